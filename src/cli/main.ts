@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+import { buildProgram, isCommanderExit } from './program.js';
+import { exitCodeFor, messageFor } from './exit-codes.js';
+import { registerStats } from './stats-commands.js';
+
+async function main(argv: string[]): Promise<number> {
+  const program = buildProgram({ stats: registerStats });
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (e) {
+    if (isCommanderExit(e)) {
+      // help and version exit 0; usage errors (commander already printed them) exit 2
+      return e.exitCode === 0 ? 0 : 2;
+    }
+    process.stderr.write(`${messageFor(e)}\n`);
+    return exitCodeFor(e);
+  }
+}
+
+main(process.argv).then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,5 @@
+import type { Command } from 'commander';
+
+export function registerStats(group: Command): void {
+  void group;
+}

@@ -1,0 +1,11 @@
+import { createHash } from 'node:crypto';
+
+/** SHA-256 hex digest of bytes or UTF-8 text. */
+export function sha256Hex(data: Uint8Array | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** A truncated SHA-256 identifier (hex, `chars` long) of the parts joined with a unit separator. */
+export function truncatedId(parts: readonly (string | number)[], chars = 16): string {
+  return sha256Hex(parts.map(String).join('\u001f')).slice(0, chars);
+}
