@@ -1,0 +1,167 @@
+"""Command line: `python3 -m imep_sim_bridge serve ...` and `curve-keygen`.
+
+    python3 -m imep_sim_bridge serve --endpoint ENDPOINT --adapters replay,mikasa,simpler,libero \
+        --replay-dir DIR [--curve-secret-key-file FILE --curve-authorized-keys DIR] [--verbose]
+
+The first stdout line is the bound endpoint (flushed), so a supervisor can read it; the server runs
+until SIGTERM or SIGINT. Without `--endpoint` it binds `ipc://` inside a fresh private (0700)
+directory. A tcp endpoint that is not loopback is refused unless CurveZMQ keys are given (the
+server's secret key file and a directory of authorized client public keys). Errors a user can cause
+exit non-zero with one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from typing import Sequence
+
+from . import __version__
+
+PROG = "imep-sim-bridge"
+
+
+class CliError(Exception):
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def endpoint_is_local(endpoint: str) -> bool:
+    """ipc:// and inproc://, or tcp:// bound to a loopback address."""
+    scheme, sep, rest = endpoint.partition("://")
+    if not sep:
+        raise CliError(f"endpoint '{endpoint}' has no scheme (use ipc://PATH or tcp://HOST:PORT)")
+    if scheme in ("ipc", "inproc"):
+        return True
+    if scheme != "tcp":
+        return False
+    host = rest.rsplit(":", 1)[0] if ":" in rest else rest
+    host = host.split(";")[-1].strip("[]")
+    if host in ("localhost", "lo"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # '*', interface names, host names: not provably loopback
+
+
+def _load_curve(secret_file: str) -> tuple[bytes, bytes]:
+    import zmq.auth
+
+    if not os.path.isfile(secret_file):
+        raise CliError(f"--curve-secret-key-file {secret_file}: no such file")
+    try:
+        public, secret = zmq.auth.load_certificate(secret_file)
+    except Exception as exc:  # malformed certificate
+        raise CliError(f"--curve-secret-key-file {secret_file}: not a ZeroMQ certificate ({exc})") from exc
+    if not secret:
+        raise CliError(f"--curve-secret-key-file {secret_file}: holds no secret key (use the .key_secret file)")
+    return public, secret
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .adapters import ADAPTER_NAMES, build_adapters
+    from .server import BridgeServer, stderr_log
+
+    names = [n.strip() for n in (args.adapters or "").split(",") if n.strip()]
+    if not names:
+        names = [n for n in ADAPTER_NAMES if n != "replay" or args.replay_dir is not None]
+    unknown = [n for n in names if n not in ADAPTER_NAMES]
+    if unknown:
+        raise CliError(f"--adapters: unknown adapter(s) {', '.join(unknown)} (known: {', '.join(ADAPTER_NAMES)})")
+    if "replay" in names and args.replay_dir is None:
+        raise CliError("--adapters includes replay: give --replay-dir DIR")
+    if args.replay_dir is not None and not os.path.isdir(args.replay_dir):
+        raise CliError(f"--replay-dir {args.replay_dir}: no such directory")
+
+    private_dir = None
+    endpoint = args.endpoint
+    if endpoint is None:
+        private_dir = tempfile.mkdtemp(prefix="imep-bridge-")  # mode 0700
+        endpoint = f"ipc://{private_dir}/bridge.sock"
+
+    curve_public = curve_secret = None
+    if args.curve_secret_key_file is not None:
+        curve_public, curve_secret = _load_curve(args.curve_secret_key_file)
+        if args.curve_authorized_keys is not None and not os.path.isdir(args.curve_authorized_keys):
+            raise CliError(f"--curve-authorized-keys {args.curve_authorized_keys}: no such directory")
+    if not endpoint_is_local(endpoint) and (curve_secret is None or args.curve_authorized_keys is None):
+        raise CliError(
+            f"endpoint {endpoint} is not loopback: refusing to serve without CurveZMQ keys "
+            "(give --curve-secret-key-file FILE and --curve-authorized-keys DIR; "
+            f"make keys with `python3 -m imep_sim_bridge curve-keygen DIR`)"
+        )
+
+    server = BridgeServer(build_adapters(names, replay_dir=args.replay_dir), log=stderr_log if args.verbose else None)
+    try:
+        import zmq
+
+        try:
+            bound = server.bind(
+                endpoint,
+                curve_public_key=curve_public,
+                curve_secret_key=curve_secret,
+                curve_authorized_keys_dir=args.curve_authorized_keys,
+            )
+        except zmq.ZMQError as exc:
+            raise CliError(f"cannot bind {endpoint}: {exc}", status=1) from exc
+        signal.signal(signal.SIGTERM, lambda *_: server.stop())
+        signal.signal(signal.SIGINT, lambda *_: server.stop())
+        print(bound, flush=True)
+        server.serve_forever()
+    finally:
+        server.close()
+        if private_dir is not None:
+            shutil.rmtree(private_dir, ignore_errors=True)
+    return 0
+
+
+def _keygen(args: argparse.Namespace) -> int:
+    import zmq.auth
+
+    os.makedirs(args.directory, mode=0o700, exist_ok=True)
+    public_file, secret_file = zmq.auth.create_certificates(args.directory, args.name)
+    os.chmod(secret_file, 0o600)
+    print(secret_file)
+    print(public_file)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python3 -m imep_sim_bridge", description="IMEP simulator bridge (protocol v1)")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="serve simulators over ZeroMQ until SIGTERM/SIGINT")
+    serve.add_argument("--endpoint", help="ipc://PATH or tcp://HOST:PORT (default: ipc:// in a private 0700 directory)")
+    serve.add_argument("--adapters", help="comma-separated: replay,mikasa,simpler,libero (default: all available by flags)")
+    serve.add_argument("--replay-dir", help="directory of replay files (<stem>.msgpack → env replay/<stem>)")
+    serve.add_argument("--curve-secret-key-file", help="server CurveZMQ certificate with its secret key (.key_secret)")
+    serve.add_argument("--curve-authorized-keys", help="directory of authorized client public keys (.key)")
+    serve.add_argument("--verbose", action="store_true", help="log every error reply to stderr")
+    serve.set_defaults(func=_serve)
+
+    keygen = sub.add_parser("curve-keygen", help="create a CurveZMQ key pair (NAME.key, NAME.key_secret)")
+    keygen.add_argument("directory")
+    keygen.add_argument("--name", default="server")
+    keygen.set_defaults(func=_keygen)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except CliError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr, flush=True)
+        return exc.status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+"""LIBERO adapter: `libero/<suite>/<task index>`, init state chosen per reset.
+
+Written against Lifelong-Robot-Learning/LIBERO @ 8f1084e3 and openpi's LIBERO client
+(Physical-Intelligence/openpi @ 15a9616a, examples/libero/main.py):
+
+* Suite/task/init states — `benchmark.get_benchmark_dict()[suite]()`, `task_suite.get_task(i)`,
+  `task_suite.get_task_init_states(i)` (libero/libero/benchmark/__init__.py); the BDDL file is
+  `get_libero_path("bddl_files") / task.problem_folder / task.bddl_file` and the instruction is
+  `task.language` (openpi main.py `_get_libero_env`).
+* Env — `OffScreenRenderEnv(bddl_file_name=…, camera_heights=256, camera_widths=256)`
+  (libero/libero/envs/env_wrapper.py; 256 = openpi's LIBERO_ENV_RESOLUTION, "resolution used to
+  render training data"). Rendering is headless: `MUJOCO_GL=egl` is set *before* LIBERO (and so
+  robosuite/mujoco) is imported, unless the user chose a backend (openpi examples/libero/compose.yml
+  defaults MUJOCO_GL to egl).
+* Reset — as openpi's episode loop: `env.seed(seed)` (bddl_base_domain.py: `np.random.seed(seed)`;
+  openpi: "seed seems to affect object positions even when using fixed initial state"),
+  `env.reset()`, `obs = env.set_init_state(initial_states[k])`, then a warm-up of
+  `num_steps_wait` (10) no-op steps with `LIBERO_DUMMY_ACTION = [0.0] * 6 + [-1.0]` ("the simulator
+  drops objects and we need to wait for them to fall"). The warm-up is not counted in `step`.
+  `initStateId` selects k (default: seed mod the number of init states).
+* Images — rotated 180° to match training preprocessing: `img[::-1, ::-1]` for both
+  `agentview_image` and `robot0_eye_in_hand_image`; state = `robot0_eef_pos`,
+  axis-angle of `robot0_eef_quat`, `robot0_gripper_qpos` (8 floats, openpi's `observation/state`).
+* Step — `obs, reward, done, info = env.step(action.tolist())`; LIBERO's `step` sets
+  `done = self._check_success()` (bddl_base_domain.py), so done means success. Episode length:
+  openpi's max_steps per suite (spatial 220, object 280, goal 300, libero_10 520, libero_90 400).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import AdapterError
+from ..spec import ActionSpec, EnvSpec, FieldSpec, RawStep
+from .base import Adapter, Env, import_or_unavailable, missing_module
+
+ADAPTER = "libero"
+PREFIX = "libero/"
+#: suite → (number of tasks, openpi max_steps)
+SUITES: dict[str, tuple[int, int]] = {
+    "libero_spatial": (10, 220),
+    "libero_object": (10, 280),
+    "libero_goal": (10, 300),
+    "libero_10": (10, 520),
+    "libero_90": (90, 400),
+}
+LIBERO_DUMMY_ACTION = [0.0] * 6 + [-1.0]
+LIBERO_ENV_RESOLUTION = 256
+NUM_STEPS_WAIT = 10
+INSTALL_HINT = (
+    "git clone https://github.com/Lifelong-Robot-Learning/LIBERO; pip install -r LIBERO/requirements.txt; "
+    "pip install -e LIBERO"
+)
+_ID = re.compile(r"^libero/(?P<suite>[a-z0-9_]+)/(?P<task>0|[1-9][0-9]*)$")
+
+
+def set_headless_gl() -> None:
+    """MUJOCO_GL=egl unless chosen by the user; must run before mujoco/robosuite are imported."""
+    os.environ.setdefault("MUJOCO_GL", "egl")
+    if os.environ["MUJOCO_GL"] == "egl":
+        os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
+
+
+def quat2axisangle(quat: np.ndarray) -> np.ndarray:
+    """(x, y, z, w) quaternion → axis-angle, as robosuite transform_utils / openpi main.py."""
+    q = np.array(quat, dtype=np.float64)
+    q[3] = min(1.0, max(-1.0, q[3]))
+    den = math.sqrt(1.0 - q[3] * q[3])
+    if math.isclose(den, 0.0):
+        return np.zeros(3)
+    return (q[:3] * 2.0 * math.acos(q[3])) / den
+
+
+def flip(image: Any) -> np.ndarray:
+    """Rotate 180° (both axes), contiguous — openpi's `img[::-1, ::-1]`."""
+    return np.ascontiguousarray(np.asarray(image)[::-1, ::-1])
+
+
+def parse_env_id(env_id: str) -> tuple[str, int] | None:
+    m = _ID.match(env_id)
+    if m is None or m["suite"] not in SUITES:
+        return None
+    task = int(m["task"])
+    return (m["suite"], task) if task < SUITES[m["suite"]][0] else None
+
+
+class LiberoEnv(Env):
+    def __init__(
+        self,
+        env_id: str,
+        env: Any,
+        *,
+        suite: str,
+        task_id: int,
+        instruction: str,
+        init_states: Any,
+        resolution: int,
+        num_steps_wait: int,
+    ) -> None:
+        self._id = env_id
+        self._env = env
+        self._suite = suite
+        self._task_id = task_id
+        self._instruction = instruction
+        self._init_states = init_states
+        self._wait = num_steps_wait
+        self._seed = 0
+        self._init_state_id = 0
+        self._steps = 0
+        res = (resolution, resolution, 3)
+        observation = {
+            "image": FieldSpec(res, "uint8"),
+            "wrist_image": FieldSpec(res, "uint8"),
+            "state": FieldSpec((8,), "float32"),
+            "instruction": FieldSpec((), "string"),
+            "reward": FieldSpec((), "float64"),
+            "success": FieldSpec((), "bool"),
+            "seed": FieldSpec((), "int64"),
+            "initStateId": FieldSpec((), "int64"),
+            "task": FieldSpec((), "string"),
+        }
+        self._spec = EnvSpec(
+            id=env_id,
+            max_steps=SUITES[suite][1],
+            action=ActionSpec(shape=(7,), dtype="float32", low=-1.0, high=1.0),
+            observation=observation,
+            method_visible=("image", "wrist_image", "state", "instruction"),
+            evaluator_only=("reward", "success", "seed", "initStateId", "task"),
+            instruction=instruction,
+            first_frame_field="image",
+        )
+
+    def spec(self) -> EnvSpec:
+        return self._spec
+
+    def _fields(self, obs: Mapping[str, Any], reward: float, success: bool) -> dict[str, Any]:
+        state = np.concatenate(
+            (
+                np.asarray(obs["robot0_eef_pos"], dtype=np.float64),
+                quat2axisangle(obs["robot0_eef_quat"]),
+                np.asarray(obs["robot0_gripper_qpos"], dtype=np.float64),
+            )
+        ).astype(np.float32)
+        return {
+            "image": flip(obs["agentview_image"]),
+            "wrist_image": flip(obs["robot0_eye_in_hand_image"]),
+            "state": state,
+            "instruction": self._instruction,
+            "reward": float(reward),
+            "success": bool(success),
+            "seed": self._seed,
+            "initStateId": self._init_state_id,
+            "task": f"{self._suite}/{self._task_id}",
+        }
+
+    def reset(self, seed: int, options: Mapping[str, Any], init_state_id: int | None) -> RawStep:
+        n = len(self._init_states)
+        k = seed % n if init_state_id is None else init_state_id
+        if not 0 <= k < n:
+            raise AdapterError(f"{self._id}: initStateId {k} is out of range (this task has {n} init states)")
+        self._env.seed(seed)
+        self._env.reset()
+        obs = self._env.set_init_state(self._init_states[k])
+        reward, done = 0.0, False
+        for _ in range(self._wait):  # openpi: wait for dropped objects to settle
+            obs, reward, done, _info = self._env.step(list(LIBERO_DUMMY_ACTION))
+        self._seed, self._init_state_id, self._steps = seed, k, 0
+        return RawStep(fields=self._fields(obs, 0.0, bool(done)), done=False)
+
+    def step(self, action: np.ndarray) -> RawStep:
+        obs, reward, done, _info = self._env.step(np.asarray(action, dtype=np.float64).tolist())
+        self._steps += 1
+        success = bool(done)
+        return RawStep(fields=self._fields(obs, float(reward), success), done=success or self._steps >= self._spec.max_steps)
+
+    def close(self) -> None:
+        self._env.close()
+
+
+class LiberoAdapter(Adapter):
+    name = ADAPTER
+
+    def env_ids(self) -> Sequence[str]:
+        return [f"{PREFIX}{suite}/{i}" for suite, (n, _) in SUITES.items() for i in range(n)]
+
+    def owns(self, env_id: str) -> bool:
+        return parse_env_id(env_id) is not None
+
+    def unavailable(self) -> str | None:
+        missing = missing_module(["libero", "robosuite"])
+        return None if missing is None else f"python module '{missing}' is not installed ({INSTALL_HINT})"
+
+    def make(self, env_id: str, kwargs: Mapping[str, Any]) -> Env:
+        parsed = parse_env_id(env_id)
+        if parsed is None:
+            raise AdapterError(f"{env_id} is not libero/<suite>/<task index>")
+        suite_name, task_id = parsed
+        set_headless_gl()
+        benchmark = import_or_unavailable(ADAPTER, "libero.libero.benchmark", "libero", INSTALL_HINT)
+        libero_root = import_or_unavailable(ADAPTER, "libero.libero", "libero", INSTALL_HINT)
+        envs = import_or_unavailable(ADAPTER, "libero.libero.envs", "libero", INSTALL_HINT)
+        resolution = int(kwargs.get("resolution", LIBERO_ENV_RESOLUTION))
+        num_steps_wait = int(kwargs.get("num_steps_wait", NUM_STEPS_WAIT))
+        suite_cls = benchmark.get_benchmark_dict().get(suite_name)
+        if suite_cls is None:
+            raise AdapterError(f"{env_id}: this LIBERO has no benchmark suite '{suite_name}'")
+        task_suite = suite_cls(**({"task_order_index": int(kwargs["task_order_index"])} if "task_order_index" in kwargs else {}))
+        task = task_suite.get_task(task_id)
+        init_states = task_suite.get_task_init_states(task_id)
+        bddl = Path(libero_root.get_libero_path("bddl_files")) / task.problem_folder / task.bddl_file
+        env = envs.OffScreenRenderEnv(
+            bddl_file_name=str(bddl), camera_heights=resolution, camera_widths=resolution
+        )
+        return LiberoEnv(
+            env_id,
+            env,
+            suite=suite_name,
+            task_id=task_id,
+            instruction=str(task.language),
+            init_states=init_states,
+            resolution=resolution,
+            num_steps_wait=num_steps_wait,
+        )

@@ -1,0 +1,89 @@
+"""The closed set of error codes a bridge server answers with (PROTOCOL.md, "Errors").
+
+Every error a request can cause is a `BridgeError` carrying one of these codes; the server turns it
+into an `error` reply and keeps serving. `BridgeTimeout` is raised inside the server process only
+(a `memory.read` callback that passed its deadline); when it escapes an op handler the client sees
+an `E_ADAPTER` reply whose message starts with `E_BRIDGE_TIMEOUT`.
+"""
+
+from __future__ import annotations
+
+E_VERSION = "E_VERSION"
+E_BAD_MESSAGE = "E_BAD_MESSAGE"
+E_UNKNOWN_OP = "E_UNKNOWN_OP"
+E_UNKNOWN_ENV = "E_UNKNOWN_ENV"
+E_BAD_HANDLE = "E_BAD_HANDLE"
+E_BAD_ACTION = "E_BAD_ACTION"
+E_SIM_UNAVAILABLE = "E_SIM_UNAVAILABLE"
+E_ADAPTER = "E_ADAPTER"
+E_BRIDGE_TIMEOUT = "E_BRIDGE_TIMEOUT"
+
+#: Codes a server may put in an `error` reply.
+SERVER_ERROR_CODES = frozenset(
+    {
+        E_VERSION,
+        E_BAD_MESSAGE,
+        E_UNKNOWN_OP,
+        E_UNKNOWN_ENV,
+        E_BAD_HANDLE,
+        E_BAD_ACTION,
+        E_SIM_UNAVAILABLE,
+        E_ADAPTER,
+    }
+)
+
+
+class BridgeError(Exception):
+    """An error with a protocol error code; `message` is one line."""
+
+    code: str = E_ADAPTER
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.message = " ".join(str(message).split())  # one line
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class BadMessage(BridgeError):
+    code = E_BAD_MESSAGE
+
+
+class UnknownEnv(BridgeError):
+    code = E_UNKNOWN_ENV
+
+
+class BadHandle(BridgeError):
+    code = E_BAD_HANDLE
+
+
+class BadAction(BridgeError):
+    code = E_BAD_ACTION
+
+
+class AdapterError(BridgeError):
+    code = E_ADAPTER
+
+
+class SimUnavailable(BridgeError):
+    """The simulator package an adapter needs is not importable."""
+
+    code = E_SIM_UNAVAILABLE
+
+    def __init__(self, adapter: str, package: str, install_hint: str, cause: BaseException | None = None):
+        detail = f" ({type(cause).__name__}: {cause})" if cause is not None else ""
+        super().__init__(
+            f"adapter '{adapter}' needs the Python package '{package}', which is not importable"
+            f"{detail}; install it: {install_hint}"
+        )
+        self.adapter = adapter
+        self.package = package
+
+
+class BridgeTimeout(BridgeError):
+    """A server→client callback (memory.read) got no reply before its deadline."""
+
+    code = E_BRIDGE_TIMEOUT

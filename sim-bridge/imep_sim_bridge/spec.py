@@ -1,0 +1,151 @@
+"""EnvSpec and StepResult (PROTOCOL.md, "Operations"), and the method/evaluator split.
+
+An adapter's environment returns every field it has in one flat map (`RawStep.fields`); the server
+splits it by the spec: `obs` gets only the `methodVisible` fields, `evaluator` only the
+`evaluatorOnly` ones, and a field on neither list is dropped. Nothing an adapter forgets to list can
+reach a policy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from .codec import RawBitsArray, wire_dtype
+
+@dataclass(frozen=True)
+class FieldSpec:
+    shape: tuple[int, ...]
+    dtype: str
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"shape": list(self.shape), "dtype": self.dtype}
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    shape: tuple[int, ...]
+    dtype: str
+    low: float | None = None
+    high: float | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"shape": list(self.shape), "dtype": self.dtype}
+        if self.low is not None:
+            out["low"] = float(self.low)
+        if self.high is not None:
+            out["high"] = float(self.high)
+        return out
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    id: str
+    max_steps: int
+    action: ActionSpec
+    observation: Mapping[str, FieldSpec]
+    method_visible: tuple[str, ...]
+    evaluator_only: tuple[str, ...]
+    instruction: str | None = None
+    #: The method-visible uint8 H×W×3 field whose bytes `firstFrameHash` hashes (None: the first such).
+    first_frame_field: str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        overlap = set(self.method_visible) & set(self.evaluator_only)
+        if overlap:
+            raise ValueError(f"EnvSpec {self.id}: fields both method-visible and evaluator-only: {sorted(overlap)}")
+        missing = [f for f in (*self.method_visible, *self.evaluator_only) if f not in self.observation]
+        if missing:
+            raise ValueError(f"EnvSpec {self.id}: listed fields without an observation spec: {missing}")
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "maxSteps": int(self.max_steps),
+            "action": self.action.to_wire(),
+            "observation": {k: v.to_wire() for k, v in self.observation.items()},
+            "methodVisible": list(self.method_visible),
+            "evaluatorOnly": list(self.evaluator_only),
+        }
+        if self.instruction is not None:
+            out["instruction"] = self.instruction
+        return out
+
+    @staticmethod
+    def from_wire(d: Mapping[str, Any], *, env_id: str | None = None) -> "EnvSpec":
+        action = d["action"]
+        return EnvSpec(
+            id=env_id if env_id is not None else str(d["id"]),
+            max_steps=int(d["maxSteps"]),
+            action=ActionSpec(
+                shape=tuple(int(x) for x in action["shape"]),
+                dtype=str(action["dtype"]),
+                low=action.get("low"),
+                high=action.get("high"),
+            ),
+            observation={
+                str(k): FieldSpec(tuple(int(x) for x in v["shape"]), str(v["dtype"]))
+                for k, v in d["observation"].items()
+            },
+            method_visible=tuple(str(x) for x in d["methodVisible"]),
+            evaluator_only=tuple(str(x) for x in d["evaluatorOnly"]),
+            instruction=d.get("instruction"),
+        )
+
+    def rgb_field(self) -> str | None:
+        """The field `firstFrameHash` is computed from."""
+        if self.first_frame_field is not None:
+            return self.first_frame_field
+        for name in self.method_visible:
+            fs = self.observation[name]
+            if fs.dtype == "uint8" and len(fs.shape) == 3 and fs.shape[-1] == 3:
+                return name
+        return None
+
+
+@dataclass
+class RawStep:
+    """What an adapter environment returns from reset/step: all fields, unsplit."""
+
+    fields: dict[str, Any]
+    done: bool
+    #: Used only when the spec has no RGB field to hash (e.g. a replay recorded without images).
+    first_frame_hash: str | None = None
+
+
+def split(spec: EnvSpec, fields: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(obs, evaluator): method-visible fields and evaluator-only fields; everything else dropped."""
+    obs = {k: fields[k] for k in spec.method_visible if k in fields}
+    evaluator = {k: fields[k] for k in spec.evaluator_only if k in fields}
+    return obs, evaluator
+
+
+def frame_hash(frame: Any) -> str:
+    """SHA-256 (hex) of an RGB frame's C-order element bytes."""
+    arr = frame.bits if isinstance(frame, RawBitsArray) else np.asarray(frame)
+    return hashlib.sha256(np.ascontiguousarray(arr).tobytes(order="C")).hexdigest()
+
+
+def first_frame_hash(spec: EnvSpec, raw: RawStep) -> str | None:
+    name = spec.rgb_field()
+    if name is not None and name in raw.fields:
+        return frame_hash(raw.fields[name])
+    return raw.first_frame_hash
+
+
+def check_action(spec: EnvSpec, action: Any) -> str | None:
+    """A one-line reason the action does not fit the spec, or None."""
+    if not isinstance(action, (np.ndarray, RawBitsArray)):
+        return f"action must be an ndarray, got {type(action).__name__}"
+    try:
+        dtype = wire_dtype(action)
+    except ValueError as exc:
+        return str(exc)
+    if dtype != spec.action.dtype:
+        return f"action dtype {dtype} does not match the spec's {spec.action.dtype}"
+    if tuple(action.shape) != tuple(spec.action.shape):
+        return f"action shape {list(action.shape)} does not match the spec's {list(spec.action.shape)}"
+    return None

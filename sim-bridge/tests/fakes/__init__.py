@@ -1,0 +1,1 @@
+"""Fake simulator modules shaped like the real ones (see each module)."""

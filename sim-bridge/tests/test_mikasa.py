@@ -1,0 +1,165 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fakes import mikasa_fake
+from fakes.common import install
+from imep_sim_bridge.adapters.mikasa import MikasaAdapter, translate
+from imep_sim_bridge.errors import AdapterError, SimUnavailable
+from imep_sim_bridge.spec import first_frame_hash, split
+
+
+@pytest.fixture
+def world(monkeypatch):
+    mods, torch, gym = mikasa_fake.modules()
+    install(monkeypatch, mods)
+    return torch, gym
+
+
+def test_make_uses_mikasas_own_kwargs_and_wrapper(world) -> None:
+    torch, gym = world
+    env = MikasaAdapter().make("mikasa/ShellGameTouch-v0", {})
+    (env_id, kwargs), = gym.make_calls
+    assert env_id == "ShellGameTouch-v0"
+    assert kwargs == {
+        "num_envs": 1,
+        "obs_mode": "rgb",
+        "control_mode": "pd_joint_delta_pos",
+        "render_mode": "all",
+        "sim_backend": "gpu",
+        "reward_mode": "normalized_dense",
+        "reconfiguration_freq": 1,
+    }
+    assert type(env._env).__name__ == "StateOnlyTensorToDictWrapper"
+    spec = env.spec()
+    assert spec.max_steps == 90
+    assert spec.action.shape == (8,) and spec.action.dtype == "float32"
+    assert (spec.action.low, spec.action.high) == (-1.0, 1.0)
+    assert spec.method_visible == ("image", "joints", "wrist_image")
+    assert spec.observation["image"].shape == (128, 128, 3)
+    assert spec.observation["joints"].shape == (25,)
+    for hidden in ("oracle_info", "oracle_cup", "success", "reward", "seed"):
+        assert hidden in spec.evaluator_only
+
+
+def test_user_kwargs_override_and_num_envs_is_one(world) -> None:
+    torch, gym = world
+    MikasaAdapter().make("mikasa/RememberColor9-v0", {"sim_backend": "cpu", "reward_mode": "sparse", "ignore_terminations": False})
+    (_, kwargs), = gym.make_calls
+    assert kwargs["sim_backend"] == "cpu" and kwargs["reward_mode"] == "sparse"
+    assert "ignore_terminations" not in kwargs
+    with pytest.raises(AdapterError, match="num_envs must be 1"):
+        MikasaAdapter().make("mikasa/RememberColor9-v0", {"num_envs": 4})
+    with pytest.raises(AdapterError, match="obs_mode"):
+        MikasaAdapter().make("mikasa/RememberColor9-v0", {"obs_mode": "state"})
+
+
+def test_numpy_and_torch_are_seeded_per_reset_with_the_episode_seed(world) -> None:
+    torch, gym = world
+    env = MikasaAdapter().make("mikasa/ShellGameTouch-v0", {})
+    base = gym.envs[0]
+    hashes = {}
+    for seed in (3, 8, 3):
+        raw = env.reset(seed, {}, None)
+        log = base.reset_log[-1]
+        assert log["seed"] == seed  # env.reset(seed=seed)
+        assert log["torch_seeds"][-1] == seed  # torch.manual_seed(seed) before env.reset
+        assert np.array_equal(log["np_state_head"], np.random.RandomState(seed).get_state()[1][:4])
+        hashes.setdefault(seed, []).append(first_frame_hash(env.spec(), raw))
+    assert torch.manual_seed_calls == [3, 8, 3]
+    # the torch-drawn layout (hence the first frame) repeats for the same seed only
+    assert hashes[3][0] == hashes[3][1] != hashes[8][0]
+
+
+def test_remember_color_shuffle_draws_from_seeded_torch(world) -> None:
+    torch, gym = world
+    env = MikasaAdapter().make("mikasa/RememberColor5-v0", {})
+    a = env.reset(11, {}, None).fields
+    torch.rand(7)  # disturb the global torch RNG between episodes
+    b = env.reset(11, {}, None).fields
+    assert a["oracle_color"] == b["oracle_color"] == a["oracle_info"]
+    assert np.array_equal(a["image"], b["image"])
+
+
+def test_split_puts_success_and_oracle_in_evaluator_only(world) -> None:
+    torch, gym = world
+    env = MikasaAdapter().make("mikasa/ShellGameTouch-v0", {})
+    spec = env.spec()
+    raw = env.reset(5, {}, None)
+    obs, evaluator = split(spec, raw.fields)
+    assert set(obs) == {"image", "joints", "wrist_image"}
+    assert "oracle_info" not in obs and "prompt" not in obs
+    cup = int(gym.envs[0].cup_with_ball_number.numpy()[0])
+    assert evaluator["oracle_cup"] == evaluator["oracle_info"] == cup
+    assert evaluator["success"] is False and evaluator["seed"] == 5
+    assert obs["image"].shape == (128, 128, 3) and obs["image"].dtype == np.uint8
+    assert obs["joints"].shape == (25,) and obs["joints"].dtype == np.float32
+    # extra (tcp_pose) first, then agent (qpos, qvel) — FlattenRGBDObservationWrapper(joints=True) order
+    assert obs["joints"][:7].tolist() == [0.5] * 7 and obs["joints"][7:16].tolist() == list(range(9))
+
+
+def test_step_batches_the_action_and_runs_to_the_time_limit(world) -> None:
+    torch, gym = world
+    env = MikasaAdapter().make("mikasa/ShellGameTouch-v0", {})
+    env.reset(0, {}, None)
+    base = gym.envs[0]
+    raw = None
+    for t in range(90):
+        action = np.full(8, 0.95 if t == 6 else 0.0, np.float32)
+        raw = env.step(action)
+        sent = base.actions[-1]
+        assert sent.shape == (1, 8) and sent.numpy().dtype == np.float32
+        if t == 6:
+            assert raw.fields["success"] and raw.fields["terminated"]
+            assert not raw.done  # MIKASA evaluation ignores terminations
+        if t > 6:
+            assert raw.fields["success_once"] and not raw.fields["success"]
+    assert raw is not None and raw.done and raw.fields["truncated"]
+    assert raw.fields["elapsed_steps"] == 90
+
+
+def test_terminations_end_the_episode_when_asked(world) -> None:
+    env = MikasaAdapter().make("mikasa/ShellGameTouch-v0", {"ignore_terminations": False})
+    env.reset(0, {}, None)
+    for _ in range(6):
+        env.step(np.zeros(8, np.float32))
+    assert env.step(np.full(8, 0.95, np.float32)).done
+
+
+def test_init_state_id_is_refused(world) -> None:
+    env = MikasaAdapter().make("mikasa/ShellGameTouch-v0", {})
+    with pytest.raises(AdapterError, match="seed selects"):
+        env.reset(0, {}, 3)
+
+
+def test_translate_fixture_directly() -> None:
+    """Translation against a recorded-shape fixture, without any fake module."""
+    from fakes.common import FakeTensor
+
+    obs = {
+        "agent": {"qpos": FakeTensor(np.ones((1, 9), np.float32)), "qvel": FakeTensor(np.zeros((1, 9), np.float32))},
+        "extra": {"tcp_pose": FakeTensor(np.full((1, 7), 2.0, np.float32))},
+        "sensor_param": {},
+        "sensor_data": {"base_camera": {"rgb": FakeTensor(np.full((1, 128, 128, 3), 9, np.uint8))}},
+        "prompt": FakeTensor(np.ones((1, 1)) * 4242424242),
+        "oracle_info": FakeTensor(np.array([[2]], np.uint8)),
+    }
+    info = {"success": FakeTensor(np.array([True])), "elapsed_steps": FakeTensor(np.array([7], np.int32))}
+    fields = translate(obs, oracle=2, oracle_field="oracle_cup", task="ShellGameTouch-v0", seed=4,
+                       reward=FakeTensor(np.array([3.0])), terminated=FakeTensor(np.array([True])),
+                       truncated=FakeTensor(np.array([False])), info=info)
+    assert fields["image"].shape == (128, 128, 3) and "wrist_image" not in fields
+    assert fields["success"] is True and fields["elapsed_steps"] == 7 and fields["reward"] == 3.0
+    assert "prompt" not in fields
+
+
+def test_missing_mani_skill_is_sim_unavailable(world, monkeypatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "mani_skill", None)
+    with pytest.raises(SimUnavailable) as info:
+        MikasaAdapter().make("mikasa/ShellGameTouch-v0", {})
+    assert info.value.code == "E_SIM_UNAVAILABLE"
+    assert "'mani_skill'" in info.value.message and "pip install mani_skill==3.0.0b15" in info.value.message
+    assert MikasaAdapter().unavailable() is not None
