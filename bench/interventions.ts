@@ -1,0 +1,85 @@
+/**
+ * Intervention operator benchmark.
+ *
+ *   npx tsx bench/interventions.ts
+ *
+ * A retrieved set of 4 items, each one float32 latent of shape [16, 256] (4 × 16 × 256 values), as a
+ * blackout-ladder read hook sees it. For each of U (one ULP, away from zero), S_π (within-latent
+ * permutation) and T_μ (moment-matched resample) it prints the median µs per read and the ratio to a
+ * plain copy of the same bytes measured in the same run (new items whose leaves are `Float32Array.slice`
+ * copies). Measurements are interleaved, median over batches.
+ * Requirement (printed, not asserted): ratio < 2×.
+ */
+import type { RetrievedItem } from '../src/banks/record.js';
+import { Prng } from '../src/core/prng.js';
+import type { FloatTensor } from '../src/core/tensor.js';
+import { applyToItems, emptyLeafStats, type LeafOperator } from '../src/interventions/leaf-operator.js';
+import { oneUlpOperator } from '../src/interventions/one-ulp.js';
+import { permuteOperator } from '../src/interventions/permute.js';
+import { resampleOperator } from '../src/interventions/resample.js';
+
+const ITEMS = 4;
+const SHAPE = [16, 256] as const;
+const N = SHAPE[0] * SHAPE[1];
+const BATCH = 200;
+const BATCHES = 61;
+
+const rng = new Prng('bench/interventions');
+const items: RetrievedItem[] = Array.from({ length: ITEMS }, (_, slot) => {
+  const data = new Float32Array(N);
+  for (let i = 0; i < N; i++) data[i] = rng.nextNormal();
+  const feature: FloatTensor = { dtype: 'float32', shape: [...SHAPE], data };
+  return { identity: { slot, scope: 'bench', sourceEpisode: 'e', timestep: slot, version: 0 }, leaves: { feature } };
+});
+
+let sink = 0;
+
+function plainCopy(): void {
+  const out = items.map((it) => {
+    const leaves: Record<string, FloatTensor> = {};
+    for (const [k, t] of Object.entries(it.leaves)) leaves[k] = { ...t, shape: [...t.shape], data: t.data.slice() } as FloatTensor;
+    return { identity: it.identity, leaves };
+  });
+  sink += out.length;
+}
+
+function operatorRun(op: LeafOperator): () => void {
+  const prng = new Prng('bench/op');
+  const stats = emptyLeafStats();
+  return () => {
+    const out = applyToItems(items, op, prng, stats);
+    sink += out.length;
+  };
+}
+
+const cases: [string, () => void][] = [
+  ['copy', plainCopy],
+  ['U', operatorRun(oneUlpOperator('away'))],
+  ['S_pi', operatorRun(permuteOperator)],
+  ['T_mu', operatorRun(resampleOperator)],
+];
+
+function batchMicros(f: () => void): number {
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < BATCH; i++) f();
+  return Number(process.hrtime.bigint() - t0) / 1000 / BATCH;
+}
+
+for (const [, f] of cases) for (let i = 0; i < 2000; i++) f(); // warm-up / JIT
+
+const samples = new Map<string, number[]>(cases.map(([name]) => [name, []]));
+for (let b = 0; b < BATCHES; b++) for (const [name, f] of cases) samples.get(name)?.push(batchMicros(f));
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+};
+const base = median(samples.get('copy') ?? []);
+console.log(`retrieved set: ${ITEMS} × ${SHAPE.join(' × ')} float32 (${ITEMS * N} values); median of ${BATCHES} batches × ${BATCH}`);
+console.log(`copy (Float32Array.slice)  ${base.toFixed(2)} µs/read`);
+for (const [name] of cases.slice(1)) {
+  const m = median(samples.get(name) ?? []);
+  const ratio = m / base;
+  console.log(`${name.padEnd(5)} ${m.toFixed(2).padStart(8)} µs/read   ratio ${ratio.toFixed(2)}×   ${ratio < 2 ? 'meets' : 'MISSES'} < 2×`);
+}
+if (sink < 0) console.log(sink);

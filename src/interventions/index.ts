@@ -1,0 +1,50 @@
+/** Public face of the interventions layer: the A/N/O/C/U/S/T ladder, installation, traces and coverage. */
+export { ULP_DIRECTIONS, nextUp, nextDown, nextUpBits, nextDownBits, stepUlp, stepUlpBits, stepTensorUlp, isFiniteBits } from './ulp.js';
+export type { UlpDirection, NarrowDtype, UlpTensorResult } from './ulp.js';
+export { applyToItems, applyToLeaves, applyToPayload, emptyLeafStats } from './leaf-operator.js';
+export type { LeafOperator, LeafOperatorCondition, LeafStats, RegisteredParams } from './leaf-operator.js';
+export { DIGEST_CHARS, itemDigest, leavesDigest, payloadDigest, readDigest } from './digest.js';
+export { referenceHook } from './reference.js';
+export { blockHook, clearAtPoint } from './no-access.js';
+export type { ClearRecord } from './no-access.js';
+export { oracleHook, fixedOracle } from './oracle.js';
+export type { OracleSource } from './oracle.js';
+export { replicateHook } from './replicate.js';
+export { DEFAULT_ULP_DIRECTION, oneUlpLeaf, oneUlpOperator } from './one-ulp.js';
+export { permuteLeaf, permuteOperator } from './permute.js';
+export { finiteMoments, resampleLeaf, resampleOperator } from './resample.js';
+export type { Moments } from './resample.js';
+export { standardNormal, fillStandardNormal } from './normal.js';
+export { orderForInstallation, swapPayloads } from './donor-swap.js';
+export type { DonorShort, SwapPair, SwapResult } from './donor-swap.js';
+export { assignDonors } from './donor-assignment.js';
+export type { DonorAssignment, DonorAssignmentEntry, DonorMode, DonorUnit } from './donor-assignment.js';
+export type { BankWriteEvent, BankWriteKind, InstallTarget } from './install-target.js';
+export { installDonorSwaps, installPayloads, snapshotRecords } from './install.js';
+export type { InstallResult, InstallTransform, InstallationRecord, InstalledRecordDigest } from './install.js';
+export { readHook } from './read-hook.js';
+export type { OperatorReadHook, ReadHookStats } from './read-hook.js';
+export { U_DEFAULT, conditionLabel, interventionHook } from './condition.js';
+export type {
+  ConditionKind,
+  ConditionLabel,
+  ConditionSpec,
+  InterventionBookkeeping,
+  InterventionContext,
+  InterventionHandle,
+  PointOutcome,
+} from './condition.js';
+export { TraceRecorder } from './trace.js';
+export type { SelectedRecordTrace, SubstitutionMode, TraceEntry, TraceRecorderOptions } from './trace.js';
+export { survivalCoverage } from './coverage.js';
+export type { CoverageOptions, CoverageResult, UnitCoverage } from './coverage.js';
+export {
+  gateEmptyReadPositions,
+  gateEmptyReadsInBlock,
+  gateInstallationChanged,
+  gateReadsInReference,
+  gateSubstitutedReadsChanged,
+} from './gates.js';
+export type { EmptyPositionOptions, GateName, GateResult } from './gates.js';
+export { TRACE_FORMAT_VERSION, TRACE_MAGIC, TraceWriter, isTraceEntry, readTrace, readTraceHeader } from './trace-writer.js';
+export type { TraceHeader, TraceMeta, TraceReadOptions, TraceWriterOptions } from './trace-writer.js';

@@ -1,0 +1,4 @@
+/** A — the reference: the read returns exactly what the bank selected (the same array). */
+import type { ReadHook } from '../banks/record.js';
+
+export const referenceHook: ReadHook = (items) => items;
