@@ -1,0 +1,114 @@
+/**
+ * Canonical JSON (RFC 8785-like), the byte form that protocol and plan hashes are taken over.
+ *
+ * - Objects: keys sorted by UTF-16 code units (JavaScript's default string order, as RFC 8785);
+ *   object members whose value is `undefined` are omitted (as JSON.stringify does).
+ * - No insignificant whitespace.
+ * - Numbers: the shortest string that round-trips (ECMAScript Number::toString, which RFC 8785
+ *   adopts). `-0` is normalised to `0` (its canonical form is "0", as in RFC 8785). NaN and ±Infinity
+ *   are refused: JSON has no form for them.
+ * - Strings: JSON escapes for `"`, `\\` and control characters (lower-case \u00xx, \b \f \n \r \t),
+ *   every other character as itself; lone surrogates are refused (they have no UTF-8 encoding).
+ * - Only null, booleans, finite numbers, strings, arrays and plain objects; anything else (undefined
+ *   in an array, bigint, functions, symbols, Dates, Maps, class instances) is refused.
+ *
+ * Refusals throw ImepError('E_PROTOCOL_INVALID') naming the JSON path (`$.a[2].b`).
+ */
+import { ImepError } from '../core/errors.js';
+import { sha256Hex } from '../core/hash.js';
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+function refuse(path: string, message: string): never {
+  throw new ImepError('E_PROTOCOL_INVALID', `cannot write canonical JSON: ${message}`, {
+    field: path,
+    hint: 'only null, booleans, finite numbers, well-formed strings, arrays and plain objects have a canonical form',
+  });
+}
+
+function isPlainObject(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function hasLoneSurrogate(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = s.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+      else return true;
+    } else if (c >= 0xdc00 && c <= 0xdfff) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** The canonical form of a string (JSON.stringify's escaping, which matches RFC 8785 for well-formed text). */
+function canonicalString(s: string, path: string): string {
+  if (hasLoneSurrogate(s)) refuse(path, 'string contains a lone surrogate');
+  return JSON.stringify(s);
+}
+
+/** The canonical form of a number: shortest round-trip, -0 → 0; NaN/Infinity refused. */
+export function canonicalNumber(n: number, path = '$'): string {
+  if (!Number.isFinite(n)) refuse(path, `${String(n)} is not a JSON number`);
+  return Object.is(n, -0) ? '0' : String(n);
+}
+
+function write(value: unknown, path: string, stack: Set<object>): string {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      return canonicalNumber(value, path);
+    case 'string':
+      return canonicalString(value, path);
+    case 'object':
+      break;
+    default:
+      return refuse(path, `a ${typeof value} has no JSON form`);
+  }
+  if (stack.has(value)) refuse(path, 'the value is cyclic');
+  stack.add(value);
+  let out: string;
+  if (Array.isArray(value)) {
+    const items: string[] = [];
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item === undefined) refuse(`${path}[${i}]`, 'undefined inside an array');
+      items.push(write(item, `${path}[${i}]`, stack));
+    }
+    out = `[${items.join(',')}]`;
+  } else {
+    if (!isPlainObject(value)) refuse(path, `a ${value.constructor?.name ?? 'non-plain'} object has no canonical form`);
+    const record = value as Record<string, unknown>;
+    const members: string[] = [];
+    for (const key of Object.keys(record).sort()) {
+      const v = record[key];
+      if (v === undefined) continue;
+      const sub = /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+      members.push(`${canonicalString(key, sub)}:${write(v, sub, stack)}`);
+    }
+    out = `{${members.join(',')}}`;
+  }
+  stack.delete(value);
+  return out;
+}
+
+/** The canonical JSON text of `value`. */
+export function canonicalJson(value: unknown): string {
+  return write(value, '$', new Set());
+}
+
+/** The canonical JSON of `value` as UTF-8 bytes. */
+export function canonicalBytes(value: unknown): Uint8Array {
+  return new TextEncoder().encode(canonicalJson(value));
+}
+
+/** SHA-256 (hex) of the canonical JSON of `value`. */
+export function canonicalHash(value: unknown): string {
+  return sha256Hex(canonicalJson(value));
+}

@@ -1,0 +1,246 @@
+/**
+ * Cross-field rules of a schema-valid protocol (the schema checks each field alone):
+ *
+ * - episodes: exactly one of `attempts` / `chains`; the registered attempt/positions exist.
+ * - seeds: exactly one of `bands` / `list`; start ≤ end; no seed twice (E_SEED_OVERLAP); n ≤ the
+ *   number of seeds; a condition's own n ≤ the protocol n.
+ * - envs: task names unique; with `simulator: lite`, ids in LITE_ENV_IDS and kwargs (merged with each
+ *   condition's envKwargs) accepted by the simulator.
+ * - conditions: ids unique; installation points where the kind acts at a point and nowhere else,
+ *   within the attempts, on a bank that keeps records that long; factor levels declared and
+ *   every factor combination at most once.
+ * - waves: ids unique; every listed condition exists, once; the anchor is in its wave; every
+ *   condition runs in some wave.
+ * - allowlists: disjoint (E_ALLOWLIST_OVERLAP naming the fields); with lite, method-visible fields
+ *   are fields the simulator shows the policy.
+ * - estimands, criteria, gates, Holm families, go/no-go, MDE: cross-check-analysis.ts.
+ *
+ * `crossCheck` returns every issue (with its data path); `assertCrossChecked` throws the first.
+ */
+import { isImepError } from '../core/errors.js';
+import { LITE_ENV_IDS, isLiteEnvId, makeLiteEnvSync } from '../bridges/lite/registry.js';
+import { checkAnalysis } from './cross-check-analysis.js';
+import { CheckContext } from './cross-check-context.js';
+import { didYouMean, ProtocolError, type ProtocolIssue } from './issues.js';
+import type { Protocol, ProtocolCondition } from './schema.js';
+import { seedCount } from './seeds.js';
+
+function checkEpisodes(ctx: CheckContext): void {
+  const p = ctx.protocol;
+  if (p.attempts && p.chains) ctx.push(['chains'], 'a protocol has either attempts or chains, not both', 'remove one of attempts / chains');
+  if (!p.attempts && !p.chains) ctx.push([], 'missing required field "attempts"', 'add attempts: { count: 1, registered: 1 } (or chains: { length, registered })');
+  if (p.attempts && p.attempts.registered > p.attempts.count) {
+    ctx.push(['attempts', 'registered'], `attempt ${p.attempts.registered} is registered but only ${p.attempts.count} attempt(s) run`, 'set registered ≤ count');
+  }
+  p.chains?.registered.forEach((pos, i) => {
+    if (pos > (p.chains?.length ?? 0)) ctx.push(['chains', 'registered', i], `chain position ${pos} exceeds the chain length ${p.chains?.length}`, 'list positions between 1 and length');
+  });
+}
+
+function checkSeeds(ctx: CheckContext): void {
+  const { seeds, n } = ctx.protocol;
+  if (seeds.bands && seeds.list) ctx.push(['seeds', 'list'], 'seeds has both bands and list', 'keep one of seeds.bands / seeds.list');
+  if (!seeds.bands && !seeds.list) ctx.push(['seeds'], 'seeds has neither bands nor list', 'add bands: [{ start, end }] or list: [...]');
+  const bands = seeds.bands ?? [];
+  bands.forEach((b, i) => {
+    if (b.start > b.end) ctx.push(['seeds', 'bands', i, 'end'], `band end ${b.end} is below its start ${b.start}`, 'bands are inclusive { start ≤ end }');
+    for (let j = 0; j < i; j++) {
+      const o = bands[j];
+      if (o && Math.max(o.start, b.start) <= Math.min(o.end, b.end)) {
+        ctx.push(['seeds', 'bands', i], `band ${b.start}–${b.end} overlaps band ${o.start}–${o.end} (seeds.bands[${j}])`, 'make the bands disjoint', 'E_SEED_OVERLAP');
+      }
+    }
+  });
+  const seen = new Map<number, number>();
+  (seeds.list ?? []).forEach((s, i) => {
+    const first = seen.get(s);
+    if (first !== undefined) ctx.push(['seeds', 'list', i], `seed ${s} is listed twice (also seeds.list[${first}])`, 'list every seed once', 'E_SEED_OVERLAP');
+    else seen.set(s, i);
+  });
+  const count = seedCount(seeds);
+  if (n > count) ctx.push(['n'], `n = ${n} exceeds the ${count} registered seeds`, `lower n to at most ${count} or widen the seed band`);
+  ctx.protocol.conditions.forEach((c, i) => {
+    if (c.n !== undefined && c.n > n) ctx.push(['conditions', i, 'n'], `condition n = ${c.n} exceeds the protocol n = ${n}`, 'a condition may run on fewer units, never more');
+  });
+}
+
+/** The kwargs key an E_USAGE error from the lite options names (`kwargs.<key>`), if any. */
+function kwargKey(field: string | undefined): string | undefined {
+  return field?.startsWith('kwargs.') ? field.slice('kwargs.'.length) : undefined;
+}
+
+function checkEnvs(ctx: CheckContext): void {
+  const p = ctx.protocol;
+  const tasks = new Map<string, number>();
+  p.envs.forEach((env, i) => {
+    const task = env.task ?? env.id;
+    const first = tasks.get(task);
+    if (first !== undefined) ctx.push(['envs', i, env.task ? 'task' : 'id'], `task "${task}" is listed twice (also envs[${first}])`, 'give each env a distinct task name');
+    else tasks.set(task, i);
+  });
+  if (p.simulator.kind !== 'lite') return;
+  p.envs.forEach((env, i) => {
+    if (!isLiteEnvId(env.id)) {
+      ctx.push(['envs', i, 'id'], `unknown lite environment "${env.id}"`, `${didYouMean(env.id, LITE_ENV_IDS)}known lite environments: ${LITE_ENV_IDS.join(', ')}`);
+      return;
+    }
+    const variants: Array<{ condition: ProtocolCondition | undefined; index: number }> = [{ condition: undefined, index: -1 }];
+    p.conditions.forEach((c, j) => {
+      if (c.envKwargs) variants.push({ condition: c, index: j });
+    });
+    for (const { condition, index } of variants) {
+      const merged = { ...(env.kwargs ?? {}), ...(condition?.envKwargs ?? {}) };
+      try {
+        makeLiteEnvSync(env.id, merged);
+      } catch (e) {
+        if (!isImepError(e)) throw e;
+        const key = kwargKey(e.field);
+        const fromCondition = condition?.envKwargs && key !== undefined && key in condition.envKwargs;
+        const path = fromCondition ? ['conditions', index, 'envKwargs', key] : key !== undefined && key in (env.kwargs ?? {}) ? ['envs', i, 'kwargs', key] : ['envs', i, 'kwargs'];
+        ctx.push(path, e.message, e.hint ?? `see the kwargs of ${env.id} in src/bridges/lite`, 'E_PROTOCOL_INVALID', false);
+        return;
+      }
+    }
+  });
+}
+
+const POINT_KINDS = new Set(['S', 'T']);
+
+function acts(c: ProtocolCondition): 'point' | 'read' | 'none' {
+  if (c.kind === 'N') return c.variant === 'clear' ? 'point' : 'read';
+  if (c.kind === 'U') return c.installation === 'install' ? 'point' : 'read';
+  if (POINT_KINDS.has(c.kind)) return 'point';
+  return 'none';
+}
+
+function checkConditions(ctx: CheckContext): void {
+  const p = ctx.protocol;
+  ctx.unique(p.conditions, ['conditions'], 'condition');
+  const episodes = p.attempts?.count ?? p.chains?.length ?? 1;
+  const factors = p.factors ?? {};
+  for (const [factor, levels] of Object.entries(factors)) {
+    levels.forEach((level, j) => {
+      if (levels.indexOf(level) !== j) ctx.push(['factors', factor, j], `level "${level}" of factor "${factor}" is listed twice`, 'list each level once');
+    });
+  }
+  const combos = new Map<string, number>();
+  p.conditions.forEach((c, i) => {
+    const at = 'installAt' in c ? c.installAt : undefined;
+    const mode = acts(c);
+    if (mode === 'point' && !at) {
+      ctx.push(['conditions', i], `condition "${c.id}" (${c.kind}${c.kind === 'N' ? ' clear' : c.kind === 'U' ? ' install' : ''}) needs an installation point`, 'add installAt: { attempt: 2, before: first-query }');
+    }
+    if (mode !== 'point' && at) {
+      ctx.push(['conditions', i, 'installAt'], `condition "${c.id}" acts at every read, so installAt has no meaning`, 'remove installAt (or use variant: clear / installation: install)');
+    }
+    if (at && mode === 'point') {
+      if (at.attempt > episodes) ctx.push(['conditions', i, 'installAt', 'attempt'], `installAt.attempt ${at.attempt} but each unit runs ${episodes} episode(s)`, `use an attempt between 1 and ${episodes}`);
+      else if (at.attempt > 1 && (p.memory.bank !== 'structured-pcmb' || p.memory.persistence !== 'across-attempts') && c.kind !== 'N') {
+        ctx.push(['conditions', i, 'installAt', 'attempt'], `condition "${c.id}" installs at attempt ${at.attempt}, but the bank keeps no records across attempts`, 'use memory.bank: structured-pcmb with persistence: across-attempts');
+      }
+    }
+    const installs = c.kind === 'S' || c.kind === 'T' || (c.kind === 'U' && c.installation === 'install');
+    if (installs && at?.attempt === 1) {
+      ctx.push(['conditions', i, 'installAt', 'attempt'], `condition "${c.id}" installs before attempt 1's first query, when the bank holds no records yet`, 'install at a later attempt (e.g. attempt: 2), after records were written');
+    }
+    if (installs && p.memory.bank !== 'structured-pcmb') {
+      ctx.push(['conditions', i, 'kind'], `condition "${c.id}" installs payloads, which needs the structured bank`, 'use memory.bank: structured-pcmb, or U with installation: read');
+    }
+    if (c.levels) {
+      for (const [factor, level] of Object.entries(c.levels)) {
+        const levels = factors[factor];
+        if (!levels) ctx.push(['conditions', i, 'levels', factor], `unknown factor "${factor}"`, `declare it under factors (declared: ${Object.keys(factors).join(', ') || 'none'})`, 'E_PROTOCOL_INVALID', true);
+        else if (!levels.includes(level)) ctx.push(['conditions', i, 'levels', factor], `"${level}" is not a level of factor "${factor}"`, `use one of: ${levels.join(', ')}`);
+      }
+    }
+    if (Object.keys(factors).length > 0) {
+      const missing = Object.keys(factors).filter((f) => c.levels?.[f] === undefined);
+      if (missing.length > 0) ctx.push(['conditions', i, c.levels ? 'levels' : 'id'], `condition "${c.id}" names no level for factor${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`, 'add levels: { factor: level, … } for every declared factor');
+      else {
+        const combo = Object.keys(factors).sort().map((f) => `${f}=${c.levels?.[f]}`).join(',');
+        const first = combos.get(combo);
+        if (first !== undefined) ctx.push(['conditions', i, 'levels'], `conditions "${p.conditions[first]?.id}" and "${c.id}" have the same factor levels (${combo})`, 'each factor combination is one condition');
+        else combos.set(combo, i);
+      }
+    }
+  });
+}
+
+function checkWaves(ctx: CheckContext): void {
+  const p = ctx.protocol;
+  ctx.unique(p.waves, ['waves'], 'wave');
+  const used = new Set<string>();
+  p.waves.forEach((w, i) => {
+    const inWave = new Map<string, number>();
+    w.conditions.forEach((id, j) => {
+      ctx.condition(['waves', i, 'conditions', j], id);
+      if (inWave.has(id)) ctx.push(['waves', i, 'conditions', j], `condition "${id}" is listed twice in wave ${w.id}`, 'list each condition once per wave');
+      inWave.set(id, j);
+      used.add(id);
+    });
+    if (!inWave.has(w.anchor)) {
+      ctx.push(['waves', i, 'anchor'], `anchor "${w.anchor}" is not one of wave ${w.id}'s conditions (${w.conditions.join(', ')})`, `add "${w.anchor}" to waves[${i}].conditions or name one of them as the anchor`);
+    }
+  });
+  p.conditions.forEach((c, i) => {
+    if (!used.has(c.id)) ctx.push(['conditions', i, 'id'], `condition "${c.id}" runs in no wave`, 'add it to a wave or remove it');
+  });
+}
+
+function checkAllowlists(ctx: CheckContext): void {
+  const { methodVisible, evaluatorOnly } = ctx.protocol.allowlists;
+  const visible = new Set(methodVisible);
+  const overlap = [...new Set(evaluatorOnly.filter((f) => visible.has(f)))];
+  if (overlap.length > 0) {
+    const first = evaluatorOnly.findIndex((f) => visible.has(f));
+    ctx.push(
+      ['allowlists', 'evaluatorOnly', first],
+      `field${overlap.length > 1 ? 's' : ''} ${overlap.map((f) => `"${f}"`).join(', ')} ${overlap.length > 1 ? 'are' : 'is'} on both the method-visible and the evaluator-only allowlist`,
+      'a field is either shown to the policy or kept for the evaluator, never both',
+      'E_ALLOWLIST_OVERLAP',
+    );
+  }
+  for (const [name, list] of [['methodVisible', methodVisible], ['evaluatorOnly', evaluatorOnly]] as const) {
+    const seen = new Set<string>();
+    list.forEach((f, i) => {
+      if (seen.has(f)) ctx.push(['allowlists', name, i], `field "${f}" is listed twice`, 'list each field once');
+      seen.add(f);
+    });
+  }
+  if (ctx.protocol.simulator.kind !== 'lite') return;
+  const reported = new Set<string>();
+  for (const env of ctx.protocol.envs) {
+    if (!isLiteEnvId(env.id)) continue;
+    let shown: readonly string[];
+    try {
+      shown = makeLiteEnvSync(env.id, env.kwargs).spec.methodVisible;
+    } catch {
+      continue; // reported by checkEnvs
+    }
+    methodVisible.forEach((f, i) => {
+      if (shown.includes(f) || reported.has(f)) return;
+      reported.add(f);
+      ctx.push(['allowlists', 'methodVisible', i], `${env.id} does not show "${f}" to the policy`, `method-visible fields of ${env.id}: ${shown.join(', ')}`);
+    });
+  }
+}
+
+/** Every cross-field problem of a schema-valid protocol, in check order. */
+export function crossCheck(protocol: Protocol): ProtocolIssue[] {
+  const ctx = new CheckContext(protocol);
+  checkEpisodes(ctx);
+  checkSeeds(ctx);
+  checkEnvs(ctx);
+  checkConditions(ctx);
+  checkWaves(ctx);
+  checkAnalysis(ctx);
+  checkAllowlists(ctx);
+  return ctx.issues;
+}
+
+/** Throws a ProtocolError (no source positions) for the first cross-field problem. */
+export function assertCrossChecked(protocol: Protocol, file?: string): void {
+  const issues = crossCheck(protocol);
+  const first = issues[0];
+  if (first) throw new ProtocolError(file, { ...first, pos: undefined }, issues.map((i) => ({ ...i, pos: undefined })));
+}

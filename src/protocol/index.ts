@@ -1,0 +1,38 @@
+/** Public face of protocols: schema, loading, cross-field checks, canonical JSON, hashes, plan. */
+export { PROTOCOL_VERSION, PENDING_SHA256, ProtocolSchema } from './schema.js';
+export type {
+  Allowlists,
+  BootstrapConfig,
+  BoundMethod,
+  Criterion,
+  EnvEntry,
+  Estimand,
+  EstimandKind,
+  ExecutionFailurePolicy,
+  Gate,
+  GateKind,
+  GoNoGo,
+  HolmFamily,
+  InstallPoint,
+  Mde,
+  MemoryConfig,
+  Protocol,
+  ProtocolCondition,
+  ProtocolConditionKind,
+  ProtocolInput,
+  Seeds,
+  Simulator,
+  Wave,
+} from './schema.js';
+export { CONDITION_KINDS, SHAM_KINDS, SUBSTITUTING_KINDS, TARGET_KINDS } from './schema-conditions.js';
+export { BOUND_METHODS } from './schema-analysis.js';
+export { loadProtocol, loadProtocolSync, parseProtocol, type LoadedProtocol } from './load.js';
+export { assertCrossChecked, crossCheck } from './cross-check.js';
+export { ProtocolError, type LocatedIssue, type ProtocolIssue } from './issues.js';
+export { canonicalBytes, canonicalHash, canonicalJson, canonicalNumber, type JsonValue } from './canonical-json.js';
+export { protocolHash } from './protocol-hash.js';
+export { protocolJsonSchema, protocolJsonSchemaText, PROTOCOL_SCHEMA_ID } from './json-schema.js';
+export { buildPlan, episodeIdOf, episodesPerUnit, scopeIdOf, PLAN_VERSION, type Plan, type PlannedEpisode } from './plan.js';
+export { assertNoSeedOverlap, firstSeeds, seedCount, seedRanges, type RegisteredSeeds } from './seeds.js';
+export { assertFreezable, checkpointFile, verifyCheckpoint } from './checkpoint.js';
+export { conditionSeed, pointLabel, toConditionSpec } from './conditions.js';

@@ -1,0 +1,112 @@
+/**
+ * Reading a protocol file: YAML → schema → cross-field rules → a validated Protocol and its hash.
+ *
+ * Every refusal is a ProtocolError whose oneLine() reads
+ *   `protocols/x.yaml:14:11: conditions[2].kind: unknown kind "Q" — use one of: A, N, O, …`
+ * naming the file, the line:col, the YAML path, what is wrong and the fix. YAML syntax errors come
+ * first, then duplicate keys (refused: a key may appear once per mapping), then schema problems, then
+ * cross-field problems; within a stage the first problem in file order is thrown and all of that
+ * stage's problems travel in `error.issues`.
+ */
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { LineCounter, parseDocument, type Document } from 'yaml';
+import { ImepError } from '../core/errors.js';
+import { crossCheck } from './cross-check.js';
+import { ProtocolError, zodIssues, type LocatedIssue, type ProtocolIssue } from './issues.js';
+import { protocolHash } from './protocol-hash.js';
+import { ProtocolSchema, type Protocol } from './schema.js';
+import { findDuplicateKeys, locate } from './yaml-locate.js';
+
+export interface LoadedProtocol {
+  /** The file as given (used in error messages). */
+  readonly file: string;
+  readonly protocol: Protocol;
+  /** protocolHash(protocol): SHA-256 of its canonical JSON. */
+  readonly hash: string;
+}
+
+function place(doc: Document, lc: LineCounter, issues: readonly ProtocolIssue[]): LocatedIssue[] {
+  return issues
+    .map((issue, order) => ({ issue: { ...issue, pos: locate(doc, lc, issue.path, { key: issue.key === true }).pos }, order }))
+    .sort((a, b) => (a.issue.pos?.offset ?? 0) - (b.issue.pos?.offset ?? 0) || a.order - b.order)
+    .map((x) => x.issue);
+}
+
+function fail(file: string, located: readonly LocatedIssue[]): never {
+  const first = located[0];
+  if (!first) throw new ImepError('E_INTERNAL', 'fail() called without issues');
+  throw new ProtocolError(file, first, located);
+}
+
+/** Parses and validates protocol text; `file` names it in errors. */
+export function parseProtocol(text: string, file: string): LoadedProtocol {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: false, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const located = doc.errors.map((e): LocatedIssue => {
+      const at = lc.linePos(e.pos[0]);
+      const message = (e.message.split('\n')[0] ?? e.message).replace(/ at line \d+, column \d+:?$/, '');
+      return {
+        code: 'E_PROTOCOL_INVALID',
+        path: [],
+        message: `YAML syntax error: ${message}`,
+        hint: 'fix the YAML syntax (indentation, brackets, quotes)',
+        pos: { line: at.line, col: at.col, offset: e.pos[0] },
+      };
+    });
+    fail(file, located);
+  }
+  const dups = findDuplicateKeys(doc, lc);
+  if (dups.length > 0) {
+    fail(
+      file,
+      dups.map((d) => ({
+        code: 'E_PROTOCOL_INVALID',
+        path: d.path,
+        key: true,
+        message: `duplicate key "${String(d.path[d.path.length - 1])}"${d.first ? ` (first at line ${d.first.line}:${d.first.col})` : ''}`,
+        hint: 'a key may appear once per mapping: remove or merge the duplicate',
+        pos: d.pos,
+      })),
+    );
+  }
+  const data: unknown = doc.toJS({ maxAliasCount: 1000 });
+  const parsed = ProtocolSchema.safeParse(data);
+  if (!parsed.success) fail(file, place(doc, lc, zodIssues(ProtocolSchema, parsed.error, data)));
+  const protocol = parsed.data;
+  const issues = crossCheck(protocol);
+  if (issues.length > 0) fail(file, place(doc, lc, issues));
+  return { file, protocol, hash: protocolHash(protocol) };
+}
+
+function readError(file: string, e: unknown): ImepError {
+  const code = (e as { code?: unknown } | null)?.code;
+  return new ImepError('E_IO', code === 'ENOENT' ? 'protocol file not found' : `cannot read the protocol file (${String(code ?? e)})`, {
+    file,
+    hint: 'check the path (protocols live under protocols/)',
+    cause: e,
+  });
+}
+
+/** Reads and validates the protocol file at `file`. */
+export async function loadProtocol(file: string): Promise<LoadedProtocol> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw readError(file, e);
+  }
+  return parseProtocol(text, file);
+}
+
+/** Synchronous loadProtocol (for tests and scripts). */
+export function loadProtocolSync(file: string): LoadedProtocol {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw readError(file, e);
+  }
+  return parseProtocol(text, file);
+}

@@ -1,0 +1,124 @@
+/**
+ * Gates (checks a run must pass before its numbers count), go/no-go rules (which downgrade a
+ * campaign to descriptive) and the execution-failure policy.
+ *
+ * Every gate says whether it is hard and what failing it does: `exclude` (the cell leaves the
+ * analysis, e.g. competence), `invalid` (the number is withheld, e.g. path/wiring), `descriptive`
+ * (the campaign reports without verdicts) or `warn`. The paper's rule: a cell failing competence is
+ * excluded; one failing path or wiring is invalid.
+ */
+import { z } from 'zod';
+import { Ident, IdentList, Level, NonEmptyText, NonNegativeInt, PositiveInt, Rate } from './schema-common.js';
+
+const gateCommon = {
+  id: Ident.describe('the gate id, unique in the protocol'),
+  hard: z.boolean().describe('true: failing it stops verdicts (see onFail); false: recorded only'),
+  onFail: z.enum(['exclude', 'invalid', 'descriptive', 'warn']).describe('what failing does: exclude, invalid, descriptive or warn'),
+  description: NonEmptyText.optional(),
+};
+
+export const GateSchema = z
+  .discriminatedUnion('kind', [
+    z.strictObject({
+      ...gateCommon,
+      kind: z.literal('competence').describe('the reference condition succeeds often enough in every cell'),
+      condition: Ident.describe('the reference condition'),
+      minSuccess: Rate.optional().describe('floor on the point success rate'),
+      wilsonLowerAbove: Rate.optional().describe('the Wilson lower bound must exceed this (e.g. 1/3, the analytic floor)'),
+      level: Level.default(0.95).describe('level of the Wilson interval'),
+    }),
+    z.strictObject({
+      ...gateCommon,
+      kind: z.literal('path').describe('path/wiring: scheduled reads happen where expected and are empty where forced'),
+      reads: IdentList.describe('conditions whose scheduled memory reads must occur'),
+      emptyReads: IdentList.optional().describe('conditions whose every read must return empty (kind N)'),
+    }),
+    z.strictObject({
+      ...gateCommon,
+      kind: z.literal('replicate').describe('the exact replicate changes at most maxChanged outcomes'),
+      condition: Ident.describe('the replicate condition (kind C)'),
+      reference: Ident.describe('the condition it replicates'),
+      maxChanged: NonNegativeInt.default(0),
+    }),
+    z.strictObject({
+      ...gateCommon,
+      kind: z.literal('survival').describe('G_surv: substituted content reaches every decision query'),
+      conditions: IdentList.describe('substituting conditions (U, S, T, S_pi, T_mu)'),
+      minCoverage: z.number().gt(0).max(1).default(1).describe('required coverage (1 = every unit)'),
+    }),
+    z.strictObject({
+      ...gateCommon,
+      kind: z.literal('clock').describe('clearing keeps the scope’s query clock'),
+      conditions: IdentList,
+    }),
+    z.strictObject({
+      ...gateCommon,
+      kind: z.literal('candidate').describe('installation preserves candidate and selected counts at the first query'),
+      conditions: IdentList,
+    }),
+    z.strictObject({
+      ...gateCommon,
+      kind: z.literal('sham-validity').describe('the sham actually acts: it flips outcomes and substitutes every read with history'),
+      sham: Ident.describe('the sham condition (kind S or S_pi)'),
+      minFlips: NonNegativeInt.default(1).describe('the sham must flip at least this many outcomes'),
+      substitutionFraction: z.strictObject({
+        min: Rate.describe('required fraction of substituted reads'),
+        denominator: z
+          .enum(['reads-with-history', 'all-reads'])
+          .describe('reads-with-history: reads that retrieve at least one record (an empty read cannot be substituted)'),
+      }),
+      requireContentChange: z.boolean().default(true).describe('every applied substitution must change the content digest'),
+    }),
+    z.strictObject({
+      ...gateCommon,
+      kind: z.literal('empty-read').describe('empty reads match their prediction'),
+      conditions: IdentList,
+      rule: z
+        .enum(['identical-positions', 'predicted-count'])
+        .describe('identical-positions: same within-episode positions in every condition; predicted-count: equal to predicted'),
+      predicted: NonNegativeInt.optional().describe('the predicted empty-read count (rule predicted-count)'),
+    }),
+  ])
+  .describe('a gate: { id, kind, hard, onFail, …parameters }');
+
+export const GoNoGoSchema = z
+  .discriminatedUnion('rule', [
+    z.strictObject({
+      rule: z.literal('min-competent-cells').describe('at least min cells pass the competence gate'),
+      gate: Ident.describe('the competence gate'),
+      min: PositiveInt,
+      outcome: z.enum(['descriptive', 'abort']).default('descriptive'),
+    }),
+    z.strictObject({
+      rule: z.literal('reference-success-floor').describe('the reference success rate reaches the floor'),
+      condition: Ident,
+      floor: Rate,
+      outcome: z.enum(['descriptive', 'abort']).default('descriptive'),
+    }),
+    z.strictObject({
+      rule: z.literal('min-discordant').describe('an estimand has at least min discordant pairs'),
+      estimand: Ident,
+      min: PositiveInt,
+      outcome: z.enum(['descriptive', 'abort']).default('descriptive'),
+    }),
+  ])
+  .describe('a go/no-go rule: when it fails, the campaign is downgraded (descriptive) or aborted');
+
+export const ExecutionFailureSchema = z
+  .discriminatedUnion('policy', [
+    z.strictObject({
+      policy: z.literal('record').describe('a failed episode is recorded as failed, never retried'),
+      unresolved: z.literal('in-denominator').default('in-denominator'),
+    }),
+    z.strictObject({
+      policy: z.literal('retry').describe('a failed episode is retried up to maxRetries times; every attempt is logged'),
+      maxRetries: z.number().int().min(1).max(10),
+      unresolved: z.literal('in-denominator').default('in-denominator'),
+    }),
+  ])
+  .describe('execution-failure policy; unresolved units stay in denominators and enter identification bounds');
+
+export type Gate = z.infer<typeof GateSchema>;
+export type GateKind = Gate['kind'];
+export type GoNoGo = z.infer<typeof GoNoGoSchema>;
+export type ExecutionFailurePolicy = z.infer<typeof ExecutionFailureSchema>;

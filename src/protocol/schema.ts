@@ -1,0 +1,183 @@
+/**
+ * The protocol file (version 1): one zod schema, types by z.infer, exported as JSON Schema for
+ * editors (json-schema.ts). Objects are strict: an unknown or misspelt key is an error, never
+ * silently ignored. Cross-field rules (references resolve, anchors in their waves, n ≤ band, …) live
+ * in cross-check.ts.
+ *
+ * Top-level keys: version, id, title, description, simulator, envs, checkpoint, memory, seeds, n,
+ * attempts | chains, factors, conditions, waves, estimands, criteria, gates, holmFamilies, goNoGo,
+ * executionFailures, allowlists, bootstrap, mde, amendments.
+ */
+import { z } from 'zod';
+import { CONSOLIDATION_MODES } from '../banks/token-merge.js';
+import { BootstrapSchema, CriterionSchema, EstimandSchema, HolmFamilySchema, MdeSchema } from './schema-analysis.js';
+import { Ident, IdentList, Kwargs, NonEmptyText, PositiveInt, SeedInt, Slug } from './schema-common.js';
+import { ConditionSchema } from './schema-conditions.js';
+import { ExecutionFailureSchema, GateSchema, GoNoGoSchema } from './schema-gates.js';
+
+export const PROTOCOL_VERSION = 1;
+
+/** The value `checkpoint.sha256` may hold until the checkpoint exists; freezing refuses it. */
+export const PENDING_SHA256 = 'pending';
+
+export const SimulatorSchema = z
+  .discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('lite').describe('the in-repo lite simulators (src/bridges/lite)') }),
+    z.strictObject({
+      kind: z.literal('sim-bridge').describe('a real simulator behind the Python sim-bridge'),
+      adapter: z.enum(['mikasa', 'simplerenv', 'libero', 'replay']).describe('the sim-bridge adapter'),
+      endpoint: NonEmptyText.optional().describe('the ZeroMQ endpoint, e.g. tcp://127.0.0.1:5555'),
+    }),
+  ])
+  .describe('the simulator: { kind: lite } or { kind: sim-bridge, adapter }');
+
+export const EnvSchema = z
+  .strictObject({
+    id: NonEmptyText.describe('the environment id, e.g. ShellGameTouch-lite'),
+    task: Ident.optional().describe('the task name in the plan and the analysis (default: the env id)'),
+    kwargs: Kwargs.optional(),
+  })
+  .describe('an environment (task) with its make-time kwargs');
+
+export const CheckpointSchema = z
+  .strictObject({
+    path: NonEmptyText.describe('the checkpoint directory, relative to the repository root'),
+    file: NonEmptyText.default('model.json').describe('the file inside path whose SHA-256 binds the checkpoint'),
+    sha256: z
+      .string()
+      .regex(/^([0-9a-f]{64}|pending)$/, { error: 'must be 64 lower-case hex digits (or "pending" before the checkpoint exists)' })
+      .describe('the SHA-256 of path/file as 64 lower-case hex digits (sha256sum), or "pending" until it exists'),
+  })
+  .describe('the checkpoint binding: directory, file and SHA-256');
+
+const bankCommon = {
+  capacity: PositiveInt.default(16).describe('records (slots or tokens) per bank before consolidation or eviction'),
+  k: PositiveInt.describe('records returned per read (top-k)'),
+};
+
+export const MemorySchema = z
+  .discriminatedUnion('bank', [
+    z.strictObject({
+      ...bankCommon,
+      bank: z.literal('episode-local').describe('episode-local perceptual/cognitive banks, emptied at every episode start'),
+      banks: z.array(z.enum(['perceptual', 'cognitive'])).min(1).default(['perceptual', 'cognitive']),
+      consolidation: z.enum(CONSOLIDATION_MODES).describe(`consolidation when full: ${CONSOLIDATION_MODES.join(' | ')}`),
+    }),
+    z.strictObject({
+      ...bankCommon,
+      bank: z.literal('structured-pcmb').describe('the structured slot bank (PCMB) with keyed records'),
+      gate: z.number().min(-1).max(1).describe('the selector’s state-similarity gate (e.g. 0.45)'),
+      mergeThreshold: z.number().min(-1).max(1).optional().describe('key similarity above which a write merges'),
+      persistence: z
+        .enum(['within-episode', 'across-attempts'])
+        .describe('within-episode: cleared at every attempt; across-attempts: attempt-1 records reach attempt 2'),
+    }),
+  ])
+  .describe('the memory configuration: bank kind, capacity, k, gate, consolidation');
+
+const Band = z
+  .strictObject({
+    start: SeedInt.describe('first seed of the band (inclusive)'),
+    end: SeedInt.describe('last seed of the band (inclusive)'),
+  })
+  .describe('an inclusive seed band { start, end }');
+
+export const SeedsSchema = z
+  .strictObject({
+    bands: z.array(Band).min(1).optional().describe('inclusive seed bands, used in order'),
+    list: z.array(SeedInt).min(1).optional().describe('an explicit seed list, used in order'),
+    reuse: z
+      .array(
+        z.strictObject({
+          campaign: NonEmptyText.describe('the registered campaign whose seeds this protocol reuses'),
+          reason: NonEmptyText.describe('why the overlap is intended'),
+        }),
+      )
+      .optional()
+      .describe('declared overlaps with other registered campaigns (otherwise an overlap is refused)'),
+  })
+  .describe('the seed band(s): { bands: [{ start, end }] } or { list: [...] }, optional reuse declarations');
+
+export const AttemptsSchema = z
+  .strictObject({
+    count: z.union([z.literal(1), z.literal(2)]).describe('episodes per unit: 1, or 2 (attempt 2 may read attempt-1 records)'),
+    registered: z.union([z.literal(1), z.literal(2)]).describe('the attempt whose outcome is the registered estimand'),
+  })
+  .describe('attempts per unit and which one is registered');
+
+export const ChainsSchema = z
+  .strictObject({
+    length: z.number().int().min(2).max(64).describe('episodes per chain'),
+    registered: z.array(PositiveInt).min(1).describe('the chain positions (1-based) pooled into the registered endpoint'),
+  })
+  .describe('multi-episode chains instead of attempts');
+
+export const WaveSchema = z
+  .strictObject({
+    id: PositiveInt.describe('the wave number (waves run in the listed order)'),
+    conditions: IdentList.describe('the conditions run in this wave, in order'),
+    anchor: Ident.describe('the wave’s anchor condition; each contrast is taken against its own wave’s anchor'),
+  })
+  .describe('a wave: its conditions and its anchor');
+
+export const AllowlistsSchema = z
+  .strictObject({
+    methodVisible: z.array(NonEmptyText).min(1).describe('fields the policy may see (e.g. rgb, toolPosition, instruction)'),
+    evaluatorOnly: z.array(NonEmptyText).min(1).describe('fields only the evaluator sees (success, reward, seed, task, attempt, …)'),
+  })
+  .describe('information isolation: the two lists must be disjoint');
+
+export const AmendmentSchema = z
+  .strictObject({
+    id: Ident,
+    date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a date YYYY-MM-DD' }),
+    stage: z.enum(['before-data', 'after-smoke', 'at-launch', 'during-run', 'after-data']).describe('when it was written'),
+    summary: NonEmptyText,
+  })
+  .describe('a recorded amendment (changing the protocol changes its hash)');
+
+export const ProtocolSchema = z
+  .strictObject({
+    version: z.literal(PROTOCOL_VERSION).describe('the protocol format version: 1'),
+    id: Slug.describe('the protocol id, a lower-case slug'),
+    title: NonEmptyText.describe('a one-line title'),
+    description: NonEmptyText.optional(),
+    simulator: SimulatorSchema,
+    envs: z.array(EnvSchema).min(1).describe('the environments (tasks); units are task × seed'),
+    checkpoint: CheckpointSchema,
+    memory: MemorySchema,
+    seeds: SeedsSchema,
+    n: PositiveInt.describe('units per condition per task: the first n seeds of the band'),
+    attempts: AttemptsSchema.optional(),
+    chains: ChainsSchema.optional(),
+    factors: z
+      .record(Ident, z.array(Ident).min(2))
+      .optional()
+      .describe('factorial designs: factor name → its levels, e.g. { view: [visible, blackout] }'),
+    conditions: z.array(ConditionSchema).min(1).describe('the conditions; ids unique'),
+    waves: z.array(WaveSchema).min(1).describe('the waves, each with its conditions and anchor'),
+    estimands: z.array(EstimandSchema).min(1),
+    criteria: z.array(CriterionSchema).default([]).describe('the registered criteria (frozen decision rules)'),
+    gates: z.array(GateSchema).default([]),
+    holmFamilies: z.array(HolmFamilySchema).default([]),
+    goNoGo: z.array(GoNoGoSchema).default([]),
+    executionFailures: ExecutionFailureSchema,
+    allowlists: AllowlistsSchema,
+    bootstrap: BootstrapSchema.optional(),
+    mde: MdeSchema.optional(),
+    amendments: z.array(AmendmentSchema).default([]),
+  })
+  .describe('an IMEP protocol (version 1)');
+
+export type Protocol = z.infer<typeof ProtocolSchema>;
+export type ProtocolInput = z.input<typeof ProtocolSchema>;
+export type Simulator = z.infer<typeof SimulatorSchema>;
+export type EnvEntry = z.infer<typeof EnvSchema>;
+export type MemoryConfig = z.infer<typeof MemorySchema>;
+export type Seeds = z.infer<typeof SeedsSchema>;
+export type Wave = z.infer<typeof WaveSchema>;
+export type Allowlists = z.infer<typeof AllowlistsSchema>;
+
+export type { ProtocolCondition, InstallPoint, ProtocolConditionKind } from './schema-conditions.js';
+export type { Estimand, EstimandKind, Criterion, HolmFamily, BootstrapConfig, Mde, BoundMethod } from './schema-analysis.js';
+export type { Gate, GateKind, GoNoGo, ExecutionFailurePolicy } from './schema-gates.js';
