@@ -1,0 +1,84 @@
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { rmSync } from 'node:fs';
+import { buildProgram } from '../../src/cli/program.js';
+import { exitCodeFor, messageFor } from '../../src/cli/exit-codes.js';
+import { registerChainbench } from '../../src/cli/chainbench-commands.js';
+import { parseDecisionTable } from '../../src/chainbench/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'imep-chainbench-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function imep(...args: string[]): Promise<{ stdout: string; code: number; message: string }> {
+  let stdout = '';
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+  try {
+    await buildProgram({ chainbench: registerChainbench }).parseAsync(['node', 'imep', 'chainbench', ...args]);
+    return { stdout, code: 0, message: '' };
+  } catch (e) {
+    return { stdout, code: exitCodeFor(e), message: messageFor(e) };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+describe('imep chainbench CLI', () => {
+  const manifest = join(dir, 'manifest.json');
+  const decisions = join(dir, 'decisions.json');
+
+  it('generate → validate → decide → replay → audit → diff', async () => {
+    const g = await imep('generate', '--chains', '40', '--K', '3', '--seed', '8', '--out', manifest);
+    expect(g.code).toBe(0);
+    expect(g.stdout).toMatch(/wrote .*manifest\.json: 40 chains \(K 3\), 20 rewritten; sha256 [0-9a-f]{64}/);
+    const v = await imep('validate', manifest);
+    expect(v.stdout).toMatch(/^ok: .*40 chains \(K=3: 40\), 20 rewritten, query frames identical across hidden facts; sha256/);
+    const d = await imep('decide', manifest, '--out', decisions, '--seed', '2', '--replicates', '500');
+    expect(d.code).toBe(0);
+    expect(d.stdout).toContain('full-memory');
+    expect(d.stdout).toContain('C reproduces 40/40 archived decisions');
+    expect(d.stdout).toMatch(/no-memory accuracy CI .* (contains|EXCLUDES) the chance floor 33\.3%/);
+    const table = parseDecisionTable(readFileSync(decisions, 'utf8'));
+    expect(table.conditions.map((c) => c.name)).toEqual(['full-memory', 'no-memory', 'initial-fact', 'shuffled-records', 'stale-records', 'oracle']);
+    const r = await imep('replay', manifest, '--decisions', decisions, '--replicates', '500');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/execution ceiling SR\* = SR\(oracle\)/);
+    expect(r.stdout).toMatch(/executor calls (\d+), extra 0/);
+    const rj = JSON.parse((await imep('replay', manifest, '--decisions', decisions, '--replicates', '200', '--json')).stdout) as {
+      summary: { verification: { extraExecutions: number } };
+    };
+    expect(rj.summary.verification.extraExecutions).toBe(0);
+    const a = await imep('audit', manifest, '--renamings', '3');
+    expect(a.stdout).toContain('label-equivariance audit: 3 renamings');
+    expect(a.stdout).not.toContain('NAME-DEPENDENT');
+    const other = join(dir, 'other.json');
+    await imep('generate', '--chains', '45', '--K', '3', '--seed', '8', '--out', other);
+    const df = await imep('diff', manifest, other);
+    expect(df.stdout).toMatch(/removed 0, added 5, changed \d+, unchanged \d+/);
+    expect(df.stdout).toMatch(/added: chain-00041 chain-00042 chain-00043 chain-00044 chain-00045/);
+    expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
+  });
+
+  it('refusals exit 2 with one line naming file, chain and field', async () => {
+    const bad = JSON.parse(readFileSync(manifest, 'utf8')) as { chains: { K: number; id: string }[] };
+    bad.chains[1]!.id = bad.chains[0]!.id;
+    const badFile = join(dir, 'bad.json');
+    writeFileSync(badFile, JSON.stringify(bad));
+    const v = await imep('validate', badFile);
+    expect(v.code).toBe(2);
+    expect(v.message).toBe(`imep: ${badFile}: chains[1].id: chain ${bad.chains[0]!.id}: duplicate chain id (also chains[0])`);
+    const other = join(dir, 'other.json');
+    const r = await imep('replay', other, '--decisions', decisions);
+    expect(r.code).toBe(2);
+    expect(r.message).toMatch(/manifestHash: the decisions were made on manifest [0-9a-f]{12}…, not on this one/);
+    const u = await imep('generate', '--chains', '5', '--K', '7', '--seed', '1', '--out', join(dir, 'x.json'));
+    expect(u.code).toBe(2);
+    expect(u.message).toMatch(/K = 7/);
+    const m = await imep('validate', join(dir, 'missing.json'));
+    expect(m.code).toBe(4);
+  });
+});
