@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { ImepError } from '../core/errors.js';
 import { PRNG_NAME, PRNG_VERSION, type Seed } from '../core/prng.js';
-import { canonicalPrettyJson } from './canonical-json.js';
+import { canonicalPrettyJson } from '../core/canonical-json.js';
 import { decisionConditions, type ConditionDecisions } from './conditions.js';
 import type { FallbackMode } from './readout.js';
 import { runDecisionLadder, LADDER_CONDITIONS, type LadderResult } from './ladder.js';

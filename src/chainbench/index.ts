@@ -1,5 +1,5 @@
 /** ChainBench: chain manifests, decision readouts, the decision ladder, replay with constructive pairing. */
-export { canonicalJson, canonicalPrettyJson, canonicalSha256 } from './canonical-json.js';
+export { canonicalJson, canonicalPrettyJson, canonicalHash as canonicalSha256 } from '../core/canonical-json.js';
 export {
   CHAIN_MANIFEST_FORMAT,
   CHAIN_MANIFEST_VERSION,

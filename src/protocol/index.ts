@@ -29,7 +29,7 @@ export { BOUND_METHODS } from './schema-analysis.js';
 export { loadProtocol, loadProtocolSync, parseProtocol, type LoadedProtocol } from './load.js';
 export { assertCrossChecked, crossCheck } from './cross-check.js';
 export { ProtocolError, type LocatedIssue, type ProtocolIssue } from './issues.js';
-export { canonicalBytes, canonicalHash, canonicalJson, canonicalNumber, type JsonValue } from './canonical-json.js';
+export { canonicalBytes, canonicalHash, canonicalJson, canonicalNumber, type JsonValue } from '../core/canonical-json.js';
 export { protocolHash } from './protocol-hash.js';
 export { protocolJsonSchema, protocolJsonSchemaText, PROTOCOL_SCHEMA_ID } from './json-schema.js';
 export { buildPlan, episodeIdOf, episodesPerUnit, scopeIdOf, PLAN_VERSION, type Plan, type PlannedEpisode } from './plan.js';

@@ -20,7 +20,7 @@
  * JSON of { version, protocolHash, episodes }.
  */
 import { truncatedId } from '../core/hash.js';
-import { canonicalHash } from './canonical-json.js';
+import { canonicalHash } from '../core/canonical-json.js';
 import { protocolHash } from './protocol-hash.js';
 import type { Protocol } from './schema.js';
 import { firstSeeds } from './seeds.js';
@@ -98,6 +98,6 @@ export function buildPlan(protocol: Protocol): Plan {
     protocolHash: pHash,
     registered,
     episodes,
-    planHash: canonicalHash({ version: PLAN_VERSION, protocolHash: pHash, episodes }),
+    planHash: canonicalHash({ version: PLAN_VERSION, protocolHash: pHash, episodes }, { code: 'E_PROTOCOL_INVALID' }),
   };
 }

@@ -12,15 +12,26 @@
  * - Only null, booleans, finite numbers, strings, arrays and plain objects; anything else (undefined
  *   in an array, bigint, functions, symbols, Dates, Maps, class instances) is refused.
  *
- * Refusals throw ImepError('E_PROTOCOL_INVALID') naming the JSON path (`$.a[2].b`).
+ * Refusals throw ImepError naming the JSON path (`$.a[2].b`), with code E_INTERNAL by default (a value
+ * that reached hashing unvalidated is a bug) or the caller's code (protocols: E_PROTOCOL_INVALID).
+ *
+ * This is the one canonical form in IMEP: protocol and plan hashes, evidence-unit records, seal
+ * manifests and chain manifests all use it.
  */
-import { ImepError } from '../core/errors.js';
-import { sha256Hex } from '../core/hash.js';
+import { ImepError, type ErrorCode } from './errors.js';
+import { sha256Hex } from './hash.js';
+
+export interface CanonicalOptions {
+  /** The error code of a refusal (default E_INTERNAL). */
+  readonly code?: ErrorCode;
+}
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
+let refusalCode: ErrorCode = 'E_INTERNAL';
+
 function refuse(path: string, message: string): never {
-  throw new ImepError('E_PROTOCOL_INVALID', `cannot write canonical JSON: ${message}`, {
+  throw new ImepError(refusalCode, `cannot write canonical JSON: ${message}`, {
     field: path,
     hint: 'only null, booleans, finite numbers, well-formed strings, arrays and plain objects have a canonical form',
   });
@@ -99,16 +110,47 @@ function write(value: unknown, path: string, stack: Set<object>): string {
 }
 
 /** The canonical JSON text of `value`. */
-export function canonicalJson(value: unknown): string {
-  return write(value, '$', new Set());
+export function canonicalJson(value: unknown, options: CanonicalOptions = {}): string {
+  const previous = refusalCode;
+  refusalCode = options.code ?? 'E_INTERNAL';
+  try {
+    return write(value, '$', new Set());
+  } finally {
+    refusalCode = previous;
+  }
 }
 
 /** The canonical JSON of `value` as UTF-8 bytes. */
-export function canonicalBytes(value: unknown): Uint8Array {
-  return new TextEncoder().encode(canonicalJson(value));
+export function canonicalBytes(value: unknown, options: CanonicalOptions = {}): Uint8Array {
+  return new TextEncoder().encode(canonicalJson(value, options));
 }
 
 /** SHA-256 (hex) of the canonical JSON of `value`. */
-export function canonicalHash(value: unknown): string {
-  return sha256Hex(canonicalJson(value));
+export function canonicalHash(value: unknown, options: CanonicalOptions = {}): string {
+  return sha256Hex(canonicalJson(value, options));
+}
+
+/** The value as plain JSON data (validated the same way; undefined members dropped). */
+export function toJsonValue(value: unknown, options: CanonicalOptions = {}): JsonValue {
+  return JSON.parse(canonicalJson(value, options)) as JsonValue;
+}
+
+/**
+ * The human-readable on-disk form: keys sorted, two-space indent, one trailing newline. Hashes are
+ * always taken over the compact form (`canonicalJson`), never over this text.
+ */
+export function canonicalPrettyJson(value: unknown, options: CanonicalOptions = {}): string {
+  return `${prettyWrite(toJsonValue(value, options), '')}\n`;
+}
+
+function prettyWrite(value: JsonValue, indent: string): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    return `[\n${value.map((v) => inner + prettyWrite(v, inner)).join(',\n')}\n${indent}]`;
+  }
+  const keys = Object.keys(value).sort();
+  if (keys.length === 0) return '{}';
+  return `{\n${keys.map((k) => `${inner}${JSON.stringify(k)}: ${prettyWrite(value[k] as JsonValue, inner)}`).join(',\n')}\n${indent}}`;
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { canonicalBytes, canonicalHash, canonicalJson, canonicalNumber } from '../../src/protocol/index.js';
+import { canonicalBytes, canonicalHash, canonicalJson, canonicalNumber, canonicalPrettyJson, toJsonValue } from '../../src/core/canonical-json.js';
 
 describe('canonical JSON: goldens', () => {
   it('sorts keys at every depth and writes no whitespace', () => {
@@ -93,7 +93,10 @@ describe('canonical JSON: goldens', () => {
       } catch (e) {
         thrown = e;
       }
-      expect(thrown, path).toMatchObject({ code: 'E_PROTOCOL_INVALID', field: path });
+      expect(thrown, path).toMatchObject({ code: 'E_INTERNAL', field: path });
+      expect(() => canonicalJson(value, { code: 'E_PROTOCOL_INVALID' }), path).toThrow(
+        expect.objectContaining({ code: 'E_PROTOCOL_INVALID', field: path }) as Error,
+      );
     }
     const cyclic: Record<string, unknown> = {};
     cyclic['self'] = cyclic;
@@ -176,5 +179,12 @@ describe('canonical JSON: properties', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('canonical JSON: pretty form and plain values', () => {
+  it('pretty-prints with sorted keys and hashes only the compact form', () => {
+    expect(canonicalPrettyJson({ b: [1, { d: 1, c: 2 }], a: {} })).toBe('{\n  "a": {},\n  "b": [\n    1,\n    {\n      "c": 2,\n      "d": 1\n    }\n  ]\n}\n');
+    expect(toJsonValue({ b: undefined, a: -0 })).toEqual({ a: 0 });
   });
 });
