@@ -1,0 +1,196 @@
+import { open, readFile, truncate } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ImepError } from '../core/errors.js';
+import { canonicalJson, type JsonValue } from '../core/canonical-json.js';
+import { fsyncDir, ioError, writeAll } from './atomic-write.js';
+
+/**
+ * Durable JSON-lines files (rows, timings, traces, amendments).
+ *
+ * Append: the line is serialised first (a throwing serialiser writes nothing), then written with
+ * one `O_APPEND` write loop and fsync'd; when the append creates the file its directory is fsync'd
+ * too. A line is committed once its trailing newline is on disk.
+ *
+ * Read: complete lines (ending in `\n`) must each be valid JSON — otherwise E_UNIT_TAMPERED naming
+ * the file and line. Bytes after the last newline are a TORN tail left by a crash mid-append: the
+ * reader reports it (never hides it) and never counts it as a row; `repairTornTail` truncates it
+ * on resume. Complete rows are never dropped by the reader.
+ */
+
+export interface TornTail {
+  /** Byte offset where the torn line starts (= the size the file is truncated to). */
+  readonly offset: number;
+  readonly bytes: number;
+  /** The first characters of the torn bytes, for the report. */
+  readonly preview: string;
+}
+
+export interface JsonLinesRead {
+  readonly lines: JsonValue[];
+  /** Byte offset of the start of each complete line. */
+  readonly offsets: number[];
+  /** Size in bytes of the complete-lines prefix. */
+  readonly completeBytes: number;
+  readonly torn: TornTail | null;
+}
+
+function tampered(file: string, message: string): ImepError {
+  return new ImepError('E_UNIT_TAMPERED', message, {
+    file,
+    hint: 'lines are only ever appended by imep; restore the file from the sealed copy, or run `imep campaign verify`',
+  });
+}
+
+/** Appends one JSON value as a line, durably. */
+export async function appendJsonLine(file: string, value: unknown, serialize: (v: unknown) => string = canonicalJson): Promise<void> {
+  let line: string;
+  try {
+    line = serialize(value);
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    throw new ImepError('E_IO', `could not serialise the line; nothing was appended: ${why}`, { file, cause: e });
+  }
+  if (line.includes('\n')) throw new ImepError('E_INTERNAL', 'a JSON line may not contain a newline', { file });
+  const bytes = new TextEncoder().encode(`${line}\n`);
+  let fh: FileHandle | undefined;
+  let created = false;
+  try {
+    try {
+      fh = await open(file, 'ax', 0o644);
+      created = true;
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'EEXIST') throw e;
+      fh = await open(file, 'a');
+    }
+    await writeAll(fh, bytes);
+    await fh.sync();
+  } catch (e) {
+    throw ioError(file, 'append a line', e);
+  } finally {
+    await fh?.close().catch(() => undefined);
+  }
+  if (created) await fsyncDir(dirname(file));
+}
+
+/** Reads a JSON-lines file; a missing file reads as empty. */
+export async function readJsonLines(file: string): Promise<JsonLinesRead> {
+  let buf: Buffer;
+  try {
+    buf = await readFile(file);
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ENOENT') return { lines: [], offsets: [], completeBytes: 0, torn: null };
+    throw ioError(file, 'read', e);
+  }
+  const lines: JsonValue[] = [];
+  const offsets: number[] = [];
+  let start = 0;
+  let lineNo = 0;
+  for (let nl = buf.indexOf(0x0a, start); nl !== -1; nl = buf.indexOf(0x0a, start)) {
+    lineNo += 1;
+    const text = buf.subarray(start, nl).toString('utf8');
+    try {
+      lines.push(JSON.parse(text) as JsonValue);
+    } catch {
+      throw tampered(file, `line ${lineNo} is not valid JSON (a complete line, so not a crash artefact)`);
+    }
+    offsets.push(start);
+    start = nl + 1;
+  }
+  const torn =
+    start < buf.length
+      ? { offset: start, bytes: buf.length - start, preview: buf.subarray(start, Math.min(buf.length, start + 60)).toString('utf8') }
+      : null;
+  return { lines, offsets, completeBytes: start, torn };
+}
+
+export interface SeqRow {
+  readonly seq: number;
+  readonly [key: string]: JsonValue;
+}
+
+function seqOf(line: JsonValue): number | undefined {
+  if (typeof line !== 'object' || line === null || Array.isArray(line)) return undefined;
+  const seq = line['seq'];
+  return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : undefined;
+}
+
+/**
+ * Checks that line i carries `seq === firstSeq + i`: names the first line that is missing a seq,
+ * duplicates one, skips one (gap) or goes backwards.
+ */
+export function checkSeqOrder(lines: readonly JsonValue[], file: string, firstSeq = 0): SeqRow[] {
+  return lines.map((line, i) => {
+    const seq = seqOf(line);
+    const expected = firstSeq + i;
+    if (seq === undefined) throw tampered(file, `line ${i + 1} has no non-negative integer "seq"`);
+    if (seq !== expected) {
+      const kind = seq < expected ? (lines.slice(0, i).some((l) => seqOf(l) === seq) ? 'duplicates' : 'goes back to') : 'skips to';
+      throw tampered(file, `line ${i + 1} ${kind} seq ${seq}; expected seq ${expected}`);
+    }
+    return line as SeqRow;
+  });
+}
+
+export interface RowsRead {
+  readonly rows: SeqRow[];
+  readonly torn: TornTail | null;
+  /** The next seq to run. */
+  readonly nextSeq: number;
+}
+
+/** Reads a seq-ordered rows file (torn tail reported, not counted). */
+export async function readRows(file: string, firstSeq = 0): Promise<RowsRead> {
+  const read = await readJsonLines(file);
+  const rows = checkSeqOrder(read.lines, file, firstSeq);
+  return { rows, torn: read.torn, nextSeq: firstSeq + rows.length };
+}
+
+/** The next seq to run for a rows file: the count of complete, in-order rows (a torn tail is not a row). */
+export async function resumePoint(rowsFile: string, firstSeq = 0): Promise<number> {
+  return (await readRows(rowsFile, firstSeq)).nextSeq;
+}
+
+/** Truncates a torn final line, if any; returns what was removed. Complete lines are kept. */
+export async function repairTornTail(file: string): Promise<TornTail | null> {
+  const { torn } = await readJsonLines(file);
+  if (torn === null) return null;
+  try {
+    await truncate(file, torn.offset);
+  } catch (e) {
+    throw ioError(file, 'truncate the torn final line', e);
+  }
+  return torn;
+}
+
+export interface SeqTruncation {
+  readonly torn: TornTail | null;
+  /** Complete lines removed because their seq had no committed row. */
+  readonly droppedLines: number;
+}
+
+/**
+ * For side files keyed by row seq (timings, traces): removes the torn tail and every line whose
+ * `seq >= nextSeq` — they belong to a row that was never committed and will be re-run. Those lines
+ * must form a suffix (the side files are written in seq order); otherwise E_UNIT_TAMPERED.
+ */
+export async function truncateFromSeq(file: string, nextSeq: number): Promise<SeqTruncation> {
+  const read = await readJsonLines(file);
+  const cut = read.lines.findIndex((l) => (seqOf(l) ?? -1) >= nextSeq);
+  const bad = read.lines.findIndex((l) => seqOf(l) === undefined);
+  if (bad !== -1) throw tampered(file, `line ${bad + 1} has no non-negative integer "seq"`);
+  if (cut !== -1) {
+    const late = read.lines.slice(cut).findIndex((l) => (seqOf(l) ?? 0) < nextSeq);
+    if (late !== -1) throw tampered(file, `line ${cut + late + 1} (seq ${seqOf(read.lines[cut + late]!)}) follows a later seq`);
+  }
+  const keepBytes = cut === -1 ? read.completeBytes : read.offsets[cut]!;
+  const droppedLines = cut === -1 ? 0 : read.lines.length - cut;
+  if (keepBytes < read.completeBytes + (read.torn?.bytes ?? 0)) {
+    try {
+      await truncate(file, keepBytes);
+    } catch (e) {
+      throw ioError(file, 'truncate lines of uncommitted rows', e);
+    }
+  }
+  return { torn: read.torn, droppedLines };
+}

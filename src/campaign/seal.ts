@@ -1,0 +1,135 @@
+import { chmod, readdir, readFile } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ImepError } from '../core/errors.js';
+import { sha256Hex } from '../core/hash.js';
+import { ioError, removeStaleTemps } from './atomic-write.js';
+import { readAmendments } from './amend.js';
+import { readRows, repairTornTail } from './durable-append.js';
+import { buildManifest, listEntries, ManifestEntrySchema, MERKLE_SCHEME, merkleRoot } from './manifest.js';
+import { currentOperator } from './operator.js';
+import { loadFrozenProtocol } from './precommit.js';
+import { readRequiredRecord, selfHashOk, withSelfHash, writeRecord } from './record-file.js';
+import { writeUnitHeader } from './unit-header.js';
+import { OperatorSchema, Sha256HexSchema, UNIT_FILES, unitPaths, type Operator } from './unit-layout.js';
+import { requireAction } from './unit-state.js';
+
+/**
+ * Seal: run-complete → sealed. Steps: the protocol is checked against the precommit; leftover temp
+ * files are removed; unit.json is set to 'sealed'; a SHA-256 manifest of EVERY file in the unit
+ * (except seal.json itself and the amendment log, which is bound by its prefix hash instead so that
+ * post-seal amendments can extend it) and its Merkle root (manifest.ts) are written to seal.json
+ * atomically — the commit point; then every file is made read-only (0444) and every directory 0555.
+ *
+ * The permissions are a courtesy against accidents only: root (and the owner, with chmod) can still
+ * write. What protects a sealed unit is verification (verify.ts) against the recorded hashes, and
+ * ultimately the Merkle root cited outside the unit. A unit with symlinks, special files or files in
+ * adjudication/ is refused.
+ */
+
+export const AmendmentsPrefixSchema = z.object({
+  count: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  sha256: Sha256HexSchema,
+  headSha256: Sha256HexSchema.nullable(),
+});
+
+export const SealRecordSchema = z.object({
+  kind: z.literal('imep.seal'),
+  version: z.literal(1),
+  unitId: z.string(),
+  sealedAt: z.string(),
+  operator: OperatorSchema,
+  protocolHash: Sha256HexSchema,
+  precommitSha256: Sha256HexSchema,
+  merkle: z.object({ scheme: z.literal(MERKLE_SCHEME), root: Sha256HexSchema }),
+  files: z.array(ManifestEntrySchema),
+  amendments: AmendmentsPrefixSchema,
+  sha256: Sha256HexSchema,
+});
+export type SealRecord = z.infer<typeof SealRecordSchema>;
+
+export interface SealOptions {
+  readonly operator?: Operator;
+  readonly now?: () => Date;
+}
+
+export interface SealResult {
+  readonly record: SealRecord;
+  readonly removedTempFiles: string[];
+}
+
+/** Paths never listed in the seal manifest. */
+export const SEAL_EXCLUDED: readonly string[] = [UNIT_FILES.seal, UNIT_FILES.amendments, UNIT_FILES.closeout];
+
+export async function seal(dir: string, opts: SealOptions = {}): Promise<SealResult> {
+  const snap = await requireAction(dir, 'seal');
+  const paths = unitPaths(dir);
+  const frozen = await loadFrozenProtocol(dir);
+  const rows = await readRows(paths.rows);
+  if (rows.torn !== null) throw new ImepError('E_UNIT_TAMPERED', 'rows.jsonl ends in a torn line', { file: paths.rows });
+  const removedTempFiles = await removeStaleTemps(dir);
+  const entries = await listEntries(dir);
+  for (const e of entries) {
+    if (e.type !== 'file') {
+      throw new ImepError('E_UNIT_TAMPERED', `cannot seal a ${e.type === 'symlink' ? 'symbolic link' : 'special file'}`, {
+        file: join(dir, e.path),
+        hint: 'an evidence unit holds regular files only; replace it with the file itself',
+      });
+    }
+    if (e.path.startsWith(`${UNIT_FILES.adjudicationDir}/`) || e.path === UNIT_FILES.closeout) {
+      throw new ImepError('E_UNIT_TAMPERED', 'a post-seal record exists before the seal', { file: join(dir, e.path), hint: 'run `imep campaign verify`' });
+    }
+  }
+  if (snap.header.status !== 'sealed') await writeUnitHeader(dir, { ...snap.header, status: 'sealed' });
+  await repairTornTail(paths.amendments);
+  const log = await readAmendments(dir);
+  const amendmentBytes = await readFile(paths.amendments).catch(() => Buffer.alloc(0));
+  const listed = (await listEntries(dir)).map((e) => e.path).filter((p) => !SEAL_EXCLUDED.includes(p));
+  const files = await buildManifest(dir, listed);
+  const record: SealRecord = withSelfHash({
+    kind: 'imep.seal' as const,
+    version: 1 as const,
+    unitId: snap.header.id,
+    sealedAt: (opts.now ?? (() => new Date()))().toISOString(),
+    operator: opts.operator ?? currentOperator(),
+    protocolHash: frozen.protocolHash,
+    precommitSha256: frozen.precommit.sha256,
+    merkle: { scheme: MERKLE_SCHEME, root: merkleRoot(files) },
+    files,
+    amendments: { count: log.amendments.length, bytes: amendmentBytes.length, sha256: sha256Hex(amendmentBytes), headSha256: log.headSha256 },
+  });
+  await writeRecord(paths.seal, record);
+  await makeReadOnly(dir);
+  return { record, removedTempFiles };
+}
+
+/** Reads seal.json and checks its self-hash and Merkle root (E_UNIT_TAMPERED otherwise). */
+export async function readSeal(dir: string): Promise<SealRecord> {
+  const file = unitPaths(dir).seal;
+  const record = await readRequiredRecord(file, SealRecordSchema, 'the unit is not sealed: run `imep campaign seal`');
+  if (!selfHashOk(record) || merkleRoot(record.files) !== record.merkle.root) {
+    throw new ImepError('E_UNIT_TAMPERED', 'seal.json does not match its own SHA-256 or Merkle root', { file, hint: 'run `imep campaign verify`' });
+  }
+  return record;
+}
+
+/** chmod every file 0444 and every directory 0555 under (and including) `root`. */
+export async function makeReadOnly(root: string): Promise<void> {
+  const walk = async (dir: string): Promise<void> => {
+    let names: Dirent[];
+    try {
+      names = await readdir(dir, { withFileTypes: true });
+    } catch (e) {
+      throw ioError(dir, 'list', e);
+    }
+    for (const d of names) {
+      const abs = join(dir, d.name);
+      if (d.isDirectory()) await walk(abs);
+      else if (d.isFile()) await chmod(abs, 0o444).catch((e: unknown) => Promise.reject(ioError(abs, 'make read-only', e)));
+    }
+    await chmod(dir, 0o555).catch((e: unknown) => Promise.reject(ioError(dir, 'make read-only', e)));
+  };
+  await walk(root);
+}

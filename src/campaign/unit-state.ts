@@ -1,0 +1,79 @@
+import { readdir, stat } from 'node:fs/promises';
+import { ImepError } from '../core/errors.js';
+import { ioError } from './atomic-write.js';
+import { assertAllowed, type UnitAction, type UnitState } from './lifecycle.js';
+import { readUnitHeader } from './unit-header.js';
+import { ADJUDICATION_RECORD_RE, CROSS_CHECK_RECORD_RE, unitPaths, type EvidenceUnit } from './unit-layout.js';
+
+/**
+ * Finds a unit's lifecycle state from disk. Pre-seal states come from unit.json `status`; after
+ * the seal: closeout.json present → closed; a cross-check record → cross-checked; an adjudication
+ * record → adjudicated; else sealed. `sealInterrupted` marks unit.json saying 'sealed' with no
+ * seal.json and no post-seal record — a seal that crashed between its two writes (or a deleted
+ * seal; verification tells which story fits, and only re-sealing is allowed from there).
+ */
+
+export interface UnitSnapshot {
+  readonly dir: string;
+  readonly header: EvidenceUnit;
+  readonly state: UnitState;
+  readonly sealInterrupted: boolean;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ENOENT') return false;
+    throw ioError(path, 'stat', e);
+  }
+}
+
+export async function listAdjudicationRecords(dir: string): Promise<{ adjudications: string[]; crossChecks: string[] }> {
+  const adjDir = unitPaths(dir).adjudicationDir;
+  let names: string[];
+  try {
+    names = await readdir(adjDir);
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ENOENT') return { adjudications: [], crossChecks: [] };
+    throw ioError(adjDir, 'list', e);
+  }
+  names.sort();
+  return {
+    adjudications: names.filter((n) => ADJUDICATION_RECORD_RE.test(n)),
+    crossChecks: names.filter((n) => CROSS_CHECK_RECORD_RE.test(n)),
+  };
+}
+
+export async function readUnitState(dir: string): Promise<UnitSnapshot> {
+  const header = await readUnitHeader(dir);
+  const paths = unitPaths(dir);
+  const sealed = await exists(paths.seal);
+  if (header.status !== 'sealed') {
+    if (sealed) {
+      throw new ImepError('E_UNIT_TAMPERED', `unit.json says '${header.status}' but seal.json exists`, {
+        file: paths.header,
+        hint: 'run `imep campaign verify` to see what changed',
+      });
+    }
+    return { dir, header, state: header.status, sealInterrupted: false };
+  }
+  const closed = await exists(paths.closeout);
+  const { adjudications, crossChecks } = await listAdjudicationRecords(dir);
+  const state: UnitState = closed
+    ? 'closed'
+    : crossChecks.length > 0
+      ? 'cross-checked'
+      : adjudications.length > 0
+        ? 'adjudicated'
+        : 'sealed';
+  return { dir, header, state, sealInterrupted: !sealed && state === 'sealed' };
+}
+
+/** Reads the state and throws the lifecycle refusal unless `action` is allowed now. */
+export async function requireAction(dir: string, action: UnitAction): Promise<UnitSnapshot> {
+  const snap = await readUnitState(dir);
+  if (!(action === 'seal' && snap.sealInterrupted)) assertAllowed(snap.header.id, snap.state, action, dir);
+  return snap;
+}

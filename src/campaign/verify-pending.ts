@@ -1,0 +1,100 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sha256Hex } from '../core/hash.js';
+import { AmendmentSchema } from './amend.js';
+import { canonicalJson } from '../core/canonical-json.js';
+import { readRecord, selfHashOk } from './record-file.js';
+import { AdjudicationRecordSchema, CrossCheckRecordSchema } from './post-seal-records.js';
+import type { ManifestEntry } from './manifest.js';
+import type { SealRecord } from './seal.js';
+import { ADJUDICATION_RECORD_RE, CROSS_CHECK_RECORD_RE, UNIT_FILES } from './unit-layout.js';
+import type { VerifyIssue } from './verify-types.js';
+
+/**
+ * The checks for what a sealed unit may gain before its closeout: amendments appended after the
+ * seal (the sealed prefix must be intact and the new lines must extend the hash chain, each
+ * classified 'after-formal-data'), and adjudication records (schema, self-hash, the seal they
+ * name) with their listed artifacts. Used by verify.ts only.
+ */
+
+export interface PendingCheck {
+  /** Paths accepted as legitimate post-seal records (not stray). */
+  readonly known: string[];
+  /** Artifacts the records list: checked like manifest entries. */
+  readonly expected: ManifestEntry[];
+  readonly issues: VerifyIssue[];
+}
+
+export async function checkAmendmentsAfterSeal(dir: string, seal: SealRecord, present: boolean): Promise<VerifyIssue[]> {
+  const path = UNIT_FILES.amendments;
+  const sealed = seal.amendments;
+  if (!present) return sealed.bytes > 0 ? [{ path, kind: 'missing', detail: `the seal bound ${sealed.count} amendment(s)` }] : [];
+  const bytes = await readFile(join(dir, path));
+  if (bytes.length < sealed.bytes) return [{ path, kind: 'truncated', detail: `${bytes.length} bytes; the seal bound the first ${sealed.bytes}` }];
+  if (sha256Hex(bytes.subarray(0, sealed.bytes)) !== sealed.sha256) {
+    return [{ path, kind: 'modified', detail: 'the amendments bound by the seal were changed' }];
+  }
+  if (bytes.length === sealed.bytes) return [];
+  const tail = bytes.subarray(sealed.bytes).toString('utf8');
+  const appended = (detail: string): VerifyIssue[] => [{ path, kind: 'appended', detail }];
+  if (!tail.endsWith('\n')) return appended('bytes after the sealed amendments do not end in a complete line');
+  let prev = sealed.headSha256;
+  const lines = tail.slice(0, -1).split('\n');
+  for (const [i, text] of lines.entries()) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return appended(`post-seal line ${i + 1} is not JSON`);
+    }
+    const a = AmendmentSchema.safeParse(value);
+    if (!a.success || canonicalJson(value) !== text) return appended(`post-seal line ${i + 1} is not an amendment written by imep`);
+    if (a.data.prevSha256 !== prev || a.data.id !== `A${sealed.count + i + 1}`) return appended(`post-seal line ${i + 1} does not extend the hash chain`);
+    if (a.data.classification !== 'after-formal-data') return appended(`post-seal amendment ${a.data.id} is not classified after-formal-data`);
+    prev = sha256Hex(text);
+  }
+  return [];
+}
+
+export async function checkAdjudicationRecords(dir: string, names: readonly string[], sealSha256: string | null, hashes: ReadonlyMap<string, string>): Promise<PendingCheck> {
+  const known: string[] = [];
+  const expected: ManifestEntry[] = [];
+  const issues: VerifyIssue[] = [];
+  const prefix = `${UNIT_FILES.adjudicationDir}/`;
+  for (const path of names) {
+    const name = path.slice(prefix.length);
+    if (ADJUDICATION_RECORD_RE.test(name)) {
+      const r = await readRecord(join(dir, path), AdjudicationRecordSchema);
+      if (r.kind !== 'ok' || !selfHashOk(r.value)) {
+        issues.push({ path, kind: 'modified', detail: r.kind === 'bad' ? `record ${r.reason}` : 'record does not match its own SHA-256' });
+        continue;
+      }
+      known.push(path);
+      if (sealSha256 !== null && r.value.sealSha256 !== sealSha256) issues.push({ path, kind: 'modified', detail: 'it names a different seal.json' });
+      for (const a of r.value.artifacts) expected.push(a);
+    } else if (CROSS_CHECK_RECORD_RE.test(name)) {
+      const r = await readRecord(join(dir, path), CrossCheckRecordSchema);
+      if (r.kind !== 'ok' || !selfHashOk(r.value)) {
+        issues.push({ path, kind: 'modified', detail: r.kind === 'bad' ? `record ${r.reason}` : 'record does not match its own SHA-256' });
+        continue;
+      }
+      known.push(path);
+      const judgedPath = `${prefix}${r.value.adjudicationFile}`;
+      const judged = hashes.get(judgedPath);
+      if (judged === undefined) issues.push({ path: judgedPath, kind: 'missing', detail: `${name} cross-checked it` });
+      else if (judged !== r.value.adjudicationSha256) issues.push({ path, kind: 'modified', detail: `it names ${r.value.adjudicationFile} with another SHA-256` });
+    }
+  }
+  // Records are numbered 001, 002, …: a gap is a removed record.
+  for (const [re, stem] of [
+    [ADJUDICATION_RECORD_RE, 'adjudication'],
+    [CROSS_CHECK_RECORD_RE, 'cross-check'],
+  ] as const) {
+    const numbers = names.map((p) => re.exec(p.slice(prefix.length))?.[1]).filter((n): n is string => n !== undefined).map(Number);
+    const max = Math.max(0, ...numbers);
+    for (let n = 1; n < max; n++) {
+      if (!numbers.includes(n)) issues.push({ path: `${prefix}${stem}-${String(n).padStart(3, '0')}.json`, kind: 'missing', detail: `a later ${stem} record exists` });
+    }
+  }
+  return { known, expected, issues };
+}

@@ -1,0 +1,37 @@
+/** The result types of verification (verify.ts). */
+
+export const TAMPER_KINDS = ['modified', 'truncated', 'appended', 'missing', 'renamed', 'stray'] as const;
+export type TamperKind = (typeof TAMPER_KINDS)[number];
+
+export interface VerifyIssue {
+  /** Relative path in the unit ('/'-separated); for 'renamed', the original path. */
+  readonly path: string;
+  readonly kind: TamperKind;
+  readonly detail: string;
+  /** For 'renamed': where the file's bytes are now. */
+  readonly renamedTo?: string;
+}
+
+export interface VerifyOk {
+  readonly ok: true;
+  readonly unitId: string;
+  /** 'closeout' when closeout.json binds the unit, else 'seal'. */
+  readonly scope: 'seal' | 'closeout';
+  /** The Merkle root to cite: the closeout's when closed, else the seal's. */
+  readonly root: string;
+  readonly sealRoot: string;
+  readonly filesChecked: number;
+  /** Post-seal files accepted but not yet bound by a closeout (adjudication records, amendments). */
+  readonly pending: string[];
+}
+
+export interface VerifyFailed {
+  readonly ok: false;
+  readonly unitId: string | null;
+  /** The first bad file in sorted path order. */
+  readonly first: VerifyIssue;
+  readonly issues: VerifyIssue[];
+  readonly filesChecked: number;
+}
+
+export type VerifyResult = VerifyOk | VerifyFailed;
