@@ -53,9 +53,8 @@ export function checkAdjudicator(
 ): OverrideRecord | null {
   if (!ranBy.includes(adjudicator.id)) return null;
   if (override === undefined || override.reason.trim() === '') {
-    // No dedicated error code exists for this (see the report to the lead); E_USAGE: the request is refused.
     throw new ImepError(
-      'E_USAGE',
+      'E_SAME_OPERATOR',
       `operator '${adjudicator.id}' ran the conditions of unit ${unitId}; ${action} must come from another session`,
       {
         field: 'operator',

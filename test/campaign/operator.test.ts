@@ -20,10 +20,10 @@ describe('operator identity', () => {
   it('refuses adjudication by the operator that ran the conditions', async () => {
     const dir = join(root, 'same');
     await buildUnit(dir, 'sealed');
-    const err = await expectImepError(adjudicate(dir, { adjudicator: 'a', result: null, operator: RUNNER }), 'E_USAGE');
+    const err = await expectImepError(adjudicate(dir, { adjudicator: 'a', result: null, operator: RUNNER }), 'E_SAME_OPERATOR');
     expect(err.message).toBe("operator 'runner-session' ran the conditions of unit unit-under-test; adjudicate must come from another session");
     expect(err.hint).toContain('IMEP_OPERATOR');
-    await expectImepError(adjudicate(dir, { adjudicator: 'a', result: null, operator: RUNNER, overrideSameOperator: { reason: '  ' } }), 'E_USAGE');
+    await expectImepError(adjudicate(dir, { adjudicator: 'a', result: null, operator: RUNNER, overrideSameOperator: { reason: '  ' } }), 'E_SAME_OPERATOR');
   });
 
   it('accepts an override with a reason and records it', async () => {
@@ -42,7 +42,7 @@ describe('operator identity', () => {
     for (let i = 0; i < PLANNED_ROWS; i++) await run.appendRow(row(i));
     await completeRun(dir);
     await seal(dir, { operator: RUNNER });
-    await expectImepError(adjudicate(dir, { adjudicator: 'a', result: null, operator: REVIEWER }), 'E_USAGE');
+    await expectImepError(adjudicate(dir, { adjudicator: 'a', result: null, operator: REVIEWER }), 'E_SAME_OPERATOR');
     const rec = await adjudicate(dir, { adjudicator: 'a', result: null, operator: { id: 'third-session', source: 'explicit' } });
     expect(rec.ranBy).toEqual(['review-session', 'runner-session']);
     expect(rec.sameOperatorOverride).toBeNull();
