@@ -81,6 +81,33 @@ export class Prng {
     return r;
   }
 
+  /**
+   * Bulk draws: writes the next `count` uint32s of the stream to out[0..count) and returns `out`.
+   * Exactly the values, in order, that `count` calls of nextUint32 would return, and the stream is left
+   * where those calls would leave it (so calls and bulk fills interleave freely); the state is kept in
+   * locals inside the loop. `count` defaults to out.length. (A subclass that overrides nextUint32 must
+   * override this to match: the interventions' bulk paths draw through it.)
+   */
+  fillUint32(out: Uint32Array, count: number = out.length): Uint32Array {
+    if (!(Number.isInteger(count) && count >= 0 && count <= out.length)) {
+      throw new RangeError(`fillUint32: count=${count} out of range for length ${out.length}`);
+    }
+    let s0 = this.s0 | 0, s1 = this.s1 | 0, s2 = this.s2 | 0, s3 = this.s3 | 0;
+    for (let i = 0; i < count; i++) {
+      const m = Math.imul(s1, 5);
+      out[i] = Math.imul((m << 7) | (m >>> 25), 9); // stored mod 2^32, as nextUint32's >>> 0
+      const t = s1 << 9;
+      s2 ^= s0;
+      s3 ^= s1;
+      s1 ^= s2;
+      s0 ^= s3;
+      s2 ^= t;
+      s3 = (s3 << 11) | (s3 >>> 21);
+    }
+    this.s0 = s0; this.s1 = s1; this.s2 = s2; this.s3 = s3;
+    return out;
+  }
+
   /** Uniform double in [0, 1) with 53 random bits. */
   nextFloat(): number {
     const hi = this.nextUint32() >>> 5; // 27 bits

@@ -21,7 +21,9 @@
  *     "changed by one ULP" and the installation record reports how many there were.
  *
  * The tensor routines work on typed-array views of the raw bits (no per-element allocation); float64 is
- * handled as (hi, lo) uint32 word pairs so NaN payloads never pass through a JS number.
+ * handled as (hi, lo) uint32 word pairs so NaN payloads never pass through a JS number. `stepTensorUlp` runs
+ * WebAssembly SIMD kernels where available (simd-ulp.ts) and these scalar loops otherwise; both give the
+ * same bits (test/interventions/bit-identical.test.ts).
  */
 import {
   bfloat16ToNumber,
@@ -31,6 +33,7 @@ import {
   type FloatDtype,
   type FloatTensor,
 } from '../core/tensor.js';
+import { simdStepUlp } from './simd-ulp.js';
 
 export const ULP_DIRECTIONS = ['up', 'down', 'away', 'toward-zero'] as const;
 export type UlpDirection = (typeof ULP_DIRECTIONS)[number];
@@ -285,8 +288,27 @@ function step16(w: Uint16Array, f: BitFormat, dir: number): number {
 
 /** A new tensor (own buffer, same dtype and shape) with every finite element stepped by one ULP. */
 export function stepTensorUlp(t: FloatTensor, direction: UlpDirection): UlpTensorResult {
-  const dir = dirCode(direction);
   const shape = [...t.shape];
+  // Fast path: WebAssembly SIMD kernels (simd-ulp.ts), bit-identical to the scalar loops below.
+  switch (t.dtype) {
+    case 'float32': {
+      const r = simdStepUlp(t.data, 'float32', direction);
+      if (r !== undefined) return { tensor: { dtype: 'float32', shape, data: r.data }, nonFinite: r.nonFinite };
+      break;
+    }
+    case 'float64': {
+      const r = simdStepUlp(t.data, 'float64', direction);
+      if (r !== undefined) return { tensor: { dtype: 'float64', shape, data: r.data }, nonFinite: r.nonFinite };
+      break;
+    }
+    case 'float16':
+    case 'bfloat16': {
+      const r = simdStepUlp(t.data, t.dtype, direction);
+      if (r !== undefined) return { tensor: { dtype: t.dtype, shape, data: r.data }, nonFinite: r.nonFinite };
+      break;
+    }
+  }
+  const dir = dirCode(direction);
   // Copy the bytes (memcpy), then step the words in place.
   switch (t.dtype) {
     case 'float32': {
