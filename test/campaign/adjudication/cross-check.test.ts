@@ -1,0 +1,120 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adjudicate, amend, readCrossChecks, readUnitState, verifyUnit } from '../../../src/campaign/index.js';
+import {
+  ADJUDICATOR,
+  closeoutUnit,
+  crossCheckAdjudication,
+  crossCheckUnit,
+  reproduceAdjudication,
+  adjudicateUnit,
+  type CrossCheckSources,
+} from '../../../src/campaign/adjudication/index.js';
+import { canonicalPrettyJson } from '../../../src/core/canonical-json.js';
+import { copyUnit, expectImepError, removeTree, tempDir } from '../helpers.js';
+import { blackoutOutcome, blackoutProtocol, buildSealedUnit, clock, REVIEWER, substitutionOutcome, substitutionProtocol } from './fixtures.js';
+
+type Doc = { estimands: { id: string; counts?: Record<string, number>; intervals?: { id: string; lower: number; upper: number }[] }[] };
+
+let root: string;
+let sealed: string;
+beforeAll(async () => {
+  root = await tempDir('imep-cross-check-');
+  sealed = join(root, 'sealed');
+  await buildSealedUnit(sealed, blackoutProtocol(), blackoutOutcome);
+});
+afterAll(async () => removeTree(root));
+
+async function copy(name: string): Promise<string> {
+  const dir = join(root, name);
+  await copyUnit(sealed, dir);
+  return dir;
+}
+
+async function sources(dir: string): Promise<CrossCheckSources> {
+  const read = (f: string): Promise<string> => readFile(join(dir, f), 'utf8');
+  return { protocolText: await read('protocol.json'), rowsText: await read('rows/rows.jsonl'), sealText: await read('seal.json') };
+}
+
+describe('crossCheckUnit', () => {
+  it('agrees with an independent recomputation; then closeout seals the unit for good', async () => {
+    const dir = await copy('agrees');
+    await adjudicateUnit(dir, { operator: REVIEWER, now: clock });
+    const r = await crossCheckUnit(dir, { operator: REVIEWER, now: clock });
+    expect(r.outcome).toBe('agrees');
+    expect(r.result.disagreements).toEqual([]);
+    expect(r.result.compared).toBeGreaterThan(300);
+    expect(r.result.maxAbsDifference).toBeLessThan(1e-12);
+    expect((await readUnitState(dir)).state).toBe('cross-checked');
+    const [record] = await readCrossChecks(dir);
+    expect(record?.outcome).toBe('agrees');
+    expect((record?.detail as { kind: string }).kind).toBe('imep.cross-check-result');
+    expect(record?.adjudicationFile).toBe('adjudication-001.json');
+
+    const closed = await closeoutUnit(dir, { operator: REVIEWER, now: clock, notes: 'cross-check agrees' });
+    expect(closed.files.map((f) => f.path)).toEqual(['adjudication/001/adjudication.json', 'adjudication/adjudication-001.json', 'adjudication/cross-check-001.json', 'seal.json']);
+    expect((await readUnitState(dir)).state).toBe('closed');
+    const v = await verifyUnit(dir, { expectedRoot: closed.merkle.root });
+    expect(v.ok && v.scope).toBe('closeout');
+    await expectImepError(amend(dir, { text: 'too late', affects: ['x'], author: REVIEWER }), 'E_UNIT_SEALED');
+    await expectImepError(crossCheckUnit(dir, { operator: REVIEWER }), 'E_UNIT_SEALED');
+    // the closed unit still regenerates its adjudication byte for byte
+    expect((await reproduceAdjudication(dir)).regenerated).toBe(true);
+  });
+
+  it('agrees on the substitution ladder (bootstrap re-run, removed and unresolved units, envelopes)', async () => {
+    const dir = join(root, 'substitution');
+    await buildSealedUnit(dir, substitutionProtocol(), substitutionOutcome, { id: 'substitution' });
+    await adjudicateUnit(dir, { operator: REVIEWER });
+    const r = await crossCheckUnit(dir, { operator: REVIEWER });
+    expect(r.outcome).toBe('agrees');
+    expect(r.result.maxAbsDifference).toBeLessThan(1e-12);
+  });
+
+  it('catches a deliberately corrupted number and names it; the unit cannot be closed out', async () => {
+    const good = await copy('good');
+    const { text } = await adjudicateUnit(good, { operator: REVIEWER });
+    const doc = JSON.parse(text) as Doc;
+    const dN = doc.estimands.find((e) => e.id === 'D_N')!;
+    dN.counts!['b'] = 9;
+    const bad = await copy('corrupted');
+    await adjudicate(bad, { adjudicator: ADJUDICATOR, result: {}, artifacts: { 'adjudication.json': canonicalPrettyJson(doc) }, operator: REVIEWER });
+    expect((await verifyUnit(bad)).ok).toBe(true); // the forged artifact is properly recorded: only a recompute can catch it
+    const e = await expectImepError(crossCheckUnit(bad, { operator: REVIEWER }), 'E_INTERNAL');
+    expect(e.field).toBe('estimands[D_N].counts.b');
+    expect(e.message).toContain('estimands[D_N].counts.b: adjudication 9, recomputed 10');
+    const [record] = await readCrossChecks(bad);
+    expect(record?.outcome).toBe('disagrees');
+    await expectImepError(closeoutUnit(bad, { operator: REVIEWER }), 'E_OUT_OF_ORDER');
+    const regen = await expectImepError(reproduceAdjudication(bad), 'E_INTERNAL');
+    expect(regen.message).toContain('differs from the stored one at line');
+  });
+
+  it('compares every number: a 1e-6 shift of a bound is caught, a missing registered interval is caught, rounding noise is not', async () => {
+    const dir = await copy('pure');
+    const { text } = await adjudicateUnit(dir, { operator: REVIEWER });
+    const src = await sources(dir);
+    expect(crossCheckAdjudication(src, text).disagreements).toEqual([]);
+
+    const shift = (delta: number): string => {
+      const doc = JSON.parse(text) as Doc;
+      const iv = doc.estimands.find((x) => x.id === 'theta')!.intervals!.find((i) => i.id === 'conditional-exact/a0.05')!;
+      iv.upper += delta;
+      return canonicalPrettyJson(doc);
+    };
+    const caught = crossCheckAdjudication(src, shift(1e-6)).disagreements;
+    expect(caught.map((d) => d.path)).toEqual(['estimands[theta].intervals[conditional-exact/a0.05].upper']);
+    expect(crossCheckAdjudication(src, shift(1e-13)).disagreements).toEqual([]);
+
+    const dropped = JSON.parse(text) as Doc;
+    const rho = dropped.estimands.find((x) => x.id === 'rho_S_pi')!;
+    rho.intervals = rho.intervals!.filter((i) => i.id !== 'clopper-pearson/a0.05');
+    const missing = crossCheckAdjudication(src, canonicalPrettyJson(dropped)).disagreements;
+    expect(missing.some((d) => d.path === 'estimands[rho_S_pi].intervals[clopper-pearson/a0.05]' && d.note.includes('registered interval is missing'))).toBe(true);
+
+    const extra = JSON.parse(text) as Doc & { estimands: { extraNumber?: number }[] };
+    extra.estimands[0]!.extraNumber = 1;
+    expect(crossCheckAdjudication(src, canonicalPrettyJson(extra)).disagreements.map((d) => d.note)).toContain('not recomputed by the cross-check');
+  });
+});
