@@ -1,0 +1,114 @@
+/**
+ * Writes model.json for a lite checkpoint folder produced by train.py (encode.onnx, act.onnx, train-report.json):
+ * the I/O contract of the exported graphs, the bank, the SHA-256 and size of every file, and the training record
+ * (recipe, seeds, hyperparameters, demonstration set). Then loads the folder through the runtime
+ * (src/policies/checkpoint.ts), which checks the hashes and the contract against the real ONNX inputs/outputs;
+ * on failure model.json is removed again and the script exits non-zero.
+ *
+ *   npx tsx scripts/checkpoints/write-manifest.ts --dir checkpoints/lite-memvla --name lite-memvla \
+ *     --description "…"
+ */
+import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { isImepError } from '../../src/core/errors.js';
+import { sha256Hex } from '../../src/core/hash.js';
+import { loadCheckpoint } from '../../src/policies/checkpoint.js';
+import { parseManifest, type CheckpointManifest } from '../../src/policies/manifest.js';
+
+interface TrainReport {
+  readonly recipe: string;
+  readonly variant: 'memvla' | 'blind';
+  readonly hyperparameters: { k: number; d: number; enc: number; seed: number; [key: string]: unknown };
+  readonly seeds: Record<string, number>;
+  readonly demos: { env: string; kwargs: Record<string, unknown>; choices: number; resolution: number; seeds: { from: number; count: number }; noise: { seed: number }; [key: string]: unknown };
+  readonly [key: string]: unknown;
+}
+
+const RECIPE_FILES = ['build.sh', 'make-demos.ts', 'demo-tasks.ts', 'train.py', 'write-manifest.ts'] as const;
+
+/** Capacity of the episode bank: at least the longest lite episode (90 steps), so it never consolidates. */
+export const LITE_BANK_CAPACITY = 96;
+
+export function liteManifest(dir: string, name: string, description: string): CheckpointManifest {
+  const report = JSON.parse(readFileSync(join(dir, 'train-report.json'), 'utf8')) as TrainReport;
+  const { k, d, enc } = report.hyperparameters;
+  const { choices, resolution: res } = report.demos;
+  const files: Record<string, { sha256: string; bytes: number }> = {};
+  for (const f of readdirSync(dir).sort()) {
+    if (f === 'model.json' || !statSync(join(dir, f)).isFile()) continue;
+    const bytes = readFileSync(join(dir, f));
+    files[f] = { sha256: sha256Hex(bytes), bytes: bytes.length };
+  }
+  const manifest = {
+    format: 'imep-checkpoint',
+    version: 1,
+    name,
+    description,
+    backend: 'onnx',
+    task: { env: report.demos.env, kwargs: report.demos.kwargs },
+    graphs: {
+      encode: {
+        file: 'encode.onnx',
+        inputs: [{ name: 'rgb', role: 'observation', field: 'rgb', dtype: 'uint8', shape: ['batch', res, res, 3] }],
+        outputs: [
+          { name: 'query_key', role: 'queryKey', dtype: 'float32', shape: ['batch', d] },
+          { name: 'write_candidate', role: 'writeCandidate', dtype: 'float32', shape: ['batch', d] },
+          { name: 'encoding', role: 'carry', dtype: 'float32', shape: ['batch', enc] },
+        ],
+      },
+      act: {
+        file: 'act.onnx',
+        inputs: [
+          { name: 'encoding', role: 'carry', dtype: 'float32', shape: ['batch', enc] },
+          { name: 'pose', role: 'observation', field: 'toolPosition', dtype: 'float32', shape: ['batch', 2] },
+          { name: 'memory', role: 'memory', dtype: 'float32', shape: ['batch', k, d] },
+          { name: 'memory_mask', role: 'memoryMask', dtype: 'float32', shape: ['batch', k] },
+        ],
+        outputs: [
+          { name: 'action', role: 'action', dtype: 'float32', shape: ['batch', 2] },
+          { name: 'decision_logits', role: 'decisionLogits', dtype: 'float32', shape: ['batch', choices] },
+        ],
+      },
+    },
+    bank: { kind: 'episode', name: 'perceptual', capacity: LITE_BANK_CAPACITY, k, consolidation: 'token-merge', leaf: 'feature', order: 'read-before-write' },
+    files,
+    training: {
+      recipe: 'scripts/checkpoints/build.sh (make-demos.ts → train.py → write-manifest.ts)',
+      /** SHA-256 of the recipe files when model.json was written. */
+      recipeFiles: Object.fromEntries(
+        RECIPE_FILES.map((f) => [f, sha256Hex(readFileSync(join(import.meta.dirname, f)))]),
+      ),
+      variant: report.variant,
+      memoryInputs: report.variant === 'blind' ? 'zeroed during training; memory weights initialised to zero and never updated' : 'bank reads (read-before-write top-k), blocked in a fraction of episodes',
+      seeds: { ...report.seeds, demoNoise: report.demos.noise.seed, demoSeedFrom: report.demos.seeds.from },
+      demoSeeds: report.demos.seeds,
+      hyperparameters: report.hyperparameters,
+      demos: report.demos,
+      final: report['final'],
+      torch: report['torch'],
+      seconds: report['seconds'],
+    },
+  };
+  return parseManifest(manifest, join(dir, 'model.json'));
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { dir: { type: 'string' }, name: { type: 'string' }, description: { type: 'string', default: '' } } });
+  if (values.dir === undefined || values.name === undefined) throw new Error('write-manifest: --dir and --name are required');
+  const file = join(values.dir, 'model.json');
+  const manifest = liteManifest(values.dir, values.name, values.description ?? '');
+  writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
+  try {
+    const ckpt = await loadCheckpoint(values.dir);
+    console.log(`write-manifest: ${file} verified (${Object.keys(manifest.files).length} files, ran on ${ckpt.report.ran})`);
+    await ckpt.release();
+  } catch (e) {
+    rmSync(file, { force: true });
+    console.error(`write-manifest: ${isImepError(e) ? e.oneLine() : String(e)}`);
+    process.exitCode = 1;
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -1,0 +1,52 @@
+/** Public face of the policy runtimes. */
+export { slotPolicy } from './policy.js';
+export type {
+  BatchPolicy,
+  EpisodeInfo,
+  MemoryReadable,
+  Observation,
+  Policy,
+  PolicyOutput,
+  PolicyReadouts,
+  ReadReadout,
+  SlotObservation,
+} from './policy.js';
+export {
+  BATCH_AXIS,
+  GRAPH_NAMES,
+  INPUT_ROLES,
+  MANIFEST_FORMAT,
+  MANIFEST_VERSION,
+  OUTPUT_ROLES,
+  TENSOR_DTYPES,
+  manifestSchema,
+  parseManifest,
+} from './manifest.js';
+export type {
+  CheckpointManifest,
+  EpisodeBankSpec,
+  GraphContract,
+  GraphName,
+  InputContract,
+  InputRole,
+  OutputContract,
+  OutputRole,
+  TensorContract,
+  TensorDtype,
+} from './manifest.js';
+export type { BackendReport, GraphRunner, GraphSignature, HostTensor, ValueInfo } from './backend.js';
+export { verifyGraphContract } from './contract.js';
+export { loadCheckpoint, readManifest, verifyFiles } from './checkpoint.js';
+export type { CheckpointOptions, LoadedCheckpoint } from './checkpoint.js';
+export { DEFAULT_PROVIDERS, EXECUTION_PROVIDERS, onnxRuntimeProbe, resolveProviderConfig, selectProvider } from './providers.js';
+export type { Availability, ExecutionProvider, ProviderChoice, ProviderConfig, ProviderProbe } from './providers.js';
+export { loadOnnxGraphs } from './onnx-backend.js';
+export type { OnnxOptions } from './onnx-backend.js';
+export { loadTf, loadTfjsGraph, serializeTfjsModel } from './tfjs-backend.js';
+export type { LoadedTf, Tf, TfjsOptions, TfjsPackage } from './tfjs-backend.js';
+export { ExternalMemoryPolicy, externalMemoryPolicy } from './memory-policy.js';
+export type { MemoryPolicyOptions, PolicyTimings } from './memory-policy.js';
+export { runLockstep } from './lockstep.js';
+export type { EpisodeOutcome, LockstepEpisode, LockstepOptions, LockstepSubscriber } from './lockstep.js';
+export { RecordingPolicy, captureField } from './recording-policy.js';
+export type { ReceivedCall, ReceivedField } from './recording-policy.js';

@@ -1,0 +1,109 @@
+/**
+ * Lockstep episodes over a BatchPolicy: up to `policy.maxBatch` episodes run at once, one per slot, and every
+ * step is one `inferBatch` over all running slots followed by one `step` of each slot's environment. When an
+ * episode ends its slot takes the next queued episode (reset + resetSlot) before the next batched step, so the
+ * batch stays full until the queue runs dry. Episodes are independent: each slot has its own environment and its
+ * own bank, and the policy's per-slot results do not depend on which other slots share the batch (README.md).
+ *
+ * Recording, traces and progress are subscribers (after openpi's runtime), not code in the loop.
+ */
+import type { ResetRequest, SimEnvironment, StepResult } from '../bridges/sim-environment.js';
+import type { BatchPolicy, EpisodeInfo, PolicyOutput } from './policy.js';
+
+export interface LockstepEpisode {
+  readonly info: EpisodeInfo;
+  readonly reset: ResetRequest;
+}
+
+export interface EpisodeOutcome {
+  readonly episode: LockstepEpisode;
+  readonly first: StepResult;
+  readonly last: StepResult;
+  /** Steps taken (policy calls answered) in the episode. */
+  readonly steps: number;
+}
+
+export interface LockstepSubscriber {
+  onEpisodeStart?(slot: number, episode: LockstepEpisode, first: StepResult): void;
+  /** After the environment stepped with the policy's action for `before`. */
+  onStep?(slot: number, episode: LockstepEpisode, before: StepResult, output: PolicyOutput, after: StepResult): void;
+  onEpisodeEnd?(slot: number, outcome: EpisodeOutcome): void;
+}
+
+export interface LockstepOptions {
+  readonly subscribers?: readonly LockstepSubscriber[];
+  /** Hard cap on steps per episode (default: none — the environment ends episodes). */
+  readonly maxSteps?: number;
+}
+
+interface Running {
+  readonly index: number;
+  readonly episode: LockstepEpisode;
+  readonly first: StepResult;
+  current: StepResult;
+  steps: number;
+}
+
+/**
+ * Runs `episodes` (in order of their index, slots filled lowest first) with one environment per slot from
+ * `envFor(slot)`; returns one outcome per episode, in the input order.
+ */
+export async function runLockstep(
+  policy: BatchPolicy,
+  envFor: (slot: number) => SimEnvironment,
+  episodes: readonly LockstepEpisode[],
+  options: LockstepOptions = {},
+): Promise<EpisodeOutcome[]> {
+  const subs = options.subscribers ?? [];
+  const maxSteps = options.maxSteps ?? Infinity;
+  const envs = new Map<number, SimEnvironment>();
+  const env = (slot: number): SimEnvironment => {
+    let e = envs.get(slot);
+    if (e === undefined) {
+      e = envFor(slot);
+      envs.set(slot, e);
+    }
+    return e;
+  };
+  const outcomes: (EpisodeOutcome | undefined)[] = new Array<EpisodeOutcome | undefined>(episodes.length);
+  const running = new Map<number, Running>();
+  let next = 0;
+  const start = async (slot: number): Promise<void> => {
+    if (next >= episodes.length) return;
+    const index = next++;
+    const episode = episodes[index] as LockstepEpisode;
+    const first = await env(slot).reset(episode.reset);
+    await policy.resetSlot(slot, episode.info);
+    for (const s of subs) s.onEpisodeStart?.(slot, episode, first);
+    running.set(slot, { index, episode, first, current: first, steps: 0 });
+  };
+  const finish = (slot: number, r: Running): void => {
+    const outcome: EpisodeOutcome = { episode: r.episode, first: r.first, last: r.current, steps: r.steps };
+    outcomes[r.index] = outcome;
+    running.delete(slot);
+    for (const s of subs) s.onEpisodeEnd?.(slot, outcome);
+  };
+  for (let slot = 0; slot < policy.maxBatch; slot++) await start(slot);
+  while (running.size > 0) {
+    const slots = [...running.keys()].sort((a, b) => a - b);
+    const outputs = await policy.inferBatch(slots.map((slot) => ({ slot, obs: (running.get(slot) as Running).current.obs })));
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i] as number;
+      const r = running.get(slot) as Running;
+      const output = outputs[i] as PolicyOutput;
+      const before = r.current;
+      const after = await env(slot).step(output.action);
+      r.current = after;
+      r.steps += 1;
+      for (const s of subs) s.onStep?.(slot, r.episode, before, output, after);
+      if (after.done || r.steps >= maxSteps) {
+        finish(slot, r);
+        await start(slot);
+      }
+    }
+  }
+  return outcomes.map((o, i) => {
+    if (o === undefined) throw new Error(`runLockstep: episode ${i} did not finish`);
+    return o;
+  });
+}

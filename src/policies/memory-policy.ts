@@ -1,0 +1,314 @@
+/**
+ * The external-memory policy runtime: a checkpoint's two graphs (encode, act) plus one episode-local bank per
+ * batch slot, living in IMEP outside the graphs, so every read passes through the bank's read hook.
+ *
+ * Per step, for the active slots S (in request order; B = |S|) — see README.md:
+ *   1. encode(observation fields of S, stacked) → queryKey[B,d], writeCandidate[B,d], carry tensors
+ *   2. for each slot s in order: items = bank_s.query(queryKey[s])   — top-k by cosine over the writes of steps
+ *      0..t−1 of this episode; the bank passes them through its read hook (the intervention point) and returns
+ *      what the hook returns. memory[s, j] = items[j].leaves.feature (j < |items|), memoryMask[s, j] = 1;
+ *      the remaining k − |items| rows are zeros with mask 0.
+ *   3. act(observation fields, carry, memory[B,k,d], memoryMask[B,k]) → action, decisionLogits
+ *   4. for each slot s: bank_s.write(t_s, writeCandidate[s]); t_s += 1   (read-before-write)
+ * The hook can only change what the graph reads: keys, write candidates and the bank contents are untouched.
+ */
+import { EpisodeBank } from '../banks/episode-bank.js';
+import type { ReadHook, RetrievedItem } from '../banks/record.js';
+import { identityReadHook } from '../banks/record.js';
+import { ImepError } from '../core/errors.js';
+import { toFloat64, type FloatTensor } from '../core/tensor.js';
+import type { NdArray, ObsValue } from '../bridges/sim-environment.js';
+import type { HostTensor } from './backend.js';
+import { elementCountOf } from './backend.js';
+import type { LoadedCheckpoint } from './checkpoint.js';
+import type { GraphName, InputContract, OutputContract } from './manifest.js';
+import type { BatchPolicy, EpisodeInfo, MemoryReadable, Observation, PolicyOutput, ReadReadout, SlotObservation } from './policy.js';
+
+export interface MemoryPolicyOptions {
+  /** Most episodes stepped together (default 1). */
+  readonly batchSize?: number;
+  /** ReadContext.decisionStep of the read at elapsed step t (default: every step is a decision step). */
+  readonly decisionStep?: (step: number) => boolean;
+}
+
+export interface PolicyTimings {
+  /** Graph-run wall time, nanoseconds, summed over calls. */
+  readonly encodeNs: number;
+  readonly actNs: number;
+  /** inferBatch calls and slot-steps answered. */
+  readonly calls: number;
+  readonly slotSteps: number;
+}
+
+interface Slot {
+  readonly bank: EpisodeBank;
+  info: EpisodeInfo | null;
+  step: number;
+}
+
+function isNdArray(v: ObsValue | NdArray | undefined): v is NdArray {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && 'dtype' in v && 'shape' in v && 'data' in v && ArrayBuffer.isView((v as NdArray).data);
+}
+
+export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
+  readonly maxBatch: number;
+  private readonly slots: Slot[] = [];
+  private hook: ReadHook = identityReadHook;
+  private readonly decisionStep: (step: number) => boolean;
+  private readonly k: number;
+  private readonly d: number;
+  private readonly encodeOut: { queryKey: OutputContract; writeCandidate: OutputContract };
+  private readonly actOut: { action: OutputContract; decisionLogits: OutputContract | undefined };
+  /** Reused input buffers, by tensor name and batch size (a graph run never keeps them past its return). */
+  private readonly buffers = new Map<string, Float32Array | Uint8Array | Int32Array>();
+  private busy = false;
+  private encodeNs = 0n;
+  private actNs = 0n;
+  private calls = 0;
+  private slotSteps = 0;
+
+  constructor(readonly checkpoint: LoadedCheckpoint, options: MemoryPolicyOptions = {}) {
+    const batch = options.batchSize ?? 1;
+    if (!Number.isInteger(batch) || batch < 1) throw new ImepError('E_USAGE', `batch size must be a positive integer, got ${batch}`, { field: 'runtime.batchSize' });
+    this.maxBatch = batch;
+    this.decisionStep = options.decisionStep ?? (() => true);
+    const m = checkpoint.manifest;
+    const outs = m.graphs.encode.outputs;
+    const role = (list: readonly OutputContract[], r: string): OutputContract | undefined => list.find((o) => o.role === r);
+    this.encodeOut = { queryKey: role(outs, 'queryKey') as OutputContract, writeCandidate: role(outs, 'writeCandidate') as OutputContract };
+    this.actOut = { action: role(m.graphs.act.outputs, 'action') as OutputContract, decisionLogits: role(m.graphs.act.outputs, 'decisionLogits') };
+    this.k = m.bank.k;
+    this.d = this.encodeOut.writeCandidate.shape[1] as number;
+    for (let s = 0; s < batch; s++) {
+      this.slots.push({ bank: new EpisodeBank({ bank: m.bank.name, capacity: m.bank.capacity, k: m.bank.k, consolidation: m.bank.consolidation }), info: null, step: 0 });
+    }
+  }
+
+  /** Sets the read hook of every slot's bank (the intervention point). */
+  setReadHook(hook: ReadHook): void {
+    this.hook = hook;
+    for (const s of this.slots) s.bank.setReadHook(hook);
+  }
+
+  get readHook(): ReadHook {
+    return this.hook;
+  }
+
+  /** The bank of a slot (for installation-time interventions and inspection). */
+  bank(slot: number): EpisodeBank {
+    return this.slotAt(slot).bank;
+  }
+
+  async resetSlot(slot: number, info: EpisodeInfo): Promise<void> {
+    const s = this.slotAt(slot);
+    s.bank.reset(info.episode);
+    s.info = info;
+    s.step = 0;
+  }
+
+  timings(): PolicyTimings {
+    return { encodeNs: Number(this.encodeNs), actNs: Number(this.actNs), calls: this.calls, slotSteps: this.slotSteps };
+  }
+
+  async inferBatch(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[]> {
+    if (this.busy) throw new ImepError('E_USAGE', 'inferBatch called while the previous call is still running', { field: 'inferBatch', hint: 'await each call (lockstep)' });
+    this.busy = true;
+    try {
+      return await this.step(requests);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async step(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[]> {
+    const B = requests.length;
+    if (B === 0) return [];
+    if (B > this.maxBatch) throw new ImepError('E_USAGE', `${B} observations in one batch, batch size is ${this.maxBatch}`, { field: 'runtime.batchSize' });
+    const seen = new Set<number>();
+    const slots = requests.map((r) => {
+      if (seen.has(r.slot)) throw new ImepError('E_USAGE', `slot ${r.slot} appears twice in one batch`, { field: 'slot' });
+      seen.add(r.slot);
+      const s = this.slotAt(r.slot);
+      if (s.info === null) throw new ImepError('E_USAGE', `slot ${r.slot} was not reset`, { field: 'slot', hint: 'call resetSlot(slot, episodeInfo) first' });
+      return s;
+    });
+    const m = this.checkpoint.manifest;
+    const obs = requests.map((r) => r.obs);
+
+    // 1. encode
+    const encFeeds: Record<string, HostTensor> = {};
+    m.graphs.encode.inputs.forEach((c, i) => {
+      encFeeds[c.name] = this.observationTensor(c, obs, `graphs.encode.inputs[${i}]`);
+    });
+    let t0 = process.hrtime.bigint();
+    const enc = await this.checkpoint.graphs.encode.run(encFeeds);
+    this.encodeNs += process.hrtime.bigint() - t0;
+    const qk = this.output(enc, this.encodeOut.queryKey, 'encode', B);
+    const wc = this.output(enc, this.encodeOut.writeCandidate, 'encode', B);
+
+    // 2. read each slot's bank through its hook
+    const k = this.k, d = this.d;
+    const memory = this.buffer('memory', 'float32', B * k * d) as Float32Array;
+    const mask = this.buffer('memoryMask', 'float32', B * k) as Float32Array;
+    memory.fill(0);
+    mask.fill(0);
+    const reads: ReadReadout[] = [];
+    for (let i = 0; i < B; i++) {
+      const slot = slots[i] as Slot;
+      const key: FloatTensor = { dtype: 'float32', shape: [d], data: (qk.data as Float32Array).slice(i * d, (i + 1) * d) };
+      const { items, ctx } = slot.bank.query(key, { decisionStep: this.decisionStep(slot.step) });
+      this.fillMemory(items, memory, mask, i, ctx.episode);
+      reads.push({ ctx, identities: items.map((it) => it.identity) });
+    }
+
+    // 3. act
+    const actFeeds: Record<string, HostTensor> = {};
+    m.graphs.act.inputs.forEach((c, i) => {
+      const where = `graphs.act.inputs[${i}]`;
+      switch (c.role) {
+        case 'observation':
+          actFeeds[c.name] = this.observationTensor(c, obs, where);
+          break;
+        case 'carry':
+          actFeeds[c.name] = this.output(enc, c, 'encode', B);
+          break;
+        case 'memory':
+          actFeeds[c.name] = { dtype: 'float32', shape: [B, k, d], data: memory };
+          break;
+        case 'memoryMask':
+          actFeeds[c.name] = { dtype: 'float32', shape: [B, k], data: mask };
+          break;
+      }
+    });
+    t0 = process.hrtime.bigint();
+    const act = await this.checkpoint.graphs.act.run(actFeeds);
+    this.actNs += process.hrtime.bigint() - t0;
+    const action = this.output(act, this.actOut.action, 'act', B);
+    const logits = this.actOut.decisionLogits === undefined ? undefined : this.output(act, this.actOut.decisionLogits, 'act', B);
+
+    // 4. write, advance, answer
+    const actionShape = action.shape.slice(1);
+    const per = elementCountOf(actionShape);
+    const c = logits === undefined ? 0 : elementCountOf(logits.shape.slice(1));
+    const outputs: PolicyOutput[] = [];
+    for (let i = 0; i < B; i++) {
+      const slot = slots[i] as Slot;
+      slot.bank.write(slot.step, { dtype: 'float32', shape: [d], data: (wc.data as Float32Array).slice(i * d, (i + 1) * d) });
+      slot.step += 1;
+      const a = (action.data as Float32Array).slice(i * per, (i + 1) * per);
+      outputs.push({
+        action: { dtype: 'float32', shape: actionShape, data: a },
+        readouts: {
+          ...(logits === undefined ? {} : { decisionLogits: (logits.data as Float32Array).slice(i * c, (i + 1) * c) }),
+          reads: [reads[i] as ReadReadout],
+        },
+      });
+    }
+    this.calls += 1;
+    this.slotSteps += B;
+    return outputs;
+  }
+
+  async release(): Promise<void> {
+    await this.checkpoint.release();
+  }
+
+  private slotAt(slot: number): Slot {
+    const s = this.slots[slot];
+    if (s === undefined || !Number.isInteger(slot)) throw new ImepError('E_USAGE', `slot ${slot} outside [0, ${this.maxBatch})`, { field: 'slot' });
+    return s;
+  }
+
+  /** Checks a graph output against its contract and the batch size. */
+  private output(out: Record<string, HostTensor>, c: { name: string; shape: readonly (number | string)[] }, graph: GraphName, B: number): HostTensor {
+    const t = out[c.name];
+    const file = this.checkpoint.manifestFile;
+    if (t === undefined) throw new ImepError('E_CHECKPOINT_MISMATCH', `the ${graph} graph returned no ${c.name}`, { file, field: `graphs.${graph}.outputs` });
+    const ok = t.shape.length === c.shape.length && t.shape[0] === B && c.shape.every((dim, j) => j === 0 || dim === t.shape[j]);
+    if (!ok || !(t.data instanceof Float32Array)) {
+      throw new ImepError('E_CHECKPOINT_MISMATCH', `the ${graph} graph returned ${c.name} as ${t.dtype}[${t.shape.join(', ')}] for a batch of ${B}, contract says float32[${c.shape.join(', ')}]`, { file, field: `graphs.${graph}.outputs` });
+    }
+    return t;
+  }
+
+  /** Stacks one observation field over the batch in the input's declared dtype. */
+  private observationTensor(c: InputContract, obs: readonly Observation[], where: string): HostTensor {
+    const field = c.field as string;
+    const rest = c.shape.slice(1) as number[];
+    const per = elementCountOf(rest);
+    const B = obs.length;
+    const file = this.checkpoint.manifestFile;
+    const bad = (message: string): ImepError =>
+      new ImepError('E_CHECKPOINT_MISMATCH', `observation field ${JSON.stringify(field)}: ${message}`, { file, field: `${where}.field`, hint: 'the environment does not give what this checkpoint was built for' });
+    if (c.dtype === 'string') {
+      const data = obs.map((o) => {
+        const v = o[field];
+        if (typeof v !== 'string') throw bad(`expected a string, got ${typeof v}`);
+        return v;
+      });
+      return { dtype: 'string', shape: [B], data };
+    }
+    if (c.dtype !== 'float32' && c.dtype !== 'uint8' && c.dtype !== 'int32') {
+      throw bad(`observation inputs of dtype ${c.dtype} are not supported (float32, uint8, int32, string)`);
+    }
+    const out = this.buffer(`${where}:${c.name}`, c.dtype, B * per);
+    obs.forEach((o, i) => {
+      const v = o[field];
+      let data: ArrayLike<number | bigint>;
+      let srcDtype: string;
+      if (isNdArray(v)) {
+        const shapeOk = v.shape.length === rest.length && v.shape.every((x, j) => x === rest[j]);
+        if (!shapeOk) throw bad(`shape [${v.shape.join(', ')}], the graph input needs [${rest.join(', ')}]`);
+        data = v.data as ArrayLike<number | bigint>;
+        srcDtype = v.dtype;
+      } else if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
+        data = v as unknown as ArrayLike<number | bigint>;
+        srcDtype = v.constructor.name;
+        if (data.length !== per) throw bad(`${data.length} values, the graph input needs ${per} ([${rest.join(', ')}])`);
+      } else if (typeof v === 'number' && per === 1) {
+        data = [v];
+        srcDtype = 'number';
+      } else {
+        throw bad(v === undefined ? 'missing from the observation' : `not an array (${typeof v})`);
+      }
+      if (c.dtype === 'uint8' && !(data instanceof Uint8Array)) throw bad(`is ${srcDtype}, the graph input needs uint8`);
+      if (data.length !== per) throw bad(`${data.length} values, the graph input needs ${per}`);
+      if (typeof data[0] === 'bigint') throw bad('64-bit integer observations are not supported');
+      out.set(data as ArrayLike<number>, i * per);
+    });
+    return { dtype: c.dtype, shape: [B, ...rest], data: out };
+  }
+
+  private buffer(name: string, dtype: 'float32' | 'uint8' | 'int32', length: number): Float32Array | Uint8Array | Int32Array {
+    const key = `${name}|${dtype}|${length}`;
+    let b = this.buffers.get(key);
+    if (b === undefined) {
+      b = dtype === 'float32' ? new Float32Array(length) : dtype === 'uint8' ? new Uint8Array(length) : new Int32Array(length);
+      this.buffers.set(key, b);
+    }
+    return b;
+  }
+
+  private fillMemory(items: readonly RetrievedItem[], memory: Float32Array, mask: Float32Array, row: number, episode: string): void {
+    const k = this.k, d = this.d;
+    const leafName = this.checkpoint.manifest.bank.leaf;
+    if (items.length > k) {
+      throw new ImepError('E_INTERVENTION_INVALID', `read of episode ${episode}: the read hook returned ${items.length} items, the memory input holds k=${k}`, { field: 'readHook' });
+    }
+    items.forEach((item, j) => {
+      const leaf = item.leaves[leafName];
+      if (leaf === undefined || leaf.data.length !== d) {
+        throw new ImepError('E_INTERVENTION_INVALID', `read of episode ${episode}: item ${j} has ${leaf === undefined ? `no ${leafName} leaf` : `a ${leafName} of ${leaf.data.length} values`}, the memory input needs ${d}`, { field: 'readHook' });
+      }
+      const off = (row * k + j) * d;
+      if (leaf.dtype === 'float32') memory.set(leaf.data, off);
+      else memory.set(toFloat64(leaf), off);
+      mask[row * k + j] = 1;
+    });
+  }
+}
+
+/** Loads nothing itself: builds the runtime over a loaded checkpoint. */
+export function externalMemoryPolicy(checkpoint: LoadedCheckpoint, options: MemoryPolicyOptions = {}): ExternalMemoryPolicy {
+  return new ExternalMemoryPolicy(checkpoint, options);
+}

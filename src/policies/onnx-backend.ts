@@ -1,0 +1,106 @@
+/**
+ * ONNX Runtime backend (onnxruntime-node). Sessions are created from the bytes whose SHA-256 was just verified
+ * (never re-read from disk), with the execution provider chosen by providers.ts: `cuda` then `cpu` by default,
+ * falling back with a recorded note, or failing when the configuration requires a provider that cannot run.
+ */
+import ort from 'onnxruntime-node';
+import { ImepError } from '../core/errors.js';
+import type { BackendReport, GraphRunner, GraphSignature, HostData, HostTensor, ValueInfo } from './backend.js';
+import type { TensorDtype } from './manifest.js';
+import { onnxRuntimeProbe, selectProvider, type ExecutionProvider, type ProviderConfig, type ProviderProbe } from './providers.js';
+
+export interface OnnxOptions extends ProviderConfig {
+  /** Threads inside one operator (default 1: lite graphs are tiny, and one thread keeps results order-fixed). */
+  readonly intraOpThreads?: number;
+  /** CUDA device id (default 0). */
+  readonly deviceId?: number;
+  /** Availability probe (tests inject one; default: the installed onnxruntime-node). */
+  readonly probe?: ProviderProbe;
+  /** Session factory (tests inject one to simulate a provider that fails at creation). */
+  readonly createSession?: (bytes: Uint8Array, options: ort.InferenceSession.SessionOptions) => Promise<ort.InferenceSession>;
+}
+
+export interface OnnxGraphBytes {
+  /** Path shown in errors. */
+  readonly file: string;
+  readonly bytes: Uint8Array;
+}
+
+type OrtData = Exclude<HostData, string[]> | string[];
+
+class OnnxGraph implements GraphRunner {
+  readonly signature: GraphSignature;
+  constructor(readonly file: string, private readonly session: ort.InferenceSession) {
+    const info = (m: ort.InferenceSession.ValueMetadata): ValueInfo =>
+      m.isTensor ? { name: m.name, dtype: m.type, shape: [...m.shape] } : { name: m.name, dtype: 'non-tensor', shape: null };
+    this.signature = {
+      inputs: session.inputMetadata.map(info),
+      outputs: session.outputMetadata.map(info),
+    };
+  }
+
+  async run(feeds: Readonly<Record<string, HostTensor>>): Promise<Record<string, HostTensor>> {
+    const ortFeeds: Record<string, ort.Tensor> = {};
+    for (const [name, t] of Object.entries(feeds)) {
+      ortFeeds[name] = new ort.Tensor(t.dtype as ort.Tensor.Type, t.data as OrtData as ort.Tensor.DataType, [...t.shape]);
+    }
+    let results: ort.InferenceSession.ReturnType;
+    try {
+      results = await this.session.run(ortFeeds);
+    } catch (e) {
+      throw new ImepError('E_CHECKPOINT_MISMATCH', `running ${this.file} failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, { file: this.file, cause: e });
+    }
+    const out: Record<string, HostTensor> = {};
+    for (const [name, t] of Object.entries(results)) {
+      const data = t.data;
+      const copy = Array.isArray(data) ? [...(data as string[])] : (data as Exclude<HostData, string[]>).slice();
+      out[name] = { dtype: t.type as TensorDtype, shape: t.dims.map(Number), data: copy as HostData };
+      t.dispose();
+    }
+    return out;
+  }
+
+  async release(): Promise<void> {
+    await this.session.release();
+  }
+}
+
+export interface OnnxLoad {
+  readonly graphs: readonly GraphRunner[];
+  readonly report: BackendReport;
+}
+
+/** Creates one session per graph on the first provider that can run all of them. */
+export async function loadOnnxGraphs(graphs: readonly OnnxGraphBytes[], options: OnnxOptions = {}): Promise<OnnxLoad> {
+  const probe = options.probe ?? onnxRuntimeProbe(() => ort.listSupportedBackends());
+  const create = options.createSession ?? ((bytes, so) => ort.InferenceSession.create(bytes, so));
+  const intra = options.intraOpThreads ?? 1;
+  if (!Number.isInteger(intra) || intra < 1) throw new ImepError('E_USAGE', `intraOpThreads must be a positive integer, got ${intra}`, { field: 'runtime.intraOpThreads' });
+  const sessionOptions = (provider: ExecutionProvider): ort.InferenceSession.SessionOptions => ({
+    executionProviders: provider === 'cuda' ? [{ name: 'cuda', deviceId: options.deviceId ?? 0 }] : ['cpu'],
+    graphOptimizationLevel: 'all',
+    intraOpNumThreads: intra,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+  });
+  const choice = await selectProvider(options, probe, async (provider) => {
+    const made: OnnxGraph[] = [];
+    try {
+      for (const g of graphs) made.push(new OnnxGraph(g.file, await create(g.bytes, sessionOptions(provider))));
+    } catch (e) {
+      await Promise.all(made.map((m) => m.release()));
+      throw e;
+    }
+    return made;
+  });
+  const report: BackendReport = {
+    backend: 'onnx',
+    ran: choice.ran,
+    requested: choice.requested,
+    required: choice.required,
+    notes: [...choice.notes, `intraOpNumThreads=${intra}`],
+    cudaVisibleDevices: choice.cudaVisibleDevices,
+    versions: { 'onnxruntime-node': String(ort.env.versions.node ?? ort.env.versions.common ?? 'unknown') },
+  };
+  return { graphs: choice.value, report };
+}

@@ -1,0 +1,55 @@
+/**
+ * Batched inference across episodes in lockstep gives each episode exactly (bitwise) what batch size 1 gives.
+ *
+ * Why it holds here: a slot's bank, clock and read hook context are its own; the batch only stacks rows, and
+ * every operator of the lite graphs (Cast, AveragePool, Gemm/MatMul, Relu, Mul/Div/ReduceSum over the memory
+ * axis) computes each output row from its own input row with a reduction order that does not depend on the
+ * number of rows (ONNX Runtime CPU / MLAS, one intra-op thread by default). On other providers (CUDA kernels
+ * may pick a different algorithm per batch size) equality can degrade to float tolerance; this test is the
+ * check to run there.
+ */
+import { describe, expect, it } from 'vitest';
+import { makeLiteEnv } from '../../src/bridges/lite/registry.js';
+import { loadCheckpoint } from '../../src/policies/checkpoint.js';
+import { runLockstep } from '../../src/policies/lockstep.js';
+import { ExternalMemoryPolicy } from '../../src/policies/memory-policy.js';
+import { LITE_MEMVLA } from './helpers.js';
+
+const EPISODES = 24;
+
+async function trace(batchSize: number): Promise<Map<string, string>> {
+  const ckpt = await loadCheckpoint(LITE_MEMVLA);
+  const policy = new ExternalMemoryPolicy(ckpt, { batchSize });
+  const rows = new Map<string, string>();
+  const hex = (a: Float32Array | undefined): string => (a === undefined ? '-' : Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('hex'));
+  const outcomes = await runLockstep(
+    policy,
+    () => makeLiteEnv('ShellGameTouch-lite', { blackoutFromStep: 6, strict: true }),
+    Array.from({ length: EPISODES }, (_, i) => ({ info: { episode: `seed-${i}` }, reset: { seed: i } })),
+    {
+      subscribers: [{
+        onStep: (_slot, ep, before, out) => {
+          const ids = (out.readouts.reads ?? []).flatMap((r) => r.identities.map((id) => `${id.timestep}`)).join(',');
+          rows.set(`${ep.info.episode}@${before.step}`, `${hex(out.action.data as Float32Array)}|${hex(out.readouts.decisionLogits)}|${ids}`);
+        },
+      }],
+    },
+  );
+  for (const o of outcomes) rows.set(`${o.episode.info.episode}:end`, `${o.steps}:${String(o.last.evaluator['success'])}`);
+  await ckpt.release();
+  return rows;
+}
+
+describe('batched lockstep inference', () => {
+  it('batch 24 and batch 7 (slots refilled as episodes end) equal batch 1 bit for bit', async () => {
+    const one = await trace(1);
+    const full = await trace(EPISODES);
+    const ragged = await trace(7);
+    expect(one.size).toBeGreaterThan(EPISODES * 15);
+    expect([...full.keys()].sort()).toEqual([...one.keys()].sort());
+    for (const [k, v] of one) {
+      expect(full.get(k), k).toBe(v);
+      expect(ragged.get(k), k).toBe(v);
+    }
+  });
+});
