@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+import numpy as np
 import zmq
 
 from . import __version__
@@ -44,6 +45,7 @@ from .errors import (
     BridgeTimeout,
     UnknownEnv,
 )
+from .codec import RawBitsArray
 from .spec import EnvSpec, check_action, first_frame_hash, split
 
 SERVER_NAME = "imep-sim-bridge"
@@ -301,6 +303,9 @@ class BridgeServer:
         if "action" not in body:
             raise BridgeError("body field 'action' is missing", code=E_BAD_MESSAGE)
         action = body["action"]
+        if not isinstance(action, (np.ndarray, RawBitsArray)):
+            # a wrong-typed body field is a malformed message (PROTOCOL.md), not a bad action
+            raise BridgeError(f"body field 'action' must be an ndarray, got {type(action).__name__}", code=E_BAD_MESSAGE)
         reason = check_action(entry.spec, action)
         if reason is not None:
             raise BadAction(reason)

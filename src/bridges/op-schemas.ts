@@ -1,0 +1,186 @@
+/**
+ * zod schemas of every op body of bridge protocol v1 (sim-bridge/PROTOCOL.md, "Operations"), for
+ * requests and replies. Unknown keys in a body are ignored (stripped); fields not marked optional in
+ * PROTOCOL.md are required.
+ */
+import { z } from 'zod';
+import type { ReadContext, RecordIdentity, RetrievedItem } from '../banks/record.js';
+import type { FloatTensor } from '../core/tensor.js';
+import { isNdArray } from './ndarray-codec.js';
+import type { EnvSpec, NdArray, ObsValue, StepResult } from './sim-environment.js';
+
+export const PROTOCOL_VERSION = 1;
+
+/** Ops a peer may request. `memory.read` travels server → client. */
+export const REQUEST_OPS = ['hello', 'ping', 'make', 'reset', 'step', 'close', 'memory.read'] as const;
+export type RequestOp = (typeof REQUEST_OPS)[number];
+
+export function isRequestOp(op: string): op is RequestOp {
+  return (REQUEST_OPS as readonly string[]).includes(op);
+}
+
+/** Error codes carried in `error` replies. */
+export const WIRE_ERROR_CODES = [
+  'E_VERSION',
+  'E_BAD_MESSAGE',
+  'E_UNKNOWN_OP',
+  'E_UNKNOWN_ENV',
+  'E_BAD_HANDLE',
+  'E_BAD_ACTION',
+  'E_SIM_UNAVAILABLE',
+  'E_ADAPTER',
+] as const;
+export type WireErrorCode = (typeof WIRE_ERROR_CODES)[number];
+
+/** A non-negative integer a TypeScript number holds exactly. */
+export const uintSchema = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+/** Message ids: uints a TypeScript number holds exactly (senders here use 1 … 2^32 − 1). */
+export const idSchema = uintSchema;
+
+function isPlainMap(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+export const mapSchema = z.custom<Record<string, unknown>>(isPlainMap, { message: 'expected a map' });
+export const ndarraySchema = z.custom<NdArray>(isNdArray, { message: 'expected an ndarray (extension 17)' });
+const FLOAT_DTYPES = new Set(['float32', 'float64', 'float16', 'bfloat16']);
+export const floatTensorSchema = z.custom<FloatTensor>((v) => isNdArray(v) && FLOAT_DTYPES.has(v.dtype), {
+  message: 'expected a float ndarray (float32, float64, float16 or bfloat16)',
+});
+const obsMapSchema = z.custom<Record<string, ObsValue | NdArray>>(isPlainMap, { message: 'expected a map' });
+
+const nameVersion = z.object({ name: z.string(), version: z.string() });
+
+export const fieldSpecSchema = z.object({ shape: z.array(uintSchema), dtype: z.string() });
+
+/** Optional numbers may arrive as nil from Python (`None`). */
+const optionalNumber = z
+  .number()
+  .nullish()
+  .transform((v) => v ?? undefined);
+
+export const envSpecSchema = z.object({
+  id: z.string(),
+  maxSteps: uintSchema,
+  action: z.object({ shape: z.array(uintSchema), dtype: z.string(), low: optionalNumber, high: optionalNumber }),
+  observation: z.record(z.string(), fieldSpecSchema),
+  methodVisible: z.array(z.string()),
+  evaluatorOnly: z.array(z.string()),
+  instruction: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? undefined),
+});
+
+export const stepResultSchema = z.object({
+  obs: obsMapSchema,
+  evaluator: obsMapSchema,
+  done: z.boolean(),
+  step: uintSchema,
+  firstFrameHash: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits')
+    .nullish()
+    .transform((v) => v ?? undefined),
+});
+
+export const recordIdentitySchema = z.object({
+  slot: uintSchema,
+  scope: z.string(),
+  sourceEpisode: z.string(),
+  timestep: uintSchema,
+  version: uintSchema,
+});
+
+export const retrievedItemSchema = z.object({
+  identity: recordIdentitySchema,
+  leaves: z.record(z.string(), floatTensorSchema),
+});
+
+export const readContextSchema = z.object({
+  bank: z.string(),
+  scope: z.string(),
+  episode: z.string(),
+  queryIndex: uintSchema,
+  decisionStep: z.boolean(),
+  candidateCount: uintSchema,
+});
+
+const nonEmpty = z.string().min(1, 'expected a non-empty string');
+/** `kwargs` / `options` may be omitted or nil (= {}). */
+const optionalMap = mapSchema
+  .nullish()
+  .transform((v): Record<string, unknown> => v ?? {});
+const optionalUint = uintSchema.nullish().transform((v) => v ?? undefined);
+
+/** Request bodies by op. */
+export const requestBodySchemas = {
+  hello: z.object({ client: nameVersion }),
+  ping: z.object({}),
+  make: z.object({ env: nonEmpty, kwargs: optionalMap }),
+  reset: z.object({ handle: nonEmpty, seed: uintSchema, options: optionalMap, initStateId: optionalUint }),
+  step: z.object({ handle: nonEmpty, action: ndarraySchema }),
+  close: z.object({ handle: nonEmpty }),
+  'memory.read': z.object({ bank: z.string(), ctx: readContextSchema, items: z.array(retrievedItemSchema) }),
+} as const satisfies Record<RequestOp, z.ZodType>;
+
+/** Reply bodies by the op they answer. */
+export const replyBodySchemas = {
+  hello: z.object({
+    protocol: z.number(),
+    server: nameVersion,
+    ops: z.array(z.string()),
+    envs: z.array(z.string()),
+    adapters: z.array(z.string()),
+  }),
+  ping: z.object({ t: z.number() }),
+  make: z.object({ handle: z.string(), spec: envSpecSchema }),
+  reset: stepResultSchema,
+  step: stepResultSchema,
+  close: z.object({}),
+  'memory.read': z.object({ items: z.array(retrievedItemSchema) }),
+} as const satisfies Record<RequestOp, z.ZodType>;
+
+export type RequestBodies = { [K in RequestOp]: z.output<(typeof requestBodySchemas)[K]> };
+export type ReplyBodies = { [K in RequestOp]: z.output<(typeof replyBodySchemas)[K]> };
+export type HelloReply = ReplyBodies['hello'];
+
+/** What a caller passes as a request body (inputs may use the richer in-memory types). */
+export interface RequestInputs {
+  hello: { client: { name: string; version: string } };
+  ping: Record<string, never>;
+  make: { env: string; kwargs?: Readonly<Record<string, unknown>> };
+  reset: { handle: string; seed: number; options?: Readonly<Record<string, unknown>>; initStateId?: number };
+  step: { handle: string; action: NdArray };
+  close: { handle: string };
+  'memory.read': { bank: string; ctx: ReadContext; items: readonly RetrievedItem[] };
+}
+
+/** What a replier passes as a reply body. */
+export interface ReplyInputs {
+  hello: HelloReply;
+  ping: { t: number };
+  make: { handle: string; spec: EnvSpec };
+  reset: StepResult;
+  step: StepResult;
+  close: Record<string, never>;
+  'memory.read': { items: readonly RetrievedItem[] };
+}
+
+// Compile-time checks that the schemas' outputs are assignable to the shared contracts.
+type Assignable<A extends B, B> = A;
+export type _SpecCheck = Assignable<z.output<typeof envSpecSchema>, EnvSpec>;
+export type _StepCheck = Assignable<z.output<typeof stepResultSchema>, StepResult>;
+export type _ItemCheck = Assignable<z.output<typeof retrievedItemSchema>, RetrievedItem>;
+export type _IdentityCheck = Assignable<z.output<typeof recordIdentitySchema>, RecordIdentity>;
+export type _CtxCheck = Assignable<z.output<typeof readContextSchema>, ReadContext>;
+
+/** The first issue of a failed parse as `path: message`. */
+export function describeIssue(error: z.ZodError, prefix: string): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return `${prefix}: invalid`;
+  const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+  return `${prefix}${path}: ${issue.message}`;
+}

@@ -1,0 +1,71 @@
+/**
+ * A simulator hosted by a bridge server, as the SimEnvironment contract: `make` creates it on the
+ * server; reset / step / close are calls with per-op deadlines.
+ */
+import { ImepError } from '../core/errors.js';
+import type { BridgeClient } from './client.js';
+import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from './sim-environment.js';
+
+export interface RemoteDeadlines {
+  readonly makeMs: number;
+  readonly resetMs: number;
+  readonly stepMs: number;
+  readonly closeMs: number;
+}
+
+export const DEFAULT_REMOTE_DEADLINES: RemoteDeadlines = { makeMs: 120_000, resetMs: 60_000, stepMs: 30_000, closeMs: 10_000 };
+
+export class RemoteEnvironment implements SimEnvironment {
+  readonly spec: EnvSpec;
+  /** The server's handle of this environment. */
+  readonly handle: string;
+  readonly #client: BridgeClient;
+  readonly #deadlines: RemoteDeadlines;
+  #closed = false;
+
+  private constructor(client: BridgeClient, handle: string, spec: EnvSpec, deadlines: RemoteDeadlines) {
+    this.#client = client;
+    this.handle = handle;
+    this.spec = spec;
+    this.#deadlines = deadlines;
+  }
+
+  /** Creates environment `envId` on the server the client is connected to. */
+  static async make(
+    client: BridgeClient,
+    envId: string,
+    kwargs: Readonly<Record<string, unknown>> = {},
+    deadlines: Partial<RemoteDeadlines> = {},
+  ): Promise<RemoteEnvironment> {
+    const d = { ...DEFAULT_REMOTE_DEADLINES, ...deadlines };
+    const reply = await client.call('make', { env: envId, kwargs }, { deadlineMs: d.makeMs });
+    return new RemoteEnvironment(client, reply.handle, reply.spec, d);
+  }
+
+  reset(request: ResetRequest): Promise<StepResult> {
+    this.#checkOpen('reset');
+    const body = {
+      handle: this.handle,
+      seed: request.seed,
+      options: request.options ?? {},
+      ...(request.initStateId === undefined ? {} : { initStateId: request.initStateId }),
+    };
+    return this.#client.call('reset', body, { deadlineMs: this.#deadlines.resetMs });
+  }
+
+  step(action: NdArray): Promise<StepResult> {
+    this.#checkOpen('step');
+    return this.#client.call('step', { handle: this.handle, action }, { deadlineMs: this.#deadlines.stepMs });
+  }
+
+  /** Closes the server-side environment (idempotent; the client stays open). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#client.call('close', { handle: this.handle }, { deadlineMs: this.#deadlines.closeMs });
+  }
+
+  #checkOpen(op: string): void {
+    if (this.#closed) throw new ImepError('E_INTERNAL', `${op} on closed remote environment ${this.spec.id} (${this.handle})`);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The one contract between the episode loop and a simulator (after openpi's client runtime):
+ * reset / step / observation / completion. Lite simulators implement it in-process; the bridge
+ * client implements it over ZeroMQ; wrappers (recording, allowlist filtering) implement it too.
+ */
+
+/** A value a simulator observation may carry. */
+export type ObsValue =
+  | Uint8Array
+  | Int8Array
+  | Uint16Array
+  | Int16Array
+  | Uint32Array
+  | Int32Array
+  | Float32Array
+  | Float64Array
+  | BigInt64Array
+  | BigUint64Array
+  | number
+  | string
+  | boolean
+  | null
+  | readonly ObsValue[]
+  | { readonly [k: string]: ObsValue };
+
+/** An array with its dtype and shape (what the bridge decodes an ndarray into). */
+export interface NdArray {
+  readonly dtype: string;
+  readonly shape: readonly number[];
+  readonly data: Exclude<ObsValue, number | string | boolean | null | readonly ObsValue[] | { readonly [k: string]: ObsValue }>;
+}
+
+export interface FieldSpec {
+  readonly shape: readonly number[];
+  readonly dtype: string;
+}
+
+export interface EnvSpec {
+  readonly id: string;
+  readonly maxSteps: number;
+  readonly action: { readonly shape: readonly number[]; readonly dtype: string; readonly low?: number; readonly high?: number };
+  readonly observation: Readonly<Record<string, FieldSpec>>;
+  /** Fields a policy may see. */
+  readonly methodVisible: readonly string[];
+  /** Fields only the evaluator may see (reward, success, seed, oracle info…). */
+  readonly evaluatorOnly: readonly string[];
+  readonly instruction?: string;
+}
+
+export interface StepResult {
+  /** Method-visible fields only. */
+  readonly obs: Readonly<Record<string, ObsValue | NdArray>>;
+  /** Evaluator-only fields. */
+  readonly evaluator: Readonly<Record<string, ObsValue | NdArray>>;
+  readonly done: boolean;
+  /** Elapsed steps in the episode after this result (0 after reset). */
+  readonly step: number;
+  /** SHA-256 of the first RGB frame (reset only). */
+  readonly firstFrameHash?: string;
+}
+
+export interface ResetRequest {
+  readonly seed: number;
+  readonly options?: Readonly<Record<string, unknown>>;
+  readonly initStateId?: number;
+}
+
+export interface SimEnvironment {
+  readonly spec: EnvSpec;
+  reset(request: ResetRequest): Promise<StepResult>;
+  step(action: NdArray): Promise<StepResult>;
+  close(): Promise<void>;
+}

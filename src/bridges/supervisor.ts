@@ -1,0 +1,251 @@
+/**
+ * Supervision of a bridge server process (execa): start it, wait until it answers `hello`, notice its
+ * death (exit) at once, restart it on request, and kill it on dispose. The supervisor is the client's
+ * `RemoteLiveness`: when the process dies, pending calls fail with E_BRIDGE_REMOTE naming the exit status.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa, type ResultPromise } from 'execa';
+import { ImepError } from '../core/errors.js';
+import { BridgeClient, type RemoteLiveness } from './client.js';
+import type { CurveClientKeys } from './endpoint.js';
+import type { HelloReply } from './op-schemas.js';
+
+/** A command line that starts a bridge server. */
+export interface ServerCommand {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  /** For messages: "lite server", "sim-bridge". */
+  readonly label: string;
+}
+
+/** The repository / package root (the directory holding IMEP's package.json). */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'imep') return dir;
+    const up = dirname(dir);
+    if (up === dir) throw new ImepError('E_INTERNAL', 'cannot find the imep package root');
+    dir = up;
+  }
+}
+
+/**
+ * `node dist/cli/main.js sim serve lite --endpoint E`; with runtime "tsx" the TypeScript sources run
+ * directly (`node --import tsx src/cli/main.ts …`, for tests without a build).
+ */
+export function liteServerCommand(endpoint: string, options: { runtime?: 'dist' | 'tsx'; curveKeysFile?: string } = {}): ServerCommand {
+  const root = packageRoot();
+  const runtime = options.runtime ?? (existsSync(join(root, 'dist/cli/main.js')) ? 'dist' : 'tsx');
+  const entry = runtime === 'dist' ? ['dist/cli/main.js'] : ['--import', 'tsx', 'src/cli/main.ts'];
+  const curve = options.curveKeysFile ? ['--curve-keys', options.curveKeysFile] : [];
+  // A larger initial old space: with V8's small default, the external memory of every frame sent
+  // triggers a full GC every few dozen steps (bench/bridge-roundtrip.ts shows both settings).
+  const heap = ['--initial-old-space-size=64'];
+  return { file: process.execPath, args: [...heap, ...entry, 'sim', 'serve', 'lite', '--endpoint', endpoint, ...curve], cwd: root, label: 'lite server' };
+}
+
+/** The Python interpreter for the sim-bridge: $IMEP_PYTHON, else /usr/bin/python3 (never a pyenv shim). */
+export function bridgePython(): string {
+  return process.env['IMEP_PYTHON'] ?? '/usr/bin/python3';
+}
+
+/** `python3 -m imep_sim_bridge serve --endpoint E --adapters A,B [--replay-dir DIR]` run from sim-bridge/. */
+export function pythonServerCommand(
+  endpoint: string,
+  options: { adapters: readonly string[]; replayDir?: string; python?: string; extraArgs?: readonly string[] },
+): ServerCommand {
+  const bridgeDir = join(packageRoot(), 'sim-bridge');
+  const args = ['-m', 'imep_sim_bridge', 'serve', '--endpoint', endpoint, '--adapters', options.adapters.join(',')];
+  if (options.replayDir !== undefined) args.push('--replay-dir', options.replayDir);
+  args.push(...(options.extraArgs ?? []));
+  const pythonPath = [bridgeDir, process.env['PYTHONPATH']].filter((p): p is string => !!p).join(':');
+  return { file: options.python ?? bridgePython(), args, cwd: bridgeDir, env: { PYTHONPATH: pythonPath, PYTHONUNBUFFERED: '1' }, label: 'sim-bridge' };
+}
+
+export interface SupervisorOptions {
+  readonly endpoint: string;
+  readonly curve?: CurveClientKeys;
+  /** How long start() waits for the first hello (ms). */
+  readonly readyTimeoutMs?: number;
+  /** Grace between SIGTERM and SIGKILL on stop (ms). */
+  readonly stopTimeoutMs?: number;
+}
+
+export interface ExitStatus {
+  readonly code: number | null;
+  readonly signal: string | null;
+}
+
+const STDERR_TAIL = 4000;
+
+export class ServerSupervisor implements RemoteLiveness {
+  readonly command: ServerCommand;
+  readonly #options: SupervisorOptions;
+  #child: ResultPromise | undefined;
+  #exit: ExitStatus | undefined;
+  #exited: Promise<ExitStatus> | undefined;
+  #stopping = false;
+  #stderr = '';
+  #stdoutLines: string[] = [];
+  readonly #listeners = new Set<(error: ImepError) => void>();
+
+  constructor(command: ServerCommand, options: SupervisorOptions) {
+    this.command = command;
+    this.#options = options;
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  get running(): boolean {
+    return this.#child !== undefined && this.#exit === undefined;
+  }
+
+  get exitStatus(): ExitStatus | undefined {
+    return this.#exit;
+  }
+
+  /** The last few KB the process wrote to stderr. */
+  get stderrTail(): string {
+    return this.#stderr;
+  }
+
+  /** Lines the process wrote to stdout (the lite server's first line is its endpoint). */
+  get stdoutLines(): readonly string[] {
+    return this.#stdoutLines;
+  }
+
+  deathError(): ImepError | undefined {
+    if (this.#child === undefined || this.#exit === undefined) return undefined;
+    return this.#deathErrorFor(this.#exit);
+  }
+
+  onDeath(listener: (error: ImepError) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Starts the process and waits until it answers hello; a process that exits first is reported. */
+  async start(): Promise<HelloReply> {
+    if (this.running) throw new ImepError('E_INTERNAL', `${this.command.label} is already running (pid ${this.pid})`);
+    this.#exit = undefined;
+    this.#stopping = false;
+    this.#stderr = '';
+    this.#stdoutLines = [];
+    const child = execa(this.command.file, [...this.command.args], {
+      cwd: this.command.cwd,
+      env: this.command.env,
+      extendEnv: true,
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      buffer: false,
+      reject: false,
+      cleanup: true,
+      forceKillAfterDelay: this.#options.stopTimeoutMs ?? 3000,
+    });
+    this.#child = child;
+    child.stderr?.on('data', (chunk: Buffer) => {
+      this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
+    });
+    let partial = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      this.#stdoutLines.push(...lines);
+    });
+    this.#exited = new Promise<ExitStatus>((resolve) => {
+      child.once('exit', (code, signal) => {
+        const status = { code, signal };
+        this.#exit = status;
+        resolve(status);
+        if (!this.#stopping) {
+          const error = this.#deathErrorFor(status);
+          for (const l of this.#listeners) l(error);
+        }
+      });
+    });
+    const spawnFailed = new Promise<never>((_, reject) => {
+      child.once('error', (e: NodeJS.ErrnoException) => {
+        if (e.code === 'ENOENT') {
+          reject(new ImepError('E_SIM_UNAVAILABLE', `${this.command.label}: ${this.command.file} not found`, { hint: 'install it or set IMEP_PYTHON' }));
+        }
+      });
+    });
+    spawnFailed.catch(() => undefined);
+    return this.#awaitReady(spawnFailed);
+  }
+
+  async #awaitReady(spawnFailed: Promise<never>): Promise<HelloReply> {
+    const timeout = this.#options.readyTimeoutMs ?? 20_000;
+    const probe = new BridgeClient({ endpoint: this.#options.endpoint, curve: this.#options.curve, heartbeatMs: 0, clientName: 'imep-supervisor' });
+    const exited = (this.#exited as Promise<ExitStatus>).then((status) => {
+      throw this.#deathErrorFor(status, 'before it was ready');
+    });
+    try {
+      return await Promise.race([probe.connect({ deadlineMs: timeout }), exited, spawnFailed]);
+    } catch (e) {
+      await this.stop();
+      if (e instanceof ImepError && e.code === 'E_BRIDGE_TIMEOUT') {
+        const tail = this.#stderr.trim() ? `; stderr: ${lastLines(this.#stderr)}` : '';
+        throw new ImepError('E_BRIDGE_TIMEOUT', `${this.command.label} did not answer hello on ${this.#options.endpoint} within ${timeout} ms${tail}`, { cause: e });
+      }
+      throw e;
+    } finally {
+      exited.catch(() => undefined);
+      await probe.close();
+    }
+  }
+
+  /** Sends a signal to the process (tests use SIGSTOP / SIGCONT / SIGKILL). */
+  signal(signal: NodeJS.Signals): boolean {
+    return this.#child?.kill(signal) ?? false;
+  }
+
+  /** Stops the process (SIGTERM, then SIGKILL after the grace period) and waits for its exit. */
+  async stop(): Promise<ExitStatus | undefined> {
+    const child = this.#child;
+    if (child === undefined) return undefined;
+    if (this.#exit === undefined) {
+      this.#stopping = true;
+      child.kill('SIGCONT'); // a stopped process cannot handle SIGTERM
+      child.kill('SIGTERM');
+    }
+    return this.#exited;
+  }
+
+  /** Stops a running process (if any) and starts a fresh one on the same endpoint. */
+  async restart(): Promise<HelloReply> {
+    await this.stop();
+    return this.start();
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    this.#listeners.clear();
+  }
+
+  #deathErrorFor(status: ExitStatus, when = ''): ImepError {
+    const how = status.signal ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
+    const stderr = this.#stderr;
+    const missing = /No module named '([^']+)'/.exec(stderr);
+    if (missing) {
+      const pkg = missing[1] as string;
+      return new ImepError('E_SIM_UNAVAILABLE', `${this.command.label} ${how}${when ? ` ${when}` : ''}: Python package '${pkg}' is not importable by ${this.command.file}`, {
+        hint: pkg === 'zmq' || pkg === 'msgpack' || pkg === 'numpy' ? 'apt-get install -y python3-zmq python3-msgpack python3-numpy' : `install ${pkg}`,
+      });
+    }
+    const tail = stderr.trim() ? `; stderr: ${lastLines(stderr)}` : '';
+    return new ImepError('E_BRIDGE_REMOTE', `${this.command.label} (pid ${this.pid}) ${how}${when ? ` ${when}` : ''}${tail}`);
+  }
+}
+
+function lastLines(text: string, n = 3): string {
+  return text.trim().split('\n').slice(-n).join(' | ');
+}
