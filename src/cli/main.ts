@@ -1,10 +1,20 @@
 #!/usr/bin/env node
 import { buildProgram, isCommanderExit } from './program.js';
 import { exitCodeFor, messageFor } from './exit-codes.js';
+import { registerCampaign } from './campaign-commands.js';
+import { registerChainbench } from './chainbench-commands.js';
+import { registerReport } from './report-commands.js';
 import { registerStats } from './stats-commands.js';
+import { registerSim } from './sim-commands.js';
 
 async function main(argv: string[]): Promise<number> {
-  const program = buildProgram({ stats: registerStats });
+  const program = buildProgram({
+    campaign: registerCampaign,
+    stats: registerStats,
+    sim: registerSim,
+    chainbench: registerChainbench,
+    report: registerReport,
+  });
   try {
     await program.parseAsync(argv);
     return 0;

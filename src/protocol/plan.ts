@@ -6,11 +6,14 @@
  * its first n). An episode is one attempt (or chain position) of one unit under one condition in one
  * wave. A condition listed in two waves (the anchor, typically) is planned in each.
  *
- * Canonical order (`seq` counts from 0):
- *   wave (listed order) → task (envs order) → seed (registered order) → condition (the wave's listed
+ * Canonical order (`seq` counts from 0), PLAN_VERSION 2:
+ *   wave (listed order) → condition (the wave's listed order) → task (envs order) → seed (registered
  *   order) → attempt (1 … count, or chain position 1 … length).
- * So all attempts of one scope under one condition are consecutive and never split, and every
- * condition of a wave runs a unit before the next unit starts.
+ * So every (wave, condition) is one contiguous BLOCK of the plan, and all attempts of one scope under
+ * one condition are consecutive and never split. The runner (src/campaign/runner) steps many units of
+ * one block in lockstep through a batched policy and still appends rows strictly in seq order with a
+ * reorder buffer bounded by the batch size. (Version 1 put condition below seed, interleaving the
+ * conditions unit by unit; that order cannot be batched per condition without buffering whole waves.)
  *
  * Ids (src/core/hash.ts truncatedId: SHA-256 of the parts joined by U+001F, first 16 hex digits):
  *   scopeId   = truncatedId([task, seed])
@@ -25,7 +28,7 @@ import { protocolHash } from './protocol-hash.js';
 import type { Protocol } from './schema.js';
 import { firstSeeds } from './seeds.js';
 
-export const PLAN_VERSION = 1;
+export const PLAN_VERSION = 2;
 
 export interface PlannedEpisode {
   readonly seq: number;
@@ -68,12 +71,13 @@ export function buildPlan(protocol: Protocol): Plan {
   const nOf = new Map(protocol.conditions.map((c) => [c.id, c.n ?? protocol.n]));
   const episodes: PlannedEpisode[] = [];
   for (const wave of protocol.waves) {
-    for (const env of protocol.envs) {
-      const task = env.task ?? env.id;
-      seeds.forEach((seed, seedIndex) => {
-        const scopeId = scopeIdOf(task, seed);
-        for (const condition of wave.conditions) {
-          if (seedIndex >= (nOf.get(condition) ?? protocol.n)) continue;
+    for (const condition of wave.conditions) {
+      const n = nOf.get(condition) ?? protocol.n;
+      for (const env of protocol.envs) {
+        const task = env.task ?? env.id;
+        seeds.forEach((seed, seedIndex) => {
+          if (seedIndex >= n) return;
+          const scopeId = scopeIdOf(task, seed);
           for (let attempt = 1; attempt <= perUnit; attempt++) {
             episodes.push({
               seq: episodes.length,
@@ -86,8 +90,8 @@ export function buildPlan(protocol: Protocol): Plan {
               episodeId: episodeIdOf(scopeId, attempt),
             });
           }
-        }
-      });
+        });
+      }
     }
   }
   const pHash = protocolHash(protocol);

@@ -37,14 +37,14 @@ describe('plan', () => {
     expect(new Set(plan.episodes.map((e) => e.episodeId)).size).toBe(800);
   });
 
-  it('is in canonical order: wave → task → seed → condition → attempt', () => {
+  it('is in canonical order: wave → condition → task → seed → attempt', () => {
     const p = loadProtocolSync(join(ROOT, 'protocols/remembercolor-substitution.yaml')).protocol;
     const plan = buildPlan(p);
     const waveIx = new Map(p.waves.map((w, i) => [w.id, i]));
     const taskIx = new Map(p.envs.map((e, i) => [e.task ?? e.id, i]));
     const key = (e: (typeof plan.episodes)[number]): number[] => {
       const wave = p.waves[waveIx.get(e.wave) ?? -1];
-      return [waveIx.get(e.wave) ?? -1, taskIx.get(e.task) ?? -1, e.seed, wave?.conditions.indexOf(e.condition) ?? -1, e.attempt];
+      return [waveIx.get(e.wave) ?? -1, wave?.conditions.indexOf(e.condition) ?? -1, taskIx.get(e.task) ?? -1, e.seed, e.attempt];
     };
     plan.episodes.forEach((e, i) => {
       expect(e.seq).toBe(i);
@@ -57,6 +57,19 @@ describe('plan', () => {
       expect((a[cmp] ?? 0) < (b[cmp] ?? 0), `seq ${i}`).toBe(true);
     });
     expect(plan.episodes.length).toBe(5 * 2 * 200 * 2);
+  });
+
+  it('makes every (wave, condition) one contiguous block, units in task → seed order inside it', () => {
+    const plan = buildPlan(blackout());
+    const blocks: string[] = [];
+    for (const e of plan.episodes) {
+      const key = `${e.wave}/${e.condition}`;
+      if (blocks.at(-1) !== key) blocks.push(key);
+    }
+    expect(blocks).toEqual(['1/A', '1/S_pi', '1/T_mu', '1/U', '2/A', '2/N_blk', '2/C']);
+    const block = plan.episodes.filter((e) => e.wave === 1 && e.condition === 'S_pi');
+    expect(block.map((e) => e.seed)).toEqual(plan.episodes.slice(0, 800).map((e) => e.seed));
+    expect(block[0]?.seq).toBe(800);
   });
 
   it('keeps all attempts of a scope under a condition consecutive', () => {

@@ -1,0 +1,185 @@
+/**
+ * What every campaign command shares: options, opening a campaign from its protocol file (or a unit from
+ * its frozen protocol), the policy runtime checked against every condition, and the creation + precommit
+ * of a new unit — everything that can refuse is checked before anything is written, and the unit is
+ * built in a hidden temporary folder renamed into place.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeLiteEnv } from '../../bridges/lite/registry.js';
+import { ImepError } from '../../core/errors.js';
+import { buildPlan, type Plan, type PlannedEpisode } from '../../protocol/plan.js';
+import { checkpointFile, verifyCheckpoint } from '../../protocol/checkpoint.js';
+import { loadProtocol } from '../../protocol/load.js';
+import { ProtocolSchema, type Protocol } from '../../protocol/schema.js';
+import { seedRanges } from '../../protocol/seeds.js';
+import { fsyncDir } from '../atomic-write.js';
+import { detectCodeIdentity, detectPackageVersions } from '../code-identity.js';
+import { createUnitDir } from '../create-unit.js';
+import { currentOperator } from '../operator.js';
+import { loadFrozenProtocol, precommit } from '../precommit.js';
+import { describeOverlap, findSeedOverlaps, readSeedRegistry } from '../seed-registry.js';
+import { unitPaths, type Operator, type SeedBand } from '../unit-layout.js';
+import { assertCheckpointServes, checkpointPolicyProvider } from './checkpoint-policy.js';
+import { ProgressDisplay, type ProgressStream } from './progress.js';
+import { preflightPlan } from './run-plan.js';
+import type { EnvProvider, PolicyProvider, RunnerSubscriber } from './types.js';
+import { unitDirFor } from './unit-dir.js';
+
+/** Default lockstep batch (episodes per inferBatch call). Rows do not depend on it. */
+export const DEFAULT_BATCH = 32;
+
+/** The package root (checkpoints and protocols ship with it). */
+export const PACKAGE_ROOT = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
+
+export interface CampaignOptions {
+  readonly campaignsDir: string;
+  readonly batchSize?: number;
+  /** Where checkpoint paths resolve (default: the working directory, else the package root). */
+  readonly root?: string;
+  /** Progress display target (null: none). */
+  readonly progress?: ProgressStream | null;
+  /** Lines for the user (stdout). */
+  readonly say?: (line: string) => void;
+  readonly operator?: Operator;
+  /** The policy runtime of a protocol (default: its checkpoint through the external-memory runtime). */
+  readonly policies?: (protocol: Protocol, checkpointDir: string) => Promise<PolicyProvider>;
+  readonly envs?: EnvProvider;
+  readonly now?: () => Date;
+}
+
+export interface Campaign {
+  readonly file: string;
+  readonly protocol: Protocol;
+  readonly hash: string;
+  readonly plan: Plan;
+  readonly dir: string;
+}
+
+export const say = (opts: CampaignOptions, line: string): void => (opts.say ?? ((l: string) => process.stdout.write(`${l}\n`)))(line);
+
+export function batchOf(opts: CampaignOptions): number {
+  const b = opts.batchSize ?? DEFAULT_BATCH;
+  if (!Number.isSafeInteger(b) || b < 1) throw new ImepError('E_USAGE', `batch size must be a positive integer, got ${b}`, { field: '--batch' });
+  return b;
+}
+
+/** The root the protocol's checkpoint path resolves against. */
+export function checkpointRoot(protocol: Protocol, opts: CampaignOptions): string {
+  if (opts.root !== undefined) return opts.root;
+  if (existsSync(checkpointFile(protocol, process.cwd()))) return process.cwd();
+  if (existsSync(checkpointFile(protocol, PACKAGE_ROOT))) return PACKAGE_ROOT;
+  return process.cwd();
+}
+
+export const defaultEnvs: EnvProvider = (task) => makeLiteEnv(task.envId, task.kwargs);
+
+export async function openCampaign(file: string, opts: CampaignOptions): Promise<Campaign> {
+  const loaded = await loadProtocol(file);
+  const plan = buildPlan(loaded.protocol);
+  const { dir } = await unitDirFor(opts.campaignsDir, loaded.protocol.id, loaded.hash, file);
+  return { file, protocol: loaded.protocol, hash: loaded.hash, plan, dir };
+}
+
+/** Loads a unit's frozen protocol (re-hashed against the precommit) and its plan (plan hash checked). */
+export async function openUnit(dir: string): Promise<Campaign> {
+  const frozen = await loadFrozenProtocol(dir);
+  const protocol = ProtocolSchema.parse(frozen.protocol);
+  const plan = buildPlan(protocol);
+  if (plan.planHash !== frozen.precommit.planHash) {
+    throw new ImepError('E_PROTOCOL_FROZEN', `the plan this code builds (${plan.planHash.slice(0, 12)}…) is not the precommitted plan (${frozen.precommit.planHash.slice(0, 12)}…)`, {
+      file: unitPaths(dir).plan,
+      hint: 'run the unit with the code that precommitted it (see unit.json spec.code)',
+    });
+  }
+  return { file: unitPaths(dir).protocol, protocol, hash: frozen.protocolHash, plan, dir };
+}
+
+function seedBands(protocol: Protocol): SeedBand[] {
+  const ranges = seedRanges(protocol.seeds);
+  return protocol.envs.flatMap((e) => ranges.map((r) => ({ task: e.task ?? e.id, start: r.start, end: r.end })));
+}
+
+/** The policy runtime for a campaign, checked against the checkpoint and every condition. */
+export async function runtimeFor(c: Campaign, opts: CampaignOptions): Promise<PolicyProvider> {
+  const root = checkpointRoot(c.protocol, opts);
+  const ckptDir = resolve(root, c.protocol.checkpoint.path);
+  let provider: PolicyProvider;
+  if (opts.policies) provider = await opts.policies(c.protocol, ckptDir);
+  else {
+    assertCheckpointServes(c.protocol, ckptDir);
+    provider = await checkpointPolicyProvider(ckptDir);
+  }
+  try {
+    await preflightPlan(c.protocol, c.plan.episodes, provider, batchOf(opts));
+  } catch (e) {
+    await provider.release();
+    throw e;
+  }
+  return provider;
+}
+
+/**
+ * Creates and precommits the unit of a campaign whose folder does not exist yet. Everything that can
+ * refuse is checked first; the unit is built in a temporary folder and renamed into place, so a refusal
+ * or a crash never leaves a half-made unit under the real name.
+ */
+export async function createAndPrecommit(c: Campaign, opts: CampaignOptions): Promise<PolicyProvider> {
+  const root = checkpointRoot(c.protocol, opts);
+  const digest = await verifyCheckpoint(c.protocol, root, c.file);
+  const provider = await runtimeFor(c, opts);
+  try {
+    const registryFile = join(opts.campaignsDir, 'seed-registry.json');
+    const bands = seedBands(c.protocol);
+    const reuse = (c.protocol.seeds.reuse ?? []).map((r) => r.campaign);
+    const overlap = findSeedOverlaps(await readSeedRegistry(registryFile), c.protocol.id, bands, reuse)[0];
+    if (overlap !== undefined) {
+      throw new ImepError('E_SEED_OVERLAP', describeOverlap(overlap), {
+        file: c.file,
+        field: 'seeds',
+        hint: `pick a disjoint band, or declare \`reuse: [{ campaign: ${overlap.otherCampaignId}, reason: … }]\` if the reuse is intended`,
+      });
+    }
+    await mkdir(opts.campaignsDir, { recursive: true });
+    const folder = basename(c.dir);
+    // a precommit killed mid-way leaves only a hidden temporary folder: remove it
+    for (const name of await readdir(opts.campaignsDir)) {
+      if (name.startsWith(`.${folder}.tmp-`)) await rm(join(opts.campaignsDir, name), { recursive: true, force: true });
+    }
+    const tmp = join(opts.campaignsDir, `.${folder}.tmp-${process.pid}-${randomBytes(3).toString('hex')}`);
+    const operator = opts.operator ?? currentOperator();
+    try {
+      await createUnitDir(tmp, { id: c.protocol.id, operator, ...(opts.now ? { now: opts.now } : {}) });
+      await precommit(tmp, {
+        protocol: c.protocol,
+        plan: c.plan,
+        planHash: c.plan.planHash,
+        plannedRows: c.plan.episodes.length,
+        code: await detectCodeIdentity(PACKAGE_ROOT),
+        checkpointHashes: { [`${c.protocol.checkpoint.path}/${c.protocol.checkpoint.file}`]: digest },
+        seeds: bands,
+        reuse,
+        packageVersions: await detectPackageVersions(PACKAGE_ROOT, ['commander', 'msgpackr', 'onnxruntime-node', 'yaml', 'zod']),
+        seedRegistry: registryFile,
+        operator,
+        ...(opts.now ? { now: opts.now } : {}),
+      });
+      await rename(tmp, c.dir);
+      await fsyncDir(opts.campaignsDir);
+    } catch (e) {
+      await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+      throw e;
+    }
+    return provider;
+  } catch (e) {
+    await provider.release();
+    throw e;
+  }
+}
+
+export function progressFor(opts: CampaignOptions, episodes: readonly PlannedEpisode[], label: string): RunnerSubscriber[] {
+  return opts.progress ? [new ProgressDisplay(opts.progress, episodes, label)] : [];
+}

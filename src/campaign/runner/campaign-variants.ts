@@ -1,0 +1,104 @@
+/**
+ * The two ways to run part of a campaign outside its formal run: a shard (`run FILE --shard i/N`, rows kept
+ * apart in <unit>.shards/ with their plan seqs) and a probe or smoke run (`probe|smoke FILE --n K`, the first
+ * K units of every segment, renumbered, stored under the unit's probe/ or smoke/ folder).
+ */
+import { join } from 'node:path';
+import { ImepError } from '../../core/errors.js';
+import { episodesPerUnit, type PlannedEpisode } from '../../protocol/plan.js';
+import { NEXT_COMMAND } from '../lifecycle.js';
+import { currentOperator } from '../operator.js';
+import { startSmallRun, type SmallRunKind } from '../small-run.js';
+import { readUnitState } from '../unit-state.js';
+import { batchOf, createAndPrecommit, defaultEnvs, openCampaign, progressFor, runtimeFor, say, type Campaign, type CampaignOptions } from './campaign-setup.js';
+import { runPlan } from './run-plan.js';
+import { RowSink } from './row-sink.js';
+import { completeShard, openShard, shardDir, shardFilter, type ShardSpec } from './shard.js';
+import type { PolicyProvider } from './types.js';
+import { exists } from './unit-dir.js';
+
+export async function runShard(c: Campaign, spec: ShardSpec, opts: CampaignOptions, provider: PolicyProvider | null): Promise<void> {
+  const snap = await readUnitState(c.dir);
+  if (snap.state !== 'precommitted') {
+    throw new ImepError('E_OUT_OF_ORDER', `unit ${c.dir} is '${snap.state}'; shards run on a precommitted unit only (the formal run and shards are alternatives)`, {
+      hint: `next: ${NEXT_COMMAND[snap.state]} ${c.dir}`,
+    });
+  }
+  const include = shardFilter(c.plan.episodes, spec);
+  const mine = c.plan.episodes.filter((e) => include({ task: e.task, seed: e.seed, scopeId: e.scopeId, episodes: [] }));
+  const shard = await openShard(shardDir(c.dir, spec), { unitId: snap.header.id, protocolHash: c.hash, planHash: c.plan.planHash, spec }, mine.map((e) => e.seq), episodesPerUnit(c.protocol));
+  const runtime = provider ?? (await runtimeFor(c, opts));
+  const todo = mine.filter((e) => e.seq >= shard.startSeq);
+  const sink = new RowSink(shard.target, shard.expected, shard.existing, join(shard.dir, 'rows.jsonl'));
+  try {
+    if (todo.length > 0) {
+      await runPlan({
+        protocol: c.protocol,
+        episodes: c.plan.episodes,
+        policies: runtime,
+        envs: opts.envs ?? defaultEnvs,
+        batchSize: batchOf(opts),
+        sink,
+        startSeq: shard.startSeq,
+        include,
+        subscribers: progressFor(opts, todo, `${c.protocol.id} shard ${spec.index}/${spec.count}`),
+      });
+    }
+    await sink.drain();
+  } finally {
+    await sink.settle();
+    await runtime.release();
+  }
+  await completeShard(shard);
+  say(opts, `shard ${spec.index}/${spec.count} of ${c.dir}: ${mine.length} rows in ${shard.dir}`);
+}
+
+/** The first `n` units of every segment of a plan, renumbered seq 0, 1, … (a probe or smoke sub-plan). */
+export function smallPlan(episodes: readonly PlannedEpisode[], n: number): PlannedEpisode[] {
+  const out: PlannedEpisode[] = [];
+  let seg = '';
+  let units = new Set<string>();
+  for (const e of episodes) {
+    const key = `${e.wave}\u001f${e.condition}\u001f${e.task}`;
+    if (key !== seg) {
+      seg = key;
+      units = new Set();
+    }
+    if (!units.has(e.scopeId)) {
+      if (units.size >= n) continue;
+      units.add(e.scopeId);
+    }
+    out.push({ ...e, seq: out.length });
+  }
+  return out;
+}
+
+/** `imep campaign probe|smoke FILE --n K`: a small run stored apart from the formal evidence. */
+export async function smallRunCampaign(file: string, kind: SmallRunKind, n: number, opts: CampaignOptions): Promise<string> {
+  if (!Number.isSafeInteger(n) || n < 1) throw new ImepError('E_USAGE', `--n must be a positive integer, got ${n}`, { field: '--n' });
+  batchOf(opts);
+  const c = await openCampaign(file, opts);
+  let provider: PolicyProvider | null = null;
+  if (!(await exists(c.dir))) {
+    provider = await createAndPrecommit(c, opts);
+    say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
+  }
+  try {
+    const small = await startSmallRun(c.dir, kind, { operator: opts.operator ?? currentOperator(), label: `${kind} --n ${n}`, ...(opts.now ? { now: opts.now } : {}) });
+    provider ??= await runtimeFor(c, opts);
+    const episodes = smallPlan(c.plan.episodes, n);
+    const sink = new RowSink(small, episodes.map((e) => e.seq), new Map(), small.files.rows);
+    try {
+      await runPlan({ protocol: c.protocol, episodes, policies: provider, envs: opts.envs ?? defaultEnvs, batchSize: batchOf(opts), sink, subscribers: progressFor(opts, episodes, `${kind}`) });
+      await sink.drain();
+    } finally {
+      await sink.settle();
+    }
+    await small.finish(opts.now);
+    say(opts, `${kind} run ${small.runId}: ${episodes.length} rows in ${small.folder} (apart from the formal evidence)`);
+    say(opts, `next: imep campaign run ${c.file}`);
+    return small.folder;
+  } finally {
+    await provider?.release();
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * `imep campaign run FILE`: protocol file → evidence unit, the main job of the product.
+ *
+ *   load + validate the protocol (allowlists disjoint: E_ALLOWLIST_OVERLAP) → plan
+ *   unit folder `<campaigns>/<id>-<hash12>/`; another unit of the same id → E_PROTOCOL_FROZEN
+ *   new unit: checkpoint verified (path + SHA-256: E_CHECKPOINT_MISSING / E_CHECKPOINT_MISMATCH), the
+ *     runtime checked against every condition, seed bands checked against the registry — all before
+ *     anything is written — then created and precommitted in a temporary folder renamed into place
+ *   precommitted → formal run → run-complete → seal;  running → resume → … ;  run-complete → seal;
+ *   sealed or later → its status and the next command (never a second unit for one frozen protocol).
+ *
+ * Every refusal is an ImepError (one line, non-zero exit in the CLI) thrown before the write it refuses.
+ */
+import { canonicalJson } from '../../core/canonical-json.js';
+import { ImepError } from '../../core/errors.js';
+import { episodesPerUnit } from '../../protocol/plan.js';
+import { readRows } from '../durable-append.js';
+import { completeRun, resumeRun, startRun, type FormalRun } from '../formal-run.js';
+import { NEXT_COMMAND } from '../lifecycle.js';
+import { currentOperator } from '../operator.js';
+import { seal } from '../seal.js';
+import { formatStatus, unitStatus } from '../status.js';
+import { unitPaths } from '../unit-layout.js';
+import { readUnitState } from '../unit-state.js';
+import { batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, type Campaign, type CampaignOptions } from './campaign-setup.js';
+import { runShard } from './campaign-variants.js';
+import { adjudicateStep, closeoutStep, crossCheckStep, defaultReportDir, QUICK_START_OVERRIDE, reportStep } from './post-seal.js';
+import { runPlan } from './run-plan.js';
+import { RowSink } from './row-sink.js';
+import type { ShardSpec } from './shard.js';
+import type { PolicyProvider } from './types.js';
+import { exists } from './unit-dir.js';
+
+export type Through = 'seal' | 'closeout';
+
+export interface RunCampaignOptions extends CampaignOptions {
+  readonly through?: Through;
+  readonly shard?: ShardSpec;
+}
+
+/** `imep campaign precommit FILE`: the unit exists and is precommitted afterwards; returns its folder. */
+export async function precommitCampaign(file: string, opts: CampaignOptions): Promise<string> {
+  const c = await openCampaign(file, opts);
+  if (await exists(c.dir)) {
+    const snap = await readUnitState(c.dir);
+    say(opts, `unit ${c.dir} is already '${snap.state}' — next: ${NEXT_COMMAND[snap.state]} ${snap.state === 'precommitted' ? c.file : c.dir}`);
+    return c.dir;
+  }
+  const provider = await createAndPrecommit(c, opts);
+  await provider.release();
+  say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
+  say(opts, `next: imep campaign run ${c.file}`);
+  return c.dir;
+}
+
+/** The durable rows a resumed run may recompute: the last `perUnit` rows, by seq. */
+async function lastRows(file: string, perUnit: number): Promise<Map<number, string>> {
+  const { rows } = await readRows(file);
+  return new Map(rows.slice(Math.max(0, rows.length - perUnit)).map((r) => [r.seq, canonicalJson(r)]));
+}
+
+async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOptions): Promise<void> {
+  const snap = await readUnitState(c.dir);
+  const operator = opts.operator ?? currentOperator();
+  let run: FormalRun;
+  let startSeq = 0;
+  let existing = new Map<number, string>();
+  if (snap.state === 'precommitted') {
+    run = await startRun(c.dir, { operator, ...(opts.now ? { now: opts.now } : {}) });
+  } else {
+    const r = await resumeRun(c.dir, { operator, ...(opts.now ? { now: opts.now } : {}) });
+    run = r.run;
+    startSeq = r.report.nextSeq;
+    existing = await lastRows(unitPaths(c.dir).rows, episodesPerUnit(c.protocol));
+    const repaired = r.report.tornRow ? `; truncated a torn final line (${r.report.tornRow.bytes} bytes)` : '';
+    say(opts, `resuming ${c.dir} at row ${startSeq} of ${c.plan.episodes.length}${repaired}`);
+  }
+  const todo = c.plan.episodes.filter((e) => e.seq >= startSeq);
+  const sink = new RowSink(run, todo.map((e) => e.seq), existing, unitPaths(c.dir).rows);
+  try {
+    await runPlan({
+      protocol: c.protocol,
+      episodes: c.plan.episodes,
+      policies: provider,
+      envs: opts.envs ?? defaultEnvs,
+      batchSize: batchOf(opts),
+      sink,
+      startSeq,
+      subscribers: progressFor(opts, todo, c.protocol.id),
+    });
+    await sink.drain();
+  } finally {
+    await sink.settle();
+  }
+  await completeRun(c.dir, opts.now ? { now: opts.now } : {});
+}
+
+async function postSeal(c: Campaign, opts: CampaignOptions): Promise<void> {
+  const operator = opts.operator ?? currentOperator();
+  for (;;) {
+    const { state } = await readUnitState(c.dir);
+    if (state === 'sealed') {
+      const a = await adjudicateStep(c.dir, { operator, allowSameOperator: QUICK_START_OVERRIDE });
+      say(opts, `adjudicated ${c.dir}: ${a.file} (${a.adjudication.goNoGo.status}; same-operator override recorded: "${QUICK_START_OVERRIDE.reason}")`);
+      for (const v of a.adjudication.verdicts) say(opts, `  ${v.criterion}: ${v.verdict}`);
+    } else if (state === 'adjudicated') {
+      const x = await crossCheckStep(c.dir, { operator });
+      say(opts, `cross-checked ${c.dir}: ${x.outcome}`);
+    } else if (state === 'cross-checked') {
+      const r = await closeoutStep(c.dir, { operator });
+      say(opts, `closed out ${c.dir}: Merkle root ${r.merkle.root}`);
+    } else if (state === 'closed') {
+      const out = defaultReportDir(c.dir);
+      const w = await reportStep(c.dir, out);
+      say(opts, `report: ${w.html}`);
+      return;
+    } else {
+      return;
+    }
+  }
+}
+
+async function sealAndSay(c: Campaign, opts: CampaignOptions): Promise<void> {
+  const r = await seal(c.dir, { operator: opts.operator ?? currentOperator(), ...(opts.now ? { now: opts.now } : {}) });
+  say(opts, `sealed ${c.dir}: ${c.plan.episodes.length} rows, Merkle root ${r.record.merkle.root}`);
+}
+
+async function sayWhere(c: Campaign, opts: CampaignOptions): Promise<void> {
+  const s = await unitStatus(c.dir);
+  say(opts, formatStatus(s));
+  say(opts, `unit: ${c.dir}`);
+  if (s.state !== 'closed') say(opts, `next: ${s.next} ${c.dir}`);
+  else say(opts, `next: imep campaign verify ${c.dir}`);
+}
+
+async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider: PolicyProvider | null): Promise<void> {
+  let runtime = provider;
+  try {
+    let { state } = await readUnitState(c.dir);
+    if (state === 'created') throw new ImepError('E_OUT_OF_ORDER', `unit ${c.dir} was created but never precommitted`, { hint: 'remove the folder and run again' });
+    if (state === 'precommitted' || state === 'running') {
+      runtime ??= await runtimeFor(c, opts);
+      await formalRun(c, runtime, opts);
+      state = 'run-complete';
+    }
+    if (runtime !== null) {
+      await runtime.release();
+      runtime = null;
+    }
+    if (state === 'run-complete') await sealAndSay(c, opts);
+    if (opts.through === 'closeout') await postSeal(c, opts);
+    await sayWhere(c, opts);
+  } finally {
+    await runtime?.release();
+  }
+}
+
+/** `imep campaign run FILE [--through seal|closeout] [--shard i/N]`. */
+export async function runCampaign(file: string, opts: RunCampaignOptions): Promise<string> {
+  batchOf(opts);
+  const c = await openCampaign(file, opts);
+  let provider: PolicyProvider | null = null;
+  if (!(await exists(c.dir))) {
+    provider = await createAndPrecommit(c, opts);
+    say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
+  }
+  if (opts.shard !== undefined) {
+    await runShard(c, opts.shard, opts, provider);
+    return c.dir;
+  }
+  await continueCampaign(c, opts, provider);
+  return c.dir;
+}
+
+/** `imep campaign resume UNIT`: continues an interrupted formal run from the unit's frozen protocol. */
+export async function resumeCampaign(unitDir: string, opts: RunCampaignOptions): Promise<string> {
+  const c = await openUnit(unitDir);
+  await continueCampaign(c, opts, null);
+  return c.dir;
+}

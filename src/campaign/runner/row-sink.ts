@@ -1,0 +1,131 @@
+/**
+ * Where finished rows go: a reorder buffer in front of a durable row target, so that rows computed out
+ * of order (batch slots finish units in any order) are appended strictly in seq order, each one durably
+ * (fsync'd by the target) before the next. Writes are queued and run while the loop keeps computing;
+ * the first write error is kept and aborts the run at its next step (`error`).
+ *
+ * For each row, in order: its trace lines (written before the row, as the store requires), its timing
+ * line (before the row too, so a crash between them leaves a side line that resume truncates rather than
+ * a row without timing), then the row.
+ *
+ * Resume check: rows recomputed for seqs that are already durable (the earlier attempts of the unit the
+ * run was killed in) are not written again; their canonical JSON must equal the durable line byte for
+ * byte, else E_UNIT_TAMPERED — rows are deterministic, so a difference means the rows file was changed,
+ * or the code or checkpoint differs from the run's start.
+ */
+import { canonicalJson } from '../../core/canonical-json.js';
+import { ImepError } from '../../core/errors.js';
+import type { EpisodeRow, EpisodeTiming } from '../episode-row.js';
+import type { SeqLine } from '../row-writer.js';
+
+/** The durable face of a run (FormalRun and SmallRun are RowWriters; shards have their own). */
+export interface RowTarget {
+  appendRow(row: SeqLine): Promise<void>;
+  appendTiming(timing: SeqLine): Promise<void>;
+  appendTrace(stream: string, entry: SeqLine): Promise<void>;
+}
+
+export interface TraceLine {
+  readonly stream: string;
+  readonly entry: SeqLine;
+}
+
+export interface FinishedRow {
+  readonly row: EpisodeRow;
+  readonly timing: EpisodeTiming;
+  readonly traces: readonly TraceLine[];
+}
+
+export class RowSink {
+  private readonly pending = new Map<number, FinishedRow>();
+  private readonly extraTraces = new Map<number, TraceLine[]>();
+  private idx = 0;
+  private chain: Promise<void> = Promise.resolve();
+  private failure: unknown = undefined;
+  private count = 0;
+
+  /**
+   * @param expected the seqs this run appends, ascending
+   * @param existing canonical JSON of durable rows that may be recomputed (resume), by seq
+   */
+  constructor(
+    private readonly target: RowTarget,
+    private readonly expected: readonly number[],
+    private readonly existing: ReadonlyMap<number, string> = new Map(),
+    private readonly file = 'rows.jsonl',
+  ) {}
+
+  /** The first write (or resume-check) error, if any. */
+  get error(): unknown {
+    return this.failure;
+  }
+
+  /** Rows appended so far. */
+  get written(): number {
+    return this.count;
+  }
+
+  /** Rows still expected (not yet appended or queued). */
+  get remaining(): number {
+    return this.expected.length - this.idx;
+  }
+
+  /** A trace line to write just before row `seq` (e.g. a segment's donor assignment). */
+  trace(seq: number, line: TraceLine): void {
+    const list = this.extraTraces.get(seq) ?? [];
+    list.push(line);
+    this.extraTraces.set(seq, list);
+  }
+
+  put(item: FinishedRow): void {
+    const seq = item.row.seq;
+    const durable = this.existing.get(seq);
+    if (durable !== undefined) {
+      if (canonicalJson(item.row) !== durable && this.failure === undefined) {
+        this.failure = new ImepError('E_UNIT_TAMPERED', `durable row seq ${seq} differs from the row the resumed run recomputed`, {
+          file: this.file,
+          hint: 'rows are deterministic: the rows file was changed, or the code or checkpoint differs from the run’s start; run `imep campaign verify`',
+        });
+      }
+      this.extraTraces.delete(seq);
+      return;
+    }
+    this.pending.set(seq, item);
+    this.flush();
+  }
+
+  private flush(): void {
+    for (;;) {
+      const seq = this.expected[this.idx];
+      if (seq === undefined) return;
+      const item = this.pending.get(seq);
+      if (item === undefined) return;
+      this.pending.delete(seq);
+      this.idx += 1;
+      const traces = [...(this.extraTraces.get(seq) ?? []), ...item.traces];
+      this.extraTraces.delete(seq);
+      this.chain = this.chain.then(async () => {
+        if (this.failure !== undefined) return;
+        try {
+          for (const t of traces) await this.target.appendTrace(t.stream, t.entry);
+          await this.target.appendTiming(item.timing);
+          await this.target.appendRow(item.row);
+          this.count += 1;
+        } catch (e) {
+          this.failure = e;
+        }
+      });
+    }
+  }
+
+  /** Waits for every queued write, whatever happened (for cleanup paths). */
+  async settle(): Promise<void> {
+    await this.chain;
+  }
+
+  /** Waits for every queued write; throws the first error. */
+  async drain(): Promise<void> {
+    await this.chain;
+    if (this.failure !== undefined) throw this.failure;
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * The runner core: runs (part of) a plan, segment by segment, into a RowSink.
+ *
+ * A SEGMENT is one (wave, condition, task) run of the plan; with the canonical order wave → condition →
+ * task → seed → attempt (src/protocol/plan.ts, PLAN_VERSION 2) every segment is contiguous, so its units
+ * can be stepped together through one batched policy and their rows still leave in seq order through
+ * the sink's reorder buffer (at most one unit per slot is ever waiting).
+ *
+ * Which units run: those the run selects (`include`, e.g. a shard) that still have a row at or after
+ * `startSeq` (resume). A unit straddling `startSeq` is run whole — its durable rows are recomputed and
+ * checked byte for byte by the sink, never written twice.
+ */
+import { assertDisjointAllowlists } from '../../bridges/allowlist.js';
+import type { SimEnvironment } from '../../bridges/sim-environment.js';
+import { ImepError } from '../../core/errors.js';
+import { interventionHook } from '../../interventions/condition.js';
+import type { PlannedEpisode } from '../../protocol/plan.js';
+import type { Protocol, ProtocolCondition } from '../../protocol/schema.js';
+import { conditionPlan, type ConditionPlan } from './condition-plan.js';
+import { prepareDonors } from './donors.js';
+import { runSegmentLoop } from './episode-loop.js';
+import { RowRecorder } from './row-recorder.js';
+import type { RowSink } from './row-sink.js';
+import { taskFacts } from './task-facts.js';
+import type { EnvProvider, PolicyProvider, RunnerPolicy, RunnerSubscriber, SegmentInfo, TaskContext, UnitJob } from './types.js';
+
+export interface Segment {
+  readonly wave: number;
+  readonly condition: string;
+  readonly task: string;
+  readonly units: readonly UnitJob[];
+}
+
+/** Splits plan episodes (in seq order) into segments and units. */
+export function segmentsOf(episodes: readonly PlannedEpisode[]): Segment[] {
+  const out: { wave: number; condition: string; task: string; units: { task: string; seed: number; scopeId: string; episodes: PlannedEpisode[] }[] }[] = [];
+  for (const ep of episodes) {
+    let seg = out.at(-1);
+    if (seg === undefined || seg.wave !== ep.wave || seg.condition !== ep.condition || seg.task !== ep.task) {
+      seg = { wave: ep.wave, condition: ep.condition, task: ep.task, units: [] };
+      out.push(seg);
+    }
+    let unit = seg.units.at(-1);
+    if (unit === undefined || unit.scopeId !== ep.scopeId) {
+      unit = { task: ep.task, seed: ep.seed, scopeId: ep.scopeId, episodes: [] };
+      seg.units.push(unit);
+    }
+    unit.episodes.push(ep);
+  }
+  return out;
+}
+
+/** The task contexts of a protocol, by plan task name. */
+export function taskContexts(protocol: Protocol): Map<string, TaskContext> {
+  return new Map(
+    protocol.envs.map((e) => {
+      const task = e.task ?? e.id;
+      return [task, { task, envId: e.id, kwargs: { ...(e.kwargs ?? {}) }, facts: taskFacts(e.id) }];
+    }),
+  );
+}
+
+export interface RunPlanInput {
+  readonly protocol: Protocol;
+  /** Plan episodes in seq order (the full plan, or a small run's renumbered subset). */
+  readonly episodes: readonly PlannedEpisode[];
+  readonly policies: PolicyProvider;
+  readonly envs: EnvProvider;
+  readonly batchSize: number;
+  readonly sink: RowSink;
+  /** Rows below this seq are durable already (resume). */
+  readonly startSeq?: number;
+  /** Units this run executes (default: all), e.g. one shard. */
+  readonly include?: (unit: UnitJob) => boolean;
+  readonly subscribers?: readonly RunnerSubscriber[];
+}
+
+function conditionOf(protocol: Protocol, id: string): ProtocolCondition {
+  const c = protocol.conditions.find((x) => x.id === id);
+  if (c === undefined) throw new ImepError('E_PROTOCOL_INVALID', `the plan names condition ${id}, which the protocol does not define`, { field: 'waves' });
+  return c;
+}
+
+/**
+ * Refuses, before anything runs, a condition the runtime cannot carry out on a task: O without an
+ * oracle source, a point-acting condition on a bank that cannot be installed into, an S/T swap on a
+ * task without a known fact field.
+ */
+export function checkCondition(condition: ProtocolCondition, task: TaskContext, policy: RunnerPolicy, runtime: string): ConditionPlan {
+  const plan = conditionPlan(condition);
+  if (plan.spec.kind === 'O') {
+    throw new ImepError('E_PROTOCOL_INVALID', `condition "${condition.id}" (O) needs an oracle source, which this policy runtime does not provide`, { field: `conditions.${condition.id}` });
+  }
+  if (plan.pointAttempt !== null && policy.slotMemory(0).target === null) {
+    throw new ImepError('E_PROTOCOL_INVALID', `condition "${condition.id}" acts at a registered point, but the policy's bank (${runtime}) cannot be installed into`, {
+      field: `conditions.${condition.id}.installAt`,
+      hint: 'point-acting conditions (U install, N clear, S, T) need a structured bank that persists across attempts',
+    });
+  }
+  if (plan.donorMode !== null && task.facts.factField === null) {
+    throw new ImepError('E_PROTOCOL_INVALID', `condition "${condition.id}" swaps donors by fact, but task ${task.task} (${task.envId}) has no known fact field`, {
+      field: `conditions.${condition.id}`,
+      hint: 'S/T donor swaps run on tasks with a known target fact (ShellGame: ballCup, RememberColor: targetColorIndex)',
+    });
+  }
+  return plan;
+}
+
+/** Checks every (condition, task) of a plan against the runtime (policyFor once per task). */
+export async function preflightPlan(protocol: Protocol, episodes: readonly PlannedEpisode[], policies: PolicyProvider, batchSize: number): Promise<void> {
+  assertDisjointAllowlists(protocol.allowlists, 'allowlists');
+  const tasks = taskContexts(protocol);
+  const seen = new Set<string>();
+  const made = new Map<string, RunnerPolicy>();
+  for (const seg of segmentsOf(episodes)) {
+    const key = `${seg.condition}\u001f${seg.task}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const task = tasks.get(seg.task);
+    if (task === undefined) throw new ImepError('E_PROTOCOL_INVALID', `the plan names task ${seg.task}, which no env defines`, { field: 'envs' });
+    let policy = made.get(seg.task);
+    if (policy === undefined) made.set(seg.task, (policy = await policies.policyFor(task, batchSize)));
+    checkCondition(conditionOf(protocol, seg.condition), task, policy, policies.description);
+  }
+}
+
+export async function runPlan(input: RunPlanInput): Promise<void> {
+  const { protocol, sink } = input;
+  assertDisjointAllowlists(protocol.allowlists, 'allowlists');
+  const startSeq = input.startSeq ?? 0;
+  const include = input.include ?? (() => true);
+  const tasks = taskContexts(protocol);
+  const maxTries = protocol.executionFailures.policy === 'retry' ? 1 + protocol.executionFailures.maxRetries : 1;
+  const policies = new Map<string, RunnerPolicy>();
+  const envs = new Map<string, SimEnvironment[]>();
+  const extra = input.subscribers ?? [];
+  try {
+    for (const seg of segmentsOf(input.episodes)) {
+      const run = seg.units.filter((u) => include(u) && u.episodes.some((e) => e.seq >= startSeq));
+      if (run.length === 0) continue;
+      const condition = conditionOf(protocol, seg.condition);
+      const task = tasks.get(seg.task);
+      if (task === undefined) throw new ImepError('E_PROTOCOL_INVALID', `the plan names task ${seg.task}, which no env defines`, { field: 'envs' });
+      let policy = policies.get(seg.task);
+      if (policy === undefined) policies.set(seg.task, (policy = await input.policies.policyFor(task, input.batchSize)));
+      const plan = checkCondition(condition, task, policy, input.policies.description);
+      let slotEnvs = envs.get(seg.task);
+      if (slotEnvs === undefined) envs.set(seg.task, (slotEnvs = []));
+      const list = slotEnvs;
+      const envFor = (slot: number): SimEnvironment => (list[slot] ??= input.envs(task, slot));
+      const segment: SegmentInfo = { wave: seg.wave, condition, task, phase: 'main' };
+      const resetOptions = { ...(condition.envKwargs ?? {}) };
+      const subscribers: RunnerSubscriber[] = [new RowRecorder(plan, sink), ...extra];
+      let donors: Awaited<ReturnType<typeof prepareDonors>> | null = null;
+      if (plan.donorMode !== null) {
+        donors = await prepareDonors({ segment, plan, policy, envFor, allowlists: protocol.allowlists, resetOptions, units: seg.units, maxTries });
+        // written once, just before the segment's first row this run (or shard) owns
+        const first = seg.units.find((u) => include(u))?.episodes[0];
+        if (first !== undefined && first.seq >= startSeq) {
+          sink.trace(first.seq, {
+            stream: 'donors',
+            entry: { seq: first.seq, wave: seg.wave, condition: condition.id, task: seg.task, mode: donors.assignment.mode, seed: donors.assignment.seed, entries: donors.assignment.entries },
+          });
+        }
+      }
+      const removed = donors?.removed ?? new Map();
+      const units = run.filter((u) => !removed.has(u.scopeId));
+      for (const u of run) {
+        const failure = removed.get(u.scopeId);
+        if (failure !== undefined) for (const s of subscribers) s.onUnitEnd?.(-1, u, { kind: 'removed', failure });
+      }
+      const d = donors;
+      await runSegmentLoop({
+        segment,
+        plan,
+        policy,
+        envFor,
+        allowlists: protocol.allowlists,
+        resetOptions,
+        units,
+        handleFor: (u) => {
+          const donor = d?.donors.get(u.scopeId);
+          return interventionHook(plan.spec, {
+            scope: u.scopeId,
+            point: plan.pointLabel,
+            ...(plan.seed === undefined ? {} : { seed: plan.seed }),
+            ...(donor === undefined ? {} : { donor }),
+          });
+        },
+        maxTries,
+        subscribers,
+        abort: () => sink.error,
+      });
+      if (sink.error !== undefined) throw sink.error;
+    }
+  } finally {
+    for (const list of envs.values()) for (const e of list) await e?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * `imep campaign …`: protocol file → sealed (and, with --through closeout, adjudicated and closed-out)
+ * evidence unit. Thin: parses, calls src/campaign (runner and store), prints.
+ *
+ *   imep campaign run FILE [--through seal|closeout] [--campaigns-dir D] [--batch B] [--shard i/N]
+ *   imep campaign resume UNIT [--through seal|closeout] [--batch B]
+ *   imep campaign precommit FILE [--campaigns-dir D]
+ *   imep campaign probe FILE --n K [--campaigns-dir D] [--batch B]      (stored apart from formal evidence)
+ *   imep campaign smoke FILE --n K [--campaigns-dir D] [--batch B]
+ *   imep campaign seal UNIT · verify UNIT · status UNIT · amend UNIT --text T [--affects F,…]
+ *   imep campaign adjudicate UNIT [--allow-same-operator REASON] · cross-check UNIT · closeout UNIT
+ *
+ * UNIT is a unit folder (campaigns/<protocol id>-<hash12>). Progress goes to stderr (one live line on a
+ * TTY, plain lines otherwise); results to stdout. Refusals: one line, non-zero exit (exit-codes.ts).
+ */
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { ImepError } from '../core/errors.js';
+import { amend } from '../campaign/amend.js';
+import { currentOperator } from '../campaign/operator.js';
+import { seal } from '../campaign/seal.js';
+import { formatStatus, unitStatus } from '../campaign/status.js';
+import { describeIssue, verifyUnit } from '../campaign/verify.js';
+import {
+  adjudicateStep,
+  closeoutStep,
+  crossCheckStep,
+  DEFAULT_BATCH,
+  parseShard,
+  precommitCampaign,
+  resumeCampaign,
+  runCampaign,
+  smallRunCampaign,
+  type CampaignOptions,
+  type Through,
+} from '../campaign/runner/index.js';
+import { parseChoice, parseCount } from './args.js';
+
+interface CommonOpts {
+  campaignsDir: string;
+  batch?: string;
+}
+
+function out(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function options(o: CommonOpts): CampaignOptions {
+  const batchSize = o.batch === undefined ? DEFAULT_BATCH : parseCount('--batch', o.batch);
+  if (batchSize < 1) throw new ImepError('E_USAGE', 'must be at least 1', { field: '--batch' });
+  return { campaignsDir: o.campaignsDir, batchSize, progress: process.stderr, say: out };
+}
+
+async function unitArg(dir: string): Promise<string> {
+  const ok = await stat(join(dir, 'unit.json')).then(
+    () => true,
+    () => false,
+  );
+  if (!ok) throw new ImepError('E_USAGE', 'not an evidence unit (no unit.json)', { file: dir, hint: 'give a unit folder, e.g. campaigns/<protocol id>-<hash12>' });
+  return dir;
+}
+
+function positiveN(raw: string): number {
+  const n = parseCount('--n', raw);
+  if (n < 1) throw new ImepError('E_USAGE', 'must be at least 1', { field: '--n' });
+  return n;
+}
+
+export function registerCampaign(group: Command): void {
+  const dirOpt = ['--campaigns-dir <dir>', 'where evidence units live', 'campaigns'] as const;
+  const batchOpt = ['--batch <n>', `episodes stepped together through the policy (rows do not depend on it; default ${DEFAULT_BATCH})`] as const;
+
+  group
+    .command('run')
+    .description('precommit (if new), run every planned episode, seal; resumes an interrupted run; a sealed unit prints its status')
+    .argument('<file>', 'the protocol file (YAML)')
+    .option('--through <stage>', 'stop after: seal | closeout (adjudicate with a recorded same-operator override, cross-check, close out, report)', 'seal')
+    .option(...dirOpt)
+    .option(...batchOpt)
+    .option('--shard <i/N>', 'run only shard i of N (0-based; by unit) into <unit>.shards/ — merged by the cluster layer')
+    .action(async (file: string, o: CommonOpts & { through: string; shard?: string }) => {
+      const through = parseChoice<Through>('--through', o.through, ['seal', 'closeout']);
+      await runCampaign(file, { ...options(o), through, ...(o.shard === undefined ? {} : { shard: parseShard(o.shard) }) });
+    });
+
+  group
+    .command('resume')
+    .description("continue a unit's interrupted formal run (from its frozen protocol), then seal")
+    .argument('<unit>', 'the unit folder')
+    .option('--through <stage>', 'stop after: seal | closeout', 'seal')
+    .option(...batchOpt)
+    .action(async (unit: string, o: { through: string; batch?: string }) => {
+      const through = parseChoice<Through>('--through', o.through, ['seal', 'closeout']);
+      const dir = await unitArg(unit);
+      await resumeCampaign(dir, { ...options({ campaignsDir: join(dir, '..'), ...(o.batch === undefined ? {} : { batch: o.batch }) }), through });
+    });
+
+  group
+    .command('precommit')
+    .description('verify the checkpoint, freeze the protocol and plan, register the seed bands')
+    .argument('<file>', 'the protocol file (YAML)')
+    .option(...dirOpt)
+    .action(async (file: string, o: CommonOpts) => {
+      await precommitCampaign(file, options(o));
+    });
+
+  for (const kind of ['probe', 'smoke'] as const) {
+    group
+      .command(kind)
+      .description(`a ${kind} run of the first K units of every condition, stored apart from the formal evidence`)
+      .argument('<file>', 'the protocol file (YAML)')
+      .requiredOption('--n <k>', 'units per condition and task')
+      .option(...dirOpt)
+      .option(...batchOpt)
+      .action(async (file: string, o: CommonOpts & { n: string }) => {
+        await smallRunCampaign(file, kind, positiveN(o.n), options(o));
+      });
+  }
+
+  group
+    .command('seal')
+    .description('seal a run-complete unit: SHA-256 manifest of every file and its Merkle root')
+    .argument('<unit>', 'the unit folder')
+    .action(async (unit: string) => {
+      const dir = await unitArg(unit);
+      const r = await seal(dir);
+      out(`sealed ${dir}: ${r.record.files.length} files, Merkle root ${r.record.merkle.root}`);
+      out(`next: imep campaign adjudicate ${dir}`);
+    });
+
+  group
+    .command('verify')
+    .description('re-hash every file of a sealed unit; names the first bad file (exit 3 on tampering)')
+    .argument('<unit>', 'the unit folder')
+    .option('--expected-root <hex>', 'a Merkle root cited elsewhere that the unit must match')
+    .action(async (unit: string, o: { expectedRoot?: string }) => {
+      const dir = await unitArg(unit);
+      const r = await verifyUnit(dir, o.expectedRoot === undefined ? {} : { expectedRoot: o.expectedRoot });
+      if (!r.ok) {
+        const more = r.issues.length > 1 ? ` (+${r.issues.length - 1} more)` : '';
+        throw new ImepError('E_UNIT_TAMPERED', `${describeIssue(r.first)}${more}`, { file: join(dir, r.first.path), hint: 'restore the unit from an intact copy' });
+      }
+      out(`unit ${r.unitId}: intact — ${r.filesChecked} files checked; ${r.scope} root ${r.root}${r.pending.length ? `; ${r.pending.length} post-seal files pending closeout` : ''}`);
+    });
+
+  group
+    .command('status')
+    .description('state, next command, rows done/planned, runs, integrity, adjudication and every amendment')
+    .argument('<unit>', 'the unit folder')
+    .option('--json', 'print the summary as JSON')
+    .action(async (unit: string, o: { json?: boolean }) => {
+      const s = await unitStatus(await unitArg(unit));
+      out(o.json ? JSON.stringify(s, null, 2) : formatStatus(s));
+    });
+
+  group
+    .command('amend')
+    .description('append an amendment to the unit (never edits the frozen protocol)')
+    .argument('<unit>', 'the unit folder')
+    .requiredOption('--text <text>', 'what changes and why')
+    .option('--affects <fields>', 'comma-separated protocol fields the amendment affects', 'protocol')
+    .action(async (unit: string, o: { text: string; affects: string }) => {
+      const dir = await unitArg(unit);
+      const a = await amend(dir, { text: o.text, affects: o.affects.split(',').map((f) => f.trim()).filter((f) => f !== '') });
+      out(`amendment ${a.id} [${a.classification}] recorded in ${dir}`);
+    });
+
+  group
+    .command('adjudicate')
+    .description('apply the frozen decision rules to the sealed rows (by a session other than the one that ran them)')
+    .argument('<unit>', 'the unit folder')
+    .option('--allow-same-operator <reason>', 'allow the operator who ran the conditions to adjudicate; the reason is recorded')
+    .action(async (unit: string, o: { allowSameOperator?: string }) => {
+      const dir = await unitArg(unit);
+      const a = await adjudicateStep(dir, { operator: currentOperator(), ...(o.allowSameOperator === undefined ? {} : { allowSameOperator: { reason: o.allowSameOperator } }) });
+      out(`adjudicated ${dir}: ${a.file} (${a.adjudication.goNoGo.status})`);
+      for (const v of a.adjudication.verdicts) out(`  ${v.criterion}: ${v.verdict}`);
+      out(`next: imep campaign cross-check ${dir}`);
+    });
+
+  group
+    .command('cross-check')
+    .description('independent re-computation of the adjudication')
+    .argument('<unit>', 'the unit folder')
+    .action(async (unit: string) => {
+      const dir = await unitArg(unit);
+      const x = await crossCheckStep(dir, { operator: currentOperator() });
+      out(`cross-checked ${dir}: ${x.outcome}`);
+      out(`next: imep campaign closeout ${dir}`);
+    });
+
+  group
+    .command('closeout')
+    .description('bind the seal, amendments and adjudication records under one closeout manifest')
+    .argument('<unit>', 'the unit folder')
+    .action(async (unit: string) => {
+      const dir = await unitArg(unit);
+      const r = await closeoutStep(dir, { operator: currentOperator() });
+      out(`closed out ${dir}: Merkle root ${r.merkle.root}`);
+      out(`next: imep campaign verify ${dir}`);
+    });
+}

@@ -1,0 +1,102 @@
+/**
+ * The README quick start, end to end through the built CLI: a reduced copy of the blackout ladder (40 seeds)
+ * through `imep campaign run FILE --through closeout` → a sealed, adjudicated, cross-checked, closed-out unit
+ * with its report; `verify` passes; flipping one byte of ANY file of the unit makes `verify` fail (exit 3)
+ * naming that file; a tampered sealed unit is refused by `adjudicate` too; out-of-order steps are refused.
+ */
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { blackoutYaml } from '../campaign/runner/helpers.js';
+import { imep, liteCheckpointSha, unitIn } from '../campaign/runner/cli-support.js';
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+}
+
+function flipByte(file: string): () => void {
+  const mode = statSync(file).mode & 0o777;
+  const dirMode = statSync(join(file, '..')).mode & 0o777;
+  chmodSync(join(file, '..'), dirMode | 0o200);
+  chmodSync(file, mode | 0o200);
+  const bytes = readFileSync(file);
+  const at = Math.floor(bytes.length / 2);
+  const flipped = Buffer.from(bytes);
+  flipped[at] = (flipped[at] ?? 0) ^ 0x01;
+  writeFileSync(file, flipped);
+  return () => {
+    writeFileSync(file, bytes);
+    chmodSync(file, mode);
+    chmodSync(join(file, '..'), dirMode);
+  };
+}
+
+describe('quick start: imep campaign run FILE --through closeout', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'imep-quickstart-'));
+  writeFileSync(join(dir, 'blackout-40.yaml'), blackoutYaml({ n: 40, sha: liteCheckpointSha(), strict: false }));
+
+  it('takes a protocol to a closed-out unit with a report; verify names any flipped byte', async () => {
+    const r = await imep(['campaign', 'run', 'blackout-40.yaml', '--through', 'closeout'], dir);
+    expect(r.code, r.stderr).toBe(0);
+    for (const step of ['precommitted', 'sealed', 'adjudicated', 'single-operator quick start', 'cross-checked', 'closed out', 'report:']) expect(r.stdout).toContain(step);
+    const unit = unitIn(join(dir, 'campaigns')) as string;
+    expect(unit).not.toBeNull();
+    const status = await imep(['campaign', 'status', unit, '--json'], dir);
+    const s = JSON.parse(status.stdout) as { state: string; rows: { done: number; planned: number } };
+    expect(s.state).toBe('closed');
+    expect(s.rows).toMatchObject({ done: 7 * 40 * 2, planned: 7 * 40 * 2 });
+    expect(readFileSync(join(dir, 'campaigns/reports', unit.split('/').pop() as string, 'report.html'), 'utf8')).toMatch(/<html/i);
+
+    const ok = await imep(['campaign', 'verify', unit], dir);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/intact/);
+
+    const all = files(unit);
+    expect(all.length).toBeGreaterThan(8);
+    for (const f of all) {
+      const rel = relative(unit, f);
+      const restore = flipByte(f);
+      try {
+        const bad = await imep(['campaign', 'verify', unit], dir);
+        expect(bad.code, `${rel}: ${bad.stdout}${bad.stderr}`).toBe(3);
+        expect(bad.stderr, rel).toContain(rel);
+        expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+      } finally {
+        restore();
+      }
+    }
+    expect((await imep(['campaign', 'verify', unit], dir)).code).toBe(0);
+
+    // a closed unit: nothing more can be run or adjudicated
+    const again = await imep(['campaign', 'adjudicate', unit, '--allow-same-operator', 'test'], dir);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr.trim().split('\n')).toHaveLength(1);
+  }, 300_000);
+
+  it('refuses out-of-order steps and adjudicating a tampered sealed unit, each with one line', async () => {
+    const r = await imep(['campaign', 'run', 'blackout-40.yaml', '--campaigns-dir', 'sealed-only'], dir);
+    expect(r.code, r.stderr).toBe(0);
+    const unit = unitIn(join(dir, 'sealed-only')) as string;
+    const closeout = await imep(['campaign', 'closeout', unit], dir);
+    expect(closeout.code).toBe(2);
+    expect(closeout.stderr).toMatch(/imep campaign adjudicate/);
+    expect(closeout.stderr.trim().split('\n')).toHaveLength(1);
+    const sealAgain = await imep(['campaign', 'seal', unit], dir);
+    expect(sealAgain.code).not.toBe(0);
+    expect(sealAgain.stderr.trim().split('\n')).toHaveLength(1);
+
+    const restore = flipByte(join(unit, 'rows/rows.jsonl'));
+    try {
+      const adj = await imep(['campaign', 'adjudicate', unit, '--allow-same-operator', 'test'], dir);
+      expect(adj.code).toBe(3);
+      expect(adj.stderr).toContain('rows/rows.jsonl');
+      expect(adj.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      restore();
+    }
+    const adj = await imep(['campaign', 'adjudicate', unit], dir);
+    expect(adj.code).toBe(2); // the operator who ran the conditions may not adjudicate without an override
+    expect(adj.stderr).toMatch(/another session|override/);
+  }, 300_000);
+});
