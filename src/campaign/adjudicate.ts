@@ -21,6 +21,7 @@ import { readSeal } from './seal.js';
 import { recordNumber, UNIT_FILES, unitPaths, type Operator } from './unit-layout.js';
 import { listAdjudicationRecords, requireAction } from './unit-state.js';
 import { assertUnitIntact } from './verify.js';
+import { prepareSigner, signRecord } from '../signing/sign-record.js';
 
 /**
  * Adjudication and cross-check: post-seal records in adjudication/.
@@ -61,6 +62,7 @@ export async function adjudicate(dir: string, input: AdjudicateInput): Promise<A
   const operator = input.operator ?? currentOperator();
   const ranBy = runOperators(await readRunRecord(dir));
   const override = checkAdjudicator(snap.header.id, operator, ranBy, input.overrideSameOperator);
+  await prepareSigner(operator.id);
   const adjudicator = toJsonValue(input.adjudicator ?? null);
   const result = toJsonValue(input.result ?? null);
   const names = Object.keys(input.artifacts ?? {}).sort();
@@ -87,7 +89,12 @@ export async function adjudicate(dir: string, input: AdjudicateInput): Promise<A
       await fsyncDir(adjDir);
       artifacts = await buildManifest(dir, names.map((n) => `${UNIT_FILES.adjudicationDir}/${nnn}/${n}`));
     }
-    const record: AdjudicationRecord = withSelfHash({
+    const sealSha256 = sha256Hex(await readFile(paths.seal));
+    const supersedes = adjudications.at(-1) ?? null;
+    const prev = supersedes === null
+      ? { file: UNIT_FILES.seal, sha256: sealSha256 }
+      : { file: `${UNIT_FILES.adjudicationDir}/${supersedes}`, sha256: sha256Hex(await readFile(join(adjDir, supersedes))) };
+    const record: AdjudicationRecord = withSelfHash(await signRecord({
       kind: 'imep.adjudication' as const,
       version: 1 as const,
       unitId: snap.header.id,
@@ -97,12 +104,12 @@ export async function adjudicate(dir: string, input: AdjudicateInput): Promise<A
       ranBy,
       sameOperatorOverride: override,
       sealRoot: seal.merkle.root,
-      sealSha256: sha256Hex(await readFile(paths.seal)),
-      supersedes: adjudications.at(-1) ?? null,
+      sealSha256,
+      supersedes,
       adjudicator,
       result,
       artifacts,
-    });
+    }, { signer: operator.id, prev }));
     await writeRecord(join(adjDir, `adjudication-${nnn}.json`), AdjudicationRecordSchema.parse(record));
     return record;
   });

@@ -13,6 +13,7 @@ import { makeReadOnly, readSeal } from './seal.js';
 import { UNIT_FILES, unitPaths, type Operator } from './unit-layout.js';
 import { listAdjudicationRecords, requireAction } from './unit-state.js';
 import { assertUnitIntact } from './verify.js';
+import { prepareSigner, signRecord } from '../signing/sign-record.js';
 
 /**
  * Closeout: cross-checked → closed. Verifies the unit, then writes closeout.json — a second
@@ -50,21 +51,24 @@ export async function closeout(dir: string, input: CloseoutInput = {}): Promise<
     .map((e) => e.path)
     .filter((p) => p === UNIT_FILES.seal || p === UNIT_FILES.amendments || p.startsWith(adjPrefix));
   const files = await buildManifest(dir, listed);
-  const record: CloseoutRecord = withSelfHash({
+  const operator = input.operator ?? currentOperator();
+  await prepareSigner(operator.id);
+  const adjudication = { file: lastAdj, sha256: sha256Hex(await readFile(join(paths.adjudicationDir, lastAdj))) };
+  const record: CloseoutRecord = withSelfHash(await signRecord({
     kind: 'imep.closeout' as const,
     version: 1 as const,
     unitId: snap.header.id,
     closedAt: (input.now ?? (() => new Date()))().toISOString(),
-    operator: input.operator ?? currentOperator(),
+    operator,
     sealRoot: seal.merkle.root,
     sealSha256: sha256Hex(await readFile(paths.seal)),
     merkle: { scheme: MERKLE_SCHEME, root: merkleRoot(files) },
     files,
     amendments: log.amendments.map((a) => ({ id: a.id, classification: a.classification, at: a.at })),
-    adjudication: { file: lastAdj, sha256: sha256Hex(await readFile(join(paths.adjudicationDir, lastAdj))) },
+    adjudication,
     crossCheck: { file: lastCheckFile, outcome: lastCheck.outcome },
     notes: input.notes?.trim() || null,
-  });
+  }, { signer: operator.id, prev: { file: `${UNIT_FILES.adjudicationDir}/${lastAdj}`, sha256: adjudication.sha256 } }));
   await withOwnerWrite([dir], () => writeRecord(paths.closeout, CloseoutRecordSchema.parse(record)));
   await makeReadOnly(dir);
   return record;

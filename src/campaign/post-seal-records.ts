@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ManifestEntrySchema } from './manifest.js';
 import { OperatorSchema, Sha256HexSchema } from './unit-layout.js';
+import { SignatureBlockSchema } from '../signing/signature-block.js';
 
 /**
  * The post-seal records — adjudication/ and closeout.json (schemas only; writing is in adjudicate.ts, checking in
@@ -36,6 +37,8 @@ export const AdjudicationRecordSchema = z.object({
   /** The adjudicator's output (verdicts, gates, estimands). */
   result: JsonSchema,
   artifacts: z.array(ManifestEntrySchema),
+  /** Ed25519 signature by the adjudicating operator's key, chained to seal.json or the superseded adjudication (src/signing). */
+  signature: SignatureBlockSchema.optional(),
   sha256: Sha256HexSchema,
 });
 export type AdjudicationRecord = z.infer<typeof AdjudicationRecordSchema>;
@@ -76,6 +79,8 @@ export const CloseoutRecordSchema = z.object({
   adjudication: z.object({ file: z.string(), sha256: Sha256HexSchema }),
   crossCheck: z.object({ file: z.string(), outcome: z.enum(CROSS_CHECK_OUTCOMES) }),
   notes: z.string().nullable(),
+  /** Ed25519 signature by the closing operator's key, chained to the current adjudication record (src/signing). */
+  signature: SignatureBlockSchema.optional(),
   sha256: Sha256HexSchema,
 });
 export type CloseoutRecord = z.infer<typeof CloseoutRecordSchema>;

@@ -10,6 +10,8 @@ import { currentOperator } from './operator.js';
 import { readRequiredRecord, selfHashOk, withSelfHash, writeRecord } from './record-file.js';
 import { registerSeeds } from './seed-registry.js';
 import { writeUnitHeader } from './unit-header.js';
+import { SignatureBlockSchema } from '../signing/signature-block.js';
+import { signRecord } from '../signing/sign-record.js';
 import {
   CodeIdentitySchema,
   OperatorSchema,
@@ -53,6 +55,8 @@ export const PrecommitRecordSchema = z.object({
   reuse: z.array(z.string()),
   createdAt: z.string(),
   operator: OperatorSchema,
+  /** Ed25519 signature by the operator's key (src/signing); absent in units written before signing. */
+  signature: SignatureBlockSchema.optional(),
   sha256: Sha256HexSchema,
 });
 export type PrecommitRecord = z.infer<typeof PrecommitRecordSchema>;
@@ -101,12 +105,8 @@ export async function precommit(dir: string, input: PrecommitInput): Promise<Pre
   const now = (input.now ?? (() => new Date()))();
   const operator = input.operator ?? currentOperator();
 
-  if (input.seedRegistry !== undefined) {
-    await registerSeeds(input.seedRegistry, { campaignId: snap.header.id, bands: seeds, reuse, protocolHash, now: () => now });
-  }
-  await writeFileAtomic(paths.protocol, protocolBytes);
-  await writeFileAtomic(paths.plan, planBytes);
-  const record: PrecommitRecord = withSelfHash({
+  // signed first: a missing or unwritable key store refuses before anything is written
+  const record: PrecommitRecord = withSelfHash(await signRecord({
     kind: 'imep.precommit' as const,
     version: 1 as const,
     unitId: snap.header.id,
@@ -122,7 +122,12 @@ export async function precommit(dir: string, input: PrecommitInput): Promise<Pre
     reuse,
     createdAt: now.toISOString(),
     operator,
-  });
+  }, { signer: operator.id, prev: null }));
+  if (input.seedRegistry !== undefined) {
+    await registerSeeds(input.seedRegistry, { campaignId: snap.header.id, bands: seeds, reuse, protocolHash, now: () => now });
+  }
+  await writeFileAtomic(paths.protocol, protocolBytes);
+  await writeFileAtomic(paths.plan, planBytes);
   await writeRecord(paths.precommit, record);
   await writeUnitHeader(dir, {
     ...snap.header,

@@ -14,6 +14,8 @@ import { readRequiredRecord, selfHashOk, withSelfHash, writeRecord } from './rec
 import { writeUnitHeader } from './unit-header.js';
 import { OperatorSchema, Sha256HexSchema, UNIT_FILES, unitPaths, type Operator } from './unit-layout.js';
 import { requireAction } from './unit-state.js';
+import { SignatureBlockSchema } from '../signing/signature-block.js';
+import { prepareSigner, prevLink, signRecord } from '../signing/sign-record.js';
 
 /**
  * Seal: run-complete → sealed. Steps: the protocol is checked against the precommit; leftover temp
@@ -46,6 +48,8 @@ export const SealRecordSchema = z.object({
   merkle: z.object({ scheme: z.literal(MERKLE_SCHEME), root: Sha256HexSchema }),
   files: z.array(ManifestEntrySchema),
   amendments: AmendmentsPrefixSchema,
+  /** Ed25519 signature by the operator's key, chained to precommit.json (src/signing); absent in older units. */
+  signature: SignatureBlockSchema.optional(),
   sha256: Sha256HexSchema,
 });
 export type SealRecord = z.infer<typeof SealRecordSchema>;
@@ -82,24 +86,26 @@ export async function seal(dir: string, opts: SealOptions = {}): Promise<SealRes
       throw new ImepError('E_UNIT_TAMPERED', 'a post-seal record exists before the seal', { file: join(dir, e.path), hint: 'run `imep campaign verify`' });
     }
   }
+  const operator = opts.operator ?? currentOperator();
+  await prepareSigner(operator.id); // a missing or unwritable key store refuses before unit.json changes
   if (snap.header.status !== 'sealed') await writeUnitHeader(dir, { ...snap.header, status: 'sealed' });
   await repairTornTail(paths.amendments);
   const log = await readAmendments(dir);
   const amendmentBytes = await readFile(paths.amendments).catch(() => Buffer.alloc(0));
   const listed = (await listEntries(dir)).map((e) => e.path).filter((p) => !SEAL_EXCLUDED.includes(p));
   const files = await buildManifest(dir, listed);
-  const record: SealRecord = withSelfHash({
+  const record: SealRecord = withSelfHash(await signRecord({
     kind: 'imep.seal' as const,
     version: 1 as const,
     unitId: snap.header.id,
     sealedAt: (opts.now ?? (() => new Date()))().toISOString(),
-    operator: opts.operator ?? currentOperator(),
+    operator,
     protocolHash: frozen.protocolHash,
     precommitSha256: frozen.precommit.sha256,
     merkle: { scheme: MERKLE_SCHEME, root: merkleRoot(files) },
     files,
     amendments: { count: log.amendments.length, bytes: amendmentBytes.length, sha256: sha256Hex(amendmentBytes), headSha256: log.headSha256 },
-  });
+  }, { signer: operator.id, prev: await prevLink(dir, UNIT_FILES.precommit) }));
   await writeRecord(paths.seal, record);
   await makeReadOnly(dir);
   return { record, removedTempFiles };

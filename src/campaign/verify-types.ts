@@ -1,6 +1,8 @@
 /** The result types of verification (verify.ts). */
+import type { SignatureReport } from '../signing/chain.js';
 
-export const TAMPER_KINDS = ['modified', 'truncated', 'appended', 'missing', 'renamed', 'stray'] as const;
+/** 'signature': a record's signature, key or chain link is bad (src/signing/chain.ts names which). */
+export const TAMPER_KINDS = ['modified', 'truncated', 'appended', 'missing', 'renamed', 'stray', 'signature'] as const;
 export type TamperKind = (typeof TAMPER_KINDS)[number];
 
 export interface VerifyIssue {
@@ -23,6 +25,8 @@ export interface VerifyOk {
   readonly filesChecked: number;
   /** Post-seal files accepted but not yet bound by a closeout (adjudication records, amendments). */
   readonly pending: string[];
+  /** The signature chain: who signed what, and every finding (warnings included: a recorded same-operator override). */
+  readonly signatures?: SignatureReport;
 }
 
 export interface VerifyFailed {
@@ -32,6 +36,7 @@ export interface VerifyFailed {
   readonly first: VerifyIssue;
   readonly issues: VerifyIssue[];
   readonly filesChecked: number;
+  readonly signatures?: SignatureReport;
 }
 
 export type VerifyResult = VerifyOk | VerifyFailed;

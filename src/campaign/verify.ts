@@ -12,6 +12,7 @@ import { UNIT_FILES, unitPaths } from './unit-layout.js';
 import { readUnitState } from './unit-state.js';
 import { checkAdjudicationRecords, checkAmendmentsAfterSeal } from './verify-pending.js';
 import type { VerifyFailed, VerifyIssue, VerifyOk, VerifyResult } from './verify-types.js';
+import { checkUnitSignatures } from '../signing/unit-signatures.js';
 
 export type { TamperKind, VerifyFailed, VerifyIssue, VerifyOk, VerifyResult } from './verify-types.js';
 export { TAMPER_KINDS } from './verify-types.js';
@@ -27,12 +28,20 @@ export { TAMPER_KINDS } from './verify-types.js';
  * root is reported as modified and its manifest is not used. Everything but seal.json is bound by
  * the seal; seal.json, the amendment log and adjudication/ are bound by the closeout. Before the
  * closeout, seal.json itself can only be checked for internal consistency — someone able to rewrite
- * it consistently is caught only by the root cited outside the unit (`expectedRoot`).
+ * it consistently is caught only by the root cited outside the unit (`expectedRoot`) — or, for a signed
+ * unit, by the signature chain (src/signing/chain.ts): each signed record's signature must verify with a
+ * key of the trust store, name the previous record's current hash, and an adjudication must not be signed
+ * by the key of an operator who ran the conditions (unless an override is recorded: then a warning in
+ * `signatures.findings`). Signature errors are issues of kind 'signature' naming the record.
  */
 
 export interface VerifyOptions {
   /** A Merkle root cited elsewhere (paper, registry): the unit's root must equal it. */
   readonly expectedRoot?: string;
+  /** The signature trust store (default: IMEP_KEYS_DIR or ~/.imep/keys). */
+  readonly keysDir?: string;
+  /** Refuse unsigned records (default: unsigned units verify; only a record unsigned after a signed one fails). */
+  readonly requireSignatures?: boolean;
 }
 
 type Expected = ManifestEntry;
@@ -143,10 +152,16 @@ export async function verifyUnit(dir: string, opts: VerifyOptions = {}): Promise
       });
     }
   }
+  const signatures = await checkUnitSignatures(dir, { ...(opts.keysDir === undefined ? {} : { keysDir: opts.keysDir }), ...(opts.requireSignatures ? { requireSigned: true } : {}) });
+  // a broken link that follows from a file already reported (changed, missing, renamed) is not reported again
+  const reported = new Set(issues.map((i) => i.path));
+  for (const f of signatures.findings) {
+    if (f.severity === 'error' && !f.related.some((p) => reported.has(p))) issues.push({ path: f.path, kind: 'signature', detail: `${f.finding}: ${f.detail}` });
+  }
   const unitId = seal?.unitId ?? closeout?.unitId ?? null;
   if (issues.length > 0 || seal === null || root === null) {
     const sorted = dedupe(issues).sort((a, b) => comparePaths(a.path, b.path));
-    return { ok: false, unitId, first: sorted[0]!, issues: sorted, filesChecked: entries.length } satisfies VerifyFailed;
+    return { ok: false, unitId, first: sorted[0]!, issues: sorted, filesChecked: entries.length, signatures } satisfies VerifyFailed;
   }
   return {
     ok: true,
@@ -156,6 +171,7 @@ export async function verifyUnit(dir: string, opts: VerifyOptions = {}): Promise
     sealRoot: seal.merkle.root,
     filesChecked: entries.length,
     pending: [...new Set(pending)].sort(comparePaths),
+    signatures,
   } satisfies VerifyOk;
 }
 

@@ -1,0 +1,180 @@
+import { sha256Hex } from '../core/hash.js';
+import type { TrustedKey } from './key-store.js';
+import { checkRecordSignature } from './sign-record.js';
+import type { PrevLink, SignatureBlock } from './signature-block.js';
+
+/**
+ * The chain of signatures of an evidence unit: precommit.json → seal.json → adjudication-001.json →
+ * (adjudication-002.json → …) → closeout.json. For each record present, in that order:
+ *
+ *   bad-signature  its signature block is malformed, its key is not Ed25519, the fingerprint is not
+ *                  the key's, or the signature does not verify over the record (tampered);
+ *   unknown-key    the signing key is not in the trust store (`<keys dir>/*.pub`): unknown or removed;
+ *   wrong-key      the trust store holds the key under another operator than the block names, or the
+ *                  record names another operator than the key's owner;
+ *   chain-broken   `signature.prev` is not the previous record of the chain with the SHA-256 of its
+ *                  bytes as they are now (a record re-signed, replaced or signed out of order);
+ *   unsigned       a record without a signature after a signed one (signature removed?), or any
+ *                  unsigned record when signatures are required;
+ *   same-operator  ROLE RULE: an adjudication signed by the key of an operator who ran the conditions
+ *                  (by the key owner's name, or by a fingerprint that operator's records or .pub use).
+ *                  An ERROR, unless the adjudication recorded a same-operator override: then a WARNING
+ *                  naming the override.
+ * Pure: the caller reads the files, the run record's operators and the trust store.
+ */
+
+export const SIGNATURE_FINDINGS = ['bad-signature', 'unknown-key', 'wrong-key', 'chain-broken', 'unsigned', 'same-operator'] as const;
+export type SignatureFindingKind = (typeof SIGNATURE_FINDINGS)[number];
+
+export interface SignatureFinding {
+  /** Unit-relative path of the record. */
+  readonly path: string;
+  readonly finding: SignatureFindingKind;
+  readonly severity: 'error' | 'warning';
+  readonly detail: string;
+  /** Other records the finding follows from (chain-broken: the previous record named and expected). */
+  readonly related: string[];
+}
+
+export interface SignedRecordInfo {
+  readonly path: string;
+  readonly signer: string;
+  readonly fingerprint: string;
+  readonly prev: PrevLink | null;
+}
+
+export interface SignatureReport {
+  /** 'signed': every chain record is signed; 'unsigned': none is; 'partial': some are. */
+  readonly status: 'signed' | 'unsigned' | 'partial';
+  /** Records whose signature verified (trusted or not). */
+  readonly signed: SignedRecordInfo[];
+  readonly unsigned: string[];
+  readonly findings: SignatureFinding[];
+}
+
+export interface ChainRecord {
+  /** Unit-relative path. */
+  readonly path: string;
+  readonly bytes: Uint8Array;
+}
+
+export interface ChainCheckInput {
+  /** The chain's records that exist, in chain order. */
+  readonly records: readonly ChainRecord[];
+  /** The operators who ran the conditions (the formal run record's sessions). */
+  readonly ranBy: readonly string[];
+  readonly trusted: readonly TrustedKey[];
+  /** Every record must be signed (default: only those after the first signed one). */
+  readonly requireSigned?: boolean;
+}
+
+const short = (h: string): string => `${h.slice(0, 12)}…`;
+
+function parse(bytes: Uint8Array): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'));
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function operatorId(record: Record<string, unknown>): string | null {
+  const op = record['operator'];
+  const id = op !== null && typeof op === 'object' ? (op as Record<string, unknown>)['id'] : undefined;
+  return typeof id === 'string' ? id : null;
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+function prevProblem(got: PrevLink | null, want: PrevLink | null): string | null {
+  if (want === null) return got === null ? null : `names ${got.file} as the previous record, but it is the first record of the chain`;
+  if (got === null) return `names no previous record; the chain has ${want.file} before it`;
+  if (got.file !== want.file) return `names ${got.file} as the previous signed record; the chain has ${want.file} before it (signed out of order?)`;
+  if (got.sha256 !== want.sha256) {
+    return `names ${want.file} with SHA-256 ${short(got.sha256)}, but it now hashes to ${short(want.sha256)} (${want.file} was changed or re-signed after this record was signed)`;
+  }
+  return null;
+}
+
+interface Checked {
+  readonly path: string;
+  readonly record: Record<string, unknown> | null;
+  readonly block: SignatureBlock | null;
+}
+
+export function checkSignatureChain(input: ChainCheckInput): SignatureReport {
+  const findings: SignatureFinding[] = [];
+  const signed: SignedRecordInfo[] = [];
+  const unsigned: string[] = [];
+  const checked: Checked[] = [];
+  const error = (path: string, finding: SignatureFindingKind, detail: string, related: string[] = []): void => {
+    findings.push({ path, finding, severity: 'error', detail, related });
+  };
+  let firstSigned: string | null = null;
+  let carried = 0;
+  input.records.forEach((rec, i) => {
+    const record = parse(rec.bytes);
+    const check = record === null ? { status: 'unsigned' as const } : checkRecordSignature(record);
+    if (check.status === 'unsigned') {
+      unsigned.push(rec.path);
+      if (record !== null && (firstSigned !== null || input.requireSigned)) {
+        error(rec.path, 'unsigned', firstSigned !== null ? `is not signed, but ${firstSigned} before it is (signature removed?)` : 'is not signed; signatures are required');
+      }
+      checked.push({ path: rec.path, record, block: null });
+      return;
+    }
+    carried++;
+    firstSigned ??= rec.path;
+    if (check.status === 'invalid') {
+      error(rec.path, 'bad-signature', check.reason);
+      checked.push({ path: rec.path, record, block: null });
+      return;
+    }
+    const { block } = check;
+    signed.push({ path: rec.path, signer: block.keyOwner, fingerprint: block.fingerprint, prev: block.prev });
+    checked.push({ path: rec.path, record, block });
+    const owners = input.trusted.filter((t) => t.fingerprint === block.fingerprint).map((t) => t.operator);
+    if (owners.length === 0) {
+      error(rec.path, 'unknown-key', `signed by ${block.keyOwner}'s key ${short(block.fingerprint)}, which is not in the key store (unknown or removed key)`);
+    } else if (!owners.includes(block.keyOwner)) {
+      error(rec.path, 'wrong-key', `the signature names ${block.keyOwner} as its key's owner, but the key store holds that key as ${owners.join(', ')}`);
+    }
+    const op = record === null ? null : operatorId(record);
+    if (op !== null && op !== block.keyOwner) error(rec.path, 'wrong-key', `signed with ${block.keyOwner}'s key, but the record names operator ${op}`);
+    const prev = input.records[i - 1];
+    const problem = prevProblem(block.prev, prev === undefined ? null : { file: prev.path, sha256: sha256Hex(prev.bytes) });
+    if (problem !== null) error(rec.path, 'chain-broken', problem, [...new Set([block.prev?.file, prev?.path].filter((p): p is string => p !== undefined))]);
+  });
+  findings.push(...roleFindings(checked, input));
+  const status = carried === 0 ? 'unsigned' : unsigned.length === 0 ? 'signed' : 'partial';
+  return { status, signed, unsigned, findings };
+}
+
+/** The role rule for adjudications (see the module comment). */
+function roleFindings(checked: readonly Checked[], input: ChainCheckInput): SignatureFinding[] {
+  const out: SignatureFinding[] = [];
+  for (const c of checked) {
+    if (c.block === null || c.record === null || c.record['kind'] !== 'imep.adjudication') continue;
+    const runners = new Set([...input.ranBy, ...strings(c.record['ranBy'])]);
+    if (runners.size === 0) continue;
+    const runnerKeys = new Set([
+      ...input.trusted.filter((t) => runners.has(t.operator)).map((t) => t.fingerprint),
+      ...checked.filter((o) => o.block !== null && o !== c && runners.has(o.block.keyOwner)).map((o) => o.block!.fingerprint),
+    ]);
+    const byName = runners.has(c.block.keyOwner);
+    if (!byName && !runnerKeys.has(c.block.fingerprint)) continue;
+    const who = byName ? `${c.block.keyOwner}, who ran the conditions` : `a key also used by the operator(s) who ran the conditions (${[...runners].join(', ')})`;
+    const override = c.record['sameOperatorOverride'];
+    const reason = override !== null && typeof override === 'object' ? (override as Record<string, unknown>)['reason'] : undefined;
+    if (typeof reason === 'string' && reason.trim() !== '') {
+      const by = (override as Record<string, unknown>)['by'];
+      out.push({ path: c.path, finding: 'same-operator', severity: 'warning', detail: `adjudication signed by ${who}; same-operator override recorded${typeof by === 'string' ? ` by ${by}` : ''}: "${reason.trim()}"`, related: [] });
+    } else {
+      out.push({ path: c.path, finding: 'same-operator', severity: 'error', detail: `adjudication signed by ${who}, and no same-operator override is recorded`, related: [] });
+    }
+  }
+  return out;
+}

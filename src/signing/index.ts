@@ -1,0 +1,18 @@
+/**
+ * src/signing — Ed25519 signatures of evidence records, held per operator (public face).
+ *   key-store.ts        <keys dir>/<operator>.{key,pub}, created on first use; the .pub files are the trust store
+ *   signature-block.ts  the `signature` block a signed record carries and the bytes it covers
+ *   sign-record.ts      signRecord (before writing) and checkRecordSignature
+ *   chain.ts            the chain precommit → seal → adjudication(s) → closeout, and the role rule
+ *   unit-signatures.ts  the check of one unit, as verify.ts runs it
+ */
+export { KEYS_DIR_ENV, keysDir, keyFileStem, operatorOfStem, operatorKey, trustedKeys, exportPublicKey, trustPublicKey, removeKey } from './key-store.js';
+export type { OperatorKey, TrustedKey, KeyStoreOptions } from './key-store.js';
+export { SIGNATURE_SCHEME, SignatureBlockSchema, PrevLinkSchema, fingerprintOf, signedBytes } from './signature-block.js';
+export type { SignatureBlock, PrevLink } from './signature-block.js';
+export { SIGNING_ENV, signingEnabled, prepareSigner, signRecord, prevLink, checkRecordSignature } from './sign-record.js';
+export type { SignOptions, SignatureCheck } from './sign-record.js';
+export { SIGNATURE_FINDINGS, checkSignatureChain } from './chain.js';
+export type { SignatureFinding, SignatureFindingKind, SignatureReport, SignedRecordInfo, ChainRecord, ChainCheckInput } from './chain.js';
+export { checkUnitSignatures, chainRecordPaths } from './unit-signatures.js';
+export type { UnitSignatureOptions } from './unit-signatures.js';
