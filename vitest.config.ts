@@ -1,9 +1,13 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    // Signing keys made by tests go to a throwaway store, never the operator's ~/.imep/keys.
+    env: { IMEP_KEYS_DIR: join(tmpdir(), `imep-test-keys-${process.pid}`) },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

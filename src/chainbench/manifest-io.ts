@@ -22,12 +22,12 @@ export interface FrozenManifest {
 
 /** SHA-256 (hex) of the manifest's canonical JSON. */
 export function manifestHash(manifest: ChainManifest): string {
-  return canonicalSha256(manifest);
+  return canonicalSha256(manifest, { code: 'E_MANIFEST_INVALID' });
 }
 
 /** SHA-256 (hex) of one chain's canonical JSON (what the diff compares). */
 export function chainHash(chain: Chain): string {
-  return canonicalSha256(chain);
+  return canonicalSha256(chain, { code: 'E_MANIFEST_INVALID' });
 }
 
 export function deepFreeze<T>(value: T): T {

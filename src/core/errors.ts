@@ -56,12 +56,20 @@ export class ImepError extends Error {
     this.hint = options.hint;
   }
 
-  /** One line for a terminal: `file: field: message (hint)`. */
+  /**
+   * One line for a terminal: `file: field: message (hint)`. Line breaks echoed from user input (a key
+   * "a\nb", a JSON snippet) are escaped so the result is always exactly one line.
+   */
   oneLine(): string {
     const where = [this.file, this.field].filter((s): s is string => s !== undefined && s !== '').join(': ');
     const hint = this.hint ? ` — ${this.hint}` : '';
-    return `${where ? `${where}: ` : ''}${this.message}${hint}`;
+    return escapeLineBreaks(`${where ? `${where}: ` : ''}${this.message}${hint}`);
   }
+}
+
+/** Escapes CR, LF, U+2028 and U+2029 as visible sequences. */
+export function escapeLineBreaks(text: string): string {
+  return text.replace(/\r/g, '\\r').replace(/\n/g, '\\n').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
 export function isImepError(e: unknown): e is ImepError {

@@ -7,7 +7,7 @@
  * all of them in `issues`.
  */
 import { z } from 'zod';
-import { ImepError, type ErrorCode } from '../core/errors.js';
+import { escapeLineBreaks, ImepError, type ErrorCode } from '../core/errors.js';
 import { formatYamlPath, valueAt, type PathSegment, type SourcePos } from './yaml-locate.js';
 
 export interface ProtocolIssue {
@@ -46,7 +46,7 @@ export class ProtocolError extends ImepError {
     const where = this.file === undefined ? (at ? `line ${this.line}` : '') : `${this.file}${at}`;
     const more = this.issues.length > 1 ? ` (and ${this.issues.length - 1} more problem${this.issues.length > 2 ? 's' : ''})` : '';
     const hint = this.hint ? ` — ${this.hint}` : '';
-    return `${where ? `${where}: ` : ''}${this.field ?? '(root)'}: ${this.message}${hint}${more}`;
+    return escapeLineBreaks(`${where ? `${where}: ` : ''}${this.field ?? '(root)'}: ${this.message}${hint}${more}`);
   }
 }
 

@@ -42,7 +42,7 @@ function fail(file: string, located: readonly LocatedIssue[]): never {
 /** Parses and validates protocol text; `file` names it in errors. */
 export function parseProtocol(text: string, file: string): LoadedProtocol {
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: false, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: false, prettyErrors: false, logLevel: 'error' });
   if (doc.errors.length > 0) {
     const located = doc.errors.map((e): LocatedIssue => {
       const at = lc.linePos(e.pos[0]);
@@ -71,7 +71,22 @@ export function parseProtocol(text: string, file: string): LoadedProtocol {
       })),
     );
   }
-  const data: unknown = doc.toJS({ maxAliasCount: 1000 });
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 1000 });
+  } catch (e) {
+    // yaml throws ReferenceError for an undefined alias ("*nowhere") or an alias bomb
+    const reason = e instanceof Error ? e.message : String(e);
+    fail(file, [
+      {
+        code: 'E_PROTOCOL_INVALID',
+        path: [],
+        message: `YAML aliases cannot be resolved: ${reason}`,
+        hint: 'define every anchor (&name) before its alias (*name) and do not nest aliases exponentially',
+        pos: { line: 1, col: 1, offset: 0 },
+      },
+    ]);
+  }
   const parsed = ProtocolSchema.safeParse(data);
   if (!parsed.success) fail(file, place(doc, lc, zodIssues(ProtocolSchema, parsed.error, data)));
   const protocol = parsed.data;

@@ -46,9 +46,12 @@ export const YAML_WARNING_ON_STDERR: KnownFinding = {
   matches: (o) => o.category === 'multiline' && /Keys with collection values/.test(o.reason),
 };
 
-export const KNOWN_PROTOCOL_FINDINGS: readonly KnownFinding[] = [YAML_ALIAS_THROWS, LINE_BREAK_IN_MESSAGE];
-export const KNOWN_CLI_FINDINGS: readonly KnownFinding[] = [YAML_WARNING_ON_STDERR];
-export const KNOWN_MANIFEST_FINDINGS: readonly KnownFinding[] = [LINE_BREAK_IN_MESSAGE, MANIFEST_LONE_SURROGATE];
+// All four findings below were fixed (src/protocol/load.ts, ImepError.oneLine, src/chainbench/manifest-io.ts);
+// the lists are empty so any recurrence counts as a crash. The definitions stay to document them.
+export const FIXED_FINDINGS: readonly KnownFinding[] = [YAML_ALIAS_THROWS, LINE_BREAK_IN_MESSAGE, YAML_WARNING_ON_STDERR, MANIFEST_LONE_SURROGATE];
+export const KNOWN_PROTOCOL_FINDINGS: readonly KnownFinding[] = [];
+export const KNOWN_CLI_FINDINGS: readonly KnownFinding[] = [];
+export const KNOWN_MANIFEST_FINDINGS: readonly KnownFinding[] = [];
 
 export function knownFinding(o: FuzzOutcome | { kind: 'hang' }, known: readonly KnownFinding[]): KnownFinding | null {
   return o.kind === 'crash' ? (known.find((k) => k.matches(o)) ?? null) : null;

@@ -51,7 +51,7 @@ describe('malformed protocols through the CLI', () => {
   });
 
   // Known finding (known-findings.ts: yaml-warning-on-stderr): fails today; when fixed, switch to `it`.
-  it.fails('KNOWN: a collection used as a key is refused with ONE stderr line (today: yaml adds a Node warning)', async () => {
+  it('a collection used as a key is refused with ONE stderr line', async () => {
     const base = shippedProtocols()[0]!;
     const h = YAML_HAZARDS.find((x) => x.name === 'complex key')!;
     const outcome = await runCliCase({ source: base.name, label: h.name, bytes: Buffer.from(h.text(base.text)) }, work, 999);

@@ -52,8 +52,8 @@ describe('protocol files under fuzzing', () => {
     expect(tally.refused).toBeGreaterThan(tally.cases / 2);
   });
 
-  // Known findings (known-findings.ts): these fail today; when fixed, `it.fails` reports it — switch to `it`.
-  it.fails('KNOWN: an undefined YAML alias is refused as E_PROTOCOL_INVALID (today: ReferenceError from src/protocol/load.ts)', () => {
+  // Formerly known findings of the fuzzers, fixed; kept as regression tests.
+  it('an undefined YAML alias is refused as E_PROTOCOL_INVALID', () => {
     const base = shippedProtocols()[0]!.text;
     let error: unknown;
     try {
@@ -64,7 +64,7 @@ describe('protocol files under fuzzing', () => {
     expect(isImepError(error) && error.code).toBe('E_PROTOCOL_INVALID');
   });
 
-  it.fails('KNOWN: a key with a line break is refused in ONE line (today: the key is echoed raw)', () => {
+  it('a key with a line break is refused in ONE line', () => {
     let line = '';
     try {
       parseProtocol(`"a\\nb": 1\n${shippedProtocols()[0]!.text}`, FILE);
