@@ -42,8 +42,11 @@ function tampered(file: string, message: string): ImepError {
   });
 }
 
-/** Appends one JSON value as a line, durably. */
-export async function appendJsonLine(file: string, value: unknown, serialize: (v: unknown) => string = canonicalJson): Promise<void> {
+/**
+ * Serialises one JSON value as a line (with its trailing newline). A throwing serialiser, or a line
+ * that would contain a newline, throws here, before anything touches the file.
+ */
+export function encodeJsonLine(file: string, value: unknown, serialize: (v: unknown) => string = canonicalJson): Uint8Array {
   let line: string;
   try {
     line = serialize(value);
@@ -52,17 +55,22 @@ export async function appendJsonLine(file: string, value: unknown, serialize: (v
     throw new ImepError('E_IO', `could not serialise the line; nothing was appended: ${why}`, { file, cause: e });
   }
   if (line.includes('\n')) throw new ImepError('E_INTERNAL', 'a JSON line may not contain a newline', { file });
-  const bytes = new TextEncoder().encode(`${line}\n`);
+  return Buffer.from(`${line}\n`, 'utf8');
+}
+
+/**
+ * Appends one JSON value as a line, durably (open, write, fsync, close: for occasional appends such as
+ * amendments and shard lines; a run's rows go through the RowWriter, which keeps its files open). An
+ * empty file before the write is treated as just created, and its directory is fsync'd too (no
+ * exception on the common path: the file is opened with 'a' and its size read, not probed with 'ax').
+ */
+export async function appendJsonLine(file: string, value: unknown, serialize: (v: unknown) => string = canonicalJson): Promise<void> {
+  const bytes = encodeJsonLine(file, value, serialize);
   let fh: FileHandle | undefined;
   let created = false;
   try {
-    try {
-      fh = await open(file, 'ax', 0o644);
-      created = true;
-    } catch (e) {
-      if ((e as { code?: string }).code !== 'EEXIST') throw e;
-      fh = await open(file, 'a');
-    }
+    fh = await open(file, 'a', 0o644);
+    created = (await fh.stat()).size === 0;
     await writeAll(fh, bytes);
     await fh.sync();
   } catch (e) {

@@ -46,6 +46,19 @@ export const ReadSummarySchema = z.object({
   covered: z.boolean().nullable(),
   /** Digest over the sequence of (query index, content digest after the hook). */
   contentDigest: hex,
+  /**
+   * The episode's FIRST memory query (its first read, of whichever bank is read first), null when the
+   * episode made no read: `clock` is the per-scope query clock at that read (ReadContext.queryIndex) and
+   * `candidates` how many records were candidates before top-k (ReadContext.candidateCount). The clock
+   * gate (clearing keeps the scope clock) and the candidate gate (installation keeps the first-query
+   * candidate count) compare these with the reference condition's (adjudication/gates.ts).
+   */
+  firstQuery: z
+    .object({
+      clock: z.number().int().nonnegative(),
+      candidates: z.number().int().nonnegative(),
+    })
+    .nullable(),
 });
 export type ReadSummary = z.infer<typeof ReadSummarySchema>;
 
@@ -72,9 +85,15 @@ export const EpisodeRowSchema = z.object({
   decisionCorrect: z.boolean().nullable(),
   steps: z.number().int().nonnegative(),
   firstFrameHash: hex.nullable(),
-  /** SHA-256 chained over the float32 bytes of every action, in order. */
+  /**
+   * One streaming SHA-256 over the episode's actions, in step order (not a hash chain):
+   * hex(SHA-256("imep.action-digest.v1" ‖ f32(action 1) ‖ … ‖ f32(action T))), where f32(a) is the bytes
+   * of a's values as a Float32Array (a non-float32 action is converted to float32 first), in the host's
+   * byte order — little-endian on x86-64 and arm64. An episode with no action has
+   * hex(SHA-256("imep.action-digest.v1")). See runner/action-digest.ts.
+   */
   actionDigest: hex,
-  /** Per-step truncated action hashes (12 hex chars each), for query↔action alignment audits. */
+  /** Per-step action hashes: hex(SHA-256(f32(action t)))[0:12], for query↔action alignment audits. */
   actionHashes: z.array(z.string().regex(/^[0-9a-f]{12}$/)),
   reads: ReadSummarySchema,
   /** Attempts made under a registered retry policy (1 when none); every attempt is logged in timings. */

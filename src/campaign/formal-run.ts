@@ -50,7 +50,7 @@ export class FormalRun extends RowWriter {
       if (snap.header.spec?.runId !== runId) {
         throw new ImepError('E_OUT_OF_ORDER', `run ${runId} is no longer the unit's current run (now ${snap.header.spec?.runId ?? 'none'})`, { file: dir });
       }
-    });
+    }, p.header);
   }
 }
 

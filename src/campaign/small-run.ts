@@ -8,7 +8,7 @@ import { loadFrozenProtocol } from './precommit.js';
 import { readRecord, writeRecord } from './record-file.js';
 import { RowWriter } from './row-writer.js';
 import { newRunId, RUN_ID_RE, RunRecordSchema, type RunRecord } from './run-record.js';
-import { UNIT_FILES, type Operator } from './unit-layout.js';
+import { UNIT_FILES, unitPaths, type Operator } from './unit-layout.js';
 import { requireAction } from './unit-state.js';
 
 /**
@@ -36,11 +36,12 @@ export class SmallRun extends RowWriter {
   ) {
     super({ rows: join(folder, 'rows.jsonl'), timings: join(folder, 'timings.jsonl'), tracesDir: join(folder, 'traces') }, 0, async () => {
       await requireAction(dir, kind);
-    });
+    }, unitPaths(dir).header);
   }
 
   /** Records completion (rows done) in the small run's run.json. */
   async finish(now: () => Date = () => new Date()): Promise<RunRecord> {
+    await this.close();
     await requireAction(this.dir, this.kind);
     const file = join(this.folder, 'run.json');
     const r = await readRecord(file, RunRecordSchema);

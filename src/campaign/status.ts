@@ -14,8 +14,10 @@ import { readUnitState } from './unit-state.js';
 import { describeIssue, verifyUnit } from './verify.js';
 
 /**
- * `imep campaign status`: a summary of one unit — state and next command, rows done/planned and
- * failures (rows carrying an `error`), failed/probe/smoke runs, seal and integrity, adjudication,
+ * `imep campaign status`: a summary of one unit — state and next command, rows done/planned and the
+ * rows that did not run to their end, by their execution `status` (rows v1, src/campaign/episode-row.ts:
+ * 'failed', 'removed', 'unavailable'; read as plain strings — the store does not depend on the runner's
+ * row schema), failed/probe/smoke runs, seal and integrity, adjudication,
  * cross-check, closeout, and EVERY amendment. Problems reading a part are reported in that part
  * (`problems`) rather than hiding the rest.
  */
@@ -28,7 +30,15 @@ export interface UnitStatusSummary {
   readonly protocolHash: string | null;
   readonly runId: string | null;
   readonly ranBy: string[];
-  readonly rows: { readonly done: number; readonly planned: number | null; readonly failures: number; readonly tornTail: boolean };
+  readonly rows: {
+    readonly done: number;
+    readonly planned: number | null;
+    /** Rows by execution status: failed to execute, removed by a fail-closed rule, condition unavailable. */
+    readonly failed: number;
+    readonly removed: number;
+    readonly unavailable: number;
+    readonly tornTail: boolean;
+  };
   readonly failedRuns: string[];
   readonly probes: string[];
   readonly smokes: string[];
@@ -39,6 +49,16 @@ export interface UnitStatusSummary {
   readonly closed: boolean;
   readonly amendments: Amendment[];
   readonly problems: string[];
+}
+
+/** How many rows carry each execution status (a row without a string `status` counts as none). */
+function countStatuses(rows: readonly Readonly<Record<string, unknown>>[]): Record<'failed' | 'removed' | 'unavailable', number> {
+  const out = { failed: 0, removed: 0, unavailable: 0 };
+  for (const r of rows) {
+    const s = r['status'];
+    if (s === 'failed' || s === 'removed' || s === 'unavailable') out[s] += 1;
+  }
+  return out;
 }
 
 async function attempt<T>(problems: string[], fallback: T, fn: () => Promise<T>): Promise<T> {
@@ -81,7 +101,7 @@ export async function unitStatus(dir: string): Promise<UnitStatusSummary> {
     rows: {
       done: rowsRead?.rows.length ?? 0,
       planned,
-      failures: rowsRead?.rows.filter((r) => typeof r['error'] === 'string').length ?? 0,
+      ...countStatuses(rowsRead?.rows ?? []),
       tornTail: rowsRead?.torn != null,
     },
     failedRuns,
@@ -102,7 +122,7 @@ export function formatStatus(s: UnitStatusSummary): string {
   const lines = [
     `unit ${s.id}: ${s.state} — next: ${s.next}`,
     `  protocol ${s.protocolHash ?? '(not precommitted)'}${s.runId ? `; run ${s.runId}` : ''}${s.ranBy.length ? ` by ${s.ranBy.join(', ')}` : ''}`,
-    `  rows ${s.rows.done}/${s.rows.planned ?? '?'} done, ${s.rows.failures} failed${s.rows.tornTail ? ', torn final line (resume repairs it)' : ''}`,
+    `  rows ${s.rows.done}/${s.rows.planned ?? '?'} done, ${s.rows.failed} failed, ${s.rows.removed} removed, ${s.rows.unavailable} unavailable${s.rows.tornTail ? ', torn final line (resume repairs it)' : ''}`,
     `  probe runs ${s.probes.length}, smoke runs ${s.smokes.length}, failed formal runs ${s.failedRuns.length}${s.failedRuns.length ? ` (${s.failedRuns.join(', ')})` : ''}`,
   ];
   if (s.integrity) lines.push(s.integrity.ok ? `  integrity OK (${s.integrity.scope} root ${s.integrity.root})` : `  INTEGRITY FAILED: ${s.integrity.first}`);

@@ -123,10 +123,14 @@ export const EvidenceUnitV1Schema = z.object({
 });
 export type EvidenceUnit = z.infer<typeof EvidenceUnitV1Schema>;
 
-/** A durable formal or small-run row: a seq, an optional failure, and the runner's own fields. */
+/**
+ * A durable formal or small-run row as the store sees it: a seq and the runner's own fields
+ * (src/campaign/episode-row.ts, EpisodeRowSchema v1). The store reads nothing else but the execution
+ * `status` ('ok' | 'failed' | 'removed' | 'unavailable' in rows v1), as a plain string, for `status`.
+ */
 export const DurableRowSchema = z.looseObject({
   seq: z.number().int().nonnegative(),
-  error: z.string().nullable().optional(),
+  status: z.string().min(1).optional(),
 });
 
 /** Record names inside adjudication/ (NNN = 001, 002, … in order of writing). */

@@ -15,23 +15,25 @@ describe('campaign status', () => {
     const dir = join(root, 'running');
     await buildUnit(dir, 'precommitted', { rich: true });
     const run = await startRun(dir, { runId: 'formal-2', operator: RUNNER });
-    await run.appendRow(row(0));
-    await run.appendRow({ ...row(1), error: 'simulator timeout' });
-    await appendFile(unitPaths(dir).rows, '{"seq":2');
+    // rows v1 say how an episode ended in `status` (episode-row.ts); a `failure` explains a non-ok one
+    await run.appendRow({ ...row(0), status: 'ok', failure: null });
+    await run.appendRow({ ...row(1), status: 'failed', failure: { code: 'E_BRIDGE_TIMEOUT', message: 'simulator timeout' } });
+    await run.appendRow({ ...row(2), status: 'removed', failure: { code: 'E_DONOR_SHORT', message: 'donor holds fewer records' } });
+    await appendFile(unitPaths(dir).rows, '{"seq":3');
     const s = await unitStatus(dir);
     expect(s).toMatchObject({
       state: 'running',
       next: 'imep campaign resume',
       runId: 'formal-2',
       ranBy: ['runner-session'],
-      rows: { done: 2, planned: 4, failures: 1, tornTail: true },
+      rows: { done: 3, planned: 4, failed: 1, removed: 1, unavailable: 0, tornTail: true },
       failedRuns: ['formal-failed'],
       smokes: ['smoke-1'],
       integrity: null,
     });
     expect(s.amendments).toHaveLength(1);
     const text = formatStatus(s);
-    expect(text).toContain('rows 2/4 done, 1 failed, torn final line');
+    expect(text).toContain('rows 3/4 done, 1 failed, 1 removed, 0 unavailable, torn final line');
     expect(text).toContain('A1 [after-smoke]');
   });
 
@@ -42,12 +44,25 @@ describe('campaign status', () => {
     expect(s).toMatchObject({
       state: 'closed',
       closed: true,
-      rows: { done: 4, planned: 4, failures: 0, tornTail: false },
+      rows: { done: 4, planned: 4, failed: 0, removed: 0, unavailable: 0, tornTail: false },
       adjudication: { count: 1, operator: 'review-session', override: null },
       crossCheck: { outcome: 'agrees' },
       problems: [],
     });
     expect(s.integrity?.ok && s.integrity.scope).toBe('closeout');
     expect(formatStatus(s)).toContain('integrity OK (closeout root');
+  });
+
+  it('counts rows by execution status: failed, removed and unavailable apart; ok rows and rows without a status are not counted', async () => {
+    const dir = join(root, 'statuses');
+    await buildUnit(dir, 'precommitted');
+    const run = await startRun(dir, { runId: 'formal-3', operator: RUNNER });
+    await run.appendRow({ ...row(0), status: 'unavailable', failure: { code: 'E_CONFORMANCE', message: 'condition unavailable' } });
+    await run.appendRow({ ...row(1), status: 'ok', failure: null });
+    await run.appendRow(row(2));
+    await run.appendRow({ ...row(3), status: 'failed', failure: { code: 'E_SIM_UNAVAILABLE', message: 'reset failed' } });
+    await run.close();
+    const s = await unitStatus(dir);
+    expect(s.rows).toEqual({ done: 4, planned: 4, failed: 1, removed: 0, unavailable: 1, tornTail: false });
   });
 });

@@ -50,7 +50,6 @@ export function expectedDocument(study: PlainStudy, adjudication: Obj): Expected
     const id = str(e['id']);
     const listed = arr(producerEstimands.get(id)?.['intervals']).map((i) => str(obj(i)['id']));
     const registered = criteria.filter((c) => str(c['estimand']) === id).map(registeredIntervalId).filter((x): x is string => x !== null);
-    for (const r of registered) if (!listed.includes(r)) problems.push({ path: `estimands[${id}].intervals[${r}]`, note: 'the registered interval is missing from the adjudication' });
     const ids = [...new Set([...listed, ...registered])];
     const bootFor = (iid: string): XBoot | null => {
       const [method, param] = iid.split('/') as [string, string];
@@ -59,7 +58,15 @@ export function expectedDocument(study: PlainStudy, adjudication: Obj): Expected
       const seed = (eq?.['seed'] ?? boot['seed']) as number | string | undefined;
       return replicates === undefined || seed === undefined ? null : { replicates, seed };
     };
-    xs.set(id, recomputeEstimand(study, e, excluded, ids, bootFor));
+    const x = recomputeEstimand(study, e, excluded, ids, bootFor);
+    xs.set(id, x);
+    // The producer's promise: an available estimand lists every registered interval; one with no number —
+    // every task excluded by competence, a condition unavailable, no resolved paired unit — lists none
+    // (its numbers are then compared as absent: any it does list is "not recomputed by the cross-check").
+    // An estimand withheld as invalid by a gate is still computed, so it lists its intervals too.
+    if (x.available) {
+      for (const r of registered) if (!listed.includes(r)) problems.push({ path: `estimands[${id}].intervals[${r}]`, note: 'the registered interval is missing from the adjudication' });
+    }
   }
 
   const estimands: Obj[] = [...xs.values()].map((x) => {

@@ -16,6 +16,16 @@ function ok(study: PlainStudy, condition: string, excluded: Set<string>): PlainR
   return study.rows.filter((r) => r.condition === condition && waves.includes(r.wave) && r.status === 'ok' && !excluded.has(r.task));
 }
 
+/** The condition's registered installation attempt, as a list; undefined when it registers none. */
+function installAt(study: PlainStudy, condition: string): number[] | undefined {
+  for (const c of arr(study.protocol['conditions']).map(obj)) {
+    if (str(c['id']) !== condition) continue;
+    const a = num(obj(c['installAt'])['attempt']);
+    return a === undefined ? undefined : [a];
+  }
+  return undefined;
+}
+
 function installAttempt(study: PlainStudy, condition: string): number {
   for (const c of arr(study.protocol['conditions']).map(obj)) {
     if (str(c['id']) === condition) return num(obj(c['installAt'])['attempt']) ?? 1;
@@ -183,6 +193,38 @@ export function expectedGates(study: PlainStudy, excluded: Set<string>): GateX[]
         if (differs) mismatches++;
       }
       return { gate: id, observed: o({ compared, mismatches, emptyReads }), passed: compared > 0 && mismatches === 0 };
+    }
+    if (kind === 'clock' || kind === 'candidate') {
+      const at = kind === 'clock' ? 0 : 1;
+      const conditions: Obj[] = [];
+      let passed = true;
+      for (const condition of arr(g['conditions']).map(str)) {
+        const attempts = installAt(study, condition) ?? study.registered;
+        for (const w of study.waves()) {
+          if (!w.conditions.includes(condition)) continue;
+          const anchorRows = new Map<string, PlainRow>();
+          for (const r of study.rows) {
+            if (r.wave === w.id && r.condition === w.anchor && r.status === 'ok' && !excluded.has(r.task) && attempts.includes(r.attempt)) anchorRows.set(`${r.task}|${r.seed}|${r.attempt}`, r);
+          }
+          let pairs = 0, compared = 0, mismatches = 0, noQuery = 0;
+          for (const r of study.rows) {
+            if (r.wave !== w.id || r.condition !== condition || r.status !== 'ok' || excluded.has(r.task) || !attempts.includes(r.attempt)) continue;
+            const a = anchorRows.get(`${r.task}|${r.seed}|${r.attempt}`);
+            if (a === undefined) continue;
+            pairs++;
+            const mine = r.reads.firstQuery, theirs = a.reads.firstQuery;
+            if (mine === null && theirs === null) {
+              noQuery++;
+            } else {
+              compared++;
+              if (mine === null || theirs === null || mine[at] !== theirs[at]) mismatches++;
+            }
+          }
+          if (compared === 0 || mismatches > 0) passed = false;
+          conditions.push({ condition: `${condition}@w${w.id}`, reference: w.anchor, pairs, compared, mismatches, noQuery });
+        }
+      }
+      return { gate: id, observed: o({ conditions }), passed: passed && conditions.length > 0 };
     }
     return { gate: id, observed: {}, passed: false };
   });

@@ -18,6 +18,8 @@ export interface PlainReads {
   substituted: number;
   substitutedUnchanged: number;
   covered: boolean | null;
+  /** reads.firstQuery: [clock, candidates] of the episode's first query, null when it made none. */
+  firstQuery: [number, number] | null;
 }
 
 export interface PlainRow {
@@ -72,6 +74,7 @@ export function readRowsPlain(text: string): PlainRow[] {
         substituted: reads['substituted'] as number,
         substitutedUnchanged: reads['substitutedUnchanged'] as number,
         covered: reads['covered'] as boolean | null,
+        firstQuery: reads['firstQuery'] === null || reads['firstQuery'] === undefined ? null : [obj(reads['firstQuery'])['clock'] as number, obj(reads['firstQuery'])['candidates'] as number],
       },
     });
   }

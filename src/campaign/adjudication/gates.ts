@@ -1,8 +1,7 @@
 /**
  * The registered gates, evaluated on the sealed rows (EpisodeRowSchema v1). Each gives
  * { gate, passed, observed, expected, detail, hard, failing }. A gate with nothing to check fails —
- * absence of evidence is not delivery — and a gate whose evidence rows v1 do not carry (clock,
- * candidate) is reported `evaluable: false` and fails.
+ * absence of evidence is not delivery. Every gate is evaluable from rows v1 (`evaluable: true`).
  *
  *   competence     per task (cell): reference success ≥ minSuccess and the Wilson lower bound above the
  *                  floor, on the registered attempts of the first wave that runs the reference
@@ -19,7 +18,17 @@
  *                  of every attempt from the sham's installation point on)
  *   empty-read     identical empty-read positions per (task, seed, attempt) across the conditions (each
  *                  condition in each wave that runs it), or each condition's empty reads = the prediction
- *   clock, candidate  not in rows v1: not evaluable, failed
+ *   clock          for each listed condition (declared to keep the scope's query clock) in each wave that
+ *                  runs it: the first-query clock (EpisodeRow.reads.firstQuery.clock) equals the wave
+ *                  anchor's on every paired unit, on the checked attempt
+ *   candidate      the same for the first-query candidate count (reads.firstQuery.candidates): installation
+ *                  keeps the candidate set. The gate has no distribution option (schema-gates.ts registers
+ *                  only `conditions`), so per-unit equality is checked — which implies equal distributions.
+ *   clock and candidate pair rows by (task, seed, attempt) within the wave, ok rows of both only; the
+ *   checked attempt is the condition's registered installation point (installAt.attempt: the first query
+ *   after the clear or install), else the registered attempts. A pair where exactly one row made a query
+ *   is a mismatch; a pair where neither did is counted (noQuery) but checks nothing. Each condition × wave
+ *   passes when compared > 0 and mismatches = 0.
  * Tasks excluded by competence are left out of every other gate.
  */
 import type { Gate, Protocol } from '../../protocol/index.js';
@@ -253,15 +262,53 @@ function emptyRead(g: Extract<Gate, { kind: 'empty-read' }>, ctx: GateContext): 
   };
 }
 
-function notEvaluable(g: Extract<Gate, { kind: 'clock' | 'candidate' }>): Result {
-  const what = g.kind === 'clock' ? 'query-clock values' : 'first-query candidate and selected counts';
+/** The attempts the clock and candidate gates check for a condition: its installation point, else the registered ones. */
+function checkedAttempts(ctx: GateContext, condition: string): number[] {
+  const c = ctx.protocol.conditions.find((x) => x.id === condition);
+  if (c !== undefined && 'installAt' in c && c.installAt !== undefined) return [c.installAt.attempt];
+  return [...ctx.index.registered].sort((a, b) => a - b);
+}
+
+function firstQuery(g: Extract<Gate, { kind: 'clock' | 'candidate' }>, ctx: GateContext): Result {
+  const value = (r: EpisodeRow): number | null => (r.reads.firstQuery === null ? null : g.kind === 'clock' ? r.reads.firstQuery.clock : r.reads.firstQuery.candidates);
+  const series = g.conditions.flatMap((condition) =>
+    ctx.protocol.waves
+      .filter((w) => w.conditions.includes(condition))
+      .map((wave) => {
+        const attempts = checkedAttempts(ctx, condition);
+        const usable = (r: EpisodeRow): boolean => r.status === 'ok' && !ctx.excludedTasks.has(r.task) && attempts.includes(r.attempt);
+        const reference = new Map(ctx.index.rowsOf(wave.id, wave.anchor).filter(usable).map((r) => [key(r), r]));
+        let pairs = 0, compared = 0, mismatches = 0, noQuery = 0;
+        for (const r of ctx.index.rowsOf(wave.id, condition).filter(usable)) {
+          const a = reference.get(key(r));
+          if (a === undefined) continue;
+          pairs++;
+          const x = value(r), y = value(a);
+          if (x === null && y === null) {
+            noQuery++;
+            continue;
+          }
+          compared++;
+          if (x !== y) mismatches++;
+        }
+        return { condition: `${condition}@w${wave.id}`, id: condition, reference: wave.anchor, attempts, pairs, compared, mismatches, noQuery };
+      }),
+  );
+  const bad = series.filter((s) => s.compared === 0 || s.mismatches > 0);
+  const failing = [...new Set(bad.map((s) => s.id))];
+  const what = g.kind === 'clock' ? 'first-query clock' : 'first-query candidate count';
   return {
-    passed: false,
-    evaluable: false,
-    observed: {},
-    expected: { conditions: g.conditions.join(', ') },
-    detail: `episode rows v1 carry no ${what}; the ${g.kind} gate cannot pass on absent evidence`,
-    failing: [...g.conditions],
+    passed: series.length > 0 && failing.length === 0,
+    evaluable: true,
+    observed: { conditions: series.map(({ condition, reference, pairs, compared, mismatches, noQuery }) => ({ condition, reference, pairs, compared, mismatches, noQuery })) },
+    expected: { rule: `the ${what} equals the wave anchor's on every paired unit`, mismatches: 0 },
+    detail:
+      series.length === 0
+        ? `no wave runs ${g.conditions.join(', ')}`
+        : series
+            .map((s) => `${s.condition}: ${what} differs from ${s.reference} in ${s.mismatches}/${s.compared} units (attempt ${s.attempts.join(', ')}${s.noQuery > 0 ? `; ${s.noQuery} pairs made no query` : ''})`)
+            .join('; '),
+    failing: series.length === 0 ? [...g.conditions] : failing,
   };
 }
 
@@ -281,7 +328,7 @@ function evaluate(g: Gate, ctx: GateContext): Result {
       return emptyRead(g, ctx);
     case 'clock':
     case 'candidate':
-      return notEvaluable(g);
+      return firstQuery(g, ctx);
   }
 }
 

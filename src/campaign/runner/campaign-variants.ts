@@ -93,6 +93,7 @@ export async function smallRunCampaign(file: string, kind: SmallRunKind, n: numb
       await sink.drain();
     } finally {
       await sink.settle();
+      await small.close();
     }
     await small.finish(opts.now);
     say(opts, `${kind} run ${small.runId}: ${episodes.length} rows in ${small.folder} (apart from the formal evidence)`);

@@ -91,6 +91,7 @@ async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOp
     await sink.drain();
   } finally {
     await sink.settle();
+    await run.close();
   }
   await completeRun(c.dir, opts.now ? { now: opts.now } : {});
 }

@@ -14,6 +14,8 @@
  *   and those selecting ≥ 1 unmodified substituted record (survivalCoverage on this episode's entries);
  *   covered is null for non-substituting conditions and for episodes entirely before the point.
  * - contentDigest: SHA-256 over "queryIndex:readAfter" of every read, in order.
+ * - firstQuery: the per-scope query clock (queryIndex) and candidate count of the episode's first read,
+ *   from its ReadContext (as recorded in the trace entry); null when the episode made no read.
  */
 import { createHash } from 'node:crypto';
 import type { ReadSummary } from '../episode-row.js';
@@ -87,6 +89,7 @@ export class ReadSummaryBuilder {
       coveredDecisionQueries = unit?.coveredQueries ?? 0;
       if (this.options.substituting) covered = unit?.covered ?? false;
     }
+    const first = this.entries[0];
     return {
       total: this.entries.length,
       empty,
@@ -98,6 +101,7 @@ export class ReadSummaryBuilder {
       coveredDecisionQueries,
       covered,
       contentDigest: digest.digest('hex'),
+      firstQuery: first === undefined ? null : { clock: first.queryIndex, candidates: first.candidateCount },
     };
   }
 }

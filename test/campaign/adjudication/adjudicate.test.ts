@@ -2,7 +2,7 @@ import { appendFile, chmod, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { amend, readAdjudications, readUnitState } from '../../../src/campaign/index.js';
-import { adjudicateUnit, reproduceAdjudication, withholdsNumber, type Adjudication, type AvailableEstimand, type EstimandResult } from '../../../src/campaign/adjudication/index.js';
+import { adjudicateUnit, crossCheckAdjudication, reproduceAdjudication, withholdsNumber, type Adjudication, type AvailableEstimand, type EstimandResult } from '../../../src/campaign/adjudication/index.js';
 import type { InvalidVerdict } from '../../../src/campaign/adjudication/verdict-types.js';
 import { flattenNumbers } from '../../../src/campaign/adjudication/flatten.js';
 import { canonicalPrettyJson } from '../../../src/core/canonical-json.js';
@@ -30,6 +30,7 @@ import {
   substitutionProtocol,
   viewRemovalOutcome,
   viewRemovalProtocol,
+  defaultFirstQuery,
   type EpisodeContext,
   type RowSpec,
 } from './fixtures.js';
@@ -363,5 +364,79 @@ describe('cross-episode substitution ladder', () => {
     expect(a.gates.find((g) => g.gate === 'sham_validity')).toMatchObject({ passed: true, observed: { applied: 59 * 22, denominator: 59 * 22, flips: 3 } });
     // the non-hard survival gate only warns
     expect(a.gates.find((g) => g.gate === 'G_surv')).toMatchObject({ passed: false, hard: false, onFail: 'warn' });
+  });
+});
+
+describe('clock and candidate gates (reads.firstQuery)', () => {
+  /** The substitution ladder plus N_clr (clears the scope at attempt 2, keeping its clock), with both gates registered. */
+  const protocol = () => {
+    const base = substitutionProtocol();
+    return substitutionProtocol({
+      conditions: [...(base.conditions ?? []), { id: 'N_clr', kind: 'N', variant: 'clear', installAt: { attempt: 2, before: 'first-query' } }],
+      waves: [{ id: 1, conditions: ['A', 'C', 'U', 'S', 'T', 'N_clr'], anchor: 'A' }],
+      gates: [
+        ...(base.gates ?? []),
+        { id: 'clock', kind: 'clock', conditions: ['N_clr'], hard: true, onFail: 'invalid' },
+        { id: 'candidate', kind: 'candidate', conditions: ['U', 'S', 'T'], hard: true, onFail: 'invalid' },
+      ],
+    } as never);
+  };
+  /** N_clr keeps the clock but has no candidate left at attempt 2's first query. */
+  const outcome = (tweak: (ctx: EpisodeContext) => RowSpec['reads'] | undefined = () => undefined) => (ctx: EpisodeContext): RowSpec => {
+    const spec = substitutionOutcome(ctx);
+    const fq = defaultFirstQuery(ctx.ep, ctx.i);
+    const own = ctx.ep.condition === 'N_clr' && ctx.ep.attempt === 2 && fq !== null ? { firstQuery: { clock: fq.clock, candidates: 0 } } : {};
+    return { ...spec, reads: { ...(spec.reads ?? {}), ...own, ...(tweak(ctx) ?? {}) } };
+  };
+  const sources = async (dir: string) => ({
+    protocolText: await readFile(join(dir, 'protocol.json'), 'utf8'),
+    rowsText: await readFile(join(dir, 'rows/rows.jsonl'), 'utf8'),
+    sealText: await readFile(join(dir, 'seal.json'), 'utf8'),
+  });
+
+  it('pass when the first-query clock (N_clr) and candidate counts (U, S, T) equal the anchor’s on every paired unit; the cross-check agrees', async () => {
+    const dir = join(root, 'first-query');
+    await buildSealedUnit(dir, protocol(), outcome(), { id: 'first-query' });
+    const { adjudication: a, text } = await adjudicateUnit(dir, { operator: REVIEWER });
+    expect(a.gates.find((g) => g.gate === 'clock')).toMatchObject({
+      passed: true,
+      evaluable: true,
+      failing: [],
+      observed: { conditions: [{ condition: 'N_clr@w1', reference: 'A', pairs: 60, compared: 60, mismatches: 0, noQuery: 0 }] },
+    });
+    // removed (S, T at RC3 seed 29) and failed (T at RC5 seed 10) rows are not paired
+    expect(a.gates.find((g) => g.gate === 'candidate')).toMatchObject({
+      passed: true,
+      evaluable: true,
+      observed: {
+        conditions: [
+          { condition: 'U@w1', pairs: 60, compared: 60, mismatches: 0 },
+          { condition: 'S@w1', pairs: 59, compared: 59, mismatches: 0 },
+          { condition: 'T@w1', pairs: 58, compared: 58, mismatches: 0 },
+        ],
+      },
+    });
+    expect(crossCheckAdjudication(await sources(dir), text).disagreements).toEqual([]);
+  });
+
+  it('fail when N_clr restarts the clock or S changes a first-query candidate count: the estimands reading them are invalid; the cross-check agrees', async () => {
+    const dir = join(root, 'first-query-broken');
+    const broken = outcome((ctx) => {
+      if (ctx.ep.attempt !== 2) return undefined;
+      if (ctx.ep.condition === 'N_clr' && ctx.taskIndex === 1 && ctx.i === 4) return { firstQuery: { clock: 1, candidates: 0 } };
+      if (ctx.ep.condition === 'S' && ctx.taskIndex === 0 && ctx.i === 7) return { firstQuery: { clock: 24, candidates: 3 } };
+      return undefined;
+    });
+    await buildSealedUnit(dir, protocol(), broken, { id: 'first-query-broken' });
+    const { adjudication: a, text } = await adjudicateUnit(dir, { operator: REVIEWER });
+    const clockGate = a.gates.find((g) => g.gate === 'clock')!;
+    expect(clockGate).toMatchObject({ passed: false, evaluable: true, failing: ['N_clr'], observed: { conditions: [{ condition: 'N_clr@w1', compared: 60, mismatches: 1 }] } });
+    const cand = a.gates.find((g) => g.gate === 'candidate')!;
+    expect(cand).toMatchObject({ passed: false, failing: ['S'] });
+    expect(cand.detail).toContain('S@w1: first-query candidate count differs from A in 1/59 units (attempt 2)');
+    // θ̄ reads S: withheld; ρ_T does not: routed
+    expect(a.verdicts.find((v) => v.criterion === 'Q4_equivalence')).toMatchObject({ verdict: 'invalid', because: ['gate candidate'] });
+    expect(a.verdicts.find((v) => v.criterion === 'Q3_T')?.verdict).not.toBe('invalid');
+    expect(crossCheckAdjudication(await sources(dir), text).disagreements).toEqual([]);
   });
 });

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adjudicate, amend, readCrossChecks, readUnitState, verifyUnit } from '../../../src/campaign/index.js';
 import {
@@ -13,7 +15,20 @@ import {
 } from '../../../src/campaign/adjudication/index.js';
 import { canonicalPrettyJson } from '../../../src/core/canonical-json.js';
 import { copyUnit, expectImepError, removeTree, tempDir } from '../helpers.js';
+import type { ProtocolInput } from '../../../src/protocol/index.js';
 import { blackoutOutcome, blackoutProtocol, buildSealedUnit, clock, REVIEWER, substitutionOutcome, substitutionProtocol } from './fixtures.js';
+
+/** protocols/shellgame-view-removal.yaml reduced to n = 5 (seeds 8701–8705). */
+function reducedViewRemoval(): ProtocolInput {
+  const p = parseYaml(readFileSync(join(import.meta.dirname, '../../../protocols/shellgame-view-removal.yaml'), 'utf8')) as Record<string, unknown>;
+  const mde = p['mde'] as { inputs: Record<string, unknown> } | undefined;
+  return {
+    ...p,
+    n: 5,
+    seeds: { bands: [{ start: 8701, end: 8705 }] },
+    ...(mde ? { mde: { ...mde, inputs: { ...mde.inputs, n: 5 } } } : {}),
+  } as unknown as ProtocolInput;
+}
 
 type Doc = { estimands: { id: string; counts?: Record<string, number>; intervals?: { id: string; lower: number; upper: number }[] }[] };
 
@@ -70,6 +85,27 @@ describe('crossCheckUnit', () => {
     const r = await crossCheckUnit(dir, { operator: REVIEWER });
     expect(r.outcome).toBe('agrees');
     expect(r.result.maxAbsDifference).toBeLessThan(1e-12);
+  });
+
+  it('agrees when every cell is excluded by competence (no excluded estimand carries an interval), so the unit closes out', async () => {
+    const dir = join(root, 'all-excluded');
+    await buildSealedUnit(dir, reducedViewRemoval(), () => ({ success: false }), { id: 'all-excluded' });
+    const { adjudication } = await adjudicateUnit(dir, { operator: REVIEWER, now: clock });
+    expect(adjudication.gates.find((g) => g.gate === 'competence')).toMatchObject({ passed: false, failing: ['ShellGameTouch-lite'] });
+    expect(adjudication.verdicts.map((v) => v.verdict)).toEqual(['excluded', 'excluded', 'excluded', 'excluded']);
+    expect(adjudication.verdicts.every((v) => v.bound === undefined || v.bound === null)).toBe(true);
+    expect(adjudication.estimands.every((e) => e.status === 'unavailable')).toBe(true);
+    // a number forged onto an excluded estimand is still caught
+    const { text } = await reproduceAdjudication(dir);
+    const forged = JSON.parse(text) as Doc;
+    forged.estimands.find((e) => e.id === 'D_view')!.intervals = [{ id: 'exact-cp-difference/a0.05', lower: -0.1, upper: 0.2 }];
+    const caught = crossCheckAdjudication(await sources(dir), canonicalPrettyJson(forged)).disagreements;
+    expect(caught.map((d) => [d.path, d.note])).toContainEqual(['estimands[D_view].intervals[exact-cp-difference/a0.05].upper', 'not recomputed by the cross-check']);
+    const r = await crossCheckUnit(dir, { operator: REVIEWER, now: clock });
+    expect(r.result.disagreements).toEqual([]);
+    expect(r.outcome).toBe('agrees');
+    await closeoutUnit(dir, { operator: REVIEWER, now: clock, notes: 'every cell excluded' });
+    expect((await readUnitState(dir)).state).toBe('closed');
   });
 
   it('catches a deliberately corrupted number and names it; the unit cannot be closed out', async () => {

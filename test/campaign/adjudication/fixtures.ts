@@ -32,6 +32,15 @@ export interface RowSpec {
   readonly actionDigest?: string;
 }
 
+/**
+ * The first query of an episode, the same in every condition: attempt 1 starts the scope clock at 1 with
+ * an empty bank; a later attempt continues the clock after 23 reads per attempt and sees 4–13 candidates
+ * (seed dependent), as a bank persisting across attempts would.
+ */
+export function defaultFirstQuery(ep: PlannedEpisode, i: number): ReadSummary['firstQuery'] {
+  return ep.attempt === 1 ? { clock: 1, candidates: 0 } : { clock: 1 + 23 * (ep.attempt - 1), candidates: 4 + (i % 10) };
+}
+
 /** Read summaries by condition kind: 23 reads per episode, the first one without history. */
 export function defaultReads(kind: string): ReadSummary {
   const base: ReadSummary = {
@@ -45,6 +54,7 @@ export function defaultReads(kind: string): ReadSummary {
     coveredDecisionQueries: 0,
     covered: null,
     contentDigest: 'ab12',
+    firstQuery: { clock: 1, candidates: 0 },
   };
   if (kind === 'N') return { ...base, empty: 23, emptyPositions: Array.from({ length: 23 }, (_, k) => k + 1), withHistory: 0 };
   if (['U', 'S_pi', 'T_mu', 'S', 'T'].includes(kind)) return { ...base, substituted: 22, covered: true, coveredDecisionQueries: 1, contentDigest: 'cd34' };
@@ -182,7 +192,7 @@ export function makeRows(protocol: Protocol, outcome: (ctx: EpisodeContext) => R
       firstFrameHash: null,
       actionDigest: spec.actionDigest ?? sha256Hex(`${digestOf}/${ep.task}/${ep.seed}/${ep.attempt}`),
       actionHashes: ['0123456789ab'],
-      reads: { ...defaultReads(kind), ...(spec.reads ?? {}) },
+      reads: { ...defaultReads(kind), firstQuery: defaultFirstQuery(ep, ctx.i), ...(spec.reads ?? {}) },
       tries: 1,
     };
     return EpisodeRowSchema.parse(row);

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EpisodeRowSchema, type EpisodeRow } from '../../../src/campaign/episode-row.js';
 import { readUnitState } from '../../../src/campaign/unit-state.js';
+import { computeAdjudication, crossCheckAdjudication, renderAdjudication } from '../../../src/campaign/adjudication/index.js';
+import { loadSealedInputs } from '../../../src/campaign/adjudication/sealed-inputs.js';
+import { explicitOperator } from '../../../src/campaign/index.js';
 import { runCampaign } from '../../../src/campaign/runner/index.js';
 import { rememberColorYaml, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
 
@@ -79,7 +82,8 @@ describe('campaign runner: N clear at the registered point', () => {
     const box = sandbox();
     const text = rememberColorYaml({ n: 4, sha: box.checkpointSha })
       .replace('  - { id: C, kind: C, description: "exact replicate: installs nothing" }', '  - { id: C, kind: C, description: "exact replicate: installs nothing" }\n  - { id: N_clr, kind: N, variant: clear, installAt: { attempt: 2, before: first-query } }')
-      .replace('conditions: [A, C, U, S, T]', 'conditions: [A, C, U, S, T, N_clr]');
+      .replace('conditions: [A, C, U, S, T]', 'conditions: [A, C, U, S, T, N_clr]')
+      .replace('gates:\n', 'gates:\n  - { id: clock, kind: clock, conditions: [N_clr], hard: true, onFail: invalid }\n');
     const dir = await runCampaign(writeProtocol(box, 'rc-nclr.yaml', text), scriptedOptions(box, 'color'));
     const rows = lines(join(dir, 'rows/rows.jsonl')).map((l) => EpisodeRowSchema.parse(l));
     const n2 = rows.filter((r) => r.condition === 'N_clr' && r.attempt === 2);
@@ -99,5 +103,25 @@ describe('campaign runner: N clear at the registered point', () => {
       expect(t.record.clockAfter).toBe(t.record.clockBefore);
       expect(t.record.clearedCount).toBeGreaterThan(0);
     }
+    // the rows carry the first query's clock and candidate count (from its ReadContext): N_clr keeps the
+    // scope clock (as A's, past attempt 1's queries) but leaves no candidate; A carries attempt 1's records
+    const a2 = new Map(rows.filter((r) => r.condition === 'A' && r.attempt === 2).map((r) => [`${r.task}/${r.seed}`, r]));
+    for (const r of n2) {
+      const a = a2.get(`${r.task}/${r.seed}`)!;
+      expect(a.reads.firstQuery?.clock).toBeGreaterThan(1);
+      expect(a.reads.firstQuery?.candidates).toBeGreaterThan(0);
+      expect(r.reads.firstQuery).toEqual({ clock: a.reads.firstQuery?.clock, candidates: 0 });
+    }
+    for (const r of rows.filter((x) => x.attempt === 1 && x.status === 'ok')) expect(r.reads.firstQuery).toEqual({ clock: 1, candidates: 0 });
+    for (const r of rows.filter((x) => x.status === 'removed')) expect(r.reads.firstQuery).toBeNull();
+    // so the registered clock gate (N_clr) and candidate gate (U, S, T) pass, and the cross-check agrees
+    const inputs = await loadSealedInputs(dir);
+    const adjudication = computeAdjudication(inputs, { operator: explicitOperator('review-session'), ranBy: [], override: null, amendments: [] });
+    expect(adjudication.gates.find((g) => g.gate === 'clock')).toMatchObject({ passed: true, evaluable: true, observed: { conditions: [{ condition: 'N_clr@w1', compared: 8, mismatches: 0 }] } });
+    const candidate = adjudication.gates.find((g) => g.gate === 'candidate')!;
+    expect(candidate).toMatchObject({ passed: true, evaluable: true });
+    const read = (f: string): string => readFileSync(join(dir, f), 'utf8');
+    const check = crossCheckAdjudication({ protocolText: read('protocol.json'), rowsText: read('rows/rows.jsonl'), sealText: read('seal.json') }, renderAdjudication(adjudication));
+    expect(check.disagreements).toEqual([]);
   });
 });
