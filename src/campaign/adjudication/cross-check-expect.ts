@@ -97,12 +97,18 @@ export function expectedDocument(study: PlainStudy, adjudication: Obj): Expected
     const members = arr(f['members']).map(obj);
     const ps = members.map((m) => {
       const x = xs.get(str(m['estimand']));
-      if (str(m['status']) !== 'available' || x === undefined || !x.available || x.pair === null) {
-        if (str(m['status']) !== 'available' && x?.available === false && x.cohort.unavailable.length === 0) {
-          problems.push({ path: `holm[${fid}].members[${str(m['estimand'])}].status`, note: 'the cross-check finds no unavailable condition' });
-        }
-        return null;
+      const status = str(m['status']);
+      const recomputed = x !== undefined && x.available && x.pair !== null;
+      // Both sides must agree on whether the slot carries a number. The producer may withhold a
+      // number the cross-check can compute only when a gate made the contrast invalid; a slot without
+      // a number (unavailable condition, excluded tasks, no resolved unit) must be one the cross-check
+      // cannot compute either.
+      if (status === 'available' && !recomputed) {
+        problems.push({ path: `holm[${fid}].members[${str(m['estimand'])}].status`, note: 'the cross-check cannot compute this contrast' });
+      } else if (status === 'unavailable' && recomputed) {
+        problems.push({ path: `holm[${fid}].members[${str(m['estimand'])}].status`, note: 'the cross-check computes a number for a slot reported unavailable' });
       }
+      if (status !== 'available' || !recomputed || x === undefined || x.pair === null) return null;
       return mcnemarBig(x.pair[0], x.pair[1], oneSided ? 'greater' : 'two-sided');
     });
     const adjusted = holmStepDown(ps);
