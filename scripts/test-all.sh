@@ -9,6 +9,17 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 npm run build
 npm run typecheck
+# test/cluster/cluster.test.ts runs array jobs on a one-node SLURM cluster (it FAILS under CI=true without
+# one): start it when this runs as root with apt (always so in CI), and stop it afterwards if started here.
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+  if ! sinfo --noheader --format=%t 2>/dev/null | grep -Eq 'idle|mix|alloc'; then
+    if bash scripts/slurm/start-cluster.sh; then
+      trap 'bash scripts/slurm/stop-cluster.sh || true' EXIT
+    else
+      echo "test-all: could not start the one-node SLURM cluster (scripts/slurm/start-cluster.sh); the cluster test will fail under CI=true and skip otherwise" >&2
+    fi
+  fi
+fi
 npx vitest run
 PY="${IMEP_PYTHON:-/usr/bin/python3}"
 if [ -d sim-bridge/tests ]; then

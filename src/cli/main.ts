@@ -3,6 +3,7 @@ import { buildProgram, isCommanderExit } from './program.js';
 import { exitCodeFor, messageFor } from './exit-codes.js';
 import { registerCampaign } from './campaign-commands.js';
 import { registerChainbench } from './chainbench-commands.js';
+import { registerCluster } from './cluster-commands.js';
 import { registerReport } from './report-commands.js';
 import { registerStats } from './stats-commands.js';
 import { registerSim } from './sim-commands.js';
@@ -13,6 +14,7 @@ async function main(argv: string[]): Promise<number> {
     stats: registerStats,
     sim: registerSim,
     chainbench: registerChainbench,
+    cluster: registerCluster,
     report: registerReport,
   });
   try {

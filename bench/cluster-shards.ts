@@ -1,0 +1,122 @@
+/**
+ * Sharding pays on one machine too: the blackout ladder (protocols/shellgame-blackout.yaml reduced to
+ * --n seeds, default 200: 7 condition runs × 2 attempts × n episodes) with the lite checkpoint. Both arms
+ * start from a precommitted unit (`imep campaign precommit FILE`, timed and printed apart) and end with a
+ * sealed unit:
+ *
+ *   single:  `imep campaign run FILE`                          one process: run every episode, seal
+ *   sharded: 2 local processes in parallel (no SLURM here)
+ *            `imep campaign run <unit>/protocol.json --shard I/2`, then `imep cluster merge` (merge + seal)
+ *
+ * Each process is a fresh child of the built CLI, as SLURM would start them. The arms alternate for
+ * --reps rounds (default 3; each round a fresh unit per arm) and the medians are compared, since a shared
+ * 2-core machine's load swings more than the effect. Prints each round, the median wall times,
+ * sharded / single (target ≤ 0.65 on a 2-core machine) and the same ratio with the precommit counted in
+ * both arms, and checks that the merged rows are byte-identical to the single-process rows.
+ *
+ *   npx tsx bench/cluster-shards.ts [--n N] [--batch B] [--reps R]
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { PACKAGE_ROOT } from '../src/campaign/runner/index.js';
+import { defaultLauncher } from '../src/cluster/launcher.js';
+import { mergeCluster } from '../src/cluster/merge.js';
+
+const { values } = parseArgs({ options: { n: { type: 'string' }, batch: { type: 'string' }, reps: { type: 'string' }, keep: { type: 'boolean' } } });
+const n = Number(values.n ?? '200');
+const batch = values.batch ?? '32';
+const SHARDS = 2;
+const reps = Number(values.reps ?? '3');
+
+const sha = createHash('sha256').update(readFileSync(join(PACKAGE_ROOT, 'checkpoints/lite-memvla/model.json'))).digest('hex');
+const text = readFileSync(join(PACKAGE_ROOT, 'protocols/shellgame-blackout.yaml'), 'utf8')
+  .replace(/sha256: \S+/, `sha256: ${sha}`)
+  .replace(/- \{ start: 610000, end: 610399 \}/, `- { start: 610000, end: ${610000 + n - 1} }`)
+  .replace(/^n: 400$/m, `n: ${n}`);
+const dir = mkdtempSync(join(tmpdir(), 'imep-bench-shards-'));
+const file = join(dir, 'blackout.yaml');
+writeFileSync(file, text);
+const launcher = defaultLauncher();
+
+function imep(args: readonly string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(launcher[0]!, [...launcher.slice(1), ...args], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`imep ${args.join(' ')} exited ${code}: ${err.trim()}`))));
+  });
+}
+
+function unitIn(campaigns: string): string {
+  const name = readdirSync(campaigns).find((x) => x.startsWith('shellgame-blackout-') && !x.endsWith('.shards'));
+  if (name === undefined) throw new Error(`no unit in ${campaigns}`);
+  return join(campaigns, name);
+}
+
+async function precommit(campaigns: string): Promise<{ unit: string; ms: number }> {
+  const t = performance.now();
+  await imep(['campaign', 'precommit', file, '--campaigns-dir', campaigns]);
+  return { unit: unitIn(join(dir, campaigns)), ms: performance.now() - t };
+}
+
+interface Arm {
+  readonly precommitMs: number;
+  readonly ms: number;
+  readonly rows: Buffer;
+  readonly detail: string;
+}
+
+async function singleArm(r: number): Promise<Arm> {
+  const pre = await precommit(`single-${r}`);
+  const t = performance.now();
+  await imep(['campaign', 'run', file, '--campaigns-dir', `single-${r}`, '--batch', batch]);
+  const ms = performance.now() - t;
+  return { precommitMs: pre.ms, ms, rows: readFileSync(join(pre.unit, 'rows/rows.jsonl')), detail: '' };
+}
+
+async function shardedArm(r: number): Promise<Arm> {
+  const pre = await precommit(`sharded-${r}`);
+  const campaigns = join(dir, `sharded-${r}`);
+  const t = performance.now();
+  await Promise.all(Array.from({ length: SHARDS }, (_, i) => imep(['campaign', 'run', join(pre.unit, 'protocol.json'), '--campaigns-dir', campaigns, '--shard', `${i}/${SHARDS}`, '--batch', batch])));
+  const t1 = performance.now();
+  await mergeCluster(pre.unit, { say: () => undefined });
+  const ms = performance.now() - t;
+  return { precommitMs: pre.ms, ms, rows: readFileSync(join(pre.unit, 'rows/rows.jsonl')), detail: `shards ${s(t1 - t)} + merge and seal ${s(performance.now() - t1)}` };
+}
+
+const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+const median = (xs: readonly number[]): number => {
+  const v = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 === 1 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
+};
+
+console.log(`blackout ladder, n = ${n}: ${7 * 2 * n} episodes, batch ${batch}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg()[0]?.toFixed(2)} at start, ${reps} rounds`);
+const singles: Arm[] = [];
+const shardeds: Arm[] = [];
+let identical = true;
+for (let r = 0; r < reps; r++) {
+  const order = r % 2 === 0 ? (['single', 'sharded'] as const) : (['sharded', 'single'] as const);
+  for (const arm of order) (arm === 'single' ? singles : shardeds).push(arm === 'single' ? await singleArm(r) : await shardedArm(r));
+  const a = singles[r]!;
+  const b = shardeds[r]!;
+  identical &&= a.rows.equals(b.rows);
+  console.log(`round ${r + 1}: single ${s(a.ms)}; sharded ${s(b.ms)} (${b.detail}); ratio ${(b.ms / a.ms).toFixed(3)}; load ${loadavg()[0]?.toFixed(2)}`);
+}
+const single = median(singles.map((a) => a.ms));
+const sharded = median(shardeds.map((a) => a.ms));
+const pre = median([...singles, ...shardeds].map((a) => a.precommitMs));
+console.log(`median precommit (each arm, not in the ratio): ${s(pre)}`);
+console.log(`median single process (run + seal):                     ${s(single)}`);
+console.log(`median ${SHARDS} shards in parallel + merge and seal:        ${s(sharded)}`);
+console.log(`merged rows byte-identical to the single-process rows: ${identical ? 'yes' : 'NO'}`);
+console.log(`sharded / single = ${(sharded / single).toFixed(3)} (target ≤ 0.65); with the precommit in both arms ${((sharded + pre) / (single + pre)).toFixed(3)}`);
+if (!values.keep) rmSync(dir, { recursive: true, force: true });
+else console.log(`kept ${dir}`);
+if (!identical) process.exitCode = 1;
