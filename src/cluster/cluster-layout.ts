@@ -113,19 +113,8 @@ export const JobRecordSchema = z.object({
 });
 export type JobRecord = z.infer<typeof JobRecordSchema>;
 
-/** The shard folder's record, as the runner writes it (src/campaign/runner/shard.ts, version 1). */
-export const ShardFolderRecordSchema = z.object({
-  kind: z.literal('imep.shard'),
-  version: z.literal(1),
-  unitId: z.string(),
-  protocolHash: z.string(),
-  planHash: z.string(),
-  index: z.number().int().nonnegative(),
-  count: z.number().int().positive(),
-  rows: z.number().int().nonnegative(),
-  complete: z.boolean(),
-});
-export type ShardFolderRecord = z.infer<typeof ShardFolderRecordSchema>;
+/** The shard folder's record is the runner's own schema (src/campaign/runner/shard.ts, version 1). */
+export { ShardRecordSchema as ShardFolderRecordSchema, type ShardRecord as ShardFolderRecord } from '../campaign/runner/shard.js';
 
 export const MergeRecordSchema = z.object({
   kind: z.literal('imep.cluster-merge'),

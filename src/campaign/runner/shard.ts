@@ -50,7 +50,8 @@ export function shardDir(unitDir: string, spec: ShardSpec): string {
   return join(`${unitDir}.shards`, `shard-${spec.index}-of-${spec.count}`);
 }
 
-const ShardRecordSchema = z.object({
+/** The shard folder's `shard.json` (version 1); src/cluster reads it through this one schema. */
+export const ShardRecordSchema = z.object({
   kind: z.literal('imep.shard'),
   version: z.literal(1),
   unitId: z.string(),
