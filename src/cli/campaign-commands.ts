@@ -22,6 +22,7 @@ import { currentOperator } from '../campaign/operator.js';
 import { seal } from '../campaign/seal.js';
 import { formatStatus, unitStatus } from '../campaign/status.js';
 import { describeIssue, verifyUnit } from '../campaign/verify.js';
+import { describeSignatures } from '../signing/describe.js';
 import {
   adjudicateStep,
   closeoutStep,
@@ -134,9 +135,14 @@ export function registerCampaign(group: Command): void {
     .description('re-hash every file of a sealed unit; names the first bad file (exit 3 on tampering)')
     .argument('<unit>', 'the unit folder')
     .option('--expected-root <hex>', 'a Merkle root cited elsewhere that the unit must match')
-    .action(async (unit: string, o: { expectedRoot?: string }) => {
+    .option('--require-signatures', 'fail when any record of the signature chain is unsigned')
+    .action(async (unit: string, o: { expectedRoot?: string; requireSignatures?: boolean }) => {
       const dir = await unitArg(unit);
-      const r = await verifyUnit(dir, o.expectedRoot === undefined ? {} : { expectedRoot: o.expectedRoot });
+      const r = await verifyUnit(dir, {
+        ...(o.expectedRoot === undefined ? {} : { expectedRoot: o.expectedRoot }),
+        ...(o.requireSignatures ? { requireSignatures: true } : {}),
+      });
+      if (r.signatures !== undefined) out(describeSignatures(r.signatures));
       if (!r.ok) {
         const more = r.issues.length > 1 ? ` (+${r.issues.length - 1} more)` : '';
         throw new ImepError('E_UNIT_TAMPERED', `${describeIssue(r.first)}${more}`, { file: join(dir, r.first.path), hint: 'restore the unit from an intact copy' });

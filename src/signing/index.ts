@@ -15,4 +15,5 @@ export type { SignOptions, SignatureCheck } from './sign-record.js';
 export { SIGNATURE_FINDINGS, checkSignatureChain } from './chain.js';
 export type { SignatureFinding, SignatureFindingKind, SignatureReport, SignedRecordInfo, ChainRecord, ChainCheckInput } from './chain.js';
 export { checkUnitSignatures, chainRecordPaths } from './unit-signatures.js';
+export { describeSignatures } from './describe.js';
 export type { UnitSignatureOptions } from './unit-signatures.js';

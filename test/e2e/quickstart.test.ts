@@ -51,6 +51,8 @@ describe('quick start: imep campaign run FILE --through closeout', () => {
     const ok = await imep(['campaign', 'verify', unit], dir);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/intact/);
+    // the signature chain is printed: every record signed, the recorded single-operator override a warning
+    expect(ok.stdout).toMatch(/^signatures: signed — precommit\.json by \S+ \([0-9a-f]{16}…\), seal\.json by .*closeout\.json by \S+ \([0-9a-f]{16}…\); 0 errors, 1 warning: adjudication\/adjudication-001\.json same-operator \[warning\]/m);
 
     const all = files(unit);
     expect(all.length).toBeGreaterThan(8);

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { describeSignatures } from '../../src/signing/describe.js';
+import type { SignatureReport } from '../../src/signing/chain.js';
+
+const fp = (c: string): string => c.repeat(64);
+
+describe('describeSignatures', () => {
+  it('lists signers with fingerprint prefixes and counts findings by severity', () => {
+    const report: SignatureReport = {
+      status: 'partial',
+      signed: [
+        { path: 'precommit.json', signer: 'alice', fingerprint: fp('a'), prev: null },
+        { path: 'seal.json', signer: 'alice', fingerprint: fp('a'), prev: { file: 'precommit.json', sha256: fp('0') } },
+      ],
+      unsigned: ['adjudication-001.json'],
+      findings: [
+        { path: 'adjudication-001.json', finding: 'unsigned', severity: 'error', detail: 'no signature after a signed record', related: [] },
+        { path: 'seal.json', finding: 'unknown-key', severity: 'warning', detail: 'not in the trust store', related: [] },
+      ],
+    };
+    expect(describeSignatures(report)).toBe(
+      'signatures: partial — precommit.json by alice (aaaaaaaaaaaaaaaa…), seal.json by alice (aaaaaaaaaaaaaaaa…); unsigned: adjudication-001.json; ' +
+        '1 error, 1 warning: adjudication-001.json unsigned [error] (no signature after a signed record); seal.json unknown-key [warning] (not in the trust store)',
+    );
+  });
+
+  it('an unsigned unit with no findings', () => {
+    expect(describeSignatures({ status: 'unsigned', signed: [], unsigned: ['precommit.json', 'seal.json'], findings: [] })).toBe(
+      'signatures: unsigned — unsigned: precommit.json, seal.json; 0 errors, 0 warnings',
+    );
+  });
+});
