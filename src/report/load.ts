@@ -13,7 +13,9 @@ import type { EpisodeRow } from '../campaign/episode-row.js';
 import type { CloseoutRecord, CrossCheckRecord } from '../campaign/post-seal-records.js';
 import { readRecord } from '../campaign/record-file.js';
 import { CloseoutRecordSchema } from '../campaign/post-seal-records.js';
+import { loadFrozenProtocol } from '../campaign/precommit.js';
 import { readSeal, type SealRecord } from '../campaign/seal.js';
+import { ProtocolSchema, type Protocol } from '../protocol/schema.js';
 import { unitPaths } from '../campaign/unit-layout.js';
 import { readUnitState, type UnitSnapshot } from '../campaign/unit-state.js';
 import { assertUnitIntact } from '../campaign/verify.js';
@@ -25,6 +27,8 @@ export interface ReportInputs {
   readonly adjudicationFile: string;
   readonly adjudicationSha256: string;
   readonly rows: readonly EpisodeRow[];
+  /** The frozen protocol (protocol.json, re-hashed against the precommit on load). */
+  readonly protocol: Protocol;
   readonly seal: SealRecord;
   readonly crossChecks: readonly CrossCheckRecord[];
   readonly closeout: CloseoutRecord | null;
@@ -55,6 +59,7 @@ export async function loadReportInputs(dir: string): Promise<ReportInputs> {
     adjudicationFile: file,
     adjudicationSha256: record.artifacts.find((a) => a.path === file)?.sha256 ?? '',
     rows,
+    protocol: ProtocolSchema.parse((await loadFrozenProtocol(dir)).protocol),
     seal: await readSeal(dir),
     crossChecks: await readCrossChecks(dir),
     closeout: closeRead.kind === 'ok' ? closeRead.value : null,

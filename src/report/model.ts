@@ -9,6 +9,8 @@ import { invalidBecause } from '../campaign/adjudication/validity.js';
 import type { Adjudication, AvailableEstimand, EstimandResult, Interval } from '../campaign/adjudication/index.js';
 import type { Verdict } from '../campaign/adjudication/verdict-types.js';
 import type { ReportInputs } from './load.js';
+import { firstQueryTable } from './first-query-table.js';
+import { powerTables } from './power-table.js';
 import { pValue, signedPp } from './text-table.js';
 
 export interface Table {
@@ -204,6 +206,7 @@ function goNoGoTable(a: Adjudication): Table {
 
 export function reportModel(inputs: ReportInputs): ReportModel {
   const a = inputs.adjudication;
+  const power = powerTables(inputs.protocol, a);
   const words = a.verdicts.map((v) => `${v.criterion}: ${v.verdict}`).join(' · ');
   return {
     title: `IMEP report — unit ${a.unit.id} (${a.provenance.protocolId})`,
@@ -220,6 +223,8 @@ export function reportModel(inputs: ReportInputs): ReportModel {
       { id: 'holm', title: 'Holm families', intro: 'An unavailable or invalid contrast keeps its slot at p = 1.', tables: [holmTable(a)] },
       { id: 'go-no-go', title: 'Go / no-go', tables: [goNoGoTable(a)] },
       { id: 'conditions', title: 'Conditions', tables: [conditionTable(a)] },
+      { id: 'first-query', title: 'First memory query', tables: [firstQueryTable(inputs.rows, inputs.protocol.conditions.map((c) => c.id))] },
+      { id: 'power', title: 'Power analysis (MDE)', intro: 'The frozen minimum-detectable-effect table, and the same analysis at what was observed.', ...power },
       { id: 'amendments', title: 'Amendments', tables: amendmentTables(inputs) },
       { id: 'provenance', title: 'Provenance', tables: [provenanceTable(inputs)] },
     ],

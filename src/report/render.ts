@@ -29,6 +29,8 @@ export function renderMarkdown(model: ReportModel, figures: readonly Figure[]): 
     out.push(`## ${s.title}`, '');
     if (s.intro) out.push(s.intro, '');
     for (const t of s.tables) out.push(mdTable(t), '');
+    for (const n of s.notes ?? []) out.push(`- ${n}`);
+    if ((s.notes ?? []).length > 0) out.push('');
   }
   out.push('## Figures', '', 'The figures are rendered in report.html; their data are the per-condition summaries above.', '');
   for (const f of figures) out.push(`- **${f.title}** — ${f.caption}`);
@@ -74,7 +76,7 @@ export function renderHtml(model: ReportModel, figures: readonly { figure: Figur
     .map(({ figure, svg }) => `<figure data-figure="${figure.id}"><div class="chart">${svg}</div><figcaption><b>${esc(figure.title)}.</b> ${esc(figure.caption)}</figcaption></figure>`)
     .join('\n');
   const sections = model.sections
-    .map((s) => `<section id="${s.id}"><h2>${esc(s.title)}</h2>${s.intro ? `<p>${esc(s.intro)}</p>` : ''}${s.tables.map(htmlTable).join('\n')}</section>`)
+    .map((s) => `<section id="${s.id}"><h2>${esc(s.title)}</h2>${s.intro ? `<p>${esc(s.intro)}</p>` : ''}${s.tables.map(htmlTable).join('\n')}${(s.notes ?? []).length > 0 ? `<ul class="notes">${(s.notes ?? []).map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}</section>`)
     .join('\n');
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(model.title)}</title><style>${CSS}</style></head>

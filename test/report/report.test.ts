@@ -10,6 +10,7 @@ import { intervalText, ppText } from '../../src/report/model.js';
 import { expectImepError, removeTree, snapshot, tempDir } from '../campaign/helpers.js';
 import { blackoutOutcome, blackoutProtocol, buildSealedUnit, clock, REVIEWER, substitutionOutcome, substitutionProtocol, type EpisodeContext, type RowSpec } from '../campaign/adjudication/fixtures.js';
 import { CHROMIUM, inspectReport } from './browser.js';
+import { minimumDetectableEffect, pairedPowerExact } from '../../src/stats/power.js';
 
 const OUT = fileURLToPath(new URL('./out/', import.meta.url));
 
@@ -89,6 +90,52 @@ describe('writeReport', () => {
     expect(page.requests).toEqual([]);
     expect(page.scripts).toBe(0);
     expect((await stat(join(OUT, 'report.png'))).size).toBeGreaterThan(10_000);
+  });
+
+  it('shows the frozen MDE table, the MDE at the observed discordance, and the first-query distributions', async () => {
+    const dir = join(root, 'power');
+    const assumed = [0.1, 0.3];
+    const inputs = { test: 'mcnemar-one-sided' as const, alpha: 0.05, power: 0.8, n: 40, assumedDiscordance: assumed, method: 'exact' as const };
+    const outputs = assumed.map((rho) => {
+      const m = minimumDetectableEffect({ n: 40, rhoDiscordant: rho, alpha: 0.05, test: 'mcnemar-one-sided', power: 0.8 });
+      return { assumedDiscordance: rho, effect: m.status === 'found' ? Number(m.effect.toFixed(4)) : null };
+    });
+    await buildSealedUnit(dir, blackoutProtocol({ mde: { estimand: 'theta', inputs, outputs } } as never), blackoutOutcome, { id: 'power' });
+    const { adjudication: a } = await adjudicateUnit(dir, { operator: REVIEWER });
+    const out = join(root, 'power-report');
+    await writeReport(dir, { outDir: out });
+    const md = await readFile(join(out, 'report.md'), 'utf8');
+    expect(md).toContain('## Power analysis (MDE)');
+    for (const o of outputs) expect(mdRow(md, `${(100 * o.assumedDiscordance).toFixed(2)}%`)[1]).toBe(o.effect === null ? 'unreachable' : ppText(o.effect));
+    const theta = a.estimands.find((e) => e.id === 'theta') as AvailableEstimand;
+    const { n, bPrime, cPrime } = theta.counts as { n: number; bPrime: number; cPrime: number };
+    const row = mdRow(md, 'theta');
+    const observed = md.split('\n').filter((l) => l.startsWith('| theta |')).map((l) => l.slice(2, -2).split(' | ')).find((r) => r.length === 6);
+    expect(observed, `observed row in ${row.join(' | ')}`).toBeDefined();
+    const [, nText, disc, rhoText, effText, mdeText] = observed!;
+    expect(nText).toBe(String(n));
+    expect(disc).toBe(`${bPrime} + ${cPrime}`);
+    expect(rhoText).toBe(`${((100 * (bPrime + cPrime)) / n).toFixed(2)}%`);
+    expect(effText).toBe(ppText(theta.estimate));
+    // this fixture's discordance is too small for 80% power at any θ ≤ ρ: the printed maximum is the exact power at θ = ρ
+    const rho = (bPrime + cPrime) / n;
+    const maxPower = pairedPowerExact({ n, rhoDiscordant: rho, alpha: 0.05, test: 'mcnemar-one-sided', effect: rho });
+    expect(maxPower).toBeLessThan(0.8);
+    expect(mdeText).toBe(`unreachable (max power ${maxPower.toFixed(4)})`);
+    // first query: every condition of the plan, attempt 1, clock 1 with an empty bank in every episode
+    const section = md.slice(md.indexOf('## First memory query'), md.indexOf('## Power analysis (MDE)'));
+    const fq = (c: string): string[] => {
+      const lines = section.split('\n').filter((l) => l.startsWith(`| ${c} | 1 |`));
+      expect(lines, c).toHaveLength(1);
+      return lines[0]!.slice(2, -2).split(' | ');
+    };
+    for (const c of ['A', 'S_pi', 'T_mu', 'U', 'N_blk', 'C']) {
+      const r = fq(c);
+      expect(r[2]).toBe(c === 'A' ? '80' : '40'); // A runs in both waves
+      expect(r[3]).toBe(r[2]);
+      expect(r[4]).toBe('1 / 1 / 1');
+      expect(r[5]).toBe('0 / 0 / 0');
+    }
   });
 
   it('withholds an invalid number; refuses a folder inside the unit; leaves the unit untouched', async () => {
