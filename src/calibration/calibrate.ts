@@ -1,0 +1,223 @@
+/**
+ * `imep calibrate`: every design of a suite as real A/S/T ladders over non-overlapping seed bands, then
+ * the stats-level simulation, the frozen power analysis re-derived and compared, and the issue's checks.
+ *
+ * What is REAL and what is SIMULATED (both recorded in the result):
+ *   real       each (design, band) is a campaign run on the lite simulator with the lite checkpoint
+ *              (ladder-run.ts); its readout is exact (ladder-readout.ts).
+ *   simulated  per design, `simulation.campaigns` stats-level campaigns (stats-simulation.ts) whose per-unit
+ *              rates come from that design's pooled real campaigns: fact-use designs at the pooled
+ *              (b′, c′) rates; θ = 0 designs at the null-constrained estimate pB = pC = (Σb′ + Σc′)/(2Σn)
+ *              (the truth is θ = 0 by construction; the simulation estimates the test's size at the
+ *              measured discordance). Every parameter names its source.
+ *   predicted  the frozen method (mde.inputs: Monte-Carlo, replicates, seed) at the same (ρ, θ), through
+ *              src/stats/power.ts; exact power alongside.
+ * Deterministic: same suite, checkpoints and code → the same result, byte for byte (no clocks, no
+ * unseeded draws; batch size does not change rows — src/policies/README.md).
+ */
+import { ImepError } from '../core/errors.js';
+import type { LoadedCheckpoint } from '../policies/checkpoint.js';
+import { taskFacts } from '../campaign/runner/task-facts.js';
+import { minimumDetectableEffect, pairedPower, pairedPowerExact, type PairedTest } from '../stats/power.js';
+import { designPolicy, fitDecoder, openCheckpoint, type FittedDecoder } from './design-runtime.js';
+import { ladderCounts, ladderReadout, type LadderReadout } from './ladder-readout.js';
+import { runLadder, type LadderTask } from './ladder-run.js';
+import { bandSeeds, type LoadedSuite } from './load-suite.js';
+import { agreement, rateWithInterval, type Agreement, type RateWithInterval } from './operating-characteristics.js';
+import { simulateCampaigns } from './stats-simulation.js';
+import type { Design } from './suite-schema.js';
+import type { CalibrationResult, DesignResult, FrozenRowCheck } from './result.js';
+
+export interface CalibrateOptions {
+  /** Where checkpoint paths resolve. */
+  readonly root: string;
+  /** Real campaigns (bands) per design (default: the suite's bands.count; at most that many). */
+  readonly campaigns?: number;
+  /** The suite's quick design (smaller n, fewer campaigns); not the registered design. */
+  readonly quick?: boolean;
+  readonly batchSize?: number;
+  /** Progress lines (stderr in the CLI). */
+  readonly progress?: (line: string) => void;
+}
+
+const FROZEN_TOLERANCE = 1e-4;
+
+function fork(seed: string | number, ...labels: (string | number)[]): string {
+  return [String(seed), ...labels.map(String)].join('/');
+}
+
+/** Recomputes the frozen MDE table and refuses a table that does not match it. */
+export function checkFrozenMde(loaded: LoadedSuite): { recomputed: { assumedDiscordance: number; effect: number | null; achievedPower: number | null }[] } {
+  const { inputs, outputs } = loaded.suite.mde;
+  const recomputed = inputs.assumedDiscordance.map((rho, i) => {
+    const r = minimumDetectableEffect({ n: inputs.n, rhoDiscordant: rho, alpha: inputs.alpha, test: inputs.test, power: inputs.power, method: 'monte-carlo', replicates: inputs.replicates as number, seed: inputs.seed as number | string, tolerance: 1e-6 });
+    const row = outputs[i];
+    const effect = r.status === 'found' ? r.effect : null;
+    const achievedPower = r.status === 'found' ? r.achievedPower : null;
+    const same = row !== undefined && row.assumedDiscordance === rho && (effect === null ? row.effect === null : row.effect !== null && Math.abs(row.effect - effect) <= FROZEN_TOLERANCE);
+    if (!same) {
+      throw new ImepError('E_PROTOCOL_INVALID', `the frozen MDE row ${i} (ρ = ${rho}) says θ = ${row?.effect ?? 'missing'}, the frozen method gives ${effect === null ? 'unreachable' : effect.toFixed(6)}`, {
+        file: loaded.file,
+        field: `mde.outputs[${i}]`,
+        hint: 'the table must be what its frozen inputs produce: fix the inputs or the outputs (a frozen analysis is never edited silently)',
+      });
+    }
+    return { assumedDiscordance: rho, effect, achievedPower };
+  });
+  return { recomputed };
+}
+
+interface Effective {
+  readonly n: number;
+  readonly bands: number;
+  readonly simulated: number;
+}
+
+function effective(loaded: LoadedSuite, opts: CalibrateOptions): Effective {
+  const s = loaded.suite;
+  const base: Effective = opts.quick ? { n: s.quick.n, bands: s.quick.campaigns, simulated: s.quick.simulated } : { n: s.n, bands: s.bands.count, simulated: s.simulation.campaigns };
+  const bands = opts.campaigns ?? base.bands;
+  if (!Number.isSafeInteger(bands) || bands < 1 || bands > s.bands.count) {
+    throw new ImepError('E_USAGE', `--campaigns must be an integer in 1…${s.bands.count} (the suite registers ${s.bands.count} non-overlapping bands), got ${bands}`, { field: '--campaigns' });
+  }
+  if (opts.quick && bands * base.n > s.bands.count * s.n) throw new ImepError('E_USAGE', 'the quick design does not fit in the registered bands', { field: '--quick' });
+  return { ...base, bands };
+}
+
+function predictionAt(loaded: LoadedSuite, n: number, pB: number, pC: number): { power: number; mcError: number; exact: number } {
+  const { inputs } = loaded.suite.mde;
+  const rho = pB + pC;
+  const effect = Math.min(rho, Math.max(-rho, pB - pC));
+  const mc = pairedPower({ n, rhoDiscordant: rho, effect, alpha: inputs.alpha, test: inputs.test, replicates: inputs.replicates as number, seed: inputs.seed as number | string });
+  return { power: mc.power, mcError: mc.mcError, exact: pairedPowerExact({ n, rhoDiscordant: rho, effect, alpha: inputs.alpha, test: inputs.test }) };
+}
+
+async function runDesign(loaded: LoadedSuite, design: Design, ckpt: LoadedCheckpoint, decoder: FittedDecoder | undefined, task: LadderTask, eff: Effective, opts: CalibrateOptions): Promise<DesignResult> {
+  const suite = loaded.suite;
+  const { test, alpha } = suite.mde.inputs;
+  const campaigns: (LadderReadout & { band: number; seeds: readonly [number, number]; removed: number; latchMatchesFact: number | null })[] = [];
+  for (let band = 0; band < eff.bands; band++) {
+    const seeds = bandSeeds(suite, eff.n, band);
+    const lp = designPolicy(design, ckpt, suite, task, decoder, opts.batchSize ?? 32);
+    const run = await runLadder(lp, { design: design.id, band, seeds, task, donorSeeds: { S: fork(suite.donorSeeds.S, design.id, band), T: fork(suite.donorSeeds.T, design.id, band) } });
+    const r = ladderReadout(ladderCounts(run.units), test, alpha);
+    const latched = design.planted?.mode === 'fact-conditioned' ? run.units.filter((u) => u.latchA === u.fact).length : null;
+    campaigns.push({ ...r, band, seeds: [seeds[0] as number, seeds[seeds.length - 1] as number], removed: run.units.filter((u) => u.removed !== null).length, latchMatchesFact: latched });
+    opts.progress?.(`${design.id} band ${band + 1}/${eff.bands}: b′=${r.bOnlyT} c′=${r.cOnlyS} n=${r.n} θ̂=${r.theta.toFixed(4)} p=${r.p.toPrecision(3)} ${r.detected ? 'detected' : 'not detected'}`);
+  }
+  const sum = (k: 'bOnlyT' | 'cOnlyS' | 'n' | 'both'): number => campaigns.reduce((s, c) => s + c[k], 0);
+  const B = sum('bOnlyT'), C = sum('cOnlyS'), N = sum('n');
+  const nullDesign = design.truth === 'none';
+  const pB = N === 0 ? 0 : nullDesign ? (B + C) / (2 * N) : B / N;
+  const pC = N === 0 ? 0 : nullDesign ? (B + C) / (2 * N) : C / N;
+  const source = `pooled real campaigns of this design: bands 0–${eff.bands - 1} (seeds ${campaigns[0]?.seeds[0]}–${campaigns.at(-1)?.seeds[1]}), Σb′ = ${B}, Σc′ = ${C}, Σn = ${N}` +
+    (nullDesign ? '; null-constrained (truth θ = 0): pB = pC = (Σb′ + Σc′)/(2Σn)' : '; unconstrained: pB = Σb′/Σn, pC = Σc′/Σn');
+  const sim = simulateCampaigns({ n: eff.n, pB, pC, campaigns: eff.simulated, seed: fork(suite.simulation.seed, design.id), test, alpha });
+  const prediction = predictionAt(loaded, eff.n, pB, pC);
+  const R = suite.mde.inputs.replicates as number;
+  const realDetected = campaigns.filter((c) => c.detected).length;
+  const real: RateWithInterval = rateWithInterval(realDetected, campaigns.length);
+  const simulated: RateWithInterval = rateWithInterval(sim.detected, sim.campaigns);
+  const zLimit = suite.agreement.z;
+  return {
+    id: design.id,
+    checkpoint: design.checkpoint,
+    truth: design.truth,
+    planted: design.planted ?? null,
+    description: design.description ?? null,
+    campaigns,
+    pooled: { bOnlyT: B, cOnlyS: C, both: sum('both'), n: N, rhoS: N === 0 ? 0 : (C + sum('both')) / N, rhoT: N === 0 ? 0 : (B + sum('both')) / N, theta: N === 0 ? 0 : (B - C) / N },
+    simulationParameters: { n: eff.n, pB, pC, rho: pB + pC, theta: pB - pC, source },
+    real: { kind: nullDesign ? 'false-positive-rate' : 'power', ...real },
+    simulated: { kind: nullDesign ? 'false-positive-rate' : 'power', ...simulated, seed: sim.prng.seed, prng: `${sim.prng.name} v${sim.prng.version}`, meanB: sim.meanB, meanC: sim.meanC },
+    predicted: { power: prediction.power, mcError: prediction.mcError, replicates: R, seed: suite.mde.inputs.seed as number | string, exactPower: prediction.exact },
+    agreementReal: agreement(realDetected, campaigns.length, prediction.power, R, zLimit) as Agreement,
+    agreementSimulated: agreement(sim.detected, sim.campaigns, prediction.power, R, zLimit) as Agreement,
+  };
+}
+
+function frozenRowChecks(loaded: LoadedSuite, recomputed: ReturnType<typeof checkFrozenMde>['recomputed'], campaigns: number): FrozenRowCheck[] {
+  const s = loaded.suite;
+  const { test, alpha, replicates, n } = s.mde.inputs;
+  return recomputed.flatMap((row, i) => {
+    if (row.effect === null || row.achievedPower === null) return [];
+    const rho = row.assumedDiscordance;
+    const sim = simulateCampaigns({ n, pB: (rho + row.effect) / 2, pC: (rho - row.effect) / 2, campaigns, seed: fork(s.simulation.seed, 'mde', i), test, alpha });
+    return [{
+      assumedDiscordance: rho,
+      frozenEffect: s.mde.outputs[i]?.effect ?? null,
+      achievedPower: row.achievedPower,
+      simulated: rateWithInterval(sim.detected, sim.campaigns),
+      agreement: agreement(sim.detected, sim.campaigns, row.achievedPower, replicates as number, s.agreement.z) as Agreement,
+    }];
+  });
+}
+
+export async function calibrate(loaded: LoadedSuite, opts: CalibrateOptions): Promise<CalibrationResult> {
+  const suite = loaded.suite;
+  const eff = effective(loaded, opts);
+  const facts = taskFacts(suite.env.id);
+  const task: LadderTask = { envId: suite.env.id, kwargs: { ...(suite.env.kwargs ?? {}) }, factField: facts.factField as string, pointStep: facts.decisionFromStep, leaf: 'feature' };
+  const frozen = checkFrozenMde(loaded);
+  const used = new Set(suite.designs.map((d) => d.checkpoint));
+  const ckpts = new Map<string, LoadedCheckpoint>();
+  const decoders = new Map<string, FittedDecoder>();
+  try {
+    for (const c of suite.checkpoints) if (used.has(c.name)) ckpts.set(c.name, await openCheckpoint(c, opts.root, loaded.file));
+    for (const d of suite.designs) {
+      if (d.planted?.mode === 'fact-conditioned' && !decoders.has(d.checkpoint)) {
+        const fitted = await fitDecoder(ckpts.get(d.checkpoint) as LoadedCheckpoint, d.checkpoint, suite, task, opts.batchSize ?? 32);
+        decoders.set(d.checkpoint, fitted);
+        opts.progress?.(`decoder for ${d.checkpoint}: ${fitted.fitCorrect}/${fitted.fitUnits} fit units decoded correctly`);
+      }
+    }
+    const designs: DesignResult[] = [];
+    for (const d of suite.designs) designs.push(await runDesign(loaded, d, ckpts.get(d.checkpoint) as LoadedCheckpoint, decoders.get(d.checkpoint), task, eff, opts));
+    const frozenRows = frozenRowChecks(loaded, frozen.recomputed, eff.simulated);
+    return buildResult(loaded, eff, opts, designs, frozenRows, [...decoders.values()]);
+  } finally {
+    for (const c of ckpts.values()) await c.release();
+  }
+}
+
+function buildResult(loaded: LoadedSuite, eff: Effective, opts: CalibrateOptions, designs: DesignResult[], frozenRows: FrozenRowCheck[], decoders: FittedDecoder[]): CalibrationResult {
+  const s = loaded.suite;
+  const { alpha, test } = s.mde.inputs;
+  const limit = alpha + s.falsePositive.slack;
+  const nullDesigns = designs.filter((d) => d.truth === 'none');
+  const controls = designs.filter((d) => d.truth === 'fact-use' && d.planted === null);
+  const agreements = [...designs.flatMap((d) => [d.agreementReal, d.agreementSimulated]), ...frozenRows.map((r) => r.agreement)];
+  return {
+    format: 'imep-calibration',
+    version: 1,
+    suite: { id: s.id, title: s.title, file: loaded.file, sha256: loaded.hash },
+    checkpoints: s.checkpoints.map((c) => ({ name: c.name, path: `${c.path}/${c.file}`, sha256: c.sha256 })),
+    design: {
+      quick: opts.quick === true,
+      n: eff.n,
+      registeredN: s.n,
+      realCampaignsPerDesign: eff.bands,
+      simulatedCampaignsPerDesign: eff.simulated,
+      test: test as PairedTest,
+      alpha,
+      env: s.env.id,
+      ladder: 'A (reference) · S (same-fact donor swap) · T (different-fact donor swap), read-time from the first decision step; b′ = only T flips, c′ = only S flips',
+    },
+    decoders: decoders.map((d) => ({ checkpoint: d.checkpoint, fitSeeds: [s.decoder.fitSeeds.start, s.decoder.fitSeeds.end], fitUnits: d.fitUnits, fitCorrect: d.fitCorrect, centroids: d.spec.centroids.map((c) => [...c]) })),
+    frozenMde: { inputs: s.mde.inputs, outputs: s.mde.outputs, rows: frozenRows },
+    designs,
+    checks: {
+      falsePositive: {
+        limit,
+        rule: `one-sided 95% Clopper–Pearson upper bound of the stats-level false-positive rate ≤ α + ${s.falsePositive.slack} over ≥ 200 simulated campaigns`,
+        designs: nullDesigns.map((d) => ({ id: d.id, upper95: d.simulated.upper95, campaigns: d.simulated.campaigns, passed: d.simulated.upper95 <= limit && d.simulated.campaigns >= 200 })),
+      },
+      power: {
+        minimum: s.mde.inputs.power,
+        rule: 'unplanted fact-use designs (the positive-control checkpoint) detect θ > 0 in ≥ the frozen target power of real and of simulated campaigns',
+        designs: controls.map((d) => ({ id: d.id, real: d.real.rate, simulated: d.simulated.rate, passed: d.real.rate >= s.mde.inputs.power && d.simulated.rate >= s.mde.inputs.power })),
+      },
+      agreement: { zLimit: s.agreement.z, compared: agreements.length, agreeing: agreements.filter((a) => a.agrees).length, passed: agreements.every((a) => a.agrees) },
+    },
+  };
+}

@@ -1,0 +1,25 @@
+/** src/calibration — known-answer calibration of the A/S/T ladder (`imep calibrate`); see docs/calibration.md. */
+export { calibrate, checkFrozenMde } from './calibrate.js';
+export type { CalibrateOptions } from './calibrate.js';
+export { bandSeeds, checkSuite, loadSuite, parseSuite } from './load-suite.js';
+export type { LoadedSuite } from './load-suite.js';
+export { SuiteSchema, SUITE_VERSION } from './suite-schema.js';
+export type { Design, Suite, SuiteCheckpoint } from './suite-schema.js';
+export { PlantedEffectPolicy } from './planted-effect-policy.js';
+export type { Latch, PlantedEffectOptions, PlantedMode, WrappablePolicy } from './planted-effect-policy.js';
+export { decodeFact, fitFactDecoder, summariseRead } from './fact-decoder.js';
+export type { FactDecoderSpec, FitExample } from './fact-decoder.js';
+export { checkDonorWrites, readSwapHook } from './read-swap.js';
+export type { PrePointWrites, SwapCounters } from './read-swap.js';
+export { runLadder } from './ladder-run.js';
+export type { LadderInput, LadderPolicy, LadderRun, LadderTask, UnitOutcome } from './ladder-run.js';
+export { detects, ladderCounts, ladderReadout } from './ladder-readout.js';
+export type { LadderCounts, LadderOutcome, LadderReadout } from './ladder-readout.js';
+export { simulateCampaigns } from './stats-simulation.js';
+export type { SimulationInput, SimulationResult } from './stats-simulation.js';
+export { agreement, rateWithInterval } from './operating-characteristics.js';
+export type { Agreement, RateWithInterval } from './operating-characteristics.js';
+export { powerCurveSpec } from './figure.js';
+export { renderCalibrationHtml, renderCalibrationMarkdown, writeCalibration } from './write-calibration.js';
+export type { WrittenCalibration } from './write-calibration.js';
+export type { CalibrationResult, CampaignResult, DesignResult, FrozenRowCheck } from './result.js';

@@ -1,0 +1,65 @@
+/** The calibration result (calibration.json, format imep-calibration v1): types only. */
+import type { Mde } from '../protocol/schema-analysis.js';
+import type { PairedTest } from '../stats/power.js';
+import type { LadderReadout } from './ladder-readout.js';
+import type { Agreement, RateWithInterval } from './operating-characteristics.js';
+
+export interface CampaignResult extends LadderReadout {
+  readonly band: number;
+  /** First and last seed of the band. */
+  readonly seeds: readonly [number, number];
+  /** Units removed from S/T (fail closed). */
+  readonly removed: number;
+  /** Fact-conditioned designs: units whose latched index in A equals their fact (the injection table check). */
+  readonly latchMatchesFact: number | null;
+}
+
+export interface DesignResult {
+  readonly id: string;
+  readonly checkpoint: string;
+  readonly truth: 'fact-use' | 'none';
+  readonly planted: { readonly mode: 'fact-conditioned' | 'unconditioned'; readonly delta: number } | null;
+  readonly description: string | null;
+  readonly campaigns: readonly CampaignResult[];
+  readonly pooled: { readonly bOnlyT: number; readonly cOnlyS: number; readonly both: number; readonly n: number; readonly rhoS: number; readonly rhoT: number; readonly theta: number };
+  readonly simulationParameters: { readonly n: number; readonly pB: number; readonly pC: number; readonly rho: number; readonly theta: number; readonly source: string };
+  readonly real: RateWithInterval & { readonly kind: 'power' | 'false-positive-rate' };
+  readonly simulated: RateWithInterval & { readonly kind: 'power' | 'false-positive-rate'; readonly seed: number | string; readonly prng: string; readonly meanB: number; readonly meanC: number };
+  readonly predicted: { readonly power: number; readonly mcError: number; readonly replicates: number; readonly seed: number | string; readonly exactPower: number };
+  readonly agreementReal: Agreement;
+  readonly agreementSimulated: Agreement;
+}
+
+export interface FrozenRowCheck {
+  readonly assumedDiscordance: number;
+  readonly frozenEffect: number | null;
+  readonly achievedPower: number;
+  readonly simulated: RateWithInterval;
+  readonly agreement: Agreement;
+}
+
+export interface CalibrationResult {
+  readonly format: 'imep-calibration';
+  readonly version: 1;
+  readonly suite: { readonly id: string; readonly title: string; readonly file: string; readonly sha256: string };
+  readonly checkpoints: readonly { readonly name: string; readonly path: string; readonly sha256: string }[];
+  readonly design: {
+    readonly quick: boolean;
+    readonly n: number;
+    readonly registeredN: number;
+    readonly realCampaignsPerDesign: number;
+    readonly simulatedCampaignsPerDesign: number;
+    readonly test: PairedTest;
+    readonly alpha: number;
+    readonly env: string;
+    readonly ladder: string;
+  };
+  readonly decoders: readonly { readonly checkpoint: string; readonly fitSeeds: readonly [number, number]; readonly fitUnits: number; readonly fitCorrect: number; readonly centroids: readonly (readonly number[])[] }[];
+  readonly frozenMde: { readonly inputs: Mde['inputs']; readonly outputs: Mde['outputs']; readonly rows: readonly FrozenRowCheck[] };
+  readonly designs: readonly DesignResult[];
+  readonly checks: {
+    readonly falsePositive: { readonly limit: number; readonly rule: string; readonly designs: readonly { readonly id: string; readonly upper95: number; readonly campaigns: number; readonly passed: boolean }[] };
+    readonly power: { readonly minimum: number; readonly rule: string; readonly designs: readonly { readonly id: string; readonly real: number; readonly simulated: number; readonly passed: boolean }[] };
+    readonly agreement: { readonly zLimit: number; readonly compared: number; readonly agreeing: number; readonly passed: boolean };
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * `imep calibrate [--suite FILE] --out DIR [--campaigns N] [--quick] [--batch B]`: runs a calibration
+ * suite (src/calibration) and writes calibration.json / .md / .html into DIR. Progress goes to stderr;
+ * stdout gets the three paths and one line per check. Exits 1 when a check fails (the files are written).
+ */
+import type { Command } from 'commander';
+import { calibrate, loadSuite, writeCalibration } from '../calibration/index.js';
+import { PACKAGE_ROOT } from '../campaign/runner/index.js';
+import { ImepError } from '../core/errors.js';
+import { parseCount } from './args.js';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const DEFAULT_SUITE = 'protocols/calibration/shellgame-known-answers.yaml';
+
+export function registerCalibrateCommand(program: Command): void {
+  program
+    .command('calibrate')
+    .description('known-answer calibration: power and false-positive rate of the A/S/T ladder with exact intervals')
+    .option('--suite <file>', `the calibration suite (default ${DEFAULT_SUITE})`)
+    .requiredOption('--out <dir>', 'where to write calibration.json, calibration.md and calibration.html')
+    .option('--campaigns <n>', 'real campaigns (seed bands) per design, at most the suite’s bands.count')
+    .option('--quick', 'the suite’s quick design (small n, few campaigns; not the registered design)')
+    .option('--batch <b>', 'lockstep batch size (results do not depend on it)', '32')
+    .action(async (options: { suite?: string; out: string; campaigns?: string; quick?: boolean; batch: string }) => {
+      const suiteFile = options.suite ?? (existsSync(DEFAULT_SUITE) ? DEFAULT_SUITE : join(PACKAGE_ROOT, DEFAULT_SUITE));
+      const loaded = await loadSuite(suiteFile);
+      const batchSize = parseCount('--batch', options.batch);
+      if (batchSize < 1) throw new ImepError('E_USAGE', 'must be ≥ 1', { field: '--batch' });
+      const root = existsSync(resolve(loaded.suite.checkpoints[0]?.path ?? '.')) ? process.cwd() : PACKAGE_ROOT;
+      const result = await calibrate(loaded, {
+        root,
+        batchSize,
+        ...(options.campaigns === undefined ? {} : { campaigns: parseCount('--campaigns', options.campaigns) }),
+        ...(options.quick ? { quick: true } : {}),
+        progress: (line) => process.stderr.write(`${line}\n`),
+      });
+      const written = await writeCalibration(result, options.out);
+      process.stdout.write(`${written.json}\n${written.markdown}\n${written.html}\n`);
+      const c = result.checks;
+      for (const d of c.falsePositive.designs) process.stdout.write(`false-positive ${d.id}: UB95 ${(100 * d.upper95).toFixed(2)}% (limit ${(100 * c.falsePositive.limit).toFixed(2)}%) ${d.passed ? 'passed' : 'FAILED'}\n`);
+      for (const d of c.power.designs) process.stdout.write(`power ${d.id}: real ${(100 * d.real).toFixed(1)}%, simulated ${(100 * d.simulated).toFixed(1)}% ${d.passed ? 'passed' : 'FAILED'}\n`);
+      process.stdout.write(`agreement: ${c.agreement.agreeing}/${c.agreement.compared} within |z| ≤ ${c.agreement.zLimit} ${c.agreement.passed ? 'passed' : 'FAILED'}\n`);
+      const ok = c.falsePositive.designs.every((d) => d.passed) && c.power.designs.every((d) => d.passed) && c.agreement.passed;
+      if (!ok) process.exitCode = 1;
+    });
+}
