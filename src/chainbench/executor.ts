@@ -9,9 +9,22 @@
  * - `SimEnvironmentChainExecutor` does the same over any async `SimEnvironment` (the lite wrapper, or a
  *   bridge client hosting a simulator that accepts the same reset options and reports `executed` /
  *   `success` as evaluator fields), one environment per K from a factory.
+ * - `BridgeChainExecutor` (bridge-executor.ts) connects to a bridge server itself and makes one remote
+ *   environment per K; it records the server's identity in the replay unit.
  * The lite executor is seeded per (executorSeed, choice), so it is bitwise repeatable; real executors
  * need not be, which is what the replay floor R measures.
  */
+
+/** What executed a replay, as recorded in the replay unit's frozen protocol. */
+export type ExecutorIdentity =
+  | { readonly kind: 'lite'; readonly env: 'ChainDrawers-lite'; readonly executionSuccess: number }
+  | {
+      readonly kind: 'bridge';
+      readonly endpoint: string;
+      readonly env: string;
+      readonly executionSuccess: number;
+      readonly server: { readonly name: string; readonly version: string; readonly protocol: number; readonly adapters: readonly string[] };
+    };
 import { ImepError } from '../core/errors.js';
 import { ChainDrawersLite } from '../bridges/lite/chain-drawers.js';
 import type { SimEnvironment, StepResult } from '../bridges/sim-environment.js';
@@ -34,11 +47,13 @@ export interface ChainExecutor {
   executeChoice(chain: Chain, choice: number, run: ExecutionRun): ExecutionOutcome | Promise<ExecutionOutcome>;
 }
 
-function queryOptions(chain: Chain, run: ExecutionRun): Record<string, unknown> {
+/** The reset options of a chain's query episode (ChainDrawers-lite's contract). */
+export function queryOptions(chain: Chain, run: ExecutionRun): Record<string, unknown> {
   return { role: 'query', object: chain.finalFact.object, drawer: chain.finalFact.drawer, executorSeed: run.executorSeed };
 }
 
-function outcomeOf(chain: Chain, choice: number, r: StepResult): ExecutionOutcome {
+/** Reads the execution of `choice` from the query episode's step result (E_INTERNAL when it is not there). */
+export function outcomeOf(chain: Chain, choice: number, r: StepResult): ExecutionOutcome {
   const executed = r.evaluator['executed'];
   const success = r.evaluator['success'];
   if (!r.done || typeof executed !== 'boolean' || typeof success !== 'boolean' || r.evaluator['decision'] !== choice) {
@@ -54,6 +69,10 @@ export class LiteChainExecutor implements ChainExecutor {
 
   static forManifest(manifest: ChainManifest): LiteChainExecutor {
     return new LiteChainExecutor(manifest.env.executionSuccess);
+  }
+
+  identity(): ExecutorIdentity {
+    return { kind: 'lite', env: 'ChainDrawers-lite', executionSuccess: this.executionSuccess };
   }
 
   executeChoice(chain: Chain, choice: number, run: ExecutionRun): ExecutionOutcome {

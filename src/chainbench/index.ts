@@ -42,8 +42,22 @@ export {
 } from './conditions.js';
 export { LADDER_CONDITIONS, runDecisionLadder, type LadderResult, type LadderRow } from './ladder.js';
 export { decideAll, parseDecisionTable, decisionTableText, DecisionTableSchema, type DecisionTable } from './decisions.js';
-export { LiteChainExecutor, SimEnvironmentChainExecutor, type ChainExecutor, type ExecutionOutcome, type ExecutionRun } from './executor.js';
-export { replayDecisions, executionKey, REPLAY_FLOOR_CONDITION, type ReplayResult, type ReplayRow, type ReplayConditionInput } from './replay.js';
+export { LiteChainExecutor, SimEnvironmentChainExecutor, type ChainExecutor, type ExecutionOutcome, type ExecutionRun, type ExecutorIdentity } from './executor.js';
+export { BridgeChainExecutor, DEFAULT_BRIDGE_ENV, type BridgeExecutorOptions } from './bridge-executor.js';
+export {
+  replayDecisions,
+  planReplay,
+  executionKey,
+  REPLAY_FLOOR_CONDITION,
+  type ReplayResult,
+  type ReplayRow,
+  type ReplayConditionInput,
+  type ReplayPlan,
+  type ChainReplay,
+} from './replay.js';
+export { buildSealedUnit, openSealedUnit, type BuiltUnit, type SealedUnitRead } from './unit-io.js';
+export { DECISIONS_UNIT_KIND, writeDecisionUnit, readDecisionUnit, type DecisionRow, type DecisionUnitRead, type WrittenDecisionUnit } from './decision-unit.js';
+export { REPLAY_UNIT_KIND, writeReplayUnit, readReplayUnit, type PairingProof, type ReplayUnitRead, type ReplayUnitRow, type WrittenReplayUnit } from './replay-unit.js';
 export { summarizeDecisions, summarizeReplay, type DecisionSummary, type ReplaySummary } from './results.js';
 export { identifiersOf, randomRenaming, renameManifest, renameRecords } from './renaming.js';
 export { auditLabelEquivariance, type AuditedReadout, type EquivarianceAudit } from './equivariance.js';

@@ -4,35 +4,49 @@
  *   imep chainbench generate --chains N --K K[,K…] --seed S --out manifest.json [--rewrite-rate r] [--distractors a-b]
  *   imep chainbench validate MANIFEST [--no-simulator]
  *   imep chainbench diff OLD NEW [--json]
- *   imep chainbench decide MANIFEST --out decisions.json [--seed S] [--fallback uniform|fixed] [--json]
- *   imep chainbench replay MANIFEST --decisions FILE [--no-floor] [--json]
+ *   imep chainbench decide MANIFEST --out UNIT [--seed S] [--fallback uniform|fixed] [--replicates R] [--json]
+ *   imep chainbench replay MANIFEST --decisions UNIT [--out UNIT] [--executor lite|bridge --endpoint E [--env ID]] [--no-floor] [--json]
+ *   imep chainbench show UNIT [--json]
  *   imep chainbench audit MANIFEST --renamings R [--seed S] [--json]
  *
- * Thin: parses, calls src/chainbench, prints. Files are written through a temp file and a rename.
+ * Thin: parses, calls src/chainbench, prints. Manifests are written through a temp file and a rename;
+ * decisions and replays are sealed evidence units (src/chainbench/unit-io.ts), and every summary printed
+ * is computed from a unit's verified rows after it is sealed.
  */
 import type { Command } from 'commander';
 import { ImepError } from '../core/errors.js';
 import { pp, signedPp, textTable } from '../report/text-table.js';
+import { stat } from 'node:fs/promises';
 import {
   auditLabelEquivariance,
+  BridgeChainExecutor,
   buildChainRecords,
-  decideAll,
   decisionConditions,
-  decisionTableText,
+  DEFAULT_BRIDGE_ENV,
   diffManifests,
   generateChainManifest,
   LiteChainExecutor,
   loadManifest,
-  parseDecisionTable,
-  replayDecisions,
+  readDecisionUnit,
+  readReplayUnit,
   summarizeDecisions,
   summarizeReplay,
+  writeDecisionUnit,
   writeManifest,
+  writeReplayUnit,
   FALLBACK_MODES,
+  DECISIONS_UNIT_KIND,
+  REPLAY_UNIT_KIND,
+  type ChainExecutor,
   type DecisionSummary,
+  type DecisionUnitRead,
+  type ExecutorIdentity,
   type ReplaySummary,
+  type ReplayUnitRead,
 } from '../chainbench/index.js';
-import { readText, writeTextAtomic } from '../chainbench/manifest-io.js';
+import { readUnitState } from '../campaign/unit-state.js';
+import { loadFrozenProtocol } from '../campaign/precommit.js';
+import { assertUnitIntact } from '../campaign/verify.js';
 import { parseChoice, parseCount, parseProbability } from './args.js';
 
 function parseSeed(flag: string, raw: string): number {
@@ -143,6 +157,51 @@ function replayReport(s: ReplaySummary): string {
   return lines.join('\n');
 }
 
+const EXECUTORS = ['lite', 'bridge'] as const;
+
+function decisionSummaryOf(d: DecisionUnitRead, json: boolean): string {
+  const summary = summarizeDecisions(d.manifest, d.table, { bootstrapSeed: d.protocol.summary.bootstrapSeed, replicates: d.protocol.summary.replicates });
+  const u = d.unit;
+  if (json) return JSON.stringify({ unit: u.dir, unitId: u.unitId, sealRoot: u.seal.merkle.root, manifestHash: d.manifestHash, summary }, null, 2);
+  return [
+    decisionReport(summary),
+    `decisions unit ${u.dir}: ${d.rows.length} chain rows, sealed, Merkle root ${u.seal.merkle.root} (manifest sha256 ${d.manifestHash}, seed ${d.protocol.seed}, fallback ${d.protocol.fallback})`,
+  ].join('\n');
+}
+
+function replaySummaryOf(r: ReplayUnitRead, json: boolean): string {
+  const summary = summarizeReplay(r.replay, r.manifest, { bootstrapSeed: r.protocol.summary.bootstrapSeed, replicates: r.protocol.summary.replicates });
+  const u = r.unit;
+  const ex = r.protocol.executor as ExecutorIdentity;
+  if (json) return JSON.stringify({ unit: u.dir, unitId: u.unitId, sealRoot: u.seal.merkle.root, decisions: r.protocol.decisions, executor: ex, proof: r.proof, summary, executions: r.replay.executions }, null, 2);
+  const via = ex.kind === 'lite' ? 'lite executor (in process)' : `bridge ${ex.endpoint} → ${ex.server.name} ${ex.server.version}, env ${ex.env}`;
+  return [
+    replayReport(summary),
+    `from the sealed rows: ${r.proof.executions} executions = ${r.proof.distinctDecisionPairs} distinct (chain, decision) pairs + ${r.proof.floorExecutions} replay-floor, each looked up by ≥1 condition`,
+    `replay unit ${u.dir}: ${r.rows.length} chain rows via ${via}, sealed, Merkle root ${u.seal.merkle.root}; decisions unit ${r.protocol.decisions.unitId} (root ${r.protocol.decisions.sealRoot})`,
+  ].join('\n');
+}
+
+async function executorFor(o: { executor: string; endpoint?: string; env: string; deadline: string }, executionSuccess: number): Promise<{ executor: ChainExecutor; identity: ExecutorIdentity; close: () => Promise<void> }> {
+  const kind = parseChoice('--executor', o.executor, EXECUTORS);
+  if (kind === 'lite') {
+    if (o.endpoint !== undefined) throw new ImepError('E_USAGE', '--endpoint is for --executor bridge', { field: '--endpoint' });
+    const lite = new LiteChainExecutor(executionSuccess);
+    return { executor: lite, identity: lite.identity(), close: async () => undefined };
+  }
+  if (o.endpoint === undefined) throw new ImepError('E_USAGE', '--executor bridge needs --endpoint (e.g. the first line `imep sim serve lite` prints)', { field: '--endpoint' });
+  const bridge = await BridgeChainExecutor.connect({ endpoint: o.endpoint, env: o.env, executionSuccess, deadlineMs: parseCount('--deadline', o.deadline) });
+  return { executor: bridge, identity: bridge.identity(), close: () => bridge.close() };
+}
+
+async function defaultReplayDir(decisionsDir: string): Promise<string> {
+  const base = decisionsDir.replace(/\/+$/, '');
+  for (let n = 1; ; n++) {
+    const dir = n === 1 ? `${base}-replay` : `${base}-replay-${n}`;
+    if (!(await stat(dir).then(() => true, () => false))) return dir;
+  }
+}
+
 export function registerChainbench(group: Command): void {
   group
     .command('generate')
@@ -208,49 +267,79 @@ export function registerChainbench(group: Command): void {
 
   group
     .command('decide')
-    .description('decide every chain under every condition (full memory, no memory, initial fact, shuffled, stale, oracle) and run the C/U/S/T ladder')
+    .description('decide every chain under every condition (full memory, no memory, initial fact, shuffled, stale, oracle), run the C/U/S/T ladder, and seal it all as an evidence unit')
     .argument('<manifest>', 'manifest file')
-    .requiredOption('--out <file>', 'decisions file to write')
-    .option('--seed <s>', 'decision seed (fallback draws, shuffle, ladder donors)', '0')
+    .requiredOption('--out <dir>', 'the decisions unit folder to create (must not exist)')
+    .option('--seed <s>', 'decision seed (fallback draws, shuffle, ladder donors; also the summary bootstrap seed)', '0')
     .option('--fallback <mode>', `fallback decision: ${FALLBACK_MODES.join(' | ')}`, 'uniform')
-    .option('--replicates <R>', 'chain-bootstrap replicates', '10000')
+    .option('--replicates <R>', 'chain-bootstrap replicates of the summary (frozen in the unit)', '10000')
     .option('--json', 'print the summary as JSON')
     .action(async (file: string, o: { out: string; seed: string; fallback: string; replicates: string; json?: boolean }) => {
       const seed = parseSeed('--seed', o.seed);
       const fallback = parseChoice('--fallback', o.fallback, FALLBACK_MODES);
       const replicates = parseCount('--replicates', o.replicates);
+      if (replicates < 1) throw new ImepError('E_USAGE', 'must be at least 1', { field: '--replicates' });
       const { manifest, hash } = await loadManifest(file);
       const records = buildChainRecords(manifest);
-      const { table } = decideAll(manifest, records, hash, { seed, fallback });
-      await writeTextAtomic(o.out, decisionTableText(table));
-      const summary = summarizeDecisions(manifest, table, { bootstrapSeed: seed, replicates });
-      if (o.json) return out(JSON.stringify(summary, null, 2));
-      out(`${decisionReport(summary)}\nwrote ${o.out} (manifest sha256 ${hash}, seed ${seed}, fallback ${fallback})`);
+      const { unit } = await writeDecisionUnit({ dir: o.out, manifest, manifestHash: hash, records, seed, fallback, replicates });
+      out(decisionSummaryOf(await readDecisionUnit(unit.dir, '--out'), o.json === true));
     });
 
   group
     .command('replay')
-    .description('execute each distinct (chain, decision) once on the lite executor; conditions share executions')
-    .argument('<manifest>', 'manifest file')
-    .requiredOption('--decisions <file>', 'decisions file (from `imep chainbench decide`)')
+    .description('execute each distinct (chain, decision) of a sealed decisions unit once (conditions share executions) and seal the replay as its own unit')
+    .argument('<manifest>', 'manifest file (must be the one the decisions unit froze)')
+    .requiredOption('--decisions <unit>', 'the sealed decisions unit (from `imep chainbench decide`)')
+    .option('--out <dir>', 'the replay unit folder to create (default: <decisions unit>-replay[-N])')
+    .option('--executor <kind>', `executor: ${EXECUTORS.join(' | ')}`, 'lite')
+    .option('--endpoint <endpoint>', 'bridge endpoint (with --executor bridge), e.g. from `imep sim serve lite`')
+    .option('--env <id>', 'environment on the bridge server that executes a choice', DEFAULT_BRIDGE_ENV)
+    .option('--deadline <ms>', 'bridge call deadline (ms)', '30000')
     .option('--no-floor', 'skip the replay floor R')
-    .option('--bootstrap-seed <s>', 'chain-bootstrap seed', '0')
-    .option('--replicates <R>', 'chain-bootstrap replicates', '10000')
-    .option('--json', 'print the summary and verification as JSON')
-    .action(async (file: string, o: { decisions: string; floor: boolean; bootstrapSeed: string; replicates: string; json?: boolean }) => {
-      const { manifest, hash } = await loadManifest(file);
-      const table = parseDecisionTable(await readText(o.decisions), o.decisions);
-      if (table.manifestHash !== hash) {
-        throw new ImepError('E_MANIFEST_INVALID', `the decisions were made on manifest ${table.manifestHash.slice(0, 12)}…, not on this one (${hash.slice(0, 12)}…)`, {
-          file: o.decisions,
-          field: 'manifestHash',
-          hint: 'replay decisions against the manifest they were decided on',
-        });
-      }
-      const replay = await replayDecisions({ manifest, conditions: table.conditions, executor: LiteChainExecutor.forManifest(manifest), replayFloor: o.floor });
-      const summary = summarizeReplay(replay, manifest, { bootstrapSeed: parseSeed('--bootstrap-seed', o.bootstrapSeed), replicates: parseCount('--replicates', o.replicates) });
-      if (o.json) return out(JSON.stringify({ manifestHash: hash, summary, executions: replay.executions }, null, 2));
-      out(replayReport(summary));
+    .option('--bootstrap-seed <s>', 'chain-bootstrap seed of the summary (frozen in the unit)', '0')
+    .option('--replicates <R>', 'chain-bootstrap replicates of the summary (frozen in the unit)', '10000')
+    .option('--json', 'print the summary, the pairing proof and the executions as JSON')
+    .action(
+      async (
+        file: string,
+        o: { decisions: string; out?: string; executor: string; endpoint?: string; env: string; deadline: string; floor: boolean; bootstrapSeed: string; replicates: string; json?: boolean },
+      ) => {
+        const bootstrapSeed = parseSeed('--bootstrap-seed', o.bootstrapSeed);
+        const replicates = parseCount('--replicates', o.replicates);
+        if (replicates < 1) throw new ImepError('E_USAGE', 'must be at least 1', { field: '--replicates' });
+        const { hash } = await loadManifest(file, { simulator: false });
+        const decisions = await readDecisionUnit(o.decisions, '--decisions');
+        if (decisions.manifestHash !== hash) {
+          throw new ImepError('E_MANIFEST_INVALID', `the decisions unit froze manifest ${decisions.manifestHash.slice(0, 12)}…, not this one (${hash.slice(0, 12)}…)`, {
+            file,
+            field: 'manifestHash',
+            hint: 'replay decisions against the manifest they were decided on',
+          });
+        }
+        const dir = o.out ?? (await defaultReplayDir(decisions.unit.dir));
+        const ex = await executorFor(o, decisions.manifest.env.executionSuccess);
+        let written;
+        try {
+          written = await writeReplayUnit({ dir, decisions, executor: ex.executor, executorIdentity: ex.identity, replayFloor: o.floor, bootstrapSeed, replicates });
+        } finally {
+          await ex.close();
+        }
+        out(replaySummaryOf(await readReplayUnit(written.unit.dir, '--out'), o.json === true));
+      },
+    );
+
+  group
+    .command('show')
+    .description('verify a sealed decisions or replay unit and print its summary, computed from its rows')
+    .argument('<unit>', 'the unit folder')
+    .option('--json', 'print one JSON object')
+    .action(async (dir: string, o: { json?: boolean }) => {
+      await readUnitState(dir);
+      await assertUnitIntact(dir); // before anything in it is read (refuses an unsealed unit too)
+      const kind = ((await loadFrozenProtocol(dir)).protocol as { kind?: unknown } | null)?.kind;
+      if (kind === DECISIONS_UNIT_KIND) return out(decisionSummaryOf(await readDecisionUnit(dir, 'unit'), o.json === true));
+      if (kind === REPLAY_UNIT_KIND) return out(replaySummaryOf(await readReplayUnit(dir, 'unit'), o.json === true));
+      throw new ImepError('E_USAGE', `not a ChainBench unit (protocol kind ${JSON.stringify(kind ?? null)})`, { file: dir, hint: 'campaign units are shown with `imep campaign status`' });
     });
 
   group

@@ -1,15 +1,30 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rmSync } from 'node:fs';
 import { buildProgram } from '../../src/cli/program.js';
 import { exitCodeFor, messageFor } from '../../src/cli/exit-codes.js';
 import { registerChainbench } from '../../src/cli/chainbench-commands.js';
-import { parseDecisionTable } from '../../src/chainbench/index.js';
+import { readDecisionUnit } from '../../src/chainbench/index.js';
+import { BridgeServer } from '../../src/bridges/server.js';
+import { privateIpcEndpoint, type PrivateIpcEndpoint } from '../../src/bridges/endpoint.js';
+import { LITE_ENV_IDS, makeLiteEnv } from '../../src/bridges/lite/registry.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'imep-chainbench-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let ipc: PrivateIpcEndpoint;
+let server: BridgeServer;
+beforeAll(async () => {
+  ipc = await privateIpcEndpoint();
+  server = await BridgeServer.bind({ endpoint: ipc.endpoint, factory: makeLiteEnv, envIds: LITE_ENV_IDS, name: 'imep-lite', adapters: ['lite'] });
+});
+afterAll(async () => {
+  await server.close();
+  await ipc.dispose();
+  execFileSync('chmod', ['-R', 'u+w', dir]);
+  rmSync(dir, { recursive: true, force: true });
+});
 
 async function imep(...args: string[]): Promise<{ stdout: string; code: number; message: string }> {
   let stdout = '';
@@ -29,9 +44,9 @@ async function imep(...args: string[]): Promise<{ stdout: string; code: number; 
 
 describe('imep chainbench CLI', () => {
   const manifest = join(dir, 'manifest.json');
-  const decisions = join(dir, 'decisions.json');
+  const decisions = join(dir, 'decisions');
 
-  it('generate → validate → decide → replay → audit → diff', async () => {
+  it('generate → validate → decide (sealed unit) → replay (lite, bridge; sealed units) → show → audit → diff', async () => {
     const g = await imep('generate', '--chains', '40', '--K', '3', '--seed', '8', '--out', manifest);
     expect(g.code).toBe(0);
     expect(g.stdout).toMatch(/wrote .*manifest\.json: 40 chains \(K 3\), 20 rewritten; sha256 [0-9a-f]{64}/);
@@ -42,16 +57,31 @@ describe('imep chainbench CLI', () => {
     expect(d.stdout).toContain('full-memory');
     expect(d.stdout).toContain('C reproduces 40/40 archived decisions');
     expect(d.stdout).toMatch(/no-memory accuracy CI .* (contains|EXCLUDES) the chance floor 33\.3%/);
-    const table = parseDecisionTable(readFileSync(decisions, 'utf8'));
-    expect(table.conditions.map((c) => c.name)).toEqual(['full-memory', 'no-memory', 'initial-fact', 'shuffled-records', 'stale-records', 'oracle']);
+    expect(d.stdout).toMatch(/decisions unit .*decisions: 40 chain rows, sealed, Merkle root [0-9a-f]{64}/);
+    const unit = await readDecisionUnit(decisions);
+    expect(unit.table.conditions.map((c) => c.name)).toEqual(['full-memory', 'no-memory', 'initial-fact', 'shuffled-records', 'stale-records', 'oracle']);
     const r = await imep('replay', manifest, '--decisions', decisions, '--replicates', '500');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/execution ceiling SR\* = SR\(oracle\)/);
     expect(r.stdout).toMatch(/executor calls (\d+), extra 0/);
-    const rj = JSON.parse((await imep('replay', manifest, '--decisions', decisions, '--replicates', '200', '--json')).stdout) as {
-      summary: { verification: { extraExecutions: number } };
+    const m = /from the sealed rows: (\d+) executions = (\d+) distinct \(chain, decision\) pairs \+ 40 replay-floor/.exec(r.stdout);
+    expect(m).not.toBeNull();
+    expect(Number(m![1])).toBe(Number(m![2]) + 40);
+    expect(r.stdout).toMatch(/replay unit .*decisions-replay: 40 chain rows via lite executor/);
+    const rj = JSON.parse((await imep('replay', manifest, '--decisions', decisions, '--replicates', '200', '--json', '--executor', 'bridge', '--endpoint', ipc.endpoint)).stdout) as {
+      unit: string;
+      executor: { kind: string; server: { name: string } };
+      proof: { executions: number };
+      summary: { verification: { extraExecutions: number }; rows: { condition: string; taskSuccess: number }[] };
     };
+    expect(rj.unit).toMatch(/decisions-replay-2$/);
+    expect(rj.executor).toMatchObject({ kind: 'bridge', server: { name: 'imep-lite' } });
+    expect(rj.proof.executions).toBe(Number(m![1]));
     expect(rj.summary.verification.extraExecutions).toBe(0);
+    const shown = JSON.parse((await imep('show', join(dir, 'decisions-replay'), '--json')).stdout) as typeof rj;
+    expect(shown.summary.rows).toEqual(rj.summary.rows); // lite in process and lite over the bridge: same task success
+    const sd = await imep('show', decisions);
+    expect(sd.stdout).toContain('C reproduces 40/40 archived decisions');
     const a = await imep('audit', manifest, '--renamings', '3');
     expect(a.stdout).toContain('label-equivariance audit: 3 renamings');
     expect(a.stdout).not.toContain('NAME-DEPENDENT');
@@ -74,7 +104,18 @@ describe('imep chainbench CLI', () => {
     const other = join(dir, 'other.json');
     const r = await imep('replay', other, '--decisions', decisions);
     expect(r.code).toBe(2);
-    expect(r.message).toMatch(/manifestHash: the decisions were made on manifest [0-9a-f]{12}…, not on this one/);
+    expect(r.message).toMatch(/manifestHash: the decisions unit froze manifest [0-9a-f]{12}…, not this one/);
+    const plain = join(dir, 'plain-decisions.json');
+    writeFileSync(plain, '{}');
+    const p = await imep('replay', manifest, '--decisions', plain);
+    expect(p.code).toBe(2);
+    expect(p.message).toMatch(/^imep: .*plain-decisions\.json: --decisions: is a file, not a sealed evidence unit folder — `imep chainbench decide MANIFEST --out DIR` writes decisions as a sealed unit/);
+    const nb = await imep('replay', manifest, '--decisions', decisions, '--executor', 'bridge');
+    expect(nb.code).toBe(2);
+    expect(nb.message).toMatch(/--endpoint: --executor bridge needs --endpoint/);
+    const again = await imep('decide', manifest, '--out', decisions);
+    expect(again.code).toBe(2);
+    expect(again.message).toMatch(/--out: exists and is not empty/);
     const u = await imep('generate', '--chains', '5', '--K', '7', '--seed', '1', '--out', join(dir, 'x.json'));
     expect(u.code).toBe(2);
     expect(u.message).toMatch(/K = 7/);
