@@ -16,6 +16,9 @@
  * - rc3: RememberColor3-lite, strict. The expert reads the cue colour at steps 0–4, holds still until the
  *   candidates appear at step 10, then moves to the square of the remembered colour. Decision = the palette
  *   index of the colour (3-way).
+ * - rc3-retry, rc5-retry: RememberColor{3,5}-lite as protocols/remembercolor-substitution.yaml runs them (not strict,
+ *   cue not re-shown on retry). Demonstrations are attempt-1 episodes (the cue is shown); the same expert. Decision =
+ *   the palette index of the colour, over the whole 9-colour palette (one decision head serves K = 3 and K = 5).
  */
 import { ImepError } from '../../src/core/errors.js';
 import { COLORS, colorCentroid } from '../../src/bridges/lite/render.js';
@@ -24,7 +27,7 @@ import { cupPosition, frameOf, toolOf, towards, type LiteController, type Method
 import { CUP_X, SHELL_GAME_CUE_STEPS } from '../../src/bridges/lite/shell-game.js';
 import type { StepResult } from '../../src/bridges/sim-environment.js';
 
-export const DEMO_TASKS = ['shell', 'rc3'] as const;
+export const DEMO_TASKS = ['shell', 'rc3', 'rc3-retry', 'rc5-retry'] as const;
 export type DemoTask = (typeof DEMO_TASKS)[number];
 
 /** A demonstration expert: a controller that also says which object it is heading for. */
@@ -157,6 +160,19 @@ export function taskSpec(task: string): TaskSpec {
         cueSteps: REMEMBER_COLOR_CUE_END,
         expert: (memory) => new RememberColorExpert(3, memory),
       };
+    case 'rc3-retry':
+    case 'rc5-retry': {
+      const k = task === 'rc3-retry' ? 3 : 5;
+      return {
+        task,
+        env: `RememberColor${k}-lite`,
+        kwargs: { strict: false, reshowCueOnRetry: false },
+        choices: REMEMBER_COLOR_PALETTE.length,
+        answerField: 'targetColorIndex',
+        cueSteps: REMEMBER_COLOR_CUE_END,
+        expert: (memory) => new RememberColorExpert(k, memory),
+      };
+    }
     default:
       throw new ImepError('E_USAGE', `unknown demo task ${JSON.stringify(task)}`, { field: '--task', hint: `one of ${DEMO_TASKS.join(', ')}` });
   }

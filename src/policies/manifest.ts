@@ -11,9 +11,17 @@
  *   inputs:  observation (with `field`: the Observation key, e.g. rgb, toolPosition) · carry (an encode output
  *            of the same name, act only) · memory ([batch, k, d], act only) · memoryMask ([batch, k], act only)
  *   outputs: queryKey, writeCandidate ([batch, d], encode only) · carry (encode only) · action ([batch, A] or
- *            [batch, H, A] for a chunk, act only) · decisionLogits ([batch, C], act only)
+ *            [batch, H, A] for a chunk, act only) · decisionLogits ([batch, C], act only) · writeGate ([batch, 1],
+ *            encode only, structured bank only: the step's record is written iff writeGate > 0)
+ *
+ * Banks: `episode` (an EpisodeBank per episode, written every step) or `structured-pcmb` (a StructuredBank scope per
+ * unit, src/banks/structured-bank.ts: the query and the record keys — cognitive key, perceptual key and state
+ * signature — are all the step's queryKey, the record's `leaf` payload field is its writeCandidate, the other payload
+ * fields are one-element zeros, and the record is written only when writeGate > 0; the scope may persist across
+ * attempts, as the protocol's memory.persistence says).
  */
 import { z } from 'zod';
+import { PAYLOAD_FIELDS } from '../banks/record.js';
 import { CONSOLIDATION_MODES } from '../banks/token-merge.js';
 import { ImepError } from '../core/errors.js';
 
@@ -25,7 +33,7 @@ export const TENSOR_DTYPES = ['float32', 'float16', 'float64', 'uint8', 'int8', 
 export type TensorDtype = (typeof TENSOR_DTYPES)[number];
 
 export const INPUT_ROLES = ['observation', 'carry', 'memory', 'memoryMask'] as const;
-export const OUTPUT_ROLES = ['queryKey', 'writeCandidate', 'carry', 'action', 'decisionLogits'] as const;
+export const OUTPUT_ROLES = ['queryKey', 'writeCandidate', 'carry', 'action', 'decisionLogits', 'writeGate'] as const;
 export type InputRole = (typeof INPUT_ROLES)[number];
 export type OutputRole = (typeof OUTPUT_ROLES)[number];
 export const GRAPH_NAMES = ['encode', 'act'] as const;
@@ -70,6 +78,28 @@ export const episodeBankSchema = z.strictObject({
   order: z.literal('read-before-write'),
 });
 
+export const structuredBankSchema = z.strictObject({
+  kind: z.literal('structured-pcmb'),
+  /** ReadContext.bank of the reads (StructuredBank reads say 'pcmb'). */
+  name: z.literal('pcmb'),
+  capacity: z.number().int().positive(),
+  k: z.number().int().positive(),
+  /** The selector's state-signature gate. */
+  gate: z.number().min(-1).max(1),
+  /** State-signature cosine at or above which a write merges into the most similar record. */
+  mergeThreshold: z.number().min(-1).max(1),
+  weights: z.strictObject({ cognitive: z.number(), perceptual: z.number() }),
+  /** The payload field that carries writeCandidate and is fed to the memory input. */
+  leaf: z.enum(PAYLOAD_FIELDS),
+  /** Where the three record/query keys come from: the queryKey output. */
+  keys: z.literal('queryKey'),
+  /** Writes happen only at steps whose writeGate output is > 0. */
+  write: z.literal('gated'),
+  order: z.literal('read-before-write'),
+});
+
+export const bankSpecSchema = z.discriminatedUnion('kind', [episodeBankSchema, structuredBankSchema]);
+
 export const manifestSchema = z.strictObject({
   format: z.literal(MANIFEST_FORMAT),
   version: z.literal(MANIFEST_VERSION),
@@ -79,7 +109,7 @@ export const manifestSchema = z.strictObject({
   /** What it was trained for (informative; the runtime does not enforce it). */
   task: z.strictObject({ env: z.string().min(1), kwargs: z.record(z.string(), z.unknown()) }).optional(),
   graphs: z.strictObject({ encode: graphContractSchema, act: graphContractSchema }),
-  bank: episodeBankSchema,
+  bank: bankSpecSchema,
   /** Every file of the checkpoint except model.json. */
   files: z.record(fileName, z.strictObject({ sha256, bytes: z.number().int().nonnegative() })),
   training: z
@@ -96,6 +126,8 @@ export type InputContract = z.infer<typeof inputContractSchema>;
 export type OutputContract = z.infer<typeof outputContractSchema>;
 export type GraphContract = z.infer<typeof graphContractSchema>;
 export type EpisodeBankSpec = z.infer<typeof episodeBankSchema>;
+export type StructuredBankSpec = z.infer<typeof structuredBankSchema>;
+export type BankSpec = z.infer<typeof bankSpecSchema>;
 export type CheckpointManifest = z.infer<typeof manifestSchema>;
 
 function pathOf(path: readonly PropertyKey[]): string {
@@ -166,7 +198,7 @@ function crossCheck(m: CheckpointManifest, file: string): void {
       if (g === 'encode' && t.role !== 'observation') throw mismatch(file, `${where}.role`, `encode inputs are observations only, got ${t.role}`);
     });
     graph.outputs.forEach((t, i) => {
-      const encodeOnly = t.role === 'queryKey' || t.role === 'writeCandidate' || t.role === 'carry';
+      const encodeOnly = t.role === 'queryKey' || t.role === 'writeCandidate' || t.role === 'carry' || t.role === 'writeGate';
       if (encodeOnly !== (g === 'encode')) throw mismatch(file, `graphs.${g}.outputs[${i}].role`, `${t.role} is not an output of the ${g} graph`);
       if (t.dtype !== 'float32') throw mismatch(file, `graphs.${g}.outputs[${i}].dtype`, `outputs are float32, got ${t.dtype}`);
     });
@@ -189,8 +221,17 @@ function crossCheck(m: CheckpointManifest, file: string): void {
   const wShape = wc.t.shape;
   if (wShape.length !== 2) throw mismatch(file, `graphs.encode.outputs[${wc.index}].shape`, `writeCandidate is [batch, d], got ${fmt(wShape)}`);
   const d = wShape[1] as number;
-  if (!sameShape(qk.t.shape, wShape)) {
-    throw mismatch(file, `graphs.encode.outputs[${qk.index}].shape`, `queryKey ${fmt(qk.t.shape)} must match writeCandidate ${fmt(wShape)} (cosine needs equal lengths)`);
+  const gate = one(enc.outputs, 'writeGate', 'graphs.encode.outputs', m.bank.kind === 'structured-pcmb');
+  if (m.bank.kind === 'episode') {
+    if (gate !== undefined) throw mismatch(file, `graphs.encode.outputs[${gate.index}].role`, 'writeGate is for structured-pcmb banks; an episode bank writes every step');
+    if (!sameShape(qk.t.shape, wShape)) {
+      throw mismatch(file, `graphs.encode.outputs[${qk.index}].shape`, `queryKey ${fmt(qk.t.shape)} must match writeCandidate ${fmt(wShape)} (cosine needs equal lengths)`);
+    }
+  } else {
+    if (qk.t.shape.length !== 2) throw mismatch(file, `graphs.encode.outputs[${qk.index}].shape`, `queryKey is [batch, n], got ${fmt(qk.t.shape)}`);
+    if (gate !== undefined && !sameShape(gate.t.shape, [BATCH_AXIS, 1])) {
+      throw mismatch(file, `graphs.encode.outputs[${gate.index}].shape`, `writeGate must be [batch, 1], got ${fmt(gate.t.shape)}`);
+    }
   }
   if (!sameShape(mem.t.shape, [BATCH_AXIS, k, d])) {
     throw mismatch(file, `graphs.act.inputs[${mem.index}].shape`, `memory must be [batch, k=${k}, d=${d}] (bank.k, writeCandidate d), got ${fmt(mem.t.shape)}`);

@@ -11,8 +11,18 @@
  *   3. act(observation fields, carry, memory[B,k,d], memoryMask[B,k]) → action, decisionLogits
  *   4. for each slot s: bank_s.write(t_s, writeCandidate[s]); t_s += 1   (read-before-write)
  * The hook can only change what the graph reads: keys, write candidates and the bank contents are untouched.
+ *
+ * A checkpoint whose bank is `structured-pcmb` (manifest.ts) gets one StructuredBank per slot instead: step 2 queries
+ * the slot's current scope with the step's queryKey as all three keys (cognitive, perceptual, state signature; the
+ * selector's gate and top-k decide), feeding each item's `bank.leaf` payload field; step 4 writes a record (keys =
+ * queryKey, payload `leaf` = writeCandidate, every other payload field a one-element zero) only when writeGate > 0.
+ * Scopes: `beginScope(slot, scope)` empties the slot's bank and makes `scope` current until `endScope`; with
+ * persistence 'across-attempts' the scope's records survive `resetSlot` (attempt 1's records reach attempt 2), with
+ * 'within-episode' (the default) every `resetSlot` empties the scope. Without beginScope, each episode is its own scope.
  */
 import { EpisodeBank } from '../banks/episode-bank.js';
+import { PAYLOAD_FIELDS, type Payload, type PayloadField } from '../banks/record.js';
+import { StructuredBank } from '../banks/structured-bank.js';
 import type { ReadHook, RetrievedItem } from '../banks/record.js';
 import { identityReadHook } from '../banks/record.js';
 import { ImepError } from '../core/errors.js';
@@ -29,6 +39,8 @@ export interface MemoryPolicyOptions {
   readonly batchSize?: number;
   /** ReadContext.decisionStep of the read at elapsed step t (default: every step is a decision step). */
   readonly decisionStep?: (step: number) => boolean;
+  /** Structured banks only: whether a scope's records survive resetSlot (default 'within-episode'). */
+  readonly persistence?: 'within-episode' | 'across-attempts';
 }
 
 export interface PolicyTimings {
@@ -41,10 +53,17 @@ export interface PolicyTimings {
 }
 
 interface Slot {
-  readonly bank: EpisodeBank;
+  /** The episode bank (episode checkpoints), or null. */
+  readonly bank: EpisodeBank | null;
+  /** The structured bank (structured-pcmb checkpoints), or null. */
+  readonly structured: StructuredBank | null;
+  /** Structured only: the scope set by beginScope, or null (then each episode is its own scope). */
+  scope: string | null;
   info: EpisodeInfo | null;
   step: number;
 }
+
+const ZERO: Readonly<Float32Array> = new Float32Array(1);
 
 function isNdArray(v: ObsValue | NdArray | undefined): v is NdArray {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && 'dtype' in v && 'shape' in v && 'data' in v && ArrayBuffer.isView((v as NdArray).data);
@@ -57,7 +76,9 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   private readonly decisionStep: (step: number) => boolean;
   private readonly k: number;
   private readonly d: number;
-  private readonly encodeOut: { queryKey: OutputContract; writeCandidate: OutputContract };
+  private readonly encodeOut: { queryKey: OutputContract; writeCandidate: OutputContract; writeGate: OutputContract | undefined };
+  private readonly persistence: 'within-episode' | 'across-attempts';
+  private readonly keyDim: number;
   private readonly actOut: { action: OutputContract; decisionLogits: OutputContract | undefined };
   /** Reused input buffers, by tensor name and batch size (a graph run never keeps them past its return). */
   private readonly buffers = new Map<string, Float32Array | Uint8Array | Int32Array>();
@@ -75,33 +96,77 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     const m = checkpoint.manifest;
     const outs = m.graphs.encode.outputs;
     const role = (list: readonly OutputContract[], r: string): OutputContract | undefined => list.find((o) => o.role === r);
-    this.encodeOut = { queryKey: role(outs, 'queryKey') as OutputContract, writeCandidate: role(outs, 'writeCandidate') as OutputContract };
+    this.encodeOut = { queryKey: role(outs, 'queryKey') as OutputContract, writeCandidate: role(outs, 'writeCandidate') as OutputContract, writeGate: role(outs, 'writeGate') };
+    this.persistence = options.persistence ?? 'within-episode';
+    this.keyDim = this.encodeOut.queryKey.shape[1] as number;
     this.actOut = { action: role(m.graphs.act.outputs, 'action') as OutputContract, decisionLogits: role(m.graphs.act.outputs, 'decisionLogits') };
     this.k = m.bank.k;
     this.d = this.encodeOut.writeCandidate.shape[1] as number;
+    const spec = m.bank;
     for (let s = 0; s < batch; s++) {
-      this.slots.push({ bank: new EpisodeBank({ bank: m.bank.name, capacity: m.bank.capacity, k: m.bank.k, consolidation: m.bank.consolidation }), info: null, step: 0 });
+      if (spec.kind === 'episode') {
+        this.slots.push({ bank: new EpisodeBank({ bank: spec.name, capacity: spec.capacity, k: spec.k, consolidation: spec.consolidation }), structured: null, scope: null, info: null, step: 0 });
+      } else {
+        const structured = new StructuredBank({ capacity: spec.capacity, k: spec.k, gate: spec.gate, weights: spec.weights, mergeThreshold: spec.mergeThreshold });
+        this.slots.push({ bank: null, structured, scope: null, info: null, step: 0 });
+      }
     }
   }
 
   /** Sets the read hook of every slot's bank (the intervention point). */
   setReadHook(hook: ReadHook): void {
     this.hook = hook;
-    for (const s of this.slots) s.bank.setReadHook(hook);
+    for (const s of this.slots) (s.bank ?? (s.structured as StructuredBank)).setReadHook(hook);
   }
 
   get readHook(): ReadHook {
     return this.hook;
   }
 
-  /** The bank of a slot (for installation-time interventions and inspection). */
+  /** The episode bank of a slot (for inspection); refused for a structured-bank checkpoint. */
   bank(slot: number): EpisodeBank {
-    return this.slotAt(slot).bank;
+    const b = this.slotAt(slot).bank;
+    if (b === null) throw new ImepError('E_USAGE', `checkpoint ${this.checkpoint.manifest.name} runs a structured bank; use structuredBank(slot)`, { field: 'bank' });
+    return b;
+  }
+
+  /** The structured bank of a slot (the installation target of U/N/S/T); refused for an episode-bank checkpoint. */
+  structuredBank(slot: number): StructuredBank {
+    const b = this.slotAt(slot).structured;
+    if (b === null) throw new ImepError('E_USAGE', `checkpoint ${this.checkpoint.manifest.name} runs an episode bank; use bank(slot)`, { field: 'bank' });
+    return b;
+  }
+
+  /** The scope the slot's next reads and writes belong to (structured banks), or null for an episode bank. */
+  scopeOf(slot: number): string | null {
+    const s = this.slotAt(slot);
+    return s.structured === null ? null : (s.scope ?? s.info?.episode ?? null);
+  }
+
+  /** Structured banks: empties the slot's bank and makes `scope` current (episode banks: empties the bank). */
+  beginScope(slot: number, scope: string): void {
+    const s = this.slotAt(slot);
+    if (s.structured !== null) {
+      s.structured.clearAll();
+      s.scope = scope;
+    } else (s.bank as EpisodeBank).reset(`${scope}/begin`);
+  }
+
+  /** Structured banks: forgets the scope (records and clock); episode banks: empties the bank. */
+  endScope(slot: number, scope: string): void {
+    const s = this.slotAt(slot);
+    if (s.structured !== null) {
+      s.structured.clearScope(scope, { keepClock: false });
+      if (s.scope === scope) s.scope = null;
+    } else (s.bank as EpisodeBank).reset(`${scope}/end`);
   }
 
   async resetSlot(slot: number, info: EpisodeInfo): Promise<void> {
     const s = this.slotAt(slot);
-    s.bank.reset(info.episode);
+    if (s.structured !== null) {
+      if (s.scope === null) s.structured.clearAll();
+      else if (this.persistence === 'within-episode') s.structured.clearScope(s.scope, { keepClock: false });
+    } else (s.bank as EpisodeBank).reset(info.episode);
     s.info = info;
     s.step = 0;
   }
@@ -145,6 +210,8 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     this.encodeNs += process.hrtime.bigint() - t0;
     const qk = this.output(enc, this.encodeOut.queryKey, 'encode', B);
     const wc = this.output(enc, this.encodeOut.writeCandidate, 'encode', B);
+    const gate = this.encodeOut.writeGate === undefined ? undefined : this.output(enc, this.encodeOut.writeGate, 'encode', B);
+    const kd = this.keyDim;
 
     // 2. read each slot's bank through its hook
     const k = this.k, d = this.d;
@@ -155,8 +222,12 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     const reads: ReadReadout[] = [];
     for (let i = 0; i < B; i++) {
       const slot = slots[i] as Slot;
-      const key: FloatTensor = { dtype: 'float32', shape: [d], data: (qk.data as Float32Array).slice(i * d, (i + 1) * d) };
-      const { items, ctx } = slot.bank.query(key, { decisionStep: this.decisionStep(slot.step) });
+      const key: FloatTensor = { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) };
+      const decisionStep = this.decisionStep(slot.step);
+      const { items, ctx } =
+        slot.structured !== null
+          ? slot.structured.query(this.scopeOf(requests[i]?.slot as number) as string, { cognitiveKey: key, perceptualKey: key, stateSignature: key }, { episode: (slot.info as EpisodeInfo).episode, decisionStep })
+          : (slot.bank as EpisodeBank).query(key, { decisionStep });
       this.fillMemory(items, memory, mask, i, ctx.episode);
       reads.push({ ctx, identities: items.map((it) => it.identity) });
     }
@@ -193,7 +264,17 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     const outputs: PolicyOutput[] = [];
     for (let i = 0; i < B; i++) {
       const slot = slots[i] as Slot;
-      slot.bank.write(slot.step, { dtype: 'float32', shape: [d], data: (wc.data as Float32Array).slice(i * d, (i + 1) * d) });
+      const value: FloatTensor = { dtype: 'float32', shape: [d], data: (wc.data as Float32Array).slice(i * d, (i + 1) * d) };
+      if (slot.structured !== null) {
+        if (((gate as HostTensor).data as Float32Array)[i] as number > 0) {
+          const key: FloatTensor = { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) };
+          slot.structured.write(this.scopeOf(requests[i]?.slot as number) as string, {
+            keys: { cognitiveKey: key, perceptualKey: key, stateSignature: key },
+            payload: this.payloadOf(value),
+            sourceEpisode: (slot.info as EpisodeInfo).episode,
+          });
+        }
+      } else (slot.bank as EpisodeBank).write(slot.step, value);
       slot.step += 1;
       const a = (action.data as Float32Array).slice(i * per, (i + 1) * per);
       outputs.push({
@@ -287,6 +368,14 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
       this.buffers.set(key, b);
     }
     return b;
+  }
+
+  /** A structured record's payload: the leaf field carries the write candidate, the others a one-element zero. */
+  private payloadOf(value: FloatTensor): Payload {
+    const leaf = this.checkpoint.manifest.bank.leaf as PayloadField;
+    const out = {} as Record<PayloadField, FloatTensor>;
+    for (const f of PAYLOAD_FIELDS) out[f] = f === leaf ? value : { dtype: 'float32', shape: [1], data: ZERO };
+    return out;
   }
 
   private fillMemory(items: readonly RetrievedItem[], memory: Float32Array, mask: Float32Array, row: number, episode: string): void {

@@ -111,7 +111,7 @@ export async function runtimeFor(c: Campaign, opts: CampaignOptions): Promise<Po
   if (opts.policies) provider = await opts.policies(c.protocol, ckptDir);
   else {
     assertCheckpointServes(c.protocol, ckptDir);
-    provider = await checkpointPolicyProvider(ckptDir);
+    provider = await checkpointPolicyProvider(ckptDir, { memory: c.protocol.memory });
   }
   try {
     await preflightPlan(c.protocol, c.plan.episodes, provider, batchOf(opts));

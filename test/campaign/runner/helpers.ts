@@ -40,6 +40,8 @@ export function blackoutYaml(opts: { n: number; sha: string; start?: number; str
 /** The RememberColor substitution protocol reduced to `n` seeds per task. */
 export function rememberColorYaml(opts: { n: number; sha: string; strict?: boolean }): string {
   let text = readFileSync(join(ROOT, 'protocols/remembercolor-substitution.yaml'), 'utf8');
+  // the sandbox's scripted checkpoint stands in for the protocol's (checkpoints/lite-memvla-rc)
+  text = text.replace(/path: checkpoints\/\S+/, 'path: checkpoints/lite-memvla');
   text = text.replace(/sha256: \S+/, `sha256: ${opts.sha}`);
   text = text.replace(/- \{ start: 9001, end: 9200 \}/, `- { start: 9001, end: ${9000 + opts.n} }`);
   text = text.replace(/^n: 200 .*$/m, `n: ${opts.n}`);
