@@ -177,3 +177,91 @@ function highMul(x: number, n: number, approx: number): number {
   const mid = xh * nl + xl * nh + Math.floor(ll / 65536);
   return xh * nh + Math.floor(mid / 65536);
 }
+
+/**
+ * Four-lane companion of `Prng`: four independent xoshiro128** (the v1 step above) streams run side by side,
+ * so WebAssembly SIMD can advance all four with one 128-bit instruction per step (src/interventions/wasm-x4.ts).
+ * Name `xoshiro128**x4` version 1. Additive: `Prng`'s own outputs are untouched.
+ *
+ * Seeding (`fromPrng`): the next 16 uint32s of a parent `Prng`; lane k's state words (s0, s1, s2, s3) are
+ * draws 4k … 4k + 3. A lane whose four words are all zero (probability 2^-128) gets s0 = 1, as `Prng` does.
+ * The parent advances by exactly 16 draws.
+ *
+ * Output order: block t holds each lane's t-th output, lane 0 first, so output 4t + k is lane k's t-th
+ * draw (a 128-bit vector store of the four lanes writes exactly this order). `nextUint32` hands out the
+ * outputs one by one, generating a block of four when the previous one is spent; `fillBlocks` writes whole
+ * blocks. Outputs of a block that are never handed out are simply not used.
+ */
+export const PRNG_X4_NAME = 'xoshiro128**x4';
+const seedScratch = new Uint32Array(16);
+export const PRNG_X4_VERSION = 1;
+
+export class PrngX4 {
+  /** Word w of lane k at [4w + k] (the layout of four 128-bit vectors s0, s1, s2, s3). */
+  readonly state = new Int32Array(16);
+  private readonly block = new Uint32Array(4);
+  private pos = 4;
+
+  /** Seeds from the next 16 draws of `parent` (see the class comment). */
+  static fromPrng(parent: Prng): PrngX4 {
+    const g = new PrngX4();
+    PrngX4.seedState(parent, g.state, 0);
+    return g;
+  }
+
+  /**
+   * Writes the state `fromPrng(parent)` would have to out[offset … offset + 16) (word w of lane k at
+   * offset + 4w + k), taking the same 16 draws from `parent` — for kernels that keep the state elsewhere.
+   */
+  static seedState(parent: Prng, out: Int32Array, offset: number): void {
+    const d = parent.fillUint32(seedScratch);
+    for (let k = 0; k < 4; k++) {
+      for (let w = 0; w < 4; w++) out[offset + 4 * w + k] = d[4 * k + w] as number;
+      if (((out[offset + k] as number) | (out[offset + 4 + k] as number) | (out[offset + 8 + k] as number) | (out[offset + 12 + k] as number)) === 0) out[offset + k] = 1;
+    }
+  }
+
+  /**
+   * Writes the next `blocks` blocks (4·blocks outputs, lane-interleaved) to out[offset …]. The outputs of a
+   * block that `nextUint32` has started and not finished are dropped (the fill starts at a whole block).
+   */
+  fillBlocks(out: Uint32Array, blocks: number, offset = 0): Uint32Array {
+    if (!(Number.isInteger(blocks) && blocks >= 0 && offset >= 0 && offset + 4 * blocks <= out.length)) {
+      throw new RangeError(`PrngX4.fillBlocks: ${blocks} blocks at ${offset} do not fit length ${out.length}`);
+    }
+    const s = this.state;
+    for (let k = 0; k < 4; k++) {
+      let s0 = (s[k] as number) | 0, s1 = (s[4 + k] as number) | 0, s2 = (s[8 + k] as number) | 0, s3 = (s[12 + k] as number) | 0;
+      for (let t = 0; t < blocks; t++) {
+        const m = Math.imul(s1, 5);
+        out[offset + 4 * t + k] = Math.imul((m << 7) | (m >>> 25), 9);
+        const x = s1 << 9;
+        s2 ^= s0;
+        s3 ^= s1;
+        s1 ^= s2;
+        s0 ^= s3;
+        s2 ^= x;
+        s3 = (s3 << 11) | (s3 >>> 21);
+      }
+      s[k] = s0; s[4 + k] = s1; s[8 + k] = s2; s[12 + k] = s3;
+    }
+    this.pos = 4;
+    return out;
+  }
+
+  /** The next output in order (4t + k), generating a fresh block after every fourth call. */
+  nextUint32(): number {
+    if (this.pos === 4) {
+      this.fillBlocks(this.block, 1);
+      this.pos = 0;
+    }
+    return this.block[this.pos++] as number;
+  }
+
+  /** Uniform double in [0, 1) from the next two outputs: 27 + 26 bits, exactly as `Prng.nextFloat`. */
+  nextFloat(): number {
+    const hi = this.nextUint32() >>> 5;
+    const lo = this.nextUint32() >>> 6;
+    return (hi * 67108864 + lo) / 9007199254740992;
+  }
+}

@@ -20,11 +20,14 @@ import { installPayloads, type InstallationRecord } from './install.js';
 import { blockHook, clearAtPoint, type ClearRecord } from './no-access.js';
 import { DEFAULT_ULP_DIRECTION, oneUlpOperator } from './one-ulp.js';
 import { oracleHook, type OracleSource } from './oracle.js';
+import type { LeafOperator } from './leaf-operator.js';
 import { permuteOperator } from './permute.js';
+import { permuteOperatorV2 } from './permute-v2.js';
 import { readHook, type ReadHookStats } from './read-hook.js';
 import { referenceHook } from './reference.js';
 import { replicateHook } from './replicate.js';
 import { resampleOperator } from './resample.js';
+import { resampleOperatorV2 } from './resample-v2.js';
 import type { UlpDirection } from './ulp.js';
 
 export type ConditionSpec =
@@ -33,10 +36,25 @@ export type ConditionSpec =
   | { readonly kind: 'O' }
   | { readonly kind: 'C' }
   | { readonly kind: 'U'; readonly direction: UlpDirection; readonly installation: 'read' | 'install' }
-  | { readonly kind: 'S_pi' }
-  | { readonly kind: 'T_mu' }
+  | { readonly kind: 'S_pi'; readonly version?: ScrambleVersion }
+  | { readonly kind: 'T_mu'; readonly version?: ScrambleVersion }
   | { readonly kind: 'S'; readonly seed: Seed }
   | { readonly kind: 'T'; readonly seed: Seed };
+
+/**
+ * Algorithm version of S_π / T_μ: 1 (the default, absent = 1) is the original (permute.ts, resample.ts), whose
+ * outputs sealed units replay; 2 draws from the four-lane generator (permute-v2.ts, resample-v2.ts). The
+ * version is part of the operator's recorded params (version 2's params say `version: 2`).
+ */
+export type ScrambleVersion = 1 | 2;
+export const SCRAMBLE_VERSIONS: readonly ScrambleVersion[] = [1, 2];
+
+/** The S_π / T_μ operator of a version. */
+export function scrambleOperator(kind: 'S_pi' | 'T_mu', version: ScrambleVersion = 1): LeafOperator {
+  if (version === 1) return kind === 'S_pi' ? permuteOperator : resampleOperator;
+  if (version === 2) return kind === 'S_pi' ? permuteOperatorV2 : resampleOperatorV2;
+  return invalid(`condition ${kind}: unknown version ${String(version)} (known: ${SCRAMBLE_VERSIONS.join(', ')})`, 'version');
+}
 
 export type ConditionKind = ConditionSpec['kind'];
 export type ConditionLabel = 'A' | 'N_block' | 'N_clear' | 'O' | 'C' | 'U' | 'S_pi' | 'T_mu' | 'S' | 'T';
@@ -135,7 +153,7 @@ export function interventionHook(spec: ConditionSpec, ctx: InterventionContext):
     case 'S_pi':
     case 'T_mu': {
       seed = ctx.seed ?? invalid(`condition ${spec.kind} needs a registered seed`, 'seed');
-      perRead = readHook(spec.kind === 'S_pi' ? permuteOperator : resampleOperator, { seed });
+      perRead = readHook(scrambleOperator(spec.kind, spec.version), { seed });
       break;
     }
     case 'S':

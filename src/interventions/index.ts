@@ -15,6 +15,9 @@ export { permuteLeaf, permuteOperator } from './permute.js';
 export { finiteMoments, resampleLeaf, resampleOperator } from './resample.js';
 export type { Moments } from './resample.js';
 export { standardNormal, fillStandardNormal } from './normal.js';
+export { PERMUTE_V2_PARAMS, permuteLeafV2, permuteLeafV2Reference, permuteOperatorV2 } from './permute-v2.js';
+export { RESAMPLE_V2_PARAMS, resampleLeafV2, resampleLeafV2Reference, resampleOperatorV2 } from './resample-v2.js';
+export { detExp, detLog, zigFast, zigSlow } from './normal-v2.js';
 export { orderForInstallation, swapPayloads } from './donor-swap.js';
 export type { DonorShort, SwapPair, SwapResult } from './donor-swap.js';
 export { assignDonors } from './donor-assignment.js';
@@ -24,7 +27,7 @@ export { installDonorSwaps, installPayloads, snapshotRecords } from './install.j
 export type { InstallResult, InstallTransform, InstallationRecord, InstalledRecordDigest } from './install.js';
 export { readHook } from './read-hook.js';
 export type { OperatorReadHook, ReadHookStats } from './read-hook.js';
-export { U_DEFAULT, conditionLabel, interventionHook } from './condition.js';
+export { SCRAMBLE_VERSIONS, U_DEFAULT, conditionLabel, interventionHook, scrambleOperator } from './condition.js';
 export type {
   ConditionKind,
   ConditionLabel,
@@ -33,6 +36,7 @@ export type {
   InterventionContext,
   InterventionHandle,
   PointOutcome,
+  ScrambleVersion,
 } from './condition.js';
 export { TraceRecorder } from './trace.js';
 export type { SelectedRecordTrace, SubstitutionMode, TraceEntry, TraceRecorderOptions } from './trace.js';

@@ -110,7 +110,7 @@ const buffered = new BufferedDraws();
  * get looping over the draws afterwards). Every normal takes at least one draw, so a chunk of
  * min(count − i, CHUNK) bulk draws is never more than the draws will use: the stream ends exactly where
  * `count` standardNormal calls would leave it, with the same values. The fast path — one draw per normal —
- * runs in a tight loop over the chunk; a draw that leaves it (≈1.2%) goes to the general ziggurat through
+ * runs in a tight loop over the chunk; a draw that leaves it (≈2.8%: 1/128 are the top layer, whose kn is 0) goes to the general ziggurat through
  * `BufferedDraws`, whose extra draws continue from the buffer, then (once it is spent) from the Prng.
  */
 function fillNormals(prng: Prng, out: Float64Array, n: number): number {

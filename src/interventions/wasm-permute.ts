@@ -64,7 +64,7 @@ const TWO32 = 4294967296;
  * one draw each from draws[0..count), until the draws run out, i reaches 0, or a draw's low product word is
  * below the bound (left unused for JS). Elements are `width` bytes at data + i·width.
  */
-function shuffleKernel(width: 2 | 4 | 8): number[] {
+export function shuffleKernel(width: 2 | 4 | 8): number[] {
   const DATA_P = 0, P = 1, COUNT = 2, I = 3; // params; COUNT becomes the end pointer
   const START = 4, J = 5, A = 6, B = 7; // i32 locals
   const M = 8, T64 = 9; // i64 locals
