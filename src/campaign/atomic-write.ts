@@ -24,11 +24,23 @@ function errnoCode(e: unknown): string {
   return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : 'error';
 }
 
+/** What to do about a failed write, by errno: nothing is half-written, so the command can simply be run again. */
+const RERUN = 'then run the command again (`imep campaign resume UNIT` continues a run from its last durable row)';
+const HINT_BY_ERRNO: Readonly<Record<string, string>> = {
+  ENOSPC: `the file system is full: free space, ${RERUN}`,
+  EDQUOT: `the disk quota is exhausted: free space or raise the quota, ${RERUN}`,
+  EFBIG: `the file reached the process's file-size limit (ulimit -f / RLIMIT_FSIZE): raise it, ${RERUN}`,
+  EROFS: `the file system is mounted read-only: use a writable campaigns folder, ${RERUN}`,
+  EACCES: 'the folder is not writable by this user: fix its permissions or use another --campaigns-dir',
+  EPERM: 'the folder is not writable by this user: fix its permissions or use another --campaigns-dir',
+};
+
 export function ioError(path: string, doing: string, cause: unknown, hint?: string): ImepError {
   const why = cause instanceof Error ? cause.message : String(cause);
-  return new ImepError('E_IO', `could not ${doing} (${errnoCode(cause)}): ${why}`, {
+  const code = errnoCode(cause);
+  return new ImepError('E_IO', `could not ${doing} (${code}): ${why}`, {
     file: path,
-    hint: hint ?? 'check that the directory exists, is writable and has free space',
+    hint: hint ?? HINT_BY_ERRNO[code] ?? 'check that the directory exists, is writable and has free space',
     cause,
   });
 }

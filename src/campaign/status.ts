@@ -94,7 +94,8 @@ export async function unitStatus(dir: string): Promise<UnitStatusSummary> {
     id: snap.header.id,
     dir,
     state: snap.state,
-    next: NEXT_COMMAND[snap.state],
+    // a seal interrupted between unit.json and seal.json (e.g. disk full) is sealed again, not adjudicated
+    next: snap.sealInterrupted ? 'imep campaign seal' : NEXT_COMMAND[snap.state],
     protocolHash: snap.header.spec?.protocolHash ?? null,
     runId: snap.header.spec?.runId ?? null,
     ranBy,
