@@ -17,9 +17,11 @@ export function toConditionSpec(c: ProtocolCondition): ConditionSpec {
     case 'A':
     case 'O':
     case 'C':
+      return { kind: c.kind };
     case 'S_pi':
     case 'T_mu':
-      return { kind: c.kind };
+      // the version only when registered, so protocols without one keep their recorded spec
+      return c.version === undefined ? { kind: c.kind } : { kind: c.kind, version: c.version };
     case 'N':
       return { kind: 'N', variant: c.variant };
     case 'U':

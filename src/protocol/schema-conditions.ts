@@ -72,12 +72,20 @@ export const ConditionSPi = z.strictObject({
   ...common,
   kind: z.literal('S_pi').describe('S_pi: within-latent permutation of every retrieved latent at each read'),
   seed: seedOf('the per-read permutation draws'),
+  version: z
+    .union([z.literal(1), z.literal(2)])
+    .optional()
+    .describe('the algorithm version (src/interventions/condition.ts): 1 (default) the original scalar draws; 2 the four-lane SIMD draws — different bits, same distribution'),
 });
 
 export const ConditionTMu = z.strictObject({
   ...common,
   kind: z.literal('T_mu').describe('T_mu: moment-matched resample of every retrieved latent at each read'),
   seed: seedOf('the per-read resampling draws'),
+  version: z
+    .union([z.literal(1), z.literal(2)])
+    .optional()
+    .describe('the algorithm version (src/interventions/condition.ts): 1 (default) the original scalar draws; 2 the four-lane SIMD draws — different bits, same distribution'),
 });
 
 export const ConditionS = z.strictObject({

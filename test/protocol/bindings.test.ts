@@ -17,6 +17,7 @@ import {
   type Protocol,
 } from '../../src/protocol/index.js';
 import { BASE, ROOT } from './helpers.js';
+import { ConditionSchema } from '../../src/protocol/schema-conditions.js';
 import { loadProtocolSync } from '../../src/protocol/index.js';
 
 const base = (): Protocol => parseProtocol(BASE, 'base.yaml').protocol;
@@ -82,6 +83,19 @@ describe('conditions → intervention specs', () => {
     const sPi = sg.conditions.find((c) => c.id === 'S_pi');
     expect(sPi && conditionSeed(sPi)).toBe(610001);
     expect(sPi && pointLabel(sPi)).toBe('every-read');
+    // no registered version → the spec has none (version 1, the recorded spec unchanged)
+    expect(sPi && toConditionSpec(sPi)).toEqual({ kind: 'S_pi' });
+  });
+
+  it('passes a registered S_pi / T_mu algorithm version through and refuses an unknown one', () => {
+    const sg = loadProtocolSync(join(ROOT, 'protocols/shellgame-blackout.yaml')).protocol;
+    const withVersion = (kind: 'S_pi' | 'T_mu', version: unknown): unknown => ({ ...sg.conditions.find((c) => c.kind === kind), version });
+    const v2 = sg.conditions.map((c) => (c.kind === 'S_pi' || c.kind === 'T_mu' ? { ...c, version: 2 } : c));
+    const specs = v2.filter((c) => c.kind === 'S_pi' || c.kind === 'T_mu').map((c) => toConditionSpec(c));
+    expect(specs).toEqual([{ kind: 'S_pi', version: 2 }, { kind: 'T_mu', version: 2 }]);
+    expect(ConditionSchema.safeParse(withVersion('S_pi', 2)).success).toBe(true);
+    expect(ConditionSchema.safeParse(withVersion('T_mu', 1)).success).toBe(true);
+    expect(ConditionSchema.safeParse(withVersion('T_mu', 3)).success).toBe(false);
   });
 });
 
