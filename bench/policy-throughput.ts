@@ -5,9 +5,12 @@
  *   sim     the lite simulator's reset/step (timed around each call)
  *   other   everything else: feeds, bank query/hook/write, output slicing, lockstep loop — the orchestrator
  * Prints the ratio batch-32 / batch-1 throughput (the issue expects ≥ 5×) and the orchestrator share; asserts nothing.
+ * All three are wall times, so another process competing for the CPUs inflates every one of them: the bench prints
+ * the 1-minute load average before and after the timed passes and flags a run whose load exceeded the core count.
  *
  *   npx tsx bench/policy-throughput.ts            [EPISODES=256 REPEATS=5 INTRA_OP=1 CHECKPOINT=checkpoints/lite-memvla]
  */
+import { availableParallelism, loadavg } from 'node:os';
 import { makeLiteEnv } from '../src/bridges/lite/registry.js';
 import type { NdArray, ResetRequest, SimEnvironment, StepResult } from '../src/bridges/sim-environment.js';
 import { loadCheckpoint } from '../src/policies/checkpoint.js';
@@ -79,10 +82,12 @@ const us = (s: number, n: number): string => `${((s / n) * 1e6).toFixed(1)} µs`
 // Warm-up (JIT, allocation paths), then REPEATS timed passes per batch size, interleaved; the median pass counts.
 const REPEATS = Number(process.env['REPEATS'] ?? 5);
 for (let i = 0; i < 2; i++) for (const batch of [1, 32]) await run(batch, 10_000);
+const loadBefore = loadavg()[0] as number;
 const passes = new Map<number, Run[]>([[1, []], [32, []]]);
 for (let i = 0; i < REPEATS; i++) for (const batch of [1, 32]) passes.get(batch)?.push(await run(batch, 0));
 const median = (rs: Run[]): Run => [...rs].sort((a, b) => a.seconds - b.seconds)[Math.floor(rs.length / 2)] as Run;
 const results: Run[] = [1, 32].map((b) => median(passes.get(b) ?? []));
+const loadAfter = loadavg()[0] as number;
 console.log(`policy-throughput: ${CHECKPOINT}, ${EPISODES} episodes of ShellGameTouch-lite (strict, blackout 6), ONNX Runtime CPU, ${INTRA_OP} intra-op thread(s), median of ${REPEATS} passes`);
 for (const r of results) {
   const other = r.seconds - r.graph - r.sim;
@@ -93,3 +98,6 @@ for (const r of results) {
 }
 const [b1, b32] = results as [Run, Run];
 console.log(`  throughput ratio batch 32 / batch 1: ${((b32.slotSteps / b32.seconds) / (b1.slotSteps / b1.seconds)).toFixed(2)}×`);
+const cores = availableParallelism();
+const busy = Math.max(loadBefore, loadAfter) > cores;
+console.log(`  1-min load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)} on ${cores} cores${busy ? ' — OTHER PROCESSES COMPETED FOR THE CPUs: wall times are inflated, rerun on an idle machine' : ''}`);

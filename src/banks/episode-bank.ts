@@ -79,6 +79,7 @@ export class EpisodeBank {
   private episodeId: string | null = null;
   private queries = 0;
   private hook: ReadHook = identityReadHook;
+  private scratch: Float64Array | null = null;
 
   constructor(config: EpisodeBankConfig = {}) {
     const bank = config.bank ?? 'perceptual';
@@ -150,15 +151,17 @@ export class EpisodeBank {
       throw bankError(`query: feature has ${feature.data.length} elements, entries have ${first.feature.data.length}`, 'feature');
     }
     this.queries += 1;
-    const q = unitVector(feature);
-    const ranked = this.entryList
-      .map((e, index) => ({ index, e, sim: dot64(q, e.unit) }))
-      .sort((a, b) => (a.sim !== b.sim ? b.sim - a.sim : a.e.timestep - b.e.timestep || a.index - b.index))
-      .slice(0, k);
-    const items: RetrievedItem[] = ranked.map(({ index, e }) => ({
-      identity: Object.freeze({ slot: index, scope: episode, sourceEpisode: episode, timestep: e.timestep, version: 0 }),
-      leaves: { feature: cloneTensor(e.feature) },
-    }));
+    const q = unitVector(feature, this.queryUnit(feature.data.length));
+    const ranked = topK(this.entryList, q, k);
+    const items: RetrievedItem[] = new Array<RetrievedItem>(ranked.length);
+    for (let j = 0; j < ranked.length; j++) {
+      const index = ranked[j] as number;
+      const e = this.entryList[index] as Stored;
+      items[j] = {
+        identity: Object.freeze({ slot: index, scope: episode, sourceEpisode: episode, timestep: e.timestep, version: 0 }),
+        leaves: { feature: cloneTensor(e.feature) },
+      };
+    }
     const ctx: ReadContext = Object.freeze({
       bank: this.config.bank,
       scope: episode,
@@ -235,10 +238,65 @@ export class EpisodeBank {
     return { kind: 'token-merge', index: pair.index, timestep: a.timestep, similarity: pair.similarity };
   }
 
+  /** Scratch for the query's unit vector (never escapes `query`). */
+  private queryUnit(n: number): Float64Array {
+    if (this.scratch === null || this.scratch.length !== n) this.scratch = new Float64Array(n);
+    return this.scratch;
+  }
+
   private requireEpisode(what: string): string {
     if (this.episodeId === null) throw bankError(`${what}: call reset(episode) before using the ${this.config.bank} bank`, 'episode');
     return this.episodeId;
   }
+}
+
+/**
+ * Entry indices of the k best entries for unit query q, best first, in exactly the order of sorting all
+ * entries by (similarity descending, timestep ascending, index ascending) and keeping the first k — the
+ * ranking rule of `query`. That key is a strict total order (indices are distinct) as long as no
+ * similarity is NaN, so its first k elements are unique and an insertion selection finds the same ones
+ * without sorting (or allocating per entry). Similarities of canonical unit vectors are finite; should
+ * one ever be NaN, the full sort runs instead, so the result never depends on which path ran.
+ */
+export function topK(entries: readonly { readonly timestep: number; readonly unit: Float64Array }[], q: Float64Array, k: number): number[] {
+  const n = entries.length;
+  const m = Math.min(k, n);
+  const idx: number[] = [];
+  const sims: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const e = entries[i] as { readonly timestep: number; readonly unit: Float64Array };
+    const sim = dot64(q, e.unit);
+    if (sim !== sim) return sortedTopK(entries, q, k);
+    // Walk up from the end while the new entry ranks before the selected one (it comes later in index order,
+    // so on equal similarity and timestep it ranks after).
+    let pos = idx.length;
+    while (pos > 0) {
+      const s = sims[pos - 1] as number;
+      if (sim > s || (sim === s && e.timestep < (entries[idx[pos - 1] as number] as { timestep: number }).timestep)) pos--;
+      else break;
+    }
+    if (pos >= m) continue;
+    if (idx.length < m) {
+      idx.push(i);
+      sims.push(sim);
+    }
+    for (let j = idx.length - 1; j > pos; j--) {
+      idx[j] = idx[j - 1] as number;
+      sims[j] = sims[j - 1] as number;
+    }
+    idx[pos] = i;
+    sims[pos] = sim;
+  }
+  return idx;
+}
+
+/** The reference ranking: sort every entry by the key of `topK`, keep the first k. */
+export function sortedTopK(entries: readonly { readonly timestep: number; readonly unit: Float64Array }[], q: Float64Array, k: number): number[] {
+  return entries
+    .map((e, index) => ({ index, e, sim: dot64(q, e.unit) }))
+    .sort((a, b) => (a.sim !== b.sim ? b.sim - a.sim : a.e.timestep - b.e.timestep || a.index - b.index))
+    .slice(0, k)
+    .map((r) => r.index);
 }
 
 function checkSameKind(have: FloatTensor, got: FloatTensor, field: string): void {

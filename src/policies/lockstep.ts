@@ -8,7 +8,7 @@
  * Recording, traces and progress are subscribers (after openpi's runtime), not code in the loop.
  */
 import type { ResetRequest, SimEnvironment, StepResult } from '../bridges/sim-environment.js';
-import type { BatchPolicy, EpisodeInfo, PolicyOutput } from './policy.js';
+import type { BatchPolicy, EpisodeInfo, PolicyOutput, SlotObservation } from './policy.js';
 
 export interface LockstepEpisode {
   readonly info: EpisodeInfo;
@@ -56,17 +56,21 @@ export async function runLockstep(
 ): Promise<EpisodeOutcome[]> {
   const subs = options.subscribers ?? [];
   const maxSteps = options.maxSteps ?? Infinity;
-  const envs = new Map<number, SimEnvironment>();
+  // Slots past the episode count never start (start() finds the queue empty), so they are never scanned.
+  const width = Math.min(policy.maxBatch, episodes.length);
+  // Per-slot state in arrays indexed by slot (no Map, no per-step sort: ascending slot order is the index order).
+  const envs: (SimEnvironment | undefined)[] = new Array<SimEnvironment | undefined>(width).fill(undefined);
   const env = (slot: number): SimEnvironment => {
-    let e = envs.get(slot);
+    let e = envs[slot];
     if (e === undefined) {
       e = envFor(slot);
-      envs.set(slot, e);
+      envs[slot] = e;
     }
     return e;
   };
   const outcomes: (EpisodeOutcome | undefined)[] = new Array<EpisodeOutcome | undefined>(episodes.length);
-  const running = new Map<number, Running>();
+  const running: (Running | undefined)[] = new Array<Running | undefined>(width).fill(undefined);
+  let active = 0;
   let next = 0;
   const start = async (slot: number): Promise<void> => {
     if (next >= episodes.length) return;
@@ -75,24 +79,38 @@ export async function runLockstep(
     const first = await env(slot).reset(episode.reset);
     await policy.resetSlot(slot, episode.info);
     for (const s of subs) s.onEpisodeStart?.(slot, episode, first);
-    running.set(slot, { index, episode, first, current: first, steps: 0 });
+    running[slot] = { index, episode, first, current: first, steps: 0 };
+    active += 1;
   };
   const finish = (slot: number, r: Running): void => {
     const outcome: EpisodeOutcome = { episode: r.episode, first: r.first, last: r.current, steps: r.steps };
     outcomes[r.index] = outcome;
-    running.delete(slot);
+    running[slot] = undefined;
+    active -= 1;
     for (const s of subs) s.onEpisodeEnd?.(slot, outcome);
   };
-  for (let slot = 0; slot < policy.maxBatch; slot++) await start(slot);
-  while (running.size > 0) {
-    const slots = [...running.keys()].sort((a, b) => a - b);
-    const outputs = await policy.inferBatch(slots.map((slot) => ({ slot, obs: (running.get(slot) as Running).current.obs })));
-    for (let i = 0; i < slots.length; i++) {
+  for (let slot = 0; slot < width; slot++) await start(slot);
+  const stepping: (Running | undefined)[] = new Array<Running | undefined>(width).fill(undefined);
+  const slots: number[] = new Array<number>(width).fill(0);
+  while (active > 0) {
+    // The slots running at the top of the step, ascending; a slot refilled during the step waits for the next one.
+    const requests: SlotObservation[] = [];
+    let n = 0;
+    for (let slot = 0; slot < width; slot++) {
+      const r = running[slot];
+      if (r === undefined) continue;
+      stepping[n] = r;
+      slots[n] = slot;
+      n += 1;
+      requests.push({ slot, obs: r.current.obs });
+    }
+    const outputs = await policy.inferBatch(requests);
+    for (let i = 0; i < n; i++) {
       const slot = slots[i] as number;
-      const r = running.get(slot) as Running;
+      const r = stepping[i] as Running;
       const output = outputs[i] as PolicyOutput;
       const before = r.current;
-      const after = await env(slot).step(output.action);
+      const after = await (envs[slot] as SimEnvironment).step(output.action);
       r.current = after;
       r.steps += 1;
       for (const s of subs) s.onStep?.(slot, r.episode, before, output, after);

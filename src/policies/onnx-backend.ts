@@ -28,8 +28,27 @@ export interface OnnxGraphBytes {
 
 type OrtData = Exclude<HostData, string[]> | string[];
 
+/** One input's ort.Tensor from the last run, reused while the caller feeds the same buffer with the same shape. */
+interface FeedCache {
+  readonly data: HostData;
+  readonly dtype: string;
+  readonly shape: readonly number[];
+  readonly tensor: ort.Tensor;
+}
+
+function sameShape(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 class OnnxGraph implements GraphRunner {
   readonly signature: GraphSignature;
+  /**
+   * Callers that reuse an input buffer across runs (the memory policy does, per batch size) get the same
+   * ort.Tensor back: it only references the buffer, whose current contents the binding reads at run time.
+   */
+  private readonly feedCache = new Map<string, FeedCache>();
   constructor(readonly file: string, private readonly session: ort.InferenceSession) {
     const info = (m: ort.InferenceSession.ValueMetadata): ValueInfo =>
       m.isTensor ? { name: m.name, dtype: m.type, shape: [...m.shape] } : { name: m.name, dtype: 'non-tensor', shape: null };
@@ -41,8 +60,17 @@ class OnnxGraph implements GraphRunner {
 
   async run(feeds: Readonly<Record<string, HostTensor>>): Promise<Record<string, HostTensor>> {
     const ortFeeds: Record<string, ort.Tensor> = {};
-    for (const [name, t] of Object.entries(feeds)) {
-      ortFeeds[name] = new ort.Tensor(t.dtype as ort.Tensor.Type, t.data as OrtData as ort.Tensor.DataType, [...t.shape]);
+    for (const name in feeds) {
+      const t = feeds[name] as HostTensor;
+      const hit = this.feedCache.get(name);
+      if (hit !== undefined && hit.data === t.data && hit.dtype === t.dtype && sameShape(hit.shape, t.shape)) {
+        ortFeeds[name] = hit.tensor;
+        continue;
+      }
+      const shape = [...t.shape];
+      const tensor = new ort.Tensor(t.dtype as ort.Tensor.Type, t.data as OrtData as ort.Tensor.DataType, shape);
+      ortFeeds[name] = tensor;
+      this.feedCache.set(name, { data: t.data, dtype: t.dtype, shape, tensor });
     }
     let results: ort.InferenceSession.ReturnType;
     try {
@@ -51,7 +79,8 @@ class OnnxGraph implements GraphRunner {
       throw new ImepError('E_CHECKPOINT_MISMATCH', `running ${this.file} failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, { file: this.file, cause: e });
     }
     const out: Record<string, HostTensor> = {};
-    for (const [name, t] of Object.entries(results)) {
+    for (const name in results) {
+      const t = results[name] as ort.Tensor;
       const data = t.data;
       const copy = Array.isArray(data) ? [...(data as string[])] : (data as Exclude<HostData, string[]>).slice();
       out[name] = { dtype: t.type as TensorDtype, shape: t.dims.map(Number), data: copy as HostData };
@@ -61,6 +90,7 @@ class OnnxGraph implements GraphRunner {
   }
 
   async release(): Promise<void> {
+    this.feedCache.clear();
     await this.session.release();
   }
 }

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { tensorFrom, tensorsBitEqual, toFloat64 } from '../../src/core/tensor.js';
 import type { FloatDtype } from '../../src/core/tensor.js';
-import { EpisodeBank } from '../../src/banks/episode-bank.js';
+import { EpisodeBank, sortedTopK, topK } from '../../src/banks/episode-bank.js';
+import { unitOfValues } from '../../src/banks/cosine.js';
 import { averageFeatures, mostSimilarAdjacentPair } from '../../src/banks/token-merge.js';
 import type { ReadContext, RetrievedItem } from '../../src/banks/record.js';
 import { t } from './helpers.js';
@@ -149,5 +150,63 @@ describe('EpisodeBank: snapshots', () => {
     const empty = new EpisodeBank({ bank: 'cognitive', consolidation: 'fifo' });
     expect(Buffer.from(EpisodeBank.restore(empty.snapshot()).snapshot()).equals(Buffer.from(empty.snapshot()))).toBe(true);
     expect(EpisodeBank.restore(empty.snapshot(), { k: 7 }).config.k).toBe(7);
+  });
+});
+
+describe('EpisodeBank: top-k selection equals the full sort', () => {
+  // Few distinct values → many exactly equal similarities, so the timestep and index tie-breaks decide.
+  const vec = fc.array(fc.constantFrom(-1, 0, 0.5, 1, 2), { minLength: 3, maxLength: 3 });
+  it('topK returns the first k of the sorted ranking for any entries, ties and k', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(vec, fc.nat(4)), { maxLength: 40 }), vec, fc.integer({ min: 1, max: 45 }), fc.boolean(), (rows, query, k, ordered) => {
+        let ts = 0;
+        // ordered: non-decreasing timesteps as the bank keeps them; otherwise arbitrary (restore-proof generality).
+        const entries = rows.map(([v, dt]) => ({ timestep: ordered ? (ts += dt) : dt, unit: unitOfValues(v) }));
+        const q = unitOfValues(query);
+        expect(topK(entries, q, k)).toEqual(sortedTopK(entries, q, k));
+      }),
+      { numRuns: 500, seed: 5 },
+    );
+  });
+
+  it('pins a case where similarity, then timestep, then index decide', () => {
+    const u = (v: number[]): Float64Array => unitOfValues(v);
+    const entries = [
+      { timestep: 3, unit: u([1, 0]) },
+      { timestep: 1, unit: u([0, 1]) },
+      { timestep: 1, unit: u([2, 0]) },
+      { timestep: 2, unit: u([0, 3]) },
+      { timestep: 1, unit: u([0, 5]) },
+    ];
+    // sims to [1, 0]: 1, 0, 1, 0, 0 → [2 (t1), 0 (t3)], then the zeros by timestep then index: 1, 4, 3
+    expect(topK(entries, u([1, 0]), 5)).toEqual([2, 0, 1, 4, 3]);
+    expect(topK(entries, u([1, 0]), 3)).toEqual([2, 0, 1]);
+    expect(sortedTopK(entries, u([1, 0]), 5)).toEqual([2, 0, 1, 4, 3]);
+  });
+
+  it('falls back to the full sort when a similarity is NaN', () => {
+    const entries = [
+      { timestep: 0, unit: Float64Array.of(1, 0) },
+      { timestep: 1, unit: Float64Array.of(NaN, 0) },
+      { timestep: 2, unit: Float64Array.of(0.5, 0) },
+    ];
+    const q = Float64Array.of(1, 0);
+    expect(topK(entries, q, 2)).toEqual(sortedTopK(entries, q, 2));
+  });
+
+  it('query hands the hook the same items the full sort ranks', () => {
+    const b = started({ capacity: 64, k: 4 });
+    const seen: RetrievedItem[][] = [];
+    b.setReadHook((items) => {
+      seen.push([...items]);
+      return items;
+    });
+    const vals = [[1, 0, 0], [0, 1, 0], [1, 1, 0], [1, 0, 0], [0, 0, 1], [2, 0, 0], [1, 1, 0]];
+    vals.forEach((v, i) => b.write(i, t(v)));
+    b.query(t([1, 0.1, 0]));
+    const entries = b.entries().map((e) => ({ timestep: e.timestep, unit: unitOfValues(toFloat64(e.feature)) }));
+    const want = sortedTopK(entries, unitOfValues([Math.fround(1), Math.fround(0.1), 0]), 4);
+    expect(seen[0]?.map((it) => it.identity.slot)).toEqual(want);
+    expect(seen[0]?.map((it) => it.identity.timestep)).toEqual([0, 3, 5, 2]);
   });
 });

@@ -209,7 +209,7 @@ export class ChainDrawersLite extends LiteEnvBase {
   }
 
   protected render(): Uint8Array {
-    const frame = new Raster(this.resolution, this.resolution, this.closedDrawers.data.slice());
+    const frame = this.frameOver(this.closedDrawers);
     if (this.role !== 'query') {
       this.drawDrawer(frame, this.drawer, true);
       this.drawObject(frame, drawerCenterX(this.drawer, this.k), BESIDE_DRAWER_Y);

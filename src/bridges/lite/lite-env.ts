@@ -40,7 +40,7 @@ import type {
   StepResult,
 } from '../sim-environment.js';
 import { asOptions, checkKnownKeys, checkSeed, optInt, type Options } from './options.js';
-import { COLORS, Raster } from './render.js';
+import { COLORS, FrameAllocator, Raster } from './render.js';
 
 export const MAX_STEP = 0.06;
 export const TOUCH_RADIUS = 0.08;
@@ -141,6 +141,8 @@ export abstract class LiteEnvBase implements LiteEnv {
   protected readonly frameShape: readonly number[];
   /** A raster holding the bare table, copied into each new frame. */
   protected readonly tableFrame: Raster;
+  /** Where each step's new frame comes from (see FrameAllocator). */
+  protected readonly frames: FrameAllocator;
   protected toolX = 0;
   protected toolY = 0;
   protected elapsed = 0;
@@ -157,6 +159,7 @@ export abstract class LiteEnvBase implements LiteEnv {
     this.resolution = resolution;
     this.frameShape = Object.freeze([resolution, resolution, 3]);
     this.tableFrame = new Raster(resolution).clear(COLORS.table);
+    this.frames = new FrameAllocator(resolution * resolution * 3);
   }
 
   get running(): boolean {
@@ -254,7 +257,12 @@ export abstract class LiteEnvBase implements LiteEnv {
 
   /** A new frame holding the bare table. */
   protected newFrame(): Raster {
-    return new Raster(this.resolution, this.resolution, this.tableFrame.data.slice());
+    return this.frameOver(this.tableFrame);
+  }
+
+  /** A new frame holding a copy of `background`. */
+  protected frameOver(background: Raster): Raster {
+    return new Raster(this.resolution, this.resolution, this.frames.copyOf(background.data));
   }
 
   /** Draws the tool on a raster. */

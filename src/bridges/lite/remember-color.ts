@@ -186,7 +186,7 @@ export class RememberColorLite extends LiteEnvBase {
     if (this.elapsed >= REMEMBER_COLOR_CANDIDATES_FROM) bg = this.candidates;
     else if (this.elapsed < REMEMBER_COLOR_CUE_END && this.cueShown) bg = this.cue;
     else bg = this.blank;
-    const frame = new Raster(this.resolution, this.resolution, bg.data.slice());
+    const frame = this.frameOver(bg);
     this.drawTool(frame);
     return frame.data;
   }

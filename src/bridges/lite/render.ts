@@ -133,6 +133,48 @@ export class Raster {
   }
 }
 
+/**
+ * Fresh frame buffers for a simulator that renders one frame per step. Each `next()` is a new Uint8Array of
+ * `frameBytes` zero bytes that no other frame overlaps, carved in order from a shared ArrayBuffer ("slab")
+ * of `framesPerSlab` frames; a full slab is left to the frames that view it and a new one is started. This is
+ * Node's own Buffer-pool pattern: one backing-store allocation per slab instead of per frame (the per-frame
+ * allocation was most of a lite step's cost). Frames are views (byteOffset may be > 0, `.buffer` is the slab),
+ * as frames decoded from the bridge already are; a retained frame keeps its slab alive, so slabs stay small.
+ */
+/** Target slab size: 5 frames at 64×64, 1 (a plain allocation per frame) at 128×128. */
+export const FRAME_SLAB_BYTES = 65536;
+
+export class FrameAllocator {
+  private slab: ArrayBuffer | null = null;
+  private offset = 0;
+  private readonly slabBytes: number;
+
+  constructor(readonly frameBytes: number, framesPerSlab = Math.max(1, Math.floor(FRAME_SLAB_BYTES / frameBytes))) {
+    if (!Number.isInteger(frameBytes) || frameBytes < 1) throw new RangeError(`FrameAllocator: bad frame size ${frameBytes}`);
+    if (!Number.isInteger(framesPerSlab) || framesPerSlab < 1) throw new RangeError(`FrameAllocator: bad slab size ${framesPerSlab}`);
+    this.slabBytes = frameBytes * framesPerSlab;
+  }
+
+  /** A new all-zero frame. */
+  next(): Uint8Array {
+    if (this.slab === null || this.offset === this.slabBytes) {
+      this.slab = new ArrayBuffer(this.slabBytes);
+      this.offset = 0;
+    }
+    const frame = new Uint8Array(this.slab, this.offset, this.frameBytes);
+    this.offset += this.frameBytes;
+    return frame;
+  }
+
+  /** A new frame holding a copy of `bytes` (which must be `frameBytes` long). */
+  copyOf(bytes: Uint8Array): Uint8Array {
+    if (bytes.length !== this.frameBytes) throw new RangeError(`FrameAllocator: ${bytes.length} bytes, frames hold ${this.frameBytes}`);
+    const frame = this.next();
+    frame.set(bytes);
+    return frame;
+  }
+}
+
 /** World x of the centre of pixel column i. */
 export function pixelToWorldX(i: number, width: number): number {
   return -1 + ((i + 0.5) * 2) / width;

@@ -134,10 +134,9 @@ export class ShellGameLite extends LiteEnvBase {
   }
 
   protected render(): Uint8Array {
-    const n = this.resolution * this.resolution * 3;
-    if (this.isBlackout()) return new Uint8Array(n);
+    if (this.isBlackout()) return this.frames.next();
     const bg = this.elapsed < SHELL_GAME_CUE_STEPS ? this.backgrounds[this.ballCup] : this.backgrounds[3];
-    const frame = new Raster(this.resolution, this.resolution, (bg ?? this.tableFrame).data.slice());
+    const frame = this.frameOver(bg ?? this.tableFrame);
     this.drawTool(frame);
     return frame.data;
   }

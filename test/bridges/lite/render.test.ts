@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COLORS, Raster, colorCentroid, pixelToWorldX, pixelToWorldY } from '../../../src/bridges/lite/render.js';
+import { COLORS, FrameAllocator, Raster, colorCentroid, pixelToWorldX, pixelToWorldY } from '../../../src/bridges/lite/render.js';
 
 function count(r: Raster, c: readonly [number, number, number]): number {
   let n = 0;
@@ -53,5 +53,36 @@ describe('Raster', () => {
     expect(c?.x).toBeCloseTo(0.4, 1);
     expect(c?.y).toBeCloseTo(-0.3, 1);
     expect(colorCentroid(r.data, 64, 64, [1, 2, 3])).toBeNull();
+  });
+});
+
+describe('FrameAllocator', () => {
+  it('hands out zeroed, non-overlapping frames, starting a new slab when one is full', () => {
+    const a = new FrameAllocator(6, 3);
+    const frames = Array.from({ length: 7 }, () => a.next());
+    expect(frames.map((f) => [f.length, f.byteOffset])).toEqual([[6, 0], [6, 6], [6, 12], [6, 0], [6, 6], [6, 12], [6, 0]]);
+    expect(frames[0]?.buffer).toBe(frames[2]?.buffer);
+    expect(frames[3]?.buffer).not.toBe(frames[2]?.buffer);
+    expect(frames.every((f) => f.every((v) => v === 0))).toBe(true);
+    frames.forEach((f, i) => f.fill(i + 1));
+    // writing one frame never touches another
+    expect(frames.map((f) => Array.from(new Set(f)))).toEqual([[1], [2], [3], [4], [5], [6], [7]]);
+  });
+
+  it('copyOf copies the bytes into a fresh frame and refuses a wrong length', () => {
+    const a = new FrameAllocator(4, 2);
+    const src = Uint8Array.of(1, 2, 3, 4);
+    const c = a.copyOf(src);
+    src[0] = 9;
+    expect(Array.from(c)).toEqual([1, 2, 3, 4]);
+    expect(() => a.copyOf(Uint8Array.of(1, 2))).toThrow(/2 bytes/);
+    expect(() => new FrameAllocator(0)).toThrow(/frame size/);
+    expect(() => new FrameAllocator(4, 0)).toThrow(/slab size/);
+  });
+
+  it('sizes slabs to about 64 KiB: 5 frames of 64×64×3, one of 128×128×3', () => {
+    const lengths = (a: FrameAllocator, n: number): number[] => Array.from({ length: n }, () => a.next().buffer.byteLength);
+    expect(lengths(new FrameAllocator(64 * 64 * 3), 1)).toEqual([5 * 64 * 64 * 3]);
+    expect(lengths(new FrameAllocator(128 * 128 * 3), 2)).toEqual([128 * 128 * 3, 128 * 128 * 3]);
   });
 });
