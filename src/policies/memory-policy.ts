@@ -32,7 +32,7 @@ import type { HostTensor } from './backend.js';
 import { elementCountOf } from './backend.js';
 import type { LoadedCheckpoint } from './checkpoint.js';
 import type { GraphName, InputContract, OutputContract } from './manifest.js';
-import type { BatchPolicy, EpisodeInfo, MemoryReadable, Observation, PolicyOutput, ReadReadout, SlotObservation } from './policy.js';
+import type { BatchPolicy, EpisodeInfo, MemoryReadable, Observation, PolicyOutput, PolicyReadouts, ReadReadout, SlotObservation } from './policy.js';
 
 export interface MemoryPolicyOptions {
   /** Most episodes stepped together (default 1). */
@@ -83,6 +83,11 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   /** Reused input buffers, by tensor name and batch size (a graph run never keeps them past its return). */
   private readonly buffers = new Map<string, Float32Array | Uint8Array | Int32Array>();
   private busy = false;
+  private readonly whereEncode: string[] = [];
+  private readonly whereAct: string[] = [];
+  /** Duplicate-slot check without a Set: seenStamp[slot] === callStamp once the slot was seen in this call. */
+  private readonly seenStamp: number[] = [];
+  private callStamp = 0;
   private encodeNs = 0n;
   private actNs = 0n;
   private calls = 0;
@@ -189,22 +194,27 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     const B = requests.length;
     if (B === 0) return [];
     if (B > this.maxBatch) throw new ImepError('E_USAGE', `${B} observations in one batch, batch size is ${this.maxBatch}`, { field: 'runtime.batchSize' });
-    const seen = new Set<number>();
-    const slots = requests.map((r) => {
-      if (seen.has(r.slot)) throw new ImepError('E_USAGE', `slot ${r.slot} appears twice in one batch`, { field: 'slot' });
-      seen.add(r.slot);
+    const stamp = ++this.callStamp;
+    const slots: Slot[] = new Array<Slot>(B);
+    const obs: Observation[] = new Array<Observation>(B);
+    for (let i = 0; i < B; i++) {
+      const r = requests[i] as SlotObservation;
       const s = this.slotAt(r.slot);
+      if (this.seenStamp[r.slot] === stamp) throw new ImepError('E_USAGE', `slot ${r.slot} appears twice in one batch`, { field: 'slot' });
+      this.seenStamp[r.slot] = stamp;
       if (s.info === null) throw new ImepError('E_USAGE', `slot ${r.slot} was not reset`, { field: 'slot', hint: 'call resetSlot(slot, episodeInfo) first' });
-      return s;
-    });
+      slots[i] = s;
+      obs[i] = r.obs;
+    }
     const m = this.checkpoint.manifest;
-    const obs = requests.map((r) => r.obs);
 
     // 1. encode
     const encFeeds: Record<string, HostTensor> = {};
-    m.graphs.encode.inputs.forEach((c, i) => {
-      encFeeds[c.name] = this.observationTensor(c, obs, `graphs.encode.inputs[${i}]`);
-    });
+    const encInputs = m.graphs.encode.inputs;
+    for (let i = 0; i < encInputs.length; i++) {
+      const c = encInputs[i] as InputContract;
+      encFeeds[c.name] = this.observationTensor(c, obs, this.where('encode', i));
+    }
     let t0 = process.hrtime.bigint();
     const enc = await this.checkpoint.graphs.encode.run(encFeeds);
     this.encodeNs += process.hrtime.bigint() - t0;
@@ -222,20 +232,26 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     const reads: ReadReadout[] = [];
     for (let i = 0; i < B; i++) {
       const slot = slots[i] as Slot;
-      const key: FloatTensor = { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) };
+      // A view suffices for the episode bank (its query reads the key and keeps nothing); structured banks get a copy.
+      const keyData = slot.structured !== null ? (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) : (qk.data as Float32Array).subarray(i * kd, (i + 1) * kd);
+      const key: FloatTensor = { dtype: 'float32', shape: [kd], data: keyData };
       const decisionStep = this.decisionStep(slot.step);
       const { items, ctx } =
         slot.structured !== null
           ? slot.structured.query(this.scopeOf(requests[i]?.slot as number) as string, { cognitiveKey: key, perceptualKey: key, stateSignature: key }, { episode: (slot.info as EpisodeInfo).episode, decisionStep })
           : (slot.bank as EpisodeBank).query(key, { decisionStep });
       this.fillMemory(items, memory, mask, i, ctx.episode);
-      reads.push({ ctx, identities: items.map((it) => it.identity) });
+      const identities = new Array<RetrievedItem['identity']>(items.length);
+      for (let j = 0; j < items.length; j++) identities[j] = (items[j] as RetrievedItem).identity;
+      reads.push({ ctx, identities });
     }
 
     // 3. act
     const actFeeds: Record<string, HostTensor> = {};
-    m.graphs.act.inputs.forEach((c, i) => {
-      const where = `graphs.act.inputs[${i}]`;
+    const actInputs = m.graphs.act.inputs;
+    for (let i = 0; i < actInputs.length; i++) {
+      const c = actInputs[i] as InputContract;
+      const where = this.where('act', i);
       switch (c.role) {
         case 'observation':
           actFeeds[c.name] = this.observationTensor(c, obs, where);
@@ -250,7 +266,7 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
           actFeeds[c.name] = { dtype: 'float32', shape: [B, k], data: mask };
           break;
       }
-    });
+    }
     t0 = process.hrtime.bigint();
     const act = await this.checkpoint.graphs.act.run(actFeeds);
     this.actNs += process.hrtime.bigint() - t0;
@@ -264,7 +280,9 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     const outputs: PolicyOutput[] = [];
     for (let i = 0; i < B; i++) {
       const slot = slots[i] as Slot;
-      const value: FloatTensor = { dtype: 'float32', shape: [d], data: (wc.data as Float32Array).slice(i * d, (i + 1) * d) };
+      // The episode bank copies what it stores, so it gets a view; structured payloads get a copy.
+      const wcData = slot.structured !== null ? (wc.data as Float32Array).slice(i * d, (i + 1) * d) : (wc.data as Float32Array).subarray(i * d, (i + 1) * d);
+      const value: FloatTensor = { dtype: 'float32', shape: [d], data: wcData };
       if (slot.structured !== null) {
         if (((gate as HostTensor).data as Float32Array)[i] as number > 0) {
           const key: FloatTensor = { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) };
@@ -277,13 +295,11 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
       } else (slot.bank as EpisodeBank).write(slot.step, value);
       slot.step += 1;
       const a = (action.data as Float32Array).slice(i * per, (i + 1) * per);
-      outputs.push({
-        action: { dtype: 'float32', shape: actionShape, data: a },
-        readouts: {
-          ...(logits === undefined ? {} : { decisionLogits: (logits.data as Float32Array).slice(i * c, (i + 1) * c) }),
-          reads: [reads[i] as ReadReadout],
-        },
-      });
+      const readouts: PolicyReadouts =
+        logits === undefined
+          ? { reads: [reads[i] as ReadReadout] }
+          : { decisionLogits: (logits.data as Float32Array).slice(i * c, (i + 1) * c), reads: [reads[i] as ReadReadout] };
+      outputs.push({ action: { dtype: 'float32', shape: actionShape, data: a }, readouts });
     }
     this.calls += 1;
     this.slotSteps += B;
@@ -292,6 +308,14 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
 
   async release(): Promise<void> {
     await this.checkpoint.release();
+  }
+
+  /** `graphs.<graph>.inputs[i]`, built once (error locations and buffer names). */
+  private where(graph: 'encode' | 'act', i: number): string {
+    const list = graph === 'encode' ? this.whereEncode : this.whereAct;
+    let w = list[i];
+    if (w === undefined) list[i] = w = `graphs.${graph}.inputs[${i}]`;
+    return w;
   }
 
   private slotAt(slot: number): Slot {
