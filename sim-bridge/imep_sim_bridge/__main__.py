@@ -52,6 +52,8 @@ def endpoint_is_local(endpoint: str) -> bool:
 
 
 def _load_curve(secret_file: str) -> tuple[bytes, bytes]:
+    """A secret ZeroMQ certificate (the key file format both IMEP sides use; PROTOCOL.md "Curve keys")."""
+    import zmq
     import zmq.auth
 
     if not os.path.isfile(secret_file):
@@ -62,6 +64,14 @@ def _load_curve(secret_file: str) -> tuple[bytes, bytes]:
         raise CliError(f"--curve-secret-key-file {secret_file}: not a ZeroMQ certificate ({exc})") from exc
     if not secret:
         raise CliError(f"--curve-secret-key-file {secret_file}: holds no secret key (use the .key_secret file)")
+    if os.stat(secret_file).st_mode & 0o077:
+        raise CliError(f"--curve-secret-key-file {secret_file}: readable by group or others (chmod 600 {secret_file})")
+    try:
+        derived = zmq.curve_public(secret)
+    except Exception as exc:  # not a Z85 key
+        raise CliError(f"--curve-secret-key-file {secret_file}: secret-key is not a Z85 Curve key ({exc})") from exc
+    if derived != public:
+        raise CliError(f"--curve-secret-key-file {secret_file}: secret-key does not belong to public-key (make a new pair)")
     return public, secret
 
 

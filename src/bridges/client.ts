@@ -52,7 +52,8 @@ export interface CallOptions {
 interface Pending {
   readonly op: RequestOp;
   readonly deadlineMs: number;
-  readonly timer: NodeJS.Timeout;
+  /** performance.now() at which the call is due. */
+  readonly due: number;
   resolve(body: unknown): void;
   reject(error: ImepError): void;
 }
@@ -77,6 +78,13 @@ export class BridgeClient {
   #handshakeError: string | undefined;
   #lastActivity = performance.now();
   #heartbeat: NodeJS.Timeout | undefined;
+  /**
+   * One deadline timer for all calls (not one setTimeout per call): armed for the earliest due call
+   * when a call is earlier than what it is armed for; when it fires it fails the calls past due and
+   * re-arms for the next. While nothing is pending it stays armed but unref'd (it keeps no process alive).
+   */
+  #deadlineTimer: NodeJS.Timeout | undefined;
+  #timerDue = Infinity;
   #heartbeatInFlight = false;
   #readHook: ReadHook | undefined;
   readonly #unsubscribe: (() => void) | undefined;
@@ -137,8 +145,9 @@ export class BridgeClient {
     if (!encoded.ok) return Promise.reject(new ImepError('E_BRIDGE_PROTOCOL', `${op}: cannot encode request: ${encoded.message}`, { field: op }));
     const deadlineMs = options.deadlineMs ?? this.#options.deadlineMs ?? DEFAULT_DEADLINE_MS;
     return new Promise<ReplyBodies[K]>((resolve, reject) => {
-      const timer = setTimeout(() => this.#onTimeout(id), deadlineMs);
-      this.#pending.set(id, { op, deadlineMs, timer, resolve: resolve as (b: unknown) => void, reject });
+      const due = performance.now() + deadlineMs;
+      this.#pending.set(id, { op, deadlineMs, due, resolve: resolve as (b: unknown) => void, reject });
+      this.#armDeadline(due);
       this.#send(encoded.bytes);
     });
   }
@@ -149,6 +158,8 @@ export class BridgeClient {
     this.#closed = true;
     this.#unsubscribe?.();
     if (this.#heartbeat) clearInterval(this.#heartbeat);
+    if (this.#deadlineTimer) clearTimeout(this.#deadlineTimer);
+    this.#deadlineTimer = undefined;
     this.#rejectPending(new ImepError('E_INTERNAL', `bridge client for ${this.endpoint} closed with calls in flight`));
     this.#closeSocket();
   }
@@ -296,7 +307,7 @@ export class BridgeClient {
     const p = this.#pending.get(id);
     if (p === undefined) return;
     this.#pending.delete(id);
-    clearTimeout(p.timer);
+    if (this.#pending.size === 0) this.#deadlineTimer?.unref();
     if (outcome instanceof ImepError) p.reject(outcome);
     else p.resolve(outcome.value);
   }
@@ -321,6 +332,37 @@ export class BridgeClient {
     }
     const reply = encodeMessage({ kind: 'reply', id: msg.id, body: { items } });
     this.#send(reply.ok ? reply.bytes : encodeError(msg.id, 'E_ADAPTER', `read hook returned unsendable items: ${reply.message}`));
+  }
+
+  #armDeadline(due: number): void {
+    const timer = this.#deadlineTimer;
+    if (timer !== undefined && due >= this.#timerDue) {
+      if (!timer.hasRef()) timer.ref();
+      return;
+    }
+    if (timer !== undefined) clearTimeout(timer);
+    this.#timerDue = due;
+    // +1 ms: node's timers run on whole milliseconds of loop time and may fire a fraction early
+    this.#deadlineTimer = setTimeout(() => this.#onDeadlines(), Math.max(0, due - performance.now()) + 1);
+  }
+
+  /** The deadline timer fired: fail the earliest call past due (which resets the rest), re-arm for the next. */
+  #onDeadlines(): void {
+    this.#deadlineTimer = undefined;
+    this.#timerDue = Infinity;
+    const now = performance.now();
+    let first: number | undefined;
+    let firstDue = Infinity;
+    for (const [id, p] of this.#pending) {
+      if (p.due < firstDue) {
+        firstDue = p.due;
+        first = id;
+      }
+    }
+    if (first === undefined) return;
+    // #onTimeout fails every pending call (and resets the socket), so nothing is left to re-arm for
+    if (firstDue <= now) this.#onTimeout(first);
+    else this.#armDeadline(firstDue);
   }
 
   #onTimeout(id: number): void {

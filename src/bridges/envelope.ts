@@ -7,13 +7,15 @@
 import { Unpackr } from 'msgpackr';
 import { z } from 'zod';
 import './ndarray-codec.js';
-import { encodeFrame } from './msgpack-writer.js';
+import { encodeFrame, type FrameAllocator } from './msgpack-writer.js';
 import {
   PROTOCOL_VERSION,
   describeIssue,
-  idSchema,
+  fastStepRequestBody,
+  fastStepResult,
+  isPlainMap,
   isRequestOp,
-  mapSchema,
+  isUint,
   replyBodySchemas,
   requestBodySchemas,
   type ReplyBodies,
@@ -65,8 +67,11 @@ const mapUnpackr = new Unpackr({ useRecords: false, mapsAsObjects: false });
 
 const ENVELOPE_KEYS = ['v', 'id', 'op', 'body'] as const;
 
-/** Encodes one message into one frame. Fails (never throws) when a body holds an unsendable value. */
-export function encodeMessage(msg: OutboundMessage): EncodeResult {
+/**
+ * Encodes one message into one frame. Fails (never throws) when a body holds an unsendable value.
+ * `alloc` supplies the frame's buffer (the server passes a FrameSlab's).
+ */
+export function encodeMessage(msg: OutboundMessage, alloc?: FrameAllocator): EncodeResult {
   let op: string;
   let body: unknown;
   switch (msg.kind) {
@@ -84,7 +89,7 @@ export function encodeMessage(msg: OutboundMessage): EncodeResult {
       break;
   }
   try {
-    return { ok: true, bytes: encodeFrame({ v: PROTOCOL_VERSION, id: msg.id, op, body: toWire(body, 'body') }) };
+    return { ok: true, bytes: encodeFrame({ v: PROTOCOL_VERSION, id: msg.id, op, body: toWire(body, 'body') }, alloc) };
   } catch (e) {
     return { ok: false, code: 'E_BAD_MESSAGE', message: e instanceof Error ? e.message : String(e) };
   }
@@ -164,14 +169,14 @@ export function decodeMessage(frames: Uint8Array | readonly Uint8Array[], option
   const op = root['op'];
   if (typeof op !== 'string' || op === '') return fail('E_BAD_MESSAGE', 'envelope.op: expected a non-empty string');
   const rawId = root['id'];
-  if (!(rawId === null && op === 'error') && !idSchema.safeParse(rawId).success) {
+  if (!(rawId === null && op === 'error') && !isUint(rawId)) {
     return fail('E_BAD_MESSAGE', 'envelope.id: expected a uint (at most 2^53 − 1)', null);
   }
-  const body = mapSchema.safeParse(root['body']);
-  if (!body.success) return fail('E_BAD_MESSAGE', 'envelope.body: expected a map');
-  if (op === 'reply') return { ok: true, message: { kind: 'reply', id: id as number, body: body.data } };
+  const body = root['body'];
+  if (!isPlainMap(body)) return fail('E_BAD_MESSAGE', 'envelope.body: expected a map');
+  if (op === 'reply') return { ok: true, message: { kind: 'reply', id: id as number, body } };
   if (op === 'error') {
-    const e = errorBodySchema.safeParse(body.data);
+    const e = errorBodySchema.safeParse(body);
     if (!e.success) return fail('E_BAD_MESSAGE', describeIssue(e.error, 'body'));
     return { ok: true, message: { kind: 'error', id, code: e.data.code, message: e.data.message } };
   }
@@ -179,7 +184,11 @@ export function decodeMessage(frames: Uint8Array | readonly Uint8Array[], option
     const served = options.serves === undefined ? '' : ` (this peer serves: ${options.serves.join(', ')})`;
     return fail('E_UNKNOWN_OP', `unknown op "${op}"${served}`);
   }
-  const parsed = requestBodySchemas[op].safeParse(body.data);
+  if (op === 'step') {
+    const fast = fastStepRequestBody(body);
+    if (fast !== undefined) return { ok: true, message: { kind: 'request', id: id as number, op, body: fast } };
+  }
+  const parsed = requestBodySchemas[op].safeParse(body);
   if (!parsed.success) return fail('E_BAD_MESSAGE', describeIssue(parsed.error, 'body'));
   return { ok: true, message: { kind: 'request', id: id as number, op, body: parsed.data } as RequestMessage };
 }
@@ -189,6 +198,10 @@ export function parseReplyBody<K extends RequestOp>(
   op: K,
   body: Record<string, unknown>,
 ): { ok: true; body: ReplyBodies[K] } | { ok: false; message: string } {
+  if (op === 'step' || op === 'reset') {
+    const fast = fastStepResult(body);
+    if (fast !== undefined) return { ok: true, body: fast as unknown as ReplyBodies[K] };
+  }
   const r = replyBodySchemas[op].safeParse(body);
   return r.success ? { ok: true, body: r.data as ReplyBodies[K] } : { ok: false, message: describeIssue(r.error, `${op} reply body`) };
 }

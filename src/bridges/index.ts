@@ -58,6 +58,13 @@ export {
   type CurveServerKeys,
   type PrivateIpcEndpoint,
 } from './endpoint.js';
+export {
+  formatCurveCertificate,
+  loadAuthorizedKeys,
+  parseCurveCertificate,
+  writeCurveCertificates,
+  type CurveCertificate,
+} from './curve-keys.js';
 export { BridgeClient, DEFAULT_DEADLINE_MS, DEFAULT_HEARTBEAT_MS, type BridgeClientOptions, type CallOptions, type RemoteLiveness } from './client.js';
 export { BridgeCallError, errorFromWire, wireCodeOf } from './remote-error.js';
 export { DEFAULT_REMOTE_DEADLINES, RemoteEnvironment, type RemoteDeadlines } from './remote-environment.js';

@@ -10,7 +10,7 @@
  * are integers, not floats); other numbers float64; strings str; maps / arrays with fix / 16 / 32
  * headers; ndarrays as ext 8 / 16 / 32 type 17 (never fixext, as msgpackr's encoder does for them too).
  */
-import { DTYPES, NDARRAY_EXT_TYPE, WireNdArray, checkNdArray, type Dtype } from './ndarray-codec.js';
+import { DTYPES, NDARRAY_EXT_TYPE, WireNdArray, type Dtype } from './ndarray-codec.js';
 
 /** Thrown for a value `toWire` would not produce. */
 export class MsgpackWriteError extends Error {}
@@ -163,7 +163,7 @@ class Writer {
   }
 
   ndarray(a: WireNdArray): void {
-    checkNdArray(a.dtype, a.shape, a.data);
+    // a WireNdArray was checked when it was made (its constructor, or the decoder); sizeOf used the same fields
     const len = ndPayload(a);
     if (len <= 0xff) (this.byte(0xc7), this.byte(len));
     else this.header(len, 0, 0, 0xc8, 0xc9);
@@ -181,10 +181,15 @@ class Writer {
   }
 }
 
+/** Where a frame's bytes come from: by default each frame of 4 kB or more gets its own buffer. */
+export type FrameAllocator = (size: number) => Buffer;
+
+const defaultAlloc: FrameAllocator = (size) => (size < 4096 ? Buffer.allocUnsafe(size) : Buffer.allocUnsafeSlow(size));
+
 /** Encodes a `toWire`-prepared value into one exactly sized frame. */
-export function encodeFrame(value: unknown): Buffer {
+export function encodeFrame(value: unknown, alloc: FrameAllocator = defaultAlloc): Buffer {
   const size = sizeOf(value);
-  const buf = size < 4096 ? Buffer.allocUnsafe(size) : Buffer.allocUnsafeSlow(size);
+  const buf = alloc(size);
   const w = new Writer(buf);
   w.value(value);
   if (w.pos !== size) throw new MsgpackWriteError(`internal: wrote ${w.pos} bytes, measured ${size}`);

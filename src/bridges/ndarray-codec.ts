@@ -88,6 +88,8 @@ export class NdArrayCodecError extends Error {
   }
 }
 
+const TRUSTED: unique symbol = Symbol('trusted');
+
 /**
  * An ndarray as the codec produces it and as the packer recognises it. Plain `{ dtype, shape, data }`
  * objects are converted to this class by the envelope encoder before packing.
@@ -97,8 +99,9 @@ export class WireNdArray implements NdArray {
   readonly shape: readonly number[];
   readonly data: NdData;
 
-  constructor(dtype: Dtype, shape: readonly number[], data: NdData) {
-    checkNdArray(dtype, shape, data);
+  /** `trust` (module-private) skips the check: the decoder has already checked that `data` holds prod(shape) items. */
+  constructor(dtype: Dtype, shape: readonly number[], data: NdData, trust?: typeof TRUSTED) {
+    if (trust !== TRUSTED) checkNdArray(dtype, shape, data);
     this.dtype = dtype;
     this.shape = shape;
     this.data = data;
@@ -219,7 +222,7 @@ export function decodeNdArrayPayload(payload: Uint8Array): WireNdArray {
   if (count * DTYPES[dtype].size !== bytes) {
     throw new NdArrayCodecError(`ndarray [${shape.join(',')}] ${dtype} needs ${count * DTYPES[dtype].size} bytes, payload has ${bytes}`);
   }
-  return new WireNdArray(dtype, shape, typedView(dtype, payload.subarray(head), count));
+  return new WireNdArray(dtype, shape, typedView(dtype, payload.subarray(head), count), TRUSTED);
 }
 
 /**

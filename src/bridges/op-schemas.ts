@@ -37,7 +37,12 @@ export const uintSchema = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 /** Message ids: uints a TypeScript number holds exactly (senders here use 1 … 2^32 − 1). */
 export const idSchema = uintSchema;
 
-function isPlainMap(v: unknown): v is Record<string, unknown> {
+/** What `uintSchema` accepts, as a plain check (the decoder's hot path). */
+export function isUint(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+export function isPlainMap(v: unknown): v is Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const proto: unknown = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
@@ -176,6 +181,37 @@ export type _StepCheck = Assignable<z.output<typeof stepResultSchema>, StepResul
 export type _ItemCheck = Assignable<z.output<typeof retrievedItemSchema>, RetrievedItem>;
 export type _IdentityCheck = Assignable<z.output<typeof recordIdentitySchema>, RecordIdentity>;
 export type _CtxCheck = Assignable<z.output<typeof readContextSchema>, ReadContext>;
+
+/*
+ * Fast paths of the hot ops (`step` requests, `step` / `reset` replies): hand checks that accept
+ * exactly what the schemas above accept and build the same output (unknown keys stripped, a nil
+ * `firstFrameHash` kept as an undefined key, as zod does). They return undefined for anything they do
+ * not accept; the caller then runs the schema, which rejects it with its own message. The schemas stay
+ * the definition; test/bridges/op-schemas.test.ts checks the two agree.
+ */
+
+const HASH_RE = /^[0-9a-f]{64}$/;
+
+/** `requestBodySchemas.step`'s output for `v`, or undefined when the schema must decide. */
+export function fastStepRequestBody(v: Record<string, unknown>): RequestBodies['step'] | undefined {
+  const handle = v['handle'];
+  const action = v['action'];
+  if (typeof handle !== 'string' || handle.length === 0 || !isNdArray(action)) return undefined;
+  return { handle, action };
+}
+
+/** `stepResultSchema`'s output for `v`, or undefined when the schema must decide. */
+export function fastStepResult(v: Record<string, unknown>): StepResult | undefined {
+  const { obs, evaluator, done, step } = v;
+  if (!isPlainMap(obs) || !isPlainMap(evaluator) || typeof done !== 'boolean' || !isUint(step)) return undefined;
+  if (!('firstFrameHash' in v)) return { obs: obs as StepResult['obs'], evaluator: evaluator as StepResult['evaluator'], done, step };
+  const hash = v['firstFrameHash'];
+  if (hash === null || hash === undefined) {
+    return { obs: obs as StepResult['obs'], evaluator: evaluator as StepResult['evaluator'], done, step, firstFrameHash: undefined };
+  }
+  if (typeof hash !== 'string' || !HASH_RE.test(hash)) return undefined;
+  return { obs: obs as StepResult['obs'], evaluator: evaluator as StepResult['evaluator'], done, step, firstFrameHash: hash };
+}
 
 /** The first issue of a failed parse as `path: message`. */
 export function describeIssue(error: z.ZodError, prefix: string): string {

@@ -10,6 +10,7 @@ import * as zmq from 'zeromq';
 import { isImepError } from '../core/errors.js';
 import { splitBySpec } from './allowlist.js';
 import { checkEndpointPolicy, type CurveServerKeys } from './endpoint.js';
+import { FrameSlab } from './frame-slab.js';
 import { decodeMessage, encodeError, encodeMessage, type RequestMessage } from './envelope.js';
 import { PROTOCOL_VERSION, REQUEST_OPS, type RequestOp, type WireErrorCode } from './op-schemas.js';
 import type { NdArray, SimEnvironment, StepResult } from './sim-environment.js';
@@ -51,6 +52,8 @@ export class BridgeServer {
   readonly #envs = new Map<string, SimEnvironment>();
   #handleCounter = 0;
   #served = 0;
+  readonly #slab = new FrameSlab();
+  readonly #alloc = (size: number): Buffer => this.#slab.alloc(size);
   readonly #loop: Promise<void>;
 
   private constructor(socket: zmq.Router, endpoint: string, options: BridgeServerOptions) {
@@ -118,7 +121,7 @@ export class BridgeServer {
     if (msg.kind !== 'request') return undefined;
     try {
       const body = await this.#dispatch(msg);
-      const encoded = encodeMessage({ kind: 'reply', id: msg.id, body });
+      const encoded = encodeMessage({ kind: 'reply', id: msg.id, body }, this.#alloc);
       return encoded.ok ? encoded.bytes : encodeError(msg.id, 'E_ADAPTER', `${msg.op}: cannot encode the result: ${encoded.message}`);
     } catch (e) {
       if (e instanceof ServeError) return encodeError(msg.id, e.code, e.message);

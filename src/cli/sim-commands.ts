@@ -1,8 +1,12 @@
 /**
  * `imep sim …`: serve the lite simulators over the bridge, probe a bridge server.
  *
- *   imep sim serve lite [--endpoint E] [--curve-keys FILE]   first stdout line: the bound endpoint
- *   imep sim hello --endpoint E [--server-key KEY|FILE] [--curve-keys FILE] [--deadline MS]
+ *   imep sim serve lite [--endpoint E] [--curve-keys NAME.key_secret]   first stdout line: the bound endpoint
+ *   imep sim hello --endpoint E [--server-key KEY|NAME.key] [--curve-keys NAME.key_secret] [--deadline MS]
+ *   imep sim keys DIR [--name NAME]   writes DIR/NAME.key and DIR/NAME.key_secret (ZeroMQ certificates)
+ *
+ * Key files are ZeroMQ certificates, the format the Python sim-bridge reads and writes too
+ * (src/bridges/curve-keys.ts, sim-bridge/PROTOCOL.md "Curve keys").
  */
 import type { Command } from 'commander';
 import { ImepError } from '../core/errors.js';
@@ -14,6 +18,7 @@ import {
   privateIpcEndpoint,
   type CurveClientKeys,
 } from '../bridges/endpoint.js';
+import { writeCurveCertificates } from '../bridges/curve-keys.js';
 import { LITE_ENV_IDS, makeLiteEnv } from '../bridges/lite/registry.js';
 import { BridgeServer } from '../bridges/server.js';
 
@@ -73,20 +78,32 @@ export async function simHello(options: HelloOptions): Promise<void> {
   }
 }
 
+/** Writes a new Curve key pair as ZeroMQ certificates; prints the secret, then the public file. */
+export async function simKeys(dir: string, options: { name: string }): Promise<void> {
+  const { publicFile, secretFile } = await writeCurveCertificates(dir, options.name);
+  process.stdout.write(`${secretFile}\n${publicFile}\n`);
+}
+
 export function registerSim(group: Command): void {
   const serve = group.command('serve').description('serve simulators over the bridge protocol (sim-bridge/PROTOCOL.md)');
   serve
     .command('lite')
     .description(`serve the lite simulators (${LITE_ENV_IDS.join(', ')}); prints the endpoint, runs until SIGINT/SIGTERM`)
     .option('--endpoint <endpoint>', 'ipc://PATH or tcp://127.0.0.1:PORT (default: ipc:// in a fresh private directory)')
-    .option('--curve-keys <file>', 'CurveZMQ key pair (JSON { publicKey, secretKey }); required for a non-loopback endpoint')
+    .option('--curve-keys <file>', "the server's CurveZMQ secret certificate (NAME.key_secret from `imep sim keys`); required for a non-loopback endpoint")
     .action((opts: ServeOptions) => serveLite(opts));
   group
     .command('hello')
     .description('say hello to a bridge server and print its reply as JSON')
     .requiredOption('--endpoint <endpoint>', 'the server endpoint')
-    .option('--server-key <key>', "the server's Curve public key (Z85, or a key file)")
-    .option('--curve-keys <file>', "this client's Curve key pair (default: an ephemeral one)")
+    .option('--server-key <key>', "the server's Curve public key (Z85, or its certificate NAME.key)")
+    .option('--curve-keys <file>', "this client's secret certificate NAME.key_secret (default: an ephemeral key pair)")
     .option('--deadline <ms>', 'how long to wait for the reply', '5000')
     .action((opts: HelloOptions) => simHello(opts));
+  group
+    .command('keys')
+    .description('write a new CurveZMQ key pair as ZeroMQ certificates DIR/NAME.key (public) and DIR/NAME.key_secret (0600)')
+    .argument('<dir>', 'directory (created 0700 when absent)')
+    .option('--name <name>', 'file name stem', 'server')
+    .action((dir: string, opts: { name: string }) => simKeys(dir, opts));
 }

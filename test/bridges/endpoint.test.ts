@@ -61,7 +61,7 @@ describe('Curve keys', () => {
     const dir = await mkdtemp(join(tmpdir(), 'imep-keys-'));
     try {
       const keys = makeCurveKeyPair();
-      const file = join(dir, 'server.json');
+      const file = join(dir, 'server.key_secret');
       await saveCurveKeyPair(file, keys);
       expect((await stat(file)).mode & 0o777).toBe(0o600);
       expect(await loadCurveKeyPair(file)).toEqual(keys);
@@ -70,8 +70,8 @@ describe('Curve keys', () => {
       const open = join(dir, 'open.json');
       await writeFile(open, JSON.stringify(keys), { mode: 0o644 });
       await expect(loadCurveKeyPair(open)).rejects.toThrow(/readable by group or others/);
-      const bad = join(dir, 'bad.json');
-      await writeFile(bad, '{"publicKey":"short","secretKey":"x"}', { mode: 0o600 });
+      const bad = join(dir, 'bad.key_secret');
+      await writeFile(bad, 'curve\n    public-key = "short"\n    secret-key = "x"\n', { mode: 0o600 });
       await expect(loadCurveKeyPair(bad)).rejects.toThrow(/Z85/);
     } finally {
       await rm(dir, { recursive: true, force: true });
