@@ -12,21 +12,27 @@
  *              measured discordance). Every parameter names its source.
  *   predicted  the frozen method (mde.inputs: Monte-Carlo, replicates, seed) at the same (ρ, θ), through
  *              src/stats/power.ts; exact power alongside.
+ *   campaign   the suite's campaign-level designs (campaign-designs.ts), after the ladder designs: real IMEP
+ *              campaigns (runCampaign → seal → adjudicate by another operator), detection = the registered
+ *              verdict 'holds'; the same rates, simulation and prediction, and the check that each verdict
+ *              is the frozen test on the unit's (b′, c′).
  * Deterministic: same suite, checkpoints and code → the same result, byte for byte (no clocks, no
  * unseeded draws; batch size does not change rows — src/policies/README.md).
  */
 import { ImepError } from '../core/errors.js';
 import type { LoadedCheckpoint } from '../policies/checkpoint.js';
 import { taskFacts } from '../campaign/runner/task-facts.js';
-import { minimumDetectableEffect, pairedPower, pairedPowerExact, type PairedTest } from '../stats/power.js';
+import { minimumDetectableEffect, type PairedTest } from '../stats/power.js';
 import { designPolicy, fitDecoder, openCheckpoint, type FittedDecoder } from './design-runtime.js';
 import { ladderCounts, ladderReadout, type LadderReadout } from './ladder-readout.js';
 import { runLadder, type LadderTask } from './ladder-run.js';
 import { bandSeeds, type LoadedSuite } from './load-suite.js';
-import { agreement, rateWithInterval, type Agreement, type RateWithInterval } from './operating-characteristics.js';
+import { designRates, fork } from './design-rates.js';
+import { agreement, rateWithInterval, type Agreement } from './operating-characteristics.js';
 import { simulateCampaigns } from './stats-simulation.js';
 import type { Design } from './suite-schema.js';
-import type { CalibrationResult, DesignResult, FrozenRowCheck } from './result.js';
+import { runCampaignDesigns } from './campaign-designs.js';
+import type { CalibrationResult, CampaignDesignsResult, DesignResult, FrozenRowCheck } from './result.js';
 
 export interface CalibrateOptions {
   /** Where checkpoint paths resolve. */
@@ -38,13 +44,11 @@ export interface CalibrateOptions {
   readonly batchSize?: number;
   /** Progress lines (stderr in the CLI). */
   readonly progress?: (line: string) => void;
+  /** Keep the campaign-level designs' evidence units under this (empty or new) folder; default: temporary, removed. */
+  readonly keepUnits?: string;
 }
 
 const FROZEN_TOLERANCE = 1e-4;
-
-function fork(seed: string | number, ...labels: (string | number)[]): string {
-  return [String(seed), ...labels.map(String)].join('/');
-}
 
 /** Recomputes the frozen MDE table and refuses a table that does not match it. */
 export function checkFrozenMde(loaded: LoadedSuite): { recomputed: { assumedDiscordance: number; effect: number | null; achievedPower: number | null }[] } {
@@ -84,14 +88,6 @@ function effective(loaded: LoadedSuite, opts: CalibrateOptions): Effective {
   return { ...base, bands };
 }
 
-function predictionAt(loaded: LoadedSuite, n: number, pB: number, pC: number): { power: number; mcError: number; exact: number } {
-  const { inputs } = loaded.suite.mde;
-  const rho = pB + pC;
-  const effect = Math.min(rho, Math.max(-rho, pB - pC));
-  const mc = pairedPower({ n, rhoDiscordant: rho, effect, alpha: inputs.alpha, test: inputs.test, replicates: inputs.replicates as number, seed: inputs.seed as number | string });
-  return { power: mc.power, mcError: mc.mcError, exact: pairedPowerExact({ n, rhoDiscordant: rho, effect, alpha: inputs.alpha, test: inputs.test }) };
-}
-
 async function runDesign(loaded: LoadedSuite, design: Design, ckpt: LoadedCheckpoint, decoder: FittedDecoder | undefined, task: LadderTask, eff: Effective, opts: CalibrateOptions): Promise<DesignResult> {
   const suite = loaded.suite;
   const { test, alpha } = suite.mde.inputs;
@@ -107,18 +103,16 @@ async function runDesign(loaded: LoadedSuite, design: Design, ckpt: LoadedCheckp
   }
   const sum = (k: 'bOnlyT' | 'cOnlyS' | 'n' | 'both'): number => campaigns.reduce((s, c) => s + c[k], 0);
   const B = sum('bOnlyT'), C = sum('cOnlyS'), N = sum('n');
-  const nullDesign = design.truth === 'none';
-  const pB = N === 0 ? 0 : nullDesign ? (B + C) / (2 * N) : B / N;
-  const pC = N === 0 ? 0 : nullDesign ? (B + C) / (2 * N) : C / N;
-  const source = `pooled real campaigns of this design: bands 0–${eff.bands - 1} (seeds ${campaigns[0]?.seeds[0]}–${campaigns.at(-1)?.seeds[1]}), Σb′ = ${B}, Σc′ = ${C}, Σn = ${N}` +
-    (nullDesign ? '; null-constrained (truth θ = 0): pB = pC = (Σb′ + Σc′)/(2Σn)' : '; unconstrained: pB = Σb′/Σn, pC = Σc′/Σn');
-  const sim = simulateCampaigns({ n: eff.n, pB, pC, campaigns: eff.simulated, seed: fork(suite.simulation.seed, design.id), test, alpha });
-  const prediction = predictionAt(loaded, eff.n, pB, pC);
-  const R = suite.mde.inputs.replicates as number;
-  const realDetected = campaigns.filter((c) => c.detected).length;
-  const real: RateWithInterval = rateWithInterval(realDetected, campaigns.length);
-  const simulated: RateWithInterval = rateWithInterval(sim.detected, sim.campaigns);
-  const zLimit = suite.agreement.z;
+  const rates = designRates(loaded, {
+    designId: design.id,
+    truth: design.truth,
+    B, C, N,
+    n: eff.n,
+    realDetected: campaigns.filter((c) => c.detected).length,
+    realCampaigns: campaigns.length,
+    simulatedCampaigns: eff.simulated,
+    sourcePrefix: `pooled real campaigns of this design: bands 0–${eff.bands - 1} (seeds ${campaigns[0]?.seeds[0]}–${campaigns.at(-1)?.seeds[1]})`,
+  });
   return {
     id: design.id,
     checkpoint: design.checkpoint,
@@ -127,12 +121,7 @@ async function runDesign(loaded: LoadedSuite, design: Design, ckpt: LoadedCheckp
     description: design.description ?? null,
     campaigns,
     pooled: { bOnlyT: B, cOnlyS: C, both: sum('both'), n: N, rhoS: N === 0 ? 0 : (C + sum('both')) / N, rhoT: N === 0 ? 0 : (B + sum('both')) / N, theta: N === 0 ? 0 : (B - C) / N },
-    simulationParameters: { n: eff.n, pB, pC, rho: pB + pC, theta: pB - pC, source },
-    real: { kind: nullDesign ? 'false-positive-rate' : 'power', ...real },
-    simulated: { kind: nullDesign ? 'false-positive-rate' : 'power', ...simulated, seed: sim.prng.seed, prng: `${sim.prng.name} v${sim.prng.version}`, meanB: sim.meanB, meanC: sim.meanC },
-    predicted: { power: prediction.power, mcError: prediction.mcError, replicates: R, seed: suite.mde.inputs.seed as number | string, exactPower: prediction.exact },
-    agreementReal: agreement(realDetected, campaigns.length, prediction.power, R, zLimit) as Agreement,
-    agreementSimulated: agreement(sim.detected, sim.campaigns, prediction.power, R, zLimit) as Agreement,
+    ...rates,
   };
 }
 
@@ -173,23 +162,36 @@ export async function calibrate(loaded: LoadedSuite, opts: CalibrateOptions): Pr
     }
     const designs: DesignResult[] = [];
     for (const d of suite.designs) designs.push(await runDesign(loaded, d, ckpts.get(d.checkpoint) as LoadedCheckpoint, decoders.get(d.checkpoint), task, eff, opts));
+    for (const c of ckpts.values()) await c.release();
+    ckpts.clear();
+    const campaignDesigns = await runCampaignDesigns(loaded, {
+      root: opts.root,
+      simulated: eff.simulated,
+      ...(opts.quick ? { quick: true } : {}),
+      ...(opts.campaigns === undefined ? {} : { campaigns: opts.campaigns }),
+      ...(opts.batchSize === undefined ? {} : { batchSize: opts.batchSize }),
+      ...(opts.keepUnits === undefined ? {} : { keepUnits: opts.keepUnits }),
+      ...(opts.progress ? { progress: opts.progress } : {}),
+    });
     const frozenRows = frozenRowChecks(loaded, frozen.recomputed, eff.simulated);
-    return buildResult(loaded, eff, opts, designs, frozenRows, [...decoders.values()]);
+    return buildResult(loaded, eff, opts, designs, campaignDesigns, frozenRows, [...decoders.values()]);
   } finally {
     for (const c of ckpts.values()) await c.release();
   }
 }
 
-function buildResult(loaded: LoadedSuite, eff: Effective, opts: CalibrateOptions, designs: DesignResult[], frozenRows: FrozenRowCheck[], decoders: FittedDecoder[]): CalibrationResult {
+function buildResult(loaded: LoadedSuite, eff: Effective, opts: CalibrateOptions, designs: DesignResult[], campaignDesigns: CampaignDesignsResult | null, frozenRows: FrozenRowCheck[], decoders: FittedDecoder[]): CalibrationResult {
   const s = loaded.suite;
   const { alpha, test } = s.mde.inputs;
   const limit = alpha + s.falsePositive.slack;
-  const nullDesigns = designs.filter((d) => d.truth === 'none');
-  const controls = designs.filter((d) => d.truth === 'fact-use' && d.planted === null);
-  const agreements = [...designs.flatMap((d) => [d.agreementReal, d.agreementSimulated]), ...frozenRows.map((r) => r.agreement)];
+  const cds = campaignDesigns?.designs ?? [];
+  const nullDesigns = [...designs.filter((d) => d.truth === 'none'), ...cds.filter((d) => d.truth === 'none')];
+  const controls = [...designs.filter((d) => d.truth === 'fact-use' && d.planted === null), ...cds.filter((d) => d.truth === 'fact-use')];
+  const agreements = [...[...designs, ...cds].flatMap((d) => [d.agreementReal, d.agreementSimulated]), ...frozenRows.map((r) => r.agreement)];
+  const bands = cds.flatMap((d) => d.campaigns);
   return {
     format: 'imep-calibration',
-    version: 1,
+    version: 2,
     suite: { id: s.id, title: s.title, file: loaded.file, sha256: loaded.hash },
     checkpoints: s.checkpoints.map((c) => ({ name: c.name, path: `${c.path}/${c.file}`, sha256: c.sha256 })),
     design: {
@@ -206,6 +208,7 @@ function buildResult(loaded: LoadedSuite, eff: Effective, opts: CalibrateOptions
     decoders: decoders.map((d) => ({ checkpoint: d.checkpoint, fitSeeds: [s.decoder.fitSeeds.start, s.decoder.fitSeeds.end], fitUnits: d.fitUnits, fitCorrect: d.fitCorrect, centroids: d.spec.centroids.map((c) => [...c]) })),
     frozenMde: { inputs: s.mde.inputs, outputs: s.mde.outputs, rows: frozenRows },
     designs,
+    campaignDesigns,
     checks: {
       falsePositive: {
         limit,
@@ -214,10 +217,16 @@ function buildResult(loaded: LoadedSuite, eff: Effective, opts: CalibrateOptions
       },
       power: {
         minimum: s.mde.inputs.power,
-        rule: 'unplanted fact-use designs (the positive-control checkpoint) detect θ > 0 in ≥ the frozen target power of real and of simulated campaigns',
+        rule: 'unplanted fact-use designs (the positive-control checkpoints, ladder and campaign-level) detect θ > 0 in ≥ the frozen target power of real and of simulated campaigns',
         designs: controls.map((d) => ({ id: d.id, real: d.real.rate, simulated: d.simulated.rate, passed: d.real.rate >= s.mde.inputs.power && d.simulated.rate >= s.mde.inputs.power })),
       },
       agreement: { zLimit: s.agreement.z, compared: agreements.length, agreeing: agreements.filter((a) => a.agrees).length, passed: agreements.every((a) => a.agrees) },
+      campaignVerdicts: {
+        rule: `campaign-level designs: the registered verdict 'holds' exactly when the frozen test (${test}, α = ${alpha}) detects on the unit's adjudicated (b′, c′)`,
+        campaigns: bands.length,
+        matching: bands.filter((b) => b.verdictMatchesTest).length,
+        passed: bands.every((b) => b.verdictMatchesTest),
+      },
     },
   };
 }

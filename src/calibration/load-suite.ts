@@ -3,7 +3,10 @@
  * canonical JSON). Every refusal is one ImepError (E_PROTOCOL_INVALID) naming the file, the field and
  * the fix. Checks beyond the schema: design ids unique; every design names a listed checkpoint;
  * n = mde.inputs.n; the frozen analysis is Monte-Carlo with replicates and seed, and its test is the
- * detection rule; the decoder fit band does not meet the campaign bands; the env has a fact field.
+ * detection rule; the decoder fit band does not meet the campaign bands; the env has a fact field;
+ * campaign designs (when present) have ids unique across all designs, name listed checkpoints, run and
+ * adjudicate under two different operators, and their bands fit in 32-bit seeds. The template itself is
+ * checked when it is read (campaign-protocol.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
@@ -56,6 +59,26 @@ export function checkSuite(suite: Suite, file: string): void {
   if (suite.planted.targets.length !== suite.decoder.classes) {
     throw bad(file, 'planted.targets', `${suite.planted.targets.length} targets for ${suite.decoder.classes} fact values`, 'one target per fact value');
   }
+  if (suite.campaigns !== undefined) checkCampaigns(suite, file, ids);
+}
+
+function checkCampaigns(suite: Suite, file: string, ids: Set<string>): void {
+  const c = suite.campaigns!;
+  c.designs.forEach((d, i) => {
+    if (ids.has(d.id)) throw bad(file, `campaigns.designs[${i}].id`, `design id ${d.id} appears twice`, 'give every design and campaign design its own id');
+    ids.add(d.id);
+    if (!suite.checkpoints.some((k) => k.name === d.checkpoint)) {
+      throw bad(file, `campaigns.designs[${i}].checkpoint`, `campaign design ${d.id} names checkpoint ${d.checkpoint}, which checkpoints does not list`, `add it to checkpoints (name, path, file, sha256) or use one of: ${suite.checkpoints.map((k) => k.name).join(', ')}`);
+    }
+  });
+  if (c.operators.runner === c.operators.adjudicator) {
+    throw bad(file, 'campaigns.operators', `runner and adjudicator are both '${c.operators.runner}'`, 'adjudication must come from another operator than the run: give them different ids');
+  }
+  if (c.quick.campaigns > c.bands.count || c.quick.n * c.quick.campaigns > c.n * c.bands.count) {
+    throw bad(file, 'campaigns.quick', 'the quick design does not fit in the registered campaign bands', 'lower quick.n or quick.campaigns');
+  }
+  const last = c.bands.start + c.bands.count * c.n - 1;
+  if (last > 0xffffffff) throw bad(file, 'campaigns.bands', `the last campaign seed ${last} exceeds 2^32 − 1`, 'lower campaigns.bands.start or count');
 }
 
 export function parseSuite(text: string, file: string): LoadedSuite {

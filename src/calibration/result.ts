@@ -1,5 +1,10 @@
-/** The calibration result (calibration.json, format imep-calibration v1): types only. */
+/**
+ * The calibration result (calibration.json, format imep-calibration v2): types only.
+ * v2 added `campaignDesigns` (campaign-level designs through IMEP's verdict path; null when the suite has
+ * none) and `checks.campaignVerdicts`.
+ */
 import type { Mde } from '../protocol/schema-analysis.js';
+import type { CampaignUnitResult } from './campaign-run.js';
 import type { PairedTest } from '../stats/power.js';
 import type { LadderReadout } from './ladder-readout.js';
 import type { Agreement, RateWithInterval } from './operating-characteristics.js';
@@ -30,6 +35,50 @@ export interface DesignResult {
   readonly agreementSimulated: Agreement;
 }
 
+/** One campaign-level unit (a seed band of a campaign design): its registered verdict and the frozen test on its counts. */
+export interface CampaignBandResult extends CampaignUnitResult {
+  readonly band: number;
+  /** First and last seed of the band (the same seeds for every task of the template). */
+  readonly seeds: readonly [number, number];
+  /** The suite's frozen detection test (mde.inputs.test at α) on this unit's (b′, c′): what the stats-level model counts. */
+  readonly test: { readonly p: number; readonly detected: boolean };
+  /** Whether verdict 'holds' coincides with the frozen test detecting. */
+  readonly verdictMatchesTest: boolean;
+}
+
+export interface CampaignDesignResult {
+  readonly id: string;
+  readonly checkpoint: string;
+  readonly truth: 'fact-use' | 'none';
+  readonly description: string | null;
+  readonly campaigns: readonly CampaignBandResult[];
+  readonly pooled: { readonly bOnlyT: number; readonly cOnlyS: number; readonly n: number; readonly removed: number; readonly theta: number };
+  /** How many campaigns got each verdict word of the registered criterion. */
+  readonly verdicts: Readonly<Record<string, number>>;
+  readonly simulationParameters: DesignResult['simulationParameters'];
+  /** Detection = the registered verdict 'holds'. */
+  readonly real: DesignResult['real'];
+  readonly simulated: DesignResult['simulated'];
+  readonly predicted: DesignResult['predicted'];
+  readonly agreementReal: Agreement;
+  readonly agreementSimulated: Agreement;
+}
+
+export interface CampaignDesignsResult {
+  readonly template: { readonly file: string; readonly sha256: string; readonly criterion: { readonly id: string; readonly estimand: string; readonly rule: string; readonly method: string } };
+  readonly substituted: readonly string[];
+  readonly operators: { readonly runner: string; readonly adjudicator: string };
+  readonly lifecycle: string;
+  /** Seeds per band (units per task); the registered value beside it. */
+  readonly n: number;
+  readonly registeredN: number;
+  readonly campaignsPerDesign: number;
+  readonly registeredCampaigns: number;
+  readonly bandsStart: number;
+  readonly note: string;
+  readonly designs: readonly CampaignDesignResult[];
+}
+
 export interface FrozenRowCheck {
   readonly assumedDiscordance: number;
   readonly frozenEffect: number | null;
@@ -40,7 +89,7 @@ export interface FrozenRowCheck {
 
 export interface CalibrationResult {
   readonly format: 'imep-calibration';
-  readonly version: 1;
+  readonly version: 2;
   readonly suite: { readonly id: string; readonly title: string; readonly file: string; readonly sha256: string };
   readonly checkpoints: readonly { readonly name: string; readonly path: string; readonly sha256: string }[];
   readonly design: {
@@ -57,9 +106,12 @@ export interface CalibrationResult {
   readonly decoders: readonly { readonly checkpoint: string; readonly fitSeeds: readonly [number, number]; readonly fitUnits: number; readonly fitCorrect: number; readonly centroids: readonly (readonly number[])[] }[];
   readonly frozenMde: { readonly inputs: Mde['inputs']; readonly outputs: Mde['outputs']; readonly rows: readonly FrozenRowCheck[] };
   readonly designs: readonly DesignResult[];
+  readonly campaignDesigns: CampaignDesignsResult | null;
   readonly checks: {
     readonly falsePositive: { readonly limit: number; readonly rule: string; readonly designs: readonly { readonly id: string; readonly upper95: number; readonly campaigns: number; readonly passed: boolean }[] };
     readonly power: { readonly minimum: number; readonly rule: string; readonly designs: readonly { readonly id: string; readonly real: number; readonly simulated: number; readonly passed: boolean }[] };
     readonly agreement: { readonly zLimit: number; readonly compared: number; readonly agreeing: number; readonly passed: boolean };
+    /** Campaign-level designs: every registered verdict ('holds' or not) coincides with the frozen test on the unit's (b′, c′). */
+    readonly campaignVerdicts: { readonly rule: string; readonly campaigns: number; readonly matching: number; readonly passed: boolean };
   };
 }

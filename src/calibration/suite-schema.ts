@@ -6,6 +6,12 @@
  *
  * Seeds: band i (0-based) of every design is `bands.start + i·n … bands.start + (i+1)·n − 1`; the
  * decoder's fit band must not meet any campaign band (checked in load-suite.ts).
+ *
+ * `campaigns` (optional): campaign-level designs run through IMEP's own verdict path — a protocol derived
+ * from a registered template (its SHA-256 registered here) with only id, checkpoint, seed band and n
+ * substituted, run by runCampaign and adjudicated by another operator (campaign-designs.ts). Band i of
+ * these designs is `bands.start + i·n … bands.start + (i+1)·n − 1`, the same seeds for every task of the
+ * template.
  */
 import { z } from 'zod';
 import { MdeSchema } from '../protocol/schema-analysis.js';
@@ -33,6 +39,31 @@ export const DesignSchema = z.strictObject({
   planted: PlantedSchema.optional().describe('wrap the checkpoint in the planted-effect wrapper'),
   truth: z.enum(['fact-use', 'none']).describe('the known answer: fact-use (θ > 0 by construction) or none (θ = 0 by construction)'),
   description: NonEmptyText.optional(),
+});
+
+export const CampaignDesignSchema = z.strictObject({
+  id: Slug.describe('the design id (unique across designs and campaign designs)'),
+  checkpoint: Slug.describe('the name of one of the suite checkpoints; substituted into the template'),
+  truth: z.enum(['fact-use', 'none']).describe('the known answer: fact-use (θ > 0 by construction) or none (θ = 0 by construction)'),
+  description: NonEmptyText.optional(),
+});
+
+export const CampaignsSchema = z.strictObject({
+  template: z.strictObject({
+    file: NonEmptyText.describe('the protocol template, relative to the repository root'),
+    sha256: Sha256.describe('SHA-256 of the template file'),
+  }),
+  criterion: NonEmptyText.describe('the id of the template criterion whose verdict word counts: "holds" = detected'),
+  n: PositiveInt.describe('seeds per band (units per task of each campaign)'),
+  bands: z.strictObject({
+    start: SeedInt.describe('first seed of band 0'),
+    count: PositiveInt.describe('real campaigns (bands) per campaign design'),
+  }),
+  operators: z
+    .strictObject({ runner: Slug, adjudicator: Slug })
+    .describe('the operator identities that run and adjudicate each unit; they must differ (no same-operator override)'),
+  quick: z.strictObject({ n: PositiveInt, campaigns: PositiveInt }).describe('the --quick design'),
+  designs: z.array(CampaignDesignSchema).min(1),
 });
 
 export const SuiteSchema = z.strictObject({
@@ -66,8 +97,11 @@ export const SuiteSchema = z.strictObject({
   falsePositive: z.strictObject({ slack: z.number().min(0).max(1).describe('the criterion: one-sided 95% CP upper bound of the FPR ≤ α + slack') }),
   quick: z.strictObject({ n: PositiveInt, campaigns: PositiveInt, simulated: z.number().int().min(200) }).describe('the --quick design (not the registered n)'),
   mde: MdeSchema.describe('the frozen power analysis; method monte-carlo with replicates and seed'),
+  campaigns: CampaignsSchema.optional().describe('campaign-level designs: real IMEP campaigns, detection = a registered verdict'),
 });
 
 export type Suite = z.infer<typeof SuiteSchema>;
 export type Design = z.infer<typeof DesignSchema>;
+export type CampaignDesign = z.infer<typeof CampaignDesignSchema>;
+export type Campaigns = z.infer<typeof CampaignsSchema>;
 export type SuiteCheckpoint = z.infer<typeof SuiteCheckpointSchema>;

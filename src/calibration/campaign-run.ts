@@ -1,0 +1,103 @@
+/**
+ * One campaign-level calibration unit through IMEP's own path, in a fresh folder:
+ *   derived protocol written → runCampaign (create + precommit → formal run → run-complete → seal) under
+ *   the suite's runner identity → adjudicateUnit under the suite's adjudicator identity, WITHOUT a
+ *   same-operator override (the lifecycle refuses an adjudicator who ran the conditions) → the registered
+ *   criterion's verdict word read from the stored adjudication.
+ *
+ * What the result keeps is deterministic (same suite, checkpoints and code → same bytes): the verdict,
+ * its routed bound and reason, the θ counts, the gates, and the hashes the adjudication records of its
+ * sealed inputs (protocol, plan, rows.jsonl). NOT kept: unit folders, time stamps, the seal's Merkle root
+ * and the precommit/seal hashes — unit.json, precommit.json, seal.json and rows/timings.jsonl carry
+ * wall-clock times, so two runs of one band seal identical rows under different roots.
+ */
+import { writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ImepError } from '../core/errors.js';
+import { explicitOperator } from '../campaign/operator.js';
+import { adjudicateStep, runCampaign } from '../campaign/runner/index.js';
+import type { AvailableEstimand } from '../campaign/adjudication/index.js';
+import type { CampaignTemplate, DerivedProtocol } from './campaign-protocol.js';
+
+export interface CampaignUnitInput {
+  readonly derived: DerivedProtocol;
+  readonly template: CampaignTemplate;
+  /** A fresh folder for this unit's protocol file and campaigns dir (its own seed registry). */
+  readonly dir: string;
+  readonly root: string;
+  readonly operators: { readonly runner: string; readonly adjudicator: string };
+  readonly batchSize?: number;
+}
+
+export interface CampaignUnitResult {
+  readonly protocolId: string;
+  readonly protocolHash: string;
+  readonly planHash: string;
+  readonly rowsSha256: string;
+  readonly rowCount: number;
+  readonly goNoGo: string;
+  readonly gates: readonly { readonly gate: string; readonly passed: boolean }[];
+  /** The registered criterion's verdict word ('holds' = detected). */
+  readonly verdict: string;
+  readonly reason: string;
+  readonly bound: { readonly interval: string; readonly lower: number; readonly upper: number; readonly threshold: number } | null;
+  /** θ's counts from the adjudication: b′ (only T flips), c′ (only S flips), n paired units. */
+  readonly bOnlyT: number;
+  readonly cOnlyS: number;
+  readonly n: number;
+  readonly theta: number;
+  /** Units removed from the θ cohort (fail-closed rows, e.g. E_DONOR_SHORT). */
+  readonly removed: number;
+  readonly ranBy: readonly string[];
+  readonly adjudicatedBy: string;
+}
+
+export async function runCampaignUnit(input: CampaignUnitInput): Promise<{ result: CampaignUnitResult; unitDir: string }> {
+  const { derived, template } = input;
+  await mkdir(input.dir, { recursive: true });
+  const file = join(input.dir, `${derived.id}.yaml`);
+  await writeFile(file, derived.text);
+  const unitDir = await runCampaign(file, {
+    campaignsDir: join(input.dir, 'campaigns'),
+    root: input.root,
+    through: 'seal',
+    operator: explicitOperator(input.operators.runner),
+    progress: null,
+    say: () => undefined,
+    ...(input.batchSize === undefined ? {} : { batchSize: input.batchSize }),
+  });
+  const { adjudication: adj } = await adjudicateStep(unitDir, { operator: explicitOperator(input.operators.adjudicator) });
+  const internal = (message: string): ImepError => new ImepError('E_INTERNAL', message, { file: unitDir });
+  if (adj.sameOperatorOverride !== null) throw internal('a calibration unit was adjudicated under a same-operator override');
+  if (adj.provenance.protocolHash !== derived.protocolHash || adj.provenance.planHash !== derived.planHash) {
+    throw internal(`the unit's frozen protocol/plan (${adj.provenance.protocolHash.slice(0, 12)}…/${adj.provenance.planHash.slice(0, 12)}…) is not the derived one`);
+  }
+  const v = adj.verdicts.find((x) => x.criterion === template.criterion.id);
+  if (v === undefined) throw internal(`the adjudication has no verdict for ${template.criterion.id}`);
+  const est = adj.estimands.find((e) => e.id === template.criterion.estimand);
+  if (est === undefined) throw internal(`the adjudication has no estimand ${template.criterion.estimand}`);
+  const available = est.status === 'available' ? (est as AvailableEstimand) : null;
+  const bPrime = available?.counts.bPrime ?? 0;
+  const cPrime = available?.counts.cPrime ?? 0;
+  const n = available?.counts.n ?? 0;
+  const result: CampaignUnitResult = {
+    protocolId: adj.provenance.protocolId,
+    protocolHash: adj.provenance.protocolHash,
+    planHash: adj.provenance.planHash,
+    rowsSha256: adj.provenance.rowsSha256,
+    rowCount: adj.provenance.rowCount,
+    goNoGo: adj.goNoGo.status,
+    gates: adj.gates.map((g) => ({ gate: g.gate, passed: g.passed })),
+    verdict: v.verdict,
+    reason: v.reason,
+    bound: v.bound ? { interval: v.bound.interval, lower: v.bound.lower, upper: v.bound.upper, threshold: v.bound.threshold } : null,
+    bOnlyT: bPrime,
+    cOnlyS: cPrime,
+    n,
+    theta: available?.estimate ?? 0,
+    removed: est.cohort.removed.total,
+    ranBy: [...adj.ranBy],
+    adjudicatedBy: adj.operator.id,
+  };
+  return { result, unitDir };
+}
