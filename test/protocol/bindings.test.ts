@@ -90,7 +90,7 @@ describe('conditions → intervention specs', () => {
   it('passes a registered S_pi / T_mu algorithm version through and refuses an unknown one', () => {
     const sg = loadProtocolSync(join(ROOT, 'protocols/shellgame-blackout.yaml')).protocol;
     const withVersion = (kind: 'S_pi' | 'T_mu', version: unknown): unknown => ({ ...sg.conditions.find((c) => c.kind === kind), version });
-    const v2 = sg.conditions.map((c) => (c.kind === 'S_pi' || c.kind === 'T_mu' ? { ...c, version: 2 } : c));
+    const v2 = sg.conditions.map((c) => (c.kind === 'S_pi' || c.kind === 'T_mu' ? { ...c, version: 2 as const } : c));
     const specs = v2.filter((c) => c.kind === 'S_pi' || c.kind === 'T_mu').map((c) => toConditionSpec(c));
     expect(specs).toEqual([{ kind: 'S_pi', version: 2 }, { kind: 'T_mu', version: 2 }]);
     expect(ConditionSchema.safeParse(withVersion('S_pi', 2)).success).toBe(true);
