@@ -2,31 +2,33 @@
  * Sharding pays on one machine too: the blackout ladder (protocols/shellgame-blackout.yaml reduced to
  * --n seeds, default 200: 7 condition runs × 2 attempts × n episodes) with the lite checkpoint. Both arms
  * start from a precommitted unit (`imep campaign precommit FILE`, timed and printed apart) and end with a
- * sealed unit:
+ * sealed unit, each command a fresh child process of the built CLI, as a user or SLURM starts them:
  *
  *   single:  `imep campaign run FILE`                          one process: run every episode, seal
- *   sharded: 2 local processes in parallel (no SLURM here)
- *            `imep campaign run <unit>/protocol.json --shard I/2`, then `imep cluster merge` (merge + seal)
+ *   sharded: `imep cluster shard-run UNIT --shard I/2`, I = 0, 1 in parallel (what each SLURM array task
+ *            runs; no SLURM here), then `imep cluster merge UNIT` (a third process: merge + seal)
  *
- * Each process is a fresh child of the built CLI, as SLURM would start them. The arms alternate for
- * --reps rounds (default 3; each round a fresh unit per arm) and the medians are compared, since a shared
- * 2-core machine's load swings more than the effect. Prints each round, the median wall times,
- * sharded / single (target ≤ 0.65 on a 2-core machine) and the same ratio with the precommit counted in
- * both arms, and checks that the merged rows are byte-identical to the single-process rows.
+ * The arms alternate for --reps rounds (default 3; each round a fresh unit per arm; round r starts with
+ * the single arm when r is even) and the medians are compared, since a shared 2-core machine's load swings
+ * more than the effect. Prints each round, the median wall times, sharded / single (target ≤ 0.65 on a
+ * 2-core machine), the median of the per-round ratios, the same ratio with the precommit counted in both
+ * arms, and checks that the merged rows are byte-identical to the single-process rows.
  *
- *   npx tsx bench/cluster-shards.ts [--n N] [--batch B] [--reps R]
+ *   npx tsx bench/cluster-shards.ts [--n N] [--batch B] [--reps R] [--cli dist/cli/main.js] [--keep]
+ *
+ * --cli runs another build of the CLI (e.g. one built apart with `tsc --outDir`, to compare code versions
+ * on the same campaign; its folder must sit directly in the package root so checkpoints resolve).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PACKAGE_ROOT } from '../src/campaign/runner/index.js';
 import { defaultLauncher } from '../src/cluster/launcher.js';
-import { mergeCluster } from '../src/cluster/merge.js';
 
-const { values } = parseArgs({ options: { n: { type: 'string' }, batch: { type: 'string' }, reps: { type: 'string' }, keep: { type: 'boolean' } } });
+const { values } = parseArgs({ options: { n: { type: 'string' }, batch: { type: 'string' }, reps: { type: 'string' }, keep: { type: 'boolean' }, cli: { type: 'string' } } });
 const n = Number(values.n ?? '200');
 const batch = values.batch ?? '32';
 const SHARDS = 2;
@@ -40,7 +42,7 @@ const text = readFileSync(join(PACKAGE_ROOT, 'protocols/shellgame-blackout.yaml'
 const dir = mkdtempSync(join(tmpdir(), 'imep-bench-shards-'));
 const file = join(dir, 'blackout.yaml');
 writeFileSync(file, text);
-const launcher = defaultLauncher();
+const launcher = values.cli === undefined ? defaultLauncher() : [process.execPath, resolve(values.cli)];
 
 function imep(args: readonly string[]): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -81,11 +83,10 @@ async function singleArm(r: number): Promise<Arm> {
 
 async function shardedArm(r: number): Promise<Arm> {
   const pre = await precommit(`sharded-${r}`);
-  const campaigns = join(dir, `sharded-${r}`);
   const t = performance.now();
-  await Promise.all(Array.from({ length: SHARDS }, (_, i) => imep(['campaign', 'run', join(pre.unit, 'protocol.json'), '--campaigns-dir', campaigns, '--shard', `${i}/${SHARDS}`, '--batch', batch])));
+  await Promise.all(Array.from({ length: SHARDS }, (_, i) => imep(['cluster', 'shard-run', pre.unit, '--shard', `${i}/${SHARDS}`, '--batch', batch])));
   const t1 = performance.now();
-  await mergeCluster(pre.unit, { say: () => undefined });
+  await imep(['cluster', 'merge', pre.unit]);
   const ms = performance.now() - t;
   return { precommitMs: pre.ms, ms, rows: readFileSync(join(pre.unit, 'rows/rows.jsonl')), detail: `shards ${s(t1 - t)} + merge and seal ${s(performance.now() - t1)}` };
 }
@@ -97,7 +98,7 @@ const median = (xs: readonly number[]): number => {
   return v.length % 2 === 1 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
 };
 
-console.log(`blackout ladder, n = ${n}: ${7 * 2 * n} episodes, batch ${batch}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg()[0]?.toFixed(2)} at start, ${reps} rounds`);
+console.log(`blackout ladder, n = ${n}: ${7 * 2 * n} episodes, batch ${batch}, CLI ${launcher.slice(1).join(' ')}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg()[0]?.toFixed(2)} at start, ${reps} rounds`);
 const singles: Arm[] = [];
 const shardeds: Arm[] = [];
 let identical = true;
@@ -116,7 +117,8 @@ console.log(`median precommit (each arm, not in the ratio): ${s(pre)}`);
 console.log(`median single process (run + seal):                     ${s(single)}`);
 console.log(`median ${SHARDS} shards in parallel + merge and seal:        ${s(sharded)}`);
 console.log(`merged rows byte-identical to the single-process rows: ${identical ? 'yes' : 'NO'}`);
-console.log(`sharded / single = ${(sharded / single).toFixed(3)} (target ≤ 0.65); with the precommit in both arms ${((sharded + pre) / (single + pre)).toFixed(3)}`);
+const perRound = median(shardeds.map((b, i) => b.ms / singles[i]!.ms));
+console.log(`sharded / single = ${(sharded / single).toFixed(3)} (target ≤ 0.65); median of the per-round ratios ${perRound.toFixed(3)}; with the precommit in both arms ${((sharded + pre) / (single + pre)).toFixed(3)}`);
 if (!values.keep) rmSync(dir, { recursive: true, force: true });
 else console.log(`kept ${dir}`);
 if (!identical) process.exitCode = 1;

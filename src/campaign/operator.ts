@@ -58,7 +58,7 @@ export function checkAdjudicator(
       `operator '${adjudicator.id}' ran the conditions of unit ${unitId}; ${action} must come from another session`,
       {
         field: 'operator',
-        hint: 'set IMEP_OPERATOR to the reviewing session, or pass --override-same-operator "<reason>" (the override is recorded)',
+        hint: 'set IMEP_OPERATOR to the reviewing session, or pass --allow-same-operator "<reason>" (the override is recorded)',
       },
     );
   }

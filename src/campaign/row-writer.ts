@@ -181,8 +181,13 @@ export class RowWriter {
         rows.write(bytes);
         await Promise.all([...this.open.values()].map((f) => f.sync()));
       });
-      this.next += 1;
+      this.next = this.seqAfter(this.next);
     });
+  }
+
+  /** The seq the row after row `seq` must carry: consecutive here (a shard's writer follows its own seqs). */
+  protected seqAfter(seq: number): number {
+    return seq + 1;
   }
 
   /** Appends a timing line (kept apart from rows: timings are not deterministic). */

@@ -12,7 +12,8 @@ export const RUN_KINDS = ['formal', 'probe', 'smoke'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
 export const RunSessionSchema = z.object({
-  action: z.enum(['start', 'resume']),
+  /** 'shard': an operator who ran a shard of a cluster merge's rows (src/cluster/merge.ts adds one per operator). */
+  action: z.enum(['start', 'resume', 'shard']),
   at: z.string(),
   operator: OperatorSchema,
   /** For a resume: the seq it resumed at, torn bytes truncated, side-file lines of uncommitted rows dropped. */

@@ -1,23 +1,26 @@
 #!/usr/bin/env node
-import { buildProgram, isCommanderExit } from './program.js';
+import { buildLazyProgram, isCommanderExit, lazyGroup, type LazyCommand } from './program.js';
 import { exitCodeFor, messageFor } from './exit-codes.js';
-import { registerCampaign } from './campaign-commands.js';
-import { registerChainbench } from './chainbench-commands.js';
-import { registerCluster } from './cluster-commands.js';
-import { registerReport } from './report-commands.js';
-import { registerStats } from './stats-commands.js';
-import { registerSim } from './sim-commands.js';
+
+/**
+ * Every command of `imep`, each module imported only when its command runs (program.ts: LazyCommand).
+ * A new group: a line here plus its entry in COMMAND_GROUPS. A new top-level command whose module exports
+ * `registerX(program)`: one line, e.g.
+ *   { name: 'x', load: async () => (await import('./x-command.js')).registerX },
+ */
+const COMMANDS: readonly LazyCommand[] = [
+  lazyGroup('campaign', async () => (await import('./campaign-commands.js')).registerCampaign),
+  lazyGroup('stats', async () => (await import('./stats-commands.js')).registerStats),
+  lazyGroup('sim', async () => (await import('./sim-commands.js')).registerSim),
+  lazyGroup('chainbench', async () => (await import('./chainbench-commands.js')).registerChainbench),
+  lazyGroup('cluster', async () => (await import('./cluster-commands.js')).registerCluster),
+  lazyGroup('report', async () => (await import('./report-commands.js')).registerReport),
+  { name: 'calibrate', load: async () => (await import('./calibrate-command.js')).registerCalibrateCommand },
+];
 
 async function main(argv: string[]): Promise<number> {
-  const program = buildProgram({
-    campaign: registerCampaign,
-    stats: registerStats,
-    sim: registerSim,
-    chainbench: registerChainbench,
-    cluster: registerCluster,
-    report: registerReport,
-  });
   try {
+    const program = await buildLazyProgram(argv, COMMANDS);
     await program.parseAsync(argv);
     return 0;
   } catch (e) {

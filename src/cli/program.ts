@@ -19,6 +19,9 @@ export type GroupName = (typeof COMMAND_GROUPS)[number][0];
 /** A registrar adds subcommands to its group. Each lives next to the module it drives. */
 export type GroupRegistrar = (group: Command) => void;
 
+/** A registrar of a top-level command: adds `imep <name> …` (with its description) to the program. */
+export type ProgramRegistrar = (program: Command) => void;
+
 export function buildProgram(registrars: Partial<Record<GroupName, GroupRegistrar>>): Command {
   const program = new Command('imep')
     .description('IMEP — does a VLA policy\'s memory help, and does it use the task-relevant fact?')
@@ -29,6 +32,62 @@ export function buildProgram(registrars: Partial<Record<GroupName, GroupRegistra
     const group = program.command(name).description(description).exitOverride();
     registrars[name]?.(group);
   }
+  return program;
+}
+
+/**
+ * A command whose module is imported only when it is needed: `imep <name> …` loads that one module and no
+ * other (start-up is most of a short command's time, and every SLURM array task pays it). Groups are
+ * declared by buildProgram with their descriptions, so `imep --help` lists them without loading anything;
+ * a top-level command's module is loaded for the top-level help (and for anything that names no known
+ * command, so commander's "unknown command" suggestions see every command).
+ */
+export interface LazyCommand {
+  /** `imep <name> …` selects it. */
+  readonly name: string;
+  /** Imports the module; returns what registers the command on the program. */
+  readonly load: () => Promise<ProgramRegistrar>;
+}
+
+/** A group whose subcommands live in a lazily imported module. */
+export function lazyGroup(name: GroupName, load: () => Promise<GroupRegistrar>): LazyCommand {
+  return {
+    name,
+    load: async () => {
+      const register = await load();
+      return (program) => {
+        const group = program.commands.find((c) => c.name() === name);
+        if (group === undefined) throw new Error(`command group '${name}' is not declared in COMMAND_GROUPS`);
+        register(group);
+      };
+    },
+  };
+}
+
+/** The command argv selects: the first argument that is not an option (`imep help NAME` → NAME). */
+export function selectedCommand(args: readonly string[]): string | undefined {
+  const words = args.filter((a) => !a.startsWith('-'));
+  return words[0] === 'help' ? words[1] : words[0];
+}
+
+/**
+ * What argv needs loaded: the command it names; nothing for a bare `--version`; else every command (help,
+ * no command, an unknown one).
+ */
+export function commandsToLoad(args: readonly string[], commands: readonly LazyCommand[]): LazyCommand[] {
+  const name = selectedCommand(args);
+  const hit = commands.filter((c) => c.name === name);
+  if (hit.length > 0) return hit;
+  const versionOnly = name === undefined && args.some((a) => a === '-V' || a === '--version') && !args.some((a) => a === '-h' || a === '--help');
+  return versionOnly ? [] : [...commands];
+}
+
+/** The program for `argv` (node, script, args…), with only the modules that argv needs imported. */
+export async function buildLazyProgram(argv: readonly string[], commands: readonly LazyCommand[]): Promise<Command> {
+  const program = buildProgram({});
+  const wanted = commandsToLoad(argv.slice(2), commands);
+  const registrars = await Promise.all(wanted.map((c) => c.load()));
+  for (const register of registrars) register(program);
   return program;
 }
 

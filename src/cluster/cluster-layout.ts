@@ -10,7 +10,7 @@
  *   submit-NNN.sbatch           the array script of submission NNN (001, 002, …), exactly as submitted
  *   jobs.jsonl                  one line per submission: job id, shards, script + its SHA-256, who, when
  *   logs/, sessions/            copies, taken by the merge just before the seal, of the scratch ones below
- *   merge.json                  the merge: each shard's manifest hash, row count and rows-file SHA-256
+ *   merge.json                  the merge: each shard's manifest hash, row count, rows-file SHA-256 and operators
  * <unit>.shards/                scratch, written by the tasks (never sealed)
  *   shard-I-of-N/               the runner's shard folder: shard.json, rows.jsonl, timings.jsonl, traces/
  *                               (src/campaign/runner/shard.ts)
@@ -128,6 +128,8 @@ export const MergeRecordSchema = z.object({
       manifestSha256: hex64,
       rows: z.number().int().nonnegative(),
       rowsSha256: hex64,
+      /** Operator ids that ran the shard (its shard.json); each is in the run record as a 'shard' session. */
+      operators: z.array(z.string()).min(1),
     }),
   ),
   runId: z.string(),

@@ -2,11 +2,10 @@
  * A unit as the cluster layer sees it: its frozen protocol and plan (re-hashed against the precommit),
  * its state, and its shard plan record (`cluster/shards.json`).
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ImepError } from '../core/errors.js';
 import { writeJsonAtomic } from '../campaign/atomic-write.js';
-import { readJsonLines } from '../campaign/durable-append.js';
 import type { UnitState } from '../campaign/lifecycle.js';
 import { loadFrozenProtocol } from '../campaign/precommit.js';
 import { readRecord, selfHashOk, withSelfHash } from '../campaign/record-file.js';
@@ -93,8 +92,11 @@ export async function readShardPlanRecord(unit: ClusterUnit): Promise<ShardPlanR
 
 /** Durable rows a shard folder holds (0 when it has none). */
 export async function shardRowsDone(unitDir: string, index: number, count: number): Promise<number> {
-  const read = await readJsonLines(join(shardDir(unitDir, { index, count }), 'rows.jsonl')).catch(() => null);
-  return read?.lines.length ?? 0;
+  // complete lines (a torn tail is not a row); the merge checks every line, this only counts them
+  const bytes = await readFile(join(shardDir(unitDir, { index, count }), 'rows.jsonl')).catch(() => null);
+  let n = 0;
+  if (bytes !== null) for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) n++;
+  return n;
 }
 
 export interface EnsureResult {

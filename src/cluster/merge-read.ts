@@ -1,7 +1,7 @@
 /**
  * Reading and checking the shards of a unit before a merge. Refusals, each one line:
  *   a shard folder from ANOTHER campaign (its shard.json names another protocol/plan hash or unit), or
- *     whose record is not one imep wrote                       → E_PROTOCOL_FROZEN / E_UNIT_TAMPERED, naming the file
+ *     whose record is not one imep wrote (version 2: it names the operators who ran the shard)                       → E_PROTOCOL_FROZEN / E_UNIT_TAMPERED, naming the file
  *   any shard missing or not complete                          → E_OUT_OF_ORDER, listing every such shard
  *   a shard's rows not exactly its manifest's seqs, a row that is not the planned episode at its seq
  *     (seq, wave, condition, task, seed, attempt, scope, episode id), a line not in canonical form,
@@ -15,7 +15,7 @@ import { sha256Hex } from '../core/hash.js';
 import { readRecord } from '../campaign/record-file.js';
 import { shardDir } from '../campaign/runner/shard.js';
 import type { PlannedEpisode } from '../protocol/plan.js';
-import { ShardFolderRecordSchema } from './cluster-layout.js';
+import { ShardFolderRecordSchema, type ShardFolderRecord } from './cluster-layout.js';
 import { shardRowsDone, type ClusterUnit } from './cluster-unit.js';
 import { fromRanges, type ShardManifest } from './shard-plan.js';
 
@@ -65,10 +65,11 @@ async function seqLines(file: string, required: boolean): Promise<{ lines: SeqTe
 
 const PLAN_FIELDS = ['seq', 'wave', 'condition', 'task', 'seed', 'attempt', 'scopeId', 'episodeId'] as const;
 
-/** Checks every shard folder's record; refuses foreign, missing and incomplete shards (see above). */
-export async function checkShardFolders(unit: ClusterUnit, manifests: readonly ShardManifest[]): Promise<void> {
+/** Checks every shard folder's record; refuses foreign, missing and incomplete shards (see above). Returns the records, in manifest order. */
+export async function checkShardFolders(unit: ClusterUnit, manifests: readonly ShardManifest[]): Promise<ShardFolderRecord[]> {
   const count = manifests.length;
   const open: string[] = [];
+  const records: ShardFolderRecord[] = [];
   for (const m of manifests) {
     const dir = shardDir(unit.dir, { index: m.index, count });
     const file = join(dir, 'shard.json');
@@ -93,6 +94,7 @@ export async function checkShardFolders(unit: ClusterUnit, manifests: readonly S
       const got = await shardRowsDone(unit.dir, m.index, count).catch(() => 0);
       open.push(`${m.index} (${got}/${m.rows} rows)`);
     }
+    records.push(v);
   }
   if (open.length > 0) {
     throw new ImepError('E_OUT_OF_ORDER', `${open.length} of ${count} shards ${open.length === 1 ? 'is' : 'are'} not complete: shard ${open.join(', shard ')}; merge waits for every shard`, {
@@ -100,6 +102,7 @@ export async function checkShardFolders(unit: ClusterUnit, manifests: readonly S
       hint: `see imep cluster status ${unit.dir}; resubmit what failed: imep cluster submit ${unit.dir} --shards ${count}`,
     });
   }
+  return records;
 }
 
 /** Reads one complete shard and checks its rows against its manifest and the plan. */

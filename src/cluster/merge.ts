@@ -3,7 +3,10 @@
  *
  *   precommitted → refuse unless every shard is complete and belongs to this campaign (merge-read.ts),
  *   and no task of the unit's jobs is still queued or running → formal run started with run id
- *   `cluster-merge-…` → rows, timings and traces appended in seq order (each trace and timing line before
+ *   `cluster-merge-…` → every operator who ran a shard (shard.json's operators) entered in the run record
+ *   as a 'shard' session, before any row — the run record is what the same-operator check of adjudication,
+ *   closeout and the signature chain reads, so a shard's operator can no more adjudicate than the merging
+ *   one → rows, timings and traces appended in seq order (each trace and timing line before
  *   its row, as the store requires; durable chunk by chunk) → the tasks' logs and session records copied
  *   into `<unit>/cluster/` and `cluster/merge.json` written → run complete → seal.
  *
@@ -26,6 +29,8 @@ import { fsyncDir, ioError, writeAll, writeJsonAtomic } from '../campaign/atomic
 import { completeRun, readRunRecord, resumeRun, startRun } from '../campaign/formal-run.js';
 import { isSealedState } from '../campaign/lifecycle.js';
 import { currentOperator } from '../campaign/operator.js';
+import { writeRecord } from '../campaign/record-file.js';
+import { RunRecordSchema } from '../campaign/run-record.js';
 import { seal } from '../campaign/seal.js';
 import { unitPaths, type Operator } from '../campaign/unit-layout.js';
 import { requireAction } from '../campaign/unit-state.js';
@@ -171,6 +176,24 @@ async function assertNoActiveTask(unit: ClusterUnit, count: number, slurm: Slurm
   }
 }
 
+/**
+ * Enters every operator who ran a shard into the merge's run record as a 'shard' session (once per id;
+ * idempotent, so a resumed merge adds only what an interrupted one had not).
+ */
+async function recordShardOperators(unitDir: string, operators: readonly Operator[], now: Date): Promise<void> {
+  const run = await readRunRecord(unitDir);
+  const have = new Set(run.sessions.filter((s) => s.action === 'shard').map((s) => s.operator.id));
+  const add: Operator[] = [];
+  for (const o of operators) {
+    if (have.has(o.id)) continue;
+    have.add(o.id);
+    add.push(o);
+  }
+  if (add.length === 0) return;
+  const sessions = add.map((operator) => ({ action: 'shard' as const, at: now.toISOString(), operator, resumedAtSeq: null, tornBytes: null, droppedSideLines: null }));
+  await writeRecord(unitPaths(unitDir).runRecord, RunRecordSchema.parse({ ...run, sessions: [...run.sessions, ...sessions] }));
+}
+
 function mergeRunId(now: Date): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
   return `${MERGE_RUN_PREFIX}${stamp}-${randomBytes(4).toString('hex')}`;
@@ -200,7 +223,7 @@ export async function mergeCluster(unitDir: string, opts: MergeOptions = {}): Pr
     const { count } = await shardCountOf(unit);
     shardCount = count;
     const { plan, record } = await ensureShardPlan(unit, count, { write: false });
-    await checkShardFolders(unit, plan.shards);
+    const folders = await checkShardFolders(unit, plan.shards);
     await assertNoActiveTask(unit, count, opts.slurm ?? new Slurm());
     const shards: ShardContent[] = [];
     for (const m of plan.shards) shards.push(await readShard(unit, m));
@@ -216,6 +239,7 @@ export async function mergeCluster(unitDir: string, opts: MergeOptions = {}): Pr
       next = r.report.nextSeq;
       say(`resuming the merge of ${unit.dir} at row ${next} of ${merged.rows.length}`);
     }
+    await recordShardOperators(unit.dir, folders.flatMap((f) => f.operators), now());
     await writeMerged(unit.dir, merged, next, chunk);
     const paths = clusterPaths(unit.dir);
     await mkdir(paths.dir, { recursive: true });
@@ -229,7 +253,7 @@ export async function mergeCluster(unitDir: string, opts: MergeOptions = {}): Pr
         count,
         shardPlanSha256: record.sha256,
         rows: merged.rows.length,
-        shards: shards.map((s, i) => ({ index: s.index, manifestSha256: plan.shards[i]!.sha256, rows: s.rows.length, rowsSha256: s.rowsSha256 })),
+        shards: shards.map((s, i) => ({ index: s.index, manifestSha256: plan.shards[i]!.sha256, rows: s.rows.length, rowsSha256: s.rowsSha256, operators: folders[i]!.operators.map((o) => o.id) })),
         runId,
         operator: operator.id,
         mergedAt: now().toISOString(),

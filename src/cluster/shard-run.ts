@@ -55,7 +55,7 @@ function slurmIds(env: NodeJS.ProcessEnv): Record<string, string> {
 
 const defaultPolicies = async (protocol: Protocol, dir: string): Promise<PolicyProvider> => {
   assertCheckpointServes(protocol, dir);
-  return checkpointPolicyProvider(dir);
+  return checkpointPolicyProvider(dir, { memory: protocol.memory });
 };
 
 export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: ShardRunOptions = {}): Promise<ShardRunResult> {
@@ -75,7 +75,7 @@ export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: Sha
   });
   await repairTornTail(file);
   const rowsAtStart = await shardRowsDone(unit.dir, spec.index, spec.count);
-  const operator = currentOperator(env).id;
+  const operator = currentOperator(env);
   await appendJsonLine(file, {
     event: 'start',
     at: now().toISOString(),
@@ -83,7 +83,7 @@ export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: Sha
     count: spec.count,
     host: hostname(),
     pid: process.pid,
-    operator,
+    operator: operator.id,
     slurm: slurmIds(env),
     cudaVisibleDevices: cuda,
     rowsAtStart,
@@ -91,7 +91,8 @@ export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: Sha
   let runtime: string | null = null;
   const policies = opts.policies ?? defaultPolicies;
   const started = Date.now();
-  const end = async (outcome: string): Promise<void> => {
+  const end = async (outcome: string): Promise<number> => {
+    const rows = await shardRowsDone(unit.dir, spec.index, spec.count);
     await appendJsonLine(file, {
       event: 'end',
       at: now().toISOString(),
@@ -101,9 +102,10 @@ export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: Sha
       outcome,
       runtime,
       cudaVisibleDevices: cuda,
-      rows: await shardRowsDone(unit.dir, spec.index, spec.count),
+      rows,
       ms: Date.now() - started,
     });
+    return rows;
   };
   try {
     await runCampaign(join(unit.dir, 'protocol.json'), {
@@ -112,6 +114,7 @@ export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: Sha
       progress: null,
       say,
       shard: spec,
+      operator,
       ...(opts.root === undefined ? {} : { root: opts.root }),
       ...(opts.envs === undefined ? {} : { envs: opts.envs }),
       policies: async (protocol, dir) => {
@@ -124,8 +127,7 @@ export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: Sha
     await end(isImepError(e) ? e.code : 'error').catch(() => undefined);
     throw e;
   }
-  await end('ok');
-  const rows = await shardRowsDone(unit.dir, spec.index, spec.count);
+  const rows = await end('ok');
   say(`shard ${spec.index}/${spec.count}: ${rows} rows durable (${rowsAtStart} before this run); runtime ${runtime ?? 'not loaded'}; CUDA_VISIBLE_DEVICES=${cuda ?? '(unset)'}`);
   return { rowsAtStart, rows, runtime, cudaVisibleDevices: cuda };
 }

@@ -22,11 +22,18 @@ export const PENDING_SHA256 = 'pending';
 
 export const SimulatorSchema = z
   .discriminatedUnion('kind', [
-    z.strictObject({ kind: z.literal('lite').describe('the in-repo lite simulators (src/bridges/lite)') }),
+    z.strictObject({
+      kind: z.literal('lite').describe('the in-repo lite simulators (src/bridges/lite)'),
+      transport: z
+        .enum(['in-process', 'bridge'])
+        .optional()
+        .describe('in-process (the default, fastest) or bridge: the same simulators behind `imep sim serve lite` servers IMEP starts (for testing and parity; rows are identical)'),
+    }),
     z.strictObject({
       kind: z.literal('sim-bridge').describe('a real simulator behind the Python sim-bridge'),
       adapter: z.enum(['mikasa', 'simplerenv', 'libero', 'replay']).describe('the sim-bridge adapter'),
-      endpoint: NonEmptyText.optional().describe('the ZeroMQ endpoint, e.g. tcp://127.0.0.1:5555'),
+      endpoint: NonEmptyText.optional().describe('the ZeroMQ endpoint of a server you started, e.g. tcp://127.0.0.1:5555 (never restarted by IMEP); without it IMEP starts and supervises `python3 -m imep_sim_bridge serve`'),
+      replayDir: NonEmptyText.optional().describe('adapter replay, without endpoint: the folder of replay files (<stem>.msgpack → env replay/<stem>), resolved like checkpoint.path'),
     }),
   ])
   .describe('the simulator: { kind: lite } or { kind: sim-bridge, adapter }');

@@ -9,7 +9,6 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeLiteEnv } from '../../bridges/lite/registry.js';
 import { ImepError } from '../../core/errors.js';
 import { buildPlan, type Plan, type PlannedEpisode } from '../../protocol/plan.js';
 import { checkpointFile, verifyCheckpoint } from '../../protocol/checkpoint.js';
@@ -23,6 +22,7 @@ import { currentOperator } from '../operator.js';
 import { loadFrozenProtocol, precommit } from '../precommit.js';
 import { describeOverlap, findSeedOverlaps, readSeedRegistry } from '../seed-registry.js';
 import { unitPaths, type Operator, type SeedBand } from '../unit-layout.js';
+import { inProcessLiteEnvs, openSimulators, type SimulatorOptions } from './bridge-envs.js';
 import { assertCheckpointServes, checkpointPolicyProvider } from './checkpoint-policy.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { preflightPlan } from './run-plan.js';
@@ -47,7 +47,10 @@ export interface CampaignOptions {
   readonly operator?: Operator;
   /** The policy runtime of a protocol (default: its checkpoint through the external-memory runtime). */
   readonly policies?: (protocol: Protocol, checkpointDir: string) => Promise<PolicyProvider>;
+  /** The environments (default: chosen by the protocol's `simulator`, see withSimulators). */
   readonly envs?: EnvProvider;
+  /** Execution details of bridged simulators: servers started, deadlines (rows never depend on them). */
+  readonly simulators?: SimulatorOptions;
   readonly now?: () => Date;
 }
 
@@ -75,7 +78,27 @@ export function checkpointRoot(protocol: Protocol, opts: CampaignOptions): strin
   return process.cwd();
 }
 
-export const defaultEnvs: EnvProvider = (task) => makeLiteEnv(task.envId, task.kwargs);
+/** In-process lite simulators (what `simulator: { kind: lite }` runs on). */
+export const defaultEnvs: EnvProvider = inProcessLiteEnvs;
+
+/**
+ * Runs `fn` with the campaign's environments: `opts.envs` when given, else those the frozen protocol's
+ * `simulator` names (bridge-envs.ts) — servers started or attached and every environment checked before
+ * `fn` runs, stopped after it; a bridged run says what it ran on and its restarts / failed calls.
+ */
+export async function withSimulators<T>(c: Campaign, opts: CampaignOptions, fn: (envs: EnvProvider) => Promise<T>): Promise<T> {
+  if (opts.envs !== undefined) return fn(opts.envs);
+  const roots = opts.root !== undefined ? [opts.root] : [process.cwd(), PACKAGE_ROOT];
+  const sims = await openSimulators(c.protocol, { file: c.file, roots }, opts.simulators ?? {});
+  if (sims.description !== null) say(opts, `simulator: ${sims.description}`);
+  try {
+    return await fn(sims.envs);
+  } finally {
+    const summary = sims.summary();
+    await sims.close();
+    if (summary !== null) say(opts, `simulator: ${summary}`);
+  }
+}
 
 export async function openCampaign(file: string, opts: CampaignOptions): Promise<Campaign> {
   const loaded = await loadProtocol(file);

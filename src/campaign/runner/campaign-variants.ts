@@ -10,7 +10,7 @@ import { NEXT_COMMAND } from '../lifecycle.js';
 import { currentOperator } from '../operator.js';
 import { startSmallRun, type SmallRunKind } from '../small-run.js';
 import { readUnitState } from '../unit-state.js';
-import { batchOf, createAndPrecommit, defaultEnvs, openCampaign, progressFor, runtimeFor, say, type Campaign, type CampaignOptions } from './campaign-setup.js';
+import { batchOf, createAndPrecommit, openCampaign, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
 import { completeShard, openShard, shardDir, shardFilter, type ShardSpec } from './shard.js';
@@ -26,27 +26,31 @@ export async function runShard(c: Campaign, spec: ShardSpec, opts: CampaignOptio
   }
   const include = shardFilter(c.plan.episodes, spec);
   const mine = c.plan.episodes.filter((e) => include({ task: e.task, seed: e.seed, scopeId: e.scopeId, episodes: [] }));
-  const shard = await openShard(shardDir(c.dir, spec), { unitId: snap.header.id, protocolHash: c.hash, planHash: c.plan.planHash, spec }, mine.map((e) => e.seq), episodesPerUnit(c.protocol));
+  const operator = opts.operator ?? currentOperator();
+  const shard = await openShard(shardDir(c.dir, spec), { unitId: snap.header.id, protocolHash: c.hash, planHash: c.plan.planHash, spec, operator }, mine.map((e) => e.seq), episodesPerUnit(c.protocol));
   const runtime = provider ?? (await runtimeFor(c, opts));
   const todo = mine.filter((e) => e.seq >= shard.startSeq);
   const sink = new RowSink(shard.target, shard.expected, shard.existing, join(shard.dir, 'rows.jsonl'));
   try {
     if (todo.length > 0) {
-      await runPlan({
-        protocol: c.protocol,
-        episodes: c.plan.episodes,
-        policies: runtime,
-        envs: opts.envs ?? defaultEnvs,
-        batchSize: batchOf(opts),
-        sink,
-        startSeq: shard.startSeq,
-        include,
-        subscribers: progressFor(opts, todo, `${c.protocol.id} shard ${spec.index}/${spec.count}`),
-      });
+      await withSimulators(c, opts, (envs) =>
+        runPlan({
+          protocol: c.protocol,
+          episodes: c.plan.episodes,
+          policies: runtime,
+          envs,
+          batchSize: batchOf(opts),
+          sink,
+          startSeq: shard.startSeq,
+          include,
+          subscribers: progressFor(opts, todo, `${c.protocol.id} shard ${spec.index}/${spec.count}`),
+        }),
+      );
     }
     await sink.drain();
   } finally {
     await sink.settle();
+    await shard.close();
     await runtime.release();
   }
   await completeShard(shard);
@@ -89,7 +93,8 @@ export async function smallRunCampaign(file: string, kind: SmallRunKind, n: numb
     const episodes = smallPlan(c.plan.episodes, n);
     const sink = new RowSink(small, episodes.map((e) => e.seq), new Map(), small.files.rows);
     try {
-      await runPlan({ protocol: c.protocol, episodes, policies: provider, envs: opts.envs ?? defaultEnvs, batchSize: batchOf(opts), sink, subscribers: progressFor(opts, episodes, `${kind}`) });
+      const runtime = provider;
+      await withSimulators(c, opts, (envs) => runPlan({ protocol: c.protocol, episodes, policies: runtime, envs, batchSize: batchOf(opts), sink, subscribers: progressFor(opts, episodes, `${kind}`) }));
       await sink.drain();
     } finally {
       await sink.settle();

@@ -22,7 +22,7 @@ import { seal } from '../seal.js';
 import { formatStatus, unitStatus } from '../status.js';
 import { unitPaths } from '../unit-layout.js';
 import { readUnitState } from '../unit-state.js';
-import { batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, type Campaign, type CampaignOptions } from './campaign-setup.js';
+import { batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';
 import { adjudicateStep, closeoutStep, crossCheckStep, defaultReportDir, QUICK_START_OVERRIDE, reportStep } from './post-seal.js';
 import { runPlan } from './run-plan.js';
@@ -140,8 +140,8 @@ async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider:
     let { state } = await readUnitState(c.dir);
     if (state === 'created') throw new ImepError('E_OUT_OF_ORDER', `unit ${c.dir} was created but never precommitted`, { hint: 'remove the folder and run again' });
     if (state === 'precommitted' || state === 'running') {
-      runtime ??= await runtimeFor(c, opts);
-      await formalRun(c, runtime, opts);
+      const rt = (runtime ??= await runtimeFor(c, opts));
+      await withSimulators(c, opts, (envs) => formalRun(c, rt, { ...opts, envs }));
       state = 'run-complete';
     }
     if (runtime !== null) {

@@ -2,11 +2,12 @@
  * The post-seal steps the CLI chains after a run (`--through closeout`) or runs one by one:
  * adjudicate → cross-check → closeout → report, from src/campaign/adjudication (adjudicateUnit,
  * crossCheckUnit, closeoutUnit) and src/report (writeReport). The report goes next to the unit, never
- * inside it (a closed unit accepts no file).
+ * inside it (a closed unit accepts no file). Both are imported when a step runs, not with the runner: a run
+ * or a shard that stops at the seal never loads the statistics, report and chart (vega) modules.
  */
 import { basename, dirname, join } from 'node:path';
-import { adjudicateUnit, closeoutUnit, crossCheckUnit, type AdjudicateUnitResult, type CrossCheckUnitResult } from '../adjudication/index.js';
-import { writeReport, type WrittenReport } from '../../report/index.js';
+import type { AdjudicateUnitResult, CrossCheckUnitResult } from '../adjudication/index.js';
+import type { WrittenReport } from '../../report/index.js';
 import type { SameOperatorOverride } from '../operator.js';
 import type { CloseoutRecord } from '../post-seal-records.js';
 import type { Operator } from '../unit-layout.js';
@@ -14,15 +15,18 @@ import type { Operator } from '../unit-layout.js';
 /** The same-operator override the quick start records (one operator runs and adjudicates). */
 export const QUICK_START_OVERRIDE: SameOperatorOverride = { reason: 'single-operator quick start' };
 
-export function adjudicateStep(unitDir: string, opts: { operator?: Operator; allowSameOperator?: SameOperatorOverride }): Promise<AdjudicateUnitResult> {
+export async function adjudicateStep(unitDir: string, opts: { operator?: Operator; allowSameOperator?: SameOperatorOverride }): Promise<AdjudicateUnitResult> {
+  const { adjudicateUnit } = await import('../adjudication/index.js');
   return adjudicateUnit(unitDir, { ...(opts.operator ? { operator: opts.operator } : {}), ...(opts.allowSameOperator ? { allowSameOperator: opts.allowSameOperator } : {}) });
 }
 
-export function crossCheckStep(unitDir: string, opts: { operator?: Operator } = {}): Promise<CrossCheckUnitResult> {
+export async function crossCheckStep(unitDir: string, opts: { operator?: Operator } = {}): Promise<CrossCheckUnitResult> {
+  const { crossCheckUnit } = await import('../adjudication/index.js');
   return crossCheckUnit(unitDir, opts.operator ? { operator: opts.operator } : {});
 }
 
-export function closeoutStep(unitDir: string, opts: { operator?: Operator } = {}): Promise<CloseoutRecord> {
+export async function closeoutStep(unitDir: string, opts: { operator?: Operator } = {}): Promise<CloseoutRecord> {
+  const { closeoutUnit } = await import('../adjudication/index.js');
   return closeoutUnit(unitDir, opts.operator ? { operator: opts.operator } : {});
 }
 
@@ -31,6 +35,7 @@ export function defaultReportDir(unitDir: string): string {
   return join(dirname(unitDir), 'reports', basename(unitDir));
 }
 
-export function reportStep(unitDir: string, outDir = defaultReportDir(unitDir)): Promise<WrittenReport> {
+export async function reportStep(unitDir: string, outDir = defaultReportDir(unitDir)): Promise<WrittenReport> {
+  const { writeReport } = await import('../../report/index.js');
   return writeReport(unitDir, { outDir });
 }

@@ -6,10 +6,17 @@
  * deterministic: the union of the shards' rows, in seq order, is byte-identical to an unsharded run).
  *
  * A shard writes APART from the evidence unit, into `<unit dir>.shards/shard-<i>-of-<N>/`:
- *   shard.json    { unitId, protocolHash, planHash, index, count, rows, complete } (atomic)
- *   rows.jsonl    the shard's rows in seq order (durable appends), timings.jsonl, traces/<stream>.jsonl
- * Re-running the same shard resumes after its last durable row. Merging shards into the unit's formal
- * run (start → append in seq order → complete → seal) is the cluster layer's job.
+ *   shard.json    { unitId, protocolHash, planHash, index, count, rows, operators, complete } (atomic;
+ *                 version 2). `operators` names everyone who ran (or resumed) the shard, written before
+ *                 the run appends a row, so no row exists without its operator on record: the merge
+ *                 carries them into the unit's run record, which the same-operator check reads.
+ *   rows.jsonl    the shard's rows in seq order, timings.jsonl, traces/<stream>.jsonl — written by the
+ *                 runner's RowWriter (row-writer.ts: files kept open for the run; a row and its side lines
+ *                 are fdatasync'd in one step before the next row is accepted), following the shard's
+ *                 own plan seqs instead of consecutive ones.
+ * Re-running the same shard resumes after its last durable row (torn tail and side lines of uncommitted
+ * rows truncated, as for a formal run). Merging shards into the unit's formal run (start → append in seq
+ * order → complete → seal) is the cluster layer's job.
  */
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,9 +25,10 @@ import { canonicalJson } from '../../core/canonical-json.js';
 import { ImepError } from '../../core/errors.js';
 import type { PlannedEpisode } from '../../protocol/plan.js';
 import { writeJsonAtomic } from '../atomic-write.js';
-import { appendJsonLine, readJsonLines, repairTornTail, truncateFromSeq } from '../durable-append.js';
+import { readJsonLines, repairTornTail, truncateFromSeq } from '../durable-append.js';
 import { readRecord } from '../record-file.js';
-import type { SeqLine } from '../row-writer.js';
+import { RowWriter } from '../row-writer.js';
+import { OperatorSchema, type Operator } from '../unit-layout.js';
 import type { RowTarget } from './row-sink.js';
 import type { UnitJob } from './types.js';
 
@@ -50,31 +58,50 @@ export function shardDir(unitDir: string, spec: ShardSpec): string {
   return join(`${unitDir}.shards`, `shard-${spec.index}-of-${spec.count}`);
 }
 
-/** The shard folder's `shard.json` (version 1); src/cluster reads it through this one schema. */
+/** The shard folder's `shard.json` (version 2); src/cluster reads it through this one schema. */
 export const ShardRecordSchema = z.object({
   kind: z.literal('imep.shard'),
-  version: z.literal(1),
+  version: z.literal(2),
   unitId: z.string(),
   protocolHash: z.string(),
   planHash: z.string(),
   index: z.number().int().nonnegative(),
   count: z.number().int().positive(),
   rows: z.number().int().nonnegative(),
+  /** Everyone who ran or resumed this shard, in order of first run (one entry per id). */
+  operators: z.array(OperatorSchema).min(1),
   complete: z.boolean(),
 });
 export type ShardRecord = z.infer<typeof ShardRecordSchema>;
 
-class ShardTarget implements RowTarget {
-  constructor(private readonly dir: string) {}
-  appendRow(row: SeqLine): Promise<void> {
-    return appendJsonLine(join(this.dir, 'rows.jsonl'), row);
+/** nextSeq of a writer that has written every row of its shard. */
+const DONE = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The shard's durable writer: a RowWriter whose next seq follows the shard's plan seqs. Its guard runs at
+ * the first append and whenever shard.json changes (else one stat per append): the folder must still be
+ * this shard's, not yet complete — a folder removed or re-split under a running task is never written to.
+ */
+class ShardWriter extends RowWriter {
+  private readonly after = new Map<number, number>();
+
+  constructor(dir: string, record: ShardRecord, seqs: readonly number[]) {
+    const file = join(dir, 'shard.json');
+    super({ rows: join(dir, 'rows.jsonl'), timings: join(dir, 'timings.jsonl'), tracesDir: join(dir, 'traces') }, seqs[0] ?? DONE, async () => {
+      const now = await readRecord(file, ShardRecordSchema);
+      const v = now.kind === 'ok' ? now.value : null;
+      if (v === null || v.protocolHash !== record.protocolHash || v.planHash !== record.planHash || v.index !== record.index || v.count !== record.count || v.complete) {
+        throw new ImepError('E_OUT_OF_ORDER', `shard ${record.index}/${record.count}'s folder changed under the running shard (${now.kind === 'ok' ? (now.value.complete ? 'marked complete' : 'another split') : now.kind === 'bad' ? `shard.json ${now.reason}` : 'shard.json removed'}); nothing more is appended`, {
+          file,
+          hint: 'run the shard again (it resumes after its last durable row)',
+        });
+      }
+    }, file);
+    seqs.forEach((seq, i) => this.after.set(seq, seqs[i + 1] ?? DONE));
   }
-  appendTiming(timing: SeqLine): Promise<void> {
-    return appendJsonLine(join(this.dir, 'timings.jsonl'), timing);
-  }
-  async appendTrace(stream: string, entry: SeqLine): Promise<void> {
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(stream)) throw new ImepError('E_USAGE', `bad trace stream name '${stream}'`, { field: 'stream' });
-    await appendJsonLine(join(this.dir, 'traces', `${stream}.jsonl`), entry);
+
+  protected override seqAfter(seq: number): number {
+    return this.after.get(seq) ?? DONE;
   }
 }
 
@@ -88,33 +115,47 @@ export interface OpenShard {
   /** Durable rows that a resumed run may recompute (canonical JSON by seq). */
   readonly existing: ReadonlyMap<number, string>;
   readonly record: ShardRecord;
+  /** Releases the shard's open files (every committed row is durable already). */
+  close(): Promise<void>;
+}
+
+export interface ShardMeta {
+  readonly unitId: string;
+  readonly protocolHash: string;
+  readonly planHash: string;
+  readonly spec: ShardSpec;
+  /** Who runs the shard now: added to shard.json's operators before any row is appended. */
+  readonly operator: Operator;
 }
 
 /** Opens (creating or resuming) the shard folder; `seqs` are the shard's plan seqs, ascending. */
-export async function openShard(
-  dir: string,
-  meta: { unitId: string; protocolHash: string; planHash: string; spec: ShardSpec },
-  seqs: readonly number[],
-  perUnit: number,
-): Promise<OpenShard> {
+export async function openShard(dir: string, meta: ShardMeta, seqs: readonly number[], perUnit: number): Promise<OpenShard> {
   const file = join(dir, 'shard.json');
-  const record: ShardRecord = {
+  let record: ShardRecord = {
     kind: 'imep.shard',
-    version: 1,
+    version: 2,
     unitId: meta.unitId,
     protocolHash: meta.protocolHash,
     planHash: meta.planHash,
     index: meta.spec.index,
     count: meta.spec.count,
     rows: seqs.length,
+    operators: [meta.operator],
     complete: false,
   };
   const found = await readRecord(file, ShardRecordSchema);
-  if (found.kind === 'bad') throw new ImepError('E_UNIT_TAMPERED', `shard.json ${found.reason}`, { file });
+  if (found.kind === 'bad') {
+    throw new ImepError('E_UNIT_TAMPERED', `shard.json ${found.reason}`, { file, hint: 'a shard folder written by another imep version or edited by hand: remove the folder and run the shard again' });
+  }
   if (found.kind === 'ok') {
     const v = found.value;
     if (v.protocolHash !== record.protocolHash || v.planHash !== record.planHash || v.index !== record.index || v.count !== record.count) {
       throw new ImepError('E_PROTOCOL_FROZEN', 'this shard folder belongs to another protocol, plan or shard split', { file, hint: 'use a fresh campaigns directory for a different split' });
+    }
+    record = v;
+    if (!v.operators.some((o) => o.id === meta.operator.id)) {
+      record = { ...v, operators: [...v.operators, meta.operator] };
+      await writeJsonAtomic(file, record);
     }
   } else {
     await mkdir(join(dir, 'traces'), { recursive: true }).catch((e: unknown) => {
@@ -133,14 +174,19 @@ export async function openShard(
   const startSeq = seqs[done] ?? Infinity;
   const cut = Number.isFinite(startSeq) ? startSeq : Number.MAX_SAFE_INTEGER;
   await truncateFromSeq(join(dir, 'timings.jsonl'), cut);
+  await mkdir(join(dir, 'traces'), { recursive: true }).catch(() => undefined);
   for (const name of (await readdir(join(dir, 'traces')).catch(() => [] as string[])).filter((n) => n.endsWith('.jsonl'))) {
     await truncateFromSeq(join(dir, 'traces', name), cut);
   }
   const existing = new Map<number, string>();
   read.lines.slice(Math.max(0, done - perUnit)).forEach((line) => existing.set((line as { seq: number }).seq, canonicalJson(line)));
-  return { dir, target: new ShardTarget(dir), expected: seqs.slice(done), startSeq, existing, record };
+  const expected = seqs.slice(done);
+  const writer = new ShardWriter(dir, record, expected);
+  return { dir, target: writer, expected, startSeq, existing, record, close: () => writer.close() };
 }
 
+/** Marks the shard complete (after its writer is closed, or with nothing left to write). */
 export async function completeShard(shard: OpenShard): Promise<void> {
+  await shard.close();
   await writeJsonAtomic(join(shard.dir, 'shard.json'), { ...shard.record, complete: true });
 }

@@ -1,0 +1,73 @@
+/**
+ * One environment on server i of a BridgeServerPool, as the SimEnvironment contract. Its spec is known
+ * beforehand (the runner makes each environment once before the run and checks it), so the runner can
+ * create it synchronously; the server-side environment is made on the first reset and re-made after
+ * every recovery of its server (a restarted process has none of the old handles).
+ *
+ * - reset: recovers the server if needed (BridgeServerPool.ensure), re-makes if the generation changed,
+ *   then resets. A failure fails the episode (the runner records it) and is reported to the pool.
+ * - step: fails fast when the server was recovered during the episode (its state is gone) or is suspect.
+ * - close: closes the server-side environment only on a healthy server of the same generation.
+ */
+import { ImepError } from '../core/errors.js';
+import { RemoteEnvironment } from './remote-environment.js';
+import type { BridgeServerPool } from './server-pool.js';
+import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from './sim-environment.js';
+
+export class PooledEnvironment implements SimEnvironment {
+  readonly spec: EnvSpec;
+  readonly #pool: BridgeServerPool;
+  readonly #server: number;
+  readonly #envId: string;
+  readonly #kwargs: Readonly<Record<string, unknown>>;
+  #remote: RemoteEnvironment | null = null;
+  #generation = -1;
+
+  constructor(pool: BridgeServerPool, server: number, envId: string, kwargs: Readonly<Record<string, unknown>>, spec: EnvSpec) {
+    this.#pool = pool;
+    this.#server = server;
+    this.#envId = envId;
+    this.#kwargs = kwargs;
+    this.spec = spec;
+  }
+
+  async #call<T>(op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (e) {
+      this.#pool.fault(this.#server, e);
+      throw e;
+    }
+  }
+
+  async reset(request: ResetRequest): Promise<StepResult> {
+    await this.#pool.ensure(this.#server);
+    const generation = this.#pool.generation(this.#server);
+    if (this.#remote === null || this.#generation !== generation) {
+      const client = this.#pool.client(this.#server);
+      this.#remote = await this.#call(() => RemoteEnvironment.make(client, this.#envId, this.#kwargs, this.#pool.deadlines));
+      this.#generation = generation;
+    }
+    const remote = this.#remote;
+    return this.#call(() => remote.reset(request));
+  }
+
+  async step(action: NdArray): Promise<StepResult> {
+    if (this.#remote === null || this.#generation !== this.#pool.generation(this.#server)) {
+      throw new ImepError('E_BRIDGE_REMOTE', `simulator server ${this.#server} was restarted during this episode; its simulator state is gone`);
+    }
+    const suspect = this.#pool.suspectError(this.#server);
+    if (suspect !== null) throw suspect;
+    this.#pool.beforeStep(this.#server);
+    const remote = this.#remote;
+    return this.#call(() => remote.step(action));
+  }
+
+  async close(): Promise<void> {
+    const remote = this.#remote;
+    this.#remote = null;
+    if (remote === null || this.#generation !== this.#pool.generation(this.#server)) return;
+    if (this.#pool.suspectError(this.#server) !== null || !this.#pool.client(this.#server).alive) return;
+    await remote.close().catch(() => undefined);
+  }
+}
