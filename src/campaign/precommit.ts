@@ -51,6 +51,8 @@ export const PrecommitRecordSchema = z.object({
   plannedRows: z.number().int().positive(),
   code: CodeIdentitySchema,
   checkpointHashes: z.record(z.string(), Sha256HexSchema),
+  /** Digests of files the simulator reads (e.g. simulator.replayDir: runner/simulator-inputs.ts); absent when none. */
+  simulatorHashes: z.record(z.string(), Sha256HexSchema).optional(),
   seeds: z.array(SeedBandSchema),
   reuse: z.array(z.string()),
   createdAt: z.string(),
@@ -71,6 +73,8 @@ export interface PrecommitInput {
   readonly plannedRows: number;
   readonly code: CodeIdentity;
   readonly checkpointHashes: Readonly<Record<string, string>>;
+  /** Digests of the simulator's input files (recorded only when non-empty). */
+  readonly simulatorHashes?: Readonly<Record<string, string>>;
   readonly seeds: readonly SeedBand[];
   /** Campaign ids whose seed bands the protocol declares it reuses. */
   readonly reuse?: readonly string[];
@@ -118,6 +122,7 @@ export async function precommit(dir: string, input: PrecommitInput): Promise<Pre
     plannedRows: input.plannedRows,
     code: input.code,
     checkpointHashes: { ...input.checkpointHashes },
+    ...(input.simulatorHashes !== undefined && Object.keys(input.simulatorHashes).length > 0 ? { simulatorHashes: { ...input.simulatorHashes } } : {}),
     seeds,
     reuse,
     createdAt: now.toISOString(),

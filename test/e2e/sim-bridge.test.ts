@@ -25,6 +25,7 @@ import { ndarray } from '../../src/bridges/ndarray-codec.js';
 import type { NdArray, SimEnvironment, StepResult } from '../../src/bridges/sim-environment.js';
 import { runCampaign, type EnvProvider } from '../../src/campaign/runner/index.js';
 import { readUnitState } from '../../src/campaign/unit-state.js';
+import { folderDigest } from '../../src/campaign/runner/simulator-inputs.js';
 import { verifyUnit } from '../../src/campaign/verify.js';
 import { imep, liteCheckpointSha, unitIn } from '../campaign/runner/cli-support.js';
 
@@ -135,7 +136,26 @@ describe('campaigns on bridged simulators', () => {
     // the decision-query counts differ only by the decision-step rule (every step vs from step 5)
     for (const [i, x] of rows.entries()) expect(x.reads['decisionQueries'] as number).toBeGreaterThanOrEqual((ref[i] as Row).reads['decisionQueries'] as number);
     expect(ref.filter((x) => x['success'] === true).length).toBeGreaterThan(0);
-  }, 120_000);
+
+    // the replay files are frozen with the unit: their digest is in precommit.json …
+    const pre = JSON.parse(readFileSync(join(unit, 'precommit.json'), 'utf8')) as { simulatorHashes?: Record<string, string> };
+    expect(pre.simulatorHashes).toEqual({ 'simulator.replayDir': await folderDigest(replayDir) });
+    // … and a unit precommitted on them refuses to run once a replay file changed (nothing run, exit 2)
+    const pc = await imep(['campaign', 'precommit', 'replay.yaml', '--campaigns-dir', 'frozen'], dir);
+    expect(pc.code, pc.stderr).toBe(0);
+    const frozenUnit = unitIn(join(dir, 'frozen')) as string;
+    const replayFile = join(replayDir, 'shellgame-memvla.msgpack');
+    const original = readFileSync(replayFile);
+    writeFileSync(replayFile, Buffer.concat([original, Buffer.from([0])]));
+    try {
+      const refused = await imep(['campaign', 'run', 'replay.yaml', '--campaigns-dir', 'frozen'], dir);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.trim().split('\n').at(-1)).toMatch(/replay\.yaml.*simulator\.replayDir.*hashes to [0-9a-f]{12}… but the precommit froze [0-9a-f]{12}…/);
+      expect((await readUnitState(frozenUnit)).state).toBe('precommitted');
+    } finally {
+      writeFileSync(replayFile, original);
+    }
+  }, 180_000);
 
   it('lite over the bridge (`transport: bridge`): rows byte-identical to in-process lite', async () => {
     expect(referenceRows.length).toBeGreaterThan(0);

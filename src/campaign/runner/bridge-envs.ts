@@ -60,7 +60,8 @@ export const SIM_BRIDGE_ADAPTERS = { mikasa: 'mikasa', simplerenv: 'simpler', li
 
 const envKey = (envId: string, kwargs: Readonly<Record<string, unknown>>): string => canonicalJson({ envId, kwargs });
 
-function replayDirOf(protocol: Protocol, ctx: SimulatorContext): string | undefined {
+/** The replay folder a sim-bridge replay protocol names, resolved against ctx.roots (undefined when none is named). */
+export function resolveReplayDir(protocol: Protocol, ctx: SimulatorContext): string | undefined {
   const sim = protocol.simulator;
   if (sim.kind !== 'sim-bridge' || sim.replayDir === undefined) return undefined;
   const dir = sim.replayDir;
@@ -122,7 +123,7 @@ async function openPool(protocol: Protocol, ctx: SimulatorContext, options: Simu
       hint: 'add replayDir: DIR (a folder of <stem>.msgpack replay files), or an endpoint of a server you started',
     });
   }
-  const replayDir = replayDirOf(protocol, ctx);
+  const replayDir = resolveReplayDir(protocol, ctx);
   const command = (endpoint: string): ServerCommand => pythonServerCommand(endpoint, { adapters: [adapter], ...(replayDir === undefined ? {} : { replayDir }) });
   const pool = await BridgeServerPool.spawn(servers, command, poolOptions);
   const shown = command('ipc://…');

@@ -19,11 +19,12 @@ import { fsyncDir } from '../atomic-write.js';
 import { detectCodeIdentity, detectPackageVersions } from '../code-identity.js';
 import { createUnitDir } from '../create-unit.js';
 import { currentOperator } from '../operator.js';
-import { loadFrozenProtocol, precommit } from '../precommit.js';
+import { loadFrozenProtocol, precommit, readPrecommit } from '../precommit.js';
 import { describeOverlap, findSeedOverlaps, readSeedRegistry } from '../seed-registry.js';
 import { unitPaths, type Operator, type SeedBand } from '../unit-layout.js';
-import { inProcessLiteEnvs, openSimulators, type SimulatorOptions } from './bridge-envs.js';
+import { inProcessLiteEnvs, openSimulators, type SimulatorContext, type SimulatorOptions } from './bridge-envs.js';
 import { assertCheckpointServes, checkpointPolicyProvider } from './checkpoint-policy.js';
+import { assertSimulatorInputsUnchanged, simulatorInputHashes } from './simulator-inputs.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { preflightPlan } from './run-plan.js';
 import type { EnvProvider, PolicyProvider, RunnerSubscriber } from './types.js';
@@ -86,10 +87,15 @@ export const defaultEnvs: EnvProvider = inProcessLiteEnvs;
  * `simulator` names (bridge-envs.ts) — servers started or attached and every environment checked before
  * `fn` runs, stopped after it; a bridged run says what it ran on and its restarts / failed calls.
  */
+function simulatorContext(c: Campaign, opts: CampaignOptions): SimulatorContext {
+  return { file: c.file, roots: opts.root !== undefined ? [opts.root] : [process.cwd(), PACKAGE_ROOT] };
+}
+
 export async function withSimulators<T>(c: Campaign, opts: CampaignOptions, fn: (envs: EnvProvider) => Promise<T>): Promise<T> {
   if (opts.envs !== undefined) return fn(opts.envs);
-  const roots = opts.root !== undefined ? [opts.root] : [process.cwd(), PACKAGE_ROOT];
-  const sims = await openSimulators(c.protocol, { file: c.file, roots }, opts.simulators ?? {});
+  const ctx = simulatorContext(c, opts);
+  await assertSimulatorInputsUnchanged(c.protocol, ctx, (await readPrecommit(c.dir)).simulatorHashes);
+  const sims = await openSimulators(c.protocol, ctx, opts.simulators ?? {});
   if (sims.description !== null) say(opts, `simulator: ${sims.description}`);
   try {
     return await fn(sims.envs);
@@ -183,6 +189,7 @@ export async function createAndPrecommit(c: Campaign, opts: CampaignOptions): Pr
         plannedRows: c.plan.episodes.length,
         code: await detectCodeIdentity(PACKAGE_ROOT),
         checkpointHashes: { [`${c.protocol.checkpoint.path}/${c.protocol.checkpoint.file}`]: digest },
+        simulatorHashes: await simulatorInputHashes(c.protocol, simulatorContext(c, opts)),
         seeds: bands,
         reuse,
         packageVersions: await detectPackageVersions(PACKAGE_ROOT, ['commander', 'msgpackr', 'onnxruntime-node', 'yaml', 'zod']),
