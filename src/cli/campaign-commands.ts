@@ -58,8 +58,17 @@ async function unitArg(dir: string): Promise<string> {
     () => true,
     () => false,
   );
-  if (!ok) throw new ImepError('E_USAGE', 'not an evidence unit (no unit.json)', { file: dir, hint: 'give a unit folder, e.g. campaigns/<protocol id>-<hash12>' });
-  return dir;
+  if (ok) return dir;
+  // a folder that holds a unit's other records but no unit.json is a unit whose header was removed or renamed
+  const records = ['seal.json', 'precommit.json', 'protocol.json', 'plan.json'];
+  const present = (await Promise.all(records.map((f) => stat(join(dir, f)).then(() => f, () => null)))).filter((f): f is string => f !== null);
+  if (present.length > 0) {
+    throw new ImepError('E_UNIT_TAMPERED', `unit.json is missing, but the folder holds ${present.join(', ')} of an evidence unit`, {
+      file: join(dir, 'unit.json'),
+      hint: 'restore the unit from an intact copy',
+    });
+  }
+  throw new ImepError('E_USAGE', 'not an evidence unit (no unit.json)', { file: dir, hint: 'give a unit folder, e.g. campaigns/<protocol id>-<hash12>' });
 }
 
 function positiveN(raw: string): number {

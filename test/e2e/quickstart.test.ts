@@ -4,7 +4,7 @@
  * with its report; `verify` passes; flipping one byte of ANY file of the unit makes `verify` fail (exit 3)
  * naming that file; a tampered sealed unit is refused by `adjudicate` too; out-of-order steps are refused.
  */
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -69,6 +69,31 @@ describe('quick start: imep campaign run FILE --through closeout', () => {
       }
     }
     expect((await imep(['campaign', 'verify', unit], dir)).code).toBe(0);
+
+    // a unit whose unit.json was removed is a tampered unit (exit 3 naming unit.json), not a usage error
+    chmodSync(unit, 0o755);
+    renameSync(join(unit, 'unit.json'), join(unit, 'unit.json.moved'));
+    try {
+      const headless = await imep(['campaign', 'verify', unit], dir);
+      expect(headless.code).toBe(3);
+      expect(headless.stderr).toContain(join(unit, 'unit.json'));
+    } finally {
+      renameSync(join(unit, 'unit.json.moved'), join(unit, 'unit.json'));
+    }
+    expect((await imep(['campaign', 'verify', unit], dir)).code).toBe(0);
+    // deleting closeout.json leaves a legitimate earlier state; a reader citing the closeout root catches it
+    const root = /closeout root ([0-9a-f]{64})/.exec(ok.stdout)?.[1] as string;
+    const closeout = readFileSync(join(unit, 'closeout.json'));
+    chmodSync(join(unit, 'closeout.json'), 0o644);
+    rmSync(join(unit, 'closeout.json'));
+    try {
+      const cited = await imep(['campaign', 'verify', unit, '--expected-root', root], dir);
+      expect(cited.code).toBe(3);
+      expect(cited.stderr).toContain('closeout.json');
+    } finally {
+      writeFileSync(join(unit, 'closeout.json'), closeout);
+    }
+    expect((await imep(['campaign', 'verify', unit, '--expected-root', root], dir)).code).toBe(0);
 
     // a closed unit: nothing more can be run or adjudicated
     const again = await imep(['campaign', 'adjudicate', unit, '--allow-same-operator', 'test'], dir);
