@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ImepError } from '../core/errors.js';
+import { ImepError, isImepError } from '../core/errors.js';
 import { canonicalHash as canonicalSha256, canonicalPrettyJson } from '../core/canonical-json.js';
 import { ChainManifestSchema, type Chain, type ChainManifest } from './manifest-schema.js';
 import { validateManifest, type ValidateOptions } from './manifest-validate.js';
@@ -79,7 +79,15 @@ export function parseManifest(text: string, opts: ValidateOptions = {}): FrozenM
   }
   const manifest = parseManifestData(data, opts.file);
   validateManifest(manifest, opts);
-  return freezeManifest(manifest);
+  try {
+    return freezeManifest(manifest);
+  } catch (e) {
+    // hashing refuses values with no canonical form (e.g. a lone surrogate): name the file it came from
+    if (isImepError(e) && e.file === undefined && opts.file !== undefined) {
+      throw new ImepError(e.code, e.message, { file: opts.file, ...(e.field === undefined ? {} : { field: e.field }), ...(e.hint === undefined ? {} : { hint: e.hint }), cause: e });
+    }
+    throw e;
+  }
 }
 
 /** Reads and validates a manifest file. */

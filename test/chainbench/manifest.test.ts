@@ -94,6 +94,14 @@ describe('chain manifest: validation refusals (E_MANIFEST_INVALID, one line nami
     return line;
   };
 
+  it('a string with no canonical form (lone surrogate) is refused naming the file and field (fuzz finding)', () => {
+    const m = base() as unknown as { generator: { prng: { name: string } } };
+    m.generator.prng.name = 'x\ud800y';
+    const e = refusal(() => parseManifest(JSON.stringify(m), { file: 'chains/f.json' }));
+    expect(e.code).toBe('E_MANIFEST_INVALID');
+    expect(e.oneLine()).toMatch(/^chains\/f\.json: \$\.generator\.prng\.name: .*lone surrogate/);
+  });
+
   it('bad K: below 2, above the drawers the simulator has, drawers list length', () => {
     const m = base();
     m.chains[2]!.K = 1;
