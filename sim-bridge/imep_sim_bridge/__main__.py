@@ -2,6 +2,9 @@
 
     python3 -m imep_sim_bridge serve --endpoint ENDPOINT --adapters replay,mikasa,simpler,libero \
         --replay-dir DIR [--curve-secret-key-file FILE --curve-authorized-keys DIR] [--verbose]
+    python3 -m imep_sim_bridge serve --adapters libero-chain [--libero-demo-pins PINS.json]
+
+The chain executor `libero-chain` (env LIBERO-ChainDrawers) is served only when named in --adapters.
 
 The first stdout line is the bound endpoint (flushed), so a supervisor can read it; the server runs
 until SIGTERM or SIGINT. Without `--endpoint` it binds `ipc://` inside a fresh private (0700)
@@ -76,15 +79,26 @@ def _load_curve(secret_file: str) -> tuple[bytes, bytes]:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from .adapters import ADAPTER_NAMES, build_adapters
+    from .adapters import ADAPTER_NAMES, CHAIN_ADAPTER_NAMES, build_adapters
     from .server import BridgeServer, stderr_log
 
     names = [n.strip() for n in (args.adapters or "").split(",") if n.strip()]
     if not names:
         names = [n for n in ADAPTER_NAMES if n != "replay" or args.replay_dir is not None]
-    unknown = [n for n in names if n not in ADAPTER_NAMES]
+    known = (*ADAPTER_NAMES, *CHAIN_ADAPTER_NAMES)
+    unknown = [n for n in names if n not in known]
     if unknown:
-        raise CliError(f"--adapters: unknown adapter(s) {', '.join(unknown)} (known: {', '.join(ADAPTER_NAMES)})")
+        raise CliError(f"--adapters: unknown adapter(s) {', '.join(unknown)} (known: {', '.join(known)})")
+    pins = None
+    if args.libero_demo_pins is not None:
+        if "libero-chain" not in names:
+            raise CliError("--libero-demo-pins is for the libero-chain adapter: add it to --adapters")
+        from .adapters.libero_chain import load_pins
+
+        try:
+            pins = load_pins(args.libero_demo_pins)
+        except ValueError as exc:
+            raise CliError(str(exc)) from exc
     if "replay" in names and args.replay_dir is None:
         raise CliError("--adapters includes replay: give --replay-dir DIR")
     if args.replay_dir is not None and not os.path.isdir(args.replay_dir):
@@ -108,7 +122,7 @@ def _serve(args: argparse.Namespace) -> int:
             f"make keys with `python3 -m imep_sim_bridge curve-keygen DIR`)"
         )
 
-    server = BridgeServer(build_adapters(names, replay_dir=args.replay_dir), log=stderr_log if args.verbose else None)
+    server = BridgeServer(build_adapters(names, replay_dir=args.replay_dir, libero_demo_pins=pins), log=stderr_log if args.verbose else None)
     try:
         import zmq
 
@@ -152,6 +166,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--endpoint", help="ipc://PATH or tcp://HOST:PORT (default: ipc:// in a private 0700 directory)")
     serve.add_argument("--adapters", help="comma-separated: replay,mikasa,simpler,libero (default: all available by flags)")
     serve.add_argument("--replay-dir", help="directory of replay files (<stem>.msgpack → env replay/<stem>)")
+    serve.add_argument(
+        "--libero-demo-pins",
+        help="JSON {LIBERO task name: sha256} pinning the demo files the libero-chain executor replays",
+    )
     serve.add_argument("--curve-secret-key-file", help="server CurveZMQ certificate with its secret key (.key_secret)")
     serve.add_argument("--curve-authorized-keys", help="directory of authorized client public keys (.key)")
     serve.add_argument("--verbose", action="store_true", help="log every error reply to stderr")

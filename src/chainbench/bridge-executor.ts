@@ -7,11 +7,17 @@
  * environment, `ChainDrawers-lite`.
  *
  * `connect` says hello first and refuses (E_SIM_UNAVAILABLE, naming the endpoint and what the server
- * hosts) a server without the environment — e.g. the Python sim-bridge: its LIBERO adapter takes 7-D
- * end-effector actions for hundreds of steps (a drawer choice needs a motor policy in between), and its
- * replay adapter plays one recorded action sequence per reset seed, so it cannot hold the K choices (and
- * the replay-floor re-execution) that share one chain's scene seed. Environments are made lazily, one
- * per K, and closed by `close()`, which also closes the client.
+ * hosts) a server without the environment. Hosts: `imep sim serve lite` (ChainDrawers-lite), and the
+ * Python sim-bridge's chain executor `LIBERO-ChainDrawers` (`python3 -m imep_sim_bridge serve --adapters
+ * libero-chain`, sim-bridge/imep_sim_bridge/adapters/libero_chain.py): drawer k is carried out in LIBERO
+ * by replaying LIBERO's demonstration of the task that opens drawer k, success read from LIBERO's
+ * `check_success()`. The sim-bridge's episode adapters (libero/<suite>/<i>: 7-D actions for hundreds of
+ * steps; replay/<stem>: one recorded action sequence per seed) are not choice executors.
+ *
+ * A server may report its registered motor source as the evaluator field `registry` (a string; the
+ * LIBERO executor's canonical JSON: task per drawer, demo file and its SHA-256, fixed when the
+ * environment is made); `motorRegistries()` returns the one each K's environment reported.
+ * Environments are made lazily, one per K, and closed by `close()`, which also closes the client.
  */
 import { ImepError } from '../core/errors.js';
 import { BridgeClient } from '../bridges/client.js';
@@ -22,6 +28,13 @@ import type { Chain } from './manifest-schema.js';
 import { outcomeOf, queryOptions, type ChainExecutor, type ExecutionOutcome, type ExecutionRun, type ExecutorIdentity } from './executor.js';
 
 export const DEFAULT_BRIDGE_ENV = 'ChainDrawers-lite';
+/** The LIBERO chain executor of the Python sim-bridge (adapter `libero-chain`). */
+export const LIBERO_CHAIN_ENV = 'LIBERO-ChainDrawers';
+
+const SERVE_HINT: Readonly<Record<string, string>> = {
+  [DEFAULT_BRIDGE_ENV]: '`imep sim serve lite`',
+  [LIBERO_CHAIN_ENV]: '`python3 -m imep_sim_bridge serve --adapters libero-chain` (run in sim-bridge/, LIBERO installed)',
+};
 
 export interface BridgeExecutorOptions {
   readonly endpoint: string;
@@ -56,6 +69,7 @@ export class BridgeChainExecutor implements ChainExecutor {
   readonly #hello: HelloReply;
   readonly #opts: BridgeExecutorOptions & { readonly env: string };
   readonly #envs = new Map<number, Promise<RemoteEnvironment>>();
+  readonly #registries = new Map<number, string>();
 
   private constructor(client: BridgeClient, hello: HelloReply, opts: BridgeExecutorOptions & { readonly env: string }) {
     this.#client = client;
@@ -78,7 +92,7 @@ export class BridgeChainExecutor implements ChainExecutor {
       const shown = hello.envs.slice(0, 8).join(', ') + (hello.envs.length > 8 ? `, … (${hello.envs.length} in all)` : '');
       throw new ImepError('E_SIM_UNAVAILABLE', `the bridge server ${hello.server.name} ${hello.server.version} (adapters ${hello.adapters.join(', ') || 'none'}) hosts no ${env}; it hosts: ${shown || 'nothing'}`, {
         field: '--endpoint',
-        hint: `a replay executes one drawer choice per chain episode; serve ${env} with \`imep sim serve lite\` (or pass --env with an environment that takes the choice as its action)`,
+        hint: `a replay executes one drawer choice per chain episode; serve ${env} with ${SERVE_HINT[env] ?? '`imep sim serve lite` (ChainDrawers-lite) or `python3 -m imep_sim_bridge serve --adapters libero-chain` (LIBERO-ChainDrawers)'} (or pass --env with an environment that takes the choice as its action)`,
       });
     }
     return new BridgeChainExecutor(client, hello, { ...options, env });
@@ -109,7 +123,15 @@ export class BridgeChainExecutor implements ChainExecutor {
     const env = await this.#env(chain.K);
     await env.reset({ seed: chain.sceneSeed, options: queryOptions(chain, run) });
     const r = await env.step(choiceAction(env, chain.K, choice));
-    return outcomeOf(chain, choice, r);
+    const outcome = outcomeOf(chain, choice, r);
+    const registry = r.evaluator['registry'];
+    if (typeof registry === 'string' && !this.#registries.has(chain.K)) this.#registries.set(chain.K, registry);
+    return outcome;
+  }
+
+  /** The motor-source registry each K's environment reported (evaluator field `registry`), if any. */
+  motorRegistries(): ReadonlyMap<number, string> {
+    return new Map(this.#registries);
   }
 
   /** Closes every remote environment, then the client. */
