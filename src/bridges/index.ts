@@ -21,6 +21,7 @@ export {
 } from './ndarray-codec.js';
 export type { WireValue } from './wire-value.js';
 export {
+  POLICY_OPS,
   PROTOCOL_VERSION,
   REQUEST_OPS,
   WIRE_ERROR_CODES,

@@ -11,8 +11,13 @@ import type { EnvSpec, NdArray, ObsValue, StepResult } from './sim-environment.j
 
 export const PROTOCOL_VERSION = 1;
 
-/** Ops a peer may request. `memory.read` travels server → client. */
-export const REQUEST_OPS = ['hello', 'ping', 'make', 'reset', 'step', 'close', 'memory.read'] as const;
+/**
+ * Ops a peer may request. `memory.read` travels server → client. `policy.reset` / `policy.infer` are
+ * served by policy hosts only (`hello.policies` lists what a host serves; simulator servers refuse them).
+ */
+export const REQUEST_OPS = ['hello', 'ping', 'make', 'reset', 'step', 'close', 'memory.read', 'policy.reset', 'policy.infer'] as const;
+/** The ops only a policy host serves. */
+export const POLICY_OPS = ['policy.reset', 'policy.infer'] as const;
 export type RequestOp = (typeof REQUEST_OPS)[number];
 
 export function isRequestOp(op: string): op is RequestOp {
@@ -120,6 +125,13 @@ const optionalMap = mapSchema
   .transform((v): Record<string, unknown> => v ?? {});
 const optionalUint = uintSchema.nullish().transform((v) => v ?? undefined);
 
+/** One slot's answer in a `policy.infer` reply. */
+export const policyOutputSchema = z.object({
+  action: ndarraySchema,
+  decisionLogits: floatTensorSchema.nullish().transform((v) => v ?? undefined),
+  reads: z.array(z.object({ ctx: readContextSchema, identities: z.array(recordIdentitySchema) })),
+});
+
 /** Request bodies by op. */
 export const requestBodySchemas = {
   hello: z.object({ client: nameVersion }),
@@ -129,6 +141,8 @@ export const requestBodySchemas = {
   step: z.object({ handle: nonEmpty, action: ndarraySchema }),
   close: z.object({ handle: nonEmpty }),
   'memory.read': z.object({ bank: z.string(), ctx: readContextSchema, items: z.array(retrievedItemSchema) }),
+  'policy.reset': z.object({ policy: nonEmpty, slot: uintSchema, episode: z.object({ episode: nonEmpty }) }),
+  'policy.infer': z.object({ policy: nonEmpty, requests: z.array(z.object({ slot: uintSchema, obs: obsMapSchema })) }),
 } as const satisfies Record<RequestOp, z.ZodType>;
 
 /** Reply bodies by the op they answer. */
@@ -139,6 +153,11 @@ export const replyBodySchemas = {
     ops: z.array(z.string()),
     envs: z.array(z.string()),
     adapters: z.array(z.string()),
+    /** Policies a policy host serves (absent on simulator servers). */
+    policies: z
+      .array(z.string())
+      .nullish()
+      .transform((v) => v ?? undefined),
   }),
   ping: z.object({ t: z.number() }),
   make: z.object({ handle: z.string(), spec: envSpecSchema }),
@@ -146,6 +165,8 @@ export const replyBodySchemas = {
   step: stepResultSchema,
   close: z.object({}),
   'memory.read': z.object({ items: z.array(retrievedItemSchema) }),
+  'policy.reset': z.object({}),
+  'policy.infer': z.object({ outputs: z.array(policyOutputSchema) }),
 } as const satisfies Record<RequestOp, z.ZodType>;
 
 export type RequestBodies = { [K in RequestOp]: z.output<(typeof requestBodySchemas)[K]> };
@@ -161,6 +182,9 @@ export interface RequestInputs {
   step: { handle: string; action: NdArray };
   close: { handle: string };
   'memory.read': { bank: string; ctx: ReadContext; items: readonly RetrievedItem[] };
+  /** Only the episode id (bank scope) travels: seed, task and attempt are evaluator-side. */
+  'policy.reset': { policy: string; slot: number; episode: { episode: string } };
+  'policy.infer': { policy: string; requests: readonly { slot: number; obs: Readonly<Record<string, ObsValue | NdArray>> }[] };
 }
 
 /** What a replier passes as a reply body. */
@@ -172,6 +196,8 @@ export interface ReplyInputs {
   step: StepResult;
   close: Record<string, never>;
   'memory.read': { items: readonly RetrievedItem[] };
+  'policy.reset': Record<string, never>;
+  'policy.infer': { outputs: readonly { action: NdArray; decisionLogits?: FloatTensor; reads: readonly { ctx: ReadContext; identities: readonly RecordIdentity[] }[] }[] };
 }
 
 // Compile-time checks that the schemas' outputs are assignable to the shared contracts.

@@ -12,7 +12,7 @@ import { splitBySpec } from './allowlist.js';
 import { checkEndpointPolicy, type CurveServerKeys } from './endpoint.js';
 import { FrameSlab } from './frame-slab.js';
 import { decodeMessage, encodeError, encodeMessage, type RequestMessage } from './envelope.js';
-import { PROTOCOL_VERSION, REQUEST_OPS, type RequestOp, type WireErrorCode } from './op-schemas.js';
+import { POLICY_OPS, PROTOCOL_VERSION, REQUEST_OPS, type RequestOp, type WireErrorCode } from './op-schemas.js';
 import type { NdArray, SimEnvironment, StepResult } from './sim-environment.js';
 
 const require = createRequire(import.meta.url);
@@ -30,8 +30,8 @@ export interface BridgeServerOptions {
   readonly adapters?: readonly string[];
 }
 
-/** The ops this server serves (memory.read travels server → client and is refused here). */
-export const SERVED_OPS: readonly RequestOp[] = REQUEST_OPS.filter((op) => op !== 'memory.read');
+/** The ops this server serves (memory.read travels server → client; policy ops are a policy host's: refused here). */
+export const SERVED_OPS: readonly RequestOp[] = REQUEST_OPS.filter((op) => op !== 'memory.read' && !(POLICY_OPS as readonly string[]).includes(op));
 
 const EMPTY = Buffer.alloc(0);
 
@@ -175,6 +175,9 @@ export class BridgeServer {
       }
       case 'memory.read': // refused by decodeMessage (not in SERVED_OPS)
         throw new ServeError('E_UNKNOWN_OP', 'memory.read travels server → client; a server does not serve it');
+      case 'policy.reset':
+      case 'policy.infer': // refused by decodeMessage (not in SERVED_OPS)
+        throw new ServeError('E_UNKNOWN_OP', `${msg.op} is served by a policy host (python3 -m imep_sim_bridge.policy_host), not this simulator server`);
     }
   }
 

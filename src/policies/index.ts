@@ -50,3 +50,5 @@ export { runLockstep } from './lockstep.js';
 export type { EpisodeOutcome, LockstepEpisode, LockstepOptions, LockstepSubscriber } from './lockstep.js';
 export { RecordingPolicy, captureField } from './recording-policy.js';
 export type { ReceivedCall, ReceivedField } from './recording-policy.js';
+export { DEFAULT_REMOTE_POLICY_DEADLINE_MS, RemotePolicy, policyHostCommand } from './remote-policy.js';
+export type { RemotePolicyOptions } from './remote-policy.js';

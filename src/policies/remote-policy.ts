@@ -1,0 +1,287 @@
+/**
+ * RemotePolicy: a policy hosted in Python (`python3 -m imep_sim_bridge.policy_host`) behind the same
+ * `BatchPolicy` + `MemoryReadable` contract as the in-process runtimes, so `runLockstep` and the campaign
+ * runner drive it unchanged.
+ *
+ * The hosted policy keeps its own bank, but every bank read comes back to IMEP as a server → client
+ * `memory.read` (sim-bridge/PROTOCOL.md, "Hosted policies"): this class answers it with **what the
+ * installed read hook returns** for the items and the `ReadContext` the host sent — the same intervention
+ * point an `ExternalMemoryPolicy` passes its reads through. A read is accepted only while a `policy.infer`
+ * for that read's episode is in flight; otherwise it is refused (the host's infer then fails, never
+ * unintervened).
+ *
+ * Readouts are IMEP's own record, not the host's word: `reads` are the contexts the hook received and the
+ * identities it returned, in order. The host also reports its reads; a report that differs from what the
+ * hook saw (a read that bypassed the hook, or one the policy did not use as given) is `E_BRIDGE_PROTOCOL`.
+ *
+ * `policy.reset` carries only the episode id (the bank scope): seed, task and attempt are evaluator-side
+ * fields and never travel to the host.
+ */
+import { join } from 'node:path';
+import type { ReadContext, ReadHook, RecordIdentity, RetrievedItem } from '../banks/record.js';
+import { identityReadHook } from '../banks/record.js';
+import { BridgeClient, type RemoteLiveness } from '../bridges/client.js';
+import type { CurveClientKeys } from '../bridges/endpoint.js';
+import { privateIpcEndpoint } from '../bridges/endpoint.js';
+import type { HelloReply } from '../bridges/op-schemas.js';
+import { bridgePython, packageRoot, ServerSupervisor, type ServerCommand } from '../bridges/supervisor.js';
+import { ImepError } from '../core/errors.js';
+import type { BatchPolicy, EpisodeInfo, MemoryReadable, PolicyOutput, PolicyReadouts, ReadReadout, SlotObservation } from './policy.js';
+
+export const DEFAULT_REMOTE_POLICY_DEADLINE_MS = 30_000;
+
+export interface RemotePolicyOptions {
+  /** Where the policy host listens (ipc:// or loopback tcp; other hosts need `curve`). */
+  readonly endpoint: string;
+  /** The hosted policy's name (one of the host's `hello.policies`). */
+  readonly policy: string;
+  /** Slots used (≤ the host's slots). */
+  readonly maxBatch: number;
+  readonly curve?: CurveClientKeys;
+  /** Deadline of each `policy.reset` / `policy.infer` call, memory.read round trips included (ms). */
+  readonly deadlineMs?: number;
+  /** Idle heartbeat interval (ms); 0 disables. */
+  readonly heartbeatMs?: number;
+  /** A supervisor of the host process: its death fails calls at once with E_BRIDGE_REMOTE. */
+  readonly liveness?: RemoteLiveness;
+}
+
+/** `python3 -m imep_sim_bridge.policy_host --endpoint E --policy NAME …`, run from sim-bridge/. */
+export function policyHostCommand(
+  endpoint: string,
+  options: { policy: string; maxBatch?: number; readDeadlineS?: number; python?: string },
+): ServerCommand {
+  const bridgeDir = join(packageRoot(), 'sim-bridge');
+  const args = ['-m', 'imep_sim_bridge.policy_host', '--endpoint', endpoint, '--policy', options.policy];
+  if (options.maxBatch !== undefined) args.push('--max-batch', String(options.maxBatch));
+  if (options.readDeadlineS !== undefined) args.push('--read-deadline-s', String(options.readDeadlineS));
+  const pythonPath = [bridgeDir, process.env['PYTHONPATH']].filter((p): p is string => !!p).join(':');
+  return { file: options.python ?? bridgePython(), args, cwd: bridgeDir, env: { PYTHONPATH: pythonPath, PYTHONUNBUFFERED: '1' }, label: 'policy host' };
+}
+
+interface InFlight {
+  readonly slot: number;
+  readonly reads: ReadReadout[];
+}
+
+function sameIdentity(a: RecordIdentity, b: RecordIdentity): boolean {
+  return a.slot === b.slot && a.scope === b.scope && a.sourceEpisode === b.sourceEpisode && a.timestep === b.timestep && a.version === b.version;
+}
+
+function sameContext(a: ReadContext, b: ReadContext): boolean {
+  return (
+    a.bank === b.bank &&
+    a.scope === b.scope &&
+    a.episode === b.episode &&
+    a.queryIndex === b.queryIndex &&
+    a.decisionStep === b.decisionStep &&
+    a.candidateCount === b.candidateCount
+  );
+}
+
+export class RemotePolicy implements BatchPolicy, MemoryReadable {
+  readonly maxBatch: number;
+  readonly policy: string;
+  readonly endpoint: string;
+  readonly hello: HelloReply;
+  readonly #client: BridgeClient;
+  readonly #deadlineMs: number;
+  readonly #episodes: (string | undefined)[];
+  #hook: ReadHook = identityReadHook;
+  /** Episodes of the `policy.infer` in flight → their slot and the reads the hook has answered. */
+  #inFlight: Map<string, InFlight> | undefined;
+  #readsSeen = 0;
+  #supervisor: ServerSupervisor | undefined;
+  #disposeEndpoint: (() => Promise<void>) | undefined;
+
+  private constructor(client: BridgeClient, hello: HelloReply, options: RemotePolicyOptions) {
+    this.#client = client;
+    this.hello = hello;
+    this.policy = options.policy;
+    this.endpoint = options.endpoint;
+    this.maxBatch = options.maxBatch;
+    this.#deadlineMs = options.deadlineMs ?? DEFAULT_REMOTE_POLICY_DEADLINE_MS;
+    this.#episodes = new Array<string | undefined>(options.maxBatch).fill(undefined);
+  }
+
+  /** Connects to a running policy host and checks that it serves `policy`. */
+  static async connect(options: RemotePolicyOptions): Promise<RemotePolicy> {
+    if (!Number.isInteger(options.maxBatch) || options.maxBatch < 1) {
+      throw new ImepError('E_USAGE', `RemotePolicy: maxBatch must be an integer ≥ 1, got ${options.maxBatch}`, { field: 'maxBatch' });
+    }
+    let self: RemotePolicy | undefined;
+    const client = new BridgeClient({
+      endpoint: options.endpoint,
+      curve: options.curve,
+      deadlineMs: options.deadlineMs ?? DEFAULT_REMOTE_POLICY_DEADLINE_MS,
+      heartbeatMs: options.heartbeatMs,
+      liveness: options.liveness,
+      clientName: 'imep-remote-policy',
+      readHook: (items, ctx) => {
+        if (self === undefined) throw new Error('memory.read before the policy connected');
+        return self.#onRead(items, ctx);
+      },
+    });
+    let hello: HelloReply;
+    try {
+      hello = await client.connect({ deadlineMs: options.deadlineMs ?? DEFAULT_REMOTE_POLICY_DEADLINE_MS });
+    } catch (e) {
+      await client.close();
+      throw e;
+    }
+    const missingOps = ['policy.reset', 'policy.infer'].filter((op) => !hello.ops.includes(op));
+    const served = hello.policies ?? [];
+    if (missingOps.length > 0 || !served.includes(options.policy)) {
+      await client.close();
+      const what = missingOps.length > 0 ? `does not serve ${missingOps.join(', ')} (it is not a policy host)` : `serves policies [${served.join(', ')}], not '${options.policy}'`;
+      throw new ImepError('E_USAGE', `${hello.server.name} at ${options.endpoint} ${what}`, {
+        field: 'policy',
+        hint: 'start one with python3 -m imep_sim_bridge.policy_host --endpoint E --policy NAME',
+      });
+    }
+    self = new RemotePolicy(client, hello, options);
+    return self;
+  }
+
+  /** Starts a policy host process on a private ipc endpoint (supervised) and connects to it. */
+  static async spawn(options: {
+    policy: string;
+    maxBatch: number;
+    deadlineMs?: number;
+    readDeadlineS?: number;
+    python?: string;
+    readyTimeoutMs?: number;
+  }): Promise<RemotePolicy> {
+    const ipc = await privateIpcEndpoint('policy.sock');
+    const supervisor = new ServerSupervisor(
+      policyHostCommand(ipc.endpoint, { policy: options.policy, maxBatch: options.maxBatch, readDeadlineS: options.readDeadlineS, python: options.python }),
+      { endpoint: ipc.endpoint, readyTimeoutMs: options.readyTimeoutMs },
+    );
+    try {
+      await supervisor.start();
+      const policy = await RemotePolicy.connect({
+        endpoint: ipc.endpoint,
+        policy: options.policy,
+        maxBatch: options.maxBatch,
+        deadlineMs: options.deadlineMs,
+        liveness: supervisor,
+      });
+      policy.#supervisor = supervisor;
+      policy.#disposeEndpoint = ipc.dispose;
+      return policy;
+    } catch (e) {
+      await supervisor.dispose();
+      await ipc.dispose();
+      throw e;
+    }
+  }
+
+  /** The supervised host process, when `spawn` started it (tests signal it). */
+  get supervisor(): ServerSupervisor | undefined {
+    return this.#supervisor;
+  }
+
+  /** memory.read callbacks answered through the hook so far. */
+  get readsSeen(): number {
+    return this.#readsSeen;
+  }
+
+  setReadHook(hook: ReadHook): void {
+    this.#hook = hook;
+  }
+
+  async resetSlot(slot: number, info: EpisodeInfo): Promise<void> {
+    this.#checkSlot(slot);
+    if (this.#episodes.some((e, s) => s !== slot && e === info.episode)) {
+      throw new ImepError('E_USAGE', `RemotePolicy: episode '${info.episode}' is already running in another slot`, { field: 'episode' });
+    }
+    this.#episodes[slot] = undefined;
+    await this.#client.call('policy.reset', { policy: this.policy, slot, episode: { episode: info.episode } }, { deadlineMs: this.#deadlineMs });
+    this.#episodes[slot] = info.episode;
+  }
+
+  async inferBatch(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[]> {
+    if (this.#inFlight !== undefined) throw new ImepError('E_INTERNAL', 'RemotePolicy: inferBatch called while another is in flight');
+    const inFlight = new Map<string, InFlight>();
+    for (const r of requests) {
+      this.#checkSlot(r.slot);
+      const episode = this.#episodes[r.slot];
+      if (episode === undefined) throw new ImepError('E_USAGE', `RemotePolicy: slot ${r.slot} was not reset`, { field: 'slot' });
+      if ([...inFlight.values()].some((f) => f.slot === r.slot)) {
+        throw new ImepError('E_USAGE', `RemotePolicy: slot ${r.slot} appears twice in one inferBatch`, { field: 'slot' });
+      }
+      inFlight.set(episode, { slot: r.slot, reads: [] });
+    }
+    this.#inFlight = inFlight;
+    let reply;
+    try {
+      reply = await this.#client.call(
+        'policy.infer',
+        { policy: this.policy, requests: requests.map((r) => ({ slot: r.slot, obs: r.obs })) },
+        { deadlineMs: this.#deadlineMs },
+      );
+    } finally {
+      this.#inFlight = undefined;
+    }
+    if (reply.outputs.length !== requests.length) {
+      throw new ImepError('E_BRIDGE_PROTOCOL', `policy.infer: ${requests.length} requests, ${reply.outputs.length} outputs`, { field: 'policy.infer.outputs' });
+    }
+    return reply.outputs.map((out, i) => {
+      const slot = (requests[i] as SlotObservation).slot;
+      const seen = (inFlight.get(this.#episodes[slot] as string) as InFlight).reads;
+      const field = `policy.infer.outputs[${i}]`;
+      if (out.action.dtype !== 'float32' || !(out.action.data instanceof Float32Array)) {
+        throw new ImepError('E_BRIDGE_PROTOCOL', `policy.infer: slot ${slot} action is ${out.action.dtype}, expected float32`, { field: `${field}.action` });
+      }
+      if (out.reads.length !== seen.length) {
+        throw new ImepError('E_BRIDGE_PROTOCOL', `policy.infer: the host reports ${out.reads.length} reads for slot ${slot}, the read hook answered ${seen.length}`, {
+          field: `${field}.reads`,
+          hint: 'every read of a hosted policy must go through memory.read (MemoryReadProxy)',
+        });
+      }
+      out.reads.forEach((r, j) => {
+        const s = seen[j] as ReadReadout;
+        const same = sameContext(r.ctx, s.ctx) && r.identities.length === s.identities.length && r.identities.every((id, q) => sameIdentity(id, s.identities[q] as RecordIdentity));
+        if (!same) {
+          throw new ImepError('E_BRIDGE_PROTOCOL', `policy.infer: slot ${slot} read ${j} differs from what the read hook returned`, {
+            field: `${field}.reads[${j}]`,
+            hint: 'a hosted policy must use exactly the items memory.read returns',
+          });
+        }
+      });
+      let decisionLogits: Float32Array | undefined;
+      if (out.decisionLogits !== undefined) {
+        if (out.decisionLogits.dtype !== 'float32' || !(out.decisionLogits.data instanceof Float32Array)) {
+          throw new ImepError('E_BRIDGE_PROTOCOL', `policy.infer: slot ${slot} decisionLogits is ${out.decisionLogits.dtype}, expected float32`, { field: `${field}.decisionLogits` });
+        }
+        decisionLogits = out.decisionLogits.data.slice();
+      }
+      const readouts: PolicyReadouts = decisionLogits === undefined ? { reads: seen } : { decisionLogits, reads: seen };
+      return { action: { dtype: 'float32', shape: [...out.action.shape], data: out.action.data.slice() }, readouts };
+    });
+  }
+
+  /** Closes the connection; stops the host process when `spawn` started it. */
+  async close(): Promise<void> {
+    await this.#client.close();
+    await this.#supervisor?.dispose();
+    await this.#disposeEndpoint?.();
+  }
+
+  #onRead(items: readonly RetrievedItem[], ctx: ReadContext): readonly RetrievedItem[] {
+    const entry = this.#inFlight?.get(ctx.episode);
+    if (entry === undefined) {
+      throw new Error(`memory.read for episode '${ctx.episode}' outside a policy.infer of that episode: refused`);
+    }
+    const out = this.#hook(items, ctx);
+    entry.reads.push({ ctx, identities: out.map((item) => item.identity) });
+    this.#readsSeen += 1;
+    return out;
+  }
+
+  #checkSlot(slot: number): void {
+    if (!Number.isInteger(slot) || slot < 0 || slot >= this.maxBatch) {
+      throw new ImepError('E_USAGE', `RemotePolicy: slot ${slot} outside [0, ${this.maxBatch})`, { field: 'slot' });
+    }
+  }
+}
