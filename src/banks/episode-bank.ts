@@ -1,6 +1,6 @@
 import { cloneTensor } from '../core/tensor.js';
 import type { FloatTensor } from '../core/tensor.js';
-import type { ReadContext, ReadHook, RetrievedItem } from './record.js';
+import type { ReadContext, ReadHook, RecordIdentity, RetrievedItem } from './record.js';
 import { identityReadHook } from './record.js';
 import { dot64, unitVector } from './cosine.js';
 import { CONSOLIDATION_MODES, averageFeatures, mostSimilarAdjacentPair } from './token-merge.js';
@@ -57,6 +57,12 @@ export interface EpisodeQueryOptions {
   /** Overrides the configured k for this query. */
   k?: number;
   decisionStep?: boolean;
+  /**
+   * The caller reads the returned items' leaves before its next call into the bank and never writes them: while
+   * the read hook is the identity (no one else sees the items), each leaf is then the stored feature itself instead
+   * of a copy. Any other hook always gets copies. Default false.
+   */
+  leafViews?: boolean;
 }
 
 export interface EpisodeQueryResult {
@@ -68,6 +74,9 @@ interface Stored {
   readonly timestep: number;
   readonly feature: FloatTensor;
   readonly unit: Float64Array;
+  /** The frozen identity last handed out for this entry, made when it sat at `identityIndex` (or null). */
+  identity: RecordIdentity | null;
+  identityIndex: number;
 }
 
 const FORMAT = 'imep-episode-bank';
@@ -135,8 +144,8 @@ export class EpisodeBank {
       if (timestep < last.timestep) throw bankError(`write: timestep ${timestep} is before the last entry's ${last.timestep}`, 'timestep');
       checkSameKind(last.feature, feature, 'feature');
     }
-    const copy = cloneTensor(feature);
-    this.entryList.push({ timestep, feature: copy, unit: unitVector(copy) });
+    const copy = copyTensor(feature);
+    this.entryList.push({ timestep, feature: copy, unit: unitVector(copy), identity: null, identityIndex: -1 });
     const consolidation = this.entryList.length > this.config.capacity ? this.consolidate() : null;
     return { size: this.entryList.length, consolidation };
   }
@@ -153,14 +162,20 @@ export class EpisodeBank {
     this.queries += 1;
     const q = unitVector(feature, this.queryUnit(feature.data.length));
     const ranked = topK(this.entryList, q, k);
+    const views = opts.leafViews === true && this.hook === identityReadHook;
     const items: RetrievedItem[] = new Array<RetrievedItem>(ranked.length);
     for (let j = 0; j < ranked.length; j++) {
       const index = ranked[j] as number;
       const e = this.entryList[index] as Stored;
-      items[j] = {
-        identity: Object.freeze({ slot: index, scope: episode, sourceEpisode: episode, timestep: e.timestep, version: 0 }),
-        leaves: { feature: cloneTensor(e.feature) },
-      };
+      // An entry's identity changes only when consolidation moves it to another index (the episode is fixed
+      // between resets, the timestep for the entry's life), so the frozen object is made once per index.
+      let identity = e.identity;
+      if (identity === null || e.identityIndex !== index) {
+        identity = Object.freeze({ slot: index, scope: episode, sourceEpisode: episode, timestep: e.timestep, version: 0 });
+        e.identity = identity;
+        e.identityIndex = index;
+      }
+      items[j] = { identity, leaves: { feature: views ? e.feature : copyTensor(e.feature) } };
     }
     const ctx: ReadContext = Object.freeze({
       bank: this.config.bank,
@@ -214,7 +229,7 @@ export class EpisodeBank {
         if (timestep < prev.timestep) throw bankError(`snapshot: entries[${i}].timestep decreases`, `entries[${i}].timestep`);
         checkSameKind(prev.feature, feature, `entries[${i}].feature`);
       }
-      prev = { timestep, feature, unit: unitVector(feature) };
+      prev = { timestep, feature, unit: unitVector(feature), identity: null, identityIndex: -1 };
       bank.entryList.push(prev);
     });
     return bank;
@@ -234,7 +249,7 @@ export class EpisodeBank {
     const a = list[pair.index] as Stored;
     const b = list[pair.index + 1] as Stored;
     const feature = averageFeatures(a.feature, b.feature);
-    list.splice(pair.index, 2, { timestep: a.timestep, feature, unit: unitVector(feature) });
+    list.splice(pair.index, 2, { timestep: a.timestep, feature, unit: unitVector(feature), identity: null, identityIndex: -1 });
     return { kind: 'token-merge', index: pair.index, timestep: a.timestep, similarity: pair.similarity };
   }
 
@@ -299,8 +314,21 @@ export function sortedTopK(entries: readonly { readonly timestep: number; readon
     .map((r) => r.index);
 }
 
+/**
+ * A copy of a tensor's dtype, shape and values (what `cloneTensor` copies of a FloatTensor, without the object
+ * spread: the bank copies on every write and every retrieved item, so this is on the policy's per-step path).
+ */
+function copyTensor(t: FloatTensor): FloatTensor {
+  // The typed-array constructors copy a same-type source element by element (TypedArray#slice is several times
+  // slower on short arrays).
+  const d = t.data;
+  const data = t.dtype === 'float32' ? new Float32Array(d as Float32Array) : t.dtype === 'float64' ? new Float64Array(d as Float64Array) : new Uint16Array(d as Uint16Array);
+  return { dtype: t.dtype, shape: t.shape.slice(), data } as FloatTensor;
+}
+
 function checkSameKind(have: FloatTensor, got: FloatTensor, field: string): void {
-  const same = have.dtype === got.dtype && have.shape.length === got.shape.length && have.shape.every((d, i) => d === got.shape[i]);
+  let same = have.dtype === got.dtype && have.shape.length === got.shape.length;
+  for (let i = 0; same && i < have.shape.length; i++) same = have.shape[i] === got.shape[i];
   if (!same) {
     throw bankError(`${field}: ${got.dtype}[${got.shape.join(',')}] differs from the bank's ${have.dtype}[${have.shape.join(',')}]`, field);
   }

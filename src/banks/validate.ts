@@ -22,6 +22,15 @@ function storageMatches(dtype: FloatDtype, data: unknown): boolean {
   return data instanceof Uint16Array;
 }
 
+/** Every element a non-negative integer (a loop, not `every`: the banks check a tensor on each query and write). */
+function isShape(shape: readonly unknown[]): boolean {
+  for (let i = 0; i < shape.length; i++) {
+    const d = shape[i];
+    if (!Number.isInteger(d) || (d as number) < 0) return false;
+  }
+  return true;
+}
+
 /** Throws unless `t` is a well-formed FloatTensor (known dtype, matching storage, shape holds the data). */
 export function assertTensor(t: unknown, field: string): asserts t is FloatTensor {
   if (typeof t !== 'object' || t === null) throw bankError(`${field}: not a tensor`, field);
@@ -29,7 +38,7 @@ export function assertTensor(t: unknown, field: string): asserts t is FloatTenso
   if (typeof dtype !== 'string' || !(FLOAT_DTYPES as readonly string[]).includes(dtype)) {
     throw bankError(`${field}: unknown dtype ${String(dtype)}`, field);
   }
-  if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && (d as number) >= 0)) {
+  if (!Array.isArray(shape) || !isShape(shape)) {
     throw bankError(`${field}: shape must be a list of non-negative integers`, field);
   }
   if (!storageMatches(dtype as FloatDtype, data)) throw bankError(`${field}: storage does not match dtype ${dtype}`, field);

@@ -20,7 +20,7 @@
  * persistence 'across-attempts' the scope's records survive `resetSlot` (attempt 1's records reach attempt 2), with
  * 'within-episode' (the default) every `resetSlot` empties the scope. Without beginScope, each episode is its own scope.
  */
-import { EpisodeBank } from '../banks/episode-bank.js';
+import { EpisodeBank, type EpisodeQueryOptions } from '../banks/episode-bank.js';
 import { PAYLOAD_FIELDS, type Payload, type PayloadField } from '../banks/record.js';
 import { StructuredBank } from '../banks/structured-bank.js';
 import type { ReadHook, RetrievedItem } from '../banks/record.js';
@@ -65,6 +65,24 @@ interface Slot {
 
 const ZERO: Readonly<Float32Array> = new Float32Array(1);
 
+/** Episode-bank read options: fillMemory copies each leaf into the memory input at once and writes none. */
+const EPISODE_READ_DECISION: EpisodeQueryOptions = Object.freeze({ decisionStep: true, leafViews: true });
+const EPISODE_READ_OTHER: EpisodeQueryOptions = Object.freeze({ decisionStep: false, leafViews: true });
+
+/** A copy of row i (n values) of a row-major batch: what `slice` returns, without its cost on short rows. */
+function rowOf(data: Float32Array, i: number, n: number): Float32Array {
+  const out = new Float32Array(n);
+  const off = i * n;
+  for (let j = 0; j < n; j++) out[j] = data[off + j] as number;
+  return out;
+}
+
+function sameDims(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 function isNdArray(v: ObsValue | NdArray | undefined): v is NdArray {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && 'dtype' in v && 'shape' in v && 'data' in v && ArrayBuffer.isView((v as NdArray).data);
 }
@@ -79,9 +97,14 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   private readonly encodeOut: { queryKey: OutputContract; writeCandidate: OutputContract; writeGate: OutputContract | undefined };
   private readonly persistence: 'within-episode' | 'across-attempts';
   private readonly keyDim: number;
+  /** Shapes of the per-slot key and write-candidate views handed to episode banks (which copy what they keep). */
+  private readonly keyShape: readonly number[];
+  private readonly valueShape: readonly number[];
   private readonly actOut: { action: OutputContract; decisionLogits: OutputContract | undefined };
   /** Reused input buffers, by tensor name and batch size (a graph run never keeps them past its return). */
   private readonly buffers = new Map<string, Float32Array | Uint8Array | Int32Array>();
+  private readonly sampleShapes = new Map<InputContract, { readonly rest: readonly number[]; readonly per: number }>();
+  private readonly batchShapes = new Map<InputContract, (readonly number[] | undefined)[]>();
   private busy = false;
   private readonly whereEncode: string[] = [];
   private readonly whereAct: string[] = [];
@@ -107,6 +130,8 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     this.actOut = { action: role(m.graphs.act.outputs, 'action') as OutputContract, decisionLogits: role(m.graphs.act.outputs, 'decisionLogits') };
     this.k = m.bank.k;
     this.d = this.encodeOut.writeCandidate.shape[1] as number;
+    this.keyShape = Object.freeze([this.keyDim]);
+    this.valueShape = Object.freeze([this.d]);
     const spec = m.bank;
     for (let s = 0; s < batch; s++) {
       if (spec.kind === 'episode') {
@@ -234,12 +259,12 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
       const slot = slots[i] as Slot;
       // A view suffices for the episode bank (its query reads the key and keeps nothing); structured banks get a copy.
       const keyData = slot.structured !== null ? (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) : (qk.data as Float32Array).subarray(i * kd, (i + 1) * kd);
-      const key: FloatTensor = { dtype: 'float32', shape: [kd], data: keyData };
+      const key: FloatTensor = { dtype: 'float32', shape: slot.structured !== null ? [kd] : this.keyShape, data: keyData };
       const decisionStep = this.decisionStep(slot.step);
       const { items, ctx } =
         slot.structured !== null
           ? slot.structured.query(this.scopeOf(requests[i]?.slot as number) as string, { cognitiveKey: key, perceptualKey: key, stateSignature: key }, { episode: (slot.info as EpisodeInfo).episode, decisionStep })
-          : (slot.bank as EpisodeBank).query(key, { decisionStep });
+          : (slot.bank as EpisodeBank).query(key, decisionStep ? EPISODE_READ_DECISION : EPISODE_READ_OTHER);
       this.fillMemory(items, memory, mask, i, ctx.episode);
       const identities = new Array<RetrievedItem['identity']>(items.length);
       for (let j = 0; j < items.length; j++) identities[j] = (items[j] as RetrievedItem).identity;
@@ -282,7 +307,7 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
       const slot = slots[i] as Slot;
       // The episode bank copies what it stores, so it gets a view; structured payloads get a copy.
       const wcData = slot.structured !== null ? (wc.data as Float32Array).slice(i * d, (i + 1) * d) : (wc.data as Float32Array).subarray(i * d, (i + 1) * d);
-      const value: FloatTensor = { dtype: 'float32', shape: [d], data: wcData };
+      const value: FloatTensor = { dtype: 'float32', shape: slot.structured !== null ? [d] : this.valueShape, data: wcData };
       if (slot.structured !== null) {
         if (((gate as HostTensor).data as Float32Array)[i] as number > 0) {
           const key: FloatTensor = { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) };
@@ -294,11 +319,11 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
         }
       } else (slot.bank as EpisodeBank).write(slot.step, value);
       slot.step += 1;
-      const a = (action.data as Float32Array).slice(i * per, (i + 1) * per);
+      const a = rowOf(action.data as Float32Array, i, per);
       const readouts: PolicyReadouts =
         logits === undefined
           ? { reads: [reads[i] as ReadReadout] }
-          : { decisionLogits: (logits.data as Float32Array).slice(i * c, (i + 1) * c), reads: [reads[i] as ReadReadout] };
+          : { decisionLogits: rowOf(logits.data as Float32Array, i, c), reads: [reads[i] as ReadReadout] };
       outputs.push({ action: { dtype: 'float32', shape: actionShape, data: a }, readouts });
     }
     this.calls += 1;
@@ -336,11 +361,24 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     return t;
   }
 
-  /** Stacks one observation field over the batch in the input's declared dtype. */
+  /** Per-sample shape and element count of an observation input (the contract's shape without the batch axis). */
+  private sampleShape(c: InputContract): { readonly rest: readonly number[]; readonly per: number } {
+    let r = this.sampleShapes.get(c);
+    if (r === undefined) {
+      const rest = Object.freeze(c.shape.slice(1) as number[]);
+      r = { rest, per: elementCountOf(rest) };
+      this.sampleShapes.set(c, r);
+    }
+    return r;
+  }
+
+  /**
+   * Stacks one observation field over the batch in the input's declared dtype. A batch of one whose value already
+   * is an array of that dtype and shape is fed as it is (a view, no copy): the graph only reads its inputs.
+   */
   private observationTensor(c: InputContract, obs: readonly Observation[], where: string): HostTensor {
     const field = c.field as string;
-    const rest = c.shape.slice(1) as number[];
-    const per = elementCountOf(rest);
+    const { rest, per } = this.sampleShape(c);
     const B = obs.length;
     const file = this.checkpoint.manifestFile;
     const bad = (message: string): ImepError =>
@@ -356,14 +394,18 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     if (c.dtype !== 'float32' && c.dtype !== 'uint8' && c.dtype !== 'int32') {
       throw bad(`observation inputs of dtype ${c.dtype} are not supported (float32, uint8, int32, string)`);
     }
+    const shape = this.batchShape(c, B);
+    if (B === 1) {
+      const direct = this.sameDtypeValues(c.dtype, (obs[0] as Observation)[field], rest, per);
+      if (direct !== null) return { dtype: c.dtype, shape, data: direct };
+    }
     const out = this.buffer(`${where}:${c.name}`, c.dtype, B * per);
-    obs.forEach((o, i) => {
-      const v = o[field];
+    for (let i = 0; i < B; i++) {
+      const v = (obs[i] as Observation)[field];
       let data: ArrayLike<number | bigint>;
       let srcDtype: string;
       if (isNdArray(v)) {
-        const shapeOk = v.shape.length === rest.length && v.shape.every((x, j) => x === rest[j]);
-        if (!shapeOk) throw bad(`shape [${v.shape.join(', ')}], the graph input needs [${rest.join(', ')}]`);
+        if (!sameDims(v.shape, rest)) throw bad(`shape [${v.shape.join(', ')}], the graph input needs [${rest.join(', ')}]`);
         data = v.data as ArrayLike<number | bigint>;
         srcDtype = v.dtype;
       } else if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
@@ -380,8 +422,28 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
       if (data.length !== per) throw bad(`${data.length} values, the graph input needs ${per}`);
       if (typeof data[0] === 'bigint') throw bad('64-bit integer observations are not supported');
       out.set(data as ArrayLike<number>, i * per);
-    });
-    return { dtype: c.dtype, shape: [B, ...rest], data: out };
+    }
+    return { dtype: c.dtype, shape, data: out };
+  }
+
+  /** The value's own typed array when it is an array of exactly the input's dtype and sample shape, else null. */
+  private sameDtypeValues(dtype: 'float32' | 'uint8' | 'int32', v: ObsValue | NdArray | undefined, rest: readonly number[], per: number): Float32Array | Uint8Array | Int32Array | null {
+    let data: unknown;
+    if (isNdArray(v)) {
+      if (v.dtype !== dtype || !sameDims(v.shape, rest)) return null;
+      data = v.data;
+    } else data = v;
+    const ok = dtype === 'uint8' ? data instanceof Uint8Array : dtype === 'float32' ? data instanceof Float32Array : data instanceof Int32Array;
+    return ok && (data as ArrayLike<number>).length === per ? (data as Float32Array | Uint8Array | Int32Array) : null;
+  }
+
+  /** [B, ...sample shape] of an input, built once per input and batch size. */
+  private batchShape(c: InputContract, B: number): readonly number[] {
+    let byB = this.batchShapes.get(c);
+    if (byB === undefined) this.batchShapes.set(c, (byB = []));
+    let shape = byB[B];
+    if (shape === undefined) byB[B] = shape = Object.freeze([B, ...this.sampleShape(c).rest]);
+    return shape;
   }
 
   private buffer(name: string, dtype: 'float32' | 'uint8' | 'int32', length: number): Float32Array | Uint8Array | Int32Array {
@@ -408,8 +470,8 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     if (items.length > k) {
       throw new ImepError('E_INTERVENTION_INVALID', `read of episode ${episode}: the read hook returned ${items.length} items, the memory input holds k=${k}`, { field: 'readHook' });
     }
-    items.forEach((item, j) => {
-      const leaf = item.leaves[leafName];
+    for (let j = 0; j < items.length; j++) {
+      const leaf = (items[j] as RetrievedItem).leaves[leafName];
       if (leaf === undefined || leaf.data.length !== d) {
         throw new ImepError('E_INTERVENTION_INVALID', `read of episode ${episode}: item ${j} has ${leaf === undefined ? `no ${leafName} leaf` : `a ${leafName} of ${leaf.data.length} values`}, the memory input needs ${d}`, { field: 'readHook' });
       }
@@ -417,7 +479,7 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
       if (leaf.dtype === 'float32') memory.set(leaf.data, off);
       else memory.set(toFloat64(leaf), off);
       mask[row * k + j] = 1;
-    });
+    }
   }
 }
 
