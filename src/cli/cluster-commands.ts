@@ -11,15 +11,15 @@
  *   imep cluster shard-run UNIT --shard I/N [--batch B]   what one array task runs
  *
  * UNIT is a unit folder made by `imep campaign precommit FILE`. Refusals: one line, non-zero exit.
+ *
+ * Each subcommand imports its module when it runs: every array task and the merge is a fresh process, and
+ * `merge`, `status`, `plan` and `submit` need none of the policy runtime, simulators and bridge modules
+ * that `shard-run` loads (hundreds of files, a few tenths of a second of start-up each time).
  */
 import type { Command } from 'commander';
 import { ImepError } from '../core/errors.js';
 import { parseShard } from '../campaign/runner/shard.js';
 import type { EnvProvider } from '../campaign/runner/types.js';
-import { clusterStatus, formatClusterStatus } from '../cluster/status.js';
-import { mergeCluster } from '../cluster/merge.js';
-import { runShardOfUnit } from '../cluster/shard-run.js';
-import { formatPlan, planCluster, submitCluster } from '../cluster/submit.js';
 import { parseCount } from './args.js';
 
 /** What tests may inject (the production CLI passes nothing). */
@@ -47,6 +47,7 @@ export function registerCluster(group: Command, deps: ClusterDeps = {}): void {
     .argument('<unit>', 'the unit folder')
     .requiredOption('--shards <n>', 'number of shards (at most the number of units)')
     .action(async (unit: string, o: { shards: string }) => {
+      const { formatPlan, planCluster } = await import('../cluster/submit.js');
       for (const line of formatPlan(await planCluster(unit, positive('--shards', o.shards)))) out(line);
     });
 
@@ -62,6 +63,7 @@ export function registerCluster(group: Command, deps: ClusterDeps = {}): void {
     .option('--batch <n>', 'episodes stepped together through the policy in each shard (rows do not depend on it)')
     .option('--dry-run', 'print the sbatch script; write and submit nothing')
     .action(async (unit: string, o: { shards: string; partition?: string; gpusPerTask: string; cpusPerTask: string; time?: string; batch?: string; dryRun?: boolean }) => {
+      const { submitCluster } = await import('../cluster/submit.js');
       await submitCluster(unit, {
         count: positive('--shards', o.shards),
         partition: o.partition ?? null,
@@ -81,6 +83,7 @@ export function registerCluster(group: Command, deps: ClusterDeps = {}): void {
     .argument('<unit>', 'the unit folder')
     .option('--json', 'print the status as JSON')
     .action(async (unit: string, o: { json?: boolean }) => {
+      const { clusterStatus, formatClusterStatus } = await import('../cluster/status.js');
       const s = await clusterStatus(unit);
       if (o.json) out(JSON.stringify(s, null, 2));
       else for (const line of formatClusterStatus(s)) out(line);
@@ -91,6 +94,7 @@ export function registerCluster(group: Command, deps: ClusterDeps = {}): void {
     .description('refused until every shard is complete and from this campaign; then the rows in seq order into the formal run, and seal')
     .argument('<unit>', 'the unit folder')
     .action(async (unit: string) => {
+      const { mergeCluster } = await import('../cluster/merge.js');
       await mergeCluster(unit, { say: out });
     });
 
@@ -101,7 +105,9 @@ export function registerCluster(group: Command, deps: ClusterDeps = {}): void {
     .requiredOption('--shard <i/N>', 'the shard (0-based), e.g. "$SLURM_ARRAY_TASK_ID/4"')
     .option('--batch <n>', 'episodes stepped together through the policy')
     .action(async (unit: string, o: { shard: string; batch?: string }) => {
-      await runShardOfUnit(unit, parseShard(o.shard), {
+      const spec = parseShard(o.shard);
+      const { runShardOfUnit } = await import('../cluster/shard-run.js');
+      await runShardOfUnit(unit, spec, {
         say: out,
         ...(o.batch === undefined ? {} : { batchSize: positive('--batch', o.batch) }),
         ...(deps.envs === undefined ? {} : { envs: deps.envs }),
