@@ -1,10 +1,16 @@
 """Policy host: serves a Python policy over the bridge (PROTOCOL.md, "Hosted policies").
 
-    python3 -m imep_sim_bridge.policy_host --endpoint ENDPOINT --policy NAME [--read-deadline-s S]
+    python3 -m imep_sim_bridge.policy_host --endpoint ENDPOINT --policy NAME [--module M] [--read-deadline-s S]
 
 The first stdout line is the bound endpoint (flushed); the host runs until SIGTERM or SIGINT. It
-answers `hello` (with `policies: [names]` and the policy ops in `ops`), `ping`, `policy.reset` and
-`policy.infer`; it hosts no environments (`make` → E_UNKNOWN_ENV).
+answers `hello` (with `policies: [names]`, the policy ops in `ops` and each policy's identity in
+`policyIdentity`), `ping`, `policy.reset` and `policy.infer`; it hosts no environments (`make` →
+E_UNKNOWN_ENV). `--module M` imports M (importable from the working directory or PYTHONPATH) and
+serves the policies of its `POLICIES` mapping (name → class taking `max_batch=`) besides the built-in ones.
+
+A policy's identity (`policy_identity`) is what a campaign freezes at precommit: its version, its
+memory (bank kind, bank names, k) and the SHA-256 of every file it is made of — the Python source
+file of its class's module and every file it lists in `identity_files()` (e.g. the weights it loads).
 
 A hosted policy keeps its own bank in Python, and every bank read goes through `MemoryReadProxy`
 (a `memory.read` call to the client, whose read hook may substitute, block or reorder the items):
@@ -15,8 +21,12 @@ the `policy.infer` (E_ADAPTER, message starting E_BRIDGE_TIMEOUT); it is never s
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib
+import inspect
 import signal
 import sys
+from pathlib import Path
 from typing import Any, Protocol, Sequence
 
 import numpy as np
@@ -36,6 +46,7 @@ class HostedPolicy(Protocol):
 
     name: str
     max_batch: int
+    # optional: version (str), bank (str), k (int), identity_files() -> {name: path}
 
     def reset(self, slot: int, episode: str) -> None: ...
 
@@ -86,6 +97,7 @@ class ShellGameMemoryPolicy:
     """
 
     name = "shell-game-memory"
+    version = "1"
     bank = "perceptual"
     k = 4
     query = np.array([1.0, 1.0, 1.0, 0.0], np.float64)
@@ -163,6 +175,65 @@ class ShellGameMemoryPolicy:
 POLICIES = {ShellGameMemoryPolicy.name: ShellGameMemoryPolicy}
 
 
+# ---------------------------------------------------------------------------- identity
+
+
+def _file_entry(path: str, file: Path) -> dict[str, Any]:
+    data = file.read_bytes()
+    return {"path": path, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def policy_identity(policy: HostedPolicy) -> dict[str, Any]:
+    """`{version, memory: {bank, banks, k}, files: [{path, bytes, sha256}]}` (files sorted by path).
+
+    The class's module source is listed by its module path (`pkg/mod.py`), so the entry does not
+    depend on where the package is installed; `identity_files()` entries by the names the policy gives.
+    """
+    cls = type(policy)
+    module = sys.modules.get(cls.__module__)
+    try:
+        source = inspect.getsourcefile(module) if module is not None else None
+    except TypeError:  # a built-in module (e.g. `python -c`): no source file to list
+        source = None
+    files: list[dict[str, Any]] = []
+    if source is not None:
+        name = cls.__module__
+        if name == "__main__":  # run as `python -m pkg.mod`: its import name, else the file's stem
+            spec = getattr(module, "__spec__", None)
+            name = spec.name if spec is not None else Path(source).stem
+        suffix = "/__init__.py" if Path(source).name == "__init__.py" else ".py"
+        files.append(_file_entry(name.replace(".", "/") + suffix, Path(source)))
+    extra = getattr(policy, "identity_files", None)
+    if callable(extra):
+        for label, path in sorted(dict(extra()).items()):
+            files.append(_file_entry(str(label), Path(path)))
+    files.sort(key=lambda f: f["path"])
+    bank = getattr(policy, "bank", None)
+    memory: dict[str, Any] = {"bank": "episode-local"}
+    if isinstance(bank, str):
+        memory["banks"] = [bank]
+    k = getattr(policy, "k", None)
+    if isinstance(k, int):
+        memory["k"] = k
+    return {"version": str(getattr(policy, "version", "0")), "memory": memory, "files": files}
+
+
+def load_policies(module: str | None) -> dict[str, Any]:
+    """The built-in policies, plus `module`'s `POLICIES` mapping when given (ValueError on a clash)."""
+    out: dict[str, Any] = dict(POLICIES)
+    if module is None:
+        return out
+    mod = importlib.import_module(module)
+    extra = getattr(mod, "POLICIES", None)
+    if not isinstance(extra, dict) or not extra:
+        raise ValueError(f"module {module} has no POLICIES mapping (name -> policy class)")
+    for name, factory in extra.items():
+        if name in out and out[name] is not factory:
+            raise ValueError(f"module {module} redefines policy '{name}'")
+        out[str(name)] = factory
+    return out
+
+
 # ---------------------------------------------------------------------------- host
 
 
@@ -197,6 +268,7 @@ class PolicyHost(BridgeServer):
         reply = super()._op_hello(body)
         reply["ops"] = [*OPS, *POLICY_OPS]
         reply["policies"] = sorted(self.policies)
+        reply["policyIdentity"] = {name: policy_identity(p) for name, p in sorted(self.policies.items())}
         return reply
 
     def _policy(self, body: dict[str, Any]) -> HostedPolicy:
@@ -249,7 +321,8 @@ class PolicyHost(BridgeServer):
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python3 -m imep_sim_bridge.policy_host", description="IMEP policy host (protocol v1)")
     parser.add_argument("--endpoint", required=True, help="ipc://PATH or tcp://127.0.0.1:PORT (loopback only)")
-    parser.add_argument("--policy", required=True, choices=sorted(POLICIES), help="the registered policy to serve")
+    parser.add_argument("--policy", required=True, help=f"the policy to serve (built in: {', '.join(sorted(POLICIES))})")
+    parser.add_argument("--module", help="import this module and also serve its POLICIES mapping (name -> class)")
     parser.add_argument("--max-batch", type=int, default=64, help="slots the policy holds (default 64)")
     parser.add_argument("--read-deadline-s", type=float, default=DEFAULT_DEADLINE_S, help="deadline of each memory.read")
     parser.add_argument("--verbose", action="store_true", help="log every error reply to stderr")
@@ -272,8 +345,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.max_batch < 1:
         print("imep-policy-host: error: --max-batch must be ≥ 1", file=sys.stderr)
         return 2
+    try:
+        policies = load_policies(args.module)
+    except (ImportError, ValueError) as exc:
+        print(f"imep-policy-host: error: --module {args.module}: {exc}", file=sys.stderr)
+        return 2
+    if args.policy not in policies:
+        print(f"imep-policy-host: error: no policy '{args.policy}' (this host can serve: {', '.join(sorted(policies))})", file=sys.stderr)
+        return 2
     host = PolicyHost(
-        [POLICIES[args.policy](max_batch=args.max_batch)],
+        [policies[args.policy](max_batch=args.max_batch)],
         read_deadline_s=args.read_deadline_s,
         log=stderr_log if args.verbose else None,
     )

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import numpy as np
 import pytest
 
 from conftest import Client
-from imep_sim_bridge.policy_host import CUE_STEPS, PolicyHost, ShellGameMemoryPolicy, ball_feature, main
+import imep_sim_bridge.policy_host as policy_host_module
+from imep_sim_bridge.policy_host import CUE_STEPS, PolicyHost, ShellGameMemoryPolicy, ball_feature, load_policies, main, policy_identity
 
 
 class RunningHost:
@@ -188,3 +191,37 @@ def test_unanswered_read_fails_the_infer(host) -> None:
 def test_cli_refuses_a_non_loopback_endpoint(capsys) -> None:
     assert main(["--endpoint", "tcp://0.0.0.0:5555", "--policy", "shell-game-memory"]) == 2
     assert "not ipc:// or loopback" in capsys.readouterr().err
+
+
+def test_hello_reports_each_policys_identity(host) -> None:
+    _, client = host()
+    body = client.call("hello", {"client": {"name": "t", "version": "0"}})["body"]
+    ident = body["policyIdentity"]["shell-game-memory"]
+    assert ident["version"] == "1"
+    assert ident["memory"] == {"bank": "episode-local", "banks": ["perceptual"], "k": 4}
+    [f] = ident["files"]
+    source = Path(policy_host_module.__file__).read_bytes()
+    assert f == {"path": "imep_sim_bridge/policy_host.py", "bytes": len(source), "sha256": hashlib.sha256(source).hexdigest()}
+
+
+def test_a_module_adds_policies_whose_identity_lists_their_files(tmp_path, monkeypatch) -> None:
+    from fakes import hosted_policy_fake
+
+    weights = tmp_path / "w.bin"
+    weights.write_bytes(b"\x01\x02")
+    monkeypatch.setenv(hosted_policy_fake.WEIGHTS_ENV, str(weights))
+    policies = load_policies("fakes.hosted_policy_fake")
+    assert sorted(policies) == ["fake-weights", "shell-game-memory"]
+    ident = policy_identity(policies["fake-weights"](max_batch=2))
+    assert ident["version"] == "7"
+    assert [f["path"] for f in ident["files"]] == ["fakes/hosted_policy_fake.py", "weights.bin"]
+    assert ident["files"][1] == {"path": "weights.bin", "bytes": 2, "sha256": hashlib.sha256(b"\x01\x02").hexdigest()}
+    weights.write_bytes(b"\x01\x03")
+    assert policy_identity(policies["fake-weights"](max_batch=2))["files"][1]["sha256"] != ident["files"][1]["sha256"]
+
+
+def test_cli_refuses_an_unknown_policy_or_module(capsys) -> None:
+    assert main(["--endpoint", "ipc:///tmp/x.sock", "--policy", "nope"]) == 2
+    assert "no policy 'nope'" in capsys.readouterr().err
+    assert main(["--endpoint", "ipc:///tmp/x.sock", "--policy", "x", "--module", "no_such_module_here"]) == 2
+    assert "--module no_such_module_here" in capsys.readouterr().err

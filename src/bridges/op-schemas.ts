@@ -132,6 +132,14 @@ export const policyOutputSchema = z.object({
   reads: z.array(z.object({ ctx: readContextSchema, identities: z.array(recordIdentitySchema) })),
 });
 
+/** What a policy host reports about a policy it serves (`hello.policyIdentity[name]`; campaigns freeze it). */
+export const policyIdentitySchema = z.object({
+  version: z.string(),
+  memory: z.object({ bank: z.string(), banks: z.array(z.string()).optional(), k: uintSchema.optional() }),
+  files: z.array(z.object({ path: nonEmpty, bytes: uintSchema, sha256: z.string().regex(/^[0-9a-f]{64}$/) })),
+});
+export type PolicyIdentity = z.output<typeof policyIdentitySchema>;
+
 /** Request bodies by op. */
 export const requestBodySchemas = {
   hello: z.object({ client: nameVersion }),
@@ -156,6 +164,11 @@ export const replyBodySchemas = {
     /** Policies a policy host serves (absent on simulator servers). */
     policies: z
       .array(z.string())
+      .nullish()
+      .transform((v) => v ?? undefined),
+    /** Each served policy's identity (policy hosts that report it). */
+    policyIdentity: z
+      .record(z.string(), policyIdentitySchema)
       .nullish()
       .transform((v) => v ?? undefined),
   }),

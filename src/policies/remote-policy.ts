@@ -16,6 +16,11 @@
  *
  * `policy.reset` carries only the episode id (the bank scope): seed, task and attempt are evaluator-side
  * fields and never travel to the host.
+ *
+ * Which reads are decision queries is the evaluator's call, as for the in-process runtime: with
+ * `decisionStep` given, every read's `ctx.decisionStep` is set from the slot's elapsed step (its number
+ * of `policy.infer`s since reset) before the hook sees it; the host's own label is then ignored (its
+ * report is compared on every other field).
  */
 import { join } from 'node:path';
 import type { ReadContext, ReadHook, RecordIdentity, RetrievedItem } from '../banks/record.js';
@@ -23,7 +28,7 @@ import { identityReadHook } from '../banks/record.js';
 import { BridgeClient, type RemoteLiveness } from '../bridges/client.js';
 import type { CurveClientKeys } from '../bridges/endpoint.js';
 import { privateIpcEndpoint } from '../bridges/endpoint.js';
-import type { HelloReply } from '../bridges/op-schemas.js';
+import type { HelloReply, PolicyIdentity } from '../bridges/op-schemas.js';
 import { bridgePython, packageRoot, ServerSupervisor, type ServerCommand } from '../bridges/supervisor.js';
 import { ImepError } from '../core/errors.js';
 import type { BatchPolicy, EpisodeInfo, MemoryReadable, PolicyOutput, PolicyReadouts, ReadReadout, SlotObservation } from './policy.js';
@@ -44,24 +49,39 @@ export interface RemotePolicyOptions {
   readonly heartbeatMs?: number;
   /** A supervisor of the host process: its death fails calls at once with E_BRIDGE_REMOTE. */
   readonly liveness?: RemoteLiveness;
+  /** The evaluator's decision-step rule by elapsed step (relabels every read's ctx.decisionStep). */
+  readonly decisionStep?: (step: number) => boolean;
+}
+
+/** How a policy host process is started. */
+export interface PolicyHostOptions {
+  readonly policy: string;
+  readonly maxBatch?: number;
+  readonly readDeadlineS?: number;
+  /** The Python interpreter (default: bridgePython()). */
+  readonly python?: string;
+  /** A module whose POLICIES mapping the host also serves (`--module`). */
+  readonly module?: string;
+  /** Folders put first on the host's PYTHONPATH (where `module` is found). */
+  readonly pythonPath?: readonly string[];
 }
 
 /** `python3 -m imep_sim_bridge.policy_host --endpoint E --policy NAME …`, run from sim-bridge/. */
-export function policyHostCommand(
-  endpoint: string,
-  options: { policy: string; maxBatch?: number; readDeadlineS?: number; python?: string },
-): ServerCommand {
+export function policyHostCommand(endpoint: string, options: PolicyHostOptions): ServerCommand {
   const bridgeDir = join(packageRoot(), 'sim-bridge');
   const args = ['-m', 'imep_sim_bridge.policy_host', '--endpoint', endpoint, '--policy', options.policy];
+  if (options.module !== undefined) args.push('--module', options.module);
   if (options.maxBatch !== undefined) args.push('--max-batch', String(options.maxBatch));
   if (options.readDeadlineS !== undefined) args.push('--read-deadline-s', String(options.readDeadlineS));
-  const pythonPath = [bridgeDir, process.env['PYTHONPATH']].filter((p): p is string => !!p).join(':');
+  const pythonPath = [...(options.pythonPath ?? []), bridgeDir, process.env['PYTHONPATH']].filter((p): p is string => !!p).join(':');
   return { file: options.python ?? bridgePython(), args, cwd: bridgeDir, env: { PYTHONPATH: pythonPath, PYTHONUNBUFFERED: '1' }, label: 'policy host' };
 }
 
 interface InFlight {
   readonly slot: number;
   readonly reads: ReadReadout[];
+  /** The contexts as the host sent them (before the decision-step relabel), for the report check. */
+  readonly hostCtx: ReadContext[];
 }
 
 function sameIdentity(a: RecordIdentity, b: RecordIdentity): boolean {
@@ -87,6 +107,9 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
   readonly #client: BridgeClient;
   readonly #deadlineMs: number;
   readonly #episodes: (string | undefined)[];
+  /** Per slot: policy.infer calls answered since its reset (the elapsed step of its next read). */
+  readonly #steps: number[];
+  readonly #decisionStep: ((step: number) => boolean) | undefined;
   #hook: ReadHook = identityReadHook;
   /** Episodes of the `policy.infer` in flight → their slot and the reads the hook has answered. */
   #inFlight: Map<string, InFlight> | undefined;
@@ -102,6 +125,8 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
     this.maxBatch = options.maxBatch;
     this.#deadlineMs = options.deadlineMs ?? DEFAULT_REMOTE_POLICY_DEADLINE_MS;
     this.#episodes = new Array<string | undefined>(options.maxBatch).fill(undefined);
+    this.#steps = new Array<number>(options.maxBatch).fill(0);
+    this.#decisionStep = options.decisionStep;
   }
 
   /** Connects to a running policy host and checks that it serves `policy`. */
@@ -144,19 +169,16 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
   }
 
   /** Starts a policy host process on a private ipc endpoint (supervised) and connects to it. */
-  static async spawn(options: {
-    policy: string;
-    maxBatch: number;
-    deadlineMs?: number;
-    readDeadlineS?: number;
-    python?: string;
-    readyTimeoutMs?: number;
-  }): Promise<RemotePolicy> {
+  static async spawn(
+    options: PolicyHostOptions & {
+      maxBatch: number;
+      deadlineMs?: number;
+      readyTimeoutMs?: number;
+      decisionStep?: (step: number) => boolean;
+    },
+  ): Promise<RemotePolicy> {
     const ipc = await privateIpcEndpoint('policy.sock');
-    const supervisor = new ServerSupervisor(
-      policyHostCommand(ipc.endpoint, { policy: options.policy, maxBatch: options.maxBatch, readDeadlineS: options.readDeadlineS, python: options.python }),
-      { endpoint: ipc.endpoint, readyTimeoutMs: options.readyTimeoutMs },
-    );
+    const supervisor = new ServerSupervisor(policyHostCommand(ipc.endpoint, options), { endpoint: ipc.endpoint, readyTimeoutMs: options.readyTimeoutMs });
     try {
       await supervisor.start();
       const policy = await RemotePolicy.connect({
@@ -165,6 +187,7 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
         maxBatch: options.maxBatch,
         deadlineMs: options.deadlineMs,
         liveness: supervisor,
+        ...(options.decisionStep === undefined ? {} : { decisionStep: options.decisionStep }),
       });
       policy.#supervisor = supervisor;
       policy.#disposeEndpoint = ipc.dispose;
@@ -179,6 +202,11 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
   /** The supervised host process, when `spawn` started it (tests signal it). */
   get supervisor(): ServerSupervisor | undefined {
     return this.#supervisor;
+  }
+
+  /** What the host reports about the policy (`hello.policyIdentity`), undefined when it reports nothing. */
+  get identity(): PolicyIdentity | undefined {
+    return this.hello.policyIdentity?.[this.policy];
   }
 
   /** memory.read callbacks answered through the hook so far. */
@@ -198,6 +226,7 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
     this.#episodes[slot] = undefined;
     await this.#client.call('policy.reset', { policy: this.policy, slot, episode: { episode: info.episode } }, { deadlineMs: this.#deadlineMs });
     this.#episodes[slot] = info.episode;
+    this.#steps[slot] = 0;
   }
 
   async inferBatch(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[]> {
@@ -210,7 +239,7 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
       if ([...inFlight.values()].some((f) => f.slot === r.slot)) {
         throw new ImepError('E_USAGE', `RemotePolicy: slot ${r.slot} appears twice in one inferBatch`, { field: 'slot' });
       }
-      inFlight.set(episode, { slot: r.slot, reads: [] });
+      inFlight.set(episode, { slot: r.slot, reads: [], hostCtx: [] });
     }
     this.#inFlight = inFlight;
     let reply;
@@ -223,12 +252,13 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
     } finally {
       this.#inFlight = undefined;
     }
+    for (const r of requests) this.#steps[r.slot] = (this.#steps[r.slot] as number) + 1;
     if (reply.outputs.length !== requests.length) {
       throw new ImepError('E_BRIDGE_PROTOCOL', `policy.infer: ${requests.length} requests, ${reply.outputs.length} outputs`, { field: 'policy.infer.outputs' });
     }
     return reply.outputs.map((out, i) => {
       const slot = (requests[i] as SlotObservation).slot;
-      const seen = (inFlight.get(this.#episodes[slot] as string) as InFlight).reads;
+      const { reads: seen, hostCtx } = inFlight.get(this.#episodes[slot] as string) as InFlight;
       const field = `policy.infer.outputs[${i}]`;
       if (out.action.dtype !== 'float32' || !(out.action.data instanceof Float32Array)) {
         throw new ImepError('E_BRIDGE_PROTOCOL', `policy.infer: slot ${slot} action is ${out.action.dtype}, expected float32`, { field: `${field}.action` });
@@ -241,7 +271,7 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
       }
       out.reads.forEach((r, j) => {
         const s = seen[j] as ReadReadout;
-        const same = sameContext(r.ctx, s.ctx) && r.identities.length === s.identities.length && r.identities.every((id, q) => sameIdentity(id, s.identities[q] as RecordIdentity));
+        const same = sameContext(r.ctx, hostCtx[j] as ReadContext) && r.identities.length === s.identities.length && r.identities.every((id, q) => sameIdentity(id, s.identities[q] as RecordIdentity));
         if (!same) {
           throw new ImepError('E_BRIDGE_PROTOCOL', `policy.infer: slot ${slot} read ${j} differs from what the read hook returned`, {
             field: `${field}.reads[${j}]`,
@@ -273,8 +303,11 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
     if (entry === undefined) {
       throw new Error(`memory.read for episode '${ctx.episode}' outside a policy.infer of that episode: refused`);
     }
-    const out = this.#hook(items, ctx);
-    entry.reads.push({ ctx, identities: out.map((item) => item.identity) });
+    const step = this.#steps[entry.slot] as number;
+    const labelled = this.#decisionStep === undefined ? ctx : { ...ctx, decisionStep: this.#decisionStep(step) };
+    const out = this.#hook(items, labelled);
+    entry.hostCtx.push(ctx);
+    entry.reads.push({ ctx: labelled, identities: out.map((item) => item.identity) });
     this.#readsSeen += 1;
     return out;
   }

@@ -5,7 +5,10 @@
  * local policy's), the hook sees every read the host reports, and a dead or stopped host is a typed error
  * within the deadline.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../src/core/hash.js';
 import type { ReadContext, ReadHook } from '../../src/banks/record.js';
 import { makeLiteEnv } from '../../src/bridges/lite/registry.js';
 import type { SimEnvironment } from '../../src/bridges/sim-environment.js';
@@ -14,7 +17,7 @@ import { blockHook } from '../../src/interventions/no-access.js';
 import { runLockstep, type EpisodeOutcome, type LockstepEpisode } from '../../src/policies/lockstep.js';
 import { privateIpcEndpoint } from '../../src/bridges/endpoint.js';
 import { BridgeServer } from '../../src/bridges/server.js';
-import { ServerSupervisor } from '../../src/bridges/supervisor.js';
+import { packageRoot, ServerSupervisor } from '../../src/bridges/supervisor.js';
 import { policyHostCommand, RemotePolicy } from '../../src/policies/remote-policy.js';
 
 const SEEDS = Array.from({ length: 12 }, (_, i) => 100 + i);
@@ -111,6 +114,42 @@ describe('RemotePolicy over the Python policy host', () => {
     expect(reads[0]?.ctx.queryIndex).toBe(6);
     expect(out?.readouts.decisionLogits).toBeInstanceOf(Float32Array);
   });
+
+  it('reports the hosted policy identity from hello (version, memory, source file SHA-256)', () => {
+    const id = policy.identity;
+    expect(id?.version).toBe('1');
+    expect(id?.memory).toEqual({ bank: 'episode-local', banks: ['perceptual'], k: 4 });
+    const source = readFileSync(join(packageRoot(), 'sim-bridge/imep_sim_bridge/policy_host.py'));
+    expect(id?.files).toEqual([{ path: 'imep_sim_bridge/policy_host.py', bytes: source.length, sha256: sha256Hex(source) }]);
+  });
+});
+
+describe('RemotePolicy with the evaluator decision-step rule', () => {
+  it('relabels ctx.decisionStep by elapsed step before the hook, and still audits the host report', async () => {
+    const policy = await RemotePolicy.spawn({ policy: 'shell-game-memory', maxBatch: 1, deadlineMs: 10_000, decisionStep: (step) => step >= 5 });
+    try {
+      const seen: boolean[] = [];
+      policy.setReadHook((items, ctx) => {
+        seen.push(ctx.decisionStep);
+        return items;
+      });
+      const env = makeLiteEnv('ShellGameTouch-lite', KWARGS);
+      for (const episode of ['d1', 'd2']) {
+        await policy.resetSlot(0, { episode });
+        let r = await env.reset({ seed: 3 });
+        for (let t = 0; t < 7; t += 1) {
+          const [out] = await policy.inferBatch([{ slot: 0, obs: r.obs }]);
+          expect(out?.readouts.reads?.[0]?.ctx.decisionStep).toBe(t >= 5);
+          r = await env.step((out as NonNullable<typeof out>).action);
+        }
+      }
+      await env.close();
+      // the host labels every read a decision step; the evaluator's rule wins, reset restarts the count
+      expect(seen).toEqual([...[0, 1, 2, 3, 4, 5, 6].map((t) => t >= 5), ...[0, 1, 2, 3, 4, 5, 6].map((t) => t >= 5)]);
+    } finally {
+      await policy.close();
+    }
+  }, 30_000);
 });
 
 describe('RemotePolicy when the host dies or stalls', () => {
