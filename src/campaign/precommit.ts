@@ -23,6 +23,7 @@ import {
   type SeedBand,
 } from './unit-layout.js';
 import { readUnitState, requireAction } from './unit-state.js';
+import { HostedPolicyRecordSchema, type HostedPolicyRecord } from './hosted-policy-record.js';
 
 /**
  * Precommit: freezes the protocol and plan and records what will produce the evidence.
@@ -53,6 +54,8 @@ export const PrecommitRecordSchema = z.object({
   checkpointHashes: z.record(z.string(), Sha256HexSchema),
   /** Digests of files the simulator reads (e.g. simulator.replayDir: runner/simulator-inputs.ts); absent when none. */
   simulatorHashes: z.record(z.string(), Sha256HexSchema).optional(),
+  /** A protocol's hosted policy (runtime remote): its host and identity (runner/remote-policy-provider.ts); absent otherwise. */
+  hostedPolicy: HostedPolicyRecordSchema.optional(),
   seeds: z.array(SeedBandSchema),
   reuse: z.array(z.string()),
   createdAt: z.string(),
@@ -75,6 +78,8 @@ export interface PrecommitInput {
   readonly checkpointHashes: Readonly<Record<string, string>>;
   /** Digests of the simulator's input files (recorded only when non-empty). */
   readonly simulatorHashes?: Readonly<Record<string, string>>;
+  /** The hosted policy's identity (runtime remote). */
+  readonly hostedPolicy?: HostedPolicyRecord;
   readonly seeds: readonly SeedBand[];
   /** Campaign ids whose seed bands the protocol declares it reuses. */
   readonly reuse?: readonly string[];
@@ -123,6 +128,7 @@ export async function precommit(dir: string, input: PrecommitInput): Promise<Pre
     code: input.code,
     checkpointHashes: { ...input.checkpointHashes },
     ...(input.simulatorHashes !== undefined && Object.keys(input.simulatorHashes).length > 0 ? { simulatorHashes: { ...input.simulatorHashes } } : {}),
+    ...(input.hostedPolicy === undefined ? {} : { hostedPolicy: input.hostedPolicy }),
     seeds,
     reuse,
     createdAt: now.toISOString(),

@@ -13,6 +13,8 @@
  *   condition runs in some wave.
  * - allowlists: disjoint (E_ALLOWLIST_OVERLAP naming the fields); with lite, method-visible fields
  *   are fields the simulator shows the policy.
+ * - policy: exactly one of `checkpoint` / `policy`; a hosted policy (runtime remote) keeps an
+ *   episode-local bank; `curve` only with `endpoint`, `module` / `pythonPath` / `python` only without.
  * - estimands, criteria, gates, Holm families, go/no-go, MDE: cross-check-analysis.ts.
  *
  * `crossCheck` returns every issue (with its data path); `assertCrossChecked` throws the first.
@@ -225,12 +227,38 @@ function checkAllowlists(ctx: CheckContext): void {
   }
 }
 
+function checkPolicy(ctx: CheckContext): void {
+  const p = ctx.protocol;
+  if (p.checkpoint === undefined && p.policy === undefined) {
+    ctx.push([], 'missing required field "checkpoint"', 'add checkpoint: { path, file, sha256 }, or policy: { runtime: remote, name } for a policy hosted in Python');
+  }
+  const policy = p.policy;
+  if (policy === undefined) return;
+  if (p.checkpoint !== undefined) {
+    ctx.push(['policy'], 'a protocol names either a checkpoint or a policy, not both', 'remove checkpoint (a hosted policy is frozen by the identity its host reports) or remove policy');
+  }
+  if (p.memory.bank !== 'episode-local') {
+    ctx.push(['memory', 'bank'], `a hosted policy keeps its own episode-local bank, but memory.bank is ${p.memory.bank}`, 'register memory.bank: episode-local with the hosted policy’s banks and k');
+  }
+  if (policy.endpoint === undefined && policy.curve !== undefined) {
+    ctx.push(['policy', 'curve'], 'curve keys are given without an endpoint: a host IMEP starts listens on a private ipc:// endpoint', 'remove curve, or add the endpoint of the host you started');
+  }
+  if (policy.endpoint !== undefined) {
+    for (const key of ['module', 'pythonPath', 'python'] as const) {
+      if (policy[key] !== undefined) {
+        ctx.push(['policy', key], `${key} is given with an endpoint: a host someone else started was started with its own ${key}`, `remove ${key}, or remove endpoint so IMEP starts the host`);
+      }
+    }
+  }
+}
+
 /** Every cross-field problem of a schema-valid protocol, in check order. */
 export function crossCheck(protocol: Protocol): ProtocolIssue[] {
   const ctx = new CheckContext(protocol);
   checkEpisodes(ctx);
   checkSeeds(ctx);
   checkEnvs(ctx);
+  checkPolicy(ctx);
   checkConditions(ctx);
   checkWaves(ctx);
   checkAnalysis(ctx);

@@ -34,5 +34,5 @@ export { protocolHash } from './protocol-hash.js';
 export { protocolJsonSchema, protocolJsonSchemaText, PROTOCOL_SCHEMA_ID } from './json-schema.js';
 export { buildPlan, episodeIdOf, episodesPerUnit, scopeIdOf, PLAN_VERSION, type Plan, type PlannedEpisode } from './plan.js';
 export { assertNoSeedOverlap, firstSeeds, seedCount, seedRanges, type RegisteredSeeds } from './seeds.js';
-export { assertFreezable, checkpointFile, verifyCheckpoint } from './checkpoint.js';
+export { assertFreezable, checkpointFile, checkpointOf, verifyCheckpoint } from './checkpoint.js';
 export { conditionSeed, pointLabel, toConditionSpec } from './conditions.js';

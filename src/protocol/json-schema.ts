@@ -10,7 +10,9 @@ export const PROTOCOL_SCHEMA_ID = 'https://imep.dev/schemas/protocol.schema.json
 
 export function protocolJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(ProtocolSchema, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
-  return { ...schema, $id: PROTOCOL_SCHEMA_ID, title: 'IMEP protocol (version 1)' };
+  // exactly one of checkpoint / policy (cross-check.ts), which zod's object schema cannot say
+  const oneOf = [{ required: ['checkpoint'] }, { required: ['policy'] }];
+  return { ...schema, oneOf, $id: PROTOCOL_SCHEMA_ID, title: 'IMEP protocol (version 1)' };
 }
 
 /** The exact text of schemas/protocol.schema.json. */

@@ -4,7 +4,7 @@
  * silently ignored. Cross-field rules (references resolve, anchors in their waves, n ≤ band, …) live
  * in cross-check.ts.
  *
- * Top-level keys: version, id, title, description, simulator, envs, checkpoint, memory, seeds, n,
+ * Top-level keys: version, id, title, description, simulator, envs, checkpoint | policy, memory, seeds, n,
  * attempts | chains, factors, conditions, waves, estimands, criteria, gates, holmFamilies, goNoGo,
  * executionFailures, allowlists, bootstrap, mde, amendments.
  */
@@ -14,6 +14,7 @@ import { BootstrapSchema, CriterionSchema, EstimandSchema, HolmFamilySchema, Mde
 import { Ident, IdentList, Kwargs, NonEmptyText, PositiveInt, SeedInt, Slug } from './schema-common.js';
 import { ConditionSchema } from './schema-conditions.js';
 import { ExecutionFailureSchema, GateSchema, GoNoGoSchema } from './schema-gates.js';
+import { RemotePolicySchema } from './schema-policy.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -151,7 +152,8 @@ export const ProtocolSchema = z
     description: NonEmptyText.optional(),
     simulator: SimulatorSchema,
     envs: z.array(EnvSchema).min(1).describe('the environments (tasks); units are task × seed'),
-    checkpoint: CheckpointSchema,
+    checkpoint: CheckpointSchema.optional(),
+    policy: RemotePolicySchema.optional(),
     memory: MemorySchema,
     seeds: SeedsSchema,
     n: PositiveInt.describe('units per condition per task: the first n seeds of the band'),
@@ -184,6 +186,8 @@ export type MemoryConfig = z.infer<typeof MemorySchema>;
 export type Seeds = z.infer<typeof SeedsSchema>;
 export type Wave = z.infer<typeof WaveSchema>;
 export type Allowlists = z.infer<typeof AllowlistsSchema>;
+export type CheckpointBinding = z.infer<typeof CheckpointSchema>;
+export type { RemotePolicyConfig } from './schema-policy.js';
 
 export type { ProtocolCondition, InstallPoint, ProtocolConditionKind } from './schema-conditions.js';
 export type { Estimand, EstimandKind, Criterion, HolmFamily, BootstrapConfig, Mde, BoundMethod } from './schema-analysis.js';

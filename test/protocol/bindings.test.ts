@@ -14,6 +14,7 @@ import {
   seedCount,
   toConditionSpec,
   verifyCheckpoint,
+  checkpointOf,
   type Protocol,
 } from '../../src/protocol/index.js';
 import { BASE, ROOT } from './helpers.js';
@@ -43,7 +44,7 @@ describe('seeds', () => {
 describe('checkpoint binding', () => {
   it('a pending hash loads but cannot be frozen', () => {
     const p = loadProtocolSync(join(ROOT, 'protocols/shellgame-blackout.yaml')).protocol;
-    if (p.checkpoint.sha256 === 'pending') {
+    if (p.checkpoint?.sha256 === 'pending') {
       expect(() => assertFreezable(p, 'x.yaml')).toThrow(expect.objectContaining({ code: 'E_CHECKPOINT_MISSING', field: 'checkpoint.sha256' }));
     } else {
       expect(() => assertFreezable(p)).not.toThrow();
@@ -57,7 +58,7 @@ describe('checkpoint binding', () => {
     const digest = sha256Hex('{"weights":[1,2,3]}');
     const p = base();
     await expect(verifyCheckpoint(p, root)).rejects.toMatchObject({ code: 'E_CHECKPOINT_MISMATCH' });
-    const bound = { ...p, checkpoint: { ...p.checkpoint, sha256: digest } };
+    const bound = { ...p, checkpoint: { ...checkpointOf(p), sha256: digest } };
     await expect(verifyCheckpoint(bound, root)).resolves.toBe(digest);
     await expect(verifyCheckpoint(bound, join(root, 'nowhere'))).rejects.toMatchObject({ code: 'E_CHECKPOINT_MISSING' });
   });

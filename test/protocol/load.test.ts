@@ -8,9 +8,14 @@ import { BASE, ROOT, protocolFiles } from './helpers.js';
 const load = (name: string): Protocol => loadProtocolSync(join(ROOT, 'protocols', name)).protocol;
 
 describe('the registered example protocols', () => {
-  it('there are the three protocols and every one loads', async () => {
+  it('there are the four protocols and every one loads', async () => {
     const files = protocolFiles();
-    expect(files).toEqual(['protocols/remembercolor-substitution.yaml', 'protocols/shellgame-blackout.yaml', 'protocols/shellgame-view-removal.yaml']);
+    expect(files).toEqual([
+      'protocols/remembercolor-substitution.yaml',
+      'protocols/shellgame-blackout.yaml',
+      'protocols/shellgame-hosted-policy.yaml',
+      'protocols/shellgame-view-removal.yaml',
+    ]);
     for (const f of files) {
       const loaded = await loadProtocol(join(ROOT, f));
       expect(loaded.protocol.version).toBe(1);

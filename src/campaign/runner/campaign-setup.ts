@@ -24,11 +24,12 @@ import { describeOverlap, findSeedOverlaps, readSeedRegistry } from '../seed-reg
 import { unitPaths, type Operator, type SeedBand } from '../unit-layout.js';
 import { inProcessLiteEnvs, openSimulators, type SimulatorContext, type SimulatorOptions } from './bridge-envs.js';
 import { assertCheckpointServes, checkpointPolicyProvider } from './checkpoint-policy.js';
+import { assertHostedPolicyUnchanged, hostedPolicyKey, remotePolicyProvider, type RemotePolicyProvider } from './remote-policy-provider.js';
 import { assertSimulatorInputsUnchanged, simulatorInputHashes } from './simulator-inputs.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { preflightPlan } from './run-plan.js';
 import type { EnvProvider, PolicyProvider, RunnerSubscriber } from './types.js';
-import { unitDirFor } from './unit-dir.js';
+import { exists, unitDirFor } from './unit-dir.js';
 
 /** Default lockstep batch (episodes per inferBatch call). Rows do not depend on it. */
 export const DEFAULT_BATCH = 32;
@@ -74,6 +75,7 @@ export function batchOf(opts: CampaignOptions): number {
 /** The root the protocol's checkpoint path resolves against. */
 export function checkpointRoot(protocol: Protocol, opts: CampaignOptions): string {
   if (opts.root !== undefined) return opts.root;
+  if (protocol.checkpoint === undefined) return process.cwd();
   if (existsSync(checkpointFile(protocol, process.cwd()))) return process.cwd();
   if (existsSync(checkpointFile(protocol, PACKAGE_ROOT))) return PACKAGE_ROOT;
   return process.cwd();
@@ -132,13 +134,26 @@ function seedBands(protocol: Protocol): SeedBand[] {
   return protocol.envs.flatMap((e) => ranges.map((r) => ({ task: e.task ?? e.id, start: r.start, end: r.end })));
 }
 
-/** The policy runtime for a campaign, checked against the checkpoint and every condition. */
+/**
+ * The policy runtime for a campaign, checked against the checkpoint (or the hosted policy's frozen
+ * identity, once the unit is precommitted) and every condition.
+ */
 export async function runtimeFor(c: Campaign, opts: CampaignOptions): Promise<PolicyProvider> {
   const root = checkpointRoot(c.protocol, opts);
-  const ckptDir = resolve(root, c.protocol.checkpoint.path);
+  const ckptDir = c.protocol.checkpoint === undefined ? root : resolve(root, c.protocol.checkpoint.path);
   let provider: PolicyProvider;
   if (opts.policies) provider = await opts.policies(c.protocol, ckptDir);
-  else {
+  else if (c.protocol.policy !== undefined) {
+    const hosted = await remotePolicyProvider(c.protocol, simulatorContext(c, opts), batchOf(opts));
+    provider = hosted;
+    try {
+      if (await exists(unitPaths(c.dir).precommit)) assertHostedPolicyUnchanged(hosted.record, (await readPrecommit(c.dir)).hostedPolicy, c.file);
+    } catch (e) {
+      await provider.release();
+      throw e;
+    }
+    say(opts, `policy: ${provider.description}`);
+  } else {
     assertCheckpointServes(c.protocol, ckptDir);
     provider = await checkpointPolicyProvider(ckptDir, { memory: c.protocol.memory });
   }
@@ -158,8 +173,10 @@ export async function runtimeFor(c: Campaign, opts: CampaignOptions): Promise<Po
  */
 export async function createAndPrecommit(c: Campaign, opts: CampaignOptions): Promise<PolicyProvider> {
   const root = checkpointRoot(c.protocol, opts);
-  const digest = await verifyCheckpoint(c.protocol, root, c.file);
+  const digest = c.protocol.checkpoint === undefined ? null : await verifyCheckpoint(c.protocol, root, c.file);
   const provider = await runtimeFor(c, opts);
+  const hosted = 'record' in provider ? (provider as RemotePolicyProvider).record : undefined;
+  const checkpoint = c.protocol.checkpoint;
   try {
     const registryFile = join(opts.campaignsDir, 'seed-registry.json');
     const bands = seedBands(c.protocol);
@@ -188,7 +205,8 @@ export async function createAndPrecommit(c: Campaign, opts: CampaignOptions): Pr
         planHash: c.plan.planHash,
         plannedRows: c.plan.episodes.length,
         code: await detectCodeIdentity(PACKAGE_ROOT),
-        checkpointHashes: { [`${c.protocol.checkpoint.path}/${c.protocol.checkpoint.file}`]: digest },
+        checkpointHashes: checkpoint !== undefined && digest !== null ? { [`${checkpoint.path}/${checkpoint.file}`]: digest } : hosted !== undefined ? { [hostedPolicyKey(hosted.name)]: hosted.digest } : {},
+        ...(hosted === undefined ? {} : { hostedPolicy: hosted }),
         simulatorHashes: await simulatorInputHashes(c.protocol, simulatorContext(c, opts)),
         seeds: bands,
         reuse,
