@@ -11,7 +11,8 @@
  * CPU time (process.cpuUsage): on a shared machine wall time also counts the time spent waiting for a core,
  * so the CPU-time ratio is the steadier one and is the one compared with the requirement. With `runs` > 1 the
  * whole measurement repeats and the medians of the per-run ratios are printed last. S_pi2 / T_mu2 are versions 2
- * of S_π and T_μ (permute-v2.ts, resample-v2.ts: four-lane SIMD draws); versions 1 stay the default.
+ * of S_π and T_μ (permute-v2.ts, resample-v2.ts: four-lane SIMD draws); S_pi3 is version 3 of S_π (permute-v3.ts:
+ * two bounded indices per draw, draws, indices and swaps in one WebAssembly kernel); versions 1 stay the default.
  * Requirement (printed, not asserted): ratio < 2×.
  */
 import type { RetrievedItem } from '../src/banks/record.js';
@@ -21,8 +22,10 @@ import { applyToItems, emptyLeafStats, type LeafOperator } from '../src/interven
 import { oneUlpOperator } from '../src/interventions/one-ulp.js';
 import { permuteOperator } from '../src/interventions/permute.js';
 import { permuteOperatorV2 } from '../src/interventions/permute-v2.js';
+import { permuteOperatorV3 } from '../src/interventions/permute-v3.js';
 import { resampleOperator } from '../src/interventions/resample.js';
 import { resampleOperatorV2 } from '../src/interventions/resample-v2.js';
+import { wasmV3Available } from '../src/interventions/wasm-v3.js';
 import { wasmX4Available } from '../src/interventions/wasm-x4.js';
 
 const ITEMS = 4;
@@ -66,6 +69,7 @@ const cases: [string, () => void][] = [
   ['T_mu', operatorRun(resampleOperator)],
   ['S_pi2', operatorRun(permuteOperatorV2)],
   ['T_mu2', operatorRun(resampleOperatorV2)],
+  ['S_pi3', operatorRun(permuteOperatorV3)],
 ];
 
 const cpuMicros = (): number => {
@@ -93,6 +97,7 @@ const RUNS = Math.max(1, Number(process.argv[2] ?? 1) | 0);
 const ratios = new Map<string, { wall: number[]; cpu: number[] }>(cases.slice(1).map(([name]) => [name, { wall: [], cpu: [] }]));
 console.log(`retrieved set: ${ITEMS} × ${SHAPE.join(' × ')} float32 (${ITEMS * N} values); median of ${BATCHES} batches × ${BATCH}`);
 console.log(`S_pi / T_mu: version 1 (default); S_pi2 / T_mu2: version 2 (xoshiro128**x4 draws, ${wasmX4Available() ? 'WebAssembly SIMD path' : 'plain-JS reference: WebAssembly SIMD unavailable'})`);
+console.log(`S_pi3: version 3 (two Fisher–Yates indices per xoshiro128**x4 draw, one fused kernel: ${wasmV3Available() ? 'WebAssembly SIMD path' : 'plain-JS reference: WebAssembly SIMD unavailable'})`);
 for (let run = 0; run < RUNS; run++) {
   const wall = new Map<string, number[]>(cases.map(([name]) => [name, []]));
   const cpu = new Map<string, number[]>(cases.map(([name]) => [name, []]));

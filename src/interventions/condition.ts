@@ -23,6 +23,7 @@ import { oracleHook, type OracleSource } from './oracle.js';
 import type { LeafOperator } from './leaf-operator.js';
 import { permuteOperator } from './permute.js';
 import { permuteOperatorV2 } from './permute-v2.js';
+import { permuteOperatorV3 } from './permute-v3.js';
 import { readHook, type ReadHookStats } from './read-hook.js';
 import { referenceHook } from './reference.js';
 import { replicateHook } from './replicate.js';
@@ -43,17 +44,19 @@ export type ConditionSpec =
 
 /**
  * Algorithm version of S_π / T_μ: 1 (the default, absent = 1) is the original (permute.ts, resample.ts), whose
- * outputs sealed units replay; 2 draws from the four-lane generator (permute-v2.ts, resample-v2.ts). The
- * version is part of the operator's recorded params (version 2's params say `version: 2`).
+ * outputs sealed units replay; 2 draws from the four-lane generator (permute-v2.ts, resample-v2.ts); 3 (S_π only)
+ * takes two Fisher–Yates indices per draw in one fused kernel (permute-v3.ts). The version is part of the
+ * operator's recorded params (version 2's params say `version: 2`, version 3's `version: 3`).
  */
-export type ScrambleVersion = 1 | 2;
-export const SCRAMBLE_VERSIONS: readonly ScrambleVersion[] = [1, 2];
+export type ScrambleVersion = 1 | 2 | 3;
+export const SCRAMBLE_VERSIONS: Readonly<Record<'S_pi' | 'T_mu', readonly ScrambleVersion[]>> = { S_pi: [1, 2, 3], T_mu: [1, 2] };
 
 /** The S_π / T_μ operator of a version. */
 export function scrambleOperator(kind: 'S_pi' | 'T_mu', version: ScrambleVersion = 1): LeafOperator {
   if (version === 1) return kind === 'S_pi' ? permuteOperator : resampleOperator;
   if (version === 2) return kind === 'S_pi' ? permuteOperatorV2 : resampleOperatorV2;
-  return invalid(`condition ${kind}: unknown version ${String(version)} (known: ${SCRAMBLE_VERSIONS.join(', ')})`, 'version');
+  if (version === 3 && kind === 'S_pi') return permuteOperatorV3;
+  return invalid(`condition ${kind}: unknown version ${String(version)} (known: ${SCRAMBLE_VERSIONS[kind].join(', ')})`, 'version');
 }
 
 export type ConditionKind = ConditionSpec['kind'];

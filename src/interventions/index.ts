@@ -16,6 +16,7 @@ export { finiteMoments, resampleLeaf, resampleOperator } from './resample.js';
 export type { Moments } from './resample.js';
 export { standardNormal, fillStandardNormal } from './normal.js';
 export { PERMUTE_V2_PARAMS, permuteLeafV2, permuteLeafV2Reference, permuteOperatorV2 } from './permute-v2.js';
+export { PERMUTE_V3_PARAMS, permuteLeafV3, permuteLeafV3Reference, permuteOperatorV3 } from './permute-v3.js';
 export { RESAMPLE_V2_PARAMS, resampleLeafV2, resampleLeafV2Reference, resampleOperatorV2 } from './resample-v2.js';
 export { detExp, detLog, zigFast, zigSlow } from './normal-v2.js';
 export { orderForInstallation, swapPayloads } from './donor-swap.js';

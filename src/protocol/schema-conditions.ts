@@ -73,9 +73,9 @@ export const ConditionSPi = z.strictObject({
   kind: z.literal('S_pi').describe('S_pi: within-latent permutation of every retrieved latent at each read'),
   seed: seedOf('the per-read permutation draws'),
   version: z
-    .union([z.literal(1), z.literal(2)])
+    .union([z.literal(1), z.literal(2), z.literal(3)])
     .optional()
-    .describe('the algorithm version (src/interventions/condition.ts): 1 (default) the original scalar draws; 2 the four-lane SIMD draws — different bits, same distribution'),
+    .describe('the algorithm version (src/interventions/condition.ts): 1 (default) the original scalar draws; 2 the four-lane SIMD draws; 3 two Fisher–Yates indices per four-lane draw — different bits, same distribution'),
 });
 
 export const ConditionTMu = z.strictObject({

@@ -325,7 +325,7 @@ describe('version selection', () => {
     expect(permuteOperator.params).not.toHaveProperty('version');
     expect(resampleOperator.params).not.toHaveProperty('version');
     try {
-      scrambleOperator('S_pi', 3 as 2);
+      scrambleOperator('S_pi', 4 as 2);
       expect.unreachable();
     } catch (e) {
       expect(isImepError(e) && e.code === 'E_INTERVENTION_INVALID').toBe(true);
