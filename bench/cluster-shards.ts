@@ -8,11 +8,28 @@
  *   sharded: `imep cluster shard-run UNIT --shard I/2`, I = 0, 1 in parallel (what each SLURM array task
  *            runs; no SLURM here), then `imep cluster merge UNIT` (a third process: merge + seal)
  *
+ * Both arms end with the same product, a sealed unit whose rows are byte-identical (checked); timed:
+ *
+ *   single   one process: start-up (node, modules), open and hash the protocol, build the plan, load the
+ *            checkpoint (ORT sessions), run 7n·2 episodes, wait for the last row to be durable (every row
+ *            fdatasync'd with its side lines before the next), complete the run, seal (SHA-256 manifest,
+ *            Merkle root, signature), then print the unit's status — which verifies the sealed unit again
+ *            (a few tens of ms that the sharded arm does not spend)
+ *   sharded  two such processes side by side, each running the units of its shard into <unit>.shards/
+ *            (same start-up, same durability), then a third: start-up, read and check every shard line
+ *            (canonical form, planned episode, coverage), write the merged rows, timings and traces into
+ *            the formal run (fdatasync per chunk), complete the run, seal
+ *
+ * Wall time on a shared machine swings with other load, so the CPU time of the imep processes (user +
+ * system, all threads, from the kernel's accounting of reaped children) is printed too: it does not
+ * depend on what else runs, and sharded CPU ÷ single CPU is the part of the ratio the code controls.
+ *
  * The arms alternate for --reps rounds (default 3; each round a fresh unit per arm; round r starts with
  * the single arm when r is even) and the medians are compared, since a shared 2-core machine's load swings
  * more than the effect. Prints each round, the median wall times, sharded / single (target ≤ 0.65 on a
  * 2-core machine), the median of the per-round ratios, the same ratio with the precommit counted in both
- * arms, and checks that the merged rows are byte-identical to the single-process rows.
+ * arms, the median CPU seconds of each arm, and checks that the merged rows are byte-identical to the
+ * single-process rows.
  *
  *   npx tsx bench/cluster-shards.ts [--n N] [--batch B] [--reps R] [--cli dist/cli/main.js] [--keep]
  *
@@ -44,6 +61,24 @@ const file = join(dir, 'blackout.yaml');
 writeFileSync(file, text);
 const launcher = values.cli === undefined ? defaultLauncher() : [process.execPath, resolve(values.cli)];
 
+const CLK_TCK = 100; // Linux USER_HZ (getconf CLK_TCK)
+
+/** CPU seconds (user + system) of this process's reaped children so far; null where /proc is missing. */
+function childCpu(): number | null {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[13]) + Number(f[14])) / CLK_TCK; // fields 16 cutime and 17 cstime
+  } catch {
+    return null;
+  }
+}
+
+const cpuSince = (at: number | null): number | null => {
+  const now = childCpu();
+  return at === null || now === null ? null : now - at;
+};
+
 function imep(args: readonly string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(launcher[0]!, [...launcher.slice(1), ...args], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -69,26 +104,35 @@ async function precommit(campaigns: string): Promise<{ unit: string; ms: number 
 interface Arm {
   readonly precommitMs: number;
   readonly ms: number;
+  /** CPU seconds of the arm's imep processes (precommit excluded); null without /proc. */
+  readonly cpu: number | null;
   readonly rows: Buffer;
   readonly detail: string;
 }
 
 async function singleArm(r: number): Promise<Arm> {
   const pre = await precommit(`single-${r}`);
+  const c = childCpu();
   const t = performance.now();
   await imep(['campaign', 'run', file, '--campaigns-dir', `single-${r}`, '--batch', batch]);
   const ms = performance.now() - t;
-  return { precommitMs: pre.ms, ms, rows: readFileSync(join(pre.unit, 'rows/rows.jsonl')), detail: '' };
+  const cpu = cpuSince(c);
+  return { precommitMs: pre.ms, ms, cpu, rows: readFileSync(join(pre.unit, 'rows/rows.jsonl')), detail: cpu === null ? '' : `CPU ${cpu.toFixed(2)} s` };
 }
 
 async function shardedArm(r: number): Promise<Arm> {
   const pre = await precommit(`sharded-${r}`);
+  const c = childCpu();
   const t = performance.now();
   await Promise.all(Array.from({ length: SHARDS }, (_, i) => imep(['cluster', 'shard-run', pre.unit, '--shard', `${i}/${SHARDS}`, '--batch', batch])));
   const t1 = performance.now();
+  const c1 = childCpu();
   await imep(['cluster', 'merge', pre.unit]);
   const ms = performance.now() - t;
-  return { precommitMs: pre.ms, ms, rows: readFileSync(join(pre.unit, 'rows/rows.jsonl')), detail: `shards ${s(t1 - t)} + merge and seal ${s(performance.now() - t1)}` };
+  const cpu = cpuSince(c);
+  const shardCpu = c1 === null || c === null ? null : c1 - c;
+  const cpuDetail = cpu === null || shardCpu === null ? '' : `; CPU ${cpu.toFixed(2)} s = shards ${shardCpu.toFixed(2)} + merge ${(cpu - shardCpu).toFixed(2)}`;
+  return { precommitMs: pre.ms, ms, cpu, rows: readFileSync(join(pre.unit, 'rows/rows.jsonl')), detail: `shards ${s(t1 - t)} + merge and seal ${s(performance.now() - t1)}${cpuDetail}` };
 }
 
 const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
@@ -108,7 +152,7 @@ for (let r = 0; r < reps; r++) {
   const a = singles[r]!;
   const b = shardeds[r]!;
   identical &&= a.rows.equals(b.rows);
-  console.log(`round ${r + 1}: single ${s(a.ms)}; sharded ${s(b.ms)} (${b.detail}); ratio ${(b.ms / a.ms).toFixed(3)}; load ${loadavg()[0]?.toFixed(2)}`);
+  console.log(`round ${r + 1}: single ${s(a.ms)}${a.detail === '' ? '' : ` (${a.detail})`}; sharded ${s(b.ms)} (${b.detail}); ratio ${(b.ms / a.ms).toFixed(3)}; load ${loadavg()[0]?.toFixed(2)}`);
 }
 const single = median(singles.map((a) => a.ms));
 const sharded = median(shardeds.map((a) => a.ms));
@@ -116,6 +160,13 @@ const pre = median([...singles, ...shardeds].map((a) => a.precommitMs));
 console.log(`median precommit (each arm, not in the ratio): ${s(pre)}`);
 console.log(`median single process (run + seal):                     ${s(single)}`);
 console.log(`median ${SHARDS} shards in parallel + merge and seal:        ${s(sharded)}`);
+const cpus1 = singles.map((a) => a.cpu);
+const cpus2 = shardeds.map((a) => a.cpu);
+if (!cpus1.includes(null) && !cpus2.includes(null)) {
+  const c1 = median(cpus1 as number[]);
+  const c2 = median(cpus2 as number[]);
+  console.log(`median CPU (user + system, all imep processes of the arm): single ${c1.toFixed(2)} s; sharded ${c2.toFixed(2)} s (${(c2 / c1).toFixed(3)} × single)`);
+}
 console.log(`merged rows byte-identical to the single-process rows: ${identical ? 'yes' : 'NO'}`);
 const perRound = median(shardeds.map((b, i) => b.ms / singles[i]!.ms));
 console.log(`sharded / single = ${(sharded / single).toFixed(3)} (target ≤ 0.65); median of the per-round ratios ${perRound.toFixed(3)}; with the precommit in both arms ${((sharded + pre) / (single + pre)).toFixed(3)}`);
