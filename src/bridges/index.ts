@@ -70,6 +70,7 @@ export { BridgeClient, DEFAULT_DEADLINE_MS, DEFAULT_HEARTBEAT_MS, type BridgeCli
 export { BridgeCallError, errorFromWire, wireCodeOf } from './remote-error.js';
 export { DEFAULT_REMOTE_DEADLINES, RemoteEnvironment, type RemoteDeadlines } from './remote-environment.js';
 export { AllowlistedEnvironment, assertDisjointAllowlists, droppedFields, splitBySpec, splitObservation, type Allowlists } from './allowlist.js';
+export { CLIENT_NODE_FLAGS, LITE_SERVER_NODE_FLAGS } from './node-flags.js';
 export { BridgeServer, SERVED_OPS, type BridgeServerOptions, type EnvFactory } from './server.js';
 export {
   ServerSupervisor,

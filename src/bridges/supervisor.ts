@@ -11,6 +11,7 @@ import { ImepError } from '../core/errors.js';
 import { BridgeClient, type RemoteLiveness } from './client.js';
 import type { CurveClientKeys } from './endpoint.js';
 import type { HelloReply } from './op-schemas.js';
+import { LITE_SERVER_NODE_FLAGS } from './node-flags.js';
 
 /** A command line that starts a bridge server. */
 export interface ServerCommand {
@@ -43,10 +44,8 @@ export function liteServerCommand(endpoint: string, options: { runtime?: 'dist' 
   const runtime = options.runtime ?? (existsSync(join(root, 'dist/cli/main.js')) ? 'dist' : 'tsx');
   const entry = runtime === 'dist' ? ['dist/cli/main.js'] : ['--import', 'tsx', 'src/cli/main.ts'];
   const curve = options.curveKeysFile ? ['--curve-keys', options.curveKeysFile] : [];
-  // A larger initial old space: with V8's small default, the external memory of every frame sent
-  // triggers a full GC every few dozen steps (bench/bridge-roundtrip.ts shows both settings).
-  const heap = ['--initial-old-space-size=64'];
-  return { file: process.execPath, args: [...heap, ...entry, 'sim', 'serve', 'lite', '--endpoint', endpoint, ...curve], cwd: root, label: 'lite server' };
+  // a larger initial old space (see node-flags.ts; bench/bridge-roundtrip.ts measures with and without)
+  return { file: process.execPath, args: [...LITE_SERVER_NODE_FLAGS, ...entry, 'sim', 'serve', 'lite', '--endpoint', endpoint, ...curve], cwd: root, label: 'lite server' };
 }
 
 /** The Python interpreter for the sim-bridge: $IMEP_PYTHON, else /usr/bin/python3 (never a pyenv shim). */

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --initial-old-space-size=128
 import { buildLazyProgram, isCommanderExit, lazyGroup, type LazyCommand } from './program.js';
 import { exitCodeFor, messageFor } from './exit-codes.js';
 
