@@ -14,6 +14,14 @@
  * of S_π and T_μ (permute-v2.ts, resample-v2.ts: four-lane SIMD draws); S_pi3 is version 3 of S_π (permute-v3.ts:
  * two bounded indices per draw, draws, indices and swaps in one WebAssembly kernel); versions 1 stay the default.
  * Requirement (printed, not asserted): ratio < 2×.
+ *
+ * Why S_π and T_μ stay above 2× (measured per 4096-element float32 latent, CPU µs, on the 2-core development
+ * machine; `slice` of the latent ≈ 1.3–2.5 in the same runs): an operator pays the same output allocation and
+ * copy as the baseline, so everything else must cost less than one copy. S_π: Fisher–Yates swaps alone, from
+ * precomputed indices in WebAssembly, ≈ 2.3–2.5 (two random-line stores per step); draws + bounded indices
+ * alone ≈ 2.0 even at two indices per draw; fused (version 3) ≈ 4.0. T_μ: 4096 xoshiro128**x4 draws alone
+ * ≈ 1.7–1.9; a minimal four-lane float32 Box–Muller (polynomial log, sin/cos, sqrt; no moments, no rescale)
+ * ≈ 8–9 for 4096 normals — so no version 3 of T_μ: it could not come near 2× either.
  */
 import type { RetrievedItem } from '../src/banks/record.js';
 import { Prng } from '../src/core/prng.js';
