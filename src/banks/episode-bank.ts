@@ -323,7 +323,11 @@ function copyTensor(t: FloatTensor): FloatTensor {
   // slower on short arrays).
   const d = t.data;
   const data = t.dtype === 'float32' ? new Float32Array(d as Float32Array) : t.dtype === 'float64' ? new Float64Array(d as Float64Array) : new Uint16Array(d as Uint16Array);
-  return { dtype: t.dtype, shape: t.shape.slice(), data } as FloatTensor;
+  // A loop, not slice(): Array#slice of a frozen array (callers may pass frozen shapes) takes V8's slow path.
+  const n = t.shape.length;
+  const shape = new Array<number>(n);
+  for (let i = 0; i < n; i++) shape[i] = t.shape[i] as number;
+  return { dtype: t.dtype, shape, data } as FloatTensor;
 }
 
 function checkSameKind(have: FloatTensor, got: FloatTensor, field: string): void {
