@@ -33,6 +33,12 @@ export interface GraphRunner {
   readonly signature: GraphSignature;
   /** Runs the graph; returns every output by name. */
   run(feeds: Readonly<Record<string, HostTensor>>): Promise<Record<string, HostTensor>>;
+  /**
+   * Wall time inside the inference runtime's own run call, nanoseconds summed over runs (ONNX Runtime: session.run,
+   * its JS wrapper and native run); what the runner does around it (feed tensors, output copies) is not included.
+   * Undefined when the backend does not measure it.
+   */
+  readonly runtimeNs?: number;
   release(): Promise<void>;
 }
 

@@ -36,6 +36,17 @@ interface FeedCache {
   readonly tensor: ort.Tensor;
 }
 
+/**
+ * An output's values for the caller to keep. onnxruntime-node hands each CPU output over in a fresh ArrayBuffer of
+ * its own (nothing else references it once the ort.Tensor is disposed), so such an array is passed on as it is; a
+ * view into a larger buffer (which the runtime might reuse) and string arrays are copied.
+ */
+function ownedOrCopy(data: OrtData): HostData {
+  if (Array.isArray(data)) return [...(data as string[])];
+  const a = data as Exclude<HostData, string[]>;
+  return a.byteOffset === 0 && a.byteLength === a.buffer.byteLength ? a : a.slice();
+}
+
 function sameShape(a: readonly number[], b: readonly number[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -49,6 +60,7 @@ class OnnxGraph implements GraphRunner {
    * ort.Tensor back: it only references the buffer, whose current contents the binding reads at run time.
    */
   private readonly feedCache = new Map<string, FeedCache>();
+  private sessionNs = 0n;
   constructor(readonly file: string, private readonly session: ort.InferenceSession) {
     const info = (m: ort.InferenceSession.ValueMetadata): ValueInfo =>
       m.isTensor ? { name: m.name, dtype: m.type, shape: [...m.shape] } : { name: m.name, dtype: 'non-tensor', shape: null };
@@ -73,20 +85,25 @@ class OnnxGraph implements GraphRunner {
       this.feedCache.set(name, { data: t.data, dtype: t.dtype, shape, tensor });
     }
     let results: ort.InferenceSession.ReturnType;
+    const t0 = process.hrtime.bigint();
     try {
       results = await this.session.run(ortFeeds);
     } catch (e) {
       throw new ImepError('E_CHECKPOINT_MISMATCH', `running ${this.file} failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, { file: this.file, cause: e });
     }
+    this.sessionNs += process.hrtime.bigint() - t0;
     const out: Record<string, HostTensor> = {};
     for (const name in results) {
       const t = results[name] as ort.Tensor;
       const data = t.data;
-      const copy = Array.isArray(data) ? [...(data as string[])] : (data as Exclude<HostData, string[]>).slice();
-      out[name] = { dtype: t.type as TensorDtype, shape: t.dims.map(Number), data: copy as HostData };
+      out[name] = { dtype: t.type as TensorDtype, shape: t.dims.map(Number), data: ownedOrCopy(data as OrtData) };
       t.dispose();
     }
     return out;
+  }
+
+  get runtimeNs(): number {
+    return Number(this.sessionNs);
   }
 
   async release(): Promise<void> {
