@@ -19,9 +19,9 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { makeLiteEnv } from '../../bridges/lite/registry.js';
 import { RemoteEnvironment, type RemoteDeadlines } from '../../bridges/remote-environment.js';
-import { BridgeServerPool, type ServerPoolObserver } from '../../bridges/server-pool.js';
+import type { BridgeServerPool, ServerPoolObserver } from '../../bridges/server-pool.js';
 import type { EnvSpec } from '../../bridges/sim-environment.js';
-import { liteServerCommand, pythonServerCommand, type ServerCommand } from '../../bridges/supervisor.js';
+import type { ServerCommand } from '../../bridges/supervisor.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { ImepError, isImepError } from '../../core/errors.js';
 import type { Protocol } from '../../protocol/schema.js';
@@ -77,6 +77,9 @@ export function resolveReplayDir(protocol: Protocol, ctx: SimulatorContext): str
 }
 
 async function openPool(protocol: Protocol, ctx: SimulatorContext, options: SimulatorOptions): Promise<{ pool: BridgeServerPool; description: string }> {
+  // imported here, not at the top: in-process lite runs (every shard of a lite campaign) never load the
+  // ZeroMQ client, msgpackr and execa (a tenth of a second of start-up per process)
+  const [{ BridgeServerPool }, { liteServerCommand, pythonServerCommand }] = await Promise.all([import('../../bridges/server-pool.js'), import('../../bridges/supervisor.js')]);
   const sim = protocol.simulator;
   const poolOptions = {
     ...(options.deadlines ? { deadlines: options.deadlines } : {}),
