@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { ImepError, isImepError } from '../core/errors.js';
 import { appendJsonLine, repairTornTail } from '../campaign/durable-append.js';
 import { currentOperator } from '../campaign/operator.js';
-import { assertCheckpointServes, checkpointPolicyProvider, DEFAULT_BATCH, runCampaign, type CampaignOptions, type EnvProvider, type PolicyProvider, type ShardSpec } from '../campaign/runner/index.js';
+import { assertCheckpointServes, checkpointPolicyProvider, DEFAULT_BATCH, remotePolicyProvider, runCampaign, type CampaignOptions, type EnvProvider, type PolicyProvider, type ShardSpec } from '../campaign/runner/index.js';
 import type { Protocol } from '../protocol/schema.js';
 import { clusterPaths, sessionFile } from './cluster-layout.js';
 import { openClusterUnit, readShardPlanRecord, shardRowsDone } from './cluster-unit.js';
@@ -89,7 +89,9 @@ export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: Sha
     rowsAtStart,
   });
   let runtime: string | null = null;
-  const policies = opts.policies ?? defaultPolicies;
+  const batchSize = opts.batchSize ?? DEFAULT_BATCH;
+  // a hosted policy (protocol `policy:`) is started from the unit's protocol, its identity checked against the precommit
+  const policies = opts.policies ?? (async (protocol: Protocol, dir: string) => (protocol.policy === undefined ? defaultPolicies(protocol, dir) : remotePolicyProvider(protocol, { file: join(unit.dir, 'protocol.json'), roots: [dir] }, batchSize)));
   const started = Date.now();
   const end = async (outcome: string): Promise<number> => {
     const rows = await shardRowsDone(unit.dir, spec.index, spec.count);
@@ -110,7 +112,7 @@ export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: Sha
   try {
     await runCampaign(join(unit.dir, 'protocol.json'), {
       campaignsDir: unit.campaignsDir,
-      batchSize: opts.batchSize ?? DEFAULT_BATCH,
+      batchSize,
       progress: null,
       say,
       shard: spec,

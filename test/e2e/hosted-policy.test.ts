@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { privateIpcEndpoint } from '../../src/bridges/endpoint.js';
 import { ServerSupervisor } from '../../src/bridges/supervisor.js';
-import { precommitCampaign, runCampaign } from '../../src/campaign/runner/index.js';
+import { precommitCampaign, remotePolicyProvider, runCampaign } from '../../src/campaign/runner/index.js';
 import { readUnitState } from '../../src/campaign/unit-state.js';
 import { verifyUnit } from '../../src/campaign/verify.js';
 import { sha256Hex } from '../../src/core/hash.js';
@@ -215,6 +215,14 @@ POLICIES = {MyPolicy.name: MyPolicy}
     const refused = runCampaign(yamlFile, { ...quiet, campaignsDir, say: () => undefined });
     await expect(refused).rejects.toMatchObject({ code: 'E_CHECKPOINT_MISMATCH', field: 'policy', file: yamlFile });
     await expect(refused).rejects.toThrow(/hosted policy 'my-memory' changed since precommit: my_hosted_policy\.py \(sha256 [0-9a-f]{12}…, frozen [0-9a-f]{12}…\)/);
+    // the same refusal when the provider comes through the `policies` option (as cluster shards pass it)
+    const viaOption = runCampaign(yamlFile, {
+      ...quiet,
+      campaignsDir,
+      say: () => undefined,
+      policies: (protocol, root) => remotePolicyProvider(protocol, { file: yamlFile, roots: [root] }, 32),
+    });
+    await expect(viaOption).rejects.toMatchObject({ code: 'E_CHECKPOINT_MISMATCH', field: 'policy' });
     expect((await readUnitState(unit)).state).toBe('precommitted'); // nothing ran
     expect(childPolicyHosts()).toEqual([]);
 

@@ -24,6 +24,7 @@ import { describeOverlap, findSeedOverlaps, readSeedRegistry } from '../seed-reg
 import { unitPaths, type Operator, type SeedBand } from '../unit-layout.js';
 import { inProcessLiteEnvs, openSimulators, type SimulatorContext, type SimulatorOptions } from './bridge-envs.js';
 import { assertCheckpointServes, checkpointPolicyProvider } from './checkpoint-policy.js';
+import type { HostedPolicyRecord } from '../hosted-policy-record.js';
 import { assertHostedPolicyUnchanged, hostedPolicyKey, remotePolicyProvider, type RemotePolicyProvider } from './remote-policy-provider.js';
 import { assertSimulatorInputsUnchanged, simulatorInputHashes } from './simulator-inputs.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
@@ -134,6 +135,11 @@ function seedBands(protocol: Protocol): SeedBand[] {
   return protocol.envs.flatMap((e) => ranges.map((r) => ({ task: e.task ?? e.id, start: r.start, end: r.end })));
 }
 
+/** The frozen identity a hosted-policy provider carries (remote-policy-provider.ts), if any. */
+function hostedRecordOf(provider: PolicyProvider): HostedPolicyRecord | undefined {
+  return 'record' in provider ? (provider as RemotePolicyProvider).record : undefined;
+}
+
 /**
  * The policy runtime for a campaign, checked against the checkpoint (or the hosted policy's frozen
  * identity, once the unit is precommitted) and every condition.
@@ -143,21 +149,17 @@ export async function runtimeFor(c: Campaign, opts: CampaignOptions): Promise<Po
   const ckptDir = c.protocol.checkpoint === undefined ? root : resolve(root, c.protocol.checkpoint.path);
   let provider: PolicyProvider;
   if (opts.policies) provider = await opts.policies(c.protocol, ckptDir);
-  else if (c.protocol.policy !== undefined) {
-    const hosted = await remotePolicyProvider(c.protocol, simulatorContext(c, opts), batchOf(opts));
-    provider = hosted;
-    try {
-      if (await exists(unitPaths(c.dir).precommit)) assertHostedPolicyUnchanged(hosted.record, (await readPrecommit(c.dir)).hostedPolicy, c.file);
-    } catch (e) {
-      await provider.release();
-      throw e;
-    }
-    say(opts, `policy: ${provider.description}`);
-  } else {
+  else if (c.protocol.policy !== undefined) provider = await remotePolicyProvider(c.protocol, simulatorContext(c, opts), batchOf(opts));
+  else {
     assertCheckpointServes(c.protocol, ckptDir);
     provider = await checkpointPolicyProvider(ckptDir, { memory: c.protocol.memory });
   }
   try {
+    const hosted = hostedRecordOf(provider);
+    if (hosted !== undefined) {
+      if (await exists(unitPaths(c.dir).precommit)) assertHostedPolicyUnchanged(hosted, (await readPrecommit(c.dir)).hostedPolicy, c.file);
+      say(opts, `policy: ${provider.description}`);
+    }
     await preflightPlan(c.protocol, c.plan.episodes, provider, batchOf(opts));
   } catch (e) {
     await provider.release();
@@ -175,7 +177,7 @@ export async function createAndPrecommit(c: Campaign, opts: CampaignOptions): Pr
   const root = checkpointRoot(c.protocol, opts);
   const digest = c.protocol.checkpoint === undefined ? null : await verifyCheckpoint(c.protocol, root, c.file);
   const provider = await runtimeFor(c, opts);
-  const hosted = 'record' in provider ? (provider as RemotePolicyProvider).record : undefined;
+  const hosted = hostedRecordOf(provider);
   const checkpoint = c.protocol.checkpoint;
   try {
     const registryFile = join(opts.campaignsDir, 'seed-registry.json');

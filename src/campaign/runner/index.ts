@@ -27,6 +27,8 @@ export { ActionDigest, EMPTY_ACTION_DIGEST } from './action-digest.js';
 export { ProgressDisplay } from './progress.js';
 export type { ProgressStream } from './progress.js';
 export { assertCheckpointServes, checkpointPolicyProvider } from './checkpoint-policy.js';
+export { assertHostedPolicyUnchanged, hostedPolicyDigest, remotePolicyProvider } from './remote-policy-provider.js';
+export type { RemotePolicyContext, RemotePolicyProvider } from './remote-policy-provider.js';
 export { parseShard, shardDir, shardFilter, openShard } from './shard.js';
 export type { ShardSpec, ShardRecord, OpenShard } from './shard.js';
 export { taskFacts } from './task-facts.js';
