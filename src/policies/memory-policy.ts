@@ -101,8 +101,10 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   private readonly keyShape: readonly number[];
   private readonly valueShape: readonly number[];
   private readonly actOut: { action: OutputContract; decisionLogits: OutputContract | undefined };
-  /** Reused input buffers, by tensor name and batch size (a graph run never keeps them past its return). */
-  private readonly buffers = new Map<string, Float32Array | Uint8Array | Int32Array>();
+  /** Reused input buffers, by observation input and batch size, and the memory inputs by batch size (a graph run never keeps them past its return). */
+  private readonly buffers = new Map<InputContract, (Float32Array | Uint8Array | Int32Array | undefined)[]>();
+  private readonly memoryBuffers: (Float32Array | undefined)[] = [];
+  private readonly maskBuffers: (Float32Array | undefined)[] = [];
   private readonly sampleShapes = new Map<InputContract, { readonly rest: readonly number[]; readonly per: number }>();
   private readonly batchShapes = new Map<InputContract, (readonly number[] | undefined)[]>();
   private busy = false;
@@ -250,8 +252,10 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
 
     // 2. read each slot's bank through its hook
     const k = this.k, d = this.d;
-    const memory = this.buffer('memory', 'float32', B * k * d) as Float32Array;
-    const mask = this.buffer('memoryMask', 'float32', B * k) as Float32Array;
+    let memory = this.memoryBuffers[B];
+    if (memory === undefined) this.memoryBuffers[B] = memory = new Float32Array(B * k * d);
+    let mask = this.maskBuffers[B];
+    if (mask === undefined) this.maskBuffers[B] = mask = new Float32Array(B * k);
     memory.fill(0);
     mask.fill(0);
     const reads: ReadReadout[] = [];
@@ -354,7 +358,8 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     const t = out[c.name];
     const file = this.checkpoint.manifestFile;
     if (t === undefined) throw new ImepError('E_CHECKPOINT_MISMATCH', `the ${graph} graph returned no ${c.name}`, { file, field: `graphs.${graph}.outputs` });
-    const ok = t.shape.length === c.shape.length && t.shape[0] === B && c.shape.every((dim, j) => j === 0 || dim === t.shape[j]);
+    let ok = t.shape.length === c.shape.length && t.shape[0] === B;
+    for (let j = 1; ok && j < c.shape.length; j++) ok = c.shape[j] === t.shape[j];
     if (!ok || !(t.data instanceof Float32Array)) {
       throw new ImepError('E_CHECKPOINT_MISMATCH', `the ${graph} graph returned ${c.name} as ${t.dtype}[${t.shape.join(', ')}] for a batch of ${B}, contract says float32[${c.shape.join(', ')}]`, { file, field: `graphs.${graph}.outputs` });
     }
@@ -380,47 +385,44 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     const field = c.field as string;
     const { rest, per } = this.sampleShape(c);
     const B = obs.length;
-    const file = this.checkpoint.manifestFile;
-    const bad = (message: string): ImepError =>
-      new ImepError('E_CHECKPOINT_MISMATCH', `observation field ${JSON.stringify(field)}: ${message}`, { file, field: `${where}.field`, hint: 'the environment does not give what this checkpoint was built for' });
     if (c.dtype === 'string') {
       const data = obs.map((o) => {
         const v = o[field];
-        if (typeof v !== 'string') throw bad(`expected a string, got ${typeof v}`);
+        if (typeof v !== 'string') throw this.badObservation(field, where, `expected a string, got ${typeof v}`);
         return v;
       });
       return { dtype: 'string', shape: [B], data };
     }
     if (c.dtype !== 'float32' && c.dtype !== 'uint8' && c.dtype !== 'int32') {
-      throw bad(`observation inputs of dtype ${c.dtype} are not supported (float32, uint8, int32, string)`);
+      throw this.badObservation(field, where, `observation inputs of dtype ${c.dtype} are not supported (float32, uint8, int32, string)`);
     }
     const shape = this.batchShape(c, B);
     if (B === 1) {
       const direct = this.sameDtypeValues(c.dtype, (obs[0] as Observation)[field], rest, per);
       if (direct !== null) return { dtype: c.dtype, shape, data: direct };
     }
-    const out = this.buffer(`${where}:${c.name}`, c.dtype, B * per);
+    const out = this.inputBuffer(c, B, per);
     for (let i = 0; i < B; i++) {
       const v = (obs[i] as Observation)[field];
       let data: ArrayLike<number | bigint>;
       let srcDtype: string;
       if (isNdArray(v)) {
-        if (!sameDims(v.shape, rest)) throw bad(`shape [${v.shape.join(', ')}], the graph input needs [${rest.join(', ')}]`);
+        if (!sameDims(v.shape, rest)) throw this.badObservation(field, where, `shape [${v.shape.join(', ')}], the graph input needs [${rest.join(', ')}]`);
         data = v.data as ArrayLike<number | bigint>;
         srcDtype = v.dtype;
       } else if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
         data = v as unknown as ArrayLike<number | bigint>;
         srcDtype = v.constructor.name;
-        if (data.length !== per) throw bad(`${data.length} values, the graph input needs ${per} ([${rest.join(', ')}])`);
+        if (data.length !== per) throw this.badObservation(field, where, `${data.length} values, the graph input needs ${per} ([${rest.join(', ')}])`);
       } else if (typeof v === 'number' && per === 1) {
         data = [v];
         srcDtype = 'number';
       } else {
-        throw bad(v === undefined ? 'missing from the observation' : `not an array (${typeof v})`);
+        throw this.badObservation(field, where, v === undefined ? 'missing from the observation' : `not an array (${typeof v})`);
       }
-      if (c.dtype === 'uint8' && !(data instanceof Uint8Array)) throw bad(`is ${srcDtype}, the graph input needs uint8`);
-      if (data.length !== per) throw bad(`${data.length} values, the graph input needs ${per}`);
-      if (typeof data[0] === 'bigint') throw bad('64-bit integer observations are not supported');
+      if (c.dtype === 'uint8' && !(data instanceof Uint8Array)) throw this.badObservation(field, where, `is ${srcDtype}, the graph input needs uint8`);
+      if (data.length !== per) throw this.badObservation(field, where, `${data.length} values, the graph input needs ${per}`);
+      if (typeof data[0] === 'bigint') throw this.badObservation(field, where, '64-bit integer observations are not supported');
       out.set(data as ArrayLike<number>, i * per);
     }
     return { dtype: c.dtype, shape, data: out };
@@ -446,14 +448,24 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     return shape;
   }
 
-  private buffer(name: string, dtype: 'float32' | 'uint8' | 'int32', length: number): Float32Array | Uint8Array | Int32Array {
-    const key = `${name}|${dtype}|${length}`;
-    let b = this.buffers.get(key);
+  /** The reused packing buffer of an observation input for a batch of B (a graph run never keeps it past its return). */
+  private inputBuffer(c: InputContract, B: number, per: number): Float32Array | Uint8Array | Int32Array {
+    let byB = this.buffers.get(c);
+    if (byB === undefined) this.buffers.set(c, (byB = []));
+    let b = byB[B];
     if (b === undefined) {
-      b = dtype === 'float32' ? new Float32Array(length) : dtype === 'uint8' ? new Uint8Array(length) : new Int32Array(length);
-      this.buffers.set(key, b);
+      const length = B * per;
+      byB[B] = b = c.dtype === 'float32' ? new Float32Array(length) : c.dtype === 'uint8' ? new Uint8Array(length) : new Int32Array(length);
     }
     return b;
+  }
+
+  private badObservation(field: string, where: string, message: string): ImepError {
+    return new ImepError('E_CHECKPOINT_MISMATCH', `observation field ${JSON.stringify(field)}: ${message}`, {
+      file: this.checkpoint.manifestFile,
+      field: `${where}.field`,
+      hint: 'the environment does not give what this checkpoint was built for',
+    });
   }
 
   /** A structured record's payload: the leaf field carries the write candidate, the others a one-element zero. */
