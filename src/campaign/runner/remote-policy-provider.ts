@@ -18,14 +18,16 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
-import { loadCurveKeyPair, loadCurvePublicKey, type CurveClientKeys } from '../../bridges/curve-keys.js';
-import { privateIpcEndpoint } from '../../bridges/endpoint.js';
+// The bridge client, process supervision and key loading (zeromq, execa) are imported inside
+// remotePolicyProvider: every campaign process imports this module via campaign-setup, and checkpoint
+// campaigns (every lite shard) must not pay their load time.
+import type { CurveClientKeys } from '../../bridges/curve-keys.js';
 import type { PolicyIdentity } from '../../bridges/op-schemas.js';
-import { ServerSupervisor } from '../../bridges/supervisor.js';
+import type { ServerSupervisor } from '../../bridges/supervisor.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { ImepError, isImepError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hash.js';
-import { policyHostCommand, RemotePolicy } from '../../policies/remote-policy.js';
+import type { RemotePolicy } from '../../policies/remote-policy.js';
 import type { Protocol, RemotePolicyConfig } from '../../protocol/schema.js';
 import type { HostedPolicyRecord } from '../hosted-policy-record.js';
 import type { PolicyProvider, RunnerPolicy, SlotMemory, TaskContext } from './types.js';
@@ -84,6 +86,7 @@ function resolvePythonPath(config: RemotePolicyConfig, ctx: RemotePolicyContext)
 async function curveOf(config: RemotePolicyConfig, ctx: RemotePolicyContext): Promise<CurveClientKeys | undefined> {
   if (config.curve === undefined) return undefined;
   try {
+    const { loadCurveKeyPair, loadCurvePublicKey } = await import('../../bridges/curve-keys.js');
     const own = await loadCurveKeyPair(config.curve.keys);
     return { ...own, serverPublicKey: await loadCurvePublicKey(config.curve.serverKey) };
   } catch (e) {
@@ -164,6 +167,11 @@ export async function remotePolicyProvider(protocol: Protocol, ctx: RemotePolicy
     for (const f of cleanups.splice(0).reverse()) await f().catch(() => undefined);
   };
   try {
+    const [{ privateIpcEndpoint }, { ServerSupervisor }, { policyHostCommand, RemotePolicy }] = await Promise.all([
+      import('../../bridges/endpoint.js'),
+      import('../../bridges/supervisor.js'),
+      import('../../policies/remote-policy.js'),
+    ]);
     let endpoint: string;
     let supervisor: ServerSupervisor | undefined;
     let how: string;
