@@ -24,6 +24,8 @@ import { ExternalMemoryPolicy } from '../src/policies/memory-policy.js';
 const EPISODES = Number(process.env['EPISODES'] ?? 256);
 const CHECKPOINT = process.env['CHECKPOINT'] ?? 'checkpoints/lite-memvla';
 const INTRA_OP = Number(process.env['INTRA_OP'] ?? 1);
+/** runLockstep's recycleObservations (the policy keeps no observation and the bench subscribes to nothing). */
+const RECYCLE = process.env['RECYCLE'] !== '0';
 
 /** The simulator core, timed around each synchronous reset/step. */
 class TimedCore implements LiteEnv {
@@ -46,6 +48,11 @@ class TimedCore implements LiteEnv {
     const out = this.inner.stepSync(a);
     TimedCore.ns += process.hrtime.bigint() - t;
     return out;
+  }
+  releaseObservation(r: StepResult): void {
+    const t = process.hrtime.bigint();
+    this.inner.releaseObservation?.(r);
+    TimedCore.ns += process.hrtime.bigint() - t;
   }
 }
 
@@ -71,7 +78,7 @@ async function run(batch: number, seedFrom: number): Promise<Run> {
   const runtime0 = runtimeNs();
   TimedCore.ns = 0n;
   const t0 = process.hrtime.bigint();
-  const outcomes = await runLockstep(policy, envFor, episodes);
+  const outcomes = await runLockstep(policy, envFor, episodes, { recycleObservations: RECYCLE });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const t = policy.timings();
   await policy.release();

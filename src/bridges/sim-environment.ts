@@ -70,4 +70,11 @@ export interface SimEnvironment {
   reset(request: ResetRequest): Promise<StepResult>;
   step(action: NdArray): Promise<StepResult>;
   close(): Promise<void>;
+  /**
+   * Optional. The caller gives back the observation buffers of a result this environment returned: neither it nor
+   * anything it handed them to will read them again, so the environment may draw a later frame into them. Each
+   * result at most once. Results never given back stay valid for good (no later frame overlaps them); an
+   * environment without this method simply allocates every frame.
+   */
+  releaseObservation?(result: StepResult): void;
 }

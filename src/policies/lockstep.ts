@@ -34,6 +34,15 @@ export interface LockstepOptions {
   readonly subscribers?: readonly LockstepSubscriber[];
   /** Hard cap on steps per episode (default: none — the environment ends episodes). */
   readonly maxSteps?: number;
+  /**
+   * The caller's promise that the policy and every subscriber copy what they keep of an observation: none holds a
+   * StepResult's buffers past the call that handed it over. The runner then gives each step's `before` back to its
+   * environment (SimEnvironment.releaseObservation, where the environment has it) once the policy has answered and
+   * every onStep has run, so the environment can draw a later frame into it instead of allocating one. An
+   * episode's first and last results, which its outcome keeps, are never given back. Default false: every result
+   * stays valid for good.
+   */
+  readonly recycleObservations?: boolean;
 }
 
 interface Running {
@@ -56,6 +65,7 @@ export async function runLockstep(
 ): Promise<EpisodeOutcome[]> {
   const subs = options.subscribers ?? [];
   const maxSteps = options.maxSteps ?? Infinity;
+  const recycle = options.recycleObservations === true;
   // Slots past the episode count never start (start() finds the queue empty), so they are never scanned.
   const width = Math.min(policy.maxBatch, episodes.length);
   // Per-slot state in arrays indexed by slot (no Map, no per-step sort: ascending slot order is the index order).
@@ -110,10 +120,12 @@ export async function runLockstep(
       const r = stepping[i] as Running;
       const output = outputs[i] as PolicyOutput;
       const before = r.current;
-      const after = await (envs[slot] as SimEnvironment).step(output.action);
+      const e = envs[slot] as SimEnvironment;
+      const after = await e.step(output.action);
       r.current = after;
       r.steps += 1;
       for (const s of subs) s.onStep?.(slot, r.episode, before, output, after);
+      if (recycle && before !== r.first) e.releaseObservation?.(before);
       if (after.done || r.steps >= maxSteps) {
         finish(slot, r);
         await start(slot);

@@ -8,7 +8,9 @@
  * may pick a different algorithm per batch size) equality can degrade to float tolerance; this test is the
  * check to run there.
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { NdArray } from '../../src/bridges/sim-environment.js';
 import { makeLiteEnv } from '../../src/bridges/lite/registry.js';
 import { loadCheckpoint } from '../../src/policies/checkpoint.js';
 import { runLockstep } from '../../src/policies/lockstep.js';
@@ -17,7 +19,7 @@ import { LITE_MEMVLA } from './helpers.js';
 
 const EPISODES = 24;
 
-async function trace(batchSize: number): Promise<Map<string, string>> {
+async function trace(batchSize: number, recycleObservations = false): Promise<Map<string, string>> {
   const ckpt = await loadCheckpoint(LITE_MEMVLA);
   const policy = new ExternalMemoryPolicy(ckpt, { batchSize });
   const rows = new Map<string, string>();
@@ -29,13 +31,17 @@ async function trace(batchSize: number): Promise<Map<string, string>> {
     {
       subscribers: [{
         onStep: (_slot, ep, before, out) => {
+          rows.set(`${ep.info.episode}@${before.step}:rgb`, createHash('sha256').update((before.obs['rgb'] as NdArray).data as Uint8Array).digest('hex'));
           const ids = (out.readouts.reads ?? []).flatMap((r) => r.identities.map((id) => `${id.timestep}`)).join(',');
           rows.set(`${ep.info.episode}@${before.step}`, `${hex(out.action.data as Float32Array)}|${hex(out.readouts.decisionLogits)}|${ids}`);
         },
       }],
+      recycleObservations,
     },
   );
-  for (const o of outcomes) rows.set(`${o.episode.info.episode}:end`, `${o.steps}:${String(o.last.evaluator['success'])}`);
+  const frameHash = (r: { obs: Record<string, unknown> }): string => createHash('sha256').update((r.obs['rgb'] as NdArray).data as Uint8Array).digest('hex');
+  // the outcome's first and last results are never given back: hashed after every episode ran, they are intact
+  for (const o of outcomes) rows.set(`${o.episode.info.episode}:end`, `${o.steps}:${String(o.last.evaluator['success'])}:${frameHash(o.first) === o.first.firstFrameHash}:${frameHash(o.last)}`);
   await ckpt.release();
   return rows;
 }
@@ -45,11 +51,17 @@ describe('batched lockstep inference', () => {
     const one = await trace(1);
     const full = await trace(EPISODES);
     const ragged = await trace(7);
+    // observations given back to their environments (recycled frames) change nothing either
+    const recycled = await trace(7, true);
+    const recycledOne = await trace(1, true);
     expect(one.size).toBeGreaterThan(EPISODES * 15);
     expect([...full.keys()].sort()).toEqual([...one.keys()].sort());
+    for (const [k, v] of one) if (k.endsWith(':end')) expect(v, k).toMatch(/:true:[0-9a-f]{64}$/);
     for (const [k, v] of one) {
       expect(full.get(k), k).toBe(v);
       expect(ragged.get(k), k).toBe(v);
+      expect(recycled.get(k), k).toBe(v);
+      expect(recycledOne.get(k), k).toBe(v);
     }
   });
 });

@@ -73,6 +73,8 @@ export interface LiteEnv {
   readonly running: boolean;
   resetSync(request: ResetRequest): StepResult;
   stepSync(action: LiteAction): StepResult;
+  /** SimEnvironment.releaseObservation: the result's frame may be drawn over by a later reset/step of this core. */
+  releaseObservation?(result: StepResult): void;
 }
 
 /** Builds an EnvSpec with the common method-visible fields and the given evaluator-only ones. */
@@ -141,8 +143,12 @@ export abstract class LiteEnvBase implements LiteEnv {
   protected readonly frameShape: readonly number[];
   /** A raster holding the bare table, copied into each new frame. */
   protected readonly tableFrame: Raster;
-  /** Where each step's new frame comes from (see FrameAllocator). */
+  /** Where each step's new frame comes from when no given-back frame is spare (see FrameAllocator). */
   protected readonly frames: FrameAllocator;
+  /** Frames given back (releaseObservation) and not yet drawn over: later frames reuse them, last in first out. */
+  private readonly spareFrames: Uint8Array[] = [];
+  /** Frames this env returned that were not given back: only these may be given back, each once. */
+  private readonly outstanding = new WeakSet<Uint8Array>();
   protected toolX = 0;
   protected toolY = 0;
   protected elapsed = 0;
@@ -260,9 +266,31 @@ export abstract class LiteEnvBase implements LiteEnv {
     return this.frameOver(this.tableFrame);
   }
 
-  /** A new frame holding a copy of `background`. */
+  /** A frame no result holds: a given-back one when there is one (overwritten whole), else a new one. */
   protected frameOver(background: Raster): Raster {
-    return new Raster(this.resolution, this.resolution, this.frames.copyOf(background.data));
+    const spare = this.spareFrames.pop();
+    if (spare === undefined) return new Raster(this.resolution, this.resolution, this.frames.copyOf(background.data));
+    spare.set(background.data);
+    return new Raster(this.resolution, this.resolution, spare);
+  }
+
+  /** An all-zero frame no result holds (a given-back one zeroed, else a new one). */
+  protected blankFrame(): Uint8Array {
+    const spare = this.spareFrames.pop();
+    return spare === undefined ? this.frames.next() : spare.fill(0);
+  }
+
+  /**
+   * Gives back the frame of a result this env returned (SimEnvironment.releaseObservation): a later reset or step
+   * draws its frame into it. Throws for a frame this env did not return or that was already given back.
+   */
+  releaseObservation(result: StepResult): void {
+    const rgb = result.obs['rgb'] as NdArray | undefined;
+    const frame = rgb?.data;
+    if (!(frame instanceof Uint8Array) || !this.outstanding.delete(frame)) {
+      throw new ImepError('E_USAGE', `${this.spec.id}: releaseObservation of a frame this environment did not return, or gave back twice`, { field: 'releaseObservation' });
+    }
+    this.spareFrames.push(frame);
   }
 
   /** Draws the tool on a raster. */
@@ -271,6 +299,7 @@ export abstract class LiteEnvBase implements LiteEnv {
   }
 
   private result(frame: Uint8Array, truncated: boolean, firstFrameHash: string | undefined): StepResult {
+    this.outstanding.add(frame);
     const rgb: NdArray = { dtype: 'uint8', shape: this.frameShape, data: frame };
     const evaluator: Record<string, ObsValue> = {
       success: this.success,
@@ -315,6 +344,10 @@ export class LiteSimEnvironment implements SimEnvironment {
   async step(action: NdArray): Promise<StepResult> {
     this.assertOpen();
     return this.core.stepSync(action);
+  }
+
+  releaseObservation(result: StepResult): void {
+    this.core.releaseObservation?.(result);
   }
 
   async close(): Promise<void> {

@@ -134,7 +134,7 @@ export class ShellGameLite extends LiteEnvBase {
   }
 
   protected render(): Uint8Array {
-    if (this.isBlackout()) return this.frames.next();
+    if (this.isBlackout()) return this.blankFrame();
     const bg = this.elapsed < SHELL_GAME_CUE_STEPS ? this.backgrounds[this.ballCup] : this.backgrounds[3];
     const frame = this.frameOver(bg ?? this.tableFrame);
     this.drawTool(frame);
