@@ -137,7 +137,8 @@ async function sayWhere(c: Campaign, opts: CampaignOptions): Promise<void> {
 async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider: PolicyProvider | null): Promise<void> {
   let runtime = provider;
   try {
-    let { state } = await readUnitState(c.dir);
+    const snap = await readUnitState(c.dir);
+    let { state } = snap;
     if (state === 'created') throw new ImepError('E_OUT_OF_ORDER', `unit ${c.dir} was created but never precommitted`, { hint: 'remove the folder and run again' });
     if (state === 'precommitted' || state === 'running') {
       const rt = (runtime ??= await runtimeFor(c, opts));
@@ -148,7 +149,8 @@ async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider:
       await runtime.release();
       runtime = null;
     }
-    if (state === 'run-complete') await sealAndSay(c, opts);
+    // a seal killed between unit.json ('sealed') and seal.json is completed, never left for adjudication
+    if (state === 'run-complete' || snap.sealInterrupted) await sealAndSay(c, opts);
     if (opts.through === 'closeout') await postSeal(c, opts);
     await sayWhere(c, opts);
   } finally {

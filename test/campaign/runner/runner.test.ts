@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EpisodeRowSchema, EpisodeTimingSchema, type EpisodeRow } from '../../../src/campaign/episode-row.js';
 import { readUnitState } from '../../../src/campaign/unit-state.js';
+import { verifyUnit } from '../../../src/campaign/verify.js';
 import { runCampaign } from '../../../src/campaign/runner/index.js';
 import { loadProtocolSync } from '../../../src/protocol/index.js';
 import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
@@ -114,5 +115,26 @@ describe('campaign runner: the blackout ladder with a scripted ShellGame policy'
     expect(await runCampaign(file, opts)).toBe(dir);
     expect(opts.lines.join('\n')).toMatch(/sealed/);
     expect(opts.lines.join('\n')).toMatch(new RegExp(`next: imep campaign adjudicate ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  });
+
+  it('running it again after a seal killed between unit.json and seal.json completes the seal (resume never skips it)', async () => {
+    const dir = await run();
+    const writable = (d: string): void => {
+      chmodSync(d, 0o755);
+      for (const e of readdirSync(d)) {
+        const p = join(d, e);
+        if (statSync(p).isDirectory()) writable(p);
+        else chmodSync(p, 0o644);
+      }
+    };
+    writable(dir); // the kill lands before the seal makes the unit read-only
+    rmSync(join(dir, 'seal.json'));
+    expect((await readUnitState(dir)).sealInterrupted).toBe(true);
+    const opts = scriptedOptions(box, 'shell');
+    expect(await runCampaign(file, opts)).toBe(dir);
+    expect(opts.lines.join('\n')).toMatch(/^sealed .*: 168 rows, Merkle root [0-9a-f]{64}$/m);
+    const snap = await readUnitState(dir);
+    expect({ state: snap.state, sealInterrupted: snap.sealInterrupted }).toEqual({ state: 'sealed', sealInterrupted: false });
+    expect((await verifyUnit(dir)).ok).toBe(true);
   });
 });
