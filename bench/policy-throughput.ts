@@ -8,12 +8,19 @@
  *   other   everything else: feeds and feed tensors, bank query/hook/write, output copies and slicing, the
  *           SimEnvironment's async wrapper, the lockstep loop, garbage collection — the orchestrator
  * Prints the ratio batch-32 / batch-1 throughput (the issue expects ≥ 5×) and the orchestrator share; asserts nothing.
+ * Measured twice, each in a child process: under the node flags the imep CLI runs with (CLIENT_NODE_FLAGS, the #!
+ * line of src/cli/main.ts: the requirement's figure, as users run it) and under node's defaults (a reference).
+ * The bench gives each step's observation back to its environment (runLockstep recycleObservations: the policy
+ * keeps none and the bench subscribes to nothing), as a campaign that opts in does; RECYCLE=0 measures without.
  * All three are wall times, so another process competing for the CPUs inflates every one of them: the bench prints
  * the 1-minute load average before and after the timed passes and flags a run whose load exceeded the core count.
  *
  *   npx tsx bench/policy-throughput.ts            [EPISODES=256 REPEATS=5 INTRA_OP=1 CHECKPOINT=checkpoints/lite-memvla]
  */
+import { spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { CLIENT_NODE_FLAGS } from '../src/bridges/node-flags.js';
 import { LiteSimEnvironment, type LiteAction, type LiteEnv } from '../src/bridges/lite/lite-env.js';
 import { makeLiteEnvSync } from '../src/bridges/lite/registry.js';
 import type { ResetRequest, SimEnvironment, StepResult } from '../src/bridges/sim-environment.js';
@@ -97,25 +104,44 @@ async function run(batch: number, seedFrom: number): Promise<Run> {
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 const us = (s: number, n: number): string => `${((s / n) * 1e6).toFixed(1)} µs`;
 
-// Warm-up (JIT, allocation paths), then REPEATS timed passes per batch size, interleaved; the median pass counts.
-const REPEATS = Number(process.env['REPEATS'] ?? 5);
-for (let i = 0; i < 2; i++) for (const batch of [1, 32]) await run(batch, 10_000);
-const loadBefore = loadavg()[0] as number;
-const passes = new Map<number, Run[]>([[1, []], [32, []]]);
-for (let i = 0; i < REPEATS; i++) for (const batch of [1, 32]) passes.get(batch)?.push(await run(batch, 0));
-const median = (rs: Run[]): Run => [...rs].sort((a, b) => a.seconds - b.seconds)[Math.floor(rs.length / 2)] as Run;
-const results: Run[] = [1, 32].map((b) => median(passes.get(b) ?? []));
-const loadAfter = loadavg()[0] as number;
-console.log(`policy-throughput: ${CHECKPOINT}, ${EPISODES} episodes of ShellGameTouch-lite (strict, blackout 6), ONNX Runtime CPU, ${INTRA_OP} intra-op thread(s), median of ${REPEATS} passes`);
-for (const r of results) {
-  const other = r.seconds - r.graph - r.sim;
-  console.log(
-    `  batch ${String(r.batch).padStart(2)}: ${(r.slotSteps / r.seconds).toFixed(0).padStart(7)} slot-steps/s  (${r.slotSteps} slot-steps, ${r.calls} batched calls, ${r.successes}/${EPISODES} successes)` +
-      `  per slot-step: total ${us(r.seconds, r.slotSteps)}, graph ${us(r.graph, r.slotSteps)}, sim ${us(r.sim, r.slotSteps)}, orchestrator ${us(other, r.slotSteps)} = ${pct(other / r.seconds)} of step time (ONNX backend around session.run ${us(r.runner, r.slotSteps)})`,
-  );
+/** One configuration's measurement (in a child process started with that configuration's node flags). */
+async function measure(label: string): Promise<void> {
+  // Warm-up (JIT, allocation paths), then REPEATS timed passes per batch size, interleaved; the median pass counts.
+  const REPEATS = Number(process.env['REPEATS'] ?? 5);
+  for (let i = 0; i < 2; i++) for (const batch of [1, 32]) await run(batch, 10_000);
+  const loadBefore = loadavg()[0] as number;
+  const passes = new Map<number, Run[]>([[1, []], [32, []]]);
+  for (let i = 0; i < REPEATS; i++) for (const batch of [1, 32]) passes.get(batch)?.push(await run(batch, 0));
+  const median = (rs: Run[]): Run => [...rs].sort((a, b) => a.seconds - b.seconds)[Math.floor(rs.length / 2)] as Run;
+  const results: Run[] = [1, 32].map((b) => median(passes.get(b) ?? []));
+  const loadAfter = loadavg()[0] as number;
+  console.log(`[${label}: node ${process.execArgv.filter((a) => a.startsWith('--') && !a.startsWith('--import') && !a.startsWith('--require')).join(' ') || '(no flags)'}]`);
+  for (const r of results) {
+    const other = r.seconds - r.graph - r.sim;
+    console.log(
+      `  batch ${String(r.batch).padStart(2)}: ${(r.slotSteps / r.seconds).toFixed(0).padStart(7)} slot-steps/s  (${r.slotSteps} slot-steps, ${r.calls} batched calls, ${r.successes}/${EPISODES} successes)` +
+        `  per slot-step: total ${us(r.seconds, r.slotSteps)}, graph ${us(r.graph, r.slotSteps)}, sim ${us(r.sim, r.slotSteps)}, orchestrator ${us(other, r.slotSteps)} = ${pct(other / r.seconds)} of step time (ONNX backend around session.run ${us(r.runner, r.slotSteps)})`,
+    );
+  }
+  const [b1, b32] = results as [Run, Run];
+  console.log(`  throughput ratio batch 32 / batch 1: ${((b32.slotSteps / b32.seconds) / (b1.slotSteps / b1.seconds)).toFixed(2)}×`);
+  const cores = availableParallelism();
+  const busy = Math.max(loadBefore, loadAfter) > cores;
+  console.log(`  1-min load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)} on ${cores} cores${busy ? ' — OTHER PROCESSES COMPETED FOR THE CPUs: wall times are inflated, rerun on an idle machine' : ''}`);
 }
-const [b1, b32] = results as [Run, Run];
-console.log(`  throughput ratio batch 32 / batch 1: ${((b32.slotSteps / b32.seconds) / (b1.slotSteps / b1.seconds)).toFixed(2)}×`);
-const cores = availableParallelism();
-const busy = Math.max(loadBefore, loadAfter) > cores;
-console.log(`  1-min load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)} on ${cores} cores${busy ? ' — OTHER PROCESSES COMPETED FOR THE CPUs: wall times are inflated, rerun on an idle machine' : ''}`);
+
+// Each configuration runs in a process of its own started with its node flags: "as imep runs" with the imep CLI's
+// (CLIENT_NODE_FLAGS, its #! line), which is the requirement's figure; node's defaults as a reference.
+const measureAt = process.argv.indexOf('--measure');
+if (measureAt >= 0) await measure(process.argv[measureAt + 1] ?? '');
+else {
+  console.log(`policy-throughput: ${CHECKPOINT}, ${EPISODES} episodes of ShellGameTouch-lite (strict, blackout 6), ONNX Runtime CPU, ${INTRA_OP} intra-op thread(s), median of ${process.env['REPEATS'] ?? 5} passes, observations ${RECYCLE ? 'given back to their envs (recycleObservations)' : 'never given back (RECYCLE=0)'}`);
+  const configs: readonly { label: string; flags: readonly string[] }[] = [
+    { label: 'node defaults (reference)', flags: [] },
+    { label: 'as imep runs (the requirement\'s figure)', flags: CLIENT_NODE_FLAGS },
+  ];
+  for (const c of configs) {
+    const r = spawnSync(process.execPath, [...c.flags, '--import', 'tsx', fileURLToPath(import.meta.url), '--measure', c.label], { stdio: 'inherit' });
+    if (r.status !== 0) throw new Error(`policy-throughput: the ${c.label} measurement exited with ${r.status ?? r.signal}`);
+  }
+}
