@@ -103,6 +103,15 @@ export function liteSpec(args: {
   };
 }
 
+/** The bare-table raster of each resolution, drawn once per process and only ever read (copied from). */
+const TABLE_FRAMES = new Map<number, Raster>();
+
+function tableFrameOf(resolution: number): Raster {
+  let r = TABLE_FRAMES.get(resolution);
+  if (r === undefined) TABLE_FRAMES.set(resolution, (r = new Raster(resolution).clear(COLORS.table)));
+  return r;
+}
+
 function badAction(envId: string, message: string): ImepError {
   return new ImepError('E_USAGE', `${envId}: bad action: ${message}`, { field: 'action' });
 }
@@ -141,7 +150,7 @@ export abstract class LiteEnvBase implements LiteEnv {
   readonly spec: EnvSpec;
   readonly resolution: number;
   protected readonly frameShape: readonly number[];
-  /** A raster holding the bare table, copied into each new frame. */
+  /** A raster holding the bare table, copied into each new frame (shared by every env of this resolution: read only). */
   protected readonly tableFrame: Raster;
   /** Where each step's new frame comes from when no given-back frame is spare (see FrameAllocator). */
   protected readonly frames: FrameAllocator;
@@ -164,7 +173,7 @@ export abstract class LiteEnvBase implements LiteEnv {
     this.spec = spec;
     this.resolution = resolution;
     this.frameShape = Object.freeze([resolution, resolution, 3]);
-    this.tableFrame = new Raster(resolution).clear(COLORS.table);
+    this.tableFrame = tableFrameOf(resolution);
     this.frames = new FrameAllocator(resolution * resolution * 3);
   }
 

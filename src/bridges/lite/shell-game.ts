@@ -51,14 +51,35 @@ export interface ShellGameOptions {
   readonly strict: boolean;
 }
 
+/** The backgrounds of each resolution (keyed by its table raster), drawn once per process and only ever read. */
+const BACKGROUNDS = new WeakMap<Raster, readonly Raster[]>();
+
+function backgroundsOf(table: Raster): readonly Raster[] {
+  let list = BACKGROUNDS.get(table);
+  if (list !== undefined) return list;
+  const made: Raster[] = [];
+  for (let cup = 0; cup < 3; cup++) {
+    made.push(table.clone().fillCircle(CUP_X[cup] ?? 0, CUP_Y, BALL_RADIUS, COLORS.ball));
+  }
+  const closed = table.clone();
+  for (const x of CUP_X) {
+    closed.fillCircle(x, CUP_Y, CUP_RADIUS, COLORS.cup);
+    closed.fillCircle(x, CUP_Y, CUP_RADIUS * 0.55, COLORS.cupRim);
+  }
+  made.push(closed);
+  list = Object.freeze(made);
+  BACKGROUNDS.set(table, list);
+  return list;
+}
+
 export class ShellGameLite extends LiteEnvBase {
   protected readonly resetOptionKeys = RESET_KEYS;
   protected readonly actionLengths = [2] as const;
   readonly defaults: ShellGameOptions;
   private readonly cupYs = Float64Array.of(CUP_Y, CUP_Y, CUP_Y);
   private readonly cupXs = Float64Array.from(CUP_X);
-  /** Cached backgrounds: index 0–2 = ball under that cup (cue phase), 3 = closed cups. */
-  private readonly backgrounds: Raster[] = [];
+  /** Cached backgrounds: index 0–2 = ball under that cup (cue phase), 3 = closed cups (shared, read only). */
+  private readonly backgrounds: readonly Raster[];
   private ballCup = 0;
   private blackoutFromStep: number | null = null;
   private strict = false;
@@ -90,15 +111,7 @@ export class ShellGameLite extends LiteEnvBase {
       blackoutFromStep: optNullableInt(SHELL_GAME_ID, 'kwargs', kwargs, 'blackoutFromStep', null, 0, 1_000_000),
       strict: optBool(SHELL_GAME_ID, 'kwargs', kwargs, 'strict', false),
     };
-    for (let cup = 0; cup < 3; cup++) {
-      this.backgrounds.push(this.tableFrame.clone().fillCircle(CUP_X[cup] ?? 0, CUP_Y, BALL_RADIUS, COLORS.ball));
-    }
-    const closed = this.tableFrame.clone();
-    for (const x of CUP_X) {
-      closed.fillCircle(x, CUP_Y, CUP_RADIUS, COLORS.cup);
-      closed.fillCircle(x, CUP_Y, CUP_RADIUS * 0.55, COLORS.cupRim);
-    }
-    this.backgrounds.push(closed);
+    this.backgrounds = backgroundsOf(this.tableFrame);
   }
 
   protected onReset(scene: Prng, options: Options): void {
