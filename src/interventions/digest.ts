@@ -11,28 +11,50 @@ export const DIGEST_CHARS = 16;
 
 const encoder = new TextEncoder();
 
+/**
+ * UTF-8 bytes of each leaf header seen so far (name, dtype and shape repeat from step to step), bounded:
+ * the map starts over when it reaches HEAD_CACHE_LIMIT distinct headers.
+ */
+const heads = new Map<string, Uint8Array>();
+const HEAD_CACHE_LIMIT = 4096;
+
+function headBytes(name: string, t: FloatTensor): Uint8Array {
+  const key = `${name}\u001f${t.dtype}\u001f${t.shape.join('x')}\u001e`;
+  let head = heads.get(key);
+  if (head === undefined) {
+    if (heads.size >= HEAD_CACHE_LIMIT) heads.clear();
+    head = encoder.encode(key);
+    heads.set(key, head);
+  }
+  return head;
+}
+
+/** Reused concatenation buffer (the digest input never outlives the call). */
+let scratch = new Uint8Array(4096);
+
 export function leavesDigest(
   leaves: Readonly<Record<string, FloatTensor>>,
   order: readonly string[] = Object.keys(leaves).sort(),
   chars: number = DIGEST_CHARS,
 ): string {
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (const name of order) {
+  let off = 0;
+  for (let i = 0; i < order.length; i++) {
+    const name = order[i] as string;
     const t = leaves[name];
     if (t === undefined) throw new RangeError(`leavesDigest: no leaf named ${name}`);
-    const head = encoder.encode(`${name}\u001f${t.dtype}\u001f${t.shape.join('x')}\u001e`);
+    const head = headBytes(name, t);
     const bytes = tensorBytes(t);
-    parts.push(head, bytes);
-    total += head.length + bytes.length;
+    const end = off + head.length + bytes.length;
+    if (scratch.length < end) {
+      const grown = new Uint8Array(Math.max(end, 2 * scratch.length));
+      grown.set(scratch.subarray(0, off));
+      scratch = grown;
+    }
+    scratch.set(head, off);
+    scratch.set(bytes, off + head.length);
+    off = end;
   }
-  const buf = new Uint8Array(total);
-  let off = 0;
-  for (const p of parts) {
-    buf.set(p, off);
-    off += p.length;
-  }
-  return sha256Hex(buf).slice(0, chars);
+  return sha256Hex(scratch.subarray(0, off)).slice(0, chars);
 }
 
 /** Digest of a record payload, fields in canonical PAYLOAD_FIELDS order. */

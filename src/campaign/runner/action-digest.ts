@@ -9,7 +9,7 @@
  * bytes(·) are float32 little-endian; every lite action has the same length, so the concatenation is
  * unambiguous. A float64 action is narrowed to float32 first (the policy contract is float32).
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, hash, type Hash } from 'node:crypto';
 import type { NdArray } from '../../bridges/sim-environment.js';
 
 const TAG = 'imep.action-digest.v1';
@@ -32,7 +32,7 @@ export class ActionDigest {
     if (this.final !== null) throw new Error('ActionDigest: add after digest');
     const bytes = float32Bytes(action);
     this.hash.update(bytes);
-    this.hashes.push(createHash('sha256').update(bytes).digest('hex').slice(0, 12));
+    this.hashes.push(hash('sha256', bytes, 'hex').slice(0, 12));
   }
 
   /** The digest over every action added (the digest is final once read). */

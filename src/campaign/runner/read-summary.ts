@@ -17,7 +17,7 @@
  * - firstQuery: the per-scope query clock (queryIndex) and candidate count of the episode's first read,
  *   from its ReadContext (as recorded in the trace entry); null when the episode made no read.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ReadSummary } from '../episode-row.js';
 import type { InstallationRecord } from '../../interventions/install.js';
 import type { SubstitutionMode, TraceEntry } from '../../interventions/trace.js';
@@ -54,7 +54,8 @@ export class ReadSummaryBuilder {
     const { mode, oracle } = this.options;
     let empty = 0, withHistory = 0, substituted = 0, unchanged = 0;
     const emptyPositions: number[] = [];
-    const digest = createHash('sha256').update('imep.read-content.v1');
+    // The digest input, built as one string and hashed once (the same bytes as one update per read).
+    let content = 'imep.read-content.v1';
     this.entries.forEach((e, i) => {
       if (e.returnedCount === 0) {
         empty++;
@@ -62,7 +63,7 @@ export class ReadSummaryBuilder {
       }
       const history = e.selected.length > 0;
       if (history) withHistory++;
-      digest.update(`\n${e.queryIndex}:${e.readAfter}`);
+      content += `\n${e.queryIndex}:${e.readAfter}`;
       let applied = false, changed = false;
       if (oracle) {
         applied = true;
@@ -100,7 +101,7 @@ export class ReadSummaryBuilder {
       decisionQueries,
       coveredDecisionQueries,
       covered,
-      contentDigest: digest.digest('hex'),
+      contentDigest: hash('sha256', content, 'hex'),
       firstQuery: first === undefined ? null : { clock: first.queryIndex, candidates: first.candidateCount },
     };
   }
