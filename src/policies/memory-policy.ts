@@ -77,6 +77,15 @@ function rowOf(data: Float32Array, i: number, n: number): Float32Array {
   return out;
 }
 
+/** Fills `t` (float32, n values) with row i of a row-major batch and returns it. */
+function copyRowInto(t: FloatTensor, data: Float32Array, i: number): FloatTensor {
+  const out = t.data as Float32Array;
+  const n = out.length;
+  const off = i * n;
+  for (let j = 0; j < n; j++) out[j] = data[off + j] as number;
+  return t;
+}
+
 function sameDims(a: readonly number[], b: readonly number[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -100,6 +109,12 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   /** Shapes of the per-slot key and write-candidate views handed to episode banks (which copy what they keep). */
   private readonly keyShape: readonly number[];
   private readonly valueShape: readonly number[];
+  /**
+   * Episode banks only: the one key and the one write candidate handed to a bank, refilled for each slot (a copy of
+   * its row). EpisodeBank.query reads the key and keeps nothing; EpisodeBank.write copies the value it stores.
+   */
+  private readonly keyScratch: FloatTensor;
+  private readonly valueScratch: FloatTensor;
   private readonly actOut: { action: OutputContract; decisionLogits: OutputContract | undefined };
   /** Reused input buffers, by observation input and batch size, and the memory inputs by batch size (a graph run never keeps them past its return). */
   private readonly buffers = new Map<InputContract, (Float32Array | Uint8Array | Int32Array | undefined)[]>();
@@ -134,6 +149,8 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     this.d = this.encodeOut.writeCandidate.shape[1] as number;
     this.keyShape = Object.freeze([this.keyDim]);
     this.valueShape = Object.freeze([this.d]);
+    this.keyScratch = { dtype: 'float32', shape: this.keyShape, data: new Float32Array(this.keyDim) };
+    this.valueScratch = { dtype: 'float32', shape: this.valueShape, data: new Float32Array(this.d) };
     const spec = m.bank;
     for (let s = 0; s < batch; s++) {
       if (spec.kind === 'episode') {
@@ -261,9 +278,8 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     const reads: ReadReadout[] = [];
     for (let i = 0; i < B; i++) {
       const slot = slots[i] as Slot;
-      // A view suffices for the episode bank (its query reads the key and keeps nothing); structured banks get a copy.
-      const keyData = slot.structured !== null ? (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) : (qk.data as Float32Array).subarray(i * kd, (i + 1) * kd);
-      const key: FloatTensor = { dtype: 'float32', shape: slot.structured !== null ? [kd] : this.keyShape, data: keyData };
+      // The episode bank's query reads the key and keeps nothing: it gets the reused scratch key; structured banks a copy.
+      const key: FloatTensor = slot.structured !== null ? { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) } : copyRowInto(this.keyScratch, qk.data as Float32Array, i);
       const decisionStep = this.decisionStep(slot.step);
       const { items, ctx } =
         slot.structured !== null
@@ -309,9 +325,8 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     const outputs: PolicyOutput[] = [];
     for (let i = 0; i < B; i++) {
       const slot = slots[i] as Slot;
-      // The episode bank copies what it stores, so it gets a view; structured payloads get a copy.
-      const wcData = slot.structured !== null ? (wc.data as Float32Array).slice(i * d, (i + 1) * d) : (wc.data as Float32Array).subarray(i * d, (i + 1) * d);
-      const value: FloatTensor = { dtype: 'float32', shape: slot.structured !== null ? [d] : this.valueShape, data: wcData };
+      // The episode bank copies what it stores, so it gets the reused scratch value; structured payloads get a copy.
+      const value: FloatTensor = slot.structured !== null ? { dtype: 'float32', shape: [d], data: (wc.data as Float32Array).slice(i * d, (i + 1) * d) } : copyRowInto(this.valueScratch, wc.data as Float32Array, i);
       if (slot.structured !== null) {
         if (((gate as HostTensor).data as Float32Array)[i] as number > 0) {
           const key: FloatTensor = { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) };
