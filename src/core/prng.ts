@@ -17,15 +17,32 @@ export interface PrngSpec {
   readonly seed: Seed;
 }
 
+const utf8 = new TextEncoder();
+
 function fnv1a32(text: string): number {
-  // FNV-1a 64-bit over UTF-8 bytes, folded (xor of halves) to 32 bits.
-  let h = 0xcbf29ce484222325n;
-  const prime = 0x100000001b3n;
-  for (const byte of new TextEncoder().encode(text)) {
-    h ^= BigInt(byte);
-    h = (h * prime) & 0xffffffffffffffffn;
+  // FNV-1a 64-bit over UTF-8 bytes, folded (xor of halves) to 32 bits. The 64-bit state is kept as two
+  // uint32 halves (hi, lo): h · 0x100000001b3 mod 2^64 = h · 0x1b3 + (h << 40), i.e.
+  //   lo' = lo · 0x1b3 mod 2^32,  hi' = hi · 0x1b3 + ⌊lo · 0x1b3 / 2^32⌋ + (lo << 8)  mod 2^32
+  // (lo · 0x1b3 < 2^41 is exact in a double) — the same value as BigInt arithmetic, without allocating.
+  // ASCII text is its own UTF-8; anything else goes through TextEncoder (lone surrogates become U+FFFD).
+  let hi = 0xcbf29ce4;
+  let lo = 0x84222325;
+  let ascii = true;
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) >= 0x80) {
+      ascii = false;
+      break;
+    }
   }
-  return Number((h >> 32n) ^ (h & 0xffffffffn)) >>> 0;
+  const bytes = ascii ? null : utf8.encode(text);
+  const n = bytes === null ? text.length : bytes.length;
+  for (let i = 0; i < n; i++) {
+    lo = (lo ^ (bytes === null ? text.charCodeAt(i) : (bytes[i] as number))) >>> 0;
+    const p = lo * 0x1b3;
+    hi = (Math.imul(hi, 0x1b3) + Math.floor(p / 4294967296) + (lo << 8)) >>> 0;
+    lo = p >>> 0;
+  }
+  return (hi ^ lo) >>> 0;
 }
 
 /** Normalises any seed to a uint32. Non-integer or out-of-range numbers are hashed as strings. */

@@ -18,14 +18,35 @@ const encoder = new TextEncoder();
 const heads = new Map<string, Uint8Array>();
 const HEAD_CACHE_LIMIT = 4096;
 
+/** The last header returned, with what it was made of (most calls repeat the previous leaf's header). */
+let lastName = '';
+let lastDtype = '';
+let lastShape: number[] = [];
+let lastHead: Uint8Array | null = null;
+
 function headBytes(name: string, t: FloatTensor): Uint8Array {
-  const key = `${name}\u001f${t.dtype}\u001f${t.shape.join('x')}\u001e`;
+  const shape = t.shape;
+  if (lastHead !== null && name === lastName && t.dtype === lastDtype && shape.length === lastShape.length) {
+    let same = true;
+    for (let i = 0; i < shape.length; i++) {
+      if (shape[i] !== lastShape[i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return lastHead;
+  }
+  const key = `${name}\u001f${t.dtype}\u001f${shape.join('x')}\u001e`;
   let head = heads.get(key);
   if (head === undefined) {
     if (heads.size >= HEAD_CACHE_LIMIT) heads.clear();
     head = encoder.encode(key);
     heads.set(key, head);
   }
+  lastName = name;
+  lastDtype = t.dtype;
+  lastShape = shape.slice();
+  lastHead = head;
   return head;
 }
 
