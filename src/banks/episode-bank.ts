@@ -2,11 +2,14 @@ import { cloneTensor } from '../core/tensor.js';
 import type { FloatTensor } from '../core/tensor.js';
 import type { ReadContext, ReadHook, RecordIdentity, RetrievedItem } from './record.js';
 import { identityReadHook } from './record.js';
-import { dot64, unitVector } from './cosine.js';
+import { unitVector } from './cosine.js';
+import { topKPacked } from './top-k.js';
 import { CONSOLIDATION_MODES, averageFeatures, mostSimilarAdjacentPair } from './token-merge.js';
 import type { ConsolidationMode } from './token-merge.js';
 import { arrayAt, checkHeader, decodeTensor, encodeTensor, objectAt, packSnapshot, unpackSnapshot } from './tensor-codec.js';
 import { assertNonNegativeInteger, assertPositiveInteger, assertString, assertTensor, bankError } from './validate.js';
+
+export { sortedTopK, topK, topKPacked } from './top-k.js';
 
 /**
  * MemoryVLA-style episode-local bank (instantiated twice: "perceptual" and "cognitive").
@@ -89,6 +92,16 @@ export class EpisodeBank {
   private queries = 0;
   private hook: ReadHook = identityReadHook;
   private scratch: Float64Array | null = null;
+  /**
+   * The entries' unit vectors back to back (entry i at i·packedDim) and their timesteps: what query scans, one
+   * contiguous block instead of a pointer chase per entry (the entries' own arrays are scattered over the heap and
+   * mostly out of cache by the next step). A mirror of entryList: appended by write, rebuilt after anything else.
+   */
+  private packedUnits = new Float64Array(0);
+  private packedTimes = new Float64Array(0);
+  private packedDim = 0;
+  private packedCount = 0;
+  private packedOk = true;
 
   constructor(config: EpisodeBankConfig = {}) {
     const bank = config.bank ?? 'perceptual';
@@ -114,6 +127,8 @@ export class EpisodeBank {
     this.episodeId = episode;
     this.entryList = [];
     this.queries = 0;
+    this.packedCount = 0;
+    this.packedOk = true;
   }
 
   /** The current episode id, or null before the first reset. */
@@ -145,7 +160,10 @@ export class EpisodeBank {
       checkSameKind(last.feature, feature, 'feature');
     }
     const copy = copyTensor(feature);
-    this.entryList.push({ timestep, feature: copy, unit: unitVector(copy), identity: null, identityIndex: -1 });
+    const unit = unitVector(copy);
+    this.entryList.push({ timestep, feature: copy, unit, identity: null, identityIndex: -1 });
+    if (this.packedOk && this.packedCount === this.entryList.length - 1 && (this.packedCount === 0 || this.packedDim === unit.length)) this.appendPacked(timestep, unit);
+    else this.packedOk = false;
     const consolidation = this.entryList.length > this.config.capacity ? this.consolidate() : null;
     return { size: this.entryList.length, consolidation };
   }
@@ -161,7 +179,8 @@ export class EpisodeBank {
     }
     this.queries += 1;
     const q = unitVector(feature, this.queryUnit(feature.data.length));
-    const ranked = topK(this.entryList, q, k);
+    this.syncPacked();
+    const ranked = topKPacked(this.packedUnits, this.packedTimes, this.packedCount, q, k);
     const views = opts.leafViews === true && this.hook === identityReadHook;
     const items: RetrievedItem[] = new Array<RetrievedItem>(ranked.length);
     for (let j = 0; j < ranked.length; j++) {
@@ -219,6 +238,7 @@ export class EpisodeBank {
     if (episode === null && (entries.length > 0 || queryCount > 0)) throw bankError('snapshot: entries or queries without an episode', 'episode');
     bank.episodeId = episode;
     bank.queries = queryCount;
+    bank.packedOk = false;
     let prev: Stored | undefined;
     entries.forEach((v, i) => {
       const o = objectAt(v, `entries[${i}]`);
@@ -236,6 +256,7 @@ export class EpisodeBank {
   }
 
   private consolidate(): EpisodeConsolidation {
+    this.packedOk = false;
     const list = this.entryList;
     if (this.config.consolidation === 'fifo') {
       const dropped = list.shift() as Stored;
@@ -253,6 +274,33 @@ export class EpisodeBank {
     return { kind: 'token-merge', index: pair.index, timestep: a.timestep, similarity: pair.similarity };
   }
 
+  /** Appends one entry to the packed mirror (growing it by doubling). */
+  private appendPacked(timestep: number, unit: Float64Array): void {
+    const d = unit.length;
+    const i = this.packedCount;
+    if (i === 0) this.packedDim = d;
+    if ((i + 1) * d > this.packedUnits.length || i + 1 > this.packedTimes.length) {
+      const cap = Math.max(16, 2 * (i + 1));
+      const units = new Float64Array(cap * d);
+      units.set(this.packedUnits.subarray(0, i * d));
+      const times = new Float64Array(cap);
+      times.set(this.packedTimes.subarray(0, i));
+      this.packedUnits = units;
+      this.packedTimes = times;
+    }
+    this.packedUnits.set(unit, i * d);
+    this.packedTimes[i] = timestep;
+    this.packedCount = i + 1;
+  }
+
+  /** Makes the packed mirror equal entryList again after a change other than an append. */
+  private syncPacked(): void {
+    if (this.packedOk && this.packedCount === this.entryList.length) return;
+    this.packedCount = 0;
+    this.packedOk = true;
+    for (const e of this.entryList) this.appendPacked(e.timestep, e.unit);
+  }
+
   /** Scratch for the query's unit vector (never escapes `query`). */
   private queryUnit(n: number): Float64Array {
     if (this.scratch === null || this.scratch.length !== n) this.scratch = new Float64Array(n);
@@ -263,55 +311,6 @@ export class EpisodeBank {
     if (this.episodeId === null) throw bankError(`${what}: call reset(episode) before using the ${this.config.bank} bank`, 'episode');
     return this.episodeId;
   }
-}
-
-/**
- * Entry indices of the k best entries for unit query q, best first, in exactly the order of sorting all
- * entries by (similarity descending, timestep ascending, index ascending) and keeping the first k — the
- * ranking rule of `query`. That key is a strict total order (indices are distinct) as long as no
- * similarity is NaN, so its first k elements are unique and an insertion selection finds the same ones
- * without sorting (or allocating per entry). Similarities of canonical unit vectors are finite; should
- * one ever be NaN, the full sort runs instead, so the result never depends on which path ran.
- */
-export function topK(entries: readonly { readonly timestep: number; readonly unit: Float64Array }[], q: Float64Array, k: number): number[] {
-  const n = entries.length;
-  const m = Math.min(k, n);
-  const idx: number[] = [];
-  const sims: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const e = entries[i] as { readonly timestep: number; readonly unit: Float64Array };
-    const sim = dot64(q, e.unit);
-    if (sim !== sim) return sortedTopK(entries, q, k);
-    // Walk up from the end while the new entry ranks before the selected one (it comes later in index order,
-    // so on equal similarity and timestep it ranks after).
-    let pos = idx.length;
-    while (pos > 0) {
-      const s = sims[pos - 1] as number;
-      if (sim > s || (sim === s && e.timestep < (entries[idx[pos - 1] as number] as { timestep: number }).timestep)) pos--;
-      else break;
-    }
-    if (pos >= m) continue;
-    if (idx.length < m) {
-      idx.push(i);
-      sims.push(sim);
-    }
-    for (let j = idx.length - 1; j > pos; j--) {
-      idx[j] = idx[j - 1] as number;
-      sims[j] = sims[j - 1] as number;
-    }
-    idx[pos] = i;
-    sims[pos] = sim;
-  }
-  return idx;
-}
-
-/** The reference ranking: sort every entry by the key of `topK`, keep the first k. */
-export function sortedTopK(entries: readonly { readonly timestep: number; readonly unit: Float64Array }[], q: Float64Array, k: number): number[] {
-  return entries
-    .map((e, index) => ({ index, e, sim: dot64(q, e.unit) }))
-    .sort((a, b) => (a.sim !== b.sim ? b.sim - a.sim : a.e.timestep - b.e.timestep || a.index - b.index))
-    .slice(0, k)
-    .map((r) => r.index);
 }
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { tensorFrom, tensorsBitEqual, toFloat64 } from '../../src/core/tensor.js';
 import type { FloatDtype } from '../../src/core/tensor.js';
-import { EpisodeBank, sortedTopK, topK } from '../../src/banks/episode-bank.js';
+import { EpisodeBank, sortedTopK, topK, topKPacked } from '../../src/banks/episode-bank.js';
 import { unitOfValues } from '../../src/banks/cosine.js';
 import { averageFeatures, mostSimilarAdjacentPair } from '../../src/banks/token-merge.js';
 import type { ReadContext, RetrievedItem } from '../../src/banks/record.js';
@@ -164,8 +164,39 @@ describe('EpisodeBank: top-k selection equals the full sort', () => {
         const entries = rows.map(([v, dt]) => ({ timestep: ordered ? (ts += dt) : dt, unit: unitOfValues(v) }));
         const q = unitOfValues(query);
         expect(topK(entries, q, k)).toEqual(sortedTopK(entries, q, k));
+        // the packed form (what query scans) ranks the same entries the same way
+        const units = new Float64Array(entries.length * 3);
+        entries.forEach((e, i) => units.set(e.unit, i * 3));
+        expect(topKPacked(units, Float64Array.from(entries, (e) => e.timestep), entries.length, q, k)).toEqual(sortedTopK(entries, q, k));
       }),
       { numRuns: 500, seed: 5 },
+    );
+  });
+
+  it('query ranks like the full sort through writes past capacity (token-merge and fifo), resets and restore', () => {
+    fc.assert(
+      fc.property(fc.array(vec, { minLength: 1, maxLength: 30 }), vec, fc.constantFrom('token-merge' as const, 'fifo' as const), (rows, query, consolidation) => {
+        const b = started({ capacity: 7, k: 5, consolidation });
+        const check = (bank: EpisodeBank): void => {
+          const ranked: number[] = [];
+          bank.setReadHook((items) => {
+            for (const it of items) ranked.push(it.identity.slot);
+            return items;
+          });
+          bank.query(t(query));
+          const entries = bank.entries().map((e) => ({ timestep: e.timestep, unit: unitOfValues(toFloat64(e.feature)) }));
+          expect(ranked).toEqual(sortedTopK(entries, unitOfValues(Array.from(Float32Array.from(query))), 5));
+        };
+        rows.forEach((v, i) => {
+          b.write(i, t(v));
+          check(b);
+        });
+        check(EpisodeBank.restore(b.snapshot()));
+        b.reset('again');
+        b.write(0, t(rows[0] as number[]));
+        check(b);
+      }),
+      { numRuns: 200, seed: 6 },
     );
   });
 

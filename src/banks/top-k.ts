@@ -1,0 +1,92 @@
+/**
+ * Top-k ranking of episode-bank entries by canonical cosine similarity to a unit query (see episode-bank.ts and
+ * cosine.ts): similarity descending, then timestep ascending, then index ascending.
+ */
+import { dot64, dot64At } from './cosine.js';
+
+/**
+ * Entry indices of the k best entries for unit query q, best first, in exactly the order of sorting all
+ * entries by (similarity descending, timestep ascending, index ascending) and keeping the first k — the
+ * ranking rule of `query`. That key is a strict total order (indices are distinct) as long as no
+ * similarity is NaN, so its first k elements are unique and an insertion selection finds the same ones
+ * without sorting (or allocating per entry). Similarities of canonical unit vectors are finite; should
+ * one ever be NaN, the full sort runs instead, so the result never depends on which path ran.
+ */
+export function topK(entries: readonly { readonly timestep: number; readonly unit: Float64Array }[], q: Float64Array, k: number): number[] {
+  const n = entries.length;
+  const m = Math.min(k, n);
+  const idx: number[] = [];
+  const sims: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const e = entries[i] as { readonly timestep: number; readonly unit: Float64Array };
+    const sim = dot64(q, e.unit);
+    if (sim !== sim) return sortedTopK(entries, q, k);
+    // Walk up from the end while the new entry ranks before the selected one (it comes later in index order,
+    // so on equal similarity and timestep it ranks after).
+    let pos = idx.length;
+    while (pos > 0) {
+      const s = sims[pos - 1] as number;
+      if (sim > s || (sim === s && e.timestep < (entries[idx[pos - 1] as number] as { timestep: number }).timestep)) pos--;
+      else break;
+    }
+    if (pos >= m) continue;
+    if (idx.length < m) {
+      idx.push(i);
+      sims.push(sim);
+    }
+    for (let j = idx.length - 1; j > pos; j--) {
+      idx[j] = idx[j - 1] as number;
+      sims[j] = sims[j - 1] as number;
+    }
+    idx[pos] = i;
+    sims[pos] = sim;
+  }
+  return idx;
+}
+
+/**
+ * `topK` over n entries stored back to back: unit vector of entry i at units[i·d … i·d + d) (d = q.length), its
+ * timestep at times[i]. The same selection, comparisons and similarities (dot64At is dot64), so the same indices.
+ */
+export function topKPacked(units: Float64Array, times: Float64Array, n: number, q: Float64Array, k: number): number[] {
+  const d = q.length;
+  const m = Math.min(k, n);
+  const idx: number[] = [];
+  const sims: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const sim = dot64At(q, units, i * d);
+    if (sim !== sim) {
+      const entries: { timestep: number; unit: Float64Array }[] = [];
+      for (let j = 0; j < n; j++) entries.push({ timestep: times[j] as number, unit: units.slice(j * d, (j + 1) * d) });
+      return sortedTopK(entries, q, k);
+    }
+    const t = times[i] as number;
+    let pos = idx.length;
+    while (pos > 0) {
+      const s = sims[pos - 1] as number;
+      if (sim > s || (sim === s && t < (times[idx[pos - 1] as number] as number))) pos--;
+      else break;
+    }
+    if (pos >= m) continue;
+    if (idx.length < m) {
+      idx.push(i);
+      sims.push(sim);
+    }
+    for (let j = idx.length - 1; j > pos; j--) {
+      idx[j] = idx[j - 1] as number;
+      sims[j] = sims[j - 1] as number;
+    }
+    idx[pos] = i;
+    sims[pos] = sim;
+  }
+  return idx;
+}
+
+/** The reference ranking: sort every entry by the key of `topK`, keep the first k. */
+export function sortedTopK(entries: readonly { readonly timestep: number; readonly unit: Float64Array }[], q: Float64Array, k: number): number[] {
+  return entries
+    .map((e, index) => ({ index, e, sim: dot64(q, e.unit) }))
+    .sort((a, b) => (a.sim !== b.sim ? b.sim - a.sim : a.e.timestep - b.e.timestep || a.index - b.index))
+    .slice(0, k)
+    .map((r) => r.index);
+}
