@@ -29,13 +29,20 @@ export function assertDisjointAllowlists(lists: Allowlists, where = 'allowlists'
  * list move to `evaluator` (unless it already has them); other dropped fields are discarded.
  */
 export function splitObservation(result: StepResult, lists: Allowlists): StepResult {
-  const visible = new Set(lists.methodVisible);
-  const evaluatorOnly = new Set(lists.evaluatorOnly);
+  // Runs on every step of every episode: the lists are short, so membership is a scan of the arrays
+  // (Array.includes and Set.has agree: both SameValueZero) rather than two Sets built per call, and the
+  // fields are walked by key (Object.keys order is Object.entries order) without an entry pair each.
+  const visible = lists.methodVisible;
+  const evaluatorOnly = lists.evaluatorOnly;
+  const source = result.obs;
   const obs: Record<string, ObsValue | NdArray> = {};
   let evaluator: Record<string, ObsValue | NdArray> | undefined;
-  for (const [k, v] of Object.entries(result.obs)) {
-    if (visible.has(k)) obs[k] = v;
-    else if (evaluatorOnly.has(k) && !(k in result.evaluator)) {
+  const keys = Object.keys(source);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    const v = source[k] as ObsValue | NdArray;
+    if (visible.includes(k)) obs[k] = v;
+    else if (evaluatorOnly.includes(k) && !(k in result.evaluator)) {
       evaluator ??= { ...result.evaluator };
       evaluator[k] = v;
     }

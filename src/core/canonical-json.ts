@@ -56,54 +56,75 @@ function hasLoneSurrogate(s: string): boolean {
   return false;
 }
 
-/** The canonical form of a string (JSON.stringify's escaping, which matches RFC 8785 for well-formed text). */
-function canonicalString(s: string, path: string): string {
-  if (hasLoneSurrogate(s)) refuse(path, 'string contains a lone surrogate');
-  return JSON.stringify(s);
-}
-
 /** The canonical form of a number: shortest round-trip, -0 → 0; NaN/Infinity refused. */
 export function canonicalNumber(n: number, path = '$'): string {
   if (!Number.isFinite(n)) refuse(path, `${String(n)} is not a JSON number`);
   return Object.is(n, -0) ? '0' : String(n);
 }
 
-function write(value: unknown, path: string, stack: Set<object>): string {
+/**
+ * The path of the value being written, kept as segments (array indices and object keys) and spelled out
+ * only when a refusal names it: `$`, then `[i]` per index, `.key` per identifier-like key, else `["key"]`.
+ */
+type PathSegments = (string | number)[];
+
+function pathOf(segs: PathSegments): string {
+  let path = '$';
+  for (const seg of segs) {
+    if (typeof seg === 'number') path += `[${seg}]`;
+    else path += /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(seg) ? `.${seg}` : `[${JSON.stringify(seg)}]`;
+  }
+  return path;
+}
+
+function write(value: unknown, segs: PathSegments, stack: Set<object>): string {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number':
-      return canonicalNumber(value, path);
+      if (!Number.isFinite(value)) refuse(pathOf(segs), `${String(value)} is not a JSON number`);
+      return Object.is(value, -0) ? '0' : String(value);
     case 'string':
-      return canonicalString(value, path);
+      if (hasLoneSurrogate(value)) refuse(pathOf(segs), 'string contains a lone surrogate');
+      return JSON.stringify(value);
     case 'object':
       break;
     default:
-      return refuse(path, `a ${typeof value} has no JSON form`);
+      return refuse(pathOf(segs), `a ${typeof value} has no JSON form`);
   }
-  if (stack.has(value)) refuse(path, 'the value is cyclic');
+  if (stack.has(value)) refuse(pathOf(segs), 'the value is cyclic');
   stack.add(value);
   let out: string;
   if (Array.isArray(value)) {
-    const items: string[] = [];
+    out = '[';
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      if (item === undefined) refuse(`${path}[${i}]`, 'undefined inside an array');
-      items.push(write(item, `${path}[${i}]`, stack));
+      segs.push(i);
+      if (item === undefined) refuse(pathOf(segs), 'undefined inside an array');
+      if (i > 0) out += ',';
+      out += write(item, segs, stack);
+      segs.pop();
     }
-    out = `[${items.join(',')}]`;
+    out += ']';
   } else {
-    if (!isPlainObject(value)) refuse(path, `a ${value.constructor?.name ?? 'non-plain'} object has no canonical form`);
+    if (!isPlainObject(value)) refuse(pathOf(segs), `a ${value.constructor?.name ?? 'non-plain'} object has no canonical form`);
     const record = value as Record<string, unknown>;
-    const members: string[] = [];
-    for (const key of Object.keys(record).sort()) {
+    const keys = Object.keys(record).sort();
+    out = '{';
+    let first = true;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
       const v = record[key];
       if (v === undefined) continue;
-      const sub = /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
-      members.push(`${canonicalString(key, sub)}:${write(v, sub, stack)}`);
+      segs.push(key);
+      if (hasLoneSurrogate(key)) refuse(pathOf(segs), 'string contains a lone surrogate');
+      if (!first) out += ',';
+      first = false;
+      out += `${JSON.stringify(key)}:${write(v, segs, stack)}`;
+      segs.pop();
     }
-    out = `{${members.join(',')}}`;
+    out += '}';
   }
   stack.delete(value);
   return out;
@@ -114,7 +135,7 @@ export function canonicalJson(value: unknown, options: CanonicalOptions = {}): s
   const previous = refusalCode;
   refusalCode = options.code ?? 'E_INTERNAL';
   try {
-    return write(value, '$', new Set());
+    return write(value, [], new Set());
   } finally {
     refusalCode = previous;
   }

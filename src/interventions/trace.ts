@@ -127,6 +127,11 @@ export class TraceRecorder {
       }
       return { slot: it.identity.slot, timestep: it.identity.timestep, version: it.identity.version, before: b, after, unmodifiedSubstituted };
     });
+    const readBefore = readDigest(before, c);
+    // The reader's items digest as the selection's (same strings, same order) on every read a hook passes
+    // through unchanged: the read digest is then the same string, so it is hashed once.
+    let sameDigests = afterAll.length === before.length;
+    for (let i = 0; sameDigests && i < before.length; i++) sameDigests = afterAll[i] === before[i];
     const entry: TraceEntry = {
       bank: ctx.bank,
       scope: ctx.scope,
@@ -137,8 +142,8 @@ export class TraceRecorder {
       afterPoint,
       selected,
       returnedCount: output.length,
-      readBefore: readDigest(before, c),
-      readAfter: readDigest(afterAll, c),
+      readBefore,
+      readAfter: sameDigests ? readBefore : readDigest(afterAll, c),
     };
     if (this.options.sink) this.options.sink(entry);
     else this.kept.push(entry);
