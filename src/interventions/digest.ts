@@ -53,11 +53,8 @@ function headBytes(name: string, t: FloatTensor): Uint8Array {
 /** Reused concatenation buffer (the digest input never outlives the call). */
 let scratch = new Uint8Array(4096);
 
-export function leavesDigest(
-  leaves: Readonly<Record<string, FloatTensor>>,
-  order: readonly string[] = Object.keys(leaves).sort(),
-  chars: number = DIGEST_CHARS,
-): string {
+/** Writes the digest input of `leaves` (header and bytes of each leaf, in `order`) to `scratch`; its length. */
+function fillInput(leaves: Readonly<Record<string, FloatTensor>>, order: readonly string[]): number {
   let off = 0;
   for (let i = 0; i < order.length; i++) {
     const name = order[i] as string;
@@ -75,7 +72,15 @@ export function leavesDigest(
     scratch.set(bytes, off + head.length);
     off = end;
   }
-  return sha256Hex(scratch.subarray(0, off)).slice(0, chars);
+  return off;
+}
+
+export function leavesDigest(
+  leaves: Readonly<Record<string, FloatTensor>>,
+  order: readonly string[] = Object.keys(leaves).sort(),
+  chars: number = DIGEST_CHARS,
+): string {
+  return sha256Hex(scratch.subarray(0, fillInput(leaves, order))).slice(0, chars);
 }
 
 /** Digest of a record payload, fields in canonical PAYLOAD_FIELDS order. */
@@ -85,6 +90,50 @@ export function payloadDigest(payload: Payload, chars: number = DIGEST_CHARS): s
 
 export function itemDigest(item: RetrievedItem, chars: number = DIGEST_CHARS): string {
   return leavesDigest(item.leaves, undefined, chars);
+}
+
+/** The last digest input and digest computed by `selectedItemDigest` for one identity object. */
+interface CachedDigest {
+  input: Uint8Array;
+  chars: number;
+  digest: string;
+}
+
+const byIdentity = new WeakMap<object, CachedDigest>();
+
+/**
+ * `itemDigest(item, chars)`, remembered per identity object: a bank hands out the same frozen identity
+ * for a record read after read (EpisodeBank: per entry and index), each time with a fresh copy of the
+ * same leaves. The digest input is still built and compared byte for byte with the remembered one, so
+ * the result is always the digest of the bytes given (a changed payload under the same identity is
+ * hashed again); only the SHA-256 of an unchanged input is skipped. For the items a bank selected (the
+ * reader's items under a substituting hook change from read to read, so they are not remembered).
+ */
+export function selectedItemDigest(item: RetrievedItem, chars: number = DIGEST_CHARS): string {
+  const leaves = item.leaves;
+  const n = fillInput(leaves, Object.keys(leaves).sort());
+  const key: object = item.identity;
+  const cached = byIdentity.get(key);
+  if (cached !== undefined && cached.chars === chars && cached.input.length === n) {
+    const input = cached.input;
+    let same = true;
+    for (let i = 0; i < n; i++) {
+      if (input[i] !== scratch[i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return cached.digest;
+  }
+  const input = scratch.slice(0, n);
+  const digest = sha256Hex(input).slice(0, chars);
+  if (cached === undefined) byIdentity.set(key, { input, chars, digest });
+  else {
+    cached.input = input;
+    cached.chars = chars;
+    cached.digest = digest;
+  }
+  return digest;
 }
 
 /** Digest of a whole read: the item digests in read order (content only, no identities). */

@@ -13,7 +13,7 @@
  * its slot (conservative).
  */
 import type { ReadHook, RetrievedItem } from '../banks/record.js';
-import { DIGEST_CHARS, itemDigest, readDigest } from './digest.js';
+import { DIGEST_CHARS, itemDigest, readDigest, selectedItemDigest } from './digest.js';
 import type { BankWriteEvent, InstallTarget } from './install-target.js';
 
 export type SubstitutionMode = 'installed' | 'per-read' | 'none';
@@ -108,7 +108,7 @@ export class TraceRecorder {
       st.baseline = new Map(this.source.records(ctx.scope).map((r) => [r.slot, [r.timestep, r.version] as const]));
     }
     const c = this.chars;
-    const before = input.map((it) => itemDigest(it, c));
+    const before = input.map((it) => selectedItemDigest(it, c));
     const aligned = output.length === input.length;
     const afterAll = output.map((it, i) => (aligned && it === input[i] ? (before[i] as string) : itemDigest(it, c)));
     const selected: SelectedRecordTrace[] = input.map((it, i) => {
