@@ -4,7 +4,8 @@
  */
 import { sha256Hex } from '../core/hash.js';
 import { PAYLOAD_FIELDS, type Payload, type RetrievedItem } from '../banks/record.js';
-import { tensorBytes, type FloatTensor } from '../core/tensor.js';
+import type { FloatTensor } from '../core/tensor.js';
+import { bytesOf } from '../core/typed-bytes.js';
 
 /** Hex characters kept from each SHA-256 digest (64 bits). */
 export const DIGEST_CHARS = 16;
@@ -61,7 +62,7 @@ function fillInput(leaves: Readonly<Record<string, FloatTensor>>, order: readonl
     const t = leaves[name];
     if (t === undefined) throw new RangeError(`leavesDigest: no leaf named ${name}`);
     const head = headBytes(name, t);
-    const bytes = tensorBytes(t);
+    const bytes = bytesOf(t.data);
     const end = off + head.length + bytes.length;
     if (scratch.length < end) {
       const grown = new Uint8Array(Math.max(end, 2 * scratch.length));

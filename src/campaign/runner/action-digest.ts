@@ -11,6 +11,7 @@
  */
 import { createHash, hash, type Hash } from 'node:crypto';
 import type { NdArray } from '../../bridges/sim-environment.js';
+import { bytesOf } from '../../core/typed-bytes.js';
 
 const TAG = 'imep.action-digest.v1';
 
@@ -19,8 +20,8 @@ export const EMPTY_ACTION_DIGEST = createHash('sha256').update(TAG).digest('hex'
 
 function float32Bytes(action: NdArray): Uint8Array {
   const d = action.data;
-  const f = d instanceof Float32Array ? d : Float32Array.from(d as ArrayLike<number>);
-  return new Uint8Array(f.buffer, f.byteOffset, f.byteLength);
+  // bytesOf: no ArrayBuffer materialised for a small (on-heap) action; the view is read before the next call.
+  return bytesOf(d instanceof Float32Array ? d : Float32Array.from(d as ArrayLike<number>));
 }
 
 export class ActionDigest {
