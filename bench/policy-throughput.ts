@@ -56,6 +56,9 @@ class TimedCore implements LiteEnv {
     TimedCore.ns += process.hrtime.bigint() - t;
     return out;
   }
+  drawNextInto(field: string, view: Uint8Array): boolean {
+    return this.inner.drawNextInto?.(field, view) ?? false;
+  }
   releaseObservation(r: StepResult): void {
     const t = process.hrtime.bigint();
     this.inner.releaseObservation?.(r);

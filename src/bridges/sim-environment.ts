@@ -77,4 +77,11 @@ export interface SimEnvironment {
    * environment without this method simply allocates every frame.
    */
   releaseObservation?(result: StepResult): void;
+  /**
+   * Optional. Asks that the next step draw its uint8 frame field `field` into `view` (the caller's memory) unless
+   * that step ends the episode; the result's field data is then `view` itself, which the caller owns (it is never
+   * given back with releaseObservation). One step only; a reset cancels it. Returns false where the environment
+   * has no such field of that size (nothing changes).
+   */
+  drawNextInto?(field: string, view: Uint8Array): boolean;
 }

@@ -39,8 +39,10 @@ export interface LockstepOptions {
    * StepResult's buffers past the call that handed it over. The runner then gives each step's `before` back to its
    * environment (SimEnvironment.releaseObservation, where the environment has it) once the policy has answered and
    * every onStep has run, so the environment can draw a later frame into it instead of allocating one. An
-   * episode's first and last results, which its outcome keeps, are never given back. Default false: every result
-   * stays valid for good.
+   * episode's first and last results, which its outcome keeps, are never given back. With a policy that has
+   * nextInputRow and environments that have drawNextInto, a step that does not end its episode draws its `rgb` frame
+   * straight into the row of the policy's next input (no copy when the same slots run next); such a frame stays
+   * valid until the call after next. Default false: every result stays valid for good.
    */
   readonly recycleObservations?: boolean;
 }
@@ -51,7 +53,12 @@ interface Running {
   readonly first: StepResult;
   current: StepResult;
   steps: number;
+  /** Whether current's frame was drawn into a row of the policy's input (recycling only). */
+  inPolicyRow: boolean;
 }
+
+/** The observation field of the frames drawn straight into the policy's input when recycling. */
+const FRAME_FIELD = 'rgb';
 
 /**
  * Runs `episodes` (in order of their index, slots filled lowest first) with one environment per slot from
@@ -89,7 +96,7 @@ export async function runLockstep(
     const first = await env(slot).reset(episode.reset);
     await policy.resetSlot(slot, episode.info);
     for (const s of subs) s.onEpisodeStart?.(slot, episode, first);
-    running[slot] = { index, episode, first, current: first, steps: 0 };
+    running[slot] = { index, episode, first, current: first, steps: 0, inPolicyRow: false };
     active += 1;
   };
   const finish = (slot: number, r: Running): void => {
@@ -121,11 +128,20 @@ export async function runLockstep(
       const output = outputs[i] as PolicyOutput;
       const before = r.current;
       const e = envs[slot] as SimEnvironment;
+      // Recycling: a step that does not end the episode may draw its frame straight into the row the next call
+      // packs it into (assuming the same slots run then; otherwise the policy copies it, as any frame).
+      let view: Uint8Array | null = null;
+      if (recycle && n > 1 && r.steps + 1 < maxSteps && e.drawNextInto !== undefined && policy.nextInputRow !== undefined) {
+        view = policy.nextInputRow(FRAME_FIELD, n, i);
+        if (view !== null && !e.drawNextInto(FRAME_FIELD, view)) view = null;
+      }
       const after = await e.step(output.action);
       r.current = after;
       r.steps += 1;
       for (const s of subs) s.onStep?.(slot, r.episode, before, output, after);
-      if (recycle && before !== r.first) e.releaseObservation?.(before);
+      // A frame drawn into the policy's row is the policy's memory: it is not the environment's to take back.
+      if (recycle && before !== r.first && !r.inPolicyRow) e.releaseObservation?.(before);
+      r.inPolicyRow = view !== null && (after.obs[FRAME_FIELD] as { data?: unknown } | undefined)?.data === view;
       if (after.done || r.steps >= maxSteps) {
         finish(slot, r);
         await start(slot);

@@ -117,7 +117,15 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   private readonly valueScratch: FloatTensor;
   private readonly actOut: { action: OutputContract; decisionLogits: OutputContract | undefined };
   /** Reused input buffers, by observation input and batch size, and the memory inputs by batch size (a graph run never keeps them past its return). */
+  /**
+   * Two per input and batch size (index 2·B + parity), used by alternate calls (parity = calls mod 2), so a row handed
+   * out by nextInputRow for the next call is never the row the current call's observations sit in.
+   */
   private readonly buffers = new Map<InputContract, (Float32Array | Uint8Array | Int32Array | undefined)[]>();
+  /** nextInputRow: the first uint8 observation input fed from each field asked for (null: none). */
+  private readonly uint8Inputs = new Map<string, InputContract | null>();
+  /** nextInputRow's views, by input, then 2·B + parity, then row (made once). */
+  private readonly rowViews = new Map<InputContract, (Uint8Array[] | undefined)[]>();
   private readonly memoryBuffers: (Float32Array | undefined)[] = [];
   private readonly maskBuffers: (Float32Array | undefined)[] = [];
   private readonly sampleShapes = new Map<InputContract, { readonly rest: readonly number[]; readonly per: number }>();
@@ -438,6 +446,8 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
       if (c.dtype === 'uint8' && !(data instanceof Uint8Array)) throw this.badObservation(field, where, `is ${srcDtype}, the graph input needs uint8`);
       if (data.length !== per) throw this.badObservation(field, where, `${data.length} values, the graph input needs ${per}`);
       if (typeof data[0] === 'bigint') throw this.badObservation(field, where, '64-bit integer observations are not supported');
+      // Already in place (drawn into the view nextInputRow handed out): nothing to copy.
+      if (data instanceof Uint8Array && data.buffer === out.buffer && data.byteOffset === out.byteOffset + i * per) continue;
       out.set(data as ArrayLike<number>, i * per);
     }
     return { dtype: c.dtype, shape, data: out };
@@ -463,17 +473,49 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     return shape;
   }
 
-  /** The reused packing buffer of an observation input for a batch of B (a graph run never keeps it past its return). */
-  private inputBuffer(c: InputContract, B: number, per: number): Float32Array | Uint8Array | Int32Array {
+  /** The packing buffer of an observation input for a batch of B for call parity `parity` (default: this call's). */
+  private inputBuffer(c: InputContract, B: number, per: number, parity = this.calls & 1): Float32Array | Uint8Array | Int32Array {
     let byB = this.buffers.get(c);
     if (byB === undefined) this.buffers.set(c, (byB = []));
-    let b = byB[B];
+    const at = 2 * B + parity;
+    let b = byB[at];
     if (b === undefined) {
       const length = B * per;
-      byB[B] = b = c.dtype === 'float32' ? new Float32Array(length) : c.dtype === 'uint8' ? new Uint8Array(length) : new Int32Array(length);
+      byB[at] = b = c.dtype === 'float32' ? new Float32Array(length) : c.dtype === 'uint8' ? new Uint8Array(length) : new Int32Array(length);
     }
     return b;
   }
+
+  /**
+   * BatchPolicy.nextInputRow: row `row` of the buffer the next call of `batch` observations packs the uint8 observation
+   * field `field` into (the first graph input fed from that field). Null for a batch of one (fed without packing)
+   * or a field that no uint8 observation input reads.
+   */
+  nextInputRow(field: string, batch: number, row: number): Uint8Array | null {
+    if (batch < 2 || batch > this.maxBatch || !Number.isInteger(row) || row < 0 || row >= batch) return null;
+    let c = this.uint8Inputs.get(field);
+    if (c === undefined) {
+      const m = this.checkpoint.manifest;
+      c = null;
+      for (const g of [m.graphs.encode.inputs, m.graphs.act.inputs]) {
+        for (const x of g) if (c === null && x.role === 'observation' && x.field === field && x.dtype === 'uint8') c = x;
+      }
+      this.uint8Inputs.set(field, c);
+    }
+    if (c === null) return null;
+    const parity = this.calls & 1;
+    let byB = this.rowViews.get(c);
+    if (byB === undefined) this.rowViews.set(c, (byB = []));
+    const at = 2 * batch + parity;
+    let rows = byB[at];
+    if (rows === undefined) {
+      const { per } = this.sampleShape(c);
+      const buf = this.inputBuffer(c, batch, per, parity) as Uint8Array;
+      byB[at] = rows = Array.from({ length: batch }, (_, r) => buf.subarray(r * per, (r + 1) * per));
+    }
+    return rows[row] as Uint8Array;
+  }
+
 
   private badObservation(field: string, where: string, message: string): ImepError {
     return new ImepError('E_CHECKPOINT_MISMATCH', `observation field ${JSON.stringify(field)}: ${message}`, {

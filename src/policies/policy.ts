@@ -62,6 +62,13 @@ export interface BatchPolicy {
   resetSlot(slot: number, info: EpisodeInfo): Promise<void>;
   /** One output per request, in request order; slots must be distinct and reset. */
   inferBatch(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[]>;
+  /**
+   * Optional. Where the next inferBatch of `batch` observations will pack row `row` of the uint8 observation field
+   * `field`, or null. An observation whose field data is exactly this view is used in place, not copied. Asked
+   * between two calls; the view's bytes are read by the next call and left alone by the policy until the call
+   * after it, so whoever fills it must keep it unchanged until then.
+   */
+  nextInputRow?(field: string, batch: number, row: number): Uint8Array | null;
 }
 
 /** A policy whose memory reads can be intercepted (the intervention hook is set on its bank(s)). */

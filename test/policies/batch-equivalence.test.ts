@@ -19,10 +19,21 @@ import { LITE_MEMVLA } from './helpers.js';
 
 const EPISODES = 24;
 
+/** Frames the last trace saw in onStep that had been drawn straight into a row of the policy's input. */
+let inRowFrames = 0;
+
 async function trace(batchSize: number, recycleObservations = false): Promise<Map<string, string>> {
   const ckpt = await loadCheckpoint(LITE_MEMVLA);
   const policy = new ExternalMemoryPolicy(ckpt, { batchSize });
   const rows = new Map<string, string>();
+  const views = new Set<unknown>();
+  const nextInputRow = policy.nextInputRow.bind(policy);
+  policy.nextInputRow = (field, batch, row) => {
+    const v = nextInputRow(field, batch, row);
+    if (v !== null) views.add(v);
+    return v;
+  };
+  inRowFrames = 0;
   const hex = (a: Float32Array | undefined): string => (a === undefined ? '-' : Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('hex'));
   const outcomes = await runLockstep(
     policy,
@@ -31,6 +42,7 @@ async function trace(batchSize: number, recycleObservations = false): Promise<Ma
     {
       subscribers: [{
         onStep: (_slot, ep, before, out) => {
+          if (views.has((before.obs['rgb'] as NdArray).data)) inRowFrames += 1;
           rows.set(`${ep.info.episode}@${before.step}:rgb`, createHash('sha256').update((before.obs['rgb'] as NdArray).data as Uint8Array).digest('hex'));
           const ids = (out.readouts.reads ?? []).flatMap((r) => r.identities.map((id) => `${id.timestep}`)).join(',');
           rows.set(`${ep.info.episode}@${before.step}`, `${hex(out.action.data as Float32Array)}|${hex(out.readouts.decisionLogits)}|${ids}`);
@@ -53,7 +65,10 @@ describe('batched lockstep inference', () => {
     const ragged = await trace(7);
     // observations given back to their environments (recycled frames) change nothing either
     const recycled = await trace(7, true);
+    // most frames of the recycled batch-7 run were drawn straight into the policy's input rows
+    expect(inRowFrames).toBeGreaterThan(EPISODES * 10);
     const recycledOne = await trace(1, true);
+    expect(inRowFrames).toBe(0);
     expect(one.size).toBeGreaterThan(EPISODES * 15);
     expect([...full.keys()].sort()).toEqual([...one.keys()].sort());
     for (const [k, v] of one) if (k.endsWith(':end')) expect(v, k).toMatch(/:true:[0-9a-f]{64}$/);

@@ -75,6 +75,8 @@ export interface LiteEnv {
   stepSync(action: LiteAction): StepResult;
   /** SimEnvironment.releaseObservation: the result's frame may be drawn over by a later reset/step of this core. */
   releaseObservation?(result: StepResult): void;
+  /** SimEnvironment.drawNextInto. */
+  drawNextInto?(field: string, view: Uint8Array): boolean;
 }
 
 /** Builds an EnvSpec with the common method-visible fields and the given evaluator-only ones. */
@@ -158,6 +160,10 @@ export abstract class LiteEnvBase implements LiteEnv {
   private readonly spareFrames: Uint8Array[] = [];
   /** Frames this env returned that were not given back: only these may be given back, each once. */
   private readonly outstanding = new WeakSet<Uint8Array>();
+  /** The caller's memory the next non-final step draws its frame into (drawNextInto), or null. */
+  private drawTarget: Uint8Array | null = null;
+  /** Whether the frame being rendered went into drawTarget (then the result's frame is the caller's). */
+  private drewIntoTarget = false;
   protected toolX = 0;
   protected toolY = 0;
   protected elapsed = 0;
@@ -208,6 +214,7 @@ export abstract class LiteEnvBase implements LiteEnv {
         field: 'initStateId',
       });
     }
+    this.drawTarget = null;
     const options = asOptions(id, 'options', request.options);
     checkKnownKeys(id, 'options', options, ['attempt', ...this.resetOptionKeys]);
     const attempt = optInt(id, 'options', options, 'attempt', 1, 1, 0x7fffffff);
@@ -231,6 +238,9 @@ export abstract class LiteEnvBase implements LiteEnv {
 
   stepSync(action: LiteAction): StepResult {
     const id = this.spec.id;
+    // drawNextInto applies to this step only, also when it throws
+    const target = this.drawTarget;
+    this.drawTarget = null;
     if (!this.started) throw new ImepError('E_USAGE', `${id}: step before reset`, { field: 'action' });
     if (this.finished) throw new ImepError('E_USAGE', `${id}: the episode is done; reset first`, { field: 'action' });
     const values = readAction(id, action, this.actionLengths);
@@ -239,6 +249,7 @@ export abstract class LiteEnvBase implements LiteEnv {
     this.onStep(values);
     const truncated = !this.terminated && this.elapsed >= this.episodeLimit();
     if (this.terminated || truncated) this.finished = true;
+    this.drawTarget = target;
     return this.result(this.render(), truncated, undefined);
   }
 
@@ -275,18 +286,39 @@ export abstract class LiteEnvBase implements LiteEnv {
     return this.frameOver(this.tableFrame);
   }
 
-  /** A frame no result holds: a given-back one when there is one (overwritten whole), else a new one. */
+  /**
+   * A frame no result holds (overwritten whole): the caller's drawNextInto view during a step that does not end the
+   * episode, else a given-back frame when there is one, else a new one.
+   */
   protected frameOver(background: Raster): Raster {
-    const spare = this.spareFrames.pop();
+    const spare = this.takeTarget() ?? this.spareFrames.pop();
     if (spare === undefined) return new Raster(this.resolution, this.resolution, this.frames.copyOf(background.data));
     spare.set(background.data);
     return new Raster(this.resolution, this.resolution, spare);
   }
 
-  /** An all-zero frame no result holds (a given-back one zeroed, else a new one). */
+  /** An all-zero frame no result holds (as frameOver). */
   protected blankFrame(): Uint8Array {
-    const spare = this.spareFrames.pop();
+    const spare = this.takeTarget() ?? this.spareFrames.pop();
     return spare === undefined ? this.frames.next() : spare.fill(0);
+  }
+
+  private takeTarget(): Uint8Array | undefined {
+    const t = this.drawTarget;
+    this.drawTarget = null;
+    if (t === null || this.finished || this.elapsed === 0) return undefined;
+    this.drewIntoTarget = true;
+    return t;
+  }
+
+  /**
+   * SimEnvironment.drawNextInto for the frame field `rgb`: the next step that does not end the episode draws its
+   * frame into `view` (never a reset). Such a frame is the caller's: it cannot be given back.
+   */
+  drawNextInto(field: string, view: Uint8Array): boolean {
+    if (field !== 'rgb' || !(view instanceof Uint8Array) || view.length !== this.frames.frameBytes) return false;
+    this.drawTarget = view;
+    return true;
   }
 
   /**
@@ -308,7 +340,8 @@ export abstract class LiteEnvBase implements LiteEnv {
   }
 
   private result(frame: Uint8Array, truncated: boolean, firstFrameHash: string | undefined): StepResult {
-    this.outstanding.add(frame);
+    if (this.drewIntoTarget) this.drewIntoTarget = false;
+    else this.outstanding.add(frame);
     const rgb: NdArray = { dtype: 'uint8', shape: this.frameShape, data: frame };
     const evaluator: Record<string, ObsValue> = {
       success: this.success,
@@ -357,6 +390,10 @@ export class LiteSimEnvironment implements SimEnvironment {
 
   releaseObservation(result: StepResult): void {
     this.core.releaseObservation?.(result);
+  }
+
+  drawNextInto(field: string, view: Uint8Array): boolean {
+    return this.core.drawNextInto?.(field, view) ?? false;
   }
 
   async close(): Promise<void> {

@@ -74,3 +74,51 @@ describe('lite env releaseObservation', () => {
     expect(() => a.releaseObservation?.(r)).toThrow(/did not return, or gave back twice/);
   });
 });
+
+describe('lite env drawNextInto', () => {
+  it('draws a non-final step into the caller view, never a reset or the final step; the pixels are unchanged', () => {
+    const plain = receivedHashes('ShellGameTouch-lite', { blackoutFromStep: 6, strict: true }, () => false);
+    const env = makeLiteEnvSync('ShellGameTouch-lite', { blackoutFromStep: 6, strict: true });
+    const view = new Uint8Array(64 * 64 * 3);
+    const hashes: string[] = [];
+    let inView = 0;
+    for (let seed = 0; seed < 3; seed++) {
+      const rng = new Prng(200 + seed);
+      expect(env.drawNextInto?.('rgb', view)).toBe(true);
+      let r = env.resetSync({ seed });
+      expect(frameOf(r.obs).data).not.toBe(view); // a reset cancels it and never draws into it
+      hashes.push(createHash('sha256').update(frameOf(r.obs).data).digest('hex'));
+      while (!r.done) {
+        const a = new Float32Array(2);
+        for (let k = 0; k < 2; k++) a[k] = (rng.nextFloat() * 2 - 1) * 0.08;
+        expect(env.drawNextInto?.('rgb', view)).toBe(true);
+        r = env.stepSync(a);
+        const f = frameOf(r.obs).data;
+        if (r.done) expect(f).not.toBe(view);
+        else {
+          expect(f).toBe(view);
+          inView += 1;
+          // the caller's memory: the env does not take it back
+          expect(() => env.releaseObservation?.(r)).toThrow(/did not return/);
+        }
+        hashes.push(createHash('sha256').update(f).digest('hex'));
+      }
+    }
+    expect(hashes).toEqual(plain.hashes);
+    expect(inView).toBeGreaterThan(0);
+  });
+
+  it('applies to one step only (also one that throws) and refuses a view of the wrong size or field', () => {
+    const env = makeLiteEnvSync('ShellGameTouch-lite', {});
+    expect(env.drawNextInto?.('rgb', new Uint8Array(10))).toBe(false);
+    expect(env.drawNextInto?.('toolPosition', new Uint8Array(64 * 64 * 3))).toBe(false);
+    env.resetSync({ seed: 1 });
+    const view = new Uint8Array(64 * 64 * 3);
+    env.drawNextInto?.('rgb', view);
+    expect(() => env.stepSync(Float32Array.of(Number.NaN, 0))).toThrow(/bad action/);
+    expect(frameOf(env.stepSync(Float32Array.of(0, 0)).obs).data).not.toBe(view);
+    env.drawNextInto?.('rgb', view);
+    expect(frameOf(env.stepSync(Float32Array.of(0, 0)).obs).data).toBe(view);
+    expect(frameOf(env.stepSync(Float32Array.of(0, 0)).obs).data).not.toBe(view);
+  });
+});
