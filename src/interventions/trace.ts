@@ -108,25 +108,36 @@ export class TraceRecorder {
       st.baseline = new Map(this.source.records(ctx.scope).map((r) => [r.slot, [r.timestep, r.version] as const]));
     }
     const c = this.chars;
-    const before = input.map((it) => selectedItemDigest(it, c));
-    const aligned = output.length === input.length;
-    const afterAll = output.map((it, i) => (aligned && it === input[i] ? (before[i] as string) : itemDigest(it, c)));
-    const selected: SelectedRecordTrace[] = input.map((it, i) => {
+    // Plain loops (no callback per item): this runs on every read of every bank.
+    const n = input.length;
+    const m = output.length;
+    const aligned = m === n;
+    const before: string[] = [];
+    for (let i = 0; i < n; i++) before.push(selectedItemDigest(input[i] as RetrievedItem, c));
+    const afterAll: string[] = [];
+    for (let i = 0; i < m; i++) {
+      const it = output[i] as RetrievedItem;
+      afterAll.push(aligned && it === input[i] ? (before[i] as string) : itemDigest(it, c));
+    }
+    const mode = this.options.mode;
+    const selected: SelectedRecordTrace[] = [];
+    for (let i = 0; i < n; i++) {
+      const it = input[i] as RetrievedItem;
       const o = aligned ? output[i] : undefined;
       const after = o !== undefined && sameIdentity(o, it) ? (afterAll[i] as string) : null;
       const b = before[i] as string;
       let unmodifiedSubstituted = false;
       if (afterPoint && st) {
-        if (this.options.mode === 'installed') {
+        if (mode === 'installed') {
           const t = st.baseline?.get(it.identity.slot);
           unmodifiedSubstituted =
             t !== undefined && t[0] === it.identity.timestep && t[1] === it.identity.version && !st.dirty.has(it.identity.slot);
-        } else if (this.options.mode === 'per-read') {
+        } else if (mode === 'per-read') {
           unmodifiedSubstituted = after !== null && after !== b;
         }
       }
-      return { slot: it.identity.slot, timestep: it.identity.timestep, version: it.identity.version, before: b, after, unmodifiedSubstituted };
-    });
+      selected.push({ slot: it.identity.slot, timestep: it.identity.timestep, version: it.identity.version, before: b, after, unmodifiedSubstituted });
+    }
     const readBefore = readDigest(before, c);
     // The reader's items digest as the selection's (same strings, same order) on every read a hook passes
     // through unchanged: the read digest is then the same string, so it is hashed once.
