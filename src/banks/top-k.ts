@@ -29,17 +29,7 @@ export function topK(entries: readonly { readonly timestep: number; readonly uni
       if (sim > s || (sim === s && e.timestep < (entries[idx[pos - 1] as number] as { timestep: number }).timestep)) pos--;
       else break;
     }
-    if (pos >= m) continue;
-    if (idx.length < m) {
-      idx.push(i);
-      sims.push(sim);
-    }
-    for (let j = idx.length - 1; j > pos; j--) {
-      idx[j] = idx[j - 1] as number;
-      sims[j] = sims[j - 1] as number;
-    }
-    idx[pos] = i;
-    sims[pos] = sim;
+    placeAt(idx, sims, m, pos, i, sim);
   }
   return idx;
 }
@@ -67,17 +57,7 @@ export function topKPacked(units: Float64Array, times: Float64Array, n: number, 
       if (sim > s || (sim === s && t < (times[idx[pos - 1] as number] as number))) pos--;
       else break;
     }
-    if (pos >= m) continue;
-    if (idx.length < m) {
-      idx.push(i);
-      sims.push(sim);
-    }
-    for (let j = idx.length - 1; j > pos; j--) {
-      idx[j] = idx[j - 1] as number;
-      sims[j] = sims[j - 1] as number;
-    }
-    idx[pos] = i;
-    sims[pos] = sim;
+    placeAt(idx, sims, m, pos, i, sim);
   }
   return idx;
 }
@@ -89,4 +69,19 @@ export function sortedTopK(entries: readonly { readonly timestep: number; readon
     .sort((a, b) => (a.sim !== b.sim ? b.sim - a.sim : a.e.timestep - b.e.timestep || a.index - b.index))
     .slice(0, k)
     .map((r) => r.index);
+}
+
+/** Puts entry i (similarity sim) at rank pos of the best-m lists, shifting the lower ranks down (pos < m). */
+function placeAt(idx: number[], sims: number[], m: number, pos: number, i: number, sim: number): void {
+  if (pos >= m) return;
+  if (idx.length < m) {
+    idx.push(i);
+    sims.push(sim);
+  }
+  for (let j = idx.length - 1; j > pos; j--) {
+    idx[j] = idx[j - 1] as number;
+    sims[j] = sims[j - 1] as number;
+  }
+  idx[pos] = i;
+  sims[pos] = sim;
 }
