@@ -18,8 +18,7 @@ import { join } from 'node:path';
 import { ImepError, isImepError } from '../core/errors.js';
 import { appendJsonLine, repairTornTail } from '../campaign/durable-append.js';
 import { currentOperator } from '../campaign/operator.js';
-import { assertCheckpointServes, checkpointPolicyProvider, DEFAULT_BATCH, remotePolicyProvider, runCampaign, type CampaignOptions, type EnvProvider, type PolicyProvider, type ShardSpec } from '../campaign/runner/index.js';
-import type { Protocol } from '../protocol/schema.js';
+import { DEFAULT_BATCH, runCampaign, type CampaignOptions, type EnvProvider, type ShardSpec } from '../campaign/runner/index.js';
 import { clusterPaths, sessionFile } from './cluster-layout.js';
 import { openClusterUnit, readShardPlanRecord, shardRowsDone } from './cluster-unit.js';
 import { assertShardable } from './submit.js';
@@ -53,11 +52,6 @@ function slurmIds(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
-const defaultPolicies = async (protocol: Protocol, dir: string): Promise<PolicyProvider> => {
-  assertCheckpointServes(protocol, dir);
-  return checkpointPolicyProvider(dir, { memory: protocol.memory });
-};
-
 export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: ShardRunOptions = {}): Promise<ShardRunResult> {
   const env = opts.env ?? process.env;
   const now = opts.now ?? (() => new Date());
@@ -89,9 +83,6 @@ export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: Sha
     rowsAtStart,
   });
   let runtime: string | null = null;
-  const batchSize = opts.batchSize ?? DEFAULT_BATCH;
-  // a hosted policy (protocol `policy:`) is started from the unit's protocol, its identity checked against the precommit
-  const policies = opts.policies ?? (async (protocol: Protocol, dir: string) => (protocol.policy === undefined ? defaultPolicies(protocol, dir) : remotePolicyProvider(protocol, { file: join(unit.dir, 'protocol.json'), roots: [dir] }, batchSize)));
   const started = Date.now();
   const end = async (outcome: string): Promise<number> => {
     const rows = await shardRowsDone(unit.dir, spec.index, spec.count);
@@ -112,17 +103,17 @@ export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: Sha
   try {
     await runCampaign(join(unit.dir, 'protocol.json'), {
       campaignsDir: unit.campaignsDir,
-      batchSize,
+      batchSize: opts.batchSize ?? DEFAULT_BATCH,
       progress: null,
       say,
       shard: spec,
       operator,
       ...(opts.root === undefined ? {} : { root: opts.root }),
       ...(opts.envs === undefined ? {} : { envs: opts.envs }),
-      policies: async (protocol, dir) => {
-        const p = await policies(protocol, dir);
+      // the runner's own choice (the checkpoint, or a hosted policy checked against the precommit) unless injected
+      ...(opts.policies === undefined ? {} : { policies: opts.policies }),
+      onPolicy: (p) => {
         runtime = p.description;
-        return p;
       },
     });
   } catch (e) {

@@ -50,6 +50,8 @@ export interface CampaignOptions {
   readonly operator?: Operator;
   /** The policy runtime of a protocol (default: its checkpoint through the external-memory runtime). */
   readonly policies?: (protocol: Protocol, checkpointDir: string) => Promise<PolicyProvider>;
+  /** Told each policy runtime once it is made (`policies` or the default), e.g. to record its description. */
+  readonly onPolicy?: (provider: PolicyProvider) => void;
   /** The environments (default: chosen by the protocol's `simulator`, see withSimulators). */
   readonly envs?: EnvProvider;
   /** Execution details of bridged simulators: servers started, deadlines (rows never depend on them). */
@@ -155,6 +157,7 @@ export async function runtimeFor(c: Campaign, opts: CampaignOptions): Promise<Po
     provider = await checkpointPolicyProvider(ckptDir, { memory: c.protocol.memory });
   }
   try {
+    opts.onPolicy?.(provider);
     const hosted = hostedRecordOf(provider);
     if (hosted !== undefined) {
       if (await exists(unitPaths(c.dir).precommit)) assertHostedPolicyUnchanged(hosted, (await readPrecommit(c.dir)).hostedPolicy, c.file);
