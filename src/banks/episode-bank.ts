@@ -1,4 +1,4 @@
-import { cloneTensor } from '../core/tensor.js';
+import { cloneTensor, sameShape } from '../core/tensor.js';
 import type { FloatTensor } from '../core/tensor.js';
 import type { ReadContext, ReadHook, RecordIdentity, RetrievedItem } from './record.js';
 import { identityReadHook } from './record.js';
@@ -159,7 +159,7 @@ export class EpisodeBank {
       if (timestep < last.timestep) throw bankError(`write: timestep ${timestep} is before the last entry's ${last.timestep}`, 'timestep');
       checkSameKind(last.feature, feature, 'feature');
     }
-    const copy = copyTensor(feature);
+    const copy = cloneTensor(feature);
     const unit = unitVector(copy);
     this.entryList.push({ timestep, feature: copy, unit, identity: null, identityIndex: -1 });
     if (this.packedOk && this.packedCount === this.entryList.length - 1 && (this.packedCount === 0 || this.packedDim === unit.length)) this.appendPacked(timestep, unit);
@@ -194,7 +194,7 @@ export class EpisodeBank {
         e.identity = identity;
         e.identityIndex = index;
       }
-      items[j] = { identity, leaves: { feature: views ? e.feature : copyTensor(e.feature) } };
+      items[j] = { identity, leaves: { feature: views ? e.feature : cloneTensor(e.feature) } };
     }
     const ctx: ReadContext = Object.freeze({
       bank: this.config.bank,
@@ -313,26 +313,8 @@ export class EpisodeBank {
   }
 }
 
-/**
- * A copy of a tensor's dtype, shape and values (what `cloneTensor` copies of a FloatTensor, without the object
- * spread: the bank copies on every write and every retrieved item, so this is on the policy's per-step path).
- */
-function copyTensor(t: FloatTensor): FloatTensor {
-  // The typed-array constructors copy a same-type source element by element (TypedArray#slice is several times
-  // slower on short arrays).
-  const d = t.data;
-  const data = t.dtype === 'float32' ? new Float32Array(d as Float32Array) : t.dtype === 'float64' ? new Float64Array(d as Float64Array) : new Uint16Array(d as Uint16Array);
-  // A loop, not slice(): Array#slice of a frozen array (callers may pass frozen shapes) takes V8's slow path.
-  const n = t.shape.length;
-  const shape = new Array<number>(n);
-  for (let i = 0; i < n; i++) shape[i] = t.shape[i] as number;
-  return { dtype: t.dtype, shape, data } as FloatTensor;
-}
-
 function checkSameKind(have: FloatTensor, got: FloatTensor, field: string): void {
-  let same = have.dtype === got.dtype && have.shape.length === got.shape.length;
-  for (let i = 0; same && i < have.shape.length; i++) same = have.shape[i] === got.shape[i];
-  if (!same) {
+  if (have.dtype !== got.dtype || !sameShape(have.shape, got.shape)) {
     throw bankError(`${field}: ${got.dtype}[${got.shape.join(',')}] differs from the bank's ${have.dtype}[${have.shape.join(',')}]`, field);
   }
 }

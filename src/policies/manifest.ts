@@ -24,6 +24,7 @@ import { z } from 'zod';
 import { PAYLOAD_FIELDS } from '../banks/record.js';
 import { CONSOLIDATION_MODES } from '../banks/token-merge.js';
 import { ImepError } from '../core/errors.js';
+import { sameShape } from '../core/tensor.js';
 
 export const MANIFEST_FORMAT = 'imep-checkpoint';
 export const MANIFEST_VERSION = 1;
@@ -171,9 +172,6 @@ function byRole<T extends { role: string }>(list: readonly T[], role: string): F
   return out;
 }
 
-function sameShape(a: readonly (number | string)[], b: readonly (number | string)[]): boolean {
-  return a.length === b.length && a.every((d, i) => d === b[i]);
-}
 
 const fmt = (s: readonly (number | string)[]): string => `[${s.join(', ')}]`;
 

@@ -26,7 +26,7 @@ import { StructuredBank } from '../banks/structured-bank.js';
 import type { ReadHook, RetrievedItem } from '../banks/record.js';
 import { identityReadHook } from '../banks/record.js';
 import { ImepError } from '../core/errors.js';
-import { toFloat64, type FloatTensor } from '../core/tensor.js';
+import { sameShape, toFloat64, type FloatTensor } from '../core/tensor.js';
 import type { NdArray, ObsValue } from '../bridges/sim-environment.js';
 import type { HostTensor } from './backend.js';
 import { elementCountOf } from './backend.js';
@@ -69,27 +69,23 @@ const ZERO: Readonly<Float32Array> = new Float32Array(1);
 const EPISODE_READ_DECISION: EpisodeQueryOptions = Object.freeze({ decisionStep: true, leafViews: true });
 const EPISODE_READ_OTHER: EpisodeQueryOptions = Object.freeze({ decisionStep: false, leafViews: true });
 
-/** A copy of row i (n values) of a row-major batch: what `slice` returns, without its cost on short rows. */
-function rowOf(data: Float32Array, i: number, n: number): Float32Array {
-  const out = new Float32Array(n);
+/** Fills `out` with row i (out.length values) of a row-major batch and returns it: `slice` without its cost on short rows. */
+function copyRow(out: Float32Array, data: Float32Array, i: number): Float32Array {
+  const n = out.length;
   const off = i * n;
   for (let j = 0; j < n; j++) out[j] = data[off + j] as number;
   return out;
 }
 
-/** Fills `t` (float32, n values) with row i of a row-major batch and returns it. */
-function copyRowInto(t: FloatTensor, data: Float32Array, i: number): FloatTensor {
-  const out = t.data as Float32Array;
-  const n = out.length;
-  const off = i * n;
-  for (let j = 0; j < n; j++) out[j] = data[off + j] as number;
-  return t;
+/** A copy of row i (n values) of a row-major batch. */
+function rowOf(data: Float32Array, i: number, n: number): Float32Array {
+  return copyRow(new Float32Array(n), data, i);
 }
 
-function sameDims(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/** Fills the float32 tensor `t` with row i of a row-major batch and returns it. */
+function copyRowInto(t: FloatTensor, data: Float32Array, i: number): FloatTensor {
+  copyRow(t.data as Float32Array, data, i);
+  return t;
 }
 
 function isNdArray(v: ObsValue | NdArray | undefined): v is NdArray {
@@ -116,16 +112,17 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   private readonly keyScratch: FloatTensor;
   private readonly valueScratch: FloatTensor;
   private readonly actOut: { action: OutputContract; decisionLogits: OutputContract | undefined };
-  /** Reused input buffers, by observation input and batch size, and the memory inputs by batch size (a graph run never keeps them past its return). */
   /**
-   * Two per input and batch size (index 2·B + parity), used by alternate calls (parity = calls mod 2), so a row handed
-   * out by nextInputRow for the next call is never the row the current call's observations sit in.
+   * Reused packing buffers of the observation inputs (a graph run never keeps them past its return): two per input
+   * and batch size (index 2·B + parity), used by alternate calls (parity = calls mod 2), so a row handed out by
+   * nextInputRow for the next call is never the row the current call's observations sit in.
    */
   private readonly buffers = new Map<InputContract, (Float32Array | Uint8Array | Int32Array | undefined)[]>();
   /** nextInputRow: the first uint8 observation input fed from each field asked for (null: none). */
   private readonly uint8Inputs = new Map<string, InputContract | null>();
   /** nextInputRow's views, by input, then 2·B + parity, then row (made once). */
   private readonly rowViews = new Map<InputContract, (Uint8Array[] | undefined)[]>();
+  /** The memory input and its mask, by batch size. */
   private readonly memoryBuffers: (Float32Array | undefined)[] = [];
   private readonly maskBuffers: (Float32Array | undefined)[] = [];
   private readonly sampleShapes = new Map<InputContract, { readonly rest: readonly number[]; readonly per: number }>();
@@ -430,7 +427,7 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
       let data: ArrayLike<number | bigint>;
       let srcDtype: string;
       if (isNdArray(v)) {
-        if (!sameDims(v.shape, rest)) throw this.badObservation(field, where, `shape [${v.shape.join(', ')}], the graph input needs [${rest.join(', ')}]`);
+        if (!sameShape(v.shape, rest)) throw this.badObservation(field, where, `shape [${v.shape.join(', ')}], the graph input needs [${rest.join(', ')}]`);
         data = v.data as ArrayLike<number | bigint>;
         srcDtype = v.dtype;
       } else if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
@@ -457,7 +454,7 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   private sameDtypeValues(dtype: 'float32' | 'uint8' | 'int32', v: ObsValue | NdArray | undefined, rest: readonly number[], per: number): Float32Array | Uint8Array | Int32Array | null {
     let data: unknown;
     if (isNdArray(v)) {
-      if (v.dtype !== dtype || !sameDims(v.shape, rest)) return null;
+      if (v.dtype !== dtype || !sameShape(v.shape, rest)) return null;
       data = v.data;
     } else data = v;
     const ok = dtype === 'uint8' ? data instanceof Uint8Array : dtype === 'float32' ? data instanceof Float32Array : data instanceof Int32Array;
@@ -515,7 +512,6 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     }
     return rows[row] as Uint8Array;
   }
-
 
   private badObservation(field: string, where: string, message: string): ImepError {
     return new ImepError('E_CHECKPOINT_MISMATCH', `observation field ${JSON.stringify(field)}: ${message}`, {

@@ -7,6 +7,7 @@ import ort from 'onnxruntime-node';
 import { ImepError } from '../core/errors.js';
 import type { BackendReport, GraphRunner, GraphSignature, HostData, HostTensor, ValueInfo } from './backend.js';
 import type { TensorDtype } from './manifest.js';
+import { sameShape } from '../core/tensor.js';
 import { onnxRuntimeProbe, selectProvider, type ExecutionProvider, type ProviderConfig, type ProviderProbe } from './providers.js';
 
 export interface OnnxOptions extends ProviderConfig {
@@ -45,12 +46,6 @@ function ownedOrCopy(data: OrtData): HostData {
   if (Array.isArray(data)) return [...(data as string[])];
   const a = data as Exclude<HostData, string[]>;
   return a.byteOffset === 0 && a.byteLength === a.buffer.byteLength ? a : a.slice();
-}
-
-function sameShape(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 class OnnxGraph implements GraphRunner {
