@@ -56,12 +56,6 @@ function hasLoneSurrogate(s: string): boolean {
   return false;
 }
 
-/** The canonical form of a number: shortest round-trip, -0 → 0; NaN/Infinity refused. */
-export function canonicalNumber(n: number, path = '$'): string {
-  if (!Number.isFinite(n)) refuse(path, `${String(n)} is not a JSON number`);
-  return Object.is(n, -0) ? '0' : String(n);
-}
-
 /**
  * The path of the value being written, kept as segments (array indices and object keys) and spelled out
  * only when a refusal names it: `$`, then `[i]` per index, `.key` per identifier-like key, else `["key"]`.
@@ -77,17 +71,32 @@ function pathOf(segs: PathSegments): string {
   return path;
 }
 
+/** The canonical form of a number: shortest round-trip, -0 → 0; NaN/Infinity refused. */
+export function canonicalNumber(n: number, path = '$'): string {
+  return numberAt(n, path);
+}
+
+/** canonicalNumber with the path given as segments (spelled out only for a refusal). */
+function numberAt(n: number, path: string | PathSegments): string {
+  if (!Number.isFinite(n)) refuse(typeof path === 'string' ? path : pathOf(path), `${String(n)} is not a JSON number`);
+  return Object.is(n, -0) ? '0' : String(n);
+}
+
+/** The canonical form of a string (JSON.stringify's escaping, which matches RFC 8785 for well-formed text). */
+function stringAt(s: string, segs: PathSegments): string {
+  if (hasLoneSurrogate(s)) refuse(pathOf(segs), 'string contains a lone surrogate');
+  return JSON.stringify(s);
+}
+
 function write(value: unknown, segs: PathSegments, stack: Set<object>): string {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number':
-      if (!Number.isFinite(value)) refuse(pathOf(segs), `${String(value)} is not a JSON number`);
-      return Object.is(value, -0) ? '0' : String(value);
+      return numberAt(value, segs);
     case 'string':
-      if (hasLoneSurrogate(value)) refuse(pathOf(segs), 'string contains a lone surrogate');
-      return JSON.stringify(value);
+      return stringAt(value, segs);
     case 'object':
       break;
     default:
@@ -118,10 +127,10 @@ function write(value: unknown, segs: PathSegments, stack: Set<object>): string {
       const v = record[key];
       if (v === undefined) continue;
       segs.push(key);
-      if (hasLoneSurrogate(key)) refuse(pathOf(segs), 'string contains a lone surrogate');
+      const name = stringAt(key, segs);
       if (!first) out += ',';
       first = false;
-      out += `${JSON.stringify(key)}:${write(v, segs, stack)}`;
+      out += `${name}:${write(v, segs, stack)}`;
       segs.pop();
     }
     out += '}';
