@@ -2,11 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
-import { buildProgram } from '../../src/cli/program.js';
-import { exitCodeFor, messageFor } from '../../src/cli/exit-codes.js';
-import { registerChainbench } from '../../src/cli/chainbench-commands.js';
+import { imep } from './helpers.js';
 import { readDecisionUnit } from '../../src/chainbench/index.js';
 import { BridgeServer } from '../../src/bridges/server.js';
 import { privateIpcEndpoint, type PrivateIpcEndpoint } from '../../src/bridges/endpoint.js';
@@ -25,22 +23,6 @@ afterAll(async () => {
   execFileSync('chmod', ['-R', 'u+w', dir]);
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function imep(...args: string[]): Promise<{ stdout: string; code: number; message: string }> {
-  let stdout = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  try {
-    await buildProgram({ chainbench: registerChainbench }).parseAsync(['node', 'imep', 'chainbench', ...args]);
-    return { stdout, code: 0, message: '' };
-  } catch (e) {
-    return { stdout, code: exitCodeFor(e), message: messageFor(e) };
-  } finally {
-    spy.mockRestore();
-  }
-}
 
 describe('imep chainbench CLI', () => {
   const manifest = join(dir, 'manifest.json');

@@ -1,4 +1,8 @@
+import { vi } from 'vitest';
 import { buildChainRecords, freezeManifest, generateChainManifest, type ChainManifest, type ChainRecordSet } from '../../src/chainbench/index.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { exitCodeFor, messageFor } from '../../src/cli/exit-codes.js';
+import { registerChainbench } from '../../src/cli/chainbench-commands.js';
 
 export interface Fixture {
   readonly manifest: ChainManifest;
@@ -23,4 +27,21 @@ export function fixture(chains: number, K: number | readonly number[], seed = 20
 /** A mutable deep copy of a manifest. */
 export function copy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** Runs `imep chainbench ARGS…` in this process: its stdout, and the exit code and message it would end with. */
+export async function imep(...args: string[]): Promise<{ stdout: string; code: number; message: string }> {
+  let stdout = '';
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+  try {
+    await buildProgram({ chainbench: registerChainbench }).parseAsync(['node', 'imep', 'chainbench', ...args]);
+    return { stdout, code: 0, message: '' };
+  } catch (e) {
+    return { stdout, code: exitCodeFor(e), message: messageFor(e) };
+  } finally {
+    spy.mockRestore();
+  }
 }

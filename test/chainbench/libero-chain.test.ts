@@ -9,10 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildProgram } from '../../src/cli/program.js';
-import { exitCodeFor, messageFor } from '../../src/cli/exit-codes.js';
-import { registerChainbench } from '../../src/cli/chainbench-commands.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { imep } from './helpers.js';
 import { privateIpcEndpoint, type PrivateIpcEndpoint } from '../../src/bridges/endpoint.js';
 import { ServerSupervisor, bridgePython, packageRoot, pythonServerCommand } from '../../src/bridges/supervisor.js';
 import { BridgeChainExecutor, LIBERO_CHAIN_ENV } from '../../src/chainbench/bridge-executor.js';
@@ -52,22 +50,6 @@ afterAll(async () => {
   execFileSync('chmod', ['-R', 'u+w', dir]);
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function imep(...args: string[]): Promise<{ stdout: string; code: number; message: string }> {
-  let stdout = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  try {
-    await buildProgram({ chainbench: registerChainbench }).parseAsync(['node', 'imep', 'chainbench', ...args]);
-    return { stdout, code: 0, message: '' };
-  } catch (e) {
-    return { stdout, code: exitCodeFor(e), message: messageFor(e) };
-  } finally {
-    spy.mockRestore();
-  }
-}
 
 interface ManifestJson {
   chains: { id: string; K: number; sceneSeed: number; finalFact: { drawer: number } }[];
