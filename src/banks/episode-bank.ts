@@ -3,7 +3,7 @@ import type { FloatTensor } from '../core/tensor.js';
 import type { ReadContext, ReadHook, RecordIdentity, RetrievedItem } from './record.js';
 import { identityReadHook } from './record.js';
 import { unitVector } from './cosine.js';
-import { topKPacked } from './top-k.js';
+import { sortedPacked, topKPackedInto } from './top-k.js';
 import { CONSOLIDATION_MODES, averageFeatures, mostSimilarAdjacentPair } from './token-merge.js';
 import type { ConsolidationMode } from './token-merge.js';
 import { arrayAt, checkHeader, decodeTensor, encodeTensor, objectAt, packSnapshot, unpackSnapshot } from './tensor-codec.js';
@@ -73,14 +73,18 @@ export interface EpisodeQueryResult {
   readonly ctx: ReadContext;
 }
 
+/** An entry. Mutable only so that reset can hand it back to the pool (see `pool`) and write can fill it again. */
 interface Stored {
-  readonly timestep: number;
+  timestep: number;
   readonly feature: FloatTensor;
   readonly unit: Float64Array;
   /** The frozen identity last handed out for this entry, made when it sat at `identityIndex` (or null). */
   identity: RecordIdentity | null;
   identityIndex: number;
 }
+
+const PLACEHOLDER_IDENTITY: RecordIdentity = Object.freeze({ slot: 0, scope: '', sourceEpisode: '', timestep: 0, version: 0 });
+const PLACEHOLDER_FEATURE: FloatTensor = Object.freeze({ dtype: 'float32', shape: Object.freeze([0]), data: new Float32Array(0) }) as FloatTensor;
 
 const FORMAT = 'imep-episode-bank';
 const VERSION = 1;
@@ -102,6 +106,19 @@ export class EpisodeBank {
   private packedDim = 0;
   private packedCount = 0;
   private packedOk = true;
+  /**
+   * Entries of past episodes, handed back by reset: write refills one of the same dtype and shape instead of
+   * allocating a feature, a unit vector and an entry (which would live for the episode and so reach the old
+   * generation of the heap). An entry's arrays never leave the bank except as `leafViews` leaves, which the caller
+   * has read before its next call into the bank (reset included), so a pooled entry is no one else's.
+   */
+  private pool: Stored[] = [];
+  /** `leafViews` reads: reused item lists (by length) and items, refilled by each query (same contract). */
+  private readonly viewLists: RetrievedItem[][] = [];
+  private readonly viewItems: { identity: RecordIdentity; leaves: { feature: FloatTensor } }[] = [];
+  /** The query's ranking (topKPackedInto's lists, grown to k when a query asks for more). */
+  private rankedIdx: number[] = [];
+  private rankedSims = new Float64Array(0);
 
   constructor(config: EpisodeBankConfig = {}) {
     const bank = config.bank ?? 'perceptual';
@@ -125,6 +142,7 @@ export class EpisodeBank {
   reset(episode: string): void {
     assertString(episode, 'episode');
     this.episodeId = episode;
+    if (this.pool.length < this.config.capacity + 1) for (const e of this.entryList) this.pool.push(e);
     this.entryList = [];
     this.queries = 0;
     this.packedCount = 0;
@@ -159,9 +177,9 @@ export class EpisodeBank {
       if (timestep < last.timestep) throw bankError(`write: timestep ${timestep} is before the last entry's ${last.timestep}`, 'timestep');
       checkSameKind(last.feature, feature, 'feature');
     }
-    const copy = cloneTensor(feature);
-    const unit = unitVector(copy);
-    this.entryList.push({ timestep, feature: copy, unit, identity: null, identityIndex: -1 });
+    const stored = this.fromPool(timestep, feature) ?? this.newStored(timestep, cloneTensor(feature));
+    const unit = stored.unit;
+    this.entryList.push(stored);
     if (this.packedOk && this.packedCount === this.entryList.length - 1 && (this.packedCount === 0 || this.packedDim === unit.length)) this.appendPacked(timestep, unit);
     else this.packedOk = false;
     const consolidation = this.entryList.length > this.config.capacity ? this.consolidate() : null;
@@ -180,10 +198,19 @@ export class EpisodeBank {
     this.queries += 1;
     const q = unitVector(feature, this.queryUnit(feature.data.length));
     this.syncPacked();
-    const ranked = topKPacked(this.packedUnits, this.packedTimes, this.packedCount, q, k);
+    if (this.rankedSims.length < k) {
+      this.rankedSims = new Float64Array(k);
+      this.rankedIdx = new Array<number>(k).fill(0);
+    }
+    let ranked = this.rankedIdx;
+    let count = topKPackedInto(this.packedUnits, this.packedTimes, this.packedCount, q, k, ranked, this.rankedSims);
+    if (count < 0) {
+      ranked = sortedPacked(this.packedUnits, this.packedTimes, this.packedCount, q, k);
+      count = ranked.length;
+    }
     const views = opts.leafViews === true && this.hook === identityReadHook;
-    const items: RetrievedItem[] = new Array<RetrievedItem>(ranked.length);
-    for (let j = 0; j < ranked.length; j++) {
+    const items: RetrievedItem[] = views ? this.viewList(count) : new Array<RetrievedItem>(count);
+    for (let j = 0; j < count; j++) {
       const index = ranked[j] as number;
       const e = this.entryList[index] as Stored;
       // An entry's identity changes only when consolidation moves it to another index (the episode is fixed
@@ -194,7 +221,11 @@ export class EpisodeBank {
         e.identity = identity;
         e.identityIndex = index;
       }
-      items[j] = { identity, leaves: { feature: views ? e.feature : cloneTensor(e.feature) } };
+      if (views) {
+        const item = items[j] as { identity: RecordIdentity; leaves: { feature: FloatTensor } };
+        item.identity = identity;
+        item.leaves.feature = e.feature;
+      } else items[j] = { identity, leaves: { feature: cloneTensor(e.feature) } };
     }
     const ctx: ReadContext = Object.freeze({
       bank: this.config.bank,
@@ -272,6 +303,36 @@ export class EpisodeBank {
     const feature = averageFeatures(a.feature, b.feature);
     list.splice(pair.index, 2, { timestep: a.timestep, feature, unit: unitVector(feature), identity: null, identityIndex: -1 });
     return { kind: 'token-merge', index: pair.index, timestep: a.timestep, similarity: pair.similarity };
+  }
+
+  /** A pooled entry refilled with (timestep, a copy of feature), or undefined when none of its dtype and shape is free. */
+  private fromPool(timestep: number, feature: FloatTensor): Stored | undefined {
+    const e = this.pool.pop();
+    if (e === undefined) return undefined;
+    if (e.feature.dtype !== feature.dtype || !sameShape(e.feature.shape, feature.shape)) {
+      this.pool = []; // another kind of feature from now on: the pool's entries cannot serve it
+      return undefined;
+    }
+    (e.feature.data as Float32Array).set(feature.data as Float32Array); // same dtype: the bits as they are
+    unitVector(e.feature, e.unit);
+    e.timestep = timestep;
+    e.identity = null;
+    e.identityIndex = -1;
+    return e;
+  }
+
+  private newStored(timestep: number, feature: FloatTensor): Stored {
+    return { timestep, feature, unit: unitVector(feature), identity: null, identityIndex: -1 };
+  }
+
+  /** The reused list of n view items (see viewLists). */
+  private viewList(n: number): RetrievedItem[] {
+    let list = this.viewLists[n];
+    if (list === undefined) {
+      while (this.viewItems.length < n) this.viewItems.push({ identity: PLACEHOLDER_IDENTITY, leaves: { feature: PLACEHOLDER_FEATURE } });
+      this.viewLists[n] = list = this.viewItems.slice(0, n);
+    }
+    return list;
   }
 
   /** Appends one entry to the packed mirror (growing it by doubling). */

@@ -39,27 +39,52 @@ export function topK(entries: readonly { readonly timestep: number; readonly uni
  * timestep at times[i]. The same selection, comparisons and similarities (dot64At is dot64), so the same indices.
  */
 export function topKPacked(units: Float64Array, times: Float64Array, n: number, q: Float64Array, k: number): number[] {
+  const m = Math.min(k, n);
+  const idx = new Array<number>(m);
+  const count = topKPackedInto(units, times, n, q, k, idx, new Float64Array(m));
+  if (count < 0) return sortedPacked(units, times, n, q, k);
+  return idx;
+}
+
+/**
+ * `topKPacked` into caller-owned lists (no allocation): the selected indices, best first, go to idx[0 … count) and
+ * their similarities to sims (both must hold min(k, n) values); returns count = min(k, n), or −1 when a similarity
+ * is NaN (then the caller must rank by the full sort, `topKPacked` does).
+ */
+export function topKPackedInto(units: Float64Array, times: Float64Array, n: number, q: Float64Array, k: number, idx: number[], sims: Float64Array): number {
   const d = q.length;
   const m = Math.min(k, n);
-  const idx: number[] = [];
-  const sims: number[] = [];
+  let count = 0;
   for (let i = 0; i < n; i++) {
     const sim = dot64At(q, units, i * d);
-    if (sim !== sim) {
-      const entries: { timestep: number; unit: Float64Array }[] = [];
-      for (let j = 0; j < n; j++) entries.push({ timestep: times[j] as number, unit: units.slice(j * d, (j + 1) * d) });
-      return sortedTopK(entries, q, k);
-    }
+    if (sim !== sim) return -1;
     const t = times[i] as number;
-    let pos = idx.length;
+    // Walk up from the end while entry i ranks before the selected one (it comes later in index order, so on equal
+    // similarity and timestep it ranks after).
+    let pos = count;
     while (pos > 0) {
       const s = sims[pos - 1] as number;
       if (sim > s || (sim === s && t < (times[idx[pos - 1] as number] as number))) pos--;
       else break;
     }
-    placeAt(idx, sims, m, pos, i, sim);
+    if (pos >= m) continue;
+    if (count < m) count++;
+    for (let j = count - 1; j > pos; j--) {
+      idx[j] = idx[j - 1] as number;
+      sims[j] = sims[j - 1] as number;
+    }
+    idx[pos] = i;
+    sims[pos] = sim;
   }
-  return idx;
+  return count;
+}
+
+/** The full-sort ranking of packed entries (the NaN path of topKPacked). */
+export function sortedPacked(units: Float64Array, times: Float64Array, n: number, q: Float64Array, k: number): number[] {
+  const d = q.length;
+  const entries: { timestep: number; unit: Float64Array }[] = [];
+  for (let j = 0; j < n; j++) entries.push({ timestep: times[j] as number, unit: units.slice(j * d, (j + 1) * d) });
+  return sortedTopK(entries, q, k);
 }
 
 /** The reference ranking: sort every entry by the key of `topK`, keep the first k. */
