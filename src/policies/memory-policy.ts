@@ -88,6 +88,9 @@ function copyRowInto(t: FloatTensor, data: Float32Array, i: number): FloatTensor
   return t;
 }
 
+/** Observation values of at most this many elements are packed even in a batch of one (observationTensor). */
+const DIRECT_FEED_MIN = 64;
+
 function isNdArray(v: ObsValue | NdArray | undefined): v is NdArray {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && 'dtype' in v && 'shape' in v && 'data' in v && ArrayBuffer.isView((v as NdArray).data);
 }
@@ -112,6 +115,9 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   private readonly keyScratch: FloatTensor;
   private readonly valueScratch: FloatTensor;
   private readonly actOut: { action: OutputContract; decisionLogits: OutputContract | undefined };
+  /** An action row's shape (the contract's after the batch axis) and element count; a logits row's element count. */
+  private readonly actionRow: { readonly shape: readonly number[]; readonly per: number };
+  private readonly logitsPer: number;
   /**
    * Reused packing buffers of the observation inputs (a graph run never keeps them past its return): two per input
    * and batch size (index 2·B + parity), used by alternate calls (parity = calls mod 2), so a row handed out by
@@ -123,8 +129,8 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   /** nextInputRow's views, by input, then 2·B + parity, then row (made once). */
   private readonly rowViews = new Map<InputContract, (Uint8Array[] | undefined)[]>();
   /** The memory input and its mask, by batch size. */
-  private readonly memoryBuffers: (Float32Array | undefined)[] = [];
-  private readonly maskBuffers: (Float32Array | undefined)[] = [];
+  private readonly memoryFeeds: (HostTensor & { data: Float32Array } | undefined)[] = [];
+  private readonly maskFeeds: (HostTensor & { data: Float32Array } | undefined)[] = [];
   private readonly sampleShapes = new Map<InputContract, { readonly rest: readonly number[]; readonly per: number }>();
   private readonly batchShapes = new Map<InputContract, (readonly number[] | undefined)[]>();
   private busy = false;
@@ -133,8 +139,9 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   /** Duplicate-slot check without a Set: seenStamp[slot] === callStamp once the slot was seen in this call. */
   private readonly seenStamp: number[] = [];
   private callStamp = 0;
-  private encodeNs = 0n;
-  private actNs = 0n;
+  /** Milliseconds awaiting the encode and act graphs (performance.now: doubles, no BigInt per call). */
+  private encodeMs = 0;
+  private actMs = 0;
   private calls = 0;
   private slotSteps = 0;
 
@@ -150,6 +157,9 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     this.persistence = options.persistence ?? 'within-episode';
     this.keyDim = this.encodeOut.queryKey.shape[1] as number;
     this.actOut = { action: role(m.graphs.act.outputs, 'action') as OutputContract, decisionLogits: role(m.graphs.act.outputs, 'decisionLogits') };
+    const actionRest = Object.freeze(this.actOut.action.shape.slice(1) as number[]);
+    this.actionRow = { shape: actionRest, per: elementCountOf(actionRest) };
+    this.logitsPer = this.actOut.decisionLogits === undefined ? 0 : elementCountOf(this.actOut.decisionLogits.shape.slice(1) as number[]);
     this.k = m.bank.k;
     this.d = this.encodeOut.writeCandidate.shape[1] as number;
     this.keyShape = Object.freeze([this.keyDim]);
@@ -226,133 +236,133 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   }
 
   timings(): PolicyTimings {
-    return { encodeNs: Number(this.encodeNs), actNs: Number(this.actNs), calls: this.calls, slotSteps: this.slotSteps };
+    return { encodeNs: Math.round(this.encodeMs * 1e6), actNs: Math.round(this.actMs * 1e6), calls: this.calls, slotSteps: this.slotSteps };
   }
 
   async inferBatch(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[]> {
     if (this.busy) throw new ImepError('E_USAGE', 'inferBatch called while the previous call is still running', { field: 'inferBatch', hint: 'await each call (lockstep)' });
     this.busy = true;
+    // One async level, not a wrapper awaiting a private step(): each level is a promise and a microtask per call.
     try {
-      return await this.step(requests);
+      const B = requests.length;
+      if (B === 0) return [];
+      if (B > this.maxBatch) throw new ImepError('E_USAGE', `${B} observations in one batch, batch size is ${this.maxBatch}`, { field: 'runtime.batchSize' });
+      const stamp = ++this.callStamp;
+      const slots: Slot[] = new Array<Slot>(B);
+      const obs: Observation[] = new Array<Observation>(B);
+      for (let i = 0; i < B; i++) {
+        const r = requests[i] as SlotObservation;
+        const s = this.slotAt(r.slot);
+        if (this.seenStamp[r.slot] === stamp) throw new ImepError('E_USAGE', `slot ${r.slot} appears twice in one batch`, { field: 'slot' });
+        this.seenStamp[r.slot] = stamp;
+        if (s.info === null) throw new ImepError('E_USAGE', `slot ${r.slot} was not reset`, { field: 'slot', hint: 'call resetSlot(slot, episodeInfo) first' });
+        slots[i] = s;
+        obs[i] = r.obs;
+      }
+      const m = this.checkpoint.manifest;
+
+      // 1. encode
+      const encFeeds: Record<string, HostTensor> = {};
+      const encInputs = m.graphs.encode.inputs;
+      for (let i = 0; i < encInputs.length; i++) {
+        const c = encInputs[i] as InputContract;
+        encFeeds[c.name] = this.observationTensor(c, obs, this.where('encode', i));
+      }
+      let t0 = performance.now();
+      const enc = await this.checkpoint.graphs.encode.run(encFeeds);
+      this.encodeMs += performance.now() - t0;
+      const qk = this.output(enc, this.encodeOut.queryKey, 'encode', B);
+      const wc = this.output(enc, this.encodeOut.writeCandidate, 'encode', B);
+      const gate = this.encodeOut.writeGate === undefined ? undefined : this.output(enc, this.encodeOut.writeGate, 'encode', B);
+      const kd = this.keyDim;
+
+      // 2. read each slot's bank through its hook
+      const k = this.k, d = this.d;
+      let memoryFeed = this.memoryFeeds[B];
+      if (memoryFeed === undefined) this.memoryFeeds[B] = memoryFeed = { dtype: 'float32', shape: Object.freeze([B, k, d]), data: new Float32Array(B * k * d) };
+      let maskFeed = this.maskFeeds[B];
+      if (maskFeed === undefined) this.maskFeeds[B] = maskFeed = { dtype: 'float32', shape: Object.freeze([B, k]), data: new Float32Array(B * k) };
+      const memory = memoryFeed.data, mask = maskFeed.data;
+      memory.fill(0);
+      mask.fill(0);
+      const reads: ReadReadout[] = [];
+      for (let i = 0; i < B; i++) {
+        const slot = slots[i] as Slot;
+        // The episode bank's query reads the key and keeps nothing: it gets the reused scratch key; structured banks a copy.
+        const key: FloatTensor = slot.structured !== null ? { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) } : copyRowInto(this.keyScratch, qk.data as Float32Array, i);
+        const decisionStep = this.decisionStep(slot.step);
+        const { items, ctx } =
+          slot.structured !== null
+            ? slot.structured.query(this.scopeOf(requests[i]?.slot as number) as string, { cognitiveKey: key, perceptualKey: key, stateSignature: key }, { episode: (slot.info as EpisodeInfo).episode, decisionStep })
+            : (slot.bank as EpisodeBank).query(key, decisionStep ? EPISODE_READ_DECISION : EPISODE_READ_OTHER);
+        this.fillMemory(items, memory, mask, i, ctx.episode);
+        const identities = new Array<RetrievedItem['identity']>(items.length);
+        for (let j = 0; j < items.length; j++) identities[j] = (items[j] as RetrievedItem).identity;
+        reads.push({ ctx, identities });
+      }
+
+      // 3. act
+      const actFeeds: Record<string, HostTensor> = {};
+      const actInputs = m.graphs.act.inputs;
+      for (let i = 0; i < actInputs.length; i++) {
+        const c = actInputs[i] as InputContract;
+        const where = this.where('act', i);
+        switch (c.role) {
+          case 'observation':
+            actFeeds[c.name] = this.observationTensor(c, obs, where);
+            break;
+          case 'carry':
+            actFeeds[c.name] = this.output(enc, c, 'encode', B);
+            break;
+          case 'memory':
+            actFeeds[c.name] = memoryFeed;
+            break;
+          case 'memoryMask':
+            actFeeds[c.name] = maskFeed;
+            break;
+        }
+      }
+      t0 = performance.now();
+      const act = await this.checkpoint.graphs.act.run(actFeeds);
+      this.actMs += performance.now() - t0;
+      const action = this.output(act, this.actOut.action, 'act', B);
+      const logits = this.actOut.decisionLogits === undefined ? undefined : this.output(act, this.actOut.decisionLogits, 'act', B);
+
+      // 4. write, advance, answer
+      // The contract fixes every dimension after the batch (output() checked them), so the row shapes are the contract's.
+      const actionShape = this.actionRow.shape;
+      const per = this.actionRow.per;
+      const c = this.logitsPer;
+      const outputs: PolicyOutput[] = [];
+      for (let i = 0; i < B; i++) {
+        const slot = slots[i] as Slot;
+        // The episode bank copies what it stores, so it gets the reused scratch value; structured payloads get a copy.
+        const value: FloatTensor = slot.structured !== null ? { dtype: 'float32', shape: [d], data: (wc.data as Float32Array).slice(i * d, (i + 1) * d) } : copyRowInto(this.valueScratch, wc.data as Float32Array, i);
+        if (slot.structured !== null) {
+          if (((gate as HostTensor).data as Float32Array)[i] as number > 0) {
+            const key: FloatTensor = { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) };
+            slot.structured.write(this.scopeOf(requests[i]?.slot as number) as string, {
+              keys: { cognitiveKey: key, perceptualKey: key, stateSignature: key },
+              payload: this.payloadOf(value),
+              sourceEpisode: (slot.info as EpisodeInfo).episode,
+            });
+          }
+        } else (slot.bank as EpisodeBank).write(slot.step, value);
+        slot.step += 1;
+        // A batch of one: the output array is this run's own (the backend hands over fresh arrays), so it is the row.
+        const a = B === 1 ? (action.data as Float32Array) : rowOf(action.data as Float32Array, i, per);
+        const readouts: PolicyReadouts =
+          logits === undefined
+            ? { reads: [reads[i] as ReadReadout] }
+            : { decisionLogits: B === 1 ? (logits.data as Float32Array) : rowOf(logits.data as Float32Array, i, c), reads: [reads[i] as ReadReadout] };
+        outputs.push({ action: { dtype: 'float32', shape: actionShape, data: a }, readouts });
+      }
+      this.calls += 1;
+      this.slotSteps += B;
+      return outputs;
     } finally {
       this.busy = false;
     }
-  }
-
-  private async step(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[]> {
-    const B = requests.length;
-    if (B === 0) return [];
-    if (B > this.maxBatch) throw new ImepError('E_USAGE', `${B} observations in one batch, batch size is ${this.maxBatch}`, { field: 'runtime.batchSize' });
-    const stamp = ++this.callStamp;
-    const slots: Slot[] = new Array<Slot>(B);
-    const obs: Observation[] = new Array<Observation>(B);
-    for (let i = 0; i < B; i++) {
-      const r = requests[i] as SlotObservation;
-      const s = this.slotAt(r.slot);
-      if (this.seenStamp[r.slot] === stamp) throw new ImepError('E_USAGE', `slot ${r.slot} appears twice in one batch`, { field: 'slot' });
-      this.seenStamp[r.slot] = stamp;
-      if (s.info === null) throw new ImepError('E_USAGE', `slot ${r.slot} was not reset`, { field: 'slot', hint: 'call resetSlot(slot, episodeInfo) first' });
-      slots[i] = s;
-      obs[i] = r.obs;
-    }
-    const m = this.checkpoint.manifest;
-
-    // 1. encode
-    const encFeeds: Record<string, HostTensor> = {};
-    const encInputs = m.graphs.encode.inputs;
-    for (let i = 0; i < encInputs.length; i++) {
-      const c = encInputs[i] as InputContract;
-      encFeeds[c.name] = this.observationTensor(c, obs, this.where('encode', i));
-    }
-    let t0 = process.hrtime.bigint();
-    const enc = await this.checkpoint.graphs.encode.run(encFeeds);
-    this.encodeNs += process.hrtime.bigint() - t0;
-    const qk = this.output(enc, this.encodeOut.queryKey, 'encode', B);
-    const wc = this.output(enc, this.encodeOut.writeCandidate, 'encode', B);
-    const gate = this.encodeOut.writeGate === undefined ? undefined : this.output(enc, this.encodeOut.writeGate, 'encode', B);
-    const kd = this.keyDim;
-
-    // 2. read each slot's bank through its hook
-    const k = this.k, d = this.d;
-    let memory = this.memoryBuffers[B];
-    if (memory === undefined) this.memoryBuffers[B] = memory = new Float32Array(B * k * d);
-    let mask = this.maskBuffers[B];
-    if (mask === undefined) this.maskBuffers[B] = mask = new Float32Array(B * k);
-    memory.fill(0);
-    mask.fill(0);
-    const reads: ReadReadout[] = [];
-    for (let i = 0; i < B; i++) {
-      const slot = slots[i] as Slot;
-      // The episode bank's query reads the key and keeps nothing: it gets the reused scratch key; structured banks a copy.
-      const key: FloatTensor = slot.structured !== null ? { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) } : copyRowInto(this.keyScratch, qk.data as Float32Array, i);
-      const decisionStep = this.decisionStep(slot.step);
-      const { items, ctx } =
-        slot.structured !== null
-          ? slot.structured.query(this.scopeOf(requests[i]?.slot as number) as string, { cognitiveKey: key, perceptualKey: key, stateSignature: key }, { episode: (slot.info as EpisodeInfo).episode, decisionStep })
-          : (slot.bank as EpisodeBank).query(key, decisionStep ? EPISODE_READ_DECISION : EPISODE_READ_OTHER);
-      this.fillMemory(items, memory, mask, i, ctx.episode);
-      const identities = new Array<RetrievedItem['identity']>(items.length);
-      for (let j = 0; j < items.length; j++) identities[j] = (items[j] as RetrievedItem).identity;
-      reads.push({ ctx, identities });
-    }
-
-    // 3. act
-    const actFeeds: Record<string, HostTensor> = {};
-    const actInputs = m.graphs.act.inputs;
-    for (let i = 0; i < actInputs.length; i++) {
-      const c = actInputs[i] as InputContract;
-      const where = this.where('act', i);
-      switch (c.role) {
-        case 'observation':
-          actFeeds[c.name] = this.observationTensor(c, obs, where);
-          break;
-        case 'carry':
-          actFeeds[c.name] = this.output(enc, c, 'encode', B);
-          break;
-        case 'memory':
-          actFeeds[c.name] = { dtype: 'float32', shape: [B, k, d], data: memory };
-          break;
-        case 'memoryMask':
-          actFeeds[c.name] = { dtype: 'float32', shape: [B, k], data: mask };
-          break;
-      }
-    }
-    t0 = process.hrtime.bigint();
-    const act = await this.checkpoint.graphs.act.run(actFeeds);
-    this.actNs += process.hrtime.bigint() - t0;
-    const action = this.output(act, this.actOut.action, 'act', B);
-    const logits = this.actOut.decisionLogits === undefined ? undefined : this.output(act, this.actOut.decisionLogits, 'act', B);
-
-    // 4. write, advance, answer
-    const actionShape = action.shape.slice(1);
-    const per = elementCountOf(actionShape);
-    const c = logits === undefined ? 0 : elementCountOf(logits.shape.slice(1));
-    const outputs: PolicyOutput[] = [];
-    for (let i = 0; i < B; i++) {
-      const slot = slots[i] as Slot;
-      // The episode bank copies what it stores, so it gets the reused scratch value; structured payloads get a copy.
-      const value: FloatTensor = slot.structured !== null ? { dtype: 'float32', shape: [d], data: (wc.data as Float32Array).slice(i * d, (i + 1) * d) } : copyRowInto(this.valueScratch, wc.data as Float32Array, i);
-      if (slot.structured !== null) {
-        if (((gate as HostTensor).data as Float32Array)[i] as number > 0) {
-          const key: FloatTensor = { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) };
-          slot.structured.write(this.scopeOf(requests[i]?.slot as number) as string, {
-            keys: { cognitiveKey: key, perceptualKey: key, stateSignature: key },
-            payload: this.payloadOf(value),
-            sourceEpisode: (slot.info as EpisodeInfo).episode,
-          });
-        }
-      } else (slot.bank as EpisodeBank).write(slot.step, value);
-      slot.step += 1;
-      const a = rowOf(action.data as Float32Array, i, per);
-      const readouts: PolicyReadouts =
-        logits === undefined
-          ? { reads: [reads[i] as ReadReadout] }
-          : { decisionLogits: rowOf(logits.data as Float32Array, i, c), reads: [reads[i] as ReadReadout] };
-      outputs.push({ action: { dtype: 'float32', shape: actionShape, data: a }, readouts });
-    }
-    this.calls += 1;
-    this.slotSteps += B;
-    return outputs;
   }
 
   async release(): Promise<void> {
@@ -417,7 +427,10 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
       throw this.badObservation(field, where, `observation inputs of dtype ${c.dtype} are not supported (float32, uint8, int32, string)`);
     }
     const shape = this.batchShape(c, B);
-    if (B === 1) {
+    // A batch of one is fed its value as it is when that is an array of the input's dtype and shape — unless it is
+    // small: such a value (e.g. a fresh 2-element pose each step) is copied into the input's packing buffer, whose
+    // ort.Tensor the backend keeps, which costs less than a new ort.Tensor around a new array on every run.
+    if (B === 1 && per > DIRECT_FEED_MIN) {
       const direct = this.sameDtypeValues(c.dtype, (obs[0] as Observation)[field], rest, per);
       if (direct !== null) return { dtype: c.dtype, shape, data: direct };
     }

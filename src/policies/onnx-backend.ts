@@ -29,12 +29,57 @@ export interface OnnxGraphBytes {
 
 type OrtData = Exclude<HostData, string[]> | string[];
 
-/** One input's ort.Tensor from the last run, reused while the caller feeds the same buffer with the same shape. */
-interface FeedCache {
-  readonly data: HostData;
-  readonly dtype: string;
-  readonly shape: readonly number[];
-  readonly tensor: ort.Tensor;
+/**
+ * The ort.Tensors made for the most recently fed or produced host arrays (a CPU ort.Tensor only references its array,
+ * whose current contents the binding reads at run time): a run fed one of these arrays again, with the same dtype
+ * and shape, gets the same ort.Tensor back instead of a new one. Shared by every graph of the process, so an output
+ * of one graph fed to the next (encode → act) is found too, and callers that cycle through a few buffers (recycled
+ * frames, per-parity packing buffers) hit on each of them. A small ring searched by identity, not a WeakMap: a
+ * WeakMap entry per short-lived output made the garbage collector's ephemeron work cost more than it saved.
+ */
+interface Wrapped {
+  data: object | null;
+  dtype: string;
+  shape: readonly number[];
+  tensor: ort.Tensor | null;
+}
+
+/** A ring of remembered wrappers; the oldest is overwritten. */
+class WrapRing {
+  private readonly slots: Wrapped[];
+  private next = 0;
+  constructor(size: number) {
+    this.slots = Array.from({ length: size }, () => ({ data: null, dtype: '', shape: [], tensor: null }));
+  }
+  find(t: HostTensor): ort.Tensor | null {
+    const data = t.data as object;
+    for (let i = 0; i < this.slots.length; i++) {
+      const w = this.slots[i] as Wrapped;
+      if (w.data === data && w.dtype === t.dtype && sameShape(w.shape, t.shape)) return w.tensor;
+    }
+    return null;
+  }
+  remember(data: object, dtype: string, shape: readonly number[], tensor: ort.Tensor): void {
+    const w = this.slots[this.next] as Wrapped;
+    this.next = (this.next + 1) % this.slots.length;
+    w.data = data;
+    w.dtype = dtype;
+    w.shape = shape;
+    w.tensor = tensor;
+  }
+}
+/** Arrays fed (packing buffers, recycled frames) and outputs produced, apart: a run's new outputs never push a fed buffer out. */
+const fedRing = new WrapRing(16);
+const outputRing = new WrapRing(8);
+
+/** The ort.Tensor for a host tensor: the remembered one for its array when dtype and shape still match, else a new one. */
+function ortTensorOf(t: HostTensor): ort.Tensor {
+  const hit = fedRing.find(t) ?? outputRing.find(t);
+  if (hit !== null) return hit;
+  const shape = [...t.shape];
+  const tensor = new ort.Tensor(t.dtype as ort.Tensor.Type, t.data as OrtData as ort.Tensor.DataType, shape);
+  fedRing.remember(t.data as object, t.dtype, shape, tensor);
+  return tensor;
 }
 
 /**
@@ -50,12 +95,8 @@ function ownedOrCopy(data: OrtData): HostData {
 
 class OnnxGraph implements GraphRunner {
   readonly signature: GraphSignature;
-  /**
-   * Callers that reuse an input buffer across runs (the memory policy does, per batch size) get the same
-   * ort.Tensor back: it only references the buffer, whose current contents the binding reads at run time.
-   */
-  private readonly feedCache = new Map<string, FeedCache>();
-  private sessionNs = 0n;
+  /** Milliseconds inside session.run (performance.now: a double, no BigInt per call). */
+  private sessionMs = 0;
   constructor(readonly file: string, private readonly session: ort.InferenceSession) {
     const info = (m: ort.InferenceSession.ValueMetadata): ValueInfo =>
       m.isTensor ? { name: m.name, dtype: m.type, shape: [...m.shape] } : { name: m.name, dtype: 'non-tensor', shape: null };
@@ -67,42 +108,36 @@ class OnnxGraph implements GraphRunner {
 
   async run(feeds: Readonly<Record<string, HostTensor>>): Promise<Record<string, HostTensor>> {
     const ortFeeds: Record<string, ort.Tensor> = {};
-    for (const name in feeds) {
-      const t = feeds[name] as HostTensor;
-      const hit = this.feedCache.get(name);
-      if (hit !== undefined && hit.data === t.data && hit.dtype === t.dtype && sameShape(hit.shape, t.shape)) {
-        ortFeeds[name] = hit.tensor;
-        continue;
-      }
-      const shape = [...t.shape];
-      const tensor = new ort.Tensor(t.dtype as ort.Tensor.Type, t.data as OrtData as ort.Tensor.DataType, shape);
-      ortFeeds[name] = tensor;
-      this.feedCache.set(name, { data: t.data, dtype: t.dtype, shape, tensor });
-    }
+    for (const name in feeds) ortFeeds[name] = ortTensorOf(feeds[name] as HostTensor);
     let results: ort.InferenceSession.ReturnType;
-    const t0 = process.hrtime.bigint();
+    const t0 = performance.now();
     try {
       results = await this.session.run(ortFeeds);
     } catch (e) {
       throw new ImepError('E_CHECKPOINT_MISMATCH', `running ${this.file} failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, { file: this.file, cause: e });
     }
-    this.sessionNs += process.hrtime.bigint() - t0;
+    this.sessionMs += performance.now() - t0;
     const out: Record<string, HostTensor> = {};
     for (const name in results) {
       const t = results[name] as ort.Tensor;
-      const data = t.data;
-      out[name] = { dtype: t.type as TensorDtype, shape: t.dims.map(Number), data: ownedOrCopy(data as OrtData) };
-      t.dispose();
+      const data = t.data as OrtData;
+      const kept = ownedOrCopy(data);
+      const shape = t.dims as readonly number[];
+      const host: HostTensor = { dtype: t.type as TensorDtype, shape, data: kept } as HostTensor;
+      // A CPU output whose array is passed on as it is stays wrapped by its ort.Tensor: fed to the next graph, it needs
+      // no new one. (Disposing a CPU tensor only drops its references; GPU-located outputs are not produced here.)
+      if (kept === data && !Array.isArray(kept)) outputRing.remember(kept as object, host.dtype, shape, t);
+      else t.dispose();
+      out[name] = host;
     }
     return out;
   }
 
   get runtimeNs(): number {
-    return Number(this.sessionNs);
+    return Math.round(this.sessionMs * 1e6);
   }
 
   async release(): Promise<void> {
-    this.feedCache.clear();
     await this.session.release();
   }
 }

@@ -54,4 +54,33 @@ describe('OnnxGraph input reuse', () => {
     expect(hex(again['action'])).toBe(hex(fresh['action']));
     await ckpt.release();
   });
+
+  it('an output fed to the next graph, changed by its holder in between, and one array fed under two shapes are read as they are now', async () => {
+    const ckpt = await loadCheckpoint(LITE_MEMVLA);
+    const { encode, act } = ckpt.graphs;
+    const rgb = new Uint8Array(2 * 64 * 64 * 3);
+    for (let i = 0; i < rgb.length; i++) rgb[i] = (i * 31) & 255;
+    const enc = await encode.run({ rgb: { dtype: 'uint8', shape: [2, 64, 64, 3], data: rgb } });
+    const encoding = enc['encoding'] as HostTensor;
+    const pose = fill(new Float32Array(4), 3);
+    const memory = fill(new Float32Array(64), 4);
+    const mask = new Float32Array([1, 1, 0, 0, 1, 0, 0, 0]);
+    const feeds = (e: Float32Array, m: Float32Array): Record<string, HostTensor> => ({
+      encoding: { dtype: 'float32', shape: [2, 32], data: e },
+      pose: { dtype: 'float32', shape: [2, 2], data: pose },
+      memory: { dtype: 'float32', shape: [2, 4, 8], data: m },
+      memory_mask: { dtype: 'float32', shape: [2, 4], data: mask },
+    });
+    const data = encoding.data as Float32Array;
+    const first = await act.run(feeds(data, memory));
+    expect(hex(first['action'])).toBe(hex((await act.run(feeds(data.slice(), memory.slice())))['action']));
+    data.fill(0.25); // the holder changes the output array: the next run must see the change
+    const changed = await act.run(feeds(data, memory));
+    expect(hex(changed['action'])).toBe(hex((await act.run(feeds(data.slice(), memory.slice())))['action']));
+    expect(hex(changed['action'])).not.toBe(hex(first['action']));
+    // the memory array (64 values) fed as the encoding [2, 32] too: each input gets its own shape
+    const twice = await act.run(feeds(memory, memory));
+    expect(hex(twice['action'])).toBe(hex((await act.run(feeds(memory.slice(), memory.slice())))['action']));
+    await ckpt.release();
+  });
 });
