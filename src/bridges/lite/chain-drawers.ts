@@ -228,16 +228,14 @@ export class ChainDrawersLite extends LiteEnvBase {
     return chainInstruction(this.role, CHAIN_OBJECTS[this.object]?.name ?? '?', this.drawer);
   }
 
-  protected evaluatorExtras(): Record<string, ObsValue> {
-    return {
-      role: this.role,
-      object: CHAIN_OBJECTS[this.object]?.name ?? '?',
-      correctDrawer: this.drawer,
-      decision: this.decision,
-      firstVisit: this.decision,
-      decisionCorrect: this.decision === null ? null : this.decision === this.drawer,
-      executed: this.executed,
-      executorSeed: this.executorSeed,
-    };
+  protected writeEvaluatorExtras(e: Record<string, ObsValue>): void {
+    e['role'] = this.role;
+    e['object'] = CHAIN_OBJECTS[this.object]?.name ?? '?';
+    e['correctDrawer'] = this.drawer;
+    e['decision'] = this.decision;
+    e['firstVisit'] = this.decision;
+    e['decisionCorrect'] = this.decision === null ? null : this.decision === this.drawer;
+    e['executed'] = this.executed;
+    e['executorSeed'] = this.executorSeed;
   }
 }

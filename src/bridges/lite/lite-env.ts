@@ -199,8 +199,12 @@ export abstract class LiteEnvBase implements LiteEnv {
   protected abstract render(): Uint8Array;
   /** The instruction for the current episode. */
   protected abstract instruction(): string;
-  /** The task's evaluator-only extras for the current state. */
-  protected abstract evaluatorExtras(): Record<string, ObsValue>;
+  /**
+   * Adds the task's evaluator-only extras for the current state to `evaluator`, after the common fields and always
+   * in the same order (assigned, not spread: a spread of a fresh object into the literal cost a slow property copy
+   * on every step).
+   */
+  protected abstract writeEvaluatorExtras(evaluator: Record<string, ObsValue>): void;
   /** Steps after which the current episode is truncated (spec.maxSteps unless the task says otherwise). */
   protected episodeLimit(): number {
     return this.spec.maxSteps;
@@ -351,8 +355,8 @@ export abstract class LiteEnvBase implements LiteEnv {
       seed: this.seed,
       task: this.spec.id,
       attempt: this.attempt,
-      ...this.evaluatorExtras(),
     };
+    this.writeEvaluatorExtras(evaluator);
     const base = {
       obs: { rgb, toolPosition: Float32Array.of(this.toolX, this.toolY), instruction: this.instruction() },
       evaluator,

@@ -195,13 +195,11 @@ export class RememberColorLite extends LiteEnvBase {
     return REMEMBER_COLOR_INSTRUCTION;
   }
 
-  protected evaluatorExtras(): Record<string, ObsValue> {
-    return {
-      targetColorIndex: this.target,
-      firstVisit: this.firstVisit,
-      decisionCorrect: this.firstVisit === null ? null : this.firstVisit === this.target,
-      lastTouch: this.lastTouch,
-      cueShown: this.cueShown,
-    };
+  protected writeEvaluatorExtras(e: Record<string, ObsValue>): void {
+    e['targetColorIndex'] = this.target;
+    e['firstVisit'] = this.firstVisit;
+    e['decisionCorrect'] = this.firstVisit === null ? null : this.firstVisit === this.target;
+    e['lastTouch'] = this.lastTouch;
+    e['cueShown'] = this.cueShown;
   }
 }

@@ -158,13 +158,11 @@ export class ShellGameLite extends LiteEnvBase {
     return SHELL_GAME_INSTRUCTION;
   }
 
-  protected evaluatorExtras(): Record<string, ObsValue> {
-    return {
-      ballCup: this.ballCup,
-      firstVisit: this.firstVisit,
-      decisionCorrect: this.firstVisit === null ? null : this.firstVisit === this.ballCup,
-      lastTouch: this.lastTouch,
-      blackout: this.isBlackout(),
-    };
+  protected writeEvaluatorExtras(e: Record<string, ObsValue>): void {
+    e['ballCup'] = this.ballCup;
+    e['firstVisit'] = this.firstVisit;
+    e['decisionCorrect'] = this.firstVisit === null ? null : this.firstVisit === this.ballCup;
+    e['lastTouch'] = this.lastTouch;
+    e['blackout'] = this.isBlackout();
   }
 }
