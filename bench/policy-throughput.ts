@@ -6,7 +6,9 @@
  *   sim     the lite simulator's synchronous reset/step (timed around each call of the simulator core, inside the
  *           real LiteSimEnvironment, so the bench adds no async layer of its own)
  *   other   everything else: feeds and feed tensors, bank query/hook/write, output copies and slicing, the
- *           SimEnvironment's async wrapper, the lockstep loop, garbage collection — the orchestrator
+ *           SimEnvironment's async wrapper, the lockstep loop, garbage collection — the orchestrator (the ONNX
+ *           backend's share and the main thread's GC pauses, from node's 'gc' performance entries, are shown apart;
+ *           a pause lands wherever an allocation triggers it, ONNX Runtime's own JS wrapper allocating its share)
  * Prints the ratio batch-32 / batch-1 throughput (the issue expects ≥ 5×) and the orchestrator share; asserts nothing.
  * Measured twice, each in a child process: under the node flags the imep CLI runs with (CLIENT_NODE_FLAGS, the #!
  * line of src/cli/main.ts: the requirement's figure, as users run it) and under node's defaults (a reference).
@@ -19,6 +21,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { CLIENT_NODE_FLAGS } from '../src/bridges/node-flags.js';
 import { LiteSimEnvironment, type LiteAction, type LiteEnv } from '../src/bridges/lite/lite-env.js';
@@ -66,6 +69,13 @@ class TimedCore implements LiteEnv {
   }
 }
 
+/** Milliseconds of garbage-collection pauses on the main thread (node's 'gc' performance entries), summed. */
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcMs += e.duration;
+}).observe({ entryTypes: ['gc'] });
+const gcFlushed = (): Promise<number> => new Promise((r) => setImmediate(() => r(gcMs)));
+
 interface Run {
   readonly batch: number;
   readonly slotSteps: number;
@@ -76,6 +86,8 @@ interface Run {
   /** Graph calls as the policy times them minus `graph`: the ONNX backend's feed tensors and output copies. */
   readonly runner: number;
   readonly successes: number;
+  /** Seconds of main-thread GC pauses during the pass (part of the orchestrator share, shown apart). */
+  readonly gc: number;
 }
 
 async function run(batch: number, seedFrom: number): Promise<Run> {
@@ -87,10 +99,12 @@ async function run(batch: number, seedFrom: number): Promise<Run> {
   const runtimeNs = (): number => graphs.reduce((sum, g) => sum + (g.runtimeNs ?? Number.NaN), 0);
   const runtime0 = runtimeNs();
   TimedCore.ns = 0n;
+  const gc0 = await gcFlushed();
   const t0 = process.hrtime.bigint();
   const outcomes = await runLockstep(policy, envFor, episodes, { recycleObservations: RECYCLE });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const t = policy.timings();
+  const gc = ((await gcFlushed()) - gc0) / 1000;
   await policy.release();
   return {
     batch,
@@ -101,6 +115,7 @@ async function run(batch: number, seedFrom: number): Promise<Run> {
     sim: Number(TimedCore.ns) / 1e9,
     runner: (t.encodeNs + t.actNs) / 1e9 - (runtimeNs() - runtime0) / 1e9,
     successes: outcomes.filter((o) => o.last.evaluator['success'] === true).length,
+    gc,
   };
 }
 
@@ -123,7 +138,7 @@ async function measure(label: string): Promise<void> {
     const other = r.seconds - r.graph - r.sim;
     console.log(
       `  batch ${String(r.batch).padStart(2)}: ${(r.slotSteps / r.seconds).toFixed(0).padStart(7)} slot-steps/s  (${r.slotSteps} slot-steps, ${r.calls} batched calls, ${r.successes}/${EPISODES} successes)` +
-        `  per slot-step: total ${us(r.seconds, r.slotSteps)}, graph ${us(r.graph, r.slotSteps)}, sim ${us(r.sim, r.slotSteps)}, orchestrator ${us(other, r.slotSteps)} = ${pct(other / r.seconds)} of step time (ONNX backend around session.run ${us(r.runner, r.slotSteps)})`,
+        `  per slot-step: total ${us(r.seconds, r.slotSteps)}, graph ${us(r.graph, r.slotSteps)}, sim ${us(r.sim, r.slotSteps)}, orchestrator ${us(other, r.slotSteps)} = ${pct(other / r.seconds)} of step time (of which ONNX backend around session.run ${us(r.runner, r.slotSteps)}, GC pauses ${us(r.gc, r.slotSteps)})`,
     );
   }
   const [b1, b32] = results as [Run, Run];
