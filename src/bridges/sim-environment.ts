@@ -84,4 +84,11 @@ export interface SimEnvironment {
    * has no such field of that size (nothing changes).
    */
   drawNextInto?(field: string, view: Uint8Array): boolean;
+  /**
+   * Optional. An in-process environment's step without a promise: the same result as `step`, its errors thrown
+   * instead of rejected. Loops that step every slot of a batch one after another (lockstep, the campaign's episode
+   * loop) call it where it exists, saving a promise and a microtask per slot-step. A wrapper that adds logic to
+   * `step` (allowlists, pooling, a bridge) does not have it, so its own step always runs.
+   */
+  stepSync?(action: NdArray): StepResult;
 }

@@ -135,7 +135,7 @@ export async function runLockstep(
         view = policy.nextInputRow(FRAME_FIELD, n, i);
         if (view !== null && !e.drawNextInto(FRAME_FIELD, view)) view = null;
       }
-      const after = await e.step(output.action);
+      const after = e.stepSync !== undefined ? e.stepSync(output.action) : await e.step(output.action);
       r.current = after;
       r.steps += 1;
       for (const s of subs) s.onStep?.(slot, r.episode, before, output, after);

@@ -388,6 +388,10 @@ export class LiteSimEnvironment implements SimEnvironment {
   }
 
   async step(action: NdArray): Promise<StepResult> {
+    return this.stepSync(action);
+  }
+
+  stepSync(action: NdArray): StepResult {
     this.assertOpen();
     return this.core.stepSync(action);
   }

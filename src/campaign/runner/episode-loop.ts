@@ -287,7 +287,8 @@ export async function runSegmentLoop(input: LoopInput): Promise<void> {
       let after: StepResult;
       try {
         const t0 = performance.now();
-        after = splitObservation(await input.envFor(run.slot).step(output.action), input.allowlists);
+        const env = input.envFor(run.slot);
+        after = splitObservation(env.stepSync !== undefined ? env.stepSync(output.action) : await env.step(output.action), input.allowlists);
         const dt = performance.now() - t0;
         run.clock.simMs += dt;
         simMs += dt;
