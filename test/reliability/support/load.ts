@@ -31,7 +31,7 @@ export interface Sample {
   readonly t: number;
   readonly orchestrator: number;
   readonly servers: readonly number[];
-  /** The orchestrator's V8 heap in use right after a full GC (every 10th sample; NaN otherwise). */
+  /** The orchestrator's V8 heap in use right after a full GC (at most every HEAP_EVERY_S seconds; NaN otherwise). */
   readonly heapAfterGc: number;
 }
 
@@ -74,6 +74,9 @@ const median = (xs: number[]): number => {
   return s.length === 0 ? NaN : (s[(s.length - 1) >> 1] as number);
 };
 
+/** Seconds between the full GCs that measure the heap after GC (windows are ≥ 5 s, so each holds at least two). */
+const HEAP_EVERY_S = 2;
+
 export function growthOf(points: readonly { t: number; v: number }[], warmup: number, windowS: number): Growth {
   const after = points.filter((p) => p.t >= warmup && Number.isFinite(p.v));
   const base = median(after.filter((p) => p.t < warmup + windowS).map((p) => p.v));
@@ -100,9 +103,14 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
   const t0 = performance.now();
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
+  // A full GC (for the heap after GC) at most every HEAP_EVERY_S seconds, by the clock rather than every n-th sample:
+  // under load the timer drifts, and a count-based schedule could leave a whole window without one (growth NaN).
+  let lastGcAt = -Infinity;
   const sample = (): void => {
     let heapAfterGc = NaN;
-    if (samples.length % 10 === 0) {
+    const now = (performance.now() - t0) / 1000;
+    if (now - lastGcAt >= HEAP_EVERY_S) {
+      lastGcAt = now;
       gc();
       heapAfterGc = process.memoryUsage().heapUsed;
     }
