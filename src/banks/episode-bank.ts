@@ -7,7 +7,7 @@ import { sortedPacked, topKPackedInto } from './top-k.js';
 import { CONSOLIDATION_MODES, averageFeatures, mostSimilarAdjacentPair } from './token-merge.js';
 import type { ConsolidationMode } from './token-merge.js';
 import { arrayAt, checkHeader, decodeTensor, encodeTensor, objectAt, packSnapshot, unpackSnapshot } from './tensor-codec.js';
-import { assertNonNegativeInteger, assertPositiveInteger, assertString, assertTensor, bankError } from './validate.js';
+import { TensorChecker, assertNonNegativeInteger, assertPositiveInteger, assertString, bankError } from './validate.js';
 
 export { sortedTopK, topK, topKPacked } from './top-k.js';
 
@@ -119,6 +119,8 @@ export class EpisodeBank {
   /** The query's ranking (topKPackedInto's lists, grown to k when a query asks for more). */
   private rankedIdx: number[] = [];
   private rankedSims = new Float64Array(0);
+  private readonly writeCheck: TensorChecker = new TensorChecker();
+  private readonly queryCheck: TensorChecker = new TensorChecker();
 
   constructor(config: EpisodeBankConfig = {}) {
     const bank = config.bank ?? 'perceptual';
@@ -171,7 +173,7 @@ export class EpisodeBank {
   write(timestep: number, feature: FloatTensor): EpisodeWriteResult {
     this.requireEpisode('write');
     assertNonNegativeInteger(timestep, 'timestep');
-    assertTensor(feature, 'feature');
+    this.writeCheck.check(feature, 'feature');
     const last = this.entryList[this.entryList.length - 1];
     if (last !== undefined) {
       if (timestep < last.timestep) throw bankError(`write: timestep ${timestep} is before the last entry's ${last.timestep}`, 'timestep');
@@ -188,7 +190,7 @@ export class EpisodeBank {
 
   query(feature: FloatTensor, opts: EpisodeQueryOptions = {}): EpisodeQueryResult {
     const episode = this.requireEpisode('query');
-    assertTensor(feature, 'feature');
+    this.queryCheck.check(feature, 'feature');
     const k = opts.k ?? this.config.k;
     assertPositiveInteger(k, 'k');
     const first = this.entryList[0];
