@@ -4,7 +4,7 @@ import { TensorChecker } from '../../src/banks/validate.js';
 /** TensorChecker skips the checks only for a tensor that cannot have changed since it passed. */
 describe('TensorChecker', () => {
   it('re-checks whatever could have changed: an unfrozen shape, a swapped data array, a new dtype', () => {
-    const c = new TensorChecker();
+    const c: TensorChecker = new TensorChecker();
     const shape = [4];
     const t = { dtype: 'float32', shape, data: new Float32Array(4) } as { dtype: string; shape: number[]; data: Float32Array | Float64Array };
     c.check(t, 'feature');
