@@ -7,18 +7,18 @@ describe('TensorChecker', () => {
     const c: TensorChecker = new TensorChecker();
     const shape = [4];
     const t = { dtype: 'float32', shape, data: new Float32Array(4) } as { dtype: string; shape: number[]; data: Float32Array | Float64Array };
-    c.check(t, 'feature');
+    c.check(t as unknown, 'feature');
     shape[0] = 5; // not frozen: never cached, so the mutation is caught
-    expect(() => c.check(t, 'feature')).toThrow(/does not hold 4 values/);
+    expect(() => c.check(t as unknown, 'feature')).toThrow(/does not hold 4 values/);
     const frozen = { dtype: 'float32', shape: Object.freeze([4]), data: new Float32Array(4) } as { dtype: string; shape: readonly number[]; data: Float32Array | Float64Array };
-    c.check(frozen, 'feature');
-    c.check(frozen, 'feature'); // cached: passes
+    c.check(frozen as unknown, 'feature');
+    c.check(frozen as unknown, 'feature'); // cached: passes
     frozen.data = new Float32Array(3);
-    expect(() => c.check(frozen, 'feature')).toThrow(/does not hold 3 values/);
+    expect(() => c.check(frozen as unknown, 'feature')).toThrow(/does not hold 3 values/);
     frozen.data = new Float64Array(4);
-    expect(() => c.check(frozen, 'feature')).toThrow(/storage does not match dtype float32/);
+    expect(() => c.check(frozen as unknown, 'feature')).toThrow(/storage does not match dtype float32/);
     frozen.dtype = 'int8';
-    expect(() => c.check(frozen, 'feature')).toThrow(/unknown dtype int8/);
+    expect(() => c.check(frozen as unknown, 'feature')).toThrow(/unknown dtype int8/);
     expect(() => c.check(null, 'feature')).toThrow(/not a tensor/);
   });
 });
