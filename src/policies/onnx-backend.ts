@@ -32,10 +32,11 @@ type OrtData = Exclude<HostData, string[]> | string[];
 /**
  * The ort.Tensors made for the most recently fed or produced host arrays (a CPU ort.Tensor only references its array,
  * whose current contents the binding reads at run time): a run fed one of these arrays again, with the same dtype
- * and shape, gets the same ort.Tensor back instead of a new one. Shared by every graph of the process, so an output
- * of one graph fed to the next (encode → act) is found too, and callers that cycle through a few buffers (recycled
- * frames, per-parity packing buffers) hit on each of them. A small ring searched by identity, not a WeakMap: a
+ * and shape, gets the same ort.Tensor back instead of a new one. Shared by the graphs of one load, so an output of
+ * one graph fed to the next (encode → act) is found too, and callers that cycle through a few buffers (recycled
+ * frames, per-parity packing buffers) hit on each of them. Small rings searched by identity, not a WeakMap: a
  * WeakMap entry per short-lived output made the garbage collector's ephemeron work cost more than it saved.
+ * Releasing a graph empties them, so nothing they held outlives the sessions.
  */
 interface Wrapped {
   data: object | null;
@@ -67,19 +68,38 @@ class WrapRing {
     w.shape = shape;
     w.tensor = tensor;
   }
+  clear(): void {
+    for (const w of this.slots) {
+      w.data = null;
+      w.tensor = null;
+      w.shape = [];
+    }
+  }
 }
-/** Arrays fed (packing buffers, recycled frames) and outputs produced, apart: a run's new outputs never push a fed buffer out. */
-const fedRing = new WrapRing(16);
-const outputRing = new WrapRing(8);
 
-/** The ort.Tensor for a host tensor: the remembered one for its array when dtype and shape still match, else a new one. */
-function ortTensorOf(t: HostTensor): ort.Tensor {
-  const hit = fedRing.find(t) ?? outputRing.find(t);
-  if (hit !== null) return hit;
-  const shape = [...t.shape];
-  const tensor = new ort.Tensor(t.dtype as ort.Tensor.Type, t.data as OrtData as ort.Tensor.DataType, shape);
-  fedRing.remember(t.data as object, t.dtype, shape, tensor);
-  return tensor;
+/** The wrappers of one load: arrays fed (packing buffers, recycled frames) and outputs produced, apart, so a run's new outputs never push a fed buffer out. */
+class FeedTensors {
+  private readonly fed = new WrapRing(16);
+  private readonly outputs = new WrapRing(8);
+
+  /** The ort.Tensor for a host tensor: the remembered one for its array when dtype and shape still match, else a new one. */
+  tensorOf(t: HostTensor): ort.Tensor {
+    const hit = this.fed.find(t) ?? this.outputs.find(t);
+    if (hit !== null) return hit;
+    const shape = [...t.shape];
+    const tensor = new ort.Tensor(t.dtype as ort.Tensor.Type, t.data as OrtData as ort.Tensor.DataType, shape);
+    this.fed.remember(t.data as object, t.dtype, shape, tensor);
+    return tensor;
+  }
+
+  rememberOutput(data: object, dtype: string, shape: readonly number[], tensor: ort.Tensor): void {
+    this.outputs.remember(data, dtype, shape, tensor);
+  }
+
+  clear(): void {
+    this.fed.clear();
+    this.outputs.clear();
+  }
 }
 
 /**
@@ -97,7 +117,7 @@ class OnnxGraph implements GraphRunner {
   readonly signature: GraphSignature;
   /** Milliseconds inside session.run (performance.now: a double, no BigInt per call). */
   private sessionMs = 0;
-  constructor(readonly file: string, private readonly session: ort.InferenceSession) {
+  constructor(readonly file: string, private readonly session: ort.InferenceSession, private readonly tensors: FeedTensors) {
     const info = (m: ort.InferenceSession.ValueMetadata): ValueInfo =>
       m.isTensor ? { name: m.name, dtype: m.type, shape: [...m.shape] } : { name: m.name, dtype: 'non-tensor', shape: null };
     this.signature = {
@@ -108,7 +128,7 @@ class OnnxGraph implements GraphRunner {
 
   async run(feeds: Readonly<Record<string, HostTensor>>): Promise<Record<string, HostTensor>> {
     const ortFeeds: Record<string, ort.Tensor> = {};
-    for (const name in feeds) ortFeeds[name] = ortTensorOf(feeds[name] as HostTensor);
+    for (const name in feeds) ortFeeds[name] = this.tensors.tensorOf(feeds[name] as HostTensor);
     let results: ort.InferenceSession.ReturnType;
     const t0 = performance.now();
     try {
@@ -126,7 +146,7 @@ class OnnxGraph implements GraphRunner {
       const host: HostTensor = { dtype: t.type as TensorDtype, shape, data: kept } as HostTensor;
       // A CPU output whose array is passed on as it is stays wrapped by its ort.Tensor: fed to the next graph, it needs
       // no new one. (Disposing a CPU tensor only drops its references; GPU-located outputs are not produced here.)
-      if (kept === data && !Array.isArray(kept)) outputRing.remember(kept as object, host.dtype, shape, t);
+      if (kept === data && !Array.isArray(kept)) this.tensors.rememberOutput(kept as object, host.dtype, shape, t);
       else t.dispose();
       out[name] = host;
     }
@@ -138,6 +158,7 @@ class OnnxGraph implements GraphRunner {
   }
 
   async release(): Promise<void> {
+    this.tensors.clear();
     await this.session.release();
   }
 }
@@ -162,8 +183,9 @@ export async function loadOnnxGraphs(graphs: readonly OnnxGraphBytes[], options:
   });
   const choice = await selectProvider(options, probe, async (provider) => {
     const made: OnnxGraph[] = [];
+    const tensors = new FeedTensors();
     try {
-      for (const g of graphs) made.push(new OnnxGraph(g.file, await create(g.bytes, sessionOptions(provider))));
+      for (const g of graphs) made.push(new OnnxGraph(g.file, await create(g.bytes, sessionOptions(provider)), tensors));
     } catch (e) {
       await Promise.all(made.map((m) => m.release()));
       throw e;
