@@ -15,23 +15,24 @@ import { dot64, dot64At } from './cosine.js';
 export function topK(entries: readonly { readonly timestep: number; readonly unit: Float64Array }[], q: Float64Array, k: number): number[] {
   const n = entries.length;
   const m = Math.min(k, n);
-  const idx: number[] = [];
-  const sims: number[] = [];
+  const idx = new Array<number>(m);
+  const sims = new Float64Array(m);
+  let count = 0;
   for (let i = 0; i < n; i++) {
     const e = entries[i] as { readonly timestep: number; readonly unit: Float64Array };
     const sim = dot64(q, e.unit);
     if (sim !== sim) return sortedTopK(entries, q, k);
     // Walk up from the end while the new entry ranks before the selected one (it comes later in index order,
     // so on equal similarity and timestep it ranks after).
-    let pos = idx.length;
+    let pos = count;
     while (pos > 0) {
       const s = sims[pos - 1] as number;
       if (sim > s || (sim === s && e.timestep < (entries[idx[pos - 1] as number] as { timestep: number }).timestep)) pos--;
       else break;
     }
-    placeAt(idx, sims, m, pos, i, sim);
+    count = placeAt(idx, sims, count, m, pos, i, sim);
   }
-  return idx;
+  return idx; // count = m: the first m entries are always placed
 }
 
 /**
@@ -67,14 +68,7 @@ export function topKPackedInto(units: Float64Array, times: Float64Array, n: numb
       if (sim > s || (sim === s && t < (times[idx[pos - 1] as number] as number))) pos--;
       else break;
     }
-    if (pos >= m) continue;
-    if (count < m) count++;
-    for (let j = count - 1; j > pos; j--) {
-      idx[j] = idx[j - 1] as number;
-      sims[j] = sims[j - 1] as number;
-    }
-    idx[pos] = i;
-    sims[pos] = sim;
+    count = placeAt(idx, sims, count, m, pos, i, sim);
   }
   return count;
 }
@@ -96,17 +90,18 @@ export function sortedTopK(entries: readonly { readonly timestep: number; readon
     .map((r) => r.index);
 }
 
-/** Puts entry i (similarity sim) at rank pos of the best-m lists, shifting the lower ranks down (pos < m). */
-function placeAt(idx: number[], sims: number[], m: number, pos: number, i: number, sim: number): void {
-  if (pos >= m) return;
-  if (idx.length < m) {
-    idx.push(i);
-    sims.push(sim);
-  }
-  for (let j = idx.length - 1; j > pos; j--) {
+/**
+ * Puts entry i (similarity sim) at rank pos of the best lists idx/sims (count of at most m filled), shifting the lower
+ * ranks down and dropping the last when full; nothing when pos ≥ m. Returns the new count.
+ */
+function placeAt(idx: number[], sims: Float64Array, count: number, m: number, pos: number, i: number, sim: number): number {
+  if (pos >= m) return count;
+  const filled = count < m ? count + 1 : m;
+  for (let j = filled - 1; j > pos; j--) {
     idx[j] = idx[j - 1] as number;
     sims[j] = sims[j - 1] as number;
   }
   idx[pos] = i;
   sims[pos] = sim;
+  return filled;
 }
