@@ -242,127 +242,130 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   async inferBatch(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[]> {
     if (this.busy) throw new ImepError('E_USAGE', 'inferBatch called while the previous call is still running', { field: 'inferBatch', hint: 'await each call (lockstep)' });
     this.busy = true;
-    // One async level, not a wrapper awaiting a private step(): each level is a promise and a microtask per call.
     try {
-      const B = requests.length;
-      if (B === 0) return [];
-      if (B > this.maxBatch) throw new ImepError('E_USAGE', `${B} observations in one batch, batch size is ${this.maxBatch}`, { field: 'runtime.batchSize' });
-      const stamp = ++this.callStamp;
-      const slots: Slot[] = new Array<Slot>(B);
-      const obs: Observation[] = new Array<Observation>(B);
-      for (let i = 0; i < B; i++) {
-        const r = requests[i] as SlotObservation;
-        const s = this.slotAt(r.slot);
-        if (this.seenStamp[r.slot] === stamp) throw new ImepError('E_USAGE', `slot ${r.slot} appears twice in one batch`, { field: 'slot' });
-        this.seenStamp[r.slot] = stamp;
-        if (s.info === null) throw new ImepError('E_USAGE', `slot ${r.slot} was not reset`, { field: 'slot', hint: 'call resetSlot(slot, episodeInfo) first' });
-        slots[i] = s;
-        obs[i] = r.obs;
-      }
-      const m = this.checkpoint.manifest;
-
-      // 1. encode
-      const encFeeds: Record<string, HostTensor> = {};
-      const encInputs = m.graphs.encode.inputs;
-      for (let i = 0; i < encInputs.length; i++) {
-        const c = encInputs[i] as InputContract;
-        encFeeds[c.name] = this.observationTensor(c, obs, this.where('encode', i));
-      }
-      let t0 = performance.now();
-      const enc = await this.checkpoint.graphs.encode.run(encFeeds);
-      this.encodeMs += performance.now() - t0;
-      const qk = this.output(enc, this.encodeOut.queryKey, 'encode', B);
-      const wc = this.output(enc, this.encodeOut.writeCandidate, 'encode', B);
-      const gate = this.encodeOut.writeGate === undefined ? undefined : this.output(enc, this.encodeOut.writeGate, 'encode', B);
-      const kd = this.keyDim;
-
-      // 2. read each slot's bank through its hook
-      const k = this.k, d = this.d;
-      let memoryFeed = this.memoryFeeds[B];
-      if (memoryFeed === undefined) this.memoryFeeds[B] = memoryFeed = { dtype: 'float32', shape: Object.freeze([B, k, d]), data: new Float32Array(B * k * d) };
-      let maskFeed = this.maskFeeds[B];
-      if (maskFeed === undefined) this.maskFeeds[B] = maskFeed = { dtype: 'float32', shape: Object.freeze([B, k]), data: new Float32Array(B * k) };
-      const memory = memoryFeed.data, mask = maskFeed.data;
-      memory.fill(0);
-      mask.fill(0);
-      const reads: ReadReadout[] = [];
-      for (let i = 0; i < B; i++) {
-        const slot = slots[i] as Slot;
-        // The episode bank's query reads the key and keeps nothing: it gets the reused scratch key; structured banks a copy.
-        const key: FloatTensor = slot.structured !== null ? { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) } : copyRowInto(this.keyScratch, qk.data as Float32Array, i);
-        const decisionStep = this.decisionStep(slot.step);
-        const { items, ctx } =
-          slot.structured !== null
-            ? slot.structured.query(this.scopeOf(requests[i]?.slot as number) as string, { cognitiveKey: key, perceptualKey: key, stateSignature: key }, { episode: (slot.info as EpisodeInfo).episode, decisionStep })
-            : (slot.bank as EpisodeBank).query(key, decisionStep ? EPISODE_READ_DECISION : EPISODE_READ_OTHER);
-        this.fillMemory(items, memory, mask, i, ctx.episode);
-        const identities = new Array<RetrievedItem['identity']>(items.length);
-        for (let j = 0; j < items.length; j++) identities[j] = (items[j] as RetrievedItem).identity;
-        reads.push({ ctx, identities });
-      }
-
-      // 3. act
-      const actFeeds: Record<string, HostTensor> = {};
-      const actInputs = m.graphs.act.inputs;
-      for (let i = 0; i < actInputs.length; i++) {
-        const c = actInputs[i] as InputContract;
-        const where = this.where('act', i);
-        switch (c.role) {
-          case 'observation':
-            actFeeds[c.name] = this.observationTensor(c, obs, where);
-            break;
-          case 'carry':
-            actFeeds[c.name] = this.output(enc, c, 'encode', B);
-            break;
-          case 'memory':
-            actFeeds[c.name] = memoryFeed;
-            break;
-          case 'memoryMask':
-            actFeeds[c.name] = maskFeed;
-            break;
-        }
-      }
-      t0 = performance.now();
-      const act = await this.checkpoint.graphs.act.run(actFeeds);
-      this.actMs += performance.now() - t0;
-      const action = this.output(act, this.actOut.action, 'act', B);
-      const logits = this.actOut.decisionLogits === undefined ? undefined : this.output(act, this.actOut.decisionLogits, 'act', B);
-
-      // 4. write, advance, answer
-      // The contract fixes every dimension after the batch (output() checked them), so the row shapes are the contract's.
-      const actionShape = this.actionRow.shape;
-      const per = this.actionRow.per;
-      const c = this.logitsPer;
-      const outputs: PolicyOutput[] = [];
-      for (let i = 0; i < B; i++) {
-        const slot = slots[i] as Slot;
-        // The episode bank copies what it stores, so it gets the reused scratch value; structured payloads get a copy.
-        const value: FloatTensor = slot.structured !== null ? { dtype: 'float32', shape: [d], data: (wc.data as Float32Array).slice(i * d, (i + 1) * d) } : copyRowInto(this.valueScratch, wc.data as Float32Array, i);
-        if (slot.structured !== null) {
-          if (((gate as HostTensor).data as Float32Array)[i] as number > 0) {
-            const key: FloatTensor = { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) };
-            slot.structured.write(this.scopeOf(requests[i]?.slot as number) as string, {
-              keys: { cognitiveKey: key, perceptualKey: key, stateSignature: key },
-              payload: this.payloadOf(value),
-              sourceEpisode: (slot.info as EpisodeInfo).episode,
-            });
-          }
-        } else (slot.bank as EpisodeBank).write(slot.step, value);
-        slot.step += 1;
-        // A batch of one: the output array is this run's own (the backend hands over fresh arrays), so it is the row.
-        const a = B === 1 ? (action.data as Float32Array) : rowOf(action.data as Float32Array, i, per);
-        const readouts: PolicyReadouts =
-          logits === undefined
-            ? { reads: [reads[i] as ReadReadout] }
-            : { decisionLogits: B === 1 ? (logits.data as Float32Array) : rowOf(logits.data as Float32Array, i, c), reads: [reads[i] as ReadReadout] };
-        outputs.push({ action: { dtype: 'float32', shape: actionShape, data: a }, readouts });
-      }
-      this.calls += 1;
-      this.slotSteps += B;
-      return outputs;
+      return await this.step(requests);
     } finally {
       this.busy = false;
     }
+  }
+
+  private async step(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[]> {
+    const B = requests.length;
+    if (B === 0) return [];
+    if (B > this.maxBatch) throw new ImepError('E_USAGE', `${B} observations in one batch, batch size is ${this.maxBatch}`, { field: 'runtime.batchSize' });
+    const stamp = ++this.callStamp;
+    const slots: Slot[] = new Array<Slot>(B);
+    const obs: Observation[] = new Array<Observation>(B);
+    for (let i = 0; i < B; i++) {
+      const r = requests[i] as SlotObservation;
+      const s = this.slotAt(r.slot);
+      if (this.seenStamp[r.slot] === stamp) throw new ImepError('E_USAGE', `slot ${r.slot} appears twice in one batch`, { field: 'slot' });
+      this.seenStamp[r.slot] = stamp;
+      if (s.info === null) throw new ImepError('E_USAGE', `slot ${r.slot} was not reset`, { field: 'slot', hint: 'call resetSlot(slot, episodeInfo) first' });
+      slots[i] = s;
+      obs[i] = r.obs;
+    }
+    const m = this.checkpoint.manifest;
+
+    // 1. encode
+    const encFeeds: Record<string, HostTensor> = {};
+    const encInputs = m.graphs.encode.inputs;
+    for (let i = 0; i < encInputs.length; i++) {
+      const c = encInputs[i] as InputContract;
+      encFeeds[c.name] = this.observationTensor(c, obs, this.where('encode', i));
+    }
+    let t0 = performance.now();
+    const enc = await this.checkpoint.graphs.encode.run(encFeeds);
+    this.encodeMs += performance.now() - t0;
+    const qk = this.output(enc, this.encodeOut.queryKey, 'encode', B);
+    const wc = this.output(enc, this.encodeOut.writeCandidate, 'encode', B);
+    const gate = this.encodeOut.writeGate === undefined ? undefined : this.output(enc, this.encodeOut.writeGate, 'encode', B);
+    const kd = this.keyDim;
+
+    // 2. read each slot's bank through its hook
+    const k = this.k, d = this.d;
+    let memoryFeed = this.memoryFeeds[B];
+    if (memoryFeed === undefined) this.memoryFeeds[B] = memoryFeed = { dtype: 'float32', shape: Object.freeze([B, k, d]), data: new Float32Array(B * k * d) };
+    let maskFeed = this.maskFeeds[B];
+    if (maskFeed === undefined) this.maskFeeds[B] = maskFeed = { dtype: 'float32', shape: Object.freeze([B, k]), data: new Float32Array(B * k) };
+    const memory = memoryFeed.data, mask = maskFeed.data;
+    memory.fill(0);
+    mask.fill(0);
+    const reads: ReadReadout[] = [];
+    for (let i = 0; i < B; i++) {
+      const slot = slots[i] as Slot;
+      // The episode bank's query reads the key and keeps nothing: it gets the reused scratch key; structured banks a copy.
+      const key: FloatTensor = slot.structured !== null ? { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) } : copyRowInto(this.keyScratch, qk.data as Float32Array, i);
+      const decisionStep = this.decisionStep(slot.step);
+      const { items, ctx } =
+        slot.structured !== null
+          ? slot.structured.query(this.scopeOf(requests[i]?.slot as number) as string, { cognitiveKey: key, perceptualKey: key, stateSignature: key }, { episode: (slot.info as EpisodeInfo).episode, decisionStep })
+          : (slot.bank as EpisodeBank).query(key, decisionStep ? EPISODE_READ_DECISION : EPISODE_READ_OTHER);
+      this.fillMemory(items, memory, mask, i, ctx.episode);
+      const identities = new Array<RetrievedItem['identity']>(items.length);
+      for (let j = 0; j < items.length; j++) identities[j] = (items[j] as RetrievedItem).identity;
+      reads.push({ ctx, identities });
+    }
+
+    // 3. act
+    const actFeeds: Record<string, HostTensor> = {};
+    const actInputs = m.graphs.act.inputs;
+    for (let i = 0; i < actInputs.length; i++) {
+      const c = actInputs[i] as InputContract;
+      const where = this.where('act', i);
+      switch (c.role) {
+        case 'observation':
+          actFeeds[c.name] = this.observationTensor(c, obs, where);
+          break;
+        case 'carry':
+          actFeeds[c.name] = this.output(enc, c, 'encode', B);
+          break;
+        case 'memory':
+          actFeeds[c.name] = memoryFeed;
+          break;
+        case 'memoryMask':
+          actFeeds[c.name] = maskFeed;
+          break;
+      }
+    }
+    t0 = performance.now();
+    const act = await this.checkpoint.graphs.act.run(actFeeds);
+    this.actMs += performance.now() - t0;
+    const action = this.output(act, this.actOut.action, 'act', B);
+    const logits = this.actOut.decisionLogits === undefined ? undefined : this.output(act, this.actOut.decisionLogits, 'act', B);
+
+    // 4. write, advance, answer
+    // The contract fixes every dimension after the batch (output() checked them), so the row shapes are the contract's.
+    const actionShape = this.actionRow.shape;
+    const per = this.actionRow.per;
+    const c = this.logitsPer;
+    const outputs: PolicyOutput[] = [];
+    for (let i = 0; i < B; i++) {
+      const slot = slots[i] as Slot;
+      // The episode bank copies what it stores, so it gets the reused scratch value; structured payloads get a copy.
+      const value: FloatTensor = slot.structured !== null ? { dtype: 'float32', shape: [d], data: (wc.data as Float32Array).slice(i * d, (i + 1) * d) } : copyRowInto(this.valueScratch, wc.data as Float32Array, i);
+      if (slot.structured !== null) {
+        if (((gate as HostTensor).data as Float32Array)[i] as number > 0) {
+          const key: FloatTensor = { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) };
+          slot.structured.write(this.scopeOf(requests[i]?.slot as number) as string, {
+            keys: { cognitiveKey: key, perceptualKey: key, stateSignature: key },
+            payload: this.payloadOf(value),
+            sourceEpisode: (slot.info as EpisodeInfo).episode,
+          });
+        }
+      } else (slot.bank as EpisodeBank).write(slot.step, value);
+      slot.step += 1;
+      // A batch of one: the output array is this run's own (the backend hands over fresh arrays), so it is the row.
+      const a = B === 1 ? (action.data as Float32Array) : rowOf(action.data as Float32Array, i, per);
+      const readouts: PolicyReadouts =
+        logits === undefined
+          ? { reads: [reads[i] as ReadReadout] }
+          : { decisionLogits: B === 1 ? (logits.data as Float32Array) : rowOf(logits.data as Float32Array, i, c), reads: [reads[i] as ReadReadout] };
+      outputs.push({ action: { dtype: 'float32', shape: actionShape, data: a }, readouts });
+    }
+    this.calls += 1;
+    this.slotSteps += B;
+    return outputs;
   }
 
   async release(): Promise<void> {
