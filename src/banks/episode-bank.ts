@@ -144,7 +144,11 @@ export class EpisodeBank {
   reset(episode: string): void {
     assertString(episode, 'episode');
     this.episodeId = episode;
-    if (this.pool.length < this.config.capacity + 1) for (const e of this.entryList) this.pool.push(e);
+    // At most capacity + 1 pooled entries: as many as one episode can hold (one write past capacity consolidates).
+    for (const e of this.entryList) {
+      if (this.pool.length > this.config.capacity) break;
+      this.pool.push(e);
+    }
     this.entryList = [];
     this.queries = 0;
     this.packedCount = 0;
