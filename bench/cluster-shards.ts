@@ -31,6 +31,12 @@
  * arms, the median CPU seconds of each arm, and checks that the merged rows are byte-identical to the
  * single-process rows.
  *
+ * And what bounds the ratio here: how many cores the single process keeps busy (its CPU ÷ its wall time; V8
+ * compiles and collects garbage on its own threads, so one `imep campaign run` is more than one core's work
+ * per second), its CPU split into main thread and other threads (/proc/PID/task, sampled), and the lower
+ * bound of the sharded arm on this machine: the shards' CPU seconds spread over every core, plus the merge's
+ * wall time — no scheduling does better, so that bound ÷ single is the best ratio the present CPU costs allow.
+ *
  *   npx tsx bench/cluster-shards.ts [--n N] [--batch B] [--reps R] [--cli dist/cli/main.js] [--keep]
  *
  * --cli runs another build of the CLI (e.g. one built apart with `tsc --outDir`, to compare code versions
@@ -79,9 +85,40 @@ const cpuSince = (at: number | null): number | null => {
   return at === null || now === null ? null : now - at;
 };
 
-function imep(args: readonly string[]): Promise<void> {
+/**
+ * CPU seconds (user + system) of each thread of process `pid`, sampled every 50 ms until it exits: the last
+ * sample of each thread (a thread's final few ms, and threads living < 50 ms, are missed). Main thread: tid = pid.
+ * Returns a stop function giving { main, others } seconds; null where /proc is missing.
+ */
+function sampleThreads(pid: number): () => { main: number; others: number } | null {
+  const last = new Map<number, number>();
+  let ok = true;
+  const sample = (): void => {
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        last.set(Number(tid), (Number(f[11]) + Number(f[12])) / CLK_TCK); // fields 14 utime and 15 stime
+      }
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && (e as NodeJS.ErrnoException).code !== 'ESRCH') ok = false;
+    }
+  };
+  sample();
+  const timer = setInterval(sample, 50);
+  return () => {
+    clearInterval(timer);
+    if (!ok || last.size === 0) return null;
+    let others = 0;
+    for (const [tid, cpu] of last) if (tid !== pid) others += cpu;
+    return { main: last.get(pid) ?? 0, others };
+  };
+}
+
+function imep(args: readonly string[], onSpawn?: (pid: number) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(launcher[0]!, [...launcher.slice(1), ...args], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    if (onSpawn !== undefined && child.pid !== undefined) onSpawn(child.pid);
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
@@ -108,16 +145,23 @@ interface Arm {
   readonly cpu: number | null;
   readonly rows: Buffer;
   readonly detail: string;
+  /** Single arm: CPU seconds of the process's main thread and of its other threads (sampled); else null. */
+  readonly threads: { main: number; others: number } | null;
+  /** Sharded arm: CPU seconds of the two shard processes, and the merge's wall ms; else null. */
+  readonly shards: { cpu: number; mergeMs: number } | null;
 }
 
 async function singleArm(r: number): Promise<Arm> {
   const pre = await precommit(`single-${r}`);
   const c = childCpu();
   const t = performance.now();
-  await imep(['campaign', 'run', file, '--campaigns-dir', `single-${r}`, '--batch', batch]);
+  let stop: (() => { main: number; others: number } | null) | undefined;
+  await imep(['campaign', 'run', file, '--campaigns-dir', `single-${r}`, '--batch', batch], (pid) => (stop = sampleThreads(pid)));
   const ms = performance.now() - t;
   const cpu = cpuSince(c);
-  return { precommitMs: pre.ms, ms, cpu, rows: readFileSync(join(pre.unit, 'rows/rows.jsonl')), detail: cpu === null ? '' : `CPU ${cpu.toFixed(2)} s` };
+  const threads = stop?.() ?? null;
+  const threadDetail = threads === null ? '' : `: main thread ${threads.main.toFixed(2)} + other threads ${threads.others.toFixed(2)}`;
+  return { precommitMs: pre.ms, ms, cpu, rows: readFileSync(join(pre.unit, 'rows/rows.jsonl')), detail: cpu === null ? '' : `CPU ${cpu.toFixed(2)} s${threadDetail}`, threads, shards: null };
 }
 
 async function shardedArm(r: number): Promise<Arm> {
@@ -132,7 +176,16 @@ async function shardedArm(r: number): Promise<Arm> {
   const cpu = cpuSince(c);
   const shardCpu = c1 === null || c === null ? null : c1 - c;
   const cpuDetail = cpu === null || shardCpu === null ? '' : `; CPU ${cpu.toFixed(2)} s = shards ${shardCpu.toFixed(2)} + merge ${(cpu - shardCpu).toFixed(2)}`;
-  return { precommitMs: pre.ms, ms, cpu, rows: readFileSync(join(pre.unit, 'rows/rows.jsonl')), detail: `shards ${s(t1 - t)} + merge and seal ${s(performance.now() - t1)}${cpuDetail}` };
+  const mergeMs = performance.now() - t1;
+  return {
+    precommitMs: pre.ms,
+    ms,
+    cpu,
+    rows: readFileSync(join(pre.unit, 'rows/rows.jsonl')),
+    detail: `shards ${s(t1 - t)} + merge and seal ${s(mergeMs)}${cpuDetail}`,
+    threads: null,
+    shards: shardCpu === null ? null : { cpu: shardCpu, mergeMs },
+  };
 }
 
 const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
@@ -166,6 +219,25 @@ if (!cpus1.includes(null) && !cpus2.includes(null)) {
   const c1 = median(cpus1 as number[]);
   const c2 = median(cpus2 as number[]);
   console.log(`median CPU (user + system, all imep processes of the arm): single ${c1.toFixed(2)} s; sharded ${c2.toFixed(2)} s (${(c2 / c1).toFixed(3)} × single)`);
+  console.log(`cores the single process keeps busy (its CPU ÷ its wall time): ${(c1 / (single / 1000)).toFixed(2)}`);
+}
+const threads = singles.map((a) => a.threads);
+if (!threads.includes(null)) {
+  const ts = threads as { main: number; others: number }[];
+  console.log(
+    `single process by thread (sampled every 50 ms, median): main thread ${median(ts.map((x) => x.main)).toFixed(2)} s, other threads ${median(ts.map((x) => x.others)).toFixed(2)} s ` +
+      '(V8 platform workers: concurrent JIT compilation and GC; libuv pool: file I/O incl. fdatasync)',
+  );
+}
+// The floor of the sharded arm on this machine: the shards cannot finish before their CPU seconds are spread over
+// every core, and the merge starts after them. What the code could still win is the gap between this and the ratio.
+const shardStats = shardeds.map((a) => a.shards);
+if (!shardStats.includes(null)) {
+  const st = shardStats as { cpu: number; mergeMs: number }[];
+  const floor = median(st.map((x) => x.cpu / cpus().length + x.mergeMs / 1000));
+  console.log(
+    `lower bound of the sharded arm on ${cpus().length} cores (shards' CPU ÷ cores + merge wall, median): ${floor.toFixed(2)} s = ${(floor / (single / 1000)).toFixed(3)} × single`,
+  );
 }
 console.log(`merged rows byte-identical to the single-process rows: ${identical ? 'yes' : 'NO'}`);
 const perRound = median(shardeds.map((b, i) => b.ms / singles[i]!.ms));
