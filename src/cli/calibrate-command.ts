@@ -5,8 +5,6 @@
  * written). The campaign-level designs' evidence units are temporary unless --keep-units names a folder.
  */
 import type { Command } from 'commander';
-import { calibrate, loadSuite, writeCalibration } from '../calibration/index.js';
-import { PACKAGE_ROOT } from '../campaign/runner/index.js';
 import { ImepError } from '../core/errors.js';
 import { parseCount } from './args.js';
 import { existsSync } from 'node:fs';
@@ -25,6 +23,9 @@ export function registerCalibrateCommand(program: Command): void {
     .option('--batch <b>', 'lockstep batch size (results do not depend on it)', '32')
     .option('--keep-units <dir>', 'keep the campaign-level designs’ evidence units in this new or empty folder (default: temporary, removed)')
     .action(async (options: { suite?: string; out: string; campaigns?: string; quick?: boolean; batch: string; keepUnits?: string }) => {
+      // imported when the command runs: `imep --help` registers this command and must not load the runner
+      const { calibrate, loadSuite, writeCalibration } = await import('../calibration/index.js');
+      const { PACKAGE_ROOT } = await import('../campaign/runner/index.js');
       const suiteFile = options.suite ?? (existsSync(DEFAULT_SUITE) ? DEFAULT_SUITE : join(PACKAGE_ROOT, DEFAULT_SUITE));
       const loaded = await loadSuite(suiteFile);
       const batchSize = parseCount('--batch', options.batch);

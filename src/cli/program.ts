@@ -40,19 +40,22 @@ export function buildProgram(registrars: Partial<Record<GroupName, GroupRegistra
  * other (start-up is most of a short command's time, and every SLURM array task pays it). Groups are
  * declared by buildProgram with their descriptions, so `imep --help` lists them without loading anything;
  * a top-level command's module is loaded for the top-level help (and for anything that names no known
- * command, so commander's "unknown command" suggestions see every command).
+ * command, so commander's "unknown command" suggestions see every command: the groups are declared already).
  */
 export interface LazyCommand {
   /** `imep <name> …` selects it. */
   readonly name: string;
   /** Imports the module; returns what registers the command on the program. */
   readonly load: () => Promise<ProgramRegistrar>;
+  /** A group of COMMAND_GROUPS (declared without its module); absent for a top-level command. */
+  readonly group?: true;
 }
 
 /** A group whose subcommands live in a lazily imported module. */
 export function lazyGroup(name: GroupName, load: () => Promise<GroupRegistrar>): LazyCommand {
   return {
     name,
+    group: true,
     load: async () => {
       const register = await load();
       return (program) => {
@@ -71,15 +74,17 @@ export function selectedCommand(args: readonly string[]): string | undefined {
 }
 
 /**
- * What argv needs loaded: the command it names; nothing for a bare `--version`; else every command (help,
- * no command, an unknown one).
+ * What argv needs loaded: the command it names; nothing for a bare `--version`; else (help, no command, an
+ * unknown one) every top-level command — the groups are declared with their descriptions already, so the
+ * top-level help lists them without importing their modules (`imep --help` would otherwise load every
+ * runtime, the report's plotting library included).
  */
 export function commandsToLoad(args: readonly string[], commands: readonly LazyCommand[]): LazyCommand[] {
   const name = selectedCommand(args);
   const hit = commands.filter((c) => c.name === name);
   if (hit.length > 0) return hit;
   const versionOnly = name === undefined && args.some((a) => a === '-V' || a === '--version') && !args.some((a) => a === '-h' || a === '--help');
-  return versionOnly ? [] : [...commands];
+  return versionOnly ? [] : commands.filter((c) => c.group !== true);
 }
 
 /** The program for `argv` (node, script, args…), with only the modules that argv needs imported. */

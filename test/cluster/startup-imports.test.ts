@@ -5,32 +5,10 @@
  * supervision — only `cluster shard-run` needs them, and it imports them when it runs. Checked on the
  * static import graph of the sources (dynamic `import()` is not followed: that is the point).
  */
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { staticPackages } from '../support/static-imports.js';
 
-const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 const HEAVY = ['onnxruntime-node', '@tensorflow/tfjs', 'zeromq', 'msgpackr', 'execa'];
-
-/** Packages reachable from `entry` through static imports (type-only imports are erased, so skipped). */
-function staticPackages(entry: string): Set<string> {
-  const seen = new Set<string>();
-  const packages = new Set<string>();
-  const queue = [resolve(SRC, entry)];
-  while (queue.length > 0) {
-    const file = queue.pop()!;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)) {
-      const spec = m[1]!;
-      if (spec.startsWith('.')) queue.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
-      else if (!spec.startsWith('node:')) packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
-    }
-  }
-  return packages;
-}
 
 describe('cluster: start-up imports', () => {
   it('the cluster command group and the merge load none of the runtime, bridge or supervision packages', () => {
