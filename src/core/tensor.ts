@@ -73,11 +73,23 @@ export function bfloat16ToNumber(bits: number): number {
   return f32[0] as number;
 }
 
-/** number -> bfloat16 bits: first to float32 (round-to-nearest-even), then RNE on the low 16 bits. */
+/**
+ * number -> bfloat16 bits, correctly rounded (nearest, ties to even) from the double itself: first to float32
+ * with round-to-odd (an inexact float32 keeps a set last bit, so a double just off a bfloat16 midpoint cannot
+ * land on it), then round-to-nearest-even on the low 16 bits. Round-to-odd at 24 bits followed by rounding to
+ * 8 bits equals one rounding of the double (24 ≥ 8 + 2). Plain RNE to float32 first would round twice: the
+ * double 1 + 2^-8 + 2^-30 became the midpoint 1 + 2^-8 and then 1.0 instead of 1.0078125.
+ * NaN becomes a quiet NaN with the sign and top payload bits kept; overflow gives ±Infinity.
+ */
 export function numberToBfloat16(value: number): number {
   f32[0] = value;
-  const x = u32[0] as number;
-  if ((x & 0x7f800000) === 0x7f800000 && (x & 0x7fffff) !== 0) return ((x >>> 16) | 0x40) & 0xffff; // quiet NaN
+  let x = u32[0] as number;
+  if ((x & 0x7f800000) === 0x7f800000) {
+    if ((x & 0x7fffff) !== 0) return ((x >>> 16) | 0x40) & 0xffff; // quiet NaN
+  } else if ((x & 1) === 0 && (f32[0] as number) !== value) {
+    // inexact with an even last bit: step to the float32 neighbour on the value's side (round to odd)
+    x = Math.abs(f32[0] as number) < Math.abs(value) ? x + 1 : x - 1;
+  }
   const lsb = (x >>> 16) & 1;
   const rounded = (x + 0x7fff + lsb) >>> 0;
   return (rounded >>> 16) & 0xffff;

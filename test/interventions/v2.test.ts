@@ -381,8 +381,10 @@ const PERMUTE_V2_DIGESTS: Readonly<Record<string, string>> = {
   float32: 'a372eb16b3c2a9a63d1c6257e136b8eda022b9228705a44109d5fda34c41b726',
   float64: '04b826158b5e64d82d2dc66dd7c0129a6fd15904c36a23c567039c1573f0cd67',
 };
+// bfloat16 re-pinned when numberToBfloat16 stopped rounding twice (through float32 RNE): a draw just off a
+// bfloat16 midpoint now rounds to its nearest bfloat16 (test/core/bfloat16-rounding.test.ts); the others unchanged
 const RESAMPLE_V2_DIGESTS: Readonly<Record<string, string>> = {
-  bfloat16: '422bb0b487dcfbbe31e69c8bbe7242dba373acc08e814128e0ce847aed19d5ca',
+  bfloat16: '21f77691b1e5439f2fead6e5297346e5923c80fc162b739efa4f71aad8a4996f',
   float16: '96939daac9dc510a25aa392a0967fff4a8f2bc4972ea6765b5474b76c5044373',
   float32: '2d1fb6b9a624b5cd660cf8e661e09e86d8c93d731d5ce59264fc62fbef1137d5',
   float64: '79b36f3ba22fb9632292eb06c4f6446f5fc8fe47756f24e8b14fb9b923e03f94',
