@@ -21,5 +21,6 @@ export interface InstallTarget {
   clearScope(scope: string, options: { keepClock: boolean }): void;
   clock(scope: string): number;
   setReadHook(hook: ReadHook): void;
-  onWrite(listener: (e: BankWriteEvent) => void): void;
+  /** Registers a write listener; returns a function that removes it. */
+  onWrite(listener: (e: BankWriteEvent) => void): () => void;
 }

@@ -117,8 +117,12 @@ export class FakeBank implements InstallTarget {
     this.hook = hook;
   }
 
-  onWrite(listener: (e: BankWriteEvent) => void): void {
+  onWrite(listener: (e: BankWriteEvent) => void): () => void {
     this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
   }
 
   /** One query: selects the given slots that exist, passes them through the hook, advances the clock. */

@@ -75,17 +75,29 @@ export function failureOf(e: unknown): FailureInfo {
   return { code: 'E_INTERNAL', message: e instanceof Error ? e.message : String(e) };
 }
 
-/** Forwards the slot bank's write events to the current unit try's recorder. */
+/**
+ * Forwards the slot bank's write events to the current unit try's recorder, for one segment: `close()` takes its
+ * listener off the bank (the slot's bank outlives the segment; a listener left behind would keep the segment's
+ * last recorder alive and running on every later write).
+ */
 class TraceSource {
   private listener: ((e: BankWriteEvent) => void) | null = null;
+  private readonly remove: (() => void) | null;
   constructor(private readonly target: InstallTarget | null) {
-    target?.onWrite((e) => this.listener?.(e));
+    this.remove = target?.onWrite((e) => this.listener?.(e)) ?? null;
   }
   records(scope: string): ReturnType<InstallTarget['records']> {
     return this.target?.records(scope) ?? [];
   }
-  onWrite(listener: (e: BankWriteEvent) => void): void {
+  onWrite(listener: (e: BankWriteEvent) => void): () => void {
     this.listener = listener;
+    return () => {
+      if (this.listener === listener) this.listener = null;
+    };
+  }
+  close(): void {
+    this.listener = null;
+    this.remove?.();
   }
 }
 
@@ -109,11 +121,19 @@ interface SlotRun {
 const newClock = (): EpisodeClock & { otherMs: number } => ({ simMs: 0, policyMs: 0, bankMs: 0, totalMs: 0, otherMs: 0 });
 
 export async function runSegmentLoop(input: LoopInput): Promise<void> {
+  const sources = new Map<number, TraceSource>();
+  try {
+    await runSegment(input, sources);
+  } finally {
+    for (const s of sources.values()) s.close();
+  }
+}
+
+async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): Promise<void> {
   const { policy, plan, segment, subscribers: subs } = input;
   const queue = [...input.units];
   const slots = new Map<number, SlotRun>();
   const byEpisode = new Map<string, SlotRun>();
-  const sources = new Map<number, TraceSource>();
   let hookMs = 0;
 
   const sourceOf = (slot: number): TraceSource => {
