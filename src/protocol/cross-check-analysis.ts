@@ -98,6 +98,18 @@ function checkCriteria(ctx: CheckContext): void {
     }
     if (c.rule === 'p-below') {
       if (e && e.kind !== 'D' && e.kind !== 'theta') ctx.push(at('estimand'), `the exact McNemar test needs a D or theta estimand, "${e.id}" is ${e.kind}`, 'name a D or theta estimand');
+      // Its p is then the family's Holm-adjusted p (verdicts.ts, the first family listing it), computed with the
+      // family's test and judged against α: the criterion must register that same hypothesis and level.
+      const family = p.holmFamilies.find((f) => f.contrasts.includes(c.estimand));
+      if (family !== undefined) {
+        const direction = family.test === 'mcnemar-exact-one-sided' ? 'greater' : 'two-sided';
+        if (c.direction !== direction) {
+          ctx.push(at('direction'), `criterion "${c.id}" tests ${c.estimand} ${c.direction}, but ${c.estimand} is in Holm family "${family.id}" (${family.test}), whose adjusted p it is judged by`, `register direction: ${direction}, or take ${c.estimand} out of the family`);
+        }
+        if (c.alpha !== family.alpha) {
+          ctx.push(at('alpha'), `criterion "${c.id}" has alpha ${c.alpha}, but its estimand ${c.estimand} is in Holm family "${family.id}" with alpha ${family.alpha}`, `register alpha: ${family.alpha}, or take ${c.estimand} out of the family`);
+        }
+      }
       return;
     }
     if (e && !METHOD_FITS[c.method].includes(e.kind)) {

@@ -183,6 +183,30 @@ const CASES: readonly Case[] = [
     says: ['unknown estimand "D_S"'],
   },
   {
+    name: 'p-below criterion whose direction is not its Holm family’s test',
+    edit: (s) =>
+      replaceOnce(
+        s,
+        '    alphaPerComponent: 0.05\ngates:',
+        '    alphaPerComponent: 0.05\n  - id: Q1_p\n    estimand: D_N\n    rule: p-below\n    test: mcnemar-exact\n    direction: less\n    alpha: 0.05\ngates:',
+      ),
+    path: 'criteria[1].direction',
+    at: 'direction: less',
+    says: ['criterion "Q1_p" tests D_N less, but D_N is in Holm family "wave1" (mcnemar-exact-two-sided)', 'register direction: two-sided'],
+  },
+  {
+    name: 'p-below criterion whose alpha is not its Holm family’s',
+    edit: (s) =>
+      replaceOnce(
+        s,
+        '    alphaPerComponent: 0.05\ngates:',
+        '    alphaPerComponent: 0.05\n  - id: Q1_p\n    estimand: D_N\n    rule: p-below\n    test: mcnemar-exact\n    direction: two-sided\n    alpha: 0.01\ngates:',
+      ),
+    path: 'criteria[1].alpha',
+    at: 'alpha: 0.01',
+    says: ['criterion "Q1_p" has alpha 0.01, but its estimand D_N is in Holm family "wave1" with alpha 0.05', 'register alpha: 0.05'],
+  },
+  {
     name: 'retry policy without retries',
     edit: (s) => replaceOnce(s, 'policy: record', 'policy: retry\n  maxRetries: 0'),
     path: 'executionFailures.maxRetries',
@@ -251,6 +275,15 @@ const CASES: readonly Case[] = [
 describe('bad protocols are refused with file, line:col, YAML path and fix', () => {
   it('the base fixture itself is valid', () => {
     expect(() => parseProtocol(BASE, BAD_FILE)).not.toThrow();
+  });
+
+  it('a p-below criterion on a Holm family member that registers the family’s test and alpha is valid', () => {
+    const text = replaceOnce(
+      BASE,
+      '    alphaPerComponent: 0.05\ngates:',
+      '    alphaPerComponent: 0.05\n  - id: Q1_p\n    estimand: D_N\n    rule: p-below\n    test: mcnemar-exact\n    direction: two-sided\n    alpha: 0.05\ngates:',
+    );
+    expect(() => parseProtocol(text, BAD_FILE)).not.toThrow();
   });
 
   it('covers at least 15 distinct mistakes', () => {
