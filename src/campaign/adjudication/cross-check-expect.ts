@@ -19,7 +19,9 @@ export function registeredIntervalId(c: Obj): string | null {
   const method = str(c['method']);
   const alpha = num(c['alphaPerComponent']);
   const level = num(c['level']);
-  if (ALPHA_METHODS.includes(method)) return `${method}/a${alpha ?? (level !== undefined ? (1 - level) / 2 : 0.05)}`;
+  // a level on an α-method: the α whose two-sided interval covers it — four tails for the difference bound, two otherwise
+  const tails = method === 'exact-cp-difference' ? 4 : 2;
+  if (ALPHA_METHODS.includes(method)) return `${method}/a${alpha ?? (level !== undefined ? Number(((1 - level) / tails).toPrecision(12)) : 0.05)}`;
   return `${method}/l${level ?? (alpha !== undefined ? 1 - 2 * alpha : 0.95)}`;
 }
 

@@ -12,7 +12,7 @@
  */
 import { ImepError, isImepError } from '../../core/errors.js';
 import type { Seed } from '../../core/prng.js';
-import type { Criterion, Estimand, Protocol } from '../../protocol/index.js';
+import type { BoundMethod, Criterion, Estimand, Protocol } from '../../protocol/index.js';
 import {
   armBounds,
   contrastBounds,
@@ -29,7 +29,7 @@ import {
   type PairedDesign,
 } from '../../stats/index.js';
 import { extremeFill, type Contribution } from './fills.js';
-import { intervalId, intervalOn, applicable, type EstimandShape, type EstimandSpec, type IntervalRequest } from './intervals.js';
+import { alphaForLevel, intervalId, intervalOn, applicable, type EstimandShape, type EstimandSpec, type IntervalRequest } from './intervals.js';
 import type { CohortUnit, RowIndex } from './joint-cohort.js';
 import type { AvailableEstimand, Counts, EstimandConditions, EstimandResult, Interval, Readout, TaskTheta, TestResult } from './types.js';
 
@@ -107,17 +107,21 @@ export function criterionRequest(c: Criterion, protocol: Protocol): IntervalRequ
 export function companionRequest(shape: EstimandShape, c: Criterion, protocol: Protocol): IntervalRequest {
   const own = criterionRequest(c, protocol);
   if (own !== null && applicable(shape, own.method)) return own;
-  const alpha = c.rule === 'lower-bound-above' || c.rule === 'upper-bound-below' ? (c.alphaPerComponent ?? (c.level !== undefined ? (1 - c.level) / 2 : 0.05)) : 0.05;
+  const bounded = c.rule === 'lower-bound-above' || c.rule === 'upper-bound-below';
+  const registeredAlpha = bounded ? c.alphaPerComponent : undefined;
+  const level = bounded ? c.level : undefined;
+  // the companion's α per component: the criterion's own, else the one that covers its level by this method
+  const alphaFor = (method: BoundMethod): number => registeredAlpha ?? (level !== undefined ? alphaForLevel(method, level) : 0.05);
   switch (shape) {
     case 'difference':
-      return { method: 'exact-cp-difference', alpha, level: null };
+      return { method: 'exact-cp-difference', alpha: alphaFor('exact-cp-difference'), level: null };
     case 'proportion-flips':
     case 'rate':
-      return { method: 'clopper-pearson', alpha, level: null };
+      return { method: 'clopper-pearson', alpha: alphaFor('clopper-pearson'), level: null };
     case 'theta':
-      return { method: 'conditional-exact', alpha, level: null };
+      return { method: 'conditional-exact', alpha: alphaFor('conditional-exact'), level: null };
     case 'thetaBar':
-      return { method: defaultBootstrapMethod(protocol), alpha: null, level: 1 - 2 * alpha, ...bootstrapDefaults(protocol) } as IntervalRequest;
+      return { method: defaultBootstrapMethod(protocol), alpha: null, level: level ?? 1 - 2 * (registeredAlpha ?? 0.05), ...bootstrapDefaults(protocol) } as IntervalRequest;
   }
 }
 

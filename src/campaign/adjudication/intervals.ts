@@ -6,8 +6,10 @@
  *   conditional-exact    the exact bound on θ given b′ + c′ (conditional, never unconditional)
  *   wilson / tango / newcombe   two-sided score intervals at `level`
  *   unit- / task-stratified- / cluster-bootstrap   seeded paired percentile intervals (xoshiro128** v1)
- * α-methods take `alphaPerComponent` (from `level` as (1 − level)/2 when only a level is registered);
- * level-methods take `level` (from α as 1 − 2α).
+ * α-methods take `alphaPerComponent`; when only a level is registered (an equivalence criterion), α is the one
+ * that makes the two-sided interval at least that level (alphaForLevel): (1 − level)/4 for the difference bound,
+ * whose two-sided interval is ≥ 1 − 4α (one tail spent on each proportion), (1 − level)/2 for the
+ * single-binomial bounds (≥ 1 − 2α). Level-methods take `level` (from α as 1 − 2α).
  */
 import { ImepError } from '../../core/errors.js';
 import { PRNG_NAME, PRNG_VERSION, type Seed } from '../../core/prng.js';
@@ -56,10 +58,20 @@ export interface IntervalRequest {
   readonly seed?: Seed;
 }
 
+/**
+ * The α per component at which an α-method's two-sided interval covers at least `level`: the exact-CP difference
+ * bound (UB = CP₊(b; α) − CP₋(c; α)) is ≥ 1 − 4α two-sided, Clopper–Pearson and the conditional θ bound ≥ 1 − 2α.
+ * (A level of 0.90 — TOST at 0.05 per side — is α = 0.025 per component for a difference, the paper's GRID-1a.)
+ */
+export function alphaForLevel(method: BoundMethod, level: number): number {
+  // to 12 significant digits, so that a level of 0.9 gives 0.025, not 0.024999999999999994 (1 − 0.9 is inexact)
+  return Number(((1 - level) / (method === 'exact-cp-difference' ? 4 : 2)).toPrecision(12));
+}
+
 /** The normalised request: α for α-methods, level for the others. */
 export function normalise(req: IntervalRequest): { method: BoundMethod; alpha: number | null; level: number | null; replicates?: number; seed?: Seed } {
   if (ALPHA_METHODS.includes(req.method)) {
-    const alpha = req.alpha ?? (req.level !== null ? (1 - req.level) / 2 : 0.05);
+    const alpha = req.alpha ?? (req.level !== null ? alphaForLevel(req.method, req.level) : 0.05);
     return { method: req.method, alpha, level: null };
   }
   const level = req.level ?? (req.alpha !== null ? 1 - 2 * req.alpha : 0.95);
