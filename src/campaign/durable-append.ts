@@ -180,9 +180,13 @@ export interface SeqTruncation {
 /**
  * For side files keyed by row seq (timings, traces): removes the torn tail and every line whose
  * `seq >= nextSeq` — they belong to a row that was never committed and will be re-run. Those lines
- * must form a suffix (the side files are written in seq order); otherwise E_UNIT_TAMPERED.
+ * must form a suffix (the side files are written in seq order) and must all be of seq `nextSeq` itself:
+ * a row's side lines are written just before it and each row is durable before the next row's side lines,
+ * so a crash leaves side lines of at most the one row in flight. A side line of a later seq means committed
+ * rows are missing from the rows file (lost or cut), not an interrupted write: E_UNIT_TAMPERED, nothing cut.
+ * With `dryRun` it only checks and reports (a caller checks every file before it cuts any).
  */
-export async function truncateFromSeq(file: string, nextSeq: number): Promise<SeqTruncation> {
+export async function truncateFromSeq(file: string, nextSeq: number, opts: { readonly dryRun?: boolean } = {}): Promise<SeqTruncation> {
   const read = await readJsonLines(file);
   const cut = read.lines.findIndex((l) => (seqOf(l) ?? -1) >= nextSeq);
   const bad = read.lines.findIndex((l) => seqOf(l) === undefined);
@@ -190,10 +194,17 @@ export async function truncateFromSeq(file: string, nextSeq: number): Promise<Se
   if (cut !== -1) {
     const late = read.lines.slice(cut).findIndex((l) => (seqOf(l) ?? 0) < nextSeq);
     if (late !== -1) throw tampered(file, `line ${cut + late + 1} (seq ${seqOf(read.lines[cut + late]!)}) follows a later seq`);
+    const ahead = read.lines.slice(cut).findIndex((l) => (seqOf(l) ?? 0) > nextSeq);
+    if (ahead !== -1) {
+      throw tampered(
+        file,
+        `line ${cut + ahead + 1} belongs to row seq ${seqOf(read.lines[cut + ahead]!)}, but the rows file ends before seq ${nextSeq}: committed rows are missing from it (a crash leaves side lines of the one row in flight only)`,
+      );
+    }
   }
   const keepBytes = cut === -1 ? read.completeBytes : read.offsets[cut]!;
   const droppedLines = cut === -1 ? 0 : read.lines.length - cut;
-  if (keepBytes < read.completeBytes + (read.torn?.bytes ?? 0)) {
+  if (opts.dryRun !== true && keepBytes < read.completeBytes + (read.torn?.bytes ?? 0)) {
     try {
       await truncate(file, keepBytes);
     } catch (e) {

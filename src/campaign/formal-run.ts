@@ -4,6 +4,7 @@ import { ImepError } from '../core/errors.js';
 import { fsyncDir, ioError, removeStaleTemps } from './atomic-write.js';
 import { readRows, repairTornTail, truncateFromSeq, type TornTail } from './durable-append.js';
 import { currentOperator } from './operator.js';
+import { checkRowsAgainstPlan, frozenPlanEpisodes } from './planned-rows.js';
 import { loadFrozenProtocol, readPrecommit } from './precommit.js';
 import { readRequiredRecord, writeRecord } from './record-file.js';
 import { RowWriter } from './row-writer.js';
@@ -97,11 +98,16 @@ export async function resumeRun(dir: string, opts: Omit<RunOptions, 'runId'> = {
   const paths = unitPaths(dir);
   const record = await readRunRecord(dir);
   const removedTempFiles = await removeStaleTemps(dir);
-  const tornRow = await repairTornTail(paths.rows);
+  // Checked before anything is cut: every durable row the planned episode at its seq, in canonical form, and
+  // side lines beyond the rows of at most the one row in flight (else committed rows are missing).
   const { nextSeq } = await readRows(paths.rows);
-  let droppedSideLines = (await truncateFromSeq(paths.timings, nextSeq)).droppedLines;
+  await checkRowsAgainstPlan(paths.rows, await frozenPlanEpisodes(dir));
   const traceFiles = (await readdir(paths.tracesDir).catch(() => [] as string[])).filter((n) => n.endsWith('.jsonl')).sort();
-  for (const name of traceFiles) droppedSideLines += (await truncateFromSeq(join(paths.tracesDir, name), nextSeq)).droppedLines;
+  const sideFiles = [paths.timings, ...traceFiles.map((name) => join(paths.tracesDir, name))];
+  for (const file of sideFiles) await truncateFromSeq(file, nextSeq, { dryRun: true });
+  const tornRow = await repairTornTail(paths.rows);
+  let droppedSideLines = 0;
+  for (const file of sideFiles) droppedSideLines += (await truncateFromSeq(file, nextSeq)).droppedLines;
   const now = (opts.now ?? (() => new Date()))();
   await writeRun(dir, {
     ...record,
@@ -124,6 +130,8 @@ export async function completeRun(dir: string, opts: { readonly now?: () => Date
       file: paths.rows,
     });
   }
+  // what is sealed next: every row the planned episode at its seq, in canonical form
+  await checkRowsAgainstPlan(paths.rows, await frozenPlanEpisodes(dir));
   const record = await readRunRecord(dir);
   const done: RunRecord = { ...record, completedAt: (opts.now ?? (() => new Date()))().toISOString(), rowsDone: rows.length };
   await writeRun(dir, done);

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { canonicalJson } from '../core/canonical-json.js';
 import { ImepError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
+import { notPlannedError, planMismatch } from '../campaign/planned-rows.js';
 import { readRecord } from '../campaign/record-file.js';
 import { shardDir } from '../campaign/runner/shard.js';
 import type { PlannedEpisode } from '../protocol/plan.js';
@@ -63,7 +64,6 @@ async function seqLines(file: string, required: boolean): Promise<{ lines: SeqTe
   return { lines, bytes };
 }
 
-const PLAN_FIELDS = ['seq', 'wave', 'condition', 'task', 'seed', 'attempt', 'scopeId', 'episodeId'] as const;
 
 /** Checks every shard folder's record; refuses foreign, missing and incomplete shards (see above). Returns the records, in manifest order. */
 export async function checkShardFolders(unit: ClusterUnit, manifests: readonly ShardManifest[]): Promise<ShardFolderRecord[]> {
@@ -119,12 +119,10 @@ export async function readShard(unit: ClusterUnit, m: ShardManifest): Promise<Sh
     if (r.seq !== seqs[i]) {
       throw new ImepError('E_UNIT_TAMPERED', `line ${i + 1} is seq ${r.seq}; shard ${m.index}/${m.count}'s row ${i + 1} is seq ${String(seqs[i])} (a unit missing or duplicated)`, { file: rowsFile });
     }
-    const planned = episodes[r.seq] as unknown as Record<string, unknown> | undefined;
+    const planned = episodes[r.seq];
     const row = JSON.parse(r.text) as Record<string, unknown>;
-    const off = planned === undefined ? 'seq' : PLAN_FIELDS.find((f) => row[f] !== planned[f]);
-    if (off !== undefined) {
-      throw new ImepError('E_UNIT_TAMPERED', `line ${i + 1} (seq ${r.seq}) is not the planned episode: its ${off} is ${JSON.stringify(row[off])}, the plan's ${JSON.stringify(planned?.[off])}`, { file: rowsFile });
-    }
+    const off = planMismatch(row, planned);
+    if (off !== undefined) throw notPlannedError(rowsFile, i + 1, row, planned, off);
   });
   const timings = (await seqLines(join(dir, 'timings.jsonl'), false)).lines;
   const traces = new Map<string, SeqText[]>();

@@ -93,4 +93,17 @@ describe('durable append', () => {
     expect(r.torn?.bytes).toBe(9);
     expect((await readFile(f, 'utf8')).trim().split('\n')).toHaveLength(3);
   });
+
+  it('side lines of a seq beyond the row in flight mean committed rows are gone: refused, nothing cut', async () => {
+    const f = join(dir, 'trace-lost.jsonl');
+    for (const s of [0, 1, 2, 3, 4]) await appendJsonLine(f, { seq: s, x: 1 });
+    const before = await readFile(f);
+    // the rows file ends before seq 2 (rows 2 and 3 were committed, then lost): lines 3 and 4 cannot be in flight
+    const err = await expectImepError(truncateFromSeq(f, 2), 'E_UNIT_TAMPERED');
+    expect(err.file).toBe(f);
+    expect(err.message).toMatch(/line 4 belongs to row seq 3, but the rows file ends before seq 2: committed rows are missing/);
+    expect(await readFile(f)).toEqual(before);
+    // the row in flight itself (seq 4 next): its lines go
+    expect((await truncateFromSeq(f, 4)).droppedLines).toBe(1);
+  });
 });

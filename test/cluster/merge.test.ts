@@ -16,6 +16,7 @@ import { runShardOfUnit } from '../../src/cluster/shard-run.js';
 import { planCluster } from '../../src/cluster/submit.js';
 import { scriptedProvider } from '../campaign/runner/scripted-policies.js';
 import { rememberColorYaml, sandbox, scriptedOptions, writeProtocol, type Sandbox } from '../campaign/runner/helpers.js';
+import { killShardAt } from './support.js';
 
 const read = (f: string): string => readFileSync(f, 'utf8');
 const quiet = { say: () => undefined };
@@ -78,11 +79,9 @@ describe('cluster: merge', () => {
     // an incomplete shard: its rows cut short and its record reopened (as a task killed mid-run leaves it)
     const d1 = shardDir(unit, { index: 1, count: 3 });
     await runShard(box, unit, 1, 3);
-    const lines = read(join(d1, 'rows.jsonl')).split('\n');
-    writeFileSync(join(d1, 'rows.jsonl'), `${lines.slice(0, 3).join('\n')}\n${lines[3]!.slice(0, 20)}`);
     const rec = JSON.parse(read(join(d1, 'shard.json'))) as Record<string, unknown>;
-    writeFileSync(join(d1, 'shard.json'), read(join(d1, 'shard.json')).replace('"complete": true', '"complete": false'));
     expect(rec['complete']).toBe(true);
+    killShardAt(d1, 3, 20);
     await expect(mergeCluster(unit, quiet)).rejects.toThrow(/1 of 3 shards is not complete: shard 1 \(3\/\d+ rows\)/);
     // the re-run resumes after the last durable row and completes it
     await runShard(box, unit, 1, 3);

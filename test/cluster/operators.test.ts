@@ -18,6 +18,7 @@ import { runShardOfUnit } from '../../src/cluster/shard-run.js';
 import { planCluster } from '../../src/cluster/submit.js';
 import { scriptedProvider } from '../campaign/runner/scripted-policies.js';
 import { rememberColorYaml, sandbox, scriptedOptions, writeProtocol } from '../campaign/runner/helpers.js';
+import { killShardAt } from './support.js';
 
 const quiet = { say: () => undefined };
 const read = (f: string): string => readFileSync(f, 'utf8');
@@ -34,9 +35,7 @@ describe('cluster: operators of a merged unit', () => {
     // shard 1: run by 'shard-y', cut short as a killed task leaves it, resumed by 'shard-z'
     await shard(1, 'shard-y');
     const d1 = shardDir(unit, { index: 1, count: 2 });
-    const rows = read(join(d1, 'rows.jsonl')).split('\n');
-    writeFileSync(join(d1, 'rows.jsonl'), `${rows.slice(0, 2).join('\n')}\n`);
-    writeFileSync(join(d1, 'shard.json'), read(join(d1, 'shard.json')).replace('"complete": true', '"complete": false'));
+    killShardAt(d1, 2);
     await shard(1, 'shard-z');
     const d0 = shardDir(unit, { index: 0, count: 2 });
     expect((JSON.parse(read(join(d0, 'shard.json'))) as { operators: unknown }).operators).toEqual([{ id: 'shard-x', source: 'env' }]);

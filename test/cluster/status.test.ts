@@ -13,7 +13,7 @@ import { clusterStatus, formatClusterStatus } from '../../src/cluster/status.js'
 import { submitCluster } from '../../src/cluster/submit.js';
 import { scriptedProvider } from '../campaign/runner/scripted-policies.js';
 import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from '../campaign/runner/helpers.js';
-import { fakeSlurm } from './support.js';
+import { fakeSlurm, killShardAt } from './support.js';
 
 const quiet = { say: () => undefined };
 
@@ -46,9 +46,7 @@ describe('cluster: status and resubmission', () => {
     await run(0);
     await run(1);
     const d1 = shardDir(unit, { index: 1, count: 4 });
-    const rows = readFileSync(join(d1, 'rows.jsonl'), 'utf8').split('\n');
-    writeFileSync(join(d1, 'rows.jsonl'), `${rows.slice(0, 5).join('\n')}\n`);
-    writeFileSync(join(d1, 'shard.json'), readFileSync(join(d1, 'shard.json'), 'utf8').replace('"complete": true', '"complete": false'));
+    killShardAt(d1, 5);
     queue = ['50_0|COMPLETED|None', '50_1|CANCELLED|None', '50_2|PENDING|Resources', '50_3|RUNNING|None', ''].join('\n');
     const s = await clusterStatus(unit, { slurm });
     expect(s.source).toBe('squeue');

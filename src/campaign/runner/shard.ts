@@ -164,8 +164,7 @@ export async function openShard(dir: string, meta: ShardMeta, seqs: readonly num
     await writeJsonAtomic(file, record);
   }
   const rowsFile = join(dir, 'rows.jsonl');
-  await repairTornTail(rowsFile);
-  const read = await readJsonLines(rowsFile);
+  const read = await readJsonLines(rowsFile); // complete lines; a torn tail is cut below, once all is checked
   const done = read.lines.length;
   read.lines.forEach((line, i) => {
     const seq = (line as { seq?: unknown }).seq;
@@ -173,11 +172,13 @@ export async function openShard(dir: string, meta: ShardMeta, seqs: readonly num
   });
   const startSeq = seqs[done] ?? Infinity;
   const cut = Number.isFinite(startSeq) ? startSeq : Number.MAX_SAFE_INTEGER;
-  await truncateFromSeq(join(dir, 'timings.jsonl'), cut);
   await mkdir(join(dir, 'traces'), { recursive: true }).catch(() => undefined);
-  for (const name of (await readdir(join(dir, 'traces')).catch(() => [] as string[])).filter((n) => n.endsWith('.jsonl'))) {
-    await truncateFromSeq(join(dir, 'traces', name), cut);
-  }
+  const traceNames = (await readdir(join(dir, 'traces')).catch(() => [] as string[])).filter((n) => n.endsWith('.jsonl'));
+  const sideFiles = [join(dir, 'timings.jsonl'), ...traceNames.map((name) => join(dir, 'traces', name))];
+  // side lines beyond the rows of at most the one row in flight, checked in every file before any is cut
+  for (const file of sideFiles) await truncateFromSeq(file, cut, { dryRun: true });
+  await repairTornTail(rowsFile);
+  for (const file of sideFiles) await truncateFromSeq(file, cut);
   const existing = new Map<number, string>();
   read.lines.slice(Math.max(0, done - perUnit)).forEach((line) => existing.set((line as { seq: number }).seq, canonicalJson(line)));
   const expected = seqs.slice(done);
