@@ -18,7 +18,9 @@
  *
  * A merge interrupted part-way leaves the unit 'running' under its `cluster-merge-` run: merging again
  * resumes it (the store truncates side lines of uncommitted rows; appending continues at the next seq).
- * A merged unit is sealed; merging it again only says so.
+ * A merged unit is sealed; merging it again only says so — unless the seal was interrupted (unit.json
+ * 'sealed' with no seal.json: `sealInterrupted`), which merging again completes with the seal itself, as
+ * `imep campaign resume` does for a single-process run.
  */
 import { copyFile, mkdir, open, readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -33,7 +35,7 @@ import { writeRecord } from '../campaign/record-file.js';
 import { RunRecordSchema } from '../campaign/run-record.js';
 import { seal } from '../campaign/seal.js';
 import { unitPaths, type Operator } from '../campaign/unit-layout.js';
-import { requireAction } from '../campaign/unit-state.js';
+import { readUnitState, requireAction } from '../campaign/unit-state.js';
 import { clusterPaths, MergeRecordSchema } from './cluster-layout.js';
 import { ensureShardPlan, openClusterUnit, type ClusterUnit } from './cluster-unit.js';
 import { latestJobs, readJobs } from './jobs.js';
@@ -205,11 +207,13 @@ export async function mergeCluster(unitDir: string, opts: MergeOptions = {}): Pr
   const operator = opts.operator ?? currentOperator();
   const chunk = opts.chunk ?? 1024;
   const unit = await openClusterUnit(unitDir);
-  if (isSealedState(unit.state)) {
+  // a seal killed between unit.json ('sealed') and seal.json is completed, never reported as sealed
+  const sealInterrupted = (await readUnitState(unit.dir)).sealInterrupted;
+  if (isSealedState(unit.state) && !sealInterrupted) {
     say(`unit ${unit.dir} is '${unit.state}': merged and sealed already; next: imep campaign status ${unit.dir}`);
     return { unit: unit.dir, rows: unit.plan.episodes.length, shards: 0, resumedAt: null, merkleRoot: null };
   }
-  if (unit.state === 'running' || unit.state === 'run-complete') {
+  if (unit.state === 'running' || unit.state === 'run-complete' || sealInterrupted) {
     const run = await readRunRecord(unit.dir);
     if (!run.runId.startsWith(MERGE_RUN_PREFIX)) {
       throw new ImepError('E_OUT_OF_ORDER', `unit ${unit.dir} has a formal run (${run.runId}) that is not a cluster merge; shards and a formal run are alternatives`, {
@@ -219,7 +223,7 @@ export async function mergeCluster(unitDir: string, opts: MergeOptions = {}): Pr
   }
   let next = 0;
   let shardCount = 0;
-  if (unit.state !== 'run-complete') {
+  if (unit.state !== 'run-complete' && !sealInterrupted) {
     const { count } = await shardCountOf(unit);
     shardCount = count;
     const { plan, record } = await ensureShardPlan(unit, count, { write: false });
@@ -263,6 +267,11 @@ export async function mergeCluster(unitDir: string, opts: MergeOptions = {}): Pr
   }
   const sealed = await seal(unit.dir, { operator, now });
   const rows = unit.plan.episodes.length;
+  if (sealInterrupted) {
+    say(`completed the interrupted seal of ${unit.dir} (${rows} rows, merged already): Merkle root ${sealed.record.merkle.root}`);
+    say(`next: imep campaign adjudicate ${unit.dir}`);
+    return { unit: unit.dir, rows, shards: 0, resumedAt: null, merkleRoot: sealed.record.merkle.root };
+  }
   say(`merged ${shardCount > 0 ? `${shardCount} shards` : 'the shards'} (${rows} rows) into ${unit.dir}; sealed: Merkle root ${sealed.record.merkle.root}`);
   say(`next: imep campaign adjudicate ${unit.dir}`);
   return { unit: unit.dir, rows, shards: shardCount, resumedAt: next, merkleRoot: sealed.record.merkle.root };

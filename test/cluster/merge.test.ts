@@ -2,9 +2,9 @@
  * Merge without SLURM: shards run in-process (scripted policies, the RememberColor substitution protocol,
  * whose S/T donor swaps write a donor-assignment trace in every shard) and are merged into the unit's
  * formal run — rows and traces byte-identical to a single-process run — then sealed; refusals for missing,
- * incomplete and foreign shards; an interrupted merge resumes.
+ * incomplete and foreign shards; an interrupted merge resumes; an interrupted seal is completed.
  */
-import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { precommitCampaign, runCampaign, shardDir } from '../../src/campaign/runner/index.js';
@@ -19,6 +19,27 @@ import { rememberColorYaml, sandbox, scriptedOptions, writeProtocol, type Sandbo
 import { killShardAt } from './support.js';
 
 const read = (f: string): string => readFileSync(f, 'utf8');
+
+/** Every file under a folder (relative path → bytes as text). */
+function filesOf(dir: string, rel = ''): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const e of readdirSync(join(dir, rel)).sort()) {
+    const r = rel === '' ? e : `${rel}/${e}`;
+    if (statSync(join(dir, r)).isDirectory()) for (const [k, v] of filesOf(dir, r)) out.set(k, v);
+    else out.set(r, read(join(dir, r)));
+  }
+  return out;
+}
+
+/** Undoes the read-only step of a seal (a seal killed before seal.json never reached it). */
+function writable(d: string): void {
+  chmodSync(d, 0o755);
+  for (const e of readdirSync(d)) {
+    const p = join(d, e);
+    if (statSync(p).isDirectory()) writable(p);
+    else chmodSync(p, 0o644);
+  }
+}
 const quiet = { say: () => undefined };
 
 async function runShard(box: Sandbox, unit: string, index: number, count: number, env: NodeJS.ProcessEnv = {}): Promise<void> {
@@ -119,6 +140,42 @@ describe('cluster: merge', () => {
     expect(read(join(unit, 'rows/rows.jsonl'))).toBe(read(join(ref, 'rows/rows.jsonl')));
     for (const s of readdirSync(join(ref, 'traces'))) expect(read(join(unit, 'traces', s))).toBe(read(join(ref, 'traces', s)));
     expect((await verifyUnit(unit)).ok).toBe(true);
+  });
+
+  it('merging again after a seal killed between unit.json and seal.json completes the seal (never "sealed already")', async () => {
+    const ref = await reference(4);
+    const { box, unit } = await shardedUnit(4);
+    await planCluster(unit, 2);
+    for (const i of [0, 1]) await runShard(box, unit, i, 2);
+    const first = await mergeCluster(unit, quiet);
+    expect(first.merkleRoot).toMatch(/^[0-9a-f]{64}$/);
+    const sealedFiles = filesOf(unit);
+    // the on-disk state a seal killed right after it set unit.json to 'sealed' leaves: no seal.json, nothing read-only
+    writable(unit);
+    rmSync(join(unit, 'seal.json'));
+    const snap = await readUnitState(unit);
+    expect({ state: snap.state, sealInterrupted: snap.sealInterrupted }).toEqual({ state: 'sealed', sealInterrupted: true });
+    expect((await verifyUnit(unit)).ok).toBe(false);
+    const said: string[] = [];
+    const r = await mergeCluster(unit, { say: (l) => said.push(l) });
+    expect(said.join('\n')).not.toMatch(/sealed already/);
+    expect(said[0]).toMatch(/completed the interrupted seal of .* \(\d+ rows, merged already\): Merkle root [0-9a-f]{64}$/);
+    // the same unit as the uninterrupted merge + seal: same Merkle root, every file byte-identical but seal.json's timestamps
+    expect(r.merkleRoot).toBe(first.merkleRoot);
+    expect(existsSync(join(unit, 'seal.json'))).toBe(true);
+    const after = filesOf(unit);
+    expect([...after.keys()]).toEqual([...sealedFiles.keys()]);
+    for (const [k, v] of sealedFiles) if (k !== 'seal.json') expect(after.get(k), k).toBe(v);
+    expect(read(join(unit, 'rows/rows.jsonl'))).toBe(read(join(ref, 'rows/rows.jsonl')));
+    const done = await readUnitState(unit);
+    expect({ state: done.state, sealInterrupted: done.sealInterrupted }).toEqual({ state: 'sealed', sealInterrupted: false });
+    expect((await verifyUnit(unit)).ok).toBe(true);
+    expect(statSync(join(unit, 'rows/rows.jsonl')).mode & 0o777).toBe(0o444);
+    expect(statSync(unit).mode & 0o777).toBe(0o555);
+    // and now it is sealed already
+    const again: string[] = [];
+    expect((await mergeCluster(unit, { say: (l) => again.push(l) })).merkleRoot).toBeNull();
+    expect(again.join('\n')).toMatch(/merged and sealed already/);
   });
 
   it('refuses a unit with a formal run that is not a merge, and a split changed mid-campaign', async () => {
