@@ -3,12 +3,14 @@
  * apart in <unit>.shards/ with their plan seqs) and a probe or smoke run (`probe|smoke FILE --n K`, the first
  * K units of every segment, renumbered, stored under the unit's probe/ or smoke/ folder).
  */
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { ImepError } from '../../core/errors.js';
 import { episodesPerUnit, type PlannedEpisode } from '../../protocol/plan.js';
 import { NEXT_COMMAND } from '../lifecycle.js';
 import { currentOperator } from '../operator.js';
 import { startSmallRun, type SmallRunKind } from '../small-run.js';
+import { acquireLock } from '../unit-lock.js';
 import { readUnitState } from '../unit-state.js';
 import { batchOf, createAndPrecommit, openCampaign, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { runPlan } from './run-plan.js';
@@ -27,7 +29,31 @@ export async function runShard(c: Campaign, spec: ShardSpec, opts: CampaignOptio
   const include = shardFilter(c.plan.episodes, spec);
   const mine = c.plan.episodes.filter((e) => include({ task: e.task, seed: e.seed, scopeId: e.scopeId, episodes: [] }));
   const operator = opts.operator ?? currentOperator();
-  const shard = await openShard(shardDir(c.dir, spec), { unitId: snap.header.id, protocolHash: c.hash, planHash: c.plan.planHash, spec, operator }, mine.map((e) => e.seq), episodesPerUnit(c.protocol));
+  // one task per shard: a resubmitted task while the first still runs refuses instead of writing its rows twice
+  const dir = shardDir(c.dir, spec);
+  await mkdir(dirname(dir), { recursive: true }).catch((e: unknown) => {
+    throw new ImepError('E_IO', 'cannot create the shards folder', { file: dirname(dir), cause: e });
+  });
+  const lock = await acquireLock(`${dir}.lock`, `shard ${spec.index}/${spec.count} of ${c.dir}`).catch(async (e: unknown) => {
+    await provider?.release();
+    throw e;
+  });
+  try {
+    await runShardLocked(c, spec, opts, provider, { dir, snap, mine, include, operator });
+  } finally {
+    await lock.release();
+  }
+}
+
+async function runShardLocked(
+  c: Campaign,
+  spec: ShardSpec,
+  opts: CampaignOptions,
+  provider: PolicyProvider | null,
+  s: { dir: string; snap: Awaited<ReturnType<typeof readUnitState>>; mine: readonly PlannedEpisode[]; include: ReturnType<typeof shardFilter>; operator: ReturnType<typeof currentOperator> },
+): Promise<void> {
+  const { snap, mine, include, operator } = s;
+  const shard = await openShard(s.dir, { unitId: snap.header.id, protocolHash: c.hash, planHash: c.plan.planHash, spec, operator }, mine.map((e) => e.seq), episodesPerUnit(c.protocol));
   const runtime = provider ?? (await runtimeFor(c, opts));
   const todo = mine.filter((e) => e.seq >= shard.startSeq);
   const sink = new RowSink(shard.target, shard.expected, shard.existing, join(shard.dir, 'rows.jsonl'));

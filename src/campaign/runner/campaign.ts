@@ -21,6 +21,7 @@ import { currentOperator } from '../operator.js';
 import { seal } from '../seal.js';
 import { formatStatus, unitStatus } from '../status.js';
 import { unitPaths } from '../unit-layout.js';
+import { acquireLock } from '../unit-lock.js';
 import { readUnitState } from '../unit-state.js';
 import { batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';
@@ -54,8 +55,8 @@ export async function precommitCampaign(file: string, opts: CampaignOptions): Pr
 }
 
 /** The durable rows a resumed run may recompute: the last `perUnit` rows, by seq. */
-async function lastRows(file: string, perUnit: number): Promise<Map<number, string>> {
-  const { rows } = await readRows(file);
+async function lastRows(file: string, perUnit: number, nextSeq: number): Promise<Map<number, string>> {
+  const rows = (await readRows(file)).rows.filter((r) => r.seq < nextSeq); // the rows resume counted, no later
   return new Map(rows.slice(Math.max(0, rows.length - perUnit)).map((r) => [r.seq, canonicalJson(r)]));
 }
 
@@ -71,7 +72,7 @@ async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOp
     const r = await resumeRun(c.dir, { operator, ...(opts.now ? { now: opts.now } : {}) });
     run = r.run;
     startSeq = r.report.nextSeq;
-    existing = await lastRows(unitPaths(c.dir).rows, episodesPerUnit(c.protocol));
+    existing = await lastRows(unitPaths(c.dir).rows, episodesPerUnit(c.protocol), startSeq);
     const repaired = r.report.tornRow ? `; truncated a torn final line (${r.report.tornRow.bytes} bytes)` : '';
     say(opts, `resuming ${c.dir} at row ${startSeq} of ${c.plan.episodes.length}${repaired}`);
   }
@@ -136,6 +137,12 @@ async function sayWhere(c: Campaign, opts: CampaignOptions): Promise<void> {
 
 async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider: PolicyProvider | null): Promise<void> {
   let runtime = provider;
+  // one writer per unit: a second run/resume of it refuses here instead of appending the same rows again
+  const lock = await acquireLock(`${c.dir}.lock`, `unit ${c.dir}`).catch(async (e: unknown) => {
+    await runtime?.release();
+    throw e;
+  });
+  if (lock.tookOverFrom !== null) say(opts, `took over the lock of a process that is gone (pid ${lock.tookOverFrom.pid}, since ${lock.tookOverFrom.startedAt})`);
   try {
     const snap = await readUnitState(c.dir);
     let { state } = snap;
@@ -155,6 +162,7 @@ async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider:
     await sayWhere(c, opts);
   } finally {
     await runtime?.release();
+    await lock.release();
   }
 }
 

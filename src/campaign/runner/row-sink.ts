@@ -123,9 +123,20 @@ export class RowSink {
     await this.chain;
   }
 
-  /** Waits for every queued write; throws the first error. */
+  /**
+   * Waits for every queued write; throws the first error. Called when the run has ended: every expected seq
+   * must have been written by then — a seq still missing (a row never finished, or one taken for a durable row
+   * that is not there) is an error here, never a run that reports success with rows missing.
+   */
   async drain(): Promise<void> {
     await this.chain;
     if (this.failure !== undefined) throw this.failure;
+    if (this.idx < this.expected.length) {
+      const missing = this.expected.slice(this.idx, this.idx + 5).join(', ');
+      throw new ImepError('E_INTERNAL', `the run ended with ${this.expected.length - this.idx} of its rows not written (seq ${missing}${this.expected.length - this.idx > 5 ? ', …' : ''})`, {
+        file: this.file,
+        hint: 'nothing was lost: run `imep campaign resume` (or the shard again) to write them',
+      });
+    }
   }
 }

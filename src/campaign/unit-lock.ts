@@ -1,0 +1,119 @@
+/**
+ * One writer per unit (or per shard): a lock file beside what it guards, created exclusively (O_EXCL), holding
+ * the holder's pid, host and start time. Two `imep campaign run/resume` of one unit (or two tasks of one shard)
+ * would otherwise append the same rows twice, or one would wait forever for seqs the other wrote.
+ *
+ * The lock lives outside the unit folder (`<unit>.lock`, `<unit>.shards/shard-i-of-N.lock`), so it is never part
+ * of what is sealed. A lock whose holder is gone (same host, pid no longer running: a crash, kill -9, a node
+ * reboot's recycled namespace) is taken over, and the takeover says whose it was; a lock held on another host
+ * cannot be checked from here and is refused with the holder named and how to clear it.
+ */
+import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { ImepError } from '../core/errors.js';
+
+interface Holder {
+  readonly pid: number;
+  readonly host: string;
+  readonly startedAt: string;
+  readonly command: string;
+}
+
+export interface UnitLock {
+  readonly file: string;
+  /** The stale holder this lock was taken over from, if any. */
+  readonly tookOverFrom: Holder | null;
+  /** Removes the lock (if it is still this process's). */
+  release(): Promise<void>;
+}
+
+/** Lock files held by this process (a holder with this process's pid is either one of these or stale). */
+const heldHere = new Set<string>();
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as { code?: string }).code === 'EPERM'; // exists, owned by another user
+  }
+}
+
+async function readHolder(file: string): Promise<Holder | null> {
+  try {
+    const h = JSON.parse(await readFile(file, 'utf8')) as Partial<Holder>;
+    if (typeof h.pid !== 'number' || typeof h.host !== 'string') return null;
+    return { pid: h.pid, host: h.host, startedAt: String(h.startedAt ?? '?'), command: String(h.command ?? '?') };
+  } catch {
+    return null; // missing, or half written by a holder that died while writing it
+  }
+}
+
+async function tryCreate(file: string, me: Holder): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(file, 'wx');
+  } catch (e) {
+    if ((e as { code?: string }).code === 'EEXIST') return false;
+    throw new ImepError('E_IO', 'cannot create the lock file', { file, cause: e });
+  }
+  try {
+    await handle.writeFile(`${JSON.stringify(me)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return true;
+}
+
+/**
+ * Takes the lock `file` for `what` (a phrase naming the guarded unit or shard, for messages), or throws
+ * E_OUT_OF_ORDER naming the live holder.
+ */
+export async function acquireLock(file: string, what: string): Promise<UnitLock> {
+  const me: Holder = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), command: process.argv.slice(2).join(' ') };
+  let tookOverFrom: Holder | null = null;
+  for (let tries = 0; tries < 3; tries++) {
+    if (!heldHere.has(file) && (await tryCreate(file, me))) return lockOf(file, me, tookOverFrom);
+    const holder = await readHolder(file);
+    if (holder !== null && holder.host !== me.host) {
+      throw new ImepError('E_OUT_OF_ORDER', `${what} is being written by pid ${holder.pid} on host ${holder.host} (since ${holder.startedAt}: imep ${holder.command})`, {
+        file,
+        hint: `wait for it to finish; if that process is gone, remove ${file} and run again`,
+      });
+    }
+    if (heldHere.has(file) || (holder !== null && holder.pid !== me.pid && alive(holder.pid))) {
+      throw new ImepError('E_OUT_OF_ORDER', `${what} is being written by another imep ${holder === null || holder.pid === me.pid ? 'run in this process' : `process (pid ${holder.pid}, since ${holder.startedAt}: imep ${holder.command})`}`, {
+        file,
+        hint: 'wait for it to finish; two writers of one unit would append the same rows twice',
+      });
+    }
+    // stale (its process is gone) or unreadable: move it aside atomically — of two racing takers only one
+    // renames this file, and both then race for the O_EXCL create above
+    const aside = `${file}.stale-${process.pid}-${Date.now()}`;
+    try {
+      await rename(file, aside);
+      await unlink(aside).catch(() => undefined);
+      tookOverFrom = holder;
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'ENOENT') throw new ImepError('E_IO', 'cannot clear a stale lock file', { file, cause: e });
+    }
+  }
+  throw new ImepError('E_OUT_OF_ORDER', `${what}: could not take the lock (another process keeps taking it)`, { file, hint: 'run again once the other process has finished' });
+}
+
+function lockOf(file: string, me: Holder, tookOverFrom: Holder | null): UnitLock {
+  heldHere.add(file);
+  let released = false;
+  return {
+    file,
+    tookOverFrom,
+    release: async () => {
+      if (released) return;
+      released = true;
+      heldHere.delete(file);
+      const holder = await readHolder(file);
+      if (holder !== null && holder.pid === me.pid && holder.host === me.host && holder.startedAt === me.startedAt) await unlink(file).catch(() => undefined);
+    },
+  };
+}
