@@ -27,6 +27,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { canonicalJson } from '../core/canonical-json.js';
 import { ImepError } from '../core/errors.js';
+import { acquireLock } from '../campaign/unit-lock.js';
 import { fsyncDir, ioError, writeAll, writeJsonAtomic } from '../campaign/atomic-write.js';
 import { completeRun, readRunRecord, resumeRun, startRun } from '../campaign/formal-run.js';
 import { isSealedState } from '../campaign/lifecycle.js';
@@ -202,6 +203,17 @@ function mergeRunId(now: Date): string {
 }
 
 export async function mergeCluster(unitDir: string, opts: MergeOptions = {}): Promise<MergeResult> {
+  // one writer per unit: the merge writes the unit's formal run, as `campaign run/resume` does (same lock)
+  const dir = (await openClusterUnit(unitDir)).dir;
+  const lock = await acquireLock(`${dir}.lock`, `unit ${dir}`);
+  try {
+    return await mergeLocked(unitDir, opts);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function mergeLocked(unitDir: string, opts: MergeOptions): Promise<MergeResult> {
   const say = opts.say ?? ((l: string) => process.stdout.write(`${l}\n`));
   const now = opts.now ?? (() => new Date());
   const operator = opts.operator ?? currentOperator();
