@@ -4,6 +4,7 @@
  *
  *   imep campaign run FILE [--through seal|closeout] [--campaigns-dir D] [--batch B] [--shard i/N]
  *   imep campaign resume UNIT [--through seal|closeout] [--batch B]
+ *   imep campaign fail-run UNIT --reason TEXT          (rows kept under failed-runs/; the unit precommitted again)
  *   imep campaign precommit FILE [--campaigns-dir D]
  *   imep campaign probe FILE --n K [--campaigns-dir D] [--batch B]      (stored apart from formal evidence)
  *   imep campaign smoke FILE --n K [--campaigns-dir D] [--batch B]
@@ -18,7 +19,9 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ImepError } from '../core/errors.js';
 import { amend } from '../campaign/amend.js';
+import { failRun } from '../campaign/formal-run.js';
 import { currentOperator } from '../campaign/operator.js';
+import { acquireLock } from '../campaign/unit-lock.js';
 import { seal } from '../campaign/seal.js';
 import { formatStatus, unitStatus } from '../campaign/status.js';
 import { describeIssue, verifyUnit } from '../campaign/verify.js';
@@ -127,6 +130,23 @@ export function registerCampaign(group: Command): void {
         await smallRunCampaign(file, kind, positiveN(o.n), options(o));
       });
   }
+
+  group
+    .command('fail-run')
+    .description("give up a unit's formal run: its rows and traces move to failed-runs/<run>/ (kept, never deleted), the unit is precommitted again")
+    .argument('<unit>', 'the unit folder')
+    .requiredOption('--reason <text>', 'why (recorded in failed-runs/<run>/failure.json)')
+    .action(async (unit: string, o: { reason: string }) => {
+      const dir = await unitArg(unit);
+      const lock = await acquireLock(`${dir}.lock`, `unit ${dir}`);
+      try {
+        const target = await failRun(dir, { reason: o.reason });
+        out(`failed the run of ${dir}: its rows and traces are in ${target}`);
+        out(`next: imep campaign resume ${dir} (starts a new formal run from the frozen protocol)`);
+      } finally {
+        await lock.release();
+      }
+    });
 
   group
     .command('seal')

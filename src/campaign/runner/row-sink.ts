@@ -82,10 +82,19 @@ export class RowSink {
     const durable = this.existing.get(seq);
     if (durable !== undefined) {
       if (canonicalJson(item.row) !== durable && this.failure === undefined) {
-        this.failure = new ImepError('E_UNIT_TAMPERED', `durable row seq ${seq} differs from the row the resumed run recomputed`, {
-          file: this.file,
-          hint: 'rows are deterministic: the rows file was changed, or the code or checkpoint differs from the run’s start; run `imep campaign verify`',
-        });
+        const failure = (JSON.parse(durable) as { failure?: { code?: unknown; message?: unknown } | null }).failure;
+        this.failure =
+          failure !== null && failure !== undefined
+            ? // an execution failure (a bridge timeout, a crashed simulator) is not deterministic: recomputing the unit
+              // that straddles the resume point did not meet it again, so its remaining rows cannot be made consistent
+              new ImepError('E_OUT_OF_ORDER', `durable row seq ${seq} records an execution failure (${String(failure.code)}: ${String(failure.message)}) that the resumed run did not meet again; the unit it belongs to was cut by the crash and cannot be recomputed to the same rows`, {
+                file: this.file,
+                hint: 'nothing was written; the run cannot resume past this unit: fail the run (imep campaign fail-run UNIT, which keeps its rows under failed-runs/) and run it again',
+              })
+            : new ImepError('E_UNIT_TAMPERED', `durable row seq ${seq} differs from the row the resumed run recomputed`, {
+                file: this.file,
+                hint: 'rows are deterministic: the rows file was changed, or the code or checkpoint differs from the run’s start; run `imep campaign verify`',
+              });
       }
       this.extraTraces.delete(seq);
       return;
