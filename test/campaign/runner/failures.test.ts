@@ -2,41 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeLiteEnv } from '../../../src/bridges/lite/registry.js';
-import type { NdArray, ResetRequest, SimEnvironment, StepResult } from '../../../src/bridges/sim-environment.js';
-import { ImepError, isImepError } from '../../../src/core/errors.js';
+import { isImepError } from '../../../src/core/errors.js';
 import { EpisodeRowSchema, EpisodeTimingSchema } from '../../../src/campaign/episode-row.js';
 import { RowSink, runCampaign, runPlan, type EnvProvider } from '../../../src/campaign/runner/index.js';
 import { buildPlan, parseProtocol } from '../../../src/protocol/index.js';
 import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
+import { FlakyEnv } from './flaky-env.js';
 import { scriptedProvider } from './scripted-policies.js';
 
-/** A lite env that throws at step `atStep` of (seed, attempt) while `budget()` allows. */
-class FlakyEnv implements SimEnvironment {
-  private seed = -1;
-  private attempt = 1;
-  private steps = 0;
-  constructor(
-    private readonly inner: SimEnvironment,
-    private readonly when: (seed: number, attempt: number, step: number) => boolean,
-  ) {}
-  get spec(): SimEnvironment['spec'] {
-    return this.inner.spec;
-  }
-  reset(r: ResetRequest): Promise<StepResult> {
-    this.seed = r.seed;
-    this.attempt = Number(r.options?.['attempt'] ?? 1);
-    this.steps = 0;
-    return this.inner.reset(r);
-  }
-  step(a: NdArray): Promise<StepResult> {
-    this.steps += 1;
-    if (this.when(this.seed, this.attempt, this.steps)) throw new ImepError('E_BRIDGE_TIMEOUT', `simulated timeout at seed ${this.seed} step ${this.steps}`);
-    return this.inner.step(a);
-  }
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
 
 function rowsAndTimings(dir: string): { rows: ReturnType<typeof EpisodeRowSchema.parse>[]; timings: ReturnType<typeof EpisodeTimingSchema.parse>[] } {
   const read = (f: string): unknown[] => readFileSync(join(dir, f), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as unknown);

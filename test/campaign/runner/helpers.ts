@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { CampaignOptions } from '../../../src/campaign/runner/index.js';
+import { makeLiteEnv } from '../../../src/bridges/lite/registry.js';
+import { startRun } from '../../../src/campaign/formal-run.js';
+import { RowSink, runPlan, type CampaignOptions } from '../../../src/campaign/runner/index.js';
+import { buildPlan, loadProtocolSync } from '../../../src/protocol/index.js';
 import { scriptedProvider } from './scripted-policies.js';
 
 export const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
@@ -69,4 +72,35 @@ export function scriptedOptions(box: Sandbox, kind: 'shell' | 'color', extra: Pa
     lines,
     ...extra,
   };
+}
+
+/**
+ * A formal run of the precommitted `unit` (protocol `file`) that crashes after `stopAt` durable rows: the row
+ * target throws on the next append, as a process killed between two rows leaves the unit (state 'running').
+ */
+export async function crashFormalRun(unit: string, file: string, kind: 'shell' | 'color', stopAt: number, batchSize: number): Promise<void> {
+  const run = await startRun(unit, { operator: { id: 'runner-test', source: 'explicit' } });
+  let appended = 0;
+  const dying = {
+    appendRow: async (r: Parameters<typeof run.appendRow>[0]) => {
+      if (appended >= stopAt) throw new Error('simulated crash');
+      appended += 1;
+      await run.appendRow(r);
+    },
+    appendTiming: (t: Parameters<typeof run.appendTiming>[0]) => run.appendTiming(t),
+    appendTrace: (s: string, e: Parameters<typeof run.appendTrace>[1]) => run.appendTrace(s, e),
+  };
+  const { protocol } = loadProtocolSync(file);
+  const plan = buildPlan(protocol);
+  const sink = new RowSink(dying, plan.episodes.map((e) => e.seq));
+  let crashed = false;
+  try {
+    await runPlan({ protocol, episodes: plan.episodes, policies: scriptedProvider(kind), envs: (t) => makeLiteEnv(t.envId, t.kwargs), batchSize, sink });
+    await sink.drain();
+  } catch (e) {
+    if (!/simulated crash/.test(String(e))) throw e;
+    crashed = true;
+  }
+  await sink.settle();
+  if (!crashed) throw new Error(`the run did not crash: it has at most ${stopAt} rows`);
 }

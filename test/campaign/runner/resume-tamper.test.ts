@@ -7,41 +7,18 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeLiteEnv } from '../../../src/bridges/lite/registry.js';
 import { canonicalJson } from '../../../src/core/canonical-json.js';
 import { isImepError } from '../../../src/core/errors.js';
-import { completeRun, startRun } from '../../../src/campaign/formal-run.js';
-import { precommitCampaign, RowSink, runCampaign, runPlan } from '../../../src/campaign/runner/index.js';
-import { buildPlan, loadProtocolSync } from '../../../src/protocol/index.js';
-import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
-import { scriptedProvider } from './scripted-policies.js';
+import { completeRun } from '../../../src/campaign/formal-run.js';
+import { precommitCampaign, runCampaign } from '../../../src/campaign/runner/index.js';
+import { blackoutYaml, crashFormalRun, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
 
 /** A unit whose formal run crashed after `stopAt` durable rows; returns the unit and its protocol file. */
 async function crashedUnit(stopAt: number): Promise<{ unit: string; file: string; box: ReturnType<typeof sandbox> }> {
   const box = sandbox();
   const file = writeProtocol(box, 'blackout.yaml', blackoutYaml({ n: 4, sha: box.checkpointSha }));
   const unit = await precommitCampaign(file, scriptedOptions(box, 'shell'));
-  const run = await startRun(unit, { operator: { id: 'runner-test', source: 'explicit' } });
-  let appended = 0;
-  const dying = {
-    appendRow: async (r: Parameters<typeof run.appendRow>[0]) => {
-      if (appended >= stopAt) throw new Error('simulated crash');
-      appended += 1;
-      await run.appendRow(r);
-    },
-    appendTiming: (t: Parameters<typeof run.appendTiming>[0]) => run.appendTiming(t),
-    appendTrace: (s: string, e: Parameters<typeof run.appendTrace>[1]) => run.appendTrace(s, e),
-  };
-  const { protocol } = loadProtocolSync(file);
-  const plan = buildPlan(protocol);
-  const sink = new RowSink(dying, plan.episodes.map((e) => e.seq));
-  await expect(
-    (async () => {
-      await runPlan({ protocol, episodes: plan.episodes, policies: scriptedProvider('shell'), envs: (t) => makeLiteEnv(t.envId, t.kwargs), batchSize: 2, sink });
-      await sink.drain();
-    })(),
-  ).rejects.toThrow(/simulated crash/);
-  await sink.settle();
+  await crashFormalRun(unit, file, 'shell', stopAt, 2);
   return { unit, file, box };
 }
 

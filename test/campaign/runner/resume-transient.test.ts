@@ -8,41 +8,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeLiteEnv } from '../../../src/bridges/lite/registry.js';
-import type { NdArray, ResetRequest, SimEnvironment, StepResult } from '../../../src/bridges/sim-environment.js';
-import { ImepError, isImepError } from '../../../src/core/errors.js';
+import { isImepError } from '../../../src/core/errors.js';
 import { startRun } from '../../../src/campaign/formal-run.js';
 import { readUnitState } from '../../../src/campaign/unit-state.js';
 import { precommitCampaign, resumeCampaign, runCampaign, type EnvProvider } from '../../../src/campaign/runner/index.js';
 import { runCli } from '../../support/run-cli.js';
+import { FlakyEnv } from './flaky-env.js';
 import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
-
-/** An env whose step throws a bridge timeout once, at (seed, attempt, step). */
-class FlakyEnv implements SimEnvironment {
-  private seed = -1;
-  private attempt = 1;
-  private steps = 0;
-  constructor(
-    private readonly inner: SimEnvironment,
-    private readonly fire: (seed: number, attempt: number, step: number) => boolean,
-  ) {}
-  get spec(): SimEnvironment['spec'] {
-    return this.inner.spec;
-  }
-  reset(r: ResetRequest): Promise<StepResult> {
-    this.seed = r.seed;
-    this.attempt = Number(r.options?.['attempt'] ?? 1);
-    this.steps = 0;
-    return this.inner.reset(r);
-  }
-  step(a: NdArray): Promise<StepResult> {
-    this.steps += 1;
-    if (this.fire(this.seed, this.attempt, this.steps)) throw new ImepError('E_BRIDGE_TIMEOUT', 'simulated transient timeout');
-    return this.inner.step(a);
-  }
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
 
 describe('resume across a cut unit with a transient failure in its durable rows', () => {
   it('refuses with the cause, writes nothing; fail-run keeps the rows and a new run gives the clean rows', async () => {
@@ -77,7 +49,7 @@ describe('resume across a cut unit with a transient failure in its durable rows'
       (e: unknown) => e,
     );
     expect(isImepError(err) && err.code).toBe('E_OUT_OF_ORDER');
-    expect((err as Error).message).toMatch(new RegExp(`durable row seq ${k} records an execution failure \\(E_BRIDGE_TIMEOUT: simulated transient timeout\\) that the resumed run did not meet again`));
+    expect((err as Error).message).toMatch(new RegExp(`durable row seq ${k} records an execution failure \\(E_BRIDGE_TIMEOUT: simulated timeout at seed 610001 step 3\\) that the resumed run did not meet again`));
     expect(readFileSync(join(unit, 'rows/rows.jsonl'))).toEqual(before);
     expect(existsSync(`${unit}.lock`)).toBe(false);
 
