@@ -85,7 +85,7 @@ export async function acquireLock(file: string, what: string): Promise<UnitLock>
     if (heldHere.has(file) || (holder !== null && holder.pid !== me.pid && alive(holder.pid))) {
       throw new ImepError('E_OUT_OF_ORDER', `${what} is being written by another imep ${holder === null || holder.pid === me.pid ? 'run in this process' : `process (pid ${holder.pid}, since ${holder.startedAt}: imep ${holder.command})`}`, {
         file,
-        hint: 'wait for it to finish; two writers of one unit would append the same rows twice',
+        hint: `wait for it to finish (two writers of one unit would append the same rows twice); if pid ${holder?.pid ?? '?'} is not that imep process (the machine restarted and the number was reused), remove ${file}`,
       });
     }
     // stale (its process is gone) or unreadable: move it aside atomically — of two racing takers only one
