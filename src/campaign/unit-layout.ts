@@ -25,6 +25,9 @@ import { z } from 'zod';
  *   adjudication/        post-seal records: adjudication-NNN.json, cross-check-NNN.json, NNN/<artifacts>
  *   closeout.json        the closeout manifest over seal.json, amendments.jsonl and adjudication/ (closeout.ts)
  * ```
+ * Beside the unit, never in it: `<unit>.lock` while a process writes the unit (unit-lock.ts: campaign run/resume,
+ * cluster merge, fail-run) and `<unit>.shards/` (cluster shards, each with its own `shard-i-of-N.lock`).
+ *
  * Every file the unit holds is either in seal.json's manifest, an append to amendments.jsonl after the
  * seal (bound by its hash chain, then by closeout), an adjudication record (self-hashed, then bound by
  * closeout), or closeout.json itself. Anything else is a stray file and fails verification. Empty
