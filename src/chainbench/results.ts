@@ -10,7 +10,8 @@
  *    with a seeded chain-bootstrap 95% percentile interval (cluster level, one chain per cluster) and
  *    the Newcombe square-and-add interval beside it;
  *  - the ladder: per C/U/S/T, decisions changed vs the archived full-memory decisions (ρ, exact CI),
- *    decisions correct, and θ = ρ_T − ρ_S with a chain-bootstrap interval.
+ *    decisions correct, and θ = ρ_T − ρ_S with a chain-bootstrap interval, on the chains with both an S and a
+ *    T row (ρ_S, ρ_T restated on that set: a rung's own ρ may cover other chains).
  * Replay level (from replay rows): per condition decision accuracy AND task success, reported side by
  * side and never pooled; the execution ceiling SR* = SR_oracle; the paired task-success contrast of every
  * condition against no-memory, Δ = SR_X − SR_N (referenceOnly = #(X succeeds, N fails) — the paper's
@@ -84,7 +85,12 @@ export interface DecisionSummary {
     readonly rows: readonly LadderSummaryRow[];
     /** C decisions identical to the archived full-memory decisions. */
     readonly reproduced: number;
-    readonly theta: { readonly estimate: number; readonly bootstrap: BootstrapInterval } | null;
+    /**
+     * θ = ρ_T − ρ_S on the chains that have both an S and a T row (`chains` of them; a chain whose final drawer
+     * is alone of its kind in its K group has no S donor), with ρ_S and ρ_T on that same set — which can
+     * differ from the rows' ρ, each taken on its own rung's chains.
+     */
+    readonly theta: { readonly estimate: number; readonly bootstrap: BootstrapInterval; readonly chains: number; readonly rhoS: number; readonly rhoT: number } | null;
   } | null;
 }
 
@@ -212,7 +218,8 @@ export function summarizeDecisions(manifest: ChainManifest, table: DecisionTable
         opts,
         'theta',
       );
-      theta = { estimate: boot.result.estimate, bootstrap: boot.interval };
+      const rhoOf = (m: Map<string, number>): number => ids.reduce((sum, id) => sum + (m.get(id) as number), 0) / ids.length;
+      theta = { estimate: boot.result.estimate, bootstrap: boot.interval, chains: ids.length, rhoS: rhoOf(s), rhoT: rhoOf(t) };
     }
     ladder = { chains: L.chains, rows: ladderRows, reproduced: L.rows.C.filter((r) => !r.changed).length, theta };
   }

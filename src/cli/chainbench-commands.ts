@@ -108,7 +108,10 @@ function decisionReport(s: DecisionSummary): string {
         ['l', 'r', 'r', 'r', 'l', 'r'],
       ),
     );
-    if (L.theta !== null) lines.push(`θ = ρ_T − ρ_S = ${L.theta.estimate.toFixed(3)}, chain-bootstrap 95% [${L.theta.bootstrap.lower.toFixed(3)}, ${L.theta.bootstrap.upper.toFixed(3)}]`);
+    if (L.theta !== null) {
+      const th = L.theta;
+      lines.push(`θ = ρ_T − ρ_S on the ${th.chains} chains with both an S and a T row (ρ_T ${pp(th.rhoT, 1)} %, ρ_S ${pp(th.rhoS, 1)} % there) = ${th.estimate.toFixed(3)}, chain-bootstrap 95% [${th.bootstrap.lower.toFixed(3)}, ${th.bootstrap.upper.toFixed(3)}]`);
+    }
   }
   return lines.join('\n');
 }

@@ -65,3 +65,36 @@ describe('ladder donors', () => {
     }
   });
 });
+
+describe('ChainBench θ on an unbalanced ladder', () => {
+  it('is ρ_T − ρ_S on the chains with both an S and a T row, and restates ρ_S and ρ_T on that set', async () => {
+    const { generateChainManifest } = await import('../../src/chainbench/generator.js');
+    const { summarizeDecisions } = await import('../../src/chainbench/results.js');
+    const m = generateChainManifest({ chains: 3, K: 2, seed: 1 });
+    const ids = m.chains.map((c) => c.id);
+    const row = (id: string, changed: boolean) => ({ chainId: id, donorChainId: 'x', choice: 0, changed, correct: true });
+    // chain 3 has a T row but no S row (no same-fact donor in its K group)
+    const table = {
+      format: 'imep-chain-decisions',
+      version: 1,
+      manifestHash: '0'.repeat(64),
+      seed: 0,
+      prng: { name: 'x', version: 1 },
+      fallback: 'uniform',
+      conditions: [{ name: 'oracle', label: 'O', cohort: 'all', decisions: m.chains.map((c) => ({ chainId: c.id, choice: c.finalFact.drawer, path: 'oracle' })) }],
+      ladder: {
+        seed: 's',
+        chains: 3,
+        excluded: [],
+        ulpElementsStepped: 0,
+        rows: { C: ids.map((i) => row(i, false)), U: ids.map((i) => row(i, false)), S: [row(ids[0]!, false), row(ids[1]!, false)], T: [row(ids[0]!, true), row(ids[1]!, true), row(ids[2]!, false)] },
+      },
+    };
+    const s = summarizeDecisions(m, table as never, { replicates: 200 });
+    const rho = Object.fromEntries(s.ladder!.rows.map((r) => [r.condition, r.rho]));
+    expect(rho['T']).toBeCloseTo(2 / 3, 12); // on its own 3 chains
+    const th = s.ladder!.theta!;
+    expect(th.chains).toBe(2);
+    expect([th.rhoT, th.rhoS, th.estimate]).toEqual([1, 0, 1]); // on the 2 chains with both rows
+  });
+});
