@@ -14,14 +14,20 @@
  * identities it returned, in order. The host also reports its reads; a report that differs from what the
  * hook saw (a read that bypassed the hook, or one the policy did not use as given) is `E_BRIDGE_PROTOCOL`.
  *
- * `policy.reset` carries only the episode id (the bank scope): seed, task and attempt are evaluator-side
- * fields and never travel to the host.
+ * `policy.reset` carries only an episode token (the bank scope): seed, task and attempt are evaluator-side
+ * fields and never travel to the host. The token is random, fresh at every reset, and known only to this
+ * process — not the plan's episode id, which is a plain hash of (task, seed, attempt) that a host could
+ * invert (the seed bands are in the protocol) to recover the seed and with it the hidden fact, and which is
+ * the same in every condition. Every id the host sends back (memory.read contexts and record identities, its
+ * read reports) is mapped back to the episode id before the hook, the trace or the readouts see it, and the
+ * hook's answer is mapped to tokens again on its way to the host, so what IMEP records is unchanged.
  *
  * Which reads are decision queries is the evaluator's call, as for the in-process runtime: with
  * `decisionStep` given, every read's `ctx.decisionStep` is set from the slot's elapsed step (its number
  * of `policy.infer`s since reset) before the hook sees it; the host's own label is then ignored (its
  * report is compared on every other field).
  */
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { ReadContext, ReadHook, RecordIdentity, RetrievedItem } from '../banks/record.js';
 import { identityReadHook } from '../banks/record.js';
@@ -107,6 +113,9 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
   readonly #client: BridgeClient;
   readonly #deadlineMs: number;
   readonly #episodes: (string | undefined)[];
+  /** Host-side token → episode id, and back, for every token issued (records of earlier episodes keep theirs). */
+  readonly #episodeOf = new Map<string, string>();
+  readonly #tokenOf = new Map<string, string>();
   /** Per slot: policy.infer calls answered since its reset (the elapsed step of its next read). */
   readonly #steps: number[];
   readonly #decisionStep: ((step: number) => boolean) | undefined;
@@ -224,7 +233,8 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
       throw new ImepError('E_USAGE', `RemotePolicy: episode '${info.episode}' is already running in another slot`, { field: 'episode' });
     }
     this.#episodes[slot] = undefined;
-    await this.#client.call('policy.reset', { policy: this.policy, slot, episode: { episode: info.episode } }, { deadlineMs: this.#deadlineMs });
+    const token = this.#newToken(info.episode);
+    await this.#client.call('policy.reset', { policy: this.policy, slot, episode: { episode: token } }, { deadlineMs: this.#deadlineMs });
     this.#episodes[slot] = info.episode;
     this.#steps[slot] = 0;
   }
@@ -271,7 +281,7 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
       }
       out.reads.forEach((r, j) => {
         const s = seen[j] as ReadReadout;
-        const same = sameContext(r.ctx, hostCtx[j] as ReadContext) && r.identities.length === s.identities.length && r.identities.every((id, q) => sameIdentity(id, s.identities[q] as RecordIdentity));
+        const same = sameContext(r.ctx, hostCtx[j] as ReadContext) && r.identities.length === s.identities.length && r.identities.every((id, q) => sameIdentity(this.#fromHost(id), s.identities[q] as RecordIdentity));
         if (!same) {
           throw new ImepError('E_BRIDGE_PROTOCOL', `policy.infer: slot ${slot} read ${j} differs from what the read hook returned`, {
             field: `${field}.reads[${j}]`,
@@ -298,18 +308,44 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
     await this.#disposeEndpoint?.();
   }
 
-  #onRead(items: readonly RetrievedItem[], ctx: ReadContext): readonly RetrievedItem[] {
+  #onRead(hostItems: readonly RetrievedItem[], hostCtx: ReadContext): readonly RetrievedItem[] {
+    // the host speaks in tokens; the hook, the trace and the readouts in episode ids
+    const ctx: ReadContext = { ...hostCtx, scope: this.#episodeFor(hostCtx.scope), episode: this.#episodeFor(hostCtx.episode) };
     const entry = this.#inFlight?.get(ctx.episode);
     if (entry === undefined) {
-      throw new Error(`memory.read for episode '${ctx.episode}' outside a policy.infer of that episode: refused`);
+      throw new Error(`memory.read for episode '${hostCtx.episode}' outside a policy.infer of that episode: refused`);
     }
+    const items = hostItems.map((item) => ({ ...item, identity: this.#fromHost(item.identity) }));
     const step = this.#steps[entry.slot] as number;
     const labelled = this.#decisionStep === undefined ? ctx : { ...ctx, decisionStep: this.#decisionStep(step) };
     const out = this.#hook(items, labelled);
-    entry.hostCtx.push(ctx);
+    entry.hostCtx.push(hostCtx);
     entry.reads.push({ ctx: labelled, identities: out.map((item) => item.identity) });
     this.#readsSeen += 1;
-    return out;
+    return out.map((item) => ({ ...item, identity: this.#toHost(item.identity) }));
+  }
+
+  /** A fresh random token for `episode` (16 hex digits, as the plan's ids). */
+  #newToken(episode: string): string {
+    let token: string;
+    do token = randomBytes(8).toString('hex');
+    while (this.#episodeOf.has(token) || this.#tokenOf.has(token));
+    this.#episodeOf.set(token, episode);
+    this.#tokenOf.set(episode, token);
+    return token;
+  }
+
+  /** The episode id a host-side id stands for (a string that is no token of ours passes as it is). */
+  #episodeFor(id: string): string {
+    return this.#episodeOf.get(id) ?? id;
+  }
+
+  #fromHost(id: RecordIdentity): RecordIdentity {
+    return { ...id, scope: this.#episodeFor(id.scope), sourceEpisode: this.#episodeFor(id.sourceEpisode) };
+  }
+
+  #toHost(id: RecordIdentity): RecordIdentity {
+    return { ...id, scope: this.#tokenOf.get(id.scope) ?? id.scope, sourceEpisode: this.#tokenOf.get(id.sourceEpisode) ?? id.sourceEpisode };
   }
 
   #checkSlot(slot: number): void {
