@@ -87,6 +87,8 @@ export class TextMemory {
   /** Moves the memory clock forward by `by` (a non-negative integer); returns the new time. */
   advanceClock(by = 1): number {
     assertNonNegativeInteger(by, 'by');
+    // kept a safe integer, so that every state the clock reaches snapshots and restores exactly
+    if (by > Number.MAX_SAFE_INTEGER - this.clockValue) throw bankError(`by: the clock ${this.clockValue} + ${by} would pass ${Number.MAX_SAFE_INTEGER}`, 'by');
     this.clockValue += by;
     return this.clockValue;
   }
@@ -185,7 +187,7 @@ export class TextMemory {
         factEntries.forEach((p, j) => {
           const pair = arrayAt(p, `${at}.fact[${j}]`);
           if (pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') throw bankError(`${at}.fact[${j}]: expected [key, value]`, `${at}.fact`);
-          fact[pair[0]] = pair[1];
+          setFact(fact, pair[0], pair[1]);
         });
         const input = { ...o, fact } as unknown as TextRecordInput;
         const record = normaliseRecord(input, writtenAt, at);
@@ -239,6 +241,11 @@ function later(a: { record: TextRecord; position: number }, b: { record: TextRec
   return a.position > b.position;
 }
 
+/** fact[key] = value as an own data property, whatever the key (an assignment to "__proto__" would set the prototype and drop the key). */
+function setFact(fact: Record<string, string>, key: string, value: string): void {
+  Object.defineProperty(fact, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 function normaliseRecord(input: TextRecordInput, writtenAt: number, field: string): TextRecord {
   if (typeof input !== 'object' || input === null) throw bankError(`${field}: not a record`, field);
   assertString(input.id, `${field}.id`);
@@ -253,7 +260,7 @@ function normaliseRecord(input: TextRecordInput, writtenAt: number, field: strin
   for (const key of Object.keys(f).sort(compareCodeUnits)) {
     const value = (f as Record<string, unknown>)[key];
     if (typeof value !== 'string') throw bankError(`${field}.fact.${key}: must be a string`, `${field}.fact.${key}`);
-    fact[key] = value;
+    setFact(fact, key, value);
   }
   const base = { id: input.id, chainId: input.chainId, episode: input.episode, fact: Object.freeze(fact), revision: input.revision };
   return Object.freeze(input.expiresAt === undefined ? { ...base, writtenAt } : { ...base, expiresAt: input.expiresAt, writtenAt });

@@ -144,3 +144,32 @@ describe('TextMemory', () => {
     expect(refusal(() => TextMemory.restore(packSnapshot({ format: 'imep-text-memory', version: 1, bank: 't', clock: 0, reads: 0, log: [{ kind: 'x', writtenAt: 0 }] })))).toBe('E_BANK_INVALID:log[0].kind');
   });
 });
+
+describe('TextMemory edge keys and clock', () => {
+  it('a fact key named "__proto__" is a key like any other: kept, compared, resolved, restored', () => {
+    const m = new TextMemory();
+    const fact = JSON.parse('{"__proto__":"x","k":"1"}') as Record<string, string>;
+    expect(m.append({ id: 'r', chainId: 'c', episode: 'e', fact, revision: 0 }).status).toBe('appended');
+    const stored = m.resolve('__proto__');
+    expect(stored?.id).toBe('r');
+    expect(Object.keys(stored?.fact ?? {})).toEqual(['__proto__', 'k']);
+    expect(stored?.fact['__proto__']).toBe('x');
+    // the same id with another "__proto__" value is different content: refused, not a replay
+    const other = JSON.parse('{"__proto__":"DIFFERENT","k":"1"}') as Record<string, string>;
+    expect(refusal(() => m.append({ id: 'r', chainId: 'c', episode: 'e', fact: other, revision: 0 }))).toBe('E_BANK_INVALID:record.fact');
+    expect(m.append({ id: 'r', chainId: 'c', episode: 'e', fact, revision: 0 }).status).toBe('replayed');
+    const bytes = m.snapshot();
+    const back = TextMemory.restore(bytes);
+    expect(Buffer.from(back.snapshot()).equals(Buffer.from(bytes))).toBe(true);
+    expect(back.resolve('__proto__')?.fact['__proto__']).toBe('x');
+  });
+
+  it('the clock stays a safe integer, so every state snapshots and restores', () => {
+    const m = new TextMemory();
+    m.advanceClock(Number.MAX_SAFE_INTEGER - 1);
+    expect(refusal(() => m.advanceClock(5))).toBe('E_BANK_INVALID:by');
+    expect(m.now()).toBe(Number.MAX_SAFE_INTEGER - 1);
+    expect(m.advanceClock(1)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(TextMemory.restore(m.snapshot()).now()).toBe(Number.MAX_SAFE_INTEGER);
+  });
+});
