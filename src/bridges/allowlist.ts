@@ -41,13 +41,30 @@ export function splitObservation(result: StepResult, lists: Allowlists): StepRes
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i] as string;
     const v = source[k] as ObsValue | NdArray;
-    if (visible.includes(k)) obs[k] = v;
+    if (visible.includes(k)) obs[k] = ndarrayOnly(v);
     else if (evaluatorOnly.includes(k) && !(k in result.evaluator)) {
       evaluator ??= { ...result.evaluator };
       evaluator[k] = v;
     }
   }
   return { ...result, obs, evaluator: evaluator ?? result.evaluator };
+}
+
+/**
+ * A visible ndarray (an object with dtype, shape and data) passes with those three fields and no others: a
+ * key riding along on it (an adapter attaching `ballCup` to its frame object) would reach the policy under a
+ * visible name. Other values pass as they are (nested observation maps are the simulator's own structure).
+ * Counted without allocating: this runs for every visible field of every step.
+ */
+function ndarrayOnly(v: ObsValue | NdArray): ObsValue | NdArray {
+  if (typeof v !== 'object' || v === null || ArrayBuffer.isView(v) || Array.isArray(v)) return v;
+  const o = v as Record<string, unknown>;
+  if (!('dtype' in o) || !('shape' in o) || !('data' in o)) return v;
+  let n = 0;
+  for (const key in o) if (Object.prototype.hasOwnProperty.call(o, key)) n += 1;
+  if (n === 3) return v;
+  const a = v as NdArray;
+  return { dtype: a.dtype, shape: a.shape, data: a.data };
 }
 
 /**

@@ -47,3 +47,18 @@ describe('allowlists', () => {
     expect(() => new AllowlistedEnvironment(new FakeEnv(), { methodVisible: ['rgb', 'secret'], evaluatorOnly: [] })).toThrow(/"secret"/);
   });
 });
+
+describe('allowlists: values under a visible name', () => {
+  it('a visible ndarray passes with dtype, shape and data only; a key riding on it is dropped', () => {
+    const data = new Uint8Array(12);
+    const framed = { dtype: 'uint8', shape: [2, 2, 3], data, ballCup: 2 };
+    const plain = { dtype: 'float32', shape: [2], data: Float32Array.of(0.1, 0.2) };
+    const result: StepResult = { obs: { rgb: framed as never, toolPosition: plain as never, instruction: 'touch the cup' }, evaluator: { ballCup: 2 }, done: false, step: 1 };
+    const out = splitObservation(result, { methodVisible: ['rgb', 'toolPosition', 'instruction'], evaluatorOnly: ['ballCup'] });
+    expect(out.obs['rgb']).toEqual({ dtype: 'uint8', shape: [2, 2, 3], data });
+    expect((out.obs['rgb'] as unknown as { data: Uint8Array }).data).toBe(data); // not copied
+    expect(out.obs['toolPosition']).toBe(plain); // already clean: the same object
+    expect(out.obs['instruction']).toBe('touch the cup');
+    expect(JSON.stringify(Object.keys(out.obs['rgb'] as object))).toBe('["dtype","shape","data"]');
+  });
+});
