@@ -163,3 +163,20 @@ def test_missing_mani_skill_is_sim_unavailable(world, monkeypatch) -> None:
     assert info.value.code == "E_SIM_UNAVAILABLE"
     assert "'mani_skill'" in info.value.message and "pip install mani_skill==3.0.0b15" in info.value.message
     assert MikasaAdapter().unavailable() is not None
+
+
+def test_joints_refuses_extra_keys_that_may_hold_the_answer() -> None:
+    """joints carries obs['extra']'s tcp_pose only: a key MIKASA adds in state modes is refused, not flattened."""
+    from fakes.common import FakeTensor
+
+    from imep_sim_bridge.adapters.mikasa import flatten_joints
+    from imep_sim_bridge.errors import AdapterError
+
+    obs = {
+        "agent": {"qpos": FakeTensor(np.ones((1, 9), np.float32)), "qvel": FakeTensor(np.zeros((1, 9), np.float32))},
+        "extra": {"tcp_pose": FakeTensor(np.full((1, 7), 2.0, np.float32))},
+    }
+    assert flatten_joints(obs).shape == (25,)
+    leaky = {**obs, "extra": {**obs["extra"], "oracle_info": FakeTensor(np.array([[2]], np.uint8))}}
+    with pytest.raises(AdapterError, match=r"obs\['extra'\] holds 'oracle_info'.*only tcp_pose"):
+        flatten_joints(leaky)

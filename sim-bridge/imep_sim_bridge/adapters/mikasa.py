@@ -106,8 +106,26 @@ def _flat_len(space: Any) -> int:
     return total
 
 
+# Keys of obs["extra"] that `joints` carries: the robot's own state only. MIKASA adds the task's answer to
+# `extra` in its state observation modes (oracle_info, ball_pose, obj_pose, …); the adapter accepts rgb modes
+# only, where extra is tcp_pose alone, and any other key is refused rather than flattened into a visible field.
+EXTRA_JOINTS = ("tcp_pose",)
+
+
+def check_extra_keys(keys: Any, where: str) -> None:
+    """AdapterError naming the first key of obs["extra"] that `joints` does not carry (EXTRA_JOINTS)."""
+    for key in keys:
+        if key not in EXTRA_JOINTS:
+            raise AdapterError(
+                f"{where}: obs['extra'] holds {key!r}, which the visible joints field does not carry "
+                f"(only {', '.join(EXTRA_JOINTS)}): it may hold the task's answer; use an rgb obs_mode"
+            )
+
+
 def flatten_joints(obs: Mapping[str, Any]) -> np.ndarray:
     """extra (tcp_pose…) then agent (qpos, qvel), flattened per env, as float32 (unbatched)."""
+    if isinstance(obs.get("extra"), Mapping):
+        check_extra_keys(obs["extra"].keys(), "joints")
     parts: list[np.ndarray] = []
 
     def walk(node: Any) -> None:
@@ -184,7 +202,10 @@ class MikasaEnv(Env):
         obs_space = getattr(base, "single_observation_space", None)
         image = _shape(_sub(obs_space, "sensor_data", "base_camera", "rgb"), (128, 128, 3))
         wrist_space = _sub(obs_space, "sensor_data", "hand_camera", "rgb")
-        joints = _flat_len(_sub(obs_space, "extra")) + _flat_len(_sub(obs_space, "agent"))
+        extra_space = _sub(obs_space, "extra")
+        if extra_space is not None and hasattr(extra_space, "keys"):
+            check_extra_keys(extra_space.keys(), self._id)
+        joints = _flat_len(extra_space) + _flat_len(_sub(obs_space, "agent"))
         observation = {
             "image": FieldSpec(image, "uint8"),
             "joints": FieldSpec((joints or 25,), "float32"),
