@@ -203,24 +203,24 @@ function mergeRunId(now: Date): string {
 }
 
 export async function mergeCluster(unitDir: string, opts: MergeOptions = {}): Promise<MergeResult> {
+  const opened = await openClusterUnit(unitDir);
   // one writer per unit: the merge writes the unit's formal run, as `campaign run/resume` does (same lock)
-  const dir = (await openClusterUnit(unitDir)).dir;
-  const lock = await acquireLock(`${dir}.lock`, `unit ${dir}`);
+  const lock = await acquireLock(`${opened.dir}.lock`, `unit ${opened.dir}`);
   try {
-    return await mergeLocked(unitDir, opts);
+    // the state as it is under the lock (protocol and plan are frozen; only the state can have moved)
+    const snap = await readUnitState(opened.dir);
+    return await mergeLocked({ ...opened, state: snap.state }, snap.sealInterrupted, opts);
   } finally {
     await lock.release();
   }
 }
 
-async function mergeLocked(unitDir: string, opts: MergeOptions): Promise<MergeResult> {
+/** `sealInterrupted`: a seal killed between unit.json ('sealed') and seal.json, completed here, never reported as sealed. */
+async function mergeLocked(unit: ClusterUnit, sealInterrupted: boolean, opts: MergeOptions): Promise<MergeResult> {
   const say = opts.say ?? ((l: string) => process.stdout.write(`${l}\n`));
   const now = opts.now ?? (() => new Date());
   const operator = opts.operator ?? currentOperator();
   const chunk = opts.chunk ?? 1024;
-  const unit = await openClusterUnit(unitDir);
-  // a seal killed between unit.json ('sealed') and seal.json is completed, never reported as sealed
-  const sealInterrupted = (await readUnitState(unit.dir)).sealInterrupted;
   if (isSealedState(unit.state) && !sealInterrupted) {
     say(`unit ${unit.dir} is '${unit.state}': merged and sealed already; next: imep campaign status ${unit.dir}`);
     return { unit: unit.dir, rows: unit.plan.episodes.length, shards: 0, resumedAt: null, merkleRoot: null };
