@@ -177,16 +177,22 @@ export interface SeqTruncation {
   readonly droppedLines: number;
 }
 
+/** What cutting a side file back to `nextSeq` removes (planSeqCut), before anything is cut. */
+interface SeqCut extends SeqTruncation {
+  readonly file: string;
+  readonly keepBytes: number;
+  readonly fileBytes: number;
+}
+
 /**
- * For side files keyed by row seq (timings, traces): removes the torn tail and every line whose
- * `seq >= nextSeq` — they belong to a row that was never committed and will be re-run. Those lines
- * must form a suffix (the side files are written in seq order) and must all be of seq `nextSeq` itself:
- * a row's side lines are written just before it and each row is durable before the next row's side lines,
- * so a crash leaves side lines of at most the one row in flight. A side line of a later seq means committed
- * rows are missing from the rows file (lost or cut), not an interrupted write: E_UNIT_TAMPERED, nothing cut.
- * With `dryRun` it only checks and reports (a caller checks every file before it cuts any).
+ * For a side file keyed by row seq (timings, traces): what must go — the torn tail and every line whose
+ * `seq >= nextSeq`, which belong to a row that was never committed and will be re-run. Those lines must form
+ * a suffix (the side files are written in seq order) and must all be of seq `nextSeq` itself: a row's side
+ * lines are written just before it and each row is durable before the next row's side lines, so a crash
+ * leaves side lines of at most the one row in flight. A side line of a later seq means committed rows are
+ * missing from the rows file (lost or cut), not an interrupted write: E_UNIT_TAMPERED. Reads only.
  */
-export async function truncateFromSeq(file: string, nextSeq: number, opts: { readonly dryRun?: boolean } = {}): Promise<SeqTruncation> {
+async function planSeqCut(file: string, nextSeq: number): Promise<SeqCut> {
   const read = await readJsonLines(file);
   const cut = read.lines.findIndex((l) => (seqOf(l) ?? -1) >= nextSeq);
   const bad = read.lines.findIndex((l) => seqOf(l) === undefined);
@@ -202,14 +208,40 @@ export async function truncateFromSeq(file: string, nextSeq: number, opts: { rea
       );
     }
   }
-  const keepBytes = cut === -1 ? read.completeBytes : read.offsets[cut]!;
-  const droppedLines = cut === -1 ? 0 : read.lines.length - cut;
-  if (opts.dryRun !== true && keepBytes < read.completeBytes + (read.torn?.bytes ?? 0)) {
-    try {
-      await truncate(file, keepBytes);
-    } catch (e) {
-      throw ioError(file, 'truncate lines of uncommitted rows', e);
-    }
+  return {
+    file,
+    torn: read.torn,
+    droppedLines: cut === -1 ? 0 : read.lines.length - cut,
+    keepBytes: cut === -1 ? read.completeBytes : read.offsets[cut]!,
+    fileBytes: read.completeBytes + (read.torn?.bytes ?? 0),
+  };
+}
+
+async function applySeqCut(c: SeqCut): Promise<void> {
+  if (c.keepBytes >= c.fileBytes) return;
+  try {
+    await truncate(c.file, c.keepBytes);
+  } catch (e) {
+    throw ioError(c.file, 'truncate lines of uncommitted rows', e);
   }
-  return { torn: read.torn, droppedLines };
+}
+
+/** Cuts one side file back to `nextSeq` (planSeqCut: refused, nothing cut, when committed rows are missing). */
+export async function truncateFromSeq(file: string, nextSeq: number): Promise<SeqTruncation> {
+  const c = await planSeqCut(file, nextSeq);
+  await applySeqCut(c);
+  return { torn: c.torn, droppedLines: c.droppedLines };
+}
+
+/**
+ * Cuts a rows file and its side files back to the committed rows, the next of which is `nextSeq`: every side
+ * file is checked first (planSeqCut), so a refusal leaves all of them and the rows file as they were; then the
+ * rows file's torn tail and the side lines of the row in flight go. Used by resume (formal run, shard).
+ */
+export async function cutToCommittedRows(rowsFile: string, sideFiles: readonly string[], nextSeq: number): Promise<{ readonly tornRow: TornTail | null; readonly droppedSideLines: number }> {
+  const cuts: SeqCut[] = [];
+  for (const file of sideFiles) cuts.push(await planSeqCut(file, nextSeq));
+  const tornRow = await repairTornTail(rowsFile);
+  for (const c of cuts) await applySeqCut(c);
+  return { tornRow, droppedSideLines: cuts.reduce((n, c) => n + c.droppedLines, 0) };
 }

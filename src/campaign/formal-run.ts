@@ -2,7 +2,7 @@ import { mkdir, readdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ImepError } from '../core/errors.js';
 import { fsyncDir, ioError, removeStaleTemps } from './atomic-write.js';
-import { readRows, repairTornTail, truncateFromSeq, type TornTail } from './durable-append.js';
+import { cutToCommittedRows, readRows, type TornTail } from './durable-append.js';
 import { currentOperator } from './operator.js';
 import { checkRowsAgainstPlan, frozenPlanEpisodes } from './planned-rows.js';
 import { loadFrozenProtocol, readPrecommit } from './precommit.js';
@@ -103,11 +103,7 @@ export async function resumeRun(dir: string, opts: Omit<RunOptions, 'runId'> = {
   const { nextSeq } = await readRows(paths.rows);
   await checkRowsAgainstPlan(paths.rows, await frozenPlanEpisodes(dir));
   const traceFiles = (await readdir(paths.tracesDir).catch(() => [] as string[])).filter((n) => n.endsWith('.jsonl')).sort();
-  const sideFiles = [paths.timings, ...traceFiles.map((name) => join(paths.tracesDir, name))];
-  for (const file of sideFiles) await truncateFromSeq(file, nextSeq, { dryRun: true });
-  const tornRow = await repairTornTail(paths.rows);
-  let droppedSideLines = 0;
-  for (const file of sideFiles) droppedSideLines += (await truncateFromSeq(file, nextSeq)).droppedLines;
+  const { tornRow, droppedSideLines } = await cutToCommittedRows(paths.rows, [paths.timings, ...traceFiles.map((name) => join(paths.tracesDir, name))], nextSeq);
   const now = (opts.now ?? (() => new Date()))();
   await writeRun(dir, {
     ...record,

@@ -19,7 +19,7 @@ import { DurableRowSchema } from './unit-layout.js';
  *   - a file created by the writer has its directory fsync'd with its first sync.
  * A process crash (kill -9) at any point leaves at most a torn row line and side lines of the row that
  * was not committed — the side lines reach the file before the row does — which resume truncates
- * (durable-append.ts: repairTornTail, truncateFromSeq), exactly as before. One trade-off of syncing a
+ * (durable-append.ts: cutToCommittedRows), exactly as before. One trade-off of syncing a
  * row's files in one step rather than one after the other: an OS crash or power loss DURING that step
  * can persist the row but not a side line of it (that seq's timing or trace line is then missing; side
  * lines are never counted as rows). Lines are serialised as canonical JSON before anything is written

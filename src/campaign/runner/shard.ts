@@ -25,7 +25,7 @@ import { canonicalJson } from '../../core/canonical-json.js';
 import { ImepError } from '../../core/errors.js';
 import type { PlannedEpisode } from '../../protocol/plan.js';
 import { writeJsonAtomic } from '../atomic-write.js';
-import { readJsonLines, repairTornTail, truncateFromSeq } from '../durable-append.js';
+import { cutToCommittedRows, readJsonLines } from '../durable-append.js';
 import { readRecord } from '../record-file.js';
 import { RowWriter } from '../row-writer.js';
 import { OperatorSchema, type Operator } from '../unit-layout.js';
@@ -174,11 +174,7 @@ export async function openShard(dir: string, meta: ShardMeta, seqs: readonly num
   const cut = Number.isFinite(startSeq) ? startSeq : Number.MAX_SAFE_INTEGER;
   await mkdir(join(dir, 'traces'), { recursive: true }).catch(() => undefined);
   const traceNames = (await readdir(join(dir, 'traces')).catch(() => [] as string[])).filter((n) => n.endsWith('.jsonl'));
-  const sideFiles = [join(dir, 'timings.jsonl'), ...traceNames.map((name) => join(dir, 'traces', name))];
-  // side lines beyond the rows of at most the one row in flight, checked in every file before any is cut
-  for (const file of sideFiles) await truncateFromSeq(file, cut, { dryRun: true });
-  await repairTornTail(rowsFile);
-  for (const file of sideFiles) await truncateFromSeq(file, cut);
+  await cutToCommittedRows(rowsFile, [join(dir, 'timings.jsonl'), ...traceNames.map((name) => join(dir, 'traces', name))], cut);
   const existing = new Map<number, string>();
   read.lines.slice(Math.max(0, done - perUnit)).forEach((line) => existing.set((line as { seq: number }).seq, canonicalJson(line)));
   const expected = seqs.slice(done);
