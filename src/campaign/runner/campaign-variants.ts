@@ -39,48 +39,37 @@ export async function runShard(c: Campaign, spec: ShardSpec, opts: CampaignOptio
     throw e;
   });
   try {
-    await runShardLocked(c, spec, opts, provider, { dir, snap, mine, include, operator });
+    const shard = await openShard(dir, { unitId: snap.header.id, protocolHash: c.hash, planHash: c.plan.planHash, spec, operator }, mine.map((e) => e.seq), episodesPerUnit(c.protocol));
+    const runtime = provider ?? (await runtimeFor(c, opts));
+    const todo = mine.filter((e) => e.seq >= shard.startSeq);
+    const sink = new RowSink(shard.target, shard.expected, shard.existing, join(shard.dir, 'rows.jsonl'));
+    try {
+      if (todo.length > 0) {
+        await withSimulators(c, opts, (envs) =>
+          runPlan({
+            protocol: c.protocol,
+            episodes: c.plan.episodes,
+            policies: runtime,
+            envs,
+            batchSize: batchOf(opts),
+            sink,
+            startSeq: shard.startSeq,
+            include,
+            subscribers: progressFor(opts, todo, `${c.protocol.id} shard ${spec.index}/${spec.count}`),
+          }),
+        );
+      }
+      await sink.drain();
+    } finally {
+      await sink.settle();
+      await shard.close();
+      await runtime.release();
+    }
+    await completeShard(shard);
+    say(opts, `shard ${spec.index}/${spec.count} of ${c.dir}: ${mine.length} rows in ${shard.dir}`);
   } finally {
     await lock.release();
   }
-}
-
-async function runShardLocked(
-  c: Campaign,
-  spec: ShardSpec,
-  opts: CampaignOptions,
-  provider: PolicyProvider | null,
-  s: { dir: string; snap: Awaited<ReturnType<typeof readUnitState>>; mine: readonly PlannedEpisode[]; include: ReturnType<typeof shardFilter>; operator: ReturnType<typeof currentOperator> },
-): Promise<void> {
-  const { snap, mine, include, operator } = s;
-  const shard = await openShard(s.dir, { unitId: snap.header.id, protocolHash: c.hash, planHash: c.plan.planHash, spec, operator }, mine.map((e) => e.seq), episodesPerUnit(c.protocol));
-  const runtime = provider ?? (await runtimeFor(c, opts));
-  const todo = mine.filter((e) => e.seq >= shard.startSeq);
-  const sink = new RowSink(shard.target, shard.expected, shard.existing, join(shard.dir, 'rows.jsonl'));
-  try {
-    if (todo.length > 0) {
-      await withSimulators(c, opts, (envs) =>
-        runPlan({
-          protocol: c.protocol,
-          episodes: c.plan.episodes,
-          policies: runtime,
-          envs,
-          batchSize: batchOf(opts),
-          sink,
-          startSeq: shard.startSeq,
-          include,
-          subscribers: progressFor(opts, todo, `${c.protocol.id} shard ${spec.index}/${spec.count}`),
-        }),
-      );
-    }
-    await sink.drain();
-  } finally {
-    await sink.settle();
-    await shard.close();
-    await runtime.release();
-  }
-  await completeShard(shard);
-  say(opts, `shard ${spec.index}/${spec.count} of ${c.dir}: ${mine.length} rows in ${shard.dir}`);
 }
 
 /** The first `n` units of every segment of a plan, renumbered seq 0, 1, … (a probe or smoke sub-plan). */
