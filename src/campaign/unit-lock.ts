@@ -102,6 +102,16 @@ export async function acquireLock(file: string, what: string): Promise<UnitLock>
   throw new ImepError('E_OUT_OF_ORDER', `${what}: could not take the lock (another process keeps taking it)`, { file, hint: 'run again once the other process has finished' });
 }
 
+/** The lock of a unit (`<unit>.lock`), taken by everything that writes its formal run: run/resume, merge, fail-run. */
+export function lockUnit(dir: string): Promise<UnitLock> {
+  return acquireLock(`${dir}.lock`, `unit ${dir}`);
+}
+
+/** The lock of a shard folder (`<unit>.shards/shard-i-of-N.lock`), taken by the task that runs the shard. */
+export function lockShard(shardDir: string, what: string): Promise<UnitLock> {
+  return acquireLock(`${shardDir}.lock`, what);
+}
+
 function lockOf(file: string, me: Holder, tookOverFrom: Holder | null): UnitLock {
   heldHere.add(file);
   let released = false;

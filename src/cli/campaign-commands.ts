@@ -21,7 +21,7 @@ import { ImepError } from '../core/errors.js';
 import { amend } from '../campaign/amend.js';
 import { failRun } from '../campaign/formal-run.js';
 import { currentOperator } from '../campaign/operator.js';
-import { acquireLock } from '../campaign/unit-lock.js';
+import { lockUnit } from '../campaign/unit-lock.js';
 import { seal } from '../campaign/seal.js';
 import { formatStatus, unitStatus } from '../campaign/status.js';
 import { describeIssue, verifyUnit } from '../campaign/verify.js';
@@ -138,7 +138,7 @@ export function registerCampaign(group: Command): void {
     .requiredOption('--reason <text>', 'why (recorded in failed-runs/<run>/failure.json)')
     .action(async (unit: string, o: { reason: string }) => {
       const dir = await unitArg(unit);
-      const lock = await acquireLock(`${dir}.lock`, `unit ${dir}`);
+      const lock = await lockUnit(dir);
       try {
         const target = await failRun(dir, { reason: o.reason });
         out(`failed the run of ${dir}: its rows and traces are in ${target}`);

@@ -27,7 +27,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { canonicalJson } from '../core/canonical-json.js';
 import { ImepError } from '../core/errors.js';
-import { acquireLock } from '../campaign/unit-lock.js';
+import { lockUnit } from '../campaign/unit-lock.js';
 import { fsyncDir, ioError, writeAll, writeJsonAtomic } from '../campaign/atomic-write.js';
 import { completeRun, readRunRecord, resumeRun, startRun } from '../campaign/formal-run.js';
 import { isSealedState } from '../campaign/lifecycle.js';
@@ -205,7 +205,7 @@ function mergeRunId(now: Date): string {
 export async function mergeCluster(unitDir: string, opts: MergeOptions = {}): Promise<MergeResult> {
   const opened = await openClusterUnit(unitDir);
   // one writer per unit: the merge writes the unit's formal run, as `campaign run/resume` does (same lock)
-  const lock = await acquireLock(`${opened.dir}.lock`, `unit ${opened.dir}`);
+  const lock = await lockUnit(opened.dir);
   try {
     // the state as it is under the lock (protocol and plan are frozen; only the state can have moved)
     const snap = await readUnitState(opened.dir);

@@ -10,7 +10,7 @@ import { episodesPerUnit, type PlannedEpisode } from '../../protocol/plan.js';
 import { NEXT_COMMAND } from '../lifecycle.js';
 import { currentOperator } from '../operator.js';
 import { startSmallRun, type SmallRunKind } from '../small-run.js';
-import { acquireLock } from '../unit-lock.js';
+import { lockShard } from '../unit-lock.js';
 import { readUnitState } from '../unit-state.js';
 import { batchOf, createAndPrecommit, openCampaign, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { runPlan } from './run-plan.js';
@@ -34,7 +34,7 @@ export async function runShard(c: Campaign, spec: ShardSpec, opts: CampaignOptio
   await mkdir(dirname(dir), { recursive: true }).catch((e: unknown) => {
     throw new ImepError('E_IO', 'cannot create the shards folder', { file: dirname(dir), cause: e });
   });
-  const lock = await acquireLock(`${dir}.lock`, `shard ${spec.index}/${spec.count} of ${c.dir}`).catch(async (e: unknown) => {
+  const lock = await lockShard(dir, `shard ${spec.index}/${spec.count} of ${c.dir}`).catch(async (e: unknown) => {
     await provider?.release();
     throw e;
   });

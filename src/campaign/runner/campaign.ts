@@ -21,7 +21,7 @@ import { currentOperator } from '../operator.js';
 import { seal } from '../seal.js';
 import { formatStatus, unitStatus } from '../status.js';
 import { unitPaths } from '../unit-layout.js';
-import { acquireLock } from '../unit-lock.js';
+import { lockUnit } from '../unit-lock.js';
 import { readUnitState } from '../unit-state.js';
 import { batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';
@@ -138,7 +138,7 @@ async function sayWhere(c: Campaign, opts: CampaignOptions): Promise<void> {
 async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider: PolicyProvider | null): Promise<void> {
   let runtime = provider;
   // one writer per unit: a second run/resume of it refuses here instead of appending the same rows again
-  const lock = await acquireLock(`${c.dir}.lock`, `unit ${c.dir}`).catch(async (e: unknown) => {
+  const lock = await lockUnit(c.dir).catch(async (e: unknown) => {
     await runtime?.release();
     throw e;
   });
