@@ -175,6 +175,14 @@ async function measure(label: string): Promise<void> {
   }
   const [b1, b32] = results as [Run, Run];
   console.log(`  throughput ratio batch 32 / batch 1: ${((b32.slotSteps / b32.seconds) / (b1.slotSteps / b1.seconds)).toFixed(2)}×`);
+  // What the two targets leave the orchestrator, from this run's own figures. The graph's time per slot-step is a
+  // fixed cost per call (o, two session.run calls) plus a cost per sample (c): batch 1 pays o + c, batch 32 o/32 + c.
+  const g1 = b1.graph / b1.slotSteps, g32 = b32.graph / b32.slotSteps;
+  const c = (32 * g32 - g1) / 31, o = g1 - c;
+  const s32 = b32.sim / b32.slotSteps, h32 = (b32.seconds - b32.graph - b32.sim) / b32.slotSteps;
+  console.log(
+    `  graph = ${(o * 1e6).toFixed(1)} µs per call + ${(c * 1e6).toFixed(1)} µs per sample; a batch-32 orchestrator share under 10% leaves the orchestrator (graph + sim) / 9 = ${(((g32 + s32) / 9) * 1e6).toFixed(2)} µs per slot-step, it took ${(h32 * 1e6).toFixed(2)} µs`,
+  );
   // The same loop with every graph replayed (replayGraphs): what the orchestrator costs when it does not run in the
   // wake of ONNX Runtime (the replayed actions repeat, so episodes run differently; an estimate, best of the passes).
   for (const batch of [1, 32]) {
