@@ -5,7 +5,8 @@
  * value of p₍ᵢ₎ is min(1, max_{j ≤ i} (m − j + 1)·p₍ⱼ₎) (running maximum, capped at 1). Adjusted values
  * are returned in input order. Ties keep input order (stable sort); tied p-values get equal adjusted
  * values because of the running maximum. Rejecting H₍ᵢ₎ when its adjusted value is ≤ α controls the
- * family-wise error rate at α.
+ * family-wise error rate at α (campaign adjudication rejects at < α, the rule its p-below criteria register:
+ * holm-families.ts).
  *
  * The family is frozen: a slot whose p-value is `'unavailable'` (the test could not be run, or its
  * number is withheld) enters the computation with p = 1 and stays in the family, so it counts toward m

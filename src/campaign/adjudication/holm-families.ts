@@ -33,7 +33,9 @@ export function holmFamilyResults(protocol: Protocol, estimands: readonly Estima
     const members: HolmMember[] = slots.map((s, i) => {
       const adj = adjusted[i];
       const value = typeof adj === 'number' ? adj : null;
-      return { ...s, adjusted: value, rejected: value === null ? null : value <= f.alpha };
+      // Rejected when the adjusted p lies below α: the rule a p-below criterion registers (the paper's "p < 0.05"),
+      // so the family table and a verdict on the same member cannot disagree at a p equal to α.
+      return { ...s, adjusted: value, rejected: value === null ? null : value < f.alpha };
     });
     return { id: f.id, alpha: f.alpha, test: f.test, repairBudget: f.repairBudget, members };
   });

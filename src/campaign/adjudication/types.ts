@@ -197,6 +197,7 @@ export interface HolmMember {
   readonly status: 'available' | 'unavailable' | 'invalid';
   readonly p: number | null;
   readonly adjusted: number | null;
+  /** adjusted < the family's α (the p-below rule); null when unavailable or invalid. */
   readonly rejected: boolean | null;
 }
 
