@@ -69,6 +69,7 @@ export {
 export { BridgeClient, DEFAULT_DEADLINE_MS, DEFAULT_HEARTBEAT_MS, type BridgeClientOptions, type CallOptions, type RemoteLiveness } from './client.js';
 export { BridgeCallError, errorFromWire, wireCodeOf } from './remote-error.js';
 export { DEFAULT_REMOTE_DEADLINES, RemoteEnvironment, type RemoteDeadlines } from './remote-environment.js';
+export { sendSteps, type SentStep } from './send-steps.js';
 export { AllowlistedEnvironment, assertDisjointAllowlists, droppedFields, splitBySpec, splitObservation, type Allowlists } from './allowlist.js';
 export { CLIENT_NODE_FLAGS, LITE_SERVER_NODE_FLAGS } from './node-flags.js';
 export { BridgeServer, SERVED_OPS, type BridgeServerOptions, type EnvFactory } from './server.js';

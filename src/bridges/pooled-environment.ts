@@ -8,6 +8,8 @@
  *   then resets. A failure fails the episode (the runner records it) and is reported to the pool.
  * - step: fails fast when the server was recovered during the episode (its state is gone) or is suspect.
  * - close: closes the server-side environment only on a healthy server of the same generation.
+ * Each runs in its server's turn (BridgeServerPool.inTurn): one environment call in flight per server, its checks
+ * made when it is sent.
  */
 import { ImepError } from '../core/errors.js';
 import { RemoteEnvironment } from './remote-environment.js';
@@ -40,7 +42,19 @@ export class PooledEnvironment implements SimEnvironment {
     }
   }
 
-  async reset(request: ResetRequest): Promise<StepResult> {
+  reset(request: ResetRequest): Promise<StepResult> {
+    return this.#pool.inTurn(this.#server, () => this.#reset(request));
+  }
+
+  step(action: NdArray): Promise<StepResult> {
+    return this.#pool.inTurn(this.#server, () => this.#step(action));
+  }
+
+  close(): Promise<void> {
+    return this.#pool.inTurn(this.#server, () => this.#close());
+  }
+
+  async #reset(request: ResetRequest): Promise<StepResult> {
     await this.#pool.ensure(this.#server);
     const generation = this.#pool.generation(this.#server);
     if (this.#remote === null || this.#generation !== generation) {
@@ -52,7 +66,7 @@ export class PooledEnvironment implements SimEnvironment {
     return this.#call(() => remote.reset(request));
   }
 
-  async step(action: NdArray): Promise<StepResult> {
+  async #step(action: NdArray): Promise<StepResult> {
     if (this.#remote === null || this.#generation !== this.#pool.generation(this.#server)) {
       throw new ImepError('E_BRIDGE_REMOTE', `simulator server ${this.#server} was restarted during this episode; its simulator state is gone`);
     }
@@ -63,7 +77,7 @@ export class PooledEnvironment implements SimEnvironment {
     return this.#call(() => remote.step(action));
   }
 
-  async close(): Promise<void> {
+  async #close(): Promise<void> {
     const remote = this.#remote;
     this.#remote = null;
     if (remote === null || this.#generation !== this.#pool.generation(this.#server)) return;

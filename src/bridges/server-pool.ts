@@ -69,6 +69,8 @@ interface Server {
   recovering: Promise<void> | null;
   /** Attached: performance.now() until which resets fail fast after a failed reconnect. */
   downUntil: number;
+  /** The last environment call queued on this server (inTurn), settled or not; never rejects. */
+  turn: Promise<unknown>;
 }
 
 export interface ServerPoolStats {
@@ -110,7 +112,7 @@ export class BridgeServerPool {
         try {
           await sup.start();
           const hello = await client.connect({ deadlineMs: connectMs });
-          return { endpoint: ipc.endpoint, ipc, sup, client, hello, generation: 0, suspect: null, recovering: null, downUntil: 0 };
+          return { endpoint: ipc.endpoint, ipc, sup, client, hello, generation: 0, suspect: null, recovering: null, downUntil: 0, turn: Promise.resolve() };
         } catch (e) {
           await client.close().catch(() => undefined);
           await sup.dispose().catch(() => undefined);
@@ -150,7 +152,7 @@ export class BridgeServerPool {
       }
       throw e;
     }
-    return new BridgeServerPool('attached', [{ endpoint, ipc: null, sup: null, client, hello, generation: 0, suspect: null, recovering: null, downUntil: 0 }], options);
+    return new BridgeServerPool('attached', [{ endpoint, ipc: null, sup: null, client, hello, generation: 0, suspect: null, recovering: null, downUntil: 0, turn: Promise.resolve() }], options);
   }
 
   get size(): number {
@@ -189,6 +191,19 @@ export class BridgeServerPool {
   environment(i: number, envId: string, kwargs: Readonly<Record<string, unknown>>, spec: EnvSpec): SimEnvironment {
     this.#server(i);
     return new PooledEnvironment(this, i, envId, kwargs, spec);
+  }
+
+  /**
+   * Runs `op` once every environment call queued on server i before it has settled: one environment call in flight
+   * per server. The episode loops send a batch's steps to every server at once (bridges/send-steps.ts); here they
+   * reach each server one after another, so a call's deadline times that call alone, not its wait behind other
+   * slots' steps, and a call queued behind one that failed makes its checks (suspect, restarted) when its turn comes.
+   */
+  inTurn<T>(i: number, op: () => Promise<T>): Promise<T> {
+    const s = this.#server(i);
+    const run = s.turn.then(op);
+    s.turn = run.catch(() => undefined);
+    return run;
   }
 
   /** The error a call on server i must fail with now (it is suspect), or null. */

@@ -7,6 +7,7 @@
  *
  * Recording, traces and progress are subscribers (after openpi's runtime), not code in the loop.
  */
+import { sendSteps, type SentStep } from '../bridges/send-steps.js';
 import type { ResetRequest, SimEnvironment, StepResult } from '../bridges/sim-environment.js';
 import type { BatchPolicy, EpisodeInfo, PolicyOutput, SlotObservation } from './policy.js';
 
@@ -77,11 +78,14 @@ export async function runLockstep(
   const width = Math.min(policy.maxBatch, episodes.length);
   // Per-slot state in arrays indexed by slot (no Map, no per-step sort: ascending slot order is the index order).
   const envs: (SimEnvironment | undefined)[] = new Array<SimEnvironment | undefined>(width).fill(undefined);
+  /** Environments made without a synchronous step (bridged): while there are any, each step sends theirs first. */
+  let asyncEnvs = 0;
   const env = (slot: number): SimEnvironment => {
     let e = envs[slot];
     if (e === undefined) {
       e = envFor(slot);
       envs[slot] = e;
+      if (e.stepSync === undefined) asyncEnvs += 1;
     }
     return e;
   };
@@ -122,6 +126,10 @@ export async function runLockstep(
       requests.push({ slot, obs: r.current.obs });
     }
     const outputs = await policy.inferBatch(requests);
+    // Bridged environments are all sent their step before any is awaited (bridges/send-steps.ts); results are taken
+    // in slot order below, in-process ones stepped there in turn.
+    const sent: readonly (SentStep | undefined)[] | null =
+      asyncEnvs === 0 ? null : sendSteps(slots.slice(0, n).map((slot) => envs[slot] as SimEnvironment), (i) => (outputs[i] as PolicyOutput).action);
     for (let i = 0; i < n; i++) {
       const slot = slots[i] as number;
       const r = stepping[i] as Running;
@@ -131,11 +139,13 @@ export async function runLockstep(
       // Recycling: a step that does not end the episode may draw its frame straight into the row the next call
       // packs it into (assuming the same slots run then; otherwise the policy copies it, as any frame).
       let view: Uint8Array | null = null;
-      if (recycle && n > 1 && r.steps + 1 < maxSteps && e.drawNextInto !== undefined && policy.nextInputRow !== undefined) {
+      // (Only an environment stepped here: a step already sent cannot be asked to draw into anything.)
+      if (recycle && n > 1 && r.steps + 1 < maxSteps && e.stepSync !== undefined && e.drawNextInto !== undefined && policy.nextInputRow !== undefined) {
         view = policy.nextInputRow(FRAME_FIELD, n, i);
         if (view !== null && !e.drawNextInto(FRAME_FIELD, view)) view = null;
       }
-      const after = e.stepSync !== undefined ? e.stepSync(output.action) : await e.step(output.action);
+      const inFlight = sent?.[i];
+      const after = inFlight !== undefined ? (await inFlight).result : e.stepSync !== undefined ? e.stepSync(output.action) : await e.step(output.action);
       r.current = after;
       r.steps += 1;
       for (const s of subs) s.onStep?.(slot, r.episode, before, output, after);

@@ -13,9 +13,11 @@ import { privateIpcEndpoint } from '../../src/bridges/endpoint.js';
 import { ndarray } from '../../src/bridges/ndarray-codec.js';
 import { BridgeCallError } from '../../src/bridges/remote-error.js';
 import { RemoteEnvironment } from '../../src/bridges/remote-environment.js';
+import { makeLiteEnv } from '../../src/bridges/lite/registry.js';
+import { sendSteps } from '../../src/bridges/send-steps.js';
 import { BridgeServerPool } from '../../src/bridges/server-pool.js';
 import type { EnvSpec, SimEnvironment } from '../../src/bridges/sim-environment.js';
-import { packageRoot, pythonServerCommand, ServerSupervisor } from '../../src/bridges/supervisor.js';
+import { liteServerCommand, packageRoot, pythonServerCommand, ServerSupervisor } from '../../src/bridges/supervisor.js';
 import { ImepError } from '../../src/core/errors.js';
 
 const REPLAY_DIR = join(packageRoot(), 'sim-bridge/tests/fixtures/replay');
@@ -128,6 +130,36 @@ describe('BridgeServerPool', () => {
     expect(pool.stats().recoveries).toBe(1);
     expect(pool.generation(0)).toBe(1);
   }, 60_000);
+
+  it('a batch of steps sent at once reaches each server one call at a time, and answers as in process', async () => {
+    const inFlightAtSend: string[] = [];
+    let pool: BridgeServerPool | null = null;
+    const observer = { beforeStep: (i: number) => inFlightAtSend.push(`${i}:${(pool as BridgeServerPool).client(i).inFlight}`) };
+    pool = await BridgeServerPool.spawn(2, (e) => liteServerCommand(e, { runtime: 'dist' }), { observer });
+    const p = pool;
+    cleanups.push(() => p.dispose());
+    const id = 'ShellGameTouch-lite';
+    const spec = makeLiteEnv(id, {}).spec;
+    const remote = [0, 1, 2, 3, 4, 5].map((slot) => p.environment(slot % 2, id, {}, spec));
+    const local = remote.map(() => makeLiteEnv(id, {}));
+    // resets sent together too: each server makes and resets its three environments in turn
+    const firsts = await Promise.all(remote.map((e, slot) => e.reset({ seed: 40 + slot })));
+    const localFirsts = await Promise.all(local.map((e, slot) => e.reset({ seed: 40 + slot })));
+    expect(firsts.map((r) => r.info)).toEqual(localFirsts.map((r) => r.info));
+    for (let t = 0; t < 3; t++) {
+      const act = (slot: number) => ndarray('float32', [2], Float32Array.of(0.1 * slot - 0.2, 0.05 * t));
+      const sent = sendSteps(remote, act);
+      expect(sent.every((x) => x !== undefined)).toBe(true);
+      const got = await Promise.all(sent.map((x) => x!.then((r) => r.result)));
+      const want = await Promise.all(local.map((e, slot) => e.step(act(slot))));
+      expect(got.map((r) => [r.step, r.done, r.evaluator, Buffer.from((r.obs['rgb'] as { data: Uint8Array }).data).toString('base64')])).toEqual(
+        want.map((r) => [r.step, r.done, r.evaluator, Buffer.from((r.obs['rgb'] as { data: Uint8Array }).data).toString('base64')]),
+      );
+    }
+    // every step was sent while no other call of its server was in flight
+    expect(inFlightAtSend).toHaveLength(18);
+    expect(inFlightAtSend.every((x) => x.endsWith(':0'))).toBe(true);
+  });
 
   it('attach where nothing listens: a missing ipc socket at once, a silent tcp port within connectMs — both naming the endpoint', async () => {
     const ipc = await privateIpcEndpoint();

@@ -2,7 +2,9 @@
  * runLockstep's observable order — environment resets and steps, policy resetSlot/inferBatch calls (which slots,
  * in which order) and subscriber events — pinned against a reference: the straightforward implementation the
  * loop had before it kept its per-slot state in arrays (Map of running slots, sorted every step). Scripted
- * environments and a scripted policy, so every event is deterministic and no ONNX runs.
+ * environments and a scripted policy, so every event is deterministic and no ONNX runs. Environments without a
+ * synchronous step (bridged) are all sent their step before any result is taken (bridges/send-steps.ts); the
+ * reference does the same for them, and steps environments with `stepSync` in turn as before.
  */
 import { describe, expect, it } from 'vitest';
 import type { NdArray, ResetRequest, SimEnvironment, StepResult } from '../../src/bridges/sim-environment.js';
@@ -13,8 +15,8 @@ import type { BatchPolicy, EpisodeInfo, PolicyOutput, SlotObservation } from '..
 class ScriptedEnv implements SimEnvironment {
   readonly spec = { id: 'scripted' } as unknown as SimEnvironment['spec'];
   private seed = 0;
-  private t = 0;
-  constructor(private readonly slot: number, private readonly log: string[]) {}
+  protected t = 0;
+  constructor(protected readonly slot: number, protected readonly log: string[]) {}
   async reset(r: ResetRequest): Promise<StepResult> {
     this.seed = r.seed ?? 0;
     this.t = 0;
@@ -27,8 +29,17 @@ class ScriptedEnv implements SimEnvironment {
     return this.result();
   }
   async close(): Promise<void> {}
-  private result(): StepResult {
+  protected result(): StepResult {
     return { obs: { tag: `${this.seed}/${this.t}` }, evaluator: {}, done: this.t >= 1 + ((this.seed * 7) % 5), step: this.t };
+  }
+}
+
+/** The same environment stepped in process (it has stepSync). */
+class SyncScriptedEnv extends ScriptedEnv {
+  stepSync(a: NdArray): StepResult {
+    this.t += 1;
+    this.log.push(`env${this.slot}.stepSync(${(a.data as Float32Array)[0]})`);
+    return this.result();
   }
 }
 
@@ -72,12 +83,15 @@ async function referenceLockstep(policy: BatchPolicy, envFor: (slot: number) => 
   while (running.size > 0) {
     const slots = [...running.keys()].sort((a, b) => a - b);
     const outputs = await policy.inferBatch(slots.map((slot) => ({ slot, obs: running.get(slot)!.current.obs })));
+    // bridged environments: every step sent, in slot order, before any result is taken
+    const sent = slots.map((slot, i) => (env(slot).stepSync === undefined ? env(slot).step(outputs[i]!.action) : undefined));
     for (let i = 0; i < slots.length; i++) {
       const slot = slots[i]!;
       const r = running.get(slot)!;
       const output = outputs[i]!;
       const before = r.current;
-      const after = await env(slot).step(output.action);
+      const e = env(slot);
+      const after = sent[i] !== undefined ? await sent[i]! : e.stepSync!(output.action);
       r.current = after;
       r.steps += 1;
       for (const s of subs) s.onStep?.(slot, r.episode, before, output, after);
@@ -93,10 +107,10 @@ async function referenceLockstep(policy: BatchPolicy, envFor: (slot: number) => 
   return outcomes.map((o) => o!);
 }
 
-async function traceOf(impl: typeof runLockstep, batch: number, count: number, maxSteps?: number): Promise<string[]> {
+async function traceOf(impl: typeof runLockstep, batch: number, count: number, maxSteps?: number, sync = false): Promise<string[]> {
   const log: string[] = [];
   const episodes = Array.from({ length: count }, (_, i) => ({ info: { episode: `e${i}` }, reset: { seed: i + 1 } }));
-  const outcomes = await impl(new ScriptedPolicy(batch, log), (slot) => new ScriptedEnv(slot, log), episodes, {
+  const outcomes = await impl(new ScriptedPolicy(batch, log), (slot) => (sync ? new SyncScriptedEnv(slot, log) : new ScriptedEnv(slot, log)), episodes, {
     ...(maxSteps === undefined ? {} : { maxSteps }),
     subscribers: [{
       onEpisodeStart: (slot, ep, first) => log.push(`start ${slot} ${ep.info.episode} ${String(first.obs['tag'])}`),
@@ -116,10 +130,21 @@ describe('runLockstep', () => {
     [8, 3, undefined], // more slots than episodes
     [2, 0, undefined],
   ] as const)('batch %i over %i episodes (maxSteps %s) makes exactly the reference calls in the reference order', async (batch, count, maxSteps) => {
-    const got = await traceOf(runLockstep, batch, count, maxSteps);
-    const want = await traceOf(referenceLockstep, batch, count, maxSteps);
-    expect(got).toEqual(want);
-    if (count > 0) expect(got.length).toBeGreaterThan(count * 3);
+    for (const sync of [false, true]) {
+      const got = await traceOf(runLockstep, batch, count, maxSteps, sync);
+      const want = await traceOf(referenceLockstep, batch, count, maxSteps, sync);
+      expect(got).toEqual(want);
+      if (count > 0) expect(got.length).toBeGreaterThan(count * 3);
+    }
+  });
+
+  it('sends every bridged step of a batch before taking a result; steps in-process environments in turn', async () => {
+    const bridged = await traceOf(runLockstep, 3, 3);
+    const firstBatch = bridged.slice(bridged.indexOf('policy.infer(0:1/0 1:2/0 2:3/0)') + 1).slice(0, 6);
+    expect(firstBatch).toEqual(['env0.step(0)', 'env1.step(1)', 'env2.step(2)', 'step 0 e0 1/0→1/1', 'step 1 e1 2/0→2/1', 'step 2 e2 3/0→3/1']);
+    const inProcess = await traceOf(runLockstep, 3, 3, undefined, true);
+    const firstSync = inProcess.slice(inProcess.indexOf('policy.infer(0:1/0 1:2/0 2:3/0)') + 1).slice(0, 6);
+    expect(firstSync).toEqual(['env0.stepSync(0)', 'step 0 e0 1/0→1/1', 'env1.stepSync(1)', 'step 1 e1 2/0→2/1', 'env2.stepSync(2)', 'step 2 e2 3/0→3/1']);
   });
 
   it('pins the refill order of a small ragged run', async () => {

@@ -12,6 +12,8 @@
  *     policy.resetSlot(slot, { episode: episodeId })                      — the policy sees nothing else
  *     at the registered attempt: handle.atPoint(slot bank)                — install / clear, before the first query
  *     loop: policy.inferBatch(method-visible obs of every stepping slot) → env.step(action)
+ *           (bridged environments: every slot's step is sent before any is awaited — bridges/send-steps.ts — so
+ *           simulators on different servers step at once; results are taken in slot order)
  *   memory.endScope(scopeId)                 — scoped clear: empty at the scope's end
  *
  * Reads: the policy's read hook is one dispatcher that routes each read (by ReadContext.episode) to the
@@ -25,12 +27,14 @@
  * (memory cleared) until `maxTries`; then the failed attempt and any later attempts of the unit end as
  * failed. Nothing is retried silently. A donor-short point removes the unit (fail closed).
  *
- * Timing (EpisodeClock, ms): sim = reset + steps of this episode; policy = its share (1/B) of each batched
+ * Timing (EpisodeClock, ms): sim = reset + steps of this episode (a bridged step: its own round trip, which
+ * overlaps the other slots' steps); policy = its share (1/B) of each batched
  * inferBatch call minus the read-hook time inside it, plus resetSlot; bank = read-hook + trace time of its
  * reads plus the point; total = those plus its share of the loop's remaining wall time.
  */
 import { performance } from 'node:perf_hooks';
 import { splitObservation, type Allowlists } from '../../bridges/allowlist.js';
+import { sendSteps } from '../../bridges/send-steps.js';
 import type { SimEnvironment, StepResult } from '../../bridges/sim-environment.js';
 import type { ReadHook, RetrievedItem } from '../../banks/record.js';
 import { isImepError } from '../../core/errors.js';
@@ -297,6 +301,10 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
     }
     const inferMs = performance.now() - tIter;
     const share = (inferMs - hookMs) / stepping.length;
+    // Environments without a synchronous step (bridged simulators) are all sent their step before any is awaited, in
+    // slot order, so simulators behind different servers step at the same time; every result is then taken in slot
+    // order, so subscribers see the same calls in the same order as when each step was awaited in turn.
+    const sent = sendSteps(stepping.map((r) => input.envFor(r.slot)), (i) => (outputs[i] as PolicyOutput).action);
     let simMs = 0;
     const ended: [SlotRun, FailureInfo | null][] = [];
     for (let i = 0; i < stepping.length; i++) {
@@ -307,11 +315,16 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
       let after: StepResult;
       try {
         const t0 = performance.now();
-        const env = input.envFor(run.slot);
-        after = splitObservation(env.stepSync !== undefined ? env.stepSync(output.action) : await env.step(output.action), input.allowlists);
-        const dt = performance.now() - t0;
-        run.clock.simMs += dt;
-        simMs += dt;
+        const inFlight = sent[i];
+        if (inFlight === undefined) {
+          after = splitObservation((input.envFor(run.slot).stepSync as (a: PolicyOutput['action']) => StepResult)(output.action), input.allowlists);
+          run.clock.simMs += performance.now() - t0;
+        } else {
+          const { result, ms } = await inFlight;
+          after = splitObservation(result, input.allowlists);
+          run.clock.simMs += ms; // this step's own round trip (the steps of a batch overlap)
+        }
+        simMs += performance.now() - t0; // the loop's time spent stepping or waiting for a step
       } catch (e) {
         ended.push([run, failureOf(e)]);
         continue;
