@@ -44,6 +44,7 @@ import { parseChoice, parseCount } from './args.js';
 interface CommonOpts {
   campaignsDir: string;
   batch?: string;
+  servers?: string;
 }
 
 function out(line: string): void {
@@ -53,7 +54,9 @@ function out(line: string): void {
 function options(o: CommonOpts): CampaignOptions {
   const batchSize = o.batch === undefined ? DEFAULT_BATCH : parseCount('--batch', o.batch);
   if (batchSize < 1) throw new ImepError('E_USAGE', 'must be at least 1', { field: '--batch' });
-  return { campaignsDir: o.campaignsDir, batchSize, progress: process.stderr, say: out };
+  const servers = o.servers === undefined ? undefined : parseCount('--servers', o.servers);
+  if (servers !== undefined && servers < 1) throw new ImepError('E_USAGE', 'must be at least 1', { field: '--servers' });
+  return { campaignsDir: o.campaignsDir, batchSize, progress: process.stderr, say: out, ...(servers === undefined ? {} : { simulators: { servers } }) };
 }
 
 async function unitArg(dir: string): Promise<string> {
@@ -83,6 +86,7 @@ function positiveN(raw: string): number {
 export function registerCampaign(group: Command): void {
   const dirOpt = ['--campaigns-dir <dir>', 'where evidence units live', 'campaigns'] as const;
   const batchOpt = ['--batch <n>', `episodes stepped together through the policy (rows do not depend on it; default ${DEFAULT_BATCH})`] as const;
+  const serversOpt = ['--servers <k>', 'simulator servers IMEP starts for a bridged simulator; slot s steps on server s mod k, all k at once (rows do not depend on it; default 1)'] as const;
 
   group
     .command('run')
@@ -91,6 +95,7 @@ export function registerCampaign(group: Command): void {
     .option('--through <stage>', 'stop after: seal | closeout (adjudicate with a recorded same-operator override, cross-check, close out, report)', 'seal')
     .option(...dirOpt)
     .option(...batchOpt)
+    .option(...serversOpt)
     .option('--shard <i/N>', 'run only shard i of N (0-based; by unit) into <unit>.shards/ — merged by the cluster layer')
     .action(async (file: string, o: CommonOpts & { through: string; shard?: string }) => {
       const through = parseChoice<Through>('--through', o.through, ['seal', 'closeout']);
@@ -103,10 +108,12 @@ export function registerCampaign(group: Command): void {
     .argument('<unit>', 'the unit folder')
     .option('--through <stage>', 'stop after: seal | closeout', 'seal')
     .option(...batchOpt)
-    .action(async (unit: string, o: { through: string; batch?: string }) => {
+    .option(...serversOpt)
+    .action(async (unit: string, o: { through: string; batch?: string; servers?: string }) => {
       const through = parseChoice<Through>('--through', o.through, ['seal', 'closeout']);
       const dir = await unitArg(unit);
-      await resumeCampaign(dir, { ...options({ campaignsDir: join(dir, '..'), ...(o.batch === undefined ? {} : { batch: o.batch }) }), through });
+      const given = { ...(o.batch === undefined ? {} : { batch: o.batch }), ...(o.servers === undefined ? {} : { servers: o.servers }) };
+      await resumeCampaign(dir, { ...options({ campaignsDir: join(dir, '..'), ...given }), through });
     });
 
   group

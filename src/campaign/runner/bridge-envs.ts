@@ -180,12 +180,28 @@ async function preflightSpecs(pool: BridgeServerPool, protocol: Protocol, ctx: S
   return specs;
 }
 
+/**
+ * Refuses more than one server where IMEP starts none — in-process lite simulators, or a server the user started at
+ * `simulator.endpoint` (campaign run calls it before anything is written; openSimulators again).
+ */
+export function checkServerCount(protocol: Protocol, file: string, servers: number | undefined): void {
+  const sim = protocol.simulator;
+  const inProcess = sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process';
+  const attached = sim.kind === 'sim-bridge' ? sim.endpoint : undefined;
+  if ((servers ?? 1) <= 1 || (!inProcess && attached === undefined)) return;
+  const why = inProcess ? 'runs the lite simulators in process: there are no servers to start' : `connects to the one server you started at ${attached}: IMEP starts none`;
+  throw new ImepError('E_USAGE', `${servers} simulator servers asked for, but the protocol's simulator ${why}`, {
+    file,
+    field: '--servers',
+    hint: inProcess ? 'drop --servers, or use a protocol whose simulator is { kind: lite, transport: bridge }' : 'drop --servers',
+  });
+}
+
 /** Opens the simulators a protocol names (servers started or attached, every environment checked). */
 export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, options: SimulatorOptions = {}): Promise<Simulators> {
   const sim = protocol.simulator;
-  if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') {
-    return { envs: inProcessLiteEnvs, description: null, summary: () => null, close: async () => undefined };
-  }
+  checkServerCount(protocol, ctx.file, options.servers);
+  if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') return { envs: inProcessLiteEnvs, description: null, summary: () => null, close: async () => undefined };
   const { pool, description } = await openPool(protocol, ctx, options);
   let specs: Map<string, EnvSpec>;
   try {

@@ -23,6 +23,7 @@ import { formatStatus, unitStatus } from '../status.js';
 import { unitPaths } from '../unit-layout.js';
 import { lockUnit } from '../unit-lock.js';
 import { readUnitState } from '../unit-state.js';
+import { checkServerCount } from './bridge-envs.js';
 import { batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';
 import { adjudicateStep, closeoutStep, crossCheckStep, defaultReportDir, QUICK_START_OVERRIDE, reportStep } from './post-seal.js';
@@ -170,6 +171,7 @@ async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider:
 export async function runCampaign(file: string, opts: RunCampaignOptions): Promise<string> {
   batchOf(opts);
   const c = await openCampaign(file, opts);
+  if (opts.envs === undefined) checkServerCount(c.protocol, c.file, opts.simulators?.servers);
   let provider: PolicyProvider | null = null;
   if (!(await exists(c.dir))) {
     provider = await createAndPrecommit(c, opts);

@@ -67,6 +67,35 @@ describe('openSimulators', () => {
     }
   });
 
+  it('refuses more than one server where IMEP starts none (in-process lite, an attached endpoint), naming --servers', async () => {
+    const lite = await refusal(openSimulators(protocol('{ kind: lite }', 'ShellGameTouch-lite', '[rgb, toolPosition]', '[success]'), { file: FILE, roots: ROOTS }, { servers: 3 }));
+    expect([lite.code, lite.field, lite.message]).toEqual(['E_USAGE', '--servers', "3 simulator servers asked for, but the protocol's simulator runs the lite simulators in process: there are no servers to start"]);
+    const endpoint = 'ipc:///nonexistent/imep-test.sock';
+    const attached = await refusal(openSimulators(protocol(`{ kind: sim-bridge, adapter: replay, endpoint: "${endpoint}" }`, 'replay/tiny', '[image, state]'), { file: FILE, roots: ROOTS }, { servers: 2 }));
+    expect([attached.code, attached.field, attached.message]).toEqual(['E_USAGE', '--servers', `2 simulator servers asked for, but the protocol's simulator connects to the one server you started at ${endpoint}: IMEP starts none`]);
+    // one server is what those simulators have: accepted
+    const one = await openSimulators(protocol('{ kind: lite }', 'ShellGameTouch-lite', '[rgb, toolPosition]', '[success]'), { file: FILE, roots: ROOTS }, { servers: 1 });
+    expect(one.envs).toBe(inProcessLiteEnvs);
+  });
+
+  it('lite over the bridge with servers: 2: two servers started; their environments reset as in process', async () => {
+    const p = protocol('{ kind: lite, transport: bridge }', 'ShellGameTouch-lite', '[rgb, toolPosition]', '[success]');
+    const sims = await openSimulators(p, { file: FILE, roots: ROOTS }, { servers: 2 });
+    try {
+      expect(sims.description).toBe('lite simulators over the bridge: 2 `imep sim serve lite` servers started by IMEP');
+      const task = taskContexts(p).get('ShellGameTouch-lite') as TaskContext;
+      const envs = [0, 1, 2].map((slot) => sims.envs(task, slot));
+      const firsts = await Promise.all(envs.map((e, slot) => e.reset({ seed: slot })));
+      const local = await Promise.all([0, 1, 2].map((slot) => inProcessLiteEnvs(task, slot).reset({ seed: slot })));
+      expect(firsts.map((r) => r.info)).toEqual(local.map((r) => r.info));
+      expect(firsts.map((r) => r.evaluator['seed'])).toEqual([0, 1, 2]);
+      for (const e of envs) await e.close();
+      expect(sims.summary()).toBe('0 restarts, failed calls: none');
+    } finally {
+      await sims.close();
+    }
+  }, 30_000);
+
   it('sim-bridge replay: one supervised python3 -m imep_sim_bridge server; envs carry the spec the server declared', async () => {
     const p = protocol(replaySim, 'replay/tiny', '[image, state]');
     const sims = await openSimulators(p, { file: FILE, roots: ROOTS });

@@ -3,12 +3,13 @@
  * it awaits any, then takes the results in slot order — so the rows are those of a run that awaited each step in
  * turn, whatever order the steps finish in.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeLiteEnv } from '../../../src/bridges/lite/registry.js';
 import type { NdArray, ResetRequest, SimEnvironment, StepResult } from '../../../src/bridges/sim-environment.js';
 import { runCampaign, type EnvProvider } from '../../../src/campaign/runner/index.js';
+import { isImepError } from '../../../src/core/errors.js';
 import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
 
 /** An environment behind a pretend bridge: its step answers after a delay that shrinks with the slot's index, so later slots finish first. */
@@ -55,4 +56,14 @@ describe('episode loop: bridged steps in flight together', () => {
     expect(rows(slow)).toBe(rows(plain));
   });
 
+  it('refuses --servers on in-process simulators before anything is written', async () => {
+    const box = sandbox();
+    const file = writeProtocol(box, 'p.yaml', blackoutYaml({ n: 2, sha: box.checkpointSha }));
+    const err = await runCampaign(file, scriptedOptions(box, 'shell', { simulators: { servers: 3 } })).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(isImepError(err) && [err.code, err.field]).toEqual(['E_USAGE', '--servers']);
+    expect(existsSync(box.campaigns)).toBe(false);
+  });
 });
