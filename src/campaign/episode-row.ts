@@ -104,7 +104,11 @@ export type EpisodeRow = z.infer<typeof EpisodeRowSchema>;
 /** The non-deterministic side line for one row (`rows/timings.jsonl`). */
 export const EpisodeTimingSchema = z.object({
   seq: z.number().int().nonnegative(),
-  /** Milliseconds spent in the simulator, the policy runtime, the bank + intervention hook, and in total. */
+  /**
+   * Milliseconds spent in the simulator, the policy runtime, the bank + intervention hook, and in total. A bridged
+   * step counts its own round trip, which overlaps the other slots' steps of the batch (bridges/send-steps.ts), so
+   * the rows' sums can exceed the run's wall time.
+   */
   simMs: z.number().nonnegative(),
   policyMs: z.number().nonnegative(),
   bankMs: z.number().nonnegative(),
