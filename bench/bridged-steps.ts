@@ -58,6 +58,8 @@ const cpuOf = (pid: number | undefined): number => {
   return (Number(f[11]) + Number(f[12])) / 100; // utime + stime, clock ticks of 10 ms
 };
 const pool = await BridgePool.start(SERVERS, { stepMs: 30_000 });
+/** CPU seconds of every server process so far. */
+const serversCpu = (): number => pool.pids().reduce<number>((sum, pid) => sum + cpuOf(pid), 0);
 try {
   const reference = rowsOf(await runCampaign(file, { ...quiet, campaignsDir: join(dir, 'ref'), batchSize: BATCH }));
   const steps = reference.trimEnd().split('\n').reduce((n, l) => n + (JSON.parse(l) as { steps: number }).steps, 0);
@@ -66,13 +68,13 @@ try {
   const load0 = loadavg()[0] as number;
   for (let pass = 0; pass < PASSES; pass++) {
     for (const [arm, envs] of [['in turn', inTurn(pool.envs())], ['together', pool.envs()]] as const) {
-      const server0 = pool.pids().reduce((s, p) => s + cpuOf(p), 0);
+      const server0 = serversCpu();
       const self0 = process.cpuUsage();
       const t0 = performance.now();
       const unit = await runCampaign(file, { ...quiet, campaignsDir: join(dir, `${arm}-${pass}`), batchSize: BATCH, envs });
       const seconds = (performance.now() - t0) / 1000;
       const self = process.cpuUsage(self0);
-      const r = { seconds, serverCpu: pool.pids().reduce((s, p) => s + cpuOf(p), 0) - server0, selfCpu: (self.user + self.system) / 1e6 };
+      const r = { seconds, serverCpu: serversCpu() - server0, selfCpu: (self.user + self.system) / 1e6 };
       if ((best.get(arm)?.seconds ?? Infinity) > seconds) best.set(arm, r);
       identical.set(arm, (identical.get(arm) ?? true) && rowsOf(unit) === reference);
     }

@@ -145,7 +145,8 @@ describe('BridgeServerPool', () => {
     // resets sent together too: each server makes and resets its three environments in turn
     const firsts = await Promise.all(remote.map((e, slot) => e.reset({ seed: 40 + slot })));
     const localFirsts = await Promise.all(local.map((e, slot) => e.reset({ seed: 40 + slot })));
-    expect(firsts.map((r) => r.info)).toEqual(localFirsts.map((r) => r.info));
+    expect(firsts.map((r) => r.firstFrameHash)).toEqual(localFirsts.map((r) => r.firstFrameHash));
+    expect(new Set(firsts.map((r) => r.firstFrameHash)).size).toBe(6); // six seeds, six first frames
     for (let t = 0; t < 3; t++) {
       const act = (slot: number) => ndarray('float32', [2], Float32Array.of(0.1 * slot - 0.2, 0.05 * t));
       const sent = sendSteps(remote, act);

@@ -87,7 +87,8 @@ describe('openSimulators', () => {
       const envs = [0, 1, 2].map((slot) => sims.envs(task, slot));
       const firsts = await Promise.all(envs.map((e, slot) => e.reset({ seed: slot })));
       const local = await Promise.all([0, 1, 2].map((slot) => inProcessLiteEnvs(task, slot).reset({ seed: slot })));
-      expect(firsts.map((r) => r.info)).toEqual(local.map((r) => r.info));
+      expect(firsts.map((r) => r.firstFrameHash)).toEqual(local.map((r) => r.firstFrameHash));
+      expect(firsts.every((r) => typeof r.firstFrameHash === 'string' && r.firstFrameHash.length === 64)).toBe(true);
       expect(firsts.map((r) => r.evaluator['seed'])).toEqual([0, 1, 2]);
       for (const e of envs) await e.close();
       expect(sims.summary()).toBe('0 restarts, failed calls: none');
