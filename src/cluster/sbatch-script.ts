@@ -61,15 +61,20 @@ export function checkPartition(partition: string): string {
   return partition;
 }
 
-/** A path that goes into an #SBATCH line: no whitespace, '%' doubled (SLURM's filename patterns). */
-function directivePath(path: string, field: string): string {
+/** A path that goes into an #SBATCH line as it is: no whitespace or quotes, which #SBATCH lines cannot carry. */
+function directiveDir(path: string, field: string): string {
   if (/[\s"'\\]/.test(path)) {
     throw new ImepError('E_USAGE', `the path ${JSON.stringify(path)} has whitespace or quotes, which #SBATCH lines cannot carry`, {
       field,
       hint: 'keep the campaigns directory and working directory on paths without spaces',
     });
   }
-  return path.replace(/%/g, '%%');
+  return path;
+}
+
+/** A path in an #SBATCH filename pattern (--output, --error): '%' doubled, as SLURM reads '%x' as a pattern there. --chdir takes none. */
+function directivePath(path: string, field: string): string {
+  return directiveDir(path, field).replace(/%/g, '%%');
 }
 
 export function sbatchScript(o: SbatchInput): string {
@@ -90,7 +95,7 @@ export function sbatchScript(o: SbatchInput): string {
     `#SBATCH --array=${arraySpec(o.shards)}`,
     '#SBATCH --ntasks=1',
     `#SBATCH --cpus-per-task=${o.cpusPerTask}`,
-    `#SBATCH --chdir=${directivePath(o.chdir, 'cwd')}`,
+    `#SBATCH --chdir=${directiveDir(o.chdir, 'cwd')}`,
     `#SBATCH --output=${log('out')}`,
     `#SBATCH --error=${log('err')}`,
   ];

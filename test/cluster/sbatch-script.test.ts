@@ -58,6 +58,10 @@ describe('cluster: the sbatch array script', () => {
     expect(() => sbatchScript({ ...base, partition: 'a b' })).toThrow(/not a partition name/);
     expect(() => sbatchScript({ ...base, logsDir: '/my campaigns/x.shards/logs' })).toThrow(/whitespace/);
     expect(sbatchScript({ ...base, unitDir: '/d/100%', logsDir: '/d/100%.shards/logs' })).toContain('--output=/d/100%%.shards/logs/');
+    // --chdir takes no filename patterns (man sbatch): its '%' stays single, or SLURM chdirs to a folder that does not exist
+    const inPercent = sbatchScript({ ...base, chdir: '/runs/100%d' }).split('\n');
+    expect(inPercent).toContain('#SBATCH --chdir=/runs/100%d');
+    expect(() => sbatchScript({ ...base, chdir: '/my runs' })).toThrow(/whitespace/);
     expect(shellQuote("it's")).toBe(`'it'\\''s'`);
     expect(shellQuote('/usr/bin/node')).toBe('/usr/bin/node');
   });
