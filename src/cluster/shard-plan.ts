@@ -101,15 +101,15 @@ export function manifestHash(
   });
 }
 
-/** Checks a requested shard count against a plan's units (E_USAGE with the fix). */
-export function checkShardCount(count: number, units: number): void {
+/** Checks a requested shard count against a plan's units (E_USAGE with the fix, for `--shards N` or `--shard i/N`). */
+export function checkShardCount(count: number, units: number, field: '--shards' | '--shard' = '--shards'): void {
   if (!Number.isSafeInteger(count) || count < 1) {
-    throw new ImepError('E_USAGE', `the shard count must be a positive integer, got ${String(count)}`, { field: '--shards' });
+    throw new ImepError('E_USAGE', `the shard count must be a positive integer, got ${String(count)}`, { field });
   }
   if (count > units) {
     throw new ImepError('E_USAGE', `${count} shards for ${units} unit${units === 1 ? '' : 's'}: every shard needs at least one unit (a task–seed scope with all its conditions and attempts, never split)`, {
-      field: '--shards',
-      hint: `use --shards ${units} or fewer`,
+      field,
+      hint: field === '--shards' ? `use --shards ${units} or fewer` : `use --shard I/${units} or fewer shards (the cluster's status and merge refuse more)`,
     });
   }
 }

@@ -5,6 +5,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { checkShardCount, planUnits } from '../../cluster/shard-plan.js';
 import { ImepError } from '../../core/errors.js';
 import { episodesPerUnit, type PlannedEpisode } from '../../protocol/plan.js';
 import { NEXT_COMMAND } from '../lifecycle.js';
@@ -26,6 +27,8 @@ export async function runShard(c: Campaign, spec: ShardSpec, opts: CampaignOptio
       hint: `next: ${NEXT_COMMAND[snap.state]} ${c.dir}`,
     });
   }
+  // as `cluster plan` does: a shard without a unit would leave a split that status and merge refuse, rows stranded
+  checkShardCount(spec.count, planUnits(c.plan).length, '--shard');
   const include = shardFilter(c.plan.episodes, spec);
   const mine = c.plan.episodes.filter((e) => include({ task: e.task, seed: e.seed, scopeId: e.scopeId, episodes: [] }));
   const operator = opts.operator ?? currentOperator();

@@ -23,6 +23,7 @@ import { formatStatus, unitStatus } from '../status.js';
 import { unitPaths } from '../unit-layout.js';
 import { lockUnit } from '../unit-lock.js';
 import { readUnitState } from '../unit-state.js';
+import { checkShardCount, planUnits } from '../../cluster/shard-plan.js';
 import { checkServerCount } from './bridge-envs.js';
 import { batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';
@@ -172,6 +173,7 @@ export async function runCampaign(file: string, opts: RunCampaignOptions): Promi
   batchOf(opts);
   const c = await openCampaign(file, opts);
   if (opts.envs === undefined) checkServerCount(c.protocol, c.file, opts.simulators?.servers);
+  if (opts.shard !== undefined) checkShardCount(opts.shard.count, planUnits(c.plan).length, '--shard');
   let provider: PolicyProvider | null = null;
   if (!(await exists(c.dir))) {
     provider = await createAndPrecommit(c, opts);

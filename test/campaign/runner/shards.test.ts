@@ -35,6 +35,22 @@ describe('campaign runner: shards and small runs', () => {
     expect(existsSync(join(unit, 'rows/rows.jsonl'))).toBe(false);
   });
 
+  it('refuses more shards than units before anything is written (cluster status and merge would refuse the split)', async () => {
+    const box = sandbox();
+    const file = writeProtocol(box, 'p.yaml', blackoutYaml({ n: 2, sha: box.checkpointSha }));
+    const err = await runCampaign(file, { ...scriptedOptions(box, 'shell'), shard: parseShard('0/3') }).then(
+      () => null,
+      (e: unknown) => e as { code?: string; field?: string; message?: string; hint?: string },
+    );
+    expect([err?.code, err?.field, err?.message, err?.hint]).toEqual([
+      'E_USAGE',
+      '--shard',
+      '3 shards for 2 units: every shard needs at least one unit (a task–seed scope with all its conditions and attempts, never split)',
+      "use --shard I/2 or fewer shards (the cluster's status and merge refuse more)",
+    ]);
+    expect(existsSync(box.campaigns)).toBe(false);
+  });
+
   it('rejects malformed shard specs', () => {
     expect(() => parseShard('3/3')).toThrow(/0 ≤ i < N/);
     expect(() => parseShard('a/b')).toThrow();
