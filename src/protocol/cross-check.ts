@@ -34,8 +34,13 @@ function checkEpisodes(ctx: CheckContext): void {
   if (p.attempts && p.attempts.registered > p.attempts.count) {
     ctx.push(['attempts', 'registered'], `attempt ${p.attempts.registered} is registered but only ${p.attempts.count} attempt(s) run`, 'set registered ≤ count');
   }
+  const firstAt = new Map<number, number>();
   p.chains?.registered.forEach((pos, i) => {
     if (pos > (p.chains?.length ?? 0)) ctx.push(['chains', 'registered', i], `chain position ${pos} exceeds the chain length ${p.chains?.length}`, 'list positions between 1 and length');
+    const first = firstAt.get(pos);
+    // a repeat changes nothing the adjudication pools, but it changes the frozen protocol's hash
+    if (first !== undefined) ctx.push(['chains', 'registered', i], `chain position ${pos} is listed twice (also chains.registered[${first}])`, 'list every position once');
+    else firstAt.set(pos, i);
   });
 }
 

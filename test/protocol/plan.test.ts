@@ -101,6 +101,17 @@ describe('plan', () => {
     expect(plan.episodes.length).toBe((3 + 3) * 2 * 3);
   });
 
+  it('refuses a chain position registered twice, naming it and its first listing', () => {
+    const text = BASE.replace('attempts:\n  count: 1\n  registered: 1\n', 'chains:\n  length: 3\n  registered: [2, 2, 1]\n');
+    let line = '';
+    try {
+      parseProtocol(text, 'dup.yaml');
+    } catch (e) {
+      line = (e as { oneLine(): string }).oneLine();
+    }
+    expect(line).toMatch(/dup\.yaml.*chains\.registered\[1\].*chain position 2 is listed twice \(also chains\.registered\[0\]\).*list every position once/);
+  });
+
   it('the plan hash binds the protocol hash', () => {
     const a = buildPlan(parseProtocol(BASE, 'a.yaml').protocol);
     const b = buildPlan(parseProtocol(BASE.replace('margin: 0.1', 'margin: 0.2'), 'a.yaml').protocol);
