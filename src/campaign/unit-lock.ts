@@ -5,18 +5,42 @@
  *
  * The lock lives outside the unit folder (`<unit>.lock`, `<unit>.shards/shard-i-of-N.lock`), so it is never part
  * of what is sealed. A lock whose holder is gone (same host, pid no longer running: a crash, kill -9, a node
- * reboot's recycled namespace) is taken over, and the takeover says whose it was; a lock held on another host
- * cannot be checked from here and is refused with the holder named and how to clear it.
+ * reboot's recycled namespace) is taken over, and the takeover says whose it was. A lock held on another host is
+ * refused with the holder named and how to clear it — unless a remote-holder check (setRemoteHolderCheck; the
+ * cluster layer registers one that asks SLURM about the holder's job) says the holder is gone.
+ *
+ * A process holding locks removes them when it is told to stop (SIGTERM — what scancel, preemption and a time
+ * limit send first — or SIGINT) and exits with 128 + the signal's number, as it would have without the handler.
  */
+import { readFileSync, unlinkSync } from 'node:fs';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { ImepError } from '../core/errors.js';
 
-interface Holder {
+export interface Holder {
   readonly pid: number;
   readonly host: string;
   readonly startedAt: string;
   readonly command: string;
+  /** The SLURM job the holder ran as (`<array job>_<task>`, or the job id), when it ran under SLURM. */
+  readonly slurmJob?: string;
+}
+
+/** Whether a lock's holder on another host is gone: true (take the lock over), false (alive), null (cannot tell). */
+export type RemoteHolderCheck = (holder: Holder) => Promise<boolean | null>;
+
+let remoteHolderCheck: RemoteHolderCheck | null = null;
+
+/** Registers how holders on other hosts are checked (null: they never are, and their locks are refused). */
+export function setRemoteHolderCheck(check: RemoteHolderCheck | null): void {
+  remoteHolderCheck = check;
+}
+
+/** A process's SLURM job (`<array job>_<task>`, or the job id), from the environment SLURM gives its tasks. */
+export function slurmJobOf(env: NodeJS.ProcessEnv): string | undefined {
+  const array = env['SLURM_ARRAY_JOB_ID'], task = env['SLURM_ARRAY_TASK_ID'];
+  if (array !== undefined && task !== undefined) return `${array}_${task}`;
+  return env['SLURM_JOB_ID'];
 }
 
 export interface UnitLock {
@@ -41,9 +65,17 @@ function alive(pid: number): boolean {
 
 async function readHolder(file: string): Promise<Holder | null> {
   try {
-    const h = JSON.parse(await readFile(file, 'utf8')) as Partial<Holder>;
+    return holderOf(await readFile(file, 'utf8'));
+  } catch {
+    return null; // missing, or half written by a holder that died while writing it
+  }
+}
+
+function holderOf(text: string): Holder | null {
+  try {
+    const h = JSON.parse(text) as Partial<Holder>;
     if (typeof h.pid !== 'number' || typeof h.host !== 'string') return null;
-    return { pid: h.pid, host: h.host, startedAt: String(h.startedAt ?? '?'), command: String(h.command ?? '?') };
+    return { pid: h.pid, host: h.host, startedAt: String(h.startedAt ?? '?'), command: String(h.command ?? '?'), ...(typeof h.slurmJob === 'string' ? { slurmJob: h.slurmJob } : {}) };
   } catch {
     return null; // missing, or half written by a holder that died while writing it
   }
@@ -71,18 +103,23 @@ async function tryCreate(file: string, me: Holder): Promise<boolean> {
  * E_OUT_OF_ORDER naming the live holder.
  */
 export async function acquireLock(file: string, what: string): Promise<UnitLock> {
-  const me: Holder = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), command: process.argv.slice(2).join(' ') };
+  const slurmJob = slurmJobOf(process.env);
+  const me: Holder = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), command: process.argv.slice(2).join(' '), ...(slurmJob === undefined ? {} : { slurmJob }) };
   let tookOverFrom: Holder | null = null;
   for (let tries = 0; tries < 3; tries++) {
     if (!heldHere.has(file) && (await tryCreate(file, me))) return lockOf(file, me, tookOverFrom);
     const holder = await readHolder(file);
-    if (holder !== null && holder.host !== me.host) {
-      throw new ImepError('E_OUT_OF_ORDER', `${what} is being written by pid ${holder.pid} on host ${holder.host} (since ${holder.startedAt}: imep ${holder.command})`, {
+    const remote = holder !== null && holder.host !== me.host;
+    // another host's holder is taken over only when the registered check says it is gone
+    const remoteGone = remote && remoteHolderCheck !== null && (await remoteHolderCheck(holder)) === true;
+    if (remote && !remoteGone) {
+      const job = holder.slurmJob === undefined ? '' : `, SLURM job ${holder.slurmJob}`;
+      throw new ImepError('E_OUT_OF_ORDER', `${what} is being written by pid ${holder.pid} on host ${holder.host}${job} (since ${holder.startedAt}: imep ${holder.command})`, {
         file,
         hint: `wait for it to finish; if that process is gone, remove ${file} and run again`,
       });
     }
-    if (heldHere.has(file) || (holder !== null && holder.pid !== me.pid && alive(holder.pid))) {
+    if (!remoteGone && (heldHere.has(file) || (holder !== null && holder.pid !== me.pid && alive(holder.pid)))) {
       throw new ImepError('E_OUT_OF_ORDER', `${what} is being written by another imep ${holder === null || holder.pid === me.pid ? 'run in this process' : `process (pid ${holder.pid}, since ${holder.startedAt}: imep ${holder.command})`}`, {
         file,
         hint: `wait for it to finish (two writers of one unit would append the same rows twice); if pid ${holder?.pid ?? '?'} is not that imep process (the machine restarted and the number was reused), remove ${file}`,
@@ -112,8 +149,39 @@ export function lockShard(shardDir: string, what: string): Promise<UnitLock> {
   return acquireLock(`${shardDir}.lock`, what);
 }
 
+/** The signals after which a holder removes its locks before it exits (what scancel, preemption and time limits send first). */
+const STOP_SIGNALS = { SIGTERM: 15, SIGINT: 2 } as const;
+let stopHandlers = false;
+/** Each held lock's holder, to remove only what is still this process's when a stop signal comes. */
+const holders = new Map<string, Holder>();
+
+function removeHeldLocksNow(): void {
+  for (const [file, me] of holders) {
+    try {
+      const h = holderOf(readFileSync(file, 'utf8'));
+      if (h !== null && h.pid === me.pid && h.host === me.host && h.startedAt === me.startedAt) unlinkSync(file);
+    } catch {
+      // already gone, or unreadable: nothing of ours to remove
+    }
+  }
+  holders.clear();
+}
+
+function removeLocksOnStop(): void {
+  if (stopHandlers) return;
+  stopHandlers = true;
+  for (const [signal, number] of Object.entries(STOP_SIGNALS)) {
+    process.once(signal as NodeJS.Signals, () => {
+      removeHeldLocksNow();
+      process.exit(128 + number);
+    });
+  }
+}
+
 function lockOf(file: string, me: Holder, tookOverFrom: Holder | null): UnitLock {
   heldHere.add(file);
+  holders.set(file, me);
+  removeLocksOnStop();
   let released = false;
   return {
     file,
@@ -122,6 +190,7 @@ function lockOf(file: string, me: Holder, tookOverFrom: Holder | null): UnitLock
       if (released) return;
       released = true;
       heldHere.delete(file);
+      holders.delete(file);
       const holder = await readHolder(file);
       if (holder !== null && holder.pid === me.pid && holder.host === me.host && holder.startedAt === me.startedAt) await unlink(file).catch(() => undefined);
     },

@@ -18,9 +18,11 @@ import { join } from 'node:path';
 import { ImepError, isImepError } from '../core/errors.js';
 import { appendJsonLine, repairTornTail } from '../campaign/durable-append.js';
 import { currentOperator } from '../campaign/operator.js';
+import { setRemoteHolderCheck, slurmJobOf, type RemoteHolderCheck } from '../campaign/unit-lock.js';
 import { DEFAULT_BATCH, runCampaign, type CampaignOptions, type EnvProvider, type ShardSpec } from '../campaign/runner/index.js';
 import { clusterPaths, sessionFile } from './cluster-layout.js';
 import { openClusterUnit, readShardPlanRecord, shardRowsDone } from './cluster-unit.js';
+import { Slurm, slurmHolderCheck } from './slurm.js';
 import { assertShardable } from './submit.js';
 
 export interface ShardRunOptions {
@@ -32,6 +34,8 @@ export interface ShardRunOptions {
   readonly root?: string;
   readonly say?: (line: string) => void;
   readonly now?: () => Date;
+  /** How a shard lock held on another host is checked (default: SLURM's squeue, slurmHolderCheck). */
+  readonly holderCheck?: RemoteHolderCheck;
 }
 
 export interface ShardRunResult {
@@ -63,6 +67,9 @@ export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: Sha
     throw new ImepError('E_USAGE', `the unit is split into ${recorded.count} shards (cluster/shards.json), not ${spec.count}`, { field: '--shard', hint: `use --shard I/${recorded.count}` });
   }
   const cuda = env['CUDA_VISIBLE_DEVICES'] ?? null;
+  // a shard lock left on another node by a task SLURM stopped (scancel after SIGKILL, node failure, a requeue) is
+  // taken over once SLURM no longer runs that task; without this, every resubmission of the shard would be refused
+  setRemoteHolderCheck(opts.holderCheck ?? slurmHolderCheck(new Slurm(), slurmJobOf(env)));
   const file = sessionFile(unit.dir, spec.index, spec.count);
   await mkdir(clusterPaths(unit.dir).taskSessions, { recursive: true }).catch((e: unknown) => {
     throw new ImepError('E_IO', 'cannot create the sessions folder', { file: clusterPaths(unit.dir).taskSessions, cause: e });

@@ -6,6 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { ImepError } from '../core/errors.js';
+import type { RemoteHolderCheck } from '../campaign/unit-lock.js';
 
 export interface CommandResult {
   /** Exit status; 127 when the program is not installed. */
@@ -113,4 +114,24 @@ export class Slurm {
     const r = await this.run('scancel', [task === undefined ? jobId : `${jobId}_${task}`]);
     if (r.code !== 0) throw new ImepError('E_CLUSTER', `scancel failed: ${firstLine(r.stderr) || `exit ${r.code}`}`);
   }
+}
+
+/**
+ * Whether a lock's holder on another host is gone, from SLURM (unit-lock.ts RemoteHolderCheck; shard-run registers
+ * it): a holder that ran as SLURM job J is gone when J is this process's own job (a requeued task runs one instance
+ * at a time: the holder was its earlier run), or when squeue no longer lists J or lists it in a state that is not
+ * active (CANCELLED, TIMEOUT, PREEMPTED, NODE_FAIL, …). Null — cannot tell, the lock stays refused — when the holder
+ * did not run under SLURM or squeue cannot answer.
+ */
+export function slurmHolderCheck(slurm: Slurm, ownJob: string | undefined): RemoteHolderCheck {
+  return async (holder) => {
+    if (holder.slurmJob === undefined) return null;
+    if (holder.slurmJob === ownJob) return true;
+    try {
+      const states = await slurm.squeue([holder.slurmJob]);
+      return !states.some((t) => ACTIVE_STATES.has(t.state));
+    } catch {
+      return null;
+    }
+  };
 }

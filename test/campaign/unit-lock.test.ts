@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isImepError } from '../../src/core/errors.js';
-import { acquireLock } from '../../src/campaign/unit-lock.js';
+import { acquireLock, setRemoteHolderCheck, type Holder } from '../../src/campaign/unit-lock.js';
 import { precommitCampaign, RowSink, runCampaign } from '../../src/campaign/runner/index.js';
 import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from './runner/helpers.js';
 
@@ -52,6 +52,55 @@ describe('unit lock', () => {
     expect(err.code).toBe('E_OUT_OF_ORDER');
     expect(err.message).toMatch(/shard 1\/4 of u is being written by pid 1 on host node-17 .*cluster shard-run u --shard 1\/4/);
     expect(existsSync(remote)).toBe(true); // untouched
+  });
+
+  it('another host\'s lock is taken over only when the registered remote check says its holder is gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'imep-lock-'));
+    const file = join(dir, 'shard.lock');
+    const held = { pid: 4242, host: 'node-17', startedAt: '2026-01-01T00:00:00Z', command: 'cluster shard-run u --shard 1/4', slurmJob: '812_1' };
+    const asked: Holder[] = [];
+    try {
+      for (const answer of [false, null]) {
+        writeFileSync(file, JSON.stringify(held));
+        setRemoteHolderCheck(async (h) => {
+          asked.push(h);
+          return answer;
+        });
+        const err = await errOf(acquireLock(file, 'shard 1/4 of u'));
+        expect([err.code, err.message]).toEqual(['E_OUT_OF_ORDER', 'shard 1/4 of u is being written by pid 4242 on host node-17, SLURM job 812_1 (since 2026-01-01T00:00:00Z: imep cluster shard-run u --shard 1/4)']);
+        expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(held); // untouched
+      }
+      setRemoteHolderCheck(async (h) => {
+        asked.push(h);
+        return true;
+      });
+      const lock = await acquireLock(file, 'shard 1/4 of u');
+      expect(lock.tookOverFrom).toEqual(held);
+      expect(JSON.parse(readFileSync(file, 'utf8')).pid).toBe(process.pid);
+      await lock.release();
+      expect(asked).toEqual([held, held, held]);
+    } finally {
+      setRemoteHolderCheck(null);
+    }
+  });
+
+  it('a holder told to stop (SIGTERM, SIGINT) removes its locks and exits with 128 + the signal', async () => {
+    const { spawn } = await import('node:child_process');
+    const dist = join(process.cwd(), 'dist/campaign/unit-lock.js');
+    for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
+      const dir = mkdtempSync(join(tmpdir(), 'imep-lock-'));
+      const file = join(dir, 'u.lock');
+      const other = join(dir, 'other.lock');
+      writeFileSync(other, 'someone else\n');
+      const child = spawn(process.execPath, ['-e', `import(${JSON.stringify(dist)}).then(async (m) => { await m.acquireLock(${JSON.stringify(file)}, 'unit u'); process.stdout.write('held\\n'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((resolve) => child.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
+      expect(JSON.parse(readFileSync(file, 'utf8')).pid).toBe(child.pid);
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+      child.kill(signal);
+      expect(await exited).toBe(code);
+      expect(existsSync(file)).toBe(false);
+      expect(readFileSync(other, 'utf8')).toBe('someone else\n'); // only its own locks
+    }
   });
 
   it('two runs of one unit at once: one refuses, the other writes every row once', async () => {
