@@ -83,6 +83,15 @@ class SimUnavailable(BridgeError):
         self.package = package
 
 
+class SimNotConfigured(SimUnavailable):
+    """The simulator package is installed but cannot be imported unattended (e.g. its config file is missing)."""
+
+    def __init__(self, adapter: str, package: str, problem: str) -> None:
+        BridgeError.__init__(self, f"adapter '{adapter}' cannot import '{package}': {problem}")
+        self.adapter = adapter
+        self.package = package
+
+
 class BridgeTimeout(BridgeError):
     """A server→client callback (memory.read) got no reply before its deadline."""
 

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import io
 import math
+import os
+import pickle
 import sys
 
 import numpy as np
@@ -15,12 +18,17 @@ from imep_sim_bridge.adapters.libero import (
     parse_env_id,
     quat2axisangle,
 )
-from imep_sim_bridge.errors import AdapterError, SimUnavailable
+from imep_sim_bridge.adapters import build_adapters
+from imep_sim_bridge.errors import E_SIM_UNAVAILABLE, AdapterError, SimUnavailable
 from imep_sim_bridge.spec import first_frame_hash, frame_hash, split
 
 
 @pytest.fixture
-def world(monkeypatch):
+def world(monkeypatch, tmp_path):
+    config = tmp_path / "libero-config"
+    config.mkdir()
+    (config / "config.yaml").write_text("init_states: /fake/libero/init_files\n")
+    monkeypatch.setenv("LIBERO_CONFIG_PATH", str(config))
     monkeypatch.delenv("MUJOCO_GL", raising=False)
     monkeypatch.delenv("PYOPENGL_PLATFORM", raising=False)
     w = FakeWorld()
@@ -150,3 +158,109 @@ def test_absent_libero(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "libero", None)
     with pytest.raises(SimUnavailable, match="'libero'"):
         LiberoAdapter().make("libero/libero_object/1", {})
+
+
+# ---- LIBERO's config file: importing libero.libero without it prompts on stdin
+
+
+def test_the_fake_prompts_for_a_missing_config_like_upstream(world, monkeypatch, tmp_path) -> None:
+    """libero/libero/__init__.py asks on stdin when the config is missing: EOF under a supervisor, else it writes one."""
+    config = tmp_path / "no-config"
+    monkeypatch.setenv("LIBERO_CONFIG_PATH", str(config))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # the supervisor's closed stdin
+    with pytest.raises(EOFError, match="EOF when reading a line"):
+        import libero.libero  # noqa: F401
+    monkeypatch.delitem(sys.modules, "libero.libero", raising=False)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("n\n"))
+    import libero.libero  # noqa: F401, F811
+
+    assert "datasets: /fake/libero/../datasets" in (config / "config.yaml").read_text()
+
+
+def test_missing_config_is_sim_unavailable_naming_the_file_and_the_fix(world, monkeypatch, tmp_path) -> None:
+    config = tmp_path / "no-config"
+    monkeypatch.setenv("LIBERO_CONFIG_PATH", str(config))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    with pytest.raises(SimUnavailable) as info:
+        LiberoAdapter().make("libero/libero_spatial/0", {})
+    err = info.value
+    assert err.code == E_SIM_UNAVAILABLE and err.package == "libero"
+    assert err.message.startswith(f"adapter 'libero' cannot import 'libero': LIBERO's config file {config}/config.yaml does not exist")
+    assert 'run `python -c "import libero.libero"` in a terminal and answer the prompt' in err.message
+    for key in ("benchmark_root:", "bddl_files:", "init_states:", "datasets:", "assets:"):
+        assert key in err.message
+    assert f"LIBERO_CONFIG_PATH chooses another directory than {config}" in err.message
+    assert not any(name.startswith("libero") for name in world.finder.imported)  # nothing imported, nothing prompted
+    assert not config.exists()  # nothing written (upstream's import would have created the directory)
+    assert LiberoAdapter().unavailable() == err.message.split(": ", 1)[1]
+
+
+def test_missing_config_default_path_is_home_dot_libero(world, monkeypatch, tmp_path) -> None:
+    monkeypatch.delenv("LIBERO_CONFIG_PATH")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with pytest.raises(SimUnavailable, match=f"LIBERO's config file {tmp_path}/.libero/config.yaml does not exist"):
+        LiberoAdapter().make("libero/libero_spatial/0", {})
+    assert not (tmp_path / ".libero").exists()
+
+
+def test_missing_config_over_the_protocol_is_e_sim_unavailable(world, monkeypatch, tmp_path, serve) -> None:
+    monkeypatch.setenv("LIBERO_CONFIG_PATH", str(tmp_path / "no-config"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    _, client = serve(build_adapters(["libero"]))
+    hello = client.call("hello", {})["body"]
+    assert "config.yaml does not exist" in hello["unavailable"]["libero"]
+    msg = client.call("make", {"env": "libero/libero_spatial/0", "kwargs": {}})
+    assert msg["op"] == "error" and msg["body"]["code"] == "E_SIM_UNAVAILABLE"
+    assert msg["body"]["message"].startswith("adapter 'libero' cannot import 'libero': LIBERO's config file ")
+
+
+# ---- init states: torch.load of pickled numpy arrays (weights_only=True by default from torch 2.6)
+
+
+def init_states_path(task_id: int) -> str:
+    from fakes.libero_fake import TASK_NAMES
+
+    return os.path.join("/fake/libero/init_files", "libero_spatial", f"{TASK_NAMES[task_id]}.pruned_init")
+
+
+def test_upstream_get_task_init_states_fails_under_torch_2_6(world) -> None:
+    """Why the adapter loads them itself: upstream's torch.load(path) hits weights_only=True."""
+    suite = world.get_benchmark_dict()["libero_spatial"]()
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        suite.get_task_init_states(2)
+    world.torch_version = "1.11"
+    assert suite.get_task_init_states(2)[4, 0] == 204.0
+
+
+def test_init_states_load_with_weights_only_false_under_torch_2_6(world) -> None:
+    env = LiberoAdapter().make("libero/libero_spatial/2", {})
+    assert world.load_calls == [(init_states_path(2), False)]
+    (fake,) = world.envs
+    env.reset(7, {}, 4)
+    assert ("set_init_state", 4.0 + 200) in fake.calls
+
+
+def test_init_states_load_without_weights_only_under_old_torch(world) -> None:
+    world.torch_version = "1.11"  # LIBERO's README pins torch 1.11: no weights_only parameter
+    env = LiberoAdapter().make("libero/libero_spatial/3", {})
+    assert world.load_calls == [(init_states_path(3), "absent")]
+    (fake,) = world.envs
+    env.reset(0, {}, 1)
+    assert ("set_init_state", 1.0 + 300) in fake.calls
+
+
+# ---- seeds: env.seed is np.random.seed, which takes 0 … 2^32 − 1
+
+
+def test_seed_above_2_32_is_refused_not_wrapped(world) -> None:
+    env = LiberoAdapter().make("libero/libero_spatial/0", {})
+    (fake,) = world.envs
+    with pytest.raises(AdapterError) as info:
+        env.reset(2**32, {}, 0)
+    assert info.value.message == (
+        "libero/libero_spatial/0: seed 4294967296 is outside 0 … 2^32 − 1 (4294967295), the seeds LIBERO's env.seed "
+        "(np.random.seed) takes; choose one below 2^32 (seeds are not wrapped modulo 2^32: two seeds would then be one episode)"
+    )
+    assert fake.calls == []  # refused before the simulator saw anything
+    raw = env.reset(2**32 - 1, {}, None)
+    assert fake.calls[0] == ("seed", 2**32 - 1) and raw.fields["seed"] == 2**32 - 1

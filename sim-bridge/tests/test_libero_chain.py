@@ -33,6 +33,7 @@ def fake_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
     """The fake LIBERO package first on sys.path, its root written under tmp_path; no module outlives the test."""
     info = write_fixture(tmp_path / "libero-root")
     monkeypatch.setenv("IMEP_FAKE_LIBERO_ROOT", info["root"])
+    monkeypatch.setenv("LIBERO_CONFIG_PATH", info["configPath"])
     clear_gl_env(monkeypatch)
     monkeypatch.syspath_prepend(str(FAKES / "libero_pkg"))
     for name in FAKE_MODULES:
@@ -179,3 +180,36 @@ def test_cli_serves_libero_chain_only_when_named(fake_root: dict, tmp_path: Path
     from imep_sim_bridge.adapters import ADAPTER_NAMES
 
     assert "libero-chain" not in ADAPTER_NAMES  # not a campaign simulator
+
+
+def test_missing_libero_config_is_sim_unavailable_before_any_import(
+    fake_root: dict, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import io
+
+    config = tmp_path / "no-config"
+    monkeypatch.setenv("LIBERO_CONFIG_PATH", str(config))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # the fake libero.libero would prompt: EOFError
+    with pytest.raises(SimUnavailable) as info:
+        LiberoChainAdapter().make(ENV_ID, {"K": 2})
+    assert info.value.code == "E_SIM_UNAVAILABLE"
+    assert info.value.message.startswith(f"adapter 'libero-chain' cannot import 'libero': LIBERO's config file {config}/config.yaml does not exist")
+    fake_dir = FAKES / "libero_pkg" / "libero" / "libero"
+    assert f"benchmark_root: {fake_dir}, bddl_files: {fake_dir}/bddl_files, init_states: {fake_dir}/init_files" in info.value.message
+    assert "libero.libero" not in sys.modules and not config.exists()
+    assert "config.yaml does not exist" in (LiberoChainAdapter().unavailable() or "")
+
+
+def test_executor_seed_above_2_32_is_refused_not_wrapped(fake_root: dict) -> None:
+    env = LiberoChainAdapter().make(ENV_ID, {"K": 2})
+    limit = "is outside 0 … 2^32 − 1 (4294967295), the seeds LIBERO's env.seed (np.random.seed) takes; choose one below 2^32"
+    with pytest.raises(AdapterError) as info:
+        query(env, 1, 0, executor_seed=2**32)
+    assert info.value.message.startswith(f"{ENV_ID}: options.executorSeed 4294967296 {limit}")
+    with pytest.raises(AdapterError) as info:
+        env.reset(2**32, {"role": "query", "object": "bowl", "drawer": 0}, None)
+    assert info.value.message.startswith(f"{ENV_ID}: seed (the default executorSeed) 4294967296 {limit}")
+    # the scene seed only selects the demo (mod the number of demos): any uint is fine with a small executorSeed
+    query(env, 2**40, 0, executor_seed=2**32 - 1)
+    f = env.step(np.array([0], np.float32)).fields
+    assert f["executorSeed"] == 2**32 - 1 and f["demoIndex"] == 2**40 % 3

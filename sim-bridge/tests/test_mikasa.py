@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from fakes import mikasa_fake
-from fakes.common import install
+from fakes.common import Box, install
 from imep_sim_bridge.adapters.mikasa import MikasaAdapter, translate
 from imep_sim_bridge.errors import AdapterError, SimUnavailable
 from imep_sim_bridge.spec import first_frame_hash, split
@@ -180,3 +180,36 @@ def test_joints_refuses_extra_keys_that_may_hold_the_answer() -> None:
     leaky = {**obs, "extra": {**obs["extra"], "oracle_info": FakeTensor(np.array([[2]], np.uint8))}}
     with pytest.raises(AdapterError, match=r"obs\['extra'\] holds 'oracle_info'.*only tcp_pose"):
         flatten_joints(leaky)
+
+
+def test_seed_above_2_32_is_refused_not_wrapped(world) -> None:
+    torch, gym = world
+    env = MikasaAdapter().make("mikasa/RememberColor3-v0", {})
+    with pytest.raises(AdapterError) as info:
+        env.reset(2**32 + 7, {}, None)
+    assert info.value.message == (
+        "mikasa/RememberColor3-v0: seed 4294967303 is outside 0 … 2^32 − 1 (4294967295), the seeds ManiSkill's "
+        "env.reset(seed=…) (np.random.RandomState) takes; choose one below 2^32 "
+        "(seeds are not wrapped modulo 2^32: two seeds would then be one episode)"
+    )
+    assert torch.manual_seed_calls == [] and gym.envs[0].reset_log == []  # refused before any seeding
+    env.reset(2**32 - 1, {}, None)
+    assert gym.envs[0].reset_log[0]["seed"] == 2**32 - 1 and torch.manual_seed_calls == [2**32 - 1]
+
+
+#: ManiSkill 3 panda `pd_joint_pos` (normalize_action=False): the arm's joint limits, the gripper's -0.01 … 0.04.
+PANDA_JOINT_LOW = [-2.8973, -1.7628, -2.8973, -3.0718, -2.8973, -0.0175, -2.8973, -0.01]
+PANDA_JOINT_HIGH = [2.8973, 1.7628, 2.8973, -0.0698, 2.8973, 3.7525, 2.8973, 0.04]
+
+
+def test_per_dimension_action_bounds_are_omitted_not_widened(world, monkeypatch) -> None:
+    init = mikasa_fake.FakeMikasaEnv.__init__
+
+    def with_joint_pos_box(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.single_action_space = self.action_space = Box(PANDA_JOINT_LOW, PANDA_JOINT_HIGH, (8,))
+
+    monkeypatch.setattr(mikasa_fake.FakeMikasaEnv, "__init__", with_joint_pos_box)
+    spec = MikasaAdapter().make("mikasa/ShellGameTouch-v0", {"control_mode": "pd_joint_pos"}).spec()
+    assert (spec.action.low, spec.action.high) == (None, None)  # not (-3.0718, 3.7525)
+    assert spec.to_wire()["action"] == {"shape": [8], "dtype": "float32"}

@@ -7,6 +7,8 @@ import pytest
 
 from fakes import simpler_fake
 from fakes.common import install
+from fakes.common import Box
+from imep_sim_bridge.adapters.base import uniform_bounds
 from imep_sim_bridge.adapters.simpler import TASKS, SimplerAdapter
 from imep_sim_bridge.errors import AdapterError
 from imep_sim_bridge.spec import split
@@ -88,3 +90,37 @@ def test_step_success_is_evaluator_only_and_episode_runs_to_truncation(world) ->
     for _ in range(59):
         raw = env.step(np.zeros(7, np.float32))
     assert raw.done and raw.fields["truncated"]
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+def test_per_dimension_action_bounds_are_omitted_not_widened(world, task: str) -> None:
+    """The real Box is [-1,1]^3 × [-π/2,π/2]^3 × [-1,1]; the spec's scalar low/high cannot say that."""
+    env = SimplerAdapter().make(f"simpler/{task}", {})
+    box = world.made[0].action_space
+    assert box.low.tolist() == pytest.approx([-1, -1, -1, -np.pi / 2, -np.pi / 2, -np.pi / 2, -1])
+    assert box.high.tolist() == pytest.approx([1, 1, 1, np.pi / 2, np.pi / 2, np.pi / 2, 1])
+    spec = env.spec()
+    assert (spec.action.low, spec.action.high) == (None, None)
+    assert spec.to_wire()["action"] == {"shape": [7], "dtype": "float32"}
+
+
+def test_uniform_bounds() -> None:
+    assert uniform_bounds(Box(-1.0, 1.0, (7,))) == (-1.0, 1.0)
+    assert uniform_bounds(Box([-1, -1, -2], 1.0, (3,))) == (None, 1.0)
+    assert uniform_bounds(Box(-np.inf, np.inf, (3,))) == (None, None)
+    assert uniform_bounds(object()) == (None, None)
+
+
+def test_seed_above_2_32_is_refused_not_wrapped(world) -> None:
+    env = SimplerAdapter().make("simpler/widowx_carrot_on_plate", {})
+    with pytest.raises(AdapterError) as info:
+        env.reset(2**32, {}, None)
+    assert info.value.message == (
+        "simpler/widowx_carrot_on_plate: seed 4294967296 is outside 0 … 2^32 − 1 (4294967295), the seeds "
+        "ManiSkill2_real2sim's env.reset(seed=…) (np.random.RandomState) takes; choose one below 2^32 "
+        "(seeds are not wrapped modulo 2^32: two seeds would then be one episode)"
+    )
+    assert world.made[0].resets == []
+    raw = env.reset(2**32 - 1, {}, None)
+    assert world.made[0].resets[0]["seed"] == 2**32 - 1 and raw.fields["seed"] == 2**32 - 1
+    assert raw.fields["episode_id"] == np.random.RandomState(2**32 - 1).randint(24)

@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import SimUnavailable
+from ..errors import AdapterError, SimUnavailable
 from ..spec import EnvSpec, RawStep
 
 
@@ -69,6 +69,40 @@ def import_or_unavailable(adapter: str, module: str, package: str, hint: str) ->
         return importlib.import_module(module)
     except ImportError as exc:
         raise SimUnavailable(adapter, package, hint, exc) from exc
+
+
+#: The largest seed numpy's legacy seeding takes (`np.random.seed`, `np.random.RandomState`): 2^32 − 1.
+#: Every real simulator here seeds one of them with the episode seed, so a larger protocol seed
+#: (PROTOCOL.md allows up to 2^53 − 1) is refused, never wrapped modulo 2^32 (that would make two
+#: seeds the same episode).
+MAX_SIM_SEED = 2**32 - 1
+
+
+def check_sim_seed(where: str, field: str, seed: int, consumer: str) -> None:
+    """AdapterError unless 0 <= seed <= 2^32 − 1; `consumer` names the simulator call that takes it."""
+    if not 0 <= seed <= MAX_SIM_SEED:
+        raise AdapterError(
+            f"{where}: {field} {seed} is outside 0 … 2^32 − 1 ({MAX_SIM_SEED}), the seeds {consumer} takes; "
+            "choose one below 2^32 (seeds are not wrapped modulo 2^32: two seeds would then be one episode)"
+        )
+
+
+def uniform_bounds(space: Any) -> tuple[float | None, float | None]:
+    """(low, high) of a Box for the spec's scalar `action.low` / `action.high`.
+
+    The spec has one scalar per bound (PROTOCOL.md `EnvSpec`), so a bound is reported only when every
+    dimension has the same finite value; otherwise it is omitted (None) rather than widened to the
+    min / max over dimensions, which would claim a range some dimensions do not have.
+    """
+
+    def one(values: Any) -> float | None:
+        arr = np.asarray(values, dtype=np.float64).reshape(-1)
+        if arr.size == 0 or not np.isfinite(arr).all() or not (arr == arr[0]).all():
+            return None
+        return float(arr[0])
+
+    low, high = getattr(space, "low", None), getattr(space, "high", None)
+    return (None if low is None else one(low)), (None if high is None else one(high))
 
 
 def to_numpy(value: Any) -> Any:

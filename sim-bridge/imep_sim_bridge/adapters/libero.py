@@ -3,10 +3,19 @@
 Written against Lifelong-Robot-Learning/LIBERO @ 8f1084e3 and openpi's LIBERO client
 (Physical-Intelligence/openpi @ 15a9616a, examples/libero/main.py):
 
-* Suite/task/init states — `benchmark.get_benchmark_dict()[suite]()`, `task_suite.get_task(i)`,
-  `task_suite.get_task_init_states(i)` (libero/libero/benchmark/__init__.py); the BDDL file is
+* Config — importing `libero.libero` reads `$LIBERO_CONFIG_PATH/config.yaml` (default
+  `~/.libero/config.yaml`; libero/libero/__init__.py) and, when that file does not exist, *asks on
+  stdin* for a dataset folder before writing it. A served bridge has no terminal (stdin closed: "EOF
+  when reading a line"; a terminal: a hang), so `make` checks for the file first and, when it is
+  missing, answers E_SIM_UNAVAILABLE saying how to create it. The adapter never writes it.
+* Suite/task/init states — `benchmark.get_benchmark_dict()[suite]()`, `task_suite.get_task(i)`
+  (libero/libero/benchmark/__init__.py); the BDDL file is
   `get_libero_path("bddl_files") / task.problem_folder / task.bddl_file` and the instruction is
-  `task.language` (openpi main.py `_get_libero_env`).
+  `task.language` (openpi main.py `_get_libero_env`). Init states are loaded as
+  `task_suite.get_task_init_states(i)` does — `torch.load(get_libero_path("init_states") /
+  task.problem_folder / task.init_states_file)` — but with `weights_only=False` where torch has that
+  argument: the files are pickled numpy arrays, which torch ≥ 2.6's default `weights_only=True`
+  refuses (LIBERO PRs #110/#111); older torch (LIBERO's README pins 1.11) is called without it.
 * Env — `OffScreenRenderEnv(bddl_file_name=…, camera_heights=256, camera_widths=256)`
   (libero/libero/envs/env_wrapper.py; 256 = openpi's LIBERO_ENV_RESOLUTION, "resolution used to
   render training data"). Rendering is headless: `MUJOCO_GL=egl` is set *before* LIBERO (and so
@@ -17,7 +26,8 @@ Written against Lifelong-Robot-Learning/LIBERO @ 8f1084e3 and openpi's LIBERO cl
   `env.reset()`, `obs = env.set_init_state(initial_states[k])`, then a warm-up of
   `num_steps_wait` (10) no-op steps with `LIBERO_DUMMY_ACTION = [0.0] * 6 + [-1.0]` ("the simulator
   drops objects and we need to wait for them to fall"). The warm-up is not counted in `step`.
-  `initStateId` selects k (default: seed mod the number of init states).
+  `initStateId` selects k (default: seed mod the number of init states). `env.seed` is
+  `np.random.seed`, so seeds above 2^32 − 1 are refused.
 * Images — rotated 180° to match training preprocessing: `img[::-1, ::-1]` for both
   `agentview_image` and `robot0_eye_in_hand_image`; state = `robot0_eef_pos`,
   axis-angle of `robot0_eef_quat`, `robot0_gripper_qpos` (8 floats, openpi's `observation/state`).
@@ -28,6 +38,8 @@ Written against Lifelong-Robot-Learning/LIBERO @ 8f1084e3 and openpi's LIBERO cl
 
 from __future__ import annotations
 
+import importlib.util
+import inspect
 import math
 import os
 import re
@@ -36,9 +48,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import AdapterError
+from ..errors import AdapterError, SimNotConfigured
 from ..spec import ActionSpec, EnvSpec, FieldSpec, RawStep
-from .base import Adapter, Env, import_or_unavailable, missing_module
+from .base import Adapter, Env, check_sim_seed, import_or_unavailable, missing_module
 
 ADAPTER = "libero"
 PREFIX = "libero/"
@@ -55,8 +67,13 @@ LIBERO_ENV_RESOLUTION = 256
 NUM_STEPS_WAIT = 10
 INSTALL_HINT = (
     "git clone https://github.com/Lifelong-Robot-Learning/LIBERO; pip install -r LIBERO/requirements.txt; "
-    "pip install -e LIBERO"
+    "pip install -e LIBERO; pip install torch (LIBERO's README pins 1.11.0; newer torch works too)"
 )
+TORCH_HINT = "pip install torch (LIBERO loads its init states with torch.load)"
+#: libero/libero/__init__.py: `os.environ.get("LIBERO_CONFIG_PATH", os.path.expanduser("~/.libero"))`.
+CONFIG_ENV = "LIBERO_CONFIG_PATH"
+CONFIG_DEFAULT_DIR = "~/.libero"
+ENV_SEED = "LIBERO's env.seed (np.random.seed)"
 _ID = re.compile(r"^libero/(?P<suite>[a-z0-9_]+)/(?P<task>0|[1-9][0-9]*)$")
 
 
@@ -65,6 +82,69 @@ def set_headless_gl() -> None:
     os.environ.setdefault("MUJOCO_GL", "egl")
     if os.environ["MUJOCO_GL"] == "egl":
         os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
+
+
+def libero_config_file() -> str:
+    """The config file importing libero.libero reads, computed as libero/libero/__init__.py does."""
+    return os.path.join(os.environ.get(CONFIG_ENV, os.path.expanduser(CONFIG_DEFAULT_DIR)), "config.yaml")
+
+
+def libero_package_dir() -> str | None:
+    """The directory of libero/libero (`get_default_path_dict()`'s benchmark_root), found without importing it."""
+    try:
+        spec = importlib.util.find_spec("libero")
+    except (ImportError, ValueError):
+        return None
+    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+        if os.path.isfile(os.path.join(location, "libero", "__init__.py")):
+            return os.path.join(location, "libero")
+    return None
+
+
+def missing_config() -> str | None:
+    """Why importing libero.libero would prompt on stdin (its config file does not exist), or None."""
+    path = libero_config_file()
+    if os.path.exists(path):  # libero/libero/__init__.py: `if not os.path.exists(config_file)`
+        return None
+    root = libero_package_dir() or "<LIBERO checkout>/libero/libero"
+    return (
+        f"LIBERO's config file {path} does not exist, and importing libero.libero without it asks for a dataset "
+        "folder on stdin (the bridge has no terminal: 'EOF when reading a line', or a hang); create it once: run "
+        "`python -c \"import libero.libero\"` in a terminal and answer the prompt (N keeps the default folders), or "
+        "write it as YAML with the keys of libero.libero.get_default_path_dict(): "
+        f"benchmark_root: {root}, bddl_files: {root}/bddl_files, init_states: {root}/init_files, "
+        f"datasets: {root}/../datasets, assets: {root}/assets ({CONFIG_ENV} chooses another directory than "
+        f"{os.path.dirname(path)})"
+    )
+
+
+def require_config(adapter: str) -> None:
+    """SimNotConfigured (→ E_SIM_UNAVAILABLE) instead of LIBERO's stdin prompt; call before importing LIBERO."""
+    if missing_module(["libero"]) is not None:
+        return  # not installed: the import itself reports that
+    problem = missing_config()
+    if problem is not None:
+        raise SimNotConfigured(adapter, "libero", problem)
+
+
+def takes_weights_only(load: Any) -> bool:
+    """Whether `torch.load` has a `weights_only` parameter (torch ≥ 1.13; 1.11 forwards unknown kwargs to pickle)."""
+    try:
+        return "weights_only" in inspect.signature(load).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def load_init_states(torch: Any, libero_root: Any, task: Any) -> Any:
+    """`task_suite.get_task_init_states(i)` (benchmark/__init__.py), but loadable under torch ≥ 2.6.
+
+    The `.pruned_init` files are pickled numpy arrays: torch 2.6 made `weights_only=True` the default of
+    `torch.load`, which refuses them, so it is passed `weights_only=False` wherever it has the argument.
+    """
+    path = os.path.join(libero_root.get_libero_path("init_states"), task.problem_folder, task.init_states_file)
+    if takes_weights_only(torch.load):
+        return torch.load(path, weights_only=False)
+    return torch.load(path)
 
 
 def quat2axisangle(quat: np.ndarray) -> np.ndarray:
@@ -160,6 +240,7 @@ class LiberoEnv(Env):
         }
 
     def reset(self, seed: int, options: Mapping[str, Any], init_state_id: int | None) -> RawStep:
+        check_sim_seed(self._id, "seed", seed, ENV_SEED)
         n = len(self._init_states)
         k = seed % n if init_state_id is None else init_state_id
         if not 0 <= k < n:
@@ -193,8 +274,10 @@ class LiberoAdapter(Adapter):
         return parse_env_id(env_id) is not None
 
     def unavailable(self) -> str | None:
-        missing = missing_module(["libero", "robosuite"])
-        return None if missing is None else f"python module '{missing}' is not installed ({INSTALL_HINT})"
+        missing = missing_module(["libero", "robosuite", "torch"])
+        if missing is not None:
+            return f"python module '{missing}' is not installed ({INSTALL_HINT})"
+        return missing_config()
 
     def make(self, env_id: str, kwargs: Mapping[str, Any]) -> Env:
         parsed = parse_env_id(env_id)
@@ -202,9 +285,11 @@ class LiberoAdapter(Adapter):
             raise AdapterError(f"{env_id} is not libero/<suite>/<task index>")
         suite_name, task_id = parsed
         set_headless_gl()
+        require_config(ADAPTER)
         benchmark = import_or_unavailable(ADAPTER, "libero.libero.benchmark", "libero", INSTALL_HINT)
         libero_root = import_or_unavailable(ADAPTER, "libero.libero", "libero", INSTALL_HINT)
         envs = import_or_unavailable(ADAPTER, "libero.libero.envs", "libero", INSTALL_HINT)
+        torch = import_or_unavailable(ADAPTER, "torch", "torch", TORCH_HINT)
         resolution = int(kwargs.get("resolution", LIBERO_ENV_RESOLUTION))
         num_steps_wait = int(kwargs.get("num_steps_wait", NUM_STEPS_WAIT))
         suite_cls = benchmark.get_benchmark_dict().get(suite_name)
@@ -212,7 +297,7 @@ class LiberoAdapter(Adapter):
             raise AdapterError(f"{env_id}: this LIBERO has no benchmark suite '{suite_name}'")
         task_suite = suite_cls(**({"task_order_index": int(kwargs["task_order_index"])} if "task_order_index" in kwargs else {}))
         task = task_suite.get_task(task_id)
-        init_states = task_suite.get_task_init_states(task_id)
+        init_states = load_init_states(torch, libero_root, task)
         bddl = Path(libero_root.get_libero_path("bddl_files")) / task.problem_folder / task.bddl_file
         env = envs.OffScreenRenderEnv(
             bddl_file_name=str(bddl), camera_heights=resolution, camera_widths=resolution

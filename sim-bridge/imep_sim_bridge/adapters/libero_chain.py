@@ -30,11 +30,15 @@ Written against Lifelong-Robot-Learning/LIBERO @ 8f1084e3 (the same revision as 
   the state they were recorded from, so the registered init state of an execution is (demo file, demo
   index), not an entry of the task's `.pruned_init` file. The demo index is `sceneSeed mod n_demos`
   (demos ordered by their integer suffix): the chain's scene seed selects the scene.
+* Config — as adapters/libero.py: `make` answers E_SIM_UNAVAILABLE when LIBERO's config file
+  (`$LIBERO_CONFIG_PATH/config.yaml`, default `~/.libero/config.yaml`) is missing, instead of letting
+  `import libero.libero` prompt for it on stdin.
 * Env — one `OffScreenRenderEnv(bddl_file_name=…, camera_heights=r, camera_widths=r)` per drawer
   (env_wrapper.py). Execution of choice k: `env.seed(executorSeed)`, `env.reset()`,
   `env.set_init_state(states[0])` (= set_state_from_flattened + forward), then
   `obs, reward, done, info = env.step(action.tolist())` for each demo action, stopping at the first
-  `done` (bddl_base_domain.step sets done = _check_success(), as openpi's loop stops); `executed =
+  `done` (bddl_base_domain.step sets done = _check_success(), as openpi's loop stops); `env.seed` is
+  `np.random.seed`, so an executorSeed above 2^32 − 1 is refused at reset; `executed =
   bool(env.check_success())` after the last step — LIBERO's own goal predicate for drawer k.
   `success = executed and k == hidden drawer` (ChainBench: a wrong choice never succeeds).
 
@@ -55,8 +59,8 @@ import numpy as np
 
 from ..errors import AdapterError, BadAction
 from ..spec import ActionSpec, EnvSpec, FieldSpec, RawStep
-from .base import Adapter, Env, import_or_unavailable, missing_module
-from .libero import INSTALL_HINT, LIBERO_ENV_RESOLUTION, set_headless_gl
+from .base import Adapter, Env, check_sim_seed, import_or_unavailable, missing_module
+from .libero import ENV_SEED, INSTALL_HINT, LIBERO_ENV_RESOLUTION, missing_config, require_config, set_headless_gl
 
 ADAPTER = "libero-chain"
 ENV_ID = "LIBERO-ChainDrawers"
@@ -222,6 +226,8 @@ class LiberoChainEnv(Env):
         executor_seed = options.get("executorSeed", seed)
         if isinstance(executor_seed, bool) or not isinstance(executor_seed, int) or executor_seed < 0:
             raise AdapterError(f"{self._id}: reset options.executorSeed must be a non-negative integer, got {executor_seed!r}")
+        field = "options.executorSeed" if "executorSeed" in options else "seed (the default executorSeed)"
+        check_sim_seed(self._id, field, executor_seed, ENV_SEED)
         if init_state_id is not None:
             raise AdapterError(f"{self._id}: initStateId is not taken: the scene seed selects the demo (seed mod the number of demos)")
         self._query = {"seed": seed, "drawer": drawer, "object": obj, "executorSeed": executor_seed, "done": False}
@@ -296,7 +302,9 @@ class LiberoChainAdapter(Adapter):
 
     def unavailable(self) -> str | None:
         missing = missing_module(["libero", "robosuite", "h5py"])
-        return None if missing is None else f"python module '{missing}' is not installed ({INSTALL_HINT}; {H5PY_HINT})"
+        if missing is not None:
+            return f"python module '{missing}' is not installed ({INSTALL_HINT}; {H5PY_HINT})"
+        return missing_config()
 
     def make(self, env_id: str, kwargs: Mapping[str, Any]) -> Env:
         tasks = REGISTRY.get(env_id)
@@ -310,6 +318,7 @@ class LiberoChainAdapter(Adapter):
                 f"replay a manifest generated with --K {len(tasks)}"
             )
         set_headless_gl()
+        require_config(ADAPTER)
         benchmark = import_or_unavailable(ADAPTER, "libero.libero.benchmark", "libero", INSTALL_HINT)
         libero_root = import_or_unavailable(ADAPTER, "libero.libero", "libero", INSTALL_HINT)
         envs = import_or_unavailable(ADAPTER, "libero.libero.envs", "libero", INSTALL_HINT)

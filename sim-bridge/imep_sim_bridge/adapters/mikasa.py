@@ -27,6 +27,7 @@ mani_skill==3.0.0b15, gymnasium==0.29.1, torch==2.2.1):
   So this adapter always passes the seed to `env.reset(seed=…)` and, as defence in depth, seeds
   `random`, numpy's global RNG **and** torch's global RNG with the episode seed before every reset
   (anything drawn outside that fork — or in a ManiSkill without it — is then reproducible too).
+  ManiSkill seeds `np.random.RandomState(seed)`, so seeds above 2^32 − 1 are refused, never wrapped.
 * Oracle — `self.oracle_info = self.cup_with_ball_number` / `self.true_color_indices`, which
   `StateOnlyTensorToDictWrapper.observation` copies *into the observation* (`obs['oracle_info']`,
   also `obs['prompt']`). This adapter reads the oracle from `env.unwrapped` and emits it only as an
@@ -48,7 +49,7 @@ import numpy as np
 
 from ..errors import AdapterError
 from ..spec import ActionSpec, EnvSpec, FieldSpec, RawStep
-from .base import Adapter, Env, import_or_unavailable, missing_module, scalar, unbatch
+from .base import Adapter, Env, check_sim_seed, import_or_unavailable, missing_module, scalar, unbatch, uniform_bounds
 
 ADAPTER = "mikasa"
 PREFIX = "mikasa/"
@@ -197,8 +198,7 @@ class MikasaEnv(Env):
         base = self._env.unwrapped
         act = getattr(base, "single_action_space", None) or self._env.action_space
         act_shape = _shape(act, (8,))
-        low = np.asarray(getattr(act, "low", -1.0), dtype=np.float64)
-        high = np.asarray(getattr(act, "high", 1.0), dtype=np.float64)
+        low, high = uniform_bounds(act)
         obs_space = getattr(base, "single_observation_space", None)
         image = _shape(_sub(obs_space, "sensor_data", "base_camera", "rgb"), (128, 128, 3))
         wrist_space = _sub(obs_space, "sensor_data", "hand_camera", "rgb")
@@ -228,12 +228,7 @@ class MikasaEnv(Env):
         return EnvSpec(
             id=self._id,
             max_steps=self._meta["max_steps"],
-            action=ActionSpec(
-                shape=act_shape,
-                dtype="float32",
-                low=float(low.min()) if low.size else None,
-                high=float(high.max()) if high.size else None,
-            ),
+            action=ActionSpec(shape=act_shape, dtype="float32", low=low, high=high),
             observation=observation,
             method_visible=tuple(visible),
             evaluator_only=tuple(evaluator),
@@ -255,12 +250,13 @@ class MikasaEnv(Env):
     def seed_global_rngs(self, seed: int) -> None:
         """Python, numpy and torch global RNGs ← seed (torch draws the cup/cube layout)."""
         random.seed(seed)
-        np.random.seed(seed % 2**32)
+        np.random.seed(seed)
         self._torch.manual_seed(seed)
 
     def reset(self, seed: int, options: Mapping[str, Any], init_state_id: int | None) -> RawStep:
         if init_state_id is not None:
             raise AdapterError(f"{self._id}: MIKASA-Robo has no init-state table; the seed selects the episode")
+        check_sim_seed(self._id, "seed", seed, "ManiSkill's env.reset(seed=…) (np.random.RandomState)")
         self.seed_global_rngs(seed)
         obs, info = self._env.reset(seed=seed, options=dict(options))
         self._seed = seed
@@ -268,7 +264,11 @@ class MikasaEnv(Env):
         fields = translate(
             obs, oracle=self._oracle(), oracle_field=self._meta["oracle_field"], task=self._task, seed=seed, info=info
         )
-        fields["success"] = False  # MIKASA scores success only from elapsed_steps >= 5
+        # No action taken yet: a reset never reports success. (Not MIKASA's own gate: `info['success'] *=
+        # info['elapsed_steps'] >= 5` exists only in ShellGameTouch's compute_dense_reward, i.e. its
+        # (normalized_)dense reward modes on step; RememberColor and the sparse mode report evaluate()'s
+        # is_obj_placed & is_robot_static as is.)
+        fields["success"] = False
         fields["success_once"] = False
         return RawStep(fields=fields, done=False)
 

@@ -26,6 +26,12 @@ Written against simpler-env/SimplerEnv @ 4ab7178e and its ManiSkill2_real2sim su
   PutCarrotOnPlateInScene-v0 / StackGreenCubeOnYellowCubeBakedTexInScene-v0 60,
   PutEggplantInBasketScene-v0 120. Camera sizes: overhead_camera 640×512, 3rd_view_camera 640×480
   (agents/configs/*/defaults.py).
+* Action bounds: `PDEEPoseController._initialize_action_space` (agents/controllers/pd_ee_pose.py) with
+  the arm configs of agents/configs/{widowx,google_robot}/defaults.py (position ±1, `rot_bound` π/2,
+  `normalize_action=False`) and the normalized gripper give Box([-1]*3 + [-π/2]*3 + [-1],
+  [1]*3 + [π/2]*3 + [1]). The spec's `low` / `high` are scalars, reported only when every dimension
+  agrees (`uniform_bounds`), so both are omitted here rather than widened to [-π/2, π/2].
+* Seeds: `env.reset(seed=…)` seeds `np.random.RandomState`, so seeds above 2^32 − 1 are refused.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ import numpy as np
 
 from ..errors import AdapterError
 from ..spec import ActionSpec, EnvSpec, FieldSpec, RawStep
-from .base import Adapter, Env, import_or_unavailable, missing_module, to_numpy
+from .base import Adapter, Env, check_sim_seed, import_or_unavailable, missing_module, to_numpy, uniform_bounds
 
 ADAPTER = "simpler"
 PREFIX = "simpler/"
@@ -82,8 +88,7 @@ class SimplerEnv(Env):
     def _build_spec(self) -> EnvSpec:
         act = self._env.action_space
         shape = tuple(int(d) for d in getattr(act, "shape", (7,)) or (7,))
-        low = np.asarray(getattr(act, "low", -1.0), dtype=np.float64)
-        high = np.asarray(getattr(act, "high", 1.0), dtype=np.float64)
+        low, high = uniform_bounds(act)  # the real Box is [-1,1]^3 × [-π/2,π/2]^3 × [-1,1]: both omitted
         max_steps = getattr(getattr(self._env, "spec", None), "max_episode_steps", None) or self._meta["max_steps"]
         observation = {
             "image": FieldSpec(self._meta["image"], "uint8"),
@@ -99,12 +104,7 @@ class SimplerEnv(Env):
         return EnvSpec(
             id=self._id,
             max_steps=int(max_steps),
-            action=ActionSpec(
-                shape=shape,
-                dtype="float32",
-                low=float(low.min()) if low.size and np.isfinite(low).all() else None,
-                high=float(high.max()) if high.size and np.isfinite(high).all() else None,
-            ),
+            action=ActionSpec(shape=shape, dtype="float32", low=low, high=high),
             observation=observation,
             method_visible=("image", "instruction"),
             evaluator_only=("reward", "success", "truncated", "episode_id", "episode_stats", "seed", "task"),
@@ -132,6 +132,7 @@ class SimplerEnv(Env):
         return fields
 
     def reset(self, seed: int, options: Mapping[str, Any], init_state_id: int | None) -> RawStep:
+        check_sim_seed(self._id, "seed", seed, "ManiSkill2_real2sim's env.reset(seed=…) (np.random.RandomState)")
         opts = copy.deepcopy(dict(options))
         if init_state_id is not None:
             if not self._meta["episode_table"]:
@@ -143,7 +144,7 @@ class SimplerEnv(Env):
             obj["episode_id"] = int(init_state_id)
             opts["obj_init_options"] = obj
         random.seed(seed)
-        np.random.seed(seed % 2**32)
+        np.random.seed(seed)
         obs, info = self._env.reset(seed=seed, options=opts)
         self._seed = seed
         self._instruction = str(self._env.get_language_instruction())

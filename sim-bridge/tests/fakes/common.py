@@ -48,13 +48,13 @@ class FakeTensor:
 
 
 class Box:
-    """gymnasium.spaces.Box look-alike."""
+    """gymnasium.spaces.Box look-alike: scalar bounds are broadcast to `shape`, arrays give per-dimension bounds."""
 
-    def __init__(self, low: float, high: float, shape: tuple[int, ...], dtype: Any = np.float32) -> None:
+    def __init__(self, low: Any, high: Any, shape: tuple[int, ...], dtype: Any = np.float32) -> None:
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
-        self.low = np.full(shape, low, dtype=self.dtype)
-        self.high = np.full(shape, high, dtype=self.dtype)
+        self.low = np.broadcast_to(np.asarray(low, dtype=self.dtype), self.shape).copy()
+        self.high = np.broadcast_to(np.asarray(high, dtype=self.dtype), self.shape).copy()
 
 
 def module(name: str, **attrs: Any) -> types.ModuleType:

@@ -1,6 +1,6 @@
 """Writes a fake LIBERO root for the libero-chain executor (tests only): BDDL files + demo files.
 
-    python3 tests/fakes/libero_chain_fixture.py ROOT   → prints {"root", "demos": {task: {file, sha256}}}
+    python3 tests/fakes/libero_chain_fixture.py ROOT   → prints {"root", "configPath", "demos": {task: {file, sha256}}}
 
 Layout as LIBERO's (get_libero_path): ROOT/bddl_files/libero_90/<task>.bddl (the real files' :language
 and :goal lines), ROOT/datasets/libero_90/<task>_demo.hdf5 (an .npz read by the fake h5py; keys
@@ -13,6 +13,10 @@ three recorded demos (fake physics in libero_pkg/README.md: joint += 0.03·actio
     bottom (q index 3): demo_0 5 steps pushing action[2]=1 from 0  → open after step 4
                         demo_1 5 steps from 0.02                    → open after step 3
                         demo_2 3 steps from 0                       → never open (a failing demo)
+
+ROOT/config/config.yaml is a LIBERO config file (the keys of get_default_path_dict(), pointing into ROOT):
+serve with LIBERO_CONFIG_PATH=<configPath> (= ROOT/config), as a real LIBERO needs one — without it,
+importing libero.libero prompts on stdin and the adapters answer E_SIM_UNAVAILABLE instead.
 
 The demo index used for a chain is sceneSeed mod 3, so EXPECTED[(drawer, sceneSeed % 3)] is whether the
 motion executes and after how many steps.
@@ -69,8 +73,17 @@ def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
     return buf.getvalue()
 
 
+def write_config(root: Path) -> Path:
+    """ROOT/config/config.yaml with get_default_path_dict()'s keys (yaml.dump's layout: sorted `key: value` lines)."""
+    paths = {"assets": "assets", "bddl_files": "bddl_files", "benchmark_root": "", "datasets": "datasets", "init_states": "init_files"}
+    config = root / "config"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.yaml").write_text("".join(f"{k}: {root / v if v else root}\n" for k, v in paths.items()), encoding="utf-8")
+    return config
+
+
 def write_fixture(root: Path) -> dict:
-    out: dict = {"root": str(root), "demos": {}}
+    out: dict = {"root": str(root), "configPath": str(write_config(root)), "demos": {}}
     for task, (language, region, col, demos) in TASKS.items():
         b = root / "bddl_files" / "libero_90" / f"{task}.bddl"
         b.parent.mkdir(parents=True, exist_ok=True)

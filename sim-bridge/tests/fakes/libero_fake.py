@@ -1,4 +1,17 @@
-"""Fake LIBERO (libero.libero, .benchmark, .envs) built lazily at import time.
+"""Fake LIBERO (libero.libero, .benchmark, .envs) and torch, built lazily at import time.
+
+As upstream (Lifelong-Robot-Learning/LIBERO @ 8f1084e3):
+
+* importing `libero.libero` runs libero/libero/__init__.py's config step: when
+  `$LIBERO_CONFIG_PATH/config.yaml` (default `~/.libero/config.yaml`) does not exist it asks
+  `input("Do you want to specify a custom path for the dataset folder? (Y/N): ")` and then writes the
+  file (with stdin closed, `input` raises EOFError "EOF when reading a line"). Tests must set
+  LIBERO_CONFIG_PATH (the fake refuses to touch the home directory).
+* `get_task_init_states(i)` is `torch.load(os.path.join(get_libero_path("init_states"),
+  task.problem_folder, task.init_states_file))` of a pickled numpy array. The fake `torch.load` is
+  torch 2.6's by default (`weights_only` defaults to True and refuses such pickles with
+  `_pickle.UnpicklingError: Weights only load failed…`); `world.torch_version = "1.11"` gives torch
+  1.11's (no `weights_only` parameter: extra keyword arguments go to the Unpickler, which rejects them).
 
 Observations are robosuite's (camera_heights = camera_widths = 256), images stored upside down
 and mirrored as robosuite renders them (hence openpi's 180° rotation):
@@ -11,6 +24,8 @@ and mirrored as robosuite renders them (hence openpi's 180° rotation):
 
 from __future__ import annotations
 
+import os
+import pickle
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -31,6 +46,8 @@ TASK_NAMES = [f"pick_up_the_black_bowl_{i}_and_place_it_on_the_plate" for i in r
 class FakeWorld:
     def __init__(self) -> None:
         self.envs: list["FakeOffScreenRenderEnv"] = []
+        self.torch_version = "2.6"
+        self.load_calls: list[tuple[str, Any]] = []
 
     # ---- libero.libero.benchmark
     def get_benchmark_dict(self, help: bool = False) -> dict[str, Any]:
@@ -50,10 +67,10 @@ class FakeWorld:
                 return self.tasks[i]
 
             def get_task_init_states(self, i: int) -> np.ndarray:
-                # torch.load(...pruned_init) → an array of flattened MuJoCo states, 50 per task
-                states = np.zeros((50, 79), np.float64)
-                states[:, 0] = np.arange(50) + 100 * i
-                return states
+                init_states_path = os.path.join(
+                    world.get_libero_path("init_states"), self.tasks[i].problem_folder, self.tasks[i].init_states_file
+                )
+                return world.torch_load(init_states_path)  # upstream: torch.load(init_states_path)
 
         world.benchmark_cls = LIBERO_SPATIAL
         return {"libero_spatial": LIBERO_SPATIAL}
@@ -63,6 +80,54 @@ class FakeWorld:
     def get_libero_path(query_key: str) -> str:
         return {"bddl_files": "/fake/libero/bddl_files", "init_states": "/fake/libero/init_files"}[query_key]
 
+    # ---- torch.load over the fake init-state files: {path: flattened MuJoCo states, 50 per task}
+    def init_state_files(self) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for i, n in enumerate(TASK_NAMES):
+            states = np.zeros((50, 79), np.float64)
+            states[:, 0] = np.arange(50) + 100 * i
+            out[os.path.join(self.get_libero_path("init_states"), "libero_spatial", f"{n}.pruned_init")] = states
+        return out
+
+    def _read(self, f: Any) -> np.ndarray:
+        path = os.fspath(f)
+        files = self.init_state_files()
+        if path not in files:
+            raise FileNotFoundError(2, "No such file or directory", path)
+        return files[path].copy()
+
+    def torch_load_2_6(self, f: Any, map_location: Any = None, pickle_module: Any = None, *, weights_only: bool | None = None,
+                       mmap: bool | None = None, **pickle_load_args: Any) -> Any:
+        """torch 2.6 `torch.load`: weights_only=None means True, which refuses a pickled numpy array."""
+        self.load_calls.append((os.fspath(f), weights_only))
+        data = self._read(f)
+        if weights_only is None or weights_only:
+            raise pickle.UnpicklingError(
+                "Weights only load failed. This file can still be loaded, to do so you have two options, do those steps "
+                "only if you trust the source of the checkpoint. (1) In PyTorch 2.6, we changed the default value of the "
+                "`weights_only` argument in `torch.load` from `False` to `True`. [...] WeightsUnpickler error: Unsupported "
+                "global: GLOBAL numpy.core.multiarray._reconstruct was not an allowed global by default."
+            )
+        return data
+
+    def torch_load_1_11(self, f: Any, map_location: Any = None, pickle_module: Any = pickle, **pickle_load_args: Any) -> Any:
+        """torch 1.11 `torch.load`: no weights_only; extra keyword arguments reach pickle's Unpickler."""
+        self.load_calls.append((os.fspath(f), pickle_load_args.get("weights_only", "absent")))
+        for key in pickle_load_args:
+            raise TypeError(f"'{key}' is an invalid keyword argument for Unpickler()")
+        return self._read(f)
+
+    def torch_load(self, f: Any, *args: Any, **kwargs: Any) -> Any:
+        load = self.torch_load_1_11 if self.torch_version == "1.11" else self.torch_load_2_6
+        return load(f, *args, **kwargs)
+
+    # ---- libero/libero/__init__.py's import-time config step
+    def libero_module(self) -> dict[str, Any]:
+        if "LIBERO_CONFIG_PATH" not in os.environ:
+            raise AssertionError("[fake] tests must set LIBERO_CONFIG_PATH (the fake never writes ~/.libero)")
+        write_config_or_prompt()
+        return {"get_libero_path": self.get_libero_path}
+
     def offscreen_env(self, **kwargs: Any) -> "FakeOffScreenRenderEnv":
         env = FakeOffScreenRenderEnv(**kwargs)
         self.envs.append(env)
@@ -71,10 +136,33 @@ class FakeWorld:
     def factories(self) -> dict[str, Any]:
         return {
             "libero": lambda: {},
-            "libero.libero": lambda: {"get_libero_path": self.get_libero_path},
+            "libero.libero": self.libero_module,
             "libero.libero.benchmark": lambda: {"get_benchmark_dict": self.get_benchmark_dict},
             "libero.libero.envs": lambda: {"OffScreenRenderEnv": self.offscreen_env},
+            "robosuite": lambda: {},
+            "torch": lambda: {"load": self.torch_load_1_11 if self.torch_version == "1.11" else self.torch_load_2_6},
         }
+
+
+def write_config_or_prompt() -> None:
+    """libero/libero/__init__.py's module-level config step, same statements (yaml.dump written by hand)."""
+    libero_config_path = os.environ.get("LIBERO_CONFIG_PATH", os.path.expanduser("~/.libero"))
+    config_file = os.path.join(libero_config_path, "config.yaml")
+    if not os.path.exists(libero_config_path):
+        os.makedirs(libero_config_path)
+    if not os.path.exists(config_file):
+        root = "/fake/libero"
+        default_path_dict = {"benchmark_root": root, "bddl_files": f"{root}/./bddl_files", "init_states": f"{root}/./init_files",
+                             "datasets": f"{root}/../datasets", "assets": f"{root}/./assets"}
+        answer = input("Do you want to specify a custom path for the dataset folder? (Y/N): ").lower()
+        if answer == "y":
+            custom_dataset_path = input("Enter the path where you want to store the datasets: ")
+            full_custom_dataset_path = os.path.join(os.path.abspath(os.path.expanduser(custom_dataset_path)), "datasets")
+            confirm_answer = input().lower()
+            if confirm_answer == "y":
+                default_path_dict["datasets"] = full_custom_dataset_path
+        with open(config_file, "w") as f:
+            f.write("".join(f"{k}: {v}\n" for k, v in sorted(default_path_dict.items())))
 
 
 class FakeOffScreenRenderEnv:

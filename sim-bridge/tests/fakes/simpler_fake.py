@@ -9,6 +9,11 @@ caller restores the map. ManiSkill2_real2sim observations under obs_mode="rgbd":
            "image": {cam: {"rgb": (H, W, 3) u8, "depth": (H, W, 1) f32, "Segmentation": (H, W, 4) u32}}}
 
 with cam = overhead_camera (640×512) for google_robot, 3rd_view_camera (640×480) for widowx.
+
+The action space is the real one for both robots' prepackaged controller (ManiSkill2_real2sim
+agents/controllers/pd_ee_pose.py `PDEEPoseController._initialize_action_space` with
+agents/configs/{widowx,google_robot}/defaults.py: position ±1, rot_bound π/2, normalize_action=False
+for the arm; the gripper normalized to [-1, 1]): Box(ACTION_LOW, ACTION_HIGH), float32.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ INSTRUCTIONS = {
     "StackGreenCubeOnYellowCubeBakedTexInScene-v0": "stack the green block on the yellow block",
     "PutEggplantInBasketScene-v0": "put eggplant into yellow basket",
 }
+ACTION_LOW = np.float32(np.hstack([np.broadcast_to(-1.0, 3), np.broadcast_to(-np.pi / 2, 3), [-1.0]]))
+ACTION_HIGH = np.float32(np.hstack([np.broadcast_to(1.0, 3), np.broadcast_to(np.pi / 2, 3), [1.0]]))
 MAX_STEPS = {
     "GraspSingleOpenedCokeCanInScene-v0": 80,
     "PutSpoonOnTableClothInScene-v0": 60,
@@ -65,7 +72,7 @@ class FakeRealToSimEnv:
         self.robot_uid = "google_robot_static" if env_name.startswith("Grasp") else "widowx"
         self.camera = "overhead_camera" if self.robot_uid.startswith("google_robot") else "3rd_view_camera"
         self.hw = (512, 640) if self.camera == "overhead_camera" else (480, 640)
-        self.action_space = Box(-1.0, 1.0, (7,))
+        self.action_space = Box(ACTION_LOW, ACTION_HIGH, (7,))
         self.spec = _Spec(MAX_STEPS[env_name])
         self.elapsed = 0
         self.resets: list[dict[str, Any]] = []
