@@ -14,7 +14,7 @@ import { startSmallRun, type SmallRunKind } from '../small-run.js';
 import { lockShard } from '../unit-lock.js';
 import { readUnitState } from '../unit-state.js';
 import { batchOf, createAndPrecommit, openCampaign, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
-import { runPlan } from './run-plan.js';
+import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
 import { completeShard, openShard, shardDir, shardFilter, type ShardSpec } from './shard.js';
 import type { PolicyProvider } from './types.js';
@@ -48,6 +48,7 @@ export async function runShard(c: Campaign, spec: ShardSpec, opts: CampaignOptio
     const sink = new RowSink(shard.target, shard.expected, shard.existing, join(shard.dir, 'rows.jsonl'));
     try {
       if (todo.length > 0) {
+        const durableDonors = shard.startSeq > 0 ? await readDurableDonors(join(shard.dir, 'traces')) : null;
         await withSimulators(c, opts, (envs) =>
           runPlan({
             protocol: c.protocol,
@@ -57,6 +58,7 @@ export async function runShard(c: Campaign, spec: ShardSpec, opts: CampaignOptio
             batchSize: batchOf(opts),
             sink,
             startSeq: shard.startSeq,
+            ...(durableDonors === null ? {} : { durableDonors }),
             include,
             subscribers: progressFor(opts, todo, `${c.protocol.id} shard ${spec.index}/${spec.count}`),
           }),

@@ -28,7 +28,7 @@ import { checkServerCount } from './bridge-envs.js';
 import { batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';
 import { adjudicateStep, closeoutStep, crossCheckStep, defaultReportDir, QUICK_START_OVERRIDE, reportStep } from './post-seal.js';
-import { runPlan } from './run-plan.js';
+import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
 import type { ShardSpec } from './shard.js';
 import type { PolicyProvider } from './types.js';
@@ -89,6 +89,7 @@ async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOp
       batchSize: batchOf(opts),
       sink,
       startSeq,
+      ...(startSeq > 0 ? { durableDonors: await readDurableDonors(unitPaths(c.dir).tracesDir) } : {}),
       subscribers: progressFor(opts, todo, c.protocol.id),
     });
     await sink.drain();

@@ -10,9 +10,13 @@
  * `startSeq` (resume). A unit straddling `startSeq` is run whole — its durable rows are recomputed and
  * checked byte for byte by the sink, never written twice.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { assertDisjointAllowlists } from '../../bridges/allowlist.js';
 import type { SimEnvironment } from '../../bridges/sim-environment.js';
+import { canonicalJson } from '../../core/canonical-json.js';
 import { ImepError } from '../../core/errors.js';
+import { readJsonLines } from '../durable-append.js';
 import { interventionHook } from '../../interventions/condition.js';
 import type { PlannedEpisode } from '../../protocol/plan.js';
 import type { Protocol, ProtocolCondition } from '../../protocol/schema.js';
@@ -70,6 +74,12 @@ export interface RunPlanInput {
   readonly sink: RowSink;
   /** Rows below this seq are durable already (resume). */
   readonly startSeq?: number;
+  /**
+   * Resume: the donor-assignment trace lines already durable (traces/donors.jsonl), canonical JSON by seq. A segment
+   * whose first row is durable has its assignment recomputed by the pre-pass; it must equal the durable one, or
+   * rows after the resume would be built on another assignment than the rows before it (readDurableDonors).
+   */
+  readonly durableDonors?: ReadonlyMap<number, string>;
   /** Units this run executes (default: all), e.g. one shard. */
   readonly include?: (unit: UnitJob) => boolean;
   readonly subscribers?: readonly RunnerSubscriber[];
@@ -124,6 +134,34 @@ export async function preflightPlan(protocol: Protocol, episodes: readonly Plann
   }
 }
 
+/**
+ * The donor-assignment trace lines of a resumed run or shard (`traces/donors.jsonl` in `tracesDir`), canonical JSON
+ * by seq; complete lines only (a torn tail is cut before the run resumes).
+ */
+export async function readDurableDonors(tracesDir: string): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  const file = join(tracesDir, 'donors.jsonl');
+  if (!existsSync(file)) return out;
+  for (const line of (await readJsonLines(file)).lines) {
+    const seq = (line as { seq?: unknown } | null)?.seq;
+    if (typeof seq === 'number') out.set(seq, canonicalJson(line));
+  }
+  return out;
+}
+
+/** Refuses a resumed segment whose recomputed donor assignment is not the one its durable rows were run with. */
+function assertSameDonors(durable: string | undefined, entry: Readonly<Record<string, unknown>>, seg: { wave: number; condition: string; task: string }): void {
+  if (durable === canonicalJson(entry)) return;
+  const what = `the donor assignment of wave ${seg.wave} × ${seg.condition} × ${seg.task} (first row ${String(entry['seq'])})`;
+  throw new ImepError(
+    'E_OUT_OF_ORDER',
+    durable === undefined
+      ? `${what} is missing from traces/donors.jsonl although the segment's first row is durable`
+      : `${what}, recomputed by this run's donor pre-pass, differs from the one in traces/donors.jsonl that the durable rows were run with (a unit's pre-pass failed in one of the two runs): resuming would build the later rows on another assignment; nothing was written`,
+    { file: 'traces/donors.jsonl', hint: 'start the run again: `imep campaign fail-run UNIT --reason …` for a formal run (a shard: remove its folder UNIT.shards/shard-I-of-N), then run it' },
+  );
+}
+
 export async function runPlan(input: RunPlanInput): Promise<void> {
   const { protocol, sink } = input;
   assertDisjointAllowlists(protocol.allowlists, 'allowlists');
@@ -156,12 +194,9 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
         donors = await prepareDonors({ segment, plan, policy, envFor, allowlists: protocol.allowlists, resetOptions, units: seg.units, maxTries });
         // written once, just before the segment's first row this run (or shard) owns
         const first = seg.units.find((u) => include(u))?.episodes[0];
-        if (first !== undefined && first.seq >= startSeq) {
-          sink.trace(first.seq, {
-            stream: 'donors',
-            entry: { seq: first.seq, wave: seg.wave, condition: condition.id, task: seg.task, mode: donors.assignment.mode, seed: donors.assignment.seed, entries: donors.assignment.entries },
-          });
-        }
+        const entry = first === undefined ? null : { seq: first.seq, wave: seg.wave, condition: condition.id, task: seg.task, mode: donors.assignment.mode, seed: donors.assignment.seed, entries: donors.assignment.entries };
+        if (first !== undefined && entry !== null && first.seq >= startSeq) sink.trace(first.seq, { stream: 'donors', entry });
+        else if (first !== undefined && entry !== null && input.durableDonors !== undefined) assertSameDonors(input.durableDonors.get(first.seq), entry, seg);
       }
       const removed = donors?.removed ?? new Map();
       const units = run.filter((u) => !removed.has(u.scopeId));
