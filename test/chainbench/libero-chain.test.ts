@@ -30,6 +30,8 @@ let demos: Record<string, { file: string; sha256: string }>;
 beforeAll(async () => {
   const fx = JSON.parse(execFileSync(bridgePython(), [join(bridgeDir, 'tests/fakes/libero_chain_fixture.py'), join(dir, 'libero-root')]).toString()) as {
     root: string;
+    /** The folder holding the fixture's LIBERO config.yaml (LIBERO asks for one at import when it is missing). */
+    configPath: string;
     demos: Record<string, { file: string; sha256: string }>;
   };
   demos = fx.demos;
@@ -38,7 +40,7 @@ beforeAll(async () => {
   ipc = await privateIpcEndpoint();
   const cmd = pythonServerCommand(ipc.endpoint, { adapters: ['libero-chain'], extraArgs: ['--libero-demo-pins', pins] });
   sup = new ServerSupervisor(
-    { ...cmd, env: { ...cmd.env, PYTHONPATH: `${join(bridgeDir, 'tests/fakes/libero_pkg')}:${cmd.env?.['PYTHONPATH'] ?? ''}`, IMEP_FAKE_LIBERO_ROOT: fx.root } },
+    { ...cmd, env: { ...cmd.env, PYTHONPATH: `${join(bridgeDir, 'tests/fakes/libero_pkg')}:${cmd.env?.['PYTHONPATH'] ?? ''}`, IMEP_FAKE_LIBERO_ROOT: fx.root, LIBERO_CONFIG_PATH: fx.configPath } },
     { endpoint: ipc.endpoint, readyTimeoutMs: 30_000 },
   );
   await sup.start();
