@@ -86,7 +86,10 @@ export async function adjudicateUnit(unitDir: string, opts: AdjudicateUnitOption
   if (snap.state === 'adjudicated' || snap.state === 'cross-checked' || snap.state === 'closed') {
     throw new ImepError('E_OUT_OF_ORDER', `unit ${snap.header.id} is already '${snap.state}'; the adjudication runs once per sealed unit`, {
       file: unitDir,
-      hint: 'regenerate it read-only with `imep campaign adjudicate --regenerate` (adjudicateUnit(dir, { regenerate: true }))',
+      hint:
+        `the stored adjudication stands: \`imep campaign verify ${unitDir}\` checks its bytes` +
+        (snap.state === 'adjudicated' ? `, \`imep campaign cross-check ${unitDir}\` recomputes its numbers independently` : '') +
+        '; no command regenerates it — the read-only regeneration is reproduceAdjudication(dir) in src/campaign/adjudication (or adjudicateUnit(dir, { regenerate: true }))',
     });
   }
   assertAllowed(snap.header.id, snap.state, 'adjudicate', unitDir);
