@@ -64,9 +64,10 @@ export interface FoundEntry {
   readonly size: number;
 }
 
-/** Every non-directory entry under `root` (recursively, symlinks not followed), sorted by path. */
-export async function listEntries(root: string): Promise<FoundEntry[]> {
+/** Every entry under `root` (recursively, symlinks not followed): non-directories and directories apart, each sorted by path. */
+export async function listTree(root: string): Promise<{ entries: FoundEntry[]; directories: string[] }> {
   const out: FoundEntry[] = [];
+  const directories: string[] = [];
   const walk = async (dir: string, rel: string): Promise<void> => {
     let names: string[];
     try {
@@ -80,12 +81,19 @@ export async function listEntries(root: string): Promise<FoundEntry[]> {
       const st = await lstat(abs).catch((e: unknown) => {
         throw ioError(abs, 'stat', e);
       });
-      if (st.isDirectory()) await walk(abs, relPath);
-      else out.push({ path: relPath, type: st.isFile() ? 'file' : st.isSymbolicLink() ? 'symlink' : 'other', size: st.size });
+      if (st.isDirectory()) {
+        directories.push(relPath);
+        await walk(abs, relPath);
+      } else out.push({ path: relPath, type: st.isFile() ? 'file' : st.isSymbolicLink() ? 'symlink' : 'other', size: st.size });
     }
   };
   await walk(root, '');
-  return out.sort((a, b) => comparePaths(a.path, b.path));
+  return { entries: out.sort((a, b) => comparePaths(a.path, b.path)), directories: directories.sort(comparePaths) };
+}
+
+/** Every non-directory entry under `root` (recursively, symlinks not followed), sorted by path. */
+export async function listEntries(root: string): Promise<FoundEntry[]> {
+  return (await listTree(root)).entries;
 }
 
 export async function hashFile(path: string): Promise<string> {

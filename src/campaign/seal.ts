@@ -7,7 +7,8 @@ import { sha256Hex } from '../core/hash.js';
 import { ioError, removeStaleTemps } from './atomic-write.js';
 import { readAmendments } from './amend.js';
 import { readRows, repairTornTail } from './durable-append.js';
-import { buildManifest, listEntries, ManifestEntrySchema, MERKLE_SCHEME, merkleRoot } from './manifest.js';
+import { buildManifest, listEntries, listTree, ManifestEntrySchema, MERKLE_SCHEME, merkleRoot } from './manifest.js';
+import { STRAY_DIRECTORY_DETAIL, strayDirectories } from './unit-directories.js';
 import { currentOperator } from './operator.js';
 import { loadFrozenProtocol } from './precommit.js';
 import { readRequiredRecord, selfHashOk, withSelfHash, writeRecord } from './record-file.js';
@@ -26,8 +27,8 @@ import { prepareSigner, prevLink, signRecord } from '../signing/sign-record.js';
  *
  * The permissions are a courtesy against accidents only: root (and the owner, with chmod) can still
  * write. What protects a sealed unit is verification (verify.ts) against the recorded hashes, and
- * ultimately the Merkle root cited outside the unit. A unit with symlinks, special files or files in
- * adjudication/ is refused.
+ * ultimately the Merkle root cited outside the unit. A unit with symlinks, special files, files in
+ * adjudication/ or a directory holding no file outside the layout (unit-directories.ts) is refused.
  */
 
 export const AmendmentsPrefixSchema = z.object({
@@ -74,7 +75,14 @@ export async function seal(dir: string, opts: SealOptions = {}): Promise<SealRes
   const rows = await readRows(paths.rows);
   if (rows.torn !== null) throw new ImepError('E_UNIT_TAMPERED', 'rows.jsonl ends in a torn line', { file: paths.rows });
   const removedTempFiles = await removeStaleTemps(dir);
-  const entries = await listEntries(dir);
+  const { entries, directories } = await listTree(dir);
+  const emptyDir = strayDirectories(directories, entries.map((e) => e.path))[0];
+  if (emptyDir !== undefined) {
+    throw new ImepError('E_UNIT_TAMPERED', `cannot seal ${STRAY_DIRECTORY_DETAIL} (verify would report it as stray)`, {
+      file: join(dir, emptyDir),
+      hint: 'an empty folder is no evidence: remove it (rmdir) and seal again',
+    });
+  }
   for (const e of entries) {
     if (e.type !== 'file') {
       throw new ImepError('E_UNIT_TAMPERED', `cannot seal a ${e.type === 'symlink' ? 'symbolic link' : 'special file'}`, {

@@ -1,4 +1,5 @@
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
 import { ImepError } from '../core/errors.js';
 import { ioError } from './atomic-write.js';
 import { assertAllowed, type UnitAction, type UnitState } from './lifecycle.js';
@@ -11,6 +12,8 @@ import { ADJUDICATION_RECORD_RE, CROSS_CHECK_RECORD_RE, unitPaths, type Evidence
  * record → adjudicated; else sealed. `sealInterrupted` marks unit.json saying 'sealed' with no
  * seal.json and no post-seal record — a seal that crashed between its two writes (or a deleted
  * seal; verification tells which story fits, and only re-sealing is allowed from there).
+ * Only regular files count as records: a directory or link named like a record (closeout.json,
+ * adjudication-NNN.json) changes no state — verification reports it as stray or modified.
  */
 
 export interface UnitSnapshot {
@@ -20,26 +23,28 @@ export interface UnitSnapshot {
   readonly sealInterrupted: boolean;
 }
 
-async function exists(path: string): Promise<boolean> {
+/** Whether `path` exists (any type), or — with `fileOnly` — is a regular file (links not followed). */
+async function exists(path: string, fileOnly = false): Promise<boolean> {
   try {
-    await stat(path);
-    return true;
+    const st = await lstat(path);
+    return !fileOnly || st.isFile();
   } catch (e) {
     if ((e as { code?: string }).code === 'ENOENT') return false;
     throw ioError(path, 'stat', e);
   }
 }
 
+/** The record files in adjudication/ (regular files only), sorted by name. */
 export async function listAdjudicationRecords(dir: string): Promise<{ adjudications: string[]; crossChecks: string[] }> {
   const adjDir = unitPaths(dir).adjudicationDir;
-  let names: string[];
+  let found: Dirent[];
   try {
-    names = await readdir(adjDir);
+    found = await readdir(adjDir, { withFileTypes: true });
   } catch (e) {
     if ((e as { code?: string }).code === 'ENOENT') return { adjudications: [], crossChecks: [] };
     throw ioError(adjDir, 'list', e);
   }
-  names.sort();
+  const names = found.filter((d) => d.isFile()).map((d) => d.name).sort();
   return {
     adjudications: names.filter((n) => ADJUDICATION_RECORD_RE.test(n)),
     crossChecks: names.filter((n) => CROSS_CHECK_RECORD_RE.test(n)),
@@ -59,7 +64,7 @@ export async function readUnitState(dir: string): Promise<UnitSnapshot> {
     }
     return { dir, header, state: header.status, sealInterrupted: false };
   }
-  const closed = await exists(paths.closeout);
+  const closed = await exists(paths.closeout, true);
   const { adjudications, crossChecks } = await listAdjudicationRecords(dir);
   const state: UnitState = closed
     ? 'closed'
