@@ -13,16 +13,20 @@ import type { VerifyIssue } from './verify-types.js';
 /**
  * The checks for what a sealed unit may gain before its closeout: amendments appended after the
  * seal (the sealed prefix must be intact and the new lines must extend the hash chain, each
- * classified 'after-formal-data'), and adjudication records (schema, self-hash, the seal they
- * name) with their listed artifacts. Used by verify.ts only.
+ * classified 'after-formal-data'), and adjudication records (schema, self-hash, their number, the
+ * seal they name) with their listed artifacts — which verify.ts then admits only under the record's own
+ * adjudication/NNN/ (verify-claims.ts). Adjudication records are checked before and after the closeout
+ * alike. Only regular files are records. Used by verify.ts only.
  */
 
 export interface PendingCheck {
   /** Paths accepted as legitimate post-seal records (not stray). */
   readonly known: string[];
-  /** Artifacts the records list: checked like manifest entries. */
-  readonly expected: ManifestEntry[];
+  /** Each adjudication record's artifacts, with the record's path and number (NNN of its file name). */
+  readonly artifacts: { readonly record: string; readonly nnn: string; readonly entries: readonly ManifestEntry[] }[];
   readonly issues: VerifyIssue[];
+  /** Records naming another seal.json than the one present: reported by verify.ts unless seal.json's own change already is. */
+  readonly otherSeal: VerifyIssue[];
 }
 
 export async function checkAmendmentsAfterSeal(dir: string, seal: SealRecord, present: boolean): Promise<VerifyIssue[]> {
@@ -58,20 +62,23 @@ export async function checkAmendmentsAfterSeal(dir: string, seal: SealRecord, pr
 
 export async function checkAdjudicationRecords(dir: string, names: readonly string[], sealSha256: string | null, hashes: ReadonlyMap<string, string>): Promise<PendingCheck> {
   const known: string[] = [];
-  const expected: ManifestEntry[] = [];
+  const artifacts: PendingCheck['artifacts'] = [];
   const issues: VerifyIssue[] = [];
+  const otherSeal: VerifyIssue[] = [];
   const prefix = `${UNIT_FILES.adjudicationDir}/`;
   for (const path of names) {
     const name = path.slice(prefix.length);
-    if (ADJUDICATION_RECORD_RE.test(name)) {
+    const adj = ADJUDICATION_RECORD_RE.exec(name);
+    if (adj !== null) {
       const r = await readRecord(join(dir, path), AdjudicationRecordSchema);
       if (r.kind !== 'ok' || !selfHashOk(r.value)) {
         issues.push({ path, kind: 'modified', detail: r.kind === 'bad' ? `record ${r.reason}` : 'record does not match its own SHA-256' });
         continue;
       }
       known.push(path);
-      if (sealSha256 !== null && r.value.sealSha256 !== sealSha256) issues.push({ path, kind: 'modified', detail: 'it names a different seal.json' });
-      for (const a of r.value.artifacts) expected.push(a);
+      if (sealSha256 !== null && r.value.sealSha256 !== sealSha256) otherSeal.push({ path, kind: 'modified', detail: 'it names a different seal.json' });
+      if (r.value.number !== Number(adj[1])) issues.push({ path, kind: 'modified', detail: `its number field says ${r.value.number}, its file name ${adj[1]}` });
+      artifacts.push({ record: path, nnn: adj[1]!, entries: r.value.artifacts });
     } else if (CROSS_CHECK_RECORD_RE.test(name)) {
       const r = await readRecord(join(dir, path), CrossCheckRecordSchema);
       if (r.kind !== 'ok' || !selfHashOk(r.value)) {
@@ -96,5 +103,5 @@ export async function checkAdjudicationRecords(dir: string, names: readonly stri
       if (!numbers.includes(n)) issues.push({ path: `${prefix}${stem}-${String(n).padStart(3, '0')}.json`, kind: 'missing', detail: `a later ${stem} record exists` });
     }
   }
-  return { known, expected, issues };
+  return { known, artifacts, issues, otherSeal };
 }

@@ -22,6 +22,8 @@ export interface VerifyOk {
   /** The Merkle root to cite: the closeout's when closed, else the seal's. */
   readonly root: string;
   readonly sealRoot: string;
+  /** With an expected root: which root it equals ('seal' for a closed unit cited by its seal root). */
+  readonly rootMatched?: 'seal' | 'closeout';
   readonly filesChecked: number;
   /** Post-seal files accepted but not yet bound by a closeout (adjudication records, amendments). */
   readonly pending: string[];

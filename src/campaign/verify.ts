@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ImepError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
-import { comparePaths, hashFile, listEntries, merkleRoot, type FoundEntry, type ManifestEntry } from './manifest.js';
+import { comparePaths, hashFile, listTree, merkleRoot, type FoundEntry } from './manifest.js';
 import { CloseoutRecordSchema, type CloseoutRecord } from './post-seal-records.js';
 import { readRecord, selfHashOk } from './record-file.js';
 import { SealRecordSchema, type SealRecord } from './seal.js';
@@ -11,6 +11,8 @@ import { assertAllowed } from './lifecycle.js';
 import { UNIT_FILES, unitPaths } from './unit-layout.js';
 import { readUnitState } from './unit-state.js';
 import { checkAdjudicationRecords, checkAmendmentsAfterSeal } from './verify-pending.js';
+import { artifactScope, Claims, closeoutScope, sealScope, type Claim } from './verify-claims.js';
+import { STRAY_DIRECTORY_DETAIL, strayDirectories } from './unit-directories.js';
 import type { VerifyFailed, VerifyIssue, VerifyOk, VerifyResult } from './verify-types.js';
 import { checkUnitSignatures } from '../signing/unit-signatures.js';
 
@@ -23,10 +25,14 @@ export { TAMPER_KINDS } from './verify-types.js';
  *   modified  — same size, other bytes (or a record that no longer matches its own SHA-256)
  *   truncated — shorter than recorded;  appended — longer than recorded
  *   missing   — gone;  renamed — gone, and its exact bytes are present under a new (unlisted) name
- *   stray     — a file no manifest or post-seal record accounts for
+ *   stray     — a file no manifest or post-seal record accounts for, or a directory holding no file
+ *               that the layout does not make (unit-directories.ts)
  * A seal.json or closeout.json that cannot be read or does not match its own SHA-256 and Merkle
  * root is reported as modified and its manifest is not used. Everything but seal.json is bound by
- * the seal; seal.json, the amendment log and adjudication/ are bound by the closeout. Before the
+ * the seal; seal.json, the amendment log and adjudication/ are bound by the closeout; each adjudication
+ * record binds its artifacts under adjudication/NNN/ (checked before and after the closeout). A record
+ * may claim only its own scope and never a sealed file (verify-claims.ts): a record claiming more is
+ * reported, naming its field and the path, and its claim is not used. Before the
  * closeout, seal.json itself can only be checked for internal consistency — someone able to rewrite
  * it consistently is caught only by the root cited outside the unit (`expectedRoot`) — or, for a signed
  * unit, by the signature chain (src/signing/chain.ts): each signed record's signature must verify with a
@@ -36,7 +42,10 @@ export { TAMPER_KINDS } from './verify-types.js';
  */
 
 export interface VerifyOptions {
-  /** A Merkle root cited elsewhere (paper, registry): the unit's root must equal it. */
+  /**
+   * A Merkle root cited elsewhere (paper, registry): the unit's root must equal it — the seal's, or for a
+   * closed unit the closeout's or the seal's (the closeout binds seal.json); `rootMatched` says which.
+   */
   readonly expectedRoot?: string;
   /** The signature trust store (default: IMEP_KEYS_DIR or ~/.imep/keys). */
   readonly keysDir?: string;
@@ -44,13 +53,15 @@ export interface VerifyOptions {
   readonly requireSignatures?: boolean;
 }
 
-type Expected = ManifestEntry;
-
 async function readManifestRecord<S extends typeof SealRecordSchema | typeof CloseoutRecordSchema>(
   dir: string,
   path: string,
   schema: S,
+  found: FoundEntry | undefined,
 ): Promise<{ record: z.infer<S> | null; issue: VerifyIssue | null; present: boolean }> {
+  if (found !== undefined && found.type !== 'file') {
+    return { record: null, issue: { path, kind: 'modified', detail: `replaced by a ${found.type === 'symlink' ? 'symbolic link' : 'special file'}` }, present: true };
+  }
   const r = await readRecord(join(dir, path), schema);
   if (r.kind === 'missing') return { record: null, issue: null, present: false };
   if (r.kind === 'bad') return { record: null, issue: { path, kind: 'modified', detail: `${path} ${r.reason}` }, present: true };
@@ -61,30 +72,33 @@ async function readManifestRecord<S extends typeof SealRecordSchema | typeof Clo
   return { record: r.value as z.infer<S>, issue: null, present: true };
 }
 
-function compare(exp: Expected, act: FoundEntry | undefined, hash: string | undefined): VerifyIssue | null {
-  if (act === undefined) return { path: exp.path, kind: 'missing', detail: `expected ${exp.size} bytes` };
+function compare(claim: Claim, act: FoundEntry | undefined, hash: string | undefined): VerifyIssue | null {
+  const exp = claim.entry;
+  const sealed = claim.by === `${UNIT_FILES.seal} files`;
+  const recorded = sealed ? 'sealed' : `${claim.by} recorded`;
+  if (act === undefined) return { path: exp.path, kind: 'missing', detail: `expected ${exp.size} bytes${sealed ? '' : ` (${claim.by})`}` };
   if (act.type !== 'file') return { path: exp.path, kind: 'modified', detail: `replaced by a ${act.type === 'symlink' ? 'symbolic link' : 'special file'}` };
-  if (act.size < exp.size) return { path: exp.path, kind: 'truncated', detail: `${act.size} bytes; sealed ${exp.size}` };
-  if (act.size > exp.size) return { path: exp.path, kind: 'appended', detail: `${act.size} bytes; sealed ${exp.size}` };
-  if (hash !== exp.sha256) return { path: exp.path, kind: 'modified', detail: 'same size, different SHA-256' };
+  if (act.size < exp.size) return { path: exp.path, kind: 'truncated', detail: `${act.size} bytes; ${recorded} ${exp.size}` };
+  if (act.size > exp.size) return { path: exp.path, kind: 'appended', detail: `${act.size} bytes; ${recorded} ${exp.size}` };
+  if (hash !== exp.sha256) return { path: exp.path, kind: 'modified', detail: `same size, different SHA-256${sealed ? '' : ` from what ${claim.by} recorded`}` };
   return null;
 }
 
 export async function verifyUnit(dir: string, opts: VerifyOptions = {}): Promise<VerifyResult> {
-  const entries = await listEntries(dir);
+  const { entries, directories } = await listTree(dir);
   const actual = new Map(entries.map((e) => [e.path, e]));
   const hashes = new Map<string, string>();
   for (const e of entries) if (e.type === 'file') hashes.set(e.path, await hashFile(join(dir, e.path)));
 
-  const sealR = await readManifestRecord(dir, UNIT_FILES.seal, SealRecordSchema);
-  const closeR = await readManifestRecord(dir, UNIT_FILES.closeout, CloseoutRecordSchema);
+  const sealR = await readManifestRecord(dir, UNIT_FILES.seal, SealRecordSchema, actual.get(UNIT_FILES.seal));
+  const closeR = await readManifestRecord(dir, UNIT_FILES.closeout, CloseoutRecordSchema, actual.get(UNIT_FILES.closeout));
   const adjPrefix = `${UNIT_FILES.adjudicationDir}/`;
-  const adjFiles = entries.filter((e) => e.path.startsWith(adjPrefix)).map((e) => e.path);
+  const adjEntries = entries.filter((e) => e.path.startsWith(adjPrefix));
   const issues: VerifyIssue[] = [];
   if (!sealR.present) {
     const header = await readRecord(unitPaths(dir).header, z.looseObject({ status: z.string(), id: z.string() }));
     const saysSealed = header.kind === 'ok' && header.value.status === 'sealed';
-    if (!saysSealed && !closeR.present && adjFiles.length === 0) {
+    if (!saysSealed && !closeR.present && adjEntries.length === 0) {
       const snap = await readUnitState(dir);
       assertAllowed(snap.header.id, snap.state, 'adjudicate', dir); // throws: not sealed yet
     }
@@ -96,55 +110,82 @@ export async function verifyUnit(dir: string, opts: VerifyOptions = {}): Promise
   const seal = sealR.record;
   const closeout = closeR.record;
 
-  const expected = new Map<string, Expected>();
+  // Who may bind what (verify-claims.ts): the seal's files first, then the closeout's, then each adjudication's artifacts.
+  const claims = new Claims();
+  if (seal !== null) claims.add(UNIT_FILES.seal, 'files', seal.files, sealScope, true);
+  if (closeout !== null) claims.add(UNIT_FILES.closeout, 'files', closeout.files, closeoutScope);
   const known = new Set<string>([UNIT_FILES.seal, UNIT_FILES.closeout]);
-  for (const f of seal?.files ?? []) expected.set(f.path, f);
-  for (const f of closeout?.files ?? []) expected.set(f.path, f);
+  // Adjudication and cross-check records are checked whether or not a closeout binds them as well.
+  const check = await checkAdjudicationRecords(dir, adjEntries.filter((e) => e.type === 'file').map((e) => e.path), seal === null ? null : (hashes.get(UNIT_FILES.seal) ?? null), hashes);
+  for (const p of check.known) known.add(p);
+  const artifactPaths: string[] = [];
+  for (const a of check.artifacts) artifactPaths.push(...claims.add(a.record, 'artifacts', a.entries, artifactScope(a.nnn)));
   let pending: string[] = [];
   if (closeout === null) {
     if (seal !== null) {
       const found = await checkAmendmentsAfterSeal(dir, seal, actual.has(UNIT_FILES.amendments));
       const gone = found[0]?.kind === 'missing';
-      const movedTo = gone ? await findMovedLog(dir, entries, expected, known, seal) : undefined;
+      const movedTo = gone ? await findMovedLog(dir, entries, claims, known, seal) : undefined;
       issues.push(...(movedTo === undefined ? found : [{ path: UNIT_FILES.amendments, kind: 'renamed' as const, detail: `its bytes are now at ${movedTo}`, renamedTo: movedTo }]));
       if (movedTo !== undefined) known.add(movedTo);
     }
     known.add(UNIT_FILES.amendments);
-    const check = await checkAdjudicationRecords(dir, adjFiles, seal === null ? null : (hashes.get(UNIT_FILES.seal) ?? null), hashes);
-    issues.push(...check.issues);
-    for (const p of check.known) known.add(p);
-    for (const a of check.expected) expected.set(a.path, a);
-    pending = [...check.known, ...check.expected.map((a) => a.path), ...((actual.get(UNIT_FILES.amendments)?.size ?? 0) > (seal?.amendments.bytes ?? 0) ? [UNIT_FILES.amendments] : [])];
-    for (const i of check.issues) known.add(i.path);
+    pending = [...check.known, ...artifactPaths, ...((actual.get(UNIT_FILES.amendments)?.size ?? 0) > (seal?.amendments.bytes ?? 0) ? [UNIT_FILES.amendments] : [])];
   }
+  for (const i of [...check.issues, ...check.otherSeal]) known.add(i.path);
   // Without a usable seal manifest, only the closeout's scope can be judged: no stray reports.
   const strayScope = (path: string): boolean => seal !== null || path === UNIT_FILES.seal || path.startsWith(adjPrefix);
 
-  const missing: VerifyIssue[] = [];
-  for (const exp of expected.values()) {
-    const issue = compare(exp, actual.get(exp.path), hashes.get(exp.path));
-    if (issue?.kind === 'missing') missing.push(issue);
-    else if (issue) issues.push(issue);
+  const missing: { issue: VerifyIssue; claim: Claim }[] = [];
+  for (const [path, list] of claims.entries()) {
+    const found = list.map((c) => ({ claim: c, issue: compare(c, actual.get(path), hashes.get(path)) }));
+    const gone = found.find((f) => f.issue?.kind === 'missing');
+    if (gone) missing.push({ issue: gone.issue!, claim: gone.claim });
+    else for (const f of found) if (f.issue) issues.push(f.issue);
   }
-  const strays = entries.filter((e) => !expected.has(e.path) && !known.has(e.path));
+  const strays = entries.filter((e) => !claims.has(e.path) && !known.has(e.path));
   for (const m of missing) {
-    const exp = expected.get(m.path)!;
+    const exp = m.claim.entry;
     const idx = strays.findIndex((s) => s.type === 'file' && s.size === exp.size && hashes.get(s.path) === exp.sha256);
-    if (idx === -1) issues.push(m);
+    if (idx === -1) issues.push(m.issue);
     else {
       const [to] = strays.splice(idx, 1);
-      issues.push({ path: m.path, kind: 'renamed', detail: `its bytes are now at ${to!.path}`, renamedTo: to!.path });
+      issues.push({ path: m.issue.path, kind: 'renamed', detail: `its bytes are now at ${to!.path}`, renamedTo: to!.path });
     }
   }
   for (const s of strays.filter((e) => strayScope(e.path))) issues.push({ path: s.path, kind: 'stray', detail: s.type === 'file' ? 'not in any manifest' : `a ${s.type} not in any manifest` });
+  for (const d of strayDirectories(directories, [...entries.map((e) => e.path), ...claims.paths()]).filter(strayScope)) issues.push({ path: d, kind: 'stray', detail: STRAY_DIRECTORY_DETAIL });
+  // After the manifests' own verdicts (a closeout's 'truncated' says more than a record's 'not JSON'): the records'
+  // checks, and each refused claim, on the record that makes it.
+  issues.push(...check.issues, ...claims.issues);
+  // a record naming another seal.json follows from seal.json's own change, when that is reported
+  if (!issues.some((i) => i.path === UNIT_FILES.seal) && sealR.issue === null) issues.push(...check.otherSeal);
+
+  if (closeout !== null && seal !== null) {
+    // The closeout binds the log as it stands; the seal still binds its prefix and its hash chain.
+    if (!issues.some((i) => i.path === UNIT_FILES.amendments)) issues.push(...(await checkAmendmentsAfterSeal(dir, seal, actual.has(UNIT_FILES.amendments))));
+    if (!issues.some((i) => i.path === UNIT_FILES.seal) && (closeout.sealSha256 !== hashes.get(UNIT_FILES.seal) || closeout.sealRoot !== seal.merkle.root)) {
+      issues.push({ path: UNIT_FILES.closeout, kind: 'modified', detail: `its sealSha256/sealRoot fields name another ${UNIT_FILES.seal} than the one it binds` });
+    }
+  }
 
   // seal.json's own defect is reported unless the closeout manifest already classified it precisely.
   if (sealR.issue && !issues.some((i) => i.path === UNIT_FILES.seal)) issues.push(sealR.issue);
 
   const root = closeout?.merkle.root ?? seal?.merkle.root ?? null;
-  if (opts.expectedRoot !== undefined && root !== null && root !== opts.expectedRoot) {
-    if (closeout !== null) issues.push({ path: UNIT_FILES.closeout, kind: 'modified', detail: `root ${root} is not the expected ${opts.expectedRoot}` });
-    else if (!closeR.present) {
+  let rootMatched: 'seal' | 'closeout' | undefined;
+  if (opts.expectedRoot !== undefined && root !== null) {
+    // A closed unit still answers to its seal root: the closeout binds seal.json's exact bytes.
+    const closeoutBindsSeal = closeout !== null && seal !== null && closeout.files.some((f) => f.path === UNIT_FILES.seal && f.sha256 === hashes.get(UNIT_FILES.seal));
+    if (closeout !== null && closeout.merkle.root === opts.expectedRoot) rootMatched = 'closeout';
+    else if (seal !== null && seal.merkle.root === opts.expectedRoot && (closeout === null || closeoutBindsSeal)) rootMatched = 'seal';
+    else if (closeout !== null) {
+      issues.push({
+        path: UNIT_FILES.closeout,
+        kind: 'modified',
+        detail: `the expected root ${opts.expectedRoot} is neither the closeout root ${closeout.merkle.root} nor the root ${seal?.merkle.root ?? '(unreadable)'} of the seal it binds`,
+      });
+    } else if (!closeR.present) {
       issues.push({
         path: UNIT_FILES.closeout,
         kind: 'missing',
@@ -169,6 +210,7 @@ export async function verifyUnit(dir: string, opts: VerifyOptions = {}): Promise
     scope: closeout ? 'closeout' : 'seal',
     root,
     sealRoot: seal.merkle.root,
+    ...(rootMatched === undefined ? {} : { rootMatched }),
     filesChecked: entries.length,
     pending: [...new Set(pending)].sort(comparePaths),
     signatures,
@@ -176,9 +218,9 @@ export async function verifyUnit(dir: string, opts: VerifyOptions = {}): Promise
 }
 
 /** A file, not otherwise accounted for, that starts with the sealed amendment log's bytes. */
-async function findMovedLog(dir: string, entries: readonly FoundEntry[], expected: ReadonlyMap<string, Expected>, known: ReadonlySet<string>, seal: SealRecord): Promise<string | undefined> {
+async function findMovedLog(dir: string, entries: readonly FoundEntry[], claims: Claims, known: ReadonlySet<string>, seal: SealRecord): Promise<string | undefined> {
   for (const e of entries) {
-    if (e.type !== 'file' || expected.has(e.path) || known.has(e.path) || e.size < seal.amendments.bytes) continue;
+    if (e.type !== 'file' || claims.has(e.path) || known.has(e.path) || e.size < seal.amendments.bytes) continue;
     const head = (await readFile(join(dir, e.path))).subarray(0, seal.amendments.bytes);
     if (sha256Hex(head) === seal.amendments.sha256) return e.path;
   }

@@ -183,7 +183,8 @@ export function registerCampaign(group: Command): void {
         const more = r.issues.length > 1 ? ` (+${r.issues.length - 1} more)` : '';
         throw new ImepError('E_UNIT_TAMPERED', `${describeIssue(r.first)}${more}`, { file: join(dir, r.first.path), hint: 'restore the unit from an intact copy' });
       }
-      out(`unit ${r.unitId}: intact — ${r.filesChecked} files checked; ${r.scope} root ${r.root}${r.pending.length ? `; ${r.pending.length} post-seal files pending closeout` : ''}`);
+      const matched = r.rootMatched === undefined ? '' : r.rootMatched === 'seal' && r.scope === 'closeout' ? `; the expected root is the seal root ${r.sealRoot} (the closeout binds seal.json)` : `; the expected root is the ${r.rootMatched} root`;
+      out(`unit ${r.unitId}: intact — ${r.filesChecked} files checked; ${r.scope} root ${r.root}${matched}${r.pending.length ? `; ${r.pending.length} post-seal files pending closeout` : ''}`);
     });
 
   group
