@@ -30,8 +30,11 @@ import { z } from 'zod';
  *
  * Every file the unit holds is either in seal.json's manifest, an append to amendments.jsonl after the
  * seal (bound by its hash chain, then by closeout), an adjudication record (self-hashed, then bound by
- * closeout), or closeout.json itself. Anything else is a stray file and fails verification. Empty
- * directories carry no evidence and are not covered.
+ * closeout), or closeout.json itself. Anything else is a stray file and fails verification. An empty
+ * directory is a stray too unless the layout makes it (rows/, traces/, probe/, smoke/, failed-runs/,
+ * adjudication/ and each run's rows/ and traces/; unit-directories.ts): a folder named like a record would
+ * otherwise change the unit's derived state without verify seeing it. Each record claims only the paths of
+ * its own scope (verify-claims.ts): no later record can re-claim a file the seal binds.
  *
  * The lifecycle state (lifecycle.ts) is derived: unit.json `status` holds the pre-seal states and
  * 'sealed'; after the seal, the state follows from which post-seal records exist (unit-state.ts).
