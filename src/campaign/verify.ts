@@ -6,6 +6,8 @@ import { sha256Hex } from '../core/hash.js';
 import { comparePaths, hashFile, listTree, merkleRoot, type FoundEntry } from './manifest.js';
 import { CloseoutRecordSchema, type CloseoutRecord } from './post-seal-records.js';
 import { readRecord, selfHashOk } from './record-file.js';
+import { ioError } from './atomic-write.js';
+import { parseRecordBytes, verifiedReadTestHooks, type VerifiedUnit } from './verified-read.js';
 import { SealRecordSchema, type SealRecord } from './seal.js';
 import { assertAllowed } from './lifecycle.js';
 import { UNIT_FILES, unitPaths } from './unit-layout.js';
@@ -58,18 +60,27 @@ async function readManifestRecord<S extends typeof SealRecordSchema | typeof Clo
   path: string,
   schema: S,
   found: FoundEntry | undefined,
-): Promise<{ record: z.infer<S> | null; issue: VerifyIssue | null; present: boolean }> {
+): Promise<{ record: z.infer<S> | null; issue: VerifyIssue | null; present: boolean; bytes: Buffer | null }> {
   if (found !== undefined && found.type !== 'file') {
-    return { record: null, issue: { path, kind: 'modified', detail: `replaced by a ${found.type === 'symlink' ? 'symbolic link' : 'special file'}` }, present: true };
+    return { record: null, issue: { path, kind: 'modified', detail: `replaced by a ${found.type === 'symlink' ? 'symbolic link' : 'special file'}` }, present: true, bytes: null };
   }
-  const r = await readRecord(join(dir, path), schema);
-  if (r.kind === 'missing') return { record: null, issue: null, present: false };
-  if (r.kind === 'bad') return { record: null, issue: { path, kind: 'modified', detail: `${path} ${r.reason}` }, present: true };
+  // ONE read: the bytes hashed (for the closeout's entry and the records' sealSha256) are the bytes parsed.
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(join(dir, path));
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'ENOENT') return { record: null, issue: null, present: false, bytes: null };
+    if (code === 'EISDIR') return { record: null, issue: { path, kind: 'modified', detail: `${path} is a directory` }, present: true, bytes: null };
+    throw ioError(join(dir, path), 'read', e);
+  }
+  const r = parseRecordBytes(bytes, schema);
+  if (r.kind !== 'ok') return { record: null, issue: { path, kind: 'modified', detail: `${path} ${r.kind === 'bad' ? r.reason : 'is missing'}` }, present: true, bytes };
   const rec = r.value as SealRecord | CloseoutRecord;
   if (!selfHashOk(rec) || merkleRoot(rec.files) !== rec.merkle.root) {
-    return { record: null, issue: { path, kind: 'modified', detail: `${path} does not match its own SHA-256 / Merkle root` }, present: true };
+    return { record: null, issue: { path, kind: 'modified', detail: `${path} does not match its own SHA-256 / Merkle root` }, present: true, bytes };
   }
-  return { record: r.value as z.infer<S>, issue: null, present: true };
+  return { record: r.value as z.infer<S>, issue: null, present: true, bytes };
 }
 
 function compare(claim: Claim, act: FoundEntry | undefined, hash: string | undefined): VerifyIssue | null {
@@ -85,13 +96,30 @@ function compare(claim: Claim, act: FoundEntry | undefined, hash: string | undef
 }
 
 export async function verifyUnit(dir: string, opts: VerifyOptions = {}): Promise<VerifyResult> {
+  return (await verifyUnitRead(dir, opts)).result;
+}
+
+interface VerifyRead {
+  readonly result: VerifyResult;
+  readonly seal: SealRecord | null;
+  readonly sealBytes: Buffer | null;
+  readonly closeout: CloseoutRecord | null;
+  readonly closeoutBytes: Buffer | null;
+  readonly hashes: ReadonlyMap<string, string>;
+}
+
+async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyRead> {
   const { entries, directories } = await listTree(dir);
   const actual = new Map(entries.map((e) => [e.path, e]));
   const hashes = new Map<string, string>();
-  for (const e of entries) if (e.type === 'file') hashes.set(e.path, await hashFile(join(dir, e.path)));
+  const records = new Set<string>([UNIT_FILES.seal, UNIT_FILES.closeout]);
+  for (const e of entries) if (e.type === 'file' && !records.has(e.path)) hashes.set(e.path, await hashFile(join(dir, e.path)));
 
+  // seal.json and closeout.json are hashed and parsed from one buffer each.
   const sealR = await readManifestRecord(dir, UNIT_FILES.seal, SealRecordSchema, actual.get(UNIT_FILES.seal));
   const closeR = await readManifestRecord(dir, UNIT_FILES.closeout, CloseoutRecordSchema, actual.get(UNIT_FILES.closeout));
+  if (sealR.bytes !== null) hashes.set(UNIT_FILES.seal, sha256Hex(sealR.bytes));
+  if (closeR.bytes !== null) hashes.set(UNIT_FILES.closeout, sha256Hex(closeR.bytes));
   const adjPrefix = `${UNIT_FILES.adjudicationDir}/`;
   const adjEntries = entries.filter((e) => e.path.startsWith(adjPrefix));
   const issues: VerifyIssue[] = [];
@@ -200,11 +228,12 @@ export async function verifyUnit(dir: string, opts: VerifyOptions = {}): Promise
     if (f.severity === 'error' && !f.related.some((p) => reported.has(p))) issues.push({ path: f.path, kind: 'signature', detail: `${f.finding}: ${f.detail}` });
   }
   const unitId = seal?.unitId ?? closeout?.unitId ?? null;
+  const read = { seal, sealBytes: sealR.bytes, closeout, closeoutBytes: closeR.bytes, hashes };
   if (issues.length > 0 || seal === null || root === null) {
     const sorted = dedupe(issues).sort((a, b) => comparePaths(a.path, b.path));
-    return { ok: false, unitId, first: sorted[0]!, issues: sorted, filesChecked: entries.length, signatures } satisfies VerifyFailed;
+    return { ...read, result: { ok: false, unitId, first: sorted[0]!, issues: sorted, filesChecked: entries.length, signatures } satisfies VerifyFailed };
   }
-  return {
+  const result = {
     ok: true,
     unitId: seal.unitId,
     scope: closeout ? 'closeout' : 'seal',
@@ -215,6 +244,7 @@ export async function verifyUnit(dir: string, opts: VerifyOptions = {}): Promise
     pending: [...new Set(pending)].sort(comparePaths),
     signatures,
   } satisfies VerifyOk;
+  return { ...read, result };
 }
 
 /** A file, not otherwise accounted for, that starts with the sealed amendment log's bytes. */
@@ -244,8 +274,22 @@ export function describeIssue(issue: VerifyIssue): string {
 
 /** Verifies and throws E_UNIT_TAMPERED naming the first bad file. */
 export async function assertUnitIntact(dir: string, opts: VerifyOptions = {}): Promise<VerifyOk> {
-  const r = await verifyUnit(dir, opts);
-  if (r.ok) return r;
+  return (await assertUnitVerified(dir, opts)).result;
+}
+
+/**
+ * Verifies (E_UNIT_TAMPERED naming the first bad file) and returns what the verification saw: the seal and
+ * closeout parsed from the bytes it hashed, and every file's hash — what a consumer's `readVerified` checks
+ * its one read of each input against (verified-read.ts).
+ */
+export async function assertUnitVerified(dir: string, opts: VerifyOptions = {}): Promise<VerifiedUnit> {
+  const v = await verifyUnitRead(dir, opts);
+  const r = v.result;
+  if (r.ok && v.seal !== null && v.sealBytes !== null) {
+    await verifiedReadTestHooks.afterVerify?.(dir);
+    return { dir, result: r, seal: v.seal, sealBytes: v.sealBytes, closeout: v.closeout, closeoutBytes: v.closeout === null ? null : v.closeoutBytes, hashes: v.hashes };
+  }
+  if (r.ok) throw new ImepError('E_INTERNAL', 'verification passed without a seal', { file: join(dir, UNIT_FILES.seal) });
   const more = r.issues.length > 1 ? ` (+${r.issues.length - 1} more)` : '';
   throw new ImepError('E_UNIT_TAMPERED', `${r.first.kind}${r.first.renamedTo ? ` → ${r.first.renamedTo}` : ''}: ${r.first.detail}${more}`, {
     file: join(dir, r.first.path),

@@ -3,22 +3,18 @@
  * rows, the unit's spec, the seal, the cross-check records, the closeout record when closed, and the
  * amendment log as it stands now (amendments written after the adjudication are listed as such).
  */
-import { readFile } from 'node:fs/promises';
 import { ImepError } from '../core/errors.js';
-import { readCrossChecks } from '../campaign/adjudicate.js';
 import { readAmendments, type Amendment } from '../campaign/amend.js';
 import { readAdjudicationArtifact, type Adjudication } from '../campaign/adjudication/index.js';
-import { parseRows } from '../campaign/adjudication/sealed-inputs.js';
+import { loadVerifiedProtocol, loadVerifiedRows } from '../campaign/adjudication/sealed-inputs.js';
 import type { EpisodeRow } from '../campaign/episode-row.js';
-import type { CloseoutRecord, CrossCheckRecord } from '../campaign/post-seal-records.js';
-import { readRecord } from '../campaign/record-file.js';
-import { CloseoutRecordSchema } from '../campaign/post-seal-records.js';
-import { loadFrozenProtocol } from '../campaign/precommit.js';
-import { readSeal, type SealRecord } from '../campaign/seal.js';
-import { ProtocolSchema, type Protocol } from '../protocol/schema.js';
-import { unitPaths } from '../campaign/unit-layout.js';
-import { readUnitState, type UnitSnapshot } from '../campaign/unit-state.js';
-import { assertUnitIntact } from '../campaign/verify.js';
+import { CrossCheckRecordSchema, type CloseoutRecord, type CrossCheckRecord } from '../campaign/post-seal-records.js';
+import type { SealRecord } from '../campaign/seal.js';
+import type { Protocol } from '../protocol/schema.js';
+import { UNIT_FILES } from '../campaign/unit-layout.js';
+import { listAdjudicationRecords, readUnitState, type UnitSnapshot } from '../campaign/unit-state.js';
+import { readVerifiedRecord } from '../campaign/verified-read.js';
+import { assertUnitVerified } from '../campaign/verify.js';
 
 export interface ReportInputs {
   readonly dir: string;
@@ -44,14 +40,19 @@ export async function loadReportInputs(dir: string): Promise<ReportInputs> {
       hint: 'run `imep campaign adjudicate` first',
     });
   }
-  await assertUnitIntact(dir);
-  const { file, text, record } = await readAdjudicationArtifact(dir);
+  // Each input is read once and checked against the verified entry (the seal's, the record's) before it is parsed.
+  const unit = await assertUnitVerified(dir);
+  const { file, text, record } = await readAdjudicationArtifact(dir, unit);
   const adjudication = JSON.parse(text) as Adjudication;
-  const paths = unitPaths(dir);
-  const rows = parseRows((await readFile(paths.rows)).toString('utf8'), paths.rows);
+  const { rows } = await loadVerifiedRows(unit);
   const listed = new Set(adjudication.amendments.log.map((a) => a.id));
   const laterAmendments = (await readAmendments(dir)).amendments.filter((a) => !listed.has(a.id));
-  const closeRead = await readRecord(paths.closeout, CloseoutRecordSchema);
+  const { crossChecks: names } = await listAdjudicationRecords(dir);
+  const crossChecks: CrossCheckRecord[] = [];
+  for (const n of names) {
+    const p = `${UNIT_FILES.adjudicationDir}/${n}`;
+    crossChecks.push(await readVerifiedRecord(dir, p, unit.hashes.get(p), CrossCheckRecordSchema));
+  }
   return {
     dir,
     snapshot,
@@ -59,10 +60,10 @@ export async function loadReportInputs(dir: string): Promise<ReportInputs> {
     adjudicationFile: file,
     adjudicationSha256: record.artifacts.find((a) => a.path === file)?.sha256 ?? '',
     rows,
-    protocol: ProtocolSchema.parse((await loadFrozenProtocol(dir)).protocol),
-    seal: await readSeal(dir),
-    crossChecks: await readCrossChecks(dir),
-    closeout: closeRead.kind === 'ok' ? closeRead.value : null,
+    protocol: (await loadVerifiedProtocol(unit)).protocol,
+    seal: unit.seal,
+    crossChecks,
+    closeout: unit.closeout,
     laterAmendments,
   };
 }

@@ -15,20 +15,20 @@
  * it recomputes from the same sealed inputs, the recorded operator and the amendments listed at the
  * time, and requires the stored bytes exactly; any difference fails loudly, naming the first line.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ImepError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hash.js';
-import { adjudicate as storeAdjudicate, readAdjudications } from '../adjudicate.js';
+import { adjudicate as storeAdjudicate } from '../adjudicate.js';
 import { readAmendments } from '../amend.js';
 import { readRunRecord } from '../formal-run.js';
 import { assertAllowed } from '../lifecycle.js';
 import { checkAdjudicator, currentOperator, type SameOperatorOverride } from '../operator.js';
-import type { AdjudicationRecord } from '../post-seal-records.js';
+import { AdjudicationRecordSchema, type AdjudicationRecord } from '../post-seal-records.js';
 import { runOperators } from '../run-record.js';
 import { recordNumber, UNIT_FILES, type Operator } from '../unit-layout.js';
 import { listAdjudicationRecords, readUnitState } from '../unit-state.js';
-import { assertUnitIntact } from '../verify.js';
+import { readVerified, readVerifiedRecord, type VerifiedUnit } from '../verified-read.js';
+import { assertUnitVerified } from '../verify.js';
 import { computeAdjudication, renderAdjudication } from './compute.js';
 import { loadSealedInputs } from './sealed-inputs.js';
 import { ADJUDICATION_FILE, ADJUDICATOR, type Adjudication } from './types.js';
@@ -52,13 +52,20 @@ export interface AdjudicateUnitResult {
   readonly regenerated: boolean;
 }
 
-/** The current adjudication's record, artifact path and stored bytes. */
-export async function readAdjudicationArtifact(dir: string): Promise<{ record: AdjudicationRecord; file: string; path: string; text: string }> {
-  const records = await readAdjudications(dir);
-  const record = records.at(-1);
-  if (record === undefined) {
+/**
+ * The current adjudication's record, artifact path and stored bytes, from a verified unit (verified here when
+ * not given): the record is read once against the hash the verification saw, the artifact once against the
+ * SHA-256 the record lists for it (verified-read.ts).
+ */
+export async function readAdjudicationArtifact(dir: string, verified?: VerifiedUnit): Promise<{ record: AdjudicationRecord; file: string; path: string; text: string }> {
+  const unit = verified ?? (await assertUnitVerified(dir));
+  const { adjudications } = await listAdjudicationRecords(dir);
+  const name = adjudications.at(-1);
+  if (name === undefined) {
     throw new ImepError('E_OUT_OF_ORDER', 'the unit has no adjudication; run `imep campaign adjudicate` first', { file: dir });
   }
+  const recordPath = `${UNIT_FILES.adjudicationDir}/${name}`;
+  const record = await readVerifiedRecord(dir, recordPath, unit.hashes.get(recordPath), AdjudicationRecordSchema);
   const entry = record.artifacts.find((a) => a.path.endsWith(`/${ADJUDICATION_FILE}`));
   if (entry === undefined) {
     throw new ImepError('E_INTERNAL', `adjudication-${recordNumber(record.number)}.json lists no ${ADJUDICATION_FILE}: it was not written by ${ADJUDICATOR.name}`, {
@@ -66,7 +73,7 @@ export async function readAdjudicationArtifact(dir: string): Promise<{ record: A
     });
   }
   const path = join(dir, entry.path);
-  const text = (await readFile(path)).toString('utf8');
+  const text = (await readVerified(dir, entry.path, entry.sha256)).toString('utf8');
   return { record, file: entry.path, path, text };
 }
 
@@ -93,11 +100,11 @@ export async function adjudicateUnit(unitDir: string, opts: AdjudicateUnitOption
     });
   }
   assertAllowed(snap.header.id, snap.state, 'adjudicate', unitDir);
-  await assertUnitIntact(unitDir);
+  const unit = await assertUnitVerified(unitDir);
   const operator = opts.operator ?? currentOperator();
   const ranBy = runOperators(await readRunRecord(unitDir));
   const override = checkAdjudicator(snap.header.id, operator, ranBy, opts.allowSameOperator);
-  const inputs = await loadSealedInputs(unitDir);
+  const inputs = await loadSealedInputs(unitDir, unit);
   const { amendments } = await readAmendments(unitDir);
   const adjudication = computeAdjudication(inputs, { operator, ranBy, override, amendments });
   const text = renderAdjudication(adjudication);
@@ -132,12 +139,12 @@ export async function reproduceAdjudication(unitDir: string): Promise<Adjudicate
       hint: 'run `imep campaign adjudicate` first',
     });
   }
-  await assertUnitIntact(unitDir);
-  const { record, file, path, text: stored } = await readAdjudicationArtifact(unitDir);
+  const unit = await assertUnitVerified(unitDir);
+  const { record, file, path, text: stored } = await readAdjudicationArtifact(unitDir, unit);
   const storedJson = JSON.parse(stored) as Partial<Adjudication>;
   const listed = storedJson.amendments?.log?.length ?? 0;
   const { amendments } = await readAmendments(unitDir);
-  const inputs = await loadSealedInputs(unitDir);
+  const inputs = await loadSealedInputs(unitDir, unit);
   const adjudication = computeAdjudication(inputs, {
     operator: record.operator,
     ranBy: record.ranBy,

@@ -15,15 +15,15 @@
  * result) — 'agrees', or 'disagrees' with every disagreement listed — and a disagreement then throws
  * E_INTERNAL naming the first number (closeout refuses a unit whose cross-check disagrees).
  */
-import { readFile } from 'node:fs/promises';
 import { ImepError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hash.js';
 import { crossCheck as storeCrossCheck } from '../adjudicate.js';
 import { assertAllowed } from '../lifecycle.js';
 import type { CrossCheckRecord } from '../post-seal-records.js';
-import { unitPaths, type Operator } from '../unit-layout.js';
+import { UNIT_FILES, type Operator } from '../unit-layout.js';
 import { readUnitState } from '../unit-state.js';
-import { assertUnitIntact } from '../verify.js';
+import { readSealed } from '../verified-read.js';
+import { assertUnitVerified } from '../verify.js';
 import { readAdjudicationArtifact } from './adjudicate.js';
 import { expectedDocument } from './cross-check-expect.js';
 import { arr, obj, PlainStudy, readRowsPlain, str, type Json, type Obj } from './cross-check-model.js';
@@ -149,13 +149,13 @@ function describe(d: Disagreement): string {
 export async function crossCheckUnit(unitDir: string, opts: CrossCheckUnitOptions = {}): Promise<CrossCheckUnitResult> {
   const snap = await readUnitState(unitDir);
   assertAllowed(snap.header.id, snap.state, 'cross-check', unitDir);
-  await assertUnitIntact(unitDir);
-  const paths = unitPaths(unitDir);
-  const { file, path, text } = await readAdjudicationArtifact(unitDir);
+  // Each input is read once and checked against the verified entry (the seal's, the record's) before use.
+  const unit = await assertUnitVerified(unitDir);
+  const { file, path, text } = await readAdjudicationArtifact(unitDir, unit);
   const sources: CrossCheckSources = {
-    protocolText: (await readFile(paths.protocol)).toString('utf8'),
-    rowsText: (await readFile(paths.rows)).toString('utf8'),
-    sealText: (await readFile(paths.seal)).toString('utf8'),
+    protocolText: (await readSealed(unit, UNIT_FILES.protocol)).toString('utf8'),
+    rowsText: (await readSealed(unit, UNIT_FILES.rows)).toString('utf8'),
+    sealText: unit.sealBytes.toString('utf8'),
   };
   const result = crossCheckAdjudication(sources, text, file);
   const outcome = result.disagreements.length === 0 ? 'agrees' : 'disagrees';

@@ -4,15 +4,15 @@
  * (rows/rows.jsonl, each validated against EpisodeRowSchema v1), the seal and the unit's spec block.
  * Nothing else is read: every number of an adjudication comes from these.
  */
-import { readFile } from 'node:fs/promises';
 import { ImepError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hash.js';
 import { ProtocolSchema, type Protocol } from '../../protocol/index.js';
 import { EpisodeRowSchema, type EpisodeRow } from '../episode-row.js';
-import { loadFrozenProtocol } from '../precommit.js';
-import { readSeal } from '../seal.js';
-import { readUnitHeader } from '../unit-header.js';
-import { unitPaths } from '../unit-layout.js';
+import { PrecommitRecordSchema, type PrecommitRecord } from '../precommit.js';
+import { selfHashOk } from '../record-file.js';
+import { EvidenceUnitV1Schema, UNIT_FILES, unitPaths } from '../unit-layout.js';
+import { readSealed, readVerifiedRecord, sealedSha256, type VerifiedUnit } from '../verified-read.js';
+import { assertUnitVerified } from '../verify.js';
 
 export interface SealedInputs {
   readonly dir: string;
@@ -58,39 +58,68 @@ export function parseRows(text: string, file: string): EpisodeRow[] {
   return rows;
 }
 
-/** Reads the sealed inputs. The caller verifies the unit first (assertUnitIntact). */
-export async function loadSealedInputs(dir: string): Promise<SealedInputs> {
-  const paths = unitPaths(dir);
-  const header = await readUnitHeader(dir);
-  const frozen = await loadFrozenProtocol(dir);
-  const parsed = ProtocolSchema.safeParse(frozen.protocol);
+/** The frozen protocol of a verified unit: precommit.json and protocol.json each read once against the seal. */
+export async function loadVerifiedProtocol(unit: VerifiedUnit): Promise<{ protocol: Protocol; protocolHash: string; precommit: PrecommitRecord }> {
+  const paths = unitPaths(unit.dir);
+  const precommit = await readVerifiedRecord(unit.dir, UNIT_FILES.precommit, sealedSha256(unit, UNIT_FILES.precommit), PrecommitRecordSchema);
+  if (!selfHashOk(precommit)) {
+    throw new ImepError('E_UNIT_TAMPERED', 'precommit.json does not match its own SHA-256', { file: paths.precommit, hint: 'run `imep campaign verify` to see what changed' });
+  }
+  const bytes = await readSealed(unit, UNIT_FILES.protocol);
+  const protocolHash = sha256Hex(bytes);
+  if (protocolHash !== precommit.protocolHash) {
+    throw new ImepError('E_PROTOCOL_FROZEN', `the file hashes to ${protocolHash.slice(0, 12)}… but the precommit froze ${precommit.protocolHash.slice(0, 12)}…`, { file: paths.protocol });
+  }
+  const planSha256 = sealedSha256(unit, UNIT_FILES.plan);
+  if (planSha256 !== precommit.planSha256) {
+    throw new ImepError('E_PROTOCOL_FROZEN', `the sealed plan.json is not the one the precommit froze`, { file: paths.plan });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new ImepError('E_PROTOCOL_INVALID', 'the frozen protocol is not JSON', { file: paths.protocol });
+  }
+  const parsed = ProtocolSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ImepError('E_PROTOCOL_INVALID', `the frozen protocol is not a valid protocol v1 (${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'})`, {
       file: paths.protocol,
     });
   }
-  const seal = await readSeal(dir);
-  const sealBytes = await readFile(paths.seal);
-  let rowBytes: Buffer;
-  try {
-    rowBytes = await readFile(paths.rows);
-  } catch (e) {
-    throw new ImepError('E_IO', 'cannot read the sealed rows', { file: paths.rows, cause: e });
-  }
+  return { protocol: parsed.data, protocolHash, precommit };
+}
+
+/** The sealed rows of a verified unit, read once against the seal's entry. */
+export async function loadVerifiedRows(unit: VerifiedUnit): Promise<{ rows: EpisodeRow[]; rowsSha256: string }> {
+  const bytes = await readSealed(unit, UNIT_FILES.rows);
+  return { rows: parseRows(bytes.toString('utf8'), unitPaths(unit.dir).rows), rowsSha256: sha256Hex(bytes) };
+}
+
+/**
+ * Reads the sealed inputs of a verified unit (`assertUnitVerified`; verified here when not given). Each file
+ * is read ONCE and its bytes checked against the seal's manifest entry before they are parsed
+ * (verified-read.ts): nothing is computed on bytes other than the verified ones.
+ */
+export async function loadSealedInputs(dir: string, verified?: VerifiedUnit): Promise<SealedInputs> {
+  const unit = verified ?? (await assertUnitVerified(dir));
+  const paths = unitPaths(dir);
+  const header = await readVerifiedRecord(dir, UNIT_FILES.header, sealedSha256(unit, UNIT_FILES.header), EvidenceUnitV1Schema);
+  const frozen = await loadVerifiedProtocol(unit);
+  const { rows, rowsSha256 } = await loadVerifiedRows(unit);
   const spec = header.spec;
   if (spec === null) throw new ImepError('E_UNIT_TAMPERED', 'unit.json has no spec block', { file: paths.header });
   return {
     dir,
     unitId: header.id,
-    protocol: parsed.data,
+    protocol: frozen.protocol,
     protocolHash: frozen.protocolHash,
     precommitSha256: frozen.precommit.sha256,
     planHash: frozen.precommit.planHash,
-    rows: parseRows(rowBytes.toString('utf8'), paths.rows),
-    rowsSha256: sha256Hex(rowBytes),
-    sealRoot: seal.merkle.root,
-    sealSha256: sha256Hex(sealBytes),
+    rows,
+    rowsSha256,
+    sealRoot: unit.seal.merkle.root,
+    sealSha256: sha256Hex(unit.sealBytes),
     code: spec.code,
     checkpointHashes: spec.checkpointHashes,
     packageVersions: spec.packageVersions,
