@@ -146,19 +146,23 @@ export async function crossCheck(dir: string, input: CrossCheckInput): Promise<C
   const judged = adjudications.at(-1)!;
   const adjDir = unitPaths(dir).adjudicationDir;
   const nnn = recordNumber(crossChecks.length + 1);
-  const record: CrossCheckRecord = withSelfHash({
+  const operator = input.operator ?? currentOperator();
+  await prepareSigner(operator.id);
+  const adjudicationSha256 = sha256Hex(await readFile(join(adjDir, judged)));
+  // Signed like an adjudication: by the cross-checker's key, chained to the adjudication record it checks.
+  const record: CrossCheckRecord = withSelfHash(await signRecord({
     kind: 'imep.cross-check' as const,
     version: 1 as const,
     unitId: snap.header.id,
     number: crossChecks.length + 1,
     at: (input.now ?? (() => new Date()))().toISOString(),
-    operator: input.operator ?? currentOperator(),
+    operator,
     adjudicationFile: judged,
-    adjudicationSha256: sha256Hex(await readFile(join(adjDir, judged))),
+    adjudicationSha256,
     outcome: input.outcome,
     method: input.method.trim(),
     detail: toJsonValue(input.detail ?? null),
-  });
+  }, { signer: operator.id, prev: { file: `${UNIT_FILES.adjudicationDir}/${judged}`, sha256: adjudicationSha256 } }));
   await withOwnerWrite([adjDir], () => writeRecord(join(adjDir, `cross-check-${nnn}.json`), CrossCheckRecordSchema.parse(record)));
   return record;
 }

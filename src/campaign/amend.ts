@@ -10,6 +10,10 @@ import { currentOperator } from './operator.js';
 import { listSmallRuns } from './small-run.js';
 import { OperatorSchema, Sha256HexSchema, unitPaths, type Operator } from './unit-layout.js';
 import { requireAction } from './unit-state.js';
+import { readFile } from 'node:fs/promises';
+import { prepareSigner, signRecord } from '../signing/sign-record.js';
+import { SignatureBlockSchema } from '../signing/signature-block.js';
+import { amendmentPrevLink } from '../signing/amendment-signatures.js';
 
 /**
  * The amendment log (amendments.jsonl): append-only and hash-chained — each line carries the
@@ -22,7 +26,9 @@ import { requireAction } from './unit-state.js';
  *   'before-data'       — neither.
  * Amendments are accepted from 'precommitted' until 'cross-checked' (before precommit, edit the
  * protocol; after closeout, nothing can be added). The seal binds the log as it stood (prefix
- * hash); later amendments extend the chain and are bound by the closeout.
+ * hash); later amendments extend the chain and are bound by the closeout. A post-seal amendment is
+ * signed by its author's key (unless IMEP_SIGNING=off), chained to seal.json (the first post-seal line)
+ * or to the line before it, so it cannot be forged or moved without `imep campaign verify` refusing it.
  */
 
 export const AMENDMENT_CLASSES = ['before-data', 'after-smoke', 'after-formal-data'] as const;
@@ -37,6 +43,8 @@ export const AmendmentSchema = z.object({
   stateAtAmendment: z.enum(UNIT_STATES),
   affects: z.array(z.string().min(1)).min(1),
   prevSha256: Sha256HexSchema.nullable(),
+  /** Post-seal lines of a signed unit: the author's Ed25519 signature over the line (src/signing/amendment-signatures.ts). */
+  signature: SignatureBlockSchema.optional(),
 });
 export type Amendment = z.infer<typeof AmendmentSchema>;
 
@@ -88,19 +96,29 @@ export async function amend(dir: string, input: AmendInput): Promise<Amendment> 
   const file = unitPaths(dir).amendments;
   const smallRuns = (await listSmallRuns(dir, 'probe')).length + (await listSmallRuns(dir, 'smoke')).length;
   const classification = classifyAmendment(snap.state, await hasFormalData(dir), smallRuns);
-  return withOwnerWrite(isSealedState(snap.state) ? [dir, file] : [], async () => {
+  const sealed = isSealedState(snap.state);
+  const author = input.author ?? currentOperator();
+  if (sealed) await prepareSigner(author.id);
+  return withOwnerWrite(sealed ? [dir, file] : [], async () => {
     await repairTornTail(file);
     const log = await readAmendments(dir);
-    const amendment: Amendment = {
+    const body: Amendment = {
       id: `A${log.amendments.length + 1}`,
       at: (input.now ?? (() => new Date()))().toISOString(),
-      author: input.author ?? currentOperator(),
+      author,
       text: input.text.trim(),
       classification,
       stateAtAmendment: snap.state,
       affects: [...input.affects].map((f) => f.trim()),
       prevSha256: log.headSha256,
     };
+    let amendment = body;
+    if (sealed) {
+      const sealBytes = await readFile(unitPaths(dir).seal);
+      const sealedCount = (JSON.parse(sealBytes.toString('utf8')) as { amendments: { count: number } }).amendments.count;
+      const prev = amendmentPrevLink(sha256Hex(sealBytes), log.amendments.length === sealedCount, `A${log.amendments.length}`, log.headSha256);
+      amendment = await signRecord(body, { signer: author.id, prev });
+    }
     await appendJsonLine(file, AmendmentSchema.parse(amendment));
     return amendment;
   });

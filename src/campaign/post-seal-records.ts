@@ -59,6 +59,8 @@ export const CrossCheckRecordSchema = z.object({
   /** How it was checked, e.g. "registered adjudicator rerun on a second machine from verified sealed inputs". */
   method: z.string().min(1),
   detail: JsonSchema,
+  /** Ed25519 signature by the cross-checking operator's key, chained to the adjudication record it checks (src/signing). */
+  signature: SignatureBlockSchema.optional(),
   sha256: Sha256HexSchema,
 });
 export type CrossCheckRecord = z.infer<typeof CrossCheckRecordSchema>;

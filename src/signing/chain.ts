@@ -5,7 +5,9 @@ import type { PrevLink, SignatureBlock } from './signature-block.js';
 
 /**
  * The chain of signatures of an evidence unit: precommit.json → seal.json → adjudication-001.json →
- * (adjudication-002.json → …) → closeout.json. For each record present, in that order:
+ * (adjudication-002.json → …) → closeout.json, with each cross-check-NNN.json chained to the
+ * adjudication it checks and the closeout to the cross-check it relies on (ChainRecord.after says
+ * which record a record must follow when it is not the one before it). For each record present:
  *
  *   bad-signature  its signature block is malformed, its key is not Ed25519, the fingerprint is not
  *                  the key's, or the signature does not verify over the record (tampered);
@@ -56,6 +58,12 @@ export interface ChainRecord {
   /** Unit-relative path. */
   readonly path: string;
   readonly bytes: Uint8Array;
+  /**
+   * The path of the record this one must be chained to (its `signature.prev`), when that is not the
+   * record just before it in `records` (a cross-check → the adjudication it checks; a re-adjudication →
+   * the adjudication it supersedes; the closeout → the cross-check it relies on). null: the first record.
+   */
+  readonly after?: string | null;
 }
 
 export interface ChainCheckInput {
@@ -144,8 +152,11 @@ export function checkSignatureChain(input: ChainCheckInput): SignatureReport {
     }
     const op = record === null ? null : operatorId(record);
     if (op !== null && op !== block.keyOwner) error(rec.path, 'wrong-key', `signed with ${block.keyOwner}'s key, but the record names operator ${op}`);
-    const prev = input.records[i - 1];
-    const problem = prevProblem(block.prev, prev === undefined ? null : { file: prev.path, sha256: sha256Hex(prev.bytes) });
+    const wantPath = rec.after === undefined ? (input.records[i - 1]?.path ?? null) : rec.after;
+    const prev = wantPath === null ? undefined : input.records.find((r) => r.path === wantPath);
+    const problem = wantPath !== null && prev === undefined
+      ? `must be chained to ${wantPath}, which is not in the unit`
+      : prevProblem(block.prev, prev === undefined ? null : { file: prev.path, sha256: sha256Hex(prev.bytes) });
     if (problem !== null) error(rec.path, 'chain-broken', problem, [...new Set([block.prev?.file, prev?.path].filter((p): p is string => p !== undefined))]);
   });
   findings.push(...roleFindings(checked, input));

@@ -1,14 +1,19 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ADJUDICATION_RECORD_RE, UNIT_FILES } from '../campaign/unit-layout.js';
+import { sha256Hex } from '../core/hash.js';
+import { ADJUDICATION_RECORD_RE, CROSS_CHECK_RECORD_RE, UNIT_FILES } from '../campaign/unit-layout.js';
+import { checkAmendmentSignatures } from './amendment-signatures.js';
 import { checkSignatureChain, type ChainRecord, type SignatureReport } from './chain.js';
 import { keysDir, trustedKeys } from './key-store.js';
 
 /**
  * The signature check of one evidence unit (used by src/campaign/verify.ts): reads the chain's
  * records as they are on disk — precommit.json, seal.json, adjudication/adjudication-NNN.json in
- * number order, closeout.json — the operators of the formal run record (rows/run.json, itself bound
- * by the seal manifest) and the trust store, and runs chain.ts over them.
+ * number order (each chained to the one it supersedes, the first to seal.json), each followed by the
+ * adjudication/cross-check-NNN.json records that check it (chained to it), closeout.json (chained to
+ * the cross-check it names) — the operators of the formal run record (rows/run.json, itself bound
+ * by the seal manifest) and the trust store, and runs chain.ts over them; then checks the signatures
+ * of the post-seal amendments (amendment-signatures.ts).
  */
 
 export interface UnitSignatureOptions {
@@ -26,13 +31,84 @@ async function bytesOf(path: string): Promise<Buffer | null> {
   }
 }
 
+async function adjudicationNames(dir: string): Promise<{ adjudications: string[]; crossChecks: string[] }> {
+  const names = await readdir(join(dir, UNIT_FILES.adjudicationDir)).catch(() => [] as string[]);
+  return {
+    adjudications: names.filter((n) => ADJUDICATION_RECORD_RE.test(n)).sort(),
+    crossChecks: names.filter((n) => CROSS_CHECK_RECORD_RE.test(n)).sort(),
+  };
+}
+
 /** The unit-relative paths of the chain's records, in chain order (those that exist). */
 export async function chainRecordPaths(dir: string): Promise<string[]> {
-  const adjudications = await readdir(join(dir, UNIT_FILES.adjudicationDir)).then(
-    (names) => names.filter((n) => ADJUDICATION_RECORD_RE.test(n)).sort(),
-    () => [] as string[],
-  );
-  return [UNIT_FILES.precommit, UNIT_FILES.seal, ...adjudications.map((n) => `${UNIT_FILES.adjudicationDir}/${n}`), UNIT_FILES.closeout];
+  return (await chainRecords(dir)).map((r) => r.path);
+}
+
+function field(bytes: Uint8Array, get: (v: Record<string, unknown>) => unknown): string | undefined {
+  try {
+    const v = get(JSON.parse(Buffer.from(bytes).toString('utf8')) as Record<string, unknown>);
+    return typeof v === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The chain's records as they are on disk, in chain order, each with the record it must follow. */
+async function chainRecords(dir: string): Promise<ChainRecord[]> {
+  const adj = UNIT_FILES.adjudicationDir;
+  const read = async (path: string, after?: string | null): Promise<ChainRecord | null> => {
+    const bytes = await bytesOf(join(dir, path));
+    return bytes === null ? null : { path, bytes, ...(after === undefined ? {} : { after }) };
+  };
+  const out: (ChainRecord | null)[] = [await read(UNIT_FILES.precommit), await read(UNIT_FILES.seal)];
+  const { adjudications, crossChecks } = await adjudicationNames(dir);
+  const checks = (await Promise.all(crossChecks.map((n) => read(`${adj}/${n}`)))).filter((r): r is ChainRecord => r !== null)
+    .map((r) => {
+      const judged = field(r.bytes, (v) => v['adjudicationFile']);
+      return judged === undefined ? { record: r, judged } : { record: { ...r, after: `${adj}/${judged}` }, judged };
+    });
+  let previous: string = UNIT_FILES.seal;
+  for (const name of adjudications) {
+    out.push(await read(`${adj}/${name}`, previous));
+    previous = `${adj}/${name}`;
+    out.push(...checks.filter((c) => c.judged === name).map((c) => c.record));
+  }
+  out.push(...checks.filter((c) => c.judged === undefined || !adjudications.includes(c.judged)).map((c) => c.record));
+  const closeout = await read(UNIT_FILES.closeout);
+  if (closeout !== null) {
+    const legacy = legacyCloseout(closeout.bytes, checks.map((c) => c.record));
+    if (legacy !== null) {
+      out.push({ ...closeout, after: legacy.after });
+      return out.filter((r): r is ChainRecord => r !== null && !legacy.bound.has(r.path));
+    }
+    const relied = field(closeout.bytes, (v) => (v['crossCheck'] as Record<string, unknown> | undefined)?.['file']);
+    out.push(relied === undefined ? closeout : { ...closeout, after: `${adj}/${relied}` });
+  }
+  return out.filter((r): r is ChainRecord => r !== null);
+}
+
+/**
+ * A unit closed before cross-checks were signed: its closeout is signed and chained to the adjudication
+ * (not to a cross-check), and the cross-check it names is unsigned. Its unsigned cross-checks are then
+ * bound by the signed closeout's manifest instead of by signatures: those whose bytes match the
+ * closeout's `files` entry leave the chain (anything else — an unsigned cross-check the closeout does not
+ * bind as it is — stays in it and is refused). null when the closeout is not of that form.
+ */
+function legacyCloseout(bytes: Uint8Array, checks: readonly ChainRecord[]): { after: string; bound: Set<string> } | null {
+  let v: { signature?: { prev?: { file?: unknown } | null }; crossCheck?: { file?: unknown }; files?: { path?: unknown; sha256?: unknown }[] };
+  try {
+    v = JSON.parse(Buffer.from(bytes).toString('utf8')) as typeof v;
+  } catch {
+    return null;
+  }
+  const after = v.signature?.prev?.file;
+  const relied = v.crossCheck?.file;
+  if (typeof after !== 'string' || !ADJUDICATION_RECORD_RE.test(after.slice(`${UNIT_FILES.adjudicationDir}/`.length)) || typeof relied !== 'string') return null;
+  const reliedOn = checks.find((c) => c.path === `${UNIT_FILES.adjudicationDir}/${relied}`);
+  if (reliedOn === undefined || field(reliedOn.bytes, (r) => (r['signature'] === undefined ? 'unsigned' : undefined)) !== 'unsigned') return null;
+  const listed = new Map((v.files ?? []).map((f) => [f.path, f.sha256]));
+  const bound = new Set(checks.filter((c) => field(c.bytes, (r) => (r['signature'] === undefined ? 'unsigned' : undefined)) === 'unsigned' && listed.get(c.path) === sha256Hex(c.bytes)).map((c) => c.path));
+  return { after, bound };
 }
 
 /** The operators who ran the formal run's conditions, as rows/run.json records them ([] when absent). */
@@ -48,11 +124,15 @@ async function runOperators(dir: string): Promise<string[]> {
 }
 
 export async function checkUnitSignatures(dir: string, opts: UnitSignatureOptions = {}): Promise<SignatureReport> {
-  const records: ChainRecord[] = [];
-  for (const path of await chainRecordPaths(dir)) {
-    const bytes = await bytesOf(join(dir, path));
-    if (bytes !== null) records.push({ path, bytes });
-  }
+  const records = await chainRecords(dir);
   const trusted = await trustedKeys({ dir: opts.keysDir ?? keysDir() });
-  return checkSignatureChain({ records, ranBy: await runOperators(dir), trusted, ...(opts.requireSigned ? { requireSigned: true } : {}) });
+  const report = checkSignatureChain({ records, ranBy: await runOperators(dir), trusted, ...(opts.requireSigned ? { requireSigned: true } : {}) });
+  const amendmentFindings = checkAmendmentSignatures({
+    seal: records.find((r) => r.path === UNIT_FILES.seal)?.bytes ?? null,
+    amendments: await bytesOf(join(dir, UNIT_FILES.amendments)),
+    trusted,
+    unitSigned: report.status !== 'unsigned',
+    ...(opts.requireSigned ? { requireSigned: true } : {}),
+  });
+  return amendmentFindings.length === 0 ? report : { ...report, findings: [...report.findings, ...amendmentFindings] };
 }

@@ -46,7 +46,7 @@ function failed(r: VerifyResult): Extract<VerifyResult, { ok: false }> {
 }
 
 describe('a signed unit', () => {
-  it('signs precommit, seal, adjudication and closeout by their operators, each naming the previous record', async () => {
+  it('signs precommit, seal, adjudication, cross-check and closeout by their operators, each naming the previous record', async () => {
     const r = await verifyUnit(closed);
     if (!r.ok) throw new Error(`closed unit does not verify: ${r.first.path} ${r.first.detail}`);
     expect(r.signatures?.status).toBe('signed');
@@ -55,6 +55,7 @@ describe('a signed unit', () => {
       ['precommit.json', RUNNER.id],
       ['seal.json', RUNNER.id],
       ['adjudication/adjudication-001.json', REVIEWER.id],
+      ['adjudication/cross-check-001.json', REVIEWER.id],
       ['closeout.json', REVIEWER.id],
     ]);
     const hashOf = async (rel: string): Promise<string> => sha256Hex(await readFile(join(closed, rel)));
@@ -63,6 +64,7 @@ describe('a signed unit', () => {
       { file: 'precommit.json', sha256: await hashOf('precommit.json') },
       { file: 'seal.json', sha256: await hashOf('seal.json') },
       { file: 'adjudication/adjudication-001.json', sha256: await hashOf('adjudication/adjudication-001.json') },
+      { file: 'adjudication/cross-check-001.json', sha256: await hashOf('adjudication/cross-check-001.json') },
     ]);
     const pre = await readJson(closed, 'precommit.json');
     const key = await operatorKey(RUNNER.id);
@@ -127,7 +129,7 @@ describe('a signed unit', () => {
     expect((await verifyUnit(closed, { keysDir: fresh })).ok).toBe(true);
     await removeKey(REVIEWER.id, { dir: fresh });
     const r3 = failed(await verifyUnit(closed, { keysDir: fresh }));
-    expect(r3.issues.filter((i) => i.kind === 'signature').map((i) => i.path)).toEqual(['adjudication/adjudication-001.json', 'closeout.json']);
+    expect(r3.issues.filter((i) => i.kind === 'signature').map((i) => i.path)).toEqual(['adjudication/adjudication-001.json', 'adjudication/cross-check-001.json', 'closeout.json']);
   });
 
   it('detects a broken chain: a record re-signed out of order', async () => {
