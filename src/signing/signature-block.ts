@@ -5,7 +5,8 @@ import { sha256Hex } from '../core/hash.js';
 
 /**
  * The signature block embedded in a signed evidence record (precommit.json, seal.json,
- * adjudication/adjudication-NNN.json, closeout.json), under the record's `signature` key:
+ * adjudication/adjudication-NNN.json, adjudication/cross-check-NNN.json, closeout.json, and each post-seal
+ * line of amendments.jsonl — amendment-signatures.ts), under the record's `signature` key:
  *
  * ```
  * signature: {
