@@ -26,9 +26,18 @@ export async function readRecord<S extends z.ZodType>(path: string, schema: S): 
     if ((e as { code?: string }).code === 'EISDIR') return { kind: 'bad', reason: 'is a directory' };
     throw ioError(path, 'read', e);
   }
+  return parseRecordBytes(bytes, schema);
+}
+
+/**
+ * Parses a record's bytes (JSON, the canonical pretty form imep writes, the schema) — also from a buffer already
+ * in memory (verified-read.ts), so the bytes parsed are the bytes hashed.
+ */
+export function parseRecordBytes<S extends z.ZodType>(bytes: Buffer, schema: S): RecordRead<z.infer<S>> {
+  const text = bytes.toString('utf8');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch {
     return { kind: 'bad', reason: 'is not valid JSON' };
   }
@@ -38,7 +47,7 @@ export async function readRecord<S extends z.ZodType>(path: string, schema: S): 
   } catch {
     return { kind: 'bad', reason: 'holds values canonical JSON cannot' };
   }
-  if (rerendered !== bytes.toString('utf8')) return { kind: 'bad', reason: 'is not in the canonical form imep writes (edited by hand?)' };
+  if (rerendered !== text) return { kind: 'bad', reason: 'is not in the canonical form imep writes (edited by hand?)' };
   const result = schema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];

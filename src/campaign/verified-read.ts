@@ -10,11 +10,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { canonicalPrettyJson } from '../core/canonical-json.js';
 import { ImepError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
 import type { CloseoutRecord } from './post-seal-records.js';
-import type { RecordRead } from './record-file.js';
+import { parseRecordBytes } from './record-file.js';
 import type { SealRecord } from './seal.js';
 import type { VerifyOk } from './verify-types.js';
 
@@ -73,32 +72,6 @@ export function readSealed(unit: VerifiedUnit, path: string): Promise<Buffer> {
   return readVerified(unit.dir, path, sealedSha256(unit, path));
 }
 
-/**
- * Parses a record's bytes as record-file.ts's readRecord does (JSON, canonical pretty form, schema) — from
- * a buffer already in memory, so the bytes parsed are the bytes hashed.
- */
-export function parseRecordBytes<S extends z.ZodType>(bytes: Buffer, schema: S): RecordRead<z.infer<S>> {
-  const text = bytes.toString('utf8');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return { kind: 'bad', reason: 'is not valid JSON' };
-  }
-  let rerendered: string;
-  try {
-    rerendered = canonicalPrettyJson(parsed);
-  } catch {
-    return { kind: 'bad', reason: 'holds values canonical JSON cannot' };
-  }
-  if (rerendered !== text) return { kind: 'bad', reason: 'is not in the canonical form imep writes (edited by hand?)' };
-  const result = schema.safeParse(parsed);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    return { kind: 'bad', reason: `does not match its schema at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}` };
-  }
-  return { kind: 'ok', value: result.data, bytes };
-}
 
 /** Reads a record once against `expectedSha256` and parses those bytes; E_UNIT_TAMPERED when either fails. */
 export async function readVerifiedRecord<S extends z.ZodType>(unitDir: string, path: string, expectedSha256: string | undefined, schema: S): Promise<z.infer<S>> {
