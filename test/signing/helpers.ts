@@ -5,7 +5,8 @@ import { selfHash } from '../../src/campaign/record-file.js';
 import { KEYS_DIR_ENV } from '../../src/signing/key-store.js';
 import { signRecord } from '../../src/signing/sign-record.js';
 import type { PrevLink } from '../../src/signing/signature-block.js';
-import { tempDir } from '../campaign/helpers.js';
+import type { VerifyResult } from '../../src/campaign/verify-types.js';
+import { copyUnit, tempDir } from '../campaign/helpers.js';
 
 /** Points IMEP_KEYS_DIR at a fresh temp folder for the test file; returns it and a restore function. */
 export async function isolateKeys(): Promise<{ dir: string; restore: () => void }> {
@@ -63,4 +64,20 @@ export async function rewrite(
   } else {
     await writeJson(dir, rel, r);
   }
+}
+
+/** Numbered copies (`case-N`) of template units under a test file's root, known once its beforeAll has run. */
+export function unitCopies(rootOf: () => string): (template: string) => Promise<string> {
+  let n = 0;
+  return async (template) => {
+    const dir = join(rootOf(), `case-${++n}`);
+    await copyUnit(template, dir);
+    return dir;
+  };
+}
+
+/** The failed verification, or a thrown error when it passed. */
+export function failed(r: VerifyResult): Extract<VerifyResult, { ok: false }> {
+  if (r.ok) throw new Error('expected verification to fail');
+  return r;
 }

@@ -16,8 +16,8 @@ import { merkleRoot } from '../../src/campaign/manifest.js';
 import { sha256Hex } from '../../src/core/hash.js';
 import { withSelfHash, writeRecord } from '../../src/campaign/record-file.js';
 import { signRecord, SIGNING_ENV } from '../../src/signing/sign-record.js';
-import { buildUnit, clock, copyUnit, expectImepError, removeTree, REVIEWER, RUNNER, tempDir } from '../campaign/helpers.js';
-import { isolateKeys, readJson, rewrite } from './helpers.js';
+import { buildUnit, clock, expectImepError, removeTree, REVIEWER, RUNNER, tempDir } from '../campaign/helpers.js';
+import { failed, isolateKeys, readJson, rewrite, unitCopies } from './helpers.js';
 
 const CHECKER = explicitOperator('independent-reviewer');
 const PI = explicitOperator('pi@lab');
@@ -27,7 +27,6 @@ let root: string;
 let keys: { dir: string; restore: () => void };
 let sealed: string;
 let adjudicated: string;
-let n = 0;
 
 beforeAll(async () => {
   keys = await isolateKeys();
@@ -43,16 +42,7 @@ afterAll(async () => {
   await removeTree(join(keys.dir, '..'));
 });
 
-async function copyOf(template: string): Promise<string> {
-  const dir = join(root, `case-${++n}`);
-  await copyUnit(template, dir);
-  return dir;
-}
-
-function failed(r: VerifyResult): Extract<VerifyResult, { ok: false }> {
-  if (r.ok) throw new Error('expected verification to fail');
-  return r;
-}
+const copyOf = unitCopies(() => root);
 
 function ok(r: VerifyResult): void {
   if (!r.ok) throw new Error(`expected the unit to verify: ${r.first.path} ${r.first.kind}: ${r.first.detail}`);
@@ -192,7 +182,7 @@ describe('post-seal amendments in a signed unit', () => {
   });
 
   it('closeout refuses when the current adjudication lists an amendment amendments.jsonl no longer holds', async () => {
-    const fresh = join(root, `fresh-${n}`);
+    const fresh = join(root, "fresh-listing");
     await buildUnit(fresh, 'sealed');
     const a = await amend(fresh, { text: 'Q1 withdrawn', affects: ['questions.Q1'], author: PI, now: clock });
     await adjudicate(fresh, { adjudicator: { name: 'a' }, result: { amendments: { log: [{ id: a.id, at: a.at, text: a.text }] } }, operator: REVIEWER, now: clock });
@@ -205,7 +195,7 @@ describe('post-seal amendments in a signed unit', () => {
     expect(await readFile(join(fresh, 'closeout.json')).catch(() => null)).toBeNull();
 
     // as the adjudicator writes it: the listing in the artifact adjudication/NNN/adjudication.json
-    const viaArtifact = join(root, `fresh-artifact-${n}`);
+    const viaArtifact = join(root, "fresh-artifact");
     await buildUnit(viaArtifact, 'sealed');
     const b = await amend(viaArtifact, { text: 'Q1 withdrawn', affects: ['questions.Q1'], author: PI, now: clock });
     const artifact = JSON.stringify({ amendments: { log: [{ id: b.id, at: b.at, text: b.text }], protocol: [] } });

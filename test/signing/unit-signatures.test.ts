@@ -7,18 +7,17 @@
 import { copyFile, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjudicate, explicitOperator, verifyUnit, type VerifyResult } from '../../src/campaign/index.js';
+import { adjudicate, explicitOperator, verifyUnit } from '../../src/campaign/index.js';
 import { sha256Hex } from '../../src/core/hash.js';
 import { operatorKey, removeKey, trustPublicKey, exportPublicKey, keyFileStem } from '../../src/signing/key-store.js';
 import { SIGNING_ENV } from '../../src/signing/sign-record.js';
-import { buildUnit, clock, copyUnit, expectImepError, removeTree, REVIEWER, RUNNER, tempDir } from '../campaign/helpers.js';
-import { isolateKeys, readJson, rewrite, writeJson } from './helpers.js';
+import { buildUnit, clock, expectImepError, removeTree, REVIEWER, RUNNER, tempDir } from '../campaign/helpers.js';
+import { failed, isolateKeys, readJson, rewrite, unitCopies, writeJson } from './helpers.js';
 
 let root: string;
 let keys: { dir: string; restore: () => void };
 let closed: string;
 let sealed: string;
-let n = 0;
 
 beforeAll(async () => {
   keys = await isolateKeys();
@@ -34,16 +33,7 @@ afterAll(async () => {
   await removeTree(join(keys.dir, '..'));
 });
 
-async function copyOf(template: string): Promise<string> {
-  const dir = join(root, `case-${++n}`);
-  await copyUnit(template, dir);
-  return dir;
-}
-
-function failed(r: VerifyResult): Extract<VerifyResult, { ok: false }> {
-  if (r.ok) throw new Error('expected verification to fail');
-  return r;
-}
+const copyOf = unitCopies(() => root);
 
 describe('a signed unit', () => {
   it('signs precommit, seal, adjudication, cross-check and closeout by their operators, each naming the previous record', async () => {
