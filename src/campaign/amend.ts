@@ -3,14 +3,16 @@ import { ImepError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
 import { withOwnerWrite } from './atomic-write.js';
 import { canonicalJson } from '../core/canonical-json.js';
-import { appendJsonLine, readJsonLines, repairTornTail } from './durable-append.js';
+import { appendJsonLine, parseJsonLines, readJsonLines, repairTornTail, type JsonLinesRead } from './durable-append.js';
 import { hasFormalData } from './formal-run.js';
 import { isSealedState, UNIT_STATES, type UnitState } from './lifecycle.js';
 import { currentOperator } from './operator.js';
 import { listSmallRuns } from './small-run.js';
-import { OperatorSchema, Sha256HexSchema, unitPaths, type Operator } from './unit-layout.js';
+import { OperatorSchema, Sha256HexSchema, UNIT_FILES, unitPaths, type Operator } from './unit-layout.js';
+import { readVerified, type VerifiedUnit } from './verified-read.js';
 import { requireAction } from './unit-state.js';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { prepareSigner, signRecord } from '../signing/sign-record.js';
 import { SignatureBlockSchema } from '../signing/signature-block.js';
 import { amendmentPrevLink } from '../signing/amendment-signatures.js';
@@ -67,6 +69,31 @@ export interface AmendmentLog {
 export async function readAmendments(dir: string): Promise<AmendmentLog> {
   const file = unitPaths(dir).amendments;
   const read = await readJsonLines(file);
+  return checkAmendmentLines(read, file);
+}
+
+/**
+ * Parses and checks amendment-log bytes already in memory (`file` names them in errors) — the same checks as
+ * `readAmendments`, on a buffer read once and checked against a verified hash.
+ */
+export function parseAmendments(bytes: Buffer, file: string): AmendmentLog {
+  return checkAmendmentLines(parseJsonLines(bytes, file), file);
+}
+
+/**
+ * The amendment log of a verified unit, read ONCE against the hash the verification saw for amendments.jsonl
+ * (its sealed prefix is bound by the seal, later lines by the hash chain and, once closed, by the closeout) and
+ * parsed from those bytes; E_UNIT_TAMPERED naming the file when they differ. A unit that verified without the
+ * file has an empty log (a file appearing after the verification is not read).
+ */
+export async function readVerifiedAmendments(unit: VerifiedUnit): Promise<AmendmentLog> {
+  const expected = unit.hashes.get(UNIT_FILES.amendments);
+  if (expected === undefined) return { amendments: [], headSha256: null, bytes: 0 };
+  const bytes = await readVerified(unit.dir, UNIT_FILES.amendments, expected);
+  return parseAmendments(bytes, join(unit.dir, UNIT_FILES.amendments));
+}
+
+function checkAmendmentLines(read: JsonLinesRead, file: string): AmendmentLog {
   const amendments: Amendment[] = [];
   let prev: string | null = null;
   read.lines.forEach((line, i) => {

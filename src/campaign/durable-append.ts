@@ -90,6 +90,15 @@ export async function readJsonLines(file: string): Promise<JsonLinesRead> {
     if ((e as { code?: string }).code === 'ENOENT') return { lines: [], offsets: [], completeBytes: 0, torn: null };
     throw ioError(file, 'read', e);
   }
+  return parseJsonLines(buf, file);
+}
+
+/**
+ * Parses JSON-lines bytes already in memory (`file` names them in errors): the complete lines, their offsets,
+ * and a torn final line (no newline) reported apart — also used on a buffer read once and checked against a
+ * verified hash (verified-read.ts), so the bytes parsed are the bytes hashed.
+ */
+export function parseJsonLines(buf: Buffer, file: string): JsonLinesRead {
   const lines: JsonValue[] = [];
   const offsets: number[] = [];
   let start = 0;

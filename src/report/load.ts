@@ -4,7 +4,7 @@
  * amendment log as it stands now (amendments written after the adjudication are listed as such).
  */
 import { ImepError } from '../core/errors.js';
-import { readAmendments, type Amendment } from '../campaign/amend.js';
+import { readVerifiedAmendments, type Amendment } from '../campaign/amend.js';
 import { readAdjudicationArtifact, type Adjudication } from '../campaign/adjudication/index.js';
 import { loadVerifiedProtocol, loadVerifiedRows } from '../campaign/adjudication/sealed-inputs.js';
 import type { EpisodeRow } from '../campaign/episode-row.js';
@@ -46,7 +46,7 @@ export async function loadReportInputs(dir: string): Promise<ReportInputs> {
   const adjudication = JSON.parse(text) as Adjudication;
   const { rows } = await loadVerifiedRows(unit);
   const listed = new Set(adjudication.amendments.log.map((a) => a.id));
-  const laterAmendments = (await readAmendments(dir)).amendments.filter((a) => !listed.has(a.id));
+  const laterAmendments = (await readVerifiedAmendments(unit)).amendments.filter((a) => !listed.has(a.id));
   const { crossChecks: names } = await listAdjudicationRecords(dir);
   const crossChecks: CrossCheckRecord[] = [];
   for (const n of names) {

@@ -19,15 +19,14 @@ import { join } from 'node:path';
 import { ImepError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hash.js';
 import { adjudicate as storeAdjudicate } from '../adjudicate.js';
-import { readAmendments } from '../amend.js';
-import { readRunRecord } from '../formal-run.js';
+import { readVerifiedAmendments } from '../amend.js';
 import { assertAllowed } from '../lifecycle.js';
 import { checkAdjudicator, currentOperator, type SameOperatorOverride } from '../operator.js';
 import { AdjudicationRecordSchema, type AdjudicationRecord } from '../post-seal-records.js';
-import { runOperators } from '../run-record.js';
+import { RunRecordSchema, runOperators } from '../run-record.js';
 import { recordNumber, UNIT_FILES, type Operator } from '../unit-layout.js';
 import { listAdjudicationRecords, readUnitState } from '../unit-state.js';
-import { readVerified, readVerifiedRecord, type VerifiedUnit } from '../verified-read.js';
+import { readVerified, readVerifiedRecord, sealedSha256, type VerifiedUnit } from '../verified-read.js';
 import { assertUnitVerified } from '../verify.js';
 import { computeAdjudication, renderAdjudication } from './compute.js';
 import { loadSealedInputs } from './sealed-inputs.js';
@@ -102,10 +101,11 @@ export async function adjudicateUnit(unitDir: string, opts: AdjudicateUnitOption
   assertAllowed(snap.header.id, snap.state, 'adjudicate', unitDir);
   const unit = await assertUnitVerified(unitDir);
   const operator = opts.operator ?? currentOperator();
-  const ranBy = runOperators(await readRunRecord(unitDir));
+  // The run record is sealed: read once against the seal's entry and parsed from those bytes.
+  const ranBy = runOperators(await readVerifiedRecord(unitDir, UNIT_FILES.runRecord, sealedSha256(unit, UNIT_FILES.runRecord), RunRecordSchema));
   const override = checkAdjudicator(snap.header.id, operator, ranBy, opts.allowSameOperator);
   const inputs = await loadSealedInputs(unitDir, unit);
-  const { amendments } = await readAmendments(unitDir);
+  const { amendments } = await readVerifiedAmendments(unit);
   const adjudication = computeAdjudication(inputs, { operator, ranBy, override, amendments });
   const text = renderAdjudication(adjudication);
   const { adjudications } = await listAdjudicationRecords(unitDir);
@@ -143,7 +143,7 @@ export async function reproduceAdjudication(unitDir: string): Promise<Adjudicate
   const { record, file, path, text: stored } = await readAdjudicationArtifact(unitDir, unit);
   const storedJson = JSON.parse(stored) as Partial<Adjudication>;
   const listed = storedJson.amendments?.log?.length ?? 0;
-  const { amendments } = await readAmendments(unitDir);
+  const { amendments } = await readVerifiedAmendments(unit);
   const inputs = await loadSealedInputs(unitDir, unit);
   const adjudication = computeAdjudication(inputs, {
     operator: record.operator,

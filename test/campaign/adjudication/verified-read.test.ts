@@ -6,7 +6,7 @@
 import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readUnitState, verifyUnit } from '../../../src/campaign/index.js';
+import { amend, readUnitState, verifyUnit } from '../../../src/campaign/index.js';
 import { listAdjudicationRecords } from '../../../src/campaign/unit-state.js';
 import { adjudicateUnit, crossCheckUnit } from '../../../src/campaign/adjudication/index.js';
 import { loadSealedInputs } from '../../../src/campaign/adjudication/sealed-inputs.js';
@@ -19,6 +19,9 @@ import { blackoutOutcome, blackoutProtocol, buildSealedUnit, clock, REVIEWER } f
 let root: string;
 let sealed: string;
 let adjudicated: string;
+/** A unit amended before its seal (sealed prefix) and, adjudicated, once more after it (bound by the chain). */
+let amendedSealed: string;
+let amendedAdjudicated: string;
 beforeAll(async () => {
   root = await tempDir('imep-verified-read-');
   sealed = join(root, 'sealed');
@@ -26,6 +29,12 @@ beforeAll(async () => {
   adjudicated = join(root, 'adjudicated');
   await copyUnit(sealed, adjudicated);
   await adjudicateUnit(adjudicated, { operator: REVIEWER, now: clock });
+  amendedSealed = join(root, 'amended-sealed');
+  await buildSealedUnit(amendedSealed, blackoutProtocol(), blackoutOutcome, { amendBeforeSeal: true });
+  amendedAdjudicated = join(root, 'amended-adjudicated');
+  await copyUnit(amendedSealed, amendedAdjudicated);
+  await adjudicateUnit(amendedAdjudicated, { operator: REVIEWER, now: clock });
+  await amend(amendedAdjudicated, { text: 'a note after the adjudication', affects: ['gates.sham_validity.substitutionFraction.denominator'], author: REVIEWER, now: clock });
 });
 afterAll(async () => removeTree(root));
 afterEach(() => {
@@ -114,6 +123,47 @@ describe('a file swapped after verification is refused, not computed on', () => 
     const dir = await copy(adjudicated);
     swapAfterVerify('rows/rows.jsonl');
     await refuses(adjudicateUnit(dir, { regenerate: true }), dir, 'rows/rows.jsonl');
+  });
+
+  it('adjudication: amendments.jsonl (the log is read once against the hash the verification saw)', async () => {
+    const dir = await copy(amendedSealed);
+    swapAfterVerify('amendments.jsonl');
+    await refuses(adjudicateUnit(dir, { operator: REVIEWER, now: clock }), dir, 'amendments.jsonl');
+    expect((await readUnitState(dir)).state).toBe('sealed');
+    expect((await listAdjudicationRecords(dir)).adjudications).toEqual([]);
+  });
+
+  it('adjudication: rows/run.json (the operators who ran the conditions come from the sealed bytes)', async () => {
+    const dir = await copy(sealed);
+    swapAfterVerify('rows/run.json');
+    await refuses(adjudicateUnit(dir, { operator: REVIEWER, now: clock }), dir, 'rows/run.json');
+    expect((await readUnitState(dir)).state).toBe('sealed');
+    expect((await listAdjudicationRecords(dir)).adjudications).toEqual([]);
+    expect((await verifyUnit(dir)).ok).toBe(false);
+  });
+
+  it('the regeneration and the report refuse a swapped amendments.jsonl (sealed prefix and post-seal lines)', async () => {
+    const dir = await copy(amendedAdjudicated);
+    swapAfterVerify('amendments.jsonl');
+    await refuses(adjudicateUnit(dir, { regenerate: true }), dir, 'amendments.jsonl');
+    expect((await listAdjudicationRecords(dir)).adjudications).toEqual(['adjudication-001.json']);
+    const other = await copy(amendedAdjudicated);
+    swapAfterVerify('amendments.jsonl');
+    await refuses(loadReportInputs(other), other, 'amendments.jsonl');
+  });
+
+  it('an intact amended unit reads its log once and still adjudicates, regenerates and reports', async () => {
+    const dir = await copy(amendedSealed);
+    let calls = 0;
+    verifiedReadTestHooks.afterVerify = () => {
+      calls++;
+    };
+    const a = await adjudicateUnit(dir, { operator: REVIEWER, now: clock });
+    expect(a.adjudication.amendments.log.map((x) => x.id)).toEqual(['A1']);
+    await amend(dir, { text: 'a note after the adjudication', affects: ['gates.sham_validity.substitutionFraction.denominator'], author: REVIEWER, now: clock });
+    expect((await adjudicateUnit(dir, { regenerate: true })).text).toBe(a.text);
+    expect((await loadReportInputs(dir)).laterAmendments.map((x) => x.id)).toEqual(['A2']);
+    expect(calls).toBeGreaterThan(0);
   });
 
   it('an intact unit still adjudicates, cross-checks and reports (the hook without a swap changes nothing)', async () => {
