@@ -33,7 +33,11 @@ export interface VerifiedUnit {
  * Test seam: called once a unit has verified and before any consumer reads from it (tests swap a file
  * here to show that the consumer refuses the swapped bytes). Never set outside tests.
  */
-export const verifiedReadTestHooks: { afterVerify?: (dir: string) => Promise<void> | void } = {};
+export const verifiedReadTestHooks: {
+  afterVerify?: (dir: string) => Promise<void> | void;
+  /** Called inside verification once every file is hashed and before its later checks (tests swap a file here). */
+  afterHashing?: (dir: string) => Promise<void> | void;
+} = {};
 
 const TAMPERED_HINT = 'a file changed after it was verified: restore the unit from an intact copy; `imep campaign verify` lists every difference';
 

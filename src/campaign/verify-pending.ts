@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { sha256Hex } from '../core/hash.js';
 import { AmendmentSchema } from './amend.js';
 import { canonicalJson } from '../core/canonical-json.js';
-import { readRecord, selfHashOk } from './record-file.js';
+import type { z } from 'zod';
+import { parseRecordBytes, selfHashOk, type RecordRead } from './record-file.js';
 import { AdjudicationRecordSchema, CrossCheckRecordSchema } from './post-seal-records.js';
 import type { ManifestEntry } from './manifest.js';
 import type { SealRecord } from './seal.js';
@@ -16,8 +15,12 @@ import type { VerifyIssue } from './verify-types.js';
  * classified 'after-formal-data'), and adjudication records (schema, self-hash, their number, the
  * seal they name) with their listed artifacts — which verify.ts then admits only under the record's own
  * adjudication/NNN/ (verify-claims.ts). Adjudication records are checked before and after the closeout
- * alike. Only regular files are records. Used by verify.ts only.
+ * alike. Only regular files are records. Used by verify.ts only, which hands over the very bytes it hashed
+ * (these checks never open a file again: a swap between the hashing and a check cannot be seen here).
  */
+
+/** The bytes verify.ts read (and hashed) for a unit-relative path; null when it holds none (absent). */
+export type HeldBytes = (path: string) => Buffer | null;
 
 export interface PendingCheck {
   /** Paths accepted as legitimate post-seal records (not stray). */
@@ -29,11 +32,11 @@ export interface PendingCheck {
   readonly otherSeal: VerifyIssue[];
 }
 
-export async function checkAmendmentsAfterSeal(dir: string, seal: SealRecord, present: boolean): Promise<VerifyIssue[]> {
+/** `bytes`: the amendment log as verify.ts hashed it (null when absent). */
+export function checkAmendmentsAfterSeal(bytes: Buffer | null, seal: SealRecord): VerifyIssue[] {
   const path = UNIT_FILES.amendments;
   const sealed = seal.amendments;
-  if (!present) return sealed.bytes > 0 ? [{ path, kind: 'missing', detail: `the seal bound ${sealed.count} amendment(s)` }] : [];
-  const bytes = await readFile(join(dir, path));
+  if (bytes === null) return sealed.bytes > 0 ? [{ path, kind: 'missing', detail: `the seal bound ${sealed.count} amendment(s)` }] : [];
   if (bytes.length < sealed.bytes) return [{ path, kind: 'truncated', detail: `${bytes.length} bytes; the seal bound the first ${sealed.bytes}` }];
   if (sha256Hex(bytes.subarray(0, sealed.bytes)) !== sealed.sha256) {
     return [{ path, kind: 'modified', detail: 'the amendments bound by the seal were changed' }];
@@ -60,17 +63,21 @@ export async function checkAmendmentsAfterSeal(dir: string, seal: SealRecord, pr
   return [];
 }
 
-export async function checkAdjudicationRecords(dir: string, names: readonly string[], sealSha256: string | null, hashes: ReadonlyMap<string, string>): Promise<PendingCheck> {
+export function checkAdjudicationRecords(names: readonly string[], bytesOf: HeldBytes, sealSha256: string | null, hashes: ReadonlyMap<string, string>): PendingCheck {
   const known: string[] = [];
   const artifacts: PendingCheck['artifacts'] = [];
   const issues: VerifyIssue[] = [];
   const otherSeal: VerifyIssue[] = [];
   const prefix = `${UNIT_FILES.adjudicationDir}/`;
+  const read = <S extends z.ZodType>(path: string, schema: S): RecordRead<z.infer<S>> => {
+    const bytes = bytesOf(path);
+    return bytes === null ? { kind: 'missing' } : parseRecordBytes(bytes, schema);
+  };
   for (const path of names) {
     const name = path.slice(prefix.length);
     const adj = ADJUDICATION_RECORD_RE.exec(name);
     if (adj !== null) {
-      const r = await readRecord(join(dir, path), AdjudicationRecordSchema);
+      const r = read(path, AdjudicationRecordSchema);
       if (r.kind !== 'ok' || !selfHashOk(r.value)) {
         issues.push({ path, kind: 'modified', detail: r.kind === 'bad' ? `record ${r.reason}` : 'record does not match its own SHA-256' });
         continue;
@@ -80,7 +87,7 @@ export async function checkAdjudicationRecords(dir: string, names: readonly stri
       if (r.value.number !== Number(adj[1])) issues.push({ path, kind: 'modified', detail: `its number field says ${r.value.number}, its file name ${adj[1]}` });
       artifacts.push({ record: path, nnn: adj[1]!, entries: r.value.artifacts });
     } else if (CROSS_CHECK_RECORD_RE.test(name)) {
-      const r = await readRecord(join(dir, path), CrossCheckRecordSchema);
+      const r = read(path, CrossCheckRecordSchema);
       if (r.kind !== 'ok' || !selfHashOk(r.value)) {
         issues.push({ path, kind: 'modified', detail: r.kind === 'bad' ? `record ${r.reason}` : 'record does not match its own SHA-256' });
         continue;

@@ -10,7 +10,7 @@ import { ioError } from './atomic-write.js';
 import { verifiedReadTestHooks, type VerifiedUnit } from './verified-read.js';
 import { SealRecordSchema, type SealRecord } from './seal.js';
 import { assertAllowed } from './lifecycle.js';
-import { UNIT_FILES, unitPaths } from './unit-layout.js';
+import { ADJUDICATION_RECORD_RE, CROSS_CHECK_RECORD_RE, UNIT_FILES, unitPaths } from './unit-layout.js';
 import { readUnitState } from './unit-state.js';
 import { checkAdjudicationRecords, checkAmendmentsAfterSeal } from './verify-pending.js';
 import { artifactScope, Claims, closeoutScope, sealScope, type Claim } from './verify-claims.js';
@@ -53,6 +53,30 @@ export interface VerifyOptions {
   readonly keysDir?: string;
   /** Refuse unsigned records (default: unsigned units verify; only a record unsigned after a signed one fails). */
   readonly requireSignatures?: boolean;
+}
+
+/**
+ * The files verify's later checks parse (the amendment log's prefix and chain, the adjudication and cross-check
+ * records, the signature chain's records, the run record's operators): read ONCE into memory by the hashing pass,
+ * and every check works from those buffers, so no check sees bytes other than the ones hashed. Every other file
+ * (rows.jsonl can be tens of MB) is only hashed, streaming.
+ */
+function heldForChecks(path: string): boolean {
+  if (path === UNIT_FILES.amendments || path === UNIT_FILES.precommit || path === UNIT_FILES.runRecord) return true;
+  const adj = `${UNIT_FILES.adjudicationDir}/`;
+  if (!path.startsWith(adj)) return false;
+  const name = path.slice(adj.length);
+  return ADJUDICATION_RECORD_RE.test(name) || CROSS_CHECK_RECORD_RE.test(name);
+}
+
+/** One read of a held file: its bytes, or null when it is gone (a symbolic link is followed, as before, but not hashed). */
+async function readHeld(dir: string, e: FoundEntry): Promise<Buffer | null> {
+  try {
+    return await readFile(join(dir, e.path));
+  } catch (err) {
+    if (e.type !== 'file') return null;
+    throw ioError(join(dir, e.path), 'read for hashing', err);
+  }
 }
 
 async function readManifestRecord<S extends typeof SealRecordSchema | typeof CloseoutRecordSchema>(
@@ -113,13 +137,26 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
   const actual = new Map(entries.map((e) => [e.path, e]));
   const hashes = new Map<string, string>();
   const records = new Set<string>([UNIT_FILES.seal, UNIT_FILES.closeout]);
-  for (const e of entries) if (e.type === 'file' && !records.has(e.path)) hashes.set(e.path, await hashFile(join(dir, e.path)));
+  const held = new Map<string, Buffer>();
+  for (const e of entries) {
+    if (records.has(e.path)) continue;
+    if (heldForChecks(e.path) && (e.type === 'file' || e.type === 'symlink')) {
+      const bytes = await readHeld(dir, e);
+      if (bytes !== null) held.set(e.path, bytes);
+      if (bytes !== null && e.type === 'file') hashes.set(e.path, sha256Hex(bytes));
+    } else if (e.type === 'file') hashes.set(e.path, await hashFile(join(dir, e.path)));
+  }
 
   // seal.json and closeout.json are hashed and parsed from one buffer each.
   const sealR = await readManifestRecord(dir, UNIT_FILES.seal, SealRecordSchema, actual.get(UNIT_FILES.seal));
   const closeR = await readManifestRecord(dir, UNIT_FILES.closeout, CloseoutRecordSchema, actual.get(UNIT_FILES.closeout));
   if (sealR.bytes !== null) hashes.set(UNIT_FILES.seal, sha256Hex(sealR.bytes));
   if (closeR.bytes !== null) hashes.set(UNIT_FILES.closeout, sha256Hex(closeR.bytes));
+  if (sealR.bytes !== null) held.set(UNIT_FILES.seal, sealR.bytes);
+  if (closeR.bytes !== null) held.set(UNIT_FILES.closeout, closeR.bytes);
+  await verifiedReadTestHooks.afterHashing?.(dir);
+  // Every check below works from these buffers: none opens a file the hashing pass read.
+  const bytesOf = (path: string): Buffer | null => held.get(path) ?? null;
   const adjPrefix = `${UNIT_FILES.adjudicationDir}/`;
   const adjEntries = entries.filter((e) => e.path.startsWith(adjPrefix));
   const issues: VerifyIssue[] = [];
@@ -144,14 +181,14 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
   if (closeout !== null) claims.add(UNIT_FILES.closeout, 'files', closeout.files, closeoutScope);
   const known = new Set<string>([UNIT_FILES.seal, UNIT_FILES.closeout]);
   // Adjudication and cross-check records are checked whether or not a closeout binds them as well.
-  const check = await checkAdjudicationRecords(dir, adjEntries.filter((e) => e.type === 'file').map((e) => e.path), seal === null ? null : (hashes.get(UNIT_FILES.seal) ?? null), hashes);
+  const check = checkAdjudicationRecords(adjEntries.filter((e) => e.type === 'file').map((e) => e.path), bytesOf, seal === null ? null : (hashes.get(UNIT_FILES.seal) ?? null), hashes);
   for (const p of check.known) known.add(p);
   const artifactPaths: string[] = [];
   for (const a of check.artifacts) artifactPaths.push(...claims.add(a.record, 'artifacts', a.entries, artifactScope(a.nnn)));
   let pending: string[] = [];
   if (closeout === null) {
     if (seal !== null) {
-      const found = await checkAmendmentsAfterSeal(dir, seal, actual.has(UNIT_FILES.amendments));
+      const found = checkAmendmentsAfterSeal(bytesOf(UNIT_FILES.amendments), seal);
       const gone = found[0]?.kind === 'missing';
       const movedTo = gone ? await findMovedLog(dir, entries, claims, known, seal) : undefined;
       issues.push(...(movedTo === undefined ? found : [{ path: UNIT_FILES.amendments, kind: 'renamed' as const, detail: `its bytes are now at ${movedTo}`, renamedTo: movedTo }]));
@@ -191,7 +228,7 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
 
   if (closeout !== null && seal !== null) {
     // The closeout binds the log as it stands; the seal still binds its prefix and its hash chain.
-    if (!issues.some((i) => i.path === UNIT_FILES.amendments)) issues.push(...(await checkAmendmentsAfterSeal(dir, seal, actual.has(UNIT_FILES.amendments))));
+    if (!issues.some((i) => i.path === UNIT_FILES.amendments)) issues.push(...checkAmendmentsAfterSeal(bytesOf(UNIT_FILES.amendments), seal));
     if (!issues.some((i) => i.path === UNIT_FILES.seal) && (closeout.sealSha256 !== hashes.get(UNIT_FILES.seal) || closeout.sealRoot !== seal.merkle.root)) {
       issues.push({ path: UNIT_FILES.closeout, kind: 'modified', detail: `its sealSha256/sealRoot fields name another ${UNIT_FILES.seal} than the one it binds` });
     }
@@ -221,7 +258,8 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
       });
     }
   }
-  const signatures = await checkUnitSignatures(dir, { ...(opts.keysDir === undefined ? {} : { keysDir: opts.keysDir }), ...(opts.requireSignatures ? { requireSigned: true } : {}) });
+  const files = { adjudicationNames: adjEntries.filter((e) => held.has(e.path)).map((e) => e.path.slice(adjPrefix.length)), bytesOf };
+  const signatures = await checkUnitSignatures(dir, { files, ...(opts.keysDir === undefined ? {} : { keysDir: opts.keysDir }), ...(opts.requireSignatures ? { requireSigned: true } : {}) });
   // a broken link that follows from a file already reported (changed, missing, renamed) is not reported again
   const reported = new Set(issues.map((i) => i.path));
   for (const f of signatures.findings) {

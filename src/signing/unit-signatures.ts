@@ -7,8 +7,8 @@ import { checkSignatureChain, type ChainRecord, type SignatureReport } from './c
 import { keysDir, trustedKeys } from './key-store.js';
 
 /**
- * The signature check of one evidence unit (used by src/campaign/verify.ts): reads the chain's
- * records as they are on disk — precommit.json, seal.json, adjudication/adjudication-NNN.json in
+ * The signature check of one evidence unit (used by src/campaign/verify.ts, which hands over the bytes it
+ * hashed: `files`): reads the chain's records — each once — precommit.json, seal.json, adjudication/adjudication-NNN.json in
  * number order (each chained to the one it supersedes, the first to seal.json), each followed by the
  * adjudication/cross-check-NNN.json records that check it (chained to it), closeout.json (chained to
  * the cross-check it names) — the operators of the formal run record (rows/run.json, itself bound
@@ -21,6 +21,17 @@ export interface UnitSignatureOptions {
   readonly keysDir?: string;
   /** Refuse unsigned records (default: only an unsigned record after a signed one is refused). */
   readonly requireSigned?: boolean;
+  /**
+   * The unit's files as the caller already read them (verify.ts: the very bytes it hashed), so that the check
+   * never opens a file again; without it, the records are read from disk.
+   */
+  readonly files?: UnitFiles;
+}
+
+/** A unit's files held in memory: the names under adjudication/ and each unit-relative path's bytes (null: none). */
+export interface UnitFiles {
+  readonly adjudicationNames: readonly string[];
+  readonly bytesOf: (relPath: string) => Buffer | null;
 }
 
 async function bytesOf(path: string): Promise<Buffer | null> {
@@ -31,8 +42,16 @@ async function bytesOf(path: string): Promise<Buffer | null> {
   }
 }
 
-async function adjudicationNames(dir: string): Promise<{ adjudications: string[]; crossChecks: string[] }> {
-  const names = await readdir(join(dir, UNIT_FILES.adjudicationDir)).catch(() => [] as string[]);
+/** The unit's files as they are on disk now. */
+async function diskFiles(dir: string): Promise<UnitFiles> {
+  const names = (await readdir(join(dir, UNIT_FILES.adjudicationDir)).catch(() => [] as string[])).filter((n) => ADJUDICATION_RECORD_RE.test(n) || CROSS_CHECK_RECORD_RE.test(n));
+  const paths = [UNIT_FILES.precommit, UNIT_FILES.seal, UNIT_FILES.closeout, UNIT_FILES.runRecord, UNIT_FILES.amendments, ...names.map((n) => `${UNIT_FILES.adjudicationDir}/${n}`)];
+  const held = new Map(await Promise.all(paths.map(async (p) => [p, await bytesOf(join(dir, p))] as const)));
+  return { adjudicationNames: names, bytesOf: (p) => held.get(p) ?? null };
+}
+
+function adjudicationNames(files: UnitFiles): { adjudications: string[]; crossChecks: string[] } {
+  const names = files.adjudicationNames;
   return {
     adjudications: names.filter((n) => ADJUDICATION_RECORD_RE.test(n)).sort(),
     crossChecks: names.filter((n) => CROSS_CHECK_RECORD_RE.test(n)).sort(),
@@ -41,7 +60,7 @@ async function adjudicationNames(dir: string): Promise<{ adjudications: string[]
 
 /** The unit-relative paths of the chain's records, in chain order (those that exist). */
 export async function chainRecordPaths(dir: string): Promise<string[]> {
-  return (await chainRecords(dir)).map((r) => r.path);
+  return chainRecords(await diskFiles(dir)).map((r) => r.path);
 }
 
 function field(bytes: Uint8Array, get: (v: Record<string, unknown>) => unknown): string | undefined {
@@ -54,27 +73,27 @@ function field(bytes: Uint8Array, get: (v: Record<string, unknown>) => unknown):
 }
 
 /** The chain's records as they are on disk, in chain order, each with the record it must follow. */
-async function chainRecords(dir: string): Promise<ChainRecord[]> {
+function chainRecords(files: UnitFiles): ChainRecord[] {
   const adj = UNIT_FILES.adjudicationDir;
-  const read = async (path: string, after?: string | null): Promise<ChainRecord | null> => {
-    const bytes = await bytesOf(join(dir, path));
+  const read = (path: string, after?: string | null): ChainRecord | null => {
+    const bytes = files.bytesOf(path);
     return bytes === null ? null : { path, bytes, ...(after === undefined ? {} : { after }) };
   };
-  const out: (ChainRecord | null)[] = [await read(UNIT_FILES.precommit), await read(UNIT_FILES.seal)];
-  const { adjudications, crossChecks } = await adjudicationNames(dir);
-  const checks = (await Promise.all(crossChecks.map((n) => read(`${adj}/${n}`)))).filter((r): r is ChainRecord => r !== null)
+  const out: (ChainRecord | null)[] = [read(UNIT_FILES.precommit), read(UNIT_FILES.seal)];
+  const { adjudications, crossChecks } = adjudicationNames(files);
+  const checks = crossChecks.map((n) => read(`${adj}/${n}`)).filter((r): r is ChainRecord => r !== null)
     .map((r) => {
       const judged = field(r.bytes, (v) => v['adjudicationFile']);
       return judged === undefined ? { record: r, judged } : { record: { ...r, after: `${adj}/${judged}` }, judged };
     });
   let previous: string = UNIT_FILES.seal;
   for (const name of adjudications) {
-    out.push(await read(`${adj}/${name}`, previous));
+    out.push(read(`${adj}/${name}`, previous));
     previous = `${adj}/${name}`;
     out.push(...checks.filter((c) => c.judged === name).map((c) => c.record));
   }
   out.push(...checks.filter((c) => c.judged === undefined || !adjudications.includes(c.judged)).map((c) => c.record));
-  const closeout = await read(UNIT_FILES.closeout);
+  const closeout = read(UNIT_FILES.closeout);
   if (closeout !== null) {
     const legacy = legacyCloseout(closeout.bytes, checks.map((c) => c.record));
     if (legacy !== null) {
@@ -112,8 +131,8 @@ function legacyCloseout(bytes: Uint8Array, checks: readonly ChainRecord[]): { af
 }
 
 /** The operators who ran the formal run's conditions, as rows/run.json records them ([] when absent). */
-async function runOperators(dir: string): Promise<string[]> {
-  const bytes = await bytesOf(join(dir, UNIT_FILES.runRecord));
+function runOperators(files: UnitFiles): string[] {
+  const bytes = files.bytesOf(UNIT_FILES.runRecord);
   if (bytes === null) return [];
   try {
     const run = JSON.parse(bytes.toString('utf8')) as { sessions?: { operator?: { id?: unknown } }[] };
@@ -124,12 +143,13 @@ async function runOperators(dir: string): Promise<string[]> {
 }
 
 export async function checkUnitSignatures(dir: string, opts: UnitSignatureOptions = {}): Promise<SignatureReport> {
-  const records = await chainRecords(dir);
+  const files = opts.files ?? (await diskFiles(dir));
+  const records = chainRecords(files);
   const trusted = await trustedKeys({ dir: opts.keysDir ?? keysDir() });
-  const report = checkSignatureChain({ records, ranBy: await runOperators(dir), trusted, ...(opts.requireSigned ? { requireSigned: true } : {}) });
+  const report = checkSignatureChain({ records, ranBy: runOperators(files), trusted, ...(opts.requireSigned ? { requireSigned: true } : {}) });
   const amendmentFindings = checkAmendmentSignatures({
     seal: records.find((r) => r.path === UNIT_FILES.seal)?.bytes ?? null,
-    amendments: await bytesOf(join(dir, UNIT_FILES.amendments)),
+    amendments: files.bytesOf(UNIT_FILES.amendments),
     trusted,
     unitSigned: report.status !== 'unsigned',
     ...(opts.requireSigned ? { requireSigned: true } : {}),
