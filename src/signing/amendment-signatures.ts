@@ -1,5 +1,5 @@
 import { sha256Hex } from '../core/hash.js';
-import type { SignatureFinding, SignatureFindingKind } from './chain.js';
+import { keyOwnerFinding, parseObject, short, type SignatureFinding, type SignatureFindingKind } from './chain.js';
 import type { TrustedKey } from './key-store.js';
 import { checkRecordSignature } from './sign-record.js';
 import type { PrevLink } from './signature-block.js';
@@ -37,20 +37,9 @@ export function amendmentPrevLink(sealSha256: string, firstPostSeal: boolean, pr
   return firstPostSeal || prevSha256 === null ? { file: 'seal.json', sha256: sealSha256 } : { file: `${AMENDMENTS_FILE}#${prevId}`, sha256: prevSha256 };
 }
 
-function parseObject(text: string): Record<string, unknown> | null {
-  try {
-    const v: unknown = JSON.parse(text);
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-const short = (h: string): string => `${h.slice(0, 12)}…`;
-
 export function checkAmendmentSignatures(input: AmendmentSignatureInput): SignatureFinding[] {
   if (input.seal === null || input.amendments === null) return [];
-  const seal = parseObject(Buffer.from(input.seal).toString('utf8'));
+  const seal = parseObject(input.seal);
   const prefix = seal?.['amendments'] as { bytes?: unknown; count?: unknown } | undefined;
   if (typeof prefix?.bytes !== 'number' || typeof prefix.count !== 'number') return [];
   const sealedBytes = prefix.bytes;
@@ -81,9 +70,8 @@ export function checkAmendmentSignatures(input: AmendmentSignatureInput): Signat
       error('bad-signature', `${what}: ${check.reason}`);
     } else {
       const { block } = check;
-      const owners = input.trusted.filter((t) => t.fingerprint === block.fingerprint).map((t) => t.operator);
-      if (owners.length === 0) error('unknown-key', `${what} is signed by ${block.keyOwner}'s key ${short(block.fingerprint)}, which is not in the key store (unknown or removed key)`);
-      else if (!owners.includes(block.keyOwner)) error('wrong-key', `${what}: the signature names ${block.keyOwner} as its key's owner, but the key store holds that key as ${owners.join(', ')}`);
+      const owner = keyOwnerFinding(block, input.trusted);
+      if (owner !== null) error(owner.finding, `${what}${owner.finding === 'unknown-key' ? ' is ' : ': '}${owner.detail}`);
       if (typeof author === 'string' && author !== block.keyOwner) error('wrong-key', `${what} is signed with ${block.keyOwner}'s key, but its author is ${author}`);
       const want = amendmentPrevLink(sealSha256, i === 0, prevId, prevSha256);
       const got = block.prev;

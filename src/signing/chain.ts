@@ -76,15 +76,28 @@ export interface ChainCheckInput {
   readonly requireSigned?: boolean;
 }
 
-const short = (h: string): string => `${h.slice(0, 12)}…`;
+/** A hash as findings show it: its first 12 hex digits. */
+export const short = (h: string): string => `${h.slice(0, 12)}…`;
 
-function parse(bytes: Uint8Array): Record<string, unknown> | null {
+/** The JSON object in `bytes` (a record or a log line), or null when they hold none. */
+export function parseObject(bytes: Uint8Array | string): Record<string, unknown> | null {
   try {
-    const v: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'));
+    const v: unknown = JSON.parse(typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8'));
     return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * Whether the trust store holds a signature block's key under the operator the block names: an unknown-key or
+ * wrong-key finding (its detail, without the record's name), or null.
+ */
+export function keyOwnerFinding(block: SignatureBlock, trusted: readonly TrustedKey[]): { readonly finding: 'unknown-key' | 'wrong-key'; readonly detail: string } | null {
+  const owners = trusted.filter((t) => t.fingerprint === block.fingerprint).map((t) => t.operator);
+  if (owners.length === 0) return { finding: 'unknown-key', detail: `signed by ${block.keyOwner}'s key ${short(block.fingerprint)}, which is not in the key store (unknown or removed key)` };
+  if (!owners.includes(block.keyOwner)) return { finding: 'wrong-key', detail: `the signature names ${block.keyOwner} as its key's owner, but the key store holds that key as ${owners.join(', ')}` };
+  return null;
 }
 
 function operatorId(record: Record<string, unknown>): string | null {
@@ -124,7 +137,7 @@ export function checkSignatureChain(input: ChainCheckInput): SignatureReport {
   let firstSigned: string | null = null;
   let carried = 0;
   input.records.forEach((rec, i) => {
-    const record = parse(rec.bytes);
+    const record = parseObject(rec.bytes);
     const check = record === null ? { status: 'unsigned' as const } : checkRecordSignature(record);
     if (check.status === 'unsigned') {
       unsigned.push(rec.path);
@@ -144,12 +157,8 @@ export function checkSignatureChain(input: ChainCheckInput): SignatureReport {
     const { block } = check;
     signed.push({ path: rec.path, signer: block.keyOwner, fingerprint: block.fingerprint, prev: block.prev });
     checked.push({ path: rec.path, record, block });
-    const owners = input.trusted.filter((t) => t.fingerprint === block.fingerprint).map((t) => t.operator);
-    if (owners.length === 0) {
-      error(rec.path, 'unknown-key', `signed by ${block.keyOwner}'s key ${short(block.fingerprint)}, which is not in the key store (unknown or removed key)`);
-    } else if (!owners.includes(block.keyOwner)) {
-      error(rec.path, 'wrong-key', `the signature names ${block.keyOwner} as its key's owner, but the key store holds that key as ${owners.join(', ')}`);
-    }
+    const owner = keyOwnerFinding(block, input.trusted);
+    if (owner !== null) error(rec.path, owner.finding, owner.detail);
     const op = record === null ? null : operatorId(record);
     if (op !== null && op !== block.keyOwner) error(rec.path, 'wrong-key', `signed with ${block.keyOwner}'s key, but the record names operator ${op}`);
     const wantPath = rec.after === undefined ? (input.records[i - 1]?.path ?? null) : rec.after;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { sha256Hex } from '../core/hash.js';
 import { ADJUDICATION_RECORD_RE, CROSS_CHECK_RECORD_RE, UNIT_FILES } from '../campaign/unit-layout.js';
 import { checkAmendmentSignatures } from './amendment-signatures.js';
-import { checkSignatureChain, type ChainRecord, type SignatureReport } from './chain.js';
+import { checkSignatureChain, parseObject, type ChainRecord, type SignatureReport } from './chain.js';
 import { keysDir, trustedKeys } from './key-store.js';
 
 /**
@@ -63,13 +63,17 @@ export async function chainRecordPaths(dir: string): Promise<string[]> {
   return chainRecords(await diskFiles(dir)).map((r) => r.path);
 }
 
+/** A string field of the record in `bytes` (undefined when it is not JSON, or the field not a string). */
 function field(bytes: Uint8Array, get: (v: Record<string, unknown>) => unknown): string | undefined {
-  try {
-    const v = get(JSON.parse(Buffer.from(bytes).toString('utf8')) as Record<string, unknown>);
-    return typeof v === 'string' ? v : undefined;
-  } catch {
-    return undefined;
-  }
+  const record = parseObject(bytes);
+  const v = record === null ? undefined : get(record);
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Whether the record in `bytes` is JSON without a signature block. */
+function isUnsignedRecord(bytes: Uint8Array): boolean {
+  const record = parseObject(bytes);
+  return record !== null && record['signature'] === undefined;
 }
 
 /** The chain's records as they are on disk, in chain order, each with the record it must follow. */
@@ -114,19 +118,15 @@ function chainRecords(files: UnitFiles): ChainRecord[] {
  * bind as it is — stays in it and is refused). null when the closeout is not of that form.
  */
 function legacyCloseout(bytes: Uint8Array, checks: readonly ChainRecord[]): { after: string; bound: Set<string> } | null {
-  let v: { signature?: { prev?: { file?: unknown } | null }; crossCheck?: { file?: unknown }; files?: { path?: unknown; sha256?: unknown }[] };
-  try {
-    v = JSON.parse(Buffer.from(bytes).toString('utf8')) as typeof v;
-  } catch {
-    return null;
-  }
+  const v = parseObject(bytes) as { signature?: { prev?: { file?: unknown } | null }; crossCheck?: { file?: unknown }; files?: { path?: unknown; sha256?: unknown }[] } | null;
+  if (v === null) return null;
   const after = v.signature?.prev?.file;
   const relied = v.crossCheck?.file;
   if (typeof after !== 'string' || !ADJUDICATION_RECORD_RE.test(after.slice(`${UNIT_FILES.adjudicationDir}/`.length)) || typeof relied !== 'string') return null;
   const reliedOn = checks.find((c) => c.path === `${UNIT_FILES.adjudicationDir}/${relied}`);
-  if (reliedOn === undefined || field(reliedOn.bytes, (r) => (r['signature'] === undefined ? 'unsigned' : undefined)) !== 'unsigned') return null;
+  if (reliedOn === undefined || !isUnsignedRecord(reliedOn.bytes)) return null;
   const listed = new Map((v.files ?? []).map((f) => [f.path, f.sha256]));
-  const bound = new Set(checks.filter((c) => field(c.bytes, (r) => (r['signature'] === undefined ? 'unsigned' : undefined)) === 'unsigned' && listed.get(c.path) === sha256Hex(c.bytes)).map((c) => c.path));
+  const bound = new Set(checks.filter((c) => isUnsignedRecord(c.bytes) && listed.get(c.path) === sha256Hex(c.bytes)).map((c) => c.path));
   return { after, bound };
 }
 
