@@ -76,7 +76,6 @@ export function readSealed(unit: VerifiedUnit, path: string): Promise<Buffer> {
   return readVerified(unit.dir, path, sealedSha256(unit, path));
 }
 
-
 /** Reads a record once against `expectedSha256` and parses those bytes; E_UNIT_TAMPERED when either fails. */
 export async function readVerifiedRecord<S extends z.ZodType>(unitDir: string, path: string, expectedSha256: string | undefined, schema: S): Promise<z.infer<S>> {
   const bytes = await readVerified(unitDir, path, expectedSha256);

@@ -150,10 +150,11 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
   // seal.json and closeout.json are hashed and parsed from one buffer each.
   const sealR = await readManifestRecord(dir, UNIT_FILES.seal, SealRecordSchema, actual.get(UNIT_FILES.seal));
   const closeR = await readManifestRecord(dir, UNIT_FILES.closeout, CloseoutRecordSchema, actual.get(UNIT_FILES.closeout));
-  if (sealR.bytes !== null) hashes.set(UNIT_FILES.seal, sha256Hex(sealR.bytes));
-  if (closeR.bytes !== null) hashes.set(UNIT_FILES.closeout, sha256Hex(closeR.bytes));
-  if (sealR.bytes !== null) held.set(UNIT_FILES.seal, sealR.bytes);
-  if (closeR.bytes !== null) held.set(UNIT_FILES.closeout, closeR.bytes);
+  for (const [path, bytes] of [[UNIT_FILES.seal, sealR.bytes], [UNIT_FILES.closeout, closeR.bytes]] as const) {
+    if (bytes === null) continue;
+    hashes.set(path, sha256Hex(bytes));
+    held.set(path, bytes);
+  }
   await verifiedReadTestHooks.afterHashing?.(dir);
   // Every check below works from these buffers: none opens a file the hashing pass read.
   const bytesOf = (path: string): Buffer | null => held.get(path) ?? null;

@@ -144,8 +144,9 @@ export async function runLockstep(
         view = policy.nextInputRow(FRAME_FIELD, n, i);
         if (view !== null && !e.drawNextInto(FRAME_FIELD, view)) view = null;
       }
+      // sent has every environment without stepSync (sendSteps), so one not in it steps synchronously
       const inFlight = sent?.[i];
-      const after = inFlight !== undefined ? (await inFlight).result : e.stepSync !== undefined ? e.stepSync(output.action) : await e.step(output.action);
+      const after = inFlight !== undefined ? (await inFlight).result : (e.stepSync as NonNullable<SimEnvironment['stepSync']>)(output.action);
       r.current = after;
       r.steps += 1;
       for (const s of subs) s.onStep?.(slot, r.episode, before, output, after);

@@ -317,7 +317,7 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
         const t0 = performance.now();
         const inFlight = sent[i];
         if (inFlight === undefined) {
-          after = splitObservation((input.envFor(run.slot).stepSync as (a: PolicyOutput['action']) => StepResult)(output.action), input.allowlists);
+          after = splitObservation((input.envFor(run.slot).stepSync as NonNullable<SimEnvironment['stepSync']>)(output.action), input.allowlists);
           run.clock.simMs += performance.now() - t0;
         } else {
           const { result, ms } = await inFlight;

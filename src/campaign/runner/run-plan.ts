@@ -194,9 +194,11 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
         donors = await prepareDonors({ segment, plan, policy, envFor, allowlists: protocol.allowlists, resetOptions, units: seg.units, maxTries });
         // written once, just before the segment's first row this run (or shard) owns
         const first = seg.units.find((u) => include(u))?.episodes[0];
-        const entry = first === undefined ? null : { seq: first.seq, wave: seg.wave, condition: condition.id, task: seg.task, mode: donors.assignment.mode, seed: donors.assignment.seed, entries: donors.assignment.entries };
-        if (first !== undefined && entry !== null && first.seq >= startSeq) sink.trace(first.seq, { stream: 'donors', entry });
-        else if (first !== undefined && entry !== null && input.durableDonors !== undefined) assertSameDonors(input.durableDonors.get(first.seq), entry, seg);
+        if (first !== undefined) {
+          const entry = { seq: first.seq, wave: seg.wave, condition: condition.id, task: seg.task, mode: donors.assignment.mode, seed: donors.assignment.seed, entries: donors.assignment.entries };
+          if (first.seq >= startSeq) sink.trace(first.seq, { stream: 'donors', entry });
+          else if (input.durableDonors !== undefined) assertSameDonors(input.durableDonors.get(first.seq), entry, seg);
+        }
       }
       const removed = donors?.removed ?? new Map();
       const units = run.filter((u) => !removed.has(u.scopeId));
