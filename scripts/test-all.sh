@@ -25,3 +25,7 @@ PY="${IMEP_PYTHON:-/usr/bin/python3}"
 if [ -d sim-bridge/tests ]; then
   (cd sim-bridge && "$PY" -m pytest -q -p no:cacheprovider)
 fi
+# Real simulators (LIBERO, MIKASA-Robo …): installed from the registries into .venvs/, then driven for real.
+if [ -n "$(ls scripts/sims/*.sh 2>/dev/null)" ]; then
+  bash scripts/test-real-sims.sh
+fi

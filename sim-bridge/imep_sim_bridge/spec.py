@@ -26,6 +26,29 @@ class FieldSpec:
 
 
 @dataclass(frozen=True)
+class FactSpec:
+    """What a task is about (PROTOCOL.md, "Facts"): the evaluator-only field that holds the task's fact,
+    and the values it can take. S/T donor swaps pair units by it (same fact / different fact)."""
+
+    field: str
+    domain: tuple[int | str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.field:
+            raise ValueError("FactSpec: field must be a non-empty string")
+        if len(self.domain) < 2:
+            raise ValueError(f"FactSpec {self.field}: a fact domain needs at least two values, got {list(self.domain)}")
+        if len(set(self.domain)) != len(self.domain):
+            raise ValueError(f"FactSpec {self.field}: domain values repeat: {list(self.domain)}")
+        for v in self.domain:
+            if isinstance(v, bool) or not isinstance(v, (int, str)):
+                raise ValueError(f"FactSpec {self.field}: domain values are integers or strings, got {v!r}")
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"field": self.field, "domain": list(self.domain)}
+
+
+@dataclass(frozen=True)
 class ActionSpec:
     shape: tuple[int, ...]
     dtype: str
@@ -52,6 +75,10 @@ class EnvSpec:
     instruction: str | None = None
     #: The method-visible uint8 H×W×3 field whose bytes `firstFrameHash` hashes (None: the first such).
     first_frame_field: str | None = field(default=None, compare=False)
+    #: The task's fact (None: the task declares none, and S/T donor swaps are refused on it).
+    fact: FactSpec | None = None
+    #: Memory reads at elapsed step >= this are decision queries (0: every read is one).
+    decision_from_step: int = 0
 
     def __post_init__(self) -> None:
         overlap = set(self.method_visible) & set(self.evaluator_only)
@@ -60,6 +87,18 @@ class EnvSpec:
         missing = [f for f in (*self.method_visible, *self.evaluator_only) if f not in self.observation]
         if missing:
             raise ValueError(f"EnvSpec {self.id}: listed fields without an observation spec: {missing}")
+        if self.fact is not None and self.fact.field not in self.evaluator_only:
+            raise ValueError(
+                f"EnvSpec {self.id}: the fact field {self.fact.field!r} must be evaluator-only "
+                "(a policy must never see the fact it is tested on)"
+            )
+        if isinstance(self.decision_from_step, bool) or not isinstance(self.decision_from_step, int) or not (
+            0 <= self.decision_from_step <= self.max_steps
+        ):
+            raise ValueError(
+                f"EnvSpec {self.id}: decision_from_step must be an integer in 0..max_steps ({self.max_steps}), "
+                f"got {self.decision_from_step!r}"
+            )
 
     def to_wire(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -72,6 +111,10 @@ class EnvSpec:
         }
         if self.instruction is not None:
             out["instruction"] = self.instruction
+        if self.fact is not None:
+            out["fact"] = self.fact.to_wire()
+        if self.decision_from_step != 0:
+            out["decisionFromStep"] = int(self.decision_from_step)
         return out
 
     @staticmethod
@@ -93,6 +136,12 @@ class EnvSpec:
             method_visible=tuple(str(x) for x in d["methodVisible"]),
             evaluator_only=tuple(str(x) for x in d["evaluatorOnly"]),
             instruction=d.get("instruction"),
+            fact=(
+                FactSpec(field=str(d["fact"]["field"]), domain=tuple(d["fact"]["domain"]))
+                if d.get("fact") is not None
+                else None
+            ),
+            decision_from_step=int(d.get("decisionFromStep", 0)),
         )
 
     def rgb_field(self) -> str | None:
