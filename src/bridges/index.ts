@@ -20,12 +20,14 @@ export {
   type NdData,
 } from './ndarray-codec.js';
 export type { WireValue } from './wire-value.js';
+export { factsOf, type TaskFacts } from './task-facts.js';
 export {
   POLICY_OPS,
   PROTOCOL_VERSION,
   REQUEST_OPS,
   WIRE_ERROR_CODES,
   envSpecSchema,
+  factSpecSchema,
   stepResultSchema,
   type HelloReply,
   type ReplyBodies,

@@ -71,18 +71,42 @@ const optionalNumber = z
   .nullish()
   .transform((v) => v ?? undefined);
 
-export const envSpecSchema = z.object({
-  id: z.string(),
-  maxSteps: uintSchema,
-  action: z.object({ shape: z.array(uintSchema), dtype: z.string(), low: optionalNumber, high: optionalNumber }),
-  observation: z.record(z.string(), fieldSpecSchema),
-  methodVisible: z.array(z.string()),
-  evaluatorOnly: z.array(z.string()),
-  instruction: z
-    .string()
-    .nullish()
-    .transform((v) => v ?? undefined),
+/** A task's fact (PROTOCOL.md, "Facts"): an evaluator-only field and its ≥ 2 distinct values. */
+export const factSpecSchema = z.object({
+  field: z.string().min(1),
+  domain: z
+    .array(z.union([z.number().int(), z.string()]))
+    .min(2, 'a fact domain needs at least two values')
+    .refine((d) => new Set(d).size === d.length, 'fact domain values repeat'),
 });
+
+export const envSpecSchema = z
+  .object({
+    id: z.string(),
+    maxSteps: uintSchema,
+    action: z.object({ shape: z.array(uintSchema), dtype: z.string(), low: optionalNumber, high: optionalNumber }),
+    observation: z.record(z.string(), fieldSpecSchema),
+    methodVisible: z.array(z.string()),
+    evaluatorOnly: z.array(z.string()),
+    instruction: z
+      .string()
+      .nullish()
+      .transform((v) => v ?? undefined),
+    fact: factSpecSchema.nullish().transform((v) => v ?? undefined),
+    decisionFromStep: uintSchema.nullish().transform((v) => v ?? undefined),
+  })
+  .superRefine((spec, ctx) => {
+    if (spec.fact !== undefined && !spec.evaluatorOnly.includes(spec.fact.field)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fact', 'field'],
+        message: `the fact field "${spec.fact.field}" is not evaluator-only: a policy must never see the fact it is tested on`,
+      });
+    }
+    if (spec.decisionFromStep !== undefined && spec.decisionFromStep > spec.maxSteps) {
+      ctx.addIssue({ code: 'custom', path: ['decisionFromStep'], message: `decisionFromStep ${spec.decisionFromStep} exceeds maxSteps ${spec.maxSteps}` });
+    }
+  });
 
 export const stepResultSchema = z.object({
   obs: obsMapSchema,

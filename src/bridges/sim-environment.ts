@@ -35,6 +35,16 @@ export interface FieldSpec {
   readonly dtype: string;
 }
 
+/**
+ * What a task is about (sim-bridge/PROTOCOL.md, "Facts"): the EVALUATOR-ONLY field whose value is the task's
+ * fact (the cup that hides the ball, the colour to remember) and the values it can take. S/T donor swaps pair
+ * units by it; a policy never sees it.
+ */
+export interface FactSpec {
+  readonly field: string;
+  readonly domain: readonly (number | string)[];
+}
+
 export interface EnvSpec {
   readonly id: string;
   readonly maxSteps: number;
@@ -45,6 +55,10 @@ export interface EnvSpec {
   /** Fields only the evaluator may see (reward, success, seed, oracle info…). */
   readonly evaluatorOnly: readonly string[];
   readonly instruction?: string;
+  /** The task's fact; absent where the task declares none (then S/T donor swaps are refused on it). */
+  readonly fact?: FactSpec;
+  /** Memory reads at an elapsed step ≥ this are decision queries (absent: 0, every read is one). */
+  readonly decisionFromStep?: number;
 }
 
 export interface StepResult {

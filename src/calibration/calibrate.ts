@@ -21,7 +21,7 @@
  */
 import { ImepError } from '../core/errors.js';
 import type { LoadedCheckpoint } from '../policies/checkpoint.js';
-import { taskFacts } from '../campaign/runner/task-facts.js';
+import { suiteFacts } from './load-suite.js';
 import { minimumDetectableEffect, type PairedTest } from '../stats/power.js';
 import { designPolicy, fitDecoder, openCheckpoint, type FittedDecoder } from './design-runtime.js';
 import { ladderCounts, ladderReadout, type LadderReadout } from './ladder-readout.js';
@@ -145,7 +145,7 @@ function frozenRowChecks(loaded: LoadedSuite, recomputed: ReturnType<typeof chec
 export async function calibrate(loaded: LoadedSuite, opts: CalibrateOptions): Promise<CalibrationResult> {
   const suite = loaded.suite;
   const eff = effective(loaded, opts);
-  const facts = taskFacts(suite.env.id);
+  const facts = suiteFacts(loaded.suite);
   const task: LadderTask = { envId: suite.env.id, kwargs: { ...(suite.env.kwargs ?? {}) }, factField: facts.factField as string, pointStep: facts.decisionFromStep, leaf: 'feature' };
   const frozen = checkFrozenMde(loaded);
   const used = new Set(suite.designs.map((d) => d.checkpoint));

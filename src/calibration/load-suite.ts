@@ -12,7 +12,8 @@ import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { canonicalHash } from '../core/canonical-json.js';
 import { ImepError } from '../core/errors.js';
-import { taskFacts } from '../campaign/runner/task-facts.js';
+import { makeLiteEnv } from '../bridges/lite/registry.js';
+import { factsOf, type TaskFacts } from '../bridges/task-facts.js';
 import { SuiteSchema, type Suite } from './suite-schema.js';
 
 export interface LoadedSuite {
@@ -54,8 +55,13 @@ export function checkSuite(suite: Suite, file: string): void {
     throw bad(file, 'decoder.fitSeeds', `fit band ${f.start}–${f.end} meets the campaign bands ${lo}–${hi}`, 'move the fit band outside the campaign bands');
   }
   if (hi > 0xffffffff) throw bad(file, 'bands', `the last campaign seed ${hi} exceeds 2^32 − 1`, 'lower bands.start or bands.count');
-  const facts = taskFacts(suite.env.id);
-  if (facts.factField === null) throw bad(file, 'env.id', `${suite.env.id} has no known fact field for S/T donor swaps`, 'use ShellGameTouch-lite or a RememberColor-lite task');
+  let facts: TaskFacts;
+  try {
+    facts = suiteFacts(suite);
+  } catch (e) {
+    throw bad(file, 'env', e instanceof Error ? e.message : String(e), 'use a lite environment id with kwargs it accepts');
+  }
+  if (facts.factField === null) throw bad(file, 'env.id', `${suite.env.id} declares no fact for S/T donor swaps`, 'use ShellGameTouch-lite or a RememberColor-lite task');
   if (suite.planted.targets.length !== suite.decoder.classes) {
     throw bad(file, 'planted.targets', `${suite.planted.targets.length} targets for ${suite.decoder.classes} fact values`, 'one target per fact value');
   }
@@ -105,4 +111,10 @@ export async function loadSuite(file: string): Promise<LoadedSuite> {
     throw new ImepError('E_IO', `cannot read the calibration suite: ${(e as Error).message}`, { file, hint: 'pass an existing file with --suite' });
   }
   return parseSuite(text, file);
+}
+
+/** The facts the suite's lite environment declares (its spec's fact and decision step). */
+export function suiteFacts(suite: { readonly env: { readonly id: string; readonly kwargs?: Readonly<Record<string, unknown>> | undefined } }): TaskFacts {
+  const env = makeLiteEnv(suite.env.id, { ...(suite.env.kwargs ?? {}) });
+  return factsOf(env.spec);
 }

@@ -25,6 +25,7 @@ import { permuteOperator } from './permute.js';
 import { permuteOperatorV2 } from './permute-v2.js';
 import { permuteOperatorV3 } from './permute-v3.js';
 import { readHook, type ReadHookStats } from './read-hook.js';
+import { readSwapHook, type PrePointItems, type ReadSwapCounters } from './read-swap.js';
 import { referenceHook } from './reference.js';
 import { replicateHook } from './replicate.js';
 import { resampleOperator } from './resample.js';
@@ -39,8 +40,8 @@ export type ConditionSpec =
   | { readonly kind: 'U'; readonly direction: UlpDirection; readonly installation: 'read' | 'install' }
   | { readonly kind: 'S_pi'; readonly version?: ScrambleVersion }
   | { readonly kind: 'T_mu'; readonly version?: ScrambleVersion }
-  | { readonly kind: 'S'; readonly seed: Seed }
-  | { readonly kind: 'T'; readonly seed: Seed };
+  | { readonly kind: 'S'; readonly seed: Seed; readonly installation?: 'read' }
+  | { readonly kind: 'T'; readonly seed: Seed; readonly installation?: 'read' };
 
 /**
  * Algorithm version of S_π / T_μ: 1 (the default, absent = 1) is the original (permute.ts, resample.ts), whose
@@ -79,8 +80,10 @@ export interface InterventionContext {
   readonly seed?: Seed;
   /** Required for O. */
   readonly oracle?: OracleSource;
-  /** Required for S/T: the assigned donor and its records snapshotted before any installation. */
+  /** Required for S/T installed at the point: the assigned donor and its records snapshotted before any installation. */
   readonly donor?: { readonly scope: string; readonly records: readonly BankRecord[] };
+  /** Required for S/T at read time: the assigned donor and, per recipient episode, its paired episode's pre-point items. */
+  readonly donorReads?: { readonly scope: string; readonly itemsOf: (episode: string) => PrePointItems | undefined };
 }
 
 export type PointOutcome =
@@ -126,6 +129,7 @@ export function interventionHook(spec: ConditionSpec, ctx: InterventionContext):
   let action: (target: InstallTarget) => PointOutcome = () => ({ kind: 'none' });
   let seed: Seed | null = null;
   let donor: string | null = null;
+  let swapCounters: ReadSwapCounters | null = null;
 
   switch (spec.kind) {
     case 'A':
@@ -161,6 +165,15 @@ export function interventionHook(spec: ConditionSpec, ctx: InterventionContext):
     }
     case 'S':
     case 'T': {
+      if (spec.installation === 'read') {
+        const d = ctx.donorReads ?? invalid(`condition ${spec.kind} at read needs an assigned donor's reads`, 'donor');
+        if (d.scope === ctx.scope) invalid(`scope ${ctx.scope} cannot be its own donor`, 'donor');
+        seed = spec.seed;
+        donor = d.scope;
+        swapCounters = { reads: 0, substitutedReads: 0 };
+        inner = readSwapHook({ recipient: ctx.scope, donor: d.scope, donorOf: d.itemsOf, counters: swapCounters });
+        break;
+      }
       const d = ctx.donor ?? invalid(`condition ${spec.kind} needs an assigned donor`, 'donor');
       if (d.scope === ctx.scope) invalid(`scope ${ctx.scope} cannot be its own donor`, 'donor');
       seed = spec.seed;
@@ -213,7 +226,7 @@ export function interventionHook(spec: ConditionSpec, ctx: InterventionContext):
         donor,
         reads,
         emptyReads,
-        substitutedReads: rs ? rs.substitutedReads : hookSubstituted,
+        substitutedReads: rs ? rs.substitutedReads : swapCounters ? swapCounters.substitutedReads : hookSubstituted,
         nonFinite: rs ? rs.nonFinite : outcome?.kind === 'installed' ? outcome.record.nonFinite : 0,
         pointOutcome: outcome,
       };

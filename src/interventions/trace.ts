@@ -8,6 +8,9 @@
  *     bank at that read), and the slot has not been stored into (insert/merge) or evicted since the point;
  *   mode 'per-read': the read is after the point and the reader received this record with a changed
  *     content digest (the operator substitutes at every read, so there is no survival to track);
+ *   mode 'read-swap' (S/T at read time, read-swap.ts): the read is at or after the episode's first decision
+ *     query, the record was written before it, and the reader received the record (same identity) — the donor's
+ *     payload, which may equal the recipient's bit for bit (a same-fact donor);
  *   mode 'none' (A, C, N, O): never.
  * Write events are applied in the order the bank emits them; a write between the point and q0 also marks
  * its slot (conservative).
@@ -16,7 +19,7 @@ import type { ReadHook, RetrievedItem } from '../banks/record.js';
 import { DIGEST_CHARS, itemDigest, readDigest, selectedItemDigest } from './digest.js';
 import type { BankWriteEvent, InstallTarget } from './install-target.js';
 
-export type SubstitutionMode = 'installed' | 'per-read' | 'none';
+export type SubstitutionMode = 'installed' | 'per-read' | 'read-swap' | 'none';
 
 export interface SelectedRecordTrace {
   readonly slot: number;
@@ -69,6 +72,8 @@ export class TraceRecorder {
   private readonly scopes = new Map<string, ScopeState>();
   private readonly kept: TraceEntry[] = [];
   private readonly chars: number;
+  /** 'read-swap': each episode's first decision query. */
+  private readonly decisionPoints = new Map<string, number>();
 
   constructor(source: Pick<InstallTarget, 'records' | 'onWrite'>, options: TraceRecorderOptions) {
     this.source = source;
@@ -120,6 +125,11 @@ export class TraceRecorder {
       afterAll.push(aligned && it === input[i] ? (before[i] as string) : itemDigest(it, c));
     }
     const mode = this.options.mode;
+    let swapPoint: number | undefined;
+    if (mode === 'read-swap') {
+      swapPoint = this.decisionPoints.get(ctx.episode);
+      if (swapPoint === undefined && ctx.decisionStep) this.decisionPoints.set(ctx.episode, (swapPoint = ctx.queryIndex));
+    }
     const selected: SelectedRecordTrace[] = [];
     for (let i = 0; i < n; i++) {
       const it = input[i] as RetrievedItem;
@@ -134,6 +144,8 @@ export class TraceRecorder {
             t !== undefined && t[0] === it.identity.timestep && t[1] === it.identity.version && !st.dirty.has(it.identity.slot);
         } else if (mode === 'per-read') {
           unmodifiedSubstituted = after !== null && after !== b;
+        } else if (mode === 'read-swap') {
+          unmodifiedSubstituted = after !== null && swapPoint !== undefined && it.identity.timestep < swapPoint;
         }
       }
       selected.push({ slot: it.identity.slot, timestep: it.identity.timestep, version: it.identity.version, before: b, after, unmodifiedSubstituted });

@@ -28,7 +28,8 @@ export function toConditionSpec(c: ProtocolCondition): ConditionSpec {
       return { kind: 'U', direction: c.direction, installation: c.installation };
     case 'S':
     case 'T':
-      return { kind: c.kind, seed: c.seed };
+      // the installation only when it is read: install-time swaps keep their recorded spec
+      return c.installation === 'read' ? { kind: c.kind, seed: c.seed, installation: 'read' } : { kind: c.kind, seed: c.seed };
   }
 }
 

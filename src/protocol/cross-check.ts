@@ -111,12 +111,10 @@ function checkEnvs(ctx: CheckContext): void {
   });
 }
 
-const POINT_KINDS = new Set(['S', 'T']);
-
 function acts(c: ProtocolCondition): 'point' | 'read' | 'none' {
   if (c.kind === 'N') return c.variant === 'clear' ? 'point' : 'read';
   if (c.kind === 'U') return c.installation === 'install' ? 'point' : 'read';
-  if (POINT_KINDS.has(c.kind)) return 'point';
+  if (c.kind === 'S' || c.kind === 'T') return c.installation === 'read' ? 'read' : 'point';
   return 'none';
 }
 
@@ -135,7 +133,8 @@ function checkConditions(ctx: CheckContext): void {
     const at = 'installAt' in c ? c.installAt : undefined;
     const mode = acts(c);
     if (mode === 'point' && !at) {
-      ctx.push(['conditions', i], `condition "${c.id}" (${c.kind}${c.kind === 'N' ? ' clear' : c.kind === 'U' ? ' install' : ''}) needs an installation point`, 'add installAt: { attempt: 2, before: first-query }');
+      const hint = c.kind === 'S' || c.kind === 'T' ? 'add installAt: { attempt: 2, before: first-query }, or installation: read to swap at read time' : 'add installAt: { attempt: 2, before: first-query }';
+      ctx.push(['conditions', i], `condition "${c.id}" (${c.kind}${c.kind === 'N' ? ' clear' : c.kind === 'U' ? ' install' : ''}) needs an installation point`, hint);
     }
     if (mode !== 'point' && at) {
       ctx.push(['conditions', i, 'installAt'], `condition "${c.id}" acts at every read, so installAt has no meaning`, 'remove installAt (or use variant: clear / installation: install)');
@@ -146,12 +145,12 @@ function checkConditions(ctx: CheckContext): void {
         ctx.push(['conditions', i, 'installAt', 'attempt'], `condition "${c.id}" installs at attempt ${at.attempt}, but the bank keeps no records across attempts`, 'use memory.bank: structured-pcmb with persistence: across-attempts');
       }
     }
-    const installs = c.kind === 'S' || c.kind === 'T' || (c.kind === 'U' && c.installation === 'install');
+    const installs = ((c.kind === 'S' || c.kind === 'T') && c.installation !== 'read') || (c.kind === 'U' && c.installation === 'install');
     if (installs && at?.attempt === 1) {
       ctx.push(['conditions', i, 'installAt', 'attempt'], `condition "${c.id}" installs before attempt 1's first query, when the bank holds no records yet`, 'install at a later attempt (e.g. attempt: 2), after records were written');
     }
     if (installs && p.memory.bank !== 'structured-pcmb') {
-      ctx.push(['conditions', i, 'kind'], `condition "${c.id}" installs payloads, which needs the structured bank`, 'use memory.bank: structured-pcmb, or U with installation: read');
+      ctx.push(['conditions', i, 'kind'], `condition "${c.id}" installs payloads, which needs the structured bank`, 'use memory.bank: structured-pcmb, or installation: read (U, S, T)');
     }
     if (c.levels) {
       for (const [factor, level] of Object.entries(c.levels)) {

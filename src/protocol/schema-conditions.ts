@@ -90,16 +90,24 @@ export const ConditionTMu = z.strictObject({
 
 export const ConditionS = z.strictObject({
   ...common,
-  kind: z.literal('S').describe('S: same-fact donor swap installed once at installAt'),
+  kind: z.literal('S').describe('S: same-fact donor swap — installed once at installAt (installation: install, the default), or at read time from the task\'s decision step on (installation: read)'),
   seed: seedOf('the donor assignment'),
-  installAt: InstallAt,
+  installation: z
+    .enum(['install', 'read'])
+    .optional()
+    .describe("install (absent = install): the donor's records replace the recipient's once, at installAt, in a structured bank; read: from the episode's first decision query on, every retrieved record written before it carries the donor episode's payload of the same bank, timestep and slot (episode-local banks and hosted policies; no installAt)"),
+  installAt: InstallAt.optional(),
 });
 
 export const ConditionT = z.strictObject({
   ...common,
-  kind: z.literal('T').describe('T: different-fact donor swap installed once at installAt'),
+  kind: z.literal('T').describe('T: different-fact donor swap — installed once at installAt (installation: install, the default), or at read time from the task\'s decision step on (installation: read)'),
   seed: seedOf('the donor assignment'),
-  installAt: InstallAt,
+  installation: z
+    .enum(['install', 'read'])
+    .optional()
+    .describe("install (absent = install): the donor's records replace the recipient's once, at installAt, in a structured bank; read: from the episode's first decision query on, every retrieved record written before it carries the donor episode's payload of the same bank, timestep and slot (episode-local banks and hosted policies; no installAt)"),
+  installAt: InstallAt.optional(),
 });
 
 export const ConditionSchema = z

@@ -9,10 +9,13 @@
  *    `python3 -m imep_sim_bridge serve --adapters replay`, the same checkpoint acts on the replayed
  *    observations, and the replay adapter refuses any action that differs from the recorded one by a
  *    single byte — so every row ok means the policy saw byte-identical observations through the bridge.
- *    Its rows equal the in-process rows in every field except the decision-query counts (an unknown env
- *    id has no lite decision-step rule: src/campaign/runner/task-facts.ts).
+ *    Its rows equal the in-process rows byte for byte: the replay file's spec declares the lite task's fact and
+ *    decision step (EnvSpec.fact / decisionFromStep), which reach the runner through the bridge.
  * 3. The same protocol with `simulator: { kind: lite, transport: bridge }`: rows byte-identical.
- * 4. `simulator.endpoint` where nothing listens: exit 4, one line naming the endpoint and what to do.
+ * 4. S and T donor swaps at read time on the Python sim-bridge: the in-process A/S/T campaign recorded whole
+ *    (every episode a branch of its seed), replayed through the bridge: donors are paired by the fact the
+ *    replayed environment declares, and rows and the donor assignment are byte-identical to in-process.
+ * 5. `simulator.endpoint` where nothing listens: exit 4, one line naming the endpoint and what to do.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,9 +32,11 @@ import { folderDigest } from '../../src/campaign/runner/simulator-inputs.js';
 import { verifyUnit } from '../../src/campaign/verify.js';
 import { imep, liteCheckpointSha, unitIn } from '../campaign/runner/cli-support.js';
 
-const SEEDS = { start: 620100, n: 4 };
+const SEEDS = { start: 620100, n: 6 };
 
-function protocolYaml(simulator: string, env: string): string {
+const A_AND_C = { conditions: '  - { id: A, kind: A }\n  - { id: C, kind: C }', wave: '[A, C]', estimands: '  - { id: rho_C, kind: rho, reference: A, intervention: C }' };
+
+function protocolYaml(simulator: string, env: string, ladder = A_AND_C): string {
   return `version: 1
 id: bridge-e2e
 title: ShellGame A and C over the simulator bridge
@@ -44,13 +49,12 @@ seeds: { bands: [{ start: ${SEEDS.start}, end: ${SEEDS.start + SEEDS.n - 1} }] }
 n: ${SEEDS.n}
 attempts: { count: 1, registered: 1 }
 conditions:
-  - { id: A, kind: A }
-  - { id: C, kind: C }
+${ladder.conditions}
 waves:
-  - { id: 1, conditions: [A, C], anchor: A }
+  - { id: 1, conditions: ${ladder.wave}, anchor: A }
 estimands:
   - { id: SR_A, kind: successRate, condition: A }
-  - { id: rho_C, kind: rho, reference: A, intervention: C }
+${ladder.estimands}
 executionFailures: { policy: record }
 allowlists:
   methodVisible: [rgb, toolPosition, instruction]
@@ -66,8 +70,11 @@ interface Recorded {
   readonly steps: { action: NdArray; result: StepResult }[];
 }
 
-/** In-process lite environments that record the first episode of every seed (as the server would send it). */
-function recordingEnvs(episodes: Map<number, Recorded>): EnvProvider {
+/**
+ * In-process lite environments that record the first episode of every seed (as the server would send it), or with
+ * `all` every episode (each a branch of its seed's episode).
+ */
+function recordingEnvs(episodes: Map<number, Recorded>, all: Recorded[] | null = null): EnvProvider {
   return (task) => {
     const env = makeLiteEnv(task.envId, task.kwargs);
     let current: Recorded | null = null;
@@ -75,8 +82,9 @@ function recordingEnvs(episodes: Map<number, Recorded>): EnvProvider {
       spec: env.spec,
       async reset(req) {
         const r = await env.reset(req);
-        current = episodes.has(req.seed) ? null : { seed: req.seed, reset: splitBySpec(r, env.spec), steps: [] };
-        if (current) episodes.set(req.seed, current);
+        current = episodes.has(req.seed) && all === null ? null : { seed: req.seed, reset: splitBySpec(r, env.spec), steps: [] };
+        if (current && !episodes.has(req.seed)) episodes.set(req.seed, current);
+        if (current && all !== null) all.push(current);
         return r;
       },
       async step(action) {
@@ -128,13 +136,9 @@ describe('campaigns on bridged simulators', () => {
     const rows = rowsOf(unit).map((l) => JSON.parse(l) as Row);
     const ref = referenceRows.map((l) => JSON.parse(l) as Row);
     expect(rows.map((x) => x.status)).toEqual(ref.map(() => 'ok'));
-    const strip = (x: Row): Row => {
-      const { decisionQueries: _d, coveredDecisionQueries: _c, ...reads } = x.reads;
-      return { ...x, reads };
-    };
-    expect(rows.map(strip)).toEqual(ref.map(strip));
-    // the decision-query counts differ only by the decision-step rule (every step vs from step 5)
-    for (const [i, x] of rows.entries()) expect(x.reads['decisionQueries'] as number).toBeGreaterThanOrEqual((ref[i] as Row).reads['decisionQueries'] as number);
+    // the decision step travels with the spec: decision-query counts included, rows are the in-process rows
+    expect(rowsOf(unit)).toEqual(referenceRows);
+    expect(ref.every((x) => (x.reads['decisionQueries'] as number) > 0 && (x.reads['decisionQueries'] as number) < (x['steps'] as number))).toBe(true);
     expect(ref.filter((x) => x['success'] === true).length).toBeGreaterThan(0);
 
     // the replay files are frozen with the unit: their digest is in precommit.json …
@@ -167,6 +171,52 @@ describe('campaigns on bridged simulators', () => {
     expect(lines).toContain('simulator: 0 restarts, failed calls: none');
     expect(rowsOf(unit)).toEqual(referenceRows);
   }, 120_000);
+
+  it('S and T at read time on the Python sim-bridge: donors paired by the declared fact; rows and assignment as in process', async () => {
+    const ladder = {
+      conditions: '  - { id: A, kind: A }\n  - { id: S, kind: S, seed: 41, installation: read }\n  - { id: T, kind: T, seed: 42, installation: read }',
+      wave: '[A, S, T]',
+      estimands: '  - { id: rho_S, kind: rho, reference: A, intervention: S }\n  - { id: rho_T, kind: rho, reference: A, intervention: T }\n  - { id: theta, kind: theta, T: T, S: S, reference: A }',
+    };
+    const liteFile = join(dir, 'st-lite.yaml');
+    writeFileSync(liteFile, protocolYaml('{ kind: lite }', LITE_ENV, ladder));
+    const branches: Recorded[] = [];
+    const refUnit = await runCampaign(liteFile, { ...quiet, campaignsDir: join(dir, 'st-ref'), envs: recordingEnvs(new Map(), branches) });
+    const ref = rowsOf(refUnit).map((l) => JSON.parse(l) as Row);
+    const donorsRef = readFileSync(join(refUnit, 'traces/donors.jsonl'), 'utf8');
+
+    const replayDir = join(dir, 'st-replay');
+    mkdirSync(replayDir);
+    const spec = { ...makeLiteEnv('ShellGameTouch-lite', { blackoutFromStep: 6, strict: true }).spec, id: 'replay/shellgame-st' };
+    expect(spec.fact).toEqual({ field: 'ballCup', domain: [0, 1, 2] });
+    writeFileSync(join(replayDir, 'shellgame-st.msgpack'), encodeValue({ format: 'imep-replay/1', spec, episodes: branches }));
+    writeFileSync(join(dir, 'st-replay.yaml'), protocolYaml(`{ kind: sim-bridge, adapter: replay, replayDir: ${replayDir} }`, '{ id: replay/shellgame-st, task: shellgame }', ladder));
+    const r = await imep(['campaign', 'run', 'st-replay.yaml', '--through', 'seal', '--campaigns-dir', 'st-bridged'], dir);
+    expect(r.code, r.stderr).toBe(0);
+    const unit = unitIn(join(dir, 'st-bridged')) as string;
+    expect((await verifyUnit(unit)).ok).toBe(true);
+    expect(rowsOf(unit).map((l) => JSON.parse(l) as Row)).toEqual(ref);
+    expect(readFileSync(join(unit, 'traces/donors.jsonl'), 'utf8')).toBe(donorsRef);
+    // S pairs equal facts, T different ones; the swap reaches every decision query (coverage)
+    const donors = donorsRef.trimEnd().split('\n').map((l) => JSON.parse(l) as { condition: string; entries: { donor: string | null; recipientFact: string; donorFact: string | null }[] });
+    expect(donors.map((d) => d.condition)).toEqual(['S', 'T']);
+    for (const d of donors) {
+      const paired = d.entries.filter((e) => e.donor !== null);
+      expect(paired.length).toBeGreaterThan(0);
+      for (const e of paired) expect(e.recipientFact === e.donorFact).toBe(d.condition === 'S');
+    }
+    // a unit without an eligible donor is removed (fail closed); every unit that ran has its decisions covered
+    for (const row of ref.filter((x) => x['condition'] !== 'A')) {
+      if (row.status === 'removed') expect((row['failure'] as { code: string }).code).toBe('E_DONOR_SHORT');
+      else expect(row.reads['covered']).toBe(true);
+    }
+    // the lite checkpoint follows its memory: the different-fact swap sends it to the wrong cup
+    const aOf = new Map(ref.filter((x) => x['condition'] === 'A').map((x) => [x['seed'], x['success']]));
+    const ran = (c: string): Row[] => ref.filter((x) => x['condition'] === c && x.status === 'ok');
+    expect(ran('S').length).toBeGreaterThan(0);
+    for (const x of ran('S')) expect(x['success']).toBe(aOf.get(x['seed']));
+    expect(ran('T').filter((x) => x['success'] === true).length).toBeLessThan(ran('T').filter((x) => aOf.get(x['seed']) === true).length);
+  }, 240_000);
 
   it('an endpoint where nothing listens: exit 4 naming the endpoint and what to do; the unit stays precommitted', async () => {
     const endpoint = `ipc://${join(dir, 'nobody.sock')}`;

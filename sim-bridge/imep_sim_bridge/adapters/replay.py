@@ -7,10 +7,11 @@ A replay file `<dir>/<stem>.msgpack` is one msgpack map (arrays as extension 17)
       episodes: [ { seed: uint, initStateId?: uint, reset: StepResult,
                     steps: [ { action: ndarray, result: StepResult } ] } ] }
 
-and is hosted as env id `replay/<stem>`. `reset(seed)` selects the episode recorded with that seed
+and is hosted as env id `replay/<stem>`. `reset(seed)` selects the episodes recorded with that seed
 (an unknown seed is E_ADAPTER naming the seeds available); each `step` returns the next recorded
 result after checking that the action equals the recorded one byte for byte (dtype, shape and
-elements; a mismatch is E_BAD_ACTION). It needs no simulator, so it is what tests and the
+elements; a mismatch is E_BAD_ACTION). Several recordings of one seed are branches: a step follows
+those whose actions so far match. It needs no simulator, so it is what tests and the
 conformance suite run against.
 """
 
@@ -71,13 +72,14 @@ def load_replay(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     episodes = data.get("episodes")
     if not isinstance(episodes, list) or not episodes:
         raise _fail(path, "has no 'episodes' list (or it is empty)")
-    seen: set[int] = set()
+    init_of: dict[int, Any] = {}
     for i, ep in enumerate(episodes):
         if not isinstance(ep, dict) or not is_uint(ep.get("seed")):
             raise _fail(path, f"episodes[{i}] has no uint 'seed'")
-        if ep["seed"] in seen:
-            raise _fail(path, f"seed {ep['seed']} is recorded twice")
-        seen.add(ep["seed"])
+        # several recordings of a seed are branches of one episode: they must start from the same state
+        if ep["seed"] in init_of and init_of[ep["seed"]] != ep.get("initStateId"):
+            raise _fail(path, f"seed {ep['seed']} is recorded with initStateIds {init_of[ep['seed']]} and {ep.get('initStateId')}")
+        init_of.setdefault(ep["seed"], ep.get("initStateId"))
         _check_step_result(path, f"episodes[{i}].reset", ep.get("reset"))
         steps = ep.get("steps")
         if not isinstance(steps, list):
@@ -122,8 +124,13 @@ class ReplayEnv(Env):
         except (KeyError, TypeError, ValueError) as exc:
             raise _fail(path, f"spec is invalid ({type(exc).__name__}: {exc})") from exc
         self._path = path
-        self._episodes = {int(ep["seed"]): ep for ep in episodes}
-        self._episode: dict[str, Any] | None = None
+        # Several recordings of one seed are BRANCHES of one deterministic episode (e.g. the same unit under
+        # conditions whose actions part ways): a step follows the recordings whose actions so far match.
+        self._episodes: dict[int, list[dict[str, Any]]] = {}
+        for ep in episodes:
+            self._episodes.setdefault(int(ep["seed"]), []).append(ep)
+        self._branches: list[dict[str, Any]] = []
+        self._seed: int | None = None
         self._cursor = 0
 
     def spec(self) -> EnvSpec:
@@ -135,38 +142,42 @@ class ReplayEnv(Env):
         return RawStep(fields=fields, done=bool(result["done"]), first_frame_hash=result.get("firstFrameHash"))
 
     def reset(self, seed: int, options: Mapping[str, Any], init_state_id: int | None) -> RawStep:
-        ep = self._episodes.get(seed)
-        if ep is None:
+        branches = self._episodes.get(seed)
+        if branches is None:
             seeds = sorted(self._episodes)
             shown = ", ".join(str(s) for s in seeds[:20]) + (", …" if len(seeds) > 20 else "")
             raise AdapterError(f"{self._spec.id} has no episode recorded with seed {seed}; seeds available: {shown}")
+        ep = branches[0]
         recorded_init = ep.get("initStateId")
         if init_state_id is not None and recorded_init is not None and init_state_id != recorded_init:
             raise AdapterError(
                 f"{self._spec.id}: the episode with seed {seed} was recorded with initStateId {recorded_init}, "
                 f"not {init_state_id}"
             )
-        self._episode = ep
+        self._branches = list(branches)
+        self._seed = seed
         self._cursor = 0
         return self._raw(ep["reset"])
 
     def step(self, action: np.ndarray) -> RawStep:
-        ep = self._episode
-        if ep is None:
+        if self._seed is None:
             raise AdapterError(f"{self._spec.id}: step before reset")
-        steps = ep["steps"]
-        if self._cursor >= len(steps):
-            raise AdapterError(
-                f"{self._spec.id}: the episode with seed {ep['seed']} has only {len(steps)} recorded steps"
-            )
-        recorded = steps[self._cursor]
-        if not _same_action(action, recorded["action"]):
+        live = [ep for ep in self._branches if self._cursor < len(ep["steps"])]
+        if not live:
+            longest = max(len(ep["steps"]) for ep in self._branches)
+            raise AdapterError(f"{self._spec.id}: the episode with seed {self._seed} has only {longest} recorded steps")
+        matching = [ep for ep in live if _same_action(action, ep["steps"][self._cursor]["action"])]
+        if not matching:
+            recorded = live[0]["steps"][self._cursor]
+            also = f" (nor that of {len(live) - 1} other recording(s) of this seed)" if len(live) > 1 else ""
             raise BadAction(
-                f"{self._spec.id}: action at step {self._cursor} of seed {ep['seed']} differs from the recorded "
-                f"action ({_describe_diff(action, recorded['action'])})"
+                f"{self._spec.id}: action at step {self._cursor} of seed {self._seed} differs from the recorded "
+                f"action ({_describe_diff(action, recorded['action'])}){also}"
             )
+        self._branches = matching
+        result = matching[0]["steps"][self._cursor]["result"]
         self._cursor += 1
-        return self._raw(recorded["result"])
+        return self._raw(result)
 
 
 class ReplayAdapter(Adapter):

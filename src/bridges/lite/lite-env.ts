@@ -32,6 +32,7 @@ import { sha256Hex } from '../../core/hash.js';
 import { Prng } from '../../core/prng.js';
 import type {
   EnvSpec,
+  FactSpec,
   FieldSpec,
   NdArray,
   ObsValue,
@@ -87,6 +88,9 @@ export function liteSpec(args: {
   action: EnvSpec['action'];
   evaluator: Readonly<Record<string, FieldSpec>>;
   instruction: string;
+  /** The task's fact (an evaluator field) and the step from which reads are decision queries. */
+  fact?: FactSpec;
+  decisionFromStep?: number;
 }): EnvSpec {
   const evaluator = { ...LITE_BASE_EVALUATOR, ...args.evaluator };
   return {
@@ -102,6 +106,8 @@ export function liteSpec(args: {
     methodVisible: [...LITE_METHOD_VISIBLE],
     evaluatorOnly: Object.keys(evaluator),
     instruction: args.instruction,
+    ...(args.fact === undefined ? {} : { fact: args.fact }),
+    ...(args.decisionFromStep === undefined ? {} : { decisionFromStep: args.decisionFromStep }),
   };
 }
 

@@ -123,6 +123,8 @@ export class RememberColorLite extends LiteEnvBase {
           cueShown: { shape: [], dtype: 'bool' },
         },
         instruction: REMEMBER_COLOR_INSTRUCTION,
+        fact: { field: 'targetColorIndex', domain: Array.from({ length: k }, (_, i) => i) },
+        decisionFromStep: REMEMBER_COLOR_CANDIDATES_FROM,
       }),
       resolution,
     );

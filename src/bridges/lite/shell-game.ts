@@ -102,6 +102,8 @@ export class ShellGameLite extends LiteEnvBase {
           blackout: { shape: [], dtype: 'bool' },
         },
         instruction: SHELL_GAME_INSTRUCTION,
+        fact: { field: 'ballCup', domain: [0, 1, 2] },
+        decisionFromStep: SHELL_GAME_CUE_STEPS,
       }),
       resolution,
     );

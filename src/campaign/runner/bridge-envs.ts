@@ -25,7 +25,7 @@ import type { ServerCommand } from '../../bridges/supervisor.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { ImepError, isImepError } from '../../core/errors.js';
 import type { Protocol } from '../../protocol/schema.js';
-import type { EnvProvider, TaskContext } from './types.js';
+import type { EnvProvider, TaskEntry } from './types.js';
 
 /** Execution details of bridged simulators (none of them changes a row). */
 export interface SimulatorOptions {
@@ -210,7 +210,7 @@ export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, 
     await pool.dispose();
     throw e;
   }
-  const specFor = (task: TaskContext): EnvSpec => {
+  const specFor = (task: TaskEntry): EnvSpec => {
     const spec = specs.get(envKey(task.envId, task.kwargs));
     if (spec === undefined) throw new ImepError('E_INTERNAL', `no checked spec for ${task.envId}; the runner asked for an environment the protocol does not list`);
     return spec;

@@ -29,7 +29,8 @@ import { assertHostedPolicyUnchanged, hostedPolicyKey, remotePolicyProvider, typ
 import { assertSimulatorInputsUnchanged, simulatorInputHashes } from './simulator-inputs.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { preflightPlan } from './run-plan.js';
-import type { EnvProvider, PolicyProvider, RunnerSubscriber } from './types.js';
+import type { EnvProvider, PolicyProvider, RunnerSubscriber, SpecSource } from './types.js';
+import { makeLiteEnv } from '../../bridges/lite/registry.js';
 import { exists, unitDirFor } from './unit-dir.js';
 
 /** Default lockstep batch (episodes per inferBatch call). Rows do not depend on it. */
@@ -143,6 +144,21 @@ function hostedRecordOf(provider: PolicyProvider): HostedPolicyRecord | undefine
 }
 
 /**
+ * The specs known before any simulator starts: the lite simulators' (in process or over the bridge, the same
+ * environments). A bridged real simulator's and a caller's own environments declare theirs when made, and the
+ * runner checks them before any row (run-plan.ts).
+ */
+function knownSpecs(protocol: Protocol, opts: CampaignOptions): SpecSource {
+  if (opts.envs !== undefined || protocol.simulator.kind !== 'lite') return () => undefined;
+  const specs = new Map<string, ReturnType<SpecSource>>();
+  return (task) => {
+    let spec = specs.get(task.task);
+    if (spec === undefined) specs.set(task.task, (spec = makeLiteEnv(task.envId, task.kwargs).spec));
+    return spec;
+  };
+}
+
+/**
  * The policy runtime for a campaign, checked against the checkpoint (or the hosted policy's frozen
  * identity, once the unit is precommitted) and every condition.
  */
@@ -163,7 +179,7 @@ export async function runtimeFor(c: Campaign, opts: CampaignOptions): Promise<Po
       if (await exists(unitPaths(c.dir).precommit)) assertHostedPolicyUnchanged(hosted, (await readPrecommit(c.dir)).hostedPolicy, c.file);
       say(opts, `policy: ${provider.description}`);
     }
-    await preflightPlan(c.protocol, c.plan.episodes, provider, batchOf(opts));
+    await preflightPlan(c.protocol, c.plan.episodes, provider, batchOf(opts), knownSpecs(c.protocol, opts));
   } catch (e) {
     await provider.release();
     throw e;

@@ -5,9 +5,10 @@
  *   A identity · C exact replicate (installs nothing) · N block: every read empty · N clear: the scope is
  *   cleared at the registered point, clock kept · U/S_π/T_μ at read: every read with history substituted
  *   (blackout ladders) · U install / S / T: installed once at the registered point (S/T: donor payloads,
- *   donor assigned from the registered seed) · O: oracle items.
+ *   donor assigned from the registered seed) · S / T at read: from each episode's first decision query on,
+ *   retrieved records written before it carry the donor episode's payload · O: oracle items.
  *
- * The trace mode says how the substitution trace classifies selected records ('per-read', 'installed',
+ * The trace mode says how the substitution trace classifies selected records ('per-read', 'read-swap', 'installed',
  * or 'none'), and `pointAttempt` is the attempt at whose start (before its first query) the point acts;
  * null for conditions that act at every read, whose "point" is the start of every episode.
  */
@@ -28,13 +29,17 @@ export interface ConditionPlan {
   readonly substituting: boolean;
   /** S / T: donors are assigned (same-fact or different-fact) from the registered seed. */
   readonly donorMode: 'same-fact' | 'different-fact' | null;
+  /** S / T: where the donor's payload enters — installed at the point, or swapped in at read time. */
+  readonly donorInstallation: 'install' | 'read' | null;
 }
 
 export function conditionPlan(c: ProtocolCondition): ConditionPlan {
   const spec = toConditionSpec(c);
   const at = 'installAt' in c ? c.installAt : undefined;
   let mode: SubstitutionMode = 'none';
-  if (c.kind === 'S_pi' || c.kind === 'T_mu' || (c.kind === 'U' && c.installation === 'read')) mode = 'per-read';
+  const readSwap = (c.kind === 'S' || c.kind === 'T') && c.installation === 'read';
+  if (readSwap) mode = 'read-swap';
+  else if (c.kind === 'S_pi' || c.kind === 'T_mu' || (c.kind === 'U' && c.installation === 'read')) mode = 'per-read';
   else if (c.kind === 'S' || c.kind === 'T' || (c.kind === 'U' && c.installation === 'install')) mode = 'installed';
   const pointAttempt = at?.attempt ?? null;
   if (mode === 'installed' || (c.kind === 'N' && c.variant === 'clear')) {
@@ -54,6 +59,7 @@ export function conditionPlan(c: ProtocolCondition): ConditionPlan {
     seed: conditionSeed(c),
     substituting: SUBSTITUTING_KINDS.includes(c.kind),
     donorMode: c.kind === 'S' ? 'same-fact' : c.kind === 'T' ? 'different-fact' : null,
+    donorInstallation: c.kind === 'S' || c.kind === 'T' ? (readSwap ? 'read' : 'install') : null,
   };
 }
 

@@ -17,7 +17,8 @@ import { interventionHook } from '../../interventions/condition.js';
 import { assignDonors, type DonorAssignment } from '../../interventions/donor-assignment.js';
 import { snapshotRecords } from '../../interventions/install.js';
 import type { Allowlists } from '../../bridges/allowlist.js';
-import type { SimEnvironment } from '../../bridges/sim-environment.js';
+import { isNdArray } from '../../bridges/ndarray-codec.js';
+import type { NdArray, ObsValue, SimEnvironment } from '../../bridges/sim-environment.js';
 import type { ConditionPlan } from './condition-plan.js';
 import { runSegmentLoop } from './episode-loop.js';
 import type { FailureInfo, RunnerPolicy, SegmentInfo, UnitJob } from './types.js';
@@ -42,12 +43,28 @@ export interface DonorInput {
   readonly maxTries: number;
 }
 
+/**
+ * The unit's fact as its reset reported it: a number or string (a one-element array counts as its element), and one
+ * of the values the environment declares. Anything else means the environment broke its declaration: the run stops
+ * (donors paired on a wrong fact would make S and T mean nothing).
+ */
+export function declaredFact(segment: SegmentInfo, field: string, value: ObsValue | NdArray | undefined, unit: UnitJob): number | string {
+  const v = isNdArray(value) && value.data.length === 1 ? Number(value.data[0]) : value;
+  const domain = segment.task.facts.domain;
+  if ((typeof v === 'number' || typeof v === 'string') && (domain === null || domain.includes(v))) return v;
+  const shown = isNdArray(value) ? `an array of shape [${value.shape.join(',')}]` : JSON.stringify(value ?? null);
+  throw new ImepError('E_INTERVENTION_INVALID', `${segment.task.envId} reported its fact ${field} = ${shown} at the reset of unit ${unit.scopeId}, which is not one of the values it declares (${JSON.stringify(domain)})`, {
+    field: `envs (${segment.task.envId}).fact`,
+    hint: "the simulator's adapter must report the fact as one of its declared domain's values (EnvSpec.fact.domain)",
+  });
+}
+
 export async function prepareDonors(input: DonorInput): Promise<DonorPlan> {
   const { plan, segment } = input;
   const mode = plan.donorMode;
   const point = plan.pointAttempt;
   const field = segment.task.facts.factField;
-  if (mode === null || point === null || plan.seed === undefined) throw new ImepError('E_INTERNAL', `condition ${plan.condition.id} has no donor swap`);
+  if (mode === null || point === null || plan.seed === undefined || plan.donorInstallation !== 'install') throw new ImepError('E_INTERNAL', `condition ${plan.condition.id} has no donor swap`);
   if (field === null) {
     throw new ImepError('E_PROTOCOL_INVALID', `condition "${plan.condition.id}" swaps donors by fact, but task ${segment.task.task} (${segment.task.envId}) declares no fact field`, {
       field: `conditions.${plan.condition.id}`,
@@ -71,7 +88,7 @@ export async function prepareDonors(input: DonorInput): Promise<DonorPlan> {
       snapshot: (slot, unit, first) => {
         const target = input.policy.slotMemory(slot).target;
         const records = target === null ? [] : (snapshotRecords(target, [unit.scopeId]).get(unit.scopeId) ?? []);
-        snapshots.set(unit.scopeId, { records, fact: JSON.stringify(first.evaluator[field] ?? null) });
+        snapshots.set(unit.scopeId, { records, fact: JSON.stringify(declaredFact(segment, field, first.evaluator[field], unit)) });
       },
     },
   });

@@ -11,7 +11,7 @@ export { withSimulators } from './campaign-setup.js';
 export { inProcessLiteEnvs, openSimulators, SIM_BRIDGE_ADAPTERS } from './bridge-envs.js';
 export type { SimulatorContext, SimulatorOptions, Simulators } from './bridge-envs.js';
 export { smallPlan, smallRunCampaign } from './campaign-variants.js';
-export { checkCondition, preflightPlan, runPlan, segmentsOf, taskContexts } from './run-plan.js';
+export { checkCondition, checkFacts, checkRuntime, noFactError, preflightPlan, runPlan, segmentsOf, taskContext, taskEntries } from './run-plan.js';
 export type { RunPlanInput, Segment } from './run-plan.js';
 export { runSegmentLoop } from './episode-loop.js';
 export type { LoopInput } from './episode-loop.js';
@@ -31,8 +31,6 @@ export { assertHostedPolicyUnchanged, hostedPolicyDigest, remotePolicyProvider }
 export type { RemotePolicyContext, RemotePolicyProvider } from './remote-policy-provider.js';
 export { parseShard, shardDir, shardFilter, openShard } from './shard.js';
 export type { ShardSpec, ShardRecord, OpenShard } from './shard.js';
-export { taskFacts } from './task-facts.js';
-export type { TaskFacts } from './task-facts.js';
 export { unitFolderName, unitDirFor } from './unit-dir.js';
 export { adjudicateStep, closeoutStep, crossCheckStep, reportStep, defaultReportDir, QUICK_START_OVERRIDE } from './post-seal.js';
 export type {
@@ -46,6 +44,8 @@ export type {
   SegmentInfo,
   SlotMemory,
   TaskContext,
+  TaskEntry,
+  SpecSource,
   UnitJob,
   UnitOutcome,
 } from './types.js';

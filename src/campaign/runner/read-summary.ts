@@ -71,6 +71,11 @@ export class ReadSummaryBuilder {
       } else if (mode === 'per-read' && e.afterPoint && history) {
         applied = true;
         changed = e.readAfter !== e.readBefore;
+      } else if (mode === 'read-swap' && e.afterPoint) {
+        if (e.selected.some((s) => s.unmodifiedSubstituted)) {
+          applied = true;
+          changed = e.readAfter !== e.readBefore;
+        }
       } else if (mode === 'installed' && e.afterPoint) {
         const hits = e.selected.filter((s) => s.unmodifiedSubstituted);
         if (hits.length > 0) {

@@ -13,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertDisjointAllowlists } from '../../bridges/allowlist.js';
-import type { SimEnvironment } from '../../bridges/sim-environment.js';
+import type { EnvSpec, SimEnvironment } from '../../bridges/sim-environment.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { ImepError } from '../../core/errors.js';
 import { readJsonLines } from '../durable-append.js';
@@ -21,12 +21,13 @@ import { interventionHook } from '../../interventions/condition.js';
 import type { PlannedEpisode } from '../../protocol/plan.js';
 import type { Protocol, ProtocolCondition } from '../../protocol/schema.js';
 import { conditionPlan, type ConditionPlan } from './condition-plan.js';
-import { prepareDonors } from './donors.js';
+import { declaredFact, prepareDonors } from './donors.js';
+import { prepareReadDonors } from './read-donors.js';
 import { runSegmentLoop } from './episode-loop.js';
 import { RowRecorder } from './row-recorder.js';
 import type { RowSink } from './row-sink.js';
-import { taskFacts } from './task-facts.js';
-import type { EnvProvider, PolicyProvider, RunnerPolicy, RunnerSubscriber, SegmentInfo, TaskContext, UnitJob } from './types.js';
+import { factsOf } from '../../bridges/task-facts.js';
+import type { EnvProvider, PolicyProvider, RunnerPolicy, RunnerSubscriber, SegmentInfo, SpecSource, TaskContext, TaskEntry, UnitJob } from './types.js';
 
 export interface Segment {
   readonly wave: number;
@@ -54,14 +55,19 @@ export function segmentsOf(episodes: readonly PlannedEpisode[]): Segment[] {
   return out;
 }
 
-/** The task contexts of a protocol, by plan task name. */
-export function taskContexts(protocol: Protocol): Map<string, TaskContext> {
+/** The tasks of a protocol, by plan task name. */
+export function taskEntries(protocol: Protocol): Map<string, TaskEntry> {
   return new Map(
     protocol.envs.map((e) => {
       const task = e.task ?? e.id;
-      return [task, { task, envId: e.id, kwargs: { ...(e.kwargs ?? {}) }, facts: taskFacts(e.id) }];
+      return [task, { task, envId: e.id, kwargs: { ...(e.kwargs ?? {}) } }];
     }),
   );
+}
+
+/** A task with the facts its environment's spec declares. */
+export function taskContext(entry: TaskEntry, spec: EnvSpec): TaskContext {
+  return { ...entry, facts: factsOf(spec) };
 }
 
 export interface RunPlanInput {
@@ -92,11 +98,18 @@ function conditionOf(protocol: Protocol, id: string): ProtocolCondition {
 }
 
 /**
- * Refuses, before anything runs, a condition the runtime cannot carry out on a task: O without an
- * oracle source, a point-acting condition on a bank that cannot be installed into, an S/T swap on a
- * task without a known fact field.
+ * Refuses, before anything runs, a condition the runtime cannot carry out on a task: O without an oracle source, a
+ * point-acting condition on a bank that cannot be installed into (checkRuntime), an S/T swap on a task whose
+ * environment declares no fact (checkFacts).
  */
 export function checkCondition(condition: ProtocolCondition, task: TaskContext, policy: RunnerPolicy, runtime: string): ConditionPlan {
+  const plan = checkRuntime(condition, policy, runtime);
+  checkFacts(plan, task);
+  return plan;
+}
+
+/** What the policy runtime must offer the condition. */
+export function checkRuntime(condition: ProtocolCondition, policy: RunnerPolicy, runtime: string): ConditionPlan {
   const plan = conditionPlan(condition);
   if (plan.spec.kind === 'O') {
     throw new ImepError('E_PROTOCOL_INVALID', `condition "${condition.id}" (O) needs an oracle source, which this policy runtime does not provide`, { field: `conditions.${condition.id}` });
@@ -107,30 +120,48 @@ export function checkCondition(condition: ProtocolCondition, task: TaskContext, 
       hint: 'point-acting conditions (U install, N clear, S, T) need a structured bank that persists across attempts',
     });
   }
-  if (plan.donorMode !== null && task.facts.factField === null) {
-    throw new ImepError('E_PROTOCOL_INVALID', `condition "${condition.id}" swaps donors by fact, but task ${task.task} (${task.envId}) has no known fact field`, {
-      field: `conditions.${condition.id}`,
-      hint: 'S/T donor swaps run on tasks with a known target fact (ShellGame: ballCup, RememberColor: targetColorIndex)',
-    });
-  }
   return plan;
 }
 
-/** Checks every (condition, task) of a plan against the runtime (policyFor once per task). */
-export async function preflightPlan(protocol: Protocol, episodes: readonly PlannedEpisode[], policies: PolicyProvider, batchSize: number): Promise<void> {
+/** What the task's environment must declare for the condition (a fact, for S/T). */
+export function checkFacts(plan: ConditionPlan, task: TaskContext): void {
+  if (plan.donorMode !== null && task.facts.factField === null) throw noFactError(plan.condition.id, task);
+}
+
+/** S/T on a task whose environment declares no fact. */
+export function noFactError(conditionId: string, task: TaskEntry): ImepError {
+  return new ImepError('E_PROTOCOL_INVALID', `condition "${conditionId}" swaps donors by fact, but the environment ${task.envId} (task ${task.task}) declares no fact`, {
+    field: `conditions.${conditionId}`,
+    hint: "S/T donor swaps run on environments whose spec declares the evaluator-only field holding the task's fact (EnvSpec.fact; sim-bridge/PROTOCOL.md \"Facts\"): declare it in the simulator's adapter, or drop the condition",
+  });
+}
+
+/**
+ * Checks every (condition, task) of a plan against the runtime (policyFor once per task). A task whose spec is not
+ * known yet (`specs` gives undefined: a bridged simulator) is checked against its environment's declared facts
+ * when the simulator's servers start (bridge-envs.ts, checkDeclaredFacts), before any row is written.
+ */
+export async function preflightPlan(protocol: Protocol, episodes: readonly PlannedEpisode[], policies: PolicyProvider, batchSize: number, specs: SpecSource): Promise<void> {
   assertDisjointAllowlists(protocol.allowlists, 'allowlists');
-  const tasks = taskContexts(protocol);
+  const tasks = taskEntries(protocol);
   const seen = new Set<string>();
-  const made = new Map<string, RunnerPolicy>();
+  const made = new Map<string, { policy: RunnerPolicy; task: TaskContext | null }>();
   for (const seg of segmentsOf(episodes)) {
     const key = `${seg.condition}\u001f${seg.task}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const task = tasks.get(seg.task);
-    if (task === undefined) throw new ImepError('E_PROTOCOL_INVALID', `the plan names task ${seg.task}, which no env defines`, { field: 'envs' });
-    let policy = made.get(seg.task);
-    if (policy === undefined) made.set(seg.task, (policy = await policies.policyFor(task, batchSize)));
-    checkCondition(conditionOf(protocol, seg.condition), task, policy, policies.description);
+    const entry = tasks.get(seg.task);
+    if (entry === undefined) throw new ImepError('E_PROTOCOL_INVALID', `the plan names task ${seg.task}, which no env defines`, { field: 'envs' });
+    let m = made.get(seg.task);
+    if (m === undefined) {
+      const spec = specs(entry);
+      const task = spec === undefined ? null : taskContext(entry, spec);
+      // a spec not known yet: the policy is made for the runtime checks alone (its decision-step rule is unused)
+      const policy = await policies.policyFor(task ?? { ...entry, facts: factsOf(undefined) }, batchSize);
+      made.set(seg.task, (m = { policy, task }));
+    }
+    const plan = checkRuntime(conditionOf(protocol, seg.condition), m.policy, policies.description);
+    if (m.task !== null) checkFacts(plan, m.task);
   }
 }
 
@@ -167,31 +198,48 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
   assertDisjointAllowlists(protocol.allowlists, 'allowlists');
   const startSeq = input.startSeq ?? 0;
   const include = input.include ?? (() => true);
-  const tasks = taskContexts(protocol);
+  const tasks = taskEntries(protocol);
+  const contexts = new Map<string, TaskContext>();
   const maxTries = protocol.executionFailures.policy === 'retry' ? 1 + protocol.executionFailures.maxRetries : 1;
   const policies = new Map<string, RunnerPolicy>();
   const envs = new Map<string, SimEnvironment[]>();
   const extra = input.subscribers ?? [];
+  const envsOf = (entry: TaskEntry): ((slot: number) => SimEnvironment) => {
+    let list = envs.get(entry.task);
+    if (list === undefined) envs.set(entry.task, (list = []));
+    const slots = list;
+    return (slot) => (slots[slot] ??= input.envs(entry, slot));
+  };
+  const segments = segmentsOf(input.episodes)
+    .map((seg) => ({ seg, run: seg.units.filter((u) => include(u) && u.episodes.some((e) => e.seq >= startSeq)) }))
+    .filter((s) => s.run.length > 0);
   try {
-    for (const seg of segmentsOf(input.episodes)) {
-      const run = seg.units.filter((u) => include(u) && u.episodes.some((e) => e.seq >= startSeq));
-      if (run.length === 0) continue;
+    // Before any row: each task's facts are what its environment declares (slot 0's spec; every slot makes the same
+    // environment), and every condition this run carries out must find what it needs in them (S/T: a fact).
+    for (const { seg } of segments) {
+      const entry = tasks.get(seg.task);
+      if (entry === undefined) throw new ImepError('E_PROTOCOL_INVALID', `the plan names task ${seg.task}, which no env defines`, { field: 'envs' });
+      let task = contexts.get(seg.task);
+      if (task === undefined) contexts.set(seg.task, (task = taskContext(entry, envsOf(entry)(0).spec)));
+      checkFacts(conditionPlan(conditionOf(protocol, seg.condition)), task);
+    }
+    for (const { seg, run } of segments) {
       const condition = conditionOf(protocol, seg.condition);
-      const task = tasks.get(seg.task);
-      if (task === undefined) throw new ImepError('E_PROTOCOL_INVALID', `the plan names task ${seg.task}, which no env defines`, { field: 'envs' });
+      const task = contexts.get(seg.task) as TaskContext;
+      const envFor = envsOf(task);
       let policy = policies.get(seg.task);
       if (policy === undefined) policies.set(seg.task, (policy = await input.policies.policyFor(task, input.batchSize)));
       const plan = checkCondition(condition, task, policy, input.policies.description);
-      let slotEnvs = envs.get(seg.task);
-      if (slotEnvs === undefined) envs.set(seg.task, (slotEnvs = []));
-      const list = slotEnvs;
-      const envFor = (slot: number): SimEnvironment => (list[slot] ??= input.envs(task, slot));
       const segment: SegmentInfo = { wave: seg.wave, condition, task, phase: 'main' };
       const resetOptions = { ...(condition.envKwargs ?? {}) };
       const subscribers: RunnerSubscriber[] = [new RowRecorder(plan, sink), ...extra];
-      let donors: Awaited<ReturnType<typeof prepareDonors>> | null = null;
+      let donors: Awaited<ReturnType<typeof prepareDonors>> | Awaited<ReturnType<typeof prepareReadDonors>> | null = null;
       if (plan.donorMode !== null) {
-        donors = await prepareDonors({ segment, plan, policy, envFor, allowlists: protocol.allowlists, resetOptions, units: seg.units, maxTries });
+        const donorInput = { segment, plan, policy, envFor, allowlists: protocol.allowlists, resetOptions, units: seg.units, maxTries };
+        donors =
+          plan.donorInstallation === 'read'
+            ? await prepareReadDonors(donorInput, (value, unit) => declaredFact(segment, task.facts.factField as string, value, unit))
+            : await prepareDonors(donorInput);
         // written once, just before the segment's first row this run (or shard) owns
         const first = seg.units.find((u) => include(u))?.episodes[0];
         if (first !== undefined) {
@@ -221,7 +269,7 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
             scope: u.scopeId,
             point: plan.pointLabel,
             ...(plan.seed === undefined ? {} : { seed: plan.seed }),
-            ...(donor === undefined ? {} : { donor }),
+            ...(donor === undefined ? {} : 'records' in donor ? { donor } : { donorReads: donor }),
           });
         },
         maxTries,

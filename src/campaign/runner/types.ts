@@ -4,14 +4,14 @@
  * (src/policies/policy.ts); rows, traces and the progress display are SUBSCRIBERS (after openpi's
  * runtime), never code inside the loop.
  */
-import type { SimEnvironment, StepResult } from '../../bridges/sim-environment.js';
+import type { EnvSpec, SimEnvironment, StepResult } from '../../bridges/sim-environment.js';
 import type { InstallTarget } from '../../interventions/install-target.js';
 import type { PointOutcome } from '../../interventions/condition.js';
 import type { TraceEntry } from '../../interventions/trace.js';
 import type { BatchPolicy, MemoryReadable, PolicyOutput } from '../../policies/policy.js';
 import type { PlannedEpisode } from '../../protocol/plan.js';
 import type { ProtocolCondition } from '../../protocol/schema.js';
-import type { TaskFacts } from './task-facts.js';
+import type { TaskFacts } from '../../bridges/task-facts.js';
 
 /** The memory of one batch slot, as the runner sees it. */
 export interface SlotMemory {
@@ -44,17 +44,27 @@ export interface PolicyProvider {
   release(): Promise<void>;
 }
 
-/** What the runner knows about a task: its protocol entry and its lite facts. */
-export interface TaskContext {
+/** A task as the protocol names it: what makes its environment. */
+export interface TaskEntry {
   /** The plan's task name (env.task ?? env.id). */
   readonly task: string;
   readonly envId: string;
   readonly kwargs: Readonly<Record<string, unknown>>;
+}
+
+/** What the runner knows about a task: its protocol entry and the facts its environment declares. */
+export interface TaskContext extends TaskEntry {
   readonly facts: TaskFacts;
 }
 
 /** Makes the environment for one slot of one task (make-time kwargs from the protocol). */
-export type EnvProvider = (task: TaskContext, slot: number) => SimEnvironment;
+export type EnvProvider = (task: TaskEntry, slot: number) => SimEnvironment;
+
+/**
+ * The spec of a task's environment where it is known before the simulators start (in-process lite, a test's
+ * provider); undefined for a bridged simulator, whose specs are checked when its servers start (bridge-envs.ts).
+ */
+export type SpecSource = (task: TaskEntry) => EnvSpec | undefined;
 
 /** A unit (scope) of one segment: its attempts in plan order. */
 export interface UnitJob {

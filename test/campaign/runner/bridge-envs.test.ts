@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { privateIpcEndpoint } from '../../../src/bridges/endpoint.js';
 import { bridgePython, pythonServerCommand, ServerSupervisor } from '../../../src/bridges/supervisor.js';
-import type { TaskContext } from '../../../src/campaign/runner/types.js';
+import type { TaskEntry } from '../../../src/campaign/runner/types.js';
 import { inProcessLiteEnvs, openSimulators, SIM_BRIDGE_ADAPTERS } from '../../../src/campaign/runner/bridge-envs.js';
-import { taskContexts } from '../../../src/campaign/runner/run-plan.js';
+import { taskEntries } from '../../../src/campaign/runner/run-plan.js';
 import { ImepError } from '../../../src/core/errors.js';
 import { parseProtocol } from '../../../src/protocol/load.js';
 import { SimulatorSchema, type Protocol } from '../../../src/protocol/schema.js';
@@ -83,7 +83,7 @@ describe('openSimulators', () => {
     const sims = await openSimulators(p, { file: FILE, roots: ROOTS }, { servers: 2 });
     try {
       expect(sims.description).toBe('lite simulators over the bridge: 2 `imep sim serve lite` servers started by IMEP');
-      const task = taskContexts(p).get('ShellGameTouch-lite') as TaskContext;
+      const task = taskEntries(p).get('ShellGameTouch-lite') as TaskEntry;
       const envs = [0, 1, 2].map((slot) => sims.envs(task, slot));
       const firsts = await Promise.all(envs.map((e, slot) => e.reset({ seed: slot })));
       const local = await Promise.all([0, 1, 2].map((slot) => inProcessLiteEnvs(task, slot).reset({ seed: slot })));
@@ -102,7 +102,7 @@ describe('openSimulators', () => {
     const sims = await openSimulators(p, { file: FILE, roots: ROOTS });
     try {
       expect(sims.description).toBe(`sim-bridge adapter replay: 1 server started by IMEP (${bridgePython()} -m imep_sim_bridge serve --endpoint ipc://… --adapters replay --replay-dir ${join(ROOT, REPLAY)})`);
-      const task = taskContexts(p).get('replay/tiny');
+      const task = taskEntries(p).get('replay/tiny');
       const env = sims.envs(task as NonNullable<typeof task>, 0);
       expect(env.spec.methodVisible).toEqual(['image', 'state']);
       expect(env.spec.evaluatorOnly).toEqual(['reward', 'success', 'oracle', 'seed']);
@@ -125,7 +125,7 @@ describe('openSimulators', () => {
       const sims = await openSimulators(p, { file: FILE, roots: ROOTS });
       try {
         expect(sims.description).toBe(`sim-bridge adapter replay at ${ipc.endpoint} (started outside IMEP; never restarted by it)`);
-        const env = sims.envs(taskContexts(p).get('replay/tiny') as TaskContext, 3);
+        const env = sims.envs(taskEntries(p).get('replay/tiny') as TaskEntry, 3);
         expect((await env.reset({ seed: 0 })).evaluator['seed']).toBe(0);
         await env.close();
         expect(sims.summary()).toBe('0 reconnects, failed calls: none');
