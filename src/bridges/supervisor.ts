@@ -19,6 +19,8 @@ export interface ServerCommand {
   readonly args: readonly string[];
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string>>;
+  /** Whether the process inherits IMEP's environment besides `env` (default true; a sandboxed host does not). */
+  readonly extendEnv?: boolean;
   /** For messages: "lite server", "sim-bridge". */
   readonly label: string;
 }
@@ -140,7 +142,7 @@ export class ServerSupervisor implements RemoteLiveness {
     const child = execa(this.command.file, [...this.command.args], {
       cwd: this.command.cwd,
       env: this.command.env,
-      extendEnv: true,
+      extendEnv: this.command.extendEnv ?? true,
       stdin: 'ignore',
       stdout: 'pipe',
       stderr: 'pipe',

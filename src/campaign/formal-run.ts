@@ -24,6 +24,8 @@ export interface RunOptions {
   readonly now?: () => Date;
   /** Fixes the run id (tests); default `formal-<timestamp>-<hex>`. */
   readonly runId?: string;
+  /** The isolation of the policy host this session started (hosted policies only; recorded in the session). */
+  readonly policyIsolation?: string;
 }
 
 export interface ResumeReport {
@@ -84,7 +86,17 @@ export async function startRun(dir: string, opts: RunOptions = {}): Promise<Form
     runId,
     runKind: 'formal',
     label: null,
-    sessions: [{ action: 'start', at: now.toISOString(), operator: opts.operator ?? currentOperator(), resumedAtSeq: null, tornBytes: null, droppedSideLines: null }],
+    sessions: [
+      {
+        action: 'start',
+        at: now.toISOString(),
+        operator: opts.operator ?? currentOperator(),
+        resumedAtSeq: null,
+        tornBytes: null,
+        droppedSideLines: null,
+        ...(opts.policyIsolation === undefined ? {} : { policyIsolation: opts.policyIsolation }),
+      },
+    ],
     completedAt: null,
     rowsDone: null,
   });
@@ -109,7 +121,15 @@ export async function resumeRun(dir: string, opts: Omit<RunOptions, 'runId'> = {
     ...record,
     sessions: [
       ...record.sessions,
-      { action: 'resume', at: now.toISOString(), operator: opts.operator ?? currentOperator(), resumedAtSeq: nextSeq, tornBytes: tornRow?.bytes ?? 0, droppedSideLines },
+      {
+        action: 'resume',
+        at: now.toISOString(),
+        operator: opts.operator ?? currentOperator(),
+        resumedAtSeq: nextSeq,
+        tornBytes: tornRow?.bytes ?? 0,
+        droppedSideLines,
+        ...(opts.policyIsolation === undefined ? {} : { policyIsolation: opts.policyIsolation }),
+      },
     ],
   });
   return { run: new FormalRun(dir, record.runId, nextSeq), report: { runId: record.runId, nextSeq, tornRow, droppedSideLines, removedTempFiles } };

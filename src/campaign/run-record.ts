@@ -20,6 +20,8 @@ export const RunSessionSchema = z.object({
   resumedAtSeq: z.number().int().nonnegative().nullable(),
   tornBytes: z.number().int().nonnegative().nullable(),
   droppedSideLines: z.number().int().nonnegative().nullable(),
+  /** A policy host this session started: how it was isolated (src/bridges/sandbox.ts), e.g. "isolation: none (…)". */
+  policyIsolation: z.string().optional(),
 });
 export type RunSession = z.infer<typeof RunSessionSchema>;
 

@@ -14,6 +14,7 @@ import type { Protocol } from '../protocol/schema.js';
 import { UNIT_FILES } from '../campaign/unit-layout.js';
 import { listAdjudicationRecords, readUnitState, type UnitSnapshot } from '../campaign/unit-state.js';
 import { readVerifiedRecord } from '../campaign/verified-read.js';
+import { RunRecordSchema, type RunRecord } from '../campaign/run-record.js';
 import { assertUnitVerified } from '../campaign/verify.js';
 
 export interface ReportInputs {
@@ -30,6 +31,8 @@ export interface ReportInputs {
   readonly closeout: CloseoutRecord | null;
   /** Amendments written after the adjudication (not listed in it). */
   readonly laterAmendments: readonly Amendment[];
+  /** The formal run's record (rows/run.json): its sessions, and how each one's policy host was isolated. */
+  readonly run: RunRecord;
 }
 
 export async function loadReportInputs(dir: string): Promise<ReportInputs> {
@@ -65,5 +68,6 @@ export async function loadReportInputs(dir: string): Promise<ReportInputs> {
     crossChecks,
     closeout: unit.closeout,
     laterAmendments,
+    run: await readVerifiedRecord(dir, UNIT_FILES.runRecord, unit.hashes.get(UNIT_FILES.runRecord), RunRecordSchema),
   };
 }

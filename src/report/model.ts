@@ -172,6 +172,12 @@ function amendmentTables(inputs: ReportInputs): Table[] {
   ];
 }
 
+/** How each run session's policy host was isolated; "not recorded" for a hosted policy run before IMEP recorded it. */
+function policyIsolationRows(inputs: ReportInputs): string[][] {
+  if (inputs.protocol.policy === undefined) return [];
+  return inputs.run.sessions.map((s, i) => [`policy host, session ${i + 1} (${s.action})`, s.policyIsolation ?? 'isolation: not recorded (run before IMEP recorded it)']);
+}
+
 function provenanceTable(inputs: ReportInputs): Table {
   const a = inputs.adjudication;
   const p = a.provenance;
@@ -189,6 +195,7 @@ function provenanceTable(inputs: ReportInputs): Table {
     ['prng', `${p.prng.name} v${p.prng.version}`],
     ['seal root', `${inputs.seal.merkle.root} (${inputs.seal.merkle.scheme})`],
     ['adjudicator', `${a.adjudicator.name} v${a.adjudicator.version}; ${inputs.adjudicationFile} sha256 ${inputs.adjudicationSha256}`],
+    ...policyIsolationRows(inputs),
     ['adjudicated by', `${a.operator.id}; conditions ran by ${a.ranBy.join(', ') || '—'}${a.sameOperatorOverride ? `; same-operator override: ${a.sameOperatorOverride.reason}` : ''}`],
     ['cross-check', check ? `${check.outcome} (${check.method})` : 'not yet'],
     ['closeout root', inputs.closeout ? `${inputs.closeout.merkle.root} (closed ${inputs.closeout.closedAt})` : 'not closed'],

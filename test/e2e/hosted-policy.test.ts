@@ -111,7 +111,7 @@ describe('campaigns on a hosted Python policy', () => {
     const r = await imep(['campaign', 'run', PROTOCOL, '--through', 'closeout', '--campaigns-dir', 'cli'], dir);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
-      /^policy: remote shell-game-memory v1 on imep-policy-host \S+ \(started by IMEP: \S+ -m imep_sim_bridge\.policy_host --endpoint ipc:\/\/… --policy shell-game-memory --max-batch 32; identity sha256 [0-9a-f]{64}\)$/m,
+      /^policy: remote shell-game-memory v1 on imep-policy-host \S+ \(started by IMEP: \S+ -m imep_sim_bridge\.policy_host --endpoint ipc:\/\/… --policy shell-game-memory --max-batch 32; identity sha256 [0-9a-f]{64}\); isolation: (bubblewrap \(own namespaces, no capabilities, scrubbed environment; reads \d+ folders, writes only its socket folder\)|none \(.+\))$/m,
     );
     expect(r.stdout).toMatch(/^closed out /m);
     const unit = unitIn(join(dir, 'cli')) as string;
@@ -177,6 +177,8 @@ describe('campaigns on a hosted Python policy', () => {
     expect(r.stdout).toContain(`identity sha256 ${pre.hostedPolicy.digest}`);
     const reportDir = join(dir, 'cli', 'reports', unit.split('/').at(-1) as string);
     expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toContain(`| checkpoint remote:shell-game-memory | ${pre.hostedPolicy.digest} |`);
+    // and how the policy host was isolated, as the run recorded it (src/bridges/sandbox.ts)
+    expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toMatch(/^\| policy host, session 1 \(start\) \| isolation: (bubblewrap|none) /m);
   }, 180_000);
 
   it('rows are byte-identical on a second run (API, through seal), and the spawned host is stopped', async () => {

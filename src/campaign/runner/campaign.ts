@@ -65,13 +65,14 @@ async function lastRows(file: string, perUnit: number, nextSeq: number): Promise
 async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOptions): Promise<void> {
   const snap = await readUnitState(c.dir);
   const operator = opts.operator ?? currentOperator();
+  const isolation = 'isolation' in provider ? { policyIsolation: (provider as { isolation: string }).isolation } : {};
   let run: FormalRun;
   let startSeq = 0;
   let existing = new Map<number, string>();
   if (snap.state === 'precommitted') {
-    run = await startRun(c.dir, { operator, ...(opts.now ? { now: opts.now } : {}) });
+    run = await startRun(c.dir, { operator, ...isolation, ...(opts.now ? { now: opts.now } : {}) });
   } else {
-    const r = await resumeRun(c.dir, { operator, ...(opts.now ? { now: opts.now } : {}) });
+    const r = await resumeRun(c.dir, { operator, ...isolation, ...(opts.now ? { now: opts.now } : {}) });
     run = r.run;
     startSeq = r.report.nextSeq;
     existing = await lastRows(unitPaths(c.dir).rows, episodesPerUnit(c.protocol), startSeq);

@@ -16,7 +16,7 @@
  * every later run of the unit refuses a host that reports anything else (E_CHECKPOINT_MISMATCH naming the
  * files that changed). A protocol may bind the digest itself (`policy.sha256`).
  */
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 // The bridge client, process supervision and key loading (zeromq, execa) are imported inside
 // remotePolicyProvider: every campaign process imports this module via campaign-setup, and checkpoint
@@ -50,6 +50,8 @@ export interface RemotePolicyContext {
 
 export interface RemotePolicyProvider extends PolicyProvider {
   readonly record: HostedPolicyRecord;
+  /** How the host was isolated from IMEP's files and secrets (src/bridges/sandbox.ts), as one line. */
+  readonly isolation: string;
 }
 
 const DEADLINE_MS = 60_000;
@@ -167,30 +169,37 @@ export async function remotePolicyProvider(protocol: Protocol, ctx: RemotePolicy
     for (const f of cleanups.splice(0).reverse()) await f().catch(() => undefined);
   };
   try {
-    const [{ privateIpcEndpoint }, { ServerSupervisor }, { policyHostCommand, RemotePolicy }] = await Promise.all([
+    const [{ privateIpcEndpoint }, { ServerSupervisor, packageRoot }, { policyHostCommand, RemotePolicy }, { describeIsolation, sandboxed }] = await Promise.all([
       import('../../bridges/endpoint.js'),
       import('../../bridges/supervisor.js'),
       import('../../policies/remote-policy.js'),
+      import('../../bridges/sandbox.js'),
     ]);
     let endpoint: string;
     let supervisor: ServerSupervisor | undefined;
     let how: string;
+    let isolation: string;
     const curve = await curveOf(config, ctx);
     if (config.endpoint !== undefined) {
       endpoint = config.endpoint;
       how = 'started outside IMEP; never restarted by it';
+      isolation = 'isolation: none (a host started outside IMEP: its isolation is whoever started it)';
     } else {
       const pythonPath = resolvePythonPath(config, ctx);
       const ipc = await privateIpcEndpoint('policy.sock');
       cleanups.push(ipc.dispose);
       endpoint = ipc.endpoint;
-      const command = policyHostCommand(endpoint, {
+      const plain = policyHostCommand(endpoint, {
         policy: config.name,
         maxBatch,
         ...(config.module === undefined ? {} : { module: config.module }),
         ...(config.python === undefined ? {} : { python: config.python }),
         pythonPath,
       });
+      // the host reads only the system, its Python, imep_sim_bridge and the folders its module declares
+      const boxed = sandboxed(plain, { readOnly: pythonPath, writable: [ipc.dir], bridgePackage: join(packageRoot(), 'sim-bridge', 'imep_sim_bridge') });
+      const command = boxed.command;
+      isolation = describeIsolation(boxed.isolation);
       const sup = new ServerSupervisor(command, { endpoint });
       supervisor = sup;
       cleanups.push(() => sup.dispose());
@@ -205,7 +214,7 @@ export async function remotePolicyProvider(protocol: Protocol, ctx: RemotePolicy
           cause: e,
         });
       }
-      how = `started by IMEP: ${command.file} ${command.args.join(' ').replace(endpoint, 'ipc://…')}`;
+      how = `started by IMEP: ${plain.file} ${plain.args.join(' ').replace(endpoint, 'ipc://…')}`;
     }
     const connect = async (batch: number, decisionFromStep?: number): Promise<RemotePolicy> => {
       try {
@@ -234,8 +243,9 @@ export async function remotePolicyProvider(protocol: Protocol, ctx: RemotePolicy
     const record = checkIdentity(protocol, config, probe, ctx);
     const description = `remote ${config.name} v${record.version} on ${record.host.name} ${record.host.version} (${how}; identity sha256 ${record.digest})`;
     return {
-      description,
+      description: `${description}; ${isolation}`,
       record,
+      isolation,
       async policyFor(task: TaskContext, batchSize: number): Promise<RunnerPolicy> {
         return adapt(await connect(batchSize, task.facts.decisionFromStep));
       },
