@@ -43,6 +43,14 @@ export interface VerdictContext {
 
 const pp = (x: number): string => `${(100 * x).toFixed(2)} pp`;
 
+const EXACT_METHODS = new Set(['exact-cp-difference', 'clopper-pearson', 'conditional-exact']);
+
+/** Appended to a verdict routed on a score interval or a bootstrap: its error is not exact (docs/error-rates.md). */
+function approximate(e: AvailableEstimand, id: string): string {
+  const m = findInterval(e, id).method;
+  return EXACT_METHODS.has(m) ? '' : ` [${m}: approximate coverage, its error may exceed the nominal level — docs/error-rates.md]`;
+}
+
 function estimandOf(ctx: VerdictContext, id: string, field: string): EstimandResult {
   const e = ctx.estimands.find((x) => x.id === id);
   if (e === undefined) throw new ImepError('E_PROTOCOL_INVALID', `criterion names estimand '${id}', which the protocol does not define`, { field });
@@ -57,6 +65,12 @@ function ends(e: AvailableEstimand, id: string): { lower: number; upper: number;
 type Routed = { verdict: 'holds' | 'not detected' | 'unresolved'; bound: RoutedBound; met: boolean; reason: string };
 
 function route(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Routed {
+  const r = routeWord(c, e, ctx);
+  if (r.bound.routedOn !== 'bound' || r.verdict === 'unresolved') return r;
+  return { ...r, reason: `${r.reason}${approximate(e, r.bound.interval)}` };
+}
+
+function routeWord(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Routed {
   const base = { estimate: e.estimate, companions: [] as RoutedBound['companions'], p: null as number | null };
   switch (c.rule) {
     case 'lower-bound-above': {

@@ -146,3 +146,17 @@ describe('the conditional θ bound never says "not detected" without uncondition
     expect(v.verdict === 'holds' && v.bound.interval).toBe('conditional-exact/a0.05');
   });
 });
+
+describe('a verdict on a score interval or a bootstrap says its coverage is approximate', () => {
+  it('Wilson holds with the note; the exact Clopper–Pearson criterion on the same counts has none', () => {
+    const rho: Estimand = { id: 'rho_X', kind: 'rho', reference: 'A', intervention: 'N' };
+    const wilsonC = { id: 'W', estimand: 'rho_X', role: 'primary', rule: 'lower-bound-above', margin: 0.1, method: 'wilson', level: 0.95 } as Criterion;
+    const cpC = { id: 'CP', estimand: 'rho_X', role: 'primary', rule: 'lower-bound-above', margin: 0.1, method: 'clopper-pearson', alphaPerComponent: 0.025 } as Criterion;
+    const ctx = context([wilsonC, cpC], [rho], dCells(80, 10));
+    const w = verdictFor(wilsonC, ctx);
+    const cp = verdictFor(cpC, ctx);
+    expect([w.verdict, cp.verdict]).toEqual(['holds', 'holds']);
+    expect(w.reason).toContain('[wilson: approximate coverage');
+    expect(cp.reason).not.toContain('approximate');
+  });
+});
