@@ -6,6 +6,8 @@ import { PRNG_NAME, PRNG_VERSION } from '../core/prng.js';
 import { ioError, writeFileAtomic } from './atomic-write.js';
 import { canonicalBytes, type JsonValue } from '../core/canonical-json.js';
 import { assertAllowed } from './lifecycle.js';
+import { checkFrozenPower } from '../protocol/frozen-power.js';
+import type { Mde } from '../protocol/schema-analysis.js';
 import { currentOperator } from './operator.js';
 import { readRequiredRecord, selfHashOk, withSelfHash, writeRecord } from './record-file.js';
 import { registerSeeds } from './seed-registry.js';
@@ -107,6 +109,8 @@ export async function precommit(dir: string, input: PrecommitInput): Promise<Pre
   for (const [name, hash] of Object.entries(input.checkpointHashes)) {
     if (!Sha256HexSchema.safeParse(hash).success) throw usage(`checkpointHashes.${name}`, 'checkpoint hash must be a lowercase SHA-256 hex digest');
   }
+  // the frozen power analysis must be what its inputs produce, before anything is frozen
+  checkFrozenPower((input.protocol as { mde?: Mde } | null)?.mde);
   const protocolBytes = canonicalBytes(input.protocol);
   const planBytes = canonicalBytes(input.plan);
   const protocolHash = sha256Hex(protocolBytes);

@@ -14,6 +14,7 @@
  * UNIT is a unit folder (campaigns/<protocol id>-<hash12>). Progress goes to stderr (one live line on a
  * TTY, plain lines otherwise); results to stdout. Refusals: one line, non-zero exit (exit-codes.ts).
  */
+import { PLAN_ROWS_CONFIRM, PLAN_ROWS_MAX } from '../protocol/plan-size.js';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -45,6 +46,7 @@ interface CommonOpts {
   campaignsDir: string;
   batch?: string;
   servers?: string;
+  allowLargePlan?: boolean;
 }
 
 function out(line: string): void {
@@ -56,7 +58,7 @@ function options(o: CommonOpts): CampaignOptions {
   if (batchSize < 1) throw new ImepError('E_USAGE', 'must be at least 1', { field: '--batch' });
   const servers = o.servers === undefined ? undefined : parseCount('--servers', o.servers);
   if (servers !== undefined && servers < 1) throw new ImepError('E_USAGE', 'must be at least 1', { field: '--servers' });
-  return { campaignsDir: o.campaignsDir, batchSize, progress: process.stderr, say: out, ...(servers === undefined ? {} : { simulators: { servers } }) };
+  return { campaignsDir: o.campaignsDir, batchSize, progress: process.stderr, say: out, ...(servers === undefined ? {} : { simulators: { servers } }), ...(o.allowLargePlan === true ? { allowLargePlan: true } : {}) };
 }
 
 async function unitArg(dir: string): Promise<string> {
@@ -86,6 +88,7 @@ function positiveN(raw: string): number {
 export function registerCampaign(group: Command): void {
   const dirOpt = ['--campaigns-dir <dir>', 'where evidence units live', 'campaigns'] as const;
   const batchOpt = ['--batch <n>', `episodes stepped together through the policy (rows do not depend on it; default ${DEFAULT_BATCH})`] as const;
+  const largeOpt = ['--allow-large-plan', `build a plan above ${PLAN_ROWS_CONFIRM.toLocaleString('en-US')} rows (the estimate is printed; above ${PLAN_ROWS_MAX.toLocaleString('en-US')} rows a plan is always refused)`] as const;
   const serversOpt = ['--servers <k>', 'simulator servers IMEP starts for a bridged simulator; slot s steps on server s mod k, all k at once (rows do not depend on it; default 1)'] as const;
 
   group
@@ -97,6 +100,7 @@ export function registerCampaign(group: Command): void {
     .option(...batchOpt)
     .option(...serversOpt)
     .option('--shard <i/N>', 'run only shard i of N (0-based; by unit) into <unit>.shards/ — merged by the cluster layer')
+    .option(...largeOpt)
     .action(async (file: string, o: CommonOpts & { through: string; shard?: string }) => {
       const through = parseChoice<Through>('--through', o.through, ['seal', 'closeout']);
       await runCampaign(file, { ...options(o), through, ...(o.shard === undefined ? {} : { shard: parseShard(o.shard) }) });
@@ -121,6 +125,7 @@ export function registerCampaign(group: Command): void {
     .description('verify the checkpoint, freeze the protocol and plan, register the seed bands')
     .argument('<file>', 'the protocol file (YAML)')
     .option(...dirOpt)
+    .option(...largeOpt)
     .action(async (file: string, o: CommonOpts) => {
       await precommitCampaign(file, options(o));
     });

@@ -33,6 +33,7 @@ export { canonicalBytes, canonicalHash, canonicalJson, canonicalNumber, type Jso
 export { protocolHash } from './protocol-hash.js';
 export { protocolJsonSchema, protocolJsonSchemaText, PROTOCOL_SCHEMA_ID } from './json-schema.js';
 export { buildPlan, episodeIdOf, episodesPerUnit, scopeIdOf, PLAN_VERSION, type Plan, type PlannedEpisode } from './plan.js';
+export { assertPlanSize, describeEstimate, planEstimate, planRows, PLAN_ROWS_CONFIRM, PLAN_ROWS_MAX, type PlanEstimate } from './plan-size.js';
 export { assertNoSeedOverlap, firstSeeds, seedCount, seedRanges, type RegisteredSeeds } from './seeds.js';
 export { assertFreezable, checkpointFile, checkpointOf, verifyCheckpoint } from './checkpoint.js';
 export { conditionSeed, pointLabel, toConditionSpec } from './conditions.js';

@@ -27,6 +27,7 @@ import { canonicalHash } from '../core/canonical-json.js';
 import { protocolHash } from './protocol-hash.js';
 import type { Protocol } from './schema.js';
 import { firstSeeds } from './seeds.js';
+import { assertPlanSize } from './plan-size.js';
 
 export const PLAN_VERSION = 2;
 
@@ -64,8 +65,13 @@ export function episodesPerUnit(protocol: Protocol): number {
   return protocol.attempts?.count ?? protocol.chains?.length ?? 1;
 }
 
-/** The plan of a validated, cross-checked protocol. */
+/**
+ * The plan of a validated, cross-checked protocol. A plan above PLAN_ROWS_MAX rows is refused before a
+ * single episode is built (plan-size.ts); the user-facing confirmation above PLAN_ROWS_CONFIRM is the
+ * caller's (a new campaign), so a confirmed unit can always rebuild its plan.
+ */
 export function buildPlan(protocol: Protocol): Plan {
+  assertPlanSize(protocol, { allowLarge: true });
   const perUnit = episodesPerUnit(protocol);
   const seeds = firstSeeds(protocol.seeds, protocol.n);
   const nOf = new Map(protocol.conditions.map((c) => [c.id, c.n ?? protocol.n]));

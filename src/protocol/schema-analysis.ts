@@ -107,22 +107,22 @@ export const CriterionSchema = z
   .discriminatedUnion('rule', [
     z.strictObject({
       ...boundCommon,
-      rule: z.literal('upper-bound-below').describe('holds when the upper bound lies below the margin'),
+      rule: z.literal('upper-bound-below').describe('claim: the estimand lies below the margin. holds when the upper bound lies below the margin; not detected when the lower bound lies above it; else unresolved'),
       margin: Margin,
     }),
     z.strictObject({
       ...boundCommon,
-      rule: z.literal('lower-bound-above').describe('holds when the lower bound lies above the margin (and above every listed upper bound)'),
+      rule: z.literal('lower-bound-above').describe('claim: the estimand exceeds the margin (and every listed upper bound). holds when the lower bound lies above them; not detected when the upper bound lies below the margin; else unresolved'),
       margin: Margin,
       aboveUpperBoundOf: IdentList.optional().describe(
         'estimands whose upper bound the lower bound must also exceed (e.g. the exact-repeat floor ρ_C, or ρ_U)',
       ),
-      minDiscordant: PositiveInt.optional().describe("registered floor on b′ + c′ for the conditional exact θ bound (e.g. 8)"),
+      minDiscordant: PositiveInt.optional().describe("registered floor on b′ + c′ for the conditional exact θ bound (e.g. 8): below it, unresolved"),
       expandToN: PositiveInt.optional().describe('the registered expansion of n when the discordance floor is missed'),
     }),
     z.strictObject({
       ...criterionCommon,
-      rule: z.literal('equivalence').describe('holds when the two-sided interval lies within ±margin'),
+      rule: z.literal('equivalence').describe('claim: the estimand lies within ±margin. holds when the two-sided interval lies strictly inside; not detected when it lies wholly outside; else unresolved'),
       margin: z.number().gt(0).max(1).describe('the equivalence margin in rate units (0.075 = ±7.5 pp)'),
       level: Level,
       method: Method,
@@ -131,7 +131,7 @@ export const CriterionSchema = z
     }),
     z.strictObject({
       ...criterionCommon,
-      rule: z.literal('p-below').describe('holds when the exact test’s p lies below alpha'),
+      rule: z.literal('p-below').describe('claim: the exact test rejects. holds when p lies below alpha, else unresolved (a test without a margin excludes no effect)'),
       test: z.enum(['mcnemar-exact']).describe('the paired test'),
       direction: z
         .enum(['greater', 'less', 'two-sided'])
@@ -140,7 +140,7 @@ export const CriterionSchema = z
     }),
     z.strictObject({
       ...criterionCommon,
-      rule: z.literal('point-below').describe('holds when the point estimate lies below that of another estimand'),
+      rule: z.literal('point-below').describe('a registered point check (eligibility), no error control: holds when the point estimate lies below that of another estimand, else not detected'),
       than: Ident.describe('the estimand whose point estimate must be larger'),
     }),
   ])

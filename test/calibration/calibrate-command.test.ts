@@ -30,7 +30,7 @@ describe('imep calibrate', () => {
     };
     expect(json).toMatchObject({ format: 'imep-calibration', version: 2, design: { quick: true, n: 20 }, campaignDesigns: { n: 10 } });
     expect(json.designs.map((d) => d.id)).toEqual(['memvla', 'planted-0-02']);
-    expect(json.campaignDesigns.designs.map((d) => [d.id, d.campaigns.map((c) => c.verdict)])).toEqual([['rc-memvla', ['holds']], ['rc-blind', ['not detected']]]);
+    expect(json.campaignDesigns.designs.map((d) => [d.id, d.campaigns.map((c) => c.verdict)])).toEqual([['rc-memvla', ['holds']], ['rc-blind', ['unresolved']]]);
     expect(json.checks.campaignVerdicts).toEqual({ rule: expect.any(String), campaigns: 2, matching: 2, passed: true });
     expect(readdirSync(join(dir, 'units')).sort()).toEqual(['rc-blind', 'rc-memvla']);
     expect(readFileSync(join(dir, 'a', 'calibration.md'), 'utf8')).toContain('| rc-memvla | lite-memvla-rc | fact-use |');

@@ -65,7 +65,7 @@ describe('campaign-level designs through IMEP’s verdict path', () => {
   it('lite-blind-rc: no band holds, b′ = c′ = 0, and the false-positive rate is 0 with its exact bound', () => {
     const d = design('rc-blind');
     for (const c of d.campaigns) {
-      expect(c).toMatchObject({ bOnlyT: 0, cOnlyS: 0, verdict: 'not detected', verdictMatchesTest: true, goNoGo: 'confirmatory' });
+      expect(c).toMatchObject({ bOnlyT: 0, cOnlyS: 0, verdict: 'unresolved', verdictMatchesTest: true, goNoGo: 'confirmatory' });
       expect(c.bound).toMatchObject({ lower: 0, upper: 0, threshold: 0 }); // degenerate conditional bound, b′ + c′ = 0
     }
     expect(d.real).toMatchObject({ kind: 'false-positive-rate', detected: 0, campaigns: 2 });

@@ -214,7 +214,8 @@ export function intervalX(id: string, kind: string, units: readonly Filled[], w:
   const value = Number(param.slice(1));
   const k = counts(kind, units);
   const n = k['n']!;
-  const b = k['b'] ?? 0, c = k['c'] ?? 0;
+  // θ's unconditional exact bound is the difference bound on b′, c′
+  const b = k['b'] ?? k['bPrime'] ?? 0, c = k['c'] ?? k['cPrime'] ?? 0;
   const x = kind === 'rho' ? b + c : (k['successes'] ?? 0);
   switch (method) {
     case 'exact-cp-difference':

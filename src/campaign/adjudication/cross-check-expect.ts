@@ -9,6 +9,7 @@ import { holmStepDown, mcnemarBig } from './cross-check-math.js';
 import { arr, num, obj, str, type Json, type Obj, type PlainStudy } from './cross-check-model.js';
 import { protocolEstimands, recomputeEstimand, type XBoot, type XEstimand } from './cross-check-estimands.js';
 import { competenceFailures, expectedConditions, expectedGates } from './cross-check-gates.js';
+import { expectedRoutingId, expectedWord } from './cross-check-verdicts.js';
 
 const ALPHA_METHODS = ['exact-cp-difference', 'clopper-pearson', 'conditional-exact'];
 
@@ -148,9 +149,9 @@ export function expectedDocument(study: PlainStudy, adjudication: Obj): Expected
     const x = xs.get(str(c['estimand']));
     if (x === undefined || !x.available) return { criterion: cid };
     const rule = str(c['rule']);
-    const reg = registeredIntervalId(c);
+    const reg = expectedRoutingId(c, registeredIntervalId(c));
     const ivId = str(obj(pb)['interval']);
-    if (reg !== null && ivId !== reg) problems.push({ path: `verdicts[${cid}].bound.interval`, note: `routed on ${ivId}, registered ${reg}` });
+    if (reg !== null && ivId !== reg) problems.push({ path: `verdicts[${cid}].bound.interval`, note: `routed on ${ivId}, expected ${reg}` });
     const e = ends(x, ivId);
     const companions = arr(obj(pb)['companions']).map(obj).map((co) => {
       const cx = xs.get(str(co['estimand']));
@@ -165,6 +166,12 @@ export function expectedDocument(study: PlainStudy, adjudication: Obj): Expected
       p = adjustedOf(x.id) ?? (x.pair ? mcnemarBig(x.pair[0], x.pair[1], str(c['direction']) as 'two-sided' | 'greater' | 'less') : null);
     }
     if (rule === 'point-below') threshold = xs.get(str(c['than']))?.estimate ?? null;
+    const pword = str(pv?.['verdict']);
+    if (pword === 'holds' || pword === 'not detected' || pword === 'unresolved') {
+      const discordant = x.pair ? x.pair[0] + x.pair[1] : null;
+      const want = expectedWord(c, { lower: e?.lower ?? null, upper: e?.upper ?? null, threshold, p, estimate: x.estimate, discordant });
+      if (want !== null && want !== pword) problems.push({ path: `verdicts[${cid}].verdict`, note: `the adjudication reads '${pword}', the cross-check '${want}'` });
+    }
     return { criterion: cid, bound: { estimate: x.estimate, lower: e?.lower ?? null, upper: e?.upper ?? null, threshold, p, companions } };
   });
 
@@ -188,7 +195,7 @@ export function expectedDocument(study: PlainStudy, adjudication: Obj): Expected
       const ups = conditions
         .filter((c) => str(c['id']).endsWith(`@w${wave}`) && study.kindOf(str(c['id']).split('@')[0]!) === 'U' && c['vsAnchor'] !== null)
         .map((c) => obj(obj(c['vsAnchor'])['rhoCpOneSided95'])['upper'] as number);
-      return { id, lower: x ? (ends(x, 'conditional-exact/a0.05')?.lower ?? null) : null, floor: Math.max(0, ...ups) };
+      return { id, lower: x ? (ends(x, 'exact-cp-difference/a0.025')?.lower ?? null) : null, floor: Math.max(0, ...ups) };
     }),
   }));
 

@@ -29,7 +29,7 @@ import {
   type PairedDesign,
 } from '../../stats/index.js';
 import { extremeFill, type Contribution } from './fills.js';
-import { alphaForLevel, intervalId, intervalOn, applicable, type EstimandShape, type EstimandSpec, type IntervalRequest } from './intervals.js';
+import { alphaForLevel, intervalId, intervalOn, applicable, normalise, type EstimandShape, type EstimandSpec, type IntervalRequest } from './intervals.js';
 import type { CohortUnit, RowIndex } from './joint-cohort.js';
 import type { AvailableEstimand, Counts, EstimandConditions, EstimandResult, Interval, Readout, TaskTheta, TestResult } from './types.js';
 
@@ -103,8 +103,43 @@ export function criterionRequest(c: Criterion, protocol: Protocol): IntervalRequ
   return { method: c.method, alpha: c.alphaPerComponent ?? null, level: c.level ?? null, ...boot } as IntervalRequest;
 }
 
+/**
+ * Whether a conditional-exact criterion compares its bound only with 0: there "the bound lies beyond 0" is
+ * the exact conditional (McNemar) test of θ's sign, whose level holds for every b′ + c′ and so
+ * unconditionally. Against any other threshold the conditional bound — which plugs the observed m/n in for
+ * the unknown discordance — has no unconditional coverage, and the criterion routes on the unconditional
+ * exact bound instead (routingRequest).
+ */
+export function conditionalDecidesAlone(c: Criterion): boolean {
+  if (c.rule === 'lower-bound-above') return c.margin === 0 && (c.aboveUpperBoundOf ?? []).length === 0;
+  if (c.rule === 'upper-bound-below') return c.margin === 0;
+  return false;
+}
+
+/** The unconditional exact bound on θ replacing a conditional one at α per endpoint: CP(b′; n, α/2) − CP(c′; n, α/2). */
+export function unconditionalThetaRequest(alphaPerEndpoint: number): IntervalRequest {
+  return { method: 'exact-cp-difference', alpha: Number((alphaPerEndpoint / 2).toPrecision(12)), level: null };
+}
+
+/**
+ * The interval a criterion's verdict routes on: its registered interval, except a conditional-exact bound
+ * compared with a non-zero threshold, which routes on the unconditional exact bound on θ at the same level
+ * per endpoint (Bonferroni over b′/n and c′/n at α/2 each: each end one-sided ≥ 1 − α).
+ */
+export function routingRequest(c: Criterion, protocol: Protocol): IntervalRequest | null {
+  const r = criterionRequest(c, protocol);
+  if (r === null || r.method !== 'conditional-exact' || conditionalDecidesAlone(c)) return r;
+  return unconditionalThetaRequest(normalise(r).alpha as number);
+}
+
 /** The interval a criterion reads on a companion estimand (aboveUpperBoundOf). */
 export function companionRequest(shape: EstimandShape, c: Criterion, protocol: Protocol): IntervalRequest {
+  const req = ownOrExactCompanion(shape, c, protocol);
+  // a conditional upper bound on θ is no floor: the companion reads the unconditional exact bound
+  return req.method === 'conditional-exact' ? unconditionalThetaRequest(normalise(req).alpha as number) : req;
+}
+
+function ownOrExactCompanion(shape: EstimandShape, c: Criterion, protocol: Protocol): IntervalRequest {
   const own = criterionRequest(c, protocol);
   if (own !== null && applicable(shape, own.method)) return own;
   const bounded = c.rule === 'lower-bound-above' || c.rule === 'upper-bound-below';
@@ -132,7 +167,8 @@ export function defaultRequests(shape: EstimandShape, protocol: Protocol): Inter
     case 'proportion-flips':
       return [{ method: 'clopper-pearson', alpha: 0.05, level: null }, { method: 'clopper-pearson', alpha: 0.025, level: null }];
     case 'theta':
-      return [{ method: 'conditional-exact', alpha: 0.05, level: null }];
+      // the conditional exact bound, and the unconditional exact bound at the same level per endpoint
+      return [{ method: 'conditional-exact', alpha: 0.05, level: null }, unconditionalThetaRequest(0.05)];
     case 'thetaBar': {
       const boot = bootstrapDefaults(protocol);
       return boot.seed === undefined ? [] : [{ method: defaultBootstrapMethod(protocol), alpha: null, level: 0.95, ...boot } as IntervalRequest];
@@ -155,6 +191,8 @@ export function requestsFor(e: Estimand, protocol: Protocol): IntervalRequest[] 
     if (c.estimand === e.id) {
       const r = criterionRequest(c, protocol);
       if (r !== null) add(r);
+      const routed = routingRequest(c, protocol);
+      if (routed !== null) add(routed);
     }
     if (c.rule === 'lower-bound-above' && c.aboveUpperBoundOf?.includes(e.id)) add(companionRequest(shape, c, protocol));
   }

@@ -1,7 +1,7 @@
 /**
  * Intervals on one estimand by its registered method, wrapping src/stats (pure). Each interval is
  * labelled at the coverage of the quantity bounded, never at a component's:
- *   exact-cp-difference  UB = CP₊(b; α) − CP₋(c; α), LB = CP₋(b; α) − CP₊(c; α)   (D, G)
+ *   exact-cp-difference  UB = CP₊(b; α) − CP₋(c; α), LB = CP₋(b; α) − CP₊(c; α)   (D, G; θ on b′, c′ — unconditional)
  *   clopper-pearson      exact bounds on a proportion (ρ = (b+c)/n, a success rate), each one-sided 1 − α
  *   conditional-exact    the exact bound on θ given b′ + c′ (conditional, never unconditional)
  *   wilson / tango / newcombe   two-sided score intervals at `level`
@@ -41,7 +41,7 @@ export type EstimandShape = 'difference' | 'proportion-flips' | 'theta' | 'theta
 const APPLICABLE: Readonly<Record<EstimandShape, readonly BoundMethod[]>> = {
   difference: ['exact-cp-difference', 'tango', 'newcombe', ...BOOTSTRAP_METHODS],
   'proportion-flips': ['clopper-pearson', 'wilson', ...BOOTSTRAP_METHODS],
-  theta: ['conditional-exact', ...BOOTSTRAP_METHODS],
+  theta: ['conditional-exact', 'exact-cp-difference', ...BOOTSTRAP_METHODS],
   thetaBar: ['task-stratified-bootstrap', 'cluster-bootstrap'],
   rate: ['clopper-pearson', 'wilson', ...BOOTSTRAP_METHODS],
 };
@@ -105,6 +105,11 @@ function flipsOf(design: PairedDesign, spec: EstimandSpec): { x: number; n: numb
 
 function differenceCounts(design: PairedDesign, spec: EstimandSpec): { a: number; b: number; c: number; d: number; n: number } {
   const s = spec.stats;
+  if (s.kind === 'theta') {
+    // θ = p(only T flips) − p(only S flips): the same multinomial difference as D, on b′ and c′
+    const f = flipCounts(design, s.reference, s.target, s.sham);
+    return { a: 0, b: f.bPrime, c: f.cPrime, d: f.n - f.bPrime - f.cPrime, n: f.n };
+  }
   if (s.kind !== 'D') throw new ImepError('E_INTERNAL', `not a difference: ${s.kind}`);
   const { b, c, n } = discordantCounts(design, s.reference, s.intervention);
   const ref = successCount(design, s.reference);

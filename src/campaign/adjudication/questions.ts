@@ -6,13 +6,20 @@
  *   Q2 information  the lower bound on G (exact decision bound, α = 0.05 per component) above 0
  *   Q3              the lower bound on ρ_X (Clopper–Pearson, one-sided 95%) above the exact-repeat floor,
  *                   the upper bound on ρ_C of a replicate condition C (not applicable without one)
- *   Q4              the conditional exact lower bound on θ above 0 AND above the upper bound on ρ_U of the
- *                   one-ULP condition in θ's wave (not applicable without one)
+ *   Q4              the lower bound on θ above 0 AND above the upper bound on ρ_U of the one-ULP condition in
+ *                   θ's wave (not applicable without one). The floor is above 0, so the bound is the
+ *                   unconditional exact one (CP(b′; n, 0.025) − CP(c′; n, 0.025), each end ≥ 95%): the
+ *                   conditional bound has no unconditional coverage against a non-zero threshold.
+ * "not detected" needs the upper bound below 0 (decide.ts), never below a floor raised by an upper bound.
  * Each is 'invalid' when a failed hard path/wiring gate touches its conditions.
  */
 import type { ConditionSummary, EstimandResult, GateResult, QuestionResult, RetrospectiveReading } from './types.js';
 import type { Verdict } from './verdict-types.js';
 import { invalidBecause } from './validity.js';
+import { decideBound } from './decide.js';
+
+/** The unconditional exact bound on θ at 0.025 per proportion (estimands.ts defaultRequests). */
+export const Q4_INTERVAL = 'exact-cp-difference/a0.025';
 
 const QUESTIONS = ['Q1', 'Q2', 'Q3', 'Q4'] as const;
 const pp = (x: number): string => `${(100 * x).toFixed(2)} pp`;
@@ -21,10 +28,9 @@ function gateInvalid(gates: readonly GateResult[], conditions: readonly string[]
   return gates.filter((g) => g.hard && g.onFail === 'invalid' && !g.passed && g.failing.some((c) => conditions.includes(c))).map((g) => g.gate);
 }
 
+/** The claim "above the floor" (margin 0, raised to the floor): decide.ts's lower-bound-above. */
 function word(lower: number, upper: number, floor: number): 'holds' | 'not detected' | 'unresolved' {
-  if (lower > floor) return 'holds';
-  if (upper <= floor) return 'not detected';
-  return 'unresolved';
+  return decideBound('lower-bound-above', { lower, upper, margin: 0, threshold: floor });
 }
 
 function q3(conditions: readonly ConditionSummary[], gates: readonly GateResult[]): RetrospectiveReading[] {
@@ -54,8 +60,8 @@ function q4(estimands: readonly EstimandResult[], conditions: readonly Condition
       if (u.length === 0) return { id, rule, verdict: 'not applicable', lower: null, floor: null, reason: `no one-ULP condition in wave ${wave}` };
       const bad = [...invalidBecause(e, gates), ...gateInvalid(gates, u.map((c) => c.condition)).map((g) => `gate ${g}`)];
       if (bad.length > 0 || e.status !== 'available') return { id, rule, verdict: 'invalid', lower: null, floor: null, reason: bad.join('; ') };
-      const iv = e.intervals.find((i) => i.id === 'conditional-exact/a0.05');
-      if (iv === undefined) return { id, rule, verdict: 'not applicable', lower: null, floor: null, reason: 'no conditional exact bound' };
+      const iv = e.intervals.find((i) => i.id === Q4_INTERVAL);
+      if (iv === undefined) return { id, rule, verdict: 'not applicable', lower: null, floor: null, reason: 'no unconditional exact bound on θ' };
       const floor = Math.max(0, ...u.map((c) => c.vsAnchor!.rhoCpOneSided95.upper));
       const lower = iv.envelope?.lower ?? iv.lower;
       const upper = iv.envelope?.upper ?? iv.upper;

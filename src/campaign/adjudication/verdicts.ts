@@ -4,24 +4,28 @@
  *   1. excluded   — every task failed a hard competence gate (rule i): no number.
  *   2. invalid    — a failed hard path/wiring gate touches a condition of the estimand (or of a companion
  *                   estimand), or a condition is unavailable: the number is withheld (no bound field).
- *   3. the bound, per rule (L, U: the registered interval's ends; its envelope over the extreme
- *      fillings when units are unresolved; τ = max(margin, every companion upper bound)):
- *        lower-bound-above  L > τ → holds; U ≤ τ → not detected; else unresolved. A registered discordance
- *                           floor (minDiscordant, e.g. b′ + c′ ≥ 8) not met → unresolved.
- *        upper-bound-below  U < margin → not detected (the bound excludes the criterion; the registered
- *                           rule is met); L ≥ margin → holds; else unresolved.
+ *   3. the bound, per rule — the verdict word answers the rule's registered CLAIM (decide.ts; L, U: the
+ *      routed interval's ends, its envelope over the extreme fillings when units are unresolved;
+ *      τ = max(margin, every companion upper bound)):
+ *        lower-bound-above  claim "above the margin": L > τ → holds; U < margin → not detected; else
+ *                           unresolved. A registered discordance floor (minDiscordant) not met → unresolved.
+ *        upper-bound-below  claim "below the margin": U < margin → holds; L > margin → not detected; else
+ *                           unresolved.
  *        equivalence        TOST: the registered (1 − 2α) interval strictly inside ±margin → holds; wholly
- *                           outside → not detected; straddling a margin → unresolved. Nonsignificance
- *                           alone is never equivalence.
+ *                           outside → not detected; straddling a margin → unresolved.
  *        p-below            exact McNemar p (Holm-adjusted when the estimand is in a family) < α → holds,
- *                           else not detected (stated with the estimand's default bound).
- *        point-below        a registered point check (eligibility): holds / not detected, stated with bounds.
+ *                           else unresolved (a test without a margin excludes no effect).
+ *        point-below        a registered point check (eligibility): holds / not detected, stated with bounds;
+ *                           a point estimate carries no error control.
+ *      A conditional-exact criterion routes on its conditional bound only against a threshold of 0 (the exact
+ *      conditional sign test); otherwise on the unconditional exact bound on θ (estimands.ts routingRequest).
  *   4. descriptive — a go/no-go rule (or a hard 'descriptive' gate) failed: the numbers stay, no word.
  */
 import { ImepError } from '../../core/errors.js';
 import type { Criterion, Protocol } from '../../protocol/index.js';
-import { mcnemarExact, tost } from '../../stats/index.js';
-import { anatomy, companionRequest, criterionRequest, findInterval } from './estimands.js';
+import { mcnemarExact } from '../../stats/index.js';
+import { decideBound } from './decide.js';
+import { anatomy, companionRequest, findInterval, routingRequest } from './estimands.js';
 import { discordantPair, holmAdjusted } from './holm-families.js';
 import { intervalId } from './intervals.js';
 import type { AvailableEstimand, EstimandResult, GateResult, GoNoGoResult, HolmFamilyResult } from './types.js';
@@ -39,6 +43,14 @@ export interface VerdictContext {
 
 const pp = (x: number): string => `${(100 * x).toFixed(2)} pp`;
 
+const EXACT_METHODS = new Set(['exact-cp-difference', 'clopper-pearson', 'conditional-exact']);
+
+/** Appended to a verdict routed on a score interval or a bootstrap: its error is not exact (docs/error-rates.md). */
+function approximate(e: AvailableEstimand, id: string): string {
+  const m = findInterval(e, id).method;
+  return EXACT_METHODS.has(m) ? '' : ` [${m}: approximate coverage, its error may exceed the nominal level — docs/error-rates.md]`;
+}
+
 function estimandOf(ctx: VerdictContext, id: string, field: string): EstimandResult {
   const e = ctx.estimands.find((x) => x.id === id);
   if (e === undefined) throw new ImepError('E_PROTOCOL_INVALID', `criterion names estimand '${id}', which the protocol does not define`, { field });
@@ -53,10 +65,16 @@ function ends(e: AvailableEstimand, id: string): { lower: number; upper: number;
 type Routed = { verdict: 'holds' | 'not detected' | 'unresolved'; bound: RoutedBound; met: boolean; reason: string };
 
 function route(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Routed {
+  const r = routeWord(c, e, ctx);
+  if (r.bound.routedOn !== 'bound' || r.verdict === 'unresolved') return r;
+  return { ...r, reason: `${r.reason}${approximate(e, r.bound.interval)}` };
+}
+
+function routeWord(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Routed {
   const base = { estimate: e.estimate, companions: [] as RoutedBound['companions'], p: null as number | null };
   switch (c.rule) {
     case 'lower-bound-above': {
-      const id = intervalId(criterionRequest(c, ctx.protocol)!);
+      const id = intervalId(routingRequest(c, ctx.protocol)!);
       const { lower: L, upper: U, label } = ends(e, id);
       const companions = (c.aboveUpperBoundOf ?? []).map((cid) => {
         const ce = estimandOf(ctx, cid, `criteria.${c.id}.aboveUpperBoundOf`) as AvailableEstimand;
@@ -74,26 +92,30 @@ function route(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Routed 
           return { verdict: 'unresolved', bound, met: false, reason: `${m} discordant pairs, below the registered floor of ${c.minDiscordant}${expand}` };
         }
       }
-      if (L > tau) return { verdict: 'holds', bound, met: true, reason: `LB ${pp(L)} > ${pp(tau)} (${what})` };
-      if (U <= tau) return { verdict: 'not detected', bound, met: false, reason: `UB ${pp(U)} ≤ ${pp(tau)} (${what}): the bound excludes the criterion` };
-      return { verdict: 'unresolved', bound, met: false, reason: `[${pp(L)}, ${pp(U)}] straddles ${pp(tau)} (${what})` };
+      const word = decideBound('lower-bound-above', { lower: L, upper: U, margin: c.margin, threshold: tau });
+      if (word === 'holds') return { verdict: word, bound, met: true, reason: `LB ${pp(L)} > ${pp(tau)} (${what})` };
+      if (word === 'not detected') return { verdict: word, bound, met: false, reason: `UB ${pp(U)} < margin ${pp(c.margin)}: the bound excludes the claim` };
+      const degenerate = findInterval(e, id).degenerate ? '; the bound is degenerate (no information)' : '';
+      return { verdict: word, bound, met: false, reason: `[${pp(L)}, ${pp(U)}]: LB not above ${pp(tau)} (${what}), UB not below margin ${pp(c.margin)}${degenerate}` };
     }
     case 'upper-bound-below': {
-      const id = intervalId(criterionRequest(c, ctx.protocol)!);
+      const id = intervalId(routingRequest(c, ctx.protocol)!);
       const { lower: L, upper: U, label } = ends(e, id);
       const bound: RoutedBound = { ...base, interval: id, label, lower: L, upper: U, threshold: c.margin, routedOn: 'bound' };
-      if (U < c.margin) return { verdict: 'not detected', bound, met: true, reason: `UB ${pp(U)} < ${pp(c.margin)}: effects of the registered size are excluded; smaller ones are not` };
-      if (L >= c.margin) return { verdict: 'holds', bound, met: false, reason: `LB ${pp(L)} ≥ ${pp(c.margin)}: the effect reaches the registered criterion` };
-      return { verdict: 'unresolved', bound, met: false, reason: `[${pp(L)}, ${pp(U)}] straddles ${pp(c.margin)}` };
+      const word = decideBound('upper-bound-below', { lower: L, upper: U, margin: c.margin });
+      if (word === 'holds') return { verdict: word, bound, met: true, reason: `UB ${pp(U)} < ${pp(c.margin)}: effects of the registered size are excluded; smaller ones are not` };
+      if (word === 'not detected') return { verdict: word, bound, met: false, reason: `LB ${pp(L)} > ${pp(c.margin)}: the bound excludes the claim` };
+      const degenerate = findInterval(e, id).degenerate ? '; the bound is degenerate (no information)' : '';
+      return { verdict: word, bound, met: false, reason: `[${pp(L)}, ${pp(U)}] straddles ${pp(c.margin)}${degenerate}` };
     }
     case 'equivalence': {
-      const id = intervalId(criterionRequest(c, ctx.protocol)!);
+      const id = intervalId(routingRequest(c, ctx.protocol)!);
       const { lower: L, upper: U, label } = ends(e, id);
       const bound: RoutedBound = { ...base, interval: id, label, lower: L, upper: U, threshold: c.margin, routedOn: 'bound' };
-      const t = tost({ interval: [L, U], margin: c.margin, level: c.level });
-      if (t.outcome === 'equivalent') return { verdict: 'holds', bound, met: true, reason: `[${pp(L)}, ${pp(U)}] lies inside ±${pp(c.margin)} (TOST at ${c.level})` };
-      if (U <= -c.margin || L >= c.margin) return { verdict: 'not detected', bound, met: false, reason: `[${pp(L)}, ${pp(U)}] lies outside ±${pp(c.margin)}: equivalence is excluded` };
-      return { verdict: 'unresolved', bound, met: false, reason: `[${pp(L)}, ${pp(U)}] crosses ±${pp(c.margin)}: not shown equivalent (nonsignificance is not equivalence)` };
+      const word = decideBound('equivalence', { lower: L, upper: U, margin: c.margin });
+      if (word === 'holds') return { verdict: word, bound, met: true, reason: `[${pp(L)}, ${pp(U)}] lies inside ±${pp(c.margin)} (TOST at ${c.level})` };
+      if (word === 'not detected') return { verdict: word, bound, met: false, reason: `[${pp(L)}, ${pp(U)}] lies outside ±${pp(c.margin)}: equivalence is excluded` };
+      return { verdict: word, bound, met: false, reason: `[${pp(L)}, ${pp(U)}] crosses ±${pp(c.margin)}: not shown equivalent (nonsignificance is not equivalence)` };
     }
     case 'p-below': {
       const pair = discordantPair(e);
@@ -106,7 +128,8 @@ function route(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Routed 
       const bound: RoutedBound = { ...base, interval: dflt.id, label, lower: L, upper: U, threshold: c.alpha, p, routedOn: 'test' };
       const which = `exact McNemar (${c.direction})${fam ? `, Holm-adjusted in family ${fam.family}` : ''}`;
       if (p < c.alpha) return { verdict: 'holds', bound, met: true, reason: `p = ${p.toPrecision(4)} < ${c.alpha} (${which})` };
-      return { verdict: 'not detected', bound, met: false, reason: `p = ${p.toPrecision(4)} ≥ ${c.alpha} (${which}); bound [${pp(L)}, ${pp(U)}]` };
+      // a test without a margin excludes no effect: non-rejection is unresolved, never 'not detected'
+      return { verdict: 'unresolved', bound, met: false, reason: `p = ${p.toPrecision(4)} ≥ ${c.alpha} (${which}): the test does not reject, and a test without a margin excludes no effect; bound [${pp(L)}, ${pp(U)}]` };
     }
     case 'point-below': {
       const than = estimandOf(ctx, c.than, `criteria.${c.id}.than`) as AvailableEstimand;

@@ -11,6 +11,7 @@ import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ImepError } from '../../core/errors.js';
 import { buildPlan, type Plan, type PlannedEpisode } from '../../protocol/plan.js';
+import { assertPlanSize, describeEstimate } from '../../protocol/plan-size.js';
 import { checkpointFile, verifyCheckpoint } from '../../protocol/checkpoint.js';
 import { loadProtocol } from '../../protocol/load.js';
 import { ProtocolSchema, type Protocol } from '../../protocol/schema.js';
@@ -58,6 +59,8 @@ export interface CampaignOptions {
   /** Execution details of bridged simulators: servers started, deadlines (rows never depend on them). */
   readonly simulators?: SimulatorOptions;
   readonly now?: () => Date;
+  /** The user confirmed a plan above PLAN_ROWS_CONFIRM rows (`--allow-large-plan`). */
+  readonly allowLargePlan?: boolean;
 }
 
 export interface Campaign {
@@ -112,11 +115,36 @@ export async function withSimulators<T>(c: Campaign, opts: CampaignOptions, fn: 
   }
 }
 
+/**
+ * Loads a campaign. For a new unit the cheap checks come first, before the plan is built: its size
+ * (refused above the limits with its estimate, plan-size.ts; a large one needs `allowLargePlan`) and the
+ * seed registry's overlap check. An existing unit was checked when it was precommitted.
+ */
 export async function openCampaign(file: string, opts: CampaignOptions): Promise<Campaign> {
   const loaded = await loadProtocol(file);
+  const { dir, exists: known } = await unitDirFor(opts.campaignsDir, loaded.protocol.id, loaded.hash, file);
+  if (!known) {
+    const estimate = assertPlanSize(loaded.protocol, { allowLarge: opts.allowLargePlan === true, file });
+    if (estimate.rows > PLAN_ROWS_ANNOUNCE) say(opts, `plan: ${describeEstimate(estimate)}`);
+    assertNoOverlapYet(loaded.protocol, file, await readSeedRegistry(join(opts.campaignsDir, 'seed-registry.json')));
+  }
   const plan = buildPlan(loaded.protocol);
-  const { dir } = await unitDirFor(opts.campaignsDir, loaded.protocol.id, loaded.hash, file);
   return { file, protocol: loaded.protocol, hash: loaded.hash, plan, dir };
+}
+
+/** Plans above this many rows announce their estimate before they are built. */
+const PLAN_ROWS_ANNOUNCE = 20_000;
+
+function assertNoOverlapYet(protocol: Protocol, file: string, registry: Awaited<ReturnType<typeof readSeedRegistry>>): void {
+  const reuse = (protocol.seeds.reuse ?? []).map((r) => r.campaign);
+  const overlap = findSeedOverlaps(registry, protocol.id, seedBands(protocol), reuse)[0];
+  if (overlap !== undefined) {
+    throw new ImepError('E_SEED_OVERLAP', describeOverlap(overlap), {
+      file,
+      field: 'seeds',
+      hint: `pick a disjoint band, or declare \`reuse: [{ campaign: ${overlap.otherCampaignId}, reason: … }]\` if the reuse is intended`,
+    });
+  }
 }
 
 /** Loads a unit's frozen protocol (re-hashed against the precommit) and its plan (plan hash checked). */

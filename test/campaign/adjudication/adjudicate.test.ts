@@ -181,7 +181,7 @@ describe('refusals', () => {
 });
 
 describe('verdict routing', () => {
-  it('holds, not detected (with its bound) and unresolved on the registered 2×2 rule', async () => {
+  it('holds and unresolved on the registered 2×2 rule; upper-bound-below holds when its claim (UB below the margin) is met', async () => {
     const dir = join(root, 'view-removal');
     await buildSealedUnit(dir, viewRemovalProtocol(), viewRemovalOutcome, { id: 'view-removal' });
     const { adjudication: a } = await adjudicateUnit(dir, { operator: REVIEWER });
@@ -189,12 +189,13 @@ describe('verdict routing', () => {
     expect(v['view_removal']?.verdict).toBe('holds');
     expect(v['blackout_floor']?.verdict).toBe('holds');
     expect(v['reads_blackout']?.verdict).toBe('unresolved');
-    const nd = v['reads_visible']!;
-    expect(nd.verdict).toBe('not detected');
-    if (nd.verdict !== 'not detected') throw new Error('unreachable');
-    expect(nd.bound.upper).toBe(decisionBound(1, 0, 100, 0.05).upper);
-    expect(nd.bound.upper).toBeLessThan(0.1);
-    expect(nd.registeredRuleMet).toBe(true);
+    // reads_visible registers "D_reads_visible lies below 10 pp": its UB < 10 pp meets that claim → holds
+    const met = v['reads_visible']!;
+    expect(met.verdict).toBe('holds');
+    if (met.verdict !== 'holds') throw new Error('unreachable');
+    expect(met.bound.upper).toBe(decisionBound(1, 0, 100, 0.05).upper);
+    expect(met.bound.upper).toBeLessThan(0.1);
+    expect(met.registeredRuleMet).toBe(true);
     expect(est(a, 'D_reads_blackout').counts).toEqual({ n: 100, b: 9, c: 1 });
     // Q1 aggregates its primary criterion only (reads_visible is secondary)
     expect(a.questions.find((q) => q.question === 'Q1')?.verdict).toBe('unresolved');

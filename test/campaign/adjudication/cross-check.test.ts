@@ -21,12 +21,14 @@ import { blackoutOutcome, blackoutProtocol, buildSealedUnit, clock, REVIEWER, su
 /** protocols/shellgame-view-removal.yaml reduced to n = 5 (seeds 8701–8705). */
 function reducedViewRemoval(): ProtocolInput {
   const p = parseYaml(readFileSync(join(import.meta.dirname, '../../../protocols/shellgame-view-removal.yaml'), 'utf8')) as Record<string, unknown>;
-  const mde = p['mde'] as { inputs: Record<string, unknown> } | undefined;
+  const mde = p['mde'] as { inputs: Record<string, unknown>; outputs: { assumedDiscordance: number }[] } | undefined;
+  // at n = 5 no registered effect reaches 80% power: the frozen table must say so (precommit recomputes it)
+  const unreachable = mde?.outputs.map((o) => ({ assumedDiscordance: o.assumedDiscordance, effect: null }));
   return {
     ...p,
     n: 5,
     seeds: { bands: [{ start: 8701, end: 8705 }] },
-    ...(mde ? { mde: { ...mde, inputs: { ...mde.inputs, n: 5 } } } : {}),
+    ...(mde ? { mde: { ...mde, inputs: { ...mde.inputs, n: 5 }, outputs: unreachable } } : {}),
   } as unknown as ProtocolInput;
 }
 
@@ -148,6 +150,18 @@ describe('crossCheckUnit', () => {
     rho.intervals = rho.intervals!.filter((i) => i.id !== 'clopper-pearson/a0.05');
     const missing = crossCheckAdjudication(src, canonicalPrettyJson(dropped)).disagreements;
     expect(missing.some((d) => d.path === 'estimands[rho_S_pi].intervals[clopper-pearson/a0.05]' && d.note.includes('registered interval is missing'))).toBe(true);
+
+    // the old reading of upper-bound-below (the opposite word) and the old Q4 routing on the conditional bound are caught
+    const flipped = JSON.parse(text) as Doc & { verdicts: { criterion: string; verdict: string; bound: { interval: string } | null }[] };
+    const q1 = flipped.verdicts.find((v) => v.criterion === 'Q1')!;
+    const word = q1.verdict;
+    q1.verdict = word === 'holds' ? 'not detected' : 'holds';
+    const q4 = flipped.verdicts.find((v) => v.criterion === 'Q4')!;
+    expect(q4.bound?.interval).toBe('exact-cp-difference/a0.025');
+    q4.bound!.interval = 'conditional-exact/a0.05';
+    const words = crossCheckAdjudication(src, canonicalPrettyJson(flipped)).disagreements;
+    expect(words.find((d) => d.path === 'verdicts[Q1].verdict')?.note).toBe(`the adjudication reads '${q1.verdict}', the cross-check '${word}'`);
+    expect(words.find((d) => d.path === 'verdicts[Q4].bound.interval')?.note).toBe('routed on conditional-exact/a0.05, expected exact-cp-difference/a0.025');
 
     const extra = JSON.parse(text) as Doc & { estimands: { extraNumber?: number }[] };
     extra.estimands[0]!.extraNumber = 1;

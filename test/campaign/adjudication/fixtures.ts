@@ -313,7 +313,7 @@ export function substitutionOutcome(ctx: EpisodeContext): RowSpec {
   return { success: a };
 }
 
-/** A 2×2 view × reads design (n = 100) whose three bound-based criteria route to holds, unresolved and not detected. */
+/** A 2×2 view × reads design (n = 100) whose bound-based criteria route to holds (view removal, the floor, reads visible below 10 pp) and unresolved. */
 export function viewRemovalProtocol(over: Partial<ProtocolInput> = {}): ProtocolInput {
   return {
     version: 1,

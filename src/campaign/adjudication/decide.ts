@@ -1,0 +1,72 @@
+/**
+ * The verdict word of a bound rule, from the bounds it routes on — one pure function shared by the
+ * adjudicator (verdicts.ts), the retrospective readings (questions.ts) and the exact error-rate enumeration
+ * (src/calibration/error-rates.ts), so the enumeration proves the routing the adjudicator runs.
+ *
+ * Every rule registers a CLAIM about the estimand θ; the verdict word answers that claim:
+ *   lower-bound-above  claim θ > margin (and > every listed companion's upper bound: threshold τ ≥ margin)
+ *                      holds ⇔ L > τ;   not detected ⇔ U < margin (the bound excludes the claim)
+ *   upper-bound-below  claim θ < margin
+ *                      holds ⇔ U < margin;   not detected ⇔ L > margin
+ *   equivalence        claim −margin < θ < margin
+ *                      holds ⇔ margin-strictly inside (TOST by interval inclusion);
+ *                      not detected ⇔ U < −margin or L > margin
+ * anything else is unresolved. With L, U one-sided bounds of coverage ≥ 1 − α each, P(holds | claim false)
+ * ≤ α and P(not detected | claim true) ≤ α: "not detected" needs the bound on the far side of the margin,
+ * never a threshold raised by a companion (a companion's UPPER bound says nothing against the claim).
+ * Every comparison is strict — a bound touching the margin decides nothing — so a degenerate bound cannot
+ * decide: a conditional θ bound of [0, 0] (b′ + c′ = 0) or a Clopper–Pearson lower bound of 0 (x = 0)
+ * against a margin of 0 is unresolved on every rule (the exact enumeration found the non-strict
+ * L ≥ margin saying "not detected" with probability 0.36 at n = 50, δ = 0.02).
+ */
+export type BoundRule = 'lower-bound-above' | 'upper-bound-below' | 'equivalence';
+export type BoundWord = 'holds' | 'not detected' | 'unresolved';
+
+export interface BoundInput {
+  readonly lower: number;
+  readonly upper: number;
+  readonly margin: number;
+  /** lower-bound-above only: max(margin, companions' upper bounds); defaults to the margin. */
+  readonly threshold?: number;
+}
+
+export function decideBound(rule: BoundRule, x: BoundInput): BoundWord {
+  const { lower: L, upper: U, margin: m } = x;
+  switch (rule) {
+    case 'lower-bound-above': {
+      const tau = Math.max(m, x.threshold ?? m);
+      if (L > tau) return 'holds';
+      if (U < m) return 'not detected';
+      return 'unresolved';
+    }
+    case 'upper-bound-below':
+      if (U < m) return 'holds';
+      if (L > m) return 'not detected';
+      return 'unresolved';
+    case 'equivalence':
+      if (-m < L && U < m) return 'holds';
+      if (U < -m || L > m) return 'not detected';
+      return 'unresolved';
+  }
+}
+
+/** The registered claim of a bound rule in plain words, e.g. "D_N's lower bound exceeds +10.00 pp". */
+export function claimWords(rule: BoundRule | 'p-below' | 'point-below', estimand: string, x: { margin?: number; alpha?: number; direction?: string; than?: string; companions?: readonly string[] }): string {
+  const pp = (v: number): string => `${v > 0 ? '+' : ''}${(100 * v).toFixed(2)} pp`;
+  switch (rule) {
+    case 'lower-bound-above': {
+      const also = x.companions && x.companions.length > 0 ? ` and the upper bound of ${x.companions.join(', ')}` : '';
+      return `${estimand} exceeds ${pp(x.margin ?? 0)}${also}: its lower bound lies above that`;
+    }
+    case 'upper-bound-below':
+      return `${estimand} lies below ${pp(x.margin ?? 0)}: its upper bound lies below that`;
+    case 'equivalence':
+      return `${estimand} lies within ±${(100 * (x.margin ?? 0)).toFixed(2)} pp: its interval lies inside the margins`;
+    case 'p-below': {
+      const dir = x.direction === 'greater' ? 'lowers success' : x.direction === 'less' ? 'raises success' : 'changes success';
+      return `the intervention ${dir} on ${estimand}: exact McNemar p below ${x.alpha}`;
+    }
+    case 'point-below':
+      return `${estimand}'s point estimate lies below ${x.than ?? '?'}'s (a point check, no error control)`;
+  }
+}
