@@ -13,17 +13,9 @@
  * whole measurement repeats and the medians of the per-run ratios are printed last. S_pi2 / T_mu2 are versions 2
  * of S_π and T_μ (permute-v2.ts, resample-v2.ts: four-lane SIMD draws); S_pi3 is version 3 of S_π (permute-v3.ts:
  * two bounded indices per draw, draws, indices and swaps in one WebAssembly kernel); versions 1 stay the default.
- * Requirement (printed, not asserted): ratio < 2×.
- *
- * Why S_π and T_μ stay above 2× (measured per 4096-element float32 latent, CPU µs, on the 2-core development
- * machine; `slice` of the latent ≈ 1.3–2.5 in the same runs): an operator pays the same output allocation and
- * copy as the baseline, so everything else must cost less than one copy. S_π: Fisher–Yates swaps alone, from
- * precomputed indices in WebAssembly, ≈ 2.3–2.5 (two random-line stores per step); draws + bounded indices
- * alone ≈ 2.0 even at two indices per draw; fused (version 3) ≈ 4.0. T_μ: 4096 xoshiro128**x4 draws alone
- * ≈ 1.7–1.9; a minimal four-lane float32 Box–Muller (polynomial log, sin/cos, sqrt; no moments, no rescale)
- * ≈ 8–9 for 4096 normals — so no version 3 of T_μ: it could not come near 2× either.
- * The bench also times S_pi3's two copies without the shuffle ("wasm copies": each leaf set into a preallocated
- * buffer and sliced back out, as around the WebAssembly kernel) and prints the kernel's own cost as S_pi3 minus that, beside the room < 2× leaves it.
+ * S_π and T_μ have one version each (version 1, permute.ts and resample.ts): the four-lane SIMD versions 2 and 3
+ * that chased a retired "< 2× a copy" target were removed (no supported protocol named them). The ratio is
+ * printed to watch for regressions, not judged against a target.
  */
 import type { RetrievedItem } from '../src/banks/record.js';
 import { Prng } from '../src/core/prng.js';
@@ -31,12 +23,7 @@ import type { FloatTensor } from '../src/core/tensor.js';
 import { applyToItems, emptyLeafStats, type LeafOperator } from '../src/interventions/leaf-operator.js';
 import { oneUlpOperator } from '../src/interventions/one-ulp.js';
 import { permuteOperator } from '../src/interventions/permute.js';
-import { permuteOperatorV2 } from '../src/interventions/permute-v2.js';
-import { permuteOperatorV3 } from '../src/interventions/permute-v3.js';
 import { resampleOperator } from '../src/interventions/resample.js';
-import { resampleOperatorV2 } from '../src/interventions/resample-v2.js';
-import { wasmV3Available } from '../src/interventions/wasm-v3.js';
-import { wasmX4Available } from '../src/interventions/wasm-x4.js';
 
 const ITEMS = 4;
 const SHAPE = [16, 256] as const;
@@ -72,35 +59,11 @@ function operatorRun(op: LeafOperator): () => void {
   };
 }
 
-/**
- * S_pi3's two copies without its shuffle: each leaf set into a preallocated buffer and sliced back out, as
- * wasm-v3.ts does with its WebAssembly memory around the kernel (an ArrayBuffer all the same: `set` copies into
- * it, `slice` allocates the result and copies out). S_pi3 minus this is the kernel's own cost (draws, bounded
- * indices, swaps).
- */
-const staging = new Float32Array(1024 + N);
-function wasmRoundTrip(): void {
-  const view = staging;
-  const out = items.map((it) => {
-    const leaves: Record<string, FloatTensor> = {};
-    for (const [k, t] of Object.entries(it.leaves)) {
-      view.set(t.data, 1024);
-      leaves[k] = { ...t, shape: [...t.shape], data: view.slice(1024, 1024 + t.data.length) } as FloatTensor;
-    }
-    return { identity: it.identity, leaves };
-  });
-  sink += out.length;
-}
-
 const cases: [string, () => void][] = [
   ['copy', plainCopy],
-  ['wasm copies', wasmRoundTrip],
   ['U', operatorRun(oneUlpOperator('away'))],
   ['S_pi', operatorRun(permuteOperator)],
   ['T_mu', operatorRun(resampleOperator)],
-  ['S_pi2', operatorRun(permuteOperatorV2)],
-  ['T_mu2', operatorRun(resampleOperatorV2)],
-  ['S_pi3', operatorRun(permuteOperatorV3)],
 ];
 
 const cpuMicros = (): number => {
@@ -127,8 +90,6 @@ for (const [, f] of cases) for (let i = 0; i < 2000; i++) f(); // warm-up / JIT
 const RUNS = Math.max(1, Number(process.argv[2] ?? 1) | 0);
 const ratios = new Map<string, { wall: number[]; cpu: number[] }>(cases.slice(1).map(([name]) => [name, { wall: [], cpu: [] }]));
 console.log(`retrieved set: ${ITEMS} × ${SHAPE.join(' × ')} float32 (${ITEMS * N} values); median of ${BATCHES} batches × ${BATCH}`);
-console.log(`S_pi / T_mu: version 1 (default); S_pi2 / T_mu2: version 2 (xoshiro128**x4 draws, ${wasmX4Available() ? 'WebAssembly SIMD path' : 'plain-JS reference: WebAssembly SIMD unavailable'})`);
-console.log(`S_pi3: version 3 (two Fisher–Yates indices per xoshiro128**x4 draw, one fused kernel: ${wasmV3Available() ? 'WebAssembly SIMD path' : 'plain-JS reference: WebAssembly SIMD unavailable'})`);
 for (let run = 0; run < RUNS; run++) {
   const wall = new Map<string, number[]>(cases.map(([name]) => [name, []]));
   const cpu = new Map<string, number[]>(cases.map(([name]) => [name, []]));
@@ -148,17 +109,14 @@ for (let run = 0; run < RUNS; run++) {
     const c = median(cpu.get(name) ?? []) / baseCpu;
     ratios.get(name)?.wall.push(w);
     ratios.get(name)?.cpu.push(c);
-    const verdict = name === 'wasm copies' ? '(S_pi3 without its shuffle: no requirement)' : `${c < 2 ? 'meets' : 'MISSES'} < 2×`;
-    console.log(`${name.padEnd(5)} ${median(wall.get(name) ?? []).toFixed(2).padStart(8)} µs/read wall   ratio ${w.toFixed(2)}× wall, ${c.toFixed(2)}× CPU   ${verdict}`);
+    console.log(`${name.padEnd(5)} ${median(wall.get(name) ?? []).toFixed(2).padStart(8)} µs/read wall   ratio ${w.toFixed(2)}× wall, ${c.toFixed(2)}× CPU`);
   }
-  const kernelCpu = (median(cpu.get('S_pi3') ?? []) - median(cpu.get('wasm copies') ?? [])) / baseCpu;
-  console.log(`S_pi3's kernel alone (S_pi3 − wasm copies): ${kernelCpu.toFixed(2)}× the copy in CPU time, where < 2× leaves it at most ${(2 - median(cpu.get('wasm copies') ?? []) / baseCpu).toFixed(2)}×`);
 }
 if (RUNS > 1) {
   console.log(`median over ${RUNS} runs of the per-run ratios:`);
   for (const [name, r] of ratios) {
     const c = median(r.cpu);
-    console.log(`${name.padEnd(5)} ratio ${median(r.wall).toFixed(2)}× wall, ${c.toFixed(2)}× CPU   ${name === 'wasm copies' ? '' : c < 2 ? 'meets' : 'MISSES'}${name === 'wasm copies' ? '' : ' < 2×'}`);
+    console.log(`${name.padEnd(5)} ratio ${median(r.wall).toFixed(2)}× wall, ${c.toFixed(2)}× CPU`);
   }
 }
 if (sink < 0) console.log(sink);

@@ -22,14 +22,11 @@ import { DEFAULT_ULP_DIRECTION, oneUlpOperator } from './one-ulp.js';
 import { oracleHook, type OracleSource } from './oracle.js';
 import type { LeafOperator } from './leaf-operator.js';
 import { permuteOperator } from './permute.js';
-import { permuteOperatorV2 } from './permute-v2.js';
-import { permuteOperatorV3 } from './permute-v3.js';
 import { readHook, type ReadHookStats } from './read-hook.js';
 import { readSwapHook, type PrePointItems, type ReadSwapCounters } from './read-swap.js';
 import { referenceHook } from './reference.js';
 import { replicateHook } from './replicate.js';
 import { resampleOperator } from './resample.js';
-import { resampleOperatorV2 } from './resample-v2.js';
 import type { UlpDirection } from './ulp.js';
 
 export type ConditionSpec =
@@ -44,19 +41,15 @@ export type ConditionSpec =
   | { readonly kind: 'T'; readonly seed: Seed; readonly installation?: 'read' };
 
 /**
- * Algorithm version of S_π / T_μ: 1 (the default, absent = 1) is the original (permute.ts, resample.ts), whose
- * outputs sealed units replay; 2 draws from the four-lane generator (permute-v2.ts, resample-v2.ts); 3 (S_π only)
- * takes two Fisher–Yates indices per draw in one fused kernel (permute-v3.ts). The version is part of the
- * operator's recorded params (version 2's params say `version: 2`, version 3's `version: 3`).
+ * Algorithm version of S_π / T_μ: 1 (absent = 1), the one implementation (permute.ts, resample.ts), whose outputs
+ * sealed units replay. The four-lane SIMD versions 2 and 3 were retired: no supported protocol named them.
  */
-export type ScrambleVersion = 1 | 2 | 3;
-export const SCRAMBLE_VERSIONS: Readonly<Record<'S_pi' | 'T_mu', readonly ScrambleVersion[]>> = { S_pi: [1, 2, 3], T_mu: [1, 2] };
+export type ScrambleVersion = 1;
+export const SCRAMBLE_VERSIONS: Readonly<Record<'S_pi' | 'T_mu', readonly ScrambleVersion[]>> = { S_pi: [1], T_mu: [1] };
 
 /** The S_π / T_μ operator of a version. */
 export function scrambleOperator(kind: 'S_pi' | 'T_mu', version: ScrambleVersion = 1): LeafOperator {
   if (version === 1) return kind === 'S_pi' ? permuteOperator : resampleOperator;
-  if (version === 2) return kind === 'S_pi' ? permuteOperatorV2 : resampleOperatorV2;
-  if (version === 3 && kind === 'S_pi') return permuteOperatorV3;
   return invalid(`condition ${kind}: unknown version ${String(version)} (known: ${SCRAMBLE_VERSIONS[kind].join(', ')})`, 'version');
 }
 

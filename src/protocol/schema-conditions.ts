@@ -73,9 +73,9 @@ export const ConditionSPi = z.strictObject({
   kind: z.literal('S_pi').describe('S_pi: within-latent permutation of every retrieved latent at each read'),
   seed: seedOf('the per-read permutation draws'),
   version: z
-    .union([z.literal(1), z.literal(2), z.literal(3)])
+    .literal(1, { error: 'the four-lane SIMD draws of versions 2 and 3 were retired (no supported protocol named them; the bits they drew are not reproduced by this release): remove version, or write version: 1' })
     .optional()
-    .describe('the algorithm version (src/interventions/condition.ts): 1 (default) the original scalar draws; 2 the four-lane SIMD draws; 3 two Fisher–Yates indices per four-lane draw — different bits, same distribution'),
+    .describe('the algorithm version (src/interventions/condition.ts): 1, the only one (default)'),
 });
 
 export const ConditionTMu = z.strictObject({
@@ -83,9 +83,9 @@ export const ConditionTMu = z.strictObject({
   kind: z.literal('T_mu').describe('T_mu: moment-matched resample of every retrieved latent at each read'),
   seed: seedOf('the per-read resampling draws'),
   version: z
-    .union([z.literal(1), z.literal(2)])
+    .literal(1, { error: 'the four-lane SIMD draws of versions 2 and 3 were retired (no supported protocol named them; the bits they drew are not reproduced by this release): remove version, or write version: 1' })
     .optional()
-    .describe('the algorithm version (src/interventions/condition.ts): 1 (default) the original scalar draws; 2 the four-lane SIMD draws — different bits, same distribution'),
+    .describe('the algorithm version (src/interventions/condition.ts): 1, the only one (default)'),
 });
 
 export const ConditionS = z.strictObject({

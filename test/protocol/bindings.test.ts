@@ -88,15 +88,16 @@ describe('conditions → intervention specs', () => {
     expect(sPi && toConditionSpec(sPi)).toEqual({ kind: 'S_pi' });
   });
 
-  it('passes a registered S_pi / T_mu algorithm version through and refuses an unknown one', () => {
+  it('takes version 1 of S_pi / T_mu and refuses the retired versions 2 and 3, saying what to write', () => {
     const sg = loadProtocolSync(join(ROOT, 'protocols/shellgame-blackout.yaml')).protocol;
     const withVersion = (kind: 'S_pi' | 'T_mu', version: unknown): unknown => ({ ...sg.conditions.find((c) => c.kind === kind), version });
-    const v2 = sg.conditions.map((c) => (c.kind === 'S_pi' || c.kind === 'T_mu' ? { ...c, version: 2 as const } : c));
-    const specs = v2.filter((c) => c.kind === 'S_pi' || c.kind === 'T_mu').map((c) => toConditionSpec(c));
-    expect(specs).toEqual([{ kind: 'S_pi', version: 2 }, { kind: 'T_mu', version: 2 }]);
-    expect(ConditionSchema.safeParse(withVersion('S_pi', 2)).success).toBe(true);
+    expect(ConditionSchema.safeParse(withVersion('S_pi', 1)).success).toBe(true);
     expect(ConditionSchema.safeParse(withVersion('T_mu', 1)).success).toBe(true);
-    expect(ConditionSchema.safeParse(withVersion('T_mu', 3)).success).toBe(false);
+    for (const [kind, v] of [['S_pi', 2], ['S_pi', 3], ['T_mu', 2]] as const) {
+      const r = ConditionSchema.safeParse(withVersion(kind, v));
+      expect(r.success).toBe(false);
+      expect(r.error?.issues.map((i) => i.message).join(' ')).toMatch(/versions 2 and 3 were retired.*remove version, or write version: 1/);
+    }
   });
 });
 
