@@ -8,9 +8,10 @@ import { BASE, ROOT, protocolFiles } from './helpers.js';
 const load = (name: string): Protocol => loadProtocolSync(join(ROOT, 'protocols', name)).protocol;
 
 describe('the registered example protocols', () => {
-  it('there are the four protocols and every one loads', async () => {
+  it('there are the five protocols and every one loads', async () => {
     const files = protocolFiles();
     expect(files).toEqual([
+      'protocols/mikasa-remembercolor.yaml',
       'protocols/remembercolor-substitution.yaml',
       'protocols/shellgame-blackout.yaml',
       'protocols/shellgame-hosted-policy.yaml',
