@@ -14,8 +14,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fixtures.record_mikasa import structure
-
 REAL = os.environ.get("IMEP_REAL_MIKASA") == "1"
 try:
     import mani_skill  # noqa: F401
