@@ -7,7 +7,7 @@ from fakes import mikasa_fake
 from fakes.common import Box, install
 from imep_sim_bridge.adapters.mikasa import MikasaAdapter, translate
 from imep_sim_bridge.errors import AdapterError, SimUnavailable
-from imep_sim_bridge.spec import first_frame_hash, split
+from imep_sim_bridge.spec import FieldSpec, first_frame_hash, split
 
 
 @pytest.fixture
@@ -37,8 +37,9 @@ def test_make_uses_mikasas_own_kwargs_without_the_state_wrapper(world) -> None:
     assert spec.max_steps == 90  # ManiSkill's registry, not a table in the adapter
     assert spec.action.shape == (8,) and spec.action.dtype == "float32"
     assert (spec.action.low, spec.action.high) == (-1.0, 1.0)
-    assert spec.method_visible == ("image", "joints", "wrist_image")
+    assert spec.method_visible == ("image", "joints", "wrist_image", "camera_intrinsic", "camera_extrinsic")
     assert spec.observation["image"].shape == (128, 128, 3)
+    assert spec.observation["camera_extrinsic"] == FieldSpec((3, 4), "float32")
     assert spec.observation["joints"].shape == (25,)
     for hidden in ("oracle_info", "oracle_cup", "success", "reward", "seed"):
         assert hidden in spec.evaluator_only
@@ -133,7 +134,7 @@ def test_split_puts_success_and_oracle_in_evaluator_only(world) -> None:
     spec = env.spec()
     raw = env.reset(5, {}, None)
     obs, evaluator = split(spec, raw.fields)
-    assert set(obs) == {"image", "joints", "wrist_image"}
+    assert set(obs) == {"image", "joints", "wrist_image", "camera_intrinsic", "camera_extrinsic"}
     assert "oracle_info" not in obs and "task_cue" not in obs
     cup = int(gym.envs[0].cup_with_ball_number.numpy()[0])
     assert evaluator["oracle_cup"] == evaluator["oracle_info"] == cup

@@ -100,7 +100,7 @@ def test_bad_observations_are_refused_and_identity_lists_its_source(env) -> None
         RememberColorMemoryPolicy(max_batch=2).infer(1, {}, Proxy())
     ident = policy_identity(policy)
     assert ident["memory"] == {"bank": "episode-local", "banks": ["perceptual"], "k": 8}
-    assert [f["path"] for f in ident["files"]] == ["imep_sim_bridge/remember_color_policy.py"]
+    assert [f["path"] for f in ident["files"]] == ["imep_sim_bridge/cube_vision.py", "imep_sim_bridge/remember_color_policy.py"]
 
 
 def test_move_to_is_a_clipped_proportional_step() -> None:

@@ -18,7 +18,9 @@ scripts/sims/mikasa.sh), run on PhysX CPU with Mesa 25 lavapipe rendering (adapt
   `initial_poses` is commented out), so from step 10 on all cubes fall from ~1000 m (measured: z 999.9 → 963
   over steps 10–60 on PhysX CPU). The VLA variants put the candidates back (`appeared_mask`) — use those.
 * Observation, rgb modes — `image` (base_camera rgb, uint8 128×128×3), `wrist_image` (hand_camera), `joints`
-  = extra.tcp_pose (7) + agent.qpos (9) + agent.qvel (9) as float32 (FlattenRGBDObservationWrapper's order).
+  = extra.tcp_pose (7) + agent.qpos (9) + agent.qvel (9) as float32 (FlattenRGBDObservationWrapper's order),
+  and the base camera's calibration `camera_intrinsic` (K, 3×3) and `camera_extrinsic` (world→camera [R|t], 3×4)
+  from `sensor_param` — fixed per camera, nothing about the task.
 * Observation, state modes (RememberColor only) — ManiSkill's state_dict `extra` holds the answer
   (`oracle_info`, and `goal_k_pose` = the target cube's position, zero for the others), so none of it is
   passed: `joints` takes tcp_pose only, and `cubes` [C, 4] float32 is what a camera would show of the cubes —
@@ -150,6 +152,10 @@ def translate(
         fields["image"] = np.ascontiguousarray(unbatch(sensor["base_camera"]["rgb"]), dtype=np.uint8)
         if "hand_camera" in sensor:
             fields["wrist_image"] = np.ascontiguousarray(unbatch(sensor["hand_camera"]["rgb"]), dtype=np.uint8)
+        params = _sub(obs, "sensor_param", "base_camera")
+        if params is not None and "intrinsic_cv" in params and "extrinsic_cv" in params:
+            fields["camera_intrinsic"] = unbatch(params["intrinsic_cv"]).astype(np.float32).reshape(3, 3)
+            fields["camera_extrinsic"] = unbatch(params["extrinsic_cv"]).astype(np.float32).reshape(3, 4)
     if cubes is not None:
         fields["cubes"] = cubes
     success = bool(scalar(info["success"])) if "success" in info else False
@@ -215,6 +221,11 @@ class MikasaEnv(Env):
             if wrist is not None:
                 observation["wrist_image"] = FieldSpec(_shape(wrist, (128, 128, 3)), "uint8")
                 visible.append("wrist_image")
+            if _sub(obs_space, "sensor_param", "base_camera", "intrinsic_cv") is not None:
+                # the base camera's calibration (OpenCV K and world→camera [R|t]): what a user calibrates, not the task
+                observation["camera_intrinsic"] = FieldSpec((3, 3), "float32")
+                observation["camera_extrinsic"] = FieldSpec((3, 4), "float32")
+                visible += ["camera_intrinsic", "camera_extrinsic"]
         oracle_field = self._meta["oracle_field"]
         observation.update(
             {

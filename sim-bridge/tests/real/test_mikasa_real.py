@@ -141,7 +141,8 @@ def test_rgb_renders_on_lavapipe() -> None:
     env = MikasaAdapter().make(VLA, {"sim_backend": "cpu"})
     try:
         spec = env.spec()
-        assert spec.method_visible == ("image", "joints", "wrist_image") and spec.first_frame_field == "image"
+        assert spec.method_visible == ("image", "joints", "wrist_image", "camera_intrinsic", "camera_extrinsic")
+        assert spec.first_frame_field == "image"
         raw = env.reset(3, {}, None)
         image = raw.fields["image"]
         assert image.shape == (128, 128, 3) and image.dtype == np.uint8
@@ -151,5 +152,36 @@ def test_rgb_renders_on_lavapipe() -> None:
         red_green_blue = image[40:110, 30:100].reshape(-1, 3).astype(int)
         pure = [(red_green_blue[:, c] > 150) & (red_green_blue.sum(axis=1) - red_green_blue[:, c] < 60) for c in range(3)]
         assert int(np.argmax([p.sum() for p in pure])) == colour
+    finally:
+        env.close()
+
+
+def test_the_memory_policy_remembers_the_colour_from_pixels() -> None:
+    """rgb: the policy sees image + camera calibration only; with its read it touches the cue colour, blocked it does not."""
+    from imep_sim_bridge.remember_color_policy import RememberColorMemoryPolicy
+
+    class Memory:
+        def __init__(self, block: bool) -> None:
+            self.block = block
+
+        def read(self, bank, ctx, items):  # noqa: ANN001, ANN201
+            return [] if self.block else items
+
+    env = MikasaAdapter().make(VLA, {"obs_mode": "rgb", "sim_backend": "cpu", "control_mode": "pd_ee_delta_pos"})
+    try:
+        spec = env.spec()
+        results = []
+        for block in (False, True):
+            policy = RememberColorMemoryPolicy(max_batch=1)
+            obs, ev = split(spec, env.reset(0, {}, None).fields)
+            policy.reset(0, "rgb")
+            assert "cubes" not in obs and ev["oracle_color"] != 0  # seed 0: the colour-0 default is wrong
+            while True:
+                raw = env.step(policy.infer(0, obs, Memory(block))["action"])
+                obs, ev = split(spec, raw.fields)
+                if raw.done:
+                    break
+            results.append(ev["success"])
+        assert results == [True, False]
     finally:
         env.close()
