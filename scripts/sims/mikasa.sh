@@ -107,7 +107,7 @@ run_tests() {
   [ -x "$PY" ] || { log "no venv at $VENV: run bash scripts/sims/mikasa.sh setup first"; exit 1; }
   local t0
   t0=$(date +%s)
-  (cd sim-bridge && IMEP_REAL_MIKASA=1 "$PY" -m pytest -q tests/real/test_mikasa_real.py)
+  (cd sim-bridge && IMEP_REAL_MIKASA=1 "$PY" -m pytest -q -p no:warnings tests/real/test_mikasa_real.py)
   IMEP_PYTHON="$PY" IMEP_REAL_MIKASA=1 npx vitest run test/campaign/mikasa-remembercolor.test.ts
   log "tests took $(($(date +%s) - t0)) s"
 }
