@@ -35,6 +35,7 @@ from .codec import RawBitsArray
 from .envelope import Envelope, body_str, is_uint
 from .errors import E_BAD_MESSAGE, E_UNKNOWN_OP, AdapterError, BridgeError
 from .memory_read import DEFAULT_DEADLINE_S, MemoryReadProxy
+from .remember_color_policy import POLICIES as REMEMBER_COLOR_POLICIES
 from .server import OPS, BridgeServer, stderr_log
 
 POLICY_OPS = ("policy.reset", "policy.infer")
@@ -172,7 +173,7 @@ class ShellGameMemoryPolicy:
         }
 
 
-POLICIES = {ShellGameMemoryPolicy.name: ShellGameMemoryPolicy}
+POLICIES = {ShellGameMemoryPolicy.name: ShellGameMemoryPolicy, **REMEMBER_COLOR_POLICIES}
 
 
 # ---------------------------------------------------------------------------- identity

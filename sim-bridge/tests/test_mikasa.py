@@ -7,17 +7,18 @@ from fakes import mikasa_fake
 from fakes.common import Box, install
 from imep_sim_bridge.adapters.mikasa import MikasaAdapter, translate
 from imep_sim_bridge.errors import AdapterError, SimUnavailable
-from imep_sim_bridge.spec import first_frame_hash, split
+from imep_sim_bridge.spec import FieldSpec, first_frame_hash, split
 
 
 @pytest.fixture
 def world(monkeypatch):
     mods, torch, gym = mikasa_fake.modules()
     install(monkeypatch, mods)
+    gym.assets.downloaded.add("ycb")  # as if the user had put ShellGame's YCB asset in place
     return torch, gym
 
 
-def test_make_uses_mikasas_own_kwargs_and_wrapper(world) -> None:
+def test_make_uses_mikasas_own_kwargs_without_the_state_wrapper(world) -> None:
     torch, gym = world
     env = MikasaAdapter().make("mikasa/ShellGameTouch-v0", {})
     (env_id, kwargs), = gym.make_calls
@@ -31,16 +32,19 @@ def test_make_uses_mikasas_own_kwargs_and_wrapper(world) -> None:
         "reward_mode": "normalized_dense",
         "reconfiguration_freq": 1,
     }
-    assert type(env._env).__name__ == "StateOnlyTensorToDictWrapper"
+    assert type(env._env).__name__ == "FakeMikasaEnv"  # StateOnlyTensorToDictWrapper only adds task_cue/oracle_info
     spec = env.spec()
-    assert spec.max_steps == 90
+    assert spec.max_steps == 90  # ManiSkill's registry, not a table in the adapter
     assert spec.action.shape == (8,) and spec.action.dtype == "float32"
     assert (spec.action.low, spec.action.high) == (-1.0, 1.0)
-    assert spec.method_visible == ("image", "joints", "wrist_image")
+    assert spec.method_visible == ("image", "joints", "wrist_image", "camera_intrinsic", "camera_extrinsic")
     assert spec.observation["image"].shape == (128, 128, 3)
+    assert spec.observation["camera_extrinsic"] == FieldSpec((3, 4), "float32")
     assert spec.observation["joints"].shape == (25,)
     for hidden in ("oracle_info", "oracle_cup", "success", "reward", "seed"):
         assert hidden in spec.evaluator_only
+    assert spec.to_wire()["fact"] == {"field": "oracle_cup", "domain": [0, 1, 2]}
+    assert spec.to_wire()["decisionFromStep"] == 5  # ShellGame's TIME_OFFSET
 
 
 def test_user_kwargs_override_and_num_envs_is_one(world) -> None:
@@ -48,11 +52,50 @@ def test_user_kwargs_override_and_num_envs_is_one(world) -> None:
     MikasaAdapter().make("mikasa/RememberColor9-v0", {"sim_backend": "cpu", "reward_mode": "sparse", "ignore_terminations": False})
     (_, kwargs), = gym.make_calls
     assert kwargs["sim_backend"] == "cpu" and kwargs["reward_mode"] == "sparse"
+    assert kwargs["render_backend"] == "sapien-default"  # CPU sim: SAPIEN's own Vulkan device, not Device("cpu")
     assert "ignore_terminations" not in kwargs
     with pytest.raises(AdapterError, match="num_envs must be 1"):
         MikasaAdapter().make("mikasa/RememberColor9-v0", {"num_envs": 4})
-    with pytest.raises(AdapterError, match="obs_mode"):
-        MikasaAdapter().make("mikasa/RememberColor9-v0", {"obs_mode": "state"})
+    with pytest.raises(AdapterError, match="obs_mode must include rgb"):
+        MikasaAdapter().make("mikasa/RememberColor9-v0", {"obs_mode": "depth"})
+    with pytest.raises(AdapterError, match="no visible state field carries the ball cue"):
+        MikasaAdapter().make("mikasa/ShellGameTouch-v0", {"obs_mode": "state"})
+    with pytest.raises(AdapterError, match=r"unknown MIKASA-Robo env 'mikasa/RememberColor4-v0' \(known: "):
+        MikasaAdapter().make("mikasa/RememberColor4-v0", {})
+
+
+def test_a_render_device_failure_is_one_line(world) -> None:
+    with pytest.raises(AdapterError) as info:
+        MikasaAdapter().make("mikasa/RememberColor3-VLA-v0", {"render_backend": "cpu"})
+    msg = info.value.message
+    assert msg.startswith("mikasa/RememberColor3-VLA-v0: SAPIEN found no Vulkan device it can render with (failed to create renderer")
+    assert "bash scripts/setup-sims.sh mikasa" in msg and "\n" not in msg
+
+
+def test_cpu_torch_makes_cuda_synchronize_a_no_op(world) -> None:
+    torch, gym = world
+    import torch as fake_torch  # the fake module installed by the fixture
+
+    with pytest.raises(AssertionError, match="not compiled with CUDA"):
+        fake_torch.cuda.synchronize()
+    MikasaAdapter().make("mikasa/RememberColor3-VLA-v0", {"sim_backend": "cpu"})
+    assert fake_torch.cuda.synchronize() is None
+
+
+def test_shellgame_without_its_asset_is_refused_before_maniskill_can_prompt(world) -> None:
+    torch, gym = world
+    gym.assets.downloaded.discard("ycb")
+    with pytest.raises(AdapterError) as info:
+        MikasaAdapter().make("mikasa/ShellGamePush-v0", {})
+    assert info.value.message == (
+        "mikasa/ShellGamePush-v0: needs ManiSkill asset(s) ycb at /nonexistent/.maniskill/data/assets/mani_skill2_ycb, "
+        "which are not there and are on no package registry (ManiSkill downloads them from "
+        "https://huggingface.co/datasets/haosulab/ManiSkill2/resolve/main/data/mani_skill2_ycb.zip); "
+        "put them there (MS_ASSET_DIR) or use RememberColor"
+    )
+    assert gym.make_calls == []  # gym.make (whose EnvSpec.make would ask on stdin) never ran
+    gym.assets.downloaded.add("ycb")
+    assert MikasaAdapter().make("mikasa/ShellGamePush-v0", {}).spec().max_steps == 90
 
 
 def test_numpy_and_torch_are_seeded_per_reset_with_the_episode_seed(world) -> None:
@@ -74,12 +117,15 @@ def test_numpy_and_torch_are_seeded_per_reset_with_the_episode_seed(world) -> No
 
 def test_remember_color_shuffle_draws_from_seeded_torch(world) -> None:
     torch, gym = world
-    env = MikasaAdapter().make("mikasa/RememberColor5-v0", {})
+    env = MikasaAdapter().make("mikasa/RememberColor5-VLA-v0", {})
     a = env.reset(11, {}, None).fields
+    layout = gym.envs[0].layout.copy()
     torch.rand(7)  # disturb the global torch RNG between episodes
     b = env.reset(11, {}, None).fields
     assert a["oracle_color"] == b["oracle_color"] == a["oracle_info"]
-    assert np.array_equal(a["image"], b["image"])
+    assert np.array_equal(a["image"], b["image"]) and np.array_equal(gym.envs[0].layout, layout)
+    env.reset(12, {}, None)
+    assert not np.array_equal(gym.envs[0].layout, layout)
 
 
 def test_split_puts_success_and_oracle_in_evaluator_only(world) -> None:
@@ -88,15 +134,16 @@ def test_split_puts_success_and_oracle_in_evaluator_only(world) -> None:
     spec = env.spec()
     raw = env.reset(5, {}, None)
     obs, evaluator = split(spec, raw.fields)
-    assert set(obs) == {"image", "joints", "wrist_image"}
-    assert "oracle_info" not in obs and "prompt" not in obs
+    assert set(obs) == {"image", "joints", "wrist_image", "camera_intrinsic", "camera_extrinsic"}
+    assert "oracle_info" not in obs and "task_cue" not in obs
     cup = int(gym.envs[0].cup_with_ball_number.numpy()[0])
     assert evaluator["oracle_cup"] == evaluator["oracle_info"] == cup
     assert evaluator["success"] is False and evaluator["seed"] == 5
     assert obs["image"].shape == (128, 128, 3) and obs["image"].dtype == np.uint8
     assert obs["joints"].shape == (25,) and obs["joints"].dtype == np.float32
     # extra (tcp_pose) first, then agent (qpos, qvel) — FlattenRGBDObservationWrapper(joints=True) order
-    assert obs["joints"][:7].tolist() == [0.5] * 7 and obs["joints"][7:16].tolist() == list(range(9))
+    assert obs["joints"][:7].tolist() == [0.0, 0.0, pytest.approx(0.3), 1.0, 0.0, 0.0, 0.0]  # the fake's tcp_pose
+    assert obs["joints"][7:16].tolist() == list(range(9)) and obs["joints"][16:].tolist() == [0.0] * 9
 
 
 def test_step_batches_the_action_and_runs_to_the_time_limit(world) -> None:
@@ -142,7 +189,7 @@ def test_translate_fixture_directly() -> None:
         "extra": {"tcp_pose": FakeTensor(np.full((1, 7), 2.0, np.float32))},
         "sensor_param": {},
         "sensor_data": {"base_camera": {"rgb": FakeTensor(np.full((1, 128, 128, 3), 9, np.uint8))}},
-        "prompt": FakeTensor(np.ones((1, 1)) * 4242424242),
+        "task_cue": FakeTensor(np.ones((1, 1)) * 4242424242),
         "oracle_info": FakeTensor(np.array([[2]], np.uint8)),
     }
     info = {"success": FakeTensor(np.array([True])), "elapsed_steps": FakeTensor(np.array([7], np.int32))}
@@ -151,7 +198,7 @@ def test_translate_fixture_directly() -> None:
                        truncated=FakeTensor(np.array([False])), info=info)
     assert fields["image"].shape == (128, 128, 3) and "wrist_image" not in fields
     assert fields["success"] is True and fields["elapsed_steps"] == 7 and fields["reward"] == 3.0
-    assert "prompt" not in fields
+    assert "task_cue" not in fields and "oracle_info" in fields and "cubes" not in fields
 
 
 def test_missing_mani_skill_is_sim_unavailable(world, monkeypatch) -> None:
@@ -161,25 +208,25 @@ def test_missing_mani_skill_is_sim_unavailable(world, monkeypatch) -> None:
     with pytest.raises(SimUnavailable) as info:
         MikasaAdapter().make("mikasa/ShellGameTouch-v0", {})
     assert info.value.code == "E_SIM_UNAVAILABLE"
-    assert "'mani_skill'" in info.value.message and "pip install mani_skill==3.0.0b15" in info.value.message
+    assert "'mani_skill'" in info.value.message and "bash scripts/setup-sims.sh mikasa (mani_skill==3.0.0b15)" in info.value.message
     assert MikasaAdapter().unavailable() is not None
 
 
-def test_joints_refuses_extra_keys_that_may_hold_the_answer() -> None:
-    """joints carries obs['extra']'s tcp_pose only: a key MIKASA adds in state modes is refused, not flattened."""
+def test_joints_takes_tcp_pose_qpos_qvel_only() -> None:
+    """joints carries obs['extra']'s tcp_pose only: the answer MIKASA adds to extra in state modes is never copied."""
     from fakes.common import FakeTensor
 
     from imep_sim_bridge.adapters.mikasa import flatten_joints
-    from imep_sim_bridge.errors import AdapterError
 
     obs = {
         "agent": {"qpos": FakeTensor(np.ones((1, 9), np.float32)), "qvel": FakeTensor(np.zeros((1, 9), np.float32))},
         "extra": {"tcp_pose": FakeTensor(np.full((1, 7), 2.0, np.float32))},
     }
-    assert flatten_joints(obs).shape == (25,)
-    leaky = {**obs, "extra": {**obs["extra"], "oracle_info": FakeTensor(np.array([[2]], np.uint8))}}
-    with pytest.raises(AdapterError, match=r"obs\['extra'\] holds 'oracle_info'.*only tcp_pose"):
-        flatten_joints(leaky)
+    plain = flatten_joints(obs)
+    leaky = {**obs, "extra": {"oracle_info": FakeTensor(np.array([2], np.uint8)), "goal_2_pose": FakeTensor(np.full((1, 3), 9.0, np.float32)), **obs["extra"]}}
+    assert plain.shape == (25,) and np.array_equal(flatten_joints(leaky), plain)
+    with pytest.raises(AdapterError, match=r"obs\['agent'\] has no 'qvel'"):
+        flatten_joints({**obs, "agent": {"qpos": obs["agent"]["qpos"]}})
 
 
 def test_seed_above_2_32_is_refused_not_wrapped(world) -> None:

@@ -203,5 +203,5 @@ def test_absent_simulator_is_one_clear_line(serve, monkeypatch, fixtures_dir, en
 
 def test_unknown_env_ids_of_sim_adapters(serve, fixtures_dir: Path) -> None:
     _, client = serve(build_adapters(["mikasa", "simpler", "libero"]))
-    for env_id in ("mikasa/ShellGamePush-v0", "simpler/google_robot_open_drawer", "libero/libero_spatial/10", "libero/nope/0"):
+    for env_id in ("mikasa/RememberColor4-v0", "simpler/google_robot_open_drawer", "libero/libero_spatial/10", "libero/nope/0"):
         assert error_of(client.call("make", {"env": env_id, "kwargs": {}}))[0] == "E_UNKNOWN_ENV", env_id

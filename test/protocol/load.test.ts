@@ -11,6 +11,7 @@ describe('the registered example protocols', () => {
   it('the registered protocols all load', async () => {
     const files = protocolFiles();
     expect(files).toEqual([
+      'protocols/mikasa-remembercolor.yaml',
       'protocols/remembercolor-substitution.yaml',
       'protocols/shellgame-blackout.yaml',
       'protocols/shellgame-donor-swap.yaml',

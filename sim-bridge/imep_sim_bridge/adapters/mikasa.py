@@ -1,43 +1,42 @@
-"""MIKASA-Robo adapter: ShellGameTouch-v0 and RememberColor3/5/9-v0 (ManiSkill 3).
+"""MIKASA-Robo adapter: RememberColor{3,5,9}-VLA-v0 / -v0 and ShellGameTouch/Push/Pick-v0 (ManiSkill 3).
 
-Written against CognitiveAISystems/MIKASA-Robo @ 2350fa67 (requirements.txt pins
-mani_skill==3.0.0b15, gymnasium==0.29.1, torch==2.2.1):
+Checked against the real stack (mikasa-robo-suite 1.0.0, mani_skill 3.0.0b15, sapien 3.0.3, torch 2.13.0 CPU;
+scripts/sims/mikasa.sh), run on PhysX CPU with Mesa 25 lavapipe rendering (adapters/mikasa_runtime.py):
 
-* Creation — `gym.make(env_id, num_envs=…, obs_mode="rgb", control_mode="pd_joint_delta_pos",
-  render_mode="all", sim_backend="gpu", reward_mode=…)` exactly as `env_kwargs` in
-  baselines/ppo/ppo_memtasks.py and mikasa_robo_suite/dataset_collectors/get_mikasa_robo_datasets.py;
-  evaluation envs there use `reconfiguration_freq=1` (`eval_reconfiguration_freq`), and
-  `ManiSkillVectorEnv(..., ignore_terminations=True)`: an evaluation episode runs to the time limit.
-  Importing `mikasa_robo_suite` registers the envs (mikasa_robo_suite/__init__.py imports
-  memory_envs); `StateOnlyTensorToDictWrapper` (mikasa_robo_suite/utils/wrappers.py) is applied
-  first, as README.md says ("always use this wrapper!").
-* Time limits — `@register_env("ShellGameTouch-v0", max_episode_steps=90)`
-  (memory_envs/shell_game_touch.py) and `max_episode_steps=60` for RememberColor3/5/9-v0
-  (memory_envs/remember_color.py).
-* Randomness — the hidden facts are drawn with `self._batched_episode_rng` (cup:
-  shell_game_touch.py `_initialize_episode`, `self.cup_with_ball_number =
-  self._batched_episode_rng.choice([0, 1, 2])`; colour: remember_color.py
-  `self.true_color_indices = self._batched_episode_rng.choice(...)`), but the layout uses the
-  *global* torch RNG: shell_game_touch.py `xyz[:, :2] = torch.rand((b, 2)) * 0.2 - 0.1` (cup
-  positions) and remember_color.py `torch.randn(2, ...)` (cube jitter) and
-  `shuffled_indices = torch.randperm(len(positions))` (the cube position shuffle). ManiSkill's
-  `BaseEnv.reset` (haosulab/ManiSkill mani_skill/envs/sapien_env.py @ 3958362e) wraps
-  `_initialize_episode` in `torch.random.fork_rng(); torch.manual_seed(self._episode_seed[0])`, but
-  only when a seed is passed (or enhanced determinism is on); the pinned 3.0.0b15 was not checked.
-  So this adapter always passes the seed to `env.reset(seed=…)` and, as defence in depth, seeds
-  `random`, numpy's global RNG **and** torch's global RNG with the episode seed before every reset
-  (anything drawn outside that fork — or in a ManiSkill without it — is then reproducible too).
-  ManiSkill seeds `np.random.RandomState(seed)`, so seeds above 2^32 − 1 are refused, never wrapped.
-* Oracle — `self.oracle_info = self.cup_with_ball_number` / `self.true_color_indices`, which
-  `StateOnlyTensorToDictWrapper.observation` copies *into the observation* (`obs['oracle_info']`,
-  also `obs['prompt']`). This adapter reads the oracle from `env.unwrapped` and emits it only as an
-  evaluator-only field; the observation's `oracle_info`/`prompt` are never forwarded.
-* Observation — obs_mode="rgb" gives `obs['sensor_data'][cam]['rgb']` (uint8, (1, 128, 128, 3);
-  cameras `base_camera` from `_default_sensor_configs` and `hand_camera` of `panda_wristcam`),
-  `obs['agent']` (qpos, qvel) and `obs['extra']` (tcp_pose). `joints` is flattened as
-  `FlattenRGBDObservationWrapper(joints=True)` in ppo_memtasks.py does: extra then agent.
-* Step — `env.step(torch.from_numpy(action))` as in README.md; it returns batched torch tensors
-  `obs, reward, terminated, truncated, info` with `info['success']`, `info['elapsed_steps']`.
+* Registration — `import mikasa_robo_suite` registers nothing in 1.0.0 (its __init__ is lazy); the envs are
+  registered by `mikasa_robo_suite.rl.memory_envs` (the original tasks, `*-v0`) and
+  `mikasa_robo_suite.vla.memory_envs` (`*-VLA-v0`). Time limits are read from ManiSkill's registry
+  (`REGISTERED_ENVS[task].max_episode_steps`: 60 for RememberColor*-v0, 25 for RememberColor3-VLA-v0, 90 for
+  ShellGame*-v0), never assumed.
+* Creation — `gym.make(task, num_envs=1, obs_mode=…, control_mode="pd_joint_delta_pos", render_mode="all",
+  sim_backend=…, reward_mode="normalized_dense", reconfiguration_freq=1)` as MIKASA's baselines do; ManiSkill
+  3.0.0b15 names its CPU backend `sim_backend="cpu"` (not "physx_cpu"). MIKASA's StateOnlyTensorToDictWrapper
+  is not applied: it only copies `task_cue` and `oracle_info` into the observation, and the adapter builds its
+  fields itself (the oracle is read from `env.unwrapped`, evaluator-only).
+* Legacy RememberColor*-v0 cannot be solved in this release: its `evaluate()` lifts every cube to z = 1000 while
+  the cue is hidden and restores them to `original_poses` (the lifted poses; the line restoring
+  `initial_poses` is commented out), so from step 10 on all cubes fall from ~1000 m (measured: z 999.9 → 963
+  over steps 10–60 on PhysX CPU). The VLA variants put the candidates back (`appeared_mask`) — use those.
+* Observation, rgb modes — `image` (base_camera rgb, uint8 128×128×3), `wrist_image` (hand_camera), `joints`
+  = extra.tcp_pose (7) + agent.qpos (9) + agent.qvel (9) as float32 (FlattenRGBDObservationWrapper's order),
+  and the base camera's calibration `camera_intrinsic` (K, 3×3) and `camera_extrinsic` (world→camera [R|t], 3×4)
+  from `sensor_param` — fixed per camera, nothing about the task.
+* Observation, state modes (RememberColor only) — ManiSkill's state_dict `extra` holds the answer
+  (`oracle_info`, and `goal_k_pose` = the target cube's position, zero for the others), so none of it is
+  passed: `joints` takes tcp_pose only, and `cubes` [C, 4] float32 is what a camera would show of the cubes —
+  row k = colour k's position (x, y, z) and 1 when it is on the table, all zeros while MIKASA hides it (it lifts
+  hidden cubes to z = 1000). During the cue phase exactly one row is visible (the colour to remember); in the
+  empty phase none; then all of them. It never says which candidate is the target.
+* Randomness — the fact (`true_color_indices` / `cup_with_ball_number`) is drawn from
+  `_batched_episode_rng`, the layout and the phase lengths from torch; ManiSkill's `reset(seed=…)` runs
+  `_initialize_episode` inside `torch.random.fork_rng()` with `torch.manual_seed(episode_seed)`, so one seed
+  is one episode. The adapter also seeds random/numpy/torch's global RNGs (defence in depth). ManiSkill seeds
+  `np.random.RandomState(seed)`: seeds above 2^32 − 1 are refused.
+* Facts — `oracle_color` (domain 0 … C−1) / `oracle_cup` (0, 1, 2), evaluator-only; decisions start when the
+  candidates can first be seen: RememberColor-VLA `CUE_PHASE_STEPS[0] + EMPTY_PHASE_STEPS[0]`, legacy
+  RememberColor `TIME_OFFSET + DELTA_TIME`, ShellGame `TIME_OFFSET` (read from the env instance).
+* Step — `env.step(torch.from_numpy(action[None]))`; `info['success']`, `info['elapsed_steps']`. A row's
+  `success` is the last step's (success_at_end); `success_once` is passed to the evaluator too.
 """
 
 from __future__ import annotations
@@ -48,16 +47,18 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..errors import AdapterError
-from ..spec import ActionSpec, EnvSpec, FieldSpec, RawStep
+from ..spec import ActionSpec, EnvSpec, FactSpec, FieldSpec, RawStep
+from . import mikasa_runtime as runtime
 from .base import Adapter, Env, check_sim_seed, import_or_unavailable, missing_module, scalar, unbatch, uniform_bounds
 
 ADAPTER = "mikasa"
 PREFIX = "mikasa/"
+COLOR = {"kind": "color", "oracle_attr": "true_color_indices", "oracle_field": "oracle_color"}
+CUP = {"kind": "cup", "oracle_attr": "cup_with_ball_number", "oracle_field": "oracle_cup"}
 TASKS: dict[str, dict[str, Any]] = {
-    "ShellGameTouch-v0": {"max_steps": 90, "oracle_attr": "cup_with_ball_number", "oracle_field": "oracle_cup"},
-    "RememberColor3-v0": {"max_steps": 60, "oracle_attr": "true_color_indices", "oracle_field": "oracle_color"},
-    "RememberColor5-v0": {"max_steps": 60, "oracle_attr": "true_color_indices", "oracle_field": "oracle_color"},
-    "RememberColor9-v0": {"max_steps": 60, "oracle_attr": "true_color_indices", "oracle_field": "oracle_color"},
+    **{f"RememberColor{n}-VLA-v0": {**COLOR, "module": "vla"} for n in (3, 5, 9)},
+    **{f"RememberColor{n}-v0": {**COLOR, "module": "rl"} for n in (3, 5, 9)},
+    **{f"ShellGame{k}-v0": {**CUP, "module": "rl"} for k in ("Touch", "Push", "Pick")},
 }
 #: baselines/ppo/ppo_memtasks.py `env_kwargs` (rgb modes) + the eval env's reconfiguration_freq=1.
 DEFAULT_MAKE_KWARGS: dict[str, Any] = {
@@ -70,12 +71,15 @@ DEFAULT_MAKE_KWARGS: dict[str, Any] = {
 }
 #: kwargs this adapter consumes itself (not passed to gym.make).
 ADAPTER_KWARGS = ("ignore_terminations",)
+STATE_MODES = ("state", "state_dict")
+#: MIKASA hides a cube by lifting it to z = 1000; anything above this is not on the table.
+HIDDEN_Z = 1.0
 
 REQUIREMENTS = (
-    ("torch", "torch", "pip install torch==2.2.1 (MIKASA-Robo requirements.txt)"),
-    ("gymnasium", "gymnasium", "pip install gymnasium==0.29.1"),
-    ("mani_skill", "mani_skill", "pip install mani_skill==3.0.0b15"),
-    ("mikasa_robo_suite", "mikasa-robo-suite", "pip install mikasa-robo-suite"),
+    ("torch", "torch", f"{runtime.SETUP_HINT} (torch==2.13.0)"),
+    ("gymnasium", "gymnasium", f"{runtime.SETUP_HINT} (gymnasium==0.29.1)"),
+    ("mani_skill", "mani_skill", f"{runtime.SETUP_HINT} (mani_skill==3.0.0b15)"),
+    ("mikasa_robo_suite", "mikasa-robo-suite", f"{runtime.SETUP_HINT} (mikasa-robo-suite==1.0.0)"),
 )
 
 
@@ -95,51 +99,35 @@ def _shape(space: Any, default: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(int(d) for d in shape) if shape is not None else default
 
 
-def _flat_len(space: Any) -> int:
-    """Total element count of a (nested) dict space, batch dimension included if present."""
-    if space is None:
-        return 0
-    if hasattr(space, "shape") and getattr(space, "shape") is not None and not hasattr(space, "keys"):
-        return int(np.prod(space.shape))
-    total = 0
-    for k in space.keys():
-        total += _flat_len(space[k])
-    return total
-
-
 # Keys of obs["extra"] that `joints` carries: the robot's own state only. MIKASA adds the task's answer to
-# `extra` in its state observation modes (oracle_info, ball_pose, obj_pose, …); the adapter accepts rgb modes
-# only, where extra is tcp_pose alone, and any other key is refused rather than flattened into a visible field.
+# `extra` in its state observation modes (oracle_info, goal_k_pose, …): those are never copied.
 EXTRA_JOINTS = ("tcp_pose",)
-
-
-def check_extra_keys(keys: Any, where: str) -> None:
-    """AdapterError naming the first key of obs["extra"] that `joints` does not carry (EXTRA_JOINTS)."""
-    for key in keys:
-        if key not in EXTRA_JOINTS:
-            raise AdapterError(
-                f"{where}: obs['extra'] holds {key!r}, which the visible joints field does not carry "
-                f"(only {', '.join(EXTRA_JOINTS)}): it may hold the task's answer; use an rgb obs_mode"
-            )
+AGENT_JOINTS = ("qpos", "qvel")
 
 
 def flatten_joints(obs: Mapping[str, Any]) -> np.ndarray:
-    """extra (tcp_pose…) then agent (qpos, qvel), flattened per env, as float32 (unbatched)."""
-    if isinstance(obs.get("extra"), Mapping):
-        check_extra_keys(obs["extra"].keys(), "joints")
+    """extra.tcp_pose then agent.qpos, agent.qvel, flattened per env, as float32 (unbatched)."""
     parts: list[np.ndarray] = []
+    for group, keys in (("extra", EXTRA_JOINTS), ("agent", AGENT_JOINTS)):
+        node = obs.get(group)
+        if not isinstance(node, Mapping):
+            raise AdapterError(f"joints: the observation has no obs[{group!r}] map")
+        for key in keys:
+            if key not in node:
+                raise AdapterError(f"joints: obs[{group!r}] has no {key!r}")
+            parts.append(unbatch(node[key]).astype(np.float32).reshape(-1))
+    return np.concatenate(parts)
 
-    def walk(node: Any) -> None:
-        if isinstance(node, Mapping):
-            for key in node:
-                walk(node[key])
-        else:
-            parts.append(unbatch(node).astype(np.float32).reshape(-1))
 
-    for key in ("extra", "agent"):
-        if key in obs:
-            walk(obs[key])
-    return np.concatenate(parts) if parts else np.zeros((0,), np.float32)
+def cube_rows(positions: Sequence[Any]) -> np.ndarray:
+    """[C, 4] float32: (x, y, z, 1) for a cube on the table, zeros for one MIKASA has lifted out of view."""
+    out = np.zeros((len(positions), 4), np.float32)
+    for k, p in enumerate(positions):
+        xyz = unbatch(p).astype(np.float32).reshape(-1)[:3]
+        if float(xyz[2]) <= HIDDEN_Z:
+            out[k, :3] = xyz
+            out[k, 3] = 1.0
+    return out
 
 
 def translate(
@@ -149,6 +137,7 @@ def translate(
     oracle_field: str,
     task: str,
     seed: int,
+    cubes: np.ndarray | None = None,
     reward: Any = 0.0,
     terminated: Any = False,
     truncated: Any = False,
@@ -157,13 +146,18 @@ def translate(
 ) -> dict[str, Any]:
     """All fields of one MIKASA step (the server splits them by the spec)."""
     info = info or {}
-    sensor = obs["sensor_data"]
-    fields: dict[str, Any] = {
-        "image": np.ascontiguousarray(unbatch(sensor["base_camera"]["rgb"]), dtype=np.uint8),
-        "joints": flatten_joints(obs),
-    }
-    if "hand_camera" in sensor:
-        fields["wrist_image"] = np.ascontiguousarray(unbatch(sensor["hand_camera"]["rgb"]), dtype=np.uint8)
+    fields: dict[str, Any] = {"joints": flatten_joints(obs)}
+    sensor = obs.get("sensor_data")
+    if isinstance(sensor, Mapping) and "base_camera" in sensor and "rgb" in sensor["base_camera"]:
+        fields["image"] = np.ascontiguousarray(unbatch(sensor["base_camera"]["rgb"]), dtype=np.uint8)
+        if "hand_camera" in sensor:
+            fields["wrist_image"] = np.ascontiguousarray(unbatch(sensor["hand_camera"]["rgb"]), dtype=np.uint8)
+        params = _sub(obs, "sensor_param", "base_camera")
+        if params is not None and "intrinsic_cv" in params and "extrinsic_cv" in params:
+            fields["camera_intrinsic"] = unbatch(params["intrinsic_cv"]).astype(np.float32).reshape(3, 3)
+            fields["camera_extrinsic"] = unbatch(params["extrinsic_cv"]).astype(np.float32).reshape(3, 4)
+    if cubes is not None:
+        fields["cubes"] = cubes
     success = bool(scalar(info["success"])) if "success" in info else False
     fields.update(
         {
@@ -182,13 +176,28 @@ def translate(
     return fields
 
 
+def decision_step(task: str, base: Any) -> int:
+    """The first elapsed step at which the candidates (cups / coloured cubes) can be seen."""
+    if "VLA" in task:
+        return int(base.CUE_PHASE_STEPS[0]) + int(base.EMPTY_PHASE_STEPS[0])
+    if TASKS[task]["kind"] == "color":
+        return int(base.TIME_OFFSET) + int(base.DELTA_TIME)
+    return int(base.TIME_OFFSET)
+
+
+def fact_domain(task: str, base: Any) -> tuple[int, ...]:
+    return tuple(range(int(base.COLORS))) if TASKS[task]["kind"] == "color" else (0, 1, 2)
+
+
 class MikasaEnv(Env):
-    def __init__(self, env_id: str, env: Any, torch: Any, *, ignore_terminations: bool) -> None:
+    def __init__(self, env_id: str, env: Any, torch: Any, *, max_steps: int, state: bool, ignore_terminations: bool) -> None:
         self._id = env_id
         self._task = env_id[len(PREFIX) :]
         self._meta = TASKS[self._task]
         self._env = env
         self._torch = torch
+        self._state = state
+        self._max_steps = max_steps
         self._ignore_terminations = ignore_terminations
         self._seed = 0
         self._success_once = False
@@ -197,42 +206,51 @@ class MikasaEnv(Env):
     def _build_spec(self) -> EnvSpec:
         base = self._env.unwrapped
         act = getattr(base, "single_action_space", None) or self._env.action_space
-        act_shape = _shape(act, (8,))
         low, high = uniform_bounds(act)
         obs_space = getattr(base, "single_observation_space", None)
-        image = _shape(_sub(obs_space, "sensor_data", "base_camera", "rgb"), (128, 128, 3))
-        wrist_space = _sub(obs_space, "sensor_data", "hand_camera", "rgb")
-        extra_space = _sub(obs_space, "extra")
-        if extra_space is not None and hasattr(extra_space, "keys"):
-            check_extra_keys(extra_space.keys(), self._id)
-        joints = _flat_len(extra_space) + _flat_len(_sub(obs_space, "agent"))
-        observation = {
-            "image": FieldSpec(image, "uint8"),
-            "joints": FieldSpec((joints or 25,), "float32"),
-            "reward": FieldSpec((), "float32"),
-            "success": FieldSpec((), "bool"),
-            "success_once": FieldSpec((), "bool"),
-            "terminated": FieldSpec((), "bool"),
-            "truncated": FieldSpec((), "bool"),
-            "elapsed_steps": FieldSpec((), "int64"),
-            "oracle_info": FieldSpec((), "int64"),
-            self._meta["oracle_field"]: FieldSpec((), "int64"),
-            "seed": FieldSpec((), "int64"),
-            "task": FieldSpec((), "string"),
-        }
-        visible = ["image", "joints"]
-        if wrist_space is not None:
-            observation["wrist_image"] = FieldSpec(_shape(wrist_space, (128, 128, 3)), "uint8")
-            visible.append("wrist_image")
-        evaluator = [k for k in observation if k not in visible]
+        joints = sum(int(np.prod(_shape(_sub(obs_space, g, k), (0,)))) for g, ks in (("extra", EXTRA_JOINTS), ("agent", AGENT_JOINTS)) for k in ks)
+        observation: dict[str, FieldSpec] = {"joints": FieldSpec((joints,), "float32")}
+        visible = ["joints"]
+        if self._state:
+            observation["cubes"] = FieldSpec((len(base.cubes), 4), "float32")
+            visible.append("cubes")
+        else:
+            observation["image"] = FieldSpec(_shape(_sub(obs_space, "sensor_data", "base_camera", "rgb"), (128, 128, 3)), "uint8")
+            visible.insert(0, "image")
+            wrist = _sub(obs_space, "sensor_data", "hand_camera", "rgb")
+            if wrist is not None:
+                observation["wrist_image"] = FieldSpec(_shape(wrist, (128, 128, 3)), "uint8")
+                visible.append("wrist_image")
+            if _sub(obs_space, "sensor_param", "base_camera", "intrinsic_cv") is not None:
+                # the base camera's calibration (OpenCV K and world→camera [R|t]): what a user calibrates, not the task
+                observation["camera_intrinsic"] = FieldSpec((3, 3), "float32")
+                observation["camera_extrinsic"] = FieldSpec((3, 4), "float32")
+                visible += ["camera_intrinsic", "camera_extrinsic"]
+        oracle_field = self._meta["oracle_field"]
+        observation.update(
+            {
+                "reward": FieldSpec((), "float32"),
+                "success": FieldSpec((), "bool"),
+                "success_once": FieldSpec((), "bool"),
+                "terminated": FieldSpec((), "bool"),
+                "truncated": FieldSpec((), "bool"),
+                "elapsed_steps": FieldSpec((), "int64"),
+                "oracle_info": FieldSpec((), "int64"),
+                oracle_field: FieldSpec((), "int64"),
+                "seed": FieldSpec((), "int64"),
+                "task": FieldSpec((), "string"),
+            }
+        )
         return EnvSpec(
             id=self._id,
-            max_steps=self._meta["max_steps"],
-            action=ActionSpec(shape=act_shape, dtype="float32", low=low, high=high),
+            max_steps=self._max_steps,
+            action=ActionSpec(shape=_shape(act, (8,)), dtype="float32", low=low, high=high),
             observation=observation,
             method_visible=tuple(visible),
-            evaluator_only=tuple(evaluator),
-            first_frame_field="image",
+            evaluator_only=tuple(k for k in observation if k not in visible),
+            first_frame_field=None if self._state else "image",
+            fact=FactSpec(oracle_field, fact_domain(self._task, base)),
+            decision_from_step=min(decision_step(self._task, base), self._max_steps),
         )
 
     def spec(self) -> EnvSpec:
@@ -242,16 +260,25 @@ class MikasaEnv(Env):
         base = self._env.unwrapped
         value = getattr(base, self._meta["oracle_attr"], None)
         if value is None:
-            value = getattr(base, "oracle_info", None)
-        if value is None:
-            raise AdapterError(f"{self._id}: the env exposes neither {self._meta['oracle_attr']} nor oracle_info")
+            raise AdapterError(f"{self._id}: the env has no {self._meta['oracle_attr']} after reset")
         return int(scalar(value))
 
+    def _cubes(self) -> np.ndarray | None:
+        if not self._state:
+            return None
+        cubes = self._env.unwrapped.cubes
+        return cube_rows([cubes[k].pose.p for k in sorted(cubes)])
+
     def seed_global_rngs(self, seed: int) -> None:
-        """Python, numpy and torch global RNGs ← seed (torch draws the cup/cube layout)."""
+        """Python, numpy and torch global RNGs ← seed (ManiSkill forks torch's RNG around the episode draw too)."""
         random.seed(seed)
         np.random.seed(seed)
         self._torch.manual_seed(seed)
+
+    def _fields(self, obs: Any, **kwargs: Any) -> dict[str, Any]:
+        return translate(
+            obs, oracle=self._oracle(), oracle_field=self._meta["oracle_field"], task=self._task, cubes=self._cubes(), **kwargs
+        )
 
     def reset(self, seed: int, options: Mapping[str, Any], init_state_id: int | None) -> RawStep:
         if init_state_id is not None:
@@ -261,13 +288,8 @@ class MikasaEnv(Env):
         obs, info = self._env.reset(seed=seed, options=dict(options))
         self._seed = seed
         self._success_once = False
-        fields = translate(
-            obs, oracle=self._oracle(), oracle_field=self._meta["oracle_field"], task=self._task, seed=seed, info=info
-        )
-        # No action taken yet: a reset never reports success. (Not MIKASA's own gate: `info['success'] *=
-        # info['elapsed_steps'] >= 5` exists only in ShellGameTouch's compute_dense_reward, i.e. its
-        # (normalized_)dense reward modes on step; RememberColor and the sparse mode report evaluate()'s
-        # is_obj_placed & is_robot_static as is.)
+        fields = self._fields(obs, seed=seed, info=info)
+        # No action taken yet: a reset never reports success.
         fields["success"] = False
         fields["success_once"] = False
         return RawStep(fields=fields, done=False)
@@ -275,21 +297,11 @@ class MikasaEnv(Env):
     def step(self, action: np.ndarray) -> RawStep:
         batched = np.array(action, dtype=np.float32)[None]  # writable copy; num_envs = 1
         obs, reward, terminated, truncated, info = self._env.step(self._torch.from_numpy(batched))
-        fields = translate(
-            obs,
-            oracle=self._oracle(),
-            oracle_field=self._meta["oracle_field"],
-            task=self._task,
-            seed=self._seed,
-            reward=reward,
-            terminated=terminated,
-            truncated=truncated,
-            info=info,
-            success_once=self._success_once,
+        fields = self._fields(
+            obs, seed=self._seed, reward=reward, terminated=terminated, truncated=truncated, info=info, success_once=self._success_once
         )
         self._success_once = fields["success_once"]
-        elapsed = fields["elapsed_steps"]
-        done = fields["truncated"] or elapsed >= self._spec.max_steps
+        done = fields["truncated"] or fields["elapsed_steps"] >= self._spec.max_steps
         if not self._ignore_terminations:
             done = done or fields["terminated"]
         return RawStep(fields=fields, done=bool(done))
@@ -311,24 +323,44 @@ class MikasaAdapter(Adapter):
         hint = next(h for m, _, h in REQUIREMENTS if m == missing)
         return f"python module '{missing}' is not installed ({hint})"
 
-    def _import(self) -> tuple[Any, Any, Any]:
+    def _import(self, task: str) -> tuple[Any, Any, Any, Any]:
+        runtime.use_venv_vulkan_icd()
         mods = {m: import_or_unavailable(ADAPTER, m, pkg, hint) for m, pkg, hint in REQUIREMENTS}
-        wrappers = import_or_unavailable(
-            ADAPTER, "mikasa_robo_suite.utils.wrappers", "mikasa-robo-suite", "pip install mikasa-robo-suite"
-        )
-        return mods["torch"], mods["gymnasium"], wrappers
+        hint = REQUIREMENTS[-1][2]
+        import_or_unavailable(ADAPTER, f"mikasa_robo_suite.{TASKS[task]['module']}.memory_envs", "mikasa-robo-suite", hint)
+        registration = import_or_unavailable(ADAPTER, "mani_skill.utils.registration", "mani_skill", REQUIREMENTS[2][2])
+        assets = import_or_unavailable(ADAPTER, "mani_skill.utils.assets", "mani_skill", REQUIREMENTS[2][2])
+        runtime.cpu_torch(mods["torch"])
+        return mods["torch"], mods["gymnasium"], registration, assets
 
     def make(self, env_id: str, kwargs: Mapping[str, Any]) -> Env:
-        torch, gym, wrappers = self._import()
         task = env_id[len(PREFIX) :]
+        if task not in TASKS:
+            raise AdapterError(f"unknown MIKASA-Robo env '{env_id}' (known: {', '.join(self.env_ids())})")
         make_kwargs = dict(DEFAULT_MAKE_KWARGS)
         user = {k: v for k, v in kwargs.items() if k not in ADAPTER_KWARGS}
         if "num_envs" in user and user["num_envs"] != 1:
             raise AdapterError(f"{env_id}: the bridge hosts one env per handle (num_envs must be 1)")
         user.pop("num_envs", None)
         make_kwargs.update(user)
-        if "rgb" not in str(make_kwargs["obs_mode"]):
-            raise AdapterError(f"{env_id}: obs_mode must include rgb (got {make_kwargs['obs_mode']!r})")
-        env = gym.make(task, num_envs=1, **make_kwargs)
-        env = wrappers.StateOnlyTensorToDictWrapper(env)
-        return MikasaEnv(env_id, env, torch, ignore_terminations=bool(kwargs.get("ignore_terminations", True)))
+        mode = str(make_kwargs["obs_mode"])
+        state = mode in STATE_MODES
+        if state:
+            if TASKS[task]["kind"] != "color":
+                raise AdapterError(f"{env_id}: obs_mode {mode!r}: no visible state field carries the ball cue; use obs_mode 'rgb'")
+            make_kwargs["obs_mode"] = "state_dict"
+        elif "rgb" not in mode:
+            raise AdapterError(f"{env_id}: obs_mode must include rgb, or be 'state'/'state_dict' (got {mode!r})")
+        torch, gym, registration, assets = self._import(task)
+        runtime.check_assets(env_id, registration, assets, task)
+        try:
+            env = gym.make(task, num_envs=1, **runtime.render_kwargs(make_kwargs))
+        except RuntimeError as exc:
+            failure = runtime.render_failure(env_id, exc)
+            if failure is None:
+                raise
+            raise failure from exc
+        max_steps = int(registration.REGISTERED_ENVS[task].max_episode_steps)
+        return MikasaEnv(
+            env_id, env, torch, max_steps=max_steps, state=state, ignore_terminations=bool(kwargs.get("ignore_terminations", True))
+        )

@@ -1,0 +1,67 @@
+"""The baseline of bench/mikasa-overhead.ts: MIKASA-Robo's evaluation-style loop in one Python process.
+
+    $IMEP_PYTHON bench/mikasa_plain_loop.py SEED_START N
+
+gym.make once, then per seed env.reset(seed=…) and env.step(torch action) until the time limit, with the same
+policy (remember-color-memory, its bank read in-process, nothing intervened) seeing the same two fields the
+adapter builds (joints, cubes) — no bridge, no IMEP. Prints one JSON line: make_s, episodes_s (all episodes),
+env_step_s (time inside env.step alone), steps, and per-seed success.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sim-bridge"))
+
+from imep_sim_bridge.adapters import mikasa_runtime as runtime  # noqa: E402
+from imep_sim_bridge.adapters.mikasa import cube_rows, flatten_joints  # noqa: E402
+from imep_sim_bridge.remember_color_policy import RememberColorMemoryPolicy  # noqa: E402
+
+
+class InProcessMemory:
+    def read(self, bank, ctx, items):  # noqa: ANN001, ANN201 - the proxy's surface
+        return items
+
+
+def main(start: int, n: int) -> None:
+    runtime.use_venv_vulkan_icd()
+    import gymnasium as gym
+    import numpy as np
+    import torch
+
+    import mikasa_robo_suite.vla.memory_envs  # noqa: F401
+
+    runtime.cpu_torch(torch)
+    t0 = time.perf_counter()
+    env = gym.make(
+        "RememberColor3-VLA-v0",
+        num_envs=1,
+        **runtime.render_kwargs({"obs_mode": "state_dict", "control_mode": "pd_ee_delta_pos", "sim_backend": "cpu", "reward_mode": "normalized_dense", "reconfiguration_freq": 1, "render_mode": "all"}),
+    )
+    base = env.unwrapped
+    make_s = time.perf_counter() - t0
+    policy, memory = RememberColorMemoryPolicy(max_batch=1), InProcessMemory()
+    step_s, steps, success = 0.0, 0, {}
+    t1 = time.perf_counter()
+    for seed in range(start, start + n):
+        obs, _ = env.reset(seed=seed)
+        policy.reset(0, str(seed))
+        while True:
+            view = {"joints": flatten_joints(obs), "cubes": cube_rows([base.cubes[k].pose.p for k in sorted(base.cubes)])}
+            action = policy.infer(0, view, memory)["action"]
+            s0 = time.perf_counter()
+            obs, _, _, truncated, info = env.step(torch.from_numpy(np.array(action, np.float32)[None]))
+            step_s += time.perf_counter() - s0
+            steps += 1
+            if bool(truncated[0]):
+                break
+        success[seed] = bool(info["success"][0])
+    print(json.dumps({"make_s": make_s, "episodes_s": time.perf_counter() - t1, "env_step_s": step_s, "steps": steps, "success": success}))
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]), int(sys.argv[2]))

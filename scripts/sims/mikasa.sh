@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# MIKASA-Robo (ManiSkill 3 + SAPIEN) for IMEP, on CPU, from the registries only.
+#   bash scripts/sims/mikasa.sh setup   # venv .venvs/mikasa + Mesa 25 lavapipe; last line IMEP_PYTHON=…
+#   bash scripts/sims/mikasa.sh test    # the real-MIKASA pytest files and the small campaign through closeout
+#
+# Python: Debian's /usr/bin/python3 (3.11; mikasa-robo-suite needs < 3.12). It is the interpreter
+# scripts/setup-system.sh provisions on every machine IMEP runs on, so the venv does not depend on a
+# developer's pyenv.
+#
+# Python packages: sim-bridge's extra imep-sim-bridge[mikasa] (pinned run-time needs, torch==2.13.0 CPU), then
+# mikasa-robo-suite 1.0.0, mani_skill 3.0.0b15, sapien 3.0.3 and pytorch_kinematics 0.7.4 with --no-deps:
+# mikasa-robo-suite pins torch==2.2.1 (GBs of CUDA wheels) and mani_skill pins sapien==3.0.0b1, whose renderer
+# finds no usable device on a software Vulkan driver; sapien 3.0.3 renders on Mesa 25's lavapipe.
+#
+# Renderer: SAPIEN creates a Vulkan render system even for state observations. Debian bookworm's Mesa 22.3
+# lavapipe lacks what SAPIEN needs ("failed to find a rendering device"); Mesa 25 from bookworm-backports has it.
+# It is not installed system-wide: its two packages (mesa-vulkan-drivers, mesa-libgallium) are downloaded with
+# apt-get from the Debian mirror this machine already uses (a bookworm-backports sources entry is added for
+# that mirror if none exists; backports are never installed automatically) and unpacked into the venv, with a
+# Vulkan ICD file the adapter points VK_ICD_FILENAMES at (sim-bridge/imep_sim_bridge/adapters/mikasa_runtime.py).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT="$PWD"
+VENV="$ROOT/.venvs/mikasa"
+PY="$VENV/bin/python"
+MESA_DIR="$VENV/mesa"
+ICD="$VENV/share/vulkan/icd.d/imep_lvp_icd.json"
+NO_DEPS=(mikasa-robo-suite==1.0.0 mani_skill==3.0.0b15 sapien==3.0.3 pytorch_kinematics==0.7.4)
+MESA_PKGS=(mesa-vulkan-drivers mesa-libgallium)
+log() { echo "mikasa.sh: $*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"
+  elif command -v sudo >/dev/null 2>&1; then sudo "$@"
+  else log "needs root for: $* — run it as root, then rerun"; exit 1; fi
+}
+
+apt_install_missing() {
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  log "installing Debian packages: ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+ensure_backports_source() {
+  if grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then return 0; fi
+  local mirror
+  mirror=$(grep -rhs "^URIs:.*/debian$" /etc/apt/sources.list.d/*.sources | head -1 | awk '{print $2}')
+  [ -n "$mirror" ] || mirror=$(grep -hs "^deb .*/debian " /etc/apt/sources.list | head -1 | awk '{print $2}')
+  if [ -z "$mirror" ]; then
+    log "no Debian mirror found in /etc/apt/sources.list* to add bookworm-backports for; add one and rerun"; exit 1
+  fi
+  log "adding the bookworm-backports sources entry for $mirror (nothing is installed from it)"
+  printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+    "$mirror" | as_root tee /etc/apt/sources.list.d/imep-bookworm-backports.sources >/dev/null
+  as_root apt-get update -qq
+}
+
+setup_mesa() {
+  if [ -f "$ICD" ] && [ -f "$(sed -n 's/.*"library_path": "\(.*\)".*/\1/p' "$ICD")" ]; then return 0; fi
+  ensure_backports_source
+  local tmp
+  tmp=$(mktemp -d)
+  if ! (cd "$tmp" && apt-get download -qq -t bookworm-backports "${MESA_PKGS[@]}" 2>/dev/null); then
+    as_root apt-get update -qq
+    (cd "$tmp" && apt-get download -qq -t bookworm-backports "${MESA_PKGS[@]}")
+  fi
+  # Their run-time libraries (libLLVM 15, xcb, …) come from bookworm itself: install the missing ones by name.
+  local deps
+  deps=$(for d in "$tmp"/*.deb; do dpkg-deb -f "$d" Depends; done | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/ //g' | sort -u | grep -v '^$')
+  # shellcheck disable=SC2086
+  apt_install_missing $deps
+  rm -rf "$MESA_DIR" && mkdir -p "$MESA_DIR" "$(dirname "$ICD")"
+  for d in "$tmp"/*.deb; do dpkg-deb -x "$d" "$MESA_DIR"; done
+  local lib="$MESA_DIR/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so"
+  [ -f "$lib" ] || { log "Mesa's lavapipe driver is missing after unpacking (expected $lib)"; exit 1; }
+  printf '{\n    "file_format_version": "1.0.0",\n    "ICD": { "api_version": "1.4.305", "library_path": "%s" }\n}\n' "$lib" > "$ICD"
+  rm -rf "$tmp"
+}
+
+setup_python() {
+  # The stamp names what was installed; a venv whose stamp matches is left as it is (fast rerun).
+  local want
+  want=$(cat sim-bridge/pyproject.toml "$0" | sha256sum | cut -c1-16)
+  if [ -x "$PY" ] && [ "$(cat "$VENV/.imep-stamp" 2>/dev/null)" = "$want" ]; then return 0; fi
+  [ -x "$PY" ] || /usr/bin/python3 -m venv "$VENV"
+  "$PY" -m pip install -q --disable-pip-version-check -e "sim-bridge[mikasa]"
+  "$PY" -m pip install -q --disable-pip-version-check --no-deps "${NO_DEPS[@]}"
+  echo "$want" > "$VENV/.imep-stamp"
+}
+
+setup() {
+  local t0
+  t0=$(date +%s)
+  [ -x /usr/bin/python3 ] || { log "Debian's /usr/bin/python3 is missing: bash scripts/setup-system.sh"; exit 1; }
+  apt_install_missing python3-venv libvulkan1
+  setup_mesa
+  setup_python
+  log "installed in $(($(date +%s) - t0)) s ($(du -sh "$VENV" | cut -f1) in $VENV)"
+  echo "IMEP_PYTHON=$PY"
+}
+
+run_tests() {
+  [ -x "$PY" ] || { log "no venv at $VENV: run bash scripts/sims/mikasa.sh setup first"; exit 1; }
+  local t0
+  t0=$(date +%s)
+  (cd sim-bridge && IMEP_REAL_MIKASA=1 "$PY" -m pytest -q -p no:warnings tests/real/test_mikasa_real.py)
+  IMEP_PYTHON="$PY" IMEP_REAL_MIKASA=1 npx vitest run test/campaign/mikasa-remembercolor.test.ts
+  log "tests took $(($(date +%s) - t0)) s"
+}
+
+case "${1:-}" in
+  setup) setup ;;
+  test) run_tests ;;
+  *) echo "usage: bash scripts/sims/mikasa.sh setup|test" >&2; exit 2 ;;
+esac

@@ -1,0 +1,77 @@
+/**
+ * Real MIKASA-Robo through closeout (protocols/mikasa-remembercolor.yaml): RememberColor3-VLA-v0 on PhysX CPU
+ * behind the sim-bridge, the hosted known-answer policy remember-color-memory, conditions A, U, N_blk, C.
+ *
+ * Needs the stack `bash scripts/setup-sims.sh mikasa` installs; `bash scripts/sims/mikasa.sh test` runs this
+ * file with IMEP_REAL_MIKASA=1 and IMEP_PYTHON set. Without IMEP_REAL_MIKASA it is skipped (the bare suite has
+ * no ManiSkill).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readUnitState } from '../../src/campaign/unit-state.js';
+import { verifyUnit } from '../../src/campaign/verify.js';
+import { ROOT } from './runner/helpers.js';
+import { imep, unitIn } from './runner/cli-support.js';
+
+const REAL = process.env['IMEP_REAL_MIKASA'] === '1';
+const PROTOCOL = join(ROOT, 'protocols/mikasa-remembercolor.yaml');
+const N = 12;
+
+interface Row {
+  readonly wave: number;
+  readonly condition: string;
+  readonly success: boolean | null;
+  readonly steps: number;
+  readonly actionDigest: string;
+  readonly reads: { total: number; empty: number; withHistory: number; substituted: number; decisionQueries: number; coveredDecisionQueries: number; covered: boolean | null };
+}
+
+describe.skipIf(!REAL)('real MIKASA-Robo campaign (IMEP_REAL_MIKASA=1)', () => {
+  let dir = '';
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('`imep campaign run protocols/mikasa-remembercolor.yaml --through closeout --batch 1`: memory matters, reads blocked fall to chance', async () => {
+    expect(process.env['IMEP_PYTHON'], 'IMEP_PYTHON (the venv bash scripts/setup-sims.sh mikasa prints)').toBeTruthy();
+    dir = mkdtempSync(join(tmpdir(), 'imep-mikasa-'));
+    // --batch 1: one ManiSkill env in the server (each extra env makes every reset's gc.collect slower; rows do not change)
+    const r = await imep(['campaign', 'run', PROTOCOL, '--through', 'closeout', '--batch', '1', '--campaigns-dir', 'cli'], dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^simulator: sim-bridge adapter mikasa: 1 server started by IMEP \(\S+ -m imep_sim_bridge serve /m);
+    expect(r.stdout).toMatch(/^policy: remote remember-color-memory v1 on imep-policy-host /m);
+    const unit = unitIn(join(dir, 'cli')) as string;
+    expect((await readUnitState(unit)).state).toBe('closed');
+    expect((await verifyUnit(unit)).ok).toBe(true);
+
+    const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Row);
+    const of = (wave: number, c: string): Row[] => rows.filter((x) => x.wave === wave && x.condition === c);
+    const wins = (rs: readonly Row[]): number => rs.filter((x) => x.success === true).length;
+    expect(rows).toHaveLength(5 * N);
+    expect(rows.every((x) => x.steps === 25)).toBe(true); // RememberColor3-VLA-v0's registered limit
+    expect([wins(of(1, 'A')), wins(of(1, 'U')), wins(of(2, 'A')), wins(of(2, 'C'))]).toEqual([N, N, N, N]);
+    expect(of(2, 'C').map((x) => x.actionDigest)).toEqual(of(2, 'A').map((x) => x.actionDigest));
+    // N_blk: the policy goes to colour 0, right only where the cue was colour 0 (5 of these 12 seeds; chance 1/3)
+    expect(wins(of(2, 'N_blk'))).toBe(5);
+    expect(of(2, 'N_blk').every((x) => x.reads.total > 0 && x.reads.empty === x.reads.total)).toBe(true);
+    // reads start once the candidates are out (decisionFromStep 2 from the env's spec): all are decision queries
+    for (const x of rows) expect(x.reads.decisionQueries).toBe(x.reads.total);
+    for (const x of of(1, 'U')) {
+      expect(x.reads.substituted).toBe(x.reads.withHistory);
+      expect(x.reads.coveredDecisionQueries).toBe(x.reads.decisionQueries);
+    }
+    const adjudication = JSON.parse(readFileSync(join(unit, 'adjudication/001/adjudication.json'), 'utf8')) as {
+      gates: { gate: string; passed: boolean }[];
+      verdicts: { criterion: string; verdict: string }[];
+    };
+    expect(adjudication.gates.map((g) => [g.gate, g.passed])).toEqual([
+      ['competence', true],
+      ['path', true],
+      ['replicate', true],
+      ['G_surv', true],
+    ]);
+    expect(adjudication.verdicts).toEqual([expect.objectContaining({ criterion: 'Q1_eligibility', verdict: 'holds' })]);
+  }, 600_000);
+});
