@@ -18,7 +18,7 @@
  */
 import type { BoundMethod, Criterion, Protocol } from '../protocol/index.js';
 import { decideBound, type BoundRule } from '../campaign/adjudication/decide.js';
-import { routingRequest } from '../campaign/adjudication/estimands.js';
+import { exactConfirmation, routingRequest } from '../campaign/adjudication/estimands.js';
 import { normalise } from '../campaign/adjudication/intervals.js';
 import { clopperPearsonLower, clopperPearsonUpper, conditionalThetaBound, mcnemarExact, tango, wilson } from '../stats/index.js';
 
@@ -46,7 +46,7 @@ export interface ErrorRate extends Scenario {
   readonly pNotDetected: number;
   /** The level the method states for one bound: the limit for both errors (exact methods). */
   readonly stated: number;
-  /** True when the method's coverage is exact-by-construction (Clopper–Pearson family, the exact sign test). */
+  /** True when the verdict's error is bounded by an exact method: the method is exact, or an exact bound confirms its word. */
   readonly exact: boolean;
   /** The interval id the adjudicator routes on. */
   readonly routedOn: string;
@@ -137,10 +137,19 @@ function makeBounds(family: Family, method: BoundMethod, alpha: number | null, l
 
 /** The exact error rates of one scenario. */
 export function errorRate(s: Scenario): ErrorRate {
-  const req = routingRequest(criterionOf(s), NO_BOOTSTRAP)!;
+  const criterion = criterionOf(s);
+  const req = routingRequest(criterion, NO_BOOTSTRAP)!;
   const norm = normalise(req);
   const bounds = boundsFor(s.family, norm.method, norm.alpha, norm.level, s.n);
-  const decide = (lower: number, upper: number) => decideBound(s.rule, { lower, upper, margin: s.margin });
+  // an approximate interval's word stands only when the exact bound at the same level gives it (verdicts.ts)
+  const confirm = exactConfirmation(criterion, s.family === 'proportion' ? 'proportion-flips' : s.family, NO_BOOTSTRAP);
+  const exactBounds = confirm === null ? null : boundsFor(s.family, confirm.method, confirm.alpha, null, s.n);
+  const decide = (lower: number, upper: number, x: number, y: number) => {
+    const w = decideBound(s.rule, { lower, upper, margin: s.margin });
+    if (exactBounds === null || w === 'unresolved') return w;
+    const [el, eu] = exactBounds(x, y);
+    return decideBound(s.rule, { lower: el, upper: eu, margin: s.margin }) === w ? w : 'unresolved';
+  };
   const lf = logFactorials(s.n);
   let pHolds = 0, pNot = 0, mass = 0, tables = 0;
   if (s.family === 'proportion') {
@@ -149,7 +158,7 @@ export function errorRate(s: Scenario): ErrorRate {
       const lp = s.truth <= 0 ? (x === 0 ? 0 : -Infinity) : (lf[s.n] as number) - (lf[x] as number) - (lf[s.n - x] as number) + x * Math.log(s.truth) + (s.n - x) * Math.log1p(-s.truth);
       const p = Math.exp(lp);
       const [L, U] = bounds(x, 0);
-      const w = decide(L, U);
+      const w = decide(L, U, x, 0);
       tables++;
       mass += p;
       if (w === 'holds') pHolds += p;
@@ -165,7 +174,7 @@ export function errorRate(s: Scenario): ErrorRate {
         const r = s.n - b - c;
         const p = Math.exp((lf[s.n] as number) - (lf[b] as number) - (lf[c] as number) - (lf[r] as number) + b * lpb + c * lpc + r * lrest);
         const [L, U] = bounds(b, c);
-        const w = decide(L, U);
+        const w = decide(L, U, b, c);
         tables++;
         mass += p;
         if (w === 'holds') pHolds += p;
@@ -177,7 +186,7 @@ export function errorRate(s: Scenario): ErrorRate {
   // the routed bound's stated error: a conditional request re-routed keeps its α per endpoint
   const registered = normalise({ method: s.method, alpha: s.alphaPerComponent ?? null, level: s.level ?? null });
   const stated = s.method === 'conditional-exact' ? (registered.alpha as number) : statedError(norm.method, norm.alpha, norm.level);
-  return { ...s, pHolds, pNotDetected: pNot, stated, exact: EXACT.includes(s.method), routedOn, tables, skipped: Math.max(0, 1 - mass) };
+  return { ...s, pHolds, pNotDetected: pNot, stated, exact: EXACT.includes(s.method) || confirm !== null, routedOn, tables, skipped: Math.max(0, 1 - mass) };
 }
 
 /** P(p < α) for the exact McNemar test at D = 0 and discordance δ (p-below's only error: it never says 'not detected'). */

@@ -9,7 +9,7 @@ import { holmStepDown, mcnemarBig } from './cross-check-math.js';
 import { arr, num, obj, str, type Json, type Obj, type PlainStudy } from './cross-check-model.js';
 import { protocolEstimands, recomputeEstimand, type XBoot, type XEstimand } from './cross-check-estimands.js';
 import { competenceFailures, expectedConditions, expectedGates } from './cross-check-gates.js';
-import { expectedRoutingId, expectedWord } from './cross-check-verdicts.js';
+import { confirmedWord, exactConfirmationId, expectedRoutingId, expectedWord } from './cross-check-verdicts.js';
 
 const ALPHA_METHODS = ['exact-cp-difference', 'clopper-pearson', 'conditional-exact'];
 
@@ -169,7 +169,10 @@ export function expectedDocument(study: PlainStudy, adjudication: Obj): Expected
     const pword = str(pv?.['verdict']);
     if (pword === 'holds' || pword === 'not detected' || pword === 'unresolved') {
       const discordant = x.pair ? x.pair[0] + x.pair[1] : null;
-      const want = expectedWord(c, { lower: e?.lower ?? null, upper: e?.upper ?? null, threshold, p, estimate: x.estimate, discordant });
+      const routed = expectedWord(c, { lower: e?.lower ?? null, upper: e?.upper ?? null, threshold, p, estimate: x.estimate, discordant });
+      const confirmId = exactConfirmationId(registeredIntervalId(c), x.kind);
+      const ce = confirmId === null ? null : ends(x, confirmId);
+      const want = confirmId === null ? routed : confirmedWord(routed, expectedWord(c, { lower: ce?.lower ?? null, upper: ce?.upper ?? null, threshold, p, estimate: x.estimate, discordant }));
       if (want !== null && want !== pword) problems.push({ path: `verdicts[${cid}].verdict`, note: `the adjudication reads '${pword}', the cross-check '${want}'` });
     }
     return { criterion: cid, bound: { estimate: x.estimate, lower: e?.lower ?? null, upper: e?.upper ?? null, threshold, p, companions } };

@@ -24,6 +24,28 @@ export function expectedRoutingId(c: Obj, registered: string | null): string | n
   return `exact-cp-difference/a${Number((alpha / 2).toPrecision(12))}`;
 }
 
+/**
+ * The exact bound that must confirm a word routed on a score interval or a bootstrap, from the registered id
+ * and the estimand kind: Clopper–Pearson at (1 − level)/2 (ρ, success rate), the exact difference bound at
+ * (1 − level)/4 per proportion (D, G, θ); null for exact methods and θ̄.
+ */
+export function exactConfirmationId(registered: string | null, kind: string): string | null {
+  if (registered === null) return null;
+  const [method, param] = registered.split('/') as [string, string];
+  if (method === 'exact-cp-difference' || method === 'clopper-pearson' || method === 'conditional-exact') return null;
+  const level = Number(param.slice(1));
+  const a = (tails: number): number => Number(((1 - level) / tails).toPrecision(12));
+  if (kind === 'rho' || kind === 'successRate') return `clopper-pearson/a${a(2)}`;
+  if (kind === 'D' || kind === 'G' || kind === 'theta') return `exact-cp-difference/a${a(4)}`;
+  return null;
+}
+
+/** An approximate interval's word stands only when the exact bound gives it too; otherwise unresolved. */
+export function confirmedWord(approx: ReturnType<typeof expectedWord>, exact: ReturnType<typeof expectedWord>): ReturnType<typeof expectedWord> {
+  if (approx === null || exact === null) return null;
+  return approx === exact || approx === 'unresolved' ? approx : 'unresolved';
+}
+
 export interface XRouted {
   readonly lower: number | null;
   readonly upper: number | null;

@@ -132,6 +132,24 @@ export function routingRequest(c: Criterion, protocol: Protocol): IntervalReques
   return unconditionalThetaRequest(normalise(r).alpha as number);
 }
 
+/**
+ * The exact bound that must confirm a verdict routed on an approximate interval (a score interval or a
+ * bootstrap), at the same stated one-sided level: Clopper–Pearson at (1 − level)/2 for a proportion, the
+ * exact difference bound at (1 − level)/4 per proportion for D, G and θ (over b′, c′). A word the two do not
+ * share is unresolved, so the verdict's error is at most the exact method's. Null for an exact method and
+ * for θ̄ (no exact bound exists: its verdict keeps the bootstrap's approximate coverage, and says so).
+ */
+export function exactConfirmation(c: Criterion, shape: EstimandShape, protocol: Protocol): IntervalRequest | null {
+  const r = criterionRequest(c, protocol);
+  if (r === null || ALPHA_METHOD_SET.has(r.method)) return null;
+  const level = normalise(r).level as number;
+  if (shape === 'proportion-flips' || shape === 'rate') return { method: 'clopper-pearson', alpha: alphaForLevel('clopper-pearson', level), level: null };
+  if (shape === 'difference' || shape === 'theta') return { method: 'exact-cp-difference', alpha: alphaForLevel('exact-cp-difference', level), level: null };
+  return null;
+}
+
+const ALPHA_METHOD_SET = new Set<BoundMethod>(['exact-cp-difference', 'clopper-pearson', 'conditional-exact']);
+
 /** The interval a criterion reads on a companion estimand (aboveUpperBoundOf). */
 export function companionRequest(shape: EstimandShape, c: Criterion, protocol: Protocol): IntervalRequest {
   const req = ownOrExactCompanion(shape, c, protocol);
@@ -193,6 +211,8 @@ export function requestsFor(e: Estimand, protocol: Protocol): IntervalRequest[] 
       if (r !== null) add(r);
       const routed = routingRequest(c, protocol);
       if (routed !== null) add(routed);
+      const exact = exactConfirmation(c, shape, protocol);
+      if (exact !== null) add(exact);
     }
     if (c.rule === 'lower-bound-above' && c.aboveUpperBoundOf?.includes(e.id)) add(companionRequest(shape, c, protocol));
   }

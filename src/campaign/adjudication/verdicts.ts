@@ -19,13 +19,16 @@
  *                           a point estimate carries no error control.
  *      A conditional-exact criterion routes on its conditional bound only against a threshold of 0 (the exact
  *      conditional sign test); otherwise on the unconditional exact bound on θ (estimands.ts routingRequest).
+ *      A word routed on a score interval or a bootstrap stands only when the exact bound at the same stated
+ *      level gives it too (estimands.ts exactConfirmation), else unresolved; θ̄ (no exact bound) says its
+ *      coverage is approximate. docs/error-rates.md enumerates the resulting error rates exactly.
  *   4. descriptive — a go/no-go rule (or a hard 'descriptive' gate) failed: the numbers stay, no word.
  */
 import { ImepError } from '../../core/errors.js';
 import type { Criterion, Protocol } from '../../protocol/index.js';
 import { mcnemarExact } from '../../stats/index.js';
 import { decideBound } from './decide.js';
-import { anatomy, companionRequest, findInterval, routingRequest } from './estimands.js';
+import { anatomy, companionRequest, exactConfirmation, findInterval, routingRequest } from './estimands.js';
 import { discordantPair, holmAdjusted } from './holm-families.js';
 import { intervalId } from './intervals.js';
 import type { AvailableEstimand, EstimandResult, GateResult, GoNoGoResult, HolmFamilyResult } from './types.js';
@@ -45,7 +48,7 @@ const pp = (x: number): string => `${(100 * x).toFixed(2)} pp`;
 
 const EXACT_METHODS = new Set(['exact-cp-difference', 'clopper-pearson', 'conditional-exact']);
 
-/** Appended to a verdict routed on a score interval or a bootstrap: its error is not exact (docs/error-rates.md). */
+/** Appended to a verdict routed on a bootstrap without an exact bound to confirm it (θ̄): its error is not exact. */
 function approximate(e: AvailableEstimand, id: string): string {
   const m = findInterval(e, id).method;
   return EXACT_METHODS.has(m) ? '' : ` [${m}: approximate coverage, its error may exceed the nominal level — docs/error-rates.md]`;
@@ -67,7 +70,17 @@ type Routed = { verdict: 'holds' | 'not detected' | 'unresolved'; bound: RoutedB
 function route(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Routed {
   const r = routeWord(c, e, ctx);
   if (r.bound.routedOn !== 'bound' || r.verdict === 'unresolved') return r;
-  return { ...r, reason: `${r.reason}${approximate(e, r.bound.interval)}` };
+  const confirm = exactConfirmation(c, anatomy(ctx.protocol.estimands.find((x) => x.id === e.id)!).spec.shape, ctx.protocol);
+  if (confirm === null) return { ...r, reason: `${r.reason}${approximate(e, r.bound.interval)}` };
+  // an approximate interval's word stands only when the exact bound at the same level gives it too
+  const id = intervalId(confirm);
+  const { lower, upper } = ends(e, id);
+  const rule = c.rule as 'lower-bound-above' | 'upper-bound-below' | 'equivalence';
+  const margin = (c as { margin: number }).margin;
+  const exactWord = decideBound(rule, { lower, upper, margin, threshold: r.bound.threshold });
+  const exactText = `the exact bound ${id} [${pp(lower)}, ${pp(upper)}]`;
+  if (exactWord === r.verdict) return { ...r, reason: `${r.reason}; confirmed by ${exactText}` };
+  return { verdict: 'unresolved', bound: r.bound, met: false, reason: `${r.reason}, but ${exactText} does not confirm it (${exactWord}): an approximate interval alone decides nothing` };
 }
 
 function routeWord(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Routed {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { verdictFor, type VerdictContext } from '../../../src/campaign/adjudication/verdicts.js';
 import { anatomy, requestsFor } from '../../../src/campaign/adjudication/estimands.js';
 import { intervalOn } from '../../../src/campaign/adjudication/intervals.js';
-import { expectedWord } from '../../../src/campaign/adjudication/cross-check-verdicts.js';
+import { confirmedWord, expectedWord } from '../../../src/campaign/adjudication/cross-check-verdicts.js';
 import type { AvailableEstimand } from '../../../src/campaign/adjudication/types.js';
 import type { Criterion, Estimand, Protocol } from '../../../src/protocol/index.js';
 import { verdictRows } from '../../../src/report/verdict-claims.js';
@@ -147,16 +147,30 @@ describe('the conditional θ bound never says "not detected" without uncondition
   });
 });
 
-describe('a verdict on a score interval or a bootstrap says its coverage is approximate', () => {
-  it('Wilson holds with the note; the exact Clopper–Pearson criterion on the same counts has none', () => {
-    const rho: Estimand = { id: 'rho_X', kind: 'rho', reference: 'A', intervention: 'N' };
-    const wilsonC = { id: 'W', estimand: 'rho_X', role: 'primary', rule: 'lower-bound-above', margin: 0.1, method: 'wilson', level: 0.95 } as Criterion;
-    const cpC = { id: 'CP', estimand: 'rho_X', role: 'primary', rule: 'lower-bound-above', margin: 0.1, method: 'clopper-pearson', alphaPerComponent: 0.025 } as Criterion;
-    const ctx = context([wilsonC, cpC], [rho], dCells(80, 10));
+describe('a word routed on a score interval stands only when the exact bound at the same level gives it', () => {
+  const rho: Estimand = { id: 'rho_X', kind: 'rho', reference: 'A', intervention: 'N' };
+  const wilsonC = { id: 'W', estimand: 'rho_X', role: 'primary', rule: 'lower-bound-above', margin: 0.02, method: 'wilson', level: 0.95 } as Criterion;
+
+  it('confirmed: Wilson and Clopper–Pearson (α 0.025) both clear the margin → holds, the reason names the exact bound', () => {
+    const ctx = context([wilsonC], [rho], cells(['A', 'N'], [[30, [1, 0]], [170, [1, 1]]]));
     const w = verdictFor(wilsonC, ctx);
-    const cp = verdictFor(cpC, ctx);
-    expect([w.verdict, cp.verdict]).toEqual(['holds', 'holds']);
-    expect(w.reason).toContain('[wilson: approximate coverage');
-    expect(cp.reason).not.toContain('approximate');
+    expect(w.verdict).toBe('holds');
+    expect(w.reason).toContain('confirmed by the exact bound clopper-pearson/a0.025');
+  });
+
+  it('not confirmed: at 5/50 flips Wilson clears 2 pp but Clopper–Pearson does not → unresolved (old: holds)', () => {
+    // 3 of 50 flips: the Wilson 95% lower bound lies above 2 pp, the exact Clopper–Pearson one (α 0.025) below
+    const ctx = context([wilsonC], [rho], cells(['A', 'N'], [[3, [1, 0]], [47, [1, 1]]]));
+    const e = ctx.estimands[0] as AvailableEstimand;
+    const wil = e.intervals.find((i) => i.id === 'wilson/l0.95')!;
+    const cp = e.intervals.find((i) => i.id === 'clopper-pearson/a0.025')!;
+    expect(wil.lower).toBeGreaterThan(0.02);
+    expect(cp.lower).toBeLessThan(0.02);
+    const w = verdictFor(wilsonC, ctx);
+    expect(w.verdict).toBe('unresolved');
+    expect(w.reason).toContain('does not confirm it (unresolved)');
+    const x = expectedWord(wilsonC as unknown as Obj, { lower: wil.lower, upper: wil.upper, threshold: 0.02, p: null, estimate: e.estimate, discordant: 3 });
+    expect(x).toBe('holds');
+    expect(confirmedWord(x, expectedWord(wilsonC as unknown as Obj, { lower: cp.lower, upper: cp.upper, threshold: 0.02, p: null, estimate: e.estimate, discordant: 3 }))).toBe('unresolved');
   });
 });
