@@ -4,13 +4,15 @@
  *
  * - The POINT is the episode's first decision query (ReadContext.decisionStep, which the environment's declared
  *   decision step drives). From it on, every retrieved item written BEFORE it (identity.timestep < the point's
- *   query index) receives the payload (every leaf) of the donor episode's item of the same bank, timestep and slot;
- *   the item's identity is kept. Items written at or after the point are the recipient's own.
+ *   query index) receives the payload (every leaf) of the donor episode's item AT THE SAME POSITION: within each
+ *   bank, the recipient's pre-point records and the donor's, each ordered by (timestep, slot), are paired by rank —
+ *   as the point installation pairs them (donor-swap.ts). The item's identity is kept. Items written at or after
+ *   the point are the recipient's own.
  * - Donor payloads come from the donor's reference (A) run of the same attempt, captured by `PrePointCapture`
  *   from what its reads returned before and at its own point.
  * - FAIL CLOSED: a recipient item with no donor counterpart, or whose leaves differ in name, dtype or shape, throws
- *   E_DONOR_SHORT — a unit never runs partly unsubstituted. Up front, `missingDonorKeys` lets the runner remove a
- *   unit whose donor lacks any pre-point item the recipient's own reference run read.
+ *   E_DONOR_SHORT — a unit never runs partly unsubstituted. Up front, `alignByRank` tells the runner to remove a
+ *   unit whose donor holds fewer pre-point records in a bank than the recipient's own reference run read.
  */
 import type { ReadContext, ReadHook, RetrievedItem } from '../banks/record.js';
 import { ImepError } from '../core/errors.js';
@@ -65,9 +67,37 @@ export class PrePointCapture {
   }
 }
 
-/** The recipient's pre-point keys its donor lacks (empty: the swap can run). */
-export function missingDonorKeys(recipient: PrePointItems, donor: PrePointItems): string[] {
-  return [...recipient.keys()].filter((k) => !donor.has(k));
+function parseKey(key: string): { bank: string; timestep: number; slot: number } {
+  const [bank, t, s] = key.split('\u001f');
+  return { bank: bank as string, timestep: Number(t), slot: Number(s) };
+}
+
+/**
+ * The donor payload for each of the recipient's pre-point records: per bank, both sides ordered by (timestep,
+ * slot) and paired by rank (extra donor records unused). A bank where the donor holds fewer records than the
+ * recipient is SHORT: the swap cannot run without padding, so the unit is removed (never padded).
+ */
+export function alignByRank(recipient: PrePointItems, donor: PrePointItems): { readonly kind: 'aligned'; readonly items: PrePointItems } | { readonly kind: 'short'; readonly bank: string; readonly recipientCount: number; readonly donorCount: number } {
+  const byBank = (m: PrePointItems): Map<string, { key: string; timestep: number; slot: number }[]> => {
+    const out = new Map<string, { key: string; timestep: number; slot: number }[]>();
+    for (const key of m.keys()) {
+      const k = parseKey(key);
+      let list = out.get(k.bank);
+      if (list === undefined) out.set(k.bank, (list = []));
+      list.push({ key, timestep: k.timestep, slot: k.slot });
+    }
+    for (const list of out.values()) list.sort((a, b) => a.timestep - b.timestep || a.slot - b.slot);
+    return out;
+  };
+  const mine = byBank(recipient);
+  const theirs = byBank(donor);
+  const items = new Map<string, Leaves>();
+  for (const [bank, list] of [...mine].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const other = theirs.get(bank) ?? [];
+    if (other.length < list.length) return { kind: 'short', bank, recipientCount: list.length, donorCount: other.length };
+    list.forEach((r, i) => items.set(r.key, donor.get((other[i] as { key: string }).key) as Leaves));
+  }
+  return { kind: 'aligned', items };
 }
 
 function cloneLeaves(leaves: Leaves): Leaves {
@@ -94,9 +124,9 @@ export interface ReadSwapCounters {
 }
 
 /**
- * The read-time swap hook of one recipient unit. `donorOf(episode)` gives the donor episode's pre-point items for a
- * recipient episode (the same attempt of the donor unit); undefined only for an episode the runner did not pair,
- * which fails closed.
+ * The read-time swap hook of one recipient unit. `donorOf(episode)` gives, for a recipient episode, the donor payload
+ * of each of its pre-point records keyed by the RECIPIENT's record (`alignByRank` of the same attempt of the donor
+ * unit); undefined only for an episode the runner did not pair, which fails closed.
  */
 export function readSwapHook(options: {
   readonly recipient: string;
@@ -121,7 +151,7 @@ export function readSwapHook(options: {
     const out = items.map((it): RetrievedItem => {
       if (it.identity.timestep >= point) return it;
       const key = prePointKey(ctx.bank, it);
-      const leaves = donor.get(key) ?? short(`no record of bank ${ctx.bank} at timestep ${it.identity.timestep}, slot ${it.identity.slot}`);
+      const leaves = donor.get(key) ?? short(`no record paired with bank ${ctx.bank}'s record at timestep ${it.identity.timestep}, slot ${it.identity.slot}`);
       if (!sameLayout(leaves, it.leaves)) short(`the record at timestep ${it.identity.timestep}, slot ${it.identity.slot} has other leaves (names, dtypes or shapes)`);
       swapped += 1;
       return { identity: it.identity, leaves: cloneLeaves(leaves) };

@@ -22,6 +22,9 @@ const N = 12;
 interface Row {
   readonly wave: number;
   readonly condition: string;
+  readonly seed: number;
+  readonly status: string;
+  readonly failure: { code: string } | null;
   readonly success: boolean | null;
   readonly steps: number;
   readonly actionDigest: string;
@@ -49,19 +52,29 @@ describe.skipIf(!REAL)('real MIKASA-Robo campaign (IMEP_REAL_MIKASA=1)', () => {
     const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Row);
     const of = (wave: number, c: string): Row[] => rows.filter((x) => x.wave === wave && x.condition === c);
     const wins = (rs: readonly Row[]): number => rs.filter((x) => x.success === true).length;
-    expect(rows).toHaveLength(5 * N);
-    expect(rows.every((x) => x.steps === 25)).toBe(true); // RememberColor3-VLA-v0's registered limit
+    expect(rows).toHaveLength(8 * N);
+    // RememberColor3-VLA-v0's registered limit; removed rows (S/T without a donor holding enough records) never ran
+    expect(rows.every((x) => (x.status === 'removed' ? x.steps === 0 : x.steps === 25))).toBe(true);
     expect([wins(of(1, 'A')), wins(of(1, 'U')), wins(of(2, 'A')), wins(of(2, 'C'))]).toEqual([N, N, N, N]);
     expect(of(2, 'C').map((x) => x.actionDigest)).toEqual(of(2, 'A').map((x) => x.actionDigest));
     // N_blk: the policy goes to colour 0, right only where the cue was colour 0 (5 of these 12 seeds; chance 1/3)
     expect(wins(of(2, 'N_blk'))).toBe(5);
     expect(of(2, 'N_blk').every((x) => x.reads.total > 0 && x.reads.empty === x.reads.total)).toBe(true);
     // reads start once the candidates are out (decisionFromStep 2 from the env's spec): all are decision queries
-    for (const x of rows) expect(x.reads.decisionQueries).toBe(x.reads.total);
+    for (const x of rows.filter((r) => r.status === 'ok')) expect(x.reads.decisionQueries).toBe(x.reads.total);
     for (const x of of(1, 'U')) {
       expect(x.reads.substituted).toBe(x.reads.withHistory);
       expect(x.reads.coveredDecisionQueries).toBe(x.reads.decisionQueries);
     }
+    // wave 3: S and T swap the stored cue at read time for a donor's with the same / another colour (the fact
+    // RememberColor declares): S leaves every outcome as A had it, T sends the policy to the donor's colour
+    const a3 = new Map(of(3, 'A').map((x) => [x.seed, x.success]));
+    const ran = (c: string): Row[] => of(3, c).filter((x) => x.status === 'ok');
+    expect(ran('S').length).toBeGreaterThanOrEqual(4);
+    expect(ran('T').length).toBeGreaterThanOrEqual(4);
+    for (const x of ran('S')) expect([x.success, x.reads.covered]).toEqual([a3.get(x.seed), true]);
+    for (const x of ran('T')) expect([x.success, x.reads.covered]).toEqual([false, true]);
+    for (const x of [...of(3, 'S'), ...of(3, 'T')].filter((r) => r.status === 'removed')) expect(x.failure?.code).toBe('E_DONOR_SHORT');
     const adjudication = JSON.parse(readFileSync(join(unit, 'adjudication/001/adjudication.json'), 'utf8')) as {
       gates: { gate: string; passed: boolean }[];
       verdicts: { criterion: string; verdict: string }[];

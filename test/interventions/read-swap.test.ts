@@ -8,7 +8,7 @@ import type { ReadContext, RetrievedItem } from '../../src/banks/record.js';
 import { isImepError } from '../../src/core/errors.js';
 import { tensorFrom, toFloat64 } from '../../src/core/tensor.js';
 import { interventionHook } from '../../src/interventions/condition.js';
-import { missingDonorKeys, PrePointCapture, prePointKey, readSwapHook, type PrePointItems } from '../../src/interventions/read-swap.js';
+import { alignByRank, PrePointCapture, prePointKey, readSwapHook, type PrePointItems } from '../../src/interventions/read-swap.js';
 
 const item = (timestep: number, value: number, slot = timestep): RetrievedItem => ({
   identity: { slot, scope: 'r', sourceEpisode: 'e', timestep, version: 0 },
@@ -77,12 +77,23 @@ describe('read-time donor swap', () => {
     expect(code(() => hook([item(1, 1)], ctx(4, true, 'e1', 'cognitive')))).toBe('E_DONOR_SHORT');
   });
 
-  it('missingDonorKeys: the recipient’s pre-point keys its donor lacks', () => {
-    const d = donorItems();
+  it('alignByRank pairs each bank’s pre-point records by (timestep, slot) rank, and is short when the donor holds fewer', () => {
+    const d = donorItems(); // perceptual records at timesteps 1, 2, 3
     const cap = new PrePointCapture();
-    cap.wrap((items) => items)([item(1, 0), item(7, 0)], ctx(8, true, 'r1'));
-    expect(missingDonorKeys(cap.of('r1'), d)).toEqual([prePointKey('perceptual', item(7, 0))]);
-    expect(missingDonorKeys(new Map(), d)).toEqual([]);
+    const read = cap.wrap((items) => items);
+    read([item(7, 0), item(1, 0)], ctx(8, true, 'r1'));
+    const aligned = alignByRank(cap.of('r1'), d);
+    expect(aligned.kind).toBe('aligned');
+    const got = aligned.kind === 'aligned' ? aligned.items : new Map();
+    // the recipient's first record (t = 1) gets the donor's first (t = 1), its second (t = 7) the donor's second (t = 2)
+    expect(values([{ ...item(1, 0), leaves: got.get(prePointKey('perceptual', item(1, 0))) }])).toEqual([101]);
+    expect(values([{ ...item(7, 0), leaves: got.get(prePointKey('perceptual', item(7, 0))) }])).toEqual([102]);
+    read([item(2, 0), item(3, 0), item(4, 0)], ctx(9, true, 'r2'));
+    read([item(5, 0)], ctx(10, true, 'r2'));
+    expect(alignByRank(cap.of('r2'), d)).toEqual({ kind: 'short', bank: 'perceptual', recipientCount: 4, donorCount: 3 });
+    read([item(1, 0)], ctx(2, true, 'r3', 'cognitive'));
+    expect(alignByRank(cap.of('r3'), d)).toEqual({ kind: 'short', bank: 'cognitive', recipientCount: 1, donorCount: 0 });
+    expect(alignByRank(new Map(), d)).toEqual({ kind: 'aligned', items: new Map() });
   });
 
   it('the condition factory: S at read records its donor and counts substituted reads; it refuses its own scope as donor', () => {

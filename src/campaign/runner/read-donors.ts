@@ -8,15 +8,16 @@
  * a capture, and writes no rows; it is run again on resume and on every shard, so assignments and donor payloads
  * never depend on where a run was interrupted or how it was split.
  *
- * Recipient episode ↔ donor episode: the same attempt. FAIL CLOSED: a unit whose pre-pass failed, with no eligible
- * donor, or whose donor lacks any pre-point item the unit's own reference run read, is REMOVED from the condition
- * (E_DONOR_SHORT); a pre-point item met only during the run with no donor counterpart fails that episode.
+ * Recipient episode ↔ donor episode: the same attempt; their pre-point records are paired by rank within each bank
+ * (alignByRank). FAIL CLOSED: a unit whose pre-pass failed, with no eligible donor, or whose donor holds fewer
+ * pre-point records in a bank than the unit's own reference run read, is REMOVED from the condition (E_DONOR_SHORT);
+ * a pre-point record met only during the run, with no donor payload paired to it, fails that episode.
  */
 import type { NdArray, ObsValue, StepResult } from '../../bridges/sim-environment.js';
 import { ImepError } from '../../core/errors.js';
 import { interventionHook } from '../../interventions/condition.js';
 import { assignDonors, type DonorAssignment } from '../../interventions/donor-assignment.js';
-import { missingDonorKeys, PrePointCapture, type PrePointItems } from '../../interventions/read-swap.js';
+import { alignByRank, PrePointCapture, type PrePointItems } from '../../interventions/read-swap.js';
 import type { PlannedEpisode } from '../../protocol/plan.js';
 import type { DonorInput } from './donors.js';
 import { runSegmentLoop } from './episode-loop.js';
@@ -87,13 +88,16 @@ export async function prepareReadDonors(input: DonorInput, factOf: (value: ObsVa
     let short: string | null = null;
     for (const [i, ep] of u.episodes.entries()) {
       const dEp = donorUnit.episodes[i];
-      const donorItems = dEp === undefined ? undefined : capture.of(dEp.episodeId);
-      const missing = donorItems === undefined ? ['(no such attempt)'] : missingDonorKeys(capture.of(ep.episodeId), donorItems);
-      if (missing.length > 0) {
-        short = `donor ${donorScope} lacks ${missing.length} pre-point record(s) that attempt ${ep.attempt} reads; the swap failed closed (never padded)`;
+      if (dEp === undefined) {
+        short = `donor ${donorScope} has no attempt ${ep.attempt}; the swap failed closed`;
         break;
       }
-      if (donorItems !== undefined) paired.set(ep.episodeId, donorItems);
+      const aligned = alignByRank(capture.of(ep.episodeId), capture.of(dEp.episodeId));
+      if (aligned.kind === 'short') {
+        short = `donor ${donorScope} holds ${aligned.donorCount} pre-point records of bank ${aligned.bank} in attempt ${ep.attempt} for ${aligned.recipientCount}; the swap failed closed (never padded)`;
+        break;
+      }
+      paired.set(ep.episodeId, aligned.items);
     }
     if (short !== null) {
       removed.set(u.scopeId, { code: 'E_DONOR_SHORT', message: short });
