@@ -24,7 +24,10 @@ import { currentOperator } from '../campaign/operator.js';
 import { lockUnit } from '../campaign/unit-lock.js';
 import { seal } from '../campaign/seal.js';
 import { formatStatus, unitStatus } from '../campaign/status.js';
-import { describeIssue, verifyUnit } from '../campaign/verify.js';
+import { describeIssue, parseExpectedRoot, verifyUnit } from '../campaign/verify.js';
+import { cliName } from '../core/cli-name.js';
+import { describeUntrusted } from '../signing/trust.js';
+import { describeVerified, identityWarnings } from './verify-output.js';
 import { describeSignatures } from '../signing/describe.js';
 import {
   adjudicateStep,
@@ -168,23 +171,40 @@ export function registerCampaign(group: Command): void {
 
   group
     .command('verify')
-    .description('re-hash every file of a sealed unit; names the first bad file (exit 3 on tampering)')
+    .description('re-hash every file and check every signature: exit 0 intact and signed by trusted keys, 5 intact but not vouched for (untrusted keys, or unsigned), 3 tampered (names the file)')
     .argument('<unit>', 'the unit folder')
-    .option('--expected-root <hex>', 'a Merkle root cited elsewhere that the unit must match')
-    .option('--require-signatures', 'fail when any record of the signature chain is unsigned')
-    .action(async (unit: string, o: { expectedRoot?: string; requireSignatures?: boolean }) => {
+    .option('--expected-root <hex>', 'the Merkle root its producer published (64 hex digits): the unit must have it — cite the closeout root to catch a rolled-back unit')
+    .option('--trusted-keys <dir>', 'trust only the public keys (.pub, as `imep keys export` writes them) in this folder, not the key store')
+    .option('--require-signatures', 'every record must be signed: an unsigned record is an integrity failure (exit 3), whatever else vouches for the unit')
+    .option('--allow-unsigned', 'accept a unit that carries no signatures at all (IMEP_SIGNING=off) without a matching --expected-root')
+    .action(async (unit: string, o: { expectedRoot?: string; trustedKeys?: string; requireSignatures?: boolean; allowUnsigned?: boolean }) => {
+      const expectedRoot = o.expectedRoot === undefined ? undefined : parseExpectedRoot(o.expectedRoot);
+      if (o.trustedKeys !== undefined && !(await stat(o.trustedKeys).then((st) => st.isDirectory(), () => false))) {
+        throw new ImepError('E_USAGE', 'not a folder of trusted public keys', { field: '--trusted-keys', file: o.trustedKeys });
+      }
       const dir = await unitArg(unit);
       const r = await verifyUnit(dir, {
-        ...(o.expectedRoot === undefined ? {} : { expectedRoot: o.expectedRoot }),
+        ...(expectedRoot === undefined ? {} : { expectedRoot }),
+        ...(o.trustedKeys === undefined ? {} : { keysDir: o.trustedKeys }),
         ...(o.requireSignatures ? { requireSignatures: true } : {}),
       });
       if (r.signatures !== undefined) out(describeSignatures(r.signatures));
       if (!r.ok) {
         const more = r.issues.length > 1 ? ` (+${r.issues.length - 1} more)` : '';
-        throw new ImepError('E_UNIT_TAMPERED', `${describeIssue(r.first)}${more}`, { file: join(dir, r.first.path), hint: 'restore the unit from an intact copy' });
+        const hint = r.first.kind === 'root-mismatch'
+          ? 'check that the root cited is this unit\'s; a unit whose closeout was removed answers only to its seal root (restore its closeout from an intact copy)'
+          : 'restore the unit from an intact copy';
+        throw new ImepError('E_UNIT_TAMPERED', `${describeIssue(r.first)}${more}`, { file: join(dir, r.first.path), hint });
       }
-      const matched = r.rootMatched === undefined ? '' : r.rootMatched === 'seal' && r.scope === 'closeout' ? `; the expected root is the seal root ${r.sealRoot} (the closeout binds seal.json)` : `; the expected root is the ${r.rootMatched} root`;
-      out(`unit ${r.unitId}: intact — ${r.filesChecked} files checked; ${r.scope} root ${r.root}${matched}${r.pending.length ? `; ${r.pending.length} post-seal files pending closeout` : ''}`);
+      out(describeVerified(r));
+      for (const w of identityWarnings(r.signatures)) out(`warning: ${w}`);
+      if (r.trust.status === 'untrusted') throw new ImepError('E_UNTRUSTED', describeUntrusted(cliName(), dir, r.trust.untrusted), { file: dir });
+      if (r.trust.status === 'unsigned' && !o.allowUnsigned && r.rootMatched === undefined) {
+        throw new ImepError('E_UNTRUSTED', 'intact, but it carries no signatures: nothing vouches for who produced it, and a signed unit stripped of its signatures and rebuilt looks exactly like this', {
+          file: dir,
+          hint: 'vouch for it with --expected-root <the root its producer published>, or accept it with --allow-unsigned',
+        });
+      }
     });
 
   group

@@ -15,6 +15,7 @@ const COMMANDS: readonly LazyCommand[] = [
   lazyGroup('chainbench', async () => (await import('./chainbench-commands.js')).registerChainbench),
   lazyGroup('cluster', async () => (await import('./cluster-commands.js')).registerCluster),
   lazyGroup('report', async () => (await import('./report-commands.js')).registerReport),
+  lazyGroup('keys', async () => (await import('./keys-commands.js')).registerKeys),
   { name: 'calibrate', load: async () => (await import('./calibrate-command.js')).registerCalibrateCommand },
 ];
 

@@ -1,7 +1,7 @@
 import { sha256Hex } from '../core/hash.js';
 import type { TrustedKey } from './key-store.js';
 import { checkRecordSignature } from './sign-record.js';
-import type { PrevLink, SignatureBlock } from './signature-block.js';
+import { fingerprintText, type PrevLink, type SignatureBlock } from './signature-block.js';
 
 /**
  * The chain of signatures of an evidence unit: precommit.json → seal.json → adjudication-001.json →
@@ -36,6 +36,14 @@ export interface SignatureFinding {
   readonly detail: string;
   /** Other records the finding follows from (chain-broken: the previous record named and expected). */
   readonly related: string[];
+  /**
+   * A finding about TRUST, not integrity: the signature verifies with the key the record carries, but this
+   * verifier's trust store does not hold that key (unknown-key) or holds it under another name (wrong-key).
+   * verify reports such a unit as intact but untrusted (trust.ts), never as tampered.
+   */
+  readonly trust?: true;
+  /** For a trust finding: the signing key's owner as the record names it, and its fingerprint. */
+  readonly signer?: { readonly keyOwner: string; readonly fingerprint: string };
 }
 
 export interface SignedRecordInfo {
@@ -95,9 +103,20 @@ export function parseObject(bytes: Uint8Array | string): Record<string, unknown>
  */
 export function keyOwnerFinding(block: SignatureBlock, trusted: readonly TrustedKey[]): { readonly finding: 'unknown-key' | 'wrong-key'; readonly detail: string } | null {
   const owners = trusted.filter((t) => t.fingerprint === block.fingerprint).map((t) => t.operator);
-  if (owners.length === 0) return { finding: 'unknown-key', detail: `signed by ${block.keyOwner}'s key ${short(block.fingerprint)}, which is not in the key store (unknown or removed key)` };
-  if (!owners.includes(block.keyOwner)) return { finding: 'wrong-key', detail: `the signature names ${block.keyOwner} as its key's owner, but the key store holds that key as ${owners.join(', ')}` };
+  if (owners.length === 0) {
+    const sameName = trusted.filter((t) => t.operator === block.keyOwner).map((t) => fingerprintText(t.fingerprint));
+    const clash = sameName.length === 0 ? '' : `; the key store holds another key for ${block.keyOwner} (${sameName.join(', ')}): a new key of theirs, or a forgery`;
+    return { finding: 'unknown-key', detail: `signed by ${block.keyOwner}'s key ${fingerprintText(block.fingerprint)}, which is not in the key store (unknown or removed key)${clash}` };
+  }
+  if (!owners.includes(block.keyOwner)) return { finding: 'wrong-key', detail: `the signature names ${block.keyOwner} as its key's owner, but the key store holds that key (${fingerprintText(block.fingerprint)}) as ${owners.join(', ')}` };
   return null;
+}
+
+/** A trust finding of a record (see SignatureFinding.trust), or null when the key store holds the key under the name the block gives. */
+export function trustFinding(path: string, block: SignatureBlock, trusted: readonly TrustedKey[], prefix = ''): SignatureFinding | null {
+  const owner = keyOwnerFinding(block, trusted);
+  if (owner === null) return null;
+  return { path, finding: owner.finding, severity: 'error', detail: `${prefix}${owner.detail}`, related: [], trust: true, signer: { keyOwner: block.keyOwner, fingerprint: block.fingerprint } };
 }
 
 function operatorId(record: Record<string, unknown>): string | null {
@@ -157,8 +176,8 @@ export function checkSignatureChain(input: ChainCheckInput): SignatureReport {
     const { block } = check;
     signed.push({ path: rec.path, signer: block.keyOwner, fingerprint: block.fingerprint, prev: block.prev });
     checked.push({ path: rec.path, record, block });
-    const owner = keyOwnerFinding(block, input.trusted);
-    if (owner !== null) error(rec.path, owner.finding, owner.detail);
+    const owner = trustFinding(rec.path, block, input.trusted);
+    if (owner !== null) findings.push(owner);
     const op = record === null ? null : operatorId(record);
     if (op !== null && op !== block.keyOwner) error(rec.path, 'wrong-key', `signed with ${block.keyOwner}'s key, but the record names operator ${op}`);
     const wantPath = rec.after === undefined ? (input.records[i - 1]?.path ?? null) : rec.after;
