@@ -89,20 +89,23 @@ function positiveN(raw: string): number {
 export function registerCampaign(group: Command): void {
   const dirOpt = ['--campaigns-dir <dir>', 'where evidence units live', 'campaigns'] as const;
   const batchOpt = ['--batch <n>', `episodes stepped together through the policy (rows do not depend on it; default ${DEFAULT_BATCH})`] as const;
+  const reasonOpt = ['--same-operator-reason <text>', 'with --through closeout: why the operator who runs the conditions may also adjudicate them (recorded in the adjudication, and shown by verify and the report)'] as const;
+  const reasonOf = (o: { sameOperatorReason?: string }): { sameOperatorReason?: string } => (o.sameOperatorReason === undefined ? {} : { sameOperatorReason: o.sameOperatorReason });
   const serversOpt = ['--servers <k>', 'simulator servers IMEP starts for a bridged simulator; slot s steps on server s mod k, all k at once (rows do not depend on it; default 1)'] as const;
 
   group
     .command('run')
     .description('precommit (if new), run every planned episode, seal; resumes an interrupted run; a sealed unit prints its status')
     .argument('<file>', 'the protocol file (YAML)')
-    .option('--through <stage>', 'stop after: seal | closeout (adjudicate with a recorded same-operator override, cross-check, close out, report)', 'seal')
+    .option('--through <stage>', 'stop after: seal | closeout (adjudicate as this operator with --same-operator-reason, cross-check, close out, report)', 'seal')
+    .option(...reasonOpt)
     .option(...dirOpt)
     .option(...batchOpt)
     .option(...serversOpt)
     .option('--shard <i/N>', 'run only shard i of N (0-based; by unit) into <unit>.shards/ — merged by the cluster layer')
-    .action(async (file: string, o: CommonOpts & { through: string; shard?: string }) => {
+    .action(async (file: string, o: CommonOpts & { through: string; shard?: string; sameOperatorReason?: string }) => {
       const through = parseChoice<Through>('--through', o.through, ['seal', 'closeout']);
-      await runCampaign(file, { ...options(o), through, ...(o.shard === undefined ? {} : { shard: parseShard(o.shard) }) });
+      await runCampaign(file, { ...options(o), through, ...reasonOf(o), ...(o.shard === undefined ? {} : { shard: parseShard(o.shard) }) });
     });
 
   group
@@ -110,13 +113,14 @@ export function registerCampaign(group: Command): void {
     .description("continue a unit's interrupted formal run (from its frozen protocol), then seal")
     .argument('<unit>', 'the unit folder')
     .option('--through <stage>', 'stop after: seal | closeout', 'seal')
+    .option(...reasonOpt)
     .option(...batchOpt)
     .option(...serversOpt)
-    .action(async (unit: string, o: { through: string; batch?: string; servers?: string }) => {
+    .action(async (unit: string, o: { through: string; batch?: string; servers?: string; sameOperatorReason?: string }) => {
       const through = parseChoice<Through>('--through', o.through, ['seal', 'closeout']);
       const dir = await unitArg(unit);
       const given = { ...(o.batch === undefined ? {} : { batch: o.batch }), ...(o.servers === undefined ? {} : { servers: o.servers }) };
-      await resumeCampaign(dir, { ...options({ campaignsDir: join(dir, '..'), ...given }), through });
+      await resumeCampaign(dir, { ...options({ campaignsDir: join(dir, '..'), ...given }), through, ...reasonOf(o) });
     });
 
   group

@@ -3,6 +3,7 @@
  * rows, the unit's spec, the seal, the cross-check records, the closeout record when closed, and the
  * amendment log as it stands now (amendments written after the adjudication are listed as such).
  */
+import { identityWarning } from '../signing/chain.js';
 import { ImepError } from '../core/errors.js';
 import { readVerifiedAmendments, type Amendment } from '../campaign/amend.js';
 import { readAdjudicationArtifact, type Adjudication } from '../campaign/adjudication/index.js';
@@ -30,6 +31,11 @@ export interface ReportInputs {
   readonly closeout: CloseoutRecord | null;
   /** Amendments written after the adjudication (not listed in it). */
   readonly laterAmendments: readonly Amendment[];
+  /**
+   * Why the current adjudication's identity is weak, or null: its operator id came from IMEP_OPERATOR, or its key was
+   * created by the command that adjudicated (src/signing/chain.ts identityWarning; verify warns alike).
+   */
+  readonly identityWarning?: string | null;
 }
 
 export async function loadReportInputs(dir: string): Promise<ReportInputs> {
@@ -65,5 +71,6 @@ export async function loadReportInputs(dir: string): Promise<ReportInputs> {
     crossChecks,
     closeout: unit.closeout,
     laterAmendments,
+    identityWarning: identityWarning(record as unknown as Record<string, unknown>),
   };
 }

@@ -22,10 +22,13 @@ import { fingerprintText, type PrevLink, type SignatureBlock } from './signature
  *                  (by the key owner's name, or by a fingerprint that operator's records or .pub use).
  *                  An ERROR, unless the adjudication recorded a same-operator override: then a WARNING
  *                  naming the override.
+ *   identity       (WARNING) an adjudication whose operator id came from the environment (IMEP_OPERATOR: anyone
+ *                  can set it) or whose signing key was created by the very command that adjudicated (no history
+ *                  before it): the two-operator rule rests on names nothing vouches for — never passed silently.
  * Pure: the caller reads the files, the run record's operators and the trust store.
  */
 
-export const SIGNATURE_FINDINGS = ['bad-signature', 'unknown-key', 'wrong-key', 'chain-broken', 'unsigned', 'same-operator'] as const;
+export const SIGNATURE_FINDINGS = ['bad-signature', 'unknown-key', 'wrong-key', 'chain-broken', 'unsigned', 'same-operator', 'identity'] as const;
 export type SignatureFindingKind = (typeof SIGNATURE_FINDINGS)[number];
 
 export interface SignatureFinding {
@@ -192,11 +195,25 @@ export function checkSignatureChain(input: ChainCheckInput): SignatureReport {
   return { status, signed, unsigned, findings };
 }
 
+/** The identity warning of an adjudication record (see the module comment), or null. */
+export function identityWarning(record: Record<string, unknown>): string | null {
+  const op = record['operator'];
+  if (op === null || typeof op !== 'object') return null;
+  const { id, source } = op as Record<string, unknown>;
+  const why = [
+    ...(source === 'env' ? ['its operator id came from IMEP_OPERATOR, which anyone can set'] : []),
+    ...(record['operatorKeyCreated'] === true ? ['its signing key was created by the same command that adjudicated (no history before it)'] : []),
+  ];
+  return why.length === 0 ? null : `adjudicated as ${String(id)}: ${why.join('; ')} — the key's fingerprint, not the name, identifies the adjudicator`;
+}
+
 /** The role rule for adjudications (see the module comment). */
 function roleFindings(checked: readonly Checked[], input: ChainCheckInput): SignatureFinding[] {
   const out: SignatureFinding[] = [];
   for (const c of checked) {
     if (c.block === null || c.record === null || c.record['kind'] !== 'imep.adjudication') continue;
+    const identity = identityWarning(c.record);
+    if (identity !== null) out.push({ path: c.path, finding: 'identity', severity: 'warning', detail: identity, related: [] });
     const runners = new Set([...input.ranBy, ...strings(c.record['ranBy'])]);
     if (runners.size === 0) continue;
     const runnerKeys = new Set([

@@ -34,7 +34,7 @@ export type { ShardSpec, ShardRecord, OpenShard } from './shard.js';
 export { taskFacts } from './task-facts.js';
 export type { TaskFacts } from './task-facts.js';
 export { unitFolderName, unitDirFor } from './unit-dir.js';
-export { adjudicateStep, closeoutStep, crossCheckStep, reportStep, defaultReportDir, QUICK_START_OVERRIDE } from './post-seal.js';
+export { adjudicateStep, closeoutStep, crossCheckStep, reportStep, defaultReportDir, sameOperatorOverride } from './post-seal.js';
 export type {
   EnvProvider,
   EpisodeClock,
