@@ -25,7 +25,7 @@ import { lockUnit } from '../campaign/unit-lock.js';
 import { seal } from '../campaign/seal.js';
 import { formatStatus, unitStatus } from '../campaign/status.js';
 import { describeIssue, parseExpectedRoot, verifyUnit } from '../campaign/verify.js';
-import { cliName } from '../core/cli-name.js';
+import { asTyped, cliName } from '../core/cli-name.js';
 import { describeUntrusted } from '../signing/trust.js';
 import { describeVerified, identityWarnings } from './verify-output.js';
 import { describeSignatures } from '../signing/describe.js';
@@ -51,7 +51,7 @@ interface CommonOpts {
 }
 
 function out(line: string): void {
-  process.stdout.write(`${line}\n`);
+  process.stdout.write(`${asTyped(line)}\n`);
 }
 
 function options(o: CommonOpts): CampaignOptions {

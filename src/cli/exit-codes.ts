@@ -1,4 +1,5 @@
 import { ImepError, type ErrorCode } from '../core/errors.js';
+import { asTyped } from '../core/cli-name.js';
 
 /**
  * The one place that maps error codes to exit codes.
@@ -43,7 +44,7 @@ export function exitCodeFor(error: unknown): number {
 }
 
 export function messageFor(error: unknown): string {
-  if (error instanceof ImepError) return `imep: ${error.oneLine()}`;
+  if (error instanceof ImepError) return `imep: ${asTyped(error.oneLine())}`;
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return `imep: internal error (please report): ${text}`;
 }
