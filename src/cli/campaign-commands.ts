@@ -22,6 +22,7 @@ import { amend } from '../campaign/amend.js';
 import { failRun } from '../campaign/formal-run.js';
 import { currentOperator } from '../campaign/operator.js';
 import { lockUnit } from '../campaign/unit-lock.js';
+import { smallRunSummary } from '../campaign/small-run-summary.js';
 import { seal } from '../campaign/seal.js';
 import { formatStatus, unitStatus } from '../campaign/status.js';
 import { describeIssue, parseExpectedRoot, verifyUnit } from '../campaign/verify.js';
@@ -141,7 +142,9 @@ export function registerCampaign(group: Command): void {
       .option(...dirOpt)
       .option(...batchOpt)
       .action(async (file: string, o: CommonOpts & { n: string }) => {
-        await smallRunCampaign(file, kind, positiveN(o.n), options(o));
+        const folder = await smallRunCampaign(file, kind, positiveN(o.n), options(o));
+        // what it found, on stdout (descriptive: small runs are never adjudicated)
+        out(await smallRunSummary(join(folder, 'rows.jsonl')));
       });
   }
 
