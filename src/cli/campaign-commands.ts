@@ -28,7 +28,8 @@ import { formatStatus, unitStatus } from '../campaign/status.js';
 import { describeIssue, parseExpectedRoot, verifyUnit } from '../campaign/verify.js';
 import { asTyped, cliName } from '../core/cli-name.js';
 import { describeUntrusted } from '../signing/trust.js';
-import { describeVerified, identityWarnings } from './verify-output.js';
+import { describeVerified, identityWarnings, stageShortfall } from './verify-output.js';
+import type { VerifyOk } from '../campaign/verify-types.js';
 import { describeSignatures } from '../signing/describe.js';
 import {
   adjudicateStep,
@@ -184,8 +185,10 @@ export function registerCampaign(group: Command): void {
     .option('--trusted-keys <dir>', 'trust only the public keys (.pub, as `imep keys export` writes them) in this folder, not the key store')
     .option('--require-signatures', 'every record must be signed: an unsigned record is an integrity failure (exit 3), whatever else vouches for the unit')
     .option('--allow-unsigned', 'accept a unit that carries no signatures at all (IMEP_SIGNING=off) without a matching --expected-root')
-    .action(async (unit: string, o: { expectedRoot?: string; trustedKeys?: string; requireSignatures?: boolean; allowUnsigned?: boolean }) => {
+    .option('--expected-stage <stage>', 'the stage its producer said the unit reached (sealed | adjudicated | closed): an earlier one is refused as a rollback (exit 3)')
+    .action(async (unit: string, o: { expectedRoot?: string; trustedKeys?: string; requireSignatures?: boolean; allowUnsigned?: boolean; expectedStage?: string }) => {
       const expectedRoot = o.expectedRoot === undefined ? undefined : parseExpectedRoot(o.expectedRoot);
+      const expectedStage = o.expectedStage === undefined ? undefined : parseChoice<VerifyOk['stage']>('--expected-stage', o.expectedStage, ['sealed', 'adjudicated', 'closed']);
       if (o.trustedKeys !== undefined && !(await stat(o.trustedKeys).then((st) => st.isDirectory(), () => false))) {
         throw new ImepError('E_USAGE', 'not a folder of trusted public keys', { field: '--trusted-keys', file: o.trustedKeys });
       }
@@ -205,6 +208,8 @@ export function registerCampaign(group: Command): void {
       }
       out(describeVerified(r));
       for (const w of identityWarnings(r.signatures)) out(`warning: ${w}`);
+      const short = expectedStage === undefined ? null : stageShortfall(r, expectedStage);
+      if (short !== null) throw new ImepError('E_UNIT_TAMPERED', short, { file: join(dir, r.stage === 'adjudicated' || expectedStage === 'closed' ? 'closeout.json' : 'adjudication'), hint: 'restore the unit from an intact copy' });
       if (r.trust.status === 'untrusted') throw new ImepError('E_UNTRUSTED', describeUntrusted(cliName(), dir, r.trust.untrusted), { file: dir });
       if (r.trust.status === 'unsigned' && !o.allowUnsigned && r.rootMatched === undefined) {
         throw new ImepError('E_UNTRUSTED', 'intact, but it carries no signatures: nothing vouches for who produced it, and a signed unit stripped of its signatures and rebuilt looks exactly like this', {

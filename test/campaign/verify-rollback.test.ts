@@ -74,6 +74,13 @@ describe('the stage verify verified to, and a rolled-back unit', () => {
     const plain = await imep(['campaign', 'verify', dir], root);
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout).toContain('verified to stage: sealed (not adjudicated)');
+    // a reviewer told only the stage the unit reached: --expected-stage refuses the rollback
+    const staged = await imep(['campaign', 'verify', dir, '--expected-stage', 'closed'], root);
+    expect(staged.code).toBe(3);
+    expect(staged.stderr).toContain(`${join(dir, 'closeout.json')}: the unit shows stage 'sealed', not 'closed': closeout.json and its adjudication records are not in it`);
+    expect((await imep(['campaign', 'verify', closed, '--expected-stage', 'closed'], root)).code).toBe(0);
+    expect((await imep(['campaign', 'verify', dir, '--expected-stage', 'sealed'], root)).code).toBe(0);
+    expect((await imep(['campaign', 'verify', dir, '--expected-stage', 'done'], root)).code).toBe(2);
   });
 
   it('a closeout.json moved to another name is reported as moved (renamed), not as a stray', async () => {
