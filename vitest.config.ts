@@ -6,8 +6,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
-    // Signing keys made by tests go to a throwaway store, never the operator's ~/.imep/keys.
-    env: { IMEP_KEYS_DIR: join(tmpdir(), `imep-test-keys-${process.pid}`) },
+    // Signing keys made by tests go to a throwaway store, never the operator's ~/.imep/keys. npm_command: the CLIs
+    // tests start print hints as `imep …` whether or not vitest itself was started by npx (src/core/cli-name.ts).
+    env: { IMEP_KEYS_DIR: join(tmpdir(), `imep-test-keys-${process.pid}`), npm_command: '' },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

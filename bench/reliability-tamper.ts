@@ -53,7 +53,7 @@ interface Case {
 let bad = 0;
 try {
   writeFileSync(join(dir, 'p.yaml'), blackoutYaml({ n, sha: liteCheckpointSha() }));
-  const run = await imep(['campaign', 'run', 'p.yaml', '--through', 'closeout'], dir);
+  const run = await imep(['campaign', 'run', 'p.yaml', '--through', 'closeout', '--same-operator-reason', 'single-operator quick start'], dir);
   if (run.code !== 0) throw new Error(`campaign run failed: ${run.stderr}`);
   const unit = unitIn(join(dir, 'campaigns'));
   if (unit === null) throw new Error('no unit written');

@@ -3,6 +3,9 @@
 # This is the README's test command and what .ci/run runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# onnxruntime-node's install step downloads its CUDA provider on linux/x64 unless told to skip it: its own switch
+# is this variable (an `onnxruntime-node-install` key in .npmrc made npm warn on every npm/npx call).
+export ONNXRUNTIME_NODE_INSTALL=skip
 bash scripts/setup-system.sh
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund

@@ -21,7 +21,8 @@ import { readSeal } from './seal.js';
 import { recordNumber, UNIT_FILES, unitPaths, type Operator } from './unit-layout.js';
 import { listAdjudicationRecords, requireAction } from './unit-state.js';
 import { assertUnitIntact } from './verify.js';
-import { prepareSigner, signRecord } from '../signing/sign-record.js';
+import { prepareSigner, signingEnabled, signRecord } from '../signing/sign-record.js';
+import { keyCreatedInThisProcess } from '../signing/key-store.js';
 
 /**
  * Adjudication and cross-check: post-seal records in adjudication/.
@@ -63,6 +64,8 @@ export async function adjudicate(dir: string, input: AdjudicateInput): Promise<A
   const ranBy = runOperators(await readRunRecord(dir));
   const override = checkAdjudicator(snap.header.id, operator, ranBy, input.overrideSameOperator);
   await prepareSigner(operator.id);
+  // an identity whose key this very command created has no history to check it against: the record says so
+  const keyCreated = signingEnabled() && keyCreatedInThisProcess(operator.id);
   const adjudicator = toJsonValue(input.adjudicator ?? null);
   const result = toJsonValue(input.result ?? null);
   const names = Object.keys(input.artifacts ?? {}).sort();
@@ -101,6 +104,7 @@ export async function adjudicate(dir: string, input: AdjudicateInput): Promise<A
       number,
       at: (input.now ?? (() => new Date()))().toISOString(),
       operator,
+      ...(keyCreated ? { operatorKeyCreated: true as const } : {}),
       ranBy,
       sameOperatorOverride: override,
       sealRoot: seal.merkle.root,

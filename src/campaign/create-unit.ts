@@ -1,4 +1,5 @@
 import { mkdir, readdir } from 'node:fs/promises';
+import { makeDirs } from '../core/make-dirs.js';
 import { ImepError } from '../core/errors.js';
 import { fsyncDir, ioError } from './atomic-write.js';
 import { currentOperator } from './operator.js';
@@ -32,7 +33,7 @@ export async function createUnitDir(dir: string, input: CreateUnitInput): Promis
     });
   }
   try {
-    await mkdir(dir, { recursive: true });
+    await makeDirs(dir);
     for (const sub of [UNIT_FILES.rowsDir, UNIT_FILES.tracesDir, UNIT_FILES.probeDir, UNIT_FILES.smokeDir, UNIT_FILES.adjudicationDir]) {
       await mkdir(`${dir}/${sub}`);
     }

@@ -25,6 +25,11 @@ export const AdjudicationRecordSchema = z.object({
   number: z.number().int().positive(),
   at: z.string(),
   operator: OperatorSchema,
+  /**
+   * Present (true) when the operator's signing key was created by the very command that adjudicated: an identity
+   * with no history before it (verify and the report warn; src/signing/chain.ts identityWarning).
+   */
+  operatorKeyCreated: z.literal(true).optional(),
   /** The operators who ran the formal run's conditions (start and resumes). */
   ranBy: z.array(z.string()),
   sameOperatorOverride: OverrideRecordSchema.nullable(),

@@ -1,4 +1,5 @@
-import { mkdir, open, unlink } from 'node:fs/promises';
+import { open, unlink } from 'node:fs/promises';
+import { makeDirs } from '../core/make-dirs.js';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
@@ -95,7 +96,7 @@ export function describeOverlap(o: SeedOverlap): string {
 
 async function withLock<T>(path: string, fn: () => Promise<T>): Promise<T> {
   const lock = `${path}.lock`;
-  await mkdir(dirname(path), { recursive: true }).catch((e: unknown) => {
+  await makeDirs(dirname(path)).catch((e: unknown) => {
     throw ioError(dirname(path), 'create the registry directory', e);
   });
   for (let attempt = 0; ; attempt++) {

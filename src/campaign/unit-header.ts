@@ -14,7 +14,7 @@ export async function readUnitHeader(dir: string): Promise<EvidenceUnit> {
   if (r.kind === 'missing') {
     throw new ImepError('E_IO', 'no evidence unit here (unit.json not found)', {
       file,
-      hint: 'check the unit path, or create one with `imep campaign create`',
+      hint: 'check the unit path; `imep campaign run FILE` (or `imep campaign precommit FILE`) creates a unit from a protocol file',
     });
   }
   if (r.kind === 'bad') {

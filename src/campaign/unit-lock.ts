@@ -12,9 +12,11 @@
  * A process holding locks removes them when it is told to stop (SIGTERM — what scancel, preemption and a time
  * limit send first — or SIGINT) and exits with 128 + the signal's number, as it would have without the handler.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { link, open, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { ImepError } from '../core/errors.js';
 
 export interface Holder {
@@ -81,28 +83,56 @@ function holderOf(text: string): Holder | null {
   }
 }
 
+/**
+ * Creates the lock file WITH its content in one step: the holder is written to a private temp file, which is then
+ * hard-linked to the lock's name (EEXIST when it is taken). Another taker therefore never reads a lock file that
+ * exists but is still empty — which it would take for a lock left half-written by a dead holder and move aside,
+ * so that both takers went on as holders (and both runs then failed on each other's rows).
+ */
 async function tryCreate(file: string, me: Holder): Promise<boolean> {
+  const tmp = join(dirname(file), `.${basename(file)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   let handle;
   try {
-    handle = await open(file, 'wx');
+    handle = await open(tmp, 'wx');
+    try {
+      await handle.writeFile(`${JSON.stringify(me)}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await link(tmp, file);
+    return true;
   } catch (e) {
     if ((e as { code?: string }).code === 'EEXIST') return false;
     throw new ImepError('E_IO', 'cannot create the lock file', { file, cause: e });
-  }
-  try {
-    await handle.writeFile(`${JSON.stringify(me)}\n`);
-    await handle.sync();
   } finally {
-    await handle.close();
+    await rm(tmp, { force: true }).catch(() => undefined);
   }
-  return true;
 }
+
+/** Lock files this process is taking right now: a second taker in this process refuses at once. */
+const takingHere = new Set<string>();
 
 /**
  * Takes the lock `file` for `what` (a phrase naming the guarded unit or shard, for messages), or throws
  * E_OUT_OF_ORDER naming the live holder.
  */
 export async function acquireLock(file: string, what: string): Promise<UnitLock> {
+  if (takingHere.has(file)) {
+    throw new ImepError('E_OUT_OF_ORDER', `${what} is being written by another imep run in this process`, {
+      file,
+      hint: 'wait for it to finish (two writers of one unit would append the same rows twice)',
+    });
+  }
+  takingHere.add(file);
+  try {
+    return await takeLock(file, what);
+  } finally {
+    takingHere.delete(file);
+  }
+}
+
+async function takeLock(file: string, what: string): Promise<UnitLock> {
   const slurmJob = slurmJobOf(process.env);
   const me: Holder = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), command: process.argv.slice(2).join(' '), ...(slurmJob === undefined ? {} : { slurmJob }) };
   let tookOverFrom: Holder | null = null;

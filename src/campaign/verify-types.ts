@@ -1,8 +1,13 @@
 /** The result types of verification (verify.ts). */
 import type { SignatureReport } from '../signing/chain.js';
+import type { TrustReport } from '../signing/trust.js';
 
-/** 'signature': a record's signature, key or chain link is bad (src/signing/chain.ts names which). */
-export const TAMPER_KINDS = ['modified', 'truncated', 'appended', 'missing', 'renamed', 'stray', 'signature'] as const;
+/**
+ * 'signature': a record's signature or chain link is bad (src/signing/chain.ts names which) — never a key this
+ * verifier merely does not trust (VerifyOk.trust). 'root-mismatch': the root cited outside the unit
+ * (`expectedRoot`) is none of the unit's roots: another unit, a rolled-back one (closeout removed), or a wrong citation.
+ */
+export const TAMPER_KINDS = ['modified', 'truncated', 'appended', 'missing', 'renamed', 'stray', 'signature', 'root-mismatch'] as const;
 export type TamperKind = (typeof TAMPER_KINDS)[number];
 
 export interface VerifyIssue {
@@ -29,7 +34,13 @@ export interface VerifyOk {
   readonly pending: string[];
   /** The signature chain: who signed what, and every finding (warnings included: a recorded same-operator override). */
   readonly signatures?: SignatureReport;
+  /** Whether this verifier trusts the signers (src/signing/trust.ts); integrity does not depend on it. */
+  readonly trust: TrustReport;
+  /** The last stage the unit's records show: sealed, adjudicated (records pending a closeout) or closed (closed out). */
+  readonly stage: UnitStage;
 }
+
+export type UnitStage = 'sealed' | 'adjudicated' | 'closed';
 
 export interface VerifyFailed {
   readonly ok: false;
@@ -39,6 +50,7 @@ export interface VerifyFailed {
   readonly issues: VerifyIssue[];
   readonly filesChecked: number;
   readonly signatures?: SignatureReport;
+  readonly trust?: TrustReport;
 }
 
 export type VerifyResult = VerifyOk | VerifyFailed;

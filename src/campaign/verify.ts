@@ -17,6 +17,8 @@ import { artifactScope, Claims, closeoutScope, sealScope, type Claim } from './v
 import { STRAY_DIRECTORY_DETAIL, strayDirectories } from './unit-directories.js';
 import type { VerifyFailed, VerifyIssue, VerifyOk, VerifyResult } from './verify-types.js';
 import { checkUnitSignatures } from '../signing/unit-signatures.js';
+import { describeUntrusted, trustOf } from '../signing/trust.js';
+import { cliName } from '../core/cli-name.js';
 
 export type { TamperKind, VerifyFailed, VerifyIssue, VerifyOk, VerifyResult } from './verify-types.js';
 export { TAMPER_KINDS } from './verify-types.js';
@@ -53,6 +55,18 @@ export interface VerifyOptions {
   readonly keysDir?: string;
   /** Refuse unsigned records (default: unsigned units verify; only a record unsigned after a signed one fails). */
   readonly requireSignatures?: boolean;
+}
+
+/** A Merkle root as `expectedRoot` takes it: 64 hex digits (lowercased), else E_USAGE naming the option. */
+export function parseExpectedRoot(text: string): string {
+  const t = text.trim();
+  if (!/^[0-9a-fA-F]{64}$/.test(t)) {
+    throw new ImepError('E_USAGE', `'${t.length > 80 ? `${t.slice(0, 80)}…` : t}' is not a Merkle root (64 hex digits expected)`, {
+      field: '--expected-root',
+      hint: 'give the full root printed by `imep campaign seal` / `closeout` / `verify`',
+    });
+  }
+  return t.toLowerCase();
 }
 
 /**
@@ -133,6 +147,7 @@ interface VerifyRead {
 }
 
 async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyRead> {
+  const expectedRoot = opts.expectedRoot === undefined ? undefined : parseExpectedRoot(opts.expectedRoot);
   const { entries, directories } = await listTree(dir);
   const actual = new Map(entries.map((e) => [e.path, e]));
   const hashes = new Map<string, string>();
@@ -210,6 +225,14 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
     else for (const f of found) if (f.issue) issues.push(f.issue);
   }
   const strays = entries.filter((e) => !claims.has(e.path) && !known.has(e.path));
+  // a closeout.json moved away leaves a unit that looks merely adjudicated: name the move, not a stray
+  if (!closeR.present && seal !== null) {
+    const moved = await findMovedCloseout(dir, strays, seal.unitId);
+    if (moved !== undefined) {
+      strays.splice(strays.indexOf(moved), 1);
+      issues.push({ path: UNIT_FILES.closeout, kind: 'renamed', detail: `its bytes are now at ${moved.path} (the unit no longer shows its closeout)`, renamedTo: moved.path });
+    }
+  }
   for (const m of missing) {
     const exp = m.claim.entry;
     const idx = strays.findIndex((s) => s.type === 'file' && s.size === exp.size && hashes.get(s.path) === exp.sha256);
@@ -240,37 +263,41 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
 
   const root = closeout?.merkle.root ?? seal?.merkle.root ?? null;
   let rootMatched: 'seal' | 'closeout' | undefined;
-  if (opts.expectedRoot !== undefined && root !== null) {
+  if (expectedRoot !== undefined && root !== null) {
     // A closed unit still answers to its seal root: the closeout binds seal.json's exact bytes.
     const closeoutBindsSeal = closeout !== null && seal !== null && closeout.files.some((f) => f.path === UNIT_FILES.seal && f.sha256 === hashes.get(UNIT_FILES.seal));
-    if (closeout !== null && closeout.merkle.root === opts.expectedRoot) rootMatched = 'closeout';
-    else if (seal !== null && seal.merkle.root === opts.expectedRoot && (closeout === null || closeoutBindsSeal)) rootMatched = 'seal';
+    if (closeout !== null && closeout.merkle.root === expectedRoot) rootMatched = 'closeout';
+    else if (seal !== null && seal.merkle.root === expectedRoot && (closeout === null || closeoutBindsSeal)) rootMatched = 'seal';
     else if (closeout !== null) {
       issues.push({
         path: UNIT_FILES.closeout,
-        kind: 'modified',
-        detail: `the expected root ${opts.expectedRoot} is neither the closeout root ${closeout.merkle.root} nor the root ${seal?.merkle.root ?? '(unreadable)'} of the seal it binds`,
+        kind: 'root-mismatch',
+        detail: `root mismatch: expected ${expectedRoot}; the unit's closeout root is ${closeout.merkle.root} and the root of the seal it binds ${seal?.merkle.root ?? '(unreadable)'}`,
       });
     } else if (!closeR.present) {
       issues.push({
         path: UNIT_FILES.closeout,
-        kind: 'missing',
-        detail: `the expected root ${opts.expectedRoot} is not the seal root and closeout.json is absent (removed, or the expected root is wrong)`,
+        kind: 'root-mismatch',
+        detail: `root mismatch: expected ${expectedRoot}; the unit's seal root is ${seal?.merkle.root ?? '(unreadable)'} and it has no closeout.json (if the expected root is the closeout's, the closeout was removed: the unit was rolled back)`,
       });
     }
   }
   const files = { adjudicationNames: adjEntries.filter((e) => held.has(e.path)).map((e) => e.path.slice(adjPrefix.length)), bytesOf };
   const signatures = await checkUnitSignatures(dir, { files, ...(opts.keysDir === undefined ? {} : { keysDir: opts.keysDir }), ...(opts.requireSignatures ? { requireSigned: true } : {}) });
-  // a broken link that follows from a file already reported (changed, missing, renamed) is not reported again
+  // a broken link that follows from a file already reported (changed, missing, renamed, a bad signature) is not
+  // reported again; a key this verifier does not trust is not an integrity issue (trust.ts)
   const reported = new Set(issues.map((i) => i.path));
   for (const f of signatures.findings) {
-    if (f.severity === 'error' && !f.related.some((p) => reported.has(p))) issues.push({ path: f.path, kind: 'signature', detail: `${f.finding}: ${f.detail}` });
+    if (f.severity !== 'error' || f.trust === true || f.related.some((p) => reported.has(p))) continue;
+    issues.push({ path: f.path, kind: 'signature', detail: `${f.finding}: ${f.detail}` });
+    reported.add(f.path);
   }
+  const trust = trustOf(signatures);
   const unitId = seal?.unitId ?? closeout?.unitId ?? null;
   const read = { seal, sealBytes: sealR.bytes, closeout, closeoutBytes: closeR.bytes, hashes };
   if (issues.length > 0 || seal === null || root === null) {
     const sorted = dedupe(issues).sort((a, b) => comparePaths(a.path, b.path));
-    return { ...read, result: { ok: false, unitId, first: sorted[0]!, issues: sorted, filesChecked: entries.length, signatures } satisfies VerifyFailed };
+    return { ...read, result: { ok: false, unitId, first: sorted[0]!, issues: sorted, filesChecked: entries.length, signatures, trust } satisfies VerifyFailed };
   }
   const result = {
     ok: true,
@@ -282,8 +309,22 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
     filesChecked: entries.length,
     pending: [...new Set(pending)].sort(comparePaths),
     signatures,
+    trust,
+    stage: closeout !== null ? 'closed' : check.known.some((p) => ADJUDICATION_RECORD_RE.test(p.slice(adjPrefix.length))) ? 'adjudicated' : 'sealed',
   } satisfies VerifyOk;
   return { ...read, result };
+}
+
+/** A stray file (at most 16 MiB) that is this unit's closeout record, moved away from closeout.json. */
+async function findMovedCloseout(dir: string, strays: readonly FoundEntry[], unitId: string): Promise<FoundEntry | undefined> {
+  for (const e of strays) {
+    if (e.type !== 'file' || e.size > 16 * 1024 * 1024) continue;
+    const bytes = await readFile(join(dir, e.path)).catch(() => null);
+    if (bytes === null) continue;
+    const r = parseRecordBytes(bytes, CloseoutRecordSchema);
+    if (r.kind === 'ok' && r.value.unitId === unitId) return e;
+  }
+  return undefined;
 }
 
 /** A file, not otherwise accounted for, that starts with the sealed amendment log's bytes. */
@@ -324,6 +365,9 @@ export async function assertUnitIntact(dir: string, opts: VerifyOptions = {}): P
 export async function assertUnitVerified(dir: string, opts: VerifyOptions = {}): Promise<VerifiedUnit> {
   const v = await verifyUnitRead(dir, opts);
   const r = v.result;
+  if (r.ok && r.trust.status === 'untrusted') {
+    throw new ImepError('E_UNTRUSTED', describeUntrusted(cliName(), dir, r.trust.untrusted), { file: dir });
+  }
   if (r.ok && v.seal !== null && v.sealBytes !== null) {
     await verifiedReadTestHooks.afterVerify?.(dir);
     return { dir, result: r, seal: v.seal, sealBytes: v.sealBytes, closeout: v.closeout, closeoutBytes: v.closeout === null ? null : v.closeoutBytes, hashes: v.hashes };

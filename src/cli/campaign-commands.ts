@@ -23,9 +23,14 @@ import { amend } from '../campaign/amend.js';
 import { failRun } from '../campaign/formal-run.js';
 import { currentOperator } from '../campaign/operator.js';
 import { lockUnit } from '../campaign/unit-lock.js';
+import { smallRunSummary } from '../campaign/small-run-summary.js';
 import { seal } from '../campaign/seal.js';
 import { formatStatus, unitStatus } from '../campaign/status.js';
-import { describeIssue, verifyUnit } from '../campaign/verify.js';
+import { describeIssue, parseExpectedRoot, verifyUnit } from '../campaign/verify.js';
+import { asTyped, cliName } from '../core/cli-name.js';
+import { describeUntrusted } from '../signing/trust.js';
+import { describeVerified, identityWarnings, stageShortfall } from './verify-output.js';
+import type { VerifyOk } from '../campaign/verify-types.js';
 import { describeSignatures } from '../signing/describe.js';
 import {
   adjudicateStep,
@@ -50,7 +55,7 @@ interface CommonOpts {
 }
 
 function out(line: string): void {
-  process.stdout.write(`${line}\n`);
+  process.stdout.write(`${asTyped(line)}\n`);
 }
 
 function options(o: CommonOpts): CampaignOptions {
@@ -89,21 +94,24 @@ export function registerCampaign(group: Command): void {
   const dirOpt = ['--campaigns-dir <dir>', 'where evidence units live', 'campaigns'] as const;
   const batchOpt = ['--batch <n>', `episodes stepped together through the policy (rows do not depend on it; default ${DEFAULT_BATCH})`] as const;
   const largeOpt = ['--allow-large-plan', `build a plan above ${PLAN_ROWS_CONFIRM.toLocaleString('en-US')} rows (the estimate is printed; above ${PLAN_ROWS_MAX.toLocaleString('en-US')} rows a plan is always refused)`] as const;
+  const reasonOpt = ['--same-operator-reason <text>', 'with --through closeout: why the operator who runs the conditions may also adjudicate them (recorded in the adjudication, and shown by verify and the report)'] as const;
+  const reasonOf = (o: { sameOperatorReason?: string }): { sameOperatorReason?: string } => (o.sameOperatorReason === undefined ? {} : { sameOperatorReason: o.sameOperatorReason });
   const serversOpt = ['--servers <k>', 'simulator servers IMEP starts for a bridged simulator; slot s steps on server s mod k, all k at once (rows do not depend on it; default 1)'] as const;
 
   group
     .command('run')
     .description('precommit (if new), run every planned episode, seal; resumes an interrupted run; a sealed unit prints its status')
     .argument('<file>', 'the protocol file (YAML)')
-    .option('--through <stage>', 'stop after: seal | closeout (adjudicate with a recorded same-operator override, cross-check, close out, report)', 'seal')
+    .option('--through <stage>', 'stop after: seal | closeout (adjudicate as this operator with --same-operator-reason, cross-check, close out, report)', 'seal')
+    .option(...reasonOpt)
     .option(...dirOpt)
     .option(...batchOpt)
     .option(...serversOpt)
     .option('--shard <i/N>', 'run only shard i of N (0-based; by unit) into <unit>.shards/ — merged by the cluster layer')
     .option(...largeOpt)
-    .action(async (file: string, o: CommonOpts & { through: string; shard?: string }) => {
+    .action(async (file: string, o: CommonOpts & { through: string; shard?: string; sameOperatorReason?: string }) => {
       const through = parseChoice<Through>('--through', o.through, ['seal', 'closeout']);
-      await runCampaign(file, { ...options(o), through, ...(o.shard === undefined ? {} : { shard: parseShard(o.shard) }) });
+      await runCampaign(file, { ...options(o), through, ...reasonOf(o), ...(o.shard === undefined ? {} : { shard: parseShard(o.shard) }) });
     });
 
   group
@@ -111,13 +119,14 @@ export function registerCampaign(group: Command): void {
     .description("continue a unit's interrupted formal run (from its frozen protocol), then seal")
     .argument('<unit>', 'the unit folder')
     .option('--through <stage>', 'stop after: seal | closeout', 'seal')
+    .option(...reasonOpt)
     .option(...batchOpt)
     .option(...serversOpt)
-    .action(async (unit: string, o: { through: string; batch?: string; servers?: string }) => {
+    .action(async (unit: string, o: { through: string; batch?: string; servers?: string; sameOperatorReason?: string }) => {
       const through = parseChoice<Through>('--through', o.through, ['seal', 'closeout']);
       const dir = await unitArg(unit);
       const given = { ...(o.batch === undefined ? {} : { batch: o.batch }), ...(o.servers === undefined ? {} : { servers: o.servers }) };
-      await resumeCampaign(dir, { ...options({ campaignsDir: join(dir, '..'), ...given }), through });
+      await resumeCampaign(dir, { ...options({ campaignsDir: join(dir, '..'), ...given }), through, ...reasonOf(o) });
     });
 
   group
@@ -139,7 +148,9 @@ export function registerCampaign(group: Command): void {
       .option(...dirOpt)
       .option(...batchOpt)
       .action(async (file: string, o: CommonOpts & { n: string }) => {
-        await smallRunCampaign(file, kind, positiveN(o.n), options(o));
+        const folder = await smallRunCampaign(file, kind, positiveN(o.n), options(o));
+        // what it found, on stdout (descriptive: small runs are never adjudicated)
+        out(await smallRunSummary(join(folder, 'rows.jsonl')));
       });
   }
 
@@ -173,23 +184,44 @@ export function registerCampaign(group: Command): void {
 
   group
     .command('verify')
-    .description('re-hash every file of a sealed unit; names the first bad file (exit 3 on tampering)')
+    .description('re-hash every file and check every signature: exit 0 intact and signed by trusted keys, 5 intact but not vouched for (untrusted keys, or unsigned), 3 tampered (names the file)')
     .argument('<unit>', 'the unit folder')
-    .option('--expected-root <hex>', 'a Merkle root cited elsewhere that the unit must match')
-    .option('--require-signatures', 'fail when any record of the signature chain is unsigned')
-    .action(async (unit: string, o: { expectedRoot?: string; requireSignatures?: boolean }) => {
+    .option('--expected-root <hex>', 'the Merkle root its producer published (64 hex digits): the unit must have it — cite the closeout root to catch a rolled-back unit')
+    .option('--trusted-keys <dir>', 'trust only the public keys (.pub, as `imep keys export` writes them) in this folder, not the key store')
+    .option('--require-signatures', 'every record must be signed: an unsigned record is an integrity failure (exit 3), whatever else vouches for the unit')
+    .option('--allow-unsigned', 'accept a unit that carries no signatures at all (IMEP_SIGNING=off) without a matching --expected-root')
+    .option('--expected-stage <stage>', 'the stage its producer said the unit reached (sealed | adjudicated | closed): an earlier one is refused as a rollback (exit 3)')
+    .action(async (unit: string, o: { expectedRoot?: string; trustedKeys?: string; requireSignatures?: boolean; allowUnsigned?: boolean; expectedStage?: string }) => {
+      const expectedRoot = o.expectedRoot === undefined ? undefined : parseExpectedRoot(o.expectedRoot);
+      const expectedStage = o.expectedStage === undefined ? undefined : parseChoice<VerifyOk['stage']>('--expected-stage', o.expectedStage, ['sealed', 'adjudicated', 'closed']);
+      if (o.trustedKeys !== undefined && !(await stat(o.trustedKeys).then((st) => st.isDirectory(), () => false))) {
+        throw new ImepError('E_USAGE', 'not a folder of trusted public keys', { field: '--trusted-keys', file: o.trustedKeys });
+      }
       const dir = await unitArg(unit);
       const r = await verifyUnit(dir, {
-        ...(o.expectedRoot === undefined ? {} : { expectedRoot: o.expectedRoot }),
+        ...(expectedRoot === undefined ? {} : { expectedRoot }),
+        ...(o.trustedKeys === undefined ? {} : { keysDir: o.trustedKeys }),
         ...(o.requireSignatures ? { requireSignatures: true } : {}),
       });
       if (r.signatures !== undefined) out(describeSignatures(r.signatures));
       if (!r.ok) {
         const more = r.issues.length > 1 ? ` (+${r.issues.length - 1} more)` : '';
-        throw new ImepError('E_UNIT_TAMPERED', `${describeIssue(r.first)}${more}`, { file: join(dir, r.first.path), hint: 'restore the unit from an intact copy' });
+        const hint = r.first.kind === 'root-mismatch'
+          ? 'check that the root cited is this unit\'s; a unit whose closeout was removed answers only to its seal root (restore its closeout from an intact copy)'
+          : 'restore the unit from an intact copy';
+        throw new ImepError('E_UNIT_TAMPERED', `${describeIssue(r.first)}${more}`, { file: join(dir, r.first.path), hint });
       }
-      const matched = r.rootMatched === undefined ? '' : r.rootMatched === 'seal' && r.scope === 'closeout' ? `; the expected root is the seal root ${r.sealRoot} (the closeout binds seal.json)` : `; the expected root is the ${r.rootMatched} root`;
-      out(`unit ${r.unitId}: intact — ${r.filesChecked} files checked; ${r.scope} root ${r.root}${matched}${r.pending.length ? `; ${r.pending.length} post-seal files pending closeout` : ''}`);
+      out(describeVerified(r));
+      for (const w of identityWarnings(r.signatures)) out(`warning: ${w}`);
+      const short = expectedStage === undefined ? null : stageShortfall(r, expectedStage);
+      if (short !== null) throw new ImepError('E_UNIT_TAMPERED', short, { file: join(dir, r.stage === 'adjudicated' || expectedStage === 'closed' ? 'closeout.json' : 'adjudication'), hint: 'restore the unit from an intact copy' });
+      if (r.trust.status === 'untrusted') throw new ImepError('E_UNTRUSTED', describeUntrusted(cliName(), dir, r.trust.untrusted), { file: dir });
+      if (r.trust.status === 'unsigned' && !o.allowUnsigned && r.rootMatched === undefined) {
+        throw new ImepError('E_UNTRUSTED', 'intact, but it carries no signatures: nothing vouches for who produced it, and a signed unit stripped of its signatures and rebuilt looks exactly like this', {
+          file: dir,
+          hint: 'vouch for it with --expected-root <the root its producer published>, or accept it with --allow-unsigned',
+        });
+      }
     });
 
   group

@@ -16,6 +16,7 @@
  * `merge`, `status`, `plan` and `submit` need none of the policy runtime, simulators and bridge modules
  * that `shard-run` loads (hundreds of files, a few tenths of a second of start-up each time).
  */
+import { asTyped } from '../core/cli-name.js';
 import type { Command } from 'commander';
 import { ImepError } from '../core/errors.js';
 import { parseShard } from '../campaign/runner/shard.js';
@@ -31,7 +32,7 @@ export interface ClusterDeps {
 }
 
 function out(line: string): void {
-  process.stdout.write(`${line}\n`);
+  process.stdout.write(`${asTyped(line)}\n`);
 }
 
 function positive(flag: string, raw: string): number {

@@ -1,10 +1,15 @@
 import { ImepError, type ErrorCode } from '../core/errors.js';
+import { asTyped } from '../core/cli-name.js';
 
 /**
  * The one place that maps error codes to exit codes.
- * 2: the user's input was refused (usage, protocol, manifest, domain).
- * 3: evidence integrity failed (tampering, sealed unit written to).
+ * 2: the user's input was refused (usage, protocol, manifest, domain), or the unit's state refuses the step
+ *    (a sealed unit cannot be sealed again or appended to: nothing was written, nothing is damaged).
+ * 3: evidence integrity failed (tampering: the first bad file is named).
  * 4: an external resource failed (simulator, bridge, cluster, file system).
+ * 5: evidence intact, but not vouched for: signed by keys this verifier does not trust (`imep keys trust`),
+ *    or not signed at all (a reviewer's `verify` refuses an unsigned unit unless --allow-unsigned or a matching
+ *    --expected-root vouches for it).
  * 1: anything else (a bug: please report it).
  */
 const EXIT_BY_CODE: Record<ErrorCode, number> = {
@@ -22,7 +27,8 @@ const EXIT_BY_CODE: Record<ErrorCode, number> = {
   E_INTERVENTION_INVALID: 2,
   E_DONOR_SHORT: 2,
   E_UNIT_TAMPERED: 3,
-  E_UNIT_SEALED: 3,
+  E_UNIT_SEALED: 2,
+  E_UNTRUSTED: 5,
   E_SAME_OPERATOR: 2,
   E_BRIDGE_TIMEOUT: 4,
   E_BRIDGE_PROTOCOL: 4,
@@ -38,7 +44,7 @@ export function exitCodeFor(error: unknown): number {
 }
 
 export function messageFor(error: unknown): string {
-  if (error instanceof ImepError) return `imep: ${error.oneLine()}`;
+  if (error instanceof ImepError) return `imep: ${asTyped(error.oneLine())}`;
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return `imep: internal error (please report): ${text}`;
 }

@@ -15,6 +15,8 @@ const COMMANDS: readonly LazyCommand[] = [
   lazyGroup('chainbench', async () => (await import('./chainbench-commands.js')).registerChainbench),
   lazyGroup('cluster', async () => (await import('./cluster-commands.js')).registerCluster),
   lazyGroup('report', async () => (await import('./report-commands.js')).registerReport),
+  lazyGroup('keys', async () => (await import('./keys-commands.js')).registerKeys),
+  lazyGroup('protocol', async () => (await import('./protocol-commands.js')).registerProtocol),
   { name: 'calibrate', load: async () => (await import('./calibrate-command.js')).registerCalibrateCommand },
 ];
 

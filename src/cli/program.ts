@@ -12,6 +12,8 @@ export const COMMAND_GROUPS = [
   ['chainbench', 'ChainBench chain manifests, decision readouts and decision replay'],
   ['cluster', 'shard campaigns as SLURM batch jobs, submit, watch and merge'],
   ['report', 'HTML / Markdown / CSV reports generated from sealed rows'],
+  ['keys', 'signing keys and trusted public keys: list, export, trust, revoke'],
+  ['protocol', 'check a protocol file, listing every problem'],
 ] as const;
 
 export type GroupName = (typeof COMMAND_GROUPS)[number][0];

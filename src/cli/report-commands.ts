@@ -1,18 +1,19 @@
 /**
  * `imep report UNIT [--out DIR]`: writes report.html (self-contained, offline), report.md and rows.csv for
  * an adjudicated (or cross-checked, or closed) evidence unit; the unit is verified first. Default DIR:
- * reports/<unit folder name>. Prints the three paths.
+ * <campaigns dir>/reports/<unit folder name> — the folder `campaign run --through closeout` writes (one default).
+ * Prints the three paths.
  */
 import type { Command } from 'commander';
-import { basename, resolve } from 'node:path';
 import { writeReport } from '../report/index.js';
+import { defaultReportDir } from '../campaign/runner/post-seal.js';
 
 export function registerReport(group: Command): void {
   group
     .argument('<unit>', 'the evidence unit folder (adjudicated, cross-checked or closed)')
-    .option('--out <dir>', 'the folder to write report.html, report.md and rows.csv into (default reports/<unit>)')
+    .option('--out <dir>', 'the folder to write report.html, report.md and rows.csv into (default: reports/<unit> next to the unit, where `campaign run --through closeout` writes it)')
     .action(async (unit: string, options: { out?: string }) => {
-      const outDir = options.out ?? resolve('reports', basename(resolve(unit)));
+      const outDir = options.out ?? defaultReportDir(unit);
       const written = await writeReport(unit, { outDir });
       process.stdout.write(`${written.html}\n${written.markdown}\n${written.csv}\n`);
     });

@@ -95,6 +95,48 @@ export function parseProtocol(text: string, file: string): LoadedProtocol {
   return { file, protocol, hash: protocolHash(protocol) };
 }
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The protocol file's text, or E_PROTOCOL_INVALID "not a UTF-8 text file" naming the first bad byte (a binary or
+ * Latin-1 file would otherwise reach the YAML parser and come back as a puzzling syntax error).
+ */
+export function protocolText(bytes: Uint8Array, file: string): string {
+  const nul = bytes.indexOf(0);
+  let text: string | null;
+  try {
+    text = UTF8.decode(bytes); // a leading BOM is dropped
+  } catch {
+    text = null;
+  }
+  if (text === null || nul !== -1) {
+    const at = nul !== -1 ? nul : firstInvalidUtf8(bytes);
+    throw new ImepError('E_PROTOCOL_INVALID', `not a UTF-8 text file (byte 0x${(bytes[at] ?? 0).toString(16).padStart(2, '0')} at offset ${at}${nul === at ? ': a NUL byte, binary data?' : ''})`, {
+      file,
+      hint: 'a protocol is a YAML text file in UTF-8: re-save it as UTF-8 (e.g. iconv -f latin1 -t utf-8)',
+    });
+  }
+  return text;
+}
+
+/** The offset of the first byte of the first invalid UTF-8 sequence (a linear scan; called only when decoding failed). */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    const n = b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
+    if (n < 0) return i;
+    for (let k = 1; k <= n; k++) if (((bytes[i + k] ?? 0) & 0xc0) !== 0x80) return i;
+    try {
+      UTF8.decode(bytes.subarray(i, i + n + 1)); // overlong forms and surrogates
+    } catch {
+      return i;
+    }
+    i += n + 1;
+  }
+  return bytes.length;
+}
+
 function readError(file: string, e: unknown): ImepError {
   const code = (e as { code?: unknown } | null)?.code;
   return new ImepError('E_IO', code === 'ENOENT' ? 'protocol file not found' : `cannot read the protocol file (${String(code ?? e)})`, {
@@ -106,22 +148,22 @@ function readError(file: string, e: unknown): ImepError {
 
 /** Reads and validates the protocol file at `file`. */
 export async function loadProtocol(file: string): Promise<LoadedProtocol> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (e) {
     throw readError(file, e);
   }
-  return parseProtocol(text, file);
+  return parseProtocol(protocolText(bytes, file), file);
 }
 
 /** Synchronous loadProtocol (for tests and scripts). */
 export function loadProtocolSync(file: string): LoadedProtocol {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (e) {
     throw readError(file, e);
   }
-  return parseProtocol(text, file);
+  return parseProtocol(protocolText(bytes, file), file);
 }

@@ -3,6 +3,7 @@
  * rows, the unit's spec, the seal, the cross-check records, the closeout record when closed, and the
  * amendment log as it stands now (amendments written after the adjudication are listed as such).
  */
+import { identityWarning } from '../signing/chain.js';
 import { ImepError } from '../core/errors.js';
 import { readVerifiedAmendments, type Amendment } from '../campaign/amend.js';
 import { readAdjudicationArtifact, type Adjudication } from '../campaign/adjudication/index.js';
@@ -33,6 +34,11 @@ export interface ReportInputs {
   readonly laterAmendments: readonly Amendment[];
   /** The formal run's record (rows/run.json): its sessions, and how each one's policy host was isolated. */
   readonly run: RunRecord;
+  /**
+   * Why the current adjudication's identity is weak, or null: its operator id came from IMEP_OPERATOR, or its key was
+   * created by the command that adjudicated (src/signing/chain.ts identityWarning; verify warns alike).
+   */
+  readonly identityWarning?: string | null;
 }
 
 export async function loadReportInputs(dir: string): Promise<ReportInputs> {
@@ -69,5 +75,6 @@ export async function loadReportInputs(dir: string): Promise<ReportInputs> {
     closeout: unit.closeout,
     laterAmendments,
     run: await readVerifiedRecord(dir, UNIT_FILES.runRecord, unit.hashes.get(UNIT_FILES.runRecord), RunRecordSchema),
+    identityWarning: identityWarning(record as unknown as Record<string, unknown>),
   };
 }

@@ -186,6 +186,7 @@ function provenanceTable(inputs: ReportInputs): Table {
     ['adjudicator', `${a.adjudicator.name} v${a.adjudicator.version}; ${inputs.adjudicationFile} sha256 ${inputs.adjudicationSha256}`],
     ...policyIsolationRows(inputs),
     ['adjudicated by', `${a.operator.id}; conditions ran by ${a.ranBy.join(', ') || '—'}${a.sameOperatorOverride ? `; same-operator override: ${a.sameOperatorOverride.reason}` : ''}`],
+    ...(inputs.identityWarning ? [['adjudicator identity', `warning: ${inputs.identityWarning}`]] : []),
     ['cross-check', check ? `${check.outcome} (${check.method})` : 'not yet'],
     ['closeout root', inputs.closeout ? `${inputs.closeout.merkle.root} (closed ${inputs.closeout.closedAt})` : 'not closed'],
   ];

@@ -4,7 +4,7 @@
  * the unit: a sealed unit accepts no new file). The unit is verified first; every number comes from the
  * stored adjudication and the sealed rows by code. Each file is written atomically.
  */
-import { mkdir } from 'node:fs/promises';
+import { makeDirs } from '../core/make-dirs.js';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ImepError } from '../core/errors.js';
 import { writeFileAtomic } from '../campaign/atomic-write.js';
@@ -41,7 +41,7 @@ export async function writeReport(unitDir: string, opts: WriteReportOptions): Pr
   const rendered: { figure: Figure; svg: string }[] = [];
   for (const figure of figs) rendered.push({ figure, svg: await renderSvg(figure.spec) });
   try {
-    await mkdir(out, { recursive: true });
+    await makeDirs(out);
   } catch (e) {
     throw new ImepError('E_IO', 'cannot create the report folder', { file: out, cause: e });
   }

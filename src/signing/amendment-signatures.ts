@@ -1,5 +1,5 @@
 import { sha256Hex } from '../core/hash.js';
-import { keyOwnerFinding, parseObject, short, type SignatureFinding, type SignatureFindingKind } from './chain.js';
+import { keyOwnerFinding, trustFinding, parseObject, short, type SignatureFinding, type SignatureFindingKind } from './chain.js';
 import type { TrustedKey } from './key-store.js';
 import { checkRecordSignature } from './sign-record.js';
 import type { PrevLink } from './signature-block.js';
@@ -47,9 +47,11 @@ export function checkAmendmentSignatures(input: AmendmentSignatureInput): Signat
   const bytes = Buffer.from(input.amendments);
   if (bytes.length <= sealedBytes) return [];
   const sealSha256 = sha256Hex(input.seal);
+  const sealCheck = seal === null ? null : checkRecordSignature(seal);
+  const sealVouched = sealCheck?.status === 'valid' && keyOwnerFinding(sealCheck.block, input.trusted) === null;
   const findings: SignatureFinding[] = [];
-  const error = (finding: SignatureFindingKind, detail: string): void => {
-    findings.push({ path: AMENDMENTS_FILE, finding, severity: 'error', detail, related: [] });
+  const error = (finding: SignatureFindingKind, detail: string, related: string[] = []): void => {
+    findings.push({ path: AMENDMENTS_FILE, finding, severity: 'error', detail, related });
   };
   const lines = bytes.subarray(sealedBytes).toString('utf8').split('\n');
   if (lines.at(-1) === '') lines.pop();
@@ -70,13 +72,20 @@ export function checkAmendmentSignatures(input: AmendmentSignatureInput): Signat
       error('bad-signature', `${what}: ${check.reason}`);
     } else {
       const { block } = check;
-      const owner = keyOwnerFinding(block, input.trusted);
-      if (owner !== null) error(owner.finding, `${what}${owner.finding === 'unknown-key' ? ' is ' : ': '}${owner.detail}`);
+      const owner = trustFinding(AMENDMENTS_FILE, block, input.trusted, `${what}: `);
+      if (owner !== null) findings.push(owner);
       if (typeof author === 'string' && author !== block.keyOwner) error('wrong-key', `${what} is signed with ${block.keyOwner}'s key, but its author is ${author}`);
       const want = amendmentPrevLink(sealSha256, i === 0, prevId, prevSha256);
       const got = block.prev;
       if (got === null || got.file !== want.file || got.sha256 !== want.sha256) {
-        error('chain-broken', `${what} is chained to ${got === null ? 'nothing' : `${got.file} (${short(got.sha256)})`}, but must be chained to ${want.file} (${short(want.sha256)}): moved, reordered, or a line before it was removed or changed`);
+        if (want.file === 'seal.json' && got !== null && got.file === 'seal.json' && owner === null && !sealVouched) {
+          // a line its trusted author signed names seal.json as it was, and no trusted signature vouches for seal.json
+          // as it is now: the seal changed after the line, not the line (related: when seal.json's own change is
+          // reported already, this follows from it)
+          findings.push({ path: 'seal.json', finding: 'chain-broken', severity: 'error', detail: `changed after ${what} was chained to it: that signed line names seal.json with SHA-256 ${short(got.sha256)}, but it now hashes to ${short(want.sha256)}`, related: ['seal.json'] });
+        } else {
+          error('chain-broken', `${what} is chained to ${got === null ? 'nothing' : `${got.file} (${short(got.sha256)})`}, but must be chained to ${want.file} (${short(want.sha256)}): moved, reordered, or a line before it was removed or changed`, want.file === 'seal.json' ? ['seal.json'] : []);
+        }
       }
     }
     prevSha256 = sha256Hex(text);

@@ -1,7 +1,7 @@
 import { sha256Hex } from '../core/hash.js';
 import type { TrustedKey } from './key-store.js';
 import { checkRecordSignature } from './sign-record.js';
-import type { PrevLink, SignatureBlock } from './signature-block.js';
+import { fingerprintText, type PrevLink, type SignatureBlock } from './signature-block.js';
 
 /**
  * The chain of signatures of an evidence unit: precommit.json → seal.json → adjudication-001.json →
@@ -22,10 +22,13 @@ import type { PrevLink, SignatureBlock } from './signature-block.js';
  *                  (by the key owner's name, or by a fingerprint that operator's records or .pub use).
  *                  An ERROR, unless the adjudication recorded a same-operator override: then a WARNING
  *                  naming the override.
+ *   identity       (WARNING) an adjudication whose operator id came from the environment (IMEP_OPERATOR: anyone
+ *                  can set it) or whose signing key was created by the very command that adjudicated (no history
+ *                  before it): the two-operator rule rests on names nothing vouches for — never passed silently.
  * Pure: the caller reads the files, the run record's operators and the trust store.
  */
 
-export const SIGNATURE_FINDINGS = ['bad-signature', 'unknown-key', 'wrong-key', 'chain-broken', 'unsigned', 'same-operator'] as const;
+export const SIGNATURE_FINDINGS = ['bad-signature', 'unknown-key', 'wrong-key', 'chain-broken', 'unsigned', 'same-operator', 'identity'] as const;
 export type SignatureFindingKind = (typeof SIGNATURE_FINDINGS)[number];
 
 export interface SignatureFinding {
@@ -36,6 +39,14 @@ export interface SignatureFinding {
   readonly detail: string;
   /** Other records the finding follows from (chain-broken: the previous record named and expected). */
   readonly related: string[];
+  /**
+   * A finding about TRUST, not integrity: the signature verifies with the key the record carries, but this
+   * verifier's trust store does not hold that key (unknown-key) or holds it under another name (wrong-key).
+   * verify reports such a unit as intact but untrusted (trust.ts), never as tampered.
+   */
+  readonly trust?: true;
+  /** For a trust finding: the signing key's owner as the record names it, and its fingerprint. */
+  readonly signer?: { readonly keyOwner: string; readonly fingerprint: string };
 }
 
 export interface SignedRecordInfo {
@@ -95,9 +106,20 @@ export function parseObject(bytes: Uint8Array | string): Record<string, unknown>
  */
 export function keyOwnerFinding(block: SignatureBlock, trusted: readonly TrustedKey[]): { readonly finding: 'unknown-key' | 'wrong-key'; readonly detail: string } | null {
   const owners = trusted.filter((t) => t.fingerprint === block.fingerprint).map((t) => t.operator);
-  if (owners.length === 0) return { finding: 'unknown-key', detail: `signed by ${block.keyOwner}'s key ${short(block.fingerprint)}, which is not in the key store (unknown or removed key)` };
-  if (!owners.includes(block.keyOwner)) return { finding: 'wrong-key', detail: `the signature names ${block.keyOwner} as its key's owner, but the key store holds that key as ${owners.join(', ')}` };
+  if (owners.length === 0) {
+    const sameName = trusted.filter((t) => t.operator === block.keyOwner).map((t) => fingerprintText(t.fingerprint));
+    const clash = sameName.length === 0 ? '' : `; the key store holds another key for ${block.keyOwner} (${sameName.join(', ')}): a new key of theirs, or a forgery`;
+    return { finding: 'unknown-key', detail: `signed by ${block.keyOwner}'s key ${fingerprintText(block.fingerprint)}, which is not in the key store (unknown or removed key)${clash}` };
+  }
+  if (!owners.includes(block.keyOwner)) return { finding: 'wrong-key', detail: `the signature names ${block.keyOwner} as its key's owner, but the key store holds that key (${fingerprintText(block.fingerprint)}) as ${owners.join(', ')}` };
   return null;
+}
+
+/** A trust finding of a record (see SignatureFinding.trust), or null when the key store holds the key under the name the block gives. */
+export function trustFinding(path: string, block: SignatureBlock, trusted: readonly TrustedKey[], prefix = ''): SignatureFinding | null {
+  const owner = keyOwnerFinding(block, trusted);
+  if (owner === null) return null;
+  return { path, finding: owner.finding, severity: 'error', detail: `${prefix}${owner.detail}`, related: [], trust: true, signer: { keyOwner: block.keyOwner, fingerprint: block.fingerprint } };
 }
 
 function operatorId(record: Record<string, unknown>): string | null {
@@ -157,8 +179,8 @@ export function checkSignatureChain(input: ChainCheckInput): SignatureReport {
     const { block } = check;
     signed.push({ path: rec.path, signer: block.keyOwner, fingerprint: block.fingerprint, prev: block.prev });
     checked.push({ path: rec.path, record, block });
-    const owner = keyOwnerFinding(block, input.trusted);
-    if (owner !== null) error(rec.path, owner.finding, owner.detail);
+    const owner = trustFinding(rec.path, block, input.trusted);
+    if (owner !== null) findings.push(owner);
     const op = record === null ? null : operatorId(record);
     if (op !== null && op !== block.keyOwner) error(rec.path, 'wrong-key', `signed with ${block.keyOwner}'s key, but the record names operator ${op}`);
     const wantPath = rec.after === undefined ? (input.records[i - 1]?.path ?? null) : rec.after;
@@ -173,11 +195,25 @@ export function checkSignatureChain(input: ChainCheckInput): SignatureReport {
   return { status, signed, unsigned, findings };
 }
 
+/** The identity warning of an adjudication record (see the module comment), or null. */
+export function identityWarning(record: Record<string, unknown>): string | null {
+  const op = record['operator'];
+  if (op === null || typeof op !== 'object') return null;
+  const { id, source } = op as Record<string, unknown>;
+  const why = [
+    ...(source === 'env' ? ['its operator id came from IMEP_OPERATOR, which anyone can set'] : []),
+    ...(record['operatorKeyCreated'] === true ? ['its signing key was created by the same command that adjudicated (no history before it)'] : []),
+  ];
+  return why.length === 0 ? null : `adjudicated as ${String(id)}: ${why.join('; ')} — the key's fingerprint, not the name, identifies the adjudicator`;
+}
+
 /** The role rule for adjudications (see the module comment). */
 function roleFindings(checked: readonly Checked[], input: ChainCheckInput): SignatureFinding[] {
   const out: SignatureFinding[] = [];
   for (const c of checked) {
     if (c.block === null || c.record === null || c.record['kind'] !== 'imep.adjudication') continue;
+    const identity = identityWarning(c.record);
+    if (identity !== null) out.push({ path: c.path, finding: 'identity', severity: 'warning', detail: identity, related: [] });
     const runners = new Set([...input.ranBy, ...strings(c.record['ranBy'])]);
     if (runners.size === 0) continue;
     const runnerKeys = new Set([

@@ -1,16 +1,27 @@
 import type { SignatureReport } from './chain.js';
+import { fingerprintText } from './signature-block.js';
 
 /**
  * One line describing a unit's signature chain for `imep campaign verify`: the status, who signed
  * which record (operator and key fingerprint prefix), the unsigned records, and every finding by
  * severity. Pure; the caller prints it.
  *
- *   signatures: signed — precommit.json by alice (ed25519 3f2a9c01…), seal.json by alice (…); 0 errors, 1 warning: adjudication-001.json same-operator (…)
+ *   signatures: signed — precommit.json, seal.json by alice (ed25519:3f2a…64 hex); adjudication-001.json by bob (ed25519:…); 0 errors, 1 warning: …
+ *
+ * Records are grouped by signer and key, in chain order of each group's first record; the fingerprint is printed
+ * whole (fingerprintText), as everywhere else.
  */
 export function describeSignatures(report: SignatureReport): string {
-  const signed = report.signed.map((s) => `${s.path} by ${s.signer} (${s.fingerprint.slice(0, 16)}…)`);
+  const groups = new Map<string, { signer: string; fingerprint: string; paths: string[] }>();
+  for (const s of report.signed) {
+    const key = `${s.signer}\u0000${s.fingerprint}`;
+    const g = groups.get(key) ?? { signer: s.signer, fingerprint: s.fingerprint, paths: [] };
+    g.paths.push(s.path);
+    groups.set(key, g);
+  }
+  const signed = [...groups.values()].map((g) => `${g.paths.join(', ')} by ${g.signer} (${fingerprintText(g.fingerprint)})`);
   const parts: string[] = [];
-  if (signed.length > 0) parts.push(signed.join(', '));
+  if (signed.length > 0) parts.push(signed.join('; '));
   if (report.unsigned.length > 0) parts.push(`unsigned: ${report.unsigned.join(', ')}`);
   const errors = report.findings.filter((f) => f.severity === 'error');
   const warnings = report.findings.filter((f) => f.severity === 'warning');

@@ -5,10 +5,16 @@
  *   sign-record.ts      signRecord (before writing) and checkRecordSignature
  *   chain.ts            the chain precommit → seal → adjudication(s) → closeout, and the role rule
  *   unit-signatures.ts  the check of one unit, as verify.ts runs it
+ *   trust.ts            trust (the verifier's decision) apart from integrity: trusted / untrusted / unsigned
+ *   trust-store.ts      `imep keys list | trust | revoke`: the verifier's side of the key store
  */
-export { KEYS_DIR_ENV, keysDir, keyFileStem, operatorOfStem, operatorKey, trustedKeys, exportPublicKey, trustPublicKey, removeKey } from './key-store.js';
+export { KEYS_DIR_ENV, keyCreatedInThisProcess, keysDir, keyFileStem, operatorOfStem, operatorKey, trustedKeys, exportPublicKey, trustPublicKey, removeKey } from './key-store.js';
 export type { OperatorKey, TrustedKey, KeyStoreOptions } from './key-store.js';
-export { SIGNATURE_SCHEME, SignatureBlockSchema, PrevLinkSchema, fingerprintOf, signedBytes } from './signature-block.js';
+export { SIGNATURE_SCHEME, SignatureBlockSchema, PrevLinkSchema, fingerprintOf, fingerprintText, parseFingerprint, signedBytes } from './signature-block.js';
+export { trustOf, describeUntrusted, trustCommand } from './trust.js';
+export type { TrustStatus, TrustReport, UntrustedSigner } from './trust.js';
+export { listKeys, trustKeyFile, trustKeyFromUnit, revokeKey, embeddedKeys } from './trust-store.js';
+export type { StoredKey, EmbeddedKey } from './trust-store.js';
 export type { SignatureBlock, PrevLink } from './signature-block.js';
 export { SIGNING_ENV, signingEnabled, prepareSigner, signRecord, prevLink, checkRecordSignature } from './sign-record.js';
 export type { SignOptions, SignatureCheck } from './sign-record.js';

@@ -132,6 +132,14 @@ function toOperatorKey(operator: string, privateKey: KeyObject, files: { keyFile
   return { operator, privateKey, publicKey, publicKeyB64: spkiDer(publicKey).toString('base64'), fingerprint: fingerprintOf(publicKey), ...files };
 }
 
+/** Keys this process created (`<keys dir>\0<operator>`): an identity with no history before this command. */
+const createdHere = new Set<string>();
+
+/** Whether this process created `operator`'s key (in `dir`, default keysDir()): no key of that name existed before this command. */
+export function keyCreatedInThisProcess(operator: string, dir: string = keysDir()): boolean {
+  return createdHere.has(`${dir}\u0000${operator}`);
+}
+
 /**
  * The operator's signing key, created on first use (E_IO when the keys dir cannot be written; E_USAGE
  * for a private key readable by others, or a .pub that is not the key's).
@@ -143,7 +151,7 @@ export async function operatorKey(operator: string, opts: KeyStoreOptions = {}):
   if (pem === null) {
     await ensureDir(dir);
     const { privateKey } = generateKeyPairSync('ed25519');
-    await createExclusive(files.keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+    if (await createExclusive(files.keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString())) createdHere.add(`${dir}\u0000${operator}`);
     pem = await readKeyFile(files.keyFile);
     if (pem === null) throw ioFail(files.keyFile, 'read the key just created', new Error('vanished'));
   }

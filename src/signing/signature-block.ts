@@ -55,6 +55,21 @@ export function fingerprintOf(key: KeyObject): string {
   return sha256Hex(spkiDer(key));
 }
 
+/**
+ * A key fingerprint as IMEP prints it EVERYWHERE (verify, `imep keys list|export|trust`, findings, reports):
+ * `ed25519:` and the full 64 hex digits of the SHA-256 of the SPKI DER bytes — never shortened, so what a
+ * reviewer compares with the key's owner is the whole fingerprint.
+ */
+export function fingerprintText(fingerprint: string): string {
+  return `ed25519:${fingerprint}`;
+}
+
+/** The hex fingerprint of a printed one (`ed25519:<hex>` or bare hex, any case); null when it is neither. */
+export function parseFingerprint(text: string): string | null {
+  const m = /^(?:ed25519:)?([0-9a-fA-F]{64})$/.exec(text.trim());
+  return m === null ? null : m[1]!.toLowerCase();
+}
+
 /** Decodes a base64 SPKI DER public key; null when it is not an Ed25519 key. */
 export function decodePublicKey(b64: string): KeyObject | null {
   try {

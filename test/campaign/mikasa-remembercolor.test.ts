@@ -41,7 +41,7 @@ describe.skipIf(!REAL)('real MIKASA-Robo campaign (IMEP_REAL_MIKASA=1)', () => {
     expect(process.env['IMEP_PYTHON'], 'IMEP_PYTHON (the venv bash scripts/setup-sims.sh mikasa prints)').toBeTruthy();
     dir = mkdtempSync(join(tmpdir(), 'imep-mikasa-'));
     // --batch 1: one ManiSkill env in the server (each extra env makes every reset's gc.collect slower; rows do not change)
-    const r = await imep(['campaign', 'run', PROTOCOL, '--through', 'closeout', '--batch', '1', '--campaigns-dir', 'cli'], dir);
+    const r = await imep(['campaign', 'run', PROTOCOL, '--through', 'closeout', '--same-operator-reason', 'real-MIKASA CI test', '--batch', '1', '--campaigns-dir', 'cli'], dir);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^simulator: sim-bridge adapter mikasa: 1 server started by IMEP \(\S+ -m imep_sim_bridge serve /m);
     expect(r.stdout).toMatch(/^policy: remote remember-color-memory v1 on imep-policy-host /m);

@@ -77,7 +77,8 @@ async function tamperMatrix(template: string, opts: { expectedRoot?: string }): 
       await copyUnit(template, dir);
       await m.apply(dir, rel);
       const kinds: TamperKind[] = SELF_BOUND.has(rel) && !(rel === 'seal.json' && opts.expectedRoot) ? ['modified', 'missing'] : [m.kind];
-      if (rel === 'closeout.json') kinds.push('missing');
+      // a moved closeout is named as moved; a deleted one, against the cited closeout root, is a root mismatch
+      if (rel === 'closeout.json') kinds.push(m.kind === 'renamed' ? 'renamed' : 'missing', ...(opts.expectedRoot && m.kind === 'missing' ? (['root-mismatch'] as const) : []));
       check(`${rel} / ${m.name}`, await verifyUnit(dir, opts), rel, kinds);
       await removeTree(dir);
     }

@@ -33,7 +33,9 @@ describe('unit.json header', () => {
     await writeFile(unitPaths(dir).header, '{"kind": "imep.evidence-unit"}');
     expect((await expectImepError(readUnitHeader(dir), 'E_UNIT_TAMPERED')).file).toBe(unitPaths(dir).header);
     const err = await expectImepError(readUnitHeader(join(root, 'nothing-here')), 'E_IO');
-    expect(err.hint).toContain('imep campaign create');
+    // the hint names commands that exist (there is no `imep campaign create`)
+    expect(err.hint).toContain('`imep campaign run FILE`');
+    expect(err.hint).not.toContain('campaign create');
   });
 });
 

@@ -5,7 +5,7 @@
  * row once. RowSink.drain refuses to report a run complete while planned rows are unwritten.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +32,22 @@ describe('unit lock', () => {
     const b = await acquireLock(file, 'unit u');
     expect(b.tookOverFrom).toBeNull();
     await b.release();
+  });
+
+  it('two takers at once (in one process): exactly one holds the lock, every time (issue 22: both refused under load)', async () => {
+    // before: the second taker could read the first's lock file while it was still empty, take it for a lock left
+    // half-written by a dead holder, move it aside and take the lock too — two holders, whose runs then both failed
+    const dir = mkdtempSync(join(tmpdir(), 'imep-lock-'));
+    const holders: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const file = join(dir, `u${i}.lock`);
+      const rs = await Promise.allSettled([acquireLock(file, 'unit u'), acquireLock(file, 'unit u'), acquireLock(file, 'unit u')]);
+      holders.push(rs.filter((r) => r.status === 'fulfilled').length);
+      for (const r of rs) if (r.status === 'rejected') expect(isImepError(r.reason) && r.reason.code).toBe('E_OUT_OF_ORDER');
+      for (const r of rs) if (r.status === 'fulfilled') await r.value.release();
+    }
+    expect(holders.filter((n) => n !== 1)).toEqual([]);
+    expect(readdirSync(dir)).toEqual([]); // no lock and no temp file left behind
   });
 
   it('takes over a lock whose process is gone, naming it; refuses one held on another host', async () => {

@@ -244,7 +244,7 @@ describe('intact units verify; a closed unit answers to its seal root too', () =
     expect(adj.ok && adj.pending).toEqual(['adjudication/001/report.md', 'adjudication/adjudication-001.json']);
   });
 
-  it('--expected-root: the seal root of a closed unit matches (and says so); the closeout root too; anything else names closeout.json', async () => {
+  it('--expected-root: the seal root of a closed unit matches (and says so); the closeout root too; anything else is a root mismatch naming closeout.json', async () => {
     const sealRoot = (await readSeal(closedDir)).merkle.root;
     const closed = await verifyUnit(closedDir);
     if (!closed.ok) throw new Error('closed template does not verify');
@@ -253,7 +253,10 @@ describe('intact units verify; a closed unit answers to its seal root too', () =
     expect(await verifyUnit(closedDir, { expectedRoot: closed.root })).toMatchObject({ ok: true, rootMatched: 'closeout' });
     expect(await verifyUnit(sealedDir, { expectedRoot: (await readSeal(sealedDir)).merkle.root })).toMatchObject({ ok: true, scope: 'seal', rootMatched: 'seal' });
     const wrong = await verifyUnit(closedDir, { expectedRoot: 'a'.repeat(64) });
-    expect(wrong.ok ? null : wrong.first).toMatchObject({ path: 'closeout.json', kind: 'modified', detail: expect.stringContaining(`neither the closeout root ${closed.root} nor the root ${sealRoot}`) });
+    expect(wrong.ok ? null : wrong.first).toMatchObject({ path: 'closeout.json', kind: 'root-mismatch', detail: `root mismatch: expected ${'a'.repeat(64)}; the unit's closeout root is ${closed.root} and the root of the seal it binds ${sealRoot}` });
+    // a root is 64 hex digits: anything else is refused as a usage error before the unit is read
+    await expectImepError(verifyUnit(closedDir, { expectedRoot: closed.root.slice(0, 12) }), 'E_USAGE');
+    expect(await verifyUnit(closedDir, { expectedRoot: closed.root.toUpperCase() })).toMatchObject({ ok: true, rootMatched: 'closeout' });
   });
 
   it('the CLI says which root matched (the built CLI, dist/)', async () => {
@@ -263,7 +266,14 @@ describe('intact units verify; a closed unit answers to its seal root too', () =
     expect(r.stdout).toContain(`; the expected root is the seal root ${sealRoot} (the closeout binds seal.json)`);
     const bad = await imep(['campaign', 'verify', closedDir, '--expected-root', 'b'.repeat(64)], root);
     expect(bad.code).toBe(3);
-    expect(bad.stderr).toContain('closeout.json: modified (the expected root');
+    expect(bad.stderr).toContain(`closeout.json: root-mismatch (root mismatch: expected ${'b'.repeat(64)}`);
+    expect(bad.stderr).not.toContain('restore the unit');
+    for (const notRoot of ['b'.repeat(12), 'z'.repeat(64), `${'b'.repeat(64)}0`]) {
+      const usage = await imep(['campaign', 'verify', closedDir, '--expected-root', notRoot], root);
+      expect(usage.code, notRoot).toBe(2);
+      expect(usage.stderr).toContain('--expected-root');
+      expect(usage.stderr).toContain('is not a Merkle root (64 hex digits expected)');
+    }
   });
 
   it('a closed unit whose closeout does not bind seal.json does not answer to the seal root', async () => {
@@ -274,7 +284,7 @@ describe('intact units verify; a closed unit answers to its seal root too', () =
     await writeRecord(join(dir, 'closeout.json'), withSelfHash({ ...body, files, merkle: { scheme: 'imep-merkle-v1', root: merkleRoot(files) } }));
     const r = await verifyUnit(dir, { expectedRoot: (await readSeal(dir)).merkle.root });
     expect(r.ok).toBe(false);
-    expect(issuesOf(r)).toContainEqual(expect.objectContaining({ path: 'closeout.json', detail: expect.stringContaining('the expected root') }));
+    expect(issuesOf(r)).toContainEqual(expect.objectContaining({ path: 'closeout.json', kind: 'root-mismatch', detail: expect.stringContaining('root mismatch') }));
   });
 });
 

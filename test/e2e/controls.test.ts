@@ -51,7 +51,7 @@ async function ladder(name: string): Promise<{ conditions: Map<string, Condition
     `path: checkpoints/${name}`,
   );
   writeFileSync(join(dir, 'ladder.yaml'), yaml);
-  const r = await imep(['campaign', 'run', 'ladder.yaml', '--through', 'closeout'], dir);
+  const r = await imep(['campaign', 'run', 'ladder.yaml', '--through', 'closeout', '--same-operator-reason', 'single-operator quick start'], dir);
   expect(r.code, r.stderr).toBe(0);
   const unit = unitIn(join(dir, 'campaigns')) as string;
   const adjudication = JSON.parse(readFileSync(join(unit, 'adjudication/001/adjudication.json'), 'utf8')) as {

@@ -26,7 +26,7 @@ describe('shellgame-donor-swap: S and T at read time through closeout', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('T flips what A won, S flips nothing, every swapped decision is covered; Q4 holds', async () => {
-    const r = await imep(['campaign', 'run', join(ROOT, 'protocols/shellgame-donor-swap.yaml'), '--through', 'closeout', '--campaigns-dir', 'c'], dir);
+    const r = await imep(['campaign', 'run', join(ROOT, 'protocols/shellgame-donor-swap.yaml'), '--through', 'closeout', '--same-operator-reason', 'e2e test', '--campaigns-dir', 'c'], dir);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^ {2}Q4: holds$/m);
     expect(r.stdout).toMatch(/^ {2}Q3_T: holds$/m);

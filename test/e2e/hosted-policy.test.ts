@@ -108,7 +108,7 @@ describe('campaigns on a hosted Python policy', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('`imep campaign run protocols/shellgame-hosted-policy.yaml --through closeout`: interventions act through memory.read', async () => {
-    const r = await imep(['campaign', 'run', PROTOCOL, '--through', 'closeout', '--campaigns-dir', 'cli'], dir);
+    const r = await imep(['campaign', 'run', PROTOCOL, '--through', 'closeout', '--same-operator-reason', 'single-operator test', '--campaigns-dir', 'cli'], dir);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
       /^policy: remote shell-game-memory v1 on imep-policy-host \S+ \(started by IMEP: \S+ -m imep_sim_bridge\.policy_host --endpoint ipc:\/\/… --policy shell-game-memory --max-batch 32; identity sha256 [0-9a-f]{64}\); isolation: (bubblewrap \(own namespaces, no capabilities, scrubbed environment; reads \d+ folders, writes only its socket folder\)|none \(.+\))$/m,

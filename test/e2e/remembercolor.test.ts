@@ -48,7 +48,7 @@ function protocolFor(name: string): string {
 async function closeout(name: string): Promise<{ adj: Adjudication; by: Map<string, Summary>; est: Map<string, Estimand> }> {
   const dir = mkdtempSync(join(tmpdir(), `imep-rc-${name}-`));
   writeFileSync(join(dir, 'rc.yaml'), protocolFor(name));
-  const r = await imep(['campaign', 'run', 'rc.yaml', '--through', 'closeout'], dir);
+  const r = await imep(['campaign', 'run', 'rc.yaml', '--through', 'closeout', '--same-operator-reason', 'single-operator quick start'], dir);
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout).toContain('closed out');
   const unit = unitIn(join(dir, 'campaigns')) as string;

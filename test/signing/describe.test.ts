@@ -5,12 +5,13 @@ import type { SignatureReport } from '../../src/signing/chain.js';
 const fp = (c: string): string => c.repeat(64);
 
 describe('describeSignatures', () => {
-  it('lists signers with fingerprint prefixes and counts findings by severity', () => {
+  it('lists the records of each signer with its whole fingerprint (ed25519:<64 hex>) and counts findings by severity', () => {
     const report: SignatureReport = {
       status: 'partial',
       signed: [
         { path: 'precommit.json', signer: 'alice', fingerprint: fp('a'), prev: null },
         { path: 'seal.json', signer: 'alice', fingerprint: fp('a'), prev: { file: 'precommit.json', sha256: fp('0') } },
+        { path: 'closeout.json', signer: 'bob', fingerprint: fp('b'), prev: { file: 'seal.json', sha256: fp('1') } },
       ],
       unsigned: ['adjudication-001.json'],
       findings: [
@@ -19,7 +20,7 @@ describe('describeSignatures', () => {
       ],
     };
     expect(describeSignatures(report)).toBe(
-      'signatures: partial — precommit.json by alice (aaaaaaaaaaaaaaaa…), seal.json by alice (aaaaaaaaaaaaaaaa…); unsigned: adjudication-001.json; ' +
+      `signatures: partial — precommit.json, seal.json by alice (ed25519:${fp('a')}); closeout.json by bob (ed25519:${fp('b')}); unsigned: adjudication-001.json; ` +
         '1 error, 1 warning: adjudication-001.json unsigned [error] (no signature after a signed record); seal.json unknown-key [warning] (not in the trust store)',
     );
   });

@@ -40,7 +40,10 @@ describe('a signed unit', () => {
     const r = await verifyUnit(closed);
     if (!r.ok) throw new Error(`closed unit does not verify: ${r.first.path} ${r.first.detail}`);
     expect(r.signatures?.status).toBe('signed');
-    expect(r.signatures?.findings).toEqual([]);
+    // the one finding: the reviewer's key was created by this process (the test run) when it adjudicated
+    expect(r.signatures?.findings).toEqual([
+      { path: 'adjudication/adjudication-001.json', finding: 'identity', severity: 'warning', detail: expect.stringContaining(`adjudicated as ${REVIEWER.id}: its signing key was created by the same command`), related: [] },
+    ]);
     expect(r.signatures?.signed.map((s) => [s.path, s.signer])).toEqual([
       ['precommit.json', RUNNER.id],
       ['seal.json', RUNNER.id],
@@ -104,22 +107,32 @@ describe('a signed unit', () => {
     expect(r.first).toMatchObject({ path: 'closeout.json', kind: 'signature', detail: expect.stringContaining('wrong-key') });
   });
 
-  it('a record signed by an unknown key, or by a key since removed, fails naming the record', async () => {
+  it('a record signed by an unknown key, or by a key since removed, is intact but untrusted — never tampered', async () => {
     const dir = await copyOf(closed);
     const elsewhere = join(root, 'elsewhere-keys');
     await rewrite(dir, 'closeout.json', () => undefined, { signer: REVIEWER.id, keysDir: elsewhere });
-    const r = failed(await verifyUnit(dir));
-    expect(r.first).toMatchObject({ path: 'closeout.json', kind: 'signature', detail: expect.stringContaining('unknown-key') });
+    const r = await verifyUnit(dir);
+    if (!r.ok) throw new Error(`re-signed unit does not verify: ${r.first.path} ${r.first.detail}`);
+    const elsewhereKey = await operatorKey(REVIEWER.id, { dir: elsewhere });
+    expect(r.trust.status).toBe('untrusted');
+    expect(r.trust.untrusted).toEqual([{ keyOwner: REVIEWER.id, fingerprint: elsewhereKey.fingerprint, paths: ['closeout.json'], detail: expect.stringContaining(`the key store holds another key for ${REVIEWER.id}`) }]);
+    // the steps that build on a unit refuse it with the trust error, naming the command that trusts the key
+    const e = await expectImepError(import('../../src/campaign/verify.js').then((m) => m.assertUnitIntact(dir)), 'E_UNTRUSTED');
+    expect(e.message).toContain(`keys trust ${dir} --fingerprint ed25519:${elsewhereKey.fingerprint} --name ${REVIEWER.id}`);
 
     // another machine's key store: nothing is trusted until the operators' public keys are imported
     const fresh = join(root, 'fresh-keys');
-    const r2 = failed(await verifyUnit(closed, { keysDir: fresh }));
-    expect(r2.first).toMatchObject({ path: 'adjudication/adjudication-001.json', kind: 'signature', detail: expect.stringContaining('unknown or removed key') });
+    const r2 = await verifyUnit(closed, { keysDir: fresh });
+    expect(r2.ok && r2.trust.status).toBe('untrusted');
+    expect(r2.ok && r2.trust.untrusted.map((u) => [u.keyOwner, u.paths])).toEqual([
+      [RUNNER.id, ['precommit.json', 'seal.json']],
+      [REVIEWER.id, ['adjudication/adjudication-001.json', 'adjudication/cross-check-001.json', 'closeout.json']],
+    ]);
     for (const op of [RUNNER.id, REVIEWER.id]) await trustPublicKey(op, await exportPublicKey(op), { dir: fresh });
-    expect((await verifyUnit(closed, { keysDir: fresh })).ok).toBe(true);
+    expect(await verifyUnit(closed, { keysDir: fresh })).toMatchObject({ ok: true, trust: { status: 'trusted', untrusted: [] } });
     await removeKey(REVIEWER.id, { dir: fresh });
-    const r3 = failed(await verifyUnit(closed, { keysDir: fresh }));
-    expect(r3.issues.filter((i) => i.kind === 'signature').map((i) => i.path)).toEqual(['adjudication/adjudication-001.json', 'adjudication/cross-check-001.json', 'closeout.json']);
+    const r3 = await verifyUnit(closed, { keysDir: fresh });
+    expect(r3.ok && r3.trust.untrusted.flatMap((u) => u.paths)).toEqual(['adjudication/adjudication-001.json', 'adjudication/cross-check-001.json', 'closeout.json']);
   });
 
   it('detects a broken chain: a record re-signed out of order', async () => {
@@ -168,7 +181,7 @@ describe('the role rule', () => {
     });
     const r = await verifyUnit(dir);
     if (!r.ok) throw new Error(`${r.first.path}: ${r.first.detail}`);
-    expect(r.signatures!.findings).toEqual([
+    expect(r.signatures!.findings.filter((f) => f.finding !== 'identity')).toEqual([
       expect.objectContaining({
         path: 'adjudication/adjudication-001.json',
         finding: 'same-operator',

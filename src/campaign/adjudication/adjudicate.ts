@@ -95,7 +95,7 @@ export async function adjudicateUnit(unitDir: string, opts: AdjudicateUnitOption
       hint:
         `the stored adjudication stands: \`imep campaign verify ${unitDir}\` checks its bytes` +
         (snap.state === 'adjudicated' ? `, \`imep campaign cross-check ${unitDir}\` recomputes its numbers independently` : '') +
-        '; no command regenerates it — the read-only regeneration is reproduceAdjudication(dir) in src/campaign/adjudication (or adjudicateUnit(dir, { regenerate: true }))',
+        '; it is never adjudicated again',
     });
   }
   assertAllowed(snap.header.id, snap.state, 'adjudicate', unitDir);

@@ -4,9 +4,11 @@
  * of a new unit — everything that can refuse is checked before anything is written, and the unit is
  * built in a hidden temporary folder renamed into place.
  */
+import { makeDirs } from '../../core/make-dirs.js';
+import { ioError } from '../atomic-write.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { readdir, rename, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ImepError } from '../../core/errors.js';
@@ -238,7 +240,9 @@ export async function createAndPrecommit(c: Campaign, opts: CampaignOptions): Pr
         hint: `pick a disjoint band, or declare \`reuse: [{ campaign: ${overlap.otherCampaignId}, reason: … }]\` if the reuse is intended`,
       });
     }
-    await mkdir(opts.campaignsDir, { recursive: true });
+    await makeDirs(opts.campaignsDir).catch((e: unknown) => {
+      throw ioError(opts.campaignsDir, 'create the campaigns folder (--campaigns-dir)', e);
+    });
     const folder = basename(c.dir);
     // a precommit killed mid-way leaves only a hidden temporary folder: remove it
     for (const name of await readdir(opts.campaignsDir)) {

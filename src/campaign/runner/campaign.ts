@@ -16,7 +16,7 @@ import { ImepError } from '../../core/errors.js';
 import { episodesPerUnit } from '../../protocol/plan.js';
 import { readRows } from '../durable-append.js';
 import { completeRun, resumeRun, startRun, type FormalRun } from '../formal-run.js';
-import { NEXT_COMMAND } from '../lifecycle.js';
+import { isSealedState, NEXT_COMMAND } from '../lifecycle.js';
 import { currentOperator } from '../operator.js';
 import { seal } from '../seal.js';
 import { formatStatus, unitStatus } from '../status.js';
@@ -27,7 +27,7 @@ import { checkShardCount, planUnits } from '../../cluster/shard-plan.js';
 import { checkServerCount } from './bridge-envs.js';
 import { batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';
-import { adjudicateStep, closeoutStep, crossCheckStep, defaultReportDir, QUICK_START_OVERRIDE, reportStep } from './post-seal.js';
+import { adjudicateStep, closeoutStep, crossCheckStep, defaultReportDir, reportStep, sameOperatorOverride } from './post-seal.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
 import type { ShardSpec } from './shard.js';
@@ -39,6 +39,8 @@ export type Through = 'seal' | 'closeout';
 export interface RunCampaignOptions extends CampaignOptions {
   readonly through?: Through;
   readonly shard?: ShardSpec;
+  /** With through 'closeout': why the operator who ran the conditions may adjudicate them (recorded as the override). */
+  readonly sameOperatorReason?: string;
 }
 
 /** `imep campaign precommit FILE`: the unit exists and is precommitted afterwards; returns its folder. */
@@ -101,13 +103,15 @@ async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOp
   await completeRun(c.dir, opts.now ? { now: opts.now } : {});
 }
 
-async function postSeal(c: Campaign, opts: CampaignOptions): Promise<void> {
+async function postSeal(c: Campaign, opts: RunCampaignOptions): Promise<void> {
   const operator = opts.operator ?? currentOperator();
   for (;;) {
     const { state } = await readUnitState(c.dir);
     if (state === 'sealed') {
-      const a = await adjudicateStep(c.dir, { operator, allowSameOperator: QUICK_START_OVERRIDE });
-      say(opts, `adjudicated ${c.dir}: ${a.file} (${a.adjudication.goNoGo.status}; same-operator override recorded: "${QUICK_START_OVERRIDE.reason}")`);
+      const override = sameOperatorOverride(opts.sameOperatorReason);
+      const a = await adjudicateStep(c.dir, { operator, ...(override === undefined ? {} : { allowSameOperator: override }) });
+      const recorded = a.record.sameOperatorOverride;
+      say(opts, `adjudicated ${c.dir}: ${a.file} (${a.adjudication.goNoGo.status}${recorded ? `; same-operator override recorded: "${recorded.reason}"` : ''})`);
       for (const v of a.adjudication.verdicts) say(opts, `  ${v.criterion}: ${v.verdict}`);
     } else if (state === 'adjudicated') {
       const x = await crossCheckStep(c.dir, { operator });
@@ -170,10 +174,24 @@ async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider:
   }
 }
 
+/**
+ * `--through closeout` on a unit this command still runs adjudicates as the operator who ran the conditions: the
+ * two-operator rule then needs the user's reason, asked for before anything is written (not after the run).
+ */
+async function checkSameOperatorReason(c: Campaign, opts: RunCampaignOptions): Promise<void> {
+  if (opts.through !== 'closeout' || sameOperatorOverride(opts.sameOperatorReason) !== undefined) return;
+  if ((await exists(c.dir)) && isSealedState((await readUnitState(c.dir)).state)) return; // run already: another session may adjudicate
+  throw new ImepError('E_USAGE', '--through closeout adjudicates as the operator who runs the conditions in this same command, which the two-operator rule allows only with a recorded reason', {
+    field: '--same-operator-reason',
+    hint: 'pass --same-operator-reason "<why one operator may adjudicate its own run>" (recorded in the adjudication), or stop at the seal and adjudicate from another session',
+  });
+}
+
 /** `imep campaign run FILE [--through seal|closeout] [--shard i/N]`. */
 export async function runCampaign(file: string, opts: RunCampaignOptions): Promise<string> {
   batchOf(opts);
   const c = await openCampaign(file, opts);
+  await checkSameOperatorReason(c, opts);
   if (opts.envs === undefined) checkServerCount(c.protocol, c.file, opts.simulators?.servers);
   if (opts.shard !== undefined) checkShardCount(opts.shard.count, planUnits(c.plan).length, '--shard');
   let provider: PolicyProvider | null = null;
@@ -192,6 +210,7 @@ export async function runCampaign(file: string, opts: RunCampaignOptions): Promi
 /** `imep campaign resume UNIT`: continues an interrupted formal run from the unit's frozen protocol. */
 export async function resumeCampaign(unitDir: string, opts: RunCampaignOptions): Promise<string> {
   const c = await openUnit(unitDir);
+  await checkSameOperatorReason(c, opts);
   await continueCampaign(c, opts, null);
   return c.dir;
 }

@@ -32,7 +32,7 @@ export type { RemotePolicyContext, RemotePolicyProvider } from './remote-policy-
 export { parseShard, shardDir, shardFilter, openShard } from './shard.js';
 export type { ShardSpec, ShardRecord, OpenShard } from './shard.js';
 export { unitFolderName, unitDirFor } from './unit-dir.js';
-export { adjudicateStep, closeoutStep, crossCheckStep, reportStep, defaultReportDir, QUICK_START_OVERRIDE } from './post-seal.js';
+export { adjudicateStep, closeoutStep, crossCheckStep, reportStep, defaultReportDir, sameOperatorOverride } from './post-seal.js';
 export type {
   EnvProvider,
   EpisodeClock,

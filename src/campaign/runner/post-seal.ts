@@ -12,8 +12,13 @@ import type { SameOperatorOverride } from '../operator.js';
 import type { CloseoutRecord } from '../post-seal-records.js';
 import type { Operator } from '../unit-layout.js';
 
-/** The same-operator override the quick start records (one operator runs and adjudicates). */
-export const QUICK_START_OVERRIDE: SameOperatorOverride = { reason: 'single-operator quick start' };
+/**
+ * The same-operator override of `--through closeout`, which adjudicates as the operator who ran the conditions:
+ * the reason is the user's (`--same-operator-reason TEXT`), recorded in the adjudication — never a fixed text.
+ */
+export function sameOperatorOverride(reason: string | undefined): SameOperatorOverride | undefined {
+  return reason === undefined || reason.trim() === '' ? undefined : { reason: reason.trim() };
+}
 
 export async function adjudicateStep(unitDir: string, opts: { operator?: Operator; allowSameOperator?: SameOperatorOverride }): Promise<AdjudicateUnitResult> {
   const { adjudicateUnit } = await import('../adjudication/index.js');

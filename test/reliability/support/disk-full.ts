@@ -12,13 +12,13 @@
  *   enospc-run   a small tmpfs (root only): the campaign runs out of space mid-run (true ENOSPC)
  *   readonly     a chmod 0555 campaigns folder (as root: run as user nobody, since root ignores permission bits)
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { isTempName } from '../../../src/campaign/atomic-write.js';
 import { completeRun, startRun } from '../../../src/campaign/formal-run.js';
-import { imep, lineCount, smallBlackoutYaml, unitIn, type Exit } from './cli.js';
+import { imep, lineCount, MAIN, ROOT, smallBlackoutYaml, unitIn, type Exit } from './cli.js';
 
 export interface Scenario {
   readonly name: string;
@@ -195,6 +195,28 @@ export async function enospcRun(fx: Fixture): Promise<Scenario> {
   }
 }
 
+const NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
+
+/**
+ * Why user nobody cannot run the built CLI here, or null when it can: a clone (or node itself) under a folder other
+ * users cannot search — e.g. /root, mode 0700 — gives nobody "Cannot find module …/dist/cli/main.js". Probed by
+ * running `node MAIN --version` as nobody, so whatever blocks it (the clone's parents, node's own folder) is caught.
+ */
+function nobodyCannotRun(): string | null {
+  const r = spawnSync(NOBODY[0]!, [...NOBODY.slice(1), process.execPath, MAIN, '--version'], { encoding: 'utf8', cwd: tmpdir() });
+  if (r.status === 0) return null;
+  const blocked = [ROOT, dirname(process.execPath)].flatMap((p) => ancestors(p)).find((d) => (statSync(d).mode & 0o001) === 0);
+  return `user nobody cannot run the CLI (${blocked === undefined ? (r.stderr.trim().split('\n')[0] ?? `exit ${r.status}`) : `${blocked} is not searchable by other users (mode ${(statSync(blocked).mode & 0o777).toString(8)})`}): clone IMEP under a world-searchable folder to run this check as nobody`;
+}
+
+function ancestors(p: string): string[] {
+  const out: string[] = [];
+  for (let d = p; ; d = dirname(d)) {
+    out.unshift(d);
+    if (dirname(d) === d) return out;
+  }
+}
+
 /**
  * A campaigns folder made read-only (0555): nothing can be created. Root ignores permission bits, so as
  * root the CLI runs as user nobody (setpriv) in a folder owned by nobody.
@@ -203,6 +225,10 @@ export async function readonlyFolder(fx: Fixture): Promise<Scenario> {
   const name = 'readonly (chmod 0555 campaigns folder)';
   const asNobody = isRoot();
   if (asNobody && !existsSync('/usr/bin/setpriv')) return { name, skipped: 'root without setpriv: cannot drop to an unprivileged user' };
+  if (asNobody) {
+    const unreadable = nobodyCannotRun();
+    if (unreadable !== null) return { name, skipped: unreadable };
+  }
   const base = mkdtempSync(join(tmpdir(), 'imep-rel-ro-'));
   const campaigns = join(base, 'ro');
   try {
@@ -210,7 +236,7 @@ export async function readonlyFolder(fx: Fixture): Promise<Scenario> {
     mkdirSync(campaigns);
     if (asNobody) for (const p of [base, join(base, 'p.yaml'), campaigns]) chownSync(p, 65534, 65534);
     chmodSync(campaigns, 0o555);
-    const wrapper = asNobody ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+    const wrapper = asNobody ? NOBODY : [];
     const exit = await imep(['campaign', 'run', 'p.yaml', '--campaigns-dir', campaigns], base, { wrapper, env: { HOME: base, IMEP_KEYS_DIR: join(base, 'keys') } });
     const err = errorOf(exit);
     return { name: `${name}${asNobody ? ', as user nobody' : ''}`, exit, errorLine: err.line, errno: err.errno, namedFile: err.file, tempFiles: readdirSync(campaigns), durableRows: 0 };

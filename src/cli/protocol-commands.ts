@@ -1,0 +1,33 @@
+/**
+ * `imep protocol check FILE`: validates a protocol file without running anything, and lists EVERY problem the
+ * failing stage found (YAML syntax, duplicate keys, schema, cross-field rules — a later stage runs once the earlier
+ * one passes), one line each, `FILE:LINE:COL: PATH: what — fix`, at most MAX_LISTED of them; exit 2 when any.
+ */
+import type { Command } from 'commander';
+import { ImepError } from '../core/errors.js';
+import { ProtocolError } from '../protocol/issues.js';
+import { loadProtocol } from '../protocol/load.js';
+
+export const MAX_LISTED = 100;
+
+export function registerProtocol(group: Command): void {
+  group
+    .command('check')
+    .description('validate a protocol file and list every problem found (at most 100), one line each')
+    .argument('<file>', 'the protocol file (YAML)')
+    .action(async (file: string) => {
+      try {
+        const p = await loadProtocol(file);
+        process.stdout.write(`${file}: valid protocol ${p.protocol.id}, hash ${p.hash}\n`);
+      } catch (e) {
+        if (!(e instanceof ProtocolError) || e.issues.length <= 1) throw e;
+        const shown = e.issues.slice(0, MAX_LISTED);
+        for (const issue of shown) process.stdout.write(`${new ProtocolError(e.file, issue).oneLine()}\n`);
+        const rest = e.issues.length - shown.length;
+        throw new ImepError(e.code, `${e.issues.length} problems${rest > 0 ? ` (the first ${shown.length} listed on stdout, ${rest} more not shown)` : ' (listed on stdout)'}`, {
+          ...(e.file === undefined ? {} : { file: e.file }),
+          hint: 'fix them and check again; later checks run once these pass',
+        });
+      }
+    });
+}
