@@ -17,6 +17,7 @@ from imep_sim_bridge.errors import AdapterError, BadAction, SimUnavailable
 FAKES = Path(__file__).resolve().parent / "fakes"
 sys.path.insert(0, str(FAKES))
 from libero_chain_fixture import BOTTOM, EXPECTED, TOP, write_fixture  # noqa: E402
+from fakes.common import fake_renderers  # noqa: E402
 
 FAKE_MODULES = ("libero", "libero.libero", "libero.libero.benchmark", "libero.libero.envs", "h5py", "robosuite")
 
@@ -35,6 +36,7 @@ def fake_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
     monkeypatch.setenv("IMEP_FAKE_LIBERO_ROOT", info["root"])
     monkeypatch.setenv("LIBERO_CONFIG_PATH", info["configPath"])
     clear_gl_env(monkeypatch)
+    fake_renderers(monkeypatch)
     monkeypatch.syspath_prepend(str(FAKES / "libero_pkg"))
     for name in FAKE_MODULES:
         monkeypatch.delitem(sys.modules, name, raising=False)
@@ -69,7 +71,7 @@ def test_make_reads_tasks_demos_and_hashes(fake_root: dict) -> None:
     assert [d["demos"] for d in reg["drawers"]] == [3, 3]
     import os
 
-    assert os.environ["MUJOCO_GL"] == "egl"
+    assert os.environ["MUJOCO_GL"] == "osmesa"  # the renderer that works on a CPU machine (tests/fakes/common.py CPU_RENDERERS)
 
 
 @pytest.mark.parametrize("k,demo", sorted(EXPECTED))

@@ -60,7 +60,8 @@ import numpy as np
 from ..errors import AdapterError, BadAction
 from ..spec import ActionSpec, EnvSpec, FieldSpec, RawStep
 from .base import Adapter, Env, check_sim_seed, import_or_unavailable, missing_module
-from .libero import ENV_SEED, INSTALL_HINT, LIBERO_ENV_RESOLUTION, missing_config, require_config, set_headless_gl
+from . import renderer
+from .libero import ENV_SEED, INSTALL_HINT, LIBERO_ENV_RESOLUTION, is_pro_packaging, missing_config, require_config
 
 ADAPTER = "libero-chain"
 ENV_ID = "LIBERO-ChainDrawers"
@@ -304,7 +305,7 @@ class LiberoChainAdapter(Adapter):
         missing = missing_module(["libero", "robosuite", "h5py"])
         if missing is not None:
             return f"python module '{missing}' is not installed ({INSTALL_HINT}; {H5PY_HINT})"
-        return missing_config()
+        return None if is_pro_packaging() else missing_config()
 
     def make(self, env_id: str, kwargs: Mapping[str, Any]) -> Env:
         tasks = REGISTRY.get(env_id)
@@ -317,8 +318,9 @@ class LiberoChainAdapter(Adapter):
                 f"{env_id}: make kwargs.K = {k!r}, but this env registers K = {len(tasks)} drawers ({names}); "
                 f"replay a manifest generated with --K {len(tasks)}"
             )
-        set_headless_gl()
         require_config(ADAPTER)
+        if missing_module(["libero"]) is None:
+            renderer.choose(ADAPTER)  # before LIBERO imports robosuite and mujoco
         benchmark = import_or_unavailable(ADAPTER, "libero.libero.benchmark", "libero", INSTALL_HINT)
         libero_root = import_or_unavailable(ADAPTER, "libero.libero", "libero", INSTALL_HINT)
         envs = import_or_unavailable(ADAPTER, "libero.libero.envs", "libero", INSTALL_HINT)
