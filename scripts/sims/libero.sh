@@ -44,6 +44,8 @@ setup() {
     rm -rf "$venv"
     /usr/bin/python3 -m venv "$venv"
     "$venv/bin/python" -m pip install -q -c "$constraints" -e "$root/sim-bridge[libero]" >&2
+    # robosuite's private macro file (its defaults), so importing robosuite does not warn on every start.
+    "$venv/bin/python" -c "import os, shutil, robosuite; d = os.path.dirname(robosuite.__file__); shutil.copyfile(os.path.join(d, 'macros.py'), os.path.join(d, 'macros_private.py'))" 2>/dev/null
     # LIBERO's path config, inside the venv (the adapter points $LIBERO_CONFIG_PATH here when unset).
     mkdir -p "$venv/libero-config"
     LIBERO_CONFIG_PATH="$venv/libero-config" "$venv/bin/python" -c \
@@ -60,7 +62,7 @@ run_test() {
   [ -x "$py" ] || { echo "sims/libero: $venv does not exist; run: bash scripts/sims/libero.sh setup" >&2; exit 2; }
   export IMEP_PYTHON="$py"
   t0=$(date +%s)
-  (cd sim-bridge && "$py" -m pytest -q tests/test_libero_real.py)
+  (cd sim-bridge && IMEP_REQUIRE_REAL_LIBERO=1 "$py" -m pytest -q -p no:warnings tests/test_libero_real.py)
   log "real-LIBERO pytest: $(( $(date +%s) - t0 )) s"
   t0=$(date +%s)
   [ -f dist/cli/main.js ] || npm run build >&2

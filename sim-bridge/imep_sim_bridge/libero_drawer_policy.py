@@ -2,7 +2,7 @@
 
 `libero-drawer-memory` sees only the method-visible fields (`state`, `handle`, `cue`, `instruction`).
 
-* Memory — bank `cue`, k = 1. While the cue is shown (cue ≠ 0) it writes the one-hot cue (float32[2]:
+* Memory — bank `perceptual` (the cue as seen), k = 1. While the cue is shown (cue ≠ 0) it writes the one-hot cue (float32[2]:
   open, close) into its bank. From elapsed step CUE_STEPS on (the env's `decisionFromStep`) it reads
   the latest stored cue back through `memory.read` at every step (ctx.decisionStep = true, queryIndex =
   t + 1, candidateCount = entries stored) and acts on what the read returns: goal = argmax of the
@@ -91,7 +91,7 @@ def _leaf(obs: dict[str, Any], name: str, shape: tuple[int, ...]) -> np.ndarray:
 class LiberoDrawerMemoryPolicy:
     name = "libero-drawer-memory"
     version = "1"
-    bank = "cue"
+    bank = "perceptual"
     k = 1
 
     def __init__(self, max_batch: int = 64) -> None:
