@@ -71,6 +71,26 @@ run_test() {
   trap 'rm -rf "$dir"' RETURN
   node dist/cli/main.js campaign run protocols/libero-drawer-memory.yaml --through closeout --campaigns-dir "$dir/campaigns"
   log "real-LIBERO campaign through closeout: $(( $(date +%s) - t0 )) s"
+  t0=$(date +%s)
+  chain_replay "$dir"
+  log "real-LIBERO ChainBench replay: $(( $(date +%s) - t0 )) s"
+}
+
+# A small ChainBench replay executed in real LIBERO by the scripted executor (LIBERO-ChainDrawers-scripted).
+chain_replay() {
+  local dir="$1" endpoint pid
+  node dist/cli/main.js chainbench generate --chains 4 --K 2 --seed 7 --out "$dir/chains.json"
+  node dist/cli/main.js chainbench decide "$dir/chains.json" --out "$dir/decisions" >/dev/null
+  (cd sim-bridge && exec "$IMEP_PYTHON" -m imep_sim_bridge serve --adapters libero-chain >"$dir/serve.out" 2>"$dir/serve.err") &
+  pid=$!
+  for _ in $(seq 1 100); do [ -s "$dir/serve.out" ] && break; sleep 0.1; done
+  endpoint="$(head -1 "$dir/serve.out")"
+  local rc=0
+  node dist/cli/main.js chainbench replay "$dir/chains.json" --decisions "$dir/decisions" --out "$dir/replay" \
+    --executor bridge --endpoint "$endpoint" --env LIBERO-ChainDrawers-scripted --deadline 600000 || rc=$?
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  return "$rc"
 }
 
 case "${1:-}" in

@@ -157,7 +157,7 @@ def test_without_libero_make_is_sim_unavailable(monkeypatch: pytest.MonkeyPatch)
 def test_served_over_the_protocol(fake_root: dict, serve) -> None:
     _, client = serve(build_adapters(["libero-chain"]))
     hello = client.call("hello", {"client": {"name": "t", "version": "0"}})["body"]
-    assert hello["envs"] == [ENV_ID] and hello["adapters"] == ["libero-chain"] and hello["unavailable"] == {}
+    assert hello["envs"] == [ENV_ID, "LIBERO-ChainDrawers-scripted"] and hello["adapters"] == ["libero-chain"] and hello["unavailable"] == {}
     made = client.call("make", {"env": ENV_ID, "kwargs": {"K": 2, "executionSuccess": 0.8}})["body"]
     assert made["spec"]["action"] == {"shape": [1], "dtype": "float32", "low": 0.0, "high": 1.0}
     r = client.call("reset", {"handle": made["handle"], "seed": 7, "options": {"role": "query", "object": "mug", "drawer": 1, "executorSeed": 3}})["body"]

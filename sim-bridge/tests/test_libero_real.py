@@ -137,3 +137,26 @@ def test_bad_input_is_one_line_exit_2(tmp_path) -> None:
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
     assert "needs the Python package 'libero'" in missing.stderr and "bash scripts/setup-sims.sh libero" in missing.stderr
     assert sorted(os.listdir(SIM_BRIDGE)) == before  # nothing written
+
+
+def test_scripted_chain_executor_opens_the_top_drawer_and_registers_its_controller() -> None:
+    import hashlib
+
+    from imep_sim_bridge.adapters.libero_chain import LiberoChainAdapter
+
+    env = LiberoChainAdapter().make("LIBERO-ChainDrawers-scripted", {"K": 2})
+    try:
+        registry = json.loads(env.registry)
+        sha = hashlib.sha256((SIM_BRIDGE / "imep_sim_bridge" / "libero_drawer_policy.py").read_bytes()).hexdigest()
+        assert registry["motorSource"] == "scripted-osc-open-drawer"
+        assert [d["controllerSha256"] for d in registry["drawers"]] == [sha, sha]
+        assert [d["task"] for d in registry["drawers"]] == [
+            "KITCHEN_SCENE1_open_the_top_drawer_of_the_cabinet", "KITCHEN_SCENE1_open_the_bottom_drawer_of_the_cabinet"]
+        env.reset(4, {"role": "query", "object": "bowl", "drawer": 0}, None)
+        top = env.step(np.array([0], np.float32)).fields
+        assert top["executed"] and top["success"] and 0 < top["doneAt"] == top["motorSteps"] <= 165 and top["demoIndex"] == 4
+        env.reset(5, {"role": "query", "object": "bowl", "drawer": 1}, None)
+        bottom = env.step(np.array([1], np.float32)).fields  # the top-down grasp cannot reach the bottom handle
+        assert bottom["executed"] is False and bottom["doneAt"] == -1 and bottom["motorSteps"] == 165
+    finally:
+        env.close()
