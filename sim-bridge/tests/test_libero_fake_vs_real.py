@@ -61,6 +61,9 @@ def test_adapter_spec_on_the_fake_equals_the_real_spec(monkeypatch, tmp_path) ->
     monkeypatch.setenv("LIBERO_CONFIG_PATH", str(config))
     w = FakeWorld()
     fake_renderers(monkeypatch)
+    from imep_sim_bridge.adapters import libero
+
+    monkeypatch.setattr(libero, "is_pro_packaging", lambda: False)
     install_lazy(monkeypatch, LazyFakeFinder(w.factories()))
     for name in w.factories():
         monkeypatch.setitem(sys.modules, name, None)

