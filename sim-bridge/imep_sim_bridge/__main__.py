@@ -1,8 +1,9 @@
-"""Command line: `python3 -m imep_sim_bridge serve ...` and `curve-keygen`.
+"""Command line: `python3 -m imep_sim_bridge serve ...`, `check ...` and `curve-keygen`.
 
     python3 -m imep_sim_bridge serve --endpoint ENDPOINT --adapters replay,mikasa,simpler,libero \
         --replay-dir DIR [--curve-secret-key-file FILE --curve-authorized-keys DIR] [--verbose]
     python3 -m imep_sim_bridge serve --adapters libero-chain [--libero-demo-pins PINS.json]
+    python3 -m imep_sim_bridge check --adapters libero --env libero-mem/top-drawer-cue [--seed S]   (check.py)
 
 The chain executor `libero-chain` (env LIBERO-ChainDrawers) is served only when named in --adapters.
 
@@ -146,6 +147,18 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check(args: argparse.Namespace) -> int:
+    import json
+
+    from .check import CheckError, run_check
+
+    try:
+        print(json.dumps(run_check(args), sort_keys=True), flush=True)
+    except CheckError as exc:
+        raise CliError(str(exc)) from None
+    return 0
+
+
 def _keygen(args: argparse.Namespace) -> int:
     import zmq.auth
 
@@ -174,6 +187,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--curve-authorized-keys", help="directory of authorized client public keys (.key)")
     serve.add_argument("--verbose", action="store_true", help="log every error reply to stderr")
     serve.set_defaults(func=_serve)
+
+    check = sub.add_parser("check", help="make, reset and close one env here; bad input: one line, exit 2")
+    check.add_argument("--adapters", required=True, help="comma-separated adapters, e.g. libero")
+    check.add_argument("--env", required=True, help="the env id, e.g. libero-mem/top-drawer-cue")
+    check.add_argument("--kwargs", help="make kwargs as a JSON object")
+    check.add_argument("--seed", type=int, default=0, help="the reset seed (default 0)")
+    check.add_argument("--replay-dir", help="for the replay adapter")
+    check.set_defaults(func=_check)
 
     keygen = sub.add_parser("curve-keygen", help="create a CurveZMQ key pair (NAME.key, NAME.key_secret)")
     keygen.add_argument("directory")

@@ -92,6 +92,15 @@ class SimNotConfigured(SimUnavailable):
         self.package = package
 
 
+class RendererUnavailable(SimUnavailable):
+    """No headless OpenGL backend renders MuJoCo frames in this process's environment."""
+
+    def __init__(self, adapter: str, problem: str) -> None:
+        BridgeError.__init__(self, f"adapter '{adapter}' has no headless MuJoCo renderer: {problem}")
+        self.adapter = adapter
+        self.package = "libosmesa6"
+
+
 class BridgeTimeout(BridgeError):
     """A server→client callback (memory.read) got no reply before its deadline."""
 

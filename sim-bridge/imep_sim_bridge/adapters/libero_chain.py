@@ -60,10 +60,13 @@ import numpy as np
 from ..errors import AdapterError, BadAction
 from ..spec import ActionSpec, EnvSpec, FieldSpec, RawStep
 from .base import Adapter, Env, check_sim_seed, import_or_unavailable, missing_module
-from .libero import ENV_SEED, INSTALL_HINT, LIBERO_ENV_RESOLUTION, missing_config, require_config, set_headless_gl
+from . import renderer
+from .libero import ENV_SEED, INSTALL_HINT, LIBERO_ENV_RESOLUTION, is_pro_packaging, missing_config, require_config
 
 ADAPTER = "libero-chain"
 ENV_ID = "LIBERO-ChainDrawers"
+#: The same chain, executed by a scripted controller instead of demos (adapters/libero_chain_scripted.py).
+SCRIPTED_ENV_ID = "LIBERO-ChainDrawers-scripted"
 MOTOR_SOURCE = "libero-demo-replay"
 H5PY_HINT = "pip install h5py (LIBERO's requirements.txt installs it)"
 _DEMO = re.compile(r"^demo_(0|[1-9][0-9]*)$")
@@ -297,17 +300,20 @@ class LiberoChainAdapter(Adapter):
     def __init__(self, pins: Mapping[str, str] | None = None) -> None:
         self._pins = dict(pins or {})
 
+    def owns(self, env_id: str) -> bool:
+        return env_id in REGISTRY or env_id == SCRIPTED_ENV_ID
+
     def env_ids(self) -> Sequence[str]:
-        return list(REGISTRY)
+        return [*REGISTRY, SCRIPTED_ENV_ID]
 
     def unavailable(self) -> str | None:
         missing = missing_module(["libero", "robosuite", "h5py"])
         if missing is not None:
             return f"python module '{missing}' is not installed ({INSTALL_HINT}; {H5PY_HINT})"
-        return missing_config()
+        return None if is_pro_packaging() else missing_config()
 
     def make(self, env_id: str, kwargs: Mapping[str, Any]) -> Env:
-        tasks = REGISTRY.get(env_id)
+        tasks = REGISTRY.get(ENV_ID if env_id == SCRIPTED_ENV_ID else env_id)
         if tasks is None:
             raise AdapterError(f"{env_id}: not a registered LIBERO chain env (registered: {', '.join(REGISTRY)})")
         k = kwargs.get("K", len(tasks))
@@ -317,11 +323,17 @@ class LiberoChainAdapter(Adapter):
                 f"{env_id}: make kwargs.K = {k!r}, but this env registers K = {len(tasks)} drawers ({names}); "
                 f"replay a manifest generated with --K {len(tasks)}"
             )
-        set_headless_gl()
         require_config(ADAPTER)
+        if missing_module(["libero"]) is None:
+            renderer.choose(ADAPTER)  # before LIBERO imports robosuite and mujoco
         benchmark = import_or_unavailable(ADAPTER, "libero.libero.benchmark", "libero", INSTALL_HINT)
         libero_root = import_or_unavailable(ADAPTER, "libero.libero", "libero", INSTALL_HINT)
         envs = import_or_unavailable(ADAPTER, "libero.libero.envs", "libero", INSTALL_HINT)
+        if env_id == SCRIPTED_ENV_ID:
+            from .libero import openpi_state
+            from .libero_chain_scripted import make_scripted
+
+            return make_scripted(env_id, tasks, benchmark, libero_root, envs, openpi_state)
         h5py = import_or_unavailable(ADAPTER, "h5py", "h5py", H5PY_HINT)
         resolution = int(kwargs.get("resolution", LIBERO_ENV_RESOLUTION))
         suites: dict[str, Any] = {}

@@ -113,3 +113,29 @@ def install_lazy(monkeypatch: Any, finder: LazyFakeFinder) -> None:
     for name in finder.factories:
         monkeypatch.delitem(sys.modules, name, raising=False)
     monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
+
+
+#: A CPU machine as this project's: Mesa's EGL has no device, OSMesa renders with llvmpipe.
+CPU_RENDERERS: dict[str, tuple[str | None, str]] = {
+    "egl": ("egl: OpenGL.raw.EGL._errors.EGLError: EGLError(err = EGL_BAD_DEVICE_EXT)", ""),
+    "osmesa": (None, "llvmpipe_(LLVM_15.0.6,_256_bits)"),
+}
+
+
+def fake_renderers(monkeypatch: Any, table: dict[str, tuple[str | None, str]] | None = None) -> list[str]:
+    """Replace the renderer probe (a child process rendering a frame) by `table`; returns the backends probed, in order."""
+    from imep_sim_bridge.adapters import renderer
+
+    results = dict(CPU_RENDERERS if table is None else table)
+    probed: list[str] = []
+
+    def probe(backend: str, python: str = "") -> tuple[str | None, str]:
+        probed.append(backend)
+        return results.get(backend, (f"{backend}: no such backend", ""))
+
+    monkeypatch.setattr(renderer, "_chosen", None)
+    monkeypatch.setattr(renderer, "probe", probe)
+    for name in ("MUJOCO_GL", "PYOPENGL_PLATFORM"):  # unset now, and whatever choose() sets undone after the test
+        monkeypatch.setenv(name, "unset-by-test")
+        monkeypatch.delenv(name)
+    return probed

