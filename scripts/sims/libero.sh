@@ -69,7 +69,7 @@ run_test() {
   local dir
   dir="$(mktemp -d)"
   trap 'rm -rf "$dir"' RETURN
-  node dist/cli/main.js campaign run protocols/libero-drawer-memory.yaml --through closeout --batch 1 --campaigns-dir "$dir/campaigns"
+  node dist/cli/main.js campaign run protocols/libero-drawer-memory.yaml --through closeout --same-operator-reason "real-LIBERO CI test" --batch 1 --campaigns-dir "$dir/campaigns"
   log "real-LIBERO campaign through closeout: $(( $(date +%s) - t0 )) s"
   t0=$(date +%s)
   chain_replay "$dir"
