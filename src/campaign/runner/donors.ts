@@ -11,7 +11,7 @@
  * FAIL CLOSED: a unit with no eligible donor, or whose donor holds fewer records than it does, is
  * REMOVED from the condition (its rows 'removed', E_DONOR_SHORT) — never padded, never run unsubstituted.
  */
-import type { BankRecord } from '../../banks/record.js';
+import type { BankRecord, ReadHook } from '../../banks/record.js';
 import { ImepError } from '../../core/errors.js';
 import { interventionHook } from '../../interventions/condition.js';
 import { assignDonors, type DonorAssignment } from '../../interventions/donor-assignment.js';
@@ -20,8 +20,8 @@ import type { Allowlists } from '../../bridges/allowlist.js';
 import { isNdArray } from '../../bridges/ndarray-codec.js';
 import type { NdArray, ObsValue, SimEnvironment } from '../../bridges/sim-environment.js';
 import type { ConditionPlan } from './condition-plan.js';
-import { runSegmentLoop } from './episode-loop.js';
-import type { FailureInfo, RunnerPolicy, SegmentInfo, UnitJob } from './types.js';
+import { runSegmentLoop, type LoopInput } from './episode-loop.js';
+import type { FailureInfo, RunnerPolicy, RunnerSubscriber, SegmentInfo, UnitJob } from './types.js';
 
 export interface DonorPlan {
   readonly assignment: DonorAssignment;
@@ -59,20 +59,16 @@ export function declaredFact(segment: SegmentInfo, field: string, value: ObsValu
   });
 }
 
-export async function prepareDonors(input: DonorInput): Promise<DonorPlan> {
+/**
+ * The donor pre-pass both swaps share: every unit of the segment under the reference hook (optionally wrapped, e.g.
+ * by a capture), writing no rows; `stopAt` ends each unit at the start of an attempt.
+ */
+export function runReferencePrepass(
+  input: DonorInput,
+  options: { readonly wrap?: (hook: ReadHook) => ReadHook; readonly subscribers?: readonly RunnerSubscriber[]; readonly stopAt?: LoopInput['stopAt'] },
+): Promise<void> {
   const { plan, segment } = input;
-  const mode = plan.donorMode;
-  const point = plan.pointAttempt;
-  const field = segment.task.facts.factField;
-  if (mode === null || point === null || plan.seed === undefined || plan.donorInstallation !== 'install') throw new ImepError('E_INTERNAL', `condition ${plan.condition.id} has no donor swap`);
-  if (field === null) {
-    throw new ImepError('E_PROTOCOL_INVALID', `condition "${plan.condition.id}" swaps donors by fact, but task ${segment.task.task} (${segment.task.envId}) declares no fact field`, {
-      field: `conditions.${plan.condition.id}`,
-      hint: 'S/T donor swaps run on tasks with a known target fact (ShellGame: ballCup, RememberColor: targetColorIndex)',
-    });
-  }
-  const snapshots = new Map<string, { records: readonly BankRecord[]; fact: string }>();
-  await runSegmentLoop({
+  return runSegmentLoop({
     segment: { ...segment, phase: 'donor-prepass' },
     plan,
     policy: input.policy,
@@ -80,9 +76,26 @@ export async function prepareDonors(input: DonorInput): Promise<DonorPlan> {
     allowlists: input.allowlists,
     resetOptions: input.resetOptions,
     units: input.units,
-    handleFor: (u) => interventionHook({ kind: 'A' }, { scope: u.scopeId, point: plan.pointLabel }),
+    handleFor: (u) => {
+      const h = interventionHook({ kind: 'A' }, { scope: u.scopeId, point: plan.pointLabel });
+      return options.wrap === undefined ? h : { ...h, hook: options.wrap(h.hook) };
+    },
     maxTries: input.maxTries,
-    subscribers: [],
+    subscribers: options.subscribers ?? [],
+    ...(options.stopAt === undefined ? {} : { stopAt: options.stopAt }),
+  });
+}
+
+export async function prepareDonors(input: DonorInput): Promise<DonorPlan> {
+  const { plan, segment } = input;
+  const mode = plan.donorMode;
+  const point = plan.pointAttempt;
+  const field = segment.task.facts.factField;
+  if (mode === null || point === null || plan.seed === undefined || plan.donorInstallation !== 'install') throw new ImepError('E_INTERNAL', `condition ${plan.condition.id} has no donor swap`);
+  // run-plan's checkFacts refused S/T on an environment without a fact before any row
+  if (field === null) throw new ImepError('E_INTERNAL', `condition ${plan.condition.id}: task ${segment.task.task} declares no fact`);
+  const snapshots = new Map<string, { records: readonly BankRecord[]; fact: string }>();
+  await runReferencePrepass(input, {
     stopAt: {
       attempt: point,
       snapshot: (slot, unit, first) => {

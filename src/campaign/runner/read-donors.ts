@@ -15,12 +15,10 @@
  */
 import type { NdArray, ObsValue, StepResult } from '../../bridges/sim-environment.js';
 import { ImepError } from '../../core/errors.js';
-import { interventionHook } from '../../interventions/condition.js';
 import { assignDonors, type DonorAssignment } from '../../interventions/donor-assignment.js';
 import { alignByRank, PrePointCapture, type PrePointItems } from '../../interventions/read-swap.js';
 import type { PlannedEpisode } from '../../protocol/plan.js';
-import type { DonorInput } from './donors.js';
-import { runSegmentLoop } from './episode-loop.js';
+import { runReferencePrepass, type DonorInput } from './donors.js';
 import type { FailureInfo, RunnerSubscriber, UnitJob, UnitOutcome } from './types.js';
 
 export interface ReadDonorPlan {
@@ -52,21 +50,7 @@ export async function prepareReadDonors(input: DonorInput, factOf: (value: ObsVa
   }
   const capture = new PrePointCapture();
   const seen = new FactsAndOutcomes(field);
-  await runSegmentLoop({
-    segment: { ...segment, phase: 'donor-prepass' },
-    plan,
-    policy: input.policy,
-    envFor: input.envFor,
-    allowlists: input.allowlists,
-    resetOptions: input.resetOptions,
-    units: input.units,
-    handleFor: (u) => {
-      const h = interventionHook({ kind: 'A' }, { scope: u.scopeId, point: plan.pointLabel });
-      return { ...h, hook: capture.wrap(h.hook) };
-    },
-    maxTries: input.maxTries,
-    subscribers: [seen],
-  });
+  await runReferencePrepass(input, { wrap: (hook) => capture.wrap(hook), subscribers: [seen] });
   const byScope = new Map(input.units.map((u) => [u.scopeId, u]));
   const facts = new Map<string, string>();
   for (const u of input.units) if (seen.ranOk.has(u.scopeId)) facts.set(u.scopeId, JSON.stringify(factOf(seen.facts.get(u.scopeId), u)));
