@@ -27,15 +27,17 @@ describe('the registered example protocols', () => {
     }
   });
 
-  it('libero-drawer-memory: real LIBERO through the sim-bridge, the hosted known-answer policy, A/U/S_pi and A/N_blk/C', () => {
+  it('libero-drawer-memory: real LIBERO through the sim-bridge, the hosted known-answer policy, A/U/S_pi/S/T and A/N_blk/C', () => {
     const p = load('libero-drawer-memory.yaml');
     expect(p.simulator).toMatchObject({ kind: 'sim-bridge', adapter: 'libero' });
     expect(p.envs).toEqual([{ id: 'libero-mem/top-drawer-cue' }]);
     expect(p.policy).toMatchObject({ runtime: 'remote', name: 'libero-drawer-memory', module: 'imep_sim_bridge.libero_drawer_policy' });
     expect(p.waves).toEqual([
-      { id: 1, conditions: ['A', 'U', 'S_pi'], anchor: 'A' },
+      { id: 1, conditions: ['A', 'U', 'S_pi', 'S', 'T'], anchor: 'A' },
       { id: 2, conditions: ['A', 'N_blk', 'C'], anchor: 'A' },
     ]);
+    // S and T swap at read time, paired by the fact the environment declares (goal)
+    expect(p.conditions.filter((c) => c.kind === 'S' || c.kind === 'T').map((c) => ('installation' in c ? c.installation : undefined))).toEqual(['read', 'read']);
     expect(p.n).toBe(12);
     expect(p.allowlists.evaluatorOnly).toContain('goal'); // the env's declared fact never reaches the policy
     expect(p.allowlists.methodVisible).not.toContain('goal');
