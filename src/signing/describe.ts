@@ -4,7 +4,8 @@ import { fingerprintText } from './signature-block.js';
 /**
  * One line describing a unit's signature chain for `imep campaign verify`: the status, who signed
  * which record (operator and key fingerprint prefix), the unsigned records, and every finding by
- * severity. Pure; the caller prints it.
+ * severity (a record signed by a key this verifier does not trust is counted apart, as untrusted: not an error of the
+ * unit). Pure; the caller prints it.
  *
  *   signatures: signed — precommit.json, seal.json by alice (ed25519:3f2a…64 hex); adjudication-001.json by bob (ed25519:…); 0 errors, 1 warning: …
  *
@@ -23,11 +24,17 @@ export function describeSignatures(report: SignatureReport): string {
   const parts: string[] = [];
   if (signed.length > 0) parts.push(signed.join('; '));
   if (report.unsigned.length > 0) parts.push(`unsigned: ${report.unsigned.join(', ')}`);
-  const errors = report.findings.filter((f) => f.severity === 'error');
+  // a record signed by a key this verifier does not hold is not an error of the unit: trust is the verifier's call
+  const untrusted = report.findings.filter((f) => f.severity === 'error' && f.finding === 'unknown-key');
+  const errors = report.findings.filter((f) => f.severity === 'error' && f.finding !== 'unknown-key');
   const warnings = report.findings.filter((f) => f.severity === 'warning');
   const count = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-  let tail = `${count(errors.length, 'error')}, ${count(warnings.length, 'warning')}`;
-  const listed = [...errors, ...warnings].map((f) => `${f.path} ${f.finding} [${f.severity}] (${f.detail})`);
+  let tail = `${count(errors.length, 'error')}, ${untrusted.length > 0 ? `${untrusted.length} signed by keys not trusted here, ` : ''}${count(warnings.length, 'warning')}`;
+  const listed = [
+    ...errors.map((f) => `${f.path} ${f.finding} [${f.severity}] (${f.detail})`),
+    ...untrusted.map((f) => `${f.path} ${f.finding} [untrusted] (${f.detail})`),
+    ...warnings.map((f) => `${f.path} ${f.finding} [${f.severity}] (${f.detail})`),
+  ];
   if (listed.length > 0) tail += `: ${listed.join('; ')}`;
   return `signatures: ${report.status}${parts.length > 0 ? ` — ${parts.join('; ')}` : ''}; ${tail}`;
 }

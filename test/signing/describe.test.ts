@@ -30,4 +30,25 @@ describe('describeSignatures', () => {
       'signatures: unsigned — unsigned: precommit.json, seal.json; 0 errors, 0 warnings',
     );
   });
+
+  it('a record signed by a key not trusted here is counted and listed as untrusted, not as an error of the unit', () => {
+    const report: SignatureReport = {
+      status: 'signed',
+      signed: [
+        { path: 'precommit.json', signer: 'alice', fingerprint: fp('a'), prev: null },
+        { path: 'seal.json', signer: 'alice', fingerprint: fp('a'), prev: { file: 'precommit.json', sha256: fp('0') } },
+      ],
+      unsigned: [],
+      findings: [
+        { path: 'precommit.json', finding: 'unknown-key', severity: 'error', detail: 'not in the key store', related: [] },
+        { path: 'seal.json', finding: 'unknown-key', severity: 'error', detail: 'not in the key store', related: [] },
+        { path: 'seal.json', finding: 'bad-signature', severity: 'error', detail: 'does not verify', related: [] },
+      ],
+    };
+    expect(describeSignatures(report)).toBe(
+      `signatures: signed — precommit.json, seal.json by alice (ed25519:${fp('a')}); ` +
+        '1 error, 2 signed by keys not trusted here, 0 warnings: seal.json bad-signature [error] (does not verify); ' +
+        'precommit.json unknown-key [untrusted] (not in the key store); seal.json unknown-key [untrusted] (not in the key store)',
+    );
+  });
 });
