@@ -27,8 +27,8 @@ export function prePointKey(bank: string, item: RetrievedItem): string {
   return `${bank}\u001f${item.identity.timestep}\u001f${item.identity.slot}`;
 }
 
-/** The first decision query of each episode: reads from it on are after the point. */
-class EpisodePoints {
+/** The first decision query of each episode: reads from it on are after the point (the trace's 'read-swap' mode too). */
+export class EpisodePoints {
   private readonly first = new Map<string, number>();
   /** The point's query index once the episode reached it (this read included), else null. */
   at(ctx: ReadContext): number | null {

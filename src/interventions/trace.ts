@@ -18,6 +18,7 @@
 import type { ReadHook, RetrievedItem } from '../banks/record.js';
 import { DIGEST_CHARS, itemDigest, readDigest, selectedItemDigest } from './digest.js';
 import type { BankWriteEvent, InstallTarget } from './install-target.js';
+import { EpisodePoints } from './read-swap.js';
 
 export type SubstitutionMode = 'installed' | 'per-read' | 'read-swap' | 'none';
 
@@ -73,7 +74,7 @@ export class TraceRecorder {
   private readonly kept: TraceEntry[] = [];
   private readonly chars: number;
   /** 'read-swap': each episode's first decision query. */
-  private readonly decisionPoints = new Map<string, number>();
+  private readonly decisionPoints = new EpisodePoints();
 
   constructor(source: Pick<InstallTarget, 'records' | 'onWrite'>, options: TraceRecorderOptions) {
     this.source = source;
@@ -125,11 +126,7 @@ export class TraceRecorder {
       afterAll.push(aligned && it === input[i] ? (before[i] as string) : itemDigest(it, c));
     }
     const mode = this.options.mode;
-    let swapPoint: number | undefined;
-    if (mode === 'read-swap') {
-      swapPoint = this.decisionPoints.get(ctx.episode);
-      if (swapPoint === undefined && ctx.decisionStep) this.decisionPoints.set(ctx.episode, (swapPoint = ctx.queryIndex));
-    }
+    const swapPoint = mode === 'read-swap' ? this.decisionPoints.at(ctx) : null;
     const selected: SelectedRecordTrace[] = [];
     for (let i = 0; i < n; i++) {
       const it = input[i] as RetrievedItem;
@@ -145,7 +142,7 @@ export class TraceRecorder {
         } else if (mode === 'per-read') {
           unmodifiedSubstituted = after !== null && after !== b;
         } else if (mode === 'read-swap') {
-          unmodifiedSubstituted = after !== null && swapPoint !== undefined && it.identity.timestep < swapPoint;
+          unmodifiedSubstituted = after !== null && swapPoint !== null && it.identity.timestep < swapPoint;
         }
       }
       selected.push({ slot: it.identity.slot, timestep: it.identity.timestep, version: it.identity.version, before: b, after, unmodifiedSubstituted });

@@ -232,14 +232,8 @@ export async function createAndPrecommit(c: Campaign, opts: CampaignOptions): Pr
     const registryFile = join(opts.campaignsDir, 'seed-registry.json');
     const bands = seedBands(c.protocol);
     const reuse = (c.protocol.seeds.reuse ?? []).map((r) => r.campaign);
-    const overlap = findSeedOverlaps(await readSeedRegistry(registryFile), c.protocol.id, bands, reuse)[0];
-    if (overlap !== undefined) {
-      throw new ImepError('E_SEED_OVERLAP', describeOverlap(overlap), {
-        file: c.file,
-        field: 'seeds',
-        hint: `pick a disjoint band, or declare \`reuse: [{ campaign: ${overlap.otherCampaignId}, reason: … }]\` if the reuse is intended`,
-      });
-    }
+    // again just before writing: another campaign may have registered its seeds since openCampaign looked
+    assertNoOverlapYet(c.protocol, c.file, await readSeedRegistry(registryFile));
     await makeDirs(opts.campaignsDir).catch((e: unknown) => {
       throw ioError(opts.campaignsDir, 'create the campaigns folder (--campaigns-dir)', e);
     });
