@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // The folder-level import graph of src/ (DESIGN.md "Layout"): prints every folder → folder edge with its count,
 // the strongly connected components (cycles), and imports that enter another folder other than through its
-// index.ts ("face bypasses"). Exit 1 when a cycle or a bypass count exceeds the ratchet in
-// scripts/import-graph-ratchet.json (which may only shrink: lower it when the code improves).
-//   node scripts/import-graph.mjs [--write-ratchet]
-import { readdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
+// index.ts ("face bypasses"). Exit 1 on a cycle, on a bypass, or on an arrow scripts/import-rules.json does not
+// allow (the dependency rule set of DESIGN.md "Layout").
+//   node scripts/import-graph.mjs
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -66,18 +66,20 @@ const bypassTotal = [...bypass.values()].reduce((a, b) => a + b, 0);
 console.log(`cycles: ${sccs.length === 0 ? 'none' : sccs.map((c) => c.join(' ↔ ')).join('; ')}`);
 console.log(`folders in cycles: ${cycleFolders}; imports bypassing a folder's index.ts: ${bypassTotal}`);
 
-const ratchetFile = join(root, 'scripts/import-graph-ratchet.json');
-if (process.argv.includes('--write-ratchet')) {
-  writeFileSync(ratchetFile, `${JSON.stringify({ foldersInCycles: cycleFolders, faceBypasses: bypassTotal }, null, 2)}\n`);
-  console.log(`wrote ${relative(root, ratchetFile)}`);
-  process.exit(0);
+const rulesFile = join(root, 'scripts/import-rules.json');
+const allowed = JSON.parse(readFileSync(rulesFile, 'utf8')).allowed;
+const problems = [];
+for (const n of nodes) if (!(n in allowed)) problems.push(`folder src/${n} is not in scripts/import-rules.json: add it with the folders it may import`);
+for (const [k, n] of [...edges].sort()) {
+  const [a, b] = k.split('→');
+  if (a in allowed && !allowed[a].includes(b)) problems.push(`${a} → ${b} (${n} imports) is not an allowed arrow`);
 }
-const ratchet = existsSync(ratchetFile) ? JSON.parse(readFileSync(ratchetFile, 'utf8')) : { foldersInCycles: 0, faceBypasses: 0 };
-const worse = [];
-if (cycleFolders > ratchet.foldersInCycles) worse.push(`${cycleFolders} folders in cycles (ratchet ${ratchet.foldersInCycles})`);
-if (bypassTotal > ratchet.faceBypasses) worse.push(`${bypassTotal} index.ts bypasses (ratchet ${ratchet.faceBypasses})`);
-if (worse.length > 0) {
-  console.error(`import-graph: the layout got worse: ${worse.join('; ')} — import through the folder's index.ts and do not import upward (DESIGN.md "Layout")`);
+if (sccs.length > 0) problems.push(`cycles: ${sccs.map((c) => c.join(' ↔ ')).join('; ')}`);
+for (const [k, n] of [...bypass].sort()) problems.push(`${k}: ${n} imports bypass ${k.split('→')[1]}/index.ts`);
+if (problems.length > 0) {
+  for (const p of problems.slice(0, 40)) console.error(`import-graph: ${p}`);
+  if (problems.length > 40) console.error(`import-graph: … and ${problems.length - 40} more`);
+  console.error('import-graph: import another folder only through its index.ts, along the arrows of scripts/import-rules.json (DESIGN.md "Layout")');
   process.exit(1);
 }
-if (cycleFolders < ratchet.foldersInCycles || bypassTotal < ratchet.faceBypasses) console.log('import-graph: better than the ratchet — lower it: node scripts/import-graph.mjs --write-ratchet');
+console.log('import-graph: every arrow allowed, no cycle, every folder entered through its index.ts');

@@ -14,9 +14,10 @@
 import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ImepError } from '../core/errors.js';
-import { explicitOperator } from '../campaign/operator.js';
-import { adjudicateStep, runCampaign } from '../campaign/runner/index.js';
-import type { AvailableEstimand } from '../campaign/adjudication/index.js';
+import { explicitOperator } from '../evidence/operator.js';
+import { adjudicateUnit } from '../adjudication/index.js';
+import { runCampaign } from '../campaign/index.js';
+import type { AvailableEstimand } from '../adjudication/index.js';
 import type { CampaignTemplate, DerivedProtocol } from './campaign-protocol.js';
 
 export interface CampaignUnitInput {
@@ -66,7 +67,7 @@ export async function runCampaignUnit(input: CampaignUnitInput): Promise<{ resul
     say: () => undefined,
     ...(input.batchSize === undefined ? {} : { batchSize: input.batchSize }),
   });
-  const { adjudication: adj } = await adjudicateStep(unitDir, { operator: explicitOperator(input.operators.adjudicator) });
+  const { adjudication: adj } = await adjudicateUnit(unitDir, { operator: explicitOperator(input.operators.adjudicator) });
   const internal = (message: string): ImepError => new ImepError('E_INTERNAL', message, { file: unitDir });
   if (adj.sameOperatorOverride !== null) throw internal('a calibration unit was adjudicated under a same-operator override');
   if (adj.provenance.protocolHash !== derived.protocolHash || adj.provenance.planHash !== derived.planHash) {

@@ -1,0 +1,81 @@
+/**
+ * The product's pipeline: run → seal → adjudicate → cross-check → closeout → report. The runner (src/campaign)
+ * stops at the seal; `--through closeout` hands it the post-seal steps here, which chain src/adjudication
+ * (adjudicateUnit), src/crosscheck (crossCheckUnit), the closeout (./closeout.ts) and src/report (writeReport).
+ * The report goes next to the unit, never inside it (a closed unit accepts no file). The post-seal modules are
+ * imported when a step runs, not with the runner: a run or a shard that stops at the seal never loads the
+ * statistics, report and chart (vega) modules.
+ */
+import { basename, dirname, join } from 'node:path';
+import type { AdjudicateUnitResult } from '../adjudication/index.js';
+import { resumeCampaign, runCampaign, type RunCampaignOptions } from '../campaign/index.js';
+import type { CrossCheckUnitResult } from '../crosscheck/index.js';
+import { currentOperator, sameOperatorOverride, type SameOperatorOverride } from '../evidence/operator.js';
+import type { CloseoutRecord } from '../evidence/records/post-seal-records.js';
+import type { Operator } from '../evidence/unit-layout.js';
+import { readUnitState } from '../evidence/unit-state.js';
+import type { WrittenReport } from '../report/index.js';
+
+export async function adjudicateStep(unitDir: string, opts: { operator?: Operator; allowSameOperator?: SameOperatorOverride }): Promise<AdjudicateUnitResult> {
+  const { adjudicateUnit } = await import('../adjudication/index.js');
+  return adjudicateUnit(unitDir, { ...(opts.operator ? { operator: opts.operator } : {}), ...(opts.allowSameOperator ? { allowSameOperator: opts.allowSameOperator } : {}) });
+}
+
+export async function crossCheckStep(unitDir: string, opts: { operator?: Operator } = {}): Promise<CrossCheckUnitResult> {
+  const { crossCheckUnit } = await import('../crosscheck/index.js');
+  return crossCheckUnit(unitDir, opts.operator ? { operator: opts.operator } : {});
+}
+
+export async function closeoutStep(unitDir: string, opts: { operator?: Operator } = {}): Promise<CloseoutRecord> {
+  const { closeoutUnit } = await import('./closeout.js');
+  return closeoutUnit(unitDir, opts.operator ? { operator: opts.operator } : {});
+}
+
+/** Default report folder: `<campaigns dir>/reports/<unit folder>/` (never inside the closed unit). */
+export function defaultReportDir(unitDir: string): string {
+  return join(dirname(unitDir), 'reports', basename(unitDir));
+}
+
+export async function reportStep(unitDir: string, outDir = defaultReportDir(unitDir)): Promise<WrittenReport> {
+  const { writeReport } = await import('../report/index.js');
+  return writeReport(unitDir, { outDir });
+}
+
+const say = (opts: RunCampaignOptions, line: string): void => (opts.say ?? ((l: string) => process.stdout.write(`${l}\n`)))(line);
+
+/** The post-seal steps on a sealed unit, each from the state the last one left, through the report. */
+export async function postSeal(unitDir: string, opts: RunCampaignOptions): Promise<void> {
+  const operator = opts.operator ?? currentOperator();
+  for (;;) {
+    const { state } = await readUnitState(unitDir);
+    if (state === 'sealed') {
+      const override = sameOperatorOverride(opts.sameOperatorReason);
+      const a = await adjudicateStep(unitDir, { operator, ...(override === undefined ? {} : { allowSameOperator: override }) });
+      const recorded = a.record.sameOperatorOverride;
+      say(opts, `adjudicated ${unitDir}: ${a.file} (${a.adjudication.goNoGo.status}${recorded ? `; same-operator override recorded: "${recorded.reason}"` : ''})`);
+      for (const v of a.adjudication.verdicts) say(opts, `  ${v.criterion}: ${v.verdict}`);
+    } else if (state === 'adjudicated') {
+      const x = await crossCheckStep(unitDir, { operator });
+      say(opts, `cross-checked ${unitDir}: ${x.outcome}`);
+    } else if (state === 'cross-checked') {
+      const r = await closeoutStep(unitDir, { operator });
+      say(opts, `closed out ${unitDir}: Merkle root ${r.merkle.root}`);
+    } else if (state === 'closed') {
+      const w = await reportStep(unitDir, defaultReportDir(unitDir));
+      say(opts, `report: ${w.html}`);
+      return;
+    } else {
+      return;
+    }
+  }
+}
+
+/** `imep campaign run FILE [--through seal|closeout]`: the runner, with the post-seal steps when asked for. */
+export function runThrough(file: string, opts: RunCampaignOptions): Promise<string> {
+  return runCampaign(file, { ...opts, afterSeal: postSeal });
+}
+
+/** `imep campaign resume UNIT [--through …]`: as runThrough, from an interrupted unit. */
+export function resumeThrough(unitDir: string, opts: RunCampaignOptions): Promise<string> {
+  return resumeCampaign(unitDir, { ...opts, afterSeal: postSeal });
+}

@@ -1,0 +1,15 @@
+/**
+ * src/runtime — the contracts every simulator and policy meets, and the lockstep loop over them (public face).
+ *   environment.ts  SimEnvironment: reset / step (+ capability interfaces), EnvSpec with its declared fact
+ *   policy.ts       BatchPolicy: resetSlot / inferBatch, the memory read hook's context
+ *   lockstep.ts     runLockstep: B episodes in batch slots, subscribers for everything it learns
+ *   allowlist.ts    observation split: what the policy may see, what only the evaluator sees
+ *   task-facts.ts   the fact (field, domain, decision steps) an environment's spec declares
+ *   send-steps.ts   every bridged slot's step sent before any is awaited
+ */
+export * from './environment.js';
+export * from './policy.js';
+export * from './lockstep.js';
+export * from './allowlist.js';
+export * from './task-facts.js';
+export * from './send-steps.js';
