@@ -1,9 +1,9 @@
 /**
- * The episode loop of one segment (wave × condition × task): units (scopes) run in batch slots in
- * lockstep through one BatchPolicy; each slot runs its unit's attempts one after the other, so the
- * slot's memory carries attempt 1 into attempt 2 when the bank persists across attempts. The loop
- * depends only on the SimEnvironment and RunnerPolicy contracts; everything it learns goes out to
- * subscribers.
+ * One segment (wave × condition × task) on the runtime's one lockstep loop (src/runtime/lockstep.ts runSlots):
+ * this module is the loop's scheduler — units (scopes) run in batch slots through one BatchPolicy; each slot runs
+ * its unit's attempts one after the other, so the slot's memory carries attempt 1 into attempt 2 when the bank
+ * persists across attempts — and everything it learns goes out to subscribers. The loop itself steps the batch,
+ * takes results in slot order and hands ended episodes back here.
  *
  * Per unit (in the lowest free slot, units in the given order):
  *   memory.beginScope(scopeId)               — unscoped clear: empty at the scope's start
@@ -12,7 +12,7 @@
  *     policy.resetSlot(slot, { episode: episodeId })                      — the policy sees nothing else
  *     at the registered attempt: handle.atPoint(slot bank)                — install / clear, before the first query
  *     loop: policy.inferBatch(method-visible obs of every stepping slot) → env.step(action)
- *           (bridged environments: every slot's step is sent before any is awaited — bridges/send-steps.ts — so
+ *           (bridged environments: every slot's step is sent before any is awaited — runtime/send-steps.ts — so
  *           simulators on different servers step at once; results are taken in slot order)
  *   memory.endScope(scopeId)                 — scoped clear: empty at the scope's end
  *
@@ -34,14 +34,13 @@
  */
 import { performance } from 'node:perf_hooks';
 import { splitObservation, type Allowlists } from '../runtime/allowlist.js';
-import { sendSteps } from '../runtime/send-steps.js';
+import { runSlots, type EpisodeStop, type SlotScheduler, type StartedEpisode } from '../runtime/lockstep.js';
 import type { SimEnvironment, StepResult } from '../runtime/environment.js';
 import type { ReadHook, RetrievedItem } from '../banks/record.js';
 import { isImepError } from '../core/errors.js';
 import type { InterventionHandle } from '../interventions/condition.js';
 import type { BankWriteEvent, InstallTarget } from '../interventions/install-target.js';
 import { TraceRecorder } from '../interventions/trace.js';
-import type { PolicyOutput } from '../runtime/policy.js';
 import type { PlannedEpisode } from '../protocol/plan.js';
 import type { ConditionPlan } from './condition-plan.js';
 import type {
@@ -136,6 +135,7 @@ export async function runSegmentLoop(input: LoopInput): Promise<void> {
 async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): Promise<void> {
   const { policy, plan, segment, subscribers: subs } = input;
   const queue = [...input.units];
+  /** The unit each slot is running (until it ends). */
   const slots = new Map<number, SlotRun>();
   const byEpisode = new Map<string, SlotRun>();
   let hookMs = 0;
@@ -188,7 +188,8 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
     for (const s of subs) s.onUnitEnd?.(run.slot, run.unit, outcome);
   };
 
-  const endEpisode = async (run: SlotRun, failure: FailureInfo | null): Promise<void> => {
+  /** The episode of `run` ended: rows and retries are decided here; the loop then asks the slot for its next one. */
+  const endEpisode = (run: SlotRun, failure: FailureInfo | null): void => {
     const ep = run.episode as PlannedEpisode;
     const c = run.clock;
     c.totalMs = c.simMs + c.policyMs + c.bankMs + c.otherMs;
@@ -201,8 +202,7 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
       run.failedTries.push({ ...failure, attempt: ep.attempt });
       if (run.tryNo < input.maxTries) {
         run.tryNo += 1;
-        newTry(run);
-        await startAttempt(run);
+        newTry(run); // the unit restarts from attempt 1 (memory cleared) at the slot's next start
         return;
       }
       run.statuses.push('failed');
@@ -210,20 +210,16 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
       const skipped = run.unit.episodes.map((_, i) => i > run.attemptIx);
       const statuses = run.unit.episodes.map((_, i) => (i < run.statuses.length ? (run.statuses[i] as 'ok' | 'failed') : 'failed'));
       finishUnit(run, { kind: 'ran', tries: run.tryNo, failedTries: run.failedTries, statuses: statuses.slice(0, n), skipped });
-      await fillSlot(run.slot);
       return;
     }
     run.statuses.push('ok');
     run.attemptIx += 1;
-    if (run.attemptIx < run.unit.episodes.length) {
-      await startAttempt(run);
-      return;
-    }
+    if (run.attemptIx < run.unit.episodes.length) return;
     finishUnit(run, { kind: 'ran', tries: run.tryNo, failedTries: run.failedTries, statuses: run.statuses, skipped: run.statuses.map(() => false) });
-    await fillSlot(run.slot);
   };
 
-  const startAttempt = async (run: SlotRun): Promise<void> => {
+  /** Starts the current attempt of `run`: its first result, or null when the attempt did not start (handled here). */
+  const startAttempt = async (run: SlotRun, env: SimEnvironment): Promise<StartedEpisode<SlotRun> | null> => {
     const ep = run.unit.episodes[run.attemptIx] as PlannedEpisode;
     run.episode = ep;
     run.current = null;
@@ -234,7 +230,7 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
     let first: StepResult;
     try {
       let t0 = performance.now();
-      first = splitObservation(await input.envFor(run.slot).reset({ seed: ep.seed, options: { ...input.resetOptions, attempt: ep.attempt } }), input.allowlists);
+      first = splitObservation(await env.reset({ seed: ep.seed, options: { ...input.resetOptions, attempt: ep.attempt } }), input.allowlists);
       run.clock.simMs += performance.now() - t0;
       run.current = first;
       if (input.stopAt !== undefined && ep.attempt === input.stopAt.attempt) {
@@ -242,8 +238,7 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
         byEpisode.delete(ep.episodeId);
         run.episode = null;
         finishUnit(run, { kind: 'ran', tries: run.tryNo, failedTries: run.failedTries, statuses: run.statuses, skipped: [] });
-        await fillSlot(run.slot);
-        return;
+        return null;
       }
       t0 = performance.now();
       await policy.resetSlot(run.slot, { episode: ep.episodeId });
@@ -260,87 +255,60 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
             kind: 'removed',
             failure: { code: 'E_DONOR_SHORT', message: `donor ${outcome.donor} holds ${outcome.donorCount} records for ${outcome.recipientCount}; the swap failed closed` },
           });
-          await fillSlot(run.slot);
-          return;
+          return null;
         }
       }
     } catch (e) {
-      await endEpisode(run, failureOf(e));
-      return;
+      endEpisode(run, failureOf(e));
+      return null;
     }
     for (const s of subs) s.onEpisodeStart?.(run.slot, ep, first);
+    return { episode: run, first, clock: run.clock };
   };
 
-  const fillSlot = async (slot: number): Promise<void> => {
-    const unit = queue.shift();
-    if (unit === undefined) return;
-    const run = { slot, unit, tryNo: 1, failedTries: [], episode: null, current: null, steps: 0, marked: false, clock: newClock() } as unknown as SlotRun;
-    slots.set(slot, run);
-    newTry(run);
-    await startAttempt(run);
+  /** Per slot: its unit's next attempt (or the retry from attempt 1), else the next unit in the queue. */
+  const units: SlotScheduler<SlotRun> = {
+    async start(slot, env) {
+      for (;;) {
+        let run = slots.get(slot);
+        if (run === undefined) {
+          const unit = queue.shift();
+          if (unit === undefined) return null;
+          run = { slot, unit, tryNo: 1, failedTries: [], episode: null, current: null, steps: 0, marked: false, clock: newClock() } as unknown as SlotRun;
+          slots.set(slot, run);
+          newTry(run);
+        }
+        const started = await startAttempt(run, env());
+        if (started !== null) return started;
+      }
+    },
+    end(_slot, ended) {
+      const run = ended.episode;
+      run.current = ended.last;
+      run.steps = ended.steps;
+      endEpisode(run, failureOfStop(ended.stop));
+    },
   };
 
   for (const s of subs) s.onSegmentStart?.(segment, input.units);
-  for (let slot = 0; slot < policy.maxBatch && queue.length > 0; slot++) await fillSlot(slot);
-
-  while (slots.size > 0) {
-    const aborted = input.abort?.();
-    if (aborted !== undefined) throw aborted;
-    const stepping = [...slots.values()].filter((r) => r.episode !== null && r.current !== null).sort((a, b) => a.slot - b.slot);
-    if (stepping.length === 0) break;
-    const tIter = performance.now();
-    hookMs = 0;
-    let outputs: readonly PolicyOutput[];
-    try {
-      outputs = await policy.inferBatch(stepping.map((r) => ({ slot: r.slot, obs: (r.current as StepResult).obs })));
-      if (outputs.length !== stepping.length) throw new Error(`inferBatch answered ${outputs.length} of ${stepping.length} observations`);
-    } catch (e) {
-      const f = failureOf(e);
-      for (const r of stepping) await endEpisode(r, f);
-      continue;
-    }
-    const inferMs = performance.now() - tIter;
-    const share = (inferMs - hookMs) / stepping.length;
-    // Environments without a synchronous step (bridged simulators) are all sent their step before any is awaited, in
-    // slot order, so simulators behind different servers step at the same time; every result is then taken in slot
-    // order, so subscribers see the same calls in the same order as when each step was awaited in turn.
-    const sent = sendSteps(stepping.map((r) => input.envFor(r.slot)), (i) => (outputs[i] as PolicyOutput).action);
-    let simMs = 0;
-    const ended: [SlotRun, FailureInfo | null][] = [];
-    for (let i = 0; i < stepping.length; i++) {
-      const run = stepping[i] as SlotRun;
-      const output = outputs[i] as PolicyOutput;
-      run.clock.policyMs += share;
-      const before = run.current as StepResult;
-      let after: StepResult;
-      try {
-        const t0 = performance.now();
-        const inFlight = sent[i];
-        if (inFlight === undefined) {
-          after = splitObservation((input.envFor(run.slot).stepSync as NonNullable<SimEnvironment['stepSync']>)(output.action), input.allowlists);
-          run.clock.simMs += performance.now() - t0;
-        } else {
-          const { result, ms } = await inFlight;
-          after = splitObservation(result, input.allowlists);
-          run.clock.simMs += ms; // this step's own round trip (the steps of a batch overlap)
-        }
-        simMs += performance.now() - t0; // the loop's time spent stepping or waiting for a step
-      } catch (e) {
-        ended.push([run, failureOf(e)]);
-        continue;
-      }
-      run.current = after;
-      run.steps += 1;
-      for (const s of subs) s.onStep?.(run.slot, run.episode as PlannedEpisode, before, output, after);
-      const limit = input.envFor(run.slot).spec.maxSteps;
-      if (after.done) ended.push([run, null]);
-      else if (limit > 0 && run.steps > limit) {
-        ended.push([run, { code: 'E_SIM_UNAVAILABLE', message: `the environment did not end the episode within its ${limit} steps` }]);
-      }
-    }
-    const other = Math.max(0, performance.now() - tIter - inferMs - simMs) / stepping.length;
-    for (const r of stepping) r.clock.otherMs += other;
-    for (const [run, failure] of ended) await endEpisode(run, failure);
-  }
+  await runSlots(policy, input.envFor, units, {
+    subscribers: [{ onStep: (slot, run, before, output, after) => { for (const s of subs) s.onStep?.(slot, run.episode as PlannedEpisode, before, output, after); } }],
+    enforceSpecLimit: true,
+    observe: (r) => splitObservation(r, input.allowlists),
+    hookMs: () => hookMs,
+    ...(input.abort === undefined ? {} : { abort: input.abort }),
+  });
   for (const s of subs) s.onSegmentEnd?.(segment);
+}
+
+function failureOfStop(stop: EpisodeStop): FailureInfo | null {
+  switch (stop.kind) {
+    case 'done':
+    case 'cap':
+      return null;
+    case 'over-limit':
+      return { code: 'E_SIM_UNAVAILABLE', message: `the environment did not end the episode within its ${stop.limit} steps` };
+    case 'failed':
+      return failureOf(stop.error);
+  }
 }

@@ -104,7 +104,7 @@ function checkEnvs(ctx: CheckContext): void {
         const key = kwargKey(e.field);
         const fromCondition = condition?.envKwargs && key !== undefined && key in condition.envKwargs;
         const path = fromCondition ? ['conditions', index, 'envKwargs', key] : key !== undefined && key in (env.kwargs ?? {}) ? ['envs', i, 'kwargs', key] : ['envs', i, 'kwargs'];
-        ctx.push(path, e.message, e.hint ?? `see the kwargs of ${env.id} in src/bridges/lite`, 'E_PROTOCOL_INVALID', false);
+        ctx.push(path, e.message, e.hint ?? `see the kwargs of ${env.id} in src/sims/lite`, 'E_PROTOCOL_INVALID', false);
         return;
       }
     }

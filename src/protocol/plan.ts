@@ -10,7 +10,7 @@
  *   wave (listed order) → condition (the wave's listed order) → task (envs order) → seed (registered
  *   order) → attempt (1 … count, or chain position 1 … length).
  * So every (wave, condition) is one contiguous BLOCK of the plan, and all attempts of one scope under
- * one condition are consecutive and never split. The runner (src/campaign/runner) steps many units of
+ * one condition are consecutive and never split. The runner (src/campaign) steps many units of
  * one block in lockstep through a batched policy and still appends rows strictly in seq order with a
  * reorder buffer bounded by the batch size. (Version 1 put condition below seed, interleaving the
  * conditions unit by unit; that order cannot be batched per condition without buffering whole waves.)

@@ -24,7 +24,7 @@ export const PENDING_SHA256 = 'pending';
 export const SimulatorSchema = z
   .discriminatedUnion('kind', [
     z.strictObject({
-      kind: z.literal('lite').describe('the in-repo lite simulators (src/bridges/lite)'),
+      kind: z.literal('lite').describe('the in-repo lite simulators (src/sims/lite)'),
       transport: z
         .enum(['in-process', 'bridge'])
         .optional()

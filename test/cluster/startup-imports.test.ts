@@ -20,7 +20,7 @@ describe('cluster: start-up imports', () => {
 
   it('a checkpoint campaign process (every lite shard) loads neither the ZeroMQ bridge nor process supervision', () => {
     // the bridged simulators and hosted policies import them when a protocol asks for one
-    for (const entry of ['campaign/runner/campaign-setup.ts', 'cluster/shard-run.ts']) {
+    for (const entry of ['campaign/campaign-setup.ts', 'cluster/shard-run.ts']) {
       const heavy = [...staticPackages(entry)].filter((p) => p === 'zeromq' || p === 'execa');
       expect({ entry, heavy }).toEqual({ entry, heavy: [] });
     }

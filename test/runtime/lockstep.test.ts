@@ -54,7 +54,10 @@ class ScriptedPolicy implements BatchPolicy {
   }
 }
 
-/** The reference loop (the implementation before this one), kept verbatim in behaviour. */
+/**
+ * The reference loop, written plainly: the calls and their order the runtime's one loop must make (ended episodes
+ * leave and refill after every result of the step is taken, as the campaign runner always did).
+ */
 async function referenceLockstep(policy: BatchPolicy, envFor: (slot: number) => SimEnvironment, episodes: readonly LockstepEpisode[], options: LockstepOptions = {}): Promise<EpisodeOutcome[]> {
   const subs = options.subscribers ?? [];
   const maxSteps = options.maxSteps ?? Infinity;
@@ -85,6 +88,8 @@ async function referenceLockstep(policy: BatchPolicy, envFor: (slot: number) => 
     const outputs = await policy.inferBatch(slots.map((slot) => ({ slot, obs: running.get(slot)!.current.obs })));
     // bridged environments: every step sent, in slot order, before any result is taken
     const sent = slots.map((slot, i) => (env(slot).stepSync === undefined ? env(slot).step(outputs[i]!.action) : undefined));
+    // every result of the step taken first; then the ended episodes leave and their slots refill, in slot order
+    const ended: number[] = [];
     for (let i = 0; i < slots.length; i++) {
       const slot = slots[i]!;
       const r = running.get(slot)!;
@@ -95,13 +100,15 @@ async function referenceLockstep(policy: BatchPolicy, envFor: (slot: number) => 
       r.current = after;
       r.steps += 1;
       for (const s of subs) s.onStep?.(slot, r.episode, before, output, after);
-      if (after.done || r.steps >= maxSteps) {
-        const outcome: EpisodeOutcome = { episode: r.episode, first: r.first, last: r.current, steps: r.steps };
-        outcomes[r.index] = outcome;
-        running.delete(slot);
-        for (const s of subs) s.onEpisodeEnd?.(slot, outcome);
-        await start(slot);
-      }
+      if (after.done || r.steps >= maxSteps) ended.push(slot);
+    }
+    for (const slot of ended) {
+      const r = running.get(slot)!;
+      const outcome: EpisodeOutcome = { episode: r.episode, first: r.first, last: r.current, steps: r.steps };
+      outcomes[r.index] = outcome;
+      running.delete(slot);
+      for (const s of subs) s.onEpisodeEnd?.(slot, outcome);
+      await start(slot);
     }
   }
   return outcomes.map((o) => o!);
@@ -149,7 +156,9 @@ describe('runLockstep', () => {
 
   it('pins the refill order of a small ragged run', async () => {
     const log = await traceOf(runLockstep, 2, 3);
-    // seeds 1, 2, 3 last 3, 5, 2 steps; e2 takes slot 0 after e0 ends, before slot 1 steps
+    // seeds 1, 2, 3 last 3, 5, 2 steps; e0 leaves and e2 takes slot 0 once every result of that step is taken
+    expect(log.indexOf('step 1 e1 2/2→2/3')).toBeLessThan(log.indexOf('end 0 e0 steps=3 last=1/3'));
+    expect(log.indexOf('end 0 e0 steps=3 last=1/3')).toBeLessThan(log.indexOf('start 0 e2 3/0'));
     expect(log.filter((l) => l.startsWith('policy.infer') || l.startsWith('start') || l.startsWith('end'))).toEqual([
       'start 0 e0 1/0',
       'start 1 e1 2/0',
