@@ -45,7 +45,7 @@ describe('the registered example protocols', () => {
 
   it('shellgame-blackout: the paper’s two waves, 400 seeds, attempt 1 registered', () => {
     const p = load('shellgame-blackout.yaml');
-    expect(p.envs).toEqual([{ id: 'ShellGameTouch-lite', kwargs: { blackoutFromStep: 6, strict: false } }]);
+    expect(p.envs).toEqual([{ id: 'ShellGameTouch-lite', kwargs: { blackoutFromStep: 6, strict: true, toolStart: 'home' } }]);
     expect(p.memory.bank).toBe('episode-local');
     expect(p.waves).toEqual([
       { id: 1, conditions: ['A', 'S_pi', 'T_mu', 'U'], anchor: 'A' },
