@@ -14,6 +14,7 @@
  * UNIT is a unit folder (campaigns/<protocol id>-<hash12>). Progress goes to stderr (one live line on a
  * TTY, plain lines otherwise); results to stdout. Refusals: one line, non-zero exit (exit-codes.ts).
  */
+import { readCanaryNote } from '../campaign/adjudication/read-canary-note.js';
 import { PLAN_ROWS_CONFIRM, PLAN_ROWS_MAX } from '../protocol/plan-size.js';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -256,6 +257,7 @@ export function registerCampaign(group: Command): void {
       const a = await adjudicateStep(dir, { operator: currentOperator(), ...(o.allowSameOperator === undefined ? {} : { allowSameOperator: { reason: o.allowSameOperator } }) });
       out(`adjudicated ${dir}: ${a.file} (${a.adjudication.goNoGo.status})`);
       for (const v of a.adjudication.verdicts) out(`  ${v.criterion}: ${v.verdict}`);
+      out(`  ${readCanaryNote(a.adjudication.gates)}`);
       out(`next: imep campaign cross-check ${dir}`);
     });
 

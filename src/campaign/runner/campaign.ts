@@ -27,6 +27,7 @@ import { checkShardCount, planUnits } from '../../cluster/shard-plan.js';
 import { checkServerCount } from './bridge-envs.js';
 import { arrivalKeyOf, batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';
+import { readCanaryNote } from '../adjudication/read-canary-note.js';
 import { adjudicateStep, closeoutStep, crossCheckStep, defaultReportDir, reportStep, sameOperatorOverride } from './post-seal.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
@@ -115,6 +116,7 @@ async function postSeal(c: Campaign, opts: RunCampaignOptions): Promise<void> {
       const recorded = a.record.sameOperatorOverride;
       say(opts, `adjudicated ${c.dir}: ${a.file} (${a.adjudication.goNoGo.status}${recorded ? `; same-operator override recorded: "${recorded.reason}"` : ''})`);
       for (const v of a.adjudication.verdicts) say(opts, `  ${v.criterion}: ${v.verdict}`);
+      say(opts, `  ${readCanaryNote(a.adjudication.gates)}`);
     } else if (state === 'adjudicated') {
       const x = await crossCheckStep(c.dir, { operator });
       say(opts, `cross-checked ${c.dir}: ${x.outcome}`);
