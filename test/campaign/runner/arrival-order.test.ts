@@ -17,6 +17,11 @@ import { describe, expect, it } from 'vitest';
 import { makeLiteEnv, makeLiteEnvSync } from '../../../src/bridges/lite/registry.js';
 import { ARRIVAL_ORDER_FILE, arrivalOrder, newArrivalKey } from '../../../src/campaign/arrival-order.js';
 import { readPrecommit } from '../../../src/campaign/precommit.js';
+import { verifyUnit } from '../../../src/campaign/verify.js';
+import { arrivalOrderIssues } from '../../../src/campaign/verify-arrival-order.js';
+import { canonicalBytes } from '../../../src/core/canonical-json.js';
+import { writeFileSync } from 'node:fs';
+import { precommitCampaign } from '../../../src/campaign/runner/index.js';
 import { RowSink, runCampaign, runPlan, segmentsOf, type PolicyProvider, type RunnerPolicy } from '../../../src/campaign/runner/index.js';
 import type { HostedPolicyRecord } from '../../../src/campaign/hosted-policy-record.js';
 import type { EpisodeInfo, SlotObservation } from '../../../src/policies/policy.js';
@@ -113,9 +118,11 @@ describe('arrival order (issue #24)', () => {
 
   it('under a keyed arrival order the predictor scores at chance (exact binomial acceptance region, α = 0.001 each way)', async () => {
     for (const batch of [1, 4]) {
-      const { hits, trials, p } = await playAttack(protocol, newArrivalKey().key, batch);
+      const key = createHash('sha256').update(`arrival-order test key ${batch}`).digest('hex'); // fixed: the test is deterministic
+      const { hits, trials, p } = await playAttack(protocol, key, batch);
       expect(trials).toBe(7 * 60);
       const [lo, hi] = acceptance(trials, p);
+      if (process.env['IMEP_PRINT_ATTACK']) console.log(`batch ${batch}: ${hits}/${trials} hits, p = ${p.toFixed(4)}, acceptance [${lo}, ${hi}]`);
       expect(hits).toBeGreaterThanOrEqual(lo);
       expect(hits).toBeLessThanOrEqual(hi);
     }
@@ -147,7 +154,7 @@ describe('arrival order in a formal run of a hosted policy', () => {
     digest: 'a'.repeat(64),
   };
 
-  async function run(hosted: boolean): Promise<{ dir: string; arrivals: string[]; rows: string }> {
+  function setup(hosted: boolean): { file: string; arrivals: string[]; opts: Parameters<typeof runCampaign>[1] } {
     const box = sandbox();
     const file = writeProtocol(box, 'p.yaml', blackoutYaml({ n: 12, sha: box.checkpointSha }));
     const arrivals: string[] = [];
@@ -169,7 +176,12 @@ describe('arrival order in a formal run of a hosted policy', () => {
       },
       release: async () => undefined,
     };
-    const dir = await runCampaign(file, { ...scriptedOptions(box, 'shell', { batchSize: 1 }), policies: async () => provider, through: 'seal' } as Parameters<typeof runCampaign>[1]);
+    return { file, arrivals, opts: { ...scriptedOptions(box, 'shell', { batchSize: 1 }), policies: async () => provider, through: 'seal' } as Parameters<typeof runCampaign>[1] };
+  }
+
+  async function run(hosted: boolean): Promise<{ dir: string; arrivals: string[]; rows: string }> {
+    const { file, arrivals, opts } = setup(hosted);
+    const dir = await runCampaign(file, opts);
     return { dir, arrivals, rows: readFileSync(join(dir, 'rows/rows.jsonl'), 'utf8') };
   }
 
@@ -184,6 +196,7 @@ describe('arrival order in a formal run of a hosted policy', () => {
     const seal = JSON.parse(readFileSync(join(hosted.dir, 'seal.json'), 'utf8')) as { files: { path: string }[] };
     expect(seal.files.map((f) => f.path)).toContain(ARRIVAL_ORDER_FILE);
     expect(hosted.rows).toBe(plain.rows);
+    expect((await verifyUnit(hosted.dir)).ok).toBe(true);
 
     // a verifier with the sealed key and the plan reproduces the order resets arrived in (batch 1: one unit at a time)
     const key = (JSON.parse(keyBytes.toString('utf8')) as { key: string }).key;
@@ -195,4 +208,23 @@ describe('arrival order in a formal run of a hosted policy', () => {
     expect(plain.arrivals).toEqual(buildPlan(protocol).episodes.map((e) => e.episodeId));
     expect(hosted.arrivals).not.toEqual(plain.arrivals);
   }, 120_000);
+
+  it('a key swapped after precommit is refused before any row, and verify names a sealed key that is not the committed one', async () => {
+    const { file, opts } = setup(true);
+    const dir = await precommitCampaign(file, opts);
+    const keyFile = join(dir, ARRIVAL_ORDER_FILE);
+    const committed = readFileSync(keyFile);
+    writeFileSync(keyFile, canonicalBytes(newArrivalKey()));
+    await expect(runCampaign(file, opts)).rejects.toThrow(/arrival-order\.json does not match the SHA-256 its precommit committed/);
+    expect(existsSync(join(dir, 'rows/rows.jsonl')) ? readFileSync(join(dir, 'rows/rows.jsonl'), 'utf8') : '').toBe('');
+
+    const precommitBytes = readFileSync(join(dir, 'precommit.json'));
+    const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+    expect(arrivalOrderIssues(precommitBytes, new Map([[ARRIVAL_ORDER_FILE, sha(committed)]]))).toEqual([]);
+    expect(arrivalOrderIssues(precommitBytes, new Map([[ARRIVAL_ORDER_FILE, sha(readFileSync(keyFile))]]))).toEqual([
+      expect.objectContaining({ path: ARRIVAL_ORDER_FILE, kind: 'modified' }),
+    ]);
+    expect(arrivalOrderIssues(precommitBytes, new Map())).toEqual([expect.objectContaining({ path: ARRIVAL_ORDER_FILE, kind: 'missing' })]);
+    expect(arrivalOrderIssues(Buffer.from('{"kind":"imep.precommit"}'), new Map())).toEqual([]);
+  }, 60_000);
 });
