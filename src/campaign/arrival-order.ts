@@ -21,12 +21,10 @@
  * What the host receives is then: a fresh random episode token per reset (remote-policy.ts), the slot, and the
  * method-visible observations — nothing indexes the plan.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { canonicalBytes } from '../core/canonical-json.js';
 import { ImepError } from '../core/errors.js';
-import { sha256Hex } from '../core/hash.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { Sha256HexSchema } from './unit-layout.js';
 
@@ -54,8 +52,13 @@ export function newArrivalKey(): ArrivalKeyFile {
   return { kind: 'imep.arrival-order', version: ARRIVAL_ORDER_VERSION, key: randomBytes(32).toString('hex') };
 }
 
+/** The file's bytes: its canonical JSON (keys sorted, no whitespace; the three fields are plain strings and a number). */
 export function arrivalKeyBytes(file: ArrivalKeyFile): Uint8Array {
-  return canonicalBytes(file);
+  return Buffer.from(JSON.stringify({ key: file.key, kind: file.kind, version: file.version }), 'utf8');
+}
+
+function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
 }
 
 export function arrivalCommitment(file: ArrivalKeyFile): ArrivalOrderCommitment {

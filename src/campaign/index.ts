@@ -40,6 +40,7 @@ export type { VerifyResult, VerifyOk, VerifyFailed, VerifyIssue, TamperKind, Ver
 export { MERKLE_SCHEME, merkleRoot, merkleLeaf } from './manifest.js';
 export type { ManifestEntry } from './manifest.js';
 export { adjudicate, crossCheck, readAdjudications, readCrossChecks } from './adjudicate.js';
+export { readCanaryNote } from './adjudication/read-canary-note.js';
 export type { AdjudicateInput, CrossCheckInput } from './adjudicate.js';
 export type { AdjudicationRecord, CrossCheckRecord, CloseoutRecord, CrossCheckOutcome } from './post-seal-records.js';
 export { closeout } from './closeout.js';

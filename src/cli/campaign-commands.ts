@@ -14,7 +14,6 @@
  * UNIT is a unit folder (campaigns/<protocol id>-<hash12>). Progress goes to stderr (one live line on a
  * TTY, plain lines otherwise); results to stdout. Refusals: one line, non-zero exit (exit-codes.ts).
  */
-import { readCanaryNote } from '../campaign/adjudication/read-canary-note.js';
 import { PLAN_ROWS_CONFIRM, PLAN_ROWS_MAX } from '../protocol/plan-size.js';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -25,7 +24,7 @@ import { failRun } from '../campaign/formal-run.js';
 import { currentOperator } from '../campaign/operator.js';
 import { lockUnit } from '../campaign/unit-lock.js';
 import { smallRunSummary } from '../campaign/small-run-summary.js';
-import { seal } from '../campaign/seal.js';
+import { readCanaryNote, seal } from '../campaign/index.js';
 import { formatStatus, unitStatus } from '../campaign/status.js';
 import { describeIssue, parseExpectedRoot, verifyUnit } from '../campaign/verify.js';
 import { asTyped, cliName } from '../core/cli-name.js';

@@ -6,7 +6,7 @@
  * were excluded by competence.
  */
 import { invalidBecause } from '../campaign/adjudication/validity.js';
-import { readCanaryNote } from '../campaign/adjudication/read-canary-note.js';
+import { readCanaryNote } from '../campaign/index.js';
 import type { Adjudication, AvailableEstimand, EstimandResult, Interval } from '../campaign/adjudication/index.js';
 import type { Verdict } from '../campaign/adjudication/verdict-types.js';
 import type { ReportInputs } from './load.js';
