@@ -25,8 +25,8 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { ImepError } from '../core/errors.js';
-import { writeFileAtomic } from './atomic-write.js';
-import { Sha256HexSchema } from './unit-layout.js';
+import { writeFileAtomic } from '../evidence/io/atomic-write.js';
+import { Sha256HexSchema } from '../evidence/unit-layout.js';
 
 export const ARRIVAL_ORDER_FILE = 'arrival-order.json';
 export const ARRIVAL_ORDER_VERSION = 1;

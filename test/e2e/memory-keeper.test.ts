@@ -11,8 +11,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../campaign/runner/helpers.js';
-import { imep, unitIn } from '../campaign/runner/cli-support.js';
+import { ROOT } from '../campaign/helpers.js';
+import { imep, unitIn } from '../campaign/cli-support.js';
 
 const KEEPER = `
 import numpy as np

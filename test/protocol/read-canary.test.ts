@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseProtocol } from '../../src/protocol/index.js';
 import { refusal } from './helpers.js';
-import { ROOT } from '../campaign/runner/helpers.js';
+import { ROOT } from '../campaign/helpers.js';
 
 const FLAGSHIP = readFileSync(join(ROOT, 'protocols/shellgame-blackout.yaml'), 'utf8');
 const LINE = '{ id: read_canary, kind: read-canary, canary: S_pi, minChanged: 1, guards: [N_blk, T_mu, U], hard: true, onFail: invalid }';
