@@ -16,6 +16,9 @@
  *                  substituted, so never divide by all reads unless the protocol registered 'all-reads');
  *                  with requireContentChange, no applied substitution left the content unchanged (reads
  *                  of every attempt from the sham's installation point on)
+ *   read-canary    the canary (reads returning known-wrong content, READ_CANARY_KINDS) changes ≥ minChanged outcomes
+ *                  against its wave's anchor and substituted ≥ 1 read; else the read path is not exercised and the
+ *                  guarded conditions' numbers are withheld (failing = canary + guards)
  *   empty-read     identical empty-read positions per (task, seed, attempt) across the conditions (each
  *                  condition in each wave that runs it), or each condition's empty reads = the prediction
  *   clock          for each listed condition (declared to keep the scope's query clock) in each wave that
@@ -222,6 +225,47 @@ function shamValidity(g: Extract<Gate, { kind: 'sham-validity' }>, ctx: GateCont
   };
 }
 
+/**
+ * read-canary: the canary's reads return known-wrong content; a policy that acts on what memory.read returns must
+ * change some outcomes against the wave anchor. One that does not — it keeps its own copy of its memory and ignores
+ * the reads, or needs no memory at all — leaves every read intervention measuring nothing, so the guarded
+ * conditions' numbers are withheld. A canary that substituted no read cannot test anything and fails too.
+ */
+function readCanary(g: Extract<Gate, { kind: 'read-canary' }>, ctx: GateContext): Result {
+  const wave = ctx.protocol.waves.find((w) => w.conditions.includes(g.canary));
+  const anchor = wave?.anchor ?? g.canary;
+  const cohort = wave === undefined ? null : ctx.index.cohort([anchor, g.canary], 'success', ctx.excludedTasks, `gates.${g.id}`, wave.id);
+  let pairs = 0, changed = 0;
+  if (cohort?.status === 'available') {
+    for (const u of cohort.units) {
+      const a = u.outcomes[anchor], c = u.outcomes[g.canary];
+      if (a === null || c === null) continue;
+      pairs++;
+      if (a !== c) changed++;
+    }
+  }
+  const from = fromAttempt(ctx.protocol, g.canary);
+  const rows = okRows(ctx, g.canary).filter((r) => r.attempt >= from);
+  const readsWithHistory = rows.reduce((s, r) => s + r.reads.withHistory, 0);
+  const applied = rows.reduce((s, r) => s + r.reads.substituted + r.reads.substitutedUnchanged, 0);
+  const acted = applied > 0;
+  const passed = pairs > 0 && acted && changed >= g.minChanged;
+  const guarded = g.guards.join(', ');
+  const detail = passed
+    ? `read path exercised: ${g.canary} (wrong content at ${applied}/${readsWithHistory} reads with history) changes ${changed}/${pairs} outcomes against ${anchor}`
+    : !acted
+      ? `read path not tested: ${g.canary} substituted no read (${applied}/${readsWithHistory} reads with history), so it cannot show that decisions depend on what memory.read returns — the numbers of ${guarded} are withheld`
+      : `read path not exercised: ${g.canary} (wrong content at ${applied}/${readsWithHistory} reads with history) changes ${changed}/${pairs} outcomes against ${anchor}, fewer than ${g.minChanged}: the policy's decisions do not depend on what memory.read returns (it may keep its own copy of its memory, or need none) — the numbers of ${guarded} are withheld`;
+  return {
+    passed,
+    evaluable: true,
+    observed: { anchor, pairs, changed, readsWithHistory, applied },
+    expected: { minChanged: g.minChanged, applied: '> 0' },
+    detail,
+    failing: passed ? [] : [...new Set([g.canary, ...g.guards])],
+  };
+}
+
 function emptyRead(g: Extract<Gate, { kind: 'empty-read' }>, ctx: GateContext): Result {
   const series = g.conditions.flatMap((condition) =>
     wavesRunning(ctx.protocol, condition).map((wave) => ({
@@ -326,6 +370,8 @@ function evaluate(g: Gate, ctx: GateContext): Result {
       return shamValidity(g, ctx);
     case 'empty-read':
       return emptyRead(g, ctx);
+    case 'read-canary':
+      return readCanary(g, ctx);
     case 'clock':
     case 'candidate':
       return firstQuery(g, ctx);

@@ -21,4 +21,5 @@ export type {
   UnavailableEstimand,
 } from './types.js';
 export { withholdsNumber } from './verdict-types.js';
+export { readCanaryNote } from './read-canary-note.js';
 export type { RoutedBound, Verdict, VerdictWord } from './verdict-types.js';

@@ -7,7 +7,7 @@
  * statistics, report and chart (vega) modules.
  */
 import { basename, dirname, join } from 'node:path';
-import type { AdjudicateUnitResult } from '../adjudication/index.js';
+import { readCanaryNote, type AdjudicateUnitResult } from '../adjudication/index.js';
 import { resumeCampaign, runCampaign, type RunCampaignOptions } from '../campaign/index.js';
 import type { CrossCheckUnitResult } from '../crosscheck/index.js';
 import { currentOperator, sameOperatorOverride, type SameOperatorOverride } from '../evidence/operator.js';
@@ -54,6 +54,7 @@ export async function postSeal(unitDir: string, opts: RunCampaignOptions): Promi
       const recorded = a.record.sameOperatorOverride;
       say(opts, `adjudicated ${unitDir}: ${a.file} (${a.adjudication.goNoGo.status}${recorded ? `; same-operator override recorded: "${recorded.reason}"` : ''})`);
       for (const v of a.adjudication.verdicts) say(opts, `  ${v.criterion}: ${v.verdict}`);
+      say(opts, `  ${readCanaryNote(a.adjudication.gates)}`);
     } else if (state === 'adjudicated') {
       const x = await crossCheckStep(unitDir, { operator });
       say(opts, `cross-checked ${unitDir}: ${x.outcome}`);

@@ -28,6 +28,7 @@ import { unitPaths, type Operator, type SeedBand } from '../evidence/unit-layout
 import { inProcessLiteEnvs, openSimulators, type SimulatorContext, type SimulatorOptions } from './bridge-envs.js';
 import { assertCheckpointServes, checkpointPolicyProvider } from './checkpoint-policy.js';
 import type { HostedPolicyRecord } from '../evidence/records/hosted-policy-record.js';
+import { ARRIVAL_ORDER_FILE, newArrivalKey, readArrivalKey } from '../evidence/arrival-order.js';
 import { assertHostedPolicyUnchanged, hostedPolicyKey, remotePolicyProvider, type RemotePolicyProvider } from './remote-policy-provider.js';
 import { assertSimulatorInputsUnchanged, simulatorInputHashes } from './simulator-inputs.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
@@ -149,6 +150,11 @@ function assertNoOverlapYet(protocol: Protocol, file: string, registry: Awaited<
   }
 }
 
+/** The unit's arrival-order key (arrival-order.ts), checked against its precommit; null when it committed none. */
+export async function arrivalKeyOf(dir: string): Promise<string | null> {
+  return readArrivalKey(join(dir, ARRIVAL_ORDER_FILE), (await readPrecommit(dir)).arrivalOrder);
+}
+
 /** Loads a unit's frozen protocol (re-hashed against the precommit) and its plan (plan hash checked). */
 export async function openUnit(dir: string): Promise<Campaign> {
   const frozen = await loadFrozenProtocol(dir);
@@ -253,7 +259,7 @@ export async function createAndPrecommit(c: Campaign, opts: CampaignOptions): Pr
         plannedRows: c.plan.episodes.length,
         code: await detectCodeIdentity(PACKAGE_ROOT),
         checkpointHashes: checkpoint !== undefined && digest !== null ? { [`${checkpoint.path}/${checkpoint.file}`]: digest } : hosted !== undefined ? { [hostedPolicyKey(hosted.name)]: hosted.digest } : {},
-        ...(hosted === undefined ? {} : { hostedPolicy: hosted }),
+        ...(hosted === undefined ? {} : { hostedPolicy: hosted, arrivalKey: newArrivalKey() }),
         simulatorHashes: await simulatorInputHashes(c.protocol, simulatorContext(c, opts)),
         seeds: bands,
         reuse,

@@ -13,7 +13,7 @@ import { currentOperator } from '../evidence/operator.js';
 import { startSmallRun, type SmallRunKind } from '../evidence/small-run.js';
 import { lockShard } from '../evidence/unit-lock.js';
 import { readUnitState } from '../evidence/unit-state.js';
-import { batchOf, createAndPrecommit, openCampaign, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
+import { arrivalKeyOf, batchOf, createAndPrecommit, openCampaign, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
 import { completeShard, openShard, shardDir, shardFilter, type ShardSpec } from './shard.js';
@@ -49,6 +49,7 @@ export async function runShard(c: Campaign, spec: ShardSpec, opts: CampaignOptio
     try {
       if (todo.length > 0) {
         const durableDonors = shard.startSeq > 0 ? await readDurableDonors(join(shard.dir, 'traces')) : null;
+        const arrivalKey = await arrivalKeyOf(c.dir);
         await withSimulators(c, opts, (envs) =>
           runPlan({
             protocol: c.protocol,
@@ -58,6 +59,7 @@ export async function runShard(c: Campaign, spec: ShardSpec, opts: CampaignOptio
             batchSize: batchOf(opts),
             sink,
             startSeq: shard.startSeq,
+            arrivalKey,
             ...(durableDonors === null ? {} : { durableDonors }),
             include,
             subscribers: progressFor(opts, todo, `${c.protocol.id} shard ${spec.index}/${spec.count}`),
@@ -114,7 +116,8 @@ export async function smallRunCampaign(file: string, kind: SmallRunKind, n: numb
     const sink = new RowSink(small, episodes.map((e) => e.seq), new Map(), small.files.rows);
     try {
       const runtime = provider;
-      await withSimulators(c, opts, (envs) => runPlan({ protocol: c.protocol, episodes, policies: runtime, envs, batchSize: batchOf(opts), sink, subscribers: progressFor(opts, episodes, `${kind}`) }));
+      const arrivalKey = await arrivalKeyOf(c.dir);
+      await withSimulators(c, opts, (envs) => runPlan({ protocol: c.protocol, episodes, policies: runtime, envs, batchSize: batchOf(opts), sink, arrivalKey, subscribers: progressFor(opts, episodes, `${kind}`) }));
       await sink.drain();
     } finally {
       await sink.settle();

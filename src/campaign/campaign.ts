@@ -25,7 +25,7 @@ import { lockUnit } from '../evidence/unit-lock.js';
 import { readUnitState } from '../evidence/unit-state.js';
 import { checkShardCount, planUnits } from '../protocol/shard-plan.js';
 import { checkServerCount } from './bridge-envs.js';
-import { batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
+import { arrivalKeyOf, batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
@@ -87,6 +87,7 @@ async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOp
   }
   const todo = c.plan.episodes.filter((e) => e.seq >= startSeq);
   const sink = new RowSink(run, todo.map((e) => e.seq), existing, unitPaths(c.dir).rows);
+  const arrivalKey = await arrivalKeyOf(c.dir);
   try {
     await runPlan({
       protocol: c.protocol,
@@ -96,6 +97,7 @@ async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOp
       batchSize: batchOf(opts),
       sink,
       startSeq,
+      arrivalKey,
       ...(startSeq > 0 ? { durableDonors: await readDurableDonors(unitPaths(c.dir).tracesDir) } : {}),
       subscribers: progressFor(opts, todo, c.protocol.id),
     });

@@ -41,6 +41,8 @@ export interface DonorInput {
   /** Every unit of the segment (not only those this run writes). */
   readonly units: readonly UnitJob[];
   readonly maxTries: number;
+  /** The order the pre-pass runs `units` in (arrival-order.ts; default: as given). The assignment never depends on it. */
+  readonly arrival?: (units: readonly UnitJob[]) => readonly UnitJob[];
 }
 
 /**
@@ -75,7 +77,7 @@ export function runReferencePrepass(
     envFor: input.envFor,
     allowlists: input.allowlists,
     resetOptions: input.resetOptions,
-    units: input.units,
+    units: input.arrival === undefined ? input.units : input.arrival(input.units),
     handleFor: (u) => {
       const h = interventionHook({ kind: 'A' }, { scope: u.scopeId, point: plan.pointLabel });
       return options.wrap === undefined ? h : { ...h, hook: options.wrap(h.hook) };

@@ -20,6 +20,7 @@ import { readJsonLines } from '../evidence/io/durable-append.js';
 import { interventionHook } from '../interventions/condition.js';
 import type { PlannedEpisode } from '../protocol/plan.js';
 import type { Protocol, ProtocolCondition } from '../protocol/schema.js';
+import { arrivalOrder } from '../evidence/arrival-order.js';
 import { conditionPlan, type ConditionPlan } from './condition-plan.js';
 import { declaredFact, prepareDonors } from './donors.js';
 import { prepareReadDonors } from './read-donors.js';
@@ -86,6 +87,11 @@ export interface RunPlanInput {
    * rows after the resume would be built on another assignment than the rows before it (readDurableDonors).
    */
   readonly durableDonors?: ReadonlyMap<number, string>;
+  /**
+   * The unit's arrival-order key (arrival-order.ts; hosted policies): each segment's units reach the policy in the
+   * keyed order, rows still leave in seq order. Null or absent: plan order.
+   */
+  readonly arrivalKey?: string | null;
   /** Units this run executes (default: all), e.g. one shard. */
   readonly include?: (unit: UnitJob) => boolean;
   readonly subscribers?: readonly RunnerSubscriber[];
@@ -233,9 +239,10 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
       const segment: SegmentInfo = { wave: seg.wave, condition, task, phase: 'main' };
       const resetOptions = { ...(condition.envKwargs ?? {}) };
       const subscribers: RunnerSubscriber[] = [new RowRecorder(plan, sink), ...extra];
+      const arrival = (list: readonly UnitJob[]): UnitJob[] => arrivalOrder(input.arrivalKey ?? null, { wave: seg.wave, condition: condition.id, task: seg.task }, list);
       let donors: Awaited<ReturnType<typeof prepareDonors>> | Awaited<ReturnType<typeof prepareReadDonors>> | null = null;
       if (plan.donorMode !== null) {
-        const donorInput = { segment, plan, policy, envFor, allowlists: protocol.allowlists, resetOptions, units: seg.units, maxTries };
+        const donorInput = { segment, plan, policy, envFor, allowlists: protocol.allowlists, resetOptions, units: seg.units, maxTries, arrival };
         donors =
           plan.donorInstallation === 'read'
             ? await prepareReadDonors(donorInput, (value, unit) => declaredFact(segment, task.facts.factField as string, value, unit))
@@ -249,7 +256,7 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
         }
       }
       const removed = donors?.removed ?? new Map();
-      const units = run.filter((u) => !removed.has(u.scopeId));
+      const units = arrival(run.filter((u) => !removed.has(u.scopeId)));
       for (const u of run) {
         const failure = removed.get(u.scopeId);
         if (failure !== undefined) for (const s of subscribers) s.onUnitEnd?.(-1, u, { kind: 'removed', failure });

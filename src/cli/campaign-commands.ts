@@ -25,6 +25,7 @@ import { currentOperator } from '../evidence/operator.js';
 import { lockUnit } from '../evidence/unit-lock.js';
 import { smallRunSummary } from './small-run-summary.js';
 import { seal } from '../evidence/transitions/seal.js';
+import { readCanaryNote } from '../adjudication/read-canary-note.js';
 import { formatStatus, unitStatus } from '../evidence/status.js';
 import { describeIssue, parseExpectedRoot, verifyUnit } from '../evidence/verify/verify.js';
 import { asTyped, cliName } from '../core/cli-name.js';
@@ -252,6 +253,7 @@ export function registerCampaign(group: Command): void {
       const a = await adjudicateStep(dir, { operator: currentOperator(), ...(o.allowSameOperator === undefined ? {} : { allowSameOperator: { reason: o.allowSameOperator } }) });
       out(`adjudicated ${dir}: ${a.file} (${a.adjudication.goNoGo.status})`);
       for (const v of a.adjudication.verdicts) out(`  ${v.criterion}: ${v.verdict}`);
+      out(`  ${readCanaryNote(a.adjudication.gates)}`);
       out(`next: imep campaign cross-check ${dir}`);
     });
 

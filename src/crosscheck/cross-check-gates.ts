@@ -162,6 +162,30 @@ export function expectedGates(study: PlainStudy, excluded: Set<string>): GateX[]
         (g['requireContentChange'] === false || substitutedUnchanged === 0);
       return { gate: id, observed: o({ flips, readsTotal, readsWithHistory, substituted, substitutedUnchanged, applied, denominator, fraction }), passed };
     }
+    if (kind === 'read-canary') {
+      const canary = str(g['canary']);
+      const wave = study.waves().find((w) => w.conditions.includes(canary));
+      const anchor = wave?.anchor ?? canary;
+      let pairs = 0, changed = 0;
+      if (wave !== undefined) {
+        const co = study.cohort([anchor, canary], 'success', excluded, wave.id);
+        if (co.unavailable.length === 0) {
+          for (const u of co.units) {
+            if (u.y[0] === null || u.y[1] === null) continue;
+            pairs++;
+            if (u.y[0] !== u.y[1]) changed++;
+          }
+        }
+      }
+      let readsWithHistory = 0, applied = 0;
+      const from = installAttempt(study, canary);
+      for (const r of ok(study, canary, excluded)) {
+        if (r.attempt < from) continue;
+        readsWithHistory += r.reads.withHistory;
+        applied += r.reads.substituted + r.reads.substitutedUnchanged;
+      }
+      return { gate: id, observed: o({ anchor, pairs, changed, readsWithHistory, applied }), passed: pairs > 0 && applied > 0 && changed >= (num(g['minChanged']) ?? 1) };
+    }
     if (kind === 'empty-read') {
       const series: { id: string; rows: PlainRow[] }[] = [];
       for (const condition of arr(g['conditions']).map(str)) {

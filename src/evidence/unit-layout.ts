@@ -11,6 +11,8 @@ import { z } from 'zod';
  *   protocol.json        the frozen protocol: its canonical JSON bytes exactly (sha256(bytes) = protocolHash)
  *   plan.json            the campaign plan (canonical JSON bytes exactly)
  *   precommit.json       the precommit record and its SHA-256 (precommit.ts)
+ *   arrival-order.json   hosted policies only: the secret key of the order units reach the host in; precommit.json
+ *                        binds its SHA-256 (arrival-order.ts). Sealed with the rest, so a verifier can replay the order
  *   rows/rows.jsonl      the durable formal rows, one canonical JSON line per row, seq 0,1,2,… —
  *                        deterministic: an interrupted+resumed run leaves it byte-identical to an
  *                        uninterrupted one

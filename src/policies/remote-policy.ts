@@ -229,9 +229,13 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
 
   async resetSlot(slot: number, info: EpisodeInfo): Promise<void> {
     this.#checkSlot(slot);
-    if (this.#episodes.some((e, s) => s !== slot && e === info.episode)) {
-      throw new ImepError('E_USAGE', `RemotePolicy: episode '${info.episode}' is already running in another slot`, { field: 'episode' });
-    }
+    // A slot keeps its episode after the episode ends (the contract has no end call), so another slot may still hold
+    // this id from an earlier segment — the same (task, seed, attempt) under another condition, which reaches this
+    // policy in a keyed order (src/evidence/arrival-order.ts) and so often in another slot. The id moves here; were the
+    // other slot still running it, its next inferBatch fails ('was not reset'), so reads never route ambiguously.
+    this.#episodes.forEach((e, s) => {
+      if (s !== slot && e === info.episode) this.#episodes[s] = undefined;
+    });
     this.#episodes[slot] = undefined;
     const token = this.#newToken(info.episode);
     await this.#client.call('policy.reset', { policy: this.policy, slot, episode: { episode: token } }, { deadlineMs: this.#deadlineMs });

@@ -13,7 +13,7 @@
  * - go/no-go and MDE references resolve.
  */
 import { ALPHA_METHODS, type BoundMethod } from './schema-analysis.js';
-import { SHAM_KINDS, SUBSTITUTING_KINDS, TARGET_KINDS } from './schema-conditions.js';
+import { READ_CANARY_KINDS, SHAM_KINDS, SUBSTITUTING_KINDS, TARGET_KINDS } from './schema-conditions.js';
 import type { CheckContext } from './cross-check-context.js';
 import type { Estimand, EstimandKind } from './schema.js';
 import { seedCount } from './seeds.js';
@@ -169,6 +169,10 @@ function checkGates(ctx: CheckContext): void {
         break;
       case 'sham-validity':
         ctx.conditionOfKind(at('sham'), g.sham, SHAM_KINDS, 'the sham');
+        break;
+      case 'read-canary':
+        ctx.conditionOfKind(at('canary'), g.canary, READ_CANARY_KINDS, 'the read canary');
+        g.guards.forEach((id, j) => ctx.condition(at('guards', j), id));
         break;
       case 'empty-read':
         g.conditions.forEach((id, j) => ctx.condition(at('conditions', j), id));

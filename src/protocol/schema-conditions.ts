@@ -19,6 +19,12 @@ export const SUBSTITUTING_KINDS: readonly ProtocolConditionKind[] = ['U', 'S_pi'
 /** Same-fact (sham) and different-fact (target) substitutions, paired as θ takes them. */
 export const SHAM_KINDS: readonly ProtocolConditionKind[] = ['S', 'S_pi'];
 export const TARGET_KINDS: readonly ProtocolConditionKind[] = ['T', 'T_mu'];
+/**
+ * Read canaries (gate read-canary): reads that return content a policy acting on what it reads cannot act on as it
+ * would on the true content — a different-fact donor (T) or a scrambled latent (S_pi, T_mu). U, C and S leave the
+ * content's meaning intact; N returns nothing, which a policy that needs no memory survives legitimately.
+ */
+export const READ_CANARY_KINDS: readonly ProtocolConditionKind[] = ['T', 'S_pi', 'T_mu'];
 
 /** Where a point-acting condition runs: at the start of an attempt, before its first memory query. */
 export const InstallAt = z

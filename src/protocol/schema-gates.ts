@@ -71,6 +71,15 @@ export const GateSchema = z
     }),
     z.strictObject({
       ...gateCommon,
+      kind: z
+        .literal('read-canary')
+        .describe('the read path is exercised: reads returning known-wrong content (the canary) change the policy’s outcomes'),
+      canary: Ident.describe('the canary condition: its reads return wrong content (kind T: a different-fact donor; S_pi or T_mu: a scrambled latent)'),
+      minChanged: PositiveInt.default(1).describe('outcomes the canary must change against its wave anchor'),
+      guards: IdentList.describe('conditions whose estimands are withheld (invalid) when the canary changes too few outcomes: the read interventions'),
+    }),
+    z.strictObject({
+      ...gateCommon,
       kind: z.literal('empty-read').describe('empty reads match their prediction'),
       conditions: IdentList,
       rule: z

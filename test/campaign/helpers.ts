@@ -35,7 +35,7 @@ export function blackoutYaml(opts: { n: number; sha: string; start?: number; str
   text = text.replace(/sha256: \S+/, `sha256: ${opts.sha}`);
   text = text.replace(/- \{ start: 610000, end: 610399 \}/, `- { start: ${start}, end: ${start + opts.n - 1} }`);
   text = text.replace(/^n: 400$/m, `n: ${opts.n}`);
-  text = text.replace(/strict: false/, `strict: ${opts.strict ?? true}`);
+  text = text.replace(/strict: (true|false)/, `strict: ${opts.strict ?? true}`);
   if (opts.id) text = text.replace(/^id: shellgame-blackout$/m, `id: ${opts.id}`);
   return text;
 }

@@ -155,7 +155,7 @@ describe('campaigns on a hosted Python policy', () => {
       verdicts: { criterion: string; verdict: string }[];
     };
     const gate = (id: string) => adjudication.gates.find((g) => g.gate === id);
-    expect(['competence', 'path', 'replicate', 'G_surv'].map((g) => gate(g)?.passed)).toEqual([true, true, true, true]);
+    expect(['competence', 'path', 'replicate', 'G_surv', 'read_canary'].map((g) => gate(g)?.passed)).toEqual([true, true, true, true, true]);
     expect(gate('G_surv')?.observed.conditions?.map((c) => [c.condition, c.coverage])).toEqual([['U', 1], ['S_pi', 1]]);
     expect(adjudication.verdicts).toEqual([expect.objectContaining({ criterion: 'Q1_eligibility', verdict: 'holds' })]);
 

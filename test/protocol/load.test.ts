@@ -45,7 +45,7 @@ describe('the registered example protocols', () => {
 
   it('shellgame-blackout: the paper’s two waves, 400 seeds, attempt 1 registered', () => {
     const p = load('shellgame-blackout.yaml');
-    expect(p.envs).toEqual([{ id: 'ShellGameTouch-lite', kwargs: { blackoutFromStep: 6, strict: false } }]);
+    expect(p.envs).toEqual([{ id: 'ShellGameTouch-lite', kwargs: { blackoutFromStep: 6, strict: true, toolStart: 'home' } }]);
     expect(p.memory.bank).toBe('episode-local');
     expect(p.waves).toEqual([
       { id: 1, conditions: ['A', 'S_pi', 'T_mu', 'U'], anchor: 'A' },
@@ -57,7 +57,7 @@ describe('the registered example protocols', () => {
     expect(p.estimands.find((e) => e.id === 'theta')).toMatchObject({ kind: 'theta', T: 'T_mu', S: 'S_pi', reference: 'A' });
     expect(p.criteria.find((c) => c.id === 'Q1')).toMatchObject({ estimand: 'D_N', rule: 'upper-bound-below', margin: 0.1, alphaPerComponent: 0.05 });
     expect(p.criteria.find((c) => c.id === 'Q4')).toMatchObject({ rule: 'lower-bound-above', aboveUpperBoundOf: ['rho_U'], method: 'conditional-exact', minDiscordant: 8 });
-    expect(p.gates.map((g) => g.kind).sort()).toEqual(['competence', 'empty-read', 'path', 'replicate', 'sham-validity', 'survival']);
+    expect(p.gates.map((g) => g.kind).sort()).toEqual(['competence', 'empty-read', 'path', 'read-canary', 'replicate', 'sham-validity', 'survival']);
     expect(p.holmFamilies[0]).toMatchObject({ contrasts: ['D_S_pi', 'D_T_mu', 'D_U'], onUnavailable: 'stay-at-p-1' });
     expect(p.checkpoint).toMatchObject({ path: 'checkpoints/lite-memvla', file: 'model.json' });
   });

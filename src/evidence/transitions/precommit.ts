@@ -26,6 +26,8 @@ import {
 } from '../unit-layout.js';
 import { readUnitState, requireAction } from '../unit-state.js';
 import { HostedPolicyRecordSchema, type HostedPolicyRecord } from '../records/hosted-policy-record.js';
+import { ARRIVAL_ORDER_FILE, ArrivalOrderCommitmentSchema, arrivalCommitment, writeArrivalKey, type ArrivalKeyFile } from '../arrival-order.js';
+import { join } from 'node:path';
 
 /**
  * Precommit: freezes the protocol and plan and records what will produce the evidence.
@@ -58,6 +60,8 @@ export const PrecommitRecordSchema = z.object({
   simulatorHashes: z.record(z.string(), Sha256HexSchema).optional(),
   /** A protocol's hosted policy (runtime remote): its host and identity (runner/remote-policy-provider.ts); absent otherwise. */
   hostedPolicy: HostedPolicyRecordSchema.optional(),
+  /** The SHA-256 of the unit's arrival-order key file (arrival-order.ts): units with a hosted policy; absent otherwise. */
+  arrivalOrder: ArrivalOrderCommitmentSchema.optional(),
   seeds: z.array(SeedBandSchema),
   reuse: z.array(z.string()),
   createdAt: z.string(),
@@ -82,6 +86,8 @@ export interface PrecommitInput {
   readonly simulatorHashes?: Readonly<Record<string, string>>;
   /** The hosted policy's identity (runtime remote). */
   readonly hostedPolicy?: HostedPolicyRecord;
+  /** The arrival-order key (hosted policies): written to arrival-order.json, its SHA-256 recorded. */
+  readonly arrivalKey?: ArrivalKeyFile;
   readonly seeds: readonly SeedBand[];
   /** Campaign ids whose seed bands the protocol declares it reuses. */
   readonly reuse?: readonly string[];
@@ -133,6 +139,7 @@ export async function precommit(dir: string, input: PrecommitInput): Promise<Pre
     checkpointHashes: { ...input.checkpointHashes },
     ...(input.simulatorHashes !== undefined && Object.keys(input.simulatorHashes).length > 0 ? { simulatorHashes: { ...input.simulatorHashes } } : {}),
     ...(input.hostedPolicy === undefined ? {} : { hostedPolicy: input.hostedPolicy }),
+    ...(input.arrivalKey === undefined ? {} : { arrivalOrder: arrivalCommitment(input.arrivalKey) }),
     seeds,
     reuse,
     createdAt: now.toISOString(),
@@ -143,6 +150,7 @@ export async function precommit(dir: string, input: PrecommitInput): Promise<Pre
   }
   await writeFileAtomic(paths.protocol, protocolBytes);
   await writeFileAtomic(paths.plan, planBytes);
+  if (input.arrivalKey !== undefined) await writeArrivalKey(join(dir, ARRIVAL_ORDER_FILE), input.arrivalKey);
   await writeRecord(paths.precommit, record);
   await writeUnitHeader(dir, {
     ...snap.header,

@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { ARRIVAL_ORDER_FILE } from '../arrival-order.js';
+import { arrivalOrderIssues } from '../../campaign/verify-arrival-order.js';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ImepError } from '../../core/errors.js';
@@ -257,6 +259,9 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
       issues.push({ path: UNIT_FILES.closeout, kind: 'modified', detail: `its sealSha256/sealRoot fields name another ${UNIT_FILES.seal} than the one it binds` });
     }
   }
+
+  // a hosted unit's arrival-order key is the one its precommit committed to (before the seal could bind another)
+  if (!issues.some((i) => i.path === ARRIVAL_ORDER_FILE)) issues.push(...arrivalOrderIssues(bytesOf(UNIT_FILES.precommit), hashes));
 
   // seal.json's own defect is reported unless the closeout manifest already classified it precisely.
   if (sealR.issue && !issues.some((i) => i.path === UNIT_FILES.seal)) issues.push(sealR.issue);

@@ -36,7 +36,7 @@ import { ImepError } from '../../core/errors.js';
 import { Prng } from '../../core/prng.js';
 import type { ObsValue } from '../../runtime/environment.js';
 import { LiteEnvBase, liteSpec } from './lite-env.js';
-import { checkKnownKeys, optEnum, optInt, optNumber, optResolution, type Options } from './options.js';
+import { checkKnownKeys, optEnum, optInt, optNumber, optResolution, type Options, optToolStart } from './options.js';
 import { COLORS, Raster, type Rgb } from './render.js';
 
 export const CHAIN_DRAWERS_ID = 'ChainDrawers-lite';
@@ -82,7 +82,7 @@ export function executorSucceeds(executorSeed: number, choice: number, execution
   return new Prng(executorSeed).fork(`choice:${choice}`).nextFloat() < executionSuccess;
 }
 
-const KWARG_KEYS = ['resolution', 'K', 'executionSuccess'] as const;
+const KWARG_KEYS = ['resolution', 'K', 'executionSuccess', 'toolStart'] as const;
 const RESET_KEYS = ['role', 'object', 'drawer', 'executorSeed'] as const;
 
 export class ChainDrawersLite extends LiteEnvBase {
@@ -124,6 +124,7 @@ export class ChainDrawersLite extends LiteEnvBase {
     );
     checkKnownKeys(id, 'kwargs', kwargs, KWARG_KEYS);
     this.k = k;
+    this.toolStart = optToolStart(id, kwargs);
     this.actionLengths = [k, 1];
     this.executionSuccess = optNumber(id, 'kwargs', kwargs, 'executionSuccess', 0.8, 0, 1);
     this.closedDrawers = this.tableFrame.clone();

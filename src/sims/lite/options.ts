@@ -111,6 +111,21 @@ export function optResolution(envId: string, opts: Options): number {
   return v;
 }
 
+/**
+ * Where the tool starts at reset (make-time kwarg `toolStart`, every lite task):
+ * - `'seeded'` (the lite tasks' first version and still the default, so units precommitted before this option
+ *   replay byte for byte): TOOL_HOME jittered by a draw from Prng(seed).fork('tool'). The seed is public and so is
+ *   this code, so the visible start position identifies the seed among a band's seeds — and with it the hidden fact.
+ * - `'home'`: exactly TOOL_HOME on every reset. The start then carries no information about the seed or the fact;
+ *   protocols whose hidden fact must not be recoverable from visible state set it (the shipped ShellGame ones do).
+ */
+export const TOOL_STARTS = ['seeded', 'home'] as const;
+export type ToolStart = (typeof TOOL_STARTS)[number];
+
+export function optToolStart(envId: string, opts: Options): ToolStart {
+  return optEnum(envId, 'kwargs', opts, 'toolStart', 'seeded', TOOL_STARTS);
+}
+
 /** The reset seed: an integer in [0, 2^32 − 1]. */
 export function checkSeed(envId: string, seed: unknown): number {
   if (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {

@@ -37,7 +37,7 @@
 import type { Prng } from '../../core/prng.js';
 import type { ObsValue } from '../../runtime/environment.js';
 import { LiteEnvBase, liteSpec } from './lite-env.js';
-import { checkKnownKeys, optBool, optResolution, type Options } from './options.js';
+import { checkKnownKeys, optBool, optResolution, type Options, optToolStart } from './options.js';
 import { Raster, type Rgb } from './render.js';
 
 /** MIKASA-Robo RememberColor COLOR_MAPPING (RGB), in its order. */
@@ -79,7 +79,7 @@ export function rememberColorId<K extends RememberColorK>(k: K): `RememberColor$
   return `RememberColor${k}-lite`;
 }
 
-const KWARG_KEYS = ['resolution', 'strict', 'reshowCueOnRetry'] as const;
+const KWARG_KEYS = ['resolution', 'strict', 'reshowCueOnRetry', 'toolStart'] as const;
 const RESET_KEYS = ['strict', 'reshowCueOnRetry'] as const;
 
 export interface RememberColorOptions {
@@ -130,6 +130,7 @@ export class RememberColorLite extends LiteEnvBase {
     );
     checkKnownKeys(id, 'kwargs', kwargs, KWARG_KEYS);
     this.k = k;
+    this.toolStart = optToolStart(id, kwargs);
     this.defaults = {
       resolution,
       strict: optBool(id, 'kwargs', kwargs, 'strict', false),

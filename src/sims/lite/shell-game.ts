@@ -20,6 +20,11 @@
  *   all zeros, including the tool — the registered camera blackout (e.g. 6: steps 6–90, 85 of 90 frames).
  * - `strict` (bool, default false): the episode ends at the first cup touched; success iff it is the
  *   ball cup. Default: success = the ball cup touched at any step; the episode ends on success or at 90.
+ * - `toolStart` ('seeded' | 'home', default 'seeded', every lite task; options.ts TOOL_STARTS): 'seeded' jitters the
+ *   tool's start from the seed, which identifies the seed among a public band and so the ball cup while the pose stays
+ *   visible through the blackout; 'home' starts every episode at TOOL_HOME, leaving the ball cup's draw untouched.
+ *   Memory evaluations set 'home' (protocols/shellgame-blackout.yaml); 'seeded' stays the default so units
+ *   precommitted before the option replay byte for byte.
  * Reset option `attempt` (int ≥ 1) is recorded only; it does not change the scene.
  *
  * Evaluator-only extras: `ballCup` (oracle, 0–2), `firstVisit` (first cup touched from step 5, or null),
@@ -29,7 +34,7 @@
 import type { Prng } from '../../core/prng.js';
 import type { ObsValue } from '../../runtime/environment.js';
 import { LiteEnvBase, liteSpec } from './lite-env.js';
-import { checkKnownKeys, optBool, optNullableInt, optResolution, type Options } from './options.js';
+import { checkKnownKeys, optBool, optNullableInt, optResolution, type Options, optToolStart } from './options.js';
 import { COLORS, Raster } from './render.js';
 
 export const SHELL_GAME_ID = 'ShellGameTouch-lite';
@@ -42,7 +47,7 @@ export const CUP_RADIUS = 0.12;
 export const BALL_RADIUS = 0.06;
 export const SHELL_GAME_INSTRUCTION = 'touch the cup that hides the ball';
 
-const KWARG_KEYS = ['resolution', 'blackoutFromStep', 'strict'] as const;
+const KWARG_KEYS = ['resolution', 'blackoutFromStep', 'strict', 'toolStart'] as const;
 const RESET_KEYS = ['blackoutFromStep', 'strict'] as const;
 
 export interface ShellGameOptions {
@@ -108,6 +113,7 @@ export class ShellGameLite extends LiteEnvBase {
       resolution,
     );
     checkKnownKeys(SHELL_GAME_ID, 'kwargs', kwargs, KWARG_KEYS);
+    this.toolStart = optToolStart(SHELL_GAME_ID, kwargs);
     this.defaults = {
       resolution,
       blackoutFromStep: optNullableInt(SHELL_GAME_ID, 'kwargs', kwargs, 'blackoutFromStep', null, 0, 1_000_000),
