@@ -37,7 +37,7 @@ export async function writeReport(unitDir: string, opts: WriteReportOptions): Pr
   }
   const inputs = await loadReportInputs(unitDir);
   const model = reportModel(inputs);
-  const figs = figures(inputs.adjudication);
+  const figs = figures(inputs.adjudication, inputs.rows);
   const rendered: { figure: Figure; svg: string }[] = [];
   for (const figure of figs) rendered.push({ figure, svg: await renderSvg(figure.spec) });
   try {

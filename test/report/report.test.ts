@@ -81,7 +81,7 @@ describe('writeReport', () => {
     expect(text).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
     expect(CHROMIUM).toBe('/usr/bin/chromium');
     const page = await inspectReport(html, join(OUT, 'report.png'));
-    expect(page.figures.map((f) => f.id)).toEqual(['outcome-change', 'success', 'coverage']);
+    expect(page.figures.map((f) => f.id)).toEqual(['outcome-change', 'success', 'coverage', 'forest']);
     for (const f of page.figures) {
       expect(f.svgs, f.id).toBe(1);
       expect(f.marks, f.id).toBeGreaterThan(0);
