@@ -114,7 +114,8 @@ export function forestPlot(a: Adjudication, protocol: Protocol): ForestPlot {
       g.push(`<text x="${LEFT + PLOT + 8}" y="${fx(y + 4)}" fill="${colour}"><tspan font-weight="bold">${escXml(v.verdict)}</tspan> · ${escXml(boundText(v, b))}</text>`);
     }
     const title = `${v.criterion}: ${v.verdict} — ${v.reason}`;
-    parts.push(`<g class="forest-mark" data-criterion="${escXml(v.criterion)}" data-verdict="${escXml(v.verdict)}"><title>${escXml(title)}</title>${g.join('')}</g>`);
+    const data = b == null ? '' : ` data-interval="${escXml(b.interval)}" data-lower="${b.lower}" data-upper="${b.upper}" data-estimate="${b.estimate}" data-bound-label="${escXml(b.label)}"`;
+    parts.push(`<g class="forest-mark" data-criterion="${escXml(v.criterion)}" data-verdict="${escXml(v.verdict)}"${data}><title>${escXml(title)}</title>${g.join('')}</g>`);
   });
   parts.push('</svg>');
   return { svg: parts.join(''), marks: rows.length };

@@ -159,7 +159,7 @@ describe('writeReport', () => {
     await expectImepError(writeReport(dir, { outDir: join(dir, 'report') }), 'E_USAGE');
   });
 
-  it('`imep report UNIT --out DIR` (registerReport) writes the three files', async () => {
+  it('`imep report UNIT --out DIR` (registerReport) writes the three files and prints the report size', async () => {
     const out = join(root, 'cli-report');
     const program = buildProgram({ report: registerReport });
     const written: string[] = [];
@@ -173,7 +173,11 @@ describe('writeReport', () => {
     } finally {
       process.stdout.write = orig;
     }
-    expect(written.join('').trim().split('\n')).toEqual([join(out, 'report.html'), join(out, 'report.md'), join(out, 'rows.csv')]);
+    const lines = written.join('').trim().split('\n');
+    expect(lines.slice(0, 3)).toEqual([join(out, 'report.html'), join(out, 'report.md'), join(out, 'rows.csv')]);
+    // this fixture's protocol records no frames: the size is report.html's alone
+    expect(lines[3]).toBe(`report size: ${(await stat(join(out, 'report.html'))).size} bytes (report.html ${(await stat(join(out, 'report.html'))).size} bytes + 0 frames 0 bytes; cap ${4 * 1024 * 1024} bytes)`);
+    expect(lines).toHaveLength(4);
     expect(await readFile(join(out, 'report.md'), 'utf8')).toBe(await readFile(join(outDir, 'report.md'), 'utf8'));
   });
 });
