@@ -9,13 +9,16 @@
  * whose frames load. The report is byte-identical when written twice, and the main job's (the donor swap's)
  * HTML plus frames stays under the registered cap. Screenshots go to the test's temp folder.
  */
-import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, cp, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Page } from 'playwright-core';
 import type { Adjudication } from '../../src/campaign/adjudication/index.js';
 import { runCampaign } from '../../src/campaign/runner/index.js';
-import { REPORT_BYTES_CAP, reportSizeLine, writeReport } from '../../src/report/index.js';
+import { figures, REPORT_BYTES_CAP, reportSizeLine, writeReport } from '../../src/report/index.js';
+import { RHO_FLOOR_TOP } from '../../src/report/figures.js';
+import type { EpisodeRow } from '../../src/campaign/episode-row.js';
+import { isImepError } from '../../src/core/errors.js';
 import { removeTree, tempDir } from '../campaign/helpers.js';
 import { ROOT } from '../campaign/runner/helpers.js';
 import { CHROMIUM, CHROMIUM_ARGS } from './browser.js';
@@ -190,6 +193,45 @@ describe('the reports of the shipped lite protocols', () => {
     // S flips nothing here: its pairs are the concordant sample
     expect(dom.pairs.filter((p) => p.condition === 'S').every((p) => p.kind === 'concordant')).toBe(true);
     expect(r.written.frames.length).toBeGreaterThan(0);
+  });
+
+  it('the ρ figure draws each condition on the interval family its verdict routed on, on a 0-based shared axis', async () => {
+    const r = runs.get('shellgame-donor-swap')!;
+    const a = r.adjudication;
+    const rows = (await readFile(join(r.unit, 'rows/rows.jsonl'), 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as EpisodeRow);
+    const fig = figures(a, rows).find((f) => f.id === 'outcome-change')!;
+    const values = (fig.spec as { data: { values: { condition: string; lower: number; upper: number }[] } }).data.values;
+    const at = (c: string): { lower: number; upper: number } => values.find((v) => v.condition === c)!;
+    const pct = (x: number): number => Number((100 * x).toFixed(6));
+    const q3 = a.verdicts.find((v) => v.criterion === 'Q3_T')!;
+    const t = a.conditions.find((c) => c.condition === 'T')!;
+    // T: the verdict's one-sided exact bound (Q3_T), not the two-sided 95% CP interval the figure drew before
+    expect(at('T')).toEqual({ ...at('T'), lower: pct(q3.bound!.lower), upper: pct(q3.bound!.upper) });
+    expect(at('T').lower).not.toBe(pct(t.vsAnchor!.rhoCp95.lower));
+    // C: the companion upper bound Q3_T routed on
+    expect(at('C').upper).toBe(pct(q3.bound!.companions.find((k) => k.estimand === 'rho_C')!.upper));
+    // S: no criterion on ρ_S — the one-sided 95% Clopper–Pearson bounds of the Q3/Q4 rules
+    const s = a.conditions.find((c) => c.condition === 'S')!;
+    expect(at('S')).toEqual({ ...at('S'), lower: pct(s.vsAnchor!.rhoCpOneSided95.lower), upper: pct(s.vsAnchor!.rhoCpOneSided95.upper) });
+    const y = (fig.spec as unknown as { layer: { encoding: { y: { scale?: { domain: number[] } } } }[] }).layer[0]!.encoding.y.scale!.domain;
+    expect(y).toEqual([0, 100]); // T's ρ reaches 100%: the top follows the largest bound, from 0
+    // a campaign whose every ρ is tiny keeps the floor top: 1.2% does not fill the axis
+    const tiny = { ...a, conditions: a.conditions.map((c) => (c.vsAnchor ? { ...c, vsAnchor: { ...c.vsAnchor, rho: 0.004, rhoCpOneSided95: { lower: 0, upper: 0.012 } } } : c)), verdicts: [], estimands: [] } as Adjudication;
+    const small = figures(tiny, rows).find((f) => f.id === 'outcome-change')!;
+    expect((small.spec as unknown as { layer: { encoding: { y: { scale?: { domain: number[] } } } }[] }).layer[0]!.encoding.y.scale!.domain).toEqual([0, RHO_FLOOR_TOP]);
+  });
+
+  it('a changed frames trace is refused: the frames are hashed into the unit', async () => {
+    const r = runs.get('shellgame-donor-swap')!;
+    const copy = join(root, 'tampered-unit');
+    await cp(r.unit, copy, { recursive: true });
+    const file = join(copy, 'traces/frames.jsonl');
+    await chmod(file, 0o644);
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.replace('"seed":611000', '"seed":611001'));
+    const err = await writeReport(copy, { outDir: join(root, 'tampered-report') }).then(() => null, (e: unknown) => e);
+    expect(isImepError(err) && err.code).toBe('E_UNIT_TAMPERED');
+    expect((err as { file?: string }).file).toBe(join(copy, 'traces/frames.jsonl'));
   });
 
   it('the same unit gives the same bytes; the main job stays under the registered size cap', async () => {
