@@ -6,7 +6,7 @@
  * paths and the size a reader opens (report.html plus its frames).
  */
 import type { Command } from 'commander';
-import { reportSizeLine, writeReport } from '../report/index.js';
+import { writeReport } from '../report/index.js';
 import { defaultReportDir } from '../campaign/runner/post-seal.js';
 
 export function registerReport(group: Command): void {
@@ -16,6 +16,6 @@ export function registerReport(group: Command): void {
     .action(async (unit: string, options: { out?: string }) => {
       const outDir = options.out ?? defaultReportDir(unit);
       const written = await writeReport(unit, { outDir });
-      process.stdout.write(`${written.html}\n${written.markdown}\n${written.csv}\n${reportSizeLine(written)}\n`);
+      process.stdout.write(`${written.html}\n${written.markdown}\n${written.csv}\n${written.sizeLine}\n`);
     });
 }

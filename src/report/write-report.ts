@@ -29,6 +29,8 @@ export interface WrittenReport {
   /** Bytes of report.html plus its frames: what a reader opens (rows.csv and report.md apart). */
   readonly htmlBytes: number;
   readonly frameBytes: number;
+  /** reportSizeLine of the above, for the commands that print it. */
+  readonly sizeLine: string;
 }
 
 /** The registered cap on a report's HTML plus frames (bytes); the report tests hold every shipped protocol to it. */
@@ -70,7 +72,8 @@ export async function writeReport(unitDir: string, opts: WriteReportOptions): Pr
   await writeFileAtomic(paths.markdown, renderMarkdown(model, figs));
   await writeFileAtomic(paths.csv, renderCsv(inputs.rows));
   const frameBytes = frameNames.reduce((n, f) => n + strips.files.get(f)!.length, 0);
-  return { outDir: out, ...paths, figures: figs.map((f) => f.id), frames: frameNames, htmlBytes: Buffer.byteLength(html), frameBytes };
+  const sizes = { frames: frameNames, htmlBytes: Buffer.byteLength(html), frameBytes };
+  return { outDir: out, ...paths, figures: figs.map((f) => f.id), ...sizes, sizeLine: reportSizeLine(sizes) };
 }
 
 /** "report size: N bytes (report.html H bytes + K frames F bytes; cap C bytes)". */

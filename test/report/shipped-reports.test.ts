@@ -1,13 +1,13 @@
 /**
- * The reports of shipped lite protocols that run in seconds (protocols/shellgame-donor-swap.yaml at its registered
- * size, which records rollout frames, and protocols/remembercolor-substitution.yaml — two tasks × two attempts — at
- * 40 seeds per task instead of 200; the other shipped files need a real simulator, a hosted policy or
- * minutes), each run through
- * closeout and rendered in headless Chromium (Debian's /usr/bin/chromium through
+ * The reports of the shipped lite protocols that run in about a minute or less, each run through closeout:
+ * the main job (protocols/shellgame-blackout.yaml, README "Quick start") and protocols/shellgame-donor-swap.yaml
+ * (which records rollout frames) at their registered size, and protocols/remembercolor-substitution.yaml (two
+ * tasks × two attempts) at 40 seeds per task instead of 200. The other shipped files need a real simulator, a
+ * hosted policy, or minutes. Each report is rendered in headless Chromium (Debian's /usr/bin/chromium through
  * playwright-core): the DOM holds the context, the glossary, the forest plot with one mark per criterion carrying
  * the verdict's own routed bound, the per-task table, and — for the donor swap — a filmstrip of a discordant pair
- * whose frames load. The report is byte-identical when written twice, and the main job's (the donor swap's)
- * HTML plus frames stays under the registered cap. Screenshots go to the test's temp folder.
+ * whose frames load. The report is byte-identical when written twice, and each report's HTML plus frames (the
+ * main job's first) stays under the registered cap. Screenshots go to the test's temp folder.
  */
 import { chmod, cp, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -32,6 +32,8 @@ interface Rendered {
 
 let root: string;
 const runs = new Map<string, Rendered>();
+/** The main job (README "Quick start"), the protocol that records frames, and the two-task protocol. */
+const SHIPPED = ['shellgame-blackout', 'shellgame-donor-swap', 'remembercolor-substitution'];
 
 /** The shipped file, or (RememberColor, 2 × 200 units × 2 attempts) the same file at 40 seeds per task. */
 async function protocolFile(name: string): Promise<string> {
@@ -61,8 +63,8 @@ async function closeout(name: string): Promise<Rendered> {
 
 beforeAll(async () => {
   root = await tempDir('imep-shipped-reports-');
-  for (const name of ['shellgame-donor-swap', 'remembercolor-substitution']) runs.set(name, await closeout(name));
-}, 300_000);
+  for (const name of SHIPPED) runs.set(name, await closeout(name));
+}, 600_000);
 afterAll(async () => removeTree(root));
 
 async function withPage<T>(html: string, shot: string, fn: (page: Page) => Promise<T>): Promise<T> {
@@ -136,7 +138,7 @@ async function filesOf(dir: string): Promise<Map<string, Buffer>> {
 }
 
 describe('the reports of the shipped lite protocols', () => {
-  for (const name of ['shellgame-donor-swap', 'remembercolor-substitution']) {
+  for (const name of SHIPPED) {
     it(`${name}: context, glossary, one forest mark per criterion on its routed bound, the per-task table`, async () => {
       const r = runs.get(name)!;
       const dom = await withPage(r.written.html, join(root, `${name}.png`), readDom);
@@ -234,7 +236,16 @@ describe('the reports of the shipped lite protocols', () => {
     expect((err as { file?: string }).file).toBe(join(copy, 'traces/frames.jsonl'));
   });
 
-  it('the same unit gives the same bytes; the main job stays under the registered size cap', async () => {
+  it('the main job’s report (HTML + frames) stays under the registered size cap; so does every other', async () => {
+    for (const name of SHIPPED) {
+      const w = runs.get(name)!.written;
+      console.log(`${name} ${w.sizeLine}`);
+      expect(w.htmlBytes + w.frameBytes, name).toBeLessThan(REPORT_BYTES_CAP);
+    }
+    expect(runs.get('shellgame-blackout')!.written.frames).toEqual([]); // the main job records no frames
+  });
+
+  it('the same unit gives the same bytes', async () => {
     const r = runs.get('shellgame-donor-swap')!;
     const again = join(root, 'donor-swap-again');
     const second = await writeReport(r.unit, { outDir: again });
@@ -242,8 +253,7 @@ describe('the reports of the shipped lite protocols', () => {
     const other = await filesOf(again);
     expect([...other.keys()].sort()).toEqual([...first.keys()].sort());
     for (const [k, v] of first) expect(other.get(k)?.equals(v), k).toBe(true);
-    const line = reportSizeLine(second);
-    console.log(`shellgame-donor-swap ${line}`);
+    expect(second.sizeLine).toBe(reportSizeLine(second));
     expect(second.htmlBytes + second.frameBytes).toBe((await stat(second.html)).size + (await Promise.all(second.frames.map((f) => stat(join(again, f))))).reduce((n, s) => n + s.size, 0));
     expect(second.htmlBytes + second.frameBytes).toBeLessThan(REPORT_BYTES_CAP);
   });

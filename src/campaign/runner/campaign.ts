@@ -123,6 +123,7 @@ async function postSeal(c: Campaign, opts: RunCampaignOptions): Promise<void> {
       const out = defaultReportDir(c.dir);
       const w = await reportStep(c.dir, out);
       say(opts, `report: ${w.html}`);
+      say(opts, w.sizeLine);
       return;
     } else {
       return;
