@@ -10,6 +10,7 @@
  * written once. Pure: rows + recorded episodes in, pairs and file bytes out.
  */
 import { createHash } from 'node:crypto';
+import { ImepError } from '../core/errors.js';
 import type { Adjudication } from '../campaign/adjudication/index.js';
 import type { EpisodeRow } from '../campaign/episode-row.js';
 import type { RecordedEpisode } from './frames-load.js';
@@ -49,6 +50,12 @@ export function filmstrips(a: Adjudication, rows: readonly EpisodeRow[], recorde
   for (const r of rows) {
     const e = rec.get(String(r.seq));
     if (e === undefined) continue;
+    if (e.condition !== r.condition || e.task !== r.task || e.seed !== r.seed || e.attempt !== r.attempt || e.episodeId !== r.episodeId) {
+      throw new ImepError('E_UNIT_TAMPERED', `traces/frames.jsonl's line for row ${r.seq} names another episode than the row (${e.condition} ${e.task} seed ${e.seed} attempt ${e.attempt})`, {
+        file: 'traces/frames.jsonl',
+        hint: 'run `imep campaign verify UNIT`',
+      });
+    }
     rowOf.set(`${r.wave}\u0000${key(r.condition, r.task, r.seed, r.attempt)}`, r);
     recOf.set(`${r.wave}\u0000${key(r.condition, r.task, r.seed, r.attempt)}`, e);
   }

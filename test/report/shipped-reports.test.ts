@@ -19,6 +19,8 @@ import { figures, REPORT_BYTES_CAP, reportSizeLine, writeReport } from '../../sr
 import { RHO_FLOOR_TOP } from '../../src/report/figures.js';
 import type { EpisodeRow } from '../../src/campaign/episode-row.js';
 import { isImepError } from '../../src/core/errors.js';
+import { filmstrips } from '../../src/report/filmstrip.js';
+import type { RecordedEpisode } from '../../src/report/frames-load.js';
 import { removeTree, tempDir } from '../campaign/helpers.js';
 import { ROOT } from '../campaign/runner/helpers.js';
 import { CHROMIUM, CHROMIUM_ARGS } from './browser.js';
@@ -256,5 +258,16 @@ describe('the reports of the shipped lite protocols', () => {
     expect(second.sizeLine).toBe(reportSizeLine(second));
     expect(second.htmlBytes + second.frameBytes).toBe((await stat(second.html)).size + (await Promise.all(second.frames.map((f) => stat(join(again, f))))).reduce((n, s) => n + s.size, 0));
     expect(second.htmlBytes + second.frameBytes).toBeLessThan(REPORT_BYTES_CAP);
+  });
+});
+
+describe('filmstrips from recorded episodes', () => {
+  it('a frames line that names another episode than its row is refused', async () => {
+    const r = runs.get('shellgame-donor-swap')!;
+    const rows = (await readFile(join(r.unit, 'rows/rows.jsonl'), 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as EpisodeRow);
+    const lines = (await readFile(join(r.unit, 'traces/frames.jsonl'), 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as RecordedEpisode);
+    expect(filmstrips(r.adjudication, rows, lines, ['A', 'S', 'T']).pairs.length).toBeGreaterThan(0);
+    const moved = lines.map((l, i) => (i === 0 ? { ...l, seed: l.seed + 1 } : l));
+    expect(() => filmstrips(r.adjudication, rows, moved, ['A', 'S', 'T'])).toThrow(/names another episode than the row/);
   });
 });
