@@ -1,6 +1,6 @@
 /**
  * `frames` (optional, off when absent): rgb frames recorded at registered elapsed steps by a subscriber of
- * the episode loop (src/campaign/runner/frame-recorder.ts), for the report's filmstrips of paired episodes.
+ * the episode loop (src/campaign/frame-recorder.ts), for the report's filmstrips of paired episodes.
  * Bounded by construction: at most 16 steps, the first `units` seeds of each task, the listed conditions,
  * each frame downsampled by `downsample` and stored as PNG in the trace stream `traces/frames.jsonl`, which
  * the seal hashes like every other file of the unit.

@@ -5,8 +5,8 @@
  *   - paired flips per task × attempt against each wave's anchor: b, c, n, ρ = (b + c)/n, D = (b − c)/n.
  * Descriptive only: no verdict routes on these. Units pair on (wave, task, seed, attempt). Pure.
  */
-import type { Adjudication } from '../campaign/adjudication/index.js';
-import type { EpisodeRow } from '../campaign/episode-row.js';
+import type { Adjudication } from '../adjudication/index.js';
+import type { EpisodeRow } from '../evidence/records/episode-row.js';
 import type { Table } from './model.js';
 import { signedPp } from './text-table.js';
 

@@ -5,7 +5,7 @@
  * condition kinds and the verdict words. Also the frozen power analysis in one line per criterion, so the
  * MDE sits beside each result. Pure: protocol + adjudication in, tables out.
  */
-import type { Adjudication } from '../campaign/adjudication/index.js';
+import type { Adjudication } from '../adjudication/index.js';
 import type { Protocol } from '../protocol/schema.js';
 import type { Table } from './model.js';
 import { claimText } from './verdict-claims.js';

@@ -5,8 +5,8 @@
  *   queries  the decision queries that did, over all decision queries of those units.
  * Conditions in the adjudication's order; tasks in the design's order. Pure.
  */
-import type { Adjudication } from '../campaign/adjudication/index.js';
-import type { EpisodeRow } from '../campaign/episode-row.js';
+import type { Adjudication } from '../adjudication/index.js';
+import type { EpisodeRow } from '../evidence/records/episode-row.js';
 
 export interface CoverageDatum {
   readonly group: string;

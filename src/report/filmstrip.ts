@@ -11,8 +11,8 @@
  */
 import { createHash } from 'node:crypto';
 import { ImepError } from '../core/errors.js';
-import type { Adjudication } from '../campaign/adjudication/index.js';
-import type { EpisodeRow } from '../campaign/episode-row.js';
+import type { Adjudication } from '../adjudication/index.js';
+import type { EpisodeRow } from '../evidence/records/episode-row.js';
 import type { RecordedEpisode } from './frames-load.js';
 import { escXml, fx } from './svg.js';
 

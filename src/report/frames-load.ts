@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ImepError } from '../core/errors.js';
-import { readSealed, sealedSha256, type VerifiedUnit } from '../campaign/verified-read.js';
+import { readSealed, sealedSha256, type VerifiedUnit } from '../evidence/io/verified-read.js';
 
 export const FRAMES_TRACE = 'traces/frames.jsonl';
 

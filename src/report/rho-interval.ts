@@ -9,7 +9,7 @@
  *      Q3/Q4 rules read ρ with.
  * Pure.
  */
-import type { Adjudication, AvailableEstimand, ConditionSummary } from '../campaign/adjudication/index.js';
+import type { Adjudication, AvailableEstimand, ConditionSummary } from '../adjudication/index.js';
 
 export interface RhoInterval {
   readonly lower: number;

@@ -13,16 +13,16 @@ import { chmod, cp, readFile, readdir, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Page } from 'playwright-core';
-import type { Adjudication } from '../../src/campaign/adjudication/index.js';
-import { runCampaign } from '../../src/campaign/runner/index.js';
+import type { Adjudication } from '../../src/adjudication/index.js';
+import { runCampaign } from '../../src/campaign/index.js';
 import { figures, REPORT_BYTES_CAP, reportSizeLine, writeReport } from '../../src/report/index.js';
 import { RHO_FLOOR_TOP } from '../../src/report/figures.js';
-import type { EpisodeRow } from '../../src/campaign/episode-row.js';
+import type { EpisodeRow } from '../../src/evidence/records/episode-row.js';
 import { isImepError } from '../../src/core/errors.js';
 import { filmstrips } from '../../src/report/filmstrip.js';
 import type { RecordedEpisode } from '../../src/report/frames-load.js';
-import { removeTree, tempDir } from '../campaign/helpers.js';
-import { ROOT } from '../campaign/runner/helpers.js';
+import { removeTree, tempDir } from '../evidence/helpers.js';
+import { ROOT } from '../campaign/helpers.js';
 import { CHROMIUM, CHROMIUM_ARGS } from './browser.js';
 
 interface Rendered {
