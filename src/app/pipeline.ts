@@ -64,6 +64,7 @@ export async function postSeal(unitDir: string, opts: RunCampaignOptions): Promi
     } else if (state === 'closed') {
       const w = await reportStep(unitDir, defaultReportDir(unitDir));
       say(opts, `report: ${w.html}`);
+      say(opts, w.sizeLine);
       return;
     } else {
       return;

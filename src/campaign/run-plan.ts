@@ -28,6 +28,7 @@ import { runSegmentLoop } from './episode-loop.js';
 import { RowRecorder } from './row-recorder.js';
 import type { RowSink } from './row-sink.js';
 import { factsOf } from '../runtime/task-facts.js';
+import { FrameRecorder, recordedSeeds } from './frame-recorder.js';
 import type { EnvProvider, PolicyProvider, RunnerPolicy, RunnerSubscriber, SegmentInfo, SpecSource, TaskContext, TaskEntry, UnitJob } from './types.js';
 
 export interface Segment {
@@ -210,6 +211,7 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
   const policies = new Map<string, RunnerPolicy>();
   const envs = new Map<string, SimEnvironment[]>();
   const extra = input.subscribers ?? [];
+  const frameSeeds = protocol.frames === undefined ? null : recordedSeeds(protocol.frames, input.episodes);
   const envsOf = (entry: TaskEntry): ((slot: number) => SimEnvironment) => {
     let list = envs.get(entry.task);
     if (list === undefined) envs.set(entry.task, (list = []));
@@ -238,8 +240,10 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
       const plan = checkCondition(condition, task, policy, input.policies.description);
       const segment: SegmentInfo = { wave: seg.wave, condition, task, phase: 'main' };
       const resetOptions = { ...(condition.envKwargs ?? {}) };
-      const subscribers: RunnerSubscriber[] = [new RowRecorder(plan, sink), ...extra];
       const arrival = (list: readonly UnitJob[]): UnitJob[] => arrivalOrder(input.arrivalKey ?? null, { wave: seg.wave, condition: condition.id, task: seg.task }, list);
+      // the frame recorder hands its trace line to the sink before the row recorder puts the episode's row
+      const frames = frameSeeds === null ? [] : [new FrameRecorder(protocol.frames!, frameSeeds, sink)];
+      const subscribers: RunnerSubscriber[] = [...frames, new RowRecorder(plan, sink), ...extra];
       let donors: Awaited<ReturnType<typeof prepareDonors>> | Awaited<ReturnType<typeof prepareReadDonors>> | null = null;
       if (plan.donorMode !== null) {
         const donorInput = { segment, plan, policy, envFor, allowlists: protocol.allowlists, resetOptions, units: seg.units, maxTries, arrival };

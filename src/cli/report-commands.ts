@@ -2,7 +2,8 @@
  * `imep report UNIT [--out DIR]`: writes report.html (self-contained, offline), report.md and rows.csv for
  * an adjudicated (or cross-checked, or closed) evidence unit; the unit is verified first. Default DIR:
  * <campaigns dir>/reports/<unit folder name> — the folder `campaign run --through closeout` writes (one default).
- * Prints the three paths.
+ * When the protocol recorded rollout frames, the filmstrips' PNG files go under DIR/frames/. Prints the three
+ * paths and the size a reader opens (report.html plus its frames).
  */
 import type { Command } from 'commander';
 import { writeReport } from '../report/index.js';
@@ -15,6 +16,6 @@ export function registerReport(group: Command): void {
     .action(async (unit: string, options: { out?: string }) => {
       const outDir = options.out ?? defaultReportDir(unit);
       const written = await writeReport(unit, { outDir });
-      process.stdout.write(`${written.html}\n${written.markdown}\n${written.csv}\n`);
+      process.stdout.write(`${written.html}\n${written.markdown}\n${written.csv}\n${written.sizeLine}\n`);
     });
 }

@@ -16,12 +16,14 @@
  * - policy: exactly one of `checkpoint` / `policy`; a hosted policy (runtime remote) keeps an
  *   episode-local bank; `curve` only with `endpoint`, `module` / `pythonPath` / `python` only without.
  * - estimands, criteria, gates, Holm families, go/no-go, MDE: cross-check-analysis.ts.
+ * - frames (rollout frames for the report): cross-check-frames.ts.
  *
  * `crossCheck` returns every issue (with its data path); `assertCrossChecked` throws the first.
  */
 import { isImepError } from '../core/errors.js';
 import { LITE_ENV_IDS, isLiteEnvId, makeLiteEnvSync } from '../sims/lite/registry.js';
 import { checkAnalysis } from './cross-check-analysis.js';
+import { checkFrames } from './cross-check-frames.js';
 import { CheckContext } from './cross-check-context.js';
 import { didYouMean, ProtocolError, type ProtocolIssue } from './issues.js';
 import type { Protocol, ProtocolCondition } from './schema.js';
@@ -267,6 +269,7 @@ export function crossCheck(protocol: Protocol): ProtocolIssue[] {
   checkWaves(ctx);
   checkAnalysis(ctx);
   checkAllowlists(ctx);
+  checkFrames(ctx);
   return ctx.issues;
 }
 

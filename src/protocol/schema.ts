@@ -6,13 +6,14 @@
  *
  * Top-level keys: version, id, title, description, simulator, envs, checkpoint | policy, memory, seeds, n,
  * attempts | chains, factors, conditions, waves, estimands, criteria, gates, holmFamilies, goNoGo,
- * executionFailures, allowlists, bootstrap, mde, amendments.
+ * executionFailures, allowlists, bootstrap, mde, frames, amendments.
  */
 import { z } from 'zod';
 import { CONSOLIDATION_MODES } from '../banks/token-merge.js';
 import { BootstrapSchema, CriterionSchema, EstimandSchema, HolmFamilySchema, MdeSchema } from './schema-analysis.js';
 import { Ident, IdentList, Kwargs, NonEmptyText, PositiveInt, SeedInt, Slug } from './schema-common.js';
 import { ConditionSchema } from './schema-conditions.js';
+import { FramesSchema } from './schema-frames.js';
 import { ExecutionFailureSchema, GateSchema, GoNoGoSchema } from './schema-gates.js';
 import { RemotePolicySchema } from './schema-policy.js';
 
@@ -174,6 +175,7 @@ export const ProtocolSchema = z
     allowlists: AllowlistsSchema,
     bootstrap: BootstrapSchema.optional(),
     mde: MdeSchema.optional(),
+    frames: FramesSchema.optional(),
     amendments: z.array(AmendmentSchema).default([]),
   })
   .describe('an IMEP protocol (version 1)');
@@ -188,6 +190,7 @@ export type Wave = z.infer<typeof WaveSchema>;
 export type Allowlists = z.infer<typeof AllowlistsSchema>;
 export type CheckpointBinding = z.infer<typeof CheckpointSchema>;
 export type { RemotePolicyConfig } from './schema-policy.js';
+export type { Frames } from './schema-frames.js';
 
 export type { ProtocolCondition, InstallPoint, ProtocolConditionKind } from './schema-conditions.js';
 export type { Estimand, EstimandKind, Criterion, HolmFamily, BootstrapConfig, Mde, BoundMethod } from './schema-analysis.js';

@@ -2,16 +2,29 @@
  * The report's figures as Vega-Lite specs, built only from the adjudication's numbers, and rendered to
  * SVG in Node (vega-lite compile → vega View with renderer 'none' → toSVG), so the HTML needs no script,
  * no CDN and works offline.
- *   outcome-change  ρ per condition against its wave's anchor with two-sided Clopper–Pearson 95% intervals
- *                   (the paper's Figure 3)
+ *   outcome-change  ρ per condition against its wave's anchor, each with the interval family its verdict
+ *                   routes on (rho-interval.ts), on a 0-based axis shared by every condition (the paper's Figure 3)
  *   success         success rate per condition with Wilson 95% intervals
- *   coverage        survival coverage per substituting condition
+ *   coverage        survival coverage per substituting condition and task: units covered and decision queries
+ *                   covered (coverage-data.ts, from the sealed rows)
  * A condition whose number a failed path/wiring gate withholds is left out of the first two figures
  * (named in the caption).
  */
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import type { Adjudication, ConditionSummary } from '../adjudication/index.js';
+import type { EpisodeRow } from '../evidence/records/episode-row.js';
+import { coverageData } from './coverage-data.js';
+import { rhoInterval } from './rho-interval.js';
+
+/** The ρ axis never auto-scales below this top (in %): a 0–1.2 % range stays a sliver, not a full-height bar. */
+export const RHO_FLOOR_TOP = 25;
+
+/** The shared top of a 0-based axis: at least RHO_FLOOR_TOP, else the largest value rounded up to 5. */
+function sharedTop(values: readonly number[]): number {
+  const m = Math.max(0, ...values);
+  return Math.min(100, Math.max(RHO_FLOOR_TOP, Math.ceil(m / 5) * 5));
+}
 
 export interface Figure {
   readonly id: 'outcome-change' | 'success' | 'coverage';
@@ -34,7 +47,7 @@ function withheldConditions(a: Adjudication): Set<string> {
 
 const AXIS = { labelFontSize: 11, titleFontSize: 12 };
 
-export function figures(a: Adjudication): Figure[] {
+export function figures(a: Adjudication, rows: readonly EpisodeRow[] = []): Figure[] {
   const multiWave = a.design.waves.length > 1;
   const withheld = withheldConditions(a);
   const kept = a.conditions.filter((c) => !withheld.has(c.condition));
@@ -43,19 +56,20 @@ export function figures(a: Adjudication): Figure[] {
 
   const rho = kept
     .filter((c) => c.vsAnchor !== null)
-    .map((c) => ({
-      condition: label(c, multiWave),
-      rho: pct(c.vsAnchor!.rho),
-      lower: pct(c.vsAnchor!.rhoCp95.lower),
-      upper: pct(c.vsAnchor!.rhoCp95.upper),
-      flips: `${c.vsAnchor!.b + c.vsAnchor!.c}/${c.vsAnchor!.n}`,
-      anchor: c.vsAnchor!.anchor,
-    }));
+    .map((c) => {
+      const v = c.vsAnchor!;
+      const fam = rhoInterval(a, c);
+      return { condition: label(c, multiWave), rho: pct(v.rho), lower: pct(fam.lower), upper: pct(fam.upper), flips: `${v.b + v.c}/${v.n}`, anchor: v.anchor, family: fam.label };
+    });
+  const byFamily = new Map<string, string[]>();
+  for (const r of rho) byFamily.set(r.family, [...(byFamily.get(r.family) ?? []), r.condition]);
+  const families = [...byFamily].map(([fam, cs]) => `${cs.join(', ')}: ${fam}`);
+  const rhoTop = sharedTop(rho.map((r) => r.upper));
   if (rho.length > 0) {
     out.push({
       id: 'outcome-change',
       title: 'Outcome-change rate ρ per condition',
-      caption: `ρ = (b + c)/n against each wave's anchor, with two-sided Clopper–Pearson 95% intervals (success readout, registered attempts).${note}`,
+      caption: `ρ = (b + c)/n against each wave's anchor (success readout, registered attempts), each with the interval family its verdict routes on — ${families.join('; ')}. The axis starts at 0 and its top is at least ${RHO_FLOOR_TOP}% (shared by every condition), so a small ρ looks small.${note}`,
       spec: {
         $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
         width: 420,
@@ -63,7 +77,7 @@ export function figures(a: Adjudication): Figure[] {
         data: { values: rho },
         encoding: { x: { field: 'condition', type: 'nominal', sort: null, title: 'condition', axis: { ...AXIS, labelAngle: 0 } } },
         layer: [
-          { mark: { type: 'rule', strokeWidth: 2, color: '#4c78a8' }, encoding: { y: { field: 'lower', type: 'quantitative', title: 'ρ (%)', axis: AXIS }, y2: { field: 'upper' } } },
+          { mark: { type: 'rule', strokeWidth: 2, color: '#4c78a8' }, encoding: { y: { field: 'lower', type: 'quantitative', title: 'ρ (%)', scale: { domain: [0, rhoTop], zero: true, nice: false }, axis: AXIS }, y2: { field: 'upper' } } },
           { mark: { type: 'point', filled: true, size: 70, color: '#e45756' }, encoding: { y: { field: 'rho', type: 'quantitative' } } },
           { mark: { type: 'text', dy: -12, fontSize: 10 }, encoding: { y: { field: 'upper', type: 'quantitative' }, text: { field: 'flips' } } },
         ],
@@ -100,23 +114,26 @@ export function figures(a: Adjudication): Figure[] {
     });
   }
 
-  const cov = a.conditions
-    .filter((c) => c.coverage !== null)
-    .map((c) => ({ condition: label(c, multiWave), coverage: pct(c.coverage!.rate), count: `${c.coverage!.covered}/${c.coverage!.units}` }));
+  const cov = coverageData(a, rows);
   if (cov.length > 0) {
     out.push({
       id: 'coverage',
-      title: 'Survival coverage per substituting condition',
-      caption: 'Fraction of units whose every decision query selected ≥ 1 unmodified substituted record (a lower bound on delivery; 100% is the G_surv criterion).',
+      title: 'Survival coverage per condition, task and decision query',
+      caption:
+        'For each substituting condition and task: the fraction of units whose every decision query selected ≥ 1 unmodified substituted record (units; 100% is the G_surv criterion), and the fraction of all decision queries that did (queries). A lower bound on delivery; the axis is 0–100% for every bar.',
       spec: {
         $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
         width: 420,
         height: 200,
         data: { values: cov },
-        encoding: { x: { field: 'condition', type: 'nominal', sort: null, title: 'condition', axis: { ...AXIS, labelAngle: 0 } } },
+        encoding: {
+          x: { field: 'group', type: 'nominal', sort: null, title: 'condition · task', axis: { ...AXIS, labelAngle: 0 } },
+          xOffset: { field: 'measure', type: 'nominal', sort: ['units', 'queries'] },
+          color: { field: 'measure', type: 'nominal', sort: ['units', 'queries'], scale: { range: ['#72b7b2', '#b279a2'] }, legend: { title: null, orient: 'bottom' } },
+        },
         layer: [
-          { mark: { type: 'bar', color: '#72b7b2', width: 28 }, encoding: { y: { field: 'coverage', type: 'quantitative', title: 'coverage (%)', scale: { domain: [0, 100] }, axis: AXIS } } },
-          { mark: { type: 'text', dy: -8, fontSize: 10 }, encoding: { y: { field: 'coverage', type: 'quantitative' }, text: { field: 'count' } } },
+          { mark: { type: 'bar' }, encoding: { y: { field: 'coverage', type: 'quantitative', title: 'coverage (%)', scale: { domain: [0, 100], zero: true, nice: false }, axis: AXIS } } },
+          { mark: { type: 'text', dy: -8, fontSize: 9 }, encoding: { y: { field: 'coverage', type: 'quantitative' }, text: { field: 'count' } } },
         ],
       },
     });

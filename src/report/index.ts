@@ -1,5 +1,5 @@
 /** src/report — HTML / Markdown / CSV reports generated from sealed rows and the stored adjudication (public face). */
-export { writeReport } from './write-report.js';
+export { REPORT_BYTES_CAP, reportSizeLine, writeReport } from './write-report.js';
 export type { WriteReportOptions, WrittenReport } from './write-report.js';
 export { figures, renderSvg } from './figures.js';
 export type { Figure } from './figures.js';

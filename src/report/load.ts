@@ -18,6 +18,7 @@ import { listAdjudicationRecords, readUnitState, type UnitSnapshot } from '../ev
 import { readVerifiedRecord } from '../evidence/io/verified-read.js';
 import { RunRecordSchema, type RunRecord } from '../evidence/records/run-record.js';
 import { assertUnitVerified } from '../evidence/verify/verify.js';
+import { loadRecordedFrames, type RecordedEpisode } from './frames-load.js';
 
 export interface ReportInputs {
   readonly dir: string;
@@ -40,6 +41,8 @@ export interface ReportInputs {
    * created by the command that adjudicated (src/signing/chain.ts identityWarning; verify warns alike).
    */
   readonly identityWarning?: string | null;
+  /** The rollout frames the protocol registered (traces/frames.jsonl), checked against the seal; [] when none. */
+  readonly recordedFrames?: readonly RecordedEpisode[];
 }
 
 export async function loadReportInputs(dir: string): Promise<ReportInputs> {
@@ -77,5 +80,6 @@ export async function loadReportInputs(dir: string): Promise<ReportInputs> {
     laterAmendments,
     run: await readVerifiedRecord(dir, UNIT_FILES.runRecord, unit.hashes.get(UNIT_FILES.runRecord), RunRecordSchema),
     identityWarning: identityWarning(record as unknown as Record<string, unknown>),
+    recordedFrames: await loadRecordedFrames(unit),
   };
 }

@@ -27,7 +27,10 @@ export function renderMarkdown(model: ReportModel, figures: readonly Figure[]): 
   const out: string[] = [`# ${model.title}`, '', ...model.summary.map((s) => `${s}  `), ''];
   for (const s of model.sections) {
     out.push(`## ${s.title}`, '');
+    for (const p of s.paragraphs ?? []) out.push(p, '');
     if (s.intro) out.push(s.intro, '');
+    if (s.figure) out.push(`*Figure: ${s.figure.title}* (drawn in report.html; its numbers are the verdict table's). ${s.figure.caption}`, '');
+    if (s.raw) out.push(s.raw.markdown, '');
     for (const t of s.tables) out.push(mdTable(t), '');
     for (const n of s.notes ?? []) out.push(`- ${n}`);
     if ((s.notes ?? []).length > 0) out.push('');
@@ -68,7 +71,11 @@ th{background:#f2f2f2}p.cap{font-style:italic;font-size:12px;margin:10px 0 2px}p
 figure{margin:0;border:1px solid #e0e0e0;padding:8px}figcaption{font-size:12px;max-width:460px}
 .w-holds{background:#e3f4e1}.w-not-detected{background:#eef3fb}.w-unresolved{background:#fff5d6}
 .w-invalid,.w-withheld,.w-failed{background:#fde2e1}.w-excluded{background:#eeeeee}.w-descriptive{background:#f3ecfb}
-p.summary{margin:2px 0;font-size:13px}
+p.summary{margin:2px 0;font-size:13px}p.lead{font-size:15px;font-weight:bold}p.para{font-size:13px;max-width:1000px}
+figcaption.wide{max-width:1000px}
+.pair{margin:10px 0 18px;border-left:3px solid #ccc;padding-left:8px}.pair[data-kind=b]{border-color:#c62828}.pair[data-kind=c]{border-color:#1f5fa8}
+p.pair-title{font-size:13px;font-weight:bold;margin:2px 0}table.filmstrip td,table.filmstrip th{border:none;padding:1px 3px;font-size:11px;text-align:center}
+td.frame img{image-rendering:pixelated;width:64px;height:64px;border:1px solid #ddd}p.legend{font-size:12px;color:#444}
 `;
 
 export function renderHtml(model: ReportModel, figures: readonly { figure: Figure; svg: string }[]): string {
@@ -76,7 +83,7 @@ export function renderHtml(model: ReportModel, figures: readonly { figure: Figur
     .map(({ figure, svg }) => `<figure data-figure="${figure.id}"><div class="chart">${svg}</div><figcaption><b>${esc(figure.title)}.</b> ${esc(figure.caption)}</figcaption></figure>`)
     .join('\n');
   const sections = model.sections
-    .map((s) => `<section id="${s.id}"><h2>${esc(s.title)}</h2>${s.intro ? `<p>${esc(s.intro)}</p>` : ''}${s.tables.map(htmlTable).join('\n')}${(s.notes ?? []).length > 0 ? `<ul class="notes">${(s.notes ?? []).map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}</section>`)
+    .map((s) => `<section id="${s.id}"><h2>${esc(s.title)}</h2>${(s.paragraphs ?? []).map((p, i) => `<p class="${i === 0 ? 'lead' : 'para'}">${esc(p)}</p>`).join('')}${s.intro ? `<p>${esc(s.intro)}</p>` : ''}${s.figure ? `<figure data-figure="${s.figure.id}" data-marks="${s.figure.marks}"><div class="chart">${s.figure.svg}</div><figcaption class="wide"><b>${esc(s.figure.title)}.</b> ${esc(s.figure.caption)}</figcaption></figure>` : ''}${s.raw ? s.raw.html : ''}${s.tables.map(htmlTable).join('\n')}${(s.notes ?? []).length > 0 ? `<ul class="notes">${(s.notes ?? []).map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}</section>`)
     .join('\n');
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(model.title)}</title><style>${CSS}</style></head>

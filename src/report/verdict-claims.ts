@@ -8,6 +8,7 @@ import type { Adjudication } from '../adjudication/index.js';
 import type { Verdict } from '../adjudication/verdict-types.js';
 import type { Criterion, Protocol } from '../protocol/schema.js';
 import { pValue, signedPp } from './text-table.js';
+import { frozenPowerText } from './context.js';
 
 const ppText = (x: number): string => `${signedPp(x)} pp`;
 const intervalText = (lo: number, hi: number): string => `[${signedPp(lo)}, ${signedPp(hi)}] pp`;
@@ -48,10 +49,10 @@ export function boundBesideMargin(v: Verdict, c: Criterion | undefined): string 
 export function verdictRows(a: Adjudication, protocol: Protocol): { header: string[]; rows: string[][] } {
   const byId = new Map(protocol.criteria.map((c) => [c.id, c]));
   return {
-    header: ['criterion', 'question', 'role', 'registered claim', 'met', 'verdict', 'bound beside the margin', 'reason'],
+    header: ['criterion', 'question', 'role', 'registered claim', 'met', 'verdict', 'bound beside the margin', 'reason', 'frozen power analysis'],
     rows: a.verdicts.map((v) => {
       const c = byId.get(v.criterion);
-      return [v.criterion, v.question ?? '—', v.role, c ? claimText(c) : `${v.estimand} (${v.rule})`, metText(v), v.verdict, boundBesideMargin(v, c), v.reason];
+      return [v.criterion, v.question ?? '—', v.role, c ? claimText(c) : `${v.estimand} (${v.rule})`, metText(v), v.verdict, boundBesideMargin(v, c), v.reason, frozenPowerText(protocol, v.estimand)];
     }),
   };
 }

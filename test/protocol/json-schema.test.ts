@@ -15,7 +15,7 @@ describe('JSON Schema export', () => {
     expect(Object.keys(schema.properties)).toEqual([
       'version', 'id', 'title', 'description', 'simulator', 'envs', 'checkpoint', 'policy', 'memory', 'seeds', 'n', 'attempts', 'chains',
       'factors', 'conditions', 'waves', 'estimands', 'criteria', 'gates', 'holmFamilies', 'goNoGo', 'executionFailures',
-      'allowlists', 'bootstrap', 'mde', 'amendments',
+      'allowlists', 'bootstrap', 'mde', 'frames', 'amendments',
     ]);
     expect(schema.required).toEqual(expect.arrayContaining(['version', 'id', 'conditions', 'waves', 'allowlists', 'executionFailures']));
     // exactly one of checkpoint (ONNX / TF.js) or policy (a hosted policy)

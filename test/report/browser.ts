@@ -50,7 +50,7 @@ export async function inspectReport(htmlPath: string, screenshot: string): Promi
       els.map((el) => ({
         id: el.getAttribute('data-figure') ?? '',
         svgs: el.querySelectorAll('svg').length,
-        marks: el.querySelectorAll('svg .role-mark > *').length,
+        marks: el.querySelectorAll('svg .role-mark > *, svg .forest-mark').length,
       })),
     );
     const scripts = await page.$$eval('script', (els) => els.length);

@@ -83,7 +83,7 @@ describe('writeReport', () => {
     expect(text).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
     expect(CHROMIUM).toBe('/usr/bin/chromium');
     const page = await inspectReport(html, join(OUT, 'report.png'));
-    expect(page.figures.map((f) => f.id)).toEqual(['outcome-change', 'success', 'coverage']);
+    expect(page.figures.map((f) => f.id)).toEqual(['outcome-change', 'success', 'coverage', 'forest']);
     for (const f of page.figures) {
       expect(f.svgs, f.id).toBe(1);
       expect(f.marks, f.id).toBeGreaterThan(0);
@@ -161,7 +161,7 @@ describe('writeReport', () => {
     await expectImepError(writeReport(dir, { outDir: join(dir, 'report') }), 'E_USAGE');
   });
 
-  it('`imep report UNIT --out DIR` (registerReport) writes the three files', async () => {
+  it('`imep report UNIT --out DIR` (registerReport) writes the three files and prints the report size', async () => {
     const out = join(root, 'cli-report');
     const program = buildProgram({ report: registerReport });
     const written: string[] = [];
@@ -175,7 +175,11 @@ describe('writeReport', () => {
     } finally {
       process.stdout.write = orig;
     }
-    expect(written.join('').trim().split('\n')).toEqual([join(out, 'report.html'), join(out, 'report.md'), join(out, 'rows.csv')]);
+    const lines = written.join('').trim().split('\n');
+    expect(lines.slice(0, 3)).toEqual([join(out, 'report.html'), join(out, 'report.md'), join(out, 'rows.csv')]);
+    // this fixture's protocol records no frames: the size is report.html's alone
+    expect(lines[3]).toBe(`report size: ${(await stat(join(out, 'report.html'))).size} bytes (report.html ${(await stat(join(out, 'report.html'))).size} bytes + 0 frames 0 bytes; cap ${4 * 1024 * 1024} bytes)`);
+    expect(lines).toHaveLength(4);
     expect(await readFile(join(out, 'report.md'), 'utf8')).toBe(await readFile(join(outDir, 'report.md'), 'utf8'));
   });
 });

@@ -1,0 +1,43 @@
+/**
+ * The recorded rollout frames of a unit (traces/frames.jsonl, written by the frame recorder when the
+ * protocol registers `frames`), read once against the seal's SHA-256 and parsed line by line; an empty
+ * list when the protocol recorded none. A line that does not parse names the unit as tampered.
+ */
+import { z } from 'zod';
+import { ImepError } from '../core/errors.js';
+import { readSealed, sealedSha256, type VerifiedUnit } from '../evidence/io/verified-read.js';
+
+export const FRAMES_TRACE = 'traces/frames.jsonl';
+
+const FramesLineSchema = z.object({
+  seq: z.number().int().nonnegative(),
+  condition: z.string().min(1),
+  task: z.string().min(1),
+  seed: z.number().int().nonnegative(),
+  attempt: z.number().int().positive(),
+  episodeId: z.string().regex(/^[0-9a-f]+$/),
+  status: z.enum(['ok', 'failed']),
+  steps: z.number().int().nonnegative(),
+  frames: z.array(z.object({ step: z.number().int().nonnegative(), width: z.number().int().positive(), height: z.number().int().positive(), png: z.string().min(1) })),
+  reads: z.array(z.object({ step: z.number().int().nonnegative(), bank: z.string(), query: z.number().int().nonnegative(), decision: z.boolean(), substituted: z.boolean(), changed: z.boolean() })),
+});
+export type RecordedEpisode = z.infer<typeof FramesLineSchema>;
+
+export async function loadRecordedFrames(unit: VerifiedUnit): Promise<RecordedEpisode[]> {
+  if (sealedSha256(unit, FRAMES_TRACE) === undefined) return [];
+  const text = (await readSealed(unit, FRAMES_TRACE)).toString('utf8');
+  const out: RecordedEpisode[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line === '') return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      parsed = undefined;
+    }
+    const r = FramesLineSchema.safeParse(parsed);
+    if (!r.success) throw new ImepError('E_UNIT_TAMPERED', `${FRAMES_TRACE} line ${i + 1} is not a frames line`, { file: FRAMES_TRACE, hint: 'run `imep campaign verify UNIT`' });
+    out.push(r.data);
+  });
+  return out;
+}
