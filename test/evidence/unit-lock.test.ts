@@ -102,7 +102,7 @@ describe('unit lock', () => {
 
   it('a holder told to stop (SIGTERM, SIGINT) removes its locks and exits with 128 + the signal', async () => {
     const { spawn } = await import('node:child_process');
-    const dist = join(process.cwd(), 'dist/campaign/unit-lock.js');
+    const dist = join(process.cwd(), 'dist/evidence/unit-lock.js');
     for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
       const dir = mkdtempSync(join(tmpdir(), 'imep-lock-'));
       const file = join(dir, 'u.lock');
