@@ -41,6 +41,8 @@ export interface DonorInput {
   /** Every unit of the segment (not only those this run writes). */
   readonly units: readonly UnitJob[];
   readonly maxTries: number;
+  /** The registered execution noise: the pre-pass executes the same actions the segment's own run will. */
+  readonly executionNoise?: LoopInput['executionNoise'];
 }
 
 /**
@@ -83,6 +85,7 @@ export function runReferencePrepass(
     maxTries: input.maxTries,
     subscribers: options.subscribers ?? [],
     ...(options.stopAt === undefined ? {} : { stopAt: options.stopAt }),
+    ...(input.executionNoise === undefined ? {} : { executionNoise: input.executionNoise }),
   });
 }
 

@@ -12,6 +12,8 @@
  *     policy.resetSlot(slot, { episode: episodeId })                      — the policy sees nothing else
  *     at the registered attempt: handle.atPoint(slot bank)                — install / clear, before the first query
  *     loop: policy.inferBatch(method-visible obs of every stepping slot) → env.step(action)
+ *           (under registered execution noise the executed action is the policy's plus its (episode, step)
+ *           draw, executed-action.ts; subscribers see the executed action)
  *           (bridged environments: every slot's step is sent before any is awaited — bridges/send-steps.ts — so
  *           simulators on different servers step at once; results are taken in slot order)
  *   memory.endScope(scopeId)                 — scoped clear: empty at the scope's end
@@ -43,7 +45,9 @@ import type { BankWriteEvent, InstallTarget } from '../../interventions/install-
 import { TraceRecorder } from '../../interventions/trace.js';
 import type { PolicyOutput } from '../../policies/policy.js';
 import type { PlannedEpisode } from '../../protocol/plan.js';
+import type { ExecutionNoise } from '../../protocol/execution-noise.js';
 import type { ConditionPlan } from './condition-plan.js';
+import { executedOutput } from './executed-action.js';
 import type {
   EpisodeClock,
   FailureInfo,
@@ -72,6 +76,8 @@ export interface LoopInput {
   readonly stopAt?: { readonly attempt: number; snapshot(slot: number, unit: UnitJob, first: StepResult): void };
   /** Checked once per batched step: a returned error aborts the loop (e.g. the row sink failed). */
   readonly abort?: () => unknown;
+  /** The protocol's registered execution noise (lite only): every executed action is perturbed by its draw. */
+  readonly executionNoise?: ExecutionNoise;
 }
 
 export function failureOf(e: unknown): FailureInfo {
@@ -294,6 +300,8 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
     try {
       outputs = await policy.inferBatch(stepping.map((r) => ({ slot: r.slot, obs: (r.current as StepResult).obs })));
       if (outputs.length !== stepping.length) throw new Error(`inferBatch answered ${outputs.length} of ${stepping.length} observations`);
+      const noise = input.executionNoise;
+      if (noise !== undefined) outputs = outputs.map((o, i) => executedOutput(noise, (stepping[i] as SlotRun).episode as PlannedEpisode, (stepping[i] as SlotRun).steps, o));
     } catch (e) {
       const f = failureOf(e);
       for (const r of stepping) await endEpisode(r, f);

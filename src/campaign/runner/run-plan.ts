@@ -201,6 +201,8 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
   const tasks = taskEntries(protocol);
   const contexts = new Map<string, TaskContext>();
   const maxTries = protocol.executionFailures.policy === 'retry' ? 1 + protocol.executionFailures.maxRetries : 1;
+  const noiseSpec = protocol.simulator.kind === 'lite' ? protocol.simulator.executionNoise : undefined;
+  const noise = noiseSpec === undefined ? {} : { executionNoise: noiseSpec };
   const policies = new Map<string, RunnerPolicy>();
   const envs = new Map<string, SimEnvironment[]>();
   const extra = input.subscribers ?? [];
@@ -235,7 +237,7 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
       const subscribers: RunnerSubscriber[] = [new RowRecorder(plan, sink), ...extra];
       let donors: Awaited<ReturnType<typeof prepareDonors>> | Awaited<ReturnType<typeof prepareReadDonors>> | null = null;
       if (plan.donorMode !== null) {
-        const donorInput = { segment, plan, policy, envFor, allowlists: protocol.allowlists, resetOptions, units: seg.units, maxTries };
+        const donorInput = { segment, plan, policy, envFor, allowlists: protocol.allowlists, resetOptions, units: seg.units, maxTries, ...noise };
         donors =
           plan.donorInstallation === 'read'
             ? await prepareReadDonors(donorInput, (value, unit) => declaredFact(segment, task.facts.factField as string, value, unit))
@@ -275,6 +277,7 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
         maxTries,
         subscribers,
         abort: () => sink.error,
+        ...noise,
       });
       if (sink.error !== undefined) throw sink.error;
     }
