@@ -39,14 +39,14 @@ describe('execution noise (simulator.executionNoise)', () => {
     const a = [0.05, -0.01];
     expect([...noisyAction(s, ep, 9, a)]).toEqual([...noisyAction(s, ep, 9, a)]);
     const N = 4000;
-    const sums = [0, 0];
-    const squares = [0, 0];
+    const sums = new Float64Array(2);
+    const squares = new Float64Array(2);
     let cross = 0;
     for (let t = 0; t < N; t++) {
       const x = noisyAction(s, ep, t, a);
       const d0 = (x[0] as number) - 0.05, d1 = (x[1] as number) + 0.01;
-      sums[0] += d0; sums[1] += d1;
-      squares[0] += d0 * d0; squares[1] += d1 * d1;
+      sums[0] = (sums[0] as number) + d0; sums[1] = (sums[1] as number) + d1;
+      squares[0] = (squares[0] as number) + d0 * d0; squares[1] = (squares[1] as number) + d1 * d1;
       cross += d0 * d1;
     }
     for (const i of [0, 1]) {

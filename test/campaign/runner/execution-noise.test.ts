@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { AvailableEstimand } from '../../../src/campaign/adjudication/index.js';
 import { EpisodeRowSchema, type EpisodeRow } from '../../../src/campaign/episode-row.js';
 import { explicitOperator } from '../../../src/campaign/operator.js';
-import { adjudicateStep, runCampaign } from '../../../src/campaign/runner/index.js';
+import { adjudicateStep, closeoutStep, crossCheckStep, reportStep, runCampaign } from '../../../src/campaign/runner/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const SHIPPED = readFileSync(join(ROOT, 'protocols/shellgame-noisy.yaml'), 'utf8');
@@ -85,6 +85,13 @@ describe('execution noise in the lite world (simulator.executionNoise)', () => {
     expect(est('rho_S').counts).toMatchObject({ b: 4, c: 2, n: 84 });
     expect(adj.gates.find((g) => g.gate === 'replicate')).toMatchObject({ passed: true, observed: { changed: 15, digestMismatches: 100 } });
     expect(Object.fromEntries(adj.verdicts.map((v) => [v.criterion, v.verdict]))).toEqual({ Q1_eligibility: 'holds', Q3_T: 'holds', Q4: 'holds' });
+    // through closeout: the independent cross-check agrees, and the report shows the registered noise
+    expect((await crossCheckStep(dir, { operator: explicitOperator('noise-adjudicator') })).outcome).toBe('agrees');
+    await closeoutStep(dir, { operator: explicitOperator('noise-adjudicator') });
+    const written = await reportStep(dir, join(tmp, 'report'));
+    expect(readFileSync(written.markdown, 'utf8')).toContain(
+      '| execution noise | action-gaussian, σ = 0.03, scope per-condition, seed 612003: stream imep.execution-noise.v1/612003/<scopeId>/<wave>/<condition>/<attempt>/<step>',
+    );
   });
 
   it('without the option C replicates A exactly (today’s behaviour); shared noise keeps C = A but perturbs what runs', async () => {
