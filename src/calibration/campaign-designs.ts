@@ -73,12 +73,13 @@ export async function runCampaignDesigns(loaded: LoadedSuite, opts: CampaignDesi
   const c = suite.campaigns;
   if (c === undefined) return null;
   const template = await loadCampaignTemplate(loaded, opts.root);
-  const templates = new Map<string, CampaignTemplate>([[template.file, template]]);
+  // a design's own template (designs[i].template), read and checked once per registered (file, sha256)
+  const templates = new Map<string, CampaignTemplate>();
   const templateOf = async (d: CampaignDesign, i: number): Promise<CampaignTemplate> => {
     if (d.template === undefined) return template;
-    let t = templates.get(d.template.file);
-    if (t === undefined) templates.set(d.template.file, (t = await loadCampaignTemplate(loaded, opts.root, d.template, `campaigns.designs[${i}].template`)));
-    if (t.sha256 !== d.template.sha256) t = await loadCampaignTemplate(loaded, opts.root, d.template, `campaigns.designs[${i}].template`);
+    const key = `${d.template.file}\u001f${d.template.sha256}`;
+    let t = templates.get(key);
+    if (t === undefined) templates.set(key, (t = await loadCampaignTemplate(loaded, opts.root, d.template, `campaigns.designs[${i}].template`)));
     return t;
   };
   const eff = effectiveCampaigns(c, opts);

@@ -6,8 +6,9 @@
  *   seeds.bands        the band's seeds, one range, the same for every task of the template
  *   n                  seeds per band
  *   simulator.executionNoise   a noisy design's registered execution noise (only when the design has one)
- * — and nothing else. A design may name its own registered template (`designs[i].template`). The derived text is validated by src/protocol (parseProtocol) before it is
- * written; its protocol and plan hashes are deterministic (no clock, no path enters them).
+ * — and nothing else. A design may register its own template (`designs[i].template`, checked the same way). The
+ * derived text is validated by src/protocol (parseProtocol) before it is written; its protocol and plan hashes
+ * are deterministic (no clock, no path enters them).
  *
  * The template must register the criterion the suite names (`campaigns.criterion`), deciding on a θ
  * estimand by `lower-bound-above`: its verdict word is the detection (campaign-designs.ts).

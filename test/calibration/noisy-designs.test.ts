@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { noisyChecks, noisyLines, parseSuite, type CampaignDesignResult, type CampaignDesignsResult } from '../../src/calibration/index.js';
 import { runCampaignDesigns } from '../../src/calibration/campaign-designs.js';
+import { deriveProtocol, loadCampaignTemplate } from '../../src/calibration/campaign-protocol.js';
 import { derivedSuite, ROOT } from './support.js';
 
 const N = 15;
@@ -67,6 +68,36 @@ function fakeDesign(id: string, truth: 'fact-use' | 'none', holds: Record<string
     replicateFloor: null,
   } as unknown as CampaignDesignResult;
 }
+
+describe('noisy designs in the suite', () => {
+  it('derive the design’s own template with its noise substituted, and nothing else', async () => {
+    const d = loaded.suite.campaigns!.designs.find((x) => x.id === 'rc-blind-noisy')!;
+    const t = await loadCampaignTemplate(loaded, ROOT, d.template, 'campaigns.designs[1].template');
+    const ckpt = loaded.suite.checkpoints.find((k) => k.name === d.checkpoint)!;
+    const derived = deriveProtocol(t, 'calibration-shellgame', d, ckpt, 30, [740000, 740029], 0);
+    expect(derived.protocol.simulator).toEqual({ kind: 'lite', executionNoise: { kind: 'action-gaussian', sigma: 0.08, seed: 20261132, scope: 'per-condition' } });
+    expect(derived.text.split('\n')[0]).toContain('id, checkpoint, seeds.bands, n, simulator.executionNoise substituted');
+    expect(derived.protocol.criteria.map((k) => k.id)).toEqual(['Q4_theta', 'Q3_T', 'Q3_S']);
+  });
+
+  it('refuses a design template whose bytes are not the registered ones, naming the design’s field', async () => {
+    const d = loaded.suite.campaigns!.designs.find((x) => x.id === 'rc-blind-noisy')!;
+    await expect(loadCampaignTemplate(loaded, ROOT, { ...d.template!, sha256: 'f'.repeat(64) }, 'campaigns.designs[1].template')).rejects.toMatchObject({
+      code: 'E_PROTOCOL_INVALID',
+      field: 'campaigns.designs[1].template.sha256',
+    });
+  });
+
+  it('refuses execution noise a protocol would refuse (σ = 0), naming the suite field', () => {
+    let caught: unknown;
+    try {
+      parseSuite(text.replace('sigma: 0.08, seed: 20261132', 'sigma: 0, seed: 20261132'), 'derived.yaml');
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toMatchObject({ code: 'E_PROTOCOL_INVALID', file: 'derived.yaml', field: 'campaigns.designs.1.executionNoise.sigma' });
+  });
+});
 
 describe('noisy checks (pure)', () => {
   it('a rule above α + 2 MC SE fails; at or below passes (B = 20: limit 14.75%, so 2/20 passes and 3/20 fails)', () => {
