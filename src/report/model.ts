@@ -6,9 +6,9 @@
  * were excluded by competence.
  */
 import { noiseStreamRecipe } from '../protocol/execution-noise.js';
-import { invalidBecause } from '../campaign/adjudication/validity.js';
-import type { Adjudication, AvailableEstimand, EstimandResult, Interval } from '../campaign/adjudication/index.js';
-import type { Verdict } from '../campaign/adjudication/verdict-types.js';
+import { invalidBecause } from '../adjudication/validity.js';
+import type { Adjudication, AvailableEstimand, EstimandResult, Interval } from '../adjudication/index.js';
+import type { Verdict } from '../adjudication/verdict-types.js';
 import type { ReportInputs } from './load.js';
 import { firstQueryTable } from './first-query-table.js';
 import { verdictRows } from './verdict-claims.js';
