@@ -21,6 +21,7 @@
  */
 import { ImepError } from '../core/errors.js';
 import type { LoadedCheckpoint } from '../policies/checkpoint.js';
+import { noisyChecks } from './noisy-checks.js';
 import { suiteFacts } from './load-suite.js';
 import { minimumDetectableEffect, type PairedTest } from '../stats/power.js';
 import { designPolicy, fitDecoder, openCheckpoint, type FittedDecoder } from './design-runtime.js';
@@ -227,6 +228,7 @@ function buildResult(loaded: LoadedSuite, eff: Effective, opts: CalibrateOptions
         matching: bands.filter((b) => b.verdictMatchesTest).length,
         passed: bands.every((b) => b.verdictMatchesTest),
       },
+      noisy: noisyChecks(loaded, cds, campaignDesigns?.template.criterion.id ?? '', eff.simulated),
     },
   };
 }

@@ -27,6 +27,8 @@ import { runCampaignUnit } from './campaign-run.js';
 import { designRates } from './design-rates.js';
 import { detects } from './ladder-readout.js';
 import type { LoadedSuite } from './load-suite.js';
+import { criterionRates, pooledFloor } from './criterion-rates.js';
+import type { CampaignTemplate } from './campaign-protocol.js';
 import type { CampaignBandResult, CampaignDesignResult, CampaignDesignsResult } from './result.js';
 import type { CampaignDesign, Campaigns, SuiteCheckpoint } from './suite-schema.js';
 
@@ -49,6 +51,13 @@ function effectiveCampaigns(c: Campaigns, opts: CampaignDesignOptions): { n: num
   return { n: base.n, bands: Math.min(base.bands, opts.campaigns ?? base.bands) };
 }
 
+/** Campaigns of one design: its own registered count (default: the block's), capped like the block's. */
+function designBands(c: Campaigns, d: CampaignDesign, opts: CampaignDesignOptions): number {
+  const registered = d.campaigns ?? c.bands.count;
+  const base = opts.quick ? Math.min(c.quick.campaigns, registered) : registered;
+  return Math.min(base, opts.campaigns ?? base);
+}
+
 async function unitsRoot(opts: CampaignDesignOptions): Promise<{ dir: string; temporary: boolean }> {
   if (opts.keepUnits === undefined) return { dir: await mkdtemp(join(tmpdir(), 'imep-calibrate-units-')), temporary: true };
   const dir = resolve(opts.keepUnits);
@@ -64,20 +73,31 @@ export async function runCampaignDesigns(loaded: LoadedSuite, opts: CampaignDesi
   const c = suite.campaigns;
   if (c === undefined) return null;
   const template = await loadCampaignTemplate(loaded, opts.root);
+  // a design's own template (designs[i].template), read and checked once per registered (file, sha256)
+  const templates = new Map<string, CampaignTemplate>();
+  const templateOf = async (d: CampaignDesign, i: number): Promise<CampaignTemplate> => {
+    if (d.template === undefined) return template;
+    const key = `${d.template.file}\u001f${d.template.sha256}`;
+    let t = templates.get(key);
+    if (t === undefined) templates.set(key, (t = await loadCampaignTemplate(loaded, opts.root, d.template, `campaigns.designs[${i}].template`)));
+    return t;
+  };
   const eff = effectiveCampaigns(c, opts);
   const { test, alpha } = suite.mde.inputs;
   const units = await unitsRoot(opts);
   try {
     const designs: CampaignDesignResult[] = [];
-    for (const d of c.designs) {
+    for (const [i, d] of c.designs.entries()) {
       const ckpt = suite.checkpoints.find((k) => k.name === d.checkpoint) as SuiteCheckpoint;
+      const dt = await templateOf(d, i);
+      const bands = designBands(c, d, opts);
       const campaigns: CampaignBandResult[] = [];
-      for (let band = 0; band < eff.bands; band++) {
+      for (let band = 0; band < bands; band++) {
         const seeds = campaignBandSeeds(c, eff.n, band);
-        const derived = deriveProtocol(template, suite.id, d, ckpt, eff.n, seeds, band);
+        const derived = deriveProtocol(dt, suite.id, d, ckpt, eff.n, seeds, band);
         const { result } = await runCampaignUnit({
           derived,
-          template,
+          template: dt,
           dir: join(units.dir, d.id, `band-${band}`),
           root: opts.root,
           operators: c.operators,
@@ -85,9 +105,9 @@ export async function runCampaignDesigns(loaded: LoadedSuite, opts: CampaignDesi
         });
         const t = detects(result.bOnlyT, result.cOnlyS, test, alpha);
         campaigns.push({ ...result, band, seeds, test: t, verdictMatchesTest: (result.verdict === 'holds') === t.detected });
-        opts.progress?.(`${d.id} campaign ${band + 1}/${eff.bands} (IMEP unit ${derived.id}): b′=${result.bOnlyT} c′=${result.cOnlyS} n=${result.n} ${template.criterion.id}: ${result.verdict}`);
+        opts.progress?.(`${d.id} campaign ${band + 1}/${bands} (IMEP unit ${derived.id}): b′=${result.bOnlyT} c′=${result.cOnlyS} n=${result.n} ${template.criterion.id}: ${result.verdict}`);
       }
-      designs.push(designResult(loaded, d, campaigns, eff, opts.simulated));
+      designs.push(designResult(loaded, d, dt, campaigns, bands, opts.simulated));
     }
     return {
       template: { file: template.file, sha256: template.sha256, criterion: template.criterion },
@@ -107,7 +127,7 @@ export async function runCampaignDesigns(loaded: LoadedSuite, opts: CampaignDesi
   }
 }
 
-function designResult(loaded: LoadedSuite, d: CampaignDesign, campaigns: readonly CampaignBandResult[], eff: { n: number; bands: number }, simulated: number): CampaignDesignResult {
+function designResult(loaded: LoadedSuite, d: CampaignDesign, template: CampaignTemplate, campaigns: readonly CampaignBandResult[], bands: number, simulated: number): CampaignDesignResult {
   const sum = (k: 'bOnlyT' | 'cOnlyS' | 'n' | 'removed'): number => campaigns.reduce((s, x) => s + x[k], 0);
   const B = sum('bOnlyT'), C = sum('cOnlyS'), N = sum('n');
   const verdicts: Record<string, number> = {};
@@ -121,7 +141,7 @@ function designResult(loaded: LoadedSuite, d: CampaignDesign, campaigns: readonl
     realDetected: campaigns.filter((x) => x.verdict === 'holds').length,
     realCampaigns: campaigns.length,
     simulatedCampaigns: simulated,
-    sourcePrefix: `pooled real IMEP campaigns of this design (adjudicated θ counts): bands 0–${eff.bands - 1} (seeds ${campaigns[0]?.seeds[0]}–${campaigns.at(-1)?.seeds[1]} per task)`,
+    sourcePrefix: `pooled real IMEP campaigns of this design (adjudicated θ counts): bands 0–${bands - 1} (seeds ${campaigns[0]?.seeds[0]}–${campaigns.at(-1)?.seeds[1]} per task)`,
   });
   return {
     id: d.id,
@@ -131,6 +151,10 @@ function designResult(loaded: LoadedSuite, d: CampaignDesign, campaigns: readonl
     campaigns,
     pooled: { bOnlyT: B, cOnlyS: C, n: N, removed: sum('removed'), theta: N === 0 ? 0 : (B - C) / N },
     verdicts,
+    template: template.file,
+    executionNoise: d.executionNoise ?? null,
+    criteria: criterionRates(template, campaigns),
+    replicateFloor: pooledFloor(campaigns),
     ...rates,
   };
 }

@@ -5,8 +5,10 @@
  *   checkpoint         path, file and sha256 of the design's checkpoint (from the suite's checkpoints list)
  *   seeds.bands        the band's seeds, one range, the same for every task of the template
  *   n                  seeds per band
- * — and nothing else. The derived text is validated by src/protocol (parseProtocol) before it is
- * written; its protocol and plan hashes are deterministic (no clock, no path enters them).
+ *   simulator.executionNoise   a noisy design's registered execution noise (only when the design has one)
+ * — and nothing else. A design may register its own template (`designs[i].template`, checked the same way). The
+ * derived text is validated by src/protocol (parseProtocol) before it is written; its protocol and plan hashes
+ * are deterministic (no clock, no path enters them).
  *
  * The template must register the criterion the suite names (`campaigns.criterion`), deciding on a θ
  * estimand by `lower-bound-above`: its verdict word is the detection (campaign-designs.ts).
@@ -40,19 +42,23 @@ export interface DerivedProtocol {
 
 const bad = (file: string, field: string, message: string, hint: string): ImepError => new ImepError('E_PROTOCOL_INVALID', message, { file, field, hint });
 
-/** Reads and checks the template the suite registers. */
-export async function loadCampaignTemplate(loaded: LoadedSuite, root: string): Promise<CampaignTemplate> {
-  const c = loaded.suite.campaigns as Campaigns;
+/**
+ * Reads and checks a template the suite registers: `campaigns.template` by default, or a design's own
+ * (`ref`, registered at `field`, e.g. campaigns.designs[2].template).
+ */
+export async function loadCampaignTemplate(loaded: LoadedSuite, root: string, ref?: { readonly file: string; readonly sha256: string }, field = 'campaigns.template'): Promise<CampaignTemplate> {
+  const c = { ...(loaded.suite.campaigns as Campaigns) };
+  if (ref !== undefined) c.template = ref;
   const path = resolve(root, c.template.file);
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
   } catch (e) {
-    throw new ImepError('E_IO', `cannot read the campaign template ${c.template.file}: ${(e as Error).message}`, { file: loaded.file, field: 'campaigns.template.file', hint: 'run from the repository root, or fix the path' });
+    throw new ImepError('E_IO', `cannot read the campaign template ${c.template.file}: ${(e as Error).message}`, { file: loaded.file, field: `${field}.file`, hint: 'run from the repository root, or fix the path' });
   }
   const sha256 = sha256Hex(bytes);
   if (sha256 !== c.template.sha256) {
-    throw bad(loaded.file, 'campaigns.template.sha256', `${c.template.file} has SHA-256 ${sha256}, the suite registers ${c.template.sha256}`, 'the template is registered: restore it, or register the new file’s sha256sum (a changed template is a new suite)');
+    throw bad(loaded.file, `${field}.sha256`, `${c.template.file} has SHA-256 ${sha256}, the suite registers ${c.template.sha256}`, 'the template is registered: restore it, or register the new file’s sha256sum (a changed template is a new suite)');
   }
   const text = bytes.toString('utf8');
   const protocol = parseProtocol(text, c.template.file).protocol;
@@ -83,7 +89,9 @@ export function deriveProtocol(template: CampaignTemplate, suiteId: string, desi
   data['checkpoint'] = { ...((data['checkpoint'] ?? {}) as Record<string, unknown>), path: checkpoint.path, file: checkpoint.file, sha256: checkpoint.sha256 };
   data['seeds'] = { ...seedsBlock, bands: [{ start: seeds[0], end: seeds[1] }] };
   data['n'] = n;
-  const text = `# derived by imep calibrate from ${template.file} (sha256 ${template.sha256}): id, checkpoint, seeds.bands and n substituted\n${stringify(data, { lineWidth: 0 })}`;
+  if (design.executionNoise !== undefined) data['simulator'] = { ...((data['simulator'] ?? {}) as Record<string, unknown>), executionNoise: { ...design.executionNoise } };
+  const noise = design.executionNoise === undefined ? '' : ', simulator.executionNoise';
+  const text = `# derived by imep calibrate from ${template.file} (sha256 ${template.sha256}): id, checkpoint, seeds.bands, n${noise} substituted\n${stringify(data, { lineWidth: 0 })}`;
   const parsed = parseProtocol(text, `${id}.yaml`);
   return { id, text, protocol: parsed.protocol, protocolHash: parsed.hash, planHash: buildPlan(parsed.protocol).planHash, seeds };
 }

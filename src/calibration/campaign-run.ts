@@ -17,7 +17,7 @@ import { ImepError } from '../core/errors.js';
 import { explicitOperator } from '../evidence/operator.js';
 import { adjudicateUnit } from '../adjudication/index.js';
 import { runCampaign } from '../campaign/index.js';
-import type { AvailableEstimand } from '../adjudication/index.js';
+import type { AvailableEstimand, EstimandResult } from '../adjudication/index.js';
 import type { CampaignTemplate, DerivedProtocol } from './campaign-protocol.js';
 
 export interface CampaignUnitInput {
@@ -51,6 +51,22 @@ export interface CampaignUnitResult {
   readonly removed: number;
   readonly ranBy: readonly string[];
   readonly adjudicatedBy: string;
+  /** The verdict word of EVERY registered criterion of the unit, by criterion id. */
+  readonly criteria: Readonly<Record<string, string>>;
+  /**
+   * The exact-repeat floor: the counts of the unit's ρ estimand against its kind-C condition (b: A succeeds and C
+   * fails, c: the reverse) and its upper bound; null when the template registers none. 0/0 without execution noise.
+   */
+  readonly replicateFloor: { readonly estimand: string; readonly b: number; readonly c: number; readonly n: number; readonly upper: number | null } | null;
+}
+
+function floorOf(derived: DerivedProtocol, estimands: readonly EstimandResult[]): CampaignUnitResult['replicateFloor'] {
+  const replicates = new Set(derived.protocol.conditions.filter((c) => c.kind === 'C').map((c) => c.id));
+  const spec = derived.protocol.estimands.find((e) => e.kind === 'rho' && replicates.has(e.intervention));
+  const est = spec === undefined ? undefined : estimands.find((e) => e.id === spec.id);
+  if (spec === undefined || est === undefined || est.status !== 'available') return null;
+  const upper = est.intervals[0]?.upper ?? null;
+  return { estimand: spec.id, b: est.counts.b ?? 0, c: est.counts.c ?? 0, n: est.counts.n, upper };
 }
 
 export async function runCampaignUnit(input: CampaignUnitInput): Promise<{ result: CampaignUnitResult; unitDir: string }> {
@@ -99,6 +115,8 @@ export async function runCampaignUnit(input: CampaignUnitInput): Promise<{ resul
     removed: est.cohort.removed.total,
     ranBy: [...adj.ranBy],
     adjudicatedBy: adj.operator.id,
+    criteria: Object.fromEntries(adj.verdicts.map((x) => [x.criterion, x.verdict])),
+    replicateFloor: floorOf(derived, adj.estimands),
   };
   return { result, unitDir };
 }

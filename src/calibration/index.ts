@@ -31,3 +31,7 @@ export { runCampaignUnit } from './campaign-run.js';
 export type { CampaignUnitInput, CampaignUnitResult } from './campaign-run.js';
 export { designRates } from './design-rates.js';
 export type { DesignRates, RatesInput } from './design-rates.js';
+export { noisyChecks, noisyLines } from './noisy-checks.js';
+export type { NoisyChecks, NoisyFalsePositive, NoisyPower } from './noisy-checks.js';
+export { criterionRates, pooledFloor } from './criterion-rates.js';
+export type { CriterionRate, PooledFloor } from './criterion-rates.js';

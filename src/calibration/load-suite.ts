@@ -83,7 +83,7 @@ function checkCampaigns(suite: Suite, file: string, ids: Set<string>): void {
   if (c.quick.campaigns > c.bands.count || c.quick.n * c.quick.campaigns > c.n * c.bands.count) {
     throw bad(file, 'campaigns.quick', 'the quick design does not fit in the registered campaign bands', 'lower quick.n or quick.campaigns');
   }
-  const last = c.bands.start + c.bands.count * c.n - 1;
+  const last = c.bands.start + Math.max(c.bands.count, ...c.designs.map((d) => d.campaigns ?? 0)) * c.n - 1;
   if (last > 0xffffffff) throw bad(file, 'campaigns.bands', `the last campaign seed ${last} exceeds 2^32 − 1`, 'lower campaigns.bands.start or count');
 }
 

@@ -1,9 +1,13 @@
 /**
  * The calibration result (calibration.json, format imep-calibration v2): types only.
  * v2 added `campaignDesigns` (campaign-level designs through IMEP's verdict path; null when the suite has
- * none) and `checks.campaignVerdicts`.
+ * none) and `checks.campaignVerdicts`; within v2, campaign designs gained `template`, `executionNoise`, `criteria`
+ * and `replicateFloor`, and `checks.noisy` (null when no campaign design registers execution noise).
  */
 import type { Mde } from '../protocol/schema-analysis.js';
+import type { ExecutionNoise } from '../protocol/execution-noise.js';
+import type { CriterionRate, PooledFloor } from './criterion-rates.js';
+import type { NoisyChecks } from './noisy-checks.js';
 import type { CampaignUnitResult } from './campaign-run.js';
 import type { PairedTest } from '../stats/power.js';
 import type { LadderReadout } from './ladder-readout.js';
@@ -55,6 +59,14 @@ export interface CampaignDesignResult {
   readonly pooled: { readonly bOnlyT: number; readonly cOnlyS: number; readonly n: number; readonly removed: number; readonly theta: number };
   /** How many campaigns got each verdict word of the registered criterion. */
   readonly verdicts: Readonly<Record<string, number>>;
+  /** The template the design ran (campaigns.template or the design's own). */
+  readonly template: string;
+  /** The registered execution noise substituted into it; null for a noise-free design. */
+  readonly executionNoise: ExecutionNoise | null;
+  /** Every registered criterion of the template: how often it read 'holds' (false positives when truth is none). */
+  readonly criteria: readonly CriterionRate[];
+  /** The exact-repeat floor pooled over the campaigns (null when the template has no ρ against a kind-C condition). */
+  readonly replicateFloor: PooledFloor | null;
   readonly simulationParameters: DesignResult['simulationParameters'];
   /** Detection = the registered verdict 'holds'. */
   readonly real: DesignResult['real'];
@@ -113,5 +125,7 @@ export interface CalibrationResult {
     readonly agreement: { readonly zLimit: number; readonly compared: number; readonly agreeing: number; readonly passed: boolean };
     /** Campaign-level designs: every registered verdict ('holds' or not) coincides with the frozen test on the unit's (b′, c′). */
     readonly campaignVerdicts: { readonly rule: string; readonly campaigns: number; readonly matching: number; readonly passed: boolean };
+    /** Noisy campaign designs (execution noise): every rule's false-positive rate and the positive control's power; null without any. */
+    readonly noisy: NoisyChecks | null;
   };
 }

@@ -14,6 +14,7 @@
  * template.
  */
 import { z } from 'zod';
+import { ExecutionNoiseSchema } from '../protocol/execution-noise.js';
 import { MdeSchema } from '../protocol/schema-analysis.js';
 import { Kwargs, NonEmptyText, PositiveInt, Seed, SeedInt, Slug } from '../protocol/schema-common.js';
 
@@ -41,18 +42,23 @@ export const DesignSchema = z.strictObject({
   description: NonEmptyText.optional(),
 });
 
+const TemplateRefSchema = z.strictObject({
+  file: NonEmptyText.describe('the protocol template, relative to the repository root'),
+  sha256: Sha256.describe('SHA-256 of the template file'),
+});
+
 export const CampaignDesignSchema = z.strictObject({
   id: Slug.describe('the design id (unique across designs and campaign designs)'),
   checkpoint: Slug.describe('the name of one of the suite checkpoints; substituted into the template'),
   truth: z.enum(['fact-use', 'none']).describe('the known answer: fact-use (θ > 0 by construction) or none (θ = 0 by construction)'),
   description: NonEmptyText.optional(),
+  template: TemplateRefSchema.optional().describe('this design’s own registered template (default: campaigns.template)'),
+  executionNoise: ExecutionNoiseSchema.optional().describe('a noisy design: substituted as the template’s simulator.executionNoise'),
+  campaigns: PositiveInt.optional().describe('real campaigns (bands) of this design (default: campaigns.bands.count)'),
 });
 
 export const CampaignsSchema = z.strictObject({
-  template: z.strictObject({
-    file: NonEmptyText.describe('the protocol template, relative to the repository root'),
-    sha256: Sha256.describe('SHA-256 of the template file'),
-  }),
+  template: TemplateRefSchema,
   criterion: NonEmptyText.describe('the id of the template criterion whose verdict word counts: "holds" = detected'),
   n: PositiveInt.describe('seeds per band (units per task of each campaign)'),
   bands: z.strictObject({

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { canonicalJson } from '../core/canonical-json.js';
 import { renderSvg } from '../report/figures.js';
 import { powerCurveSpec } from './figure.js';
+import { noisyLines } from './noisy-checks.js';
 import type { CalibrationResult, CampaignDesignResult, DesignResult } from './result.js';
 
 const pct = (x: number): string => `${(100 * x).toFixed(2)}%`;
@@ -73,6 +74,7 @@ function summaryLines(r: CalibrationResult): string[] {
   for (const d of c.power.designs) out.push(`power check ${d.id}: real ${pct(d.real)}, simulated ${pct(d.simulated)} (≥ ${pct(c.power.minimum)}) — ${d.passed ? 'passed' : 'FAILED'}`);
   out.push(`agreement with the frozen prediction: ${c.agreement.agreeing}/${c.agreement.compared} comparisons within |z| ≤ ${c.agreement.zLimit} — ${c.agreement.passed ? 'passed' : 'FAILED'}`);
   if (c.campaignVerdicts.campaigns > 0) out.push(`IMEP verdict path: ${c.campaignVerdicts.matching}/${c.campaignVerdicts.campaigns} campaign-level units whose registered verdict coincides with the frozen test on their (b′, c′) — ${c.campaignVerdicts.passed ? 'passed' : 'FAILED'}`);
+  out.push(...noisyLines(c.noisy));
   return out;
 }
 

@@ -43,6 +43,8 @@ export interface DonorInput {
   readonly maxTries: number;
   /** The order the pre-pass runs `units` in (arrival-order.ts; default: as given). The assignment never depends on it. */
   readonly arrival?: (units: readonly UnitJob[]) => readonly UnitJob[];
+  /** The registered execution noise: the pre-pass executes the same actions the segment's own run will. */
+  readonly executionNoise?: LoopInput['executionNoise'];
 }
 
 /**
@@ -85,6 +87,7 @@ export function runReferencePrepass(
     maxTries: input.maxTries,
     subscribers: options.subscribers ?? [],
     ...(options.stopAt === undefined ? {} : { stopAt: options.stopAt }),
+    ...(input.executionNoise === undefined ? {} : { executionNoise: input.executionNoise }),
   });
 }
 

@@ -12,6 +12,8 @@
  *     policy.resetSlot(slot, { episode: episodeId })                      — the policy sees nothing else
  *     at the registered attempt: handle.atPoint(slot bank)                — install / clear, before the first query
  *     loop: policy.inferBatch(method-visible obs of every stepping slot) → env.step(action)
+ *           (under registered execution noise the executed action is the policy's plus its (episode, step)
+ *           draw, executed-action.ts; subscribers see the executed action)
  *           (bridged environments: every slot's step is sent before any is awaited — runtime/send-steps.ts — so
  *           simulators on different servers step at once; results are taken in slot order)
  *   memory.endScope(scopeId)                 — scoped clear: empty at the scope's end
@@ -36,13 +38,16 @@ import { performance } from 'node:perf_hooks';
 import { splitObservation, type Allowlists } from '../runtime/allowlist.js';
 import { runSlots, type EpisodeStop, type SlotScheduler, type StartedEpisode } from '../runtime/lockstep.js';
 import type { SimEnvironment, StepResult } from '../runtime/environment.js';
+import type { PolicyOutput } from '../runtime/policy.js';
 import type { ReadHook, RetrievedItem } from '../banks/record.js';
 import { isImepError } from '../core/errors.js';
 import type { InterventionHandle } from '../interventions/condition.js';
 import type { BankWriteEvent, InstallTarget } from '../interventions/install-target.js';
 import { TraceRecorder } from '../interventions/trace.js';
 import type { PlannedEpisode } from '../protocol/plan.js';
+import type { ExecutionNoise } from '../protocol/execution-noise.js';
 import type { ConditionPlan } from './condition-plan.js';
+import { executedOutput } from './executed-action.js';
 import type {
   EpisodeClock,
   FailureInfo,
@@ -71,6 +76,8 @@ export interface LoopInput {
   readonly stopAt?: { readonly attempt: number; snapshot(slot: number, unit: UnitJob, first: StepResult): void };
   /** Checked once per batched step: a returned error aborts the loop (e.g. the row sink failed). */
   readonly abort?: () => unknown;
+  /** The protocol's registered execution noise (lite only): every executed action is perturbed by its draw. */
+  readonly executionNoise?: ExecutionNoise;
 }
 
 export function failureOf(e: unknown): FailureInfo {
@@ -296,9 +303,15 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
     enforceSpecLimit: true,
     observe: (r) => splitObservation(r, input.allowlists),
     hookMs: () => hookMs,
+    ...(input.executionNoise === undefined ? {} : { execute: executeWith(input.executionNoise) }),
     ...(input.abort === undefined ? {} : { abort: input.abort }),
   });
   for (const s of subs) s.onSegmentEnd?.(segment);
+}
+
+/** Under registered execution noise: the action the environment executes for the policy's output at `step` of `run`'s episode. */
+function executeWith(noise: ExecutionNoise): (run: SlotRun, step: number, output: PolicyOutput) => PolicyOutput {
+  return (run, step, output) => executedOutput(noise, run.episode as PlannedEpisode, step, output);
 }
 
 function failureOfStop(stop: EpisodeStop): FailureInfo | null {

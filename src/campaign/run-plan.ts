@@ -208,6 +208,8 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
   const tasks = taskEntries(protocol);
   const contexts = new Map<string, TaskContext>();
   const maxTries = protocol.executionFailures.policy === 'retry' ? 1 + protocol.executionFailures.maxRetries : 1;
+  const noiseSpec = protocol.simulator.kind === 'lite' ? protocol.simulator.executionNoise : undefined;
+  const noise = noiseSpec === undefined ? {} : { executionNoise: noiseSpec };
   const policies = new Map<string, RunnerPolicy>();
   const envs = new Map<string, SimEnvironment[]>();
   const extra = input.subscribers ?? [];
@@ -246,7 +248,7 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
       const subscribers: RunnerSubscriber[] = [...frames, new RowRecorder(plan, sink), ...extra];
       let donors: Awaited<ReturnType<typeof prepareDonors>> | Awaited<ReturnType<typeof prepareReadDonors>> | null = null;
       if (plan.donorMode !== null) {
-        const donorInput = { segment, plan, policy, envFor, allowlists: protocol.allowlists, resetOptions, units: seg.units, maxTries, arrival };
+        const donorInput = { segment, plan, policy, envFor, allowlists: protocol.allowlists, resetOptions, units: seg.units, maxTries, arrival, ...noise };
         donors =
           plan.donorInstallation === 'read'
             ? await prepareReadDonors(donorInput, (value, unit) => declaredFact(segment, task.facts.factField as string, value, unit))
@@ -286,6 +288,7 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
         maxTries,
         subscribers,
         abort: () => sink.error,
+        ...noise,
       });
       if (sink.error !== undefined) throw sink.error;
     }

@@ -24,7 +24,7 @@ export function registerCalibrateCommand(program: Command): void {
     .option('--keep-units <dir>', 'keep the campaign-level designs’ evidence units in this new or empty folder (default: temporary, removed)')
     .action(async (options: { suite?: string; out: string; campaigns?: string; quick?: boolean; batch: string; keepUnits?: string }) => {
       // imported when the command runs: `imep --help` registers this command and must not load the runner
-      const { calibrate, loadSuite, writeCalibration } = await import('../calibration/index.js');
+      const { calibrate, loadSuite, noisyLines, writeCalibration } = await import('../calibration/index.js');
       const { PACKAGE_ROOT } = await import('../campaign/index.js');
       const suiteFile = options.suite ?? (existsSync(DEFAULT_SUITE) ? DEFAULT_SUITE : join(PACKAGE_ROOT, DEFAULT_SUITE));
       const loaded = await loadSuite(suiteFile);
@@ -46,7 +46,8 @@ export function registerCalibrateCommand(program: Command): void {
       for (const d of c.power.designs) process.stdout.write(`power ${d.id}: real ${(100 * d.real).toFixed(1)}%, simulated ${(100 * d.simulated).toFixed(1)}% ${d.passed ? 'passed' : 'FAILED'}\n`);
       process.stdout.write(`agreement: ${c.agreement.agreeing}/${c.agreement.compared} within |z| ≤ ${c.agreement.zLimit} ${c.agreement.passed ? 'passed' : 'FAILED'}\n`);
       if (c.campaignVerdicts.campaigns > 0) process.stdout.write(`IMEP verdict path: ${c.campaignVerdicts.matching}/${c.campaignVerdicts.campaigns} campaign-level verdicts match the frozen test ${c.campaignVerdicts.passed ? 'passed' : 'FAILED'}\n`);
-      const ok = c.falsePositive.designs.every((d) => d.passed) && c.power.designs.every((d) => d.passed) && c.agreement.passed && c.campaignVerdicts.passed;
+      for (const line of noisyLines(c.noisy)) process.stdout.write(`${line}\n`);
+      const ok = c.falsePositive.designs.every((d) => d.passed) && c.power.designs.every((d) => d.passed) && c.agreement.passed && c.campaignVerdicts.passed && (c.noisy?.passed ?? true);
       if (!ok) process.exitCode = 1;
     });
 }

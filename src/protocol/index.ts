@@ -36,4 +36,13 @@ export { buildPlan, episodeIdOf, episodesPerUnit, scopeIdOf, PLAN_VERSION, type 
 export { assertPlanSize, describeEstimate, planEstimate, planRows, PLAN_ROWS_CONFIRM, PLAN_ROWS_MAX, type PlanEstimate } from './plan-size.js';
 export { assertNoSeedOverlap, firstSeeds, seedCount, seedRanges, type RegisteredSeeds } from './seeds.js';
 export { assertFreezable, checkpointFile, checkpointOf, verifyCheckpoint } from './checkpoint.js';
+export {
+  EXECUTION_NOISE_SCOPES,
+  EXECUTION_NOISE_STREAM,
+  ExecutionNoiseSchema,
+  noisyAction,
+  noiseStreamLabel,
+  noiseStreamRecipe,
+  type ExecutionNoise,
+} from './execution-noise.js';
 export { conditionSeed, pointLabel, toConditionSpec } from './conditions.js';

@@ -28,6 +28,7 @@ import { protocolHash } from './protocol-hash.js';
 import type { Protocol } from './schema.js';
 import { firstSeeds } from './seeds.js';
 import { assertPlanSize } from './plan-size.js';
+import { noiseStreamRecipe, type ExecutionNoise } from './execution-noise.js';
 
 export const PLAN_VERSION = 2;
 
@@ -49,6 +50,12 @@ export interface Plan {
   /** Attempts (or chain positions) whose outcomes enter the registered estimands. */
   readonly registered: readonly number[];
   readonly episodes: readonly PlannedEpisode[];
+  /**
+   * The registered execution noise (lite only, src/protocol/execution-noise.ts) with the recipe of its stream
+   * labels; absent when the protocol registers none (then the plan's bytes and hash are what they were before
+   * the option existed). When present it enters planHash.
+   */
+  readonly executionNoise?: ExecutionNoise & { readonly stream: string };
   readonly planHash: string;
 }
 
@@ -102,12 +109,15 @@ export function buildPlan(protocol: Protocol): Plan {
   }
   const pHash = protocolHash(protocol);
   const registered = protocol.attempts ? [protocol.attempts.registered] : [...(protocol.chains?.registered ?? [])];
+  const spec = protocol.simulator.kind === 'lite' ? protocol.simulator.executionNoise : undefined;
+  const noise = spec === undefined ? {} : { executionNoise: { ...spec, stream: noiseStreamRecipe(spec) } };
   return {
     version: PLAN_VERSION,
     protocolId: protocol.id,
     protocolHash: pHash,
     registered,
     episodes,
-    planHash: canonicalHash({ version: PLAN_VERSION, protocolHash: pHash, episodes }, { code: 'E_PROTOCOL_INVALID' }),
+    ...noise,
+    planHash: canonicalHash({ version: PLAN_VERSION, protocolHash: pHash, episodes, ...noise }, { code: 'E_PROTOCOL_INVALID' }),
   };
 }

@@ -16,6 +16,7 @@ import { ConditionSchema } from './schema-conditions.js';
 import { FramesSchema } from './schema-frames.js';
 import { ExecutionFailureSchema, GateSchema, GoNoGoSchema } from './schema-gates.js';
 import { RemotePolicySchema } from './schema-policy.js';
+import { ExecutionNoiseSchema } from './execution-noise.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -30,6 +31,7 @@ export const SimulatorSchema = z
         .enum(['in-process', 'bridge'])
         .optional()
         .describe('in-process (the default, fastest) or bridge: the same simulators behind `imep sim serve lite` servers IMEP starts (for testing and parity; rows are identical)'),
+      executionNoise: ExecutionNoiseSchema.optional(),
     }),
     z.strictObject({
       kind: z.literal('sim-bridge').describe('a real simulator behind the Python sim-bridge'),

@@ -8,6 +8,7 @@
 import { invalidBecause } from '../adjudication/validity.js';
 import type { Adjudication, AvailableEstimand, EstimandResult, Interval } from '../adjudication/index.js';
 import { readCanaryNote } from '../adjudication/read-canary-note.js';
+import { noiseStreamRecipe } from '../protocol/execution-noise.js';
 import type { Verdict } from '../adjudication/verdict-types.js';
 import type { ReportInputs } from './load.js';
 import { firstQueryTable } from './first-query-table.js';
@@ -184,6 +185,14 @@ function policyIsolationRows(inputs: ReportInputs): string[][] {
   return inputs.run.sessions.map((s, i) => [`policy host, session ${i + 1} (${s.action})`, s.policyIsolation ?? 'isolation: not recorded (run before IMEP recorded it)']);
 }
 
+/** The registered execution noise (lite only), when the protocol has one: what every executed action carried. */
+function executionNoiseRows(inputs: ReportInputs): string[][] {
+  const sim = inputs.protocol.simulator;
+  const noise = sim.kind === 'lite' ? sim.executionNoise : undefined;
+  if (noise === undefined) return [];
+  return [['execution noise', `${noise.kind}, σ = ${noise.sigma}, scope ${noise.scope}, seed ${noise.seed}: stream ${noiseStreamRecipe(noise)} (recorded in plan.json; rows' action digests are of the executed actions)`]];
+}
+
 function provenanceTable(inputs: ReportInputs): Table {
   const a = inputs.adjudication;
   const p = a.provenance;
@@ -193,6 +202,7 @@ function provenanceTable(inputs: ReportInputs): Table {
     ['state', inputs.snapshot.state],
     ['protocol', `${p.protocolId} (sha256 ${p.protocolHash})`],
     ['plan hash', p.planHash],
+    ...executionNoiseRows(inputs),
     ['precommit sha256', p.precommitSha256],
     ['rows', `${p.rowCount} rows, sha256 ${p.rowsSha256}`],
     ['code identity', `git ${p.code.gitCommit ?? 'unknown'}${p.code.dirty ? ' (dirty)' : ''}, imep ${p.code.packageVersion}`],

@@ -77,6 +77,12 @@ export interface SlotLoopOptions<E> {
   readonly observe?: (result: StepResult) => StepResult;
   /** Checked once per batched step: a returned value is thrown and stops the loop (e.g. the row sink failed). */
   readonly abort?: () => unknown;
+  /**
+   * What the environment executes for the policy's output at `step` (the steps the episode took before it), e.g.
+   * the action plus registered execution noise; applied right after inferBatch, so a throw fails the batch and
+   * subscribers see what was executed. Default: the output as it is.
+   */
+  readonly execute?: (episode: E, step: number, output: PolicyOutput) => PolicyOutput;
   /** Time spent inside inferBatch that is not the policy's (e.g. memory read hooks), so far (ms). */
   readonly hookMs?: () => number;
   /**
@@ -162,6 +168,8 @@ export async function runSlots<E>(policy: BatchPolicy, envFor: (slot: number) =>
     try {
       outputs = await policy.inferBatch(requests);
       if (outputs.length !== n) throw new Error(`inferBatch answered ${outputs.length} of ${n} observations`);
+      const execute = options.execute;
+      if (execute !== undefined) outputs = outputs.map((o, i) => execute((stepping[i] as Running<E>).started.episode, (stepping[i] as Running<E>).steps, o));
     } catch (error) {
       for (let i = 0; i < n; i++) await end(slots[i] as number, stepping[i] as Running<E>, { kind: 'failed', error });
       continue;

@@ -17,6 +17,7 @@ describe('the registered example protocols', () => {
       'protocols/shellgame-blackout.yaml',
       'protocols/shellgame-donor-swap.yaml',
       'protocols/shellgame-hosted-policy.yaml',
+      'protocols/shellgame-noisy.yaml',
       'protocols/shellgame-view-removal.yaml',
     ]);
     for (const f of files) {
@@ -41,6 +42,15 @@ describe('the registered example protocols', () => {
     expect(p.n).toBe(12);
     expect(p.allowlists.evaluatorOnly).toContain('goal'); // the env's declared fact never reaches the policy
     expect(p.allowlists.methodVisible).not.toContain('goal');
+  });
+
+  it('shellgame-noisy: the donor-swap ladder under registered per-condition execution noise, C tolerated to 30 changes', () => {
+    const p = load('shellgame-noisy.yaml');
+    expect(p.simulator).toEqual({ kind: 'lite', executionNoise: { kind: 'action-gaussian', sigma: 0.03, seed: 612003, scope: 'per-condition' } });
+    expect(p.waves).toEqual([{ id: 1, conditions: ['A', 'S', 'T', 'N_blk', 'C'], anchor: 'A' }]);
+    expect(p.n).toBe(100);
+    expect(p.gates.find((g) => g.kind === 'replicate')).toMatchObject({ condition: 'C', reference: 'A', maxChanged: 30 });
+    expect(p.criteria.find((c) => c.id === 'Q4')).toMatchObject({ aboveUpperBoundOf: ['rho_C'], method: 'conditional-exact', minDiscordant: 8 });
   });
 
   it('shellgame-blackout: the paper’s two waves, 400 seeds, attempt 1 registered', () => {
