@@ -64,10 +64,13 @@ async function lastRows(file: string, perUnit: number, nextSeq: number): Promise
   return new Map(rows.slice(Math.max(0, rows.length - perUnit)).map((r) => [r.seq, canonicalJson(r)]));
 }
 
-async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOptions): Promise<void> {
+async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOptions, simulatorIsolation: string | null = null): Promise<void> {
   const snap = await readUnitState(c.dir);
   const operator = opts.operator ?? currentOperator();
-  const isolation = 'isolation' in provider ? { policyIsolation: (provider as { isolation: string }).isolation } : {};
+  const isolation = {
+    ...('isolation' in provider ? { policyIsolation: (provider as { isolation: string }).isolation } : {}),
+    ...(simulatorIsolation === null ? {} : { simulatorIsolation }),
+  };
   let run: FormalRun;
   let startSeq = 0;
   let existing = new Map<number, string>();
@@ -157,7 +160,7 @@ async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider:
     if (state === 'created') throw new ImepError('E_OUT_OF_ORDER', `unit ${c.dir} was created but never precommitted`, { hint: 'remove the folder and run again' });
     if (state === 'precommitted' || state === 'running') {
       const rt = (runtime ??= await runtimeFor(c, opts));
-      await withSimulators(c, opts, (envs) => formalRun(c, rt, { ...opts, envs }));
+      await withSimulators(c, opts, (envs, simulatorIsolation) => formalRun(c, rt, { ...opts, envs }, simulatorIsolation));
       state = 'run-complete';
     }
     if (runtime !== null) {
