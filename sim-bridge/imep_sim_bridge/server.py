@@ -53,7 +53,7 @@ SERVER_NAME = "imep-sim-bridge"
 OPS = ("hello", "ping", "make", "reset", "step", "close")
 _UINT32 = 2**32
 #: Open environments one client (one ROUTER peer) may hold; a further `make` is E_TOO_MANY_HANDLES (PROTOCOL.md).
-MAX_HANDLES_PER_CLIENT = 64
+MAX_HANDLES_PER_CLIENT = 1024
 
 
 @dataclass

@@ -12,6 +12,7 @@ from conftest import Client
 from imep_sim_bridge import codec
 from imep_sim_bridge.adapters.replay import ReplayAdapter
 from imep_sim_bridge.envelope import EnvelopeError, is_uint, parse
+from imep_sim_bridge import server as server_module
 from imep_sim_bridge.server import MAX_HANDLES_PER_CLIENT
 
 
@@ -49,13 +50,22 @@ def test_a_seed_of_2_53_is_a_bad_message(serve, fixtures_dir: Path) -> None:
     assert msg["id"] is None and error_of(msg)[0] == "E_BAD_MESSAGE"
 
 
-def test_one_client_holds_at_most_the_cap(serve, fixtures_dir: Path) -> None:
+def test_the_cap_is_the_typescript_servers() -> None:
+    # src/bridges/handle-limit.ts holds the same number (PROTOCOL.md "Operations")
+    ts = (Path(__file__).resolve().parents[2] / "src" / "bridges" / "handle-limit.ts").read_text()
+    assert f"export const MAX_HANDLES_PER_CLIENT = {MAX_HANDLES_PER_CLIENT};" in ts
+    assert MAX_HANDLES_PER_CLIENT == 1024
+
+
+def test_one_client_holds_at_most_the_cap(serve, fixtures_dir: Path, monkeypatch) -> None:
+    cap = 8  # the server reads the module's cap at every make; a small one keeps the test short
+    monkeypatch.setattr(server_module, "MAX_HANDLES_PER_CLIENT", cap)
     running, a = serve([ReplayAdapter(fixtures_dir / "replay")])
-    handles = [a.call("make", {"env": "replay/tiny", "kwargs": {}})["body"]["handle"] for _ in range(MAX_HANDLES_PER_CLIENT)]
-    assert len(set(handles)) == MAX_HANDLES_PER_CLIENT
+    handles = [a.call("make", {"env": "replay/tiny", "kwargs": {}})["body"]["handle"] for _ in range(cap)]
+    assert len(set(handles)) == cap
     code, message = error_of(a.call("make", {"env": "replay/tiny", "kwargs": {}}))
     assert code == "E_TOO_MANY_HANDLES"
-    assert f"the most one client may hold ({MAX_HANDLES_PER_CLIENT}): close one before making another" in message
+    assert f"this client holds {cap} open environments, the most one client may hold ({cap}): close one before making another" in message
     # another client (another ROUTER peer) is not affected
     b = Client(running.endpoint)
     try:

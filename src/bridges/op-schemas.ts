@@ -38,8 +38,7 @@ export const WIRE_ERROR_CODES = [
 ] as const;
 export type WireErrorCode = (typeof WIRE_ERROR_CODES)[number];
 
-/** Open environments one client (one ROUTER peer) may hold on a server; a further `make` is E_TOO_MANY_HANDLES. */
-export const MAX_HANDLES_PER_CLIENT = 64;
+export { MAX_HANDLES_PER_CLIENT } from './handle-limit.js';
 
 /** A non-negative integer a TypeScript number holds exactly. */
 export const uintSchema = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);

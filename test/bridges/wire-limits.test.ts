@@ -2,7 +2,8 @@
  * The envelope and handle limits of PROTOCOL.md, enforced by the TypeScript side (issue 24): `v` is the msgpack
  * integer 1 (msgpackr decodes the float 1.0 to the same number, so the frame's type bytes are checked), `id` a
  * msgpack integer ≤ 2^53 − 1, and one client holds at most MAX_HANDLES_PER_CLIENT open handles on a server
- * (before: 2,000 makes from one client were all accepted).
+ * (before: 2,000 makes from one client were all accepted) — and IMEP's runner, which holds one per task and batch
+ * slot, refuses a run that would need more before anything is written.
  */
 import * as zmq from 'zeromq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +13,8 @@ import { decodeMessage } from '../../src/bridges/envelope.js';
 import { floatEnvelopeFields } from '../../src/bridges/msgpack-peek.js';
 import { MAX_HANDLES_PER_CLIENT } from '../../src/bridges/op-schemas.js';
 import { BridgeServer } from '../../src/bridges/server.js';
+import { checkHandlesPerServer } from '../../src/campaign/runner/bridge-envs.js';
+import { parseProtocol } from '../../src/protocol/load.js';
 import { FAKE_ENV_ID, fakeFactory } from '../fixtures/bridge/fake-env.js';
 
 const str = (s: string): Buffer => Buffer.concat([Buffer.from([0xa0 | s.length]), Buffer.from(s)]);
@@ -130,5 +133,45 @@ describe('a server caps the handles one client holds', () => {
     } finally {
       dealer.close();
     }
+  });
+});
+
+describe('the runner never asks a server for more handles than it serves one client', () => {
+  const bridged = (tasks: number): Parameters<typeof checkHandlesPerServer>[0] =>
+    parseProtocol(
+      `version: 1
+id: handles
+title: handles
+simulator: { kind: lite, transport: bridge }
+envs: [${Array.from({ length: tasks }, (_, i) => `{ id: ShellGameTouch-lite, task: t${i} }`).join(', ')}]
+checkpoint: { path: checkpoints/lite-memvla, file: model.json, sha256: "${'0'.repeat(64)}" }
+memory: { bank: episode-local, banks: [perceptual], capacity: 16, k: 4, consolidation: token-merge }
+seeds: { bands: [{ start: 0, end: 1 }] }
+n: 2
+attempts: { count: 1, registered: 1 }
+conditions: [{ id: A, kind: A }]
+waves: [{ id: 1, conditions: [A], anchor: A }]
+estimands: [{ id: SR_A, kind: successRate, condition: A }]
+executionFailures: { policy: record }
+allowlists: { methodVisible: [rgb], evaluatorOnly: [success] }
+`,
+      'h.yaml',
+    ).protocol;
+
+  it('tasks × slots per server over the cap: E_USAGE naming --batch and how many servers would do', () => {
+    expect(() => checkHandlesPerServer(bridged(64), 'h.yaml', 16, 1)).not.toThrow(); // 1,024
+    expect(() => checkHandlesPerServer(bridged(64), 'h.yaml', 17, 1)).toThrow(
+      /^64 tasks × 17 batch slots per server need 1088 open environments on one simulator server, over the 1024 a server holds for one client$/,
+    );
+    const e = ((): unknown => {
+      try {
+        checkHandlesPerServer(bridged(64), 'h.yaml', 32, 1);
+        return null;
+      } catch (x) {
+        return x;
+      }
+    })();
+    expect(e).toMatchObject({ code: 'E_USAGE', field: '--batch', hint: expect.stringContaining('--servers (2 or more)') });
+    expect(() => checkHandlesPerServer(bridged(64), 'h.yaml', 32, 2)).not.toThrow();
   });
 });

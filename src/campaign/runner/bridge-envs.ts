@@ -18,6 +18,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { makeLiteEnv } from '../../bridges/lite/registry.js';
+import { MAX_HANDLES_PER_CLIENT } from '../../bridges/handle-limit.js';
 import { RemoteEnvironment, type RemoteDeadlines } from '../../bridges/remote-environment.js';
 import type { BridgeServerPool, ServerPoolObserver } from '../../bridges/server-pool.js';
 import type { EnvSpec } from '../../bridges/sim-environment.js';
@@ -220,6 +221,23 @@ export function checkServerCount(protocol: Protocol, file: string, servers: numb
     file,
     field: '--servers',
     hint: inProcess ? 'drop --servers, or use a protocol whose simulator is { kind: lite, transport: bridge }' : 'drop --servers',
+  });
+}
+
+/**
+ * Refuses a bridged run whose environments would exceed what one simulator server serves one client
+ * (MAX_HANDLES_PER_CLIENT): the runner holds one environment per task and batch slot, slot s on server s mod K.
+ */
+export function checkHandlesPerServer(protocol: Protocol, file: string, batch: number, servers: number | undefined): void {
+  const sim = protocol.simulator;
+  if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') return;
+  const k = Math.max(1, servers ?? 1);
+  const perServer = protocol.envs.length * Math.ceil(batch / k);
+  if (perServer <= MAX_HANDLES_PER_CLIENT) return;
+  throw new ImepError('E_USAGE', `${protocol.envs.length} tasks × ${Math.ceil(batch / k)} batch slots per server need ${perServer} open environments on one simulator server, over the ${MAX_HANDLES_PER_CLIENT} a server holds for one client`, {
+    file,
+    field: '--batch',
+    hint: `lower --batch, or spread the slots over more servers with --servers (${Math.ceil(perServer / MAX_HANDLES_PER_CLIENT) * k} or more)`,
   });
 }
 

@@ -24,7 +24,7 @@ import { unitPaths } from '../unit-layout.js';
 import { lockUnit } from '../unit-lock.js';
 import { readUnitState } from '../unit-state.js';
 import { checkShardCount, planUnits } from '../../cluster/shard-plan.js';
-import { checkServerCount } from './bridge-envs.js';
+import { checkHandlesPerServer, checkServerCount } from './bridge-envs.js';
 import { batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';
 import { adjudicateStep, closeoutStep, crossCheckStep, defaultReportDir, reportStep, sameOperatorOverride } from './post-seal.js';
@@ -195,7 +195,10 @@ export async function runCampaign(file: string, opts: RunCampaignOptions): Promi
   batchOf(opts);
   const c = await openCampaign(file, opts);
   await checkSameOperatorReason(c, opts);
-  if (opts.envs === undefined) checkServerCount(c.protocol, c.file, opts.simulators?.servers);
+  if (opts.envs === undefined) {
+    checkServerCount(c.protocol, c.file, opts.simulators?.servers);
+    checkHandlesPerServer(c.protocol, c.file, batchOf(opts), opts.simulators?.servers);
+  }
   if (opts.shard !== undefined) checkShardCount(opts.shard.count, planUnits(c.plan).length, '--shard');
   let provider: PolicyProvider | null = null;
   if (!(await exists(c.dir))) {
