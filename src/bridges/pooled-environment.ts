@@ -14,7 +14,7 @@
 import { ImepError } from '../core/errors.js';
 import { RemoteEnvironment } from './remote-environment.js';
 import type { BridgeServerPool } from './server-pool.js';
-import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from './sim-environment.js';
+import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from '../runtime/environment.js';
 
 export class PooledEnvironment implements SimEnvironment {
   readonly spec: EnvSpec;

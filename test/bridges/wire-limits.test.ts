@@ -13,7 +13,7 @@ import { decodeMessage } from '../../src/bridges/envelope.js';
 import { floatEnvelopeFields } from '../../src/bridges/msgpack-peek.js';
 import { MAX_HANDLES_PER_CLIENT } from '../../src/bridges/op-schemas.js';
 import { BridgeServer } from '../../src/bridges/server.js';
-import { checkHandlesPerServer } from '../../src/campaign/runner/bridge-envs.js';
+import { checkHandlesPerServer } from '../../src/campaign/bridge-envs.js';
 import { parseProtocol } from '../../src/protocol/load.js';
 import { FAKE_ENV_ID, fakeFactory } from '../fixtures/bridge/fake-env.js';
 

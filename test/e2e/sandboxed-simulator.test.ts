@@ -16,10 +16,10 @@ import { privateIpcEndpoint } from '../../src/bridges/endpoint.js';
 import { bubblewrapWorks } from '../../src/bridges/sandbox.js';
 import { sandboxSimulator } from '../../src/bridges/simulator-sandbox.js';
 import { pythonServerCommand } from '../../src/bridges/supervisor.js';
-import { openSimulators } from '../../src/campaign/runner/bridge-envs.js';
+import { openSimulators } from '../../src/campaign/bridge-envs.js';
 import { ImepError } from '../../src/core/errors.js';
 import { parseProtocol } from '../../src/protocol/load.js';
-import { ROOT } from '../campaign/runner/helpers.js';
+import { ROOT } from '../campaign/helpers.js';
 
 const SECRET = 'imep-test-secret-sim-7c21';
 
