@@ -20,7 +20,8 @@ PROTOCOL_VERSION = 1
 ENVELOPE_KEYS = frozenset({"v", "id", "op", "body"})
 REPLY_OP = "reply"
 ERROR_OP = "error"
-UINT64_MAX = 2**64 - 1
+#: PROTOCOL.md: a uint is an integer 0 … 2^53 − 1 (so that a TypeScript peer reads it exactly).
+UINT_MAX = 2**53 - 1
 
 
 class EnvelopeError(BridgeError):
@@ -45,7 +46,7 @@ class Envelope:
 
 
 def is_uint(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= UINT64_MAX
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= UINT_MAX
 
 
 def parse(frame: bytes | memoryview) -> Envelope:
@@ -71,7 +72,7 @@ def parse(frame: bytes | memoryview) -> Envelope:
         if key not in msg:
             raise EnvelopeError(E_BAD_MESSAGE, f"envelope is missing '{key}'", readable_id)
     if readable_id is None:
-        raise EnvelopeError(E_BAD_MESSAGE, f"envelope 'id' must be a uint, got {_kind(msg_id)}", None)
+        raise EnvelopeError(E_BAD_MESSAGE, f"envelope 'id' must be a uint (at most 2^53 - 1), got {_kind(msg_id)}", None)
     if not isinstance(msg["op"], str) or not msg["op"]:
         raise EnvelopeError(E_BAD_MESSAGE, f"envelope 'op' must be a non-empty string, got {_kind(msg['op'])}", msg_id)
     if not isinstance(msg["body"], dict):

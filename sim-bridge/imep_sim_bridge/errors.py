@@ -17,6 +17,7 @@ E_BAD_ACTION = "E_BAD_ACTION"
 E_SIM_UNAVAILABLE = "E_SIM_UNAVAILABLE"
 E_ADAPTER = "E_ADAPTER"
 E_BRIDGE_TIMEOUT = "E_BRIDGE_TIMEOUT"
+E_TOO_MANY_HANDLES = "E_TOO_MANY_HANDLES"
 
 #: Codes a server may put in an `error` reply.
 SERVER_ERROR_CODES = frozenset(
@@ -29,6 +30,7 @@ SERVER_ERROR_CODES = frozenset(
         E_BAD_ACTION,
         E_SIM_UNAVAILABLE,
         E_ADAPTER,
+        E_TOO_MANY_HANDLES,
     }
 )
 
@@ -58,6 +60,10 @@ class UnknownEnv(BridgeError):
 
 class BadHandle(BridgeError):
     code = E_BAD_HANDLE
+
+
+class TooManyHandles(BridgeError):
+    code = E_TOO_MANY_HANDLES
 
 
 class BadAction(BridgeError):

@@ -43,6 +43,7 @@ from .errors import (
     BadHandle,
     BridgeError,
     BridgeTimeout,
+    TooManyHandles,
     UnknownEnv,
 )
 from .codec import RawBitsArray
@@ -51,6 +52,8 @@ from .spec import EnvSpec, check_action, first_frame_hash, split
 SERVER_NAME = "imep-sim-bridge"
 OPS = ("hello", "ping", "make", "reset", "step", "close")
 _UINT32 = 2**32
+#: Open environments one client (one ROUTER peer) may hold; a further `make` is E_TOO_MANY_HANDLES (PROTOCOL.md).
+MAX_HANDLES_PER_CLIENT = 1024
 
 
 @dataclass
@@ -59,6 +62,7 @@ class _Handle:
     spec: EnvSpec
     steps: int = 0
     was_reset: bool = False
+    owner: bytes | None = None
 
 
 @dataclass
@@ -90,6 +94,7 @@ class BridgeServer:
         self._auth: Any = None
         self._log = log or (lambda _line: None)
         self._handles: dict[str, _Handle] = {}
+        self._held: collections.Counter[bytes | None] = collections.Counter()
         self._next_handle = 1
         self._next_call_id = 1
         self._pending: dict[int, Envelope | None] = {}
@@ -145,6 +150,7 @@ class BridgeServer:
             except Exception as exc:  # closing must not fail the shutdown
                 self._log(f"close: {type(exc).__name__}: {exc}")
         self._handles.clear()
+        self._held.clear()
         if self._sock is not None:
             self._sock.close(linger=0)
             self._sock = None
@@ -270,6 +276,13 @@ class BridgeServer:
         adapter = next((a for a in self.adapters if a.owns(env_id)), None)
         if adapter is None:
             raise UnknownEnv(f"no adapter hosts env '{env_id}' (adapters: {', '.join(a.name for a in self.adapters) or 'none'})")
+        owner = self.current_peer
+        held = self._held[owner]
+        if held >= MAX_HANDLES_PER_CLIENT:
+            raise TooManyHandles(
+                f"this client holds {held} open environments, the most one client may hold ({MAX_HANDLES_PER_CLIENT}): "
+                "close one before making another"
+            )
         env = adapter.make(env_id, kwargs)
         try:
             spec = env.spec()
@@ -278,7 +291,8 @@ class BridgeServer:
             raise
         handle = f"h{self._next_handle}:{env_id}"
         self._next_handle += 1
-        self._handles[handle] = _Handle(env=env, spec=spec)
+        self._handles[handle] = _Handle(env=env, spec=spec, owner=owner)
+        self._held[owner] += 1
         return {"handle": handle, "spec": spec.to_wire()}
 
     def _handle_of(self, body: dict[str, Any]) -> tuple[str, _Handle]:
@@ -324,6 +338,9 @@ class BridgeServer:
     def _op_close(self, body: dict[str, Any]) -> dict[str, Any]:
         handle, entry = self._handle_of(body)
         del self._handles[handle]
+        self._held[entry.owner] -= 1
+        if self._held[entry.owner] <= 0:
+            del self._held[entry.owner]
         entry.env.close()
         return {}
 

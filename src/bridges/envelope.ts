@@ -7,6 +7,7 @@
 import { Unpackr } from 'msgpackr';
 import { z } from 'zod';
 import './ndarray-codec.js';
+import { floatEnvelopeFields } from './msgpack-peek.js';
 import { encodeFrame, type FrameAllocator } from './msgpack-writer.js';
 import {
   PROTOCOL_VERSION,
@@ -162,6 +163,9 @@ export function decodeMessage(frames: Uint8Array | readonly Uint8Array[], option
   if (root['v'] !== PROTOCOL_VERSION) {
     return fail('E_VERSION', `protocol version ${JSON.stringify(root['v'])} is not supported (this peer speaks 1)`);
   }
+  // msgpack decodes the float 1.0 to the number 1: PROTOCOL.md asks for the integer (and for an integer id)
+  const floats = floatEnvelopeFields(list[0] as Uint8Array);
+  if (floats.includes('v')) return fail('E_VERSION', 'protocol version 1.0 (a msgpack float) is not supported: v is the integer 1');
   for (const k of Object.keys(root)) {
     if (!(ENVELOPE_KEYS as readonly string[]).includes(k)) return fail('E_BAD_MESSAGE', `envelope: unknown key "${k}"`);
   }
@@ -169,8 +173,8 @@ export function decodeMessage(frames: Uint8Array | readonly Uint8Array[], option
   const op = root['op'];
   if (typeof op !== 'string' || op === '') return fail('E_BAD_MESSAGE', 'envelope.op: expected a non-empty string');
   const rawId = root['id'];
-  if (!(rawId === null && op === 'error') && !isUint(rawId)) {
-    return fail('E_BAD_MESSAGE', 'envelope.id: expected a uint (at most 2^53 − 1)', null);
+  if (!(rawId === null && op === 'error') && (!isUint(rawId) || floats.includes('id'))) {
+    return fail('E_BAD_MESSAGE', `envelope.id: expected a uint (at most 2^53 − 1)${floats.includes('id') ? ', got a msgpack float' : ''}`, null);
   }
   const body = root['body'];
   if (!isPlainMap(body)) return fail('E_BAD_MESSAGE', 'envelope.body: expected a map');

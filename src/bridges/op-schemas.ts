@@ -34,8 +34,11 @@ export const WIRE_ERROR_CODES = [
   'E_BAD_ACTION',
   'E_SIM_UNAVAILABLE',
   'E_ADAPTER',
+  'E_TOO_MANY_HANDLES',
 ] as const;
 export type WireErrorCode = (typeof WIRE_ERROR_CODES)[number];
+
+export { MAX_HANDLES_PER_CLIENT } from './handle-limit.js';
 
 /** A non-negative integer a TypeScript number holds exactly. */
 export const uintSchema = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);

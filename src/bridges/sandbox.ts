@@ -76,6 +76,8 @@ export interface SandboxRequest {
   readonly writable: readonly string[];
   /** The imep_sim_bridge package folder. */
   readonly bridgePackage: string;
+  /** Variables it may inherit besides SANDBOX_ENV_ALLOWLIST (a simulator's asset folders, e.g. MS_ASSET_DIR). */
+  readonly envAllowlist?: readonly string[];
 }
 
 /** The command wrapped in the sandbox, and the isolation it gets (or why it gets none). */
@@ -91,7 +93,7 @@ export function sandboxed(command: ServerCommand, request: SandboxRequest, env: 
   }
   const readOnly = outermost([...SYSTEM_DIRS.filter((d) => existsSync(d)), ...pythonDirs(command.file), request.bridgePackage, ...request.readOnly.filter((d) => existsSync(d))]);
   const writable = outermost(request.writable);
-  const names = SANDBOX_ENV_ALLOWLIST.filter((k) => env[k] !== undefined);
+  const names = [...new Set([...SANDBOX_ENV_ALLOWLIST, ...(request.envAllowlist ?? [])])].filter((k) => env[k] !== undefined && command.env?.[k] === undefined);
   const args = ['--die-with-parent', '--new-session', '--unshare-all', '--cap-drop', 'ALL', '--clearenv'];
   for (const k of names) args.push('--setenv', k, env[k] as string);
   for (const [k, v] of Object.entries(command.env ?? {})) args.push('--setenv', k, v);

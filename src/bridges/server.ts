@@ -2,7 +2,8 @@
  * A generic bridge server (ZeroMQ ROUTER) hosting SimEnvironments from a factory: hello / ping / make /
  * reset / step / close of protocol v1. Malformed messages get error replies (id null when the id could
  * not be read) and the server keeps serving. Requests are served one at a time in arrival order;
- * handles are `h1`, `h2`, … in creation order.
+ * handles are `h1`, `h2`, … in creation order. One client (ROUTER peer) holds at most MAX_HANDLES_PER_CLIENT open
+ * handles; a further `make` is E_TOO_MANY_HANDLES until it closes one.
  */
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
@@ -12,7 +13,7 @@ import { splitBySpec } from '../runtime/allowlist.js';
 import { checkEndpointPolicy, type CurveServerKeys } from './endpoint.js';
 import { FrameSlab } from './frame-slab.js';
 import { decodeMessage, encodeError, encodeMessage, type RequestMessage } from './envelope.js';
-import { POLICY_OPS, PROTOCOL_VERSION, REQUEST_OPS, type RequestOp, type WireErrorCode } from './op-schemas.js';
+import { MAX_HANDLES_PER_CLIENT, POLICY_OPS, PROTOCOL_VERSION, REQUEST_OPS, type RequestOp, type WireErrorCode } from './op-schemas.js';
 import type { NdArray, SimEnvironment, StepResult } from '../runtime/environment.js';
 
 const require = createRequire(import.meta.url);
@@ -50,6 +51,9 @@ export class BridgeServer {
   readonly #socket: zmq.Router;
   readonly #options: BridgeServerOptions;
   readonly #envs = new Map<string, SimEnvironment>();
+  /** handle → the routing id (hex) of the client that made it; client → how many it holds open. */
+  readonly #owner = new Map<string, string>();
+  readonly #held = new Map<string, number>();
   #handleCounter = 0;
   #served = 0;
   readonly #slab = new FrameSlab();
@@ -95,6 +99,8 @@ export class BridgeServer {
     await this.#loop;
     const envs = [...this.#envs.values()];
     this.#envs.clear();
+    this.#owner.clear();
+    this.#held.clear();
     await Promise.allSettled(envs.map((env) => env.close()));
   }
 
@@ -104,7 +110,7 @@ export class BridgeServer {
         if (routingId === undefined) continue;
         // REQ-style framing (an empty delimiter frame first) is answered the same way
         const delimited = frames.length === 2 && frames[0]!.length === 0;
-        const reply = await this.#answer(delimited ? frames.slice(1) : frames);
+        const reply = await this.#answer(delimited ? frames.slice(1) : frames, routingId.toString('hex'));
         this.#served += 1;
         if (reply !== undefined) await this.#socket.send(delimited ? [routingId, EMPTY, reply] : [routingId, reply]);
       }
@@ -114,13 +120,13 @@ export class BridgeServer {
   }
 
   /** The reply frame for one received message; undefined when none is due (a stray reply). */
-  async #answer(frames: readonly Buffer[]): Promise<Buffer | undefined> {
+  async #answer(frames: readonly Buffer[], client: string): Promise<Buffer | undefined> {
     const decoded = decodeMessage(frames, { serves: SERVED_OPS });
     if (!decoded.ok) return encodeError(decoded.id, decoded.code, decoded.message);
     const msg = decoded.message;
     if (msg.kind !== 'request') return undefined;
     try {
-      const body = await this.#dispatch(msg);
+      const body = await this.#dispatch(msg, client);
       const encoded = encodeMessage({ kind: 'reply', id: msg.id, body }, this.#alloc);
       return encoded.ok ? encoded.bytes : encodeError(msg.id, 'E_ADAPTER', `${msg.op}: cannot encode the result: ${encoded.message}`);
     } catch (e) {
@@ -131,7 +137,7 @@ export class BridgeServer {
     }
   }
 
-  async #dispatch(msg: RequestMessage): Promise<Record<string, unknown> | StepResult> {
+  async #dispatch(msg: RequestMessage, client: string): Promise<Record<string, unknown> | StepResult> {
     switch (msg.op) {
       case 'hello':
         return {
@@ -147,10 +153,16 @@ export class BridgeServer {
         if (!this.#options.envIds.includes(msg.body.env)) {
           throw new ServeError('E_UNKNOWN_ENV', `unknown env "${msg.body.env}" (this server hosts: ${this.#options.envIds.join(', ')})`);
         }
+        const held = this.#held.get(client) ?? 0;
+        if (held >= MAX_HANDLES_PER_CLIENT) {
+          throw new ServeError('E_TOO_MANY_HANDLES', `this client holds ${held} open environments, the most one client may hold (${MAX_HANDLES_PER_CLIENT}): close one before making another`);
+        }
         const env = await this.#options.factory(msg.body.env, msg.body.kwargs);
         this.#handleCounter += 1;
         const handle = `h${this.#handleCounter}`;
         this.#envs.set(handle, env);
+        this.#owner.set(handle, client);
+        this.#held.set(client, held + 1);
         return { handle, spec: env.spec };
       }
       case 'reset': {
@@ -170,6 +182,13 @@ export class BridgeServer {
       case 'close': {
         const env = this.#env(msg.body.handle);
         this.#envs.delete(msg.body.handle);
+        const owner = this.#owner.get(msg.body.handle);
+        this.#owner.delete(msg.body.handle);
+        if (owner !== undefined) {
+          const left = (this.#held.get(owner) ?? 1) - 1;
+          if (left > 0) this.#held.set(owner, left);
+          else this.#held.delete(owner);
+        }
         await env.close();
         return {};
       }

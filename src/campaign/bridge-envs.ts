@@ -16,8 +16,9 @@
  * every observation by the protocol's allowlists exactly as on the in-process path.
  */
 import { existsSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { makeLiteEnv } from '../sims/lite/registry.js';
+import { MAX_HANDLES_PER_CLIENT } from '../bridges/handle-limit.js';
 import { RemoteEnvironment, type RemoteDeadlines } from '../bridges/remote-environment.js';
 import type { BridgeServerPool, ServerPoolObserver } from '../bridges/server-pool.js';
 import type { EnvSpec } from '../runtime/environment.js';
@@ -42,6 +43,11 @@ export interface Simulators {
   readonly envs: EnvProvider;
   /** One line naming the simulator and how it is reached; null for in-process lite. */
   readonly description: string | null;
+  /**
+   * How the simulator servers were isolated from IMEP's files and secrets, one line (src/bridges/sandbox.ts):
+   * "isolation: bubblewrap (…)" or "isolation: none (why)"; null for in-process lite (no server).
+   */
+  readonly isolation: string | null;
   /** Recoveries and failed calls so far (null for in-process lite). */
   summary(): string | null;
   close(): Promise<void>;
@@ -76,7 +82,7 @@ export function resolveReplayDir(protocol: Protocol, ctx: SimulatorContext): str
   return found;
 }
 
-async function openPool(protocol: Protocol, ctx: SimulatorContext, options: SimulatorOptions): Promise<{ pool: BridgeServerPool; description: string }> {
+async function openPool(protocol: Protocol, ctx: SimulatorContext, options: SimulatorOptions): Promise<{ pool: BridgeServerPool; description: string; isolation: string }> {
   // imported here, not at the top: in-process lite runs (every shard of a lite campaign) never load the
   // ZeroMQ client, msgpackr and execa (a tenth of a second of start-up per process)
   const [{ BridgeServerPool }, { liteServerCommand, pythonServerCommand }] = await Promise.all([import('../bridges/server-pool.js'), import('../bridges/supervisor.js')]);
@@ -90,7 +96,11 @@ async function openPool(protocol: Protocol, ctx: SimulatorContext, options: Simu
   const plural = servers === 1 ? 'server' : 'servers';
   if (sim.kind === 'lite') {
     const pool = await BridgeServerPool.spawn(servers, (endpoint) => liteServerCommand(endpoint), poolOptions);
-    return { pool, description: `lite simulators over the bridge: ${servers} \`imep sim serve lite\` ${plural} started by IMEP` };
+    return {
+      pool,
+      description: `lite simulators over the bridge: ${servers} \`imep sim serve lite\` ${plural} started by IMEP`,
+      isolation: "isolation: none (IMEP's own lite simulator server: no third-party code runs in it)",
+    };
   }
   const adapter = SIM_BRIDGE_ADAPTERS[sim.adapter];
   if (sim.endpoint !== undefined) {
@@ -117,7 +127,11 @@ async function openPool(protocol: Protocol, ctx: SimulatorContext, options: Simu
         hint: `start the server with --adapters ${adapter}`,
       });
     }
-    return { pool, description: `sim-bridge adapter ${sim.adapter} at ${sim.endpoint} (started outside IMEP; never restarted by it)` };
+    return {
+      pool,
+      description: `sim-bridge adapter ${sim.adapter} at ${sim.endpoint} (started outside IMEP; never restarted by it)`,
+      isolation: 'isolation: none (a server started outside IMEP: its isolation is whoever started it)',
+    };
   }
   if (sim.adapter === 'replay' && sim.replayDir === undefined) {
     throw new ImepError('E_PROTOCOL_INVALID', 'the replay adapter needs its replay files', {
@@ -127,10 +141,23 @@ async function openPool(protocol: Protocol, ctx: SimulatorContext, options: Simu
     });
   }
   const replayDir = resolveReplayDir(protocol, ctx);
-  const command = (endpoint: string): ServerCommand => pythonServerCommand(endpoint, { adapters: [adapter], ...(replayDir === undefined ? {} : { replayDir }) });
+  const plain = (endpoint: string): ServerCommand => pythonServerCommand(endpoint, { adapters: [adapter], ...(replayDir === undefined ? {} : { replayDir }) });
+  const [{ sandboxSimulator }, { describeIsolation }, { packageRoot }] = await Promise.all([
+    import('../bridges/simulator-sandbox.js'),
+    import('../bridges/sandbox.js'),
+    import('../bridges/supervisor.js'),
+  ]);
+  const bridgePackage = join(packageRoot(), 'sim-bridge', 'imep_sim_bridge');
+  // every server (and every restart) is started in the sandbox; all get the same isolation (bwrap is probed once per process)
+  let isolation = 'isolation: none (no server started)';
+  const command = (endpoint: string): ServerCommand => {
+    const boxed = sandboxSimulator(plain(endpoint), endpoint, { bridgePackage, ...(replayDir === undefined ? {} : { replayDir }) });
+    isolation = describeIsolation(boxed.isolation);
+    return boxed.command;
+  };
   const pool = await BridgeServerPool.spawn(servers, command, poolOptions);
-  const shown = command('ipc://…');
-  return { pool, description: `sim-bridge adapter ${sim.adapter}: ${servers} ${plural} started by IMEP (${[shown.file, ...shown.args].join(' ')})` };
+  const shown = plain('ipc://…');
+  return { pool, description: `sim-bridge adapter ${sim.adapter}: ${servers} ${plural} started by IMEP (${[shown.file, ...shown.args].join(' ')})`, isolation };
 }
 
 /** Makes every protocol environment once on server 0 and checks its spec against the protocol's allowlists. */
@@ -197,12 +224,29 @@ export function checkServerCount(protocol: Protocol, file: string, servers: numb
   });
 }
 
+/**
+ * Refuses a bridged run whose environments would exceed what one simulator server serves one client
+ * (MAX_HANDLES_PER_CLIENT): the runner holds one environment per task and batch slot, slot s on server s mod K.
+ */
+export function checkHandlesPerServer(protocol: Protocol, file: string, batch: number, servers: number | undefined): void {
+  const sim = protocol.simulator;
+  if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') return;
+  const k = Math.max(1, servers ?? 1);
+  const perServer = protocol.envs.length * Math.ceil(batch / k);
+  if (perServer <= MAX_HANDLES_PER_CLIENT) return;
+  throw new ImepError('E_USAGE', `${protocol.envs.length} tasks × ${Math.ceil(batch / k)} batch slots per server need ${perServer} open environments on one simulator server, over the ${MAX_HANDLES_PER_CLIENT} a server holds for one client`, {
+    file,
+    field: '--batch',
+    hint: `lower --batch, or spread the slots over more servers with --servers (${Math.ceil(perServer / MAX_HANDLES_PER_CLIENT) * k} or more)`,
+  });
+}
+
 /** Opens the simulators a protocol names (servers started or attached, every environment checked). */
 export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, options: SimulatorOptions = {}): Promise<Simulators> {
   const sim = protocol.simulator;
   checkServerCount(protocol, ctx.file, options.servers);
-  if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') return { envs: inProcessLiteEnvs, description: null, summary: () => null, close: async () => undefined };
-  const { pool, description } = await openPool(protocol, ctx, options);
+  if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') return { envs: inProcessLiteEnvs, description: null, isolation: null, summary: () => null, close: async () => undefined };
+  const { pool, description, isolation } = await openPool(protocol, ctx, options);
   let specs: Map<string, EnvSpec>;
   try {
     specs = await preflightSpecs(pool, protocol, ctx);
@@ -218,6 +262,7 @@ export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, 
   return {
     envs: (task, slot) => pool.environment(slot % pool.size, task.envId, task.kwargs, specFor(task)),
     description,
+    isolation,
     summary: () => {
       const s = pool.stats();
       const failed = Object.entries(s.failedCalls);

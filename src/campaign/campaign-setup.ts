@@ -103,14 +103,14 @@ function simulatorContext(c: Campaign, opts: CampaignOptions): SimulatorContext 
   return { file: c.file, roots: opts.root !== undefined ? [opts.root] : [process.cwd(), PACKAGE_ROOT] };
 }
 
-export async function withSimulators<T>(c: Campaign, opts: CampaignOptions, fn: (envs: EnvProvider) => Promise<T>): Promise<T> {
-  if (opts.envs !== undefined) return fn(opts.envs);
+export async function withSimulators<T>(c: Campaign, opts: CampaignOptions, fn: (envs: EnvProvider, simulatorIsolation: string | null) => Promise<T>): Promise<T> {
+  if (opts.envs !== undefined) return fn(opts.envs, null);
   const ctx = simulatorContext(c, opts);
   await assertSimulatorInputsUnchanged(c.protocol, ctx, (await readPrecommit(c.dir)).simulatorHashes);
   const sims = await openSimulators(c.protocol, ctx, opts.simulators ?? {});
-  if (sims.description !== null) say(opts, `simulator: ${sims.description}`);
+  if (sims.description !== null) say(opts, `simulator: ${sims.description}${sims.isolation === null ? '' : `; ${sims.isolation}`}`);
   try {
-    return await fn(sims.envs);
+    return await fn(sims.envs, sims.isolation);
   } finally {
     const summary = sims.summary();
     await sims.close();

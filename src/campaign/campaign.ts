@@ -24,7 +24,7 @@ import { unitPaths } from '../evidence/unit-layout.js';
 import { lockUnit } from '../evidence/unit-lock.js';
 import { readUnitState } from '../evidence/unit-state.js';
 import { checkShardCount, planUnits } from '../protocol/shard-plan.js';
-import { checkServerCount } from './bridge-envs.js';
+import { checkHandlesPerServer, checkServerCount } from './bridge-envs.js';
 import { arrivalKeyOf, batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
@@ -68,10 +68,13 @@ async function lastRows(file: string, perUnit: number, nextSeq: number): Promise
   return new Map(rows.slice(Math.max(0, rows.length - perUnit)).map((r) => [r.seq, canonicalJson(r)]));
 }
 
-async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOptions): Promise<void> {
+async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOptions, simulatorIsolation: string | null = null): Promise<void> {
   const snap = await readUnitState(c.dir);
   const operator = opts.operator ?? currentOperator();
-  const isolation = 'isolation' in provider ? { policyIsolation: (provider as { isolation: string }).isolation } : {};
+  const isolation = {
+    ...('isolation' in provider ? { policyIsolation: (provider as { isolation: string }).isolation } : {}),
+    ...(simulatorIsolation === null ? {} : { simulatorIsolation }),
+  };
   let run: FormalRun;
   let startSeq = 0;
   let existing = new Map<number, string>();
@@ -136,7 +139,7 @@ async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider:
     if (state === 'created') throw new ImepError('E_OUT_OF_ORDER', `unit ${c.dir} was created but never precommitted`, { hint: 'remove the folder and run again' });
     if (state === 'precommitted' || state === 'running') {
       const rt = (runtime ??= await runtimeFor(c, opts));
-      await withSimulators(c, opts, (envs) => formalRun(c, rt, { ...opts, envs }));
+      await withSimulators(c, opts, (envs, simulatorIsolation) => formalRun(c, rt, { ...opts, envs }, simulatorIsolation));
       state = 'run-complete';
     }
     if (runtime !== null) {
@@ -174,7 +177,10 @@ export async function runCampaign(file: string, opts: RunCampaignOptions): Promi
   batchOf(opts);
   const c = await openCampaign(file, opts);
   await checkSameOperatorReason(c, opts);
-  if (opts.envs === undefined) checkServerCount(c.protocol, c.file, opts.simulators?.servers);
+  if (opts.envs === undefined) {
+    checkServerCount(c.protocol, c.file, opts.simulators?.servers);
+    checkHandlesPerServer(c.protocol, c.file, batchOf(opts), opts.simulators?.servers);
+  }
   if (opts.shard !== undefined) checkShardCount(opts.shard.count, planUnits(c.plan).length, '--shard');
   let provider: PolicyProvider | null = null;
   if (!(await exists(c.dir))) {

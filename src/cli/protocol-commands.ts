@@ -20,11 +20,11 @@ export function registerProtocol(group: Command): void {
         const p = await loadProtocol(file);
         process.stdout.write(`${file}: valid protocol ${p.protocol.id}, hash ${p.hash}\n`);
       } catch (e) {
-        if (!(e instanceof ProtocolError) || e.issues.length <= 1) throw e;
+        if (!(e instanceof ProtocolError) || e.total <= 1) throw e;
         const shown = e.issues.slice(0, MAX_LISTED);
         for (const issue of shown) process.stdout.write(`${new ProtocolError(e.file, issue).oneLine()}\n`);
-        const rest = e.issues.length - shown.length;
-        throw new ImepError(e.code, `${e.issues.length} problems${rest > 0 ? ` (the first ${shown.length} listed on stdout, ${rest} more not shown)` : ' (listed on stdout)'}`, {
+        const rest = e.total - shown.length;
+        throw new ImepError(e.code, `${e.total} problems${rest > 0 ? ` (the first ${shown.length} listed on stdout, ${rest} more not shown)` : ' (listed on stdout)'}`, {
           ...(e.file === undefined ? {} : { file: e.file }),
           hint: 'fix them and check again; later checks run once these pass',
         });

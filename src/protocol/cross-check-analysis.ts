@@ -16,6 +16,7 @@ import { ALPHA_METHODS, type BoundMethod } from './schema-analysis.js';
 import { READ_CANARY_KINDS, SHAM_KINDS, SUBSTITUTING_KINDS, TARGET_KINDS } from './schema-conditions.js';
 import type { CheckContext } from './cross-check-context.js';
 import type { Estimand, EstimandKind } from './schema.js';
+import { listSome } from './issue-cap.js';
 import { seedCount } from './seeds.js';
 import type { PathSegment } from './yaml-locate.js';
 
@@ -70,7 +71,7 @@ function checkEstimands(ctx: CheckContext): void {
       }
       if (e.kind === 'thetaBar' && e.weights) {
         for (const task of Object.keys(e.weights)) {
-          if (!tasks.includes(task)) ctx.push(['estimands', i, 'weights', task], `unknown task "${task}"`, `tasks: ${tasks.join(', ')}`, 'E_PROTOCOL_INVALID', true);
+          if (!tasks.includes(task)) ctx.push(['estimands', i, 'weights', task], `unknown task "${task}"`, `tasks: ${listSome(tasks)}`, 'E_PROTOCOL_INVALID', true);
         }
       }
     }
@@ -80,7 +81,7 @@ function checkEstimands(ctx: CheckContext): void {
     }
     const ids = refs.map(([, id]) => id);
     if (ids.length > 1 && !ctx.shareWave(ids)) {
-      ctx.push(at(refs[refs.length - 1]?.[0] ?? 'kind'), `the conditions of estimand "${e.id}" (${ids.join(', ')}) never run in the same wave`, 'a contrast is taken within one wave: put them in a common wave');
+      ctx.push(at(refs[refs.length - 1]?.[0] ?? 'kind'), `the conditions of estimand "${e.id}" (${listSome(ids)}) never run in the same wave`, 'a contrast is taken within one wave: put them in a common wave');
     }
   });
 }
@@ -200,7 +201,7 @@ function checkFamilies(ctx: CheckContext): void {
     const at = (k: string): PathSegment[] => ['goNoGo', i, k];
     if (g.rule === 'min-competent-cells') {
       const gate = p.gates.find((x) => x.id === g.gate);
-      if (!gate || gate.kind !== 'competence') ctx.push(at('gate'), `"${g.gate}" is not a competence gate`, `competence gates: ${p.gates.filter((x) => x.kind === 'competence').map((x) => x.id).join(', ') || 'none'}`);
+      if (!gate || gate.kind !== 'competence') ctx.push(at('gate'), `"${g.gate}" is not a competence gate`, `competence gates: ${listSome(p.gates.filter((x) => x.kind === 'competence').map((x) => x.id)) || 'none'}`);
       if (g.min > p.envs.length) ctx.push(at('min'), `min = ${g.min} exceeds the ${p.envs.length} cell(s)`, 'a cell is one task; lower min');
     } else if (g.rule === 'reference-success-floor') {
       ctx.condition(at('condition'), g.condition);
@@ -213,7 +214,7 @@ function checkFamilies(ctx: CheckContext): void {
     if (mde.estimand !== undefined) ctx.estimand(['mde', 'estimand'], mde.estimand);
     mde.outputs.forEach((o, i) => {
       if (!mde.inputs.assumedDiscordance.includes(o.assumedDiscordance)) {
-        ctx.push(['mde', 'outputs', i, 'assumedDiscordance'], `output row for discordance ${o.assumedDiscordance} has no input`, `inputs.assumedDiscordance: ${mde.inputs.assumedDiscordance.join(', ')}`);
+        ctx.push(['mde', 'outputs', i, 'assumedDiscordance'], `output row for discordance ${o.assumedDiscordance} has no input`, `inputs.assumedDiscordance: ${listSome(mde.inputs.assumedDiscordance.map(String))}`);
       }
     });
   }

@@ -3,12 +3,14 @@
  * and small helpers that report a reference to a missing id with a "did you mean" hint.
  */
 import type { ErrorCode } from '../core/errors.js';
+import { IssueSink, listSome } from './issue-cap.js';
 import { didYouMean, type ProtocolIssue } from './issues.js';
 import type { Estimand, Protocol, ProtocolCondition, ProtocolConditionKind } from './schema.js';
 import type { PathSegment } from './yaml-locate.js';
 
 export class CheckContext {
-  readonly issues: ProtocolIssue[] = [];
+  /** The problems found: the first MAX_ISSUES kept, all counted (issue-cap.ts). */
+  readonly sink = new IssueSink<ProtocolIssue>();
   readonly conditions = new Map<string, { readonly condition: ProtocolCondition; readonly index: number }>();
   readonly estimands = new Map<string, { readonly estimand: Estimand; readonly index: number }>();
   /** condition id → the wave ids it runs in. */
@@ -22,20 +24,41 @@ export class CheckContext {
       if (!this.estimands.has(estimand.id)) this.estimands.set(estimand.id, { estimand, index });
     });
     for (const w of protocol.waves) {
-      for (const c of new Set(w.conditions)) this.wavesOf.set(c, [...(this.wavesOf.get(c) ?? []), w.id]);
+      for (const c of new Set(w.conditions)) {
+        const list = this.wavesOf.get(c);
+        if (list) list.push(w.id);
+        else this.wavesOf.set(c, [w.id]);
+      }
     }
   }
 
+  /** The problems kept so far. */
+  get issues(): readonly ProtocolIssue[] {
+    return this.sink.items;
+  }
+
+  /** True once MAX_ISSUES problems are kept: checks may skip wording further ones (push still counts them). */
+  get full(): boolean {
+    return this.sink.full;
+  }
+
   push(path: readonly PathSegment[], message: string, hint?: string, code: ErrorCode = 'E_PROTOCOL_INVALID', key = false): void {
-    this.issues.push({ code, path, message, ...(hint === undefined ? {} : { hint }), ...(key ? { key } : {}) });
+    if (this.sink.full) {
+      this.sink.count(1);
+      return;
+    }
+    this.sink.push({ code, path, message, ...(hint === undefined ? {} : { hint }), ...(key ? { key } : {}) });
   }
 
   /** The condition `id` at `path`, or undefined after reporting it missing. */
   condition(path: readonly PathSegment[], id: string): ProtocolCondition | undefined {
     const found = this.conditions.get(id)?.condition;
     if (!found) {
-      const ids = [...this.conditions.keys()];
-      this.push(path, `unknown condition "${id}"`, `${didYouMean(id, ids)}declared conditions: ${ids.join(', ')}`);
+      if (this.full) this.sink.count(1);
+      else {
+        const ids = [...this.conditions.keys()];
+        this.push(path, `unknown condition "${id}"`, `${didYouMean(id, ids)}declared conditions: ${listSome(ids)}`);
+      }
     }
     return found;
   }
@@ -53,8 +76,11 @@ export class CheckContext {
   estimand(path: readonly PathSegment[], id: string): Estimand | undefined {
     const found = this.estimands.get(id)?.estimand;
     if (!found) {
-      const ids = [...this.estimands.keys()];
-      this.push(path, `unknown estimand "${id}"`, `${didYouMean(id, ids)}declared estimands: ${ids.join(', ')}`);
+      if (this.full) this.sink.count(1);
+      else {
+        const ids = [...this.estimands.keys()];
+        this.push(path, `unknown estimand "${id}"`, `${didYouMean(id, ids)}declared estimands: ${listSome(ids)}`);
+      }
     }
     return found;
   }

@@ -25,9 +25,10 @@ import { LITE_ENV_IDS, isLiteEnvId, makeLiteEnvSync } from '../sims/lite/registr
 import { checkAnalysis } from './cross-check-analysis.js';
 import { checkFrames } from './cross-check-frames.js';
 import { CheckContext } from './cross-check-context.js';
+import { listSome, type IssueSink } from './issue-cap.js';
 import { didYouMean, ProtocolError, type ProtocolIssue } from './issues.js';
 import type { Protocol, ProtocolCondition } from './schema.js';
-import { seedCount } from './seeds.js';
+import { overlappingBands, seedCount } from './seeds.js';
 
 function checkEpisodes(ctx: CheckContext): void {
   const p = ctx.protocol;
@@ -53,13 +54,12 @@ function checkSeeds(ctx: CheckContext): void {
   const bands = seeds.bands ?? [];
   bands.forEach((b, i) => {
     if (b.start > b.end) ctx.push(['seeds', 'bands', i, 'end'], `band end ${b.end} is below its start ${b.start}`, 'bands are inclusive { start ≤ end }');
-    for (let j = 0; j < i; j++) {
-      const o = bands[j];
-      if (o && Math.max(o.start, b.start) <= Math.min(o.end, b.end)) {
-        ctx.push(['seeds', 'bands', i], `band ${b.start}–${b.end} overlaps band ${o.start}–${o.end} (seeds.bands[${j}])`, 'make the bands disjoint', 'E_SEED_OVERLAP');
-      }
-    }
   });
+  for (const { at, other } of overlappingBands(bands)) {
+    const b = bands[at]!;
+    const o = bands[other]!;
+    ctx.push(['seeds', 'bands', at], `band ${b.start}–${b.end} overlaps band ${o.start}–${o.end} (seeds.bands[${other}])`, 'make the bands disjoint', 'E_SEED_OVERLAP');
+  }
   const seen = new Map<number, number>();
   (seeds.list ?? []).forEach((s, i) => {
     const first = seen.get(s);
@@ -157,13 +157,13 @@ function checkConditions(ctx: CheckContext): void {
     if (c.levels) {
       for (const [factor, level] of Object.entries(c.levels)) {
         const levels = factors[factor];
-        if (!levels) ctx.push(['conditions', i, 'levels', factor], `unknown factor "${factor}"`, `declare it under factors (declared: ${Object.keys(factors).join(', ') || 'none'})`, 'E_PROTOCOL_INVALID', true);
-        else if (!levels.includes(level)) ctx.push(['conditions', i, 'levels', factor], `"${level}" is not a level of factor "${factor}"`, `use one of: ${levels.join(', ')}`);
+        if (!levels) ctx.push(['conditions', i, 'levels', factor], `unknown factor "${factor}"`, `declare it under factors (declared: ${listSome(Object.keys(factors)) || 'none'})`, 'E_PROTOCOL_INVALID', true);
+        else if (!levels.includes(level)) ctx.push(['conditions', i, 'levels', factor], `"${level}" is not a level of factor "${factor}"`, `use one of: ${listSome(levels)}`);
       }
     }
     if (Object.keys(factors).length > 0) {
       const missing = Object.keys(factors).filter((f) => c.levels?.[f] === undefined);
-      if (missing.length > 0) ctx.push(['conditions', i, c.levels ? 'levels' : 'id'], `condition "${c.id}" names no level for factor${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`, 'add levels: { factor: level, … } for every declared factor');
+      if (missing.length > 0) ctx.push(['conditions', i, c.levels ? 'levels' : 'id'], `condition "${c.id}" names no level for factor${missing.length > 1 ? 's' : ''} ${listSome(missing)}`, 'add levels: { factor: level, … } for every declared factor');
       else {
         const combo = Object.keys(factors).sort().map((f) => `${f}=${c.levels?.[f]}`).join(',');
         const first = combos.get(combo);
@@ -187,7 +187,7 @@ function checkWaves(ctx: CheckContext): void {
       used.add(id);
     });
     if (!inWave.has(w.anchor)) {
-      ctx.push(['waves', i, 'anchor'], `anchor "${w.anchor}" is not one of wave ${w.id}'s conditions (${w.conditions.join(', ')})`, `add "${w.anchor}" to waves[${i}].conditions or name one of them as the anchor`);
+      ctx.push(['waves', i, 'anchor'], `anchor "${w.anchor}" is not one of wave ${w.id}'s conditions (${listSome(w.conditions)})`, `add "${w.anchor}" to waves[${i}].conditions or name one of them as the anchor`);
     }
   });
   p.conditions.forEach((c, i) => {
@@ -203,7 +203,7 @@ function checkAllowlists(ctx: CheckContext): void {
     const first = evaluatorOnly.findIndex((f) => visible.has(f));
     ctx.push(
       ['allowlists', 'evaluatorOnly', first],
-      `field${overlap.length > 1 ? 's' : ''} ${overlap.map((f) => `"${f}"`).join(', ')} ${overlap.length > 1 ? 'are' : 'is'} on both the method-visible and the evaluator-only allowlist`,
+      `field${overlap.length > 1 ? 's' : ''} ${listSome(overlap.map((f) => `"${f}"`))} ${overlap.length > 1 ? 'are' : 'is'} on both the method-visible and the evaluator-only allowlist`,
       'a field is either shown to the policy or kept for the evaluator, never both',
       'E_ALLOWLIST_OVERLAP',
     );
@@ -258,8 +258,13 @@ function checkPolicy(ctx: CheckContext): void {
   }
 }
 
-/** Every cross-field problem of a schema-valid protocol, in check order. */
+/** Every cross-field problem of a schema-valid protocol, in check order (at most MAX_ISSUES; crossCheckBounded counts all). */
 export function crossCheck(protocol: Protocol): ProtocolIssue[] {
+  return [...crossCheckBounded(protocol).items];
+}
+
+/** The cross-field problems of a schema-valid protocol: the first MAX_ISSUES in check order kept, all counted. */
+export function crossCheckBounded(protocol: Protocol): IssueSink<ProtocolIssue> {
   const ctx = new CheckContext(protocol);
   checkEpisodes(ctx);
   checkSeeds(ctx);
@@ -270,12 +275,12 @@ export function crossCheck(protocol: Protocol): ProtocolIssue[] {
   checkAnalysis(ctx);
   checkAllowlists(ctx);
   checkFrames(ctx);
-  return ctx.issues;
+  return ctx.sink;
 }
 
 /** Throws a ProtocolError (no source positions) for the first cross-field problem. */
 export function assertCrossChecked(protocol: Protocol, file?: string): void {
-  const issues = crossCheck(protocol);
-  const first = issues[0];
-  if (first) throw new ProtocolError(file, { ...first, pos: undefined }, issues.map((i) => ({ ...i, pos: undefined })));
+  const issues = crossCheckBounded(protocol);
+  const first = issues.items[0];
+  if (first) throw new ProtocolError(file, { ...first, pos: undefined }, issues.items.map((i) => ({ ...i, pos: undefined })), issues.total);
 }

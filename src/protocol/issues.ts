@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { escapeLineBreaks, ImepError, type ErrorCode } from '../core/errors.js';
+import { IssueSink, listSome } from './issue-cap.js';
 import { formatYamlPath, valueAt, type PathSegment, type SourcePos } from './yaml-locate.js';
 
 export interface ProtocolIssue {
@@ -26,9 +27,12 @@ export interface LocatedIssue extends ProtocolIssue {
 export class ProtocolError extends ImepError {
   readonly line: number | undefined;
   readonly col: number | undefined;
+  /** The problems kept (at most MAX_ISSUES, issue-cap.ts), the first one first. */
   readonly issues: readonly LocatedIssue[];
+  /** How many problems the failing stage found (≥ issues.length: the rest were counted, not kept). */
+  readonly total: number;
 
-  constructor(file: string | undefined, issue: LocatedIssue, all: readonly LocatedIssue[] = [issue]) {
+  constructor(file: string | undefined, issue: LocatedIssue, all: readonly LocatedIssue[] = [issue], total: number = all.length) {
     super(issue.code, issue.message, {
       ...(file === undefined ? {} : { file }),
       field: formatYamlPath(issue.path),
@@ -38,13 +42,14 @@ export class ProtocolError extends ImepError {
     this.line = issue.pos?.line;
     this.col = issue.pos?.col;
     this.issues = all;
+    this.total = Math.max(total, all.length);
   }
 
   /** `FILE:LINE:COL: PATH: message — hint (and N more problems)`. */
   override oneLine(): string {
     const at = this.line === undefined ? '' : `:${this.line}:${this.col ?? 1}`;
     const where = this.file === undefined ? (at ? `line ${this.line}` : '') : `${this.file}${at}`;
-    const more = this.issues.length > 1 ? ` (and ${this.issues.length - 1} more problem${this.issues.length > 2 ? 's' : ''})` : '';
+    const more = this.total > 1 ? ` (and ${this.total - 1} more problem${this.total > 2 ? 's' : ''})` : '';
     const hint = this.hint ? ` — ${this.hint}` : '';
     return escapeLineBreaks(`${where ? `${where}: ` : ''}${this.field ?? '(root)'}: ${this.message}${hint}${more}`);
   }
@@ -149,8 +154,12 @@ function editDistance(a: string, b: string): number {
   return (d[a.length] as number[])[b.length] as number;
 }
 
+/** Words longer than this get no suggestion (the edit distance costs length × length). */
+const MAX_SUGGEST_LENGTH = 64;
+
 /** `did you mean "x"? ` when one candidate is close, else ''. */
 export function didYouMean(word: string, candidates: readonly string[]): string {
+  if (word.length > MAX_SUGGEST_LENGTH) return '';
   const best = candidates
     .map((c) => ({ c, d: editDistance(word.toLowerCase(), c.toLowerCase()) }))
     .sort((x, y) => x.d - y.d)[0];
@@ -167,10 +176,14 @@ function about(path: readonly PathSegment[], desc: string): string {
   return name === undefined ? `the file must hold ${desc}` : `${name}: ${desc}`;
 }
 
-/** The protocol issues of one zod error, in zod's order (one per unknown key). */
-export function zodIssues(root: z.ZodType, error: z.ZodError, data: unknown): ProtocolIssue[] {
-  const out: ProtocolIssue[] = [];
+/** The protocol issues of one zod error, in zod's order (one per unknown key), at most MAX_ISSUES kept, all counted. */
+export function zodIssues(root: z.ZodType, error: z.ZodError, data: unknown): IssueSink<ProtocolIssue> {
+  const out = new IssueSink<ProtocolIssue>();
   for (const issue of error.issues) {
+    if (out.full) {
+      out.count(issue.code === 'unrecognized_keys' ? issue.keys.length : 1);
+      continue;
+    }
     const path = issue.path.filter((p): p is PathSegment => typeof p === 'string' || typeof p === 'number');
     const value = valueAt(data, path);
     const desc = schemaAt(root, path, data)?.description;
@@ -178,12 +191,16 @@ export function zodIssues(root: z.ZodType, error: z.ZodError, data: unknown): Pr
     switch (issue.code) {
       case 'unrecognized_keys': {
         const allowed = allowedKeys(root, path, data);
-        for (const k of issue.keys) {
+        for (const [n, k] of issue.keys.entries()) {
+          if (out.full) {
+            out.count(issue.keys.length - n);
+            break;
+          }
           out.push({
             code,
             path: [...path, k],
             key: true,
-            message: `unknown field "${k}"`,
+            message: `unknown field ${show(k)}`,
             hint: `${didYouMean(k, allowed)}allowed here: ${allowed.join(', ')}`,
           });
         }
@@ -200,7 +217,7 @@ export function zodIssues(root: z.ZodType, error: z.ZodError, data: unknown): Pr
         break;
       }
       case 'invalid_value':
-        out.push({ code, path, message: `${show(value)} is not allowed here`, hint: `use one of: ${issue.values.map((v) => String(v)).join(', ')}` });
+        out.push({ code, path, message: `${show(value)} is not allowed here`, hint: `use one of: ${listSome(issue.values.map((v) => String(v)))}` });
         break;
       case 'invalid_union': {
         if (issue.discriminator !== undefined) {

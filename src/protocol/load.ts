@@ -5,14 +5,16 @@
  *   `protocols/x.yaml:14:11: conditions[2].kind: unknown kind "Q" — use one of: A, N, O, …`
  * naming the file, the line:col, the YAML path, what is wrong and the fix. YAML syntax errors come
  * first, then duplicate keys (refused: a key may appear once per mapping), then schema problems, then
- * cross-field problems; within a stage the first problem in file order is thrown and all of that
- * stage's problems travel in `error.issues`.
+ * cross-field problems; within a stage the first problem in file order is thrown and that stage's problems
+ * travel in `error.issues` — at most MAX_ISSUES of them (the first found, sorted in file order), with
+ * `error.total` counting all. A file over MAX_PROTOCOL_BYTES is refused unread (issue-cap.ts).
  */
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { ImepError } from '../core/errors.js';
-import { crossCheck } from './cross-check.js';
+import { IssueSink, MAX_ISSUES, MAX_PROTOCOL_BYTES } from './issue-cap.js';
+import { crossCheckBounded } from './cross-check.js';
 import { ProtocolError, zodIssues, type LocatedIssue, type ProtocolIssue } from './issues.js';
 import { protocolHash } from './protocol-hash.js';
 import { ProtocolSchema, type Protocol } from './schema.js';
@@ -33,18 +35,23 @@ function place(doc: Document, lc: LineCounter, issues: readonly ProtocolIssue[])
     .map((x) => x.issue);
 }
 
-function fail(file: string, located: readonly LocatedIssue[]): never {
+function fail(file: string, located: readonly LocatedIssue[], total: number = located.length): never {
   const first = located[0];
   if (!first) throw new ImepError('E_INTERNAL', 'fail() called without issues');
-  throw new ProtocolError(file, first, located);
+  throw new ProtocolError(file, first, located, total);
+}
+
+function failAll(file: string, doc: Document, lc: LineCounter, sink: IssueSink<ProtocolIssue>): never {
+  fail(file, place(doc, lc, sink.items), sink.total);
 }
 
 /** Parses and validates protocol text; `file` names it in errors. */
 export function parseProtocol(text: string, file: string): LoadedProtocol {
+  assertProtocolSize(text.length, file, 'characters');
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: false, prettyErrors: false, logLevel: 'error' });
   if (doc.errors.length > 0) {
-    const located = doc.errors.map((e): LocatedIssue => {
+    const located = doc.errors.slice(0, MAX_ISSUES).map((e): LocatedIssue => {
       const at = lc.linePos(e.pos[0]);
       const message = (e.message.split('\n')[0] ?? e.message).replace(/ at line \d+, column \d+:?$/, '');
       return {
@@ -55,13 +62,13 @@ export function parseProtocol(text: string, file: string): LoadedProtocol {
         pos: { line: at.line, col: at.col, offset: e.pos[0] },
       };
     });
-    fail(file, located);
+    fail(file, located, doc.errors.length);
   }
   const dups = findDuplicateKeys(doc, lc);
-  if (dups.length > 0) {
+  if (dups.total > 0) {
     fail(
       file,
-      dups.map((d) => ({
+      dups.items.map((d) => ({
         code: 'E_PROTOCOL_INVALID',
         path: d.path,
         key: true,
@@ -69,6 +76,7 @@ export function parseProtocol(text: string, file: string): LoadedProtocol {
         hint: 'a key may appear once per mapping: remove or merge the duplicate',
         pos: d.pos,
       })),
+      dups.total,
     );
   }
   let data: unknown;
@@ -88,11 +96,20 @@ export function parseProtocol(text: string, file: string): LoadedProtocol {
     ]);
   }
   const parsed = ProtocolSchema.safeParse(data);
-  if (!parsed.success) fail(file, place(doc, lc, zodIssues(ProtocolSchema, parsed.error, data)));
+  if (!parsed.success) failAll(file, doc, lc, zodIssues(ProtocolSchema, parsed.error, data));
   const protocol = parsed.data;
-  const issues = crossCheck(protocol);
-  if (issues.length > 0) fail(file, place(doc, lc, issues));
+  const issues = crossCheckBounded(protocol);
+  if (issues.total > 0) failAll(file, doc, lc, issues);
   return { file, protocol, hash: protocolHash(protocol) };
+}
+
+/** E_PROTOCOL_INVALID when a protocol is over MAX_PROTOCOL_BYTES (checked before decoding and parsing). */
+function assertProtocolSize(size: number, file: string, unit: 'bytes' | 'characters'): void {
+  if (size <= MAX_PROTOCOL_BYTES) return;
+  throw new ImepError('E_PROTOCOL_INVALID', `the protocol file is ${size} ${unit}, over the ${MAX_PROTOCOL_BYTES}-byte limit for protocols`, {
+    file,
+    hint: 'a protocol registers a design in a few KB: list seeds as bands ({ start, end }) instead of one by one, and keep one entry per condition, wave and estimand',
+  });
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -102,6 +119,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  * Latin-1 file would otherwise reach the YAML parser and come back as a puzzling syntax error).
  */
 export function protocolText(bytes: Uint8Array, file: string): string {
+  assertProtocolSize(bytes.length, file, 'bytes');
   const nul = bytes.indexOf(0);
   let text: string | null;
   try {

@@ -61,5 +61,12 @@ export const Kwargs = z
 
 export const NonEmptyText = z.string().min(1);
 
+/**
+ * The most entries a protocol list may hold (conditions, waves, estimands, criteria, …; envs: MAX_ENVS). The
+ * cross-field rules compare entries with each other, so the caps bound their cost; designs use a few dozen.
+ */
+export const MAX_ENTRIES = 256;
+export const MAX_ENVS = 64;
+
 /** A list of identifiers that references conditions or estimands. */
-export const IdentList = z.array(Ident).min(1);
+export const IdentList = z.array(Ident).min(1).max(MAX_ENTRIES);

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { CONSOLIDATION_MODES } from '../banks/token-merge.js';
 import { BootstrapSchema, CriterionSchema, EstimandSchema, HolmFamilySchema, MdeSchema } from './schema-analysis.js';
-import { Ident, IdentList, Kwargs, NonEmptyText, PositiveInt, SeedInt, Slug } from './schema-common.js';
+import { Ident, IdentList, Kwargs, MAX_ENTRIES, MAX_ENVS, NonEmptyText, PositiveInt, SeedInt, Slug } from './schema-common.js';
 import { ConditionSchema } from './schema-conditions.js';
 import { FramesSchema } from './schema-frames.js';
 import { ExecutionFailureSchema, GateSchema, GoNoGoSchema } from './schema-gates.js';
@@ -133,8 +133,8 @@ export const WaveSchema = z
 
 export const AllowlistsSchema = z
   .strictObject({
-    methodVisible: z.array(NonEmptyText).min(1).describe('fields the policy may see (e.g. rgb, toolPosition, instruction)'),
-    evaluatorOnly: z.array(NonEmptyText).min(1).describe('fields only the evaluator sees (success, reward, seed, task, attempt, …)'),
+    methodVisible: z.array(NonEmptyText).min(1).max(MAX_ENTRIES).describe('fields the policy may see (e.g. rgb, toolPosition, instruction)'),
+    evaluatorOnly: z.array(NonEmptyText).min(1).max(MAX_ENTRIES).describe('fields only the evaluator sees (success, reward, seed, task, attempt, …)'),
   })
   .describe('information isolation: the two lists must be disjoint');
 
@@ -154,7 +154,7 @@ export const ProtocolSchema = z
     title: NonEmptyText.describe('a one-line title'),
     description: NonEmptyText.optional(),
     simulator: SimulatorSchema,
-    envs: z.array(EnvSchema).min(1).describe('the environments (tasks); units are task × seed'),
+    envs: z.array(EnvSchema).min(1).max(MAX_ENVS).describe('the environments (tasks); units are task × seed'),
     checkpoint: CheckpointSchema.optional(),
     policy: RemotePolicySchema.optional(),
     memory: MemorySchema,
@@ -163,22 +163,22 @@ export const ProtocolSchema = z
     attempts: AttemptsSchema.optional(),
     chains: ChainsSchema.optional(),
     factors: z
-      .record(Ident, z.array(Ident).min(2))
+      .record(Ident, z.array(Ident).min(2).max(MAX_ENTRIES))
       .optional()
       .describe('factorial designs: factor name → its levels, e.g. { view: [visible, blackout] }'),
-    conditions: z.array(ConditionSchema).min(1).describe('the conditions; ids unique'),
-    waves: z.array(WaveSchema).min(1).describe('the waves, each with its conditions and anchor'),
-    estimands: z.array(EstimandSchema).min(1),
-    criteria: z.array(CriterionSchema).default([]).describe('the registered criteria (frozen decision rules)'),
-    gates: z.array(GateSchema).default([]),
-    holmFamilies: z.array(HolmFamilySchema).default([]),
-    goNoGo: z.array(GoNoGoSchema).default([]),
+    conditions: z.array(ConditionSchema).min(1).max(MAX_ENTRIES).describe('the conditions; ids unique'),
+    waves: z.array(WaveSchema).min(1).max(MAX_ENTRIES).describe('the waves, each with its conditions and anchor'),
+    estimands: z.array(EstimandSchema).min(1).max(MAX_ENTRIES),
+    criteria: z.array(CriterionSchema).max(MAX_ENTRIES).default([]).describe('the registered criteria (frozen decision rules)'),
+    gates: z.array(GateSchema).max(MAX_ENTRIES).default([]),
+    holmFamilies: z.array(HolmFamilySchema).max(MAX_ENTRIES).default([]),
+    goNoGo: z.array(GoNoGoSchema).max(MAX_ENTRIES).default([]),
     executionFailures: ExecutionFailureSchema,
     allowlists: AllowlistsSchema,
     bootstrap: BootstrapSchema.optional(),
     mde: MdeSchema.optional(),
     frames: FramesSchema.optional(),
-    amendments: z.array(AmendmentSchema).default([]),
+    amendments: z.array(AmendmentSchema).max(MAX_ENTRIES).default([]),
   })
   .describe('an IMEP protocol (version 1)');
 

@@ -36,6 +36,24 @@ export function seedRanges(seeds: Seeds): Array<{ start: number; end: number }> 
   return out;
 }
 
+/**
+ * Pairs of overlapping bands by sort and sweep (O(n log n)): each band that overlaps one listed before it in
+ * start order is reported once, against the band reaching furthest so far, and named at the later of the two
+ * in file order. At most bands.length − 1 pairs; none when the bands are disjoint.
+ */
+export function overlappingBands(bands: ReadonlyArray<{ readonly start: number; readonly end: number }>): Array<{ at: number; other: number }> {
+  const order = bands.map((_, i) => i).sort((a, b) => bands[a]!.start - bands[b]!.start || a - b);
+  const out: Array<{ at: number; other: number }> = [];
+  let reach = -1; // the index of the band with the largest end among those swept
+  for (const i of order) {
+    const b = bands[i]!;
+    if (b.start > b.end) continue; // an inverted band is reported on its own
+    if (reach >= 0 && b.start <= bands[reach]!.end) out.push(i > reach ? { at: i, other: reach } : { at: reach, other: i });
+    if (reach < 0 || b.end > bands[reach]!.end) reach = i;
+  }
+  return out.sort((x, y) => x.at - y.at || x.other - y.other);
+}
+
 export interface RegisteredSeeds {
   /** The other campaign's id (matched against `seeds.reuse[].campaign`). */
   readonly campaign: string;

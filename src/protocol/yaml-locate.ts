@@ -4,6 +4,7 @@
  * ancestor), and the duplicate-key scan (the parser runs with uniqueKeys off so that a duplicate is
  * reported with its path and both positions, instead of as a bare parse error).
  */
+import { IssueSink } from './issue-cap.js';
 import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
 
 export type PathSegment = string | number;
@@ -19,7 +20,9 @@ export interface SourcePos {
 export function formatYamlPath(path: readonly PathSegment[]): string {
   if (path.length === 0) return '(root)';
   let out = '';
-  for (const seg of path) {
+  for (const whole of path) {
+    // a key the user wrote can be any length; a path in a message names it by its first characters
+    const seg = typeof whole === 'string' && whole.length > 64 ? `${whole.slice(0, 61)}…` : whole;
     if (typeof seg === 'number') out += `[${seg}]`;
     else if (/^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(seg)) out += out === '' ? seg : `.${seg}`;
     else out += `[${JSON.stringify(seg)}]`;
@@ -87,9 +90,9 @@ export interface DuplicateKey {
   readonly first: SourcePos | undefined;
 }
 
-/** Every key that occurs twice in one mapping, in document order. */
-export function findDuplicateKeys(doc: Document, lc: LineCounter): DuplicateKey[] {
-  const out: DuplicateKey[] = [];
+/** Every key that occurs twice in one mapping, in document order (the first MAX_ISSUES kept, all counted). */
+export function findDuplicateKeys(doc: Document, lc: LineCounter): IssueSink<DuplicateKey> {
+  const out = new IssueSink<DuplicateKey>();
   const seen = new Set<Node>();
   const walk = (node: unknown, path: PathSegment[]): void => {
     if (isMap(node)) {
@@ -100,7 +103,10 @@ export function findDuplicateKeys(doc: Document, lc: LineCounter): DuplicateKey[
         const k = scalarKey(pair.key);
         if (k === undefined) continue;
         const first = keys.get(k);
-        if (first !== undefined) out.push({ path: [...path, k], pos: posOf(pair.key, lc), first: posOf(first, lc) });
+        if (first !== undefined) {
+          if (out.full) out.count(1);
+          else out.push({ path: [...path, k], pos: posOf(pair.key, lc), first: posOf(first, lc) });
+        }
         else keys.set(k, pair.key);
         walk(pair.value, [...path, k]);
       }

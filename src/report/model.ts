@@ -193,6 +193,16 @@ function executionNoiseRows(inputs: ReportInputs): string[][] {
   return [['execution noise', `${noise.kind}, σ = ${noise.sigma}, scope ${noise.scope}, seed ${noise.seed}: stream ${noiseStreamRecipe(noise)} (recorded in plan.json; rows' action digests are of the executed actions)`]];
 }
 
+/**
+ * How each run session's simulator servers were isolated, beside the policy host's; none for in-process lite
+ * simulators (no server), "not recorded" for a bridged run before IMEP recorded it.
+ */
+function simulatorIsolationRows(inputs: ReportInputs): string[][] {
+  const sim = inputs.protocol.simulator;
+  if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') return [];
+  return inputs.run.sessions.map((s, i) => [`simulator servers, session ${i + 1} (${s.action})`, s.simulatorIsolation ?? 'isolation: not recorded (run before IMEP recorded it)']);
+}
+
 function provenanceTable(inputs: ReportInputs): Table {
   const a = inputs.adjudication;
   const p = a.provenance;
@@ -212,6 +222,7 @@ function provenanceTable(inputs: ReportInputs): Table {
     ['seal root', `${inputs.seal.merkle.root} (${inputs.seal.merkle.scheme})`],
     ['adjudicator', `${a.adjudicator.name} v${a.adjudicator.version}; ${inputs.adjudicationFile} sha256 ${inputs.adjudicationSha256}`],
     ...policyIsolationRows(inputs),
+    ...simulatorIsolationRows(inputs),
     ['adjudicated by', `${a.operator.id}; conditions ran by ${a.ranBy.join(', ') || '—'}${a.sameOperatorOverride ? `; same-operator override: ${a.sameOperatorOverride.reason}` : ''}`],
     ...(inputs.identityWarning ? [['adjudicator identity', `warning: ${inputs.identityWarning}`]] : []),
     ['cross-check', check ? `${check.outcome} (${check.method})` : 'not yet'],

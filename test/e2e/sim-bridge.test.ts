@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { splitBySpec } from '../../src/runtime/allowlist.js';
+import { bubblewrapWorks } from '../../src/bridges/sandbox.js';
 import { encodeValue } from '../../src/bridges/envelope.js';
 import { makeLiteEnv } from '../../src/sims/lite/registry.js';
 import { ndarray } from '../../src/bridges/ndarray-codec.js';
@@ -126,10 +127,14 @@ describe('campaigns on bridged simulators', () => {
     writeFileSync(join(dir, 'replay.yaml'), protocolYaml(`{ kind: sim-bridge, adapter: replay, replayDir: ${replayDir} }`, '{ id: replay/shellgame-memvla, task: shellgame }'));
     const r = await imep(['campaign', 'run', 'replay.yaml', '--through', 'seal', '--campaigns-dir', 'bridged'], dir);
     expect(r.code, r.stderr).toBe(0); // stderr carries the progress lines
-    expect(r.stdout).toMatch(/^simulator: sim-bridge adapter replay: 1 server started by IMEP \(\S+ -m imep_sim_bridge serve --endpoint ipc:\/\/… --adapters replay --replay-dir .*\)$/m);
+    // the server IMEP started runs in its sandbox where bubblewrap works (src/bridges/simulator-sandbox.ts), and says so
+    const isolation = bubblewrapWorks().ok ? 'isolation: bubblewrap \\(own namespaces, .*\\)' : 'isolation: none \\(.*\\)';
+    expect(r.stdout).toMatch(new RegExp(`^simulator: sim-bridge adapter replay: 1 server started by IMEP \\(\\S+ -m imep_sim_bridge serve --endpoint ipc://… --adapters replay --replay-dir .*\\); ${isolation}$`, 'm'));
     expect(r.stdout).toMatch(/^simulator: 0 restarts, failed calls: none$/m);
     expect(r.stdout).toMatch(/^sealed /m);
     const unit = unitIn(join(dir, 'bridged')) as string;
+    const run = JSON.parse(readFileSync(join(unit, 'rows/run.json'), 'utf8')) as { sessions: { simulatorIsolation?: string }[] };
+    expect(run.sessions[0]?.simulatorIsolation).toMatch(new RegExp(`^${isolation}$`));
     expect((await readUnitState(unit)).state).toBe('sealed');
     expect((await verifyUnit(unit)).ok).toBe(true);
 
@@ -167,7 +172,7 @@ describe('campaigns on bridged simulators', () => {
     writeFileSync(file, protocolYaml('{ kind: lite, transport: bridge }', LITE_ENV));
     const lines: string[] = [];
     const unit = await runCampaign(file, { ...quiet, say: (l) => lines.push(l), campaignsDir: join(dir, 'lite-bridge') });
-    expect(lines).toContain('simulator: lite simulators over the bridge: 1 `imep sim serve lite` server started by IMEP');
+    expect(lines).toContain("simulator: lite simulators over the bridge: 1 `imep sim serve lite` server started by IMEP; isolation: none (IMEP's own lite simulator server: no third-party code runs in it)");
     expect(lines).toContain('simulator: 0 restarts, failed calls: none');
     expect(rowsOf(unit)).toEqual(referenceRows);
   }, 120_000);

@@ -22,6 +22,8 @@ export const RunSessionSchema = z.object({
   droppedSideLines: z.number().int().nonnegative().nullable(),
   /** A policy host this session started: how it was isolated (src/bridges/sandbox.ts), e.g. "isolation: none (…)". */
   policyIsolation: z.string().optional(),
+  /** The simulator servers this session started or attached to: how they were isolated (src/bridges/simulator-sandbox.ts). */
+  simulatorIsolation: z.string().optional(),
 });
 export type RunSession = z.infer<typeof RunSessionSchema>;
 

@@ -26,6 +26,8 @@ export interface RunOptions {
   readonly runId?: string;
   /** The isolation of the policy host this session started (hosted policies only; recorded in the session). */
   readonly policyIsolation?: string;
+  /** The isolation of the simulator servers this session runs on (bridged simulators only; recorded in the session). */
+  readonly simulatorIsolation?: string;
 }
 
 export interface ResumeReport {
@@ -95,6 +97,7 @@ export async function startRun(dir: string, opts: RunOptions = {}): Promise<Form
         tornBytes: null,
         droppedSideLines: null,
         ...(opts.policyIsolation === undefined ? {} : { policyIsolation: opts.policyIsolation }),
+        ...(opts.simulatorIsolation === undefined ? {} : { simulatorIsolation: opts.simulatorIsolation }),
       },
     ],
     completedAt: null,
@@ -129,6 +132,7 @@ export async function resumeRun(dir: string, opts: Omit<RunOptions, 'runId'> = {
         tornBytes: tornRow?.bytes ?? 0,
         droppedSideLines,
         ...(opts.policyIsolation === undefined ? {} : { policyIsolation: opts.policyIsolation }),
+        ...(opts.simulatorIsolation === undefined ? {} : { simulatorIsolation: opts.simulatorIsolation }),
       },
     ],
   });
