@@ -16,19 +16,8 @@
  * time, and requires the stored bytes exactly; any difference fails loudly, naming the first line.
  */
 import { join } from 'node:path';
-import { ImepError } from '../core/errors.js';
-import { sha256Hex } from '../core/hash.js';
-import { adjudicate as storeAdjudicate } from '../evidence/transitions/post-seal-write.js';
-import { readVerifiedAmendments } from '../evidence/transitions/amend.js';
-import { assertAllowed } from '../evidence/lifecycle.js';
-import { checkAdjudicator, currentOperator, type SameOperatorOverride } from '../evidence/operator.js';
-import { AdjudicationRecordSchema, type AdjudicationRecord } from '../evidence/records/post-seal-records.js';
-import { RunRecordSchema, runOperators } from '../evidence/records/run-record.js';
-import { recordNumber, UNIT_FILES, type Operator } from '../evidence/unit-layout.js';
-import { listAdjudicationRecords, readUnitState } from '../evidence/unit-state.js';
-import { readVerified, readVerifiedRecord, sealedSha256, type VerifiedUnit } from '../evidence/io/verified-read.js';
-import { assertUnitVerified } from '../evidence/verify/verify.js';
-import { readAdjudicationArtifact } from '../evidence/records/adjudication-artifact.js';
+import { ImepError, sha256Hex } from '../core/index.js';
+import { adjudicate as storeAdjudicate, readVerifiedAmendments, assertAllowed, checkAdjudicator, currentOperator, type SameOperatorOverride, AdjudicationRecordSchema, type AdjudicationRecord, RunRecordSchema, runOperators, recordNumber, UNIT_FILES, type Operator, listAdjudicationRecords, readUnitState, readVerified, readVerifiedRecord, sealedSha256, type VerifiedUnit, assertUnitVerified, readAdjudicationArtifact } from '../evidence/index.js';
 import { computeAdjudication, renderAdjudication } from './compute.js';
 import { loadSealedInputs } from './sealed-inputs.js';
 import { ADJUDICATION_FILE, ADJUDICATOR, type Adjudication } from './types.js';

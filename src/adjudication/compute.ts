@@ -4,10 +4,8 @@
  * decides the excluded cells) → condition summaries → estimands → Holm families → go/no-go → verdicts →
  * questions. The output holds no clock: the same inputs give the same bytes (`renderAdjudication`).
  */
-import { canonicalPrettyJson } from '../core/canonical-json.js';
-import type { Amendment } from '../evidence/transitions/amend.js';
-import type { OverrideRecord } from '../evidence/operator.js';
-import type { Operator } from '../evidence/unit-layout.js';
+import { canonicalPrettyJson } from '../core/index.js';
+import type { Amendment, OverrideRecord, Operator } from '../evidence/index.js';
 import { conditionSummaries } from './conditions.js';
 import { computeEstimands } from './estimands.js';
 import { evaluateGates } from './gates.js';

@@ -10,24 +10,10 @@
  * Clopper–Pearson 95%. A criterion's companion estimand (aboveUpperBoundOf) also gets the criterion's
  * method when it applies, else its kind's exact method at the criterion's α.
  */
-import { ImepError, isImepError } from '../core/errors.js';
-import type { Seed } from '../core/prng.js';
+import { ImepError, isImepError } from '../core/index.js';
+import type { Seed } from '../core/index.js';
 import type { BoundMethod, Criterion, Estimand, Protocol } from '../protocol/index.js';
-import {
-  armBounds,
-  contrastBounds,
-  discordantCounts,
-  estimate as statsEstimate,
-  flipCounts,
-  IDENTIFICATION_LABEL,
-  mcnemarExact,
-  pairedDesign,
-  successCount,
-  taskThetas,
-  taskWeights,
-  thetaBar,
-  type PairedDesign,
-} from '../stats/index.js';
+import { armBounds, contrastBounds, discordantCounts, estimate as statsEstimate, flipCounts, IDENTIFICATION_LABEL, mcnemarExact, pairedDesign, successCount, taskThetas, taskWeights, thetaBar, type PairedDesign } from '../stats/index.js';
 import { extremeFill, type Contribution } from './fills.js';
 import { alphaForLevel, intervalId, intervalOn, applicable, normalise, type EstimandShape, type EstimandSpec, type IntervalRequest } from './intervals.js';
 import type { CohortUnit, RowIndex } from './joint-cohort.js';

@@ -39,7 +39,7 @@
  */
 import type { Gate, Protocol } from '../protocol/index.js';
 import { wilson } from '../stats/index.js';
-import type { EpisodeRow } from '../evidence/records/episode-row.js';
+import type { EpisodeRow } from '../evidence/index.js';
 import { outcomeOf, type RowIndex } from './joint-cohort.js';
 import type { GateResult } from './types.js';
 

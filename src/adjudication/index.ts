@@ -23,3 +23,8 @@ export type {
 export { withholdsNumber } from './verdict-types.js';
 export { readCanaryNote } from './read-canary-note.js';
 export type { RoutedBound, Verdict, VerdictWord } from './verdict-types.js';
+export { claimWords, decideBound, type BoundRule } from './decide.js';
+export { exactConfirmation, routingRequest } from './estimands.js';
+export { normalise } from './intervals.js';
+export { loadVerifiedProtocol, loadVerifiedRows } from './sealed-inputs.js';
+export { invalidBecause } from './validity.js';

@@ -11,25 +11,9 @@
  * whose two-sided interval is ≥ 1 − 4α (one tail spent on each proportion), (1 − level)/2 for the
  * single-binomial bounds (≥ 1 − 2α). Level-methods take `level` (from α as 1 − 2α).
  */
-import { ImepError } from '../core/errors.js';
-import { PRNG_NAME, PRNG_VERSION, type Seed } from '../core/prng.js';
+import { ImepError, PRNG_NAME, PRNG_VERSION, type Seed } from '../core/index.js';
 import type { BoundMethod } from '../protocol/index.js';
-import {
-  clopperPearsonLower,
-  clopperPearsonUpper,
-  conditionalThetaBound,
-  decisionBound,
-  discordantCounts,
-  flipCounts,
-  formatCoveragePercent,
-  newcombe,
-  pairedBootstrap,
-  successCount,
-  tango,
-  wilson,
-  type Estimand as StatsEstimand,
-  type PairedDesign,
-} from '../stats/index.js';
+import { clopperPearsonLower, clopperPearsonUpper, conditionalThetaBound, decisionBound, discordantCounts, flipCounts, formatCoveragePercent, newcombe, pairedBootstrap, successCount, tango, wilson, type Estimand as StatsEstimand, type PairedDesign } from '../stats/index.js';
 import type { BootstrapInfo, Interval } from './types.js';
 
 export const ALPHA_METHODS: readonly BoundMethod[] = ['exact-cp-difference', 'clopper-pearson', 'conditional-exact'];

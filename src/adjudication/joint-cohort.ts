@@ -16,10 +16,10 @@
  * seed ascending, then attempt ascending. The wave of a contrast is the first listed wave that runs every
  * one of its conditions.
  */
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import { pairedDesign, type PairedDesign } from '../stats/index.js';
 import type { Protocol } from '../protocol/index.js';
-import type { EpisodeRow } from '../evidence/records/episode-row.js';
+import type { EpisodeRow } from '../evidence/index.js';
 import { protocolTasks, registeredAttempts } from './sealed-inputs.js';
 import type { CohortSummary, Readout } from './types.js';
 

@@ -4,15 +4,9 @@
  * (rows/rows.jsonl, each validated against EpisodeRowSchema v1), the seal and the unit's spec block.
  * Nothing else is read: every number of an adjudication comes from these.
  */
-import { ImepError } from '../core/errors.js';
-import { sha256Hex } from '../core/hash.js';
+import { ImepError, sha256Hex } from '../core/index.js';
 import { ProtocolSchema, type Protocol } from '../protocol/index.js';
-import { EpisodeRowSchema, type EpisodeRow } from '../evidence/records/episode-row.js';
-import { PrecommitRecordSchema, type PrecommitRecord } from '../evidence/transitions/precommit.js';
-import { selfHashOk } from '../evidence/io/record-file.js';
-import { EvidenceUnitV1Schema, UNIT_FILES, unitPaths } from '../evidence/unit-layout.js';
-import { readSealed, readVerifiedRecord, sealedSha256, type VerifiedUnit } from '../evidence/io/verified-read.js';
-import { assertUnitVerified } from '../evidence/verify/verify.js';
+import { EpisodeRowSchema, type EpisodeRow, PrecommitRecordSchema, type PrecommitRecord, selfHashOk, EvidenceUnitV1Schema, UNIT_FILES, unitPaths, readSealed, readVerifiedRecord, sealedSha256, type VerifiedUnit, assertUnitVerified } from '../evidence/index.js';
 
 export interface SealedInputs {
   readonly dir: string;

@@ -8,15 +8,14 @@
  * D = (b − c)/n (positive: the intervention lowers success); ρ = (b + c)/n; θ = ρ_T − ρ_S = (b′ − c′)/n
  * on the flip indicators; θ̄ the task-weighted θ; G = Acc_O − Acc_N. Rates are proportions (0.1 = 10 pp).
  */
-import type { BoundMethod, EstimandKind } from '../protocol/index.js';
-import type { Gate } from '../protocol/index.js';
+import type { BoundMethod, EstimandKind, Gate } from '../protocol/index.js';
 import type { Verdict } from './verdict-types.js';
 
 export const ADJUDICATION_KIND = 'imep.adjudication-result';
 export const ADJUDICATION_VERSION = 1;
 /** The frozen adjudicator's identity; bump the version whenever any number or rule could change. */
 export const ADJUDICATOR = { name: 'imep-adjudicator', version: 1 } as const;
-export { ADJUDICATION_FILE } from '../evidence/records/adjudication-artifact.js';
+export { ADJUDICATION_FILE } from '../evidence/index.js';
 
 export type Readout = 'success' | 'decision';
 

@@ -24,7 +24,7 @@
  *      coverage is approximate. docs/error-rates.md enumerates the resulting error rates exactly.
  *   4. descriptive — a go/no-go rule (or a hard 'descriptive' gate) failed: the numbers stay, no word.
  */
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import type { Criterion, Protocol } from '../protocol/index.js';
 import { mcnemarExact } from '../stats/index.js';
 import { decideBound } from './decide.js';

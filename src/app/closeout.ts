@@ -6,13 +6,9 @@
  * adjudication and cross-check — and make everything read-only. After this nothing can be added (every
  * write API refuses with E_UNIT_SEALED); the closeout root is the fingerprint to cite.
  */
-import { ImepError } from '../core/errors.js';
-import { readCrossChecks } from '../evidence/transitions/post-seal-write.js';
-import { closeout } from '../evidence/transitions/closeout-write.js';
-import { assertAllowed } from '../evidence/lifecycle.js';
-import type { CloseoutRecord } from '../evidence/records/post-seal-records.js';
-import type { Operator } from '../evidence/unit-layout.js';
-import { readUnitState } from '../evidence/unit-state.js';
+import { ImepError } from '../core/index.js';
+import { readCrossChecks, closeout, assertAllowed, readUnitState } from '../evidence/index.js';
+import type { CloseoutRecord, Operator } from '../evidence/index.js';
 
 export interface CloseoutUnitOptions {
   readonly notes?: string;

@@ -8,12 +8,11 @@
  */
 import { basename, dirname, join } from 'node:path';
 import { readCanaryNote, type AdjudicateUnitResult } from '../adjudication/index.js';
-import { resumeCampaign, runCampaign, type RunCampaignOptions } from '../campaign/index.js';
+import { resumeCampaign, runCampaign } from '../campaign/campaign.js';
+import { type RunCampaignOptions } from '../campaign/index.js';
 import type { CrossCheckUnitResult } from '../crosscheck/index.js';
-import { currentOperator, sameOperatorOverride, type SameOperatorOverride } from '../evidence/operator.js';
-import type { CloseoutRecord } from '../evidence/records/post-seal-records.js';
-import type { Operator } from '../evidence/unit-layout.js';
-import { readUnitState } from '../evidence/unit-state.js';
+import { currentOperator, sameOperatorOverride, type SameOperatorOverride, readUnitState } from '../evidence/index.js';
+import type { CloseoutRecord, Operator } from '../evidence/index.js';
 import type { WrittenReport } from '../report/index.js';
 
 export async function adjudicateStep(unitDir: string, opts: { operator?: Operator; allowSameOperator?: SameOperatorOverride }): Promise<AdjudicateUnitResult> {
@@ -37,7 +36,7 @@ export function defaultReportDir(unitDir: string): string {
 }
 
 export async function reportStep(unitDir: string, outDir = defaultReportDir(unitDir)): Promise<WrittenReport> {
-  const { writeReport } = await import('../report/index.js');
+  const { writeReport } = await import('../report/write-report.js');
   return writeReport(unitDir, { outDir });
 }
 

@@ -1,6 +1,5 @@
-import type { FloatTensor } from '../core/tensor.js';
-import { valueAt } from '../core/tensor.js';
-import { ImepError } from '../core/errors.js';
+import type { FloatTensor } from '../core/index.js';
+import { valueAt, ImepError } from '../core/index.js';
 
 /**
  * Cosine similarity over float tensors, computed in float64 from the exact element values of any

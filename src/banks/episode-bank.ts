@@ -1,5 +1,5 @@
-import { cloneTensor, sameShape } from '../core/tensor.js';
-import type { FloatTensor } from '../core/tensor.js';
+import { cloneTensor, sameShape } from '../core/index.js';
+import type { FloatTensor } from '../core/index.js';
 import type { ReadContext, ReadHook, RecordIdentity, RetrievedItem } from './record.js';
 import { identityReadHook } from './record.js';
 import { unitVector } from './cosine.js';

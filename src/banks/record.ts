@@ -1,4 +1,4 @@
-import type { FloatTensor } from '../core/tensor.js';
+import type { FloatTensor } from '../core/index.js';
 
 /**
  * The record model shared by every bank and every intervention.

@@ -1,5 +1,5 @@
-import { cloneTensor, tensorsBitEqual } from '../core/tensor.js';
-import type { FloatTensor } from '../core/tensor.js';
+import { cloneTensor, tensorsBitEqual } from '../core/index.js';
+import type { FloatTensor } from '../core/index.js';
 import type { BankRecord, Payload, ReadContext, ReadHook, RecordKeys, RetrievedItem } from './record.js';
 import { identityReadHook } from './record.js';
 import { prepareKeys, resolveSelectorConfig, selectPrepared } from './selector.js';

@@ -1,5 +1,5 @@
-import { cloneTensor } from '../core/tensor.js';
-import type { FloatTensor } from '../core/tensor.js';
+import { cloneTensor } from '../core/index.js';
+import type { FloatTensor } from '../core/index.js';
 import type { BankRecord, Payload, RecordIdentity, RecordKeys } from './record.js';
 import { PAYLOAD_FIELDS } from './record.js';
 import { dot64 } from './cosine.js';

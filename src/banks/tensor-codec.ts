@@ -1,7 +1,7 @@
 import { endianness } from 'node:os';
 import { Packr } from 'msgpackr';
-import { bytesPerElement, elementCount, tensorBytes } from '../core/tensor.js';
-import type { FloatDtype, FloatTensor } from '../core/tensor.js';
+import { bytesPerElement, elementCount, tensorBytes } from '../core/index.js';
+import type { FloatDtype, FloatTensor } from '../core/index.js';
 import { assertTensor, bankError } from './validate.js';
 
 /**

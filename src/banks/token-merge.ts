@@ -1,5 +1,5 @@
-import { tensorFrom, toFloat64 } from '../core/tensor.js';
-import type { FloatTensor } from '../core/tensor.js';
+import { tensorFrom, toFloat64 } from '../core/index.js';
+import type { FloatTensor } from '../core/index.js';
 import { dot64 } from './cosine.js';
 
 /**

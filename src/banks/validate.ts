@@ -1,6 +1,5 @@
-import { FLOAT_DTYPES, elementCount } from '../core/tensor.js';
-import type { FloatDtype, FloatTensor } from '../core/tensor.js';
-import { ImepError } from '../core/errors.js';
+import { FLOAT_DTYPES, elementCount, ImepError } from '../core/index.js';
+import type { FloatDtype, FloatTensor } from '../core/index.js';
 import { PAYLOAD_FIELDS } from './record.js';
 import type { Payload, RecordKeys } from './record.js';
 

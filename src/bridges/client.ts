@@ -11,8 +11,8 @@
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import * as zmq from 'zeromq';
-import type { ReadHook } from '../banks/record.js';
-import { ImepError } from '../core/errors.js';
+import type { ReadHook } from '../banks/index.js';
+import { ImepError } from '../core/index.js';
 import { checkEndpointPolicy, type CurveClientKeys } from './endpoint.js';
 import { decodeMessage, encodeError, encodeMessage, parseReplyBody, type RequestMessage } from './envelope.js';
 import type { HelloReply, ReplyBodies, RequestInputs, RequestOp } from './op-schemas.js';

@@ -17,7 +17,7 @@ import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { chmod, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as zmq from 'zeromq';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 
 /** Z85-encoded Curve keys (40 characters each). */
 export interface CurveKeyPair {

@@ -2,8 +2,8 @@
  * The bridge: IMEP's ZeroMQ client for simulators (and server-side policies), the message schema of
  * protocol v1 (sim-bridge/PROTOCOL.md), the lite simulators' server, and process supervision.
  */
-export type { EnvSpec, FieldSpec, NdArray, ObsValue, ResetRequest, SimEnvironment, StepResult } from '../runtime/environment.js';
-export { LITE_ENV_IDS, makeLiteEnv } from '../sims/lite/index.js';
+export type { EnvSpec, FieldSpec, NdArray, ObsValue, ResetRequest, SimEnvironment, StepResult } from '../runtime/index.js';
+export { LITE_ENV_IDS, makeLiteEnv } from '../sims/index.js';
 
 export {
   DTYPES,
@@ -20,7 +20,7 @@ export {
   type NdData,
 } from './ndarray-codec.js';
 export type { WireValue } from './wire-value.js';
-export { factsOf, type TaskFacts } from '../runtime/task-facts.js';
+export { factsOf, type TaskFacts } from '../runtime/index.js';
 export {
   POLICY_OPS,
   PROTOCOL_VERSION,
@@ -46,42 +46,19 @@ export {
   type InboundMessage,
   type OutboundMessage,
 } from './envelope.js';
-export {
-  checkEndpointPolicy,
-  isLocalEndpoint,
-  loadCurveKeyPair,
-  loadCurvePublicKey,
-  loopbackTcpEndpoint,
-  makeCurveKeyPair,
-  parseEndpoint,
-  privateIpcEndpoint,
-  saveCurveKeyPair,
-  type CurveClientKeys,
-  type CurveKeyPair,
-  type CurveServerKeys,
-  type PrivateIpcEndpoint,
-} from './endpoint.js';
-export {
-  formatCurveCertificate,
-  loadAuthorizedKeys,
-  parseCurveCertificate,
-  writeCurveCertificates,
-  type CurveCertificate,
-} from './curve-keys.js';
-export { BridgeClient, DEFAULT_DEADLINE_MS, DEFAULT_HEARTBEAT_MS, type BridgeClientOptions, type CallOptions, type RemoteLiveness } from './client.js';
+export type { CurveClientKeys, CurveKeyPair, CurveServerKeys, PrivateIpcEndpoint } from './endpoint.js';
+export type { CurveCertificate } from './curve-keys.js';
+export type { BridgeClientOptions, CallOptions, RemoteLiveness } from './client.js';
 export { BridgeCallError, errorFromWire, wireCodeOf } from './remote-error.js';
 export { DEFAULT_REMOTE_DEADLINES, RemoteEnvironment, type RemoteDeadlines } from './remote-environment.js';
-export { sendSteps, type SentStep } from '../runtime/send-steps.js';
-export { AllowlistedEnvironment, assertDisjointAllowlists, droppedFields, splitBySpec, splitObservation, type Allowlists } from '../runtime/allowlist.js';
+export { sendSteps, type SentStep } from '../runtime/index.js';
+export { AllowlistedEnvironment, assertDisjointAllowlists, droppedFields, splitBySpec, splitObservation, type Allowlists } from '../runtime/index.js';
 export { CLIENT_NODE_FLAGS, LITE_SERVER_NODE_FLAGS } from './node-flags.js';
-export { BridgeServer, SERVED_OPS, type BridgeServerOptions, type EnvFactory } from './server.js';
-export {
-  ServerSupervisor,
-  bridgePython,
-  liteServerCommand,
-  packageRoot,
-  pythonServerCommand,
-  type ExitStatus,
-  type ServerCommand,
-  type SupervisorOptions,
-} from './supervisor.js';
+export type { BridgeServerOptions, EnvFactory } from './server.js';
+export type { ExitStatus, ServerCommand, SupervisorOptions } from './supervisor.js';
+export { MAX_HANDLES_PER_CLIENT } from './handle-limit.js';
+export type { PolicyIdentity } from './op-schemas.js';
+export type { BridgeServerPool, ServerPoolObserver } from './server-pool.js';
+export { describeIsolation, sandboxed, type Isolation } from './sandbox.js';
+export { sandboxSimulator } from './simulator-sandbox.js';
+export type { ServerSupervisor } from './supervisor.js';

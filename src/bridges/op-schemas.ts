@@ -4,10 +4,10 @@
  * PROTOCOL.md are required.
  */
 import { z } from 'zod';
-import type { ReadContext, RecordIdentity, RetrievedItem } from '../banks/record.js';
-import type { FloatTensor } from '../core/tensor.js';
+import type { ReadContext, RecordIdentity, RetrievedItem } from '../banks/index.js';
+import type { FloatTensor } from '../core/index.js';
 import { isNdArray } from './ndarray-codec.js';
-import type { EnvSpec, NdArray, ObsValue, StepResult } from '../runtime/environment.js';
+import type { EnvSpec, NdArray, ObsValue, StepResult } from '../runtime/index.js';
 
 export const PROTOCOL_VERSION = 1;
 

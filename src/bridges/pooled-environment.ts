@@ -11,10 +11,10 @@
  * Each runs in its server's turn (BridgeServerPool.inTurn): one environment call in flight per server, its checks
  * made when it is sent.
  */
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import { RemoteEnvironment } from './remote-environment.js';
 import type { BridgeServerPool } from './server-pool.js';
-import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from '../runtime/environment.js';
+import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from '../runtime/index.js';
 
 export class PooledEnvironment implements SimEnvironment {
   readonly spec: EnvSpec;

@@ -2,9 +2,9 @@
  * A simulator hosted by a bridge server, as the SimEnvironment contract: `make` creates it on the
  * server; reset / step / close are calls with per-op deadlines.
  */
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import type { BridgeClient } from './client.js';
-import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from '../runtime/environment.js';
+import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from '../runtime/index.js';
 
 export interface RemoteDeadlines {
   readonly makeMs: number;

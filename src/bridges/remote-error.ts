@@ -3,7 +3,7 @@
  * E_SIM_UNAVAILABLE stays E_SIM_UNAVAILABLE; the peer refusing our message (E_VERSION, E_BAD_MESSAGE,
  * E_UNKNOWN_OP) is E_BRIDGE_PROTOCOL; everything else the remote reports is E_BRIDGE_REMOTE.
  */
-import { ImepError, type ErrorCode } from '../core/errors.js';
+import { ImepError, type ErrorCode } from '../core/index.js';
 
 export class BridgeCallError extends ImepError {
   /** The wire error code the peer sent (E_BAD_HANDLE, E_ADAPTER, …). */

@@ -14,7 +14,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import type { ServerCommand } from './supervisor.js';
 
 export type Isolation =

@@ -19,14 +19,14 @@
  * environments made on an older generation re-make themselves (pooled-environment.ts).
  */
 import { existsSync } from 'node:fs';
-import { ImepError, isImepError } from '../core/errors.js';
+import { ImepError, isImepError } from '../core/index.js';
 import { BridgeClient } from './client.js';
 import { privateIpcEndpoint, type CurveClientKeys, type PrivateIpcEndpoint } from './endpoint.js';
 import type { HelloReply } from './op-schemas.js';
 import { PooledEnvironment } from './pooled-environment.js';
 import { BridgeCallError } from './remote-error.js';
 import { DEFAULT_REMOTE_DEADLINES, type RemoteDeadlines } from './remote-environment.js';
-import type { EnvSpec, SimEnvironment } from '../runtime/environment.js';
+import type { EnvSpec, SimEnvironment } from '../runtime/index.js';
 import { ServerSupervisor, type ServerCommand } from './supervisor.js';
 
 /**

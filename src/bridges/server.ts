@@ -8,13 +8,13 @@
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import * as zmq from 'zeromq';
-import { isImepError } from '../core/errors.js';
-import { splitBySpec } from '../runtime/allowlist.js';
+import { isImepError } from '../core/index.js';
+import { splitBySpec } from '../runtime/index.js';
 import { checkEndpointPolicy, type CurveServerKeys } from './endpoint.js';
 import { FrameSlab } from './frame-slab.js';
 import { decodeMessage, encodeError, encodeMessage, type RequestMessage } from './envelope.js';
 import { MAX_HANDLES_PER_CLIENT, POLICY_OPS, PROTOCOL_VERSION, REQUEST_OPS, type RequestOp, type WireErrorCode } from './op-schemas.js';
-import type { NdArray, SimEnvironment, StepResult } from '../runtime/environment.js';
+import type { NdArray, SimEnvironment, StepResult } from '../runtime/index.js';
 
 const require = createRequire(import.meta.url);
 const pkg = require('../../package.json') as { version: string };

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import { BridgeClient, type RemoteLiveness } from './client.js';
 import type { CurveClientKeys } from './endpoint.js';
 import type { HelloReply } from './op-schemas.js';

@@ -19,15 +19,14 @@
  * Deterministic: same suite, checkpoints and code → the same result, byte for byte (no clocks, no
  * unseeded draws; batch size does not change rows — src/policies/README.md).
  */
-import { ImepError } from '../core/errors.js';
-import type { LoadedCheckpoint } from '../policies/checkpoint.js';
+import { ImepError } from '../core/index.js';
+import type { LoadedCheckpoint } from '../policies/index.js';
 import { noisyChecks } from './noisy-checks.js';
-import { suiteFacts } from './load-suite.js';
-import { minimumDetectableEffect, type PairedTest } from '../stats/power.js';
+import { suiteFacts, bandSeeds, type LoadedSuite } from './load-suite.js';
+import { minimumDetectableEffect, type PairedTest } from '../stats/index.js';
 import { designPolicy, fitDecoder, openCheckpoint, type FittedDecoder } from './design-runtime.js';
 import { ladderCounts, ladderReadout, type LadderReadout } from './ladder-readout.js';
 import { runLadder, type LadderTask } from './ladder-run.js';
-import { bandSeeds, type LoadedSuite } from './load-suite.js';
 import { designRates, fork } from './design-rates.js';
 import { agreement, rateWithInterval, type Agreement } from './operating-characteristics.js';
 import { simulateCampaigns } from './stats-simulation.js';

@@ -21,7 +21,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import { campaignBandSeeds, deriveProtocol, loadCampaignTemplate } from './campaign-protocol.js';
 import { runCampaignUnit } from './campaign-run.js';
 import { designRates } from './design-rates.js';

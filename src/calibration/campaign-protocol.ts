@@ -16,8 +16,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseDocument, stringify } from 'yaml';
-import { ImepError } from '../core/errors.js';
-import { sha256Hex } from '../core/hash.js';
+import { ImepError, sha256Hex } from '../core/index.js';
 import { buildPlan, parseProtocol, type Protocol } from '../protocol/index.js';
 import type { LoadedSuite } from './load-suite.js';
 import type { CampaignDesign, Campaigns, SuiteCheckpoint } from './suite-schema.js';

@@ -13,10 +13,10 @@
  */
 import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ImepError } from '../core/errors.js';
-import { explicitOperator } from '../evidence/operator.js';
+import { ImepError } from '../core/index.js';
+import { explicitOperator } from '../evidence/index.js';
 import { adjudicateUnit } from '../adjudication/index.js';
-import { runCampaign } from '../campaign/index.js';
+import { runCampaign } from '../campaign/campaign.js';
 import type { AvailableEstimand, EstimandResult } from '../adjudication/index.js';
 import type { CampaignTemplate, DerivedProtocol } from './campaign-protocol.js';
 

@@ -9,7 +9,7 @@
  *              exact power alongside; agreement of both observed rates with it (operating-characteristics.ts).
  * Pure apart from the seeded simulation; deterministic.
  */
-import { pairedPower, pairedPowerExact } from '../stats/power.js';
+import { pairedPower, pairedPowerExact } from '../stats/index.js';
 import type { LoadedSuite } from './load-suite.js';
 import { agreement, rateWithInterval, type Agreement, type RateWithInterval } from './operating-characteristics.js';
 import type { DesignResult } from './result.js';

@@ -12,11 +12,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { makeLiteEnv } from '../sims/lite/registry.js';
-import { ImepError } from '../core/errors.js';
-import { loadCheckpoint, type LoadedCheckpoint } from '../policies/checkpoint.js';
-import { runLockstep } from '../runtime/lockstep.js';
-import { ExternalMemoryPolicy } from '../policies/memory-policy.js';
+import { makeLiteEnv } from '../sims/index.js';
+import { ImepError } from '../core/index.js';
+import { loadCheckpoint } from '../policies/checkpoint.js';
+import { type LoadedCheckpoint, ExternalMemoryPolicy } from '../policies/index.js';
+import { runLockstep } from '../runtime/index.js';
 import { decodeFact, fitFactDecoder, summariseRead, type FactDecoderSpec, type FitExample } from './fact-decoder.js';
 import type { LadderPolicy, LadderTask } from './ladder-run.js';
 import { PlantedEffectPolicy } from './planted-effect-policy.js';

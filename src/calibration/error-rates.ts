@@ -17,9 +17,7 @@
  * Pure; the costs are counted in `tables`.
  */
 import type { BoundMethod, Criterion, Protocol } from '../protocol/index.js';
-import { decideBound, type BoundRule } from '../adjudication/decide.js';
-import { exactConfirmation, routingRequest } from '../adjudication/estimands.js';
-import { normalise } from '../adjudication/intervals.js';
+import { decideBound, type BoundRule, exactConfirmation, routingRequest, normalise } from '../adjudication/index.js';
 import { clopperPearsonLower, clopperPearsonUpper, conditionalThetaBound, mcnemarExact, tango, wilson } from '../stats/index.js';
 
 export type Family = 'difference' | 'theta' | 'proportion';

@@ -10,9 +10,8 @@
  * Empty input: `summariseRead` of zero items returns null and `decode(null)` returns null (no fact read).
  * Pure, no I/O.
  */
-import type { RetrievedItem } from '../banks/record.js';
-import { ImepError } from '../core/errors.js';
-import { toFloat64 } from '../core/tensor.js';
+import type { RetrievedItem } from '../banks/index.js';
+import { ImepError, toFloat64 } from '../core/index.js';
 
 export interface FactDecoderSpec {
   /** The item leaf the decoder reads (the lite checkpoints' episode bank: `feature`). */

@@ -1,5 +1,4 @@
 /** src/calibration — known-answer calibration of the A/S/T ladder (`imep calibrate`); see docs/calibration.md. */
-export { calibrate, checkFrozenMde } from './calibrate.js';
 export type { CalibrateOptions } from './calibrate.js';
 export { bandSeeds, checkSuite, loadSuite, parseSuite } from './load-suite.js';
 export type { LoadedSuite } from './load-suite.js';
@@ -20,14 +19,11 @@ export type { SimulationInput, SimulationResult } from './stats-simulation.js';
 export { agreement, rateWithInterval } from './operating-characteristics.js';
 export type { Agreement, RateWithInterval } from './operating-characteristics.js';
 export { powerCurveSpec } from './figure.js';
-export { renderCalibrationHtml, renderCalibrationMarkdown, writeCalibration } from './write-calibration.js';
 export type { WrittenCalibration } from './write-calibration.js';
 export type { CalibrationResult, CampaignBandResult, CampaignDesignResult, CampaignDesignsResult, CampaignResult, DesignResult, FrozenRowCheck } from './result.js';
-export { runCampaignDesigns, SUBSTITUTED } from './campaign-designs.js';
 export type { CampaignDesignOptions } from './campaign-designs.js';
 export { campaignBandSeeds, deriveProtocol, loadCampaignTemplate } from './campaign-protocol.js';
 export type { CampaignTemplate, DerivedProtocol } from './campaign-protocol.js';
-export { runCampaignUnit } from './campaign-run.js';
 export type { CampaignUnitInput, CampaignUnitResult } from './campaign-run.js';
 export { designRates } from './design-rates.js';
 export type { DesignRates, RatesInput } from './design-rates.js';

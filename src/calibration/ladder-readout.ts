@@ -10,8 +10,8 @@
  *
  * Empty input (n = 0): every count 0, p = 1, not detected. Pure, no I/O.
  */
-import { mcnemarExact } from '../stats/mcnemar.js';
-import type { PairedTest } from '../stats/power.js';
+import { mcnemarExact } from '../stats/index.js';
+import type { PairedTest } from '../stats/index.js';
 
 export interface LadderOutcome {
   readonly a: boolean;

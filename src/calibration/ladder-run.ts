@@ -11,14 +11,13 @@
  * A unit without an eligible donor, or whose donor lacks one of its pre-point timesteps, is REMOVED from
  * the ladder (fail closed) and recorded; the readout counts only units with all three outcomes.
  */
-import type { EpisodeBank } from '../banks/episode-bank.js';
-import { makeLiteEnv } from '../sims/lite/registry.js';
-import type { SimEnvironment } from '../runtime/environment.js';
-import type { FloatTensor } from '../core/tensor.js';
-import { assignDonors, type DonorMode } from '../interventions/donor-assignment.js';
-import { identityReadHook, type ReadHook } from '../banks/record.js';
-import { runLockstep, type LockstepEpisode } from '../runtime/lockstep.js';
-import type { BatchPolicy, MemoryReadable } from '../runtime/policy.js';
+import type { EpisodeBank } from '../banks/index.js';
+import { makeLiteEnv } from '../sims/index.js';
+import type { SimEnvironment, BatchPolicy, MemoryReadable } from '../runtime/index.js';
+import type { FloatTensor } from '../core/index.js';
+import { assignDonors, type DonorMode } from '../interventions/index.js';
+import { identityReadHook, type ReadHook } from '../banks/index.js';
+import { runLockstep, type LockstepEpisode } from '../runtime/index.js';
 import type { Latch } from './planted-effect-policy.js';
 import { checkDonorWrites, readSwapHook, type PrePointWrites, type SwapCounters } from './read-swap.js';
 

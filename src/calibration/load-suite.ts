@@ -10,10 +10,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
-import { canonicalHash } from '../core/canonical-json.js';
-import { ImepError } from '../core/errors.js';
-import { makeLiteEnv } from '../sims/lite/registry.js';
-import { factsOf, type TaskFacts } from '../runtime/task-facts.js';
+import { canonicalHash, ImepError } from '../core/index.js';
+import { makeLiteEnv } from '../sims/index.js';
+import { factsOf, type TaskFacts } from '../runtime/index.js';
 import { SuiteSchema, type Suite } from './suite-schema.js';
 
 export interface LoadedSuite {

@@ -16,7 +16,7 @@
  *                     simulated-campaign count) reaches the registered power within twice its Monte-Carlo SE.
  * Pure apart from the seeded simulation; deterministic.
  */
-import { minimumDetectableEffect, type PairedTest } from '../stats/power.js';
+import { minimumDetectableEffect, type PairedTest } from '../stats/index.js';
 import type { LoadedSuite } from './load-suite.js';
 import { fork } from './design-rates.js';
 import { rateWithInterval, type RateWithInterval } from './operating-characteristics.js';

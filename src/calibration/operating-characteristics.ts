@@ -14,7 +14,7 @@
  *
  * Empty input: B = 0 gives rate 0 with the uninformative [0, 1] and no agreement verdict. Pure.
  */
-import { clopperPearson, clopperPearsonUpper } from '../stats/clopper-pearson.js';
+import { clopperPearson, clopperPearsonUpper } from '../stats/index.js';
 
 export interface RateWithInterval {
   readonly detected: number;

@@ -21,11 +21,10 @@
  *
  * Attempts/episodes are independent: `resetSlot` clears the slot's latch.
  */
-import type { ReadContext, ReadHook, RetrievedItem } from '../banks/record.js';
-import { identityReadHook } from '../banks/record.js';
-import { ImepError } from '../core/errors.js';
-import { Prng, type Seed } from '../core/prng.js';
-import type { BatchPolicy, EpisodeInfo, MemoryReadable, PolicyOutput, SlotObservation } from '../runtime/policy.js';
+import type { ReadContext, ReadHook, RetrievedItem } from '../banks/index.js';
+import { identityReadHook } from '../banks/index.js';
+import { ImepError, Prng, type Seed } from '../core/index.js';
+import type { BatchPolicy, EpisodeInfo, MemoryReadable, PolicyOutput, SlotObservation } from '../runtime/index.js';
 import { decodeFact, summariseRead, type FactDecoderSpec } from './fact-decoder.js';
 
 export type PlantedMode = 'fact-conditioned' | 'unconditioned';

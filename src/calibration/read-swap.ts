@@ -13,8 +13,8 @@
  * FAIL CLOSED: a donor lacking any pre-point timestep of its recipient is refused up front
  * (`checkDonorWrites`), so no unit runs partly unsubstituted.
  */
-import type { ReadHook, RetrievedItem } from '../banks/record.js';
-import type { FloatTensor } from '../core/tensor.js';
+import type { ReadHook, RetrievedItem } from '../banks/index.js';
+import type { FloatTensor } from '../core/index.js';
 
 /** Pre-point writes of one episode: timestep → written leaf. */
 export type PrePointWrites = ReadonlyMap<number, FloatTensor>;

@@ -4,12 +4,11 @@
  * none) and `checks.campaignVerdicts`; within v2, campaign designs gained `template`, `executionNoise`, `criteria`
  * and `replicateFloor`, and `checks.noisy` (null when no campaign design registers execution noise).
  */
-import type { Mde } from '../protocol/schema-analysis.js';
-import type { ExecutionNoise } from '../protocol/execution-noise.js';
+import type { Mde, ExecutionNoise } from '../protocol/index.js';
 import type { CriterionRate, PooledFloor } from './criterion-rates.js';
 import type { NoisyChecks } from './noisy-checks.js';
 import type { CampaignUnitResult } from './campaign-run.js';
-import type { PairedTest } from '../stats/power.js';
+import type { PairedTest } from '../stats/index.js';
 import type { LadderReadout } from './ladder-readout.js';
 import type { Agreement, RateWithInterval } from './operating-characteristics.js';
 

@@ -10,9 +10,8 @@
  * the seed is recorded with every result. Empty input: campaigns = 0 gives no detections out of 0.
  * Pure, no I/O.
  */
-import { domainError } from '../core/errors.js';
-import { Prng, type PrngSpec, type Seed } from '../core/prng.js';
-import type { PairedTest } from '../stats/power.js';
+import { domainError, Prng, type PrngSpec, type Seed } from '../core/index.js';
+import type { PairedTest } from '../stats/index.js';
 import { detects } from './ladder-readout.js';
 
 export interface SimulationInput {

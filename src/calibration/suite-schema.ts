@@ -14,9 +14,7 @@
  * template.
  */
 import { z } from 'zod';
-import { ExecutionNoiseSchema } from '../protocol/execution-noise.js';
-import { MdeSchema } from '../protocol/schema-analysis.js';
-import { Kwargs, NonEmptyText, PositiveInt, Seed, SeedInt, Slug } from '../protocol/schema-common.js';
+import { ExecutionNoiseSchema, MdeSchema, Kwargs, NonEmptyText, PositiveInt, Seed, SeedInt, Slug } from '../protocol/index.js';
 
 export const SUITE_VERSION = 1;
 

@@ -5,7 +5,7 @@
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { canonicalJson } from '../core/canonical-json.js';
+import { canonicalJson } from '../core/index.js';
 import { renderSvg } from '../report/figures.js';
 import { powerCurveSpec } from './figure.js';
 import { noisyLines } from './noisy-checks.js';

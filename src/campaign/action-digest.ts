@@ -10,8 +10,8 @@
  * unambiguous. A float64 action is narrowed to float32 first (the policy contract is float32).
  */
 import { createHash, hash, type Hash } from 'node:crypto';
-import type { NdArray } from '../runtime/environment.js';
-import { bytesOf } from '../core/typed-bytes.js';
+import type { NdArray } from '../runtime/index.js';
+import { bytesOf } from '../core/index.js';
 
 const TAG = 'imep.action-digest.v1';
 

@@ -17,15 +17,12 @@
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { makeLiteEnv } from '../sims/lite/registry.js';
-import { MAX_HANDLES_PER_CLIENT } from '../bridges/handle-limit.js';
-import { RemoteEnvironment, type RemoteDeadlines } from '../bridges/remote-environment.js';
-import type { BridgeServerPool, ServerPoolObserver } from '../bridges/server-pool.js';
-import type { EnvSpec } from '../runtime/environment.js';
-import type { ServerCommand } from '../bridges/supervisor.js';
-import { canonicalJson } from '../core/canonical-json.js';
-import { ImepError, isImepError } from '../core/errors.js';
-import type { Protocol } from '../protocol/schema.js';
+import { makeLiteEnv } from '../sims/index.js';
+import { MAX_HANDLES_PER_CLIENT, RemoteEnvironment, type RemoteDeadlines } from '../bridges/index.js';
+import type { BridgeServerPool, ServerPoolObserver, ServerCommand } from '../bridges/index.js';
+import type { EnvSpec } from '../runtime/index.js';
+import { canonicalJson, ImepError, isImepError } from '../core/index.js';
+import type { Protocol } from '../protocol/index.js';
 import type { EnvProvider, TaskEntry } from './types.js';
 
 /** Execution details of bridged simulators (none of them changes a row). */
@@ -143,8 +140,8 @@ async function openPool(protocol: Protocol, ctx: SimulatorContext, options: Simu
   const replayDir = resolveReplayDir(protocol, ctx);
   const plain = (endpoint: string): ServerCommand => pythonServerCommand(endpoint, { adapters: [adapter], ...(replayDir === undefined ? {} : { replayDir }) });
   const [{ sandboxSimulator }, { describeIsolation }, { packageRoot }] = await Promise.all([
-    import('../bridges/simulator-sandbox.js'),
-    import('../bridges/sandbox.js'),
+    import('../bridges/index.js'),
+    import('../bridges/index.js'),
     import('../bridges/supervisor.js'),
   ]);
   const bridgePackage = join(packageRoot(), 'sim-bridge', 'imep_sim_bridge');

@@ -4,37 +4,23 @@
  * of a new unit — everything that can refuse is checked before anything is written, and the unit is
  * built in a hidden temporary folder renamed into place.
  */
-import { makeDirs } from '../core/make-dirs.js';
-import { ioError } from '../evidence/io/atomic-write.js';
+import { makeDirs, ImepError } from '../core/index.js';
+import { ioError, fsyncDir, detectCodeIdentity, detectPackageVersions, createUnitDir, currentOperator, loadFrozenProtocol, precommit, readPrecommit, describeOverlap, findSeedOverlaps, readSeedRegistry, unitPaths, type Operator, type SeedBand, ARRIVAL_ORDER_FILE, newArrivalKey, readArrivalKey } from '../evidence/index.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, rename, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ImepError } from '../core/errors.js';
-import { buildPlan, type Plan, type PlannedEpisode } from '../protocol/plan.js';
-import { assertPlanSize, describeEstimate } from '../protocol/plan-size.js';
-import { checkpointFile, verifyCheckpoint } from '../protocol/checkpoint.js';
-import { loadProtocol } from '../protocol/load.js';
-import { ProtocolSchema, type Protocol } from '../protocol/schema.js';
-import { seedRanges } from '../protocol/seeds.js';
-import { fsyncDir } from '../evidence/io/atomic-write.js';
-import { detectCodeIdentity, detectPackageVersions } from '../evidence/code-identity.js';
-import { createUnitDir } from '../evidence/transitions/create-unit.js';
-import { currentOperator } from '../evidence/operator.js';
-import { loadFrozenProtocol, precommit, readPrecommit } from '../evidence/transitions/precommit.js';
-import { describeOverlap, findSeedOverlaps, readSeedRegistry } from '../evidence/seed-registry.js';
-import { unitPaths, type Operator, type SeedBand } from '../evidence/unit-layout.js';
+import { buildPlan, type Plan, type PlannedEpisode, assertPlanSize, describeEstimate, checkpointFile, verifyCheckpoint, loadProtocol, ProtocolSchema, type Protocol, seedRanges } from '../protocol/index.js';
 import { inProcessLiteEnvs, openSimulators, type SimulatorContext, type SimulatorOptions } from './bridge-envs.js';
 import { assertCheckpointServes, checkpointPolicyProvider } from './checkpoint-policy.js';
-import type { HostedPolicyRecord } from '../evidence/records/hosted-policy-record.js';
-import { ARRIVAL_ORDER_FILE, newArrivalKey, readArrivalKey } from '../evidence/arrival-order.js';
+import type { HostedPolicyRecord } from '../evidence/index.js';
 import { assertHostedPolicyUnchanged, hostedPolicyKey, remotePolicyProvider, type RemotePolicyProvider } from './remote-policy-provider.js';
 import { assertSimulatorInputsUnchanged, simulatorInputHashes } from './simulator-inputs.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { preflightPlan } from './run-plan.js';
 import type { EnvProvider, PolicyProvider, RunnerSubscriber, SpecSource } from './types.js';
-import { makeLiteEnv } from '../sims/lite/registry.js';
+import { makeLiteEnv } from '../sims/index.js';
 import { exists, unitDirFor } from './unit-dir.js';
 
 /** Default lockstep batch (episodes per inferBatch call). Rows do not depend on it. */

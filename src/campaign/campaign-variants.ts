@@ -5,14 +5,9 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { checkShardCount, planUnits } from '../protocol/shard-plan.js';
-import { ImepError } from '../core/errors.js';
-import { episodesPerUnit, type PlannedEpisode } from '../protocol/plan.js';
-import { NEXT_COMMAND } from '../evidence/lifecycle.js';
-import { currentOperator } from '../evidence/operator.js';
-import { startSmallRun, type SmallRunKind } from '../evidence/small-run.js';
-import { lockShard } from '../evidence/unit-lock.js';
-import { readUnitState } from '../evidence/unit-state.js';
+import { checkShardCount, planUnits, episodesPerUnit, type PlannedEpisode } from '../protocol/index.js';
+import { ImepError } from '../core/index.js';
+import { NEXT_COMMAND, currentOperator, startSmallRun, type SmallRunKind, lockShard, readUnitState } from '../evidence/index.js';
 import { arrivalKeyOf, batchOf, createAndPrecommit, openCampaign, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';

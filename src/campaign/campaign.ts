@@ -11,19 +11,9 @@
  *
  * Every refusal is an ImepError (one line, non-zero exit in the CLI) thrown before the write it refuses.
  */
-import { canonicalJson } from '../core/canonical-json.js';
-import { ImepError } from '../core/errors.js';
-import { episodesPerUnit } from '../protocol/plan.js';
-import { readRows } from '../evidence/io/durable-append.js';
-import { completeRun, resumeRun, startRun, type FormalRun } from '../evidence/transitions/formal-run.js';
-import { isSealedState, NEXT_COMMAND } from '../evidence/lifecycle.js';
-import { currentOperator, sameOperatorOverride } from '../evidence/operator.js';
-import { seal } from '../evidence/transitions/seal.js';
-import { formatStatus, unitStatus } from '../evidence/status.js';
-import { unitPaths } from '../evidence/unit-layout.js';
-import { lockUnit } from '../evidence/unit-lock.js';
-import { readUnitState } from '../evidence/unit-state.js';
-import { checkShardCount, planUnits } from '../protocol/shard-plan.js';
+import { canonicalJson, ImepError } from '../core/index.js';
+import { episodesPerUnit, checkShardCount, planUnits } from '../protocol/index.js';
+import { readRows, completeRun, resumeRun, startRun, type FormalRun, isSealedState, NEXT_COMMAND, currentOperator, sameOperatorOverride, seal, formatStatus, unitStatus, unitPaths, lockUnit, readUnitState } from '../evidence/index.js';
 import { checkHandlesPerServer, checkServerCount } from './bridge-envs.js';
 import { arrivalKeyOf, batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';

@@ -15,10 +15,10 @@
  * whether the scope's records survive from attempt 1 into attempt 2 (across-attempts) or are emptied at
  * every attempt (within-episode).
  */
-import { ImepError } from '../core/errors.js';
-import { loadCheckpoint, readManifest, type CheckpointOptions, type LoadedCheckpoint } from '../policies/checkpoint.js';
-import { ExternalMemoryPolicy } from '../policies/memory-policy.js';
-import type { MemoryConfig, Protocol } from '../protocol/schema.js';
+import { ImepError } from '../core/index.js';
+import { loadCheckpoint, readManifest } from '../policies/checkpoint.js';
+import { type CheckpointOptions, type LoadedCheckpoint, ExternalMemoryPolicy } from '../policies/index.js';
+import type { MemoryConfig, Protocol } from '../protocol/index.js';
 import type { PolicyProvider, RunnerPolicy, SlotMemory, TaskContext } from './types.js';
 
 function adapt(p: ExternalMemoryPolicy, structured: boolean): RunnerPolicy {

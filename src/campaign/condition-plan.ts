@@ -12,12 +12,10 @@
  * or 'none'), and `pointAttempt` is the attempt at whose start (before its first query) the point acts;
  * null for conditions that act at every read, whose "point" is the start of every episode.
  */
-import { ImepError } from '../core/errors.js';
-import type { ConditionSpec } from '../interventions/condition.js';
-import type { SubstitutionMode } from '../interventions/trace.js';
-import { conditionSeed, pointLabel, toConditionSpec } from '../protocol/conditions.js';
-import { SUBSTITUTING_KINDS } from '../protocol/schema-conditions.js';
-import type { ProtocolCondition } from '../protocol/schema.js';
+import { ImepError } from '../core/index.js';
+import type { ConditionSpec, SubstitutionMode } from '../interventions/index.js';
+import { conditionSeed, pointLabel, toConditionSpec, SUBSTITUTING_KINDS } from '../protocol/index.js';
+import type { ProtocolCondition } from '../protocol/index.js';
 
 export interface ConditionPlan {
   readonly condition: ProtocolCondition;

@@ -11,14 +11,11 @@
  * FAIL CLOSED: a unit with no eligible donor, or whose donor holds fewer records than it does, is
  * REMOVED from the condition (its rows 'removed', E_DONOR_SHORT) — never padded, never run unsubstituted.
  */
-import type { BankRecord, ReadHook } from '../banks/record.js';
-import { ImepError } from '../core/errors.js';
-import { interventionHook } from '../interventions/condition.js';
-import { assignDonors, type DonorAssignment } from '../interventions/donor-assignment.js';
-import { snapshotRecords } from '../interventions/install.js';
-import type { Allowlists } from '../runtime/allowlist.js';
-import { isNdArray } from '../bridges/ndarray-codec.js';
-import type { NdArray, ObsValue, SimEnvironment } from '../runtime/environment.js';
+import type { BankRecord, ReadHook } from '../banks/index.js';
+import { ImepError } from '../core/index.js';
+import { interventionHook, assignDonors, type DonorAssignment, snapshotRecords } from '../interventions/index.js';
+import type { Allowlists, NdArray, ObsValue, SimEnvironment } from '../runtime/index.js';
+import { isNdArray } from '../bridges/index.js';
 import type { ConditionPlan } from './condition-plan.js';
 import { runSegmentLoop, type LoopInput } from './episode-loop.js';
 import type { FailureInfo, RunnerPolicy, RunnerSubscriber, SegmentInfo, UnitJob } from './types.js';

@@ -35,28 +35,16 @@
  * reads plus the point; total = those plus its share of the loop's remaining wall time.
  */
 import { performance } from 'node:perf_hooks';
-import { splitObservation, type Allowlists } from '../runtime/allowlist.js';
-import { runSlots, type EpisodeStop, type SlotScheduler, type StartedEpisode } from '../runtime/lockstep.js';
-import type { SimEnvironment, StepResult } from '../runtime/environment.js';
-import type { PolicyOutput } from '../runtime/policy.js';
-import type { ReadHook, RetrievedItem } from '../banks/record.js';
-import { isImepError } from '../core/errors.js';
-import type { InterventionHandle } from '../interventions/condition.js';
-import type { BankWriteEvent, InstallTarget } from '../interventions/install-target.js';
-import { TraceRecorder } from '../interventions/trace.js';
-import type { PlannedEpisode } from '../protocol/plan.js';
-import type { ExecutionNoise } from '../protocol/execution-noise.js';
+import { splitObservation, type Allowlists, runSlots, type EpisodeStop, type SlotScheduler, type StartedEpisode } from '../runtime/index.js';
+import type { SimEnvironment, StepResult, PolicyOutput } from '../runtime/index.js';
+import type { ReadHook, RetrievedItem } from '../banks/index.js';
+import { isImepError } from '../core/index.js';
+import type { InterventionHandle, BankWriteEvent, InstallTarget } from '../interventions/index.js';
+import { TraceRecorder } from '../interventions/index.js';
+import type { PlannedEpisode, ExecutionNoise } from '../protocol/index.js';
 import type { ConditionPlan } from './condition-plan.js';
 import { executedOutput } from './executed-action.js';
-import type {
-  EpisodeClock,
-  FailureInfo,
-  RunnerPolicy,
-  RunnerSubscriber,
-  SegmentInfo,
-  UnitJob,
-  UnitOutcome,
-} from './types.js';
+import type { EpisodeClock, FailureInfo, RunnerPolicy, RunnerSubscriber, SegmentInfo, UnitJob, UnitOutcome } from './types.js';
 
 export interface LoopInput {
   readonly segment: SegmentInfo;

@@ -4,10 +4,9 @@
  * steps the environment with it and tells its subscribers it (so rows' action digests are of what was
  * executed). A non-float action under noise is refused, naming the field (the noise is defined on floats).
  */
-import { ImepError } from '../core/errors.js';
-import type { NdArray } from '../runtime/environment.js';
-import { noisyAction, type ExecutionNoise, type NoiseEpisode } from '../protocol/execution-noise.js';
-import type { PolicyOutput } from '../runtime/policy.js';
+import { ImepError } from '../core/index.js';
+import type { NdArray, PolicyOutput } from '../runtime/index.js';
+import { noisyAction, type ExecutionNoise, type NoiseEpisode } from '../protocol/index.js';
 
 export function executedOutput(noise: ExecutionNoise | undefined, ep: NoiseEpisode, step: number, output: PolicyOutput): PolicyOutput {
   if (noise === undefined) return output;

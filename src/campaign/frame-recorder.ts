@@ -8,11 +8,10 @@
  * it with the rest of the unit and a resumed run rewrites it exactly (the simulators are deterministic).
  * Recorded: the listed conditions, the first `units` seeds of each task. Off when the protocol has no `frames`.
  */
-import { downsampleRgb, encodePngRgb } from '../core/png.js';
-import type { NdArray, StepResult } from '../runtime/environment.js';
-import type { TraceEntry } from '../interventions/trace.js';
-import type { PlannedEpisode } from '../protocol/plan.js';
-import type { Frames } from '../protocol/schema-frames.js';
+import { downsampleRgb, encodePngRgb } from '../core/index.js';
+import type { NdArray, StepResult } from '../runtime/index.js';
+import type { TraceEntry } from '../interventions/index.js';
+import type { PlannedEpisode, Frames } from '../protocol/index.js';
 import type { RowSink } from './row-sink.js';
 import type { EpisodeEnd, RunnerSubscriber } from './types.js';
 

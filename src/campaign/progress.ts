@@ -3,7 +3,7 @@
  * condition's done/total, the run's done/total, episodes per second and ETA); otherwise it prints plain
  * lines — one per ~5% of the run and one when a condition's segment completes — so logs stay readable.
  */
-import type { PlannedEpisode } from '../protocol/plan.js';
+import type { PlannedEpisode } from '../protocol/index.js';
 import type { RunnerSubscriber, UnitJob, UnitOutcome } from './types.js';
 
 export interface ProgressStream {

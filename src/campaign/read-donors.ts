@@ -13,11 +13,10 @@
  * pre-point records in a bank than the unit's own reference run read, is REMOVED from the condition (E_DONOR_SHORT);
  * a pre-point record met only during the run, with no donor payload paired to it, fails that episode.
  */
-import type { NdArray, ObsValue, StepResult } from '../runtime/environment.js';
-import { ImepError } from '../core/errors.js';
-import { assignDonors, type DonorAssignment } from '../interventions/donor-assignment.js';
-import { alignByRank, PrePointCapture, type PrePointItems } from '../interventions/read-swap.js';
-import type { PlannedEpisode } from '../protocol/plan.js';
+import type { NdArray, ObsValue, StepResult } from '../runtime/index.js';
+import { ImepError } from '../core/index.js';
+import { assignDonors, type DonorAssignment, alignByRank, PrePointCapture, type PrePointItems } from '../interventions/index.js';
+import type { PlannedEpisode } from '../protocol/index.js';
 import { runReferencePrepass, type DonorInput } from './donors.js';
 import type { FailureInfo, RunnerSubscriber, UnitJob, UnitOutcome } from './types.js';
 

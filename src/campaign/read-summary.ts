@@ -18,10 +18,9 @@
  *   from its ReadContext (as recorded in the trace entry); null when the episode made no read.
  */
 import { hash } from 'node:crypto';
-import type { ReadSummary } from '../evidence/records/episode-row.js';
-import type { InstallationRecord } from '../interventions/install.js';
-import type { SubstitutionMode, TraceEntry } from '../interventions/trace.js';
-import { survivalCoverage } from '../interventions/coverage.js';
+import type { ReadSummary } from '../evidence/index.js';
+import type { InstallationRecord, SubstitutionMode, TraceEntry } from '../interventions/index.js';
+import { survivalCoverage } from '../interventions/index.js';
 
 export interface ReadSummaryOptions {
   readonly mode: SubstitutionMode;

@@ -21,15 +21,11 @@ import { existsSync } from 'node:fs';
 // The bridge client, process supervision and key loading (zeromq, execa) are imported inside
 // remotePolicyProvider: every campaign process imports this module via campaign-setup, and checkpoint
 // campaigns (every lite shard) must not pay their load time.
-import type { CurveClientKeys } from '../bridges/curve-keys.js';
-import type { PolicyIdentity } from '../bridges/op-schemas.js';
-import type { ServerSupervisor } from '../bridges/supervisor.js';
-import { canonicalJson } from '../core/canonical-json.js';
-import { ImepError, isImepError } from '../core/errors.js';
-import { sha256Hex } from '../core/hash.js';
-import type { RemotePolicy } from '../policies/remote-policy.js';
-import type { Protocol, RemotePolicyConfig } from '../protocol/schema.js';
-import type { HostedPolicyRecord } from '../evidence/records/hosted-policy-record.js';
+import type { CurveClientKeys, PolicyIdentity, ServerSupervisor } from '../bridges/index.js';
+import { canonicalJson, ImepError, isImepError, sha256Hex } from '../core/index.js';
+import type { RemotePolicy } from '../policies/index.js';
+import type { Protocol, RemotePolicyConfig } from '../protocol/index.js';
+import type { HostedPolicyRecord } from '../evidence/index.js';
 import type { PolicyProvider, RunnerPolicy, SlotMemory, TaskContext } from './types.js';
 
 /** The checkpointHashes key of a hosted policy's identity digest. */
@@ -173,7 +169,7 @@ export async function remotePolicyProvider(protocol: Protocol, ctx: RemotePolicy
       import('../bridges/endpoint.js'),
       import('../bridges/supervisor.js'),
       import('../policies/remote-policy.js'),
-      import('../bridges/sandbox.js'),
+      import('../bridges/index.js'),
     ]);
     let endpoint: string;
     let supervisor: ServerSupervisor | undefined;

@@ -10,13 +10,10 @@
  * A failed episode has a null outcome; an attempt not run because an earlier attempt of its scope
  * failed is 'failed' with steps 0; a removed unit's rows are 'removed' with the removal's failure code.
  */
-import type { ObsValue, StepResult } from '../runtime/environment.js';
-import type { PointOutcome } from '../interventions/condition.js';
-import type { InstallationRecord } from '../interventions/install.js';
-import type { TraceEntry } from '../interventions/trace.js';
-import type { PolicyOutput } from '../runtime/policy.js';
-import type { PlannedEpisode } from '../protocol/plan.js';
-import { EpisodeRowSchema, EpisodeTimingSchema, type EpisodeRow, type EpisodeTiming } from '../evidence/records/episode-row.js';
+import type { ObsValue, StepResult, PolicyOutput } from '../runtime/index.js';
+import type { PointOutcome, InstallationRecord, TraceEntry } from '../interventions/index.js';
+import type { PlannedEpisode } from '../protocol/index.js';
+import { EpisodeRowSchema, EpisodeTimingSchema, type EpisodeRow, type EpisodeTiming } from '../evidence/index.js';
 import { ActionDigest } from './action-digest.js';
 import { afterPoint, type ConditionPlan } from './condition-plan.js';
 import { emptyReadSummary, ReadSummaryBuilder } from './read-summary.js';

@@ -13,10 +13,8 @@
  * byte, else E_UNIT_TAMPERED — rows are deterministic, so a difference means the rows file was changed,
  * or the code or checkpoint differs from the run's start.
  */
-import { canonicalJson } from '../core/canonical-json.js';
-import { ImepError } from '../core/errors.js';
-import type { EpisodeRow, EpisodeTiming } from '../evidence/records/episode-row.js';
-import type { SeqLine } from '../evidence/io/row-writer.js';
+import { canonicalJson, ImepError } from '../core/index.js';
+import type { EpisodeRow, EpisodeTiming, SeqLine } from '../evidence/index.js';
 
 /** The durable face of a run (FormalRun and SmallRun are RowWriters; shards have their own). */
 export interface RowTarget {

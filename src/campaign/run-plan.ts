@@ -12,22 +12,18 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { assertDisjointAllowlists } from '../runtime/allowlist.js';
-import type { EnvSpec, SimEnvironment } from '../runtime/environment.js';
-import { canonicalJson } from '../core/canonical-json.js';
-import { ImepError } from '../core/errors.js';
-import { readJsonLines } from '../evidence/io/durable-append.js';
-import { interventionHook } from '../interventions/condition.js';
-import type { PlannedEpisode } from '../protocol/plan.js';
-import type { Protocol, ProtocolCondition } from '../protocol/schema.js';
-import { arrivalOrder } from '../evidence/arrival-order.js';
+import { assertDisjointAllowlists, factsOf } from '../runtime/index.js';
+import type { EnvSpec, SimEnvironment } from '../runtime/index.js';
+import { canonicalJson, ImepError } from '../core/index.js';
+import { readJsonLines, arrivalOrder } from '../evidence/index.js';
+import { interventionHook } from '../interventions/index.js';
+import type { PlannedEpisode, Protocol, ProtocolCondition } from '../protocol/index.js';
 import { conditionPlan, type ConditionPlan } from './condition-plan.js';
 import { declaredFact, prepareDonors } from './donors.js';
 import { prepareReadDonors } from './read-donors.js';
 import { runSegmentLoop } from './episode-loop.js';
 import { RowRecorder } from './row-recorder.js';
 import type { RowSink } from './row-sink.js';
-import { factsOf } from '../runtime/task-facts.js';
 import { FrameRecorder, recordedSeeds } from './frame-recorder.js';
 import type { EnvProvider, PolicyProvider, RunnerPolicy, RunnerSubscriber, SegmentInfo, SpecSource, TaskContext, TaskEntry, UnitJob } from './types.js';
 

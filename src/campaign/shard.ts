@@ -21,17 +21,12 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { canonicalJson } from '../core/canonical-json.js';
-import { ImepError } from '../core/errors.js';
-import { writeJsonAtomic } from '../evidence/io/atomic-write.js';
-import { cutToCommittedRows, readJsonLines } from '../evidence/io/durable-append.js';
-import { readRecord } from '../evidence/io/record-file.js';
-import { RowWriter } from '../evidence/io/row-writer.js';
-import { OperatorSchema, type Operator } from '../evidence/unit-layout.js';
+import { canonicalJson, ImepError } from '../core/index.js';
+import { writeJsonAtomic, cutToCommittedRows, readJsonLines, readRecord, RowWriter, OperatorSchema, type Operator } from '../evidence/index.js';
 import type { RowTarget } from './row-sink.js';
 
-export { parseShard, shardFilter, type ShardSpec } from '../protocol/shard-plan.js';
-import type { ShardSpec } from '../protocol/shard-plan.js';
+export { parseShard, shardFilter, type ShardSpec } from '../protocol/index.js';
+import type { ShardSpec } from '../protocol/index.js';
 
 export function shardDir(unitDir: string, spec: ShardSpec): string {
   return join(`${unitDir}.shards`, `shard-${spec.index}-of-${spec.count}`);

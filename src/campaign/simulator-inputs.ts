@@ -10,10 +10,8 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { canonicalJson } from '../core/canonical-json.js';
-import { ImepError } from '../core/errors.js';
-import { sha256Hex } from '../core/hash.js';
-import type { Protocol } from '../protocol/schema.js';
+import { canonicalJson, ImepError, sha256Hex } from '../core/index.js';
+import type { Protocol } from '../protocol/index.js';
 import { resolveReplayDir, type SimulatorContext } from './bridge-envs.js';
 
 export async function folderDigest(dir: string): Promise<string> {

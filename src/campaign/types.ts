@@ -4,14 +4,9 @@
  * (src/runtime/policy.ts); rows, traces and the progress display are SUBSCRIBERS (after openpi's
  * runtime), never code inside the loop.
  */
-import type { EnvSpec, SimEnvironment, StepResult } from '../runtime/environment.js';
-import type { InstallTarget } from '../interventions/install-target.js';
-import type { PointOutcome } from '../interventions/condition.js';
-import type { TraceEntry } from '../interventions/trace.js';
-import type { BatchPolicy, MemoryReadable, PolicyOutput } from '../runtime/policy.js';
-import type { PlannedEpisode } from '../protocol/plan.js';
-import type { ProtocolCondition } from '../protocol/schema.js';
-import type { TaskFacts } from '../runtime/task-facts.js';
+import type { EnvSpec, SimEnvironment, StepResult, BatchPolicy, MemoryReadable, PolicyOutput, TaskFacts } from '../runtime/index.js';
+import type { InstallTarget, PointOutcome, TraceEntry } from '../interventions/index.js';
+import type { PlannedEpisode, ProtocolCondition } from '../protocol/index.js';
 
 /** The memory of one batch slot, as the runner sees it. */
 export interface SlotMemory {

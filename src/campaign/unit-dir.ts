@@ -9,7 +9,7 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 
 export const HASH_CHARS = 12;
 

@@ -19,11 +19,11 @@
  * environment is made); `motorRegistries()` returns the one each K's environment reported.
  * Environments are made lazily, one per K, and closed by `close()`, which also closes the client.
  */
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import { BridgeClient } from '../bridges/client.js';
-import { RemoteEnvironment } from '../bridges/remote-environment.js';
-import type { HelloReply } from '../bridges/op-schemas.js';
-import type { NdArray } from '../runtime/environment.js';
+import { RemoteEnvironment } from '../bridges/index.js';
+import type { HelloReply } from '../bridges/index.js';
+import type { NdArray } from '../runtime/index.js';
 import type { Chain } from './manifest-schema.js';
 import { outcomeOf, queryOptions, type ChainExecutor, type ExecutionOutcome, type ExecutionRun, type ExecutorIdentity } from './executor.js';
 

@@ -20,7 +20,7 @@
  *
  * Centroids always come from the curated record set, whatever the condition.
  */
-import { Prng, type Seed } from '../core/prng.js';
+import { Prng, type Seed } from '../core/index.js';
 import { LooCentroids } from './centroids.js';
 import type { Chain, ChainManifest } from './manifest-schema.js';
 import { chainEvents, chainMemory, inMemorySet, type ChainEvent, type ChainRecordSet, type MemorySet } from './records.js';

@@ -13,9 +13,8 @@
  * tests check — so every number the summary shows comes from sealed rows by code.
  */
 import { z } from 'zod';
-import { ImepError } from '../core/errors.js';
-import { PRNG_NAME, PRNG_VERSION } from '../core/prng.js';
-import { unitPaths, type Operator } from '../evidence/unit-layout.js';
+import { ImepError, PRNG_NAME, PRNG_VERSION } from '../core/index.js';
+import { unitPaths, type Operator } from '../evidence/index.js';
 import { decideAll, DECISIONS_FORMAT, DECISIONS_VERSION, type DecisionTable } from './decisions.js';
 import { decisionConditions } from './conditions.js';
 import { LADDER_CONDITIONS, type LadderCondition, type LadderRow } from './ladder.js';

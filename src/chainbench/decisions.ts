@@ -5,9 +5,7 @@
  * replayed by the same core. The ladder's per-chain choices travel with it for the record.
  */
 import { z } from 'zod';
-import { ImepError } from '../core/errors.js';
-import { PRNG_NAME, PRNG_VERSION, type Seed } from '../core/prng.js';
-import { canonicalPrettyJson } from '../core/canonical-json.js';
+import { ImepError, PRNG_NAME, PRNG_VERSION, type Seed, canonicalPrettyJson } from '../core/index.js';
 import { decisionConditions, type ConditionDecisions } from './conditions.js';
 import type { FallbackMode } from './readout.js';
 import { runDecisionLadder, LADDER_CONDITIONS, type LadderResult } from './ladder.js';

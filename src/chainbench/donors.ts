@@ -5,9 +5,8 @@
  * eligible — computed in O(n log n) instead of O(n²) by keeping one sorted list per fact and one per
  * "every fact but f". A test holds it to assignDonors on the same units.
  */
-import { ImepError } from '../core/errors.js';
-import { Prng, type Seed } from '../core/prng.js';
-import type { DonorAssignmentEntry, DonorMode, DonorUnit } from '../interventions/donor-assignment.js';
+import { ImepError, Prng, type Seed } from '../core/index.js';
+import type { DonorAssignmentEntry, DonorMode, DonorUnit } from '../interventions/index.js';
 
 const byScope = (a: DonorUnit, b: DonorUnit): number => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0);
 

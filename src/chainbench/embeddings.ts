@@ -10,7 +10,7 @@
  * identifiers of the manifest they are built from; a renaming (renaming.ts) carries the built features
  * over unchanged instead of re-deriving them.
  */
-import { Prng } from '../core/prng.js';
+import { Prng } from '../core/index.js';
 import type { FeatureSpec } from './manifest-schema.js';
 
 /** The default features of generated manifests. */

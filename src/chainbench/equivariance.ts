@@ -10,7 +10,7 @@
  * alphabetical tie-break), which the scores alone could hide. The renamings are fixed transformations
  * of the same chains, not new samples.
  */
-import { Prng, type Seed } from '../core/prng.js';
+import { Prng, type Seed } from '../core/index.js';
 import type { ChainManifest } from './manifest-schema.js';
 import type { ChainRecordSet } from './records.js';
 import { identifiersOf, randomRenaming, renameManifest, renameRecords } from './renaming.js';

@@ -25,9 +25,9 @@ export type ExecutorIdentity =
       readonly executionSuccess: number;
       readonly server: { readonly name: string; readonly version: string; readonly protocol: number; readonly adapters: readonly string[] };
     };
-import { ImepError } from '../core/errors.js';
-import { ChainDrawersLite } from '../sims/lite/chain-drawers.js';
-import type { SimEnvironment, StepResult } from '../runtime/environment.js';
+import { ImepError } from '../core/index.js';
+import { ChainDrawersLite } from '../sims/index.js';
+import type { SimEnvironment, StepResult } from '../runtime/index.js';
 import type { Chain, ChainManifest } from './manifest-schema.js';
 
 export type ExecutorSlot = 'primary' | 'replay';

@@ -15,17 +15,9 @@
  * frame hash is computed on the lite simulator under the final fact (validation recomputes it under every
  * possible fact).
  */
-import { ImepError } from '../core/errors.js';
-import { PRNG_NAME, PRNG_VERSION, Prng } from '../core/prng.js';
+import { ImepError, PRNG_NAME, PRNG_VERSION, Prng } from '../core/index.js';
 import { DEFAULT_FEATURES } from './embeddings.js';
-import {
-  CHAIN_MANIFEST_FORMAT,
-  CHAIN_MANIFEST_VERSION,
-  type Chain,
-  type ChainManifest,
-  type Episode,
-  type FeatureSpec,
-} from './manifest-schema.js';
+import { CHAIN_MANIFEST_FORMAT, CHAIN_MANIFEST_VERSION, type Chain, type ChainManifest, type Episode, type FeatureSpec } from './manifest-schema.js';
 import { LITE_MAX_K, LITE_OBJECT_NAMES, LiteQueryObserver, type QueryObserver } from './query-frame.js';
 
 export const GENERATOR_NAME = 'chaindrawers-lite-generator';

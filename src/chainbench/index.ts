@@ -1,5 +1,5 @@
 /** ChainBench: chain manifests, decision readouts, the decision ladder, replay with constructive pairing. */
-export { canonicalJson, canonicalPrettyJson, canonicalHash as canonicalSha256 } from '../core/canonical-json.js';
+export { canonicalJson, canonicalPrettyJson, canonicalHash as canonicalSha256 } from '../core/index.js';
 export {
   CHAIN_MANIFEST_FORMAT,
   CHAIN_MANIFEST_VERSION,
@@ -43,7 +43,7 @@ export {
 export { LADDER_CONDITIONS, runDecisionLadder, type LadderResult, type LadderRow } from './ladder.js';
 export { decideAll, parseDecisionTable, decisionTableText, DecisionTableSchema, type DecisionTable } from './decisions.js';
 export { LiteChainExecutor, SimEnvironmentChainExecutor, type ChainExecutor, type ExecutionOutcome, type ExecutionRun, type ExecutorIdentity } from './executor.js';
-export { BridgeChainExecutor, DEFAULT_BRIDGE_ENV, type BridgeExecutorOptions } from './bridge-executor.js';
+export type { BridgeExecutorOptions } from './bridge-executor.js';
 export {
   replayDecisions,
   planReplay,
@@ -55,9 +55,9 @@ export {
   type ReplayPlan,
   type ChainReplay,
 } from './replay.js';
-export { buildSealedUnit, openSealedUnit, type BuiltUnit, type SealedUnitRead } from './unit-io.js';
-export { DECISIONS_UNIT_KIND, writeDecisionUnit, readDecisionUnit, type DecisionRow, type DecisionUnitRead, type WrittenDecisionUnit } from './decision-unit.js';
-export { REPLAY_UNIT_KIND, writeReplayUnit, readReplayUnit, type PairingProof, type ReplayUnitRead, type ReplayUnitRow, type WrittenReplayUnit } from './replay-unit.js';
+export type { BuiltUnit, SealedUnitRead } from './unit-io.js';
+export type { DecisionRow, DecisionUnitRead, WrittenDecisionUnit } from './decision-unit.js';
+export type { PairingProof, ReplayUnitRead, ReplayUnitRow, WrittenReplayUnit } from './replay-unit.js';
 export { summarizeDecisions, summarizeReplay, type DecisionSummary, type ReplaySummary } from './results.js';
 export { identifiersOf, randomRenaming, renameManifest, renameRecords } from './renaming.js';
 export { auditLabelEquivariance, type AuditedReadout, type EquivarianceAudit } from './equivariance.js';

@@ -17,11 +17,11 @@
  * Chains enter the ladder when their archived full-memory decision went through the readout
  * (path 'readout'); others are counted as excluded.
  */
-import { ImepError } from '../core/errors.js';
-import type { Seed } from '../core/prng.js';
-import type { DonorAssignmentEntry } from '../interventions/donor-assignment.js';
+import { ImepError } from '../core/index.js';
+import type { Seed } from '../core/index.js';
+import type { DonorAssignmentEntry } from '../interventions/index.js';
 import { assignDonorsFast } from './donors.js';
-import { stepTensorUlp } from '../interventions/ulp.js';
+import { stepTensorUlp } from '../interventions/index.js';
 import { centroidDigest } from './centroids.js';
 import { centroidsOf, type ConditionDecisions } from './conditions.js';
 import type { Chain, ChainManifest } from './manifest-schema.js';

@@ -5,7 +5,7 @@
  * changed. A rebuild that drops and adds chains is visible here as removed/added ids, whatever the
  * reason for it was.
  */
-import { canonicalJson } from '../core/canonical-json.js';
+import { canonicalJson } from '../core/index.js';
 import { manifestHash } from './manifest-io.js';
 import type { Chain, ChainManifest } from './manifest-schema.js';
 

@@ -9,8 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ImepError, isImepError } from '../core/errors.js';
-import { canonicalHash as canonicalSha256, canonicalPrettyJson } from '../core/canonical-json.js';
+import { ImepError, isImepError, canonicalHash as canonicalSha256, canonicalPrettyJson } from '../core/index.js';
 import { ChainManifestSchema, type Chain, type ChainManifest } from './manifest-schema.js';
 import { validateManifest, type ValidateOptions } from './manifest-validate.js';
 

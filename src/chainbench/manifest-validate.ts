@@ -18,7 +18,7 @@
  *  - with `simulator: true` (the default) the query observation is reset once per possible hidden fact
  *    and each hash must equal `queryFrameHash`: the query may not differ across hidden facts.
  */
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import type { Chain, ChainManifest } from './manifest-schema.js';
 import { LITE_MAX_K, LITE_OBJECT_NAMES, LiteQueryObserver, type QueryObserver } from './query-frame.js';
 

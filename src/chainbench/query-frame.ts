@@ -10,8 +10,7 @@
  * `QueryObserver` is the seam: tests substitute a deliberately leaky observer.
  */
 import { createHash } from 'node:crypto';
-import { CHAIN_OBJECTS, ChainDrawersLite } from '../sims/lite/chain-drawers.js';
-import { frameOf, toolOf } from '../sims/lite/scripted.js';
+import { CHAIN_OBJECTS, ChainDrawersLite, frameOf, toolOf } from '../sims/index.js';
 
 /** The largest K ChainDrawers-lite provides. */
 export const LITE_MAX_K = 4;

@@ -17,8 +17,8 @@
  * every other chain and condition; 'fixed' always answers position 0. Both have chance accuracy 1/K on
  * balanced facts. No language model is called anywhere on this path.
  */
-import type { TextMemory, TextRecord } from '../banks/text-memory.js';
-import { Prng, type Seed } from '../core/prng.js';
+import type { TextMemory, TextRecord } from '../banks/index.js';
+import { Prng, type Seed } from '../core/index.js';
 import type { Chain } from './manifest-schema.js';
 
 export type FallbackMode = 'uniform' | 'fixed';

@@ -17,7 +17,7 @@
  *    previous revision kept — the memory holds an outdated fact for rewritten chains, and nothing about
  *    the query object for chains written once.
  */
-import { TextMemory, type TextRecordInput } from '../banks/text-memory.js';
+import { TextMemory, type TextRecordInput } from '../banks/index.js';
 import { EventEmbedder } from './embeddings.js';
 import type { Chain, ChainManifest } from './manifest-schema.js';
 

@@ -9,8 +9,7 @@
  * seeds and the event features are unchanged (features are carried over, not re-derived). The renamed
  * manifest's query frame hashes no longer describe simulator objects; it is for readouts only.
  */
-import { ImepError } from '../core/errors.js';
-import { Prng } from '../core/prng.js';
+import { ImepError, Prng } from '../core/index.js';
 import type { ChainManifest } from './manifest-schema.js';
 import type { ChainEvent, ChainRecordSet } from './records.js';
 

@@ -17,9 +17,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { ImepError } from '../core/errors.js';
-import { sha256Hex } from '../core/hash.js';
-import { unitPaths, type Operator } from '../evidence/unit-layout.js';
+import { ImepError, sha256Hex } from '../core/index.js';
+import { unitPaths, type Operator } from '../evidence/index.js';
 import type { ChainExecutor, ExecutorIdentity } from './executor.js';
 import { freezeManifest, parseManifestData } from './manifest-io.js';
 import type { ChainManifest } from './manifest-schema.js';

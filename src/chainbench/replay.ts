@@ -19,7 +19,7 @@
  * `onChain` receives each chain's executions and rows as soon as they exist (replay-unit.ts makes one
  * durable row of them).
  */
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import type { Chain, ChainManifest } from './manifest-schema.js';
 import type { ChainExecutor, ExecutorSlot } from './executor.js';
 

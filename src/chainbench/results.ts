@@ -20,10 +20,7 @@
  * Every Δ bootstrap uses the same seed (`<seed>/delta`), so two conditions with identical per-chain
  * outcomes on the same chains get identical intervals (common random numbers across contrasts).
  */
-import { clopperPearson } from '../stats/clopper-pearson.js';
-import { pairedBootstrap, type BootstrapResult } from '../stats/bootstrap.js';
-import { newcombe } from '../stats/newcombe.js';
-import { pairedDesign } from '../stats/paired-outcomes.js';
+import { clopperPearson, pairedBootstrap, type BootstrapResult, newcombe, pairedDesign } from '../stats/index.js';
 import type { Chain, ChainManifest } from './manifest-schema.js';
 import type { DecisionTable } from './decisions.js';
 import { LADDER_CONDITIONS } from './ladder.js';

@@ -20,20 +20,10 @@ import { chmod, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { z } from 'zod';
-import { ImepError } from '../core/errors.js';
-import { canonicalHash, type JsonValue } from '../core/canonical-json.js';
-import { createUnit } from '../evidence/unit.js';
-import { detectCodeIdentity, detectPackageVersions } from '../evidence/code-identity.js';
-import { loadFrozenProtocol } from '../evidence/transitions/precommit.js';
-import { readRows } from '../evidence/io/durable-append.js';
-import { isSealedState } from '../evidence/lifecycle.js';
-import { readUnitState } from '../evidence/unit-state.js';
-import { UnitIdSchema, unitPaths, type Operator } from '../evidence/unit-layout.js';
-import { assertUnitIntact, type VerifyOk } from '../evidence/verify/verify.js';
-import { fsyncDir } from '../evidence/io/atomic-write.js';
+import { ImepError, canonicalHash, type JsonValue } from '../core/index.js';
+import { createUnit, detectCodeIdentity, detectPackageVersions, loadFrozenProtocol, readRows, isSealedState, readUnitState, UnitIdSchema, unitPaths, type Operator, assertUnitIntact, type VerifyOk, fsyncDir, readSeal, type SealRecord } from '../evidence/index.js';
 import { packageRoot } from '../bridges/supervisor.js';
-import { readSeal, type SealRecord } from '../evidence/transitions/seal.js';
-import type { PrecommitRecord } from '../evidence/transitions/precommit.js';
+import type { PrecommitRecord } from '../evidence/index.js';
 
 export interface BuildUnitInput {
   /** The unit folder to create (must not exist, or be empty). */

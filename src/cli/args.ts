@@ -1,4 +1,4 @@
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 
 /** Strict argument parsers for the CLI: each names the offending argument in its error. */
 

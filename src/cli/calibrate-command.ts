@@ -5,7 +5,7 @@
  * written). The campaign-level designs' evidence units are temporary unless --keep-units names a folder.
  */
 import type { Command } from 'commander';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import { parseCount } from './args.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -24,8 +24,12 @@ export function registerCalibrateCommand(program: Command): void {
     .option('--keep-units <dir>', 'keep the campaign-level designs’ evidence units in this new or empty folder (default: temporary, removed)')
     .action(async (options: { suite?: string; out: string; campaigns?: string; quick?: boolean; batch: string; keepUnits?: string }) => {
       // imported when the command runs: `imep --help` registers this command and must not load the runner
-      const { calibrate, loadSuite, noisyLines, writeCalibration } = await import('../calibration/index.js');
-      const { PACKAGE_ROOT } = await import('../campaign/index.js');
+      const [{ calibrate }, { loadSuite, noisyLines }, { writeCalibration }, { PACKAGE_ROOT }] = await Promise.all([
+        import('../calibration/calibrate.js'),
+        import('../calibration/index.js'),
+        import('../calibration/write-calibration.js'),
+        import('../campaign/campaign-setup.js'),
+      ]);
       const suiteFile = options.suite ?? (existsSync(DEFAULT_SUITE) ? DEFAULT_SUITE : join(PACKAGE_ROOT, DEFAULT_SUITE));
       const loaded = await loadSuite(suiteFile);
       const batchSize = parseCount('--batch', options.batch);

@@ -14,34 +14,22 @@
  * UNIT is a unit folder (campaigns/<protocol id>-<hash12>). Progress goes to stderr (one live line on a
  * TTY, plain lines otherwise); results to stdout. Refusals: one line, non-zero exit (exit-codes.ts).
  */
-import { PLAN_ROWS_CONFIRM, PLAN_ROWS_MAX } from '../protocol/plan-size.js';
+import { PLAN_ROWS_CONFIRM, PLAN_ROWS_MAX } from '../protocol/index.js';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { ImepError } from '../core/errors.js';
-import { amend } from '../evidence/transitions/amend.js';
-import { failRun } from '../evidence/transitions/formal-run.js';
-import { currentOperator } from '../evidence/operator.js';
-import { lockUnit } from '../evidence/unit-lock.js';
+import { ImepError, asTyped, cliName } from '../core/index.js';
+import { amend, failRun, currentOperator, lockUnit, seal, formatStatus, unitStatus, describeIssue, parseExpectedRoot, verifyUnit } from '../evidence/index.js';
 import { smallRunSummary } from './small-run-summary.js';
-import { seal } from '../evidence/transitions/seal.js';
-import { readCanaryNote } from '../adjudication/read-canary-note.js';
-import { formatStatus, unitStatus } from '../evidence/status.js';
-import { describeIssue, parseExpectedRoot, verifyUnit } from '../evidence/verify/verify.js';
-import { asTyped, cliName } from '../core/cli-name.js';
-import { describeUntrusted } from '../signing/trust.js';
+import { readCanaryNote } from '../adjudication/index.js';
+import { describeUntrusted, describeSignatures } from '../signing/index.js';
 import { describeVerified, identityWarnings, stageShortfall } from './verify-output.js';
-import type { VerifyOk } from '../evidence/verify/verify-types.js';
-import { describeSignatures } from '../signing/describe.js';
-import { adjudicateStep, closeoutStep, crossCheckStep, resumeThrough, runThrough } from '../app/index.js';
-import {
-  DEFAULT_BATCH,
-  parseShard,
-  precommitCampaign,
-  smallRunCampaign,
-  type CampaignOptions,
-  type Through,
-} from '../campaign/index.js';
+import type { VerifyOk } from '../evidence/index.js';
+import { adjudicateStep, closeoutStep, crossCheckStep, resumeThrough, runThrough } from '../app/pipeline.js';
+import { DEFAULT_BATCH } from '../campaign/campaign-setup.js';
+import { parseShard, type CampaignOptions, type Through } from '../campaign/index.js';
+import { precommitCampaign } from '../campaign/campaign.js';
+import { smallRunCampaign } from '../campaign/campaign-variants.js';
 import { parseChoice, parseCount } from './args.js';
 
 interface CommonOpts {

@@ -14,39 +14,14 @@
  * is computed from a unit's verified rows after it is sealed.
  */
 import type { Command } from 'commander';
-import { ImepError } from '../core/errors.js';
-import { pp, signedPp, textTable } from '../report/text-table.js';
+import { ImepError } from '../core/index.js';
+import { pp, signedPp, textTable } from '../report/index.js';
 import { stat } from 'node:fs/promises';
-import {
-  auditLabelEquivariance,
-  BridgeChainExecutor,
-  buildChainRecords,
-  decisionConditions,
-  DEFAULT_BRIDGE_ENV,
-  diffManifests,
-  generateChainManifest,
-  LiteChainExecutor,
-  loadManifest,
-  readDecisionUnit,
-  readReplayUnit,
-  summarizeDecisions,
-  summarizeReplay,
-  writeDecisionUnit,
-  writeManifest,
-  writeReplayUnit,
-  FALLBACK_MODES,
-  DECISIONS_UNIT_KIND,
-  REPLAY_UNIT_KIND,
-  type ChainExecutor,
-  type DecisionSummary,
-  type DecisionUnitRead,
-  type ExecutorIdentity,
-  type ReplaySummary,
-  type ReplayUnitRead,
-} from '../chainbench/index.js';
-import { readUnitState } from '../evidence/unit-state.js';
-import { loadFrozenProtocol } from '../evidence/transitions/precommit.js';
-import { assertUnitIntact } from '../evidence/verify/verify.js';
+import { auditLabelEquivariance, buildChainRecords, decisionConditions, diffManifests, generateChainManifest, LiteChainExecutor, loadManifest, summarizeDecisions, summarizeReplay, writeManifest, FALLBACK_MODES, type ChainExecutor, type DecisionSummary, type DecisionUnitRead, type ExecutorIdentity, type ReplaySummary, type ReplayUnitRead } from '../chainbench/index.js';
+import { BridgeChainExecutor, DEFAULT_BRIDGE_ENV } from '../chainbench/bridge-executor.js';
+import { readDecisionUnit, writeDecisionUnit, DECISIONS_UNIT_KIND } from '../chainbench/decision-unit.js';
+import { readReplayUnit, writeReplayUnit, REPLAY_UNIT_KIND } from '../chainbench/replay-unit.js';
+import { readUnitState, loadFrozenProtocol, assertUnitIntact } from '../evidence/index.js';
 import { parseChoice, parseCount, parseProbability } from './args.js';
 
 function parseSeed(flag: string, raw: string): number {

@@ -16,11 +16,10 @@
  * `merge`, `status`, `plan` and `submit` need none of the policy runtime, simulators and bridge modules
  * that `shard-run` loads (hundreds of files, a few tenths of a second of start-up each time).
  */
-import { asTyped } from '../core/cli-name.js';
+import { asTyped, ImepError } from '../core/index.js';
 import type { Command } from 'commander';
-import { ImepError } from '../core/errors.js';
-import { parseShard } from '../campaign/shard.js';
-import type { EnvProvider } from '../campaign/types.js';
+import { parseShard } from '../protocol/index.js';
+import type { EnvProvider } from '../campaign/index.js';
 import { parseCount } from './args.js';
 
 /** What tests may inject (the production CLI passes nothing). */
@@ -48,7 +47,7 @@ export function registerCluster(group: Command, deps: ClusterDeps = {}): void {
     .argument('<unit>', 'the unit folder')
     .requiredOption('--shards <n>', 'number of shards (at most the number of units)')
     .action(async (unit: string, o: { shards: string }) => {
-      const { formatPlan, planCluster } = await import('../cluster/submit.js');
+      const { formatPlan, planCluster } = await import('../cluster/index.js');
       for (const line of formatPlan(await planCluster(unit, positive('--shards', o.shards)))) out(line);
     });
 
@@ -64,7 +63,7 @@ export function registerCluster(group: Command, deps: ClusterDeps = {}): void {
     .option('--batch <n>', 'episodes stepped together through the policy in each shard (rows do not depend on it)')
     .option('--dry-run', 'print the sbatch script; write and submit nothing')
     .action(async (unit: string, o: { shards: string; partition?: string; gpusPerTask: string; cpusPerTask: string; time?: string; batch?: string; dryRun?: boolean }) => {
-      const { submitCluster } = await import('../cluster/submit.js');
+      const { submitCluster } = await import('../cluster/index.js');
       await submitCluster(unit, {
         count: positive('--shards', o.shards),
         partition: o.partition ?? null,
@@ -84,7 +83,7 @@ export function registerCluster(group: Command, deps: ClusterDeps = {}): void {
     .argument('<unit>', 'the unit folder')
     .option('--json', 'print the status as JSON')
     .action(async (unit: string, o: { json?: boolean }) => {
-      const { clusterStatus, formatClusterStatus } = await import('../cluster/status.js');
+      const { clusterStatus, formatClusterStatus } = await import('../cluster/index.js');
       const s = await clusterStatus(unit);
       if (o.json) out(JSON.stringify(s, null, 2));
       else for (const line of formatClusterStatus(s)) out(line);
@@ -95,7 +94,7 @@ export function registerCluster(group: Command, deps: ClusterDeps = {}): void {
     .description('refused until every shard is complete and from this campaign; then the rows in seq order into the formal run, and seal')
     .argument('<unit>', 'the unit folder')
     .action(async (unit: string) => {
-      const { mergeCluster } = await import('../cluster/merge.js');
+      const { mergeCluster } = await import('../cluster/index.js');
       await mergeCluster(unit, { say: out });
     });
 

@@ -1,5 +1,4 @@
-import { ImepError, type ErrorCode } from '../core/errors.js';
-import { asTyped } from '../core/cli-name.js';
+import { ImepError, type ErrorCode, asTyped } from '../core/index.js';
 
 /**
  * The one place that maps error codes to exit codes.

@@ -4,9 +4,8 @@
  * one passes), one line each, `FILE:LINE:COL: PATH: what — fix`, at most MAX_LISTED of them; exit 2 when any.
  */
 import type { Command } from 'commander';
-import { ImepError } from '../core/errors.js';
-import { ProtocolError } from '../protocol/issues.js';
-import { loadProtocol } from '../protocol/load.js';
+import { ImepError } from '../core/index.js';
+import { ProtocolError, loadProtocol } from '../protocol/index.js';
 
 export const MAX_LISTED = 100;
 

@@ -6,7 +6,7 @@
  * paths and the size a reader opens (report.html plus its frames).
  */
 import type { Command } from 'commander';
-import { writeReport } from '../report/index.js';
+import { writeReport } from '../report/write-report.js';
 import { defaultReportDir } from '../app/pipeline.js';
 
 export function registerReport(group: Command): void {

@@ -9,17 +9,12 @@
  * (src/bridges/curve-keys.ts, sim-bridge/PROTOCOL.md "Curve keys").
  */
 import type { Command } from 'commander';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import { BridgeClient } from '../bridges/client.js';
-import {
-  loadCurveKeyPair,
-  loadCurvePublicKey,
-  makeCurveKeyPair,
-  privateIpcEndpoint,
-  type CurveClientKeys,
-} from '../bridges/endpoint.js';
+import { loadCurveKeyPair, loadCurvePublicKey, makeCurveKeyPair, privateIpcEndpoint } from '../bridges/endpoint.js';
+import { type CurveClientKeys } from '../bridges/index.js';
 import { writeCurveCertificates } from '../bridges/curve-keys.js';
-import { LITE_ENV_IDS, makeLiteEnv } from '../sims/lite/registry.js';
+import { LITE_ENV_IDS, makeLiteEnv } from '../sims/index.js';
 import { BridgeServer } from '../bridges/server.js';
 
 interface ServeOptions {

@@ -1,5 +1,5 @@
-import { readRows } from '../evidence/io/durable-append.js';
-import { textTable } from '../report/text-table.js';
+import { readRows } from '../evidence/index.js';
+import { textTable } from '../report/index.js';
 
 /**
  * What a probe or smoke run found, for stdout: per wave, task and condition (in plan order) the rows, how many ran to

@@ -1,9 +1,6 @@
 import type { Command } from 'commander';
-import { clopperPearson, clopperPearsonLower, clopperPearsonUpper } from '../stats/clopper-pearson.js';
-import { holm, type MaybePValue } from '../stats/holm.js';
-import { pairedSummary } from '../stats/paired-summary.js';
-import { wilson } from '../stats/wilson.js';
-import { pValue, pp, signedPp, textTable } from '../report/text-table.js';
+import { clopperPearson, clopperPearsonLower, clopperPearsonUpper, holm, type MaybePValue, pairedSummary, wilson } from '../stats/index.js';
+import { pValue, pp, signedPp, textTable } from '../report/index.js';
 import { asUsageError, parseChoice, parseCount, parseProbability } from './args.js';
 import { runStatsDemo } from './stats-demo.js';
 

@@ -1,5 +1,4 @@
-import { paperReproductionRows } from '../report/paper-reproduction.js';
-import { textTable } from '../report/text-table.js';
+import { paperReproductionRows, textTable } from '../report/index.js';
 
 /** Prints the paper-reproduction table; returns false when any row differs without an explanation. */
 export function runStatsDemo(json: boolean): boolean {

@@ -1,5 +1,5 @@
-import type { VerifyOk } from '../evidence/verify/verify-types.js';
-import type { SignatureReport } from '../signing/chain.js';
+import type { VerifyOk } from '../evidence/index.js';
+import type { SignatureReport } from '../signing/index.js';
 
 /** The words of `imep campaign verify` for a unit whose files are intact (the caller decides the exit code by trust). */
 

@@ -21,7 +21,7 @@
  */
 import { join } from 'node:path';
 import { z } from 'zod';
-import { SHARD_RULE } from '../protocol/shard-plan.js';
+import { SHARD_RULE } from '../protocol/index.js';
 
 export const CLUSTER_DIR = 'cluster';
 
@@ -114,7 +114,7 @@ export const JobRecordSchema = z.object({
 export type JobRecord = z.infer<typeof JobRecordSchema>;
 
 /** The shard folder's record is the runner's own schema (src/campaign/shard.ts, version 1). */
-export { ShardRecordSchema as ShardFolderRecordSchema, type ShardRecord as ShardFolderRecord } from '../campaign/shard.js';
+export { ShardRecordSchema as ShardFolderRecordSchema, type ShardRecord as ShardFolderRecord } from '../campaign/index.js';
 
 export const MergeRecordSchema = z.object({
   kind: z.literal('imep.cluster-merge'),

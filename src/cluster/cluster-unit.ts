@@ -4,19 +4,12 @@
  */
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { ImepError } from '../core/errors.js';
-import { writeJsonAtomic } from '../evidence/io/atomic-write.js';
-import type { UnitState } from '../evidence/lifecycle.js';
-import { loadFrozenProtocol } from '../evidence/transitions/precommit.js';
-import { readRecord, selfHashOk, withSelfHash } from '../evidence/io/record-file.js';
-import { shardDir } from '../campaign/shard.js';
-import { unitFolderName } from '../campaign/unit-dir.js';
-import { unitPaths } from '../evidence/unit-layout.js';
-import { readUnitState } from '../evidence/unit-state.js';
-import { buildPlan, type Plan } from '../protocol/plan.js';
-import { ProtocolSchema, type Protocol } from '../protocol/schema.js';
+import { ImepError } from '../core/index.js';
+import { writeJsonAtomic, loadFrozenProtocol, readRecord, selfHashOk, withSelfHash, unitPaths, readUnitState } from '../evidence/index.js';
+import type { UnitState } from '../evidence/index.js';
+import { shardDir, unitFolderName } from '../campaign/index.js';
+import { buildPlan, type Plan, ProtocolSchema, type Protocol, planShards, type ShardPlan } from '../protocol/index.js';
 import { clusterPaths, ShardPlanRecordSchema, type ShardPlanRecord } from './cluster-layout.js';
-import { planShards, type ShardPlan } from '../protocol/shard-plan.js';
 
 export interface ClusterUnit {
   /** Absolute unit folder. */

@@ -3,8 +3,8 @@
  * (shard-plan.ts), run as one sbatch array (submit.ts → each task: shard-run.ts), watched (status.ts) and
  * merged into the unit's formal run, byte-identical to a single-process run, then sealed (merge.ts).
  */
-export { SHARD_RULE, arraySpec, checkShardCount, fromRanges, manifestHash, planShards, planUnits, toRanges } from '../protocol/shard-plan.js';
-export type { SeqRange, ShardManifest, ShardPlan, ShardUnit } from '../protocol/shard-plan.js';
+export { SHARD_RULE, arraySpec, checkShardCount, fromRanges, manifestHash, planShards, planUnits, toRanges } from '../protocol/index.js';
+export type { SeqRange, ShardManifest, ShardPlan, ShardUnit } from '../protocol/index.js';
 export { CLUSTER_DIR, clusterPaths, scriptName, sessionFile, JobRecordSchema, MergeRecordSchema, ShardPlanRecordSchema } from './cluster-layout.js';
 export type { ClusterPaths, JobRecord, MergeRecord, ShardPlanRecord } from './cluster-layout.js';
 export { ensureShardPlan, openClusterUnit, readShardPlanRecord, shardPlanRecord } from './cluster-unit.js';
@@ -21,5 +21,4 @@ export { clusterStatus, formatClusterStatus, shardCountOf, SHARD_STATES } from '
 export type { ClusterStatus, ShardState, ShardStatus } from './status.js';
 export { MERGE_RUN_PREFIX, mergeCluster, mergeLines } from './merge.js';
 export type { MergeOptions, MergeResult } from './merge.js';
-export { runShardOfUnit } from './shard-run.js';
 export type { ShardRunOptions, ShardRunResult } from './shard-run.js';

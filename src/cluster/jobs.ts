@@ -3,8 +3,8 @@
  * latest job that covers each shard.
  */
 import { join } from 'node:path';
-import { ImepError } from '../core/errors.js';
-import { appendJsonLine, readJsonLines, repairTornTail } from '../evidence/io/durable-append.js';
+import { ImepError } from '../core/index.js';
+import { appendJsonLine, readJsonLines, repairTornTail } from '../evidence/index.js';
 import { clusterPaths, JobRecordSchema, type JobRecord } from './cluster-layout.js';
 
 /** The unit's submissions, oldest first (a torn final line, from a crash mid-append, is ignored). */

@@ -6,8 +6,8 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CLIENT_NODE_FLAGS } from '../bridges/node-flags.js';
-import { ImepError } from '../core/errors.js';
+import { CLIENT_NODE_FLAGS } from '../bridges/index.js';
+import { ImepError } from '../core/index.js';
 
 export function defaultLauncher(): string[] {
   const here = import.meta.url;

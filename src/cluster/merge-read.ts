@@ -9,16 +9,13 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { canonicalJson } from '../core/canonical-json.js';
-import { ImepError } from '../core/errors.js';
-import { sha256Hex } from '../core/hash.js';
-import { notPlannedError, planMismatch } from '../evidence/planned-rows.js';
-import { readRecord } from '../evidence/io/record-file.js';
-import { shardDir } from '../campaign/shard.js';
-import type { PlannedEpisode } from '../protocol/plan.js';
+import { canonicalJson, ImepError, sha256Hex } from '../core/index.js';
+import { notPlannedError, planMismatch, readRecord } from '../evidence/index.js';
+import { shardDir } from '../campaign/index.js';
+import type { PlannedEpisode } from '../protocol/index.js';
 import { ShardFolderRecordSchema, type ShardFolderRecord } from './cluster-layout.js';
 import { shardRowsDone, type ClusterUnit } from './cluster-unit.js';
-import { fromRanges, type ShardManifest } from '../protocol/shard-plan.js';
+import { fromRanges, type ShardManifest } from '../protocol/index.js';
 
 /** One line of a seq-keyed JSON-lines file, with its exact text. */
 export interface SeqText {

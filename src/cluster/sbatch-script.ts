@@ -8,8 +8,8 @@
  * CUDA_VISIBLE_DEVICES.) Every path is absolute; stdout/stderr go to `<unit>.shards/logs/`
  * (scratch; the merge copies them into `<unit>/cluster/logs/` before the seal).
  */
-import { ImepError } from '../core/errors.js';
-import { arraySpec, SHARD_RULE } from '../protocol/shard-plan.js';
+import { ImepError } from '../core/index.js';
+import { arraySpec, SHARD_RULE } from '../protocol/index.js';
 
 export interface SbatchInput {
   /** Absolute unit folder. */

@@ -15,11 +15,11 @@
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { ImepError, isImepError } from '../core/errors.js';
-import { appendJsonLine, repairTornTail } from '../evidence/io/durable-append.js';
-import { currentOperator } from '../evidence/operator.js';
-import { setRemoteHolderCheck, slurmJobOf, type RemoteHolderCheck } from '../evidence/unit-lock.js';
-import { DEFAULT_BATCH, runCampaign, type CampaignOptions, type EnvProvider, type ShardSpec } from '../campaign/index.js';
+import { ImepError, isImepError } from '../core/index.js';
+import { appendJsonLine, repairTornTail, currentOperator, setRemoteHolderCheck, slurmJobOf, type RemoteHolderCheck } from '../evidence/index.js';
+import { DEFAULT_BATCH } from '../campaign/campaign-setup.js';
+import { runCampaign } from '../campaign/campaign.js';
+import { type CampaignOptions, type EnvProvider, type ShardSpec } from '../campaign/index.js';
 import { clusterPaths, sessionFile } from './cluster-layout.js';
 import { openClusterUnit, readShardPlanRecord, shardRowsDone } from './cluster-unit.js';
 import { Slurm, slurmHolderCheck } from './slurm.js';

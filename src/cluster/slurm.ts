@@ -5,8 +5,8 @@
  * where it does not (the one-node test cluster), the shards' own files tell the rest (status.ts).
  */
 import { execFile } from 'node:child_process';
-import { ImepError } from '../core/errors.js';
-import type { RemoteHolderCheck } from '../evidence/unit-lock.js';
+import { ImepError } from '../core/index.js';
+import type { RemoteHolderCheck } from '../evidence/index.js';
 
 export interface CommandResult {
   /** Exit status; 127 when the program is not installed. */

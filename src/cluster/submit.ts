@@ -11,19 +11,16 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ImepError } from '../core/errors.js';
-import { sha256Hex } from '../core/hash.js';
-import { writeFileAtomic } from '../evidence/io/atomic-write.js';
-import { currentOperator } from '../evidence/operator.js';
-import type { Operator } from '../evidence/unit-layout.js';
-import { readRecord } from '../evidence/io/record-file.js';
-import { shardDir } from '../campaign/shard.js';
+import { ImepError, sha256Hex } from '../core/index.js';
+import { writeFileAtomic, currentOperator, readRecord } from '../evidence/index.js';
+import type { Operator } from '../evidence/index.js';
+import { shardDir } from '../campaign/index.js';
 import { clusterPaths, scriptName, ShardFolderRecordSchema } from './cluster-layout.js';
 import { ensureShardPlan, openClusterUnit, type ClusterUnit } from './cluster-unit.js';
 import { appendJob, latestJobs, readJobs } from './jobs.js';
 import { defaultLauncher } from './launcher.js';
 import { sbatchScript } from './sbatch-script.js';
-import { arraySpec, type ShardPlan } from '../protocol/shard-plan.js';
+import { arraySpec, type ShardPlan } from '../protocol/index.js';
 import { ACTIVE_STATES, Slurm } from './slurm.js';
 
 export interface PlanResult {

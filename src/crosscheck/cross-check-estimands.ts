@@ -5,7 +5,7 @@
  * same registered seed and lane rule: 16-bit lanes, high half first, Lemire rejection, a fresh uint32
  * per stratum, strata in task order), identification bounds and the envelopes over extreme fillings.
  */
-import { Prng } from '../core/prng.js';
+import { Prng } from '../core/index.js';
 import { cpLower, cpUpper, mcnemarBig, newcombeInterval, tangoInterval, type7, wilsonClosed } from './cross-check-math.js';
 import { arr, num, obj, str, type Obj, type PlainCohort, type PlainStudy, type PlainUnit } from './cross-check-model.js';
 

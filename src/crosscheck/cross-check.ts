@@ -15,16 +15,9 @@
  * result) — 'agrees', or 'disagrees' with every disagreement listed — and a disagreement then throws
  * E_INTERNAL naming the first number (closeout refuses a unit whose cross-check disagrees).
  */
-import { ImepError } from '../core/errors.js';
-import { sha256Hex } from '../core/hash.js';
-import { crossCheck as storeCrossCheck } from '../evidence/transitions/post-seal-write.js';
-import { assertAllowed } from '../evidence/lifecycle.js';
-import type { CrossCheckRecord } from '../evidence/records/post-seal-records.js';
-import { UNIT_FILES, type Operator } from '../evidence/unit-layout.js';
-import { readUnitState } from '../evidence/unit-state.js';
-import { readSealed } from '../evidence/io/verified-read.js';
-import { assertUnitVerified } from '../evidence/verify/verify.js';
-import { readAdjudicationArtifact } from '../evidence/records/adjudication-artifact.js';
+import { ImepError, sha256Hex } from '../core/index.js';
+import { crossCheck as storeCrossCheck, assertAllowed, UNIT_FILES, type Operator, readUnitState, readSealed, assertUnitVerified, readAdjudicationArtifact } from '../evidence/index.js';
+import type { CrossCheckRecord } from '../evidence/index.js';
 import { expectedDocument } from './cross-check-expect.js';
 import { arr, obj, PlainStudy, readRowsPlain, str, type Json, type Obj } from './cross-check-model.js';
 import { flattenNumbers } from './flatten.js';

@@ -24,7 +24,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import { writeFileAtomic } from './io/atomic-write.js';
 import { Sha256HexSchema } from './unit-layout.js';
 

@@ -1,4 +1,4 @@
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 
 /**
  * The campaign state machine (paper: "precommit, probe, smoke, formal run, seal, adjudication,

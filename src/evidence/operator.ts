@@ -1,5 +1,5 @@
 import { hostname, userInfo } from 'node:os';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import type { Operator } from './unit-layout.js';
 
 export type { Operator } from './unit-layout.js';

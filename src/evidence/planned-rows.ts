@@ -6,9 +6,8 @@
  * Units whose plan lists no episodes (ChainBench decision units) are not campaign rows and are not checked here.
  */
 import { readFile } from 'node:fs/promises';
-import { canonicalJson } from '../core/canonical-json.js';
-import { ImepError } from '../core/errors.js';
-import type { PlannedEpisode } from '../protocol/plan.js';
+import { canonicalJson, ImepError } from '../core/index.js';
+import type { PlannedEpisode } from '../protocol/index.js';
 import { ioError } from './io/atomic-write.js';
 import { unitPaths } from './unit-layout.js';
 

@@ -1,9 +1,8 @@
 import { open, unlink } from 'node:fs/promises';
-import { makeDirs } from '../core/make-dirs.js';
+import { makeDirs, ImepError } from '../core/index.js';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { ImepError } from '../core/errors.js';
 import { ioError, writeJsonAtomic } from './io/atomic-write.js';
 import { readRecord } from './io/record-file.js';
 import { SeedBandSchema, type SeedBand } from './unit-layout.js';

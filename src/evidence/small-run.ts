@@ -1,6 +1,6 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import { ioError } from './io/atomic-write.js';
 import { readRows } from './io/durable-append.js';
 import { currentOperator } from './operator.js';

@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isImepError } from '../core/errors.js';
+import { isImepError } from '../core/index.js';
 import { readAdjudications, readCrossChecks } from './transitions/post-seal-write.js';
 import { readAmendments, type Amendment } from './transitions/amend.js';
 import { readRows } from './io/durable-append.js';

@@ -17,7 +17,7 @@ import { readFileSync, unlinkSync } from 'node:fs';
 import { link, open, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 
 export interface Holder {
   readonly pid: number;

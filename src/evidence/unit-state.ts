@@ -1,6 +1,6 @@
 import { lstat, readdir } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import { ioError } from './io/atomic-write.js';
 import { assertAllowed, type UnitAction, type UnitState } from './lifecycle.js';
 import { readUnitHeader } from './records/unit-header.js';

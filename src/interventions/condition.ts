@@ -12,9 +12,9 @@
  * Where installation fails closed (a short donor), every later read throws E_DONOR_SHORT, so a unit
  * cannot silently run as an unsubstituted retry.
  */
-import type { BankRecord, ReadHook } from '../banks/record.js';
-import { ImepError } from '../core/errors.js';
-import type { PrngSpec, Seed } from '../core/prng.js';
+import type { BankRecord, ReadHook } from '../banks/index.js';
+import { ImepError } from '../core/index.js';
+import type { PrngSpec, Seed } from '../core/index.js';
 import type { InstallTarget } from './install-target.js';
 import { installPayloads, type InstallationRecord } from './install.js';
 import { blockHook, clearAtPoint, type ClearRecord } from './no-access.js';

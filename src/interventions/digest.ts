@@ -2,10 +2,9 @@
  * Content digests of float leaves: SHA-256 over (name, dtype, shape, raw bytes) of each leaf, truncated.
  * Leaves are hashed in sorted-name order unless an explicit order is given (payloads use PAYLOAD_FIELDS).
  */
-import { sha256Hex } from '../core/hash.js';
-import { PAYLOAD_FIELDS, type Payload, type RetrievedItem } from '../banks/record.js';
-import type { FloatTensor } from '../core/tensor.js';
-import { bytesOf } from '../core/typed-bytes.js';
+import { sha256Hex, bytesOf } from '../core/index.js';
+import { PAYLOAD_FIELDS, type Payload, type RetrievedItem } from '../banks/index.js';
+import type { FloatTensor } from '../core/index.js';
 
 /** Hex characters kept from each SHA-256 digest (64 bits). */
 export const DIGEST_CHARS = 16;

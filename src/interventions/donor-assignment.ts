@@ -5,8 +5,7 @@
  * listed before it. No unit is its own donor; a donor may serve several recipients; a recipient with no
  * eligible donor is recorded with donor `null` (and is not run under that condition).
  */
-import { ImepError } from '../core/errors.js';
-import { Prng, type PrngSpec, type Seed } from '../core/prng.js';
+import { ImepError, Prng, type PrngSpec, type Seed } from '../core/index.js';
 
 export type DonorMode = 'same-fact' | 'different-fact';
 

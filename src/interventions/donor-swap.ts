@@ -6,9 +6,8 @@
  * closed with a typed result — the recipient is never padded. Extra donor records are unused.
  * Donor payload tensors are copied, so recipient and donor never share buffers.
  */
-import { compareByTimestepSlot, PAYLOAD_FIELDS, type BankRecord, type Payload, type PayloadField } from '../banks/record.js';
-import { ImepError } from '../core/errors.js';
-import { cloneTensor, type FloatTensor } from '../core/tensor.js';
+import { compareByTimestepSlot, PAYLOAD_FIELDS, type BankRecord, type Payload, type PayloadField } from '../banks/index.js';
+import { ImepError, cloneTensor, type FloatTensor } from '../core/index.js';
 
 export interface DonorShort {
   readonly kind: 'donor-short';

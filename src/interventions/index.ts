@@ -49,3 +49,4 @@ export {
 export type { EmptyPositionOptions, GateName, GateResult } from './gates.js';
 export { TRACE_FORMAT_VERSION, TRACE_MAGIC, TraceWriter, isTraceEntry, readTrace, readTraceHeader } from './trace-writer.js';
 export type { TraceHeader, TraceMeta, TraceReadOptions, TraceWriterOptions } from './trace-writer.js';
+export { PrePointCapture, alignByRank, type PrePointItems } from './read-swap.js';

@@ -2,7 +2,7 @@
  * The bank surface the interventions need, declared structurally so this folder never imports the bank
  * class (src/banks builds StructuredBank against the same shape).
  */
-import type { BankRecord, ReadHook } from '../banks/record.js';
+import type { BankRecord, ReadHook } from '../banks/index.js';
 
 export type BankWriteKind = 'insert' | 'merge' | 'evict';
 

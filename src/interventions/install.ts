@@ -5,10 +5,8 @@
  * an installation record. C never calls it. A donor swap that would need padding fails closed and writes
  * nothing.
  */
-import { PAYLOAD_FIELDS, type BankRecord, type Payload, type PayloadField } from '../banks/record.js';
-import { ImepError } from '../core/errors.js';
-import { Prng, type PrngSpec, type Seed } from '../core/prng.js';
-import { cloneTensor, type FloatTensor } from '../core/tensor.js';
+import { PAYLOAD_FIELDS, type BankRecord, type Payload, type PayloadField } from '../banks/index.js';
+import { ImepError, Prng, type PrngSpec, type Seed, cloneTensor, type FloatTensor } from '../core/index.js';
 import { payloadDigest } from './digest.js';
 import type { DonorAssignment } from './donor-assignment.js';
 import { orderForInstallation, swapPayloads } from './donor-swap.js';

@@ -4,9 +4,8 @@
  * installation (on stored payloads) or at each read (on retrieved items); identities and keys are never
  * passed to it, so no operator can change which record is selected.
  */
-import { PAYLOAD_FIELDS, type Payload, type PayloadField, type RetrievedItem } from '../banks/record.js';
-import type { Prng } from '../core/prng.js';
-import type { FloatTensor } from '../core/tensor.js';
+import { PAYLOAD_FIELDS, type Payload, type PayloadField, type RetrievedItem } from '../banks/index.js';
+import type { Prng, FloatTensor } from '../core/index.js';
 
 export type LeafOperatorCondition = 'U' | 'S_pi' | 'T_mu';
 

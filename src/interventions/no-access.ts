@@ -4,7 +4,7 @@
  * - N_clear: at the registered point the scope is cleared with its query clock kept; reads afterwards
  *   return whatever the bank holds (nothing until the policy writes again).
  */
-import type { ReadHook, RetrievedItem } from '../banks/record.js';
+import type { ReadHook, RetrievedItem } from '../banks/index.js';
 import type { InstallTarget } from './install-target.js';
 
 const EMPTY: readonly RetrievedItem[] = Object.freeze([]);

@@ -8,7 +8,7 @@
  * `fillStandardNormal` takes its draws in bulk (Prng.fillUint32) and runs the one-draw fast path in a tight
  * loop; its values and its use of the stream are exactly those of repeated `standardNormal` calls.
  */
-import type { Prng } from '../core/prng.js';
+import type { Prng } from '../core/index.js';
 
 const LAYERS = 128;
 const R = 3.442619855899;

@@ -3,7 +3,7 @@
  * (edge cases in ulp.ts). At installation it runs through the same routine as S and T (install.ts);
  * under a blackout ladder it runs at each read (read-hook.ts).
  */
-import type { FloatTensor } from '../core/tensor.js';
+import type { FloatTensor } from '../core/index.js';
 import type { LeafOperator, LeafStats } from './leaf-operator.js';
 import { stepTensorUlp, type UlpDirection } from './ulp.js';
 

@@ -3,7 +3,7 @@
  * harness-supplied items in place of what the bank selected. The supplier sees the read context and the
  * bank's selection (so it can, e.g., keep identities) and must return items built from float leaves.
  */
-import type { ReadContext, ReadHook, RetrievedItem } from '../banks/record.js';
+import type { ReadContext, ReadHook, RetrievedItem } from '../banks/index.js';
 
 export interface OracleSource {
   /** The items the reader should receive at this read (the correct fact/decision, encoded as leaves). */

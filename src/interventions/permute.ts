@@ -12,8 +12,7 @@
  * by WebAssembly kernels (wasm-permute.ts) or, where those do not apply, by one tight JS loop per element
  * width, in place on a fresh copy (details above `shuffle32`). Both give the same permutation.
  */
-import type { Prng } from '../core/prng.js';
-import type { FloatTensor } from '../core/tensor.js';
+import type { Prng, FloatTensor } from '../core/index.js';
 import type { LeafOperator, LeafStats } from './leaf-operator.js';
 import { wasmPermute } from './wasm-permute.js';
 

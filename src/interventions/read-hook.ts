@@ -4,9 +4,8 @@
  * draws from its own stream `Prng(seed).fork(bank|scope|episode|queryIndex)`, so a read's result does
  * not depend on how many reads came before it. An empty read is returned as is (nothing to substitute).
  */
-import type { ReadHook } from '../banks/record.js';
-import { ImepError } from '../core/errors.js';
-import { Prng, type PrngSpec, type Seed } from '../core/prng.js';
+import type { ReadHook } from '../banks/index.js';
+import { ImepError, Prng, type PrngSpec, type Seed } from '../core/index.js';
 import { applyToItems, emptyLeafStats, type LeafOperator } from './leaf-operator.js';
 
 export interface ReadHookStats {

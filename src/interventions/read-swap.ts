@@ -14,9 +14,8 @@
  *   E_DONOR_SHORT — a unit never runs partly unsubstituted. Up front, `alignByRank` tells the runner to remove a
  *   unit whose donor holds fewer pre-point records in a bank than the recipient's own reference run read.
  */
-import type { ReadContext, ReadHook, RetrievedItem } from '../banks/record.js';
-import { ImepError } from '../core/errors.js';
-import { cloneTensor, type FloatTensor } from '../core/tensor.js';
+import type { ReadContext, ReadHook, RetrievedItem } from '../banks/index.js';
+import { ImepError, cloneTensor, type FloatTensor } from '../core/index.js';
 
 type Leaves = Readonly<Record<string, FloatTensor>>;
 

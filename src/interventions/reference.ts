@@ -1,4 +1,4 @@
 /** A — the reference: the read returns exactly what the bank selected (the same array). */
-import type { ReadHook } from '../banks/record.js';
+import type { ReadHook } from '../banks/index.js';
 
 export const referenceHook: ReadHook = (items) => items;

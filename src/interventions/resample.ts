@@ -13,8 +13,8 @@
  *   the "every substituted read changed its digest" gate reports.
  * - Draws are clamped to ±max finite of the dtype, so a resample never creates an infinity.
  */
-import type { Prng } from '../core/prng.js';
-import { bfloat16ToNumber, halfToNumber, numberToBfloat16, numberToHalf, type FloatTensor } from '../core/tensor.js';
+import type { Prng } from '../core/index.js';
+import { bfloat16ToNumber, halfToNumber, numberToBfloat16, numberToHalf, type FloatTensor } from '../core/index.js';
 import type { LeafOperator, LeafStats } from './leaf-operator.js';
 import { fillStandardNormalSum } from './normal.js';
 

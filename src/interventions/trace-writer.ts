@@ -10,7 +10,7 @@
  */
 import { closeSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { Packr, Unpackr } from 'msgpackr';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import type { SelectedRecordTrace, TraceEntry } from './trace.js';
 
 export const TRACE_MAGIC = 'IMEPTRC1';

@@ -15,7 +15,7 @@
  * Write events are applied in the order the bank emits them; a write between the point and q0 also marks
  * its slot (conservative).
  */
-import type { ReadHook, RetrievedItem } from '../banks/record.js';
+import type { ReadHook, RetrievedItem } from '../banks/index.js';
 import { DIGEST_CHARS, itemDigest, readDigest, selectedItemDigest } from './digest.js';
 import type { BankWriteEvent, InstallTarget } from './install-target.js';
 import { EpisodePoints } from './read-swap.js';

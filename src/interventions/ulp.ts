@@ -25,14 +25,7 @@
  * WebAssembly SIMD kernels where available (simd-ulp.ts) and these scalar loops otherwise; both give the
  * same bits (test/interventions/bit-identical.test.ts).
  */
-import {
-  bfloat16ToNumber,
-  halfToNumber,
-  numberToBfloat16,
-  numberToHalf,
-  type FloatDtype,
-  type FloatTensor,
-} from '../core/tensor.js';
+import { bfloat16ToNumber, halfToNumber, numberToBfloat16, numberToHalf, type FloatDtype, type FloatTensor } from '../core/index.js';
 import { simdStepUlp } from './simd-ulp.js';
 
 export const ULP_DIRECTIONS = ['up', 'down', 'away', 'toward-zero'] as const;

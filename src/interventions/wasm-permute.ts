@@ -9,7 +9,7 @@
  *
  * Memory: [0, DATA) holds one chunk of draws, [DATA, DATA + bytes) the leaf being shuffled in place.
  */
-import type { Prng } from '../core/prng.js';
+import type { Prng } from '../core/index.js';
 import {
   BLOCK,
   br,

@@ -7,8 +7,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ImepError } from '../core/errors.js';
-import { sha256Hex } from '../core/hash.js';
+import { ImepError, sha256Hex } from '../core/index.js';
 import type { BackendReport, GraphRunner } from './backend.js';
 import { verifyGraphContract } from './contract.js';
 import { GRAPH_NAMES, parseManifest, type CheckpointManifest, type GraphName } from './manifest.js';

@@ -8,7 +8,7 @@
  * dynamic dimension in the graph (a symbolic name, −1, or unknown). A graph whose shapes the backend does not
  * report (shape null) is checked on names and dtypes only.
  */
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import type { GraphSignature, ValueInfo } from './backend.js';
 import { BATCH_AXIS, type GraphContract, type GraphName, type TensorContract } from './manifest.js';
 

@@ -1,16 +1,6 @@
 /** Public face of the policy runtimes. */
-export { slotPolicy } from '../runtime/policy.js';
-export type {
-  BatchPolicy,
-  EpisodeInfo,
-  MemoryReadable,
-  Observation,
-  Policy,
-  PolicyOutput,
-  PolicyReadouts,
-  ReadReadout,
-  SlotObservation,
-} from '../runtime/policy.js';
+export { slotPolicy } from '../runtime/index.js';
+export type { BatchPolicy, EpisodeInfo, MemoryReadable, Observation, Policy, PolicyOutput, PolicyReadouts, ReadReadout, SlotObservation } from '../runtime/index.js';
 export {
   BATCH_AXIS,
   GRAPH_NAMES,
@@ -36,19 +26,17 @@ export type {
 } from './manifest.js';
 export type { BackendReport, GraphRunner, GraphSignature, HostTensor, ValueInfo } from './backend.js';
 export { verifyGraphContract } from './contract.js';
-export { loadCheckpoint, readManifest, verifyFiles } from './checkpoint.js';
 export type { CheckpointOptions, LoadedCheckpoint } from './checkpoint.js';
 export { DEFAULT_PROVIDERS, EXECUTION_PROVIDERS, onnxRuntimeProbe, resolveProviderConfig, selectProvider } from './providers.js';
 export type { Availability, ExecutionProvider, ProviderChoice, ProviderConfig, ProviderProbe } from './providers.js';
-export { loadOnnxGraphs } from './onnx-backend.js';
 export type { OnnxOptions } from './onnx-backend.js';
 export { loadTf, loadTfjsGraph, serializeTfjsModel } from './tfjs-backend.js';
 export type { LoadedTf, Tf, TfjsOptions, TfjsPackage } from './tfjs-backend.js';
 export { ExternalMemoryPolicy, externalMemoryPolicy } from './memory-policy.js';
 export type { MemoryPolicyOptions, PolicyTimings } from './memory-policy.js';
-export { runLockstep } from '../runtime/lockstep.js';
-export type { EpisodeOutcome, LockstepEpisode, LockstepOptions, LockstepSubscriber } from '../runtime/lockstep.js';
+export { runLockstep } from '../runtime/index.js';
+export type { EpisodeOutcome, LockstepEpisode, LockstepOptions, LockstepSubscriber } from '../runtime/index.js';
 export { RecordingPolicy, captureField } from './recording-policy.js';
 export type { ReceivedCall, ReceivedField } from './recording-policy.js';
-export { DEFAULT_REMOTE_POLICY_DEADLINE_MS, RemotePolicy, policyHostCommand } from './remote-policy.js';
 export type { RemotePolicyOptions } from './remote-policy.js';
+export type { RemotePolicy } from './remote-policy.js';

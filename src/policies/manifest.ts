@@ -21,10 +21,8 @@
  * attempts, as the protocol's memory.persistence says).
  */
 import { z } from 'zod';
-import { PAYLOAD_FIELDS } from '../banks/record.js';
-import { CONSOLIDATION_MODES } from '../banks/token-merge.js';
-import { ImepError } from '../core/errors.js';
-import { sameShape } from '../core/tensor.js';
+import { PAYLOAD_FIELDS, CONSOLIDATION_MODES } from '../banks/index.js';
+import { ImepError, sameShape } from '../core/index.js';
 
 export const MANIFEST_FORMAT = 'imep-checkpoint';
 export const MANIFEST_VERSION = 1;

@@ -20,19 +20,14 @@
  * persistence 'across-attempts' the scope's records survive `resetSlot` (attempt 1's records reach attempt 2), with
  * 'within-episode' (the default) every `resetSlot` empties the scope. Without beginScope, each episode is its own scope.
  */
-import { EpisodeBank, type EpisodeQueryOptions } from '../banks/episode-bank.js';
-import { PAYLOAD_FIELDS, type Payload, type PayloadField } from '../banks/record.js';
-import { StructuredBank } from '../banks/structured-bank.js';
-import type { ReadHook, RetrievedItem } from '../banks/record.js';
-import { identityReadHook } from '../banks/record.js';
-import { ImepError } from '../core/errors.js';
-import { sameShape, toFloat64, type FloatTensor } from '../core/tensor.js';
-import type { NdArray, ObsValue } from '../runtime/environment.js';
+import { EpisodeBank, type EpisodeQueryOptions, PAYLOAD_FIELDS, type Payload, type PayloadField, StructuredBank, identityReadHook } from '../banks/index.js';
+import type { ReadHook, RetrievedItem } from '../banks/index.js';
+import { ImepError, sameShape, toFloat64, type FloatTensor } from '../core/index.js';
+import type { NdArray, ObsValue, BatchPolicy, EpisodeInfo, MemoryReadable, Observation, PolicyOutput, PolicyReadouts, ReadReadout, SlotObservation } from '../runtime/index.js';
 import type { HostTensor } from './backend.js';
 import { elementCountOf } from './backend.js';
 import type { LoadedCheckpoint } from './checkpoint.js';
 import type { GraphName, InputContract, OutputContract } from './manifest.js';
-import type { BatchPolicy, EpisodeInfo, MemoryReadable, Observation, PolicyOutput, PolicyReadouts, ReadReadout, SlotObservation } from '../runtime/policy.js';
 
 export interface MemoryPolicyOptions {
   /** Most episodes stepped together (default 1). */

@@ -4,10 +4,9 @@
  * falling back with a recorded note, or failing when the configuration requires a provider that cannot run.
  */
 import ort from 'onnxruntime-node';
-import { ImepError } from '../core/errors.js';
+import { ImepError, sameShape } from '../core/index.js';
 import type { BackendReport, GraphRunner, GraphSignature, HostData, HostTensor, ValueInfo } from './backend.js';
 import type { TensorDtype } from './manifest.js';
-import { sameShape } from '../core/tensor.js';
 import { onnxRuntimeProbe, selectProvider, type ExecutionProvider, type ProviderConfig, type ProviderProbe } from './providers.js';
 
 export interface OnnxOptions extends ProviderConfig {

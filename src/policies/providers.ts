@@ -16,7 +16,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 
 export const EXECUTION_PROVIDERS = ['cuda', 'cpu'] as const;
 export type ExecutionProvider = (typeof EXECUTION_PROVIDERS)[number];

@@ -4,9 +4,8 @@
  * UTF-8) — so a leak test can prove that nothing evaluator-only (success, seed, oracle answers…) ever reached a
  * policy. It forwards calls unchanged and returns the wrapped policy's outputs unchanged.
  */
-import { sha256Hex } from '../core/hash.js';
-import type { NdArray, ObsValue } from '../runtime/environment.js';
-import type { EpisodeInfo, Observation, Policy, PolicyOutput } from '../runtime/policy.js';
+import { sha256Hex } from '../core/index.js';
+import type { NdArray, ObsValue, EpisodeInfo, Observation, Policy, PolicyOutput } from '../runtime/index.js';
 
 /** One received field: its kind, dtype/shape when an array, and its exact bytes. */
 export interface ReceivedField {

@@ -29,15 +29,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { ReadContext, ReadHook, RecordIdentity, RetrievedItem } from '../banks/record.js';
-import { identityReadHook } from '../banks/record.js';
-import { BridgeClient, type RemoteLiveness } from '../bridges/client.js';
-import type { CurveClientKeys } from '../bridges/endpoint.js';
+import type { ReadContext, ReadHook, RecordIdentity, RetrievedItem } from '../banks/index.js';
+import { identityReadHook } from '../banks/index.js';
+import { BridgeClient } from '../bridges/client.js';
+import { type RemoteLiveness, type ServerCommand } from '../bridges/index.js';
+import type { CurveClientKeys, HelloReply, PolicyIdentity } from '../bridges/index.js';
 import { privateIpcEndpoint } from '../bridges/endpoint.js';
-import type { HelloReply, PolicyIdentity } from '../bridges/op-schemas.js';
-import { bridgePython, packageRoot, ServerSupervisor, type ServerCommand } from '../bridges/supervisor.js';
-import { ImepError } from '../core/errors.js';
-import type { BatchPolicy, EpisodeInfo, MemoryReadable, PolicyOutput, PolicyReadouts, ReadReadout, SlotObservation } from '../runtime/policy.js';
+import { bridgePython, packageRoot, ServerSupervisor } from '../bridges/supervisor.js';
+import { ImepError } from '../core/index.js';
+import type { BatchPolicy, EpisodeInfo, MemoryReadable, PolicyOutput, PolicyReadouts, ReadReadout, SlotObservation } from '../runtime/index.js';
 
 export const DEFAULT_REMOTE_POLICY_DEADLINE_MS = 30_000;
 

@@ -11,7 +11,7 @@
  * TF.js contract declares e.g. rgb as float32 (the runtime converts the uint8 observation).
  */
 import type * as TfModule from '@tensorflow/tfjs';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import type { BackendReport, GraphRunner, GraphSignature, HostData, HostTensor, ValueInfo } from './backend.js';
 import type { TensorDtype } from './manifest.js';
 import type { ExecutionProvider } from './providers.js';

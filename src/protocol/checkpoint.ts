@@ -6,8 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ImepError } from '../core/errors.js';
-import { sha256Hex } from '../core/hash.js';
+import { ImepError, sha256Hex } from '../core/index.js';
 import { PENDING_SHA256, type CheckpointBinding, type Protocol } from './schema.js';
 
 /** The protocol's checkpoint binding; E_PROTOCOL_INVALID for a protocol without one (a hosted policy). */

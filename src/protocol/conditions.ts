@@ -3,9 +3,8 @@
  * the compile-time link between the two closed unions: adding or removing a kind on either side
  * fails to compile here until the other follows.
  */
-import type { ConditionKind, ConditionSpec } from '../interventions/condition.js';
-import type { ProtocolCondition } from './schema-conditions.js';
-import type { ProtocolConditionKind } from './schema-conditions.js';
+import type { ConditionKind, ConditionSpec } from '../interventions/index.js';
+import type { ProtocolCondition, ProtocolConditionKind } from './schema-conditions.js';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const KINDS_MATCH: Same<ProtocolConditionKind, ConditionKind> = true;

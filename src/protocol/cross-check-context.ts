@@ -2,7 +2,7 @@
  * Shared state of the cross-field checks: indexes of conditions and estimands by id, the issue sink,
  * and small helpers that report a reference to a missing id with a "did you mean" hint.
  */
-import type { ErrorCode } from '../core/errors.js';
+import type { ErrorCode } from '../core/index.js';
 import { IssueSink, listSome } from './issue-cap.js';
 import { didYouMean, type ProtocolIssue } from './issues.js';
 import type { Estimand, Protocol, ProtocolCondition, ProtocolConditionKind } from './schema.js';

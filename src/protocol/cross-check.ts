@@ -20,8 +20,8 @@
  *
  * `crossCheck` returns every issue (with its data path); `assertCrossChecked` throws the first.
  */
-import { isImepError } from '../core/errors.js';
-import { LITE_ENV_IDS, isLiteEnvId, makeLiteEnvSync } from '../sims/lite/registry.js';
+import { isImepError } from '../core/index.js';
+import { LITE_ENV_IDS, isLiteEnvId, makeLiteEnvSync } from '../sims/index.js';
 import { checkAnalysis } from './cross-check-analysis.js';
 import { checkFrames } from './cross-check-frames.js';
 import { CheckContext } from './cross-check-context.js';

@@ -20,7 +20,7 @@
  * same stream (the key has no try number). Pure: the same spec, episode and step give the same bytes.
  */
 import { z } from 'zod';
-import { Prng } from '../core/prng.js';
+import { Prng } from '../core/index.js';
 import { SeedInt } from './schema-common.js';
 
 export const EXECUTION_NOISE_STREAM = 'imep.execution-noise.v1';

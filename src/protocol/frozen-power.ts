@@ -6,8 +6,8 @@
  * rounded to 4 decimals passes, one typed by hand does not), achievedPower ±0.005. A registered `null`
  * effect must be unreachable, and an unreachable one must be registered `null`. Pure.
  */
-import { ImepError } from '../core/errors.js';
-import { minimumDetectableEffect } from '../stats/power.js';
+import { ImepError } from '../core/index.js';
+import { minimumDetectableEffect } from '../stats/index.js';
 import type { Mde } from './schema-analysis.js';
 
 export const MDE_EFFECT_TOLERANCE = 0.0005;

@@ -29,7 +29,7 @@ export { BOUND_METHODS } from './schema-analysis.js';
 export { loadProtocol, loadProtocolSync, parseProtocol, type LoadedProtocol } from './load.js';
 export { assertCrossChecked, crossCheck } from './cross-check.js';
 export { ProtocolError, type LocatedIssue, type ProtocolIssue } from './issues.js';
-export { canonicalBytes, canonicalHash, canonicalJson, canonicalNumber, type JsonValue } from '../core/canonical-json.js';
+export { canonicalBytes, canonicalHash, canonicalJson, canonicalNumber, type JsonValue } from '../core/index.js';
 export { protocolHash } from './protocol-hash.js';
 export { protocolJsonSchema, protocolJsonSchemaText, PROTOCOL_SCHEMA_ID } from './json-schema.js';
 export { buildPlan, episodeIdOf, episodesPerUnit, scopeIdOf, PLAN_VERSION, type Plan, type PlannedEpisode } from './plan.js';
@@ -46,3 +46,10 @@ export {
   type ExecutionNoise,
 } from './execution-noise.js';
 export { conditionSeed, pointLabel, toConditionSpec } from './conditions.js';
+export type { NoiseEpisode } from './execution-noise.js';
+export { checkFrozenPower } from './frozen-power.js';
+export { MdeSchema } from './schema-analysis.js';
+export { Kwargs, NonEmptyText, PositiveInt, Seed, SeedInt, Slug } from './schema-common.js';
+export type { Frames } from './schema-frames.js';
+export type { RemotePolicyConfig } from './schema.js';
+export { SHARD_RULE, arraySpec, checkShardCount, fromRanges, manifestHash, parseShard, planShards, planUnits, shardFilter, toRanges, type SeqRange, type ShardManifest, type ShardPlan, type ShardSpec, type ShardUnit } from './shard-plan.js';

@@ -7,7 +7,7 @@
  * all of them in `issues`.
  */
 import { z } from 'zod';
-import { escapeLineBreaks, ImepError, type ErrorCode } from '../core/errors.js';
+import { escapeLineBreaks, ImepError, type ErrorCode } from '../core/index.js';
 import { IssueSink, listSome } from './issue-cap.js';
 import { formatYamlPath, valueAt, type PathSegment, type SourcePos } from './yaml-locate.js';
 

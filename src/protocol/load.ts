@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument, type Document } from 'yaml';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import { IssueSink, MAX_ISSUES, MAX_PROTOCOL_BYTES } from './issue-cap.js';
 import { crossCheckBounded } from './cross-check.js';
 import { ProtocolError, zodIssues, type LocatedIssue, type ProtocolIssue } from './issues.js';

@@ -11,7 +11,7 @@
  *   rows > PLAN_ROWS_MAX      refused always (≈ 1.7 GB resident for the plan alone at the limit, within
  *                             Node's default ≈ 4 GB heap with room for the run).
  */
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import type { Protocol } from './schema.js';
 import { seedCount } from './seeds.js';
 

@@ -22,8 +22,7 @@
  * and wave (conditions are separate runs with separate banks). planHash = SHA-256 of the canonical
  * JSON of { version, protocolHash, episodes }.
  */
-import { truncatedId } from '../core/hash.js';
-import { canonicalHash } from '../core/canonical-json.js';
+import { truncatedId, canonicalHash } from '../core/index.js';
 import { protocolHash } from './protocol-hash.js';
 import type { Protocol } from './schema.js';
 import { firstSeeds } from './seeds.js';

@@ -4,7 +4,7 @@
  * YAML was written: key order, comments, quoting and flow/block style do not change it; any value
  * (a margin, an α, a seed, a condition's order in a list) does, and so does a change of a default.
  */
-import { canonicalHash } from '../core/canonical-json.js';
+import { canonicalHash } from '../core/index.js';
 import type { Protocol } from './schema.js';
 
 export function protocolHash(protocol: Protocol): string {

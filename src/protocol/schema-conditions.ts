@@ -8,7 +8,7 @@
  * two unions in step.
  */
 import { z } from 'zod';
-import { ULP_DIRECTIONS } from '../interventions/ulp.js';
+import { ULP_DIRECTIONS } from '../interventions/index.js';
 import { Ident, Kwargs, NonEmptyText, PositiveInt, Seed } from './schema-common.js';
 
 export const CONDITION_KINDS = ['A', 'N', 'O', 'C', 'U', 'S_pi', 'T_mu', 'S', 'T'] as const;

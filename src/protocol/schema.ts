@@ -9,7 +9,7 @@
  * executionFailures, allowlists, bootstrap, mde, frames, amendments.
  */
 import { z } from 'zod';
-import { CONSOLIDATION_MODES } from '../banks/token-merge.js';
+import { CONSOLIDATION_MODES } from '../banks/index.js';
 import { BootstrapSchema, CriterionSchema, EstimandSchema, HolmFamilySchema, MdeSchema } from './schema-analysis.js';
 import { Ident, IdentList, Kwargs, MAX_ENTRIES, MAX_ENVS, NonEmptyText, PositiveInt, SeedInt, Slug } from './schema-common.js';
 import { ConditionSchema } from './schema-conditions.js';

@@ -3,7 +3,7 @@
  * list as written), and overlap checks against other registered campaigns, which honour the
  * protocol's `reuse` declarations.
  */
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import type { Protocol, Seeds } from './schema.js';
 
 /** The number of seeds the protocol registers. */

@@ -16,8 +16,7 @@
  * be taken for another campaign's. The plan record (`cluster/shards.json`, shard-record.ts) carries every
  * manifest and a self-hash over the whole.
  */
-import { canonicalHash } from '../core/canonical-json.js';
-import { ImepError } from '../core/errors.js';
+import { canonicalHash, ImepError } from '../core/index.js';
 import type { Plan, PlannedEpisode } from './plan.js';
 
 export interface ShardSpec {

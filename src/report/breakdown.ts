@@ -6,7 +6,7 @@
  * Descriptive only: no verdict routes on these. Units pair on (wave, task, seed, attempt). Pure.
  */
 import type { Adjudication } from '../adjudication/index.js';
-import type { EpisodeRow } from '../evidence/records/episode-row.js';
+import type { EpisodeRow } from '../evidence/index.js';
 import type { Table } from './model.js';
 import { signedPp } from './text-table.js';
 

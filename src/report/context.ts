@@ -6,7 +6,7 @@
  * MDE sits beside each result. Pure: protocol + adjudication in, tables out.
  */
 import type { Adjudication } from '../adjudication/index.js';
-import type { Protocol } from '../protocol/schema.js';
+import type { Protocol } from '../protocol/index.js';
 import type { Table } from './model.js';
 import { claimText } from './verdict-claims.js';
 

@@ -6,7 +6,7 @@
  * Conditions in the adjudication's order; tasks in the design's order. Pure.
  */
 import type { Adjudication } from '../adjudication/index.js';
-import type { EpisodeRow } from '../evidence/records/episode-row.js';
+import type { EpisodeRow } from '../evidence/index.js';
 
 export interface CoverageDatum {
   readonly group: string;

@@ -13,7 +13,7 @@
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import type { Adjudication, ConditionSummary } from '../adjudication/index.js';
-import type { EpisodeRow } from '../evidence/records/episode-row.js';
+import type { EpisodeRow } from '../evidence/index.js';
 import { coverageData } from './coverage-data.js';
 import { rhoInterval } from './rho-interval.js';
 

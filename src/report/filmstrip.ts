@@ -10,9 +10,9 @@
  * written once. Pure: rows + recorded episodes in, pairs and file bytes out.
  */
 import { createHash } from 'node:crypto';
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import type { Adjudication } from '../adjudication/index.js';
-import type { EpisodeRow } from '../evidence/records/episode-row.js';
+import type { EpisodeRow } from '../evidence/index.js';
 import type { RecordedEpisode } from './frames-load.js';
 import { escXml, fx } from './svg.js';
 

@@ -8,9 +8,8 @@
  * The x axis is in percentage points, always includes 0 and every threshold, and is shared by all rows.
  * Hand-written SVG with fixed-precision coordinates: the same adjudication gives the same bytes.
  */
-import type { Adjudication } from '../adjudication/index.js';
-import type { RoutedBound, Verdict } from '../adjudication/verdict-types.js';
-import type { Criterion, Protocol } from '../protocol/schema.js';
+import type { Adjudication, RoutedBound, Verdict } from '../adjudication/index.js';
+import type { Criterion, Protocol } from '../protocol/index.js';
 import { escXml, fx, linearScale, niceTicks, VERDICT_COLOURS } from './svg.js';
 import { signedPp } from './text-table.js';
 

@@ -4,8 +4,8 @@
  * list when the protocol recorded none. A line that does not parse names the unit as tampered.
  */
 import { z } from 'zod';
-import { ImepError } from '../core/errors.js';
-import { readSealed, sealedSha256, type VerifiedUnit } from '../evidence/io/verified-read.js';
+import { ImepError } from '../core/index.js';
+import { readSealed, sealedSha256, type VerifiedUnit } from '../evidence/index.js';
 
 export const FRAMES_TRACE = 'traces/frames.jsonl';
 

@@ -3,21 +3,13 @@
  * rows, the unit's spec, the seal, the cross-check records, the closeout record when closed, and the
  * amendment log as it stands now (amendments written after the adjudication are listed as such).
  */
-import { identityWarning } from '../signing/chain.js';
-import { ImepError } from '../core/errors.js';
-import { readVerifiedAmendments, type Amendment } from '../evidence/transitions/amend.js';
+import { identityWarning } from '../signing/index.js';
+import { ImepError } from '../core/index.js';
+import { readVerifiedAmendments, type Amendment, readAdjudicationArtifact, CrossCheckRecordSchema, type CloseoutRecord, type CrossCheckRecord, UNIT_FILES, listAdjudicationRecords, readUnitState, type UnitSnapshot, readVerifiedRecord, RunRecordSchema, type RunRecord, assertUnitVerified } from '../evidence/index.js';
 import type { Adjudication } from '../adjudication/index.js';
-import { readAdjudicationArtifact } from '../evidence/records/adjudication-artifact.js';
-import { loadVerifiedProtocol, loadVerifiedRows } from '../adjudication/sealed-inputs.js';
-import type { EpisodeRow } from '../evidence/records/episode-row.js';
-import { CrossCheckRecordSchema, type CloseoutRecord, type CrossCheckRecord } from '../evidence/records/post-seal-records.js';
-import type { SealRecord } from '../evidence/transitions/seal.js';
-import type { Protocol } from '../protocol/schema.js';
-import { UNIT_FILES } from '../evidence/unit-layout.js';
-import { listAdjudicationRecords, readUnitState, type UnitSnapshot } from '../evidence/unit-state.js';
-import { readVerifiedRecord } from '../evidence/io/verified-read.js';
-import { RunRecordSchema, type RunRecord } from '../evidence/records/run-record.js';
-import { assertUnitVerified } from '../evidence/verify/verify.js';
+import { loadVerifiedProtocol, loadVerifiedRows } from '../adjudication/index.js';
+import type { EpisodeRow, SealRecord } from '../evidence/index.js';
+import type { Protocol } from '../protocol/index.js';
 import { loadRecordedFrames, type RecordedEpisode } from './frames-load.js';
 
 export interface ReportInputs {

@@ -5,11 +5,9 @@
  * withholds (rule i) is shown as "withheld", never with its value; so is every number when all cells
  * were excluded by competence.
  */
-import { invalidBecause } from '../adjudication/validity.js';
-import type { Adjudication, AvailableEstimand, EstimandResult, Interval } from '../adjudication/index.js';
-import { readCanaryNote } from '../adjudication/read-canary-note.js';
-import { noiseStreamRecipe } from '../protocol/execution-noise.js';
-import type { Verdict } from '../adjudication/verdict-types.js';
+import { invalidBecause, readCanaryNote } from '../adjudication/index.js';
+import type { Adjudication, AvailableEstimand, EstimandResult, Interval, Verdict } from '../adjudication/index.js';
+import { noiseStreamRecipe } from '../protocol/index.js';
 import type { ReportInputs } from './load.js';
 import { firstQueryTable } from './first-query-table.js';
 import { verdictRows } from './verdict-claims.js';

@@ -4,13 +4,7 @@
  * precision. `imep stats demo` prints these rows; a row matches when the two strings agree.
  * Pure (no I/O); the CLI prints.
  */
-import { clopperPearson } from '../stats/clopper-pearson.js';
-import { conditionalThetaBound } from '../stats/conditional-theta-bound.js';
-import { decisionBound } from '../stats/decision-bound.js';
-import { holm } from '../stats/holm.js';
-import { mcnemarExact } from '../stats/mcnemar.js';
-import { tango } from '../stats/tango.js';
-import { wilson } from '../stats/wilson.js';
+import { clopperPearson, conditionalThetaBound, decisionBound, holm, mcnemarExact, tango, wilson } from '../stats/index.js';
 
 export type ReproductionStatus = 'match' | 'known-difference' | 'differs';
 

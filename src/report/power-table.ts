@@ -6,8 +6,8 @@
  * one-line note instead. Pure.
  */
 import type { Adjudication, AvailableEstimand } from '../adjudication/index.js';
-import type { Protocol } from '../protocol/schema.js';
-import { minimumDetectableEffect } from '../stats/power.js';
+import type { Protocol } from '../protocol/index.js';
+import { minimumDetectableEffect } from '../stats/index.js';
 import type { Table } from './model.js';
 import { ppText, withheldReasons } from './model.js';
 

@@ -3,10 +3,9 @@
  * from the frozen protocol), whether its rule was met, the verdict word, and the bound it routed on
  * beside the margin — so a reader sees what was claimed and what the word answers.
  */
-import { claimWords } from '../adjudication/decide.js';
-import type { Adjudication } from '../adjudication/index.js';
-import type { Verdict } from '../adjudication/verdict-types.js';
-import type { Criterion, Protocol } from '../protocol/schema.js';
+import { claimWords } from '../adjudication/index.js';
+import type { Adjudication, Verdict } from '../adjudication/index.js';
+import type { Criterion, Protocol } from '../protocol/index.js';
 import { pValue, signedPp } from './text-table.js';
 import { frozenPowerText } from './context.js';
 

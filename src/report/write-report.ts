@@ -5,10 +5,9 @@
  * filmstrips' PNG files under frames/ (content-addressed). The unit is verified first; every number comes
  * from the stored adjudication and the sealed rows by code. Each file is written atomically.
  */
-import { makeDirs } from '../core/make-dirs.js';
+import { makeDirs, ImepError } from '../core/index.js';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { ImepError } from '../core/errors.js';
-import { writeFileAtomic } from '../evidence/io/atomic-write.js';
+import { writeFileAtomic } from '../evidence/index.js';
 import { figures, renderSvg, type Figure } from './figures.js';
 import { loadReportInputs } from './load.js';
 import { reportFilmstrips, reportModel } from './model.js';

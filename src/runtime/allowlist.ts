@@ -3,7 +3,7 @@
  * split again by the run's allowlists, so a policy sees only method-visible fields whatever a server
  * sends; a run whose method-visible and evaluator-only allowlists overlap refuses to start.
  */
-import { ImepError } from '../core/errors.js';
+import { ImepError } from '../core/index.js';
 import type { EnvSpec, NdArray, ObsValue, ResetRequest, SimEnvironment, StepResult } from './environment.js';
 
 export interface Allowlists {

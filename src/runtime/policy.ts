@@ -7,7 +7,7 @@
  * one observation per active slot, and each slot's results are what a batch-of-one call would give
  * (see src/policies/README.md for how exactly).
  */
-import type { ReadContext, ReadHook, RecordIdentity } from '../banks/record.js';
+import type { ReadContext, ReadHook, RecordIdentity } from '../banks/index.js';
 import type { NdArray, StepResult } from './environment.js';
 
 /** What a policy sees at one step: the method-visible fields of a StepResult (never evaluator fields). */

@@ -1,4 +1,4 @@
-import { sha256Hex } from '../core/hash.js';
+import { sha256Hex } from '../core/index.js';
 import type { TrustedKey } from './key-store.js';
 import { checkRecordSignature } from './sign-record.js';
 import { fingerprintText, type PrevLink, type SignatureBlock } from './signature-block.js';

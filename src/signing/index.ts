@@ -19,3 +19,5 @@ export type { SignOptions, SignatureCheck } from './sign-record.js';
 export { SIGNATURE_FINDINGS, checkSignatureChain } from './chain.js';
 export type { SignatureFinding, SignatureFindingKind, SignatureReport, SignedRecordInfo, ChainRecord, ChainCheckInput } from './chain.js';
 export { describeSignatures } from './describe.js';
+export { identityWarning, keyOwnerFinding, parseObject, short, trustFinding } from './chain.js';
+export { decodePublicKey } from './signature-block.js';

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sign, verify } from 'node:crypto';
-import { ImepError } from '../core/errors.js';
-import { sha256Hex } from '../core/hash.js';
+import { ImepError, sha256Hex } from '../core/index.js';
 import { keysDir, operatorKey } from './key-store.js';
 import { decodePublicKey, SIGNATURE_SCHEME, SignatureBlockSchema, signedBytes, type PrevLink, type SignatureBlock, type UnsignedBlock } from './signature-block.js';
 

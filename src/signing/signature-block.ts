@@ -1,7 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { canonicalBytes } from '../core/canonical-json.js';
-import { sha256Hex } from '../core/hash.js';
+import { canonicalBytes, sha256Hex } from '../core/index.js';
 
 /**
  * The signature block embedded in a signed evidence record (precommit.json, seal.json,

@@ -10,7 +10,7 @@
  * Edges: k < 0 → P(X ≤ k) = 0, P(X ≥ k) = 1; k > n → P(X ≤ k) = 1, P(X ≥ k) = 0; p ∈ {0, 1} exact.
  * Bad arguments throw E_STATS_DOMAIN. Pure, no I/O.
  */
-import { domainError } from '../core/errors.js';
+import { domainError } from '../core/index.js';
 
 export interface Rational {
   readonly num: bigint;

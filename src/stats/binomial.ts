@@ -15,7 +15,7 @@
  * k must be an integer (any sign); n an integer ≥ 0 (≤ 2^53); p in [0, 1]. Violations throw
  * E_STATS_DOMAIN naming the argument. Pure, no I/O.
  */
-import { domainError } from '../core/errors.js';
+import { domainError } from '../core/index.js';
 import { betaLogTails, logBinomialKernel } from './special-functions.js';
 
 function checkArgs(k: number, n: number, p: number): void {

@@ -30,8 +30,7 @@
  *
  * Empty input: zero units (or zero units in a task with positive θ̄ weight) throws E_STATS_DOMAIN.
  */
-import { domainError } from '../core/errors.js';
-import { Prng, type PrngSpec, type Seed } from '../core/prng.js';
+import { domainError, Prng, type PrngSpec, type Seed } from '../core/index.js';
 import { estimate, taskWeights, unitContributions, type Estimand } from './estimands.js';
 import { clusterTasks, taskSizes, type PairedDesign } from './paired-outcomes.js';
 

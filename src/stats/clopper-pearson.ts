@@ -12,7 +12,7 @@
  * Degenerate input: n = 0 (no trials) gives the uninformative [0, 1]. x and n must be integers with
  * 0 ≤ x ≤ n; α and level must lie strictly in (0, 1). Violations throw E_STATS_DOMAIN. Pure, no I/O.
  */
-import { domainError } from '../core/errors.js';
+import { domainError } from '../core/index.js';
 import {
   inverseRegularizedIncompleteBeta,
   inverseRegularizedIncompleteBetaComplement,

@@ -23,7 +23,7 @@
  *
  * Empty input: no clusters, or only zero sums, gives T = 0 and every p-value 1 (the null is a point mass).
  */
-import { domainError } from '../core/errors.js';
+import { domainError } from '../core/index.js';
 import { resolvedOutcomes, type PairedDesign } from './paired-outcomes.js';
 
 export interface SignFlipResult {

@@ -12,7 +12,7 @@
  * discordant unit: the conditional bound carries no information, it does not show θ = 0).
  * b′, c′, n integers, b′ + c′ ≤ n, n ≥ 1; α in (0, ½). Violations throw E_STATS_DOMAIN. Pure.
  */
-import { domainError } from '../core/errors.js';
+import { domainError } from '../core/index.js';
 import { clopperPearsonLower, clopperPearsonUpper } from './clopper-pearson.js';
 import { formatCoveragePercent } from './decision-bound.js';
 

@@ -13,7 +13,7 @@
  * 1.49 pp), which is the point of reporting the exact bound where a bootstrap collapses to [0, 0].
  * b, c, n integers with b + c ≤ n and n ≥ 1; α in (0, ½). Violations throw E_STATS_DOMAIN. Pure.
  */
-import { domainError } from '../core/errors.js';
+import { domainError } from '../core/index.js';
 import { clopperPearsonLower, clopperPearsonUpper } from './clopper-pearson.js';
 
 export interface DecisionBound {

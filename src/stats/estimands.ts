@@ -13,7 +13,7 @@
  * Empty input: counts are 0; a rate over zero units throws E_STATS_DOMAIN (field "design"), and θ̄
  * throws when a task with positive weight has no units (field "weights" / "design").
  */
-import { domainError } from '../core/errors.js';
+import { domainError } from '../core/index.js';
 import { resolvedOutcomes, taskSizes, type PairedDesign } from './paired-outcomes.js';
 
 export interface DiscordantCounts {

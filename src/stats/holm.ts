@@ -16,7 +16,7 @@
  * Degenerate inputs: an empty family returns []. A p-value outside [0, 1] or NaN throws E_STATS_DOMAIN
  * naming the slot (`pValues[i]`, or `families.<name>[i]` for holmFamilies).
  */
-import { domainError } from '../core/errors.js';
+import { domainError } from '../core/index.js';
 
 export type MaybePValue = number | 'unavailable';
 

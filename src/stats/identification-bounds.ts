@@ -22,7 +22,7 @@
  * Degenerate inputs: an arm with no blocks, a block with no constituents, or a constituent other than
  * 0, 1 or null throws E_STATS_DOMAIN naming the offending path (e.g. `blocks[3].outcomes[1]`).
  */
-import { domainError } from '../core/errors.js';
+import { domainError } from '../core/index.js';
 
 export const IDENTIFICATION_LABEL = 'identification bounds over unobserved outcomes (not a confidence interval)' as const;
 

@@ -14,7 +14,7 @@
  * Degenerate input: m = 0 (no discordant pairs) gives p = 1 for every alternative.
  * b and c must be integers ≥ 0 (E_STATS_DOMAIN naming 'b' or 'c'). Pure, no I/O.
  */
-import { domainError } from '../core/errors.js';
+import { domainError } from '../core/index.js';
 import { binomialCdf } from './binomial.js';
 
 export type McNemarAlternative = 'two-sided' | 'greater' | 'less';

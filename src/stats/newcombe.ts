@@ -19,7 +19,7 @@
  * Degenerate inputs: φ̂ = 0 whenever a margin is 0 (M = 0), per Newcombe. All-zero tables (n = 0),
  * negative or non-integer cells and a level outside (0, 1) throw E_STATS_DOMAIN naming the argument.
  */
-import { domainError } from '../core/errors.js';
+import { domainError } from '../core/index.js';
 import { assertCount, assertLevel, wilson } from './wilson.js';
 
 export interface PairedTable {

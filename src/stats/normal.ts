@@ -13,7 +13,7 @@
  * Degenerate inputs: Φ(±∞) = 1 / 0; Φ(NaN) = NaN. `normalQuantile(0) = −∞`, `normalQuantile(1) = +∞`;
  * a probability outside [0, 1] (or NaN) throws E_STATS_DOMAIN naming the argument.
  */
-import { domainError } from '../core/errors.js';
+import { domainError } from '../core/index.js';
 
 // fdlibm s_erf.c coefficients.
 const ERX = 8.45062911510467529297e-1;

@@ -15,7 +15,7 @@
  * Empty input: a design with zero units is valid (n = 0); the estimands decide what they do with it.
  * Every malformed argument throws E_STATS_DOMAIN naming the argument.
  */
-import { domainError } from '../core/errors.js';
+import { domainError } from '../core/index.js';
 
 /** Outcome code for a unit not resolved in a condition. */
 export const UNRESOLVED = 255;

@@ -19,8 +19,7 @@
  * Empty input: zero units throws E_STATS_DOMAIN; a design with no discordant unit (all d_i = 0) gives
  * θ̄ = 0 and p = 1.
  */
-import { domainError } from '../core/errors.js';
-import { Prng, type PrngSpec, type Seed } from '../core/prng.js';
+import { domainError, Prng, type PrngSpec, type Seed } from '../core/index.js';
 import { clusterSignFlipTest, signFlipFeasible, type SignFlipResult } from './cluster-sign-flip.js';
 import { taskWeights, thetaBar, unitContributions } from './estimands.js';
 import { taskSizes, type PairedDesign } from './paired-outcomes.js';

@@ -25,8 +25,7 @@
  * Degenerate input: ρ = 0 has no discordant pairs, so power is 0 and the MDE is 'unreachable';
  * an MDE target that even θ = ρ cannot reach is reported as { status: 'unreachable', maxPower }.
  */
-import { domainError } from '../core/errors.js';
-import { Prng, type PrngSpec, type Seed } from '../core/prng.js';
+import { domainError, Prng, type PrngSpec, type Seed } from '../core/index.js';
 import { binomialCdf, binomialPmf, binomialSf } from './binomial.js';
 import { mcnemarExact } from './mcnemar.js';
 

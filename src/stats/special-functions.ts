@@ -28,7 +28,7 @@
  * Degenerate input: x = 0 gives I = 0 and x = 1 gives I = 1; p = 0 and p = 1 invert to 0 and 1.
  * Non-finite or out-of-domain arguments throw E_STATS_DOMAIN naming the argument. Pure, no I/O.
  */
-import { ImepError, domainError } from '../core/errors.js';
+import { ImepError, domainError } from '../core/index.js';
 
 const LN_SQRT_2PI = 0.9189385332046728; // ln √(2π)
 const LN_2PI = 1.8378770664093453;

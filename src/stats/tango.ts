@@ -18,7 +18,7 @@
  * lower endpoint of exactly −1 and b = n an upper endpoint of exactly 1. n = 0, negative or non-integer
  * counts, b + c > n and a level outside (0, 1) throw E_STATS_DOMAIN naming the argument.
  */
-import { domainError } from '../core/errors.js';
+import { domainError } from '../core/index.js';
 import { normalSf, upperCriticalValue } from './normal.js';
 import { assertCount, assertLevel } from './wilson.js';
 

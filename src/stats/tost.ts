@@ -16,7 +16,7 @@
  * a level outside (0, 1) and alpha outside (0, 0.5) throw E_STATS_DOMAIN naming the argument. Infinite
  * margin bounds are allowed (one-sided non-inferiority).
  */
-import { domainError } from '../core/errors.js';
+import { domainError } from '../core/index.js';
 import { tango } from './tango.js';
 import { assertLevel } from './wilson.js';
 

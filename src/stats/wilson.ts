@@ -10,7 +10,7 @@
  * n = 0 (no trials) carries no information and throws E_STATS_DOMAIN, as do negative or non-integer
  * counts, x > n, and a level outside (0, 1).
  */
-import { domainError } from '../core/errors.js';
+import { domainError } from '../core/index.js';
 import { upperCriticalValue } from './normal.js';
 
 export type Sided = 'two' | 'upper' | 'lower';

@@ -7,18 +7,7 @@ import { crossCheckAdjudication } from '../../src/crosscheck/index.js';
 import type { InvalidVerdict } from '../../src/adjudication/verdict-types.js';
 import { flattenNumbers } from '../../src/crosscheck/flatten.js';
 import { canonicalPrettyJson } from '../../src/core/canonical-json.js';
-import {
-  conditionalThetaBound,
-  decisionBound,
-  holm,
-  mcnemarExact,
-  pairedBootstrap,
-  pairedDesign,
-  tango,
-  wilson,
-  clopperPearsonLower,
-  clopperPearsonUpper,
-} from '../../src/stats/index.js';
+import { conditionalThetaBound, decisionBound, holm, mcnemarExact, pairedBootstrap, pairedDesign, tango, wilson, clopperPearsonLower, clopperPearsonUpper } from '../../src/stats/index.js';
 import { copyUnit, expectImepError, removeTree, snapshot, tempDir } from '../evidence/helpers.js';
 import {
   blackoutOutcome,

@@ -3,7 +3,8 @@
  * stats-level simulation (2,000 campaigns per design): the issue's checks, asserted on the result.
  */
 import { describe, expect, it } from 'vitest';
-import { calibrate, parseSuite, type CalibrationResult } from '../../src/calibration/index.js';
+import { calibrate } from '../../src/calibration/calibrate.js';
+import { parseSuite, type CalibrationResult } from '../../src/calibration/index.js';
 import { derivedSuite, ROOT } from './support.js';
 
 let result: CalibrationResult;

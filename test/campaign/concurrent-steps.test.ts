@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeLiteEnv } from '../../src/sims/lite/registry.js';
 import type { NdArray, ResetRequest, SimEnvironment, StepResult } from '../../src/runtime/environment.js';
-import { runCampaign, type EnvProvider } from '../../src/campaign/index.js';
+import { runCampaign } from '../../src/campaign/campaign.js';
+import { type EnvProvider } from '../../src/campaign/index.js';
 import { isImepError } from '../../src/core/errors.js';
 import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
 

@@ -12,7 +12,8 @@ import { envSpecSchema } from '../../src/bridges/op-schemas.js';
 import type { EnvSpec, SimEnvironment } from '../../src/runtime/environment.js';
 import { factsOf } from '../../src/runtime/task-facts.js';
 import { isImepError } from '../../src/core/errors.js';
-import { runCampaign, type EnvProvider } from '../../src/campaign/index.js';
+import { runCampaign } from '../../src/campaign/campaign.js';
+import { type EnvProvider } from '../../src/campaign/index.js';
 import { parseProtocol } from '../../src/protocol/index.js';
 import { sandbox, scriptedOptions, writeProtocol } from './helpers.js';
 

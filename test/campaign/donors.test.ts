@@ -7,7 +7,7 @@ import { computeAdjudication, renderAdjudication } from '../../src/adjudication/
 import { crossCheckAdjudication } from '../../src/crosscheck/index.js';
 import { loadSealedInputs } from '../../src/adjudication/sealed-inputs.js';
 import { explicitOperator } from '../../src/evidence/index.js';
-import { runCampaign } from '../../src/campaign/index.js';
+import { runCampaign } from '../../src/campaign/campaign.js';
 import { rememberColorYaml, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
 
 function lines(file: string): unknown[] {

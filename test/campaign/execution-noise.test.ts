@@ -13,8 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { AvailableEstimand } from '../../src/adjudication/index.js';
 import { EpisodeRowSchema, type EpisodeRow } from '../../src/evidence/records/episode-row.js';
 import { explicitOperator } from '../../src/evidence/operator.js';
-import { runCampaign } from '../../src/campaign/index.js';
-import { adjudicateStep, closeoutStep, crossCheckStep, reportStep } from '../../src/app/index.js';
+import { runCampaign } from '../../src/campaign/campaign.js';
+import { adjudicateStep, closeoutStep, crossCheckStep, reportStep } from '../../src/app/pipeline.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SHIPPED = readFileSync(join(ROOT, 'protocols/shellgame-noisy.yaml'), 'utf8');

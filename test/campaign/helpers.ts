@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { makeLiteEnv } from '../../src/sims/lite/registry.js';
 import { startRun } from '../../src/evidence/transitions/formal-run.js';
-import { RowSink, runPlan, type CampaignOptions } from '../../src/campaign/index.js';
+import { RowSink, type CampaignOptions } from '../../src/campaign/index.js';
+import { runPlan } from '../../src/campaign/run-plan.js';
 import { buildPlan, loadProtocolSync } from '../../src/protocol/index.js';
 import { scriptedProvider } from './scripted-policies.js';
 

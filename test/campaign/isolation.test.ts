@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeLiteEnv } from '../../src/sims/lite/registry.js';
-import { RowSink, runPlan, type PolicyProvider, type RunnerPolicy } from '../../src/campaign/index.js';
+import { RowSink, type PolicyProvider, type RunnerPolicy } from '../../src/campaign/index.js';
+import { runPlan } from '../../src/campaign/run-plan.js';
 import type { EpisodeInfo, SlotObservation } from '../../src/runtime/policy.js';
 import { buildPlan, parseProtocol } from '../../src/protocol/index.js';
 import { blackoutYaml, sandbox } from './helpers.js';

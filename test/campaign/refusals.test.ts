@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { isImepError } from '../../src/core/errors.js';
 import { seal } from '../../src/evidence/transitions/seal.js';
 import { readUnitState } from '../../src/evidence/unit-state.js';
-import { precommitCampaign, runCampaign } from '../../src/campaign/index.js';
+import { precommitCampaign, runCampaign } from '../../src/campaign/campaign.js';
 import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
 
 async function refusal(p: Promise<unknown>): Promise<{ code: string; line: string }> {

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { readUnitState } from '../../src/evidence/unit-state.js';
 import { makeLiteEnv } from '../../src/sims/lite/registry.js';
 import { isImepError } from '../../src/core/errors.js';
-import { precommitCampaign, runCampaign, type EnvProvider } from '../../src/campaign/index.js';
+import { precommitCampaign, runCampaign } from '../../src/campaign/campaign.js';
+import { type EnvProvider } from '../../src/campaign/index.js';
 import { FlakyEnv } from './flaky-env.js';
 import { crashFormalRun, rememberColorYaml, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
 

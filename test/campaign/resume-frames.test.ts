@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readUnitState } from '../../src/evidence/unit-state.js';
-import { precommitCampaign, runCampaign } from '../../src/campaign/index.js';
+import { precommitCampaign, runCampaign } from '../../src/campaign/campaign.js';
 import { crashFormalRun, rememberColorYaml, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
 
 const FRAMES = '\nframes:\n  steps: [0, 2, 3]\n  conditions: [A, T]\n  units: 2\n';

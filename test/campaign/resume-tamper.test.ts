@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/core/canonical-json.js';
 import { isImepError } from '../../src/core/errors.js';
 import { completeRun } from '../../src/evidence/transitions/formal-run.js';
-import { precommitCampaign, runCampaign } from '../../src/campaign/index.js';
+import { precommitCampaign, runCampaign } from '../../src/campaign/campaign.js';
 import { blackoutYaml, crashFormalRun, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
 
 /** A unit whose formal run crashed after `stopAt` durable rows; returns the unit and its protocol file. */

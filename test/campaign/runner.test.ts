@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { EpisodeRowSchema, EpisodeTimingSchema, type EpisodeRow } from '../../src/evidence/records/episode-row.js';
 import { readUnitState } from '../../src/evidence/unit-state.js';
 import { verifyUnit } from '../../src/evidence/verify/verify.js';
-import { runCampaign } from '../../src/campaign/index.js';
+import { runCampaign } from '../../src/campaign/campaign.js';
 import { loadProtocolSync } from '../../src/protocol/index.js';
 import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
 

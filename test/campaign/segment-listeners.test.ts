@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StructuredBank } from '../../src/banks/structured-bank.js';
 import { makeLiteEnv } from '../../src/sims/lite/registry.js';
-import { RowSink, runPlan, type PolicyProvider, type RunnerPolicy } from '../../src/campaign/index.js';
+import { RowSink, type PolicyProvider, type RunnerPolicy } from '../../src/campaign/index.js';
+import { runPlan } from '../../src/campaign/run-plan.js';
 import { buildPlan, loadProtocolSync } from '../../src/protocol/index.js';
 import { rememberColorYaml, sandbox, writeProtocol } from './helpers.js';
 import { ColorScriptedPolicy, scriptedProvider } from './scripted-policies.js';

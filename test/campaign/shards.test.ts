@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readUnitState } from '../../src/evidence/unit-state.js';
 import { listSmallRuns } from '../../src/evidence/small-run.js';
-import { parseShard, precommitCampaign, runCampaign, shardDir, smallRunCampaign } from '../../src/campaign/index.js';
+import { parseShard, shardDir } from '../../src/campaign/index.js';
+import { precommitCampaign, runCampaign } from '../../src/campaign/campaign.js';
+import { smallRunCampaign } from '../../src/campaign/campaign-variants.js';
 import { blackoutYaml, rememberColorYaml, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
 
 const lines = (file: string): string[] => readFileSync(file, 'utf8').trimEnd().split('\n');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { imep } from './helpers.js';
-import { readDecisionUnit } from '../../src/chainbench/index.js';
+import { readDecisionUnit } from '../../src/chainbench/decision-unit.js';
 import { BridgeServer } from '../../src/bridges/server.js';
 import { privateIpcEndpoint, type PrivateIpcEndpoint } from '../../src/bridges/endpoint.js';
 import { LITE_ENV_IDS, makeLiteEnv } from '../../src/sims/lite/registry.js';

@@ -1,17 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  LooCentroids,
-  chainMemory,
-  decisionConditions,
-  nearestCentroid,
-  selectDecidingRecord,
-  shuffledRecords,
-  summarizeDecisions,
-  decideAll,
-  type ChainRecordSet,
-  type ConditionSpec,
-  type DecisionCondition,
-} from '../../src/chainbench/index.js';
+import { LooCentroids, chainMemory, decisionConditions, nearestCentroid, selectDecidingRecord, shuffledRecords, summarizeDecisions, decideAll, type ChainRecordSet, type ConditionSpec, type DecisionCondition } from '../../src/chainbench/index.js';
 import { chainEvents } from '../../src/chainbench/records.js';
 import { fixture } from './helpers.js';
 

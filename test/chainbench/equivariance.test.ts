@@ -1,22 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Prng } from '../../src/core/prng.js';
 import { chainEvents } from '../../src/chainbench/records.js';
-import {
-  auditLabelEquivariance,
-  centroidsOf,
-  chainMemory,
-  nearestCentroid,
-  selectDecidingRecord,
-  decisionConditions,
-  identifiersOf,
-  randomRenaming,
-  renameManifest,
-  renameRecords,
-  validateManifest,
-  type AuditedReadout,
-  type ChainManifest,
-  type ChainRecordSet,
-} from '../../src/chainbench/index.js';
+import { auditLabelEquivariance, centroidsOf, chainMemory, nearestCentroid, selectDecidingRecord, decisionConditions, identifiersOf, randomRenaming, renameManifest, renameRecords, validateManifest, type AuditedReadout, type ChainManifest, type ChainRecordSet } from '../../src/chainbench/index.js';
 import { fixture } from './helpers.js';
 
 /** Deliberately name-leaning: with no memory, answer the drawer whose NAME sorts first. */

@@ -1,16 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ImepError } from '../../src/core/errors.js';
-import {
-  canonicalJson,
-  freezeManifest,
-  generateChainManifest,
-  manifestHash,
-  parseManifest,
-  validateManifest,
-  type ChainManifest,
-  type QueryObserver,
-} from '../../src/chainbench/index.js';
+import { canonicalJson } from '../../src/core/index.js';
+import { freezeManifest, generateChainManifest, manifestHash, parseManifest, validateManifest, type ChainManifest, type QueryObserver } from '../../src/chainbench/index.js';
 import { LiteQueryObserver } from '../../src/chainbench/query-frame.js';
 import { CHAIN_MANIFEST_SCHEMA_PATH, chainManifestSchemaText } from '../../src/chainbench/schema-export.js';
 import { copy, fixture } from './helpers.js';

@@ -2,20 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { makeLiteEnv } from '../../src/sims/lite/registry.js';
 import { executorSucceeds } from '../../src/sims/lite/chain-drawers.js';
 import { ImepError } from '../../src/core/errors.js';
-import {
-  LiteChainExecutor,
-  decideAll,
-  decisionTableText,
-  parseDecisionTable,
-  replayDecisions,
-  summarizeReplay,
-  SimEnvironmentChainExecutor,
-  type ReplayResult,
-  type Chain,
-  type ChainExecutor,
-  type ExecutionOutcome,
-  type ExecutionRun,
-} from '../../src/chainbench/index.js';
+import { LiteChainExecutor, decideAll, decisionTableText, parseDecisionTable, replayDecisions, summarizeReplay, SimEnvironmentChainExecutor, type ReplayResult, type Chain, type ChainExecutor, type ExecutionOutcome, type ExecutionRun } from '../../src/chainbench/index.js';
 import { fixture } from './helpers.js';
 
 class CountingExecutor implements ChainExecutor {

@@ -10,18 +10,10 @@ import { BridgeServer } from '../../src/bridges/server.js';
 import { privateIpcEndpoint, type PrivateIpcEndpoint } from '../../src/bridges/endpoint.js';
 import { LITE_ENV_IDS, makeLiteEnv } from '../../src/sims/lite/registry.js';
 import { ServerSupervisor, bridgePython, packageRoot, pythonServerCommand } from '../../src/bridges/supervisor.js';
-import {
-  BridgeChainExecutor,
-  LiteChainExecutor,
-  readDecisionUnit,
-  readReplayUnit,
-  replayDecisions,
-  summarizeDecisions,
-  writeDecisionUnit,
-  writeReplayUnit,
-  type DecisionUnitRead,
-  type ReplayResult,
-} from '../../src/chainbench/index.js';
+import { BridgeChainExecutor } from '../../src/chainbench/bridge-executor.js';
+import { LiteChainExecutor, replayDecisions, summarizeDecisions, type DecisionUnitRead, type ReplayResult } from '../../src/chainbench/index.js';
+import { readDecisionUnit, writeDecisionUnit } from '../../src/chainbench/decision-unit.js';
+import { readReplayUnit, writeReplayUnit } from '../../src/chainbench/replay-unit.js';
 import { fixture } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'imep-chainbench-units-'));

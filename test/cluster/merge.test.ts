@@ -7,7 +7,8 @@
 import { chmodSync, cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { precommitCampaign, runCampaign, shardDir } from '../../src/campaign/index.js';
+import { precommitCampaign, runCampaign } from '../../src/campaign/campaign.js';
+import { shardDir } from '../../src/campaign/index.js';
 import { startRun } from '../../src/evidence/transitions/formal-run.js';
 import { readUnitState } from '../../src/evidence/unit-state.js';
 import { verifyUnit } from '../../src/evidence/verify/verify.js';

@@ -12,7 +12,8 @@ import { readAdjudications } from '../../src/evidence/transitions/post-seal-writ
 import { readRunRecord } from '../../src/evidence/transitions/formal-run.js';
 import { runOperators } from '../../src/evidence/records/run-record.js';
 import { unitStatus } from '../../src/evidence/status.js';
-import { precommitCampaign, shardDir } from '../../src/campaign/index.js';
+import { precommitCampaign } from '../../src/campaign/campaign.js';
+import { shardDir } from '../../src/campaign/index.js';
 import { mergeCluster } from '../../src/cluster/merge.js';
 import { runShardOfUnit } from '../../src/cluster/shard-run.js';
 import { planCluster } from '../../src/cluster/submit.js';

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { staticPackages } from '../support/static-imports.js';
 
-const HEAVY = ['onnxruntime-node', '@tensorflow/tfjs', 'zeromq', 'msgpackr', 'execa'];
+const HEAVY = ['onnxruntime-node', '@tensorflow/tfjs', 'zeromq', 'execa'];
 
 describe('cluster: start-up imports', () => {
   it('the cluster command group and the merge load none of the runtime, bridge or supervision packages', () => {

@@ -5,7 +5,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { precommitCampaign, shardDir } from '../../src/campaign/index.js';
+import { precommitCampaign } from '../../src/campaign/campaign.js';
+import { shardDir } from '../../src/campaign/index.js';
 import { readJobs } from '../../src/cluster/jobs.js';
 import { runShardOfUnit } from '../../src/cluster/shard-run.js';
 import { Slurm } from '../../src/cluster/slurm.js';

@@ -1,18 +1,7 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adjudicate,
-  amend,
-  closeout,
-  createUnit,
-  crossCheck,
-  merkleRoot,
-  readSeal,
-  startSmallRun,
-  verifyUnit,
-  type CloseoutRecord,
-} from '../../src/evidence/index.js';
+import { adjudicate, amend, closeout, createUnit, crossCheck, merkleRoot, readSeal, startSmallRun, verifyUnit, type CloseoutRecord } from '../../src/evidence/index.js';
 import { buildUnit, clock, copyUnit, expectImepError, PLANNED_ROWS, precommitInput, removeTree, REVIEWER, row, RUNNER, tempDir } from './helpers.js';
 
 let root: string;

@@ -1,17 +1,7 @@
 import { appendFile, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  completeRun,
-  failRun,
-  loadUnit,
-  readRunRecord,
-  readUnitState,
-  resumeRun,
-  startRun,
-  startSmallRun,
-  unitPaths,
-} from '../../src/evidence/index.js';
+import { completeRun, failRun, loadUnit, readRunRecord, readUnitState, resumeRun, startRun, startSmallRun, unitPaths } from '../../src/evidence/index.js';
 import { buildUnit, clock, exists, expectImepError, PLANNED_ROWS, removeTree, row, RUNNER, REVIEWER, tempDir } from './helpers.js';
 
 let root: string;

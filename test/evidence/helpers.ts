@@ -4,22 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { isImepError, type ErrorCode } from '../../src/core/errors.js';
-import {
-  adjudicate,
-  amend,
-  closeout,
-  completeRun,
-  createUnit,
-  crossCheck,
-  explicitOperator,
-  failRun,
-  precommit,
-  seal,
-  startRun,
-  startSmallRun,
-  type PrecommitInput,
-  type UnitState,
-} from '../../src/evidence/index.js';
+import { adjudicate, amend, closeout, completeRun, createUnit, crossCheck, explicitOperator, failRun, precommit, seal, startRun, startSmallRun, type PrecommitInput, type UnitState } from '../../src/evidence/index.js';
 
 export const RUNNER = explicitOperator('runner-session');
 export const REVIEWER = explicitOperator('review-session');

@@ -1,27 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ACTION_RULES,
-  adjudicate,
-  amend,
-  closeout,
-  completeRun,
-  crossCheck,
-  failRun,
-  isSealedState,
-  loadUnit,
-  NEXT_COMMAND,
-  precommit,
-  readUnitState,
-  resumeRun,
-  seal,
-  startRun,
-  startSmallRun,
-  UNIT_ACTIONS,
-  UNIT_STATES,
-  type UnitAction,
-  type UnitState,
-} from '../../src/evidence/index.js';
+import { ACTION_RULES, adjudicate, amend, closeout, completeRun, crossCheck, failRun, isSealedState, loadUnit, NEXT_COMMAND, precommit, readUnitState, resumeRun, seal, startRun, startSmallRun, UNIT_ACTIONS, UNIT_STATES, type UnitAction, type UnitState } from '../../src/evidence/index.js';
 import { FormalRun } from '../../src/evidence/transitions/formal-run.js';
 import { buildUnit, clock, expectImepError, precommitInput, removeTree, REVIEWER, row, RUNNER, snapshot, tempDir } from './helpers.js';
 

@@ -1,17 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  assertProtocolUnchanged,
-  createUnit,
-  loadFrozenProtocol,
-  precommit,
-  readPrecommit,
-  readUnitHeader,
-  readUnitState,
-  startRun,
-  unitPaths,
-} from '../../src/evidence/index.js';
+import { assertProtocolUnchanged, createUnit, loadFrozenProtocol, precommit, readPrecommit, readUnitHeader, readUnitState, startRun, unitPaths } from '../../src/evidence/index.js';
 import { canonicalHash, canonicalJson } from '../../src/core/canonical-json.js';
 import { sha256Hex } from '../../src/core/hash.js';
 import { buildUnit, exists, expectImepError, precommitInput, PROTOCOL, removeTree, RUNNER, tempDir } from './helpers.js';

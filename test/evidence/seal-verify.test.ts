@@ -1,17 +1,7 @@
 import { appendFile, mkdir, readFile, rename, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adjudicate,
-  assertUnitIntact,
-  readSeal,
-  readUnitState,
-  seal,
-  unitPaths,
-  verifyUnit,
-  type TamperKind,
-  type VerifyResult,
-} from '../../src/evidence/index.js';
+import { adjudicate, assertUnitIntact, readSeal, readUnitState, seal, unitPaths, verifyUnit, type TamperKind, type VerifyResult } from '../../src/evidence/index.js';
 import { listEntries } from '../../src/evidence/manifest.js';
 import { buildUnit, copyUnit, expectImepError, removeTree, REVIEWER, RUNNER, tempDir } from './helpers.js';
 

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isImepError } from '../../src/core/errors.js';
 import { acquireLock, setRemoteHolderCheck, type Holder } from '../../src/evidence/unit-lock.js';
-import { precommitCampaign, RowSink, runCampaign } from '../../src/campaign/index.js';
+import { precommitCampaign, runCampaign } from '../../src/campaign/campaign.js';
+import { RowSink } from '../../src/campaign/index.js';
 import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from '../campaign/helpers.js';
 
 const errOf = async (p: Promise<unknown>): Promise<{ code: string; message: string }> =>

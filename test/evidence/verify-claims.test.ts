@@ -8,17 +8,7 @@
 import { chmod, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adjudicate,
-  assertUnitIntact,
-  readAdjudications,
-  readSeal,
-  readUnitState,
-  seal,
-  verifyUnit,
-  type CloseoutRecord,
-  type VerifyResult,
-} from '../../src/evidence/index.js';
+import { adjudicate, assertUnitIntact, readAdjudications, readSeal, readUnitState, seal, verifyUnit, type CloseoutRecord, type VerifyResult } from '../../src/evidence/index.js';
 import { sha256Hex } from '../../src/core/hash.js';
 import { buildManifest, merkleRoot } from '../../src/evidence/manifest.js';
 import { withSelfHash, writeRecord } from '../../src/evidence/io/record-file.js';

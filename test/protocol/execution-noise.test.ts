@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalHash } from '../../src/core/canonical-json.js';
-import {
-  buildPlan,
-  noiseStreamLabel,
-  noiseStreamRecipe,
-  noisyAction,
-  parseProtocol,
-  type ExecutionNoise,
-} from '../../src/protocol/index.js';
+import { buildPlan, noiseStreamLabel, noiseStreamRecipe, noisyAction, parseProtocol, type ExecutionNoise } from '../../src/protocol/index.js';
 import { BASE, BAD_FILE, lineOf, refusal, replaceOnce } from './helpers.js';
 
 const NOISE = 'simulator:\n  kind: lite\n  executionNoise: { kind: action-gaussian, sigma: 0.03, seed: 77, scope: per-condition }\n';

@@ -7,7 +7,7 @@ import { crossCheckUnit } from '../../src/crosscheck/index.js';
 import { closeoutUnit } from '../../src/app/index.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { registerReport } from '../../src/cli/report-commands.js';
-import { writeReport } from '../../src/report/index.js';
+import { writeReport } from '../../src/report/write-report.js';
 import { intervalText, ppText } from '../../src/report/model.js';
 import { expectImepError, removeTree, snapshot, tempDir } from '../evidence/helpers.js';
 import { blackoutOutcome, blackoutProtocol, buildSealedUnit, clock, REVIEWER, substitutionOutcome, substitutionProtocol, type EpisodeContext, type RowSpec } from '../adjudication/fixtures.js';

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ImepError, isImepError } from '../../core/errors.js';
-import { canonicalPrettyJson } from '../../core/canonical-json.js';
+import { ImepError, isImepError, canonicalPrettyJson } from '../../core/index.js';
 
 /**
  * Whole-file writes that never leave a half-written file behind:

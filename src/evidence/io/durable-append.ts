@@ -1,8 +1,7 @@
 import { open, readFile, truncate } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ImepError } from '../../core/errors.js';
-import { canonicalJson, type JsonValue } from '../../core/canonical-json.js';
+import { ImepError, canonicalJson, type JsonValue } from '../../core/index.js';
 import { fsyncDir, ioError, writeAll } from './atomic-write.js';
 
 /**

@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
-import { ImepError } from '../../core/errors.js';
-import { sha256Hex } from '../../core/hash.js';
-import { canonicalJson, canonicalPrettyJson } from '../../core/canonical-json.js';
+import { ImepError, sha256Hex, canonicalJson, canonicalPrettyJson } from '../../core/index.js';
 import { ioError, writeJsonAtomic } from './atomic-write.js';
 
 /**

@@ -1,6 +1,6 @@
 import { closeSync, constants, fdatasync, fsync, openSync, statSync, writeSync, type BigIntStats } from 'node:fs';
 import { dirname } from 'node:path';
-import { ImepError, isImepError } from '../../core/errors.js';
+import { ImepError, isImepError } from '../../core/index.js';
 import { ioError } from './atomic-write.js';
 import { encodeJsonLine } from './durable-append.js';
 import { DurableRowSchema } from '../unit-layout.js';

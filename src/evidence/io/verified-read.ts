@@ -10,8 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { ImepError } from '../../core/errors.js';
-import { sha256Hex } from '../../core/hash.js';
+import { ImepError, sha256Hex } from '../../core/index.js';
 import type { CloseoutRecord } from '../records/post-seal-records.js';
 import { parseRecordBytes } from './record-file.js';
 import type { SealRecord } from '../transitions/seal.js';

@@ -4,7 +4,7 @@
  * reads it for the adjudicator (regeneration), the independent cross-check and the report alike.
  */
 import { join } from 'node:path';
-import { ImepError } from '../../core/errors.js';
+import { ImepError } from '../../core/index.js';
 import { readVerified, readVerifiedRecord, type VerifiedUnit } from '../io/verified-read.js';
 import { recordNumber, UNIT_FILES } from '../unit-layout.js';
 import { listAdjudicationRecords } from '../unit-state.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ManifestEntrySchema } from '../manifest.js';
 import { OperatorSchema, Sha256HexSchema } from '../unit-layout.js';
-import { SignatureBlockSchema } from '../../signing/signature-block.js';
+import { SignatureBlockSchema } from '../../signing/index.js';
 
 /**
  * The post-seal records — adjudication/ and closeout.json (schemas only; writing is in adjudicate.ts, checking in

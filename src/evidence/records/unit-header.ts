@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ImepError } from '../../core/errors.js';
+import { ImepError } from '../../core/index.js';
 import { readRecord, writeRecord } from '../io/record-file.js';
 import { EvidenceUnitV1Schema, unitPaths, type EvidenceUnit } from '../unit-layout.js';
 

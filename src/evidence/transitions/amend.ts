@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { ImepError } from '../../core/errors.js';
-import { sha256Hex } from '../../core/hash.js';
+import { ImepError, sha256Hex, canonicalJson } from '../../core/index.js';
 import { withOwnerWrite } from '../io/atomic-write.js';
-import { canonicalJson } from '../../core/canonical-json.js';
 import { appendJsonLine, parseJsonLines, readJsonLines, repairTornTail, type JsonLinesRead } from '../io/durable-append.js';
 import { hasFormalData } from './formal-run.js';
 import { isSealedState, UNIT_STATES, type UnitState } from '../lifecycle.js';
@@ -13,8 +11,7 @@ import { readVerified, type VerifiedUnit } from '../io/verified-read.js';
 import { requireAction } from '../unit-state.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { prepareSigner, signRecord } from '../../signing/sign-record.js';
-import { SignatureBlockSchema } from '../../signing/signature-block.js';
+import { prepareSigner, signRecord, SignatureBlockSchema } from '../../signing/index.js';
 import { amendmentPrevLink } from '../verify/amendment-signatures.js';
 
 /**

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { ImepError } from '../../core/errors.js';
-import { sha256Hex } from '../../core/hash.js';
+import { ImepError, sha256Hex } from '../../core/index.js';
 import { withOwnerWrite } from '../io/atomic-write.js';
 import { readAmendments } from './amend.js';
 import { readCrossChecks } from './post-seal-write.js';
@@ -13,7 +12,7 @@ import { makeReadOnly, readSeal } from './seal.js';
 import { UNIT_FILES, unitPaths, type Operator } from '../unit-layout.js';
 import { listAdjudicationRecords, requireAction } from '../unit-state.js';
 import { assertUnitIntact } from '../verify/verify.js';
-import { prepareSigner, prevLink, signRecord } from '../../signing/sign-record.js';
+import { prepareSigner, prevLink, signRecord } from '../../signing/index.js';
 import type { Amendment } from './amend.js';
 
 /**

@@ -1,6 +1,5 @@
 import { mkdir, readdir } from 'node:fs/promises';
-import { makeDirs } from '../../core/make-dirs.js';
-import { ImepError } from '../../core/errors.js';
+import { makeDirs, ImepError } from '../../core/index.js';
 import { fsyncDir, ioError } from '../io/atomic-write.js';
 import { currentOperator } from '../operator.js';
 import { writeUnitHeader } from '../records/unit-header.js';

@@ -1,6 +1,6 @@
 import { mkdir, readdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ImepError } from '../../core/errors.js';
+import { ImepError } from '../../core/index.js';
 import { fsyncDir, ioError, removeStaleTemps } from '../io/atomic-write.js';
 import { cutToCommittedRows, readRows, type TornTail } from '../io/durable-append.js';
 import { currentOperator } from '../operator.js';

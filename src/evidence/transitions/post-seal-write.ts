@@ -1,28 +1,19 @@
 import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ImepError } from '../../core/errors.js';
-import { sha256Hex } from '../../core/hash.js';
+import { ImepError, sha256Hex, toJsonValue } from '../../core/index.js';
 import { fsyncDir, ioError, withOwnerWrite, writeFileAtomic, type Bytes } from '../io/atomic-write.js';
-import { toJsonValue } from '../../core/canonical-json.js';
 import { readRunRecord } from './formal-run.js';
 import { buildManifest } from '../manifest.js';
 import { checkAdjudicator, currentOperator, type SameOperatorOverride } from '../operator.js';
-import {
-  AdjudicationRecordSchema,
-  CrossCheckRecordSchema,
-  type AdjudicationRecord,
-  type CrossCheckOutcome,
-  type CrossCheckRecord,
-} from '../records/post-seal-records.js';
+import { AdjudicationRecordSchema, CrossCheckRecordSchema, type AdjudicationRecord, type CrossCheckOutcome, type CrossCheckRecord } from '../records/post-seal-records.js';
 import { readRequiredRecord, withSelfHash, writeRecord } from '../io/record-file.js';
 import { runOperators } from '../records/run-record.js';
 import { readSeal } from './seal.js';
 import { recordNumber, UNIT_FILES, unitPaths, type Operator } from '../unit-layout.js';
 import { listAdjudicationRecords, requireAction } from '../unit-state.js';
 import { assertUnitIntact } from '../verify/verify.js';
-import { prepareSigner, signingEnabled, signRecord } from '../../signing/sign-record.js';
-import { keyCreatedInThisProcess } from '../../signing/key-store.js';
+import { prepareSigner, signingEnabled, signRecord, keyCreatedInThisProcess } from '../../signing/index.js';
 
 /**
  * Adjudication and cross-check: post-seal records in adjudication/.

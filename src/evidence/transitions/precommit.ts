@@ -1,29 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { ImepError } from '../../core/errors.js';
-import { sha256Hex } from '../../core/hash.js';
-import { PRNG_NAME, PRNG_VERSION } from '../../core/prng.js';
+import { ImepError, sha256Hex, PRNG_NAME, PRNG_VERSION, canonicalBytes, type JsonValue } from '../../core/index.js';
 import { ioError, writeFileAtomic } from '../io/atomic-write.js';
-import { canonicalBytes, type JsonValue } from '../../core/canonical-json.js';
 import { assertAllowed } from '../lifecycle.js';
-import { checkFrozenPower } from '../../protocol/frozen-power.js';
-import type { Mde } from '../../protocol/schema-analysis.js';
+import { checkFrozenPower } from '../../protocol/index.js';
+import type { Mde } from '../../protocol/index.js';
 import { currentOperator } from '../operator.js';
 import { readRequiredRecord, selfHashOk, withSelfHash, writeRecord } from '../io/record-file.js';
 import { registerSeeds } from '../seed-registry.js';
 import { writeUnitHeader } from '../records/unit-header.js';
-import { SignatureBlockSchema } from '../../signing/signature-block.js';
-import { signRecord } from '../../signing/sign-record.js';
-import {
-  CodeIdentitySchema,
-  OperatorSchema,
-  SeedBandSchema,
-  Sha256HexSchema,
-  unitPaths,
-  type CodeIdentity,
-  type Operator,
-  type SeedBand,
-} from '../unit-layout.js';
+import { SignatureBlockSchema, signRecord } from '../../signing/index.js';
+import { CodeIdentitySchema, OperatorSchema, SeedBandSchema, Sha256HexSchema, unitPaths, type CodeIdentity, type Operator, type SeedBand } from '../unit-layout.js';
 import { readUnitState, requireAction } from '../unit-state.js';
 import { HostedPolicyRecordSchema, type HostedPolicyRecord } from '../records/hosted-policy-record.js';
 import { ARRIVAL_ORDER_FILE, ArrivalOrderCommitmentSchema, arrivalCommitment, writeArrivalKey, type ArrivalKeyFile } from '../arrival-order.js';

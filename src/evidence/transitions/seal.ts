@@ -2,8 +2,7 @@ import { chmod, readdir, readFile } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ImepError } from '../../core/errors.js';
-import { sha256Hex } from '../../core/hash.js';
+import { ImepError, sha256Hex } from '../../core/index.js';
 import { ioError, removeStaleTemps } from '../io/atomic-write.js';
 import { readAmendments } from './amend.js';
 import { readRows, repairTornTail } from '../io/durable-append.js';
@@ -15,8 +14,7 @@ import { readRequiredRecord, selfHashOk, withSelfHash, writeRecord } from '../io
 import { writeUnitHeader } from '../records/unit-header.js';
 import { OperatorSchema, Sha256HexSchema, UNIT_FILES, unitPaths, type Operator } from '../unit-layout.js';
 import { requireAction } from '../unit-state.js';
-import { SignatureBlockSchema } from '../../signing/signature-block.js';
-import { prepareSigner, prevLink, signRecord } from '../../signing/sign-record.js';
+import { SignatureBlockSchema, prepareSigner, prevLink, signRecord } from '../../signing/index.js';
 
 /**
  * Seal: run-complete → sealed. Steps: the protocol is checked against the precommit; leftover temp

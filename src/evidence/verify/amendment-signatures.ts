@@ -1,8 +1,6 @@
-import { sha256Hex } from '../../core/hash.js';
-import { keyOwnerFinding, trustFinding, parseObject, short, type SignatureFinding, type SignatureFindingKind } from '../../signing/chain.js';
-import type { TrustedKey } from '../../signing/key-store.js';
-import { checkRecordSignature } from '../../signing/sign-record.js';
-import type { PrevLink } from '../../signing/signature-block.js';
+import { sha256Hex } from '../../core/index.js';
+import { keyOwnerFinding, trustFinding, parseObject, short, type SignatureFinding, type SignatureFindingKind, checkRecordSignature } from '../../signing/index.js';
+import type { TrustedKey, PrevLink } from '../../signing/index.js';
 
 /**
  * The signatures of the post-seal amendments (the lines of amendments.jsonl after the prefix the seal

@@ -1,12 +1,9 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ImepError } from '../../core/errors.js';
+import { ImepError } from '../../core/index.js';
 import { ADJUDICATION_RECORD_RE, CROSS_CHECK_RECORD_RE, UNIT_FILES } from '../unit-layout.js';
-import { parseObject } from '../../signing/chain.js';
-import { keyFileStem, keysDir, trustedKeys, trustPublicKey, type KeyStoreOptions, type TrustedKey } from '../../signing/key-store.js';
-import { checkRecordSignature } from '../../signing/sign-record.js';
-import { decodePublicKey, fingerprintOf, fingerprintText } from '../../signing/signature-block.js';
+import { parseObject, keyFileStem, keysDir, trustedKeys, trustPublicKey, type KeyStoreOptions, type TrustedKey, checkRecordSignature, decodePublicKey, fingerprintOf, fingerprintText } from '../../signing/index.js';
 
 /**
  * The verifier's side of the key store (`imep keys list | trust | revoke`): which public keys it trusts, trusting

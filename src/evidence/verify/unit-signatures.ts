@@ -1,10 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sha256Hex } from '../../core/hash.js';
+import { sha256Hex } from '../../core/index.js';
 import { ADJUDICATION_RECORD_RE, CROSS_CHECK_RECORD_RE, UNIT_FILES } from '../unit-layout.js';
 import { checkAmendmentSignatures } from './amendment-signatures.js';
-import { checkSignatureChain, parseObject, type ChainRecord, type SignatureReport } from '../../signing/chain.js';
-import { keysDir, trustedKeys } from '../../signing/key-store.js';
+import { checkSignatureChain, parseObject, type ChainRecord, type SignatureReport, keysDir, trustedKeys } from '../../signing/index.js';
 
 /**
  * The signature check of one evidence unit (used by src/evidence/verify/verify.ts, which hands over the bytes it

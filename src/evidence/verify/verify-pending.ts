@@ -1,6 +1,5 @@
-import { sha256Hex } from '../../core/hash.js';
+import { sha256Hex, canonicalJson } from '../../core/index.js';
 import { AmendmentSchema } from '../transitions/amend.js';
-import { canonicalJson } from '../../core/canonical-json.js';
 import type { z } from 'zod';
 import { parseRecordBytes, selfHashOk, type RecordRead } from '../io/record-file.js';
 import { AdjudicationRecordSchema, CrossCheckRecordSchema } from '../records/post-seal-records.js';

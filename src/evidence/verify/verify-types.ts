@@ -1,6 +1,5 @@
 /** The result types of verification (verify.ts). */
-import type { SignatureReport } from '../../signing/chain.js';
-import type { TrustReport } from '../../signing/trust.js';
+import type { SignatureReport, TrustReport } from '../../signing/index.js';
 
 /**
  * 'signature': a record's signature or chain link is bad (src/signing/chain.ts names which) — never a key this

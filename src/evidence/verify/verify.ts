@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { ARRIVAL_ORDER_FILE } from '../arrival-order.js';
-import { arrivalOrderIssues } from '../../campaign/verify-arrival-order.js';
+import { arrivalOrderIssues } from './arrival-order.js';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ImepError } from '../../core/errors.js';
-import { sha256Hex } from '../../core/hash.js';
+import { ImepError, sha256Hex, cliName } from '../../core/index.js';
 import { comparePaths, hashFile, listTree, merkleRoot, type FoundEntry } from '../manifest.js';
 import { CloseoutRecordSchema, type CloseoutRecord } from '../records/post-seal-records.js';
 import { parseRecordBytes, readRecord, selfHashOk } from '../io/record-file.js';
@@ -19,8 +18,7 @@ import { artifactScope, Claims, closeoutScope, sealScope, type Claim } from './v
 import { STRAY_DIRECTORY_DETAIL, strayDirectories } from '../unit-directories.js';
 import type { VerifyFailed, VerifyIssue, VerifyOk, VerifyResult } from './verify-types.js';
 import { checkUnitSignatures } from './unit-signatures.js';
-import { describeUntrusted, trustOf } from '../../signing/trust.js';
-import { cliName } from '../../core/cli-name.js';
+import { describeUntrusted, trustOf } from '../../signing/index.js';
 
 export type { TamperKind, VerifyFailed, VerifyIssue, VerifyOk, VerifyResult } from './verify-types.js';
 export { TAMPER_KINDS } from './verify-types.js';

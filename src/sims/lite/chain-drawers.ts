@@ -32,9 +32,8 @@
  * (= decision, the uniform first-choice readout of the lite envs), `decisionCorrect`, `executed`
  * (null until the decision), `executorSeed`.
  */
-import { ImepError } from '../../core/errors.js';
-import { Prng } from '../../core/prng.js';
-import type { ObsValue } from '../../runtime/environment.js';
+import { ImepError, Prng } from '../../core/index.js';
+import type { ObsValue } from '../../runtime/index.js';
 import { LiteEnvBase, liteSpec } from './lite-env.js';
 import { checkKnownKeys, optEnum, optInt, optNumber, optResolution, type Options, optToolStart } from './options.js';
 import { COLORS, Raster, type Rgb } from './render.js';

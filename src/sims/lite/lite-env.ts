@@ -29,19 +29,8 @@
  * The synchronous core (`LiteEnv.resetSync/stepSync`) is what campaigns step at speed; `LiteSimEnvironment`
  * wraps it as the async SimEnvironment contract.
  */
-import { ImepError } from '../../core/errors.js';
-import { sha256Hex } from '../../core/hash.js';
-import { Prng } from '../../core/prng.js';
-import type {
-  EnvSpec,
-  FactSpec,
-  FieldSpec,
-  NdArray,
-  ObsValue,
-  ResetRequest,
-  SimEnvironment,
-  StepResult,
-} from '../../runtime/environment.js';
+import { ImepError, sha256Hex, Prng } from '../../core/index.js';
+import type { EnvSpec, FactSpec, FieldSpec, NdArray, ObsValue, ResetRequest, SimEnvironment, StepResult } from '../../runtime/index.js';
 import { asOptions, checkKnownKeys, checkSeed, optInt, type Options, type ToolStart } from './options.js';
 import { COLORS, FrameAllocator, Raster } from './render.js';
 

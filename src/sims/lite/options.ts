@@ -3,7 +3,7 @@
  * ImepError('E_USAGE') naming the offending key (`kwargs.<key>` or `options.<key>`) and what is
  * allowed; unknown keys are rejected too, so a misspelt option never silently does nothing.
  */
-import { ImepError } from '../../core/errors.js';
+import { ImepError } from '../../core/index.js';
 
 export type Options = Readonly<Record<string, unknown>>;
 

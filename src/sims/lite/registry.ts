@@ -3,13 +3,13 @@
  * synchronous core the campaign runner steps at speed. Unknown ids → E_SIM_UNAVAILABLE listing the
  * known ones; bad kwargs → E_USAGE naming the kwarg (see options.ts).
  */
-import { ImepError } from '../../core/errors.js';
+import { ImepError } from '../../core/index.js';
 import { CHAIN_DRAWERS_ID, ChainDrawersLite } from './chain-drawers.js';
 import { LiteSimEnvironment, type LiteEnv } from './lite-env.js';
 import { asOptions } from './options.js';
 import { RememberColorLite, rememberColorId } from './remember-color.js';
 import { SHELL_GAME_ID, ShellGameLite } from './shell-game.js';
-import type { SimEnvironment } from '../../runtime/environment.js';
+import type { SimEnvironment } from '../../runtime/index.js';
 
 export const LITE_ENV_IDS = Object.freeze([
   SHELL_GAME_ID,

@@ -34,8 +34,8 @@
  * `firstVisit` (palette index of the first candidate touched, or null), `decisionCorrect`, `lastTouch`,
  * `cueShown` (whether this episode shows the cue).
  */
-import type { Prng } from '../../core/prng.js';
-import type { ObsValue } from '../../runtime/environment.js';
+import type { Prng } from '../../core/index.js';
+import type { ObsValue } from '../../runtime/index.js';
 import { LiteEnvBase, liteSpec } from './lite-env.js';
 import { checkKnownKeys, optBool, optResolution, type Options, optToolStart } from './options.js';
 import { Raster, type Rgb } from './render.js';

@@ -12,8 +12,8 @@
  * - ChainDrawersReader: records object→drawer from write/distractor frames (latest write wins) and
  *   answers queries with a one-hot decision; without memory it answers drawer 0 (chance 1/K).
  */
-import { ImepError } from '../../core/errors.js';
-import type { NdArray, ObsValue, ResetRequest, StepResult } from '../../runtime/environment.js';
+import { ImepError } from '../../core/index.js';
+import type { NdArray, ObsValue, ResetRequest, StepResult } from '../../runtime/index.js';
 import { CHAIN_OBJECTS, drawerCenterX } from './chain-drawers.js';
 import { MAX_STEP, type LiteEnv } from './lite-env.js';
 import { COLORS, colorCentroid, type Rgb } from './render.js';

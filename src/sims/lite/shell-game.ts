@@ -31,8 +31,8 @@
  * `decisionCorrect` (firstVisit === ballCup, null before any touch), `lastTouch` (cup touched at this step
  * or null), `blackout` (whether this frame is blanked).
  */
-import type { Prng } from '../../core/prng.js';
-import type { ObsValue } from '../../runtime/environment.js';
+import type { Prng } from '../../core/index.js';
+import type { ObsValue } from '../../runtime/index.js';
 import { LiteEnvBase, liteSpec } from './lite-env.js';
 import { checkKnownKeys, optBool, optNullableInt, optResolution, type Options, optToolStart } from './options.js';
 import { COLORS, Raster } from './render.js';

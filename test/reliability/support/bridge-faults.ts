@@ -9,7 +9,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCampaign } from '../../../src/campaign/index.js';
+import { runCampaign } from '../../../src/campaign/campaign.js';
 import { verifyUnit } from '../../../src/evidence/verify/verify.js';
 import { Prng } from '../../../src/core/prng.js';
 import { BridgePool, type Fault, type FaultRecord } from './bridge-pool.js';
