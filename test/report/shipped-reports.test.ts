@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Page } from 'playwright-core';
 import type { Adjudication } from '../../src/adjudication/index.js';
-import { runCampaign } from '../../src/campaign/campaign.js';
+import { runThrough } from '../../src/app/pipeline.js';
 import { figures } from '../../src/report/figures.js';
 import { REPORT_BYTES_CAP, reportSizeLine, writeReport } from '../../src/report/write-report.js';
 import { RHO_FLOOR_TOP } from '../../src/report/figures.js';
@@ -50,7 +50,7 @@ async function protocolFile(name: string): Promise<string> {
 
 async function closeout(name: string): Promise<Rendered> {
   const campaigns = join(root, name);
-  const unit = await runCampaign(await protocolFile(name), {
+  const unit = await runThrough(await protocolFile(name), {
     campaignsDir: campaigns,
     root: ROOT,
     progress: null,
