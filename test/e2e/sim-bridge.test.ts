@@ -15,9 +15,9 @@
  * 4. S and T donor swaps at read time on the Python sim-bridge: the in-process A/S/T campaign recorded whole
  *    (every episode a branch of its seed), replayed through the bridge: donors are paired by the fact the
  *    replayed environment declares, and rows and the donor assignment are byte-identical to in-process.
- * 5. `simulator.endpoint` where nothing listens: exit 4, one line naming the endpoint and what to do.
+ * 5. `simulator.endpoint` where nothing listens: exit 2, one line naming the endpoint and what to do, nothing written.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -218,17 +218,16 @@ describe('campaigns on bridged simulators', () => {
     expect(ran('T').filter((x) => x['success'] === true).length).toBeLessThan(ran('T').filter((x) => aOf.get(x['seed']) === true).length);
   }, 240_000);
 
-  it('an endpoint where nothing listens: exit 4 naming the endpoint and what to do; the unit stays precommitted', async () => {
+  it('an endpoint where nothing listens: exit 2 naming the endpoint and what to do; nothing written (checked before the precommit)', async () => {
     const endpoint = `ipc://${join(dir, 'nobody.sock')}`;
     writeFileSync(join(dir, 'down.yaml'), protocolYaml(`{ kind: sim-bridge, adapter: replay, endpoint: "${endpoint}" }`, '{ id: replay/shellgame-memvla, task: shellgame }'));
     const r = await imep(['campaign', 'run', 'down.yaml', '--campaigns-dir', 'down'], dir);
-    expect(r.code).toBe(4);
+    expect(r.code).toBe(2);
     const line = r.stderr.trim();
     expect(line.split('\n')).toHaveLength(1);
     expect(line).toContain('down.yaml: simulator.endpoint: ');
     expect(line).toContain(`no simulator server is listening at ${endpoint}`);
     expect(line).toContain('start the simulator server at that endpoint');
-    const unit = unitIn(join(dir, 'down')) as string;
-    expect((await readUnitState(unit)).state).toBe('precommitted');
+    expect(existsSync(join(dir, 'down'))).toBe(false);
   }, 60_000);
 });

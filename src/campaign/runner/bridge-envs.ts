@@ -25,7 +25,8 @@ import type { ServerCommand } from '../../bridges/supervisor.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { ImepError, isImepError } from '../../core/errors.js';
 import type { Protocol } from '../../protocol/schema.js';
-import type { EnvProvider, TaskEntry } from './types.js';
+import { assertAdapterAvailable, assertSeedsTaken, makeRefusal } from './bridge-preflight.js';
+import type { EnvProvider, SpecSource, TaskEntry } from './types.js';
 
 /** Execution details of bridged simulators (none of them changes a row). */
 export interface SimulatorOptions {
@@ -42,6 +43,13 @@ export interface Simulators {
   readonly envs: EnvProvider;
   /** One line naming the simulator and how it is reached; null for in-process lite. */
   readonly description: string | null;
+  /** The spec each protocol environment declared when it was checked (undefined: in-process lite, not asked). */
+  readonly specOf: SpecSource;
+  /**
+   * What the sim-bridge adapter reports about the simulator stack it drives (hello.environment[adapter]:
+   * packages, versions, renderer), for the run's record; null where the server reports nothing.
+   */
+  readonly environment: Readonly<Record<string, unknown>> | null;
   /** Recoveries and failed calls so far (null for in-process lite). */
   summary(): string | null;
   close(): Promise<void>;
@@ -146,17 +154,11 @@ async function preflightSpecs(pool: BridgeServerPool, protocol: Protocol, ctx: S
     try {
       env = await RemoteEnvironment.make(pool.client(0), entry.id, kwargs, pool.deadlines);
     } catch (e) {
-      if (!isImepError(e)) throw e;
-      const hosts = pool.hello(0).envs;
-      throw new ImepError(e.code, `the simulator server at ${endpoint} cannot make ${entry.id}: ${e.message}`, {
-        file: ctx.file,
-        field: `envs[${k}].id`,
-        hint: hosts.length > 0 ? `it hosts: ${hosts.slice(0, 12).join(', ')}${hosts.length > 12 ? ', …' : ''}` : (e.hint ?? 'check the adapter and the env id'),
-        cause: e,
-      });
+      throw makeRefusal(e, entry.id, k, pool.hello(0).envs, `at ${endpoint}`, ctx.file);
     }
     const spec = env.spec;
     await env.close().catch(() => undefined);
+    assertSeedsTaken(protocol, spec, entry.id, ctx.file);
     const evaluatorOnly = new Set(spec.evaluatorOnly);
     const shown = new Set(spec.methodVisible);
     methodVisible.forEach((f, i) => {
@@ -201,10 +203,13 @@ export function checkServerCount(protocol: Protocol, file: string, servers: numb
 export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, options: SimulatorOptions = {}): Promise<Simulators> {
   const sim = protocol.simulator;
   checkServerCount(protocol, ctx.file, options.servers);
-  if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') return { envs: inProcessLiteEnvs, description: null, summary: () => null, close: async () => undefined };
+  if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') {
+    return { envs: inProcessLiteEnvs, description: null, specOf: () => undefined, environment: null, summary: () => null, close: async () => undefined };
+  }
   const { pool, description } = await openPool(protocol, ctx, options);
   let specs: Map<string, EnvSpec>;
   try {
+    if (sim.kind === 'sim-bridge') assertAdapterAvailable(pool.hello(0), SIM_BRIDGE_ADAPTERS[sim.adapter], `at ${pool.endpoints[0] as string}`, ctx.file);
     specs = await preflightSpecs(pool, protocol, ctx);
   } catch (e) {
     await pool.dispose();
@@ -215,9 +220,12 @@ export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, 
     if (spec === undefined) throw new ImepError('E_INTERNAL', `no checked spec for ${task.envId}; the runner asked for an environment the protocol does not list`);
     return spec;
   };
+  const reported = sim.kind === 'sim-bridge' ? pool.hello(0).environment?.[SIM_BRIDGE_ADAPTERS[sim.adapter]] : undefined;
   return {
     envs: (task, slot) => pool.environment(slot % pool.size, task.envId, task.kwargs, specFor(task)),
     description,
+    specOf: (task) => specs.get(envKey(task.envId, task.kwargs)),
+    environment: reported ?? null,
     summary: () => {
       const s = pool.stats();
       const failed = Object.entries(s.failedCalls);

@@ -25,7 +25,7 @@ import { lockUnit } from '../unit-lock.js';
 import { readUnitState } from '../unit-state.js';
 import { checkShardCount, planUnits } from '../../cluster/shard-plan.js';
 import { checkServerCount } from './bridge-envs.js';
-import { batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
+import { batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withCheckedSimulators, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';
 import { adjudicateStep, closeoutStep, crossCheckStep, defaultReportDir, reportStep, sameOperatorOverride } from './post-seal.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
@@ -51,8 +51,10 @@ export async function precommitCampaign(file: string, opts: CampaignOptions): Pr
     say(opts, `unit ${c.dir} is already '${snap.state}' — next: ${NEXT_COMMAND[snap.state]} ${snap.state === 'precommitted' ? c.file : c.dir}`);
     return c.dir;
   }
-  const provider = await createAndPrecommit(c, opts);
-  await provider.release();
+  await withCheckedSimulators(c, opts, async (checked) => {
+    const provider = await createAndPrecommit(c, checked);
+    await provider.release();
+  });
   say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
   say(opts, `next: imep campaign run ${c.file}`);
   return c.dir;
@@ -194,16 +196,17 @@ export async function runCampaign(file: string, opts: RunCampaignOptions): Promi
   await checkSameOperatorReason(c, opts);
   if (opts.envs === undefined) checkServerCount(c.protocol, c.file, opts.simulators?.servers);
   if (opts.shard !== undefined) checkShardCount(opts.shard.count, planUnits(c.plan).length, '--shard');
-  let provider: PolicyProvider | null = null;
-  if (!(await exists(c.dir))) {
-    provider = await createAndPrecommit(c, opts);
-    say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
-  }
-  if (opts.shard !== undefined) {
-    await runShard(c, opts.shard, opts, provider);
+  if (await exists(c.dir)) {
+    await (opts.shard !== undefined ? runShard(c, opts.shard, opts, null) : continueCampaign(c, opts, null));
     return c.dir;
   }
-  await continueCampaign(c, opts, provider);
+  // a new unit: its simulators are checked before the precommit writes anything, and its run uses them
+  await withCheckedSimulators(c, opts, async (checked) => {
+    const provider = await createAndPrecommit(c, checked);
+    say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
+    const o: RunCampaignOptions = { ...opts, ...(checked.heldSimulators === undefined ? {} : { heldSimulators: checked.heldSimulators }) };
+    await (o.shard !== undefined ? runShard(c, o.shard, o, provider) : continueCampaign(c, o, provider));
+  });
   return c.dir;
 }
 
