@@ -66,6 +66,11 @@ run_test() {
   log "real-LIBERO pytest: $(( $(date +%s) - t0 )) s"
   t0=$(date +%s)
   [ -f dist/cli/main.js ] || npm run build >&2
+  # bad input on the real stack (a task that does not exist, a renderer that does not render, a seed it cannot
+  # take): one line, exit 2, nothing written
+  IMEP_REAL_LIBERO=1 npx vitest run test/campaign/real-sim-bad-input.test.ts
+  log "real-LIBERO bad-input checks: $(( $(date +%s) - t0 )) s"
+  t0=$(date +%s)
   local dir
   dir="$(mktemp -d)"
   trap 'rm -rf "$dir"' RETURN

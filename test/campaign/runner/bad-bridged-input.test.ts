@@ -96,7 +96,7 @@ describe('bad bridged input: one line, exit 2, nothing written', () => {
   }, 60_000);
 
   it.runIf(!importable('mani_skill') || !importable('torch'))('the MIKASA-Robo adapter where its stack is not installed: names the module and the setup command', async () => {
-    const r = await refused('mikasa', protocolYaml('no-mikasa', '{ kind: sim-bridge, adapter: mikasa }', 'RememberColor3-VLA-v0'));
+    const r = await refused('mikasa', protocolYaml('no-mikasa', '{ kind: sim-bridge, adapter: mikasa }', 'mikasa/RememberColor3-VLA-v0'));
     expect(r.code, r.stderr).toBe(2);
     expect(r.lines).toHaveLength(1);
     expect(r.lines[0]).toMatch(/mikasa\.yaml: simulator\.adapter: the simulator adapter 'mikasa' cannot run at ipc:\/\/\S+: python module '\w+' is not installed \(bash scripts\/setup-sims\.sh mikasa/);
