@@ -1,3 +1,4 @@
+import type { SimulatorEnvironment } from './simulator-environment.js';
 import { mkdir, readdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ImepError } from '../core/errors.js';
@@ -26,6 +27,8 @@ export interface RunOptions {
   readonly runId?: string;
   /** The isolation of the policy host this session started (hosted policies only; recorded in the session). */
   readonly policyIsolation?: string;
+  /** What the bridged simulator this session runs on reported about its stack (recorded in the session). */
+  readonly simulatorEnvironment?: SimulatorEnvironment;
 }
 
 export interface ResumeReport {
@@ -95,6 +98,7 @@ export async function startRun(dir: string, opts: RunOptions = {}): Promise<Form
         tornBytes: null,
         droppedSideLines: null,
         ...(opts.policyIsolation === undefined ? {} : { policyIsolation: opts.policyIsolation }),
+        ...(opts.simulatorEnvironment === undefined ? {} : { simulatorEnvironment: opts.simulatorEnvironment }),
       },
     ],
     completedAt: null,
@@ -129,6 +133,7 @@ export async function resumeRun(dir: string, opts: Omit<RunOptions, 'runId'> = {
         tornBytes: tornRow?.bytes ?? 0,
         droppedSideLines,
         ...(opts.policyIsolation === undefined ? {} : { policyIsolation: opts.policyIsolation }),
+        ...(opts.simulatorEnvironment === undefined ? {} : { simulatorEnvironment: opts.simulatorEnvironment }),
       },
     ],
   });

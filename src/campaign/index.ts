@@ -32,6 +32,7 @@ export { startSmallRun, listSmallRuns } from './small-run.js';
 export type { SmallRun, SmallRunKind, SmallRunOptions } from './small-run.js';
 export type { SeqLine } from './row-writer.js';
 export type { RunRecord, RunKind } from './run-record.js';
+export { simulatorEnvironmentOf, type SimulatorEnvironment } from './simulator-environment.js';
 
 export { seal, readSeal, SealRecordSchema } from './seal.js';
 export type { SealRecord, SealResult, SealOptions } from './seal.js';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { SimulatorEnvironmentSchema } from './simulator-environment.js';
 import { OperatorSchema } from './unit-layout.js';
 
 /**
@@ -22,6 +23,8 @@ export const RunSessionSchema = z.object({
   droppedSideLines: z.number().int().nonnegative().nullable(),
   /** A policy host this session started: how it was isolated (src/bridges/sandbox.ts), e.g. "isolation: none (…)". */
   policyIsolation: z.string().optional(),
+  /** What the bridged simulator this session ran on reported about its stack (packages, renderer); absent for lite. */
+  simulatorEnvironment: SimulatorEnvironmentSchema.optional(),
 });
 export type RunSession = z.infer<typeof RunSessionSchema>;
 

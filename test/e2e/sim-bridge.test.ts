@@ -141,6 +141,16 @@ describe('campaigns on bridged simulators', () => {
     expect(ref.every((x) => (x.reads['decisionQueries'] as number) > 0 && (x.reads['decisionQueries'] as number) < (x['steps'] as number))).toBe(true);
     expect(ref.filter((x) => x['success'] === true).length).toBeGreaterThan(0);
 
+    // what the simulator reported about its stack (hello.environment) is in the run session's record …
+    const run = JSON.parse(readFileSync(join(unit, 'rows', 'run.json'), 'utf8')) as { sessions: { action: string; simulatorEnvironment?: unknown }[] };
+    expect(run.sessions.map((x) => [x.action, x.simulatorEnvironment])).toEqual([['start', { adapter: 'replay', reported: { format: 'imep-replay/1', directory: replayDir, recordings: 1 } }]]);
+    // … and in the report's provenance once the unit is closed out
+    const closed = await imep(['campaign', 'run', 'replay.yaml', '--through', 'closeout', '--same-operator-reason', 'e2e test', '--campaigns-dir', 'bridged'], dir);
+    expect(closed.code, closed.stderr).toBe(0);
+    const report = readFileSync(join(dir, 'bridged', 'reports', unit.split('/').pop() as string, 'report.md'), 'utf8');
+    // (the record's keys in canonical order)
+    expect(report).toContain(`| simulator stack, session 1 (start) | replay — directory: ${replayDir}; format: imep-replay/1; recordings: 1 |`);
+
     // the replay files are frozen with the unit: their digest is in precommit.json …
     const pre = JSON.parse(readFileSync(join(unit, 'precommit.json'), 'utf8')) as { simulatorHashes?: Record<string, string> };
     expect(pre.simulatorHashes).toEqual({ 'simulator.replayDir': await folderDigest(replayDir) });

@@ -213,6 +213,10 @@ class ReplayAdapter(Adapter):
     def env_ids(self) -> Sequence[str]:
         return list(self._files())
 
+    def environment(self) -> dict[str, Any]:
+        """What `hello.environment.replay` reports for the run record: the format, the folder and its recordings."""
+        return {"format": REPLAY_FORMAT, "directory": str(self.directory), "recordings": len(self._files())}
+
     def owns(self, env_id: str) -> bool:
         return env_id in self._files()
 

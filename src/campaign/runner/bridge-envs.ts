@@ -25,6 +25,7 @@ import type { ServerCommand } from '../../bridges/supervisor.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { ImepError, isImepError } from '../../core/errors.js';
 import type { Protocol } from '../../protocol/schema.js';
+import { simulatorEnvironmentOf, type SimulatorEnvironment } from '../simulator-environment.js';
 import { assertAdapterAvailable, assertSeedsTaken, makeRefusal } from './bridge-preflight.js';
 import type { EnvProvider, SpecSource, TaskEntry } from './types.js';
 
@@ -47,9 +48,9 @@ export interface Simulators {
   readonly specOf: SpecSource;
   /**
    * What the sim-bridge adapter reports about the simulator stack it drives (hello.environment[adapter]:
-   * packages, versions, renderer), for the run's record; null where the server reports nothing.
+   * packages, versions, renderer), for the run's record; undefined where the server reports nothing.
    */
-  readonly environment: Readonly<Record<string, unknown>> | null;
+  readonly environment: SimulatorEnvironment | undefined;
   /** Recoveries and failed calls so far (null for in-process lite). */
   summary(): string | null;
   close(): Promise<void>;
@@ -204,7 +205,7 @@ export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, 
   const sim = protocol.simulator;
   checkServerCount(protocol, ctx.file, options.servers);
   if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') {
-    return { envs: inProcessLiteEnvs, description: null, specOf: () => undefined, environment: null, summary: () => null, close: async () => undefined };
+    return { envs: inProcessLiteEnvs, description: null, specOf: () => undefined, environment: undefined, summary: () => null, close: async () => undefined };
   }
   const { pool, description } = await openPool(protocol, ctx, options);
   let specs: Map<string, EnvSpec>;
@@ -220,12 +221,12 @@ export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, 
     if (spec === undefined) throw new ImepError('E_INTERNAL', `no checked spec for ${task.envId}; the runner asked for an environment the protocol does not list`);
     return spec;
   };
-  const reported = sim.kind === 'sim-bridge' ? pool.hello(0).environment?.[SIM_BRIDGE_ADAPTERS[sim.adapter]] : undefined;
+  const adapter = sim.kind === 'sim-bridge' ? SIM_BRIDGE_ADAPTERS[sim.adapter] : 'lite';
   return {
     envs: (task, slot) => pool.environment(slot % pool.size, task.envId, task.kwargs, specFor(task)),
     description,
     specOf: (task) => specs.get(envKey(task.envId, task.kwargs)),
-    environment: reported ?? null,
+    environment: simulatorEnvironmentOf(adapter, pool.hello(0).environment?.[adapter]),
     summary: () => {
       const s = pool.stats();
       const failed = Object.entries(s.failedCalls);

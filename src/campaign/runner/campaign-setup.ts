@@ -28,6 +28,7 @@ import { unitPaths, type Operator, type SeedBand } from '../unit-layout.js';
 import { inProcessLiteEnvs, openSimulators, type SimulatorContext, type SimulatorOptions, type Simulators } from './bridge-envs.js';
 import { assertCheckpointServes, checkpointPolicyProvider } from './checkpoint-policy.js';
 import type { HostedPolicyRecord } from '../hosted-policy-record.js';
+import type { SimulatorEnvironment } from '../simulator-environment.js';
 import { assertHostedPolicyUnchanged, hostedPolicyKey, remotePolicyProvider, type RemotePolicyProvider } from './remote-policy-provider.js';
 import { assertSimulatorInputsUnchanged, simulatorInputHashes } from './simulator-inputs.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
@@ -107,14 +108,14 @@ function simulatorContext(c: Campaign, opts: CampaignOptions): SimulatorContext 
   return { file: c.file, roots: opts.root !== undefined ? [opts.root] : [process.cwd(), PACKAGE_ROOT] };
 }
 
-export async function withSimulators<T>(c: Campaign, opts: CampaignOptions, fn: (envs: EnvProvider) => Promise<T>): Promise<T> {
-  if (opts.envs !== undefined) return fn(opts.envs);
+export async function withSimulators<T>(c: Campaign, opts: CampaignOptions, fn: (envs: EnvProvider, environment: SimulatorEnvironment | undefined) => Promise<T>): Promise<T> {
+  if (opts.envs !== undefined) return fn(opts.envs, undefined);
   const ctx = simulatorContext(c, opts);
   await assertSimulatorInputsUnchanged(c.protocol, ctx, (await readPrecommit(c.dir)).simulatorHashes);
   const sims = opts.heldSimulators ?? (await openSimulators(c.protocol, ctx, opts.simulators ?? {}));
   if (sims.description !== null) say(opts, `simulator: ${sims.description}`);
   try {
-    return await fn(sims.envs);
+    return await fn(sims.envs, sims.environment);
   } finally {
     const summary = sims.summary();
     await sims.close();

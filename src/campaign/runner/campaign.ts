@@ -17,6 +17,7 @@ import { episodesPerUnit } from '../../protocol/plan.js';
 import { readRows } from '../durable-append.js';
 import { completeRun, resumeRun, startRun, type FormalRun } from '../formal-run.js';
 import { isSealedState, NEXT_COMMAND } from '../lifecycle.js';
+import type { SimulatorEnvironment } from '../simulator-environment.js';
 import { currentOperator } from '../operator.js';
 import { seal } from '../seal.js';
 import { formatStatus, unitStatus } from '../status.js';
@@ -66,10 +67,13 @@ async function lastRows(file: string, perUnit: number, nextSeq: number): Promise
   return new Map(rows.slice(Math.max(0, rows.length - perUnit)).map((r) => [r.seq, canonicalJson(r)]));
 }
 
-async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOptions): Promise<void> {
+async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOptions, simulatorEnvironment: SimulatorEnvironment | undefined): Promise<void> {
   const snap = await readUnitState(c.dir);
   const operator = opts.operator ?? currentOperator();
-  const isolation = 'isolation' in provider ? { policyIsolation: (provider as { isolation: string }).isolation } : {};
+  const isolation = {
+    ...('isolation' in provider ? { policyIsolation: (provider as { isolation: string }).isolation } : {}),
+    ...(simulatorEnvironment === undefined ? {} : { simulatorEnvironment }),
+  };
   let run: FormalRun;
   let startSeq = 0;
   let existing = new Map<number, string>();
@@ -159,7 +163,7 @@ async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider:
     if (state === 'created') throw new ImepError('E_OUT_OF_ORDER', `unit ${c.dir} was created but never precommitted`, { hint: 'remove the folder and run again' });
     if (state === 'precommitted' || state === 'running') {
       const rt = (runtime ??= await runtimeFor(c, opts));
-      await withSimulators(c, opts, (envs) => formalRun(c, rt, { ...opts, envs }));
+      await withSimulators(c, opts, (envs, environment) => formalRun(c, rt, { ...opts, envs }, environment));
       state = 'run-complete';
     }
     if (runtime !== null) {
