@@ -142,8 +142,12 @@ async function openPool(protocol: Protocol, ctx: SimulatorContext, options: Simu
   return { pool, description: `sim-bridge adapter ${sim.adapter}: ${servers} ${plural} started by IMEP (${[shown.file, ...shown.args].join(' ')})` };
 }
 
-/** Makes every protocol environment once on server 0 and checks its spec against the protocol's allowlists. */
-async function preflightSpecs(pool: BridgeServerPool, protocol: Protocol, ctx: SimulatorContext): Promise<Map<string, EnvSpec>> {
+/**
+ * Makes every protocol environment once on server 0 and checks its spec against the protocol's allowlists and seeds.
+ * The environments it made stay open in `made` (by key): the run's slot 0 of each adopts its own instead of making
+ * another (a real simulator's make takes seconds: LIBERO ~7 s); whatever is not adopted is closed with the pool.
+ */
+async function preflightSpecs(pool: BridgeServerPool, protocol: Protocol, ctx: SimulatorContext, made: Map<string, RemoteEnvironment>): Promise<Map<string, EnvSpec>> {
   const specs = new Map<string, EnvSpec>();
   const endpoint = pool.endpoints[0] as string;
   const { methodVisible } = protocol.allowlists;
@@ -158,7 +162,7 @@ async function preflightSpecs(pool: BridgeServerPool, protocol: Protocol, ctx: S
       throw makeRefusal(e, entry.id, k, pool.hello(0).envs, `at ${endpoint}`, ctx.file);
     }
     const spec = env.spec;
-    await env.close().catch(() => undefined);
+    made.set(key, env);
     assertSeedsTaken(protocol, spec, entry.id, ctx.file);
     const evaluatorOnly = new Set(spec.evaluatorOnly);
     const shown = new Set(spec.methodVisible);
@@ -208,11 +212,19 @@ export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, 
     return { envs: inProcessLiteEnvs, description: null, specOf: () => undefined, environment: undefined, summary: () => null, close: async () => undefined };
   }
   const { pool, description } = await openPool(protocol, ctx, options);
+  const made = new Map<string, RemoteEnvironment>();
+  const generation = pool.generation(0);
+  // the environments the check made and no slot adopted: closed (a server IMEP did not start keeps running)
+  const closeMade = async (): Promise<void> => {
+    for (const env of made.values()) if (pool.generation(0) === generation && pool.client(0).alive) await env.close().catch(() => undefined);
+    made.clear();
+  };
   let specs: Map<string, EnvSpec>;
   try {
     if (sim.kind === 'sim-bridge') assertAdapterAvailable(pool.hello(0), SIM_BRIDGE_ADAPTERS[sim.adapter], `at ${pool.endpoints[0] as string}`, ctx.file);
-    specs = await preflightSpecs(pool, protocol, ctx);
+    specs = await preflightSpecs(pool, protocol, ctx, made);
   } catch (e) {
+    await closeMade();
     await pool.dispose();
     throw e;
   }
@@ -223,7 +235,12 @@ export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, 
   };
   const adapter = sim.kind === 'sim-bridge' ? SIM_BRIDGE_ADAPTERS[sim.adapter] : 'lite';
   return {
-    envs: (task, slot) => pool.environment(slot % pool.size, task.envId, task.kwargs, specFor(task)),
+    envs: (task, slot) => {
+      const key = envKey(task.envId, task.kwargs);
+      const checked = slot % pool.size === 0 ? made.get(key) : undefined;
+      if (checked !== undefined) made.delete(key);
+      return pool.environment(slot % pool.size, task.envId, task.kwargs, specFor(task), checked === undefined ? undefined : { remote: checked, generation });
+    },
     description,
     specOf: (task) => specs.get(envKey(task.envId, task.kwargs)),
     environment: simulatorEnvironmentOf(adapter, pool.hello(0).environment?.[adapter]),
@@ -233,6 +250,9 @@ export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, 
       const recovered = s.origin === 'spawned' ? `${s.recoveries} restart${s.recoveries === 1 ? '' : 's'}` : `${s.recoveries} reconnect${s.recoveries === 1 ? '' : 's'}`;
       return `${recovered}, failed calls: ${failed.length === 0 ? 'none' : failed.map(([c, n]) => `${c} ${n}`).join(', ')}`;
     },
-    close: () => pool.dispose(),
+    close: async () => {
+      await closeMade();
+      await pool.dispose();
+    },
   };
 }
