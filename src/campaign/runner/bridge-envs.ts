@@ -10,7 +10,7 @@
  *                                           and supervised by IMEP (restarted on death or wedge)
  *
  * Bridged environments sit on a BridgeServerPool (src/bridges/server-pool.ts). Before anything runs,
- * each protocol environment is made once on the server and its spec checked against the protocol's
+ * each protocol environment is made once on the server (slot 0 adopts it later) and its spec checked against the protocol's
  * allowlists: a method-visible field the simulator declares evaluator-only is E_ALLOWLIST_OVERLAP, a
  * method-visible field it does not show is E_PROTOCOL_INVALID. During the run the episode loop splits
  * every observation by the protocol's allowlists exactly as on the in-process path.
