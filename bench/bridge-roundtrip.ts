@@ -33,11 +33,11 @@ import { privateIpcEndpoint } from '../src/bridges/endpoint.js';
 import { encodeMessage } from '../src/bridges/envelope.js';
 import { ndarray } from '../src/bridges/ndarray-codec.js';
 import { RemoteEnvironment } from '../src/bridges/remote-environment.js';
-import { makeLiteEnv } from '../src/bridges/lite/registry.js';
+import { makeLiteEnv } from '../src/sims/lite/registry.js';
 import { CLIENT_NODE_FLAGS, LITE_SERVER_NODE_FLAGS } from '../src/bridges/node-flags.js';
 import { BridgeServer } from '../src/bridges/server.js';
 import { ServerSupervisor, liteServerCommand } from '../src/bridges/supervisor.js';
-import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from '../src/bridges/sim-environment.js';
+import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from '../src/runtime/environment.js';
 
 const SIDE = 128;
 const WARMUP = 300;

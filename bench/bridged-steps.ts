@@ -1,6 +1,6 @@
 /**
  * Bridged simulators stepping together: the campaign's episode loop sends every slot's step before it awaits any
- * (sendSteps, src/campaign/runner/episode-loop.ts), so simulators on different servers step at the same time.
+ * (sendSteps, src/campaign/episode-loop.ts), so simulators on different servers step at the same time.
  * The same bridged campaign — the blackout ladder on lite simulators behind K `imep sim serve lite` servers, slot s
  * on server s mod K — runs alternately in two arms in this process:
  *   in turn    every environment's step waits until the step sent before it has answered (a wrapper queueing the
@@ -17,8 +17,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NdArray, SimEnvironment, StepResult } from '../src/bridges/sim-environment.js';
-import { runCampaign, type EnvProvider } from '../src/campaign/runner/index.js';
+import type { NdArray, SimEnvironment, StepResult } from '../src/runtime/environment.js';
+import { runCampaign, type EnvProvider } from '../src/campaign/index.js';
 import { BridgePool } from '../test/reliability/support/bridge-pool.js';
 import { RELIABILITY_KEYS_DIR, smallBlackoutYaml } from '../test/reliability/support/cli.js';
 

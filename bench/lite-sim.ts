@@ -5,15 +5,15 @@
  *
  *   npx tsx bench/lite-sim.ts
  */
-import { makeLiteEnv, makeLiteEnvSync } from '../src/bridges/lite/registry.js';
+import { makeLiteEnv, makeLiteEnvSync } from '../src/sims/lite/registry.js';
 import {
   ShellGamePixelController,
   WaypointController,
   cupPosition,
   runLiteEpisode,
   type LiteController,
-} from '../src/bridges/lite/scripted.js';
-import type { StepResult } from '../src/bridges/sim-environment.js';
+} from '../src/sims/lite/scripted.js';
+import type { StepResult } from '../src/runtime/environment.js';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 1.5);
 

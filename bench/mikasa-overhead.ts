@@ -22,8 +22,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { imep } from '../test/campaign/runner/cli-support.js';
-import { ROOT } from '../test/campaign/runner/helpers.js';
+import { imep } from '../test/campaign/cli-support.js';
+import { ROOT } from '../test/campaign/helpers.js';
 
 const N = Number(process.env['N'] ?? 24);
 const N_SMALL = Number(process.env['N_SMALL'] ?? 8);

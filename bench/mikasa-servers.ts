@@ -18,8 +18,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { imep } from '../test/campaign/runner/cli-support.js';
-import { ROOT } from '../test/campaign/runner/helpers.js';
+import { imep } from '../test/campaign/cli-support.js';
+import { ROOT } from '../test/campaign/helpers.js';
 
 const N = Number(process.env['N'] ?? 8);
 const START = 660000;

@@ -10,9 +10,9 @@
  */
 import { createHash } from 'node:crypto';
 import ort from 'onnxruntime-node';
-import { makeLiteEnv } from '../src/bridges/lite/registry.js';
+import { makeLiteEnv } from '../src/sims/lite/registry.js';
 import { loadCheckpoint } from '../src/policies/checkpoint.js';
-import { runLockstep, type LockstepSubscriber } from '../src/policies/lockstep.js';
+import { runLockstep, type LockstepSubscriber } from '../src/runtime/lockstep.js';
 import { ExternalMemoryPolicy } from '../src/policies/memory-policy.js';
 
 const EPISODES = Number(process.env['EPISODES'] ?? 64);

@@ -27,12 +27,12 @@ import { availableParallelism, loadavg } from 'node:os';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { CLIENT_NODE_FLAGS } from '../src/bridges/node-flags.js';
-import { LiteSimEnvironment, type LiteAction, type LiteEnv } from '../src/bridges/lite/lite-env.js';
-import { makeLiteEnvSync } from '../src/bridges/lite/registry.js';
-import type { ResetRequest, SimEnvironment, StepResult } from '../src/bridges/sim-environment.js';
+import { LiteSimEnvironment, type LiteAction, type LiteEnv } from '../src/sims/lite/lite-env.js';
+import { makeLiteEnvSync } from '../src/sims/lite/registry.js';
+import type { ResetRequest, SimEnvironment, StepResult } from '../src/runtime/environment.js';
 import type { GraphRunner, HostTensor } from '../src/policies/backend.js';
 import { loadCheckpoint, type LoadedCheckpoint } from '../src/policies/checkpoint.js';
-import { runLockstep } from '../src/policies/lockstep.js';
+import { runLockstep } from '../src/runtime/lockstep.js';
 import { ExternalMemoryPolicy } from '../src/policies/memory-policy.js';
 
 const EPISODES = Number(process.env['EPISODES'] ?? 256);

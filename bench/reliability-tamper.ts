@@ -16,8 +16,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { imep, unitIn } from '../test/reliability/support/cli.js';
-import { liteCheckpointSha } from '../test/campaign/runner/cli-support.js';
-import { blackoutYaml } from '../test/campaign/runner/helpers.js';
+import { liteCheckpointSha } from '../test/campaign/cli-support.js';
+import { blackoutYaml } from '../test/campaign/helpers.js';
 
 const { values } = parseArgs({ options: { n: { type: 'string' } } });
 const n = Number(values.n ?? '6');

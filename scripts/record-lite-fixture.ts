@@ -9,11 +9,11 @@
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { splitBySpec } from '../src/bridges/allowlist.js';
+import { splitBySpec } from '../src/runtime/allowlist.js';
 import { encodeValue } from '../src/bridges/envelope.js';
-import { makeLiteEnv } from '../src/bridges/lite/registry.js';
+import { makeLiteEnv } from '../src/sims/lite/registry.js';
 import { ndarray } from '../src/bridges/ndarray-codec.js';
-import type { NdArray, StepResult } from '../src/bridges/sim-environment.js';
+import type { NdArray, StepResult } from '../src/runtime/environment.js';
 
 export const FIXTURE_ENV = 'ShellGameTouch-lite';
 export const FIXTURE_SEEDS: readonly number[] = [3, 11];

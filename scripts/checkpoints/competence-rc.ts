@@ -14,12 +14,12 @@
  * Scored from evaluator-only fields: success, firstVisit (the first square touched), targetColorIndex.
  */
 import type { BankRecord } from '../../src/banks/record.js';
-import { makeLiteEnv } from '../../src/bridges/lite/registry.js';
-import type { StepResult } from '../../src/bridges/sim-environment.js';
+import { makeLiteEnv } from '../../src/sims/lite/registry.js';
+import type { StepResult } from '../../src/runtime/environment.js';
 import { ImepError } from '../../src/core/errors.js';
 import { blockHook } from '../../src/interventions/no-access.js';
 import { loadCheckpoint, type CheckpointOptions } from '../../src/policies/checkpoint.js';
-import { runLockstep, type LockstepEpisode } from '../../src/policies/lockstep.js';
+import { runLockstep, type LockstepEpisode } from '../../src/runtime/lockstep.js';
 import { ExternalMemoryPolicy } from '../../src/policies/memory-policy.js';
 import { answerOf, taskSpec } from './demo-tasks.js';
 

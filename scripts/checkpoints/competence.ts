@@ -10,11 +10,11 @@
  */
 import type { ReadHook, RetrievedItem } from '../../src/banks/record.js';
 import type { FloatTensor } from '../../src/core/tensor.js';
-import { makeLiteEnv } from '../../src/bridges/lite/registry.js';
-import type { StepResult } from '../../src/bridges/sim-environment.js';
+import { makeLiteEnv } from '../../src/sims/lite/registry.js';
+import type { StepResult } from '../../src/runtime/environment.js';
 import { blockHook } from '../../src/interventions/no-access.js';
 import { loadCheckpoint, type CheckpointOptions } from '../../src/policies/checkpoint.js';
-import { runLockstep, type LockstepEpisode } from '../../src/policies/lockstep.js';
+import { runLockstep, type LockstepEpisode } from '../../src/runtime/lockstep.js';
 import { ExternalMemoryPolicy } from '../../src/policies/memory-policy.js';
 import { answerOf, taskSpec, type TaskSpec } from './demo-tasks.js';
 

@@ -2,7 +2,7 @@
  * The lite tasks the lite checkpoints are trained and measured on, and their demonstration experts.
  *
  * Each expert reads only method-visible fields (rgb, toolPosition) and the elapsed step, like the scripted
- * controllers in src/bridges/lite/scripted.ts (whose logic they follow), and holds still until the memory phase
+ * controllers in src/sims/lite/scripted.ts (whose logic they follow), and holds still until the memory phase
  * starts, so that the robot's own pose carries no trace of the cue (a policy could otherwise "remember" through
  * where it stands). Each task has two experts: WITH memory (executed; its actions are the labels of episodes
  * whose memory reads work) and WITHOUT memory (what an agent with the same observations but no memory does:
@@ -21,11 +21,11 @@
  *   the palette index of the colour, over the whole 9-colour palette (one decision head serves K = 3 and K = 5).
  */
 import { ImepError } from '../../src/core/errors.js';
-import { COLORS, colorCentroid } from '../../src/bridges/lite/render.js';
-import { CUE_POSITION, REMEMBER_COLOR_CANDIDATES_FROM, REMEMBER_COLOR_CUE_END, REMEMBER_COLOR_PALETTE } from '../../src/bridges/lite/remember-color.js';
-import { cupPosition, frameOf, toolOf, towards, type LiteController, type MethodObs } from '../../src/bridges/lite/scripted.js';
-import { CUP_X, SHELL_GAME_CUE_STEPS } from '../../src/bridges/lite/shell-game.js';
-import type { StepResult } from '../../src/bridges/sim-environment.js';
+import { COLORS, colorCentroid } from '../../src/sims/lite/render.js';
+import { CUE_POSITION, REMEMBER_COLOR_CANDIDATES_FROM, REMEMBER_COLOR_CUE_END, REMEMBER_COLOR_PALETTE } from '../../src/sims/lite/remember-color.js';
+import { cupPosition, frameOf, toolOf, towards, type LiteController, type MethodObs } from '../../src/sims/lite/scripted.js';
+import { CUP_X, SHELL_GAME_CUE_STEPS } from '../../src/sims/lite/shell-game.js';
+import type { StepResult } from '../../src/runtime/environment.js';
 
 export const DEMO_TASKS = ['shell', 'rc3', 'rc3-retry', 'rc5-retry'] as const;
 export type DemoTask = (typeof DEMO_TASKS)[number];

@@ -29,8 +29,8 @@ import { gzipSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { sha256Hex } from '../../src/core/hash.js';
 import { Prng } from '../../src/core/prng.js';
-import { makeLiteEnvSync } from '../../src/bridges/lite/registry.js';
-import { frameOf, toolOf } from '../../src/bridges/lite/scripted.js';
+import { makeLiteEnvSync } from '../../src/sims/lite/registry.js';
+import { frameOf, toolOf } from '../../src/sims/lite/scripted.js';
 import { answerOf, taskSpec } from './demo-tasks.js';
 
 const { values } = parseArgs({

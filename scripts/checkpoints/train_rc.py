@@ -54,7 +54,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 ACTION_SCALE = 0.06
-# MIKASA-Robo RememberColor COLOR_MAPPING as src/bridges/lite/remember-color.ts REMEMBER_COLOR_PALETTE (checked
+# MIKASA-Robo RememberColor COLOR_MAPPING as src/sims/lite/remember-color.ts REMEMBER_COLOR_PALETTE (checked
 # against it by write-manifest.ts).
 PALETTE = [[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 0], [255, 0, 255], [0, 255, 255], [128, 0, 0], [255, 128, 0], [0, 128, 128]]
 CUE_END = 5

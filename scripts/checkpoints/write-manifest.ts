@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ImepError, isImepError } from '../../src/core/errors.js';
-import { REMEMBER_COLOR_PALETTE } from '../../src/bridges/lite/remember-color.js';
+import { REMEMBER_COLOR_PALETTE } from '../../src/sims/lite/remember-color.js';
 import { sha256Hex } from '../../src/core/hash.js';
 import { loadCheckpoint } from '../../src/policies/checkpoint.js';
 import { parseManifest, type CheckpointManifest } from '../../src/policies/manifest.js';
@@ -57,7 +57,7 @@ export function liteRcManifest(dir: string, name: string, description: string): 
   const report = JSON.parse(readFileSync(join(dir, 'train-report.json'), 'utf8')) as RcTrainReport;
   const { k, d, enc, keyDim, palette } = report.hyperparameters;
   if (JSON.stringify(palette) !== JSON.stringify(REMEMBER_COLOR_PALETTE)) {
-    throw new ImepError('E_CHECKPOINT_MISMATCH', 'train_rc.py PALETTE differs from REMEMBER_COLOR_PALETTE (src/bridges/lite/remember-color.ts)', { file: join(dir, 'train-report.json'), field: 'hyperparameters.palette' });
+    throw new ImepError('E_CHECKPOINT_MISMATCH', 'train_rc.py PALETTE differs from REMEMBER_COLOR_PALETTE (src/sims/lite/remember-color.ts)', { file: join(dir, 'train-report.json'), field: 'hyperparameters.palette' });
   }
   const first = report.demos[0];
   if (first === undefined) throw new ImepError('E_CHECKPOINT_MISMATCH', 'no demonstration sets', { file: join(dir, 'train-report.json'), field: 'demos' });

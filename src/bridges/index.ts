@@ -2,8 +2,8 @@
  * The bridge: IMEP's ZeroMQ client for simulators (and server-side policies), the message schema of
  * protocol v1 (sim-bridge/PROTOCOL.md), the lite simulators' server, and process supervision.
  */
-export type { EnvSpec, FieldSpec, NdArray, ObsValue, ResetRequest, SimEnvironment, StepResult } from './sim-environment.js';
-export { LITE_ENV_IDS, makeLiteEnv } from './lite/index.js';
+export type { EnvSpec, FieldSpec, NdArray, ObsValue, ResetRequest, SimEnvironment, StepResult } from '../runtime/environment.js';
+export { LITE_ENV_IDS, makeLiteEnv } from '../sims/lite/index.js';
 
 export {
   DTYPES,
@@ -20,7 +20,7 @@ export {
   type NdData,
 } from './ndarray-codec.js';
 export type { WireValue } from './wire-value.js';
-export { factsOf, type TaskFacts } from './task-facts.js';
+export { factsOf, type TaskFacts } from '../runtime/task-facts.js';
 export {
   POLICY_OPS,
   PROTOCOL_VERSION,
@@ -71,8 +71,8 @@ export {
 export { BridgeClient, DEFAULT_DEADLINE_MS, DEFAULT_HEARTBEAT_MS, type BridgeClientOptions, type CallOptions, type RemoteLiveness } from './client.js';
 export { BridgeCallError, errorFromWire, wireCodeOf } from './remote-error.js';
 export { DEFAULT_REMOTE_DEADLINES, RemoteEnvironment, type RemoteDeadlines } from './remote-environment.js';
-export { sendSteps, type SentStep } from './send-steps.js';
-export { AllowlistedEnvironment, assertDisjointAllowlists, droppedFields, splitBySpec, splitObservation, type Allowlists } from './allowlist.js';
+export { sendSteps, type SentStep } from '../runtime/send-steps.js';
+export { AllowlistedEnvironment, assertDisjointAllowlists, droppedFields, splitBySpec, splitObservation, type Allowlists } from '../runtime/allowlist.js';
 export { CLIENT_NODE_FLAGS, LITE_SERVER_NODE_FLAGS } from './node-flags.js';
 export { BridgeServer, SERVED_OPS, type BridgeServerOptions, type EnvFactory } from './server.js';
 export {

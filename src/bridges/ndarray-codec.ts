@@ -6,7 +6,7 @@
  */
 import { addExtension } from 'msgpackr';
 import { endianness } from 'node:os';
-import type { NdArray } from './sim-environment.js';
+import type { NdArray } from '../runtime/environment.js';
 
 /** Element data of an ndarray. */
 export type NdData = NdArray['data'];

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ReadContext, RecordIdentity, RetrievedItem } from '../banks/record.js';
 import type { FloatTensor } from '../core/tensor.js';
 import { isNdArray } from './ndarray-codec.js';
-import type { EnvSpec, NdArray, ObsValue, StepResult } from './sim-environment.js';
+import type { EnvSpec, NdArray, ObsValue, StepResult } from '../runtime/environment.js';
 
 export const PROTOCOL_VERSION = 1;
 

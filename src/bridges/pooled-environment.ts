@@ -15,7 +15,7 @@
 import { ImepError } from '../core/errors.js';
 import { RemoteEnvironment } from './remote-environment.js';
 import type { BridgeServerPool } from './server-pool.js';
-import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from './sim-environment.js';
+import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from '../runtime/environment.js';
 
 /** A server-side environment made before the run (the runner's check), handed to the slot that runs on it. */
 export interface AdoptedEnvironment {

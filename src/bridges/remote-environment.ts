@@ -4,7 +4,7 @@
  */
 import { ImepError } from '../core/errors.js';
 import type { BridgeClient } from './client.js';
-import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from './sim-environment.js';
+import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from '../runtime/environment.js';
 
 export interface RemoteDeadlines {
   readonly makeMs: number;

@@ -26,7 +26,7 @@ import type { HelloReply } from './op-schemas.js';
 import { PooledEnvironment, type AdoptedEnvironment } from './pooled-environment.js';
 import { BridgeCallError } from './remote-error.js';
 import { DEFAULT_REMOTE_DEADLINES, type RemoteDeadlines } from './remote-environment.js';
-import type { EnvSpec, SimEnvironment } from './sim-environment.js';
+import type { EnvSpec, SimEnvironment } from '../runtime/environment.js';
 import { ServerSupervisor, type ServerCommand } from './supervisor.js';
 
 /**

@@ -8,12 +8,12 @@ import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import * as zmq from 'zeromq';
 import { isImepError } from '../core/errors.js';
-import { splitBySpec } from './allowlist.js';
+import { splitBySpec } from '../runtime/allowlist.js';
 import { checkEndpointPolicy, type CurveServerKeys } from './endpoint.js';
 import { FrameSlab } from './frame-slab.js';
 import { decodeMessage, encodeError, encodeMessage, type RequestMessage } from './envelope.js';
 import { POLICY_OPS, PROTOCOL_VERSION, REQUEST_OPS, type RequestOp, type WireErrorCode } from './op-schemas.js';
-import type { NdArray, SimEnvironment, StepResult } from './sim-environment.js';
+import type { NdArray, SimEnvironment, StepResult } from '../runtime/environment.js';
 
 const require = createRequire(import.meta.url);
 const pkg = require('../../package.json') as { version: string };

@@ -14,9 +14,9 @@
 import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ImepError } from '../core/errors.js';
-import { explicitOperator } from '../campaign/operator.js';
-import { adjudicateStep, runCampaign } from '../campaign/runner/index.js';
-import type { AvailableEstimand } from '../campaign/adjudication/index.js';
+import { explicitOperator } from '../evidence/operator.js';
+import { adjudicateStep, runCampaign } from '../campaign/index.js';
+import type { AvailableEstimand } from '../adjudication/index.js';
 import type { CampaignTemplate, DerivedProtocol } from './campaign-protocol.js';
 
 export interface CampaignUnitInput {

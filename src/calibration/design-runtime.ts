@@ -12,10 +12,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { makeLiteEnv } from '../bridges/lite/registry.js';
+import { makeLiteEnv } from '../sims/lite/registry.js';
 import { ImepError } from '../core/errors.js';
 import { loadCheckpoint, type LoadedCheckpoint } from '../policies/checkpoint.js';
-import { runLockstep } from '../policies/lockstep.js';
+import { runLockstep } from '../runtime/lockstep.js';
 import { ExternalMemoryPolicy } from '../policies/memory-policy.js';
 import { decodeFact, fitFactDecoder, summariseRead, type FactDecoderSpec, type FitExample } from './fact-decoder.js';
 import type { LadderPolicy, LadderTask } from './ladder-run.js';

@@ -8,7 +8,7 @@
  * (aboveUpperBoundOf only raises the holds threshold; its error is bounded by the union bound).
  */
 import type { BoundMethod } from '../protocol/index.js';
-import type { BoundRule } from '../campaign/adjudication/decide.js';
+import type { BoundRule } from '../adjudication/decide.js';
 import { errorRate, mcnemarSize, type ErrorRate, type Family, type Scenario } from './error-rates.js';
 
 export const GRID_N = [50, 120, 300, 690] as const;

@@ -17,9 +17,9 @@
  * Pure; the costs are counted in `tables`.
  */
 import type { BoundMethod, Criterion, Protocol } from '../protocol/index.js';
-import { decideBound, type BoundRule } from '../campaign/adjudication/decide.js';
-import { exactConfirmation, routingRequest } from '../campaign/adjudication/estimands.js';
-import { normalise } from '../campaign/adjudication/intervals.js';
+import { decideBound, type BoundRule } from '../adjudication/decide.js';
+import { exactConfirmation, routingRequest } from '../adjudication/estimands.js';
+import { normalise } from '../adjudication/intervals.js';
 import { clopperPearsonLower, clopperPearsonUpper, conditionalThetaBound, mcnemarExact, tango, wilson } from '../stats/index.js';
 
 export type Family = 'difference' | 'theta' | 'proportion';

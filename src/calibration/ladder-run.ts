@@ -1,6 +1,6 @@
 /**
  * One calibration campaign: the A / S / T ladder of one design on one seed band, run for real on a lite
- * simulator through the policy runtime's lockstep loop (src/policies/lockstep.ts).
+ * simulator through the policy runtime's lockstep loop (src/runtime/lockstep.ts).
  *
  *   A  reference: the read hook is the identity. Records each unit's outcome, its fact (the task's
  *      evaluator-only fact field, read by the harness at reset — never shown to the policy), and its
@@ -12,13 +12,13 @@
  * the ladder (fail closed) and recorded; the readout counts only units with all three outcomes.
  */
 import type { EpisodeBank } from '../banks/episode-bank.js';
-import { makeLiteEnv } from '../bridges/lite/registry.js';
-import type { SimEnvironment } from '../bridges/sim-environment.js';
+import { makeLiteEnv } from '../sims/lite/registry.js';
+import type { SimEnvironment } from '../runtime/environment.js';
 import type { FloatTensor } from '../core/tensor.js';
 import { assignDonors, type DonorMode } from '../interventions/donor-assignment.js';
 import { identityReadHook, type ReadHook } from '../banks/record.js';
-import { runLockstep, type LockstepEpisode } from '../policies/lockstep.js';
-import type { BatchPolicy, MemoryReadable } from '../policies/policy.js';
+import { runLockstep, type LockstepEpisode } from '../runtime/lockstep.js';
+import type { BatchPolicy, MemoryReadable } from '../runtime/policy.js';
 import type { Latch } from './planted-effect-policy.js';
 import { checkDonorWrites, readSwapHook, type PrePointWrites, type SwapCounters } from './read-swap.js';
 

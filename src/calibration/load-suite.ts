@@ -12,8 +12,8 @@ import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { canonicalHash } from '../core/canonical-json.js';
 import { ImepError } from '../core/errors.js';
-import { makeLiteEnv } from '../bridges/lite/registry.js';
-import { factsOf, type TaskFacts } from '../bridges/task-facts.js';
+import { makeLiteEnv } from '../sims/lite/registry.js';
+import { factsOf, type TaskFacts } from '../runtime/task-facts.js';
 import { SuiteSchema, type Suite } from './suite-schema.js';
 
 export interface LoadedSuite {

@@ -25,7 +25,7 @@ import type { ReadContext, ReadHook, RetrievedItem } from '../banks/record.js';
 import { identityReadHook } from '../banks/record.js';
 import { ImepError } from '../core/errors.js';
 import { Prng, type Seed } from '../core/prng.js';
-import type { BatchPolicy, EpisodeInfo, MemoryReadable, PolicyOutput, SlotObservation } from '../policies/policy.js';
+import type { BatchPolicy, EpisodeInfo, MemoryReadable, PolicyOutput, SlotObservation } from '../runtime/policy.js';
 import { decodeFact, summariseRead, type FactDecoderSpec } from './fact-decoder.js';
 
 export type PlantedMode = 'fact-conditioned' | 'unconditioned';

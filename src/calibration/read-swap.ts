@@ -3,7 +3,7 @@
  *
  * The campaign runner's S/T install donor records once at a registered point into a structured bank;
  * the lite checkpoints keep an episode-local bank that cannot be installed into
- * (src/campaign/runner/checkpoint-policy.ts). The swap here is the read-time equivalent of that point
+ * (src/campaign/checkpoint-policy.ts). The swap here is the read-time equivalent of that point
  * installation (and of scripts/checkpoints/competence.ts's different-fact condition): from the registered
  * point `pointStep` on (every read at elapsed step ≥ pointStep), each retrieved item written BEFORE the
  * point (timestep < pointStep — the records an installation at the point would replace) has its `leaf`

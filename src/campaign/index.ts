@@ -1,61 +1,51 @@
 /**
- * src/campaign — the evidence-unit store and the campaign lifecycle (public face).
- * Layout: unit-layout.ts. State machine: lifecycle.ts. Typed handles: unit.ts.
+ * src/campaign/runner — the campaign runner (public face): protocol → plan → lockstep episodes through
+ * the intervention hooks → deterministic rows in seq order → evidence unit. See campaign.ts for the
+ * `imep campaign run` sequence, run-plan.ts for segments and resume, episode-loop.ts for the loop.
  */
-export { UNIT_FILES, UNIT_SCHEMA_VERSION, STORED_STATUSES, EvidenceUnitV1Schema, unitPaths } from './unit-layout.js';
-export type { EvidenceUnit, UnitSpec, CodeIdentity, SeedBand, Operator } from './unit-layout.js';
-export { UNIT_STATES, UNIT_ACTIONS, ACTION_RULES, NEXT_COMMAND, refusal, assertAllowed, isSealedState } from './lifecycle.js';
-export type { UnitState, UnitAction } from './lifecycle.js';
-export { readUnitState } from './unit-state.js';
-export type { UnitSnapshot } from './unit-state.js';
-export { readUnitHeader } from './unit-header.js';
-
-export { createUnit, loadUnit } from './unit.js';
+export { precommitCampaign, resumeCampaign, runCampaign } from './campaign.js';
+export type { RunCampaignOptions, Through } from './campaign.js';
+export { DEFAULT_BATCH, PACKAGE_ROOT, checkpointRoot } from './campaign-setup.js';
+export type { CampaignOptions } from './campaign-setup.js';
+export { withSimulators } from './campaign-setup.js';
+export { inProcessLiteEnvs, openSimulators, SIM_BRIDGE_ADAPTERS } from './bridge-envs.js';
+export type { SimulatorContext, SimulatorOptions, Simulators } from './bridge-envs.js';
+export { smallPlan, smallRunCampaign } from './campaign-variants.js';
+export { checkCondition, checkFacts, checkRuntime, noFactError, preflightPlan, runPlan, segmentsOf, taskContext, taskEntries } from './run-plan.js';
+export type { RunPlanInput, Segment } from './run-plan.js';
+export { runSegmentLoop } from './episode-loop.js';
+export type { LoopInput } from './episode-loop.js';
+export { conditionPlan } from './condition-plan.js';
+export type { ConditionPlan } from './condition-plan.js';
+export { prepareDonors } from './donors.js';
+export type { DonorPlan } from './donors.js';
+export { RowRecorder } from './row-recorder.js';
+export { RowSink } from './row-sink.js';
+export type { FinishedRow, RowTarget, TraceLine } from './row-sink.js';
+export { ReadSummaryBuilder, emptyReadSummary } from './read-summary.js';
+export { ActionDigest, EMPTY_ACTION_DIGEST } from './action-digest.js';
+export { ProgressDisplay } from './progress.js';
+export type { ProgressStream } from './progress.js';
+export { assertCheckpointServes, checkpointPolicyProvider } from './checkpoint-policy.js';
+export { assertHostedPolicyUnchanged, hostedPolicyDigest, remotePolicyProvider } from './remote-policy-provider.js';
+export type { RemotePolicyContext, RemotePolicyProvider } from './remote-policy-provider.js';
+export { parseShard, shardDir, shardFilter, openShard } from './shard.js';
+export type { ShardSpec, ShardRecord, OpenShard } from './shard.js';
+export { unitFolderName, unitDirFor } from './unit-dir.js';
+export { adjudicateStep, closeoutStep, crossCheckStep, reportStep, defaultReportDir, sameOperatorOverride } from '../app/pipeline.js';
 export type {
-  Unit,
-  CreatedUnit,
-  PrecommittedUnit,
-  RunningUnit,
-  OpenUnit,
-  RunCompleteUnit,
-  SealedUnit,
-  AdjudicatedUnit,
-  CrossCheckedUnit,
-  ClosedUnit,
-} from './unit.js';
-
-export { precommit, readPrecommit, loadFrozenProtocol, assertProtocolUnchanged, PrecommitRecordSchema } from './precommit.js';
-export type { PrecommitInput, PrecommitRecord, FrozenProtocol } from './precommit.js';
-export { startRun, resumeRun, completeRun, failRun, readRunRecord } from './formal-run.js';
-export type { RunOptions, ResumeReport, FailRunInput, FormalRun } from './formal-run.js';
-export { startSmallRun, listSmallRuns } from './small-run.js';
-export type { SmallRun, SmallRunKind, SmallRunOptions } from './small-run.js';
-export type { SeqLine } from './row-writer.js';
-export type { RunRecord, RunKind } from './run-record.js';
-export { simulatorEnvironmentOf, type SimulatorEnvironment } from './simulator-environment.js';
-
-export { seal, readSeal, SealRecordSchema } from './seal.js';
-export type { SealRecord, SealResult, SealOptions } from './seal.js';
-export { verifyUnit, assertUnitIntact, describeIssue, TAMPER_KINDS } from './verify.js';
-export type { VerifyResult, VerifyOk, VerifyFailed, VerifyIssue, TamperKind, VerifyOptions } from './verify.js';
-export { MERKLE_SCHEME, merkleRoot, merkleLeaf } from './manifest.js';
-export type { ManifestEntry } from './manifest.js';
-export { adjudicate, crossCheck, readAdjudications, readCrossChecks } from './adjudicate.js';
-export type { AdjudicateInput, CrossCheckInput } from './adjudicate.js';
-export type { AdjudicationRecord, CrossCheckRecord, CloseoutRecord, CrossCheckOutcome } from './post-seal-records.js';
-export { closeout } from './closeout.js';
-export type { CloseoutInput } from './closeout.js';
-export { amend, readAmendments, classifyAmendment, AMENDMENT_CLASSES } from './amend.js';
-export type { Amendment, AmendInput, AmendmentClass } from './amend.js';
-
-export { DEFAULT_SEED_REGISTRY, registerSeeds, readSeedRegistry, findSeedOverlaps, describeOverlap } from './seed-registry.js';
-export type { SeedRegistry, SeedRegistryEntry, SeedOverlap, RegisterSeedsInput } from './seed-registry.js';
-export { unitStatus, formatStatus } from './status.js';
-export type { UnitStatusSummary } from './status.js';
-export { currentOperator, explicitOperator, checkAdjudicator } from './operator.js';
-export type { SameOperatorOverride, OverrideRecord } from './operator.js';
-export { detectCodeIdentity, detectPackageVersions } from './code-identity.js';
-
-export { appendJsonLine, readJsonLines, readRows, resumePoint, repairTornTail, checkSeqOrder } from './durable-append.js';
-export type { TornTail, RowsRead, SeqRow } from './durable-append.js';
-export { writeFileAtomic, writeJsonAtomic } from './atomic-write.js';
+  EnvProvider,
+  EpisodeClock,
+  EpisodeEnd,
+  FailureInfo,
+  PolicyProvider,
+  RunnerPolicy,
+  RunnerSubscriber,
+  SegmentInfo,
+  SlotMemory,
+  TaskContext,
+  TaskEntry,
+  SpecSource,
+  UnitJob,
+  UnitOutcome,
+} from './types.js';

@@ -23,7 +23,7 @@ import { ImepError } from '../core/errors.js';
 import { BridgeClient } from '../bridges/client.js';
 import { RemoteEnvironment } from '../bridges/remote-environment.js';
 import type { HelloReply } from '../bridges/op-schemas.js';
-import type { NdArray } from '../bridges/sim-environment.js';
+import type { NdArray } from '../runtime/environment.js';
 import type { Chain } from './manifest-schema.js';
 import { outcomeOf, queryOptions, type ChainExecutor, type ExecutionOutcome, type ExecutionRun, type ExecutorIdentity } from './executor.js';
 

@@ -15,7 +15,7 @@
 import { z } from 'zod';
 import { ImepError } from '../core/errors.js';
 import { PRNG_NAME, PRNG_VERSION } from '../core/prng.js';
-import { unitPaths, type Operator } from '../campaign/unit-layout.js';
+import { unitPaths, type Operator } from '../evidence/unit-layout.js';
 import { decideAll, DECISIONS_FORMAT, DECISIONS_VERSION, type DecisionTable } from './decisions.js';
 import { decisionConditions } from './conditions.js';
 import { LADDER_CONDITIONS, type LadderCondition, type LadderRow } from './ladder.js';

@@ -26,8 +26,8 @@ export type ExecutorIdentity =
       readonly server: { readonly name: string; readonly version: string; readonly protocol: number; readonly adapters: readonly string[] };
     };
 import { ImepError } from '../core/errors.js';
-import { ChainDrawersLite } from '../bridges/lite/chain-drawers.js';
-import type { SimEnvironment, StepResult } from '../bridges/sim-environment.js';
+import { ChainDrawersLite } from '../sims/lite/chain-drawers.js';
+import type { SimEnvironment, StepResult } from '../runtime/environment.js';
 import type { Chain, ChainManifest } from './manifest-schema.js';
 
 export type ExecutorSlot = 'primary' | 'replay';

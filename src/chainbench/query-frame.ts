@@ -10,8 +10,8 @@
  * `QueryObserver` is the seam: tests substitute a deliberately leaky observer.
  */
 import { createHash } from 'node:crypto';
-import { CHAIN_OBJECTS, ChainDrawersLite } from '../bridges/lite/chain-drawers.js';
-import { frameOf, toolOf } from '../bridges/lite/scripted.js';
+import { CHAIN_OBJECTS, ChainDrawersLite } from '../sims/lite/chain-drawers.js';
+import { frameOf, toolOf } from '../sims/lite/scripted.js';
 
 /** The largest K ChainDrawers-lite provides. */
 export const LITE_MAX_K = 4;

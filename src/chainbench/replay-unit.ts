@@ -19,7 +19,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { ImepError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
-import { unitPaths, type Operator } from '../campaign/unit-layout.js';
+import { unitPaths, type Operator } from '../evidence/unit-layout.js';
 import type { ChainExecutor, ExecutorIdentity } from './executor.js';
 import { freezeManifest, parseManifestData } from './manifest-io.js';
 import type { ChainManifest } from './manifest-schema.js';

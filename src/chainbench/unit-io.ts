@@ -22,18 +22,18 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ImepError } from '../core/errors.js';
 import { canonicalHash, type JsonValue } from '../core/canonical-json.js';
-import { createUnit } from '../campaign/unit.js';
-import { detectCodeIdentity, detectPackageVersions } from '../campaign/code-identity.js';
-import { loadFrozenProtocol } from '../campaign/precommit.js';
-import { readRows } from '../campaign/durable-append.js';
-import { isSealedState } from '../campaign/lifecycle.js';
-import { readUnitState } from '../campaign/unit-state.js';
-import { UnitIdSchema, unitPaths, type Operator } from '../campaign/unit-layout.js';
-import { assertUnitIntact, type VerifyOk } from '../campaign/verify.js';
-import { fsyncDir } from '../campaign/atomic-write.js';
+import { createUnit } from '../evidence/unit.js';
+import { detectCodeIdentity, detectPackageVersions } from '../evidence/code-identity.js';
+import { loadFrozenProtocol } from '../evidence/transitions/precommit.js';
+import { readRows } from '../evidence/io/durable-append.js';
+import { isSealedState } from '../evidence/lifecycle.js';
+import { readUnitState } from '../evidence/unit-state.js';
+import { UnitIdSchema, unitPaths, type Operator } from '../evidence/unit-layout.js';
+import { assertUnitIntact, type VerifyOk } from '../evidence/verify/verify.js';
+import { fsyncDir } from '../evidence/io/atomic-write.js';
 import { packageRoot } from '../bridges/supervisor.js';
-import { readSeal, type SealRecord } from '../campaign/seal.js';
-import type { PrecommitRecord } from '../campaign/precommit.js';
+import { readSeal, type SealRecord } from '../evidence/transitions/seal.js';
+import type { PrecommitRecord } from '../evidence/transitions/precommit.js';
 
 export interface BuildUnitInput {
   /** The unit folder to create (must not exist, or be empty). */

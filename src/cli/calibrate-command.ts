@@ -25,7 +25,7 @@ export function registerCalibrateCommand(program: Command): void {
     .action(async (options: { suite?: string; out: string; campaigns?: string; quick?: boolean; batch: string; keepUnits?: string }) => {
       // imported when the command runs: `imep --help` registers this command and must not load the runner
       const { calibrate, loadSuite, writeCalibration } = await import('../calibration/index.js');
-      const { PACKAGE_ROOT } = await import('../campaign/runner/index.js');
+      const { PACKAGE_ROOT } = await import('../campaign/index.js');
       const suiteFile = options.suite ?? (existsSync(DEFAULT_SUITE) ? DEFAULT_SUITE : join(PACKAGE_ROOT, DEFAULT_SUITE));
       const loaded = await loadSuite(suiteFile);
       const batchSize = parseCount('--batch', options.batch);

@@ -19,18 +19,18 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ImepError } from '../core/errors.js';
-import { amend } from '../campaign/amend.js';
-import { failRun } from '../campaign/formal-run.js';
-import { currentOperator } from '../campaign/operator.js';
-import { lockUnit } from '../campaign/unit-lock.js';
-import { smallRunSummary } from '../campaign/small-run-summary.js';
-import { seal } from '../campaign/seal.js';
-import { formatStatus, unitStatus } from '../campaign/status.js';
-import { describeIssue, parseExpectedRoot, verifyUnit } from '../campaign/verify.js';
+import { amend } from '../evidence/transitions/amend.js';
+import { failRun } from '../evidence/transitions/formal-run.js';
+import { currentOperator } from '../evidence/operator.js';
+import { lockUnit } from '../evidence/unit-lock.js';
+import { smallRunSummary } from './small-run-summary.js';
+import { seal } from '../evidence/transitions/seal.js';
+import { formatStatus, unitStatus } from '../evidence/status.js';
+import { describeIssue, parseExpectedRoot, verifyUnit } from '../evidence/verify/verify.js';
 import { asTyped, cliName } from '../core/cli-name.js';
 import { describeUntrusted } from '../signing/trust.js';
 import { describeVerified, identityWarnings, stageShortfall } from './verify-output.js';
-import type { VerifyOk } from '../campaign/verify-types.js';
+import type { VerifyOk } from '../evidence/verify/verify-types.js';
 import { describeSignatures } from '../signing/describe.js';
 import {
   adjudicateStep,
@@ -44,7 +44,7 @@ import {
   smallRunCampaign,
   type CampaignOptions,
   type Through,
-} from '../campaign/runner/index.js';
+} from '../campaign/index.js';
 import { parseChoice, parseCount } from './args.js';
 
 interface CommonOpts {

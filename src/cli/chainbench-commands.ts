@@ -44,9 +44,9 @@ import {
   type ReplaySummary,
   type ReplayUnitRead,
 } from '../chainbench/index.js';
-import { readUnitState } from '../campaign/unit-state.js';
-import { loadFrozenProtocol } from '../campaign/precommit.js';
-import { assertUnitIntact } from '../campaign/verify.js';
+import { readUnitState } from '../evidence/unit-state.js';
+import { loadFrozenProtocol } from '../evidence/transitions/precommit.js';
+import { assertUnitIntact } from '../evidence/verify/verify.js';
 import { parseChoice, parseCount, parseProbability } from './args.js';
 
 function parseSeed(flag: string, raw: string): number {

@@ -19,8 +19,8 @@
 import { asTyped } from '../core/cli-name.js';
 import type { Command } from 'commander';
 import { ImepError } from '../core/errors.js';
-import { parseShard } from '../campaign/runner/shard.js';
-import type { EnvProvider } from '../campaign/runner/types.js';
+import { parseShard } from '../campaign/shard.js';
+import type { EnvProvider } from '../campaign/types.js';
 import { parseCount } from './args.js';
 
 /** What tests may inject (the production CLI passes nothing). */

@@ -13,10 +13,10 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Command } from 'commander';
 import { ImepError } from '../core/errors.js';
-import { currentOperator } from '../campaign/operator.js';
+import { currentOperator } from '../evidence/operator.js';
 import { keyFileStem, keysDir, operatorKey, operatorOfStem } from '../signing/key-store.js';
 import { fingerprintOf, fingerprintText, parseFingerprint } from '../signing/signature-block.js';
-import { listKeys, revokeKey, trustKeyFile, trustKeyFromUnit } from '../signing/trust-store.js';
+import { listKeys, revokeKey, trustKeyFile, trustKeyFromUnit } from '../evidence/verify/trust-store.js';
 import { createPublicKey } from 'node:crypto';
 
 function out(line: string): void {

@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { writeReport } from '../report/index.js';
-import { defaultReportDir } from '../campaign/runner/post-seal.js';
+import { defaultReportDir } from '../app/pipeline.js';
 
 export function registerReport(group: Command): void {
   group

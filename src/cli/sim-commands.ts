@@ -19,7 +19,7 @@ import {
   type CurveClientKeys,
 } from '../bridges/endpoint.js';
 import { writeCurveCertificates } from '../bridges/curve-keys.js';
-import { LITE_ENV_IDS, makeLiteEnv } from '../bridges/lite/registry.js';
+import { LITE_ENV_IDS, makeLiteEnv } from '../sims/lite/registry.js';
 import { BridgeServer } from '../bridges/server.js';
 
 interface ServeOptions {

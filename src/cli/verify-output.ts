@@ -1,4 +1,4 @@
-import type { VerifyOk } from '../campaign/verify-types.js';
+import type { VerifyOk } from '../evidence/verify/verify-types.js';
 import type { SignatureReport } from '../signing/chain.js';
 
 /** The words of `imep campaign verify` for a unit whose files are intact (the caller decides the exit code by trust). */

@@ -13,7 +13,7 @@
  *   merge.json                  the merge: each shard's manifest hash, row count, rows-file SHA-256 and operators
  * <unit>.shards/                scratch, written by the tasks (never sealed)
  *   shard-I-of-N/               the runner's shard folder: shard.json, rows.jsonl, timings.jsonl, traces/
- *                               (src/campaign/runner/shard.ts)
+ *                               (src/campaign/shard.ts)
  *   logs/shard-I-of-N.job-J.out|err   SLURM's stdout/stderr of array task I of job J
  *   sessions/shard-I-of-N.jsonl every run of shard I (start and end lines): host, SLURM ids,
  *                               CUDA_VISIBLE_DEVICES, the policy runtime, rows at start and end
@@ -21,7 +21,7 @@
  */
 import { join } from 'node:path';
 import { z } from 'zod';
-import { SHARD_RULE } from './shard-plan.js';
+import { SHARD_RULE } from '../protocol/shard-plan.js';
 
 export const CLUSTER_DIR = 'cluster';
 
@@ -113,8 +113,8 @@ export const JobRecordSchema = z.object({
 });
 export type JobRecord = z.infer<typeof JobRecordSchema>;
 
-/** The shard folder's record is the runner's own schema (src/campaign/runner/shard.ts, version 1). */
-export { ShardRecordSchema as ShardFolderRecordSchema, type ShardRecord as ShardFolderRecord } from '../campaign/runner/shard.js';
+/** The shard folder's record is the runner's own schema (src/campaign/shard.ts, version 1). */
+export { ShardRecordSchema as ShardFolderRecordSchema, type ShardRecord as ShardFolderRecord } from '../campaign/shard.js';
 
 export const MergeRecordSchema = z.object({
   kind: z.literal('imep.cluster-merge'),

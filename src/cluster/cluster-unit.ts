@@ -5,18 +5,18 @@
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ImepError } from '../core/errors.js';
-import { writeJsonAtomic } from '../campaign/atomic-write.js';
-import type { UnitState } from '../campaign/lifecycle.js';
-import { loadFrozenProtocol } from '../campaign/precommit.js';
-import { readRecord, selfHashOk, withSelfHash } from '../campaign/record-file.js';
-import { shardDir } from '../campaign/runner/shard.js';
-import { unitFolderName } from '../campaign/runner/unit-dir.js';
-import { unitPaths } from '../campaign/unit-layout.js';
-import { readUnitState } from '../campaign/unit-state.js';
+import { writeJsonAtomic } from '../evidence/io/atomic-write.js';
+import type { UnitState } from '../evidence/lifecycle.js';
+import { loadFrozenProtocol } from '../evidence/transitions/precommit.js';
+import { readRecord, selfHashOk, withSelfHash } from '../evidence/io/record-file.js';
+import { shardDir } from '../campaign/shard.js';
+import { unitFolderName } from '../campaign/unit-dir.js';
+import { unitPaths } from '../evidence/unit-layout.js';
+import { readUnitState } from '../evidence/unit-state.js';
 import { buildPlan, type Plan } from '../protocol/plan.js';
 import { ProtocolSchema, type Protocol } from '../protocol/schema.js';
 import { clusterPaths, ShardPlanRecordSchema, type ShardPlanRecord } from './cluster-layout.js';
-import { planShards, type ShardPlan } from './shard-plan.js';
+import { planShards, type ShardPlan } from '../protocol/shard-plan.js';
 
 export interface ClusterUnit {
   /** Absolute unit folder. */

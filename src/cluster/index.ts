@@ -3,8 +3,8 @@
  * (shard-plan.ts), run as one sbatch array (submit.ts → each task: shard-run.ts), watched (status.ts) and
  * merged into the unit's formal run, byte-identical to a single-process run, then sealed (merge.ts).
  */
-export { SHARD_RULE, arraySpec, checkShardCount, fromRanges, manifestHash, planShards, planUnits, toRanges } from './shard-plan.js';
-export type { SeqRange, ShardManifest, ShardPlan, ShardUnit } from './shard-plan.js';
+export { SHARD_RULE, arraySpec, checkShardCount, fromRanges, manifestHash, planShards, planUnits, toRanges } from '../protocol/shard-plan.js';
+export type { SeqRange, ShardManifest, ShardPlan, ShardUnit } from '../protocol/shard-plan.js';
 export { CLUSTER_DIR, clusterPaths, scriptName, sessionFile, JobRecordSchema, MergeRecordSchema, ShardPlanRecordSchema } from './cluster-layout.js';
 export type { ClusterPaths, JobRecord, MergeRecord, ShardPlanRecord } from './cluster-layout.js';
 export { ensureShardPlan, openClusterUnit, readShardPlanRecord, shardPlanRecord } from './cluster-unit.js';

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { ImepError } from '../core/errors.js';
-import { appendJsonLine, readJsonLines, repairTornTail } from '../campaign/durable-append.js';
+import { appendJsonLine, readJsonLines, repairTornTail } from '../evidence/io/durable-append.js';
 import { clusterPaths, JobRecordSchema, type JobRecord } from './cluster-layout.js';
 
 /** The unit's submissions, oldest first (a torn final line, from a crash mid-append, is ignored). */

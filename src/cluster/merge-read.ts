@@ -12,13 +12,13 @@ import { join } from 'node:path';
 import { canonicalJson } from '../core/canonical-json.js';
 import { ImepError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
-import { notPlannedError, planMismatch } from '../campaign/planned-rows.js';
-import { readRecord } from '../campaign/record-file.js';
-import { shardDir } from '../campaign/runner/shard.js';
+import { notPlannedError, planMismatch } from '../evidence/planned-rows.js';
+import { readRecord } from '../evidence/io/record-file.js';
+import { shardDir } from '../campaign/shard.js';
 import type { PlannedEpisode } from '../protocol/plan.js';
 import { ShardFolderRecordSchema, type ShardFolderRecord } from './cluster-layout.js';
 import { shardRowsDone, type ClusterUnit } from './cluster-unit.js';
-import { fromRanges, type ShardManifest } from './shard-plan.js';
+import { fromRanges, type ShardManifest } from '../protocol/shard-plan.js';
 
 /** One line of a seq-keyed JSON-lines file, with its exact text. */
 export interface SeqText {

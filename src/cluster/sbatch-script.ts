@@ -9,7 +9,7 @@
  * (scratch; the merge copies them into `<unit>/cluster/logs/` before the seal).
  */
 import { ImepError } from '../core/errors.js';
-import { arraySpec, SHARD_RULE } from './shard-plan.js';
+import { arraySpec, SHARD_RULE } from '../protocol/shard-plan.js';
 
 export interface SbatchInput {
   /** Absolute unit folder. */

@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { ImepError } from '../core/errors.js';
-import type { RemoteHolderCheck } from '../campaign/unit-lock.js';
+import type { RemoteHolderCheck } from '../evidence/unit-lock.js';
 
 export interface CommandResult {
   /** Exit status; 127 when the program is not installed. */

@@ -8,13 +8,13 @@
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { ImepError } from '../core/errors.js';
-import { NEXT_COMMAND } from '../campaign/lifecycle.js';
-import { readRecord } from '../campaign/record-file.js';
-import { shardDir } from '../campaign/runner/shard.js';
+import { NEXT_COMMAND } from '../evidence/lifecycle.js';
+import { readRecord } from '../evidence/io/record-file.js';
+import { shardDir } from '../campaign/shard.js';
 import { ShardFolderRecordSchema } from './cluster-layout.js';
 import { openClusterUnit, readShardPlanRecord, shardRowsDone, type ClusterUnit } from './cluster-unit.js';
 import { latestJobs, readJobs } from './jobs.js';
-import { planShards } from './shard-plan.js';
+import { planShards } from '../protocol/shard-plan.js';
 import { ACTIVE_STATES, Slurm, type TaskState } from './slurm.js';
 
 export const SHARD_STATES = ['done', 'running', 'pending', 'failed', 'not submitted', 'foreign'] as const;

@@ -6,24 +6,24 @@
  * and not queued or running under an earlier submission (two processes must never write one shard) —
  * writes the array script as `cluster/submit-NNN.sbatch`, submits it with `sbatch --parsable` and appends
  * the job to `cluster/jobs.jsonl`. A resubmission after a failed, preempted or scancel'd task therefore
- * runs just those shards, and each resumes after its last durable row (src/campaign/runner/shard.ts).
+ * runs just those shards, and each resumes after its last durable row (src/campaign/shard.ts).
  * `--dry-run` prints the script and writes nothing.
  */
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ImepError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
-import { writeFileAtomic } from '../campaign/atomic-write.js';
-import { currentOperator } from '../campaign/operator.js';
-import type { Operator } from '../campaign/unit-layout.js';
-import { readRecord } from '../campaign/record-file.js';
-import { shardDir } from '../campaign/runner/shard.js';
+import { writeFileAtomic } from '../evidence/io/atomic-write.js';
+import { currentOperator } from '../evidence/operator.js';
+import type { Operator } from '../evidence/unit-layout.js';
+import { readRecord } from '../evidence/io/record-file.js';
+import { shardDir } from '../campaign/shard.js';
 import { clusterPaths, scriptName, ShardFolderRecordSchema } from './cluster-layout.js';
 import { ensureShardPlan, openClusterUnit, type ClusterUnit } from './cluster-unit.js';
 import { appendJob, latestJobs, readJobs } from './jobs.js';
 import { defaultLauncher } from './launcher.js';
 import { sbatchScript } from './sbatch-script.js';
-import { arraySpec, type ShardPlan } from './shard-plan.js';
+import { arraySpec, type ShardPlan } from '../protocol/shard-plan.js';
 import { ACTIVE_STATES, Slurm } from './slurm.js';
 
 export interface PlanResult {

@@ -1,5 +1,5 @@
 /** Public face of the policy runtimes. */
-export { slotPolicy } from './policy.js';
+export { slotPolicy } from '../runtime/policy.js';
 export type {
   BatchPolicy,
   EpisodeInfo,
@@ -10,7 +10,7 @@ export type {
   PolicyReadouts,
   ReadReadout,
   SlotObservation,
-} from './policy.js';
+} from '../runtime/policy.js';
 export {
   BATCH_AXIS,
   GRAPH_NAMES,
@@ -46,8 +46,8 @@ export { loadTf, loadTfjsGraph, serializeTfjsModel } from './tfjs-backend.js';
 export type { LoadedTf, Tf, TfjsOptions, TfjsPackage } from './tfjs-backend.js';
 export { ExternalMemoryPolicy, externalMemoryPolicy } from './memory-policy.js';
 export type { MemoryPolicyOptions, PolicyTimings } from './memory-policy.js';
-export { runLockstep } from './lockstep.js';
-export type { EpisodeOutcome, LockstepEpisode, LockstepOptions, LockstepSubscriber } from './lockstep.js';
+export { runLockstep } from '../runtime/lockstep.js';
+export type { EpisodeOutcome, LockstepEpisode, LockstepOptions, LockstepSubscriber } from '../runtime/lockstep.js';
 export { RecordingPolicy, captureField } from './recording-policy.js';
 export type { ReceivedCall, ReceivedField } from './recording-policy.js';
 export { DEFAULT_REMOTE_POLICY_DEADLINE_MS, RemotePolicy, policyHostCommand } from './remote-policy.js';

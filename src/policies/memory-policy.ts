@@ -27,12 +27,12 @@ import type { ReadHook, RetrievedItem } from '../banks/record.js';
 import { identityReadHook } from '../banks/record.js';
 import { ImepError } from '../core/errors.js';
 import { sameShape, toFloat64, type FloatTensor } from '../core/tensor.js';
-import type { NdArray, ObsValue } from '../bridges/sim-environment.js';
+import type { NdArray, ObsValue } from '../runtime/environment.js';
 import type { HostTensor } from './backend.js';
 import { elementCountOf } from './backend.js';
 import type { LoadedCheckpoint } from './checkpoint.js';
 import type { GraphName, InputContract, OutputContract } from './manifest.js';
-import type { BatchPolicy, EpisodeInfo, MemoryReadable, Observation, PolicyOutput, PolicyReadouts, ReadReadout, SlotObservation } from './policy.js';
+import type { BatchPolicy, EpisodeInfo, MemoryReadable, Observation, PolicyOutput, PolicyReadouts, ReadReadout, SlotObservation } from '../runtime/policy.js';
 
 export interface MemoryPolicyOptions {
   /** Most episodes stepped together (default 1). */

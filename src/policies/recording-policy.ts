@@ -5,8 +5,8 @@
  * policy. It forwards calls unchanged and returns the wrapped policy's outputs unchanged.
  */
 import { sha256Hex } from '../core/hash.js';
-import type { NdArray, ObsValue } from '../bridges/sim-environment.js';
-import type { EpisodeInfo, Observation, Policy, PolicyOutput } from './policy.js';
+import type { NdArray, ObsValue } from '../runtime/environment.js';
+import type { EpisodeInfo, Observation, Policy, PolicyOutput } from '../runtime/policy.js';
 
 /** One received field: its kind, dtype/shape when an array, and its exact bytes. */
 export interface ReceivedField {

@@ -37,7 +37,7 @@ import { privateIpcEndpoint } from '../bridges/endpoint.js';
 import type { HelloReply, PolicyIdentity } from '../bridges/op-schemas.js';
 import { bridgePython, packageRoot, ServerSupervisor, type ServerCommand } from '../bridges/supervisor.js';
 import { ImepError } from '../core/errors.js';
-import type { BatchPolicy, EpisodeInfo, MemoryReadable, PolicyOutput, PolicyReadouts, ReadReadout, SlotObservation } from './policy.js';
+import type { BatchPolicy, EpisodeInfo, MemoryReadable, PolicyOutput, PolicyReadouts, ReadReadout, SlotObservation } from '../runtime/policy.js';
 
 export const DEFAULT_REMOTE_POLICY_DEADLINE_MS = 30_000;
 

@@ -2,7 +2,7 @@
  * The checkpoint binding of a protocol: `checkpoint.sha256` is the SHA-256 of `path/file`. A protocol
  * may carry `sha256: pending` while the checkpoint does not exist yet; it loads, but cannot be frozen
  * (assertFreezable) and verifyCheckpoint refuses it. A protocol with a `policy` section (a hosted policy)
- * has no checkpoint: it is frozen by the host's identity instead (src/campaign/runner/remote-policy-provider.ts).
+ * has no checkpoint: it is frozen by the host's identity instead (src/campaign/remote-policy-provider.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';

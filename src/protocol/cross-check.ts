@@ -20,7 +20,7 @@
  * `crossCheck` returns every issue (with its data path); `assertCrossChecked` throws the first.
  */
 import { isImepError } from '../core/errors.js';
-import { LITE_ENV_IDS, isLiteEnvId, makeLiteEnvSync } from '../bridges/lite/registry.js';
+import { LITE_ENV_IDS, isLiteEnvId, makeLiteEnvSync } from '../sims/lite/registry.js';
 import { checkAnalysis } from './cross-check-analysis.js';
 import { CheckContext } from './cross-check-context.js';
 import { didYouMean, ProtocolError, type ProtocolIssue } from './issues.js';

@@ -7,7 +7,7 @@
  * A protocol names exactly one of `checkpoint` (ONNX / TF.js, bound by path + SHA-256) and `policy`
  * (cross-check.ts). The hosted policy is frozen by what its host reports in hello.policyIdentity
  * (version, memory, the SHA-256 of every file it is made of): precommit records it, every later run
- * refuses a host that reports anything else (src/campaign/runner/remote-policy-provider.ts).
+ * refuses a host that reports anything else (src/campaign/remote-policy-provider.ts).
  */
 import { z } from 'zod';
 import { NonEmptyText } from './schema-common.js';

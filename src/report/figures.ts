@@ -11,7 +11,7 @@
  */
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import type { Adjudication, ConditionSummary } from '../campaign/adjudication/index.js';
+import type { Adjudication, ConditionSummary } from '../adjudication/index.js';
 
 export interface Figure {
   readonly id: 'outcome-change' | 'success' | 'coverage';

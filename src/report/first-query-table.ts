@@ -5,7 +5,7 @@
  * compare these with the reference; the table lets a reader see the distributions the gates judged.
  * Conditions in protocol order, then attempt. Pure.
  */
-import type { EpisodeRow } from '../campaign/episode-row.js';
+import type { EpisodeRow } from '../evidence/records/episode-row.js';
 import type { Table } from './model.js';
 
 function spread(values: number[]): string {

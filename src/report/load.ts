@@ -5,18 +5,18 @@
  */
 import { identityWarning } from '../signing/chain.js';
 import { ImepError } from '../core/errors.js';
-import { readVerifiedAmendments, type Amendment } from '../campaign/amend.js';
-import { readAdjudicationArtifact, type Adjudication } from '../campaign/adjudication/index.js';
-import { loadVerifiedProtocol, loadVerifiedRows } from '../campaign/adjudication/sealed-inputs.js';
-import type { EpisodeRow } from '../campaign/episode-row.js';
-import { CrossCheckRecordSchema, type CloseoutRecord, type CrossCheckRecord } from '../campaign/post-seal-records.js';
-import type { SealRecord } from '../campaign/seal.js';
+import { readVerifiedAmendments, type Amendment } from '../evidence/transitions/amend.js';
+import { readAdjudicationArtifact, type Adjudication } from '../adjudication/index.js';
+import { loadVerifiedProtocol, loadVerifiedRows } from '../adjudication/sealed-inputs.js';
+import type { EpisodeRow } from '../evidence/records/episode-row.js';
+import { CrossCheckRecordSchema, type CloseoutRecord, type CrossCheckRecord } from '../evidence/records/post-seal-records.js';
+import type { SealRecord } from '../evidence/transitions/seal.js';
 import type { Protocol } from '../protocol/schema.js';
-import { UNIT_FILES } from '../campaign/unit-layout.js';
-import { listAdjudicationRecords, readUnitState, type UnitSnapshot } from '../campaign/unit-state.js';
-import { readVerifiedRecord } from '../campaign/verified-read.js';
-import { RunRecordSchema, type RunRecord } from '../campaign/run-record.js';
-import { assertUnitVerified } from '../campaign/verify.js';
+import { UNIT_FILES } from '../evidence/unit-layout.js';
+import { listAdjudicationRecords, readUnitState, type UnitSnapshot } from '../evidence/unit-state.js';
+import { readVerifiedRecord } from '../evidence/io/verified-read.js';
+import { RunRecordSchema, type RunRecord } from '../evidence/records/run-record.js';
+import { assertUnitVerified } from '../evidence/verify/verify.js';
 
 export interface ReportInputs {
   readonly dir: string;

@@ -5,9 +5,9 @@
  * withholds (rule i) is shown as "withheld", never with its value; so is every number when all cells
  * were excluded by competence.
  */
-import { invalidBecause } from '../campaign/adjudication/validity.js';
-import type { Adjudication, AvailableEstimand, EstimandResult, Interval } from '../campaign/adjudication/index.js';
-import type { Verdict } from '../campaign/adjudication/verdict-types.js';
+import { invalidBecause } from '../adjudication/validity.js';
+import type { Adjudication, AvailableEstimand, EstimandResult, Interval } from '../adjudication/index.js';
+import type { Verdict } from '../adjudication/verdict-types.js';
 import type { ReportInputs } from './load.js';
 import { describeSimulatorEnvironment } from './simulator-environment-text.js';
 import { firstQueryTable } from './first-query-table.js';

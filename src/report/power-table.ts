@@ -5,7 +5,7 @@
  * discordance with the frozen test, α, power and n (exact power). A protocol without `mde` gets a
  * one-line note instead. Pure.
  */
-import type { Adjudication, AvailableEstimand } from '../campaign/adjudication/index.js';
+import type { Adjudication, AvailableEstimand } from '../adjudication/index.js';
 import type { Protocol } from '../protocol/schema.js';
 import { minimumDetectableEffect } from '../stats/power.js';
 import type { Table } from './model.js';

@@ -2,7 +2,7 @@
  * Renderers of the report model: Markdown (GitHub tables), self-contained HTML (inline CSS, inline SVG
  * figures, no script, no external resource: it opens offline), and the rows as CSV.
  */
-import type { EpisodeRow } from '../campaign/episode-row.js';
+import type { EpisodeRow } from '../evidence/records/episode-row.js';
 import type { Figure } from './figures.js';
 import type { ReportModel, Table } from './model.js';
 

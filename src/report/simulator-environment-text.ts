@@ -1,5 +1,5 @@
 /** The report's one line for what a run session's bridged simulator reported about its stack (run.json). */
-import type { SimulatorEnvironment } from '../campaign/index.js';
+import type { SimulatorEnvironment } from '../evidence/index.js';
 
 type Reported = SimulatorEnvironment['reported'][string];
 

@@ -3,9 +3,9 @@
  * from the frozen protocol), whether its rule was met, the verdict word, and the bound it routed on
  * beside the margin — so a reader sees what was claimed and what the word answers.
  */
-import { claimWords } from '../campaign/adjudication/decide.js';
-import type { Adjudication } from '../campaign/adjudication/index.js';
-import type { Verdict } from '../campaign/adjudication/verdict-types.js';
+import { claimWords } from '../adjudication/decide.js';
+import type { Adjudication } from '../adjudication/index.js';
+import type { Verdict } from '../adjudication/verdict-types.js';
 import type { Criterion, Protocol } from '../protocol/schema.js';
 import { pValue, signedPp } from './text-table.js';
 

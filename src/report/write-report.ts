@@ -7,7 +7,7 @@
 import { makeDirs } from '../core/make-dirs.js';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ImepError } from '../core/errors.js';
-import { writeFileAtomic } from '../campaign/atomic-write.js';
+import { writeFileAtomic } from '../evidence/io/atomic-write.js';
 import { figures, renderSvg, type Figure } from './figures.js';
 import { loadReportInputs } from './load.js';
 import { reportModel } from './model.js';

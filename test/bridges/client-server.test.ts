@@ -6,7 +6,7 @@ import { encodeMessage, decodeMessage } from '../../src/bridges/envelope.js';
 import { WireNdArray, ndarray } from '../../src/bridges/ndarray-codec.js';
 import { RemoteEnvironment } from '../../src/bridges/remote-environment.js';
 import { BridgeServer } from '../../src/bridges/server.js';
-import { AllowlistedEnvironment } from '../../src/bridges/allowlist.js';
+import { AllowlistedEnvironment } from '../../src/runtime/allowlist.js';
 import { wireCodeOf } from '../../src/bridges/remote-error.js';
 import type { RetrievedItem } from '../../src/banks/record.js';
 import { FAKE_ENV_ID, fakeFactory } from '../fixtures/bridge/fake-env.js';

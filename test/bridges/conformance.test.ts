@@ -20,7 +20,7 @@ import { decodeMessage, decodeValue, encodeMessage, encodeValue } from '../../sr
 import { isNdArray, ndarray, ndarrayBytes } from '../../src/bridges/ndarray-codec.js';
 import type { HelloReply } from '../../src/bridges/op-schemas.js';
 import { RemoteEnvironment } from '../../src/bridges/remote-environment.js';
-import type { NdArray, StepResult } from '../../src/bridges/sim-environment.js';
+import type { NdArray, StepResult } from '../../src/runtime/environment.js';
 import {
   ServerSupervisor,
   bridgePython,

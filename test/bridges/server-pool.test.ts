@@ -13,10 +13,10 @@ import { privateIpcEndpoint } from '../../src/bridges/endpoint.js';
 import { ndarray } from '../../src/bridges/ndarray-codec.js';
 import { BridgeCallError } from '../../src/bridges/remote-error.js';
 import { RemoteEnvironment } from '../../src/bridges/remote-environment.js';
-import { makeLiteEnv } from '../../src/bridges/lite/registry.js';
-import { sendSteps } from '../../src/bridges/send-steps.js';
+import { makeLiteEnv } from '../../src/sims/lite/registry.js';
+import { sendSteps } from '../../src/runtime/send-steps.js';
 import { BridgeServerPool } from '../../src/bridges/server-pool.js';
-import type { EnvSpec, SimEnvironment } from '../../src/bridges/sim-environment.js';
+import type { EnvSpec, SimEnvironment } from '../../src/runtime/environment.js';
 import { liteServerCommand, packageRoot, pythonServerCommand, ServerSupervisor } from '../../src/bridges/supervisor.js';
 import { ImepError } from '../../src/core/errors.js';
 

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseSuite, type CampaignDesignsResult } from '../../src/calibration/index.js';
 import { runCampaignDesigns } from '../../src/calibration/campaign-designs.js';
 import { campaignBandSeeds, deriveProtocol, loadCampaignTemplate } from '../../src/calibration/campaign-protocol.js';
-import { readUnitState, verifyUnit } from '../../src/campaign/index.js';
+import { readUnitState, verifyUnit } from '../../src/evidence/index.js';
 import { derivedSuite, ROOT } from './support.js';
 
 const N = 15;

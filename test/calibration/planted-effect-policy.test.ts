@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ReadHook, RetrievedItem } from '../../src/banks/record.js';
 import { PlantedEffectPolicy, type PlantedEffectOptions } from '../../src/calibration/index.js';
-import type { EpisodeInfo, PolicyOutput, SlotObservation } from '../../src/policies/policy.js';
+import type { EpisodeInfo, PolicyOutput, SlotObservation } from '../../src/runtime/policy.js';
 
 const item = (v: number[], timestep = 0): RetrievedItem => ({
   identity: { slot: timestep, scope: 'e', sourceEpisode: 'e', timestep, version: 0 },

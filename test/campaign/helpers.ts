@@ -1,156 +1,106 @@
-import { createHash } from 'node:crypto';
-import { chmod, cp, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { expect } from 'vitest';
-import { isImepError, type ErrorCode } from '../../src/core/errors.js';
-import {
-  adjudicate,
-  amend,
-  closeout,
-  completeRun,
-  createUnit,
-  crossCheck,
-  explicitOperator,
-  failRun,
-  precommit,
-  seal,
-  startRun,
-  startSmallRun,
-  type PrecommitInput,
-  type UnitState,
-} from '../../src/campaign/index.js';
+import { join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { makeLiteEnv } from '../../src/sims/lite/registry.js';
+import { startRun } from '../../src/evidence/transitions/formal-run.js';
+import { RowSink, runPlan, type CampaignOptions } from '../../src/campaign/index.js';
+import { buildPlan, loadProtocolSync } from '../../src/protocol/index.js';
+import { scriptedProvider } from './scripted-policies.js';
 
-export const RUNNER = explicitOperator('runner-session');
-export const REVIEWER = explicitOperator('review-session');
+export const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
-let tick = 0;
-/** A deterministic clock: each call one second later. */
-export const clock = (): Date => new Date(Date.UTC(2026, 0, 1, 0, 0, tick++));
-
-export async function tempDir(prefix = 'imep-campaign-'): Promise<string> {
-  return mkdtemp(join(tmpdir(), prefix));
+export interface Sandbox {
+  readonly dir: string;
+  readonly campaigns: string;
+  /** A checkpoint root holding checkpoints/lite-memvla/model.json (scripted tests only hash it). */
+  readonly root: string;
+  readonly checkpointSha: string;
 }
 
-/** rm -rf that also works for non-root users on 0555 directories. */
-export async function removeTree(dir: string): Promise<void> {
-  const walk = async (d: string): Promise<void> => {
-    await chmod(d, 0o755).catch(() => undefined);
-    for (const e of await readdir(d, { withFileTypes: true }).catch(() => [])) if (e.isDirectory()) await walk(join(d, e.name));
-  };
-  await walk(dir);
-  await rm(dir, { recursive: true, force: true });
+export function sandbox(prefix = 'imep-runner-'): Sandbox {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const ck = join(dir, 'root', 'checkpoints', 'lite-memvla');
+  mkdirSync(ck, { recursive: true });
+  const text = '{"scripted": true}\n';
+  writeFileSync(join(ck, 'model.json'), text);
+  return { dir, campaigns: join(dir, 'campaigns'), root: join(dir, 'root'), checkpointSha: createHash('sha256').update(text).digest('hex') };
 }
 
-export const PROTOCOL = {
-  campaign: 'R27-test',
-  conditions: ['A', 'N'],
-  seeds: { task: 'shell-game', start: 8701, end: 8702 },
-  gates: { shamValidity: { denominator: 'all-reads', threshold: 1 } },
-  criterion: { kind: 'mcnemar-exact', alpha: 0.05 },
-};
-export const PLAN = { cells: [{ task: 'shell-game', condition: 'A' }, { task: 'shell-game', condition: 'N' }], rows: 4 };
-export const PLANNED_ROWS = 4;
+/** The blackout ladder reduced to `n` seeds (band start..start+n−1), strict ShellGame, a given checkpoint hash. */
+export function blackoutYaml(opts: { n: number; sha: string; start?: number; strict?: boolean; id?: string }): string {
+  const start = opts.start ?? 610000;
+  let text = readFileSync(join(ROOT, 'protocols/shellgame-blackout.yaml'), 'utf8');
+  text = text.replace(/sha256: \S+/, `sha256: ${opts.sha}`);
+  text = text.replace(/- \{ start: 610000, end: 610399 \}/, `- { start: ${start}, end: ${start + opts.n - 1} }`);
+  text = text.replace(/^n: 400$/m, `n: ${opts.n}`);
+  text = text.replace(/strict: false/, `strict: ${opts.strict ?? true}`);
+  if (opts.id) text = text.replace(/^id: shellgame-blackout$/m, `id: ${opts.id}`);
+  return text;
+}
 
-export function precommitInput(over: Partial<PrecommitInput> = {}): PrecommitInput {
+/** The RememberColor substitution protocol reduced to `n` seeds per task. */
+export function rememberColorYaml(opts: { n: number; sha: string; strict?: boolean }): string {
+  let text = readFileSync(join(ROOT, 'protocols/remembercolor-substitution.yaml'), 'utf8');
+  // the sandbox's scripted checkpoint stands in for the protocol's (checkpoints/lite-memvla-rc)
+  text = text.replace(/path: checkpoints\/\S+/, 'path: checkpoints/lite-memvla');
+  text = text.replace(/sha256: \S+/, `sha256: ${opts.sha}`);
+  text = text.replace(/- \{ start: 9001, end: 9200 \}/, `- { start: 9001, end: ${9000 + opts.n} }`);
+  text = text.replace(/^n: 200 .*$/m, `n: ${opts.n}`);
+  text = text.replaceAll('strict: false', `strict: ${opts.strict ?? true}`);
+  return text;
+}
+
+export function writeProtocol(box: Sandbox, name: string, text: string): string {
+  const file = join(box.dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** Options for the in-process runner with a scripted policy; lines said are collected. */
+export function scriptedOptions(box: Sandbox, kind: 'shell' | 'color', extra: Partial<CampaignOptions> = {}): CampaignOptions & { lines: string[] } {
+  const lines: string[] = [];
   return {
-    protocol: PROTOCOL,
-    plan: PLAN,
-    planHash: 'plan-hash-from-the-plan-module',
-    plannedRows: PLANNED_ROWS,
-    code: { gitCommit: '0123456789abcdef0123456789abcdef01234567', dirty: false, packageVersion: '0.1.0' },
-    checkpointHashes: { 'memoryvla-lite.onnx': 'a'.repeat(64) },
-    seeds: [{ task: 'shell-game', start: 8701, end: 8702 }],
-    packageVersions: { zod: '4.x' },
-    nodeVersion: 'v20.0.0',
-    operator: RUNNER,
-    now: clock,
-    ...over,
+    campaignsDir: box.campaigns,
+    root: box.root,
+    batchSize: 4,
+    progress: null,
+    say: (l) => lines.push(l),
+    operator: { id: 'runner-test', source: 'explicit' },
+    policies: async () => scriptedProvider(kind),
+    lines,
+    ...extra,
   };
 }
 
-/** Deterministic row content for seq i. */
-export function row(seq: number): { seq: number; condition: string; seed: number; success: boolean; digest: string } {
-  return { seq, condition: seq % 2 === 0 ? 'A' : 'N', seed: 8701 + Math.floor(seq / 2), success: seq % 3 !== 1, digest: `d${seq * 7919}` };
-}
-
-export interface BuildOptions {
-  /** Add an amendment before the seal, a smoke run, a failed run, traces and timings. */
-  readonly rich?: boolean;
-}
-
-/** Builds a unit in `dir` and drives it through the lifecycle up to `target`. */
-export async function buildUnit(dir: string, target: UnitState, opts: BuildOptions = {}): Promise<void> {
-  await createUnit(dir, { id: 'unit-under-test', operator: RUNNER, now: clock });
-  if (target === 'created') return;
-  await precommit(dir, precommitInput());
-  if (opts.rich) {
-    const s = await startSmallRun(dir, 'smoke', { runId: 'smoke-1', operator: RUNNER, now: clock });
-    await s.appendRow(row(0));
-    await s.appendTiming({ seq: 0, wallMs: 12.5 });
-    await s.finish(clock);
-    await amend(dir, { text: 'tighten the sham-validity denominator', affects: ['gates.shamValidity.denominator'], author: RUNNER, now: clock });
-    const f = await startRun(dir, { runId: 'formal-failed', operator: RUNNER, now: clock });
-    await f.appendRow(row(0));
-    await failRun(dir, { reason: 'bridge wiring failed the path check', operator: RUNNER, now: clock });
-  }
-  if (target === 'precommitted') return;
-  const run = await startRun(dir, { runId: 'formal-1', operator: RUNNER, now: clock });
-  if (target === 'running') return;
-  for (let i = 0; i < PLANNED_ROWS; i++) {
-    if (opts.rich) await run.appendTrace('memory-reads', { seq: i, read: 'cognitive', substituted: true });
-    await run.appendRow(row(i));
-    if (opts.rich) await run.appendTiming({ seq: i, wallMs: 100 + i });
-  }
-  await completeRun(dir, { now: clock });
-  if (target === 'run-complete') return;
-  await seal(dir, { operator: RUNNER, now: clock });
-  if (target === 'sealed') return;
-  await adjudicate(dir, {
-    adjudicator: { name: 'frozen-adjudicator', version: 1 },
-    result: { verdict: 'not detected', b: 1, c: 0 },
-    artifacts: opts.rich ? { 'report.md': '# verdict\nnot detected\n' } : {},
-    operator: REVIEWER,
-    now: clock,
-  });
-  if (target === 'adjudicated') return;
-  await crossCheck(dir, { outcome: 'agrees', method: 'adjudicator rerun on a second machine', operator: REVIEWER, now: clock });
-  if (target === 'cross-checked') return;
-  await closeout(dir, { operator: REVIEWER, now: clock, notes: 'closed in test' });
-}
-
-/** SHA-256 of every file under dir (relative path → hash), for "nothing changed" checks. */
-export async function snapshot(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const walk = async (d: string, rel: string): Promise<void> => {
-    for (const e of await readdir(d, { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) {
-        out[`${r}/`] = 'dir';
-        await walk(join(d, e.name), r);
-      } else out[r] = createHash('sha256').update(await readFile(join(d, e.name))).digest('hex');
-    }
+/**
+ * A formal run of the precommitted `unit` (protocol `file`) that crashes after `stopAt` durable rows: the row
+ * target throws on the next append, as a process killed between two rows leaves the unit (state 'running').
+ */
+export async function crashFormalRun(unit: string, file: string, kind: 'shell' | 'color', stopAt: number, batchSize: number): Promise<void> {
+  const run = await startRun(unit, { operator: { id: 'runner-test', source: 'explicit' } });
+  let appended = 0;
+  const dying = {
+    appendRow: async (r: Parameters<typeof run.appendRow>[0]) => {
+      if (appended >= stopAt) throw new Error('simulated crash');
+      appended += 1;
+      await run.appendRow(r);
+    },
+    appendTiming: (t: Parameters<typeof run.appendTiming>[0]) => run.appendTiming(t),
+    appendTrace: (s: string, e: Parameters<typeof run.appendTrace>[1]) => run.appendTrace(s, e),
   };
-  await walk(dir, '');
-  return out;
-}
-
-export async function copyUnit(from: string, to: string): Promise<void> {
-  await cp(from, to, { recursive: true });
-}
-
-export async function exists(p: string): Promise<boolean> {
-  return stat(p).then(() => true, () => false);
-}
-
-/** Awaits a rejection and checks it is an ImepError with `code`; returns it. */
-export async function expectImepError(p: Promise<unknown>, code: ErrorCode): Promise<import('../../src/core/errors.js').ImepError> {
+  const { protocol } = loadProtocolSync(file);
+  const plan = buildPlan(protocol);
+  const sink = new RowSink(dying, plan.episodes.map((e) => e.seq));
+  let crashed = false;
   try {
-    await p;
+    await runPlan({ protocol, episodes: plan.episodes, policies: scriptedProvider(kind), envs: (t) => makeLiteEnv(t.envId, t.kwargs), batchSize, sink });
+    await sink.drain();
   } catch (e) {
-    if (!isImepError(e)) throw e;
-    expect(e.code, e.oneLine()).toBe(code);
-    return e;
+    if (!/simulated crash/.test(String(e))) throw e;
+    crashed = true;
   }
-  throw new Error(`expected ${code}, but it resolved`);
+  await sink.settle();
+  if (!crashed) throw new Error(`the run did not crash: it has at most ${stopAt} rows`);
 }

@@ -10,10 +10,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readUnitState } from '../../src/campaign/unit-state.js';
-import { verifyUnit } from '../../src/campaign/verify.js';
-import { ROOT } from './runner/helpers.js';
-import { imep, unitIn } from './runner/cli-support.js';
+import { readUnitState } from '../../src/evidence/unit-state.js';
+import { verifyUnit } from '../../src/evidence/verify/verify.js';
+import { ROOT } from './helpers.js';
+import { imep, unitIn } from './cli-support.js';
 
 const REAL = process.env['IMEP_REAL_MIKASA'] === '1';
 const PROTOCOL = join(ROOT, 'protocols/mikasa-remembercolor.yaml');

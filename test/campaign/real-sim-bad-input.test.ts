@@ -16,8 +16,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { imep } from './runner/cli-support.js';
-import { ROOT } from './runner/helpers.js';
+import { imep } from './cli-support.js';
+import { ROOT } from './helpers.js';
 
 const LIBERO = process.env['IMEP_REAL_LIBERO'] === '1';
 const MIKASA = process.env['IMEP_REAL_MIKASA'] === '1';

@@ -3,7 +3,7 @@
  * and the report shows it (src/report/simulator-environment-text.ts): JSON values kept, anything else named.
  */
 import { describe, expect, it } from 'vitest';
-import { RunSessionSchema } from '../../src/campaign/run-record.js';
+import { RunSessionSchema } from '../../src/evidence/records/run-record.js';
 import { simulatorEnvironmentOf } from '../../src/campaign/simulator-environment.js';
 import { describeSimulatorEnvironment } from '../../src/report/simulator-environment-text.js';
 

@@ -8,7 +8,7 @@ import { imep } from './helpers.js';
 import { readDecisionUnit } from '../../src/chainbench/index.js';
 import { BridgeServer } from '../../src/bridges/server.js';
 import { privateIpcEndpoint, type PrivateIpcEndpoint } from '../../src/bridges/endpoint.js';
-import { LITE_ENV_IDS, makeLiteEnv } from '../../src/bridges/lite/registry.js';
+import { LITE_ENV_IDS, makeLiteEnv } from '../../src/sims/lite/registry.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'imep-chainbench-'));
 let ipc: PrivateIpcEndpoint;

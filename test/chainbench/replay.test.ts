@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeLiteEnv } from '../../src/bridges/lite/registry.js';
-import { executorSucceeds } from '../../src/bridges/lite/chain-drawers.js';
+import { makeLiteEnv } from '../../src/sims/lite/registry.js';
+import { executorSucceeds } from '../../src/sims/lite/chain-drawers.js';
 import { ImepError } from '../../src/core/errors.js';
 import {
   LiteChainExecutor,

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/core/hash.js';
 import { ImepError } from '../../src/core/errors.js';
-import { createUnit, readPrecommit, verifyUnit } from '../../src/campaign/index.js';
+import { createUnit, readPrecommit, verifyUnit } from '../../src/evidence/index.js';
 import { BridgeServer } from '../../src/bridges/server.js';
 import { privateIpcEndpoint, type PrivateIpcEndpoint } from '../../src/bridges/endpoint.js';
-import { LITE_ENV_IDS, makeLiteEnv } from '../../src/bridges/lite/registry.js';
+import { LITE_ENV_IDS, makeLiteEnv } from '../../src/sims/lite/registry.js';
 import { ServerSupervisor, bridgePython, packageRoot, pythonServerCommand } from '../../src/bridges/supervisor.js';
 import {
   BridgeChainExecutor,

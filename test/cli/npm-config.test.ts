@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../campaign/runner/helpers.js';
+import { ROOT } from '../campaign/helpers.js';
 
 describe('npm configuration', () => {
   it('npm reads the project .npmrc without a warning', () => {

@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { blackoutYaml } from '../campaign/runner/helpers.js';
-import { imep, liteCheckpointSha, unitIn } from '../campaign/runner/cli-support.js';
+import { blackoutYaml } from '../campaign/helpers.js';
+import { imep, liteCheckpointSha, unitIn } from '../campaign/cli-support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'imep-rough-'));
 writeFileSync(join(dir, 'p.yaml'), blackoutYaml({ n: 2, sha: liteCheckpointSha(), id: 'rough-edges' }));

@@ -6,8 +6,8 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { liteCheckpointSha } from '../campaign/runner/cli-support.js';
-import { blackoutYaml } from '../campaign/runner/helpers.js';
+import { liteCheckpointSha } from '../campaign/cli-support.js';
+import { blackoutYaml } from '../campaign/helpers.js';
 import { cli } from './support.js';
 
 describe('imep cluster (CLI)', () => {

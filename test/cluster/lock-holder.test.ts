@@ -4,7 +4,7 @@
  * run of this very task (a requeue); kept (refused) while the task is active or when squeue cannot answer.
  */
 import { describe, expect, it } from 'vitest';
-import type { Holder } from '../../src/campaign/unit-lock.js';
+import type { Holder } from '../../src/evidence/unit-lock.js';
 import { Slurm, slurmHolderCheck, type CommandResult } from '../../src/cluster/slurm.js';
 
 const holder = (slurmJob?: string): Holder => ({ pid: 7, host: 'node-3', startedAt: '2026-12-01T00:00:00Z', command: 'cluster shard-run u --shard 0/2', ...(slurmJob === undefined ? {} : { slurmJob }) });

@@ -7,15 +7,15 @@
 import { chmodSync, cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { precommitCampaign, runCampaign, shardDir } from '../../src/campaign/runner/index.js';
-import { startRun } from '../../src/campaign/formal-run.js';
-import { readUnitState } from '../../src/campaign/unit-state.js';
-import { verifyUnit } from '../../src/campaign/verify.js';
+import { precommitCampaign, runCampaign, shardDir } from '../../src/campaign/index.js';
+import { startRun } from '../../src/evidence/transitions/formal-run.js';
+import { readUnitState } from '../../src/evidence/unit-state.js';
+import { verifyUnit } from '../../src/evidence/verify/verify.js';
 import { MERGE_RUN_PREFIX, mergeCluster } from '../../src/cluster/merge.js';
 import { runShardOfUnit } from '../../src/cluster/shard-run.js';
 import { planCluster } from '../../src/cluster/submit.js';
-import { scriptedProvider } from '../campaign/runner/scripted-policies.js';
-import { rememberColorYaml, sandbox, scriptedOptions, writeProtocol, type Sandbox } from '../campaign/runner/helpers.js';
+import { scriptedProvider } from '../campaign/scripted-policies.js';
+import { rememberColorYaml, sandbox, scriptedOptions, writeProtocol, type Sandbox } from '../campaign/helpers.js';
 import { killShardAt } from './support.js';
 
 const read = (f: string): string => readFileSync(f, 'utf8');

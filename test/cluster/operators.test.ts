@@ -7,17 +7,17 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { adjudicateUnit } from '../../src/campaign/adjudication/index.js';
-import { readAdjudications } from '../../src/campaign/adjudicate.js';
-import { readRunRecord } from '../../src/campaign/formal-run.js';
-import { runOperators } from '../../src/campaign/run-record.js';
-import { unitStatus } from '../../src/campaign/status.js';
-import { precommitCampaign, shardDir } from '../../src/campaign/runner/index.js';
+import { adjudicateUnit } from '../../src/adjudication/index.js';
+import { readAdjudications } from '../../src/evidence/transitions/post-seal-write.js';
+import { readRunRecord } from '../../src/evidence/transitions/formal-run.js';
+import { runOperators } from '../../src/evidence/records/run-record.js';
+import { unitStatus } from '../../src/evidence/status.js';
+import { precommitCampaign, shardDir } from '../../src/campaign/index.js';
 import { mergeCluster } from '../../src/cluster/merge.js';
 import { runShardOfUnit } from '../../src/cluster/shard-run.js';
 import { planCluster } from '../../src/cluster/submit.js';
-import { scriptedProvider } from '../campaign/runner/scripted-policies.js';
-import { rememberColorYaml, sandbox, scriptedOptions, writeProtocol } from '../campaign/runner/helpers.js';
+import { scriptedProvider } from '../campaign/scripted-policies.js';
+import { rememberColorYaml, sandbox, scriptedOptions, writeProtocol } from '../campaign/helpers.js';
 import { killShardAt } from './support.js';
 
 const quiet = { say: () => undefined };

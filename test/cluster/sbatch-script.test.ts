@@ -1,10 +1,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { precommitCampaign } from '../../src/campaign/runner/index.js';
+import { precommitCampaign } from '../../src/campaign/index.js';
 import { checkTime, sbatchScript, shellQuote, type SbatchInput } from '../../src/cluster/sbatch-script.js';
 import { submitCluster } from '../../src/cluster/submit.js';
-import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from '../campaign/runner/helpers.js';
+import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from '../campaign/helpers.js';
 import { fakeSlurm } from './support.js';
 
 const base: SbatchInput = {

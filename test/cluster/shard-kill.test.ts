@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { lineCount, liteCheckpointSha } from '../campaign/runner/cli-support.js';
-import { blackoutYaml } from '../campaign/runner/helpers.js';
+import { lineCount, liteCheckpointSha } from '../campaign/cli-support.js';
+import { blackoutYaml } from '../campaign/helpers.js';
 import { CLI, cli } from './support.js';
 
 const read = (f: string): string => readFileSync(f, 'utf8');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { shardFilter } from '../../src/campaign/runner/shard.js';
-import { arraySpec, checkShardCount, fromRanges, manifestHash, planShards, planUnits, toRanges } from '../../src/cluster/shard-plan.js';
+import { shardFilter } from '../../src/campaign/shard.js';
+import { arraySpec, checkShardCount, fromRanges, manifestHash, planShards, planUnits, toRanges } from '../../src/protocol/shard-plan.js';
 import { buildPlan, type Plan } from '../../src/protocol/plan.js';
 import { parseProtocol } from '../../src/protocol/index.js';
 import { BASE } from '../protocol/helpers.js';

@@ -5,14 +5,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { precommitCampaign, shardDir } from '../../src/campaign/runner/index.js';
+import { precommitCampaign, shardDir } from '../../src/campaign/index.js';
 import { readJobs } from '../../src/cluster/jobs.js';
 import { runShardOfUnit } from '../../src/cluster/shard-run.js';
 import { Slurm } from '../../src/cluster/slurm.js';
 import { clusterStatus, formatClusterStatus } from '../../src/cluster/status.js';
 import { submitCluster } from '../../src/cluster/submit.js';
-import { scriptedProvider } from '../campaign/runner/scripted-policies.js';
-import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from '../campaign/runner/helpers.js';
+import { scriptedProvider } from '../campaign/scripted-policies.js';
+import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from '../campaign/helpers.js';
 import { fakeSlurm, killShardAt } from './support.js';
 
 const quiet = { say: () => undefined };

@@ -8,8 +8,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { blackoutYaml, ROOT } from '../campaign/runner/helpers.js';
-import { imep, unitIn } from '../campaign/runner/cli-support.js';
+import { blackoutYaml, ROOT } from '../campaign/helpers.js';
+import { imep, unitIn } from '../campaign/cli-support.js';
 
 interface ConditionSummary {
   readonly condition: string;

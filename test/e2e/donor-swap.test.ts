@@ -9,8 +9,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../campaign/runner/helpers.js';
-import { imep, unitIn } from '../campaign/runner/cli-support.js';
+import { ROOT } from '../campaign/helpers.js';
+import { imep, unitIn } from '../campaign/cli-support.js';
 
 interface Row {
   readonly condition: string;

@@ -18,13 +18,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { privateIpcEndpoint } from '../../src/bridges/endpoint.js';
 import { ServerSupervisor } from '../../src/bridges/supervisor.js';
-import { precommitCampaign, remotePolicyProvider, runCampaign } from '../../src/campaign/runner/index.js';
-import { readUnitState } from '../../src/campaign/unit-state.js';
-import { verifyUnit } from '../../src/campaign/verify.js';
+import { precommitCampaign, remotePolicyProvider, runCampaign } from '../../src/campaign/index.js';
+import { readUnitState } from '../../src/evidence/unit-state.js';
+import { verifyUnit } from '../../src/evidence/verify/verify.js';
 import { sha256Hex } from '../../src/core/hash.js';
 import { policyHostCommand } from '../../src/policies/remote-policy.js';
-import { ROOT } from '../campaign/runner/helpers.js';
-import { imep, unitIn } from '../campaign/runner/cli-support.js';
+import { ROOT } from '../campaign/helpers.js';
+import { imep, unitIn } from '../campaign/cli-support.js';
 
 const PROTOCOL = join(ROOT, 'protocols/shellgame-hosted-policy.yaml');
 const N = 24;

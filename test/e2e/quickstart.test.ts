@@ -8,8 +8,8 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { blackoutYaml } from '../campaign/runner/helpers.js';
-import { imep, liteCheckpointSha, unitIn } from '../campaign/runner/cli-support.js';
+import { blackoutYaml } from '../campaign/helpers.js';
+import { imep, liteCheckpointSha, unitIn } from '../campaign/cli-support.js';
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bubblewrapWorks } from '../../src/bridges/sandbox.js';
-import { ROOT } from '../campaign/runner/helpers.js';
-import { imep, unitIn } from '../campaign/runner/cli-support.js';
+import { ROOT } from '../campaign/helpers.js';
+import { imep, unitIn } from '../campaign/cli-support.js';
 
 const SECRET = 'imep-test-secret-3f9a';
 

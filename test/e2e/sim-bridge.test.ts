@@ -1,5 +1,5 @@
 /**
- * Campaigns on bridged simulators, end to end (src/campaign/runner/bridge-envs.ts):
+ * Campaigns on bridged simulators, end to end (src/campaign/bridge-envs.ts):
  *
  * 1. A small ShellGame protocol (A and C, 4 seeds) runs in-process with the shipped lite checkpoint; a
  *    recording env provider captures every reset and (action, result) — what the policy did and saw.
@@ -21,16 +21,16 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { splitBySpec } from '../../src/bridges/allowlist.js';
+import { splitBySpec } from '../../src/runtime/allowlist.js';
 import { encodeValue } from '../../src/bridges/envelope.js';
-import { makeLiteEnv } from '../../src/bridges/lite/registry.js';
+import { makeLiteEnv } from '../../src/sims/lite/registry.js';
 import { ndarray } from '../../src/bridges/ndarray-codec.js';
-import type { NdArray, SimEnvironment, StepResult } from '../../src/bridges/sim-environment.js';
-import { runCampaign, type EnvProvider } from '../../src/campaign/runner/index.js';
-import { readUnitState } from '../../src/campaign/unit-state.js';
-import { folderDigest } from '../../src/campaign/runner/simulator-inputs.js';
-import { verifyUnit } from '../../src/campaign/verify.js';
-import { imep, liteCheckpointSha, unitIn } from '../campaign/runner/cli-support.js';
+import type { NdArray, SimEnvironment, StepResult } from '../../src/runtime/environment.js';
+import { runCampaign, type EnvProvider } from '../../src/campaign/index.js';
+import { readUnitState } from '../../src/evidence/unit-state.js';
+import { folderDigest } from '../../src/campaign/simulator-inputs.js';
+import { verifyUnit } from '../../src/evidence/verify/verify.js';
+import { imep, liteCheckpointSha, unitIn } from '../campaign/cli-support.js';
 
 const SEEDS = { start: 620100, n: 6 };
 

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { privateIpcEndpoint, type PrivateIpcEndpoint } from '../../src/bridges/endpoint.js';
 import { decodeMessage, encodeMessage } from '../../src/bridges/envelope.js';
-import { LITE_ENV_IDS, makeLiteEnv } from '../../src/bridges/lite/index.js';
+import { LITE_ENV_IDS, makeLiteEnv } from '../../src/sims/lite/index.js';
 import { BridgeServer } from '../../src/bridges/server.js';
 import { BRIDGE_HAZARDS, bridgeCaseArb, runDecodeCase, ServerProbe, validMessages, type BridgeCase } from './bridge-cases.js';
 import { emptyTally, formatTally, record } from './outcome.js';

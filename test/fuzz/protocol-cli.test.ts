@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTree, tempDir } from '../campaign/helpers.js';
+import { removeTree, tempDir } from '../evidence/helpers.js';
 import { cliBuilt, runCliCase, runCliCases } from './cli-cases.js';
 import { emptyTally, formatTally, record } from './outcome.js';
 import { protocolCaseArb, runProtocolCase, shippedProtocols, YAML_HAZARDS, type ProtocolCase } from './protocol-cases.js';

@@ -10,10 +10,10 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { NdArray } from '../../src/bridges/sim-environment.js';
-import { makeLiteEnv } from '../../src/bridges/lite/registry.js';
+import type { NdArray } from '../../src/runtime/environment.js';
+import { makeLiteEnv } from '../../src/sims/lite/registry.js';
 import { loadCheckpoint } from '../../src/policies/checkpoint.js';
-import { runLockstep } from '../../src/policies/lockstep.js';
+import { runLockstep } from '../../src/runtime/lockstep.js';
 import { ExternalMemoryPolicy } from '../../src/policies/memory-policy.js';
 import { LITE_MEMVLA } from './helpers.js';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ReadContext, RetrievedItem } from '../../src/banks/record.js';
-import { makeLiteEnvSync } from '../../src/bridges/lite/registry.js';
+import { makeLiteEnvSync } from '../../src/sims/lite/registry.js';
 import { tensorFrom } from '../../src/core/tensor.js';
 import { loadCheckpoint, type LoadedCheckpoint } from '../../src/policies/checkpoint.js';
 import { ExternalMemoryPolicy } from '../../src/policies/memory-policy.js';
-import { slotPolicy, type Observation } from '../../src/policies/policy.js';
+import { slotPolicy, type Observation } from '../../src/runtime/policy.js';
 import { LITE_MEMVLA, imepRejection } from './helpers.js';
 
 const ENV = 'ShellGameTouch-lite';

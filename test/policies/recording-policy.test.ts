@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { makeLiteEnvSync } from '../../src/bridges/lite/registry.js';
-import type { NdArray } from '../../src/bridges/sim-environment.js';
+import { makeLiteEnvSync } from '../../src/sims/lite/registry.js';
+import type { NdArray } from '../../src/runtime/environment.js';
 import { loadCheckpoint } from '../../src/policies/checkpoint.js';
 import { ExternalMemoryPolicy } from '../../src/policies/memory-policy.js';
-import { slotPolicy } from '../../src/policies/policy.js';
+import { slotPolicy } from '../../src/runtime/policy.js';
 import { RecordingPolicy } from '../../src/policies/recording-policy.js';
 import { LITE_MEMVLA } from './helpers.js';
 

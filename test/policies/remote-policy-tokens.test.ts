@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ReadContext } from '../../src/banks/record.js';
 import { identityReadHook } from '../../src/banks/record.js';
-import { makeLiteEnv } from '../../src/bridges/lite/registry.js';
+import { makeLiteEnv } from '../../src/sims/lite/registry.js';
 import { episodeIdOf, scopeIdOf } from '../../src/protocol/plan.js';
-import { runLockstep } from '../../src/policies/lockstep.js';
+import { runLockstep } from '../../src/runtime/lockstep.js';
 import { RemotePolicy } from '../../src/policies/remote-policy.js';
 
 describe('RemotePolicy: the host sees episode tokens, IMEP records episode ids', () => {

@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
-import { makeLiteEnvSync } from '../../src/bridges/lite/registry.js';
+import { makeLiteEnvSync } from '../../src/sims/lite/registry.js';
 import { sha256Hex } from '../../src/core/hash.js';
 import { loadCheckpoint } from '../../src/policies/checkpoint.js';
 import { ExternalMemoryPolicy } from '../../src/policies/memory-policy.js';
-import { slotPolicy } from '../../src/policies/policy.js';
+import { slotPolicy } from '../../src/runtime/policy.js';
 import { loadTf, serializeTfjsModel, type TfjsPackage } from '../../src/policies/tfjs-backend.js';
 import { editManifest, imepRejection } from './helpers.js';
 

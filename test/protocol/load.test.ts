@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LITE_ENV_IDS } from '../../src/bridges/lite/registry.js';
+import { LITE_ENV_IDS } from '../../src/sims/lite/registry.js';
 import { minimumDetectableEffect } from '../../src/stats/power.js';
 import { loadProtocol, loadProtocolSync, parseProtocol, protocolHash, type Protocol } from '../../src/protocol/index.js';
 import { BASE, ROOT, protocolFiles } from './helpers.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NdArray, StepResult } from '../../src/bridges/sim-environment.js';
+import type { NdArray, StepResult } from '../../src/runtime/environment.js';
 import { canaryCampaign, canaryOf, formatCanary, scan } from './support/canary.js';
 
 describe('canary scan: no evaluator-only value reaches the policy', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Adjudication } from '../../src/campaign/adjudication/index.js';
+import type { Adjudication } from '../../src/adjudication/index.js';
 import { ProtocolSchema } from '../../src/protocol/schema.js';
 import { powerTables } from '../../src/report/power-table.js';
-import { blackoutProtocol } from '../campaign/adjudication/fixtures.js';
+import { blackoutProtocol } from '../adjudication/fixtures.js';
 
 /** A minimal adjudication carrying one θ estimand with the given counts (only the fields powerTables reads). */
 function adjudicationWith(counts: { n: number; bPrime: number; cPrime: number }, estimate: number): Adjudication {

@@ -2,13 +2,13 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjudicateUnit, closeoutUnit, crossCheckUnit, type Adjudication, type AvailableEstimand } from '../../src/campaign/adjudication/index.js';
+import { adjudicateUnit, closeoutUnit, crossCheckUnit, type Adjudication, type AvailableEstimand } from '../../src/adjudication/index.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { registerReport } from '../../src/cli/report-commands.js';
 import { writeReport } from '../../src/report/index.js';
 import { intervalText, ppText } from '../../src/report/model.js';
-import { expectImepError, removeTree, snapshot, tempDir } from '../campaign/helpers.js';
-import { blackoutOutcome, blackoutProtocol, buildSealedUnit, clock, REVIEWER, substitutionOutcome, substitutionProtocol, type EpisodeContext, type RowSpec } from '../campaign/adjudication/fixtures.js';
+import { expectImepError, removeTree, snapshot, tempDir } from '../evidence/helpers.js';
+import { blackoutOutcome, blackoutProtocol, buildSealedUnit, clock, REVIEWER, substitutionOutcome, substitutionProtocol, type EpisodeContext, type RowSpec } from '../adjudication/fixtures.js';
 import { CHROMIUM, inspectReport } from './browser.js';
 import { minimumDetectableEffect, pairedPowerExact } from '../../src/stats/power.js';
 

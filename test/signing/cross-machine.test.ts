@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorKey } from '../../src/signing/key-store.js';
 import { SIGNING_ENV } from '../../src/signing/sign-record.js';
-import { imep } from '../campaign/runner/cli-support.js';
-import { buildUnit, copyUnit, removeTree, REVIEWER, RUNNER, tempDir } from '../campaign/helpers.js';
+import { imep } from '../campaign/cli-support.js';
+import { buildUnit, copyUnit, removeTree, REVIEWER, RUNNER, tempDir } from '../evidence/helpers.js';
 import { isolateKeys } from './helpers.js';
 
 let root: string;

@@ -1,12 +1,12 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { canonicalPrettyJson } from '../../src/core/canonical-json.js';
-import { selfHash } from '../../src/campaign/record-file.js';
+import { selfHash } from '../../src/evidence/io/record-file.js';
 import { KEYS_DIR_ENV } from '../../src/signing/key-store.js';
 import { signRecord } from '../../src/signing/sign-record.js';
 import type { PrevLink } from '../../src/signing/signature-block.js';
-import type { VerifyResult } from '../../src/campaign/verify-types.js';
-import { copyUnit, tempDir } from '../campaign/helpers.js';
+import type { VerifyResult } from '../../src/evidence/verify/verify-types.js';
+import { copyUnit, tempDir } from '../evidence/helpers.js';
 
 /** Points IMEP_KEYS_DIR at a fresh temp folder for the test file; returns it and a restore function. */
 export async function isolateKeys(): Promise<{ dir: string; restore: () => void }> {

@@ -12,7 +12,7 @@ import {
   trustedKeys,
   trustPublicKey,
 } from '../../src/signing/key-store.js';
-import { removeTree, tempDir } from '../campaign/helpers.js';
+import { removeTree, tempDir } from '../evidence/helpers.js';
 
 let root: string;
 beforeAll(async () => {

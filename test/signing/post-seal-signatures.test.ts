@@ -9,14 +9,14 @@
 import { appendFile, chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjudicate, amend, closeout, crossCheck, explicitOperator, verifyUnit, type VerifyResult } from '../../src/campaign/index.js';
-import { closeoutUnit } from '../../src/campaign/adjudication/index.js';
+import { adjudicate, amend, closeout, crossCheck, explicitOperator, verifyUnit, type VerifyResult } from '../../src/evidence/index.js';
+import { closeoutUnit } from '../../src/adjudication/index.js';
 import { canonicalJson } from '../../src/core/canonical-json.js';
-import { merkleRoot } from '../../src/campaign/manifest.js';
+import { merkleRoot } from '../../src/evidence/manifest.js';
 import { sha256Hex } from '../../src/core/hash.js';
-import { withSelfHash, writeRecord } from '../../src/campaign/record-file.js';
+import { withSelfHash, writeRecord } from '../../src/evidence/io/record-file.js';
 import { signRecord, SIGNING_ENV } from '../../src/signing/sign-record.js';
-import { buildUnit, clock, expectImepError, removeTree, REVIEWER, RUNNER, tempDir } from '../campaign/helpers.js';
+import { buildUnit, clock, expectImepError, removeTree, REVIEWER, RUNNER, tempDir } from '../evidence/helpers.js';
 import { failed, isolateKeys, readJson, rewrite, unitCopies } from './helpers.js';
 
 const CHECKER = explicitOperator('independent-reviewer');

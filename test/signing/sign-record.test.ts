@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSignatureChain } from '../../src/signing/chain.js';
 import { operatorKey, trustedKeys } from '../../src/signing/key-store.js';
 import { checkRecordSignature, signingEnabled, signRecord } from '../../src/signing/sign-record.js';
-import { removeTree, tempDir } from '../campaign/helpers.js';
+import { removeTree, tempDir } from '../evidence/helpers.js';
 
 let root: string;
 let keys: string;

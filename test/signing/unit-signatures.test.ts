@@ -7,11 +7,11 @@
 import { copyFile, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjudicate, explicitOperator, verifyUnit } from '../../src/campaign/index.js';
+import { adjudicate, explicitOperator, verifyUnit } from '../../src/evidence/index.js';
 import { sha256Hex } from '../../src/core/hash.js';
 import { operatorKey, removeKey, trustPublicKey, exportPublicKey, keyFileStem } from '../../src/signing/key-store.js';
 import { SIGNING_ENV } from '../../src/signing/sign-record.js';
-import { buildUnit, clock, expectImepError, removeTree, REVIEWER, RUNNER, tempDir } from '../campaign/helpers.js';
+import { buildUnit, clock, expectImepError, removeTree, REVIEWER, RUNNER, tempDir } from '../evidence/helpers.js';
 import { failed, isolateKeys, readJson, rewrite, unitCopies, writeJson } from './helpers.js';
 
 let root: string;
@@ -96,7 +96,7 @@ describe('a signed unit', () => {
     });
     const r = failed(await verifyUnit(dir));
     expect(r.first).toMatchObject({ path: 'closeout.json', kind: 'signature', detail: expect.stringContaining('does not verify') });
-    await expectImepError(import('../../src/campaign/verify.js').then((m) => m.assertUnitIntact(dir)), 'E_UNIT_TAMPERED');
+    await expectImepError(import('../../src/evidence/verify/verify.js').then((m) => m.assertUnitIntact(dir)), 'E_UNIT_TAMPERED');
   });
 
   it('a record re-signed with another operator’s key fails as a wrong key', async () => {
@@ -117,7 +117,7 @@ describe('a signed unit', () => {
     expect(r.trust.status).toBe('untrusted');
     expect(r.trust.untrusted).toEqual([{ keyOwner: REVIEWER.id, fingerprint: elsewhereKey.fingerprint, paths: ['closeout.json'], detail: expect.stringContaining(`the key store holds another key for ${REVIEWER.id}`) }]);
     // the steps that build on a unit refuse it with the trust error, naming the command that trusts the key
-    const e = await expectImepError(import('../../src/campaign/verify.js').then((m) => m.assertUnitIntact(dir)), 'E_UNTRUSTED');
+    const e = await expectImepError(import('../../src/evidence/verify/verify.js').then((m) => m.assertUnitIntact(dir)), 'E_UNTRUSTED');
     expect(e.message).toContain(`keys trust ${dir} --fingerprint ed25519:${elsewhereKey.fingerprint} --name ${REVIEWER.id}`);
 
     // another machine's key store: nothing is trusted until the operators' public keys are imported

@@ -9,8 +9,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCampaign } from '../../../src/campaign/runner/index.js';
-import { verifyUnit } from '../../../src/campaign/verify.js';
+import { runCampaign } from '../../../src/campaign/index.js';
+import { verifyUnit } from '../../../src/evidence/verify/verify.js';
 import { Prng } from '../../../src/core/prng.js';
 import { BridgePool, type Fault, type FaultRecord } from './bridge-pool.js';
 import { RELIABILITY_KEYS_DIR, smallBlackoutYaml } from './cli.js';

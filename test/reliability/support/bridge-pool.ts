@@ -7,11 +7,11 @@
  *   before the step with global number `atStep` that goes to server `server`, that server's process gets
  *   `signal`; the time until the first call on it fails is the detection latency.
  */
-import { makeLiteEnv } from '../../../src/bridges/lite/registry.js';
+import { makeLiteEnv } from '../../../src/sims/lite/registry.js';
 import type { RemoteDeadlines } from '../../../src/bridges/remote-environment.js';
 import { BridgeServerPool } from '../../../src/bridges/server-pool.js';
 import { liteServerCommand } from '../../../src/bridges/supervisor.js';
-import type { EnvProvider } from '../../../src/campaign/runner/index.js';
+import type { EnvProvider } from '../../../src/campaign/index.js';
 
 export interface Fault {
   readonly atStep: number;

@@ -11,10 +11,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { ReadHook, RetrievedItem } from '../../../src/banks/record.js';
-import { makeLiteEnv } from '../../../src/bridges/lite/registry.js';
-import type { NdArray, ObsValue, ResetRequest, SimEnvironment, StepResult } from '../../../src/bridges/sim-environment.js';
-import { RowSink, runPlan, type EnvProvider, type PolicyProvider, type RunnerPolicy } from '../../../src/campaign/runner/index.js';
-import { checkpointPolicyProvider } from '../../../src/campaign/runner/checkpoint-policy.js';
+import { makeLiteEnv } from '../../../src/sims/lite/registry.js';
+import type { NdArray, ObsValue, ResetRequest, SimEnvironment, StepResult } from '../../../src/runtime/environment.js';
+import { RowSink, runPlan, type EnvProvider, type PolicyProvider, type RunnerPolicy } from '../../../src/campaign/index.js';
+import { checkpointPolicyProvider } from '../../../src/campaign/checkpoint-policy.js';
 import { Prng } from '../../../src/core/prng.js';
 import { captureField } from '../../../src/policies/recording-policy.js';
 import { buildPlan, parseProtocol } from '../../../src/protocol/index.js';

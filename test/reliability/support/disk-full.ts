@@ -16,8 +16,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { isTempName } from '../../../src/campaign/atomic-write.js';
-import { completeRun, startRun } from '../../../src/campaign/formal-run.js';
+import { isTempName } from '../../../src/evidence/io/atomic-write.js';
+import { completeRun, startRun } from '../../../src/evidence/transitions/formal-run.js';
 import { imep, lineCount, MAIN, ROOT, smallBlackoutYaml, unitIn, type Exit } from './cli.js';
 
 export interface Scenario {

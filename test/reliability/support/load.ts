@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { checkpointPolicyProvider } from '../../../src/campaign/runner/checkpoint-policy.js';
-import { runCampaign, type PolicyProvider } from '../../../src/campaign/runner/index.js';
+import { checkpointPolicyProvider } from '../../../src/campaign/checkpoint-policy.js';
+import { runCampaign, type PolicyProvider } from '../../../src/campaign/index.js';
 import { BridgePool } from './bridge-pool.js';
 import { RELIABILITY_KEYS_DIR, ROOT, smallBlackoutYaml } from './cli.js';
 

@@ -1,0 +1,258 @@
+/**
+ * The runner's environments, chosen by the frozen protocol's `simulator`:
+ *
+ *   { kind: lite }                          in-process lite simulators (the default; fastest)
+ *   { kind: lite, transport: bridge }       the same simulators behind `imep sim serve lite` servers
+ *                                           started by IMEP (testing and parity: rows are identical)
+ *   { kind: sim-bridge, adapter, endpoint } the Python sim-bridge the user started at `endpoint`
+ *                                           (never restarted by IMEP)
+ *   { kind: sim-bridge, adapter }           `python3 -m imep_sim_bridge serve --adapters A` started
+ *                                           and supervised by IMEP (restarted on death or wedge)
+ *
+ * Bridged environments sit on a BridgeServerPool (src/bridges/server-pool.ts). Before anything runs,
+ * each protocol environment is made once on the server (slot 0 adopts it later) and its spec checked against the protocol's
+ * allowlists: a method-visible field the simulator declares evaluator-only is E_ALLOWLIST_OVERLAP, a
+ * method-visible field it does not show is E_PROTOCOL_INVALID. During the run the episode loop splits
+ * every observation by the protocol's allowlists exactly as on the in-process path.
+ */
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { makeLiteEnv } from '../sims/lite/registry.js';
+import { RemoteEnvironment, type RemoteDeadlines } from '../bridges/remote-environment.js';
+import type { BridgeServerPool, ServerPoolObserver } from '../bridges/server-pool.js';
+import type { EnvSpec } from '../runtime/environment.js';
+import type { ServerCommand } from '../bridges/supervisor.js';
+import { canonicalJson } from '../core/canonical-json.js';
+import { ImepError, isImepError } from '../core/errors.js';
+import type { Protocol } from '../protocol/schema.js';
+import { simulatorEnvironmentOf, type SimulatorEnvironment } from './simulator-environment.js';
+import { assertAdapterAvailable, assertSeedsTaken, makeRefusal } from './bridge-preflight.js';
+import type { EnvProvider, SpecSource, TaskEntry } from './types.js';
+
+/** Execution details of bridged simulators (none of them changes a row). */
+export interface SimulatorOptions {
+  /** Servers IMEP starts (lite over the bridge, or a sim-bridge without endpoint); batch slot s uses server s mod K. Default 1. */
+  readonly servers?: number;
+  readonly deadlines?: Partial<RemoteDeadlines>;
+  /** Deadline of the hello that (re)connects to a server (ms). */
+  readonly connectMs?: number;
+  readonly observer?: ServerPoolObserver;
+}
+
+/** The environments of a run, and what reaches them. */
+export interface Simulators {
+  readonly envs: EnvProvider;
+  /** One line naming the simulator and how it is reached; null for in-process lite. */
+  readonly description: string | null;
+  /** The spec each protocol environment declared when it was checked (undefined: in-process lite, not asked). */
+  readonly specOf: SpecSource;
+  /**
+   * What the sim-bridge adapter reports about the simulator stack it drives (hello.environment[adapter]:
+   * packages, versions, renderer), for the run's record; undefined where the server reports nothing.
+   */
+  readonly environment: SimulatorEnvironment | undefined;
+  /** Recoveries and failed calls so far (null for in-process lite). */
+  summary(): string | null;
+  close(): Promise<void>;
+}
+
+/** Where the protocol's relative paths (replayDir) resolve, in order: the first that holds the path. */
+export interface SimulatorContext {
+  readonly file: string;
+  readonly roots: readonly string[];
+}
+
+export const inProcessLiteEnvs: EnvProvider = (task) => makeLiteEnv(task.envId, task.kwargs);
+
+/** Protocol adapter names → the sim-bridge's `--adapters` names (sim-bridge/imep_sim_bridge/adapters). */
+export const SIM_BRIDGE_ADAPTERS = { mikasa: 'mikasa', simplerenv: 'simpler', libero: 'libero', replay: 'replay' } as const;
+
+const envKey = (envId: string, kwargs: Readonly<Record<string, unknown>>): string => canonicalJson({ envId, kwargs });
+
+/** The replay folder a sim-bridge replay protocol names, resolved against ctx.roots (undefined when none is named). */
+export function resolveReplayDir(protocol: Protocol, ctx: SimulatorContext): string | undefined {
+  const sim = protocol.simulator;
+  if (sim.kind !== 'sim-bridge' || sim.replayDir === undefined) return undefined;
+  const dir = sim.replayDir;
+  const found = isAbsolute(dir) ? (existsSync(dir) ? dir : undefined) : ctx.roots.map((r) => resolve(r, dir)).find((p) => existsSync(p));
+  if (found === undefined) {
+    throw new ImepError('E_PROTOCOL_INVALID', `replay directory ${dir} does not exist${isAbsolute(dir) ? '' : ` (looked in ${ctx.roots.join(', ')})`}`, {
+      file: ctx.file,
+      field: 'simulator.replayDir',
+      hint: 'point it at a folder of replay files (<stem>.msgpack, format imep-replay/1; sim-bridge/PROTOCOL.md "Replay files")',
+    });
+  }
+  return found;
+}
+
+async function openPool(protocol: Protocol, ctx: SimulatorContext, options: SimulatorOptions): Promise<{ pool: BridgeServerPool; description: string }> {
+  // imported here, not at the top: in-process lite runs (every shard of a lite campaign) never load the
+  // ZeroMQ client, msgpackr and execa (a tenth of a second of start-up per process)
+  const [{ BridgeServerPool }, { liteServerCommand, pythonServerCommand }] = await Promise.all([import('../bridges/server-pool.js'), import('../bridges/supervisor.js')]);
+  const sim = protocol.simulator;
+  const poolOptions = {
+    ...(options.deadlines ? { deadlines: options.deadlines } : {}),
+    ...(options.connectMs === undefined ? {} : { connectMs: options.connectMs }),
+    ...(options.observer ? { observer: options.observer } : {}),
+  };
+  const servers = options.servers ?? 1;
+  const plural = servers === 1 ? 'server' : 'servers';
+  if (sim.kind === 'lite') {
+    const pool = await BridgeServerPool.spawn(servers, (endpoint) => liteServerCommand(endpoint), poolOptions);
+    return { pool, description: `lite simulators over the bridge: ${servers} \`imep sim serve lite\` ${plural} started by IMEP` };
+  }
+  const adapter = SIM_BRIDGE_ADAPTERS[sim.adapter];
+  if (sim.endpoint !== undefined) {
+    if (sim.replayDir !== undefined) {
+      throw new ImepError('E_PROTOCOL_INVALID', 'replayDir is given with an endpoint: a server someone else started has its own replay directory', {
+        file: ctx.file,
+        field: 'simulator.replayDir',
+        hint: 'remove replayDir (the server at the endpoint was started with --replay-dir), or remove endpoint so IMEP starts the server',
+      });
+    }
+    let pool: BridgeServerPool;
+    try {
+      pool = await BridgeServerPool.attach(sim.endpoint, poolOptions);
+    } catch (e) {
+      if (!isImepError(e)) throw e;
+      throw new ImepError(e.code, e.message, { file: ctx.file, field: 'simulator.endpoint', ...(e.hint ? { hint: e.hint } : {}), cause: e });
+    }
+    const adapters = pool.hello(0).adapters;
+    if (!adapters.includes(adapter)) {
+      await pool.dispose();
+      throw new ImepError('E_PROTOCOL_INVALID', `the simulator server at ${sim.endpoint} has no '${adapter}' adapter (it has: ${adapters.join(', ') || 'none'})`, {
+        file: ctx.file,
+        field: 'simulator.adapter',
+        hint: `start the server with --adapters ${adapter}`,
+      });
+    }
+    return { pool, description: `sim-bridge adapter ${sim.adapter} at ${sim.endpoint} (started outside IMEP; never restarted by it)` };
+  }
+  if (sim.adapter === 'replay' && sim.replayDir === undefined) {
+    throw new ImepError('E_PROTOCOL_INVALID', 'the replay adapter needs its replay files', {
+      file: ctx.file,
+      field: 'simulator.replayDir',
+      hint: 'add replayDir: DIR (a folder of <stem>.msgpack replay files), or an endpoint of a server you started',
+    });
+  }
+  const replayDir = resolveReplayDir(protocol, ctx);
+  const command = (endpoint: string): ServerCommand => pythonServerCommand(endpoint, { adapters: [adapter], ...(replayDir === undefined ? {} : { replayDir }) });
+  const pool = await BridgeServerPool.spawn(servers, command, poolOptions);
+  const shown = command('ipc://…');
+  return { pool, description: `sim-bridge adapter ${sim.adapter}: ${servers} ${plural} started by IMEP (${[shown.file, ...shown.args].join(' ')})` };
+}
+
+/**
+ * Makes every protocol environment once on server 0 and checks its spec against the protocol's allowlists and seeds.
+ * The environments it made stay open in `made` (by key): the run's slot 0 of each adopts its own instead of making
+ * another (a real simulator's make takes seconds: LIBERO ~7 s); whatever is not adopted is closed with the pool.
+ */
+async function preflightSpecs(pool: BridgeServerPool, protocol: Protocol, ctx: SimulatorContext, made: Map<string, RemoteEnvironment>): Promise<Map<string, EnvSpec>> {
+  const specs = new Map<string, EnvSpec>();
+  const endpoint = pool.endpoints[0] as string;
+  const { methodVisible } = protocol.allowlists;
+  for (const [k, entry] of protocol.envs.entries()) {
+    const kwargs = { ...(entry.kwargs ?? {}) };
+    const key = envKey(entry.id, kwargs);
+    if (specs.has(key)) continue;
+    let env: RemoteEnvironment;
+    try {
+      env = await RemoteEnvironment.make(pool.client(0), entry.id, kwargs, pool.deadlines);
+    } catch (e) {
+      throw makeRefusal(e, entry.id, k, pool.hello(0).envs, `at ${endpoint}`, ctx.file);
+    }
+    const spec = env.spec;
+    made.set(key, env);
+    assertSeedsTaken(protocol, spec, entry.id, ctx.file);
+    const evaluatorOnly = new Set(spec.evaluatorOnly);
+    const shown = new Set(spec.methodVisible);
+    methodVisible.forEach((f, i) => {
+      if (evaluatorOnly.has(f)) {
+        throw new ImepError('E_ALLOWLIST_OVERLAP', `field "${f}" is evaluator-only in ${entry.id} (as the server at ${endpoint} declares it) but on the protocol's method-visible allowlist`, {
+          file: ctx.file,
+          field: `allowlists.methodVisible[${i}]`,
+          hint: 'a field the simulator keeps for the evaluator is never shown to the policy: remove it from methodVisible',
+        });
+      }
+      if (!shown.has(f)) {
+        throw new ImepError('E_PROTOCOL_INVALID', `${entry.id} does not show "${f}" to the policy`, {
+          file: ctx.file,
+          field: `allowlists.methodVisible[${i}]`,
+          hint: `method-visible fields of ${entry.id}: ${spec.methodVisible.join(', ')}`,
+        });
+      }
+    });
+    specs.set(key, spec);
+  }
+  return specs;
+}
+
+/**
+ * Refuses more than one server where IMEP starts none — in-process lite simulators, or a server the user started at
+ * `simulator.endpoint` (campaign run calls it before anything is written; openSimulators again).
+ */
+export function checkServerCount(protocol: Protocol, file: string, servers: number | undefined): void {
+  const sim = protocol.simulator;
+  const inProcess = sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process';
+  const attached = sim.kind === 'sim-bridge' ? sim.endpoint : undefined;
+  if ((servers ?? 1) <= 1 || (!inProcess && attached === undefined)) return;
+  const why = inProcess ? 'runs the lite simulators in process: there are no servers to start' : `connects to the one server you started at ${attached}: IMEP starts none`;
+  throw new ImepError('E_USAGE', `${servers} simulator servers asked for, but the protocol's simulator ${why}`, {
+    file,
+    field: '--servers',
+    hint: inProcess ? 'drop --servers, or use a protocol whose simulator is { kind: lite, transport: bridge }' : 'drop --servers',
+  });
+}
+
+/** Opens the simulators a protocol names (servers started or attached, every environment checked). */
+export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, options: SimulatorOptions = {}): Promise<Simulators> {
+  const sim = protocol.simulator;
+  checkServerCount(protocol, ctx.file, options.servers);
+  if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') {
+    return { envs: inProcessLiteEnvs, description: null, specOf: () => undefined, environment: undefined, summary: () => null, close: async () => undefined };
+  }
+  const { pool, description } = await openPool(protocol, ctx, options);
+  const made = new Map<string, RemoteEnvironment>();
+  const generation = pool.generation(0);
+  // the environments the check made and no slot adopted: closed (a server IMEP did not start keeps running)
+  const closeMade = async (): Promise<void> => {
+    for (const env of made.values()) if (pool.generation(0) === generation && pool.client(0).alive) await env.close().catch(() => undefined);
+    made.clear();
+  };
+  let specs: Map<string, EnvSpec>;
+  try {
+    if (sim.kind === 'sim-bridge') assertAdapterAvailable(pool.hello(0), SIM_BRIDGE_ADAPTERS[sim.adapter], `at ${pool.endpoints[0] as string}`, ctx.file);
+    specs = await preflightSpecs(pool, protocol, ctx, made);
+  } catch (e) {
+    await closeMade();
+    await pool.dispose();
+    throw e;
+  }
+  const specFor = (task: TaskEntry): EnvSpec => {
+    const spec = specs.get(envKey(task.envId, task.kwargs));
+    if (spec === undefined) throw new ImepError('E_INTERNAL', `no checked spec for ${task.envId}; the runner asked for an environment the protocol does not list`);
+    return spec;
+  };
+  const adapter = sim.kind === 'sim-bridge' ? SIM_BRIDGE_ADAPTERS[sim.adapter] : 'lite';
+  return {
+    envs: (task, slot) => {
+      const key = envKey(task.envId, task.kwargs);
+      const checked = slot % pool.size === 0 ? made.get(key) : undefined;
+      if (checked !== undefined) made.delete(key);
+      return pool.environment(slot % pool.size, task.envId, task.kwargs, specFor(task), checked === undefined ? undefined : { remote: checked, generation });
+    },
+    description,
+    specOf: (task) => specs.get(envKey(task.envId, task.kwargs)),
+    environment: simulatorEnvironmentOf(adapter, pool.hello(0).environment?.[adapter]),
+    summary: () => {
+      const s = pool.stats();
+      const failed = Object.entries(s.failedCalls);
+      const recovered = s.origin === 'spawned' ? `${s.recoveries} restart${s.recoveries === 1 ? '' : 's'}` : `${s.recoveries} reconnect${s.recoveries === 1 ? '' : 's'}`;
+      return `${recovered}, failed calls: ${failed.length === 0 ? 'none' : failed.map(([c, n]) => `${c} ${n}`).join(', ')}`;
+    },
+    close: async () => {
+      await closeMade();
+      await pool.dispose();
+    },
+  };
+}

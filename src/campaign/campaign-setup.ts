@@ -1,0 +1,311 @@
+/**
+ * What every campaign command shares: options, opening a campaign from its protocol file (or a unit from
+ * its frozen protocol), the policy runtime checked against every condition, and the creation + precommit
+ * of a new unit — everything that can refuse is checked before anything is written, and the unit is
+ * built in a hidden temporary folder renamed into place.
+ */
+import { makeDirs } from '../core/make-dirs.js';
+import { ioError } from '../evidence/io/atomic-write.js';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, rename, rm } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ImepError } from '../core/errors.js';
+import { buildPlan, type Plan, type PlannedEpisode } from '../protocol/plan.js';
+import { assertPlanSize, describeEstimate } from '../protocol/plan-size.js';
+import { checkpointFile, verifyCheckpoint } from '../protocol/checkpoint.js';
+import { loadProtocol } from '../protocol/load.js';
+import { ProtocolSchema, type Protocol } from '../protocol/schema.js';
+import { seedRanges } from '../protocol/seeds.js';
+import { fsyncDir } from '../evidence/io/atomic-write.js';
+import { detectCodeIdentity, detectPackageVersions } from '../evidence/code-identity.js';
+import { createUnitDir } from '../evidence/transitions/create-unit.js';
+import { currentOperator } from '../evidence/operator.js';
+import { loadFrozenProtocol, precommit, readPrecommit } from '../evidence/transitions/precommit.js';
+import { describeOverlap, findSeedOverlaps, readSeedRegistry } from '../evidence/seed-registry.js';
+import { unitPaths, type Operator, type SeedBand } from '../evidence/unit-layout.js';
+import { inProcessLiteEnvs, openSimulators, type SimulatorContext, type SimulatorOptions, type Simulators } from './bridge-envs.js';
+import { assertCheckpointServes, checkpointPolicyProvider } from './checkpoint-policy.js';
+import type { HostedPolicyRecord } from '../evidence/records/hosted-policy-record.js';
+import type { SimulatorEnvironment } from './simulator-environment.js';
+import { assertHostedPolicyUnchanged, hostedPolicyKey, remotePolicyProvider, type RemotePolicyProvider } from './remote-policy-provider.js';
+import { assertSimulatorInputsUnchanged, simulatorInputHashes } from './simulator-inputs.js';
+import { ProgressDisplay, type ProgressStream } from './progress.js';
+import { preflightPlan } from './run-plan.js';
+import type { EnvProvider, PolicyProvider, RunnerSubscriber, SpecSource } from './types.js';
+import { makeLiteEnv } from '../sims/lite/registry.js';
+import { exists, unitDirFor } from './unit-dir.js';
+
+/** Default lockstep batch (episodes per inferBatch call). Rows do not depend on it. */
+export const DEFAULT_BATCH = 32;
+
+/** The package root (checkpoints and protocols ship with it). */
+export const PACKAGE_ROOT = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
+
+export interface CampaignOptions {
+  readonly campaignsDir: string;
+  readonly batchSize?: number;
+  /** Where checkpoint paths resolve (default: the working directory, else the package root). */
+  readonly root?: string;
+  /** Progress display target (null: none). */
+  readonly progress?: ProgressStream | null;
+  /** Lines for the user (stdout). */
+  readonly say?: (line: string) => void;
+  readonly operator?: Operator;
+  /** The policy runtime of a protocol (default: its checkpoint through the external-memory runtime). */
+  readonly policies?: (protocol: Protocol, checkpointDir: string) => Promise<PolicyProvider>;
+  /** Told each policy runtime once it is made (`policies` or the default), e.g. to record its description. */
+  readonly onPolicy?: (provider: PolicyProvider) => void;
+  /** The environments (default: chosen by the protocol's `simulator`, see withSimulators). */
+  readonly envs?: EnvProvider;
+  /** Execution details of bridged simulators: servers started, deadlines (rows never depend on them). */
+  readonly simulators?: SimulatorOptions;
+  readonly now?: () => Date;
+  /** The user confirmed a plan above PLAN_ROWS_CONFIRM rows (`--allow-large-plan`). */
+  readonly allowLargePlan?: boolean;
+  /**
+   * Simulators opened and checked before a new unit was precommitted (withCheckedSimulators): the run that follows
+   * uses them instead of starting its own, and closes them when it ends.
+   */
+  readonly heldSimulators?: Simulators;
+}
+
+export interface Campaign {
+  readonly file: string;
+  readonly protocol: Protocol;
+  readonly hash: string;
+  readonly plan: Plan;
+  readonly dir: string;
+}
+
+export const say = (opts: CampaignOptions, line: string): void => (opts.say ?? ((l: string) => process.stdout.write(`${l}\n`)))(line);
+
+export function batchOf(opts: CampaignOptions): number {
+  const b = opts.batchSize ?? DEFAULT_BATCH;
+  if (!Number.isSafeInteger(b) || b < 1) throw new ImepError('E_USAGE', `batch size must be a positive integer, got ${b}`, { field: '--batch' });
+  return b;
+}
+
+/** The root the protocol's checkpoint path resolves against. */
+export function checkpointRoot(protocol: Protocol, opts: CampaignOptions): string {
+  if (opts.root !== undefined) return opts.root;
+  if (protocol.checkpoint === undefined) return process.cwd();
+  if (existsSync(checkpointFile(protocol, process.cwd()))) return process.cwd();
+  if (existsSync(checkpointFile(protocol, PACKAGE_ROOT))) return PACKAGE_ROOT;
+  return process.cwd();
+}
+
+/** In-process lite simulators (what `simulator: { kind: lite }` runs on). */
+export const defaultEnvs: EnvProvider = inProcessLiteEnvs;
+
+/**
+ * Runs `fn` with the campaign's environments: `opts.envs` when given, else those the frozen protocol's
+ * `simulator` names (bridge-envs.ts) — servers started or attached and every environment checked before
+ * `fn` runs, stopped after it; a bridged run says what it ran on and its restarts / failed calls.
+ */
+function simulatorContext(c: Campaign, opts: CampaignOptions): SimulatorContext {
+  return { file: c.file, roots: opts.root !== undefined ? [opts.root] : [process.cwd(), PACKAGE_ROOT] };
+}
+
+export async function withSimulators<T>(c: Campaign, opts: CampaignOptions, fn: (envs: EnvProvider, environment: SimulatorEnvironment | undefined) => Promise<T>): Promise<T> {
+  if (opts.envs !== undefined) return fn(opts.envs, undefined);
+  const ctx = simulatorContext(c, opts);
+  await assertSimulatorInputsUnchanged(c.protocol, ctx, (await readPrecommit(c.dir)).simulatorHashes);
+  const sims = opts.heldSimulators ?? (await openSimulators(c.protocol, ctx, opts.simulators ?? {}));
+  if (sims.description !== null) say(opts, `simulator: ${sims.description}`);
+  try {
+    return await fn(sims.envs, sims.environment);
+  } finally {
+    const summary = sims.summary();
+    await sims.close();
+    if (summary !== null) say(opts, `simulator: ${summary}`);
+  }
+}
+
+/** `sims` whose close runs once, however often it is called. */
+function closingOnce(sims: Simulators): Simulators {
+  let closed: Promise<void> | null = null;
+  return { ...sims, close: () => (closed ??= sims.close()) };
+}
+
+/**
+ * For a new unit: its simulators opened and checked before anything is written (bridge-envs.ts, bridge-preflight.ts:
+ * the adapter runs here, every env id is made, the allowlists and the registered seeds fit what each environment
+ * declares — else one line, exit 2, no unit and no registry entry), then `fn` with them held: the precommit's
+ * runtime checks see the declared specs (facts for S/T), and the run that follows uses these servers instead of
+ * starting and checking its own. They are closed when that run ends, or after `fn` at the latest.
+ */
+export async function withCheckedSimulators<T>(c: Campaign, opts: CampaignOptions, fn: (opts: CampaignOptions) => Promise<T>): Promise<T> {
+  if (opts.envs !== undefined || opts.heldSimulators !== undefined) return fn(opts);
+  const held = closingOnce(await openSimulators(c.protocol, simulatorContext(c, opts), opts.simulators ?? {}));
+  try {
+    return await fn({ ...opts, heldSimulators: held });
+  } finally {
+    await held.close();
+  }
+}
+
+/**
+ * Loads a campaign. For a new unit the cheap checks come first, before the plan is built: its size
+ * (refused above the limits with its estimate, plan-size.ts; a large one needs `allowLargePlan`) and the
+ * seed registry's overlap check. An existing unit was checked when it was precommitted.
+ */
+export async function openCampaign(file: string, opts: CampaignOptions): Promise<Campaign> {
+  const loaded = await loadProtocol(file);
+  const { dir, exists: known } = await unitDirFor(opts.campaignsDir, loaded.protocol.id, loaded.hash, file);
+  if (!known) {
+    const estimate = assertPlanSize(loaded.protocol, { allowLarge: opts.allowLargePlan === true, file });
+    if (estimate.rows > PLAN_ROWS_ANNOUNCE) say(opts, `plan: ${describeEstimate(estimate)}`);
+    assertNoOverlapYet(loaded.protocol, file, await readSeedRegistry(join(opts.campaignsDir, 'seed-registry.json')));
+  }
+  const plan = buildPlan(loaded.protocol);
+  return { file, protocol: loaded.protocol, hash: loaded.hash, plan, dir };
+}
+
+/** Plans above this many rows announce their estimate before they are built. */
+const PLAN_ROWS_ANNOUNCE = 20_000;
+
+function assertNoOverlapYet(protocol: Protocol, file: string, registry: Awaited<ReturnType<typeof readSeedRegistry>>): void {
+  const reuse = (protocol.seeds.reuse ?? []).map((r) => r.campaign);
+  const overlap = findSeedOverlaps(registry, protocol.id, seedBands(protocol), reuse)[0];
+  if (overlap !== undefined) {
+    throw new ImepError('E_SEED_OVERLAP', describeOverlap(overlap), {
+      file,
+      field: 'seeds',
+      hint: `pick a disjoint band, or declare \`reuse: [{ campaign: ${overlap.otherCampaignId}, reason: … }]\` if the reuse is intended`,
+    });
+  }
+}
+
+/** Loads a unit's frozen protocol (re-hashed against the precommit) and its plan (plan hash checked). */
+export async function openUnit(dir: string): Promise<Campaign> {
+  const frozen = await loadFrozenProtocol(dir);
+  const protocol = ProtocolSchema.parse(frozen.protocol);
+  const plan = buildPlan(protocol);
+  if (plan.planHash !== frozen.precommit.planHash) {
+    throw new ImepError('E_PROTOCOL_FROZEN', `the plan this code builds (${plan.planHash.slice(0, 12)}…) is not the precommitted plan (${frozen.precommit.planHash.slice(0, 12)}…)`, {
+      file: unitPaths(dir).plan,
+      hint: 'run the unit with the code that precommitted it (see unit.json spec.code)',
+    });
+  }
+  return { file: unitPaths(dir).protocol, protocol, hash: frozen.protocolHash, plan, dir };
+}
+
+function seedBands(protocol: Protocol): SeedBand[] {
+  const ranges = seedRanges(protocol.seeds);
+  return protocol.envs.flatMap((e) => ranges.map((r) => ({ task: e.task ?? e.id, start: r.start, end: r.end })));
+}
+
+/** The frozen identity a hosted-policy provider carries (remote-policy-provider.ts), if any. */
+function hostedRecordOf(provider: PolicyProvider): HostedPolicyRecord | undefined {
+  return 'record' in provider ? (provider as RemotePolicyProvider).record : undefined;
+}
+
+/**
+ * The specs known before the run: the lite simulators' (in process or over the bridge, the same environments), and
+ * a bridged simulator's held since its check (withCheckedSimulators, a new unit). Otherwise (a caller's own
+ * environments, a resumed unit's bridged simulator) they declare theirs when made, and the runner checks them
+ * before any row (run-plan.ts).
+ */
+function knownSpecs(protocol: Protocol, opts: CampaignOptions): SpecSource {
+  if (opts.envs === undefined && opts.heldSimulators !== undefined && protocol.simulator.kind !== 'lite') return opts.heldSimulators.specOf;
+  if (opts.envs !== undefined || protocol.simulator.kind !== 'lite') return () => undefined;
+  const specs = new Map<string, ReturnType<SpecSource>>();
+  return (task) => {
+    let spec = specs.get(task.task);
+    if (spec === undefined) specs.set(task.task, (spec = makeLiteEnv(task.envId, task.kwargs).spec));
+    return spec;
+  };
+}
+
+/**
+ * The policy runtime for a campaign, checked against the checkpoint (or the hosted policy's frozen
+ * identity, once the unit is precommitted) and every condition.
+ */
+export async function runtimeFor(c: Campaign, opts: CampaignOptions): Promise<PolicyProvider> {
+  const root = checkpointRoot(c.protocol, opts);
+  const ckptDir = c.protocol.checkpoint === undefined ? root : resolve(root, c.protocol.checkpoint.path);
+  let provider: PolicyProvider;
+  if (opts.policies) provider = await opts.policies(c.protocol, ckptDir);
+  else if (c.protocol.policy !== undefined) provider = await remotePolicyProvider(c.protocol, simulatorContext(c, opts), batchOf(opts));
+  else {
+    assertCheckpointServes(c.protocol, ckptDir);
+    provider = await checkpointPolicyProvider(ckptDir, { memory: c.protocol.memory });
+  }
+  try {
+    opts.onPolicy?.(provider);
+    const hosted = hostedRecordOf(provider);
+    if (hosted !== undefined) {
+      if (await exists(unitPaths(c.dir).precommit)) assertHostedPolicyUnchanged(hosted, (await readPrecommit(c.dir)).hostedPolicy, c.file);
+      say(opts, `policy: ${provider.description}`);
+    }
+    await preflightPlan(c.protocol, c.plan.episodes, provider, batchOf(opts), knownSpecs(c.protocol, opts));
+  } catch (e) {
+    await provider.release();
+    throw e;
+  }
+  return provider;
+}
+
+/**
+ * Creates and precommits the unit of a campaign whose folder does not exist yet. Everything that can
+ * refuse is checked first; the unit is built in a temporary folder and renamed into place, so a refusal
+ * or a crash never leaves a half-made unit under the real name.
+ */
+export async function createAndPrecommit(c: Campaign, opts: CampaignOptions): Promise<PolicyProvider> {
+  const root = checkpointRoot(c.protocol, opts);
+  const digest = c.protocol.checkpoint === undefined ? null : await verifyCheckpoint(c.protocol, root, c.file);
+  const provider = await runtimeFor(c, opts);
+  const hosted = hostedRecordOf(provider);
+  const checkpoint = c.protocol.checkpoint;
+  try {
+    const registryFile = join(opts.campaignsDir, 'seed-registry.json');
+    const bands = seedBands(c.protocol);
+    const reuse = (c.protocol.seeds.reuse ?? []).map((r) => r.campaign);
+    // again just before writing: another campaign may have registered its seeds since openCampaign looked
+    assertNoOverlapYet(c.protocol, c.file, await readSeedRegistry(registryFile));
+    await makeDirs(opts.campaignsDir).catch((e: unknown) => {
+      throw ioError(opts.campaignsDir, 'create the campaigns folder (--campaigns-dir)', e);
+    });
+    const folder = basename(c.dir);
+    // a precommit killed mid-way leaves only a hidden temporary folder: remove it
+    for (const name of await readdir(opts.campaignsDir)) {
+      if (name.startsWith(`.${folder}.tmp-`)) await rm(join(opts.campaignsDir, name), { recursive: true, force: true });
+    }
+    const tmp = join(opts.campaignsDir, `.${folder}.tmp-${process.pid}-${randomBytes(3).toString('hex')}`);
+    const operator = opts.operator ?? currentOperator();
+    try {
+      await createUnitDir(tmp, { id: c.protocol.id, operator, ...(opts.now ? { now: opts.now } : {}) });
+      await precommit(tmp, {
+        protocol: c.protocol,
+        plan: c.plan,
+        planHash: c.plan.planHash,
+        plannedRows: c.plan.episodes.length,
+        code: await detectCodeIdentity(PACKAGE_ROOT),
+        checkpointHashes: checkpoint !== undefined && digest !== null ? { [`${checkpoint.path}/${checkpoint.file}`]: digest } : hosted !== undefined ? { [hostedPolicyKey(hosted.name)]: hosted.digest } : {},
+        ...(hosted === undefined ? {} : { hostedPolicy: hosted }),
+        simulatorHashes: await simulatorInputHashes(c.protocol, simulatorContext(c, opts)),
+        seeds: bands,
+        reuse,
+        packageVersions: await detectPackageVersions(PACKAGE_ROOT, ['commander', 'msgpackr', 'onnxruntime-node', 'yaml', 'zod']),
+        seedRegistry: registryFile,
+        operator,
+        ...(opts.now ? { now: opts.now } : {}),
+      });
+      await rename(tmp, c.dir);
+      await fsyncDir(opts.campaignsDir);
+    } catch (e) {
+      await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+      throw e;
+    }
+    return provider;
+  } catch (e) {
+    await provider.release();
+    throw e;
+  }
+}
+
+export function progressFor(opts: CampaignOptions, episodes: readonly PlannedEpisode[], label: string): RunnerSubscriber[] {
+  return opts.progress ? [new ProgressDisplay(opts.progress, episodes, label)] : [];
+}

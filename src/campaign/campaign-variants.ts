@@ -1,0 +1,138 @@
+/**
+ * The two ways to run part of a campaign outside its formal run: a shard (`run FILE --shard i/N`, rows kept
+ * apart in <unit>.shards/ with their plan seqs) and a probe or smoke run (`probe|smoke FILE --n K`, the first
+ * K units of every segment, renumbered, stored under the unit's probe/ or smoke/ folder).
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { checkShardCount, planUnits } from '../protocol/shard-plan.js';
+import { ImepError } from '../core/errors.js';
+import { episodesPerUnit, type PlannedEpisode } from '../protocol/plan.js';
+import { NEXT_COMMAND } from '../evidence/lifecycle.js';
+import { currentOperator } from '../evidence/operator.js';
+import { startSmallRun, type SmallRunKind } from '../evidence/small-run.js';
+import { lockShard } from '../evidence/unit-lock.js';
+import { readUnitState } from '../evidence/unit-state.js';
+import { batchOf, createAndPrecommit, openCampaign, progressFor, runtimeFor, say, withCheckedSimulators, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
+import { readDurableDonors, runPlan } from './run-plan.js';
+import { RowSink } from './row-sink.js';
+import { completeShard, openShard, shardDir, shardFilter, type ShardSpec } from './shard.js';
+import type { PolicyProvider } from './types.js';
+import { exists } from './unit-dir.js';
+
+export async function runShard(c: Campaign, spec: ShardSpec, opts: CampaignOptions, provider: PolicyProvider | null): Promise<void> {
+  const snap = await readUnitState(c.dir);
+  if (snap.state !== 'precommitted') {
+    throw new ImepError('E_OUT_OF_ORDER', `unit ${c.dir} is '${snap.state}'; shards run on a precommitted unit only (the formal run and shards are alternatives)`, {
+      hint: `next: ${NEXT_COMMAND[snap.state]} ${c.dir}`,
+    });
+  }
+  // as `cluster plan` does: a shard without a unit would leave a split that status and merge refuse, rows stranded
+  checkShardCount(spec.count, planUnits(c.plan).length, '--shard');
+  const include = shardFilter(c.plan.episodes, spec);
+  const mine = c.plan.episodes.filter((e) => include({ task: e.task, seed: e.seed, scopeId: e.scopeId, episodes: [] }));
+  const operator = opts.operator ?? currentOperator();
+  // one task per shard: a resubmitted task while the first still runs refuses instead of writing its rows twice
+  const dir = shardDir(c.dir, spec);
+  await mkdir(dirname(dir), { recursive: true }).catch((e: unknown) => {
+    throw new ImepError('E_IO', 'cannot create the shards folder', { file: dirname(dir), cause: e });
+  });
+  const lock = await lockShard(dir, `shard ${spec.index}/${spec.count} of ${c.dir}`).catch(async (e: unknown) => {
+    await provider?.release();
+    throw e;
+  });
+  try {
+    const shard = await openShard(dir, { unitId: snap.header.id, protocolHash: c.hash, planHash: c.plan.planHash, spec, operator }, mine.map((e) => e.seq), episodesPerUnit(c.protocol));
+    const runtime = provider ?? (await runtimeFor(c, opts));
+    const todo = mine.filter((e) => e.seq >= shard.startSeq);
+    const sink = new RowSink(shard.target, shard.expected, shard.existing, join(shard.dir, 'rows.jsonl'));
+    try {
+      if (todo.length > 0) {
+        const durableDonors = shard.startSeq > 0 ? await readDurableDonors(join(shard.dir, 'traces')) : null;
+        await withSimulators(c, opts, (envs) =>
+          runPlan({
+            protocol: c.protocol,
+            episodes: c.plan.episodes,
+            policies: runtime,
+            envs,
+            batchSize: batchOf(opts),
+            sink,
+            startSeq: shard.startSeq,
+            ...(durableDonors === null ? {} : { durableDonors }),
+            include,
+            subscribers: progressFor(opts, todo, `${c.protocol.id} shard ${spec.index}/${spec.count}`),
+          }),
+        );
+      }
+      await sink.drain();
+    } finally {
+      await sink.settle();
+      await shard.close();
+      await runtime.release();
+    }
+    await completeShard(shard);
+    say(opts, `shard ${spec.index}/${spec.count} of ${c.dir}: ${mine.length} rows in ${shard.dir}`);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** The first `n` units of every segment of a plan, renumbered seq 0, 1, … (a probe or smoke sub-plan). */
+export function smallPlan(episodes: readonly PlannedEpisode[], n: number): PlannedEpisode[] {
+  const out: PlannedEpisode[] = [];
+  let seg = '';
+  let units = new Set<string>();
+  for (const e of episodes) {
+    const key = `${e.wave}\u001f${e.condition}\u001f${e.task}`;
+    if (key !== seg) {
+      seg = key;
+      units = new Set();
+    }
+    if (!units.has(e.scopeId)) {
+      if (units.size >= n) continue;
+      units.add(e.scopeId);
+    }
+    out.push({ ...e, seq: out.length });
+  }
+  return out;
+}
+
+/** `imep campaign probe|smoke FILE --n K`: a small run stored apart from the formal evidence. */
+export async function smallRunCampaign(file: string, kind: SmallRunKind, n: number, opts: CampaignOptions): Promise<string> {
+  if (!Number.isSafeInteger(n) || n < 1) throw new ImepError('E_USAGE', `--n must be a positive integer, got ${n}`, { field: '--n' });
+  batchOf(opts);
+  const c = await openCampaign(file, opts);
+  if (!(await exists(c.dir))) {
+    // a new unit: its simulators are checked before the precommit writes anything, and the small run uses them
+    return withCheckedSimulators(c, opts, async (checked) => {
+      const provider = await createAndPrecommit(c, checked);
+      say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
+      return smallRun(c, kind, n, checked, provider);
+    });
+  }
+  return smallRun(c, kind, n, opts, null);
+}
+
+async function smallRun(c: Campaign, kind: SmallRunKind, n: number, opts: CampaignOptions, precommitted: PolicyProvider | null): Promise<string> {
+  let provider = precommitted;
+  try {
+    const small = await startSmallRun(c.dir, kind, { operator: opts.operator ?? currentOperator(), label: `${kind} --n ${n}`, ...(opts.now ? { now: opts.now } : {}) });
+    provider ??= await runtimeFor(c, opts);
+    const episodes = smallPlan(c.plan.episodes, n);
+    const sink = new RowSink(small, episodes.map((e) => e.seq), new Map(), small.files.rows);
+    try {
+      const runtime = provider;
+      await withSimulators(c, opts, (envs) => runPlan({ protocol: c.protocol, episodes, policies: runtime, envs, batchSize: batchOf(opts), sink, subscribers: progressFor(opts, episodes, `${kind}`) }));
+      await sink.drain();
+    } finally {
+      await sink.settle();
+      await small.close();
+    }
+    await small.finish(opts.now);
+    say(opts, `${kind} run ${small.runId}: ${episodes.length} rows in ${small.folder} (apart from the formal evidence)`);
+    say(opts, `next: imep campaign run ${c.file}`);
+    return small.folder;
+  } finally {
+    await provider?.release();
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * `imep campaign run FILE`: protocol file → evidence unit, the main job of the product.
+ *
+ *   load + validate the protocol (allowlists disjoint: E_ALLOWLIST_OVERLAP) → plan
+ *   unit folder `<campaigns>/<id>-<hash12>/`; another unit of the same id → E_PROTOCOL_FROZEN
+ *   new unit: checkpoint verified (path + SHA-256: E_CHECKPOINT_MISSING / E_CHECKPOINT_MISMATCH), the
+ *     runtime checked against every condition, seed bands checked against the registry — all before
+ *     anything is written — then created and precommitted in a temporary folder renamed into place
+ *   precommitted → formal run → run-complete → seal;  running → resume → … ;  run-complete → seal;
+ *   sealed or later → its status and the next command (never a second unit for one frozen protocol).
+ *
+ * Every refusal is an ImepError (one line, non-zero exit in the CLI) thrown before the write it refuses.
+ */
+import { canonicalJson } from '../core/canonical-json.js';
+import { ImepError } from '../core/errors.js';
+import { episodesPerUnit } from '../protocol/plan.js';
+import { readRows } from '../evidence/io/durable-append.js';
+import { completeRun, resumeRun, startRun, type FormalRun } from '../evidence/transitions/formal-run.js';
+import { isSealedState, NEXT_COMMAND } from '../evidence/lifecycle.js';
+import type { SimulatorEnvironment } from './simulator-environment.js';
+import { currentOperator } from '../evidence/operator.js';
+import { seal } from '../evidence/transitions/seal.js';
+import { formatStatus, unitStatus } from '../evidence/status.js';
+import { unitPaths } from '../evidence/unit-layout.js';
+import { lockUnit } from '../evidence/unit-lock.js';
+import { readUnitState } from '../evidence/unit-state.js';
+import { checkShardCount, planUnits } from '../protocol/shard-plan.js';
+import { checkServerCount } from './bridge-envs.js';
+import { batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withCheckedSimulators, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
+import { runShard } from './campaign-variants.js';
+import { adjudicateStep, closeoutStep, crossCheckStep, defaultReportDir, reportStep, sameOperatorOverride } from '../app/pipeline.js';
+import { readDurableDonors, runPlan } from './run-plan.js';
+import { RowSink } from './row-sink.js';
+import type { ShardSpec } from './shard.js';
+import type { PolicyProvider } from './types.js';
+import { exists } from './unit-dir.js';
+
+export type Through = 'seal' | 'closeout';
+
+export interface RunCampaignOptions extends CampaignOptions {
+  readonly through?: Through;
+  readonly shard?: ShardSpec;
+  /** With through 'closeout': why the operator who ran the conditions may adjudicate them (recorded as the override). */
+  readonly sameOperatorReason?: string;
+}
+
+/** `imep campaign precommit FILE`: the unit exists and is precommitted afterwards; returns its folder. */
+export async function precommitCampaign(file: string, opts: CampaignOptions): Promise<string> {
+  const c = await openCampaign(file, opts);
+  if (await exists(c.dir)) {
+    const snap = await readUnitState(c.dir);
+    say(opts, `unit ${c.dir} is already '${snap.state}' — next: ${NEXT_COMMAND[snap.state]} ${snap.state === 'precommitted' ? c.file : c.dir}`);
+    return c.dir;
+  }
+  await withCheckedSimulators(c, opts, async (checked) => {
+    const provider = await createAndPrecommit(c, checked);
+    await provider.release();
+  });
+  say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
+  say(opts, `next: imep campaign run ${c.file}`);
+  return c.dir;
+}
+
+/** The durable rows a resumed run may recompute: the last `perUnit` rows, by seq. */
+async function lastRows(file: string, perUnit: number, nextSeq: number): Promise<Map<number, string>> {
+  const rows = (await readRows(file)).rows.filter((r) => r.seq < nextSeq); // the rows resume counted, no later
+  return new Map(rows.slice(Math.max(0, rows.length - perUnit)).map((r) => [r.seq, canonicalJson(r)]));
+}
+
+async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOptions, simulatorEnvironment: SimulatorEnvironment | undefined): Promise<void> {
+  const snap = await readUnitState(c.dir);
+  const operator = opts.operator ?? currentOperator();
+  const isolation = {
+    ...('isolation' in provider ? { policyIsolation: (provider as { isolation: string }).isolation } : {}),
+    ...(simulatorEnvironment === undefined ? {} : { simulatorEnvironment }),
+  };
+  let run: FormalRun;
+  let startSeq = 0;
+  let existing = new Map<number, string>();
+  if (snap.state === 'precommitted') {
+    run = await startRun(c.dir, { operator, ...isolation, ...(opts.now ? { now: opts.now } : {}) });
+  } else {
+    const r = await resumeRun(c.dir, { operator, ...isolation, ...(opts.now ? { now: opts.now } : {}) });
+    run = r.run;
+    startSeq = r.report.nextSeq;
+    existing = await lastRows(unitPaths(c.dir).rows, episodesPerUnit(c.protocol), startSeq);
+    const repaired = r.report.tornRow ? `; truncated a torn final line (${r.report.tornRow.bytes} bytes)` : '';
+    say(opts, `resuming ${c.dir} at row ${startSeq} of ${c.plan.episodes.length}${repaired}`);
+  }
+  const todo = c.plan.episodes.filter((e) => e.seq >= startSeq);
+  const sink = new RowSink(run, todo.map((e) => e.seq), existing, unitPaths(c.dir).rows);
+  try {
+    await runPlan({
+      protocol: c.protocol,
+      episodes: c.plan.episodes,
+      policies: provider,
+      envs: opts.envs ?? defaultEnvs,
+      batchSize: batchOf(opts),
+      sink,
+      startSeq,
+      ...(startSeq > 0 ? { durableDonors: await readDurableDonors(unitPaths(c.dir).tracesDir) } : {}),
+      subscribers: progressFor(opts, todo, c.protocol.id),
+    });
+    await sink.drain();
+  } finally {
+    await sink.settle();
+    await run.close();
+  }
+  await completeRun(c.dir, opts.now ? { now: opts.now } : {});
+}
+
+async function postSeal(c: Campaign, opts: RunCampaignOptions): Promise<void> {
+  const operator = opts.operator ?? currentOperator();
+  for (;;) {
+    const { state } = await readUnitState(c.dir);
+    if (state === 'sealed') {
+      const override = sameOperatorOverride(opts.sameOperatorReason);
+      const a = await adjudicateStep(c.dir, { operator, ...(override === undefined ? {} : { allowSameOperator: override }) });
+      const recorded = a.record.sameOperatorOverride;
+      say(opts, `adjudicated ${c.dir}: ${a.file} (${a.adjudication.goNoGo.status}${recorded ? `; same-operator override recorded: "${recorded.reason}"` : ''})`);
+      for (const v of a.adjudication.verdicts) say(opts, `  ${v.criterion}: ${v.verdict}`);
+    } else if (state === 'adjudicated') {
+      const x = await crossCheckStep(c.dir, { operator });
+      say(opts, `cross-checked ${c.dir}: ${x.outcome}`);
+    } else if (state === 'cross-checked') {
+      const r = await closeoutStep(c.dir, { operator });
+      say(opts, `closed out ${c.dir}: Merkle root ${r.merkle.root}`);
+    } else if (state === 'closed') {
+      const out = defaultReportDir(c.dir);
+      const w = await reportStep(c.dir, out);
+      say(opts, `report: ${w.html}`);
+      return;
+    } else {
+      return;
+    }
+  }
+}
+
+async function sealAndSay(c: Campaign, opts: CampaignOptions): Promise<void> {
+  const r = await seal(c.dir, { operator: opts.operator ?? currentOperator(), ...(opts.now ? { now: opts.now } : {}) });
+  say(opts, `sealed ${c.dir}: ${c.plan.episodes.length} rows, Merkle root ${r.record.merkle.root}`);
+}
+
+async function sayWhere(c: Campaign, opts: CampaignOptions): Promise<void> {
+  const s = await unitStatus(c.dir);
+  say(opts, formatStatus(s));
+  say(opts, `unit: ${c.dir}`);
+  if (s.state !== 'closed') say(opts, `next: ${s.next} ${c.dir}`);
+  else say(opts, `next: imep campaign verify ${c.dir}`);
+}
+
+async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider: PolicyProvider | null): Promise<void> {
+  let runtime = provider;
+  // one writer per unit: a second run/resume of it refuses here instead of appending the same rows again
+  const lock = await lockUnit(c.dir).catch(async (e: unknown) => {
+    await runtime?.release();
+    throw e;
+  });
+  if (lock.tookOverFrom !== null) say(opts, `took over the lock of a process that is gone (pid ${lock.tookOverFrom.pid}, since ${lock.tookOverFrom.startedAt})`);
+  try {
+    const snap = await readUnitState(c.dir);
+    let { state } = snap;
+    if (state === 'created') throw new ImepError('E_OUT_OF_ORDER', `unit ${c.dir} was created but never precommitted`, { hint: 'remove the folder and run again' });
+    if (state === 'precommitted' || state === 'running') {
+      const rt = (runtime ??= await runtimeFor(c, opts));
+      await withSimulators(c, opts, (envs, environment) => formalRun(c, rt, { ...opts, envs }, environment));
+      state = 'run-complete';
+    }
+    if (runtime !== null) {
+      await runtime.release();
+      runtime = null;
+    }
+    // a seal killed between unit.json ('sealed') and seal.json is completed, never left for adjudication
+    if (state === 'run-complete' || snap.sealInterrupted) await sealAndSay(c, opts);
+    if (opts.through === 'closeout') await postSeal(c, opts);
+    await sayWhere(c, opts);
+  } finally {
+    await runtime?.release();
+    await lock.release();
+  }
+}
+
+/**
+ * `--through closeout` on a unit this command still runs adjudicates as the operator who ran the conditions: the
+ * two-operator rule then needs the user's reason, asked for before anything is written (not after the run).
+ */
+async function checkSameOperatorReason(c: Campaign, opts: RunCampaignOptions): Promise<void> {
+  if (opts.through !== 'closeout' || sameOperatorOverride(opts.sameOperatorReason) !== undefined) return;
+  if ((await exists(c.dir)) && isSealedState((await readUnitState(c.dir)).state)) return; // run already: another session may adjudicate
+  throw new ImepError('E_USAGE', '--through closeout adjudicates as the operator who runs the conditions in this same command, which the two-operator rule allows only with a recorded reason', {
+    field: '--same-operator-reason',
+    hint: 'pass --same-operator-reason "<why one operator may adjudicate its own run>" (recorded in the adjudication), or stop at the seal and adjudicate from another session',
+  });
+}
+
+/** `imep campaign run FILE [--through seal|closeout] [--shard i/N]`. */
+export async function runCampaign(file: string, opts: RunCampaignOptions): Promise<string> {
+  batchOf(opts);
+  const c = await openCampaign(file, opts);
+  await checkSameOperatorReason(c, opts);
+  if (opts.envs === undefined) checkServerCount(c.protocol, c.file, opts.simulators?.servers);
+  if (opts.shard !== undefined) checkShardCount(opts.shard.count, planUnits(c.plan).length, '--shard');
+  if (await exists(c.dir)) {
+    await (opts.shard !== undefined ? runShard(c, opts.shard, opts, null) : continueCampaign(c, opts, null));
+    return c.dir;
+  }
+  // a new unit: its simulators are checked before the precommit writes anything, and its run uses them
+  await withCheckedSimulators(c, opts, async (checked) => {
+    const provider = await createAndPrecommit(c, checked);
+    say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
+    const o: RunCampaignOptions = { ...opts, ...(checked.heldSimulators === undefined ? {} : { heldSimulators: checked.heldSimulators }) };
+    await (o.shard !== undefined ? runShard(c, o.shard, o, provider) : continueCampaign(c, o, provider));
+  });
+  return c.dir;
+}
+
+/** `imep campaign resume UNIT`: continues an interrupted formal run from the unit's frozen protocol. */
+export async function resumeCampaign(unitDir: string, opts: RunCampaignOptions): Promise<string> {
+  const c = await openUnit(unitDir);
+  await checkSameOperatorReason(c, opts);
+  await continueCampaign(c, opts, null);
+  return c.dir;
+}

@@ -1,0 +1,116 @@
+/**
+ * The default policy provider: a checkpoint folder (model.json + graphs, src/policies) run by the
+ * external-memory runtime (ExternalMemoryPolicy: graphs in ONNX Runtime / TF.js, one bank per batch slot
+ * OUTSIDE the graphs, so every read passes the runner's hook). One runtime per task over one loaded
+ * checkpoint; the task's decision-step rule (task-facts.ts) labels its reads.
+ *
+ * Episode-bank checkpoints: the bank is emptied at every episode start by the runtime (resetSlot);
+ * beginScope/endScope empty it as well, so memory is empty at both ends of every scope. It is not an
+ * installation target: protocols on episode-local banks register only read-time conditions
+ * (src/protocol/cross-check.ts).
+ *
+ * Structured-bank checkpoints (bank.kind structured-pcmb): each slot's StructuredBank is the slot's
+ * installation target (U install, N clear, S/T donor swaps act on its records); beginScope empties it and
+ * makes the plan's scope current, endScope forgets the scope, and the protocol's memory.persistence says
+ * whether the scope's records survive from attempt 1 into attempt 2 (across-attempts) or are emptied at
+ * every attempt (within-episode).
+ */
+import { ImepError } from '../core/errors.js';
+import { loadCheckpoint, readManifest, type CheckpointOptions, type LoadedCheckpoint } from '../policies/checkpoint.js';
+import { ExternalMemoryPolicy } from '../policies/memory-policy.js';
+import type { MemoryConfig, Protocol } from '../protocol/schema.js';
+import type { PolicyProvider, RunnerPolicy, SlotMemory, TaskContext } from './types.js';
+
+function adapt(p: ExternalMemoryPolicy, structured: boolean): RunnerPolicy {
+  const memories: SlotMemory[] = [];
+  for (let slot = 0; slot < p.maxBatch; slot++) {
+    memories.push({
+      target: structured ? p.structuredBank(slot) : null,
+      beginScope: (scope) => p.beginScope(slot, scope),
+      endScope: (scope) => p.endScope(slot, scope),
+    });
+  }
+  return {
+    maxBatch: p.maxBatch,
+    resetSlot: (slot, info) => p.resetSlot(slot, info),
+    inferBatch: (requests) => p.inferBatch(requests),
+    setReadHook: (hook) => p.setReadHook(hook),
+    slotMemory: (slot) => {
+      const m = memories[slot];
+      if (m === undefined) throw new ImepError('E_INTERNAL', `slot ${slot} outside [0, ${p.maxBatch})`);
+      return m;
+    },
+  };
+}
+
+/**
+ * Refuses a protocol whose memory the checkpoint's runtime cannot serve (before anything is written): an
+ * episode-local protocol needs an episode-bank checkpoint; a structured-pcmb protocol needs a structured-pcmb
+ * checkpoint with the same capacity, k, gate (and merge threshold, when the protocol registers one).
+ */
+export function assertCheckpointServes(protocol: Protocol, checkpointDir: string): void {
+  const { manifest, manifestFile } = readManifest(checkpointDir);
+  const mem = protocol.memory;
+  const bank = manifest.bank;
+  const runs = bank.kind === 'episode' ? 'an episode-local' : 'a structured-pcmb';
+  if (mem.bank === 'episode-local' && bank.kind !== 'episode') {
+    throw new ImepError('E_CHECKPOINT_MISMATCH', `the protocol's memory.bank is episode-local, but checkpoint ${manifest.name} runs ${runs} bank`, {
+      file: manifestFile,
+      field: 'bank',
+      hint: 'bind an episode-bank checkpoint (e.g. checkpoints/lite-memvla), or register memory.bank: structured-pcmb',
+    });
+  }
+  if (mem.bank === 'structured-pcmb') {
+    if (bank.kind !== 'structured-pcmb') {
+      throw new ImepError('E_CHECKPOINT_MISMATCH', `the protocol's memory.bank is structured-pcmb, but checkpoint ${manifest.name} runs ${runs} bank`, {
+        file: manifestFile,
+        field: 'bank',
+        hint: 'bind a structured-bank checkpoint (e.g. checkpoints/lite-memvla-rc), or register memory.bank: episode-local',
+      });
+    }
+    const pairs: [string, number, number | undefined][] = [
+      ['capacity', bank.capacity, mem.capacity],
+      ['k', bank.k, mem.k],
+      ['gate', bank.gate, mem.gate],
+      ['mergeThreshold', bank.mergeThreshold, mem.mergeThreshold],
+    ];
+    for (const [field, has, wants] of pairs) {
+      if (wants !== undefined && has !== wants) {
+        throw new ImepError('E_CHECKPOINT_MISMATCH', `the protocol's memory.${field} is ${wants}, but checkpoint ${manifest.name} was built for bank.${field} ${has}`, {
+          file: manifestFile,
+          field: `bank.${field}`,
+          hint: `register memory.${field}: ${has} in the protocol, or bind a checkpoint built for ${wants}`,
+        });
+      }
+    }
+  }
+}
+
+export interface CheckpointProviderOptions extends CheckpointOptions {
+  /** The protocol's memory configuration (required for a structured-bank checkpoint: its persistence). */
+  readonly memory?: MemoryConfig;
+}
+
+export async function checkpointPolicyProvider(checkpointDir: string, options: CheckpointProviderOptions = {}): Promise<PolicyProvider> {
+  const { memory, ...runtime } = options;
+  const ckpt: LoadedCheckpoint = await loadCheckpoint(checkpointDir, runtime);
+  const bank = ckpt.manifest.bank;
+  const structured = bank.kind === 'structured-pcmb';
+  if (structured && memory?.bank !== 'structured-pcmb') {
+    await ckpt.release();
+    throw new ImepError('E_USAGE', `checkpoint ${ckpt.manifest.name} runs a structured-pcmb bank; its runtime needs the protocol's memory configuration (persistence)`, {
+      file: ckpt.manifestFile,
+      field: 'memory',
+      hint: 'pass { memory: protocol.memory } to checkpointPolicyProvider',
+    });
+  }
+  const persistence = memory?.bank === 'structured-pcmb' ? memory.persistence : undefined;
+  return {
+    description: `${ckpt.manifest.name} (${ckpt.report.backend}/${ckpt.report.ran}, ${structured ? `structured bank k=${bank.k}, ${persistence}` : `episode bank k=${bank.k}`})`,
+    async policyFor(task: TaskContext, batchSize: number): Promise<RunnerPolicy> {
+      const from = task.facts.decisionFromStep;
+      return adapt(new ExternalMemoryPolicy(ckpt, { batchSize, decisionStep: (step) => step >= from, ...(persistence === undefined ? {} : { persistence }) }), structured);
+    },
+    release: () => ckpt.release(),
+  };
+}

@@ -1,0 +1,258 @@
+/**
+ * The policy provider of a protocol with `policy: { runtime: remote, … }` (src/protocol/schema-policy.ts):
+ * a policy hosted in Python by `imep_sim_bridge.policy_host`, driven by RemotePolicy
+ * (src/policies/remote-policy.ts). Without `endpoint` IMEP starts the host on a private ipc endpoint and
+ * supervises it (a death fails the next call at once, E_BRIDGE_REMOTE); with one it attaches (never
+ * restarted). `release()` closes every connection and stops a host it started.
+ *
+ * Every read of the hosted policy is a memory.read answered through the runner's read hook, so each
+ * condition's intervention acts on it. Which reads are decision queries is the evaluator's rule
+ * (task-facts.ts, by elapsed step), as for checkpoints, never the host's label. The hosted bank cannot be
+ * installed into (slotMemory target null): point-acting conditions are refused as on episode-local banks.
+ *
+ * Frozen identity: the host's hello.policyIdentity for the policy (version, memory, files with SHA-256).
+ * `hostedPolicyDigest` = SHA-256 of the canonical JSON { name, version, memory, files }; precommit
+ * records the whole identity (`hostedPolicy`) and the digest under checkpointHashes["remote:NAME"], and
+ * every later run of the unit refuses a host that reports anything else (E_CHECKPOINT_MISMATCH naming the
+ * files that changed). A protocol may bind the digest itself (`policy.sha256`).
+ */
+import { isAbsolute, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+// The bridge client, process supervision and key loading (zeromq, execa) are imported inside
+// remotePolicyProvider: every campaign process imports this module via campaign-setup, and checkpoint
+// campaigns (every lite shard) must not pay their load time.
+import type { CurveClientKeys } from '../bridges/curve-keys.js';
+import type { PolicyIdentity } from '../bridges/op-schemas.js';
+import type { ServerSupervisor } from '../bridges/supervisor.js';
+import { canonicalJson } from '../core/canonical-json.js';
+import { ImepError, isImepError } from '../core/errors.js';
+import { sha256Hex } from '../core/hash.js';
+import type { RemotePolicy } from '../policies/remote-policy.js';
+import type { Protocol, RemotePolicyConfig } from '../protocol/schema.js';
+import type { HostedPolicyRecord } from '../evidence/records/hosted-policy-record.js';
+import type { PolicyProvider, RunnerPolicy, SlotMemory, TaskContext } from './types.js';
+
+/** The checkpointHashes key of a hosted policy's identity digest. */
+export const hostedPolicyKey = (name: string): string => `remote:${name}`;
+
+export function hostedPolicyDigest(name: string, id: PolicyIdentity): string {
+  const files = [...id.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const memory = { bank: id.memory.bank, ...(id.memory.banks === undefined ? {} : { banks: id.memory.banks }), ...(id.memory.k === undefined ? {} : { k: id.memory.k }) };
+  return sha256Hex(Buffer.from(canonicalJson({ name, version: id.version, memory, files }), 'utf8'));
+}
+
+export interface RemotePolicyContext {
+  /** The protocol file (named in errors). */
+  readonly file: string;
+  /** Where relative pythonPath folders resolve, in order. */
+  readonly roots: readonly string[];
+}
+
+export interface RemotePolicyProvider extends PolicyProvider {
+  readonly record: HostedPolicyRecord;
+  /** How the host was isolated from IMEP's files and secrets (src/bridges/sandbox.ts), as one line. */
+  readonly isolation: string;
+}
+
+const DEADLINE_MS = 60_000;
+
+function noOpMemory(): SlotMemory {
+  return { target: null, beginScope: () => undefined, endScope: () => undefined };
+}
+
+function adapt(p: RemotePolicy): RunnerPolicy {
+  const memory = noOpMemory();
+  return {
+    maxBatch: p.maxBatch,
+    resetSlot: (slot, info) => p.resetSlot(slot, info),
+    inferBatch: (requests) => p.inferBatch(requests),
+    setReadHook: (hook) => p.setReadHook(hook),
+    slotMemory: () => memory,
+  };
+}
+
+function resolvePythonPath(config: RemotePolicyConfig, ctx: RemotePolicyContext): string[] {
+  return (config.pythonPath ?? []).map((dir, i) => {
+    const found = isAbsolute(dir) ? (existsSync(dir) ? dir : undefined) : ctx.roots.map((r) => resolve(r, dir)).find((p) => existsSync(p));
+    if (found === undefined) {
+      throw new ImepError('E_PROTOCOL_INVALID', `policy.pythonPath folder ${dir} does not exist${isAbsolute(dir) ? '' : ` (looked in ${ctx.roots.join(', ')})`}`, {
+        file: ctx.file,
+        field: `policy.pythonPath[${i}]`,
+        hint: 'point it at the folder that holds the policy module',
+      });
+    }
+    return found;
+  });
+}
+
+async function curveOf(config: RemotePolicyConfig, ctx: RemotePolicyContext): Promise<CurveClientKeys | undefined> {
+  if (config.curve === undefined) return undefined;
+  try {
+    const { loadCurveKeyPair, loadCurvePublicKey } = await import('../bridges/curve-keys.js');
+    const own = await loadCurveKeyPair(config.curve.keys);
+    return { ...own, serverPublicKey: await loadCurvePublicKey(config.curve.serverKey) };
+  } catch (e) {
+    if (!isImepError(e)) throw e;
+    throw new ImepError(e.code, e.message, { file: ctx.file, field: 'policy.curve', hint: e.hint ?? 'give the host’s NAME.key (or Z85 key) and your NAME.key_secret (imep sim keys)', cause: e });
+  }
+}
+
+/** Refuses a host whose identity cannot be frozen, or whose memory differs from the protocol's. */
+function checkIdentity(protocol: Protocol, config: RemotePolicyConfig, policy: RemotePolicy, ctx: RemotePolicyContext): HostedPolicyRecord {
+  const where = `the policy host at ${policy.endpoint}`;
+  const id = policy.identity;
+  if (id === undefined || id.files.length === 0) {
+    throw new ImepError('E_USAGE', `${where} reports ${id === undefined ? 'no identity' : 'no files'} for policy '${config.name}' (hello.policyIdentity), so a campaign cannot freeze it`, {
+      file: ctx.file,
+      field: 'policy.name',
+      hint: 'serve the policy from a module file with an imep_sim_bridge.policy_host that reports policyIdentity (sim-bridge/PROTOCOL.md, "Hosted policies")',
+    });
+  }
+  const mem = protocol.memory;
+  const bad = (field: string, what: string, hint: string): ImepError =>
+    new ImepError('E_CHECKPOINT_MISMATCH', `the protocol's memory.${field} is ${what}`, { file: ctx.file, field: `memory.${field}`, hint });
+  if (id.memory.bank !== mem.bank) throw bad('bank', `${mem.bank}, but hosted policy '${config.name}' keeps a ${id.memory.bank} bank`, `register memory.bank: ${id.memory.bank}`);
+  if (mem.bank === 'episode-local' && id.memory.banks !== undefined && canonicalJson([...mem.banks].sort()) !== canonicalJson([...id.memory.banks].sort())) {
+    throw bad('banks', `[${mem.banks.join(', ')}], but hosted policy '${config.name}' reads banks [${id.memory.banks.join(', ')}]`, `register memory.banks: [${id.memory.banks.join(', ')}]`);
+  }
+  if (id.memory.k !== undefined && id.memory.k !== mem.k) throw bad('k', `${mem.k}, but hosted policy '${config.name}' reads top-${id.memory.k}`, `register memory.k: ${id.memory.k}`);
+  const digest = hostedPolicyDigest(config.name, id);
+  if (config.sha256 !== undefined && config.sha256 !== digest) {
+    throw new ImepError('E_CHECKPOINT_MISMATCH', `hosted policy '${config.name}' has identity digest ${digest}, the protocol binds ${config.sha256}`, {
+      file: ctx.file,
+      field: 'policy.sha256',
+      hint: `restore the registered policy files (${id.files.map((f) => f.path).join(', ')}); changing the binding is a new campaign`,
+    });
+  }
+  return {
+    runtime: 'remote',
+    name: config.name,
+    host: { name: policy.hello.server.name, version: policy.hello.server.version },
+    version: id.version,
+    memory: { ...id.memory },
+    files: id.files.map((f) => ({ ...f })),
+    digest,
+  };
+}
+
+/** Refuses (E_CHECKPOINT_MISMATCH, naming what changed) a hosted policy that differs from the frozen one. */
+export function assertHostedPolicyUnchanged(now: HostedPolicyRecord, frozen: HostedPolicyRecord | undefined, file: string): void {
+  if (frozen === undefined) {
+    throw new ImepError('E_PROTOCOL_FROZEN', `the unit's precommit froze no hosted policy, but the protocol names hosted policy '${now.name}'`, {
+      file,
+      field: 'policy',
+      hint: 'run the unit with the runtime it was precommitted with',
+    });
+  }
+  if (now.digest === frozen.digest) return;
+  const was = new Map(frozen.files.map((f) => [f.path, f.sha256]));
+  const is = new Map(now.files.map((f) => [f.path, f.sha256]));
+  const changed = [...new Set([...was.keys(), ...is.keys()])]
+    .sort()
+    .filter((p) => was.get(p) !== is.get(p))
+    .map((p) => (was.get(p) === undefined ? `${p} (added)` : is.get(p) === undefined ? `${p} (removed)` : `${p} (sha256 ${(is.get(p) as string).slice(0, 12)}…, frozen ${(was.get(p) as string).slice(0, 12)}…)`));
+  if (now.version !== frozen.version) changed.unshift(`version ${now.version} (frozen ${frozen.version})`);
+  if (canonicalJson(now.memory) !== canonicalJson(frozen.memory)) changed.unshift(`memory ${canonicalJson(now.memory)} (frozen ${canonicalJson(frozen.memory)})`);
+  throw new ImepError('E_CHECKPOINT_MISMATCH', `hosted policy '${now.name}' changed since precommit: ${changed.join('; ') || `identity digest ${now.digest.slice(0, 12)}…, frozen ${frozen.digest.slice(0, 12)}…`}`, {
+    file,
+    field: 'policy',
+    hint: 'restore the policy files the unit was precommitted with; a changed policy is a new campaign',
+  });
+}
+
+/** Starts (or attaches to) the protocol's policy host and checks what it serves; `maxBatch` = the lockstep batch. */
+export async function remotePolicyProvider(protocol: Protocol, ctx: RemotePolicyContext, maxBatch: number): Promise<RemotePolicyProvider> {
+  const config = protocol.policy;
+  if (config === undefined) throw new ImepError('E_INTERNAL', 'remotePolicyProvider: the protocol has no policy section');
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanup = async (): Promise<void> => {
+    for (const f of cleanups.splice(0).reverse()) await f().catch(() => undefined);
+  };
+  try {
+    const [{ privateIpcEndpoint }, { ServerSupervisor, packageRoot }, { policyHostCommand, RemotePolicy }, { describeIsolation, sandboxed }] = await Promise.all([
+      import('../bridges/endpoint.js'),
+      import('../bridges/supervisor.js'),
+      import('../policies/remote-policy.js'),
+      import('../bridges/sandbox.js'),
+    ]);
+    let endpoint: string;
+    let supervisor: ServerSupervisor | undefined;
+    let how: string;
+    let isolation: string;
+    const curve = await curveOf(config, ctx);
+    if (config.endpoint !== undefined) {
+      endpoint = config.endpoint;
+      how = 'started outside IMEP; never restarted by it';
+      isolation = 'isolation: none (a host started outside IMEP: its isolation is whoever started it)';
+    } else {
+      const pythonPath = resolvePythonPath(config, ctx);
+      const ipc = await privateIpcEndpoint('policy.sock');
+      cleanups.push(ipc.dispose);
+      endpoint = ipc.endpoint;
+      const plain = policyHostCommand(endpoint, {
+        policy: config.name,
+        maxBatch,
+        ...(config.module === undefined ? {} : { module: config.module }),
+        ...(config.python === undefined ? {} : { python: config.python }),
+        pythonPath,
+      });
+      // the host reads only the system, its Python, imep_sim_bridge and the folders its module declares
+      const boxed = sandboxed(plain, { readOnly: pythonPath, writable: [ipc.dir], bridgePackage: join(packageRoot(), 'sim-bridge', 'imep_sim_bridge') });
+      const command = boxed.command;
+      isolation = describeIsolation(boxed.isolation);
+      const sup = new ServerSupervisor(command, { endpoint });
+      supervisor = sup;
+      cleanups.push(() => sup.dispose());
+      try {
+        await sup.start();
+      } catch (e) {
+        if (!isImepError(e)) throw e;
+        throw new ImepError(e.code, `the policy host for '${config.name}' did not start: ${e.message}`, {
+          file: ctx.file,
+          field: config.module === undefined ? 'policy.name' : 'policy.module',
+          hint: 'check policy.name / policy.module / policy.pythonPath (the host lists what it can serve), and that python has zmq, msgpack and numpy',
+          cause: e,
+        });
+      }
+      how = `started by IMEP: ${plain.file} ${plain.args.join(' ').replace(endpoint, 'ipc://…')}`;
+    }
+    const connect = async (batch: number, decisionFromStep?: number): Promise<RemotePolicy> => {
+      try {
+        const p = await RemotePolicy.connect({
+          endpoint,
+          policy: config.name,
+          maxBatch: batch,
+          deadlineMs: DEADLINE_MS,
+          ...(curve === undefined ? {} : { curve }),
+          ...(supervisor === undefined ? {} : { liveness: supervisor }),
+          ...(decisionFromStep === undefined ? {} : { decisionStep: (step: number) => step >= decisionFromStep }),
+        });
+        cleanups.push(() => p.close());
+        return p;
+      } catch (e) {
+        if (!isImepError(e)) throw e;
+        throw new ImepError(e.code, e.message, {
+          file: ctx.file,
+          field: config.endpoint === undefined ? 'policy.name' : 'policy.endpoint',
+          hint: e.hint ?? (config.endpoint === undefined ? 'check policy.name' : `start a policy host at ${config.endpoint} (python3 -m imep_sim_bridge.policy_host --endpoint E --policy ${config.name}), or remove endpoint so IMEP starts one`),
+          cause: e,
+        });
+      }
+    };
+    const probe = await connect(1);
+    const record = checkIdentity(protocol, config, probe, ctx);
+    const description = `remote ${config.name} v${record.version} on ${record.host.name} ${record.host.version} (${how}; identity sha256 ${record.digest})`;
+    return {
+      description: `${description}; ${isolation}`,
+      record,
+      isolation,
+      async policyFor(task: TaskContext, batchSize: number): Promise<RunnerPolicy> {
+        return adapt(await connect(batchSize, task.facts.decisionFromStep));
+      },
+      release: cleanup,
+    };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * src/campaign — the evidence-unit store and the campaign lifecycle (public face).
+ * Layout: unit-layout.ts. State machine: lifecycle.ts. Typed handles: unit.ts.
+ */
+export { UNIT_FILES, UNIT_SCHEMA_VERSION, STORED_STATUSES, EvidenceUnitV1Schema, unitPaths } from './unit-layout.js';
+export type { EvidenceUnit, UnitSpec, CodeIdentity, SeedBand, Operator } from './unit-layout.js';
+export { UNIT_STATES, UNIT_ACTIONS, ACTION_RULES, NEXT_COMMAND, refusal, assertAllowed, isSealedState } from './lifecycle.js';
+export type { UnitState, UnitAction } from './lifecycle.js';
+export { readUnitState } from './unit-state.js';
+export type { UnitSnapshot } from './unit-state.js';
+export { readUnitHeader } from './records/unit-header.js';
+
+export { createUnit, loadUnit } from './unit.js';
+export type {
+  Unit,
+  CreatedUnit,
+  PrecommittedUnit,
+  RunningUnit,
+  OpenUnit,
+  RunCompleteUnit,
+  SealedUnit,
+  AdjudicatedUnit,
+  CrossCheckedUnit,
+  ClosedUnit,
+} from './unit.js';
+
+export { precommit, readPrecommit, loadFrozenProtocol, assertProtocolUnchanged, PrecommitRecordSchema } from './transitions/precommit.js';
+export type { PrecommitInput, PrecommitRecord, FrozenProtocol } from './transitions/precommit.js';
+export { startRun, resumeRun, completeRun, failRun, readRunRecord } from './transitions/formal-run.js';
+export type { RunOptions, ResumeReport, FailRunInput, FormalRun } from './transitions/formal-run.js';
+export { startSmallRun, listSmallRuns } from './small-run.js';
+export type { SmallRun, SmallRunKind, SmallRunOptions } from './small-run.js';
+export type { SeqLine } from './io/row-writer.js';
+export type { RunRecord, RunKind } from './records/run-record.js';
+export { simulatorEnvironmentOf, type SimulatorEnvironment } from '../campaign/simulator-environment.js';
+
+export { seal, readSeal, SealRecordSchema } from './transitions/seal.js';
+export type { SealRecord, SealResult, SealOptions } from './transitions/seal.js';
+export { verifyUnit, assertUnitIntact, describeIssue, TAMPER_KINDS } from './verify/verify.js';
+export type { VerifyResult, VerifyOk, VerifyFailed, VerifyIssue, TamperKind, VerifyOptions } from './verify/verify.js';
+export { MERKLE_SCHEME, merkleRoot, merkleLeaf } from './manifest.js';
+export type { ManifestEntry } from './manifest.js';
+export { adjudicate, crossCheck, readAdjudications, readCrossChecks } from './transitions/post-seal-write.js';
+export type { AdjudicateInput, CrossCheckInput } from './transitions/post-seal-write.js';
+export type { AdjudicationRecord, CrossCheckRecord, CloseoutRecord, CrossCheckOutcome } from './records/post-seal-records.js';
+export { closeout } from './transitions/closeout-write.js';
+export type { CloseoutInput } from './transitions/closeout-write.js';
+export { amend, readAmendments, classifyAmendment, AMENDMENT_CLASSES } from './transitions/amend.js';
+export type { Amendment, AmendInput, AmendmentClass } from './transitions/amend.js';
+
+export { DEFAULT_SEED_REGISTRY, registerSeeds, readSeedRegistry, findSeedOverlaps, describeOverlap } from './seed-registry.js';
+export type { SeedRegistry, SeedRegistryEntry, SeedOverlap, RegisterSeedsInput } from './seed-registry.js';
+export { unitStatus, formatStatus } from './status.js';
+export type { UnitStatusSummary } from './status.js';
+export { currentOperator, explicitOperator, checkAdjudicator } from './operator.js';
+export type { SameOperatorOverride, OverrideRecord } from './operator.js';
+export { detectCodeIdentity, detectPackageVersions } from './code-identity.js';
+
+export { appendJsonLine, readJsonLines, readRows, resumePoint, repairTornTail, checkSeqOrder } from './io/durable-append.js';
+export type { TornTail, RowsRead, SeqRow } from './io/durable-append.js';
+export { writeFileAtomic, writeJsonAtomic } from './io/atomic-write.js';

@@ -1,0 +1,56 @@
+/** The result types of verification (verify.ts). */
+import type { SignatureReport } from '../../signing/chain.js';
+import type { TrustReport } from '../../signing/trust.js';
+
+/**
+ * 'signature': a record's signature or chain link is bad (src/signing/chain.ts names which) — never a key this
+ * verifier merely does not trust (VerifyOk.trust). 'root-mismatch': the root cited outside the unit
+ * (`expectedRoot`) is none of the unit's roots: another unit, a rolled-back one (closeout removed), or a wrong citation.
+ */
+export const TAMPER_KINDS = ['modified', 'truncated', 'appended', 'missing', 'renamed', 'stray', 'signature', 'root-mismatch'] as const;
+export type TamperKind = (typeof TAMPER_KINDS)[number];
+
+export interface VerifyIssue {
+  /** Relative path in the unit ('/'-separated); for 'renamed', the original path. */
+  readonly path: string;
+  readonly kind: TamperKind;
+  readonly detail: string;
+  /** For 'renamed': where the file's bytes are now. */
+  readonly renamedTo?: string;
+}
+
+export interface VerifyOk {
+  readonly ok: true;
+  readonly unitId: string;
+  /** 'closeout' when closeout.json binds the unit, else 'seal'. */
+  readonly scope: 'seal' | 'closeout';
+  /** The Merkle root to cite: the closeout's when closed, else the seal's. */
+  readonly root: string;
+  readonly sealRoot: string;
+  /** With an expected root: which root it equals ('seal' for a closed unit cited by its seal root). */
+  readonly rootMatched?: 'seal' | 'closeout';
+  readonly filesChecked: number;
+  /** Post-seal files accepted but not yet bound by a closeout (adjudication records, amendments). */
+  readonly pending: string[];
+  /** The signature chain: who signed what, and every finding (warnings included: a recorded same-operator override). */
+  readonly signatures?: SignatureReport;
+  /** Whether this verifier trusts the signers (src/signing/trust.ts); integrity does not depend on it. */
+  readonly trust: TrustReport;
+  /** The last stage the unit's records show: sealed, adjudicated (records pending a closeout) or closed (closed out). */
+  readonly stage: UnitStage;
+}
+
+export type UnitStage = 'sealed' | 'adjudicated' | 'closed';
+
+export interface VerifyFailed {
+  readonly ok: false;
+  readonly unitId: string | null;
+  /** The first bad file in sorted path order. */
+  readonly first: VerifyIssue;
+  readonly issues: VerifyIssue[];
+  readonly filesChecked: number;
+  readonly signatures?: SignatureReport;
+  readonly trust?: TrustReport;
+}
+
+export type VerifyResult = VerifyOk | VerifyFailed;
