@@ -18,7 +18,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NdArray, SimEnvironment, StepResult } from '../src/runtime/environment.js';
-import { runCampaign, type EnvProvider } from '../src/campaign/index.js';
+import { runCampaign } from '../src/campaign/campaign.js';
+import { type EnvProvider } from '../src/campaign/index.js';
 import { BridgePool } from '../test/reliability/support/bridge-pool.js';
 import { RELIABILITY_KEYS_DIR, smallBlackoutYaml } from '../test/reliability/support/cli.js';
 

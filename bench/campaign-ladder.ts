@@ -15,7 +15,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_BATCH, PACKAGE_ROOT, runCampaign } from '../src/campaign/index.js';
+import { DEFAULT_BATCH, PACKAGE_ROOT } from '../src/campaign/campaign-setup.js';
+import { runCampaign } from '../src/campaign/campaign.js';
 
 const { values } = parseArgs({ options: { batch: { type: 'string' }, n: { type: 'string' }, keep: { type: 'boolean' } } });
 const batch = values.batch === undefined ? DEFAULT_BATCH : Number(values.batch);

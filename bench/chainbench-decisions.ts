@@ -14,7 +14,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildChainRecords, decisionConditions, freezeManifest, generateChainManifest, readDecisionUnit, runDecisionLadder, writeDecisionUnit } from '../src/chainbench/index.js';
+import { buildChainRecords, decisionConditions, freezeManifest, generateChainManifest, runDecisionLadder } from '../src/chainbench/index.js';
+import { readDecisionUnit, writeDecisionUnit } from '../src/chainbench/decision-unit.js';
 
 const CHAINS = Number(process.env['BENCH_CHAINS'] ?? 10_000);
 

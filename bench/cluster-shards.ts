@@ -48,7 +48,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { PACKAGE_ROOT } from '../src/campaign/index.js';
+import { PACKAGE_ROOT } from '../src/campaign/campaign-setup.js';
 import { defaultLauncher } from '../src/cluster/launcher.js';
 
 const { values } = parseArgs({ options: { n: { type: 'string' }, batch: { type: 'string' }, reps: { type: 'string' }, keep: { type: 'boolean' }, cli: { type: 'string' } } });

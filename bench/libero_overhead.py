@@ -1,6 +1,6 @@
 """IMEP's overhead on real LIBERO, as ratios measured in one run (run with the LIBERO venv's python):
 
-    .venvs/libero/bin/python bench/libero_overhead.py [--episodes 8]
+    .venvs/libero/bin/python bench/libero_overhead.py [--episodes 8] [--baseline-cli OTHER/dist/cli/main.js]
 
 The same episodes — env `libero-mem/top-drawer-cue`, seeds 720000 …, the hosted policy
 `libero-drawer-memory` with its reads intact — are stepped
@@ -92,11 +92,11 @@ def plain_loop(n: int) -> tuple[float, int, float]:
     return time.perf_counter() - t0, steps, step_time / steps
 
 
-def imep_run(n: int, servers: int) -> float:
+def imep_run(n: int, servers: int, cli: Path = ROOT / "dist/cli/main.js") -> float:
     with tempfile.TemporaryDirectory() as tmp:
         proto = Path(tmp) / "libero-overhead.yaml"
         proto.write_text(PROTOCOL.format(start=SEED0, end=SEED0 + n - 1, n=n))
-        cmd = ["node", str(ROOT / "dist/cli/main.js"), "campaign", "run", str(proto), "--through", "seal",
+        cmd = ["node", str(cli), "campaign", "run", str(proto), "--through", "seal",
                "--campaigns-dir", str(Path(tmp) / "campaigns"), "--servers", str(servers), "--batch", str(servers)]
         env = {**os.environ, "IMEP_PYTHON": sys.executable}
         t0 = time.perf_counter()
@@ -110,13 +110,22 @@ def imep_run(n: int, servers: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--episodes", type=int, default=8)
-    n = parser.parse_args().episodes
+    parser.add_argument(
+        "--baseline-cli",
+        type=Path,
+        help="also time IMEP --servers 1 --batch 1 with this imep CLI (dist/cli/main.js of a build of another commit: before/after in one run)",
+    )
+    args = parser.parse_args()
+    n = args.episodes
     plain, steps, sim_step = plain_loop(n)
+    baseline = imep_run(n, 1, args.baseline_cli) if args.baseline_cli is not None else None
     one = imep_run(n, 1)
     two = imep_run(n, 2)
     print(f"libero-mem/top-drawer-cue, {n} episodes, {steps} steps (plain loop)")
     print(f"  LIBERO env.step alone: {sim_step * 1e3:.1f} ms/step (robosuite 1.4.0, MuJoCo 2.3.7, no camera frames)")
     print(f"  plain Python loop:          {plain:7.1f} s  {steps / plain:6.1f} steps/s")
+    if baseline is not None:
+        print(f"  baseline CLI ({args.baseline_cli}) --servers 1 --batch 1: {baseline:7.1f} s  ratio IMEP/plain = {baseline / plain:.3f}")
     print(f"  IMEP --servers 1 --batch 1: {one:7.1f} s  {steps / one:6.1f} steps/s  ratio IMEP/plain = {one / plain:.3f}")
     print(f"  IMEP --servers 2 --batch 2: {two:7.1f} s  {steps / two:6.1f} steps/s  ratio IMEP/plain = {two / plain:.3f}")
     print(f"  steps/s --servers 2 / --servers 1 = {one / two:.3f}")

@@ -66,11 +66,26 @@ run_test() {
   log "real-LIBERO pytest: $(( $(date +%s) - t0 )) s"
   t0=$(date +%s)
   [ -f dist/cli/main.js ] || npm run build >&2
+  # bad input on the real stack (a task that does not exist, a renderer that does not render, a seed it cannot
+  # take): one line, exit 2, nothing written
+  IMEP_REAL_LIBERO=1 npx vitest run test/campaign/real-sim-bad-input.test.ts
+  log "real-LIBERO bad-input checks: $(( $(date +%s) - t0 )) s"
+  t0=$(date +%s)
   local dir
   dir="$(mktemp -d)"
   trap 'rm -rf "$dir"' RETURN
   node dist/cli/main.js campaign run protocols/libero-drawer-memory.yaml --through closeout --same-operator-reason "real-LIBERO CI test" --batch 1 --campaigns-dir "$dir/campaigns"
   log "real-LIBERO campaign through closeout: $(( $(date +%s) - t0 )) s"
+  # the stack the server reported (hello.environment.libero: packages, renderer) is in the run record and the report
+  node -e '
+    const { readdirSync, readFileSync } = require("node:fs"); const { join } = require("node:path");
+    const root = process.argv[1]; const name = readdirSync(root).find((n) => n.startsWith("libero-drawer-memory-"));
+    const s = JSON.parse(readFileSync(join(root, name, "rows/run.json"), "utf8")).sessions[0].simulatorEnvironment;
+    const r = s && s.reported;
+    if (!s || s.adapter !== "libero" || !r.renderer.MUJOCO_GL || r.versions.robosuite !== "1.4.0" || r.versions.mujoco !== "2.3.7") { console.error("sims/libero: run.json lacks the LIBERO stack record: " + JSON.stringify(s)); process.exit(1); }
+    if (!readFileSync(join(root, "reports", name, "report.md"), "utf8").includes("| simulator stack, session 1 (start) | libero — ")) { console.error("sims/libero: the report shows no simulator stack"); process.exit(1); }
+    console.log("sims/libero: run record: renderer MUJOCO_GL=" + r.renderer.MUJOCO_GL + " (" + r.renderer.chosenBy + ", " + r.renderer.glRenderer + "), robosuite " + r.versions.robosuite + ", mujoco " + r.versions.mujoco);
+  ' "$dir/campaigns"
   t0=$(date +%s)
   chain_replay "$dir"
   log "real-LIBERO ChainBench replay: $(( $(date +%s) - t0 )) s"

@@ -108,7 +108,8 @@ run_tests() {
   local t0
   t0=$(date +%s)
   (cd sim-bridge && IMEP_REAL_MIKASA=1 "$PY" -m pytest -q -p no:warnings tests/real/test_mikasa_real.py)
-  IMEP_PYTHON="$PY" IMEP_REAL_MIKASA=1 npx vitest run test/campaign/mikasa-remembercolor.test.ts
+  # the campaign through closeout, and bad input on the real stack (one line, exit 2, nothing written)
+  IMEP_PYTHON="$PY" IMEP_REAL_MIKASA=1 npx vitest run test/campaign/mikasa-remembercolor.test.ts test/campaign/real-sim-bad-input.test.ts
   log "tests took $(($(date +%s) - t0)) s"
 }
 

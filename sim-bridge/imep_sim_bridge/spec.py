@@ -79,6 +79,9 @@ class EnvSpec:
     fact: FactSpec | None = None
     #: Memory reads at elapsed step >= this are decision queries (0: every read is one).
     decision_from_step: int = 0
+    #: The reset seeds the environment takes, as inclusive (start, end) ranges (None: every seed a protocol
+    #: can register, 0 … 2^32 − 1). IMEP refuses a campaign with other seeds before it writes anything.
+    seeds: tuple[tuple[int, int], ...] | None = None
 
     def __post_init__(self) -> None:
         overlap = set(self.method_visible) & set(self.evaluator_only)
@@ -100,6 +103,15 @@ class EnvSpec:
                 f"got {self.decision_from_step!r}"
             )
 
+        if self.seeds is not None:
+            if not self.seeds or any(
+                isinstance(v, bool) or not isinstance(v, int) or v < 0 for r in self.seeds for v in r
+            ) or any(len(r) != 2 or r[0] > r[1] for r in self.seeds):
+                raise ValueError(
+                    f"EnvSpec {self.id}: seeds must be a non-empty tuple of (start, end) uint ranges, start <= end, "
+                    f"got {self.seeds!r}"
+                )
+
     def to_wire(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "id": self.id,
@@ -115,6 +127,8 @@ class EnvSpec:
             out["fact"] = self.fact.to_wire()
         if self.decision_from_step != 0:
             out["decisionFromStep"] = int(self.decision_from_step)
+        if self.seeds is not None:
+            out["seeds"] = [{"start": int(a), "end": int(b)} for a, b in self.seeds]
         return out
 
     @staticmethod
@@ -142,6 +156,9 @@ class EnvSpec:
                 else None
             ),
             decision_from_step=int(d.get("decisionFromStep", 0)),
+            seeds=(
+                tuple((int(r["start"]), int(r["end"])) for r in d["seeds"]) if d.get("seeds") is not None else None
+            ),
         )
 
     def rgb_field(self) -> str | None:

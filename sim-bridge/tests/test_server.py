@@ -47,7 +47,8 @@ def test_replay_episode_end_to_end(serve, fixtures_dir: Path) -> None:
     made = client.call("make", {"env": "replay/tiny", "kwargs": {}})["body"]
     handle, spec = made["handle"], made["spec"]
     assert isinstance(handle, str)
-    assert spec == {**tiny.SPEC, "id": "replay/tiny"}
+    # the replay declares the seeds it has recordings of (0 and 1)
+    assert spec == {**tiny.SPEC, "id": "replay/tiny", "seeds": [{"start": 0, "end": 1}]}
 
     reset = client.call("reset", {"handle": handle, "seed": 1, "options": {}})["body"]
     assert set(reset) == {"obs", "evaluator", "done", "step", "firstFrameHash"}

@@ -1,11 +1,11 @@
-"""EnvSpec facts (PROTOCOL.md, "Facts") and replay branches (PROTOCOL.md, "Replay files")."""
+"""EnvSpec facts (PROTOCOL.md, "Facts"), the seeds a spec declares, and replay branches (PROTOCOL.md, "Replay files")."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from imep_sim_bridge.adapters.replay import ReplayEnv, write_replay
+from imep_sim_bridge.adapters.replay import ReplayEnv, seed_ranges, write_replay
 from imep_sim_bridge.errors import BadAction
 from imep_sim_bridge.spec import ActionSpec, EnvSpec, FactSpec, FieldSpec
 
@@ -50,6 +50,33 @@ def test_no_fact_sends_neither_field() -> None:
 def test_bad_declarations_are_refused(over, says) -> None:
     with pytest.raises(ValueError, match=says):
         _spec(**over)
+
+
+def test_declared_seeds_travel_on_the_wire_and_back() -> None:
+    spec = _spec(seeds=((0, 3), (10, 10)))
+    wire = spec.to_wire()
+    assert wire["seeds"] == [{"start": 0, "end": 3}, {"start": 10, "end": 10}]
+    assert EnvSpec.from_wire(wire) == spec
+    assert "seeds" not in _spec().to_wire()
+
+
+@pytest.mark.parametrize("seeds", [(), ((3, 2),), ((-1, 2),), ((0, 1, 2),), ((True, 2),)])
+def test_bad_seed_ranges_are_refused(seeds) -> None:
+    with pytest.raises(ValueError, match="seeds must be"):
+        _spec(seeds=seeds)
+
+
+def test_seed_ranges_are_runs_of_consecutive_seeds() -> None:
+    assert seed_ranges([5, 1, 2, 3, 9, 2, 10]) == ((1, 3), (5, 5), (9, 10))
+
+
+def test_a_replay_declares_the_seeds_it_has_recordings_of(tmp_path) -> None:
+    # the recorded spec (from a simulator that took any seed) says nothing of seeds; the replay can play 4, 5 and 8 only
+    episodes = [{"seed": s, "reset": _result(0.0, done=True), "steps": []} for s in (8, 4, 5, 4)]
+    write_replay(tmp_path / "r.msgpack", _spec().to_wire(), episodes)
+    env = ReplayEnv("replay/r", tmp_path / "r.msgpack")
+    assert env.spec().seeds == ((4, 5), (8, 8))
+    assert env.spec().to_wire()["seeds"] == [{"start": 4, "end": 5}, {"start": 8, "end": 8}]
 
 
 @pytest.mark.parametrize(

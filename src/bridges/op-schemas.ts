@@ -97,6 +97,11 @@ export const envSpecSchema = z
       .transform((v) => v ?? undefined),
     fact: factSpecSchema.nullish().transform((v) => v ?? undefined),
     decisionFromStep: uintSchema.nullish().transform((v) => v ?? undefined),
+    seeds: z
+      .array(z.object({ start: uintSchema, end: uintSchema }).refine((r) => r.start <= r.end, 'a seed range ends before it starts'))
+      .min(1, 'an environment that declares its seeds takes at least one')
+      .nullish()
+      .transform((v) => v ?? undefined),
   })
   .superRefine((spec, ctx) => {
     if (spec.fact !== undefined && !spec.evaluatorOnly.includes(spec.fact.field)) {
@@ -188,6 +193,16 @@ export const replyBodySchemas = {
     ops: z.array(z.string()),
     envs: z.array(z.string()),
     adapters: z.array(z.string()),
+    /** Adapters the server has but cannot run here, each with why (a package, a renderer missing); absent: none. */
+    unavailable: z
+      .record(z.string(), z.string())
+      .nullish()
+      .transform((v) => v ?? undefined),
+    /** What each available adapter reports about the simulator stack it drives (packages, renderer), for the run record. */
+    environment: z
+      .record(z.string(), mapSchema)
+      .nullish()
+      .transform((v) => v ?? undefined),
     /** Policies a policy host serves (absent on simulator servers). */
     policies: z
       .array(z.string())

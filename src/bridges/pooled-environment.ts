@@ -1,8 +1,9 @@
 /**
  * One environment on server i of a BridgeServerPool, as the SimEnvironment contract. Its spec is known
  * beforehand (the runner makes each environment once before the run and checks it), so the runner can
- * create it synchronously; the server-side environment is made on the first reset and re-made after
- * every recovery of its server (a restarted process has none of the old handles).
+ * create it synchronously; the server-side environment is made on the first reset (or adopted: the one the
+ * runner's check made, when it hands it over) and re-made after every recovery of its server (a restarted
+ * process has none of the old handles).
  *
  * - reset: recovers the server if needed (BridgeServerPool.ensure), re-makes if the generation changed,
  *   then resets. A failure fails the episode (the runner records it) and is reported to the pool.
@@ -16,6 +17,14 @@ import { RemoteEnvironment } from './remote-environment.js';
 import type { BridgeServerPool } from './server-pool.js';
 import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from '../runtime/index.js';
 
+
+/** A server-side environment made before the run (the runner's check), handed to the slot that runs on it. */
+export interface AdoptedEnvironment {
+  readonly remote: RemoteEnvironment;
+  /** The server's generation when it was made (after a restart it is gone and the slot makes its own). */
+  readonly generation: number;
+}
+
 export class PooledEnvironment implements SimEnvironment {
   readonly spec: EnvSpec;
   readonly #pool: BridgeServerPool;
@@ -25,12 +34,17 @@ export class PooledEnvironment implements SimEnvironment {
   #remote: RemoteEnvironment | null = null;
   #generation = -1;
 
-  constructor(pool: BridgeServerPool, server: number, envId: string, kwargs: Readonly<Record<string, unknown>>, spec: EnvSpec) {
+  /** `adopt`: a server-side environment of this id and kwargs already made on server `server` in generation `generation`. */
+  constructor(pool: BridgeServerPool, server: number, envId: string, kwargs: Readonly<Record<string, unknown>>, spec: EnvSpec, adopt?: AdoptedEnvironment) {
     this.#pool = pool;
     this.#server = server;
     this.#envId = envId;
     this.#kwargs = kwargs;
     this.spec = spec;
+    if (adopt !== undefined) {
+      this.#remote = adopt.remote;
+      this.#generation = adopt.generation;
+    }
   }
 
   async #call<T>(op: () => Promise<T>): Promise<T> {

@@ -23,7 +23,7 @@ import { ImepError, isImepError } from '../core/index.js';
 import { BridgeClient } from './client.js';
 import { privateIpcEndpoint, type CurveClientKeys, type PrivateIpcEndpoint } from './endpoint.js';
 import type { HelloReply } from './op-schemas.js';
-import { PooledEnvironment } from './pooled-environment.js';
+import { PooledEnvironment, type AdoptedEnvironment } from './pooled-environment.js';
 import { BridgeCallError } from './remote-error.js';
 import { DEFAULT_REMOTE_DEADLINES, type RemoteDeadlines } from './remote-environment.js';
 import type { EnvSpec, SimEnvironment } from '../runtime/index.js';
@@ -187,10 +187,13 @@ export class BridgeServerPool {
     return { origin: this.origin, servers: this.size, recoveries: this.#recoveries, failedCalls: Object.fromEntries([...this.#failed].sort(([a], [b]) => (a < b ? -1 : 1))) };
   }
 
-  /** Environment `envId` (with its known spec) on server i, re-made on the server after each recovery. */
-  environment(i: number, envId: string, kwargs: Readonly<Record<string, unknown>>, spec: EnvSpec): SimEnvironment {
+  /**
+   * Environment `envId` (with its known spec) on server i, re-made on the server after each recovery; `adopt`: one
+   * already made on server i (the runner's check made it), used instead of making another.
+   */
+  environment(i: number, envId: string, kwargs: Readonly<Record<string, unknown>>, spec: EnvSpec, adopt?: AdoptedEnvironment): SimEnvironment {
     this.#server(i);
-    return new PooledEnvironment(this, i, envId, kwargs, spec);
+    return new PooledEnvironment(this, i, envId, kwargs, spec, adopt);
   }
 
   /**

@@ -213,6 +213,8 @@ export class ServerSupervisor implements RemoteLiveness {
   async stop(): Promise<ExitStatus | undefined> {
     const child = this.#child;
     if (child === undefined) return undefined;
+    // never spawned (its file was not found): no process, and no 'exit' event will ever come
+    if (child.pid === undefined && this.#exit === undefined) return undefined;
     if (this.#exit === undefined) {
       this.#stopping = true;
       child.kill('SIGCONT'); // a stopped process cannot handle SIGTERM

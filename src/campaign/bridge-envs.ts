@@ -10,7 +10,7 @@
  *                                           and supervised by IMEP (restarted on death or wedge)
  *
  * Bridged environments sit on a BridgeServerPool (src/bridges/server-pool.ts). Before anything runs,
- * each protocol environment is made once on the server and its spec checked against the protocol's
+ * each protocol environment is made once on the server (slot 0 adopts it later) and its spec checked against the protocol's
  * allowlists: a method-visible field the simulator declares evaluator-only is E_ALLOWLIST_OVERLAP, a
  * method-visible field it does not show is E_PROTOCOL_INVALID. During the run the episode loop splits
  * every observation by the protocol's allowlists exactly as on the in-process path.
@@ -23,7 +23,9 @@ import type { BridgeServerPool, ServerPoolObserver, ServerCommand } from '../bri
 import type { EnvSpec } from '../runtime/index.js';
 import { canonicalJson, ImepError, isImepError } from '../core/index.js';
 import type { Protocol } from '../protocol/index.js';
-import type { EnvProvider, TaskEntry } from './types.js';
+import type { EnvProvider, TaskEntry, SpecSource } from './types.js';
+import { simulatorEnvironmentOf, type SimulatorEnvironment } from '../evidence/index.js';
+import { assertAdapterAvailable, assertSeedsTaken, makeRefusal } from './bridge-preflight.js';
 
 /** Execution details of bridged simulators (none of them changes a row). */
 export interface SimulatorOptions {
@@ -45,6 +47,13 @@ export interface Simulators {
    * "isolation: bubblewrap (…)" or "isolation: none (why)"; null for in-process lite (no server).
    */
   readonly isolation: string | null;
+  /** The spec each protocol environment declared when it was checked (undefined: in-process lite, not asked). */
+  readonly specOf: SpecSource;
+  /**
+   * What the sim-bridge adapter reports about the simulator stack it drives (hello.environment[adapter]:
+   * packages, versions, renderer), for the run's record; undefined where the server reports nothing.
+   */
+  readonly environment: SimulatorEnvironment | undefined;
   /** Recoveries and failed calls so far (null for in-process lite). */
   summary(): string | null;
   close(): Promise<void>;
@@ -139,11 +148,12 @@ async function openPool(protocol: Protocol, ctx: SimulatorContext, options: Simu
   }
   const replayDir = resolveReplayDir(protocol, ctx);
   const plain = (endpoint: string): ServerCommand => pythonServerCommand(endpoint, { adapters: [adapter], ...(replayDir === undefined ? {} : { replayDir }) });
-  const [{ sandboxSimulator }, { describeIsolation }, { packageRoot }] = await Promise.all([
-    import('../bridges/index.js'),
-    import('../bridges/index.js'),
-    import('../bridges/supervisor.js'),
-  ]);
+  const [{ sandboxSimulator, describeIsolation }, { packageRoot }] = await Promise.all([import('../bridges/index.js'), import('../bridges/supervisor.js')]);
+  // a missing interpreter is the user's to fix (exit 2), named before the sandbox would hide it behind bwrap's exit
+  const interpreter = plain('ipc://check');
+  if (interpreter.file.includes('/') && !existsSync(interpreter.file)) {
+    throw new ImepError('E_SIM_UNAVAILABLE', `${interpreter.label}: ${interpreter.file} not found`, { hint: 'install it or set IMEP_PYTHON' });
+  }
   const bridgePackage = join(packageRoot(), 'sim-bridge', 'imep_sim_bridge');
   // every server (and every restart) is started in the sandbox; all get the same isolation (bwrap is probed once per process)
   let isolation = 'isolation: none (no server started)';
@@ -157,8 +167,12 @@ async function openPool(protocol: Protocol, ctx: SimulatorContext, options: Simu
   return { pool, description: `sim-bridge adapter ${sim.adapter}: ${servers} ${plural} started by IMEP (${[shown.file, ...shown.args].join(' ')})`, isolation };
 }
 
-/** Makes every protocol environment once on server 0 and checks its spec against the protocol's allowlists. */
-async function preflightSpecs(pool: BridgeServerPool, protocol: Protocol, ctx: SimulatorContext): Promise<Map<string, EnvSpec>> {
+/**
+ * Makes every protocol environment once on server 0 and checks its spec against the protocol's allowlists and seeds.
+ * The environments it made stay open in `made` (by key): the run's slot 0 of each adopts its own instead of making
+ * another (a real simulator's make takes seconds: LIBERO ~7 s); whatever is not adopted is closed with the pool.
+ */
+async function preflightSpecs(pool: BridgeServerPool, protocol: Protocol, ctx: SimulatorContext, made: Map<string, RemoteEnvironment>): Promise<Map<string, EnvSpec>> {
   const specs = new Map<string, EnvSpec>();
   const endpoint = pool.endpoints[0] as string;
   const { methodVisible } = protocol.allowlists;
@@ -170,17 +184,11 @@ async function preflightSpecs(pool: BridgeServerPool, protocol: Protocol, ctx: S
     try {
       env = await RemoteEnvironment.make(pool.client(0), entry.id, kwargs, pool.deadlines);
     } catch (e) {
-      if (!isImepError(e)) throw e;
-      const hosts = pool.hello(0).envs;
-      throw new ImepError(e.code, `the simulator server at ${endpoint} cannot make ${entry.id}: ${e.message}`, {
-        file: ctx.file,
-        field: `envs[${k}].id`,
-        hint: hosts.length > 0 ? `it hosts: ${hosts.slice(0, 12).join(', ')}${hosts.length > 12 ? ', …' : ''}` : (e.hint ?? 'check the adapter and the env id'),
-        cause: e,
-      });
+      throw makeRefusal(e, entry.id, k, pool.hello(0).envs, `at ${endpoint}`, ctx.file);
     }
     const spec = env.spec;
-    await env.close().catch(() => undefined);
+    made.set(key, env);
+    assertSeedsTaken(protocol, spec, entry.id, ctx.file);
     const evaluatorOnly = new Set(spec.evaluatorOnly);
     const shown = new Set(spec.methodVisible);
     methodVisible.forEach((f, i) => {
@@ -242,12 +250,23 @@ export function checkHandlesPerServer(protocol: Protocol, file: string, batch: n
 export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, options: SimulatorOptions = {}): Promise<Simulators> {
   const sim = protocol.simulator;
   checkServerCount(protocol, ctx.file, options.servers);
-  if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') return { envs: inProcessLiteEnvs, description: null, isolation: null, summary: () => null, close: async () => undefined };
+  if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') {
+    return { envs: inProcessLiteEnvs, description: null, isolation: null, specOf: () => undefined, environment: undefined, summary: () => null, close: async () => undefined };
+  }
   const { pool, description, isolation } = await openPool(protocol, ctx, options);
+  const made = new Map<string, RemoteEnvironment>();
+  const generation = pool.generation(0);
+  // the environments the check made and no slot adopted: closed (a server IMEP did not start keeps running)
+  const closeMade = async (): Promise<void> => {
+    for (const env of made.values()) if (pool.generation(0) === generation && pool.client(0).alive) await env.close().catch(() => undefined);
+    made.clear();
+  };
   let specs: Map<string, EnvSpec>;
   try {
-    specs = await preflightSpecs(pool, protocol, ctx);
+    if (sim.kind === 'sim-bridge') assertAdapterAvailable(pool.hello(0), SIM_BRIDGE_ADAPTERS[sim.adapter], `at ${pool.endpoints[0] as string}`, ctx.file);
+    specs = await preflightSpecs(pool, protocol, ctx, made);
   } catch (e) {
+    await closeMade();
     await pool.dispose();
     throw e;
   }
@@ -256,16 +275,27 @@ export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, 
     if (spec === undefined) throw new ImepError('E_INTERNAL', `no checked spec for ${task.envId}; the runner asked for an environment the protocol does not list`);
     return spec;
   };
+  const adapter = sim.kind === 'sim-bridge' ? SIM_BRIDGE_ADAPTERS[sim.adapter] : 'lite';
   return {
-    envs: (task, slot) => pool.environment(slot % pool.size, task.envId, task.kwargs, specFor(task)),
+    envs: (task, slot) => {
+      const key = envKey(task.envId, task.kwargs);
+      const checked = slot % pool.size === 0 ? made.get(key) : undefined;
+      if (checked !== undefined) made.delete(key);
+      return pool.environment(slot % pool.size, task.envId, task.kwargs, specFor(task), checked === undefined ? undefined : { remote: checked, generation });
+    },
     description,
     isolation,
+    specOf: (task) => specs.get(envKey(task.envId, task.kwargs)),
+    environment: simulatorEnvironmentOf(adapter, pool.hello(0).environment?.[adapter]),
     summary: () => {
       const s = pool.stats();
       const failed = Object.entries(s.failedCalls);
       const recovered = s.origin === 'spawned' ? `${s.recoveries} restart${s.recoveries === 1 ? '' : 's'}` : `${s.recoveries} reconnect${s.recoveries === 1 ? '' : 's'}`;
       return `${recovered}, failed calls: ${failed.length === 0 ? 'none' : failed.map(([c, n]) => `${c} ${n}`).join(', ')}`;
     },
-    close: () => pool.dispose(),
+    close: async () => {
+      await closeMade();
+      await pool.dispose();
+    },
   };
 }

@@ -12,9 +12,9 @@ import { readdir, rename, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildPlan, type Plan, type PlannedEpisode, assertPlanSize, describeEstimate, checkpointFile, verifyCheckpoint, loadProtocol, ProtocolSchema, type Protocol, seedRanges } from '../protocol/index.js';
-import { inProcessLiteEnvs, openSimulators, type SimulatorContext, type SimulatorOptions } from './bridge-envs.js';
+import { inProcessLiteEnvs, openSimulators, type SimulatorContext, type SimulatorOptions, type Simulators } from './bridge-envs.js';
 import { assertCheckpointServes, checkpointPolicyProvider } from './checkpoint-policy.js';
-import type { HostedPolicyRecord } from '../evidence/index.js';
+import type { HostedPolicyRecord, SimulatorEnvironment } from '../evidence/index.js';
 import { assertHostedPolicyUnchanged, hostedPolicyKey, remotePolicyProvider, type RemotePolicyProvider } from './remote-policy-provider.js';
 import { assertSimulatorInputsUnchanged, simulatorInputHashes } from './simulator-inputs.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
@@ -50,6 +50,11 @@ export interface CampaignOptions {
   readonly now?: () => Date;
   /** The user confirmed a plan above PLAN_ROWS_CONFIRM rows (`--allow-large-plan`). */
   readonly allowLargePlan?: boolean;
+  /**
+   * Simulators opened and checked before a new unit was precommitted (withCheckedSimulators): the run that follows
+   * uses them instead of starting its own, and closes them when it ends.
+   */
+  readonly heldSimulators?: Simulators;
 }
 
 export interface Campaign {
@@ -89,18 +94,47 @@ function simulatorContext(c: Campaign, opts: CampaignOptions): SimulatorContext 
   return { file: c.file, roots: opts.root !== undefined ? [opts.root] : [process.cwd(), PACKAGE_ROOT] };
 }
 
-export async function withSimulators<T>(c: Campaign, opts: CampaignOptions, fn: (envs: EnvProvider, simulatorIsolation: string | null) => Promise<T>): Promise<T> {
-  if (opts.envs !== undefined) return fn(opts.envs, null);
+/** What a session records of the simulators it ran on: how their servers were isolated, what stack they reported. */
+export interface SessionSimulators {
+  readonly isolation: string | null;
+  readonly environment: SimulatorEnvironment | undefined;
+}
+
+export async function withSimulators<T>(c: Campaign, opts: CampaignOptions, fn: (envs: EnvProvider, simulators: SessionSimulators) => Promise<T>): Promise<T> {
+  if (opts.envs !== undefined) return fn(opts.envs, { isolation: null, environment: undefined });
   const ctx = simulatorContext(c, opts);
   await assertSimulatorInputsUnchanged(c.protocol, ctx, (await readPrecommit(c.dir)).simulatorHashes);
-  const sims = await openSimulators(c.protocol, ctx, opts.simulators ?? {});
+  const sims = opts.heldSimulators ?? (await openSimulators(c.protocol, ctx, opts.simulators ?? {}));
   if (sims.description !== null) say(opts, `simulator: ${sims.description}${sims.isolation === null ? '' : `; ${sims.isolation}`}`);
   try {
-    return await fn(sims.envs, sims.isolation);
+    return await fn(sims.envs, { isolation: sims.isolation, environment: sims.environment });
   } finally {
     const summary = sims.summary();
     await sims.close();
     if (summary !== null) say(opts, `simulator: ${summary}`);
+  }
+}
+
+/** `sims` whose close runs once, however often it is called. */
+function closingOnce(sims: Simulators): Simulators {
+  let closed: Promise<void> | null = null;
+  return { ...sims, close: () => (closed ??= sims.close()) };
+}
+
+/**
+ * For a new unit: its simulators opened and checked before anything is written (bridge-envs.ts, bridge-preflight.ts:
+ * the adapter runs here, every env id is made, the allowlists and the registered seeds fit what each environment
+ * declares — else one line, exit 2, no unit and no registry entry), then `fn` with them held: the precommit's
+ * runtime checks see the declared specs (facts for S/T), and the run that follows uses these servers instead of
+ * starting and checking its own. They are closed when that run ends, or after `fn` at the latest.
+ */
+export async function withCheckedSimulators<T>(c: Campaign, opts: CampaignOptions, fn: (opts: CampaignOptions) => Promise<T>): Promise<T> {
+  if (opts.envs !== undefined || opts.heldSimulators !== undefined) return fn(opts);
+  const held = closingOnce(await openSimulators(c.protocol, simulatorContext(c, opts), opts.simulators ?? {}));
+  try {
+    return await fn({ ...opts, heldSimulators: held });
+  } finally {
+    await held.close();
   }
 }
 
@@ -166,11 +200,13 @@ function hostedRecordOf(provider: PolicyProvider): HostedPolicyRecord | undefine
 }
 
 /**
- * The specs known before any simulator starts: the lite simulators' (in process or over the bridge, the same
- * environments). A bridged real simulator's and a caller's own environments declare theirs when made, and the
- * runner checks them before any row (run-plan.ts).
+ * The specs known before the run: the lite simulators' (in process or over the bridge, the same environments), and
+ * a bridged simulator's held since its check (withCheckedSimulators, a new unit). Otherwise (a caller's own
+ * environments, a resumed unit's bridged simulator) they declare theirs when made, and the runner checks them
+ * before any row (run-plan.ts).
  */
 function knownSpecs(protocol: Protocol, opts: CampaignOptions): SpecSource {
+  if (opts.envs === undefined && opts.heldSimulators !== undefined && protocol.simulator.kind !== 'lite') return opts.heldSimulators.specOf;
   if (opts.envs !== undefined || protocol.simulator.kind !== 'lite') return () => undefined;
   const specs = new Map<string, ReturnType<SpecSource>>();
   return (task) => {

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { checkShardCount, planUnits, episodesPerUnit, type PlannedEpisode } from '../protocol/index.js';
 import { ImepError } from '../core/index.js';
 import { NEXT_COMMAND, currentOperator, startSmallRun, type SmallRunKind, lockShard, readUnitState } from '../evidence/index.js';
-import { arrivalKeyOf, batchOf, createAndPrecommit, openCampaign, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
+import { arrivalKeyOf, batchOf, createAndPrecommit, openCampaign, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions, withCheckedSimulators } from './campaign-setup.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
 import { completeShard, openShard, shardDir, shardFilter, type ShardSpec } from './shard.js';
@@ -99,11 +99,19 @@ export async function smallRunCampaign(file: string, kind: SmallRunKind, n: numb
   if (!Number.isSafeInteger(n) || n < 1) throw new ImepError('E_USAGE', `--n must be a positive integer, got ${n}`, { field: '--n' });
   batchOf(opts);
   const c = await openCampaign(file, opts);
-  let provider: PolicyProvider | null = null;
   if (!(await exists(c.dir))) {
-    provider = await createAndPrecommit(c, opts);
-    say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
+    // a new unit: its simulators are checked before the precommit writes anything, and the small run uses them
+    return withCheckedSimulators(c, opts, async (checked) => {
+      const provider = await createAndPrecommit(c, checked);
+      say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
+      return smallRun(c, kind, n, checked, provider);
+    });
   }
+  return smallRun(c, kind, n, opts, null);
+}
+
+async function smallRun(c: Campaign, kind: SmallRunKind, n: number, opts: CampaignOptions, precommitted: PolicyProvider | null): Promise<string> {
+  let provider = precommitted;
   try {
     const small = await startSmallRun(c.dir, kind, { operator: opts.operator ?? currentOperator(), label: `${kind} --n ${n}`, ...(opts.now ? { now: opts.now } : {}) });
     provider ??= await runtimeFor(c, opts);

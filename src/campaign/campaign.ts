@@ -15,7 +15,7 @@ import { canonicalJson, ImepError } from '../core/index.js';
 import { episodesPerUnit, checkShardCount, planUnits } from '../protocol/index.js';
 import { readRows, completeRun, resumeRun, startRun, type FormalRun, isSealedState, NEXT_COMMAND, currentOperator, sameOperatorOverride, seal, formatStatus, unitStatus, unitPaths, lockUnit, readUnitState } from '../evidence/index.js';
 import { checkHandlesPerServer, checkServerCount } from './bridge-envs.js';
-import { arrivalKeyOf, batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions } from './campaign-setup.js';
+import { arrivalKeyOf, batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withCheckedSimulators, withSimulators, type Campaign, type CampaignOptions, type SessionSimulators } from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
@@ -45,8 +45,10 @@ export async function precommitCampaign(file: string, opts: CampaignOptions): Pr
     say(opts, `unit ${c.dir} is already '${snap.state}' — next: ${NEXT_COMMAND[snap.state]} ${snap.state === 'precommitted' ? c.file : c.dir}`);
     return c.dir;
   }
-  const provider = await createAndPrecommit(c, opts);
-  await provider.release();
+  await withCheckedSimulators(c, opts, async (checked) => {
+    const provider = await createAndPrecommit(c, checked);
+    await provider.release();
+  });
   say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
   say(opts, `next: imep campaign run ${c.file}`);
   return c.dir;
@@ -58,12 +60,13 @@ async function lastRows(file: string, perUnit: number, nextSeq: number): Promise
   return new Map(rows.slice(Math.max(0, rows.length - perUnit)).map((r) => [r.seq, canonicalJson(r)]));
 }
 
-async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOptions, simulatorIsolation: string | null = null): Promise<void> {
+async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOptions, simulators: SessionSimulators): Promise<void> {
   const snap = await readUnitState(c.dir);
   const operator = opts.operator ?? currentOperator();
   const isolation = {
     ...('isolation' in provider ? { policyIsolation: (provider as { isolation: string }).isolation } : {}),
-    ...(simulatorIsolation === null ? {} : { simulatorIsolation }),
+    ...(simulators.isolation === null ? {} : { simulatorIsolation: simulators.isolation }),
+    ...(simulators.environment === undefined ? {} : { simulatorEnvironment: simulators.environment }),
   };
   let run: FormalRun;
   let startSeq = 0;
@@ -129,7 +132,7 @@ async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider:
     if (state === 'created') throw new ImepError('E_OUT_OF_ORDER', `unit ${c.dir} was created but never precommitted`, { hint: 'remove the folder and run again' });
     if (state === 'precommitted' || state === 'running') {
       const rt = (runtime ??= await runtimeFor(c, opts));
-      await withSimulators(c, opts, (envs, simulatorIsolation) => formalRun(c, rt, { ...opts, envs }, simulatorIsolation));
+      await withSimulators(c, opts, (envs, simulators) => formalRun(c, rt, { ...opts, envs }, simulators));
       state = 'run-complete';
     }
     if (runtime !== null) {
@@ -172,16 +175,17 @@ export async function runCampaign(file: string, opts: RunCampaignOptions): Promi
     checkHandlesPerServer(c.protocol, c.file, batchOf(opts), opts.simulators?.servers);
   }
   if (opts.shard !== undefined) checkShardCount(opts.shard.count, planUnits(c.plan).length, '--shard');
-  let provider: PolicyProvider | null = null;
-  if (!(await exists(c.dir))) {
-    provider = await createAndPrecommit(c, opts);
-    say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
-  }
-  if (opts.shard !== undefined) {
-    await runShard(c, opts.shard, opts, provider);
+  if (await exists(c.dir)) {
+    await (opts.shard !== undefined ? runShard(c, opts.shard, opts, null) : continueCampaign(c, opts, null));
     return c.dir;
   }
-  await continueCampaign(c, opts, provider);
+  // a new unit: its simulators are checked before the precommit writes anything, and its run uses them
+  await withCheckedSimulators(c, opts, async (checked) => {
+    const provider = await createAndPrecommit(c, checked);
+    say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
+    const o: RunCampaignOptions = { ...opts, ...(checked.heldSimulators === undefined ? {} : { heldSimulators: checked.heldSimulators }) };
+    await (o.shard !== undefined ? runShard(c, o.shard, o, provider) : continueCampaign(c, o, provider));
+  });
   return c.dir;
 }
 

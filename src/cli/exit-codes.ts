@@ -3,9 +3,11 @@ import { ImepError, type ErrorCode, asTyped } from '../core/index.js';
 /**
  * The one place that maps error codes to exit codes.
  * 2: the user's input was refused (usage, protocol, manifest, domain), or the unit's state refuses the step
- *    (a sealed unit cannot be sealed again or appended to: nothing was written, nothing is damaged).
+ *    (a sealed unit cannot be sealed again or appended to: nothing was written, nothing is damaged), or the
+ *    simulator stack the input names is not set up here (E_SIM_UNAVAILABLE: a package, a renderer, the
+ *    interpreter IMEP_PYTHON names — a new unit refuses it before it writes anything).
  * 3: evidence integrity failed (tampering: the first bad file is named).
- * 4: an external resource failed (simulator, bridge, cluster, file system).
+ * 4: an external resource failed (a simulator or bridge that dies or does not answer, cluster, file system).
  * 5: evidence intact, but not vouched for: signed by keys this verifier does not trust (`imep keys trust`),
  *    or not signed at all (a reviewer's `verify` refuses an unsigned unit unless --allow-unsigned or a matching
  *    --expected-root vouches for it).
@@ -32,7 +34,7 @@ const EXIT_BY_CODE: Record<ErrorCode, number> = {
   E_BRIDGE_TIMEOUT: 4,
   E_BRIDGE_PROTOCOL: 4,
   E_BRIDGE_REMOTE: 4,
-  E_SIM_UNAVAILABLE: 4,
+  E_SIM_UNAVAILABLE: 2,
   E_IO: 4,
   E_CLUSTER: 4,
   E_INTERNAL: 1,

@@ -82,3 +82,4 @@ export { lockShard, lockUnit, setRemoteHolderCheck, slurmJobOf, type RemoteHolde
 export { listAdjudicationRecords, requireAction } from './unit-state.js';
 export { assertUnitVerified, parseExpectedRoot } from './verify/verify.js';
 export { arrivalOrderIssues } from './verify/arrival-order.js';
+export { simulatorEnvironmentOf, type SimulatorEnvironment } from './records/simulator-environment.js';

@@ -9,6 +9,7 @@ import { invalidBecause, readCanaryNote } from '../adjudication/index.js';
 import type { Adjudication, AvailableEstimand, EstimandResult, Interval, Verdict } from '../adjudication/index.js';
 import { noiseStreamRecipe } from '../protocol/index.js';
 import type { ReportInputs } from './load.js';
+import { describeSimulatorEnvironment } from './simulator-environment-text.js';
 import { firstQueryTable } from './first-query-table.js';
 import { verdictRows } from './verdict-claims.js';
 import { powerTables } from './power-table.js';
@@ -201,6 +202,11 @@ function simulatorIsolationRows(inputs: ReportInputs): string[][] {
   return inputs.run.sessions.map((s, i) => [`simulator servers, session ${i + 1} (${s.action})`, s.simulatorIsolation ?? 'isolation: not recorded (run before IMEP recorded it)']);
 }
 
+/** What the bridged simulator of each run session reported about its stack (packages, renderer), where it did. */
+function simulatorEnvironmentRows(inputs: ReportInputs): string[][] {
+  return inputs.run.sessions.flatMap((s, i) => (s.simulatorEnvironment === undefined ? [] : [[`simulator stack, session ${i + 1} (${s.action})`, describeSimulatorEnvironment(s.simulatorEnvironment)]]));
+}
+
 function provenanceTable(inputs: ReportInputs): Table {
   const a = inputs.adjudication;
   const p = a.provenance;
@@ -221,6 +227,7 @@ function provenanceTable(inputs: ReportInputs): Table {
     ['adjudicator', `${a.adjudicator.name} v${a.adjudicator.version}; ${inputs.adjudicationFile} sha256 ${inputs.adjudicationSha256}`],
     ...policyIsolationRows(inputs),
     ...simulatorIsolationRows(inputs),
+    ...simulatorEnvironmentRows(inputs),
     ['adjudicated by', `${a.operator.id}; conditions ran by ${a.ranBy.join(', ') || '—'}${a.sameOperatorOverride ? `; same-operator override: ${a.sameOperatorOverride.reason}` : ''}`],
     ...(inputs.identityWarning ? [['adjudicator identity', `warning: ${inputs.identityWarning}`]] : []),
     ['cross-check', check ? `${check.outcome} (${check.method})` : 'not yet'],

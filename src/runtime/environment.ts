@@ -59,6 +59,11 @@ export interface EnvSpec {
   readonly fact?: FactSpec;
   /** Memory reads at an elapsed step ≥ this are decision queries (absent: 0, every read is one). */
   readonly decisionFromStep?: number;
+  /**
+   * The reset seeds the environment takes, as inclusive ranges (absent: every seed a protocol can register,
+   * 0 … 2^32 − 1). A campaign whose seeds fall outside is refused before anything is written.
+   */
+  readonly seeds?: readonly { readonly start: number; readonly end: number }[];
 }
 
 export interface StepResult {

@@ -11,7 +11,7 @@
  * has the predicted unit's fact), at one-sided α = 0.001 each way.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeLiteEnv, makeLiteEnvSync } from '../../src/sims/lite/registry.js';
@@ -20,10 +20,8 @@ import { readPrecommit } from '../../src/evidence/transitions/precommit.js';
 import { verifyUnit } from '../../src/evidence/verify/verify.js';
 import { arrivalOrderIssues } from '../../src/evidence/verify/arrival-order.js';
 import { canonicalBytes } from '../../src/core/canonical-json.js';
-import { writeFileSync } from 'node:fs';
-import { precommitCampaign } from '../../src/campaign/campaign.js';
+import { precommitCampaign, runCampaign } from '../../src/campaign/campaign.js';
 import { RowSink, type PolicyProvider, type RunnerPolicy } from '../../src/campaign/index.js';
-import { runCampaign } from '../../src/campaign/campaign.js';
 import { runPlan, segmentsOf } from '../../src/campaign/run-plan.js';
 import type { HostedPolicyRecord } from '../../src/evidence/records/hosted-policy-record.js';
 import type { EpisodeInfo, SlotObservation } from '../../src/runtime/policy.js';

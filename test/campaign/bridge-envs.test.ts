@@ -10,6 +10,8 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { privateIpcEndpoint } from '../../src/bridges/endpoint.js';
+import { makeLiteEnv } from '../../src/sims/lite/registry.js';
+import { BridgeServer } from '../../src/bridges/server.js';
 import { bridgePython, pythonServerCommand, ServerSupervisor } from '../../src/bridges/supervisor.js';
 import type { TaskEntry } from '../../src/campaign/types.js';
 import { inProcessLiteEnvs, openSimulators, SIM_BRIDGE_ADAPTERS } from '../../src/campaign/bridge-envs.js';
@@ -167,6 +169,49 @@ describe('openSimulators', () => {
     expect(noDir.field).toBe('simulator.replayDir');
     const badDir = await refusal(openSimulators(protocol('{ kind: sim-bridge, adapter: replay, replayDir: no/such/dir }', 'replay/tiny', '[image]'), { file: FILE, roots: ROOTS }));
     expect(badDir.message).toBe(`replay directory no/such/dir does not exist (looked in ${ROOT})`);
+  }, 30_000);
+
+  it("slot 0 of each environment adopts the one the check made (no second make); the rest make their own; unadopted ones close with the simulators", async () => {
+    const ipc = await privateIpcEndpoint();
+    const made: string[] = [];
+    let closed = 0;
+    const server = await BridgeServer.bind({
+      endpoint: ipc.endpoint,
+      envIds: ['ShellGameTouch-lite'],
+      adapters: ['replay'],
+      factory: (id, kwargs) => {
+        made.push(id);
+        const env = makeLiteEnv(id, kwargs);
+        return { spec: env.spec, reset: (r) => env.reset(r), step: (a) => env.step(a), close: async () => void (closed += 1) };
+      },
+    });
+    try {
+      const p = protocol(`{ kind: sim-bridge, adapter: replay, endpoint: "${ipc.endpoint}" }`, 'ShellGameTouch-lite', '[rgb, toolPosition]', '[success]');
+      const task = taskEntries(p).get('ShellGameTouch-lite') as TaskEntry;
+      const sims = await openSimulators(p, { file: FILE, roots: ROOTS });
+      expect(made).toHaveLength(1); // the check's make
+      const slot0 = sims.envs(task, 0);
+      const first = await slot0.reset({ seed: 3 });
+      expect(made).toHaveLength(1); // adopted: no second make
+      expect(first.firstFrameHash).toBe((await inProcessLiteEnvs(task, 0).reset({ seed: 3 })).firstFrameHash);
+      const slot1 = sims.envs(task, 1);
+      await slot1.reset({ seed: 4 });
+      expect(made).toHaveLength(2); // slot 1 makes its own
+      await slot0.close();
+      await slot1.close();
+      expect(closed).toBe(2);
+      await sims.close();
+      expect(closed).toBe(2); // nothing left to close
+
+      // a check whose environment no slot adopts: closed when the simulators close
+      const unused = await openSimulators(p, { file: FILE, roots: ROOTS });
+      expect(made).toHaveLength(3);
+      await unused.close();
+      expect(closed).toBe(3);
+    } finally {
+      await server.close();
+      await ipc.dispose();
+    }
   }, 30_000);
 
   it('maps every protocol adapter to an adapter the sim-bridge knows (its ADAPTER_NAMES)', () => {

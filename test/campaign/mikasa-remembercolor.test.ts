@@ -86,5 +86,13 @@ describe.skipIf(!REAL)('real MIKASA-Robo campaign (IMEP_REAL_MIKASA=1)', () => {
       ['G_surv', true],
     ]);
     expect(adjudication.verdicts).toEqual([expect.objectContaining({ criterion: 'Q1_eligibility', verdict: 'holds' })]);
+    // the stack the server reported (hello.environment.mikasa) is in the run session's record and the report
+    const run = JSON.parse(readFileSync(join(unit, 'rows/run.json'), 'utf8')) as { sessions: { simulatorEnvironment?: { adapter: string; reported: { versions: Record<string, string>; vulkanIcd: string } } }[] };
+    const stack = run.sessions[0]?.simulatorEnvironment;
+    expect(stack?.adapter).toBe('mikasa');
+    expect([stack?.reported.versions['mikasa-robo-suite'], stack?.reported.versions['mani_skill'], stack?.reported.versions['sapien']]).toEqual(['1.0.0', '3.0.0b15', '3.0.3']);
+    expect(stack?.reported.vulkanIcd).toMatch(/imep_lvp_icd\.json$/);
+    const report = readFileSync(join(dir, 'cli', 'reports', unit.split('/').pop() as string, 'report.md'), 'utf8');
+    expect(report).toMatch(/\| simulator stack, session 1 \(start\) \| mikasa — versions: .*mani_skill 3\.0\.0b15.*; vulkanIcd: \S+imep_lvp_icd\.json \|/);
   }, 600_000);
 });

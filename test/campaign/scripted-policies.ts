@@ -14,10 +14,9 @@
 import { EpisodeBank } from '../../src/banks/episode-bank.js';
 import { PAYLOAD_FIELDS, type Payload, type PayloadField, type ReadHook, type RetrievedItem } from '../../src/banks/record.js';
 import { StructuredBank } from '../../src/banks/structured-bank.js';
-import { colorCentroid } from '../../src/sims/lite/render.js';
+import { colorCentroid, COLORS } from '../../src/sims/lite/render.js';
 import { CUE_POSITION, REMEMBER_COLOR_PALETTE } from '../../src/sims/lite/remember-color.js';
 import { cupPosition, frameOf, toolOf, towards } from '../../src/sims/lite/scripted.js';
-import { COLORS } from '../../src/sims/lite/render.js';
 import { CUP_X } from '../../src/sims/lite/shell-game.js';
 import { toFloat64, type FloatTensor } from '../../src/core/tensor.js';
 import type { EpisodeInfo, PolicyOutput, SlotObservation } from '../../src/runtime/policy.js';

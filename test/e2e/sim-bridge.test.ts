@@ -15,9 +15,9 @@
  * 4. S and T donor swaps at read time on the Python sim-bridge: the in-process A/S/T campaign recorded whole
  *    (every episode a branch of its seed), replayed through the bridge: donors are paired by the fact the
  *    replayed environment declares, and rows and the donor assignment are byte-identical to in-process.
- * 5. `simulator.endpoint` where nothing listens: exit 4, one line naming the endpoint and what to do.
+ * 5. `simulator.endpoint` where nothing listens: exit 2, one line naming the endpoint and what to do, nothing written.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -147,6 +147,16 @@ describe('campaigns on bridged simulators', () => {
     expect(ref.every((x) => (x.reads['decisionQueries'] as number) > 0 && (x.reads['decisionQueries'] as number) < (x['steps'] as number))).toBe(true);
     expect(ref.filter((x) => x['success'] === true).length).toBeGreaterThan(0);
 
+    // what the simulator reported about its stack (hello.environment) is in the run session's record …
+    const started = JSON.parse(readFileSync(join(unit, 'rows', 'run.json'), 'utf8')) as { sessions: { action: string; simulatorEnvironment?: unknown }[] };
+    expect(started.sessions.map((x) => [x.action, x.simulatorEnvironment])).toEqual([['start', { adapter: 'replay', reported: { format: 'imep-replay/1', directory: replayDir, recordings: 1 } }]]);
+    // … and in the report's provenance once the unit is closed out
+    const closed = await imep(['campaign', 'run', 'replay.yaml', '--through', 'closeout', '--same-operator-reason', 'e2e test', '--campaigns-dir', 'bridged'], dir);
+    expect(closed.code, closed.stderr).toBe(0);
+    const report = readFileSync(join(dir, 'bridged', 'reports', unit.split('/').pop() as string, 'report.md'), 'utf8');
+    // (the record's keys in canonical order)
+    expect(report).toContain(`| simulator stack, session 1 (start) | replay — directory: ${replayDir}; format: imep-replay/1; recordings: 1 |`);
+
     // the replay files are frozen with the unit: their digest is in precommit.json …
     const pre = JSON.parse(readFileSync(join(unit, 'precommit.json'), 'utf8')) as { simulatorHashes?: Record<string, string> };
     expect(pre.simulatorHashes).toEqual({ 'simulator.replayDir': await folderDigest(replayDir) });
@@ -224,17 +234,16 @@ describe('campaigns on bridged simulators', () => {
     expect(ran('T').filter((x) => x['success'] === true).length).toBeLessThan(ran('T').filter((x) => aOf.get(x['seed']) === true).length);
   }, 240_000);
 
-  it('an endpoint where nothing listens: exit 4 naming the endpoint and what to do; the unit stays precommitted', async () => {
+  it('an endpoint where nothing listens: exit 2 naming the endpoint and what to do; nothing written (checked before the precommit)', async () => {
     const endpoint = `ipc://${join(dir, 'nobody.sock')}`;
     writeFileSync(join(dir, 'down.yaml'), protocolYaml(`{ kind: sim-bridge, adapter: replay, endpoint: "${endpoint}" }`, '{ id: replay/shellgame-memvla, task: shellgame }'));
     const r = await imep(['campaign', 'run', 'down.yaml', '--campaigns-dir', 'down'], dir);
-    expect(r.code).toBe(4);
+    expect(r.code).toBe(2);
     const line = r.stderr.trim();
     expect(line.split('\n')).toHaveLength(1);
     expect(line).toContain('down.yaml: simulator.endpoint: ');
     expect(line).toContain(`no simulator server is listening at ${endpoint}`);
     expect(line).toContain('start the simulator server at that endpoint');
-    const unit = unitIn(join(dir, 'down')) as string;
-    expect((await readUnitState(unit)).state).toBe('precommitted');
+    expect(existsSync(join(dir, 'down'))).toBe(false);
   }, 60_000);
 });

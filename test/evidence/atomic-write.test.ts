@@ -2,9 +2,8 @@ import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileAtomic, writeJsonAtomic } from '../../src/evidence/index.js';
-import { canonicalJson } from '../../src/core/canonical-json.js';
+import { canonicalJson, canonicalPrettyJson } from '../../src/core/canonical-json.js';
 import { removeStaleTemps } from '../../src/evidence/io/atomic-write.js';
-import { canonicalPrettyJson } from '../../src/core/canonical-json.js';
 import { expectImepError, removeTree, tempDir } from './helpers.js';
 
 let dir: string;

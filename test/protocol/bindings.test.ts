@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/core/hash.js';
-import { assertCrossChecked, assertFreezable, assertNoSeedOverlap, conditionSeed, firstSeeds, parseProtocol, pointLabel, seedCount, toConditionSpec, verifyCheckpoint, checkpointOf, type Protocol } from '../../src/protocol/index.js';
+import { assertCrossChecked, assertFreezable, assertNoSeedOverlap, conditionSeed, firstSeeds, parseProtocol, pointLabel, seedCount, toConditionSpec, verifyCheckpoint, checkpointOf, type Protocol, loadProtocolSync } from '../../src/protocol/index.js';
 import { BASE, ROOT } from './helpers.js';
 import { ConditionSchema } from '../../src/protocol/schema-conditions.js';
-import { loadProtocolSync } from '../../src/protocol/index.js';
 
 const base = (): Protocol => parseProtocol(BASE, 'base.yaml').protocol;
 

@@ -323,6 +323,10 @@ class MikasaAdapter(Adapter):
         hint = next(h for m, _, h in REQUIREMENTS if m == missing)
         return f"python module '{missing}' is not installed ({hint})"
 
+    def environment(self) -> dict[str, Any]:
+        """What `hello.environment.mikasa` reports for the run record: package versions and the Vulkan ICD (renderer)."""
+        return {"versions": runtime.package_versions(), "vulkanIcd": runtime.use_venv_vulkan_icd() or "none"}
+
     def _import(self, task: str) -> tuple[Any, Any, Any, Any]:
         runtime.use_venv_vulkan_icd()
         mods = {m: import_or_unavailable(ADAPTER, m, pkg, hint) for m, pkg, hint in REQUIREMENTS}

@@ -36,6 +36,23 @@ VENV_ICD = Path(sys.prefix) / "share" / "vulkan" / "icd.d" / "imep_lvp_icd.json"
 SETUP_HINT = "bash scripts/setup-sims.sh mikasa"
 
 
+#: The distributions a MIKASA-Robo episode depends on (their versions go into the run record).
+DISTRIBUTIONS = ("mikasa-robo-suite", "mani_skill", "sapien", "torch", "gymnasium", "numpy")
+
+
+def package_versions() -> dict[str, str]:
+    """Installed versions of DISTRIBUTIONS (absent ones left out), read without importing them."""
+    from importlib import metadata
+
+    out: dict[str, str] = {}
+    for dist in DISTRIBUTIONS:
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
 def use_venv_vulkan_icd(environ: dict[str, str] | Any = os.environ, icd: Path = VENV_ICD) -> str | None:
     """Point VK_ICD_FILENAMES at the venv's Mesa 25 lavapipe ICD when the user has not chosen one."""
     if environ.get("VK_ICD_FILENAMES") or environ.get("VK_DRIVER_FILES"):

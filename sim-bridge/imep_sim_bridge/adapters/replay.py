@@ -17,8 +17,10 @@ conformance suite run against.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
+from typing import Iterable
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -116,6 +118,17 @@ def _describe_diff(got: Any, want: Any) -> str:
     return f"max |difference| {float(np.nanmax(diff)) if diff.size else 0.0:.6g}"
 
 
+def seed_ranges(seeds: Iterable[int]) -> tuple[tuple[int, int], ...]:
+    """Sorted seeds as inclusive (start, end) runs of consecutive values."""
+    out: list[list[int]] = []
+    for s in sorted(set(seeds)):
+        if out and s == out[-1][1] + 1:
+            out[-1][1] = s
+        else:
+            out.append([s, s])
+    return tuple((a, b) for a, b in out)
+
+
 class ReplayEnv(Env):
     def __init__(self, env_id: str, path: Path) -> None:
         spec_wire, episodes = load_replay(path)
@@ -124,6 +137,8 @@ class ReplayEnv(Env):
         except (KeyError, TypeError, ValueError) as exc:
             raise _fail(path, f"spec is invalid ({type(exc).__name__}: {exc})") from exc
         self._path = path
+        # the seeds it can play are the recorded ones, whatever the recorded simulator took
+        self._spec = dataclasses.replace(self._spec, seeds=seed_ranges(int(ep["seed"]) for ep in episodes))
         # Several recordings of one seed are BRANCHES of one deterministic episode (e.g. the same unit under
         # conditions whose actions part ways): a step follows the recordings whose actions so far match.
         self._episodes: dict[int, list[dict[str, Any]]] = {}
@@ -197,6 +212,10 @@ class ReplayAdapter(Adapter):
 
     def env_ids(self) -> Sequence[str]:
         return list(self._files())
+
+    def environment(self) -> dict[str, Any]:
+        """What `hello.environment.replay` reports for the run record: the format, the folder and its recordings."""
+        return {"format": REPLAY_FORMAT, "directory": str(self.directory), "recordings": len(self._files())}
 
     def owns(self, env_id: str) -> bool:
         return env_id in self._files()

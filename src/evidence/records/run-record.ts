@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { SimulatorEnvironmentSchema } from './simulator-environment.js';
 import { OperatorSchema } from '../unit-layout.js';
 
 /**
@@ -24,6 +25,8 @@ export const RunSessionSchema = z.object({
   policyIsolation: z.string().optional(),
   /** The simulator servers this session started or attached to: how they were isolated (src/bridges/simulator-sandbox.ts). */
   simulatorIsolation: z.string().optional(),
+  /** What the bridged simulator this session ran on reported about its stack (packages, renderer); absent for lite. */
+  simulatorEnvironment: SimulatorEnvironmentSchema.optional(),
 });
 export type RunSession = z.infer<typeof RunSessionSchema>;
 

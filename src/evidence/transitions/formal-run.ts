@@ -1,3 +1,4 @@
+import type { SimulatorEnvironment } from '../records/simulator-environment.js';
 import { mkdir, readdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ImepError } from '../../core/index.js';
@@ -28,6 +29,8 @@ export interface RunOptions {
   readonly policyIsolation?: string;
   /** The isolation of the simulator servers this session runs on (bridged simulators only; recorded in the session). */
   readonly simulatorIsolation?: string;
+  /** What the bridged simulator this session runs on reported about its stack (recorded in the session). */
+  readonly simulatorEnvironment?: SimulatorEnvironment;
 }
 
 export interface ResumeReport {
@@ -98,6 +101,7 @@ export async function startRun(dir: string, opts: RunOptions = {}): Promise<Form
         droppedSideLines: null,
         ...(opts.policyIsolation === undefined ? {} : { policyIsolation: opts.policyIsolation }),
         ...(opts.simulatorIsolation === undefined ? {} : { simulatorIsolation: opts.simulatorIsolation }),
+        ...(opts.simulatorEnvironment === undefined ? {} : { simulatorEnvironment: opts.simulatorEnvironment }),
       },
     ],
     completedAt: null,
@@ -133,6 +137,7 @@ export async function resumeRun(dir: string, opts: Omit<RunOptions, 'runId'> = {
         droppedSideLines,
         ...(opts.policyIsolation === undefined ? {} : { policyIsolation: opts.policyIsolation }),
         ...(opts.simulatorIsolation === undefined ? {} : { simulatorIsolation: opts.simulatorIsolation }),
+        ...(opts.simulatorEnvironment === undefined ? {} : { simulatorEnvironment: opts.simulatorEnvironment }),
       },
     ],
   });
