@@ -54,10 +54,18 @@ for (const keys of recordKeys) bank.write('bench', { keys, payload: payload(), s
 // Queries near a stored record, so the gate accepts and the full top-k path runs.
 const queries: RecordKeys[] = Array.from({ length: QUERIES }, (_, i) => {
   const base = recordKeys[i % SLOTS] as RecordKeys;
-  return { cognitiveKey: noisy(base.cognitiveKey, 0.5), perceptualKey: noisy(base.perceptualKey, 0.5), stateSignature: noisy(base.stateSignature, 0.5) };
+  return {
+    cognitiveKey: noisy(base.cognitiveKey, 0.5),
+    perceptualKey: noisy(base.perceptualKey, 0.5),
+    stateSignature: noisy(base.stateSignature, 0.5),
+  };
 });
 
-const candidates: SelectorCandidate[] = recordKeys.map((keys, slot) => ({ slot, timestep: 0, prepared: prepareKeys(keys) }));
+const candidates: SelectorCandidate[] = recordKeys.map((keys, slot) => ({
+  slot,
+  timestep: 0,
+  prepared: prepareKeys(keys),
+}));
 const config = resolveSelectorConfig();
 const flat = Array.from({ length: SLOTS * 3 }, () => Float64Array.from(randomValues(DIM)));
 const probe = Float64Array.from(randomValues(DIM));
@@ -109,10 +117,16 @@ const selRatio = median(sel.map((x, i) => x / (base[i] as number)));
 const fullRatio = median(full.map((x, i) => x / (base[i] as number)));
 
 const fmt = (x: number): string => x.toFixed(2);
-console.log(`bank-selection: ${SLOTS} slots, ${DIM}-d float32 keys, k=${config.k}, gate=${config.gate}; ${BATCHES} interleaved batches × ${BATCH} calls`);
+console.log(
+  `bank-selection: ${SLOTS} slots, ${DIM}-d float32 keys, k=${config.k}, gate=${config.gate}; ${BATCHES} interleaved batches × ${BATCH} calls`,
+);
 const line = (label: string, xs: number[], ratio?: number): string =>
-  `${label} median ${fmt(median(xs))} µs  (min ${fmt(Math.min(...xs))} µs)` + (ratio === undefined ? '' : `   ratio ${fmt(ratio)}× baseline (median of per-batch ratios)`);
+  `${label} median ${fmt(median(xs))} µs  (min ${fmt(Math.min(...xs))} µs)` +
+  (ratio === undefined ? '' : `   ratio ${fmt(ratio)}× baseline (median of per-batch ratios)`);
 console.log(line('baseline  (48 plain 256-d float64 dot products, one accumulator):', base));
-console.log(line('selection (prepare query keys + selector), per query:           ', sel, selRatio) + `   requirement < 20 µs   accepted ${(100 * acceptRate).toFixed(1)}%`);
+console.log(
+  line('selection (prepare query keys + selector), per query:           ', sel, selRatio) +
+    `   requirement < 20 µs   accepted ${(100 * acceptRate).toFixed(1)}%`,
+);
 console.log(line('query     (StructuredBank.query incl. leaf copies), per query:   ', full, fullRatio));
 if (sink === Number.MIN_VALUE) console.log('');

@@ -17,7 +17,10 @@ import { pairedDesign } from '../src/stats/paired-outcomes.js';
 
 const PYTHON = '/usr/bin/python3';
 const SCRIPT = fileURLToPath(new URL('./bootstrap_numpy.py', import.meta.url));
-const TASKS = 2, PAIRS = 200, REPLICATES = 10_000, DATA_SEED = 20260824;
+const TASKS = 2,
+  PAIRS = 200,
+  REPLICATES = 10_000,
+  DATA_SEED = 20260824;
 
 const args = process.argv.slice(2);
 const runsArg = args.indexOf('--runs');
@@ -26,7 +29,10 @@ const strict = args.includes('--strict');
 
 // Data: per-unit outcomes with realistic rates (reference 0.8, sham 0.75, target 0.7).
 const data = new Prng(DATA_SEED);
-const A: number[] = [], S: number[] = [], T: number[] = [], task: number[] = [];
+const A: number[] = [],
+  S: number[] = [],
+  T: number[] = [],
+  task: number[] = [];
 for (let t = 0; t < TASKS; t++) {
   for (let i = 0; i < PAIRS; i++) {
     A.push(data.nextFloat() < 0.8 ? 1 : 0);
@@ -51,11 +57,22 @@ for (let r = 0; r < RUNS; r++) {
 }
 const ci = last.intervals[0];
 const fmt = (x: number): string => (100 * x).toFixed(2);
-console.log(`design: ${TASKS} tasks x ${PAIRS} pairs x 3 conditions (A, S, T); ${REPLICATES} replicates, task-stratified θ̄`);
+console.log(
+  `design: ${TASKS} tasks x ${PAIRS} pairs x 3 conditions (A, S, T); ${REPLICATES} replicates, task-stratified θ̄`,
+);
 console.log(`θ̄ = ${fmt(last.estimate)} pp`);
-console.log(`TS     best of ${RUNS}: ${tsBest.toFixed(2)} ms   (mean ${fmt(last.mean)} pp, SE ${fmt(last.se)} pp, 95% [${fmt(ci?.lower ?? NaN)}, ${fmt(ci?.upper ?? NaN)}] pp; prng ${last.record.prng.name} v${last.record.prng.version})`);
+console.log(
+  `TS     best of ${RUNS}: ${tsBest.toFixed(2)} ms   (mean ${fmt(last.mean)} pp, SE ${fmt(last.se)} pp, 95% [${fmt(ci?.lower ?? NaN)}, ${fmt(ci?.upper ?? NaN)}] pp; prng ${last.record.prng.name} v${last.record.prng.version})`,
+);
 
-interface NumpyReport { error?: string; numpy_version?: string; best_ms?: number; mean?: number; se?: number; interval95?: [number, number] }
+interface NumpyReport {
+  error?: string;
+  numpy_version?: string;
+  best_ms?: number;
+  mean?: number;
+  se?: number;
+  interval95?: [number, number];
+}
 let numpy: NumpyReport | undefined;
 let why = '';
 if (!existsSync(PYTHON)) why = `${PYTHON} not found`;
@@ -68,7 +85,8 @@ else {
   if (out.status !== 0) why = `python exited ${String(out.status)}: ${out.stderr.trim().split('\n').pop() ?? ''}`;
   else {
     numpy = JSON.parse(out.stdout.trim().split('\n').pop() ?? '{}') as NumpyReport;
-    if (numpy.error === 'numpy-missing') why = 'NumPy is not installed for /usr/bin/python3 (apt-get install -y python3-numpy)';
+    if (numpy.error === 'numpy-missing')
+      why = 'NumPy is not installed for /usr/bin/python3 (apt-get install -y python3-numpy)';
   }
 }
 if (why !== '' || numpy?.best_ms === undefined) {
@@ -76,7 +94,9 @@ if (why !== '' || numpy?.best_ms === undefined) {
   process.exit(0);
 }
 const [lo, hi] = numpy.interval95 ?? [NaN, NaN];
-console.log(`NumPy  best of ${RUNS}: ${numpy.best_ms.toFixed(2)} ms   (mean ${fmt(numpy.mean ?? NaN)} pp, SE ${fmt(numpy.se ?? NaN)} pp, 95% [${fmt(lo)}, ${fmt(hi)}] pp; numpy ${numpy.numpy_version})`);
+console.log(
+  `NumPy  best of ${RUNS}: ${numpy.best_ms.toFixed(2)} ms   (mean ${fmt(numpy.mean ?? NaN)} pp, SE ${fmt(numpy.se ?? NaN)} pp, 95% [${fmt(lo)}, ${fmt(hi)}] pp; numpy ${numpy.numpy_version})`,
+);
 const ratio = numpy.best_ms / tsBest;
 console.log(`ratio numpy_time / ts_time = ${ratio.toFixed(2)}  (${ratio >= 1 ? 'PASS' : 'FAIL'}: requirement ≥ 1)`);
 if (strict && ratio < 1) process.exitCode = 1;

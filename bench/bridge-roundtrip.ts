@@ -50,12 +50,18 @@ class FrameEnv implements SimEnvironment {
     id: ENV_ID,
     maxSteps: 1_000_000,
     action: { shape: [2], dtype: 'float32' },
-    observation: { rgb: { shape: [SIDE, SIDE, 3], dtype: 'uint8' }, toolPosition: { shape: [2], dtype: 'float32' }, reward: { shape: [], dtype: 'float64' } },
+    observation: {
+      rgb: { shape: [SIDE, SIDE, 3], dtype: 'uint8' },
+      toolPosition: { shape: [2], dtype: 'float32' },
+      reward: { shape: [], dtype: 'float64' },
+    },
     methodVisible: ['rgb', 'toolPosition'],
     evaluatorOnly: ['reward'],
   };
   #step = 0;
-  readonly #frames = Array.from({ length: 4 }, (_, k) => new Uint8Array(SIDE * SIDE * 3).map((_, i) => (i * 7 + k) & 0xff));
+  readonly #frames = Array.from({ length: 4 }, (_, k) =>
+    new Uint8Array(SIDE * SIDE * 3).map((_, i) => (i * 7 + k) & 0xff),
+  );
 
   #result(): StepResult {
     return {
@@ -114,14 +120,22 @@ async function serve(kind: string, endpoint: string): Promise<void> {
 }
 
 function sampleRequest(id: number): Buffer {
-  const r = encodeMessage({ kind: 'request', id, op: 'step', body: { handle: 'h1', action: ndarray('float32', [2], Float32Array.of(0.01, 0.02)) } });
+  const r = encodeMessage({
+    kind: 'request',
+    id,
+    op: 'step',
+    body: { handle: 'h1', action: ndarray('float32', [2], Float32Array.of(0.01, 0.02)) },
+  });
   if (!r.ok) throw new Error(r.message);
   return r.bytes;
 }
 
 function sampleReply(): Buffer {
   const frame = new Uint8Array(SIDE * SIDE * 3).map((_, i) => (i * 7 + 1) & 0xff);
-  const obs = { rgb: ndarray('uint8', [SIDE, SIDE, 3], frame), toolPosition: ndarray('float32', [2], Float32Array.of(0.1, 0.2)) };
+  const obs = {
+    rgb: ndarray('uint8', [SIDE, SIDE, 3], frame),
+    toolPosition: ndarray('float32', [2], Float32Array.of(0.1, 0.2)),
+  };
   const r = encodeMessage({ kind: 'reply', id: 1, body: { obs, evaluator: { reward: 0.5 }, done: false, step: 1 } });
   if (!r.ok) throw new Error(r.message);
   return r.bytes;
@@ -137,7 +151,11 @@ interface ServerChild {
 const SERVER_FLAGS = JSON.parse(process.env['BENCH_SERVER_FLAGS'] ?? '[]') as string[];
 
 async function startChild(kind: 'bridge' | 'echo' | 'fixed', endpoint: string): Promise<ServerChild> {
-  const child = execa(execPath, [...SERVER_FLAGS, '--import', 'tsx', SELF, '--serve', kind, endpoint], { stdout: 'pipe', stderr: 'inherit', reject: false });
+  const child = execa(execPath, [...SERVER_FLAGS, '--import', 'tsx', SELF, '--serve', kind, endpoint], {
+    stdout: 'pipe',
+    stderr: 'inherit',
+    reject: false,
+  });
   let out = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout?.on('data', (d: Buffer) => {
@@ -220,7 +238,10 @@ const LITE_KWARGS = { resolution: SIDE };
 const LITE_STEPS = Number(process.env['BENCH_LITE_STEPS'] ?? 3000);
 
 /** Steps `env` for `steps` steps (resetting at episode ends, resets timed too); steps/s. */
-async function liteLoop(env: { reset(r: { seed: number }): Promise<unknown>; step(a: NdArray): Promise<StepResult> }, steps: number): Promise<number> {
+async function liteLoop(
+  env: { reset(r: { seed: number }): Promise<unknown>; step(a: NdArray): Promise<StepResult> },
+  steps: number,
+): Promise<number> {
   const action = ndarray('float32', [2], Float32Array.of(0.02, -0.01));
   let seed = 0;
   const run = async (n: number): Promise<void> => {
@@ -241,7 +262,10 @@ async function liteLoop(env: { reset(r: { seed: number }): Promise<unknown>; ste
 async function benchLite(): Promise<{ alone: number; bridged: number }> {
   const alone = await liteLoop(makeLiteEnv(LITE_ID, LITE_KWARGS), LITE_STEPS);
   const ipc = await privateIpcEndpoint();
-  const sup = new ServerSupervisor(liteServerCommand(ipc.endpoint, { runtime: 'tsx' }), { endpoint: ipc.endpoint, readyTimeoutMs: 60_000 });
+  const sup = new ServerSupervisor(liteServerCommand(ipc.endpoint, { runtime: 'tsx' }), {
+    endpoint: ipc.endpoint,
+    readyTimeoutMs: 60_000,
+  });
   const client = new BridgeClient({ endpoint: ipc.endpoint, liveness: sup });
   try {
     await sup.start();
@@ -269,7 +293,12 @@ type Kind = 'echo' | 'fixed' | 'bridge' | 'lite';
 
 /** Child process: `--measure KIND` measures one configuration and prints its figures as JSON. */
 async function measure(kind: Kind): Promise<void> {
-  const f = kind === 'lite' ? await benchLite() : kind === 'bridge' ? { ...(await benchBridge()), bytes: 0 } : await benchRaw(kind);
+  const f =
+    kind === 'lite'
+      ? await benchLite()
+      : kind === 'bridge'
+        ? { ...(await benchBridge()), bytes: 0 }
+        : await benchRaw(kind);
   process.stdout.write(`${JSON.stringify(f)}\n`);
 }
 
@@ -318,7 +347,11 @@ function section(config: Config, r: Round, baseline: Figures, baselineNote: stri
     `[${config.label}: client ${flagsText(config.client)}; server ${flagsText(config.server)}]`,
     line(`raw ZeroMQ DEALER/ROUTER echo of the step-reply bytes (${r.echoBytes} B each way): `, e, 'round trips/s'),
     line('raw ZeroMQ, step-request bytes → one fixed step-reply buffer (reference):   ', f, 'round trips/s'),
-    line(`bridge step (BridgeClient → BridgeServer → env; ${sampleRequest(1).length} B → ${r.echoBytes} B):         `, b, 'steps/s'),
+    line(
+      `bridge step (BridgeClient → BridgeServer → env; ${sampleRequest(1).length} B → ${r.echoBytes} B):         `,
+      b,
+      'steps/s',
+    ),
     `ratio raw echo / bridge: ${ratio.toFixed(2)}×${baselineNote} (requirement ≤ 1.5×: ${ratio <= 1.5 ? 'met' : 'NOT met'}); CPU ratio bridge / raw echo: ${cpuRatio.toFixed(2)}×; raw fixed / bridge: ${(f.rate / b.rate).toFixed(2)}×`,
   ];
 }
@@ -346,7 +379,12 @@ async function main(): Promise<void> {
   const bridged = Math.max(...lite.map((l) => l.bridged));
   const lines = [
     `bridge step round trip, ${SIDE}×${SIDE}×3 uint8 frame over ipc://, ${N} round trips, one in flight, best of 3 (load average ${load0.toFixed(2)} at start, ${(loadavg()[0] ?? 0).toFixed(2)} at end)`,
-    ...section(product, p, baseline, ` (against the faster raw echo of both configurations: ${baseline === pe ? 'this one' : 'node defaults'})`),
+    ...section(
+      product,
+      p,
+      baseline,
+      ` (against the faster raw echo of both configurations: ${baseline === pe ? 'this one' : 'node defaults'})`,
+    ),
     ...section(defaults, d, de, ''),
     `[lite Shell Game, ${SIDE}×${SIDE}, as imep runs; ${LITE_STEPS} steps, resets included, best of 3]`,
     `${LITE_ID} alone (in-process SimEnvironment):                        ${alone.toFixed(0).padStart(6)} steps/s`,

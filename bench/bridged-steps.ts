@@ -63,16 +63,27 @@ const pool = await BridgePool.start(SERVERS, { stepMs: 30_000 });
 const serversCpu = (): number => pool.pids().reduce<number>((sum, pid) => sum + cpuOf(pid), 0);
 try {
   const reference = rowsOf(await runCampaign(file, { ...quiet, campaignsDir: join(dir, 'ref'), batchSize: BATCH }));
-  const steps = reference.trimEnd().split('\n').reduce((n, l) => n + (JSON.parse(l) as { steps: number }).steps, 0);
+  const steps = reference
+    .trimEnd()
+    .split('\n')
+    .reduce((n, l) => n + (JSON.parse(l) as { steps: number }).steps, 0);
   const best = new Map<string, { seconds: number; serverCpu: number; selfCpu: number }>();
   const identical = new Map<string, boolean>();
   const load0 = loadavg()[0] as number;
   for (let pass = 0; pass < PASSES; pass++) {
-    for (const [arm, envs] of [['in turn', inTurn(pool.envs())], ['together', pool.envs()]] as const) {
+    for (const [arm, envs] of [
+      ['in turn', inTurn(pool.envs())],
+      ['together', pool.envs()],
+    ] as const) {
       const server0 = serversCpu();
       const self0 = process.cpuUsage();
       const t0 = performance.now();
-      const unit = await runCampaign(file, { ...quiet, campaignsDir: join(dir, `${arm}-${pass}`), batchSize: BATCH, envs });
+      const unit = await runCampaign(file, {
+        ...quiet,
+        campaignsDir: join(dir, `${arm}-${pass}`),
+        batchSize: BATCH,
+        envs,
+      });
       const seconds = (performance.now() - t0) / 1000;
       const self = process.cpuUsage(self0);
       const r = { seconds, serverCpu: serversCpu() - server0, selfCpu: (self.user + self.system) / 1e6 };
@@ -80,12 +91,20 @@ try {
       identical.set(arm, (identical.get(arm) ?? true) && rowsOf(unit) === reference);
     }
   }
-  console.log(`bridged campaign: blackout ladder n=${N} (${reference.trimEnd().split('\n').length} rows, ${steps} steps), ${SERVERS} lite servers, batch ${BATCH}, best of ${PASSES} passes per arm (precommit, run and seal included)`);
+  console.log(
+    `bridged campaign: blackout ladder n=${N} (${reference.trimEnd().split('\n').length} rows, ${steps} steps), ${SERVERS} lite servers, batch ${BATCH}, best of ${PASSES} passes per arm (precommit, run and seal included)`,
+  );
   for (const [arm, r] of best) {
-    console.log(`  ${arm.padEnd(8)}: ${(steps / r.seconds).toFixed(0).padStart(6)} slot-steps/s  (${r.seconds.toFixed(2)} s; CPU: orchestrator ${r.selfCpu.toFixed(2)} s, servers ${r.serverCpu.toFixed(2)} s; rows byte-identical to the in-process run: ${identical.get(arm) === true ? 'yes' : 'NO'})`);
+    console.log(
+      `  ${arm.padEnd(8)}: ${(steps / r.seconds).toFixed(0).padStart(6)} slot-steps/s  (${r.seconds.toFixed(2)} s; CPU: orchestrator ${r.selfCpu.toFixed(2)} s, servers ${r.serverCpu.toFixed(2)} s; rows byte-identical to the in-process run: ${identical.get(arm) === true ? 'yes' : 'NO'})`,
+    );
   }
-  const a = best.get('in turn'), b = best.get('together');
-  if (a !== undefined && b !== undefined) console.log(`  ratio together / in turn: ${(a.seconds / b.seconds).toFixed(2)}× on ${availableParallelism()} cores (1-min load ${load0.toFixed(2)} → ${(loadavg()[0] as number).toFixed(2)})`);
+  const a = best.get('in turn'),
+    b = best.get('together');
+  if (a !== undefined && b !== undefined)
+    console.log(
+      `  ratio together / in turn: ${(a.seconds / b.seconds).toFixed(2)}× on ${availableParallelism()} cores (1-min load ${load0.toFixed(2)} → ${(loadavg()[0] as number).toFixed(2)})`,
+    );
   if ([...identical.values()].some((x) => !x)) process.exitCode = 1;
 } finally {
   await pool.dispose();

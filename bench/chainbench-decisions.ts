@@ -14,7 +14,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildChainRecords, decisionConditions, freezeManifest, generateChainManifest, runDecisionLadder } from '../src/chainbench/index.js';
+import {
+  buildChainRecords,
+  decisionConditions,
+  freezeManifest,
+  generateChainManifest,
+  runDecisionLadder,
+} from '../src/chainbench/index.js';
 import { readDecisionUnit, writeDecisionUnit } from '../src/chainbench/decision-unit.js';
 
 const CHAINS = Number(process.env['BENCH_CHAINS'] ?? 10_000);
@@ -33,14 +39,19 @@ const decided = decisionConditions().map((c) => ({ name: c.name, decisions: c.de
 const decide = seconds(t);
 
 const finals = new Map(manifest.chains.map((c) => [c.id, c.finalFact.drawer]));
-const accuracy = decided.map((c) => `${c.name} ${(c.decisions.filter((d) => d.choice === finals.get(d.chainId)).length / c.decisions.length).toFixed(3)}`);
+const accuracy = decided.map(
+  (c) =>
+    `${c.name} ${(c.decisions.filter((d) => d.choice === finals.get(d.chainId)).length / c.decisions.length).toFixed(3)}`,
+);
 const full = decided.find((c) => c.name === 'full-memory')!.decisions;
 if (full.some((d) => d.choice !== finals.get(d.chainId))) throw new Error('full memory disagrees with the oracle');
 
 t = process.hrtime.bigint();
 const ladder = runDecisionLadder(manifest, records, { seed: 'bench', archived: full });
 const ladderSeconds = seconds(t);
-const changed = (['C', 'U', 'S', 'T'] as const).map((c) => `${c} ${ladder.rows[c].filter((r) => r.changed).length}/${ladder.rows[c].length}`);
+const changed = (['C', 'U', 'S', 'T'] as const).map(
+  (c) => `${c} ${ladder.rows[c].filter((r) => r.changed).length}/${ladder.rows[c].length}`,
+);
 
 // the same decisions (and ladder) written as a sealed evidence unit: one durable (fdatasync'd) row per
 // chain, SHA-256 manifest + Merkle root, signature; then read back, verified and rebuilt from its rows

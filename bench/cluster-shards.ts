@@ -51,13 +51,23 @@ import { parseArgs } from 'node:util';
 import { PACKAGE_ROOT } from '../src/campaign/campaign-setup.js';
 import { defaultLauncher } from '../src/cluster/launcher.js';
 
-const { values } = parseArgs({ options: { n: { type: 'string' }, batch: { type: 'string' }, reps: { type: 'string' }, keep: { type: 'boolean' }, cli: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    n: { type: 'string' },
+    batch: { type: 'string' },
+    reps: { type: 'string' },
+    keep: { type: 'boolean' },
+    cli: { type: 'string' },
+  },
+});
 const n = Number(values.n ?? '200');
 const batch = values.batch ?? '32';
 const SHARDS = 2;
 const reps = Number(values.reps ?? '3');
 
-const sha = createHash('sha256').update(readFileSync(join(PACKAGE_ROOT, 'checkpoints/lite-memvla/model.json'))).digest('hex');
+const sha = createHash('sha256')
+  .update(readFileSync(join(PACKAGE_ROOT, 'checkpoints/lite-memvla/model.json')))
+  .digest('hex');
 const text = readFileSync(join(PACKAGE_ROOT, 'protocols/shellgame-blackout.yaml'), 'utf8')
   .replace(/sha256: \S+/, `sha256: ${sha}`)
   .replace(/- \{ start: 610000, end: 610399 \}/, `- { start: 610000, end: ${610000 + n - 1} }`)
@@ -117,12 +127,17 @@ function sampleThreads(pid: number): () => { main: number; others: number } | nu
 
 function imep(args: readonly string[], onSpawn?: (pid: number) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(launcher[0]!, [...launcher.slice(1), ...args], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(launcher[0]!, [...launcher.slice(1), ...args], {
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     if (onSpawn !== undefined && child.pid !== undefined) onSpawn(child.pid);
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`imep ${args.join(' ')} exited ${code}: ${err.trim()}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`imep ${args.join(' ')} exited ${code}: ${err.trim()}`)),
+    );
   });
 }
 
@@ -156,26 +171,45 @@ async function singleArm(r: number): Promise<Arm> {
   const c = childCpu();
   const t = performance.now();
   let stop: (() => { main: number; others: number } | null) | undefined;
-  await imep(['campaign', 'run', file, '--campaigns-dir', `single-${r}`, '--batch', batch], (pid) => (stop = sampleThreads(pid)));
+  await imep(
+    ['campaign', 'run', file, '--campaigns-dir', `single-${r}`, '--batch', batch],
+    (pid) => (stop = sampleThreads(pid)),
+  );
   const ms = performance.now() - t;
   const cpu = cpuSince(c);
   const threads = stop?.() ?? null;
-  const threadDetail = threads === null ? '' : `: main thread ${threads.main.toFixed(2)} + other threads ${threads.others.toFixed(2)}`;
-  return { precommitMs: pre.ms, ms, cpu, rows: readFileSync(join(pre.unit, 'rows/rows.jsonl')), detail: cpu === null ? '' : `CPU ${cpu.toFixed(2)} s${threadDetail}`, threads, shards: null };
+  const threadDetail =
+    threads === null ? '' : `: main thread ${threads.main.toFixed(2)} + other threads ${threads.others.toFixed(2)}`;
+  return {
+    precommitMs: pre.ms,
+    ms,
+    cpu,
+    rows: readFileSync(join(pre.unit, 'rows/rows.jsonl')),
+    detail: cpu === null ? '' : `CPU ${cpu.toFixed(2)} s${threadDetail}`,
+    threads,
+    shards: null,
+  };
 }
 
 async function shardedArm(r: number): Promise<Arm> {
   const pre = await precommit(`sharded-${r}`);
   const c = childCpu();
   const t = performance.now();
-  await Promise.all(Array.from({ length: SHARDS }, (_, i) => imep(['cluster', 'shard-run', pre.unit, '--shard', `${i}/${SHARDS}`, '--batch', batch])));
+  await Promise.all(
+    Array.from({ length: SHARDS }, (_, i) =>
+      imep(['cluster', 'shard-run', pre.unit, '--shard', `${i}/${SHARDS}`, '--batch', batch]),
+    ),
+  );
   const t1 = performance.now();
   const c1 = childCpu();
   await imep(['cluster', 'merge', pre.unit]);
   const ms = performance.now() - t;
   const cpu = cpuSince(c);
   const shardCpu = c1 === null || c === null ? null : c1 - c;
-  const cpuDetail = cpu === null || shardCpu === null ? '' : `; CPU ${cpu.toFixed(2)} s = shards ${shardCpu.toFixed(2)} + merge ${(cpu - shardCpu).toFixed(2)}`;
+  const cpuDetail =
+    cpu === null || shardCpu === null
+      ? ''
+      : `; CPU ${cpu.toFixed(2)} s = shards ${shardCpu.toFixed(2)} + merge ${(cpu - shardCpu).toFixed(2)}`;
   const mergeMs = performance.now() - t1;
   return {
     precommitMs: pre.ms,
@@ -195,17 +229,22 @@ const median = (xs: readonly number[]): number => {
   return v.length % 2 === 1 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
 };
 
-console.log(`blackout ladder, n = ${n}: ${7 * 2 * n} episodes, batch ${batch}, CLI ${launcher.slice(1).join(' ')}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg()[0]?.toFixed(2)} at start, ${reps} rounds`);
+console.log(
+  `blackout ladder, n = ${n}: ${7 * 2 * n} episodes, batch ${batch}, CLI ${launcher.slice(1).join(' ')}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg()[0]?.toFixed(2)} at start, ${reps} rounds`,
+);
 const singles: Arm[] = [];
 const shardeds: Arm[] = [];
 let identical = true;
 for (let r = 0; r < reps; r++) {
   const order = r % 2 === 0 ? (['single', 'sharded'] as const) : (['sharded', 'single'] as const);
-  for (const arm of order) (arm === 'single' ? singles : shardeds).push(arm === 'single' ? await singleArm(r) : await shardedArm(r));
+  for (const arm of order)
+    (arm === 'single' ? singles : shardeds).push(arm === 'single' ? await singleArm(r) : await shardedArm(r));
   const a = singles[r]!;
   const b = shardeds[r]!;
   identical &&= a.rows.equals(b.rows);
-  console.log(`round ${r + 1}: single ${s(a.ms)}${a.detail === '' ? '' : ` (${a.detail})`}; sharded ${s(b.ms)} (${b.detail}); ratio ${(b.ms / a.ms).toFixed(3)}; load ${loadavg()[0]?.toFixed(2)}`);
+  console.log(
+    `round ${r + 1}: single ${s(a.ms)}${a.detail === '' ? '' : ` (${a.detail})`}; sharded ${s(b.ms)} (${b.detail}); ratio ${(b.ms / a.ms).toFixed(3)}; load ${loadavg()[0]?.toFixed(2)}`,
+  );
 }
 const single = median(singles.map((a) => a.ms));
 const sharded = median(shardeds.map((a) => a.ms));
@@ -218,7 +257,9 @@ const cpus2 = shardeds.map((a) => a.cpu);
 if (!cpus1.includes(null) && !cpus2.includes(null)) {
   const c1 = median(cpus1 as number[]);
   const c2 = median(cpus2 as number[]);
-  console.log(`median CPU (user + system, all imep processes of the arm): single ${c1.toFixed(2)} s; sharded ${c2.toFixed(2)} s (${(c2 / c1).toFixed(3)} × single)`);
+  console.log(
+    `median CPU (user + system, all imep processes of the arm): single ${c1.toFixed(2)} s; sharded ${c2.toFixed(2)} s (${(c2 / c1).toFixed(3)} × single)`,
+  );
   console.log(`cores the single process keeps busy (its CPU ÷ its wall time): ${(c1 / (single / 1000)).toFixed(2)}`);
 }
 const threads = singles.map((a) => a.threads);
@@ -241,7 +282,9 @@ if (!shardStats.includes(null)) {
 }
 console.log(`merged rows byte-identical to the single-process rows: ${identical ? 'yes' : 'NO'}`);
 const perRound = median(shardeds.map((b, i) => b.ms / singles[i]!.ms));
-console.log(`sharded / single = ${(sharded / single).toFixed(3)} (target ≤ 0.65); median of the per-round ratios ${perRound.toFixed(3)}; with the precommit in both arms ${((sharded + pre) / (single + pre)).toFixed(3)}`);
+console.log(
+  `sharded / single = ${(sharded / single).toFixed(3)} (target ≤ 0.65); median of the per-round ratios ${perRound.toFixed(3)}; with the precommit in both arms ${((sharded + pre) / (single + pre)).toFixed(3)}`,
+);
 if (!values.keep) rmSync(dir, { recursive: true, force: true });
 else console.log(`kept ${dir}`);
 if (!identical) process.exitCode = 1;

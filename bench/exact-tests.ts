@@ -37,11 +37,14 @@ function timeCalls(f: () => number, calls: number): number {
 }
 
 // Baseline: 1,000 Math.log calls on varying arguments.
-const baselineUs = timeCalls(() => {
-  let s = 0;
-  for (let i = 1; i <= 1000; i++) s += Math.log(i + sink * 1e-300);
-  return s;
-}, Math.max(CALLS, 200));
+const baselineUs = timeCalls(
+  () => {
+    let s = 0;
+    for (let i = 1; i <= 1000; i++) s += Math.log(i + sink * 1e-300);
+    return s;
+  },
+  Math.max(CALLS, 200),
+);
 
 const N = 1_000_000;
 const cases: [string, () => number][] = [
@@ -64,7 +67,9 @@ for (const [name, f] of cases) {
   const us = timeCalls(f, CALLS);
   worst = Math.max(worst, us);
   const verdict = us < LIMIT_US ? 'ok' : 'OVER 1 ms';
-  console.log(`${name.padEnd(44)} ${us.toFixed(1).padStart(8)} µs  ${(us / baselineUs).toFixed(1).padStart(7)} × baseline  ${verdict}`);
+  console.log(
+    `${name.padEnd(44)} ${us.toFixed(1).padStart(8)} µs  ${(us / baselineUs).toFixed(1).padStart(7)} × baseline  ${verdict}`,
+  );
 }
 console.log(`slowest: ${worst.toFixed(1)} µs (${(worst / LIMIT_US).toFixed(3)} of the 1 ms limit)`);
 if (strict && worst >= LIMIT_US) process.exit(1);

@@ -44,7 +44,8 @@ let sink = 0;
 function plainCopy(): void {
   const out = items.map((it) => {
     const leaves: Record<string, FloatTensor> = {};
-    for (const [k, t] of Object.entries(it.leaves)) leaves[k] = { ...t, shape: [...t.shape], data: t.data.slice() } as FloatTensor;
+    for (const [k, t] of Object.entries(it.leaves))
+      leaves[k] = { ...t, shape: [...t.shape], data: t.data.slice() } as FloatTensor;
     return { identity: it.identity, leaves };
   });
   sink += out.length;
@@ -88,8 +89,12 @@ const median = (xs: readonly number[]): number => {
 for (const [, f] of cases) for (let i = 0; i < 2000; i++) f(); // warm-up / JIT
 
 const RUNS = Math.max(1, Number(process.argv[2] ?? 1) | 0);
-const ratios = new Map<string, { wall: number[]; cpu: number[] }>(cases.slice(1).map(([name]) => [name, { wall: [], cpu: [] }]));
-console.log(`retrieved set: ${ITEMS} × ${SHAPE.join(' × ')} float32 (${ITEMS * N} values); median of ${BATCHES} batches × ${BATCH}`);
+const ratios = new Map<string, { wall: number[]; cpu: number[] }>(
+  cases.slice(1).map(([name]) => [name, { wall: [], cpu: [] }]),
+);
+console.log(
+  `retrieved set: ${ITEMS} × ${SHAPE.join(' × ')} float32 (${ITEMS * N} values); median of ${BATCHES} batches × ${BATCH}`,
+);
 for (let run = 0; run < RUNS; run++) {
   const wall = new Map<string, number[]>(cases.map(([name]) => [name, []]));
   const cpu = new Map<string, number[]>(cases.map(([name]) => [name, []]));
@@ -109,7 +114,11 @@ for (let run = 0; run < RUNS; run++) {
     const c = median(cpu.get(name) ?? []) / baseCpu;
     ratios.get(name)?.wall.push(w);
     ratios.get(name)?.cpu.push(c);
-    console.log(`${name.padEnd(5)} ${median(wall.get(name) ?? []).toFixed(2).padStart(8)} µs/read wall   ratio ${w.toFixed(2)}× wall, ${c.toFixed(2)}× CPU`);
+    console.log(
+      `${name.padEnd(5)} ${median(wall.get(name) ?? [])
+        .toFixed(2)
+        .padStart(8)} µs/read wall   ratio ${w.toFixed(2)}× wall, ${c.toFixed(2)}× CPU`,
+    );
   }
 }
 if (RUNS > 1) {

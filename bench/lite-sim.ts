@@ -77,5 +77,7 @@ console.log(row('ShellGame-lite 64² sync, pixel controller with memory', pixelM
 console.log(row('ShellGame-lite 64² sync, memoryless pixel ctl, blackout 6', pixelBlind));
 console.log(row('ShellGame-lite 64² sync, waypoint sweep (touch in turn)', waypoint));
 console.log(row('ShellGame-lite 64² async SimEnvironment, pixel w/ memory', asyncRate));
-console.log(`campaign target: > 20,000 steps/s (2,800 episodes × 90 steps ≈ ${fmt((2800 * 90) / pixelMemory)} s at the sync pixel rate)`);
+console.log(
+  `campaign target: > 20,000 steps/s (2,800 episodes × 90 steps ≈ ${fmt((2800 * 90) / pixelMemory)} s at the sync pixel rate)`,
+);
 if (sink === -1) console.log(sink);

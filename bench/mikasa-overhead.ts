@@ -66,13 +66,19 @@ async function imepRun(dir: string, n: number): Promise<{ wall: number; cpu: num
   writeFileSync(file, protocol(n));
   const t0 = performance.now();
   const c0 = childCpu();
-  const r = await imep(['campaign', 'run', file, '--through', 'seal', '--batch', String(BATCH), '--campaigns-dir', `c${n}`], dir);
+  const r = await imep(
+    ['campaign', 'run', file, '--through', 'seal', '--batch', String(BATCH), '--campaigns-dir', `c${n}`],
+    dir,
+  );
   const wall = (performance.now() - t0) / 1000;
   const cpu = childCpu() - c0;
   if (r.code !== 0) throw new Error(`imep campaign run (n=${n}) exited ${r.code}: ${r.stderr.trim()}`);
   const units = join(dir, `c${n}`);
   const unit = readdirSync(units).find((d) => d.startsWith('mikasa-overhead'));
-  const rows = readFileSync(join(units, unit as string, 'rows/rows.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { seed: number; success: boolean });
+  const rows = readFileSync(join(units, unit as string, 'rows/rows.jsonl'), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { seed: number; success: boolean });
   return { wall, cpu, success: new Map(rows.map((x) => [x.seed, x.success])) };
 }
 
@@ -85,7 +91,9 @@ async function main(): Promise<void> {
   try {
     const plainRun = (n: number) => {
       const c0 = childCpu();
-      const out = spawnSync(PY, [join(ROOT, 'bench/mikasa_plain_loop.py'), String(START), String(n)], { encoding: 'utf8' });
+      const out = spawnSync(PY, [join(ROOT, 'bench/mikasa_plain_loop.py'), String(START), String(n)], {
+        encoding: 'utf8',
+      });
       if (out.status !== 0) throw new Error(`plain loop failed: ${out.stderr.trim().split('\n').slice(-1)[0]}`);
       const result = JSON.parse(out.stdout.trim().split('\n').slice(-1)[0] as string) as {
         make_s: number;
@@ -105,17 +113,25 @@ async function main(): Promise<void> {
     const plainPerEpisode = plain.episodes_s / N;
     const same = [...large.success].every(([seed, ok]) => plain.success[String(seed)] === ok);
     const wins = [...large.success.values()].filter(Boolean).length;
-    console.log(`mikasa-overhead: RememberColor3-VLA-v0 (PhysX CPU, state), remember-color-memory, seeds ${START}…${START + N - 1}, ${plain.steps} steps`);
-    console.log(`simulator's own step time (inside env.step, plain loop): ${((plain.env_step_s / plain.steps) * 1000).toFixed(2)} ms/step`);
+    console.log(
+      `mikasa-overhead: RememberColor3-VLA-v0 (PhysX CPU, state), remember-color-memory, seeds ${START}…${START + N - 1}, ${plain.steps} steps`,
+    );
+    console.log(
+      `simulator's own step time (inside env.step, plain loop): ${((plain.env_step_s / plain.steps) * 1000).toFixed(2)} ms/step`,
+    );
     console.log(`plain loop: ${plainPerEpisode.toFixed(3)} s/episode (make ${plain.make_s.toFixed(1)} s, not counted)`);
-    console.log(`IMEP (--batch ${BATCH}): ${imepPerEpisode.toFixed(3)} s/episode  ((run of ${N} ${large.wall.toFixed(1)} s − run of ${N_SMALL} ${small.wall.toFixed(1)} s) / ${N - N_SMALL})`);
+    console.log(
+      `IMEP (--batch ${BATCH}): ${imepPerEpisode.toFixed(3)} s/episode  ((run of ${N} ${large.wall.toFixed(1)} s − run of ${N_SMALL} ${small.wall.toFixed(1)} s) / ${N - N_SMALL})`,
+    );
     console.log(`ratio IMEP / plain per episode = ${(imepPerEpisode / plainPerEpisode).toFixed(3)}  (target ≤ 1.10)`);
     const imepCpu = (large.cpu - small.cpu) / (N - N_SMALL);
     const plainCpuPerEpisode = plainCpu / (N - N_SMALL);
     console.log(
       `CPU seconds per episode, all processes, from the same two-run difference: plain ${plainCpuPerEpisode.toFixed(3)}, IMEP ${imepCpu.toFixed(3)}; ratio ${(imepCpu / plainCpuPerEpisode).toFixed(3)}`,
     );
-    console.log(`same successes per seed: ${same ? 'yes' : 'NO'} (${wins}/${N}); 1-min load ${loadavg()[0]?.toFixed(2)}`);
+    console.log(
+      `same successes per seed: ${same ? 'yes' : 'NO'} (${wins}/${N}); 1-min load ${loadavg()[0]?.toFixed(2)}`,
+    );
     if (!same) process.exitCode = 1;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -61,9 +61,25 @@ async function run(dir: string, arm: Arm): Promise<{ wall: number; steps: number
   const load = loadavg()[0] ?? Number.NaN;
   const t0 = performance.now();
   const campaigns = `c-${arm.servers}-${arm.batch}`;
-  const r = await imep(['campaign', 'run', 'p.yaml', '--through', 'seal', '--servers', String(arm.servers), '--batch', String(arm.batch), '--campaigns-dir', campaigns], dir);
+  const r = await imep(
+    [
+      'campaign',
+      'run',
+      'p.yaml',
+      '--through',
+      'seal',
+      '--servers',
+      String(arm.servers),
+      '--batch',
+      String(arm.batch),
+      '--campaigns-dir',
+      campaigns,
+    ],
+    dir,
+  );
   const wall = (performance.now() - t0) / 1000;
-  if (r.code !== 0) throw new Error(`imep campaign run (${arm.name}) exited ${r.code}: ${r.stderr.trim().split('\n').at(-1)}`);
+  if (r.code !== 0)
+    throw new Error(`imep campaign run (${arm.name}) exited ${r.code}: ${r.stderr.trim().split('\n').at(-1)}`);
   const unit = readdirSync(join(dir, campaigns)).find((d) => d.startsWith('mikasa-servers')) as string;
   const rows = readFileSync(join(dir, campaigns, unit, 'rows/rows.jsonl'), 'utf8');
   const steps = rows
@@ -81,7 +97,9 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'imep-bench-mikasa-servers-'));
   try {
     writeFileSync(join(dir, 'p.yaml'), protocol());
-    console.log(`mikasa-servers: RememberColor3-VLA-v0 (PhysX CPU, state), remember-color-memory, A on seeds ${START}…${START + N - 1}, through seal`);
+    console.log(
+      `mikasa-servers: RememberColor3-VLA-v0 (PhysX CPU, state), remember-color-memory, A on seeds ${START}…${START + N - 1}, through seal`,
+    );
     const results: { arm: Arm; wall: number; steps: number; rows: string; load: number }[] = [];
     for (const arm of ARMS) results.push({ arm, ...(await run(dir, arm)) });
     const base = results[0] as (typeof results)[number];

@@ -26,11 +26,17 @@ const VARIANTS: readonly { readonly name: string; readonly change: (o: Options) 
   { name: "graphOptimizationLevel 'disabled'", change: (o) => ({ ...o, graphOptimizationLevel: 'disabled' }) },
   { name: "graphOptimizationLevel 'basic'", change: (o) => ({ ...o, graphOptimizationLevel: 'basic' }) },
   { name: "graphOptimizationLevel 'extended'", change: (o) => ({ ...o, graphOptimizationLevel: 'extended' }) },
-  { name: "executionMode 'parallel' (2 inter-op threads)", change: (o) => ({ ...o, executionMode: 'parallel', interOpNumThreads: 2 }) },
+  {
+    name: "executionMode 'parallel' (2 inter-op threads)",
+    change: (o) => ({ ...o, executionMode: 'parallel', interOpNumThreads: 2 }),
+  },
   { name: 'enableCpuMemArena false', change: (o) => ({ ...o, enableCpuMemArena: false }) },
   { name: 'enableMemPattern false', change: (o) => ({ ...o, enableMemPattern: false }) },
   { name: 'intraOpNumThreads 2', change: (o) => ({ ...o, intraOpNumThreads: 2 }) },
-  { name: 'intraOpNumThreads 2, no spinning', change: (o) => ({ ...o, intraOpNumThreads: 2, extra: { session: { 'intra_op.allow_spinning': '0' } } }) },
+  {
+    name: 'intraOpNumThreads 2, no spinning',
+    change: (o) => ({ ...o, intraOpNumThreads: 2, extra: { session: { 'intra_op.allow_spinning': '0' } } }),
+  },
 ];
 
 interface Pass {
@@ -41,7 +47,9 @@ interface Pass {
 
 async function pass(variant: number, batch: number): Promise<Pass> {
   const change = (VARIANTS[variant] as (typeof VARIANTS)[number]).change;
-  const ckpt = await loadCheckpoint(CHECKPOINT, { onnx: { createSession: (bytes, so) => ort.InferenceSession.create(bytes, change(so)) } });
+  const ckpt = await loadCheckpoint(CHECKPOINT, {
+    onnx: { createSession: (bytes, so) => ort.InferenceSession.create(bytes, change(so)) },
+  });
   const policy = new ExternalMemoryPolicy(ckpt, { batchSize: batch });
   const hashes = new Map<number, ReturnType<typeof createHash>>();
   const recorder: LockstepSubscriber = {
@@ -55,15 +63,24 @@ async function pass(variant: number, batch: number): Promise<Pass> {
       if (l !== undefined) h.update(new Uint8Array(l.buffer, l.byteOffset, l.byteLength));
     },
   };
-  const episodes = Array.from({ length: EPISODES }, (_, i) => ({ info: { episode: `o${i}`, seed: i }, reset: { seed: i } }));
+  const episodes = Array.from({ length: EPISODES }, (_, i) => ({
+    info: { episode: `o${i}`, seed: i },
+    reset: { seed: i },
+  }));
   const t0 = process.hrtime.bigint();
-  await runLockstep(policy, () => makeLiteEnv('ShellGameTouch-lite', { blackoutFromStep: 6, strict: true }), episodes, { subscribers: [recorder] });
+  await runLockstep(policy, () => makeLiteEnv('ShellGameTouch-lite', { blackoutFromStep: 6, strict: true }), episodes, {
+    subscribers: [recorder],
+  });
   const total = Number(process.hrtime.bigint() - t0) / 1e3;
   const t = policy.timings();
   await policy.release();
   const all = createHash('sha256');
   for (let i = 0; i < EPISODES; i++) all.update(hashes.get(i)?.digest('hex') ?? '-');
-  return { graphUs: (t.encodeNs + t.actNs) / 1e3 / t.slotSteps, totalUs: total / t.slotSteps, digest: all.digest('hex') };
+  return {
+    graphUs: (t.encodeNs + t.actNs) / 1e3 / t.slotSteps,
+    totalUs: total / t.slotSteps,
+    digest: all.digest('hex'),
+  };
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
@@ -78,14 +95,17 @@ for (let r = 0; r < REPEATS; r++) {
     }
   }
 }
-console.log(`onnx-session-options: ${CHECKPOINT}, ${EPISODES} episodes, median of ${REPEATS} interleaved passes; graph µs per slot-step (ratio to the runtime default, < 1 is faster)`);
+console.log(
+  `onnx-session-options: ${CHECKPOINT}, ${EPISODES} episodes, median of ${REPEATS} interleaved passes; graph µs per slot-step (ratio to the runtime default, < 1 is faster)`,
+);
 const base = (b: number): Pass[] => runs.get(`0|${b}`) ?? [];
 for (let v = 0; v < VARIANTS.length; v++) {
   const cells = BATCHES.map((b) => {
     const mine = runs.get(`${v}|${b}`) ?? [];
     const g = median(mine.map((p) => p.graphUs));
     const g0 = median(base(b).map((p) => p.graphUs));
-    const same = mine.every((p) => p.digest === base(b)[0]?.digest) && base(b).every((p) => p.digest === base(1)[0]?.digest);
+    const same =
+      mine.every((p) => p.digest === base(b)[0]?.digest) && base(b).every((p) => p.digest === base(1)[0]?.digest);
     return `b${b}: ${g.toFixed(1).padStart(5)} µs (${(g / g0).toFixed(2)}×) bits ${same ? 'same' : 'DIFFER'}`;
   });
   console.log(`  ${(VARIANTS[v] as (typeof VARIANTS)[number]).name.padEnd(84)} ${cells.join('   ')}`);

@@ -113,7 +113,8 @@ function replayGraphs(ckpt: LoadedCheckpoint): void {
         let out = kept.get(B);
         if (out === undefined) kept.set(B, (out = await real.run(feeds)));
         const copy: Record<string, HostTensor> = {};
-        for (const k in out) copy[k] = { ...(out[k] as HostTensor), data: (out[k] as HostTensor).data.slice() } as HostTensor;
+        for (const k in out)
+          copy[k] = { ...(out[k] as HostTensor), data: (out[k] as HostTensor).data.slice() } as HostTensor;
         return copy;
       },
     };
@@ -124,8 +125,14 @@ async function run(batch: number, seedFrom: number, replay = false): Promise<Run
   const ckpt = await loadCheckpoint(CHECKPOINT, { onnx: { intraOpThreads: INTRA_OP } });
   if (replay) replayGraphs(ckpt);
   const policy = new ExternalMemoryPolicy(ckpt, { batchSize: batch });
-  const episodes = Array.from({ length: EPISODES }, (_, i) => ({ info: { episode: `b${batch}-${seedFrom + i}` }, reset: { seed: seedFrom + i } }));
-  const envFor = (): SimEnvironment => new LiteSimEnvironment(new TimedCore(makeLiteEnvSync('ShellGameTouch-lite', { blackoutFromStep: 6, strict: true })));
+  const episodes = Array.from({ length: EPISODES }, (_, i) => ({
+    info: { episode: `b${batch}-${seedFrom + i}` },
+    reset: { seed: seedFrom + i },
+  }));
+  const envFor = (): SimEnvironment =>
+    new LiteSimEnvironment(
+      new TimedCore(makeLiteEnvSync('ShellGameTouch-lite', { blackoutFromStep: 6, strict: true })),
+    );
   const graphs = Object.values(ckpt.graphs);
   const runtimeNs = (): number => graphs.reduce((sum, g) => sum + (g.runtimeNs ?? Number.NaN), 0);
   const runtime0 = runtimeNs();
@@ -160,12 +167,17 @@ async function measure(label: string): Promise<void> {
   const REPEATS = Number(process.env['REPEATS'] ?? 5);
   for (let i = 0; i < 2; i++) for (const batch of [1, 32]) await run(batch, 10_000);
   const loadBefore = loadavg()[0] as number;
-  const passes = new Map<number, Run[]>([[1, []], [32, []]]);
+  const passes = new Map<number, Run[]>([
+    [1, []],
+    [32, []],
+  ]);
   for (let i = 0; i < REPEATS; i++) for (const batch of [1, 32]) passes.get(batch)?.push(await run(batch, 0));
   const median = (rs: Run[]): Run => [...rs].sort((a, b) => a.seconds - b.seconds)[Math.floor(rs.length / 2)] as Run;
   const results: Run[] = [1, 32].map((b) => median(passes.get(b) ?? []));
   const loadAfter = loadavg()[0] as number;
-  console.log(`[${label}: node ${process.execArgv.filter((a) => a.startsWith('--') && !a.startsWith('--import') && !a.startsWith('--require')).join(' ') || '(no flags)'}]`);
+  console.log(
+    `[${label}: node ${process.execArgv.filter((a) => a.startsWith('--') && !a.startsWith('--import') && !a.startsWith('--require')).join(' ') || '(no flags)'}]`,
+  );
   for (const r of results) {
     const other = r.seconds - r.graph - r.sim;
     console.log(
@@ -174,12 +186,17 @@ async function measure(label: string): Promise<void> {
     );
   }
   const [b1, b32] = results as [Run, Run];
-  console.log(`  throughput ratio batch 32 / batch 1: ${((b32.slotSteps / b32.seconds) / (b1.slotSteps / b1.seconds)).toFixed(2)}×`);
+  console.log(
+    `  throughput ratio batch 32 / batch 1: ${(b32.slotSteps / b32.seconds / (b1.slotSteps / b1.seconds)).toFixed(2)}×`,
+  );
   // What the two targets leave the orchestrator, from this run's own figures. The graph's time per slot-step is a
   // fixed cost per call (o, two session.run calls) plus a cost per sample (c): batch 1 pays o + c, batch 32 o/32 + c.
-  const g1 = b1.graph / b1.slotSteps, g32 = b32.graph / b32.slotSteps;
-  const c = (32 * g32 - g1) / 31, o = g1 - c;
-  const s32 = b32.sim / b32.slotSteps, h32 = (b32.seconds - b32.graph - b32.sim) / b32.slotSteps;
+  const g1 = b1.graph / b1.slotSteps,
+    g32 = b32.graph / b32.slotSteps;
+  const c = (32 * g32 - g1) / 31,
+    o = g1 - c;
+  const s32 = b32.sim / b32.slotSteps,
+    h32 = (b32.seconds - b32.graph - b32.sim) / b32.slotSteps;
   console.log(
     `  graph = ${(o * 1e6).toFixed(1)} µs per call + ${(c * 1e6).toFixed(1)} µs per sample; a batch-32 orchestrator share under 10% leaves the orchestrator (graph + sim) / 9 = ${(((g32 + s32) / 9) * 1e6).toFixed(2)} µs per slot-step, it took ${(h32 * 1e6).toFixed(2)} µs`,
   );
@@ -189,11 +206,15 @@ async function measure(label: string): Promise<void> {
     const rs: Run[] = [];
     for (let i = 0; i < REPEATS; i++) rs.push(await run(batch, 0, true));
     const r = [...rs].sort((a, b) => (a.seconds - a.sim) / a.slotSteps - (b.seconds - b.sim) / b.slotSteps)[0] as Run;
-    console.log(`  graphs replayed, batch ${String(batch).padStart(2)}: orchestrator ${us(r.seconds - r.sim - r.graph, r.slotSteps)} per slot-step (sim ${us(r.sim, r.slotSteps)}; GC pauses ${us(r.gc, r.slotSteps)})`);
+    console.log(
+      `  graphs replayed, batch ${String(batch).padStart(2)}: orchestrator ${us(r.seconds - r.sim - r.graph, r.slotSteps)} per slot-step (sim ${us(r.sim, r.slotSteps)}; GC pauses ${us(r.gc, r.slotSteps)})`,
+    );
   }
   const cores = availableParallelism();
   const busy = Math.max(loadBefore, loadAfter) > cores;
-  console.log(`  1-min load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)} on ${cores} cores${busy ? ' — OTHER PROCESSES COMPETED FOR THE CPUs: wall times are inflated, rerun on an idle machine' : ''}`);
+  console.log(
+    `  1-min load average ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)} on ${cores} cores${busy ? ' — OTHER PROCESSES COMPETED FOR THE CPUs: wall times are inflated, rerun on an idle machine' : ''}`,
+  );
 }
 
 // Each configuration runs in a process of its own started with its node flags: "as imep runs" with the imep CLI's
@@ -201,13 +222,20 @@ async function measure(label: string): Promise<void> {
 const measureAt = process.argv.indexOf('--measure');
 if (measureAt >= 0) await measure(process.argv[measureAt + 1] ?? '');
 else {
-  console.log(`policy-throughput: ${CHECKPOINT}, ${EPISODES} episodes of ShellGameTouch-lite (strict, blackout 6), ONNX Runtime CPU, ${INTRA_OP} intra-op thread(s), median of ${process.env['REPEATS'] ?? 5} passes, observations ${RECYCLE ? 'given back to their envs (recycleObservations)' : 'never given back (RECYCLE=0)'}`);
+  console.log(
+    `policy-throughput: ${CHECKPOINT}, ${EPISODES} episodes of ShellGameTouch-lite (strict, blackout 6), ONNX Runtime CPU, ${INTRA_OP} intra-op thread(s), median of ${process.env['REPEATS'] ?? 5} passes, observations ${RECYCLE ? 'given back to their envs (recycleObservations)' : 'never given back (RECYCLE=0)'}`,
+  );
   const configs: readonly { label: string; flags: readonly string[] }[] = [
     { label: 'node defaults (reference)', flags: [] },
-    { label: 'as imep runs (the requirement\'s figure)', flags: CLIENT_NODE_FLAGS },
+    { label: "as imep runs (the requirement's figure)", flags: CLIENT_NODE_FLAGS },
   ];
   for (const c of configs) {
-    const r = spawnSync(process.execPath, [...c.flags, '--import', 'tsx', fileURLToPath(import.meta.url), '--measure', c.label], { stdio: 'inherit' });
-    if (r.status !== 0) throw new Error(`policy-throughput: the ${c.label} measurement exited with ${r.status ?? r.signal}`);
+    const r = spawnSync(
+      process.execPath,
+      [...c.flags, '--import', 'tsx', fileURLToPath(import.meta.url), '--measure', c.label],
+      { stdio: 'inherit' },
+    );
+    if (r.status !== 0)
+      throw new Error(`policy-throughput: the ${c.label} measurement exited with ${r.status ?? r.signal}`);
   }
 }

@@ -12,5 +12,7 @@ const { values } = parseArgs({ options: { n: { type: 'string' } } });
 const t0 = performance.now();
 const c = await canaryCampaign(Number(values.n ?? '20'));
 for (const line of formatCanary(c)) console.log(line);
-console.log(`wall ${((performance.now() - t0) / 1000).toFixed(1)} s; result: ${c.result.hits.length === 0 && c.rows === c.planned ? 'PASS' : 'FAIL'}`);
+console.log(
+  `wall ${((performance.now() - t0) / 1000).toFixed(1)} s; result: ${c.result.hits.length === 0 && c.rows === c.planned ? 'PASS' : 'FAIL'}`,
+);
 process.exitCode = c.result.hits.length === 0 && c.rows === c.planned ? 0 : 1;

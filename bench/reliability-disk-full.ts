@@ -8,7 +8,14 @@
  */
 import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { enospcRun, formatScenario, fsizeRows, fsizeSeal, makeFixture, readonlyFolder } from '../test/reliability/support/disk-full.js';
+import {
+  enospcRun,
+  formatScenario,
+  fsizeRows,
+  fsizeSeal,
+  makeFixture,
+  readonlyFolder,
+} from '../test/reliability/support/disk-full.js';
 
 const { values } = parseArgs({ options: { n: { type: 'string' } } });
 const n = Number(values.n ?? '6');
@@ -21,11 +28,21 @@ try {
     const s = await scenario(fx);
     console.log(formatScenario(s));
     if (s.skipped) continue;
-    const recovered = s.recoverCode === undefined || (s.recoverCode === 0 && s.rowsIdentical === true && s.verifyCode === 0);
-    if (s.exit?.code !== 4 || (s.prefixOk !== undefined && !s.prefixOk) || s.sealJsonAfterFailure === true || (s.tempFiles?.length ?? 0) > 0 || !recovered) bad += 1;
+    const recovered =
+      s.recoverCode === undefined || (s.recoverCode === 0 && s.rowsIdentical === true && s.verifyCode === 0);
+    if (
+      s.exit?.code !== 4 ||
+      (s.prefixOk !== undefined && !s.prefixOk) ||
+      s.sealJsonAfterFailure === true ||
+      (s.tempFiles?.length ?? 0) > 0 ||
+      !recovered
+    )
+      bad += 1;
   }
 } finally {
   rmSync(fx.dir, { recursive: true, force: true });
 }
-console.log(`wall ${((performance.now() - t0) / 1000).toFixed(1)} s; result: ${bad === 0 ? 'PASS' : `FAIL (${bad} scenarios)`}`);
+console.log(
+  `wall ${((performance.now() - t0) / 1000).toFixed(1)} s; result: ${bad === 0 ? 'PASS' : `FAIL (${bad} scenarios)`}`,
+);
 process.exitCode = bad === 0 ? 0 : 1;

@@ -8,5 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 
-const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/fuzz-report.ts', ...process.argv.slice(2)], { stdio: ['ignore', 'inherit', 'inherit'] });
+const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/fuzz-report.ts', ...process.argv.slice(2)], {
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
 process.exitCode = r.status ?? 1;

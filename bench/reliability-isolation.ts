@@ -37,27 +37,48 @@ await ipc.dispose();
 
 const client = await refused(() => new BridgeClient({ endpoint: 'tcp://10.1.2.3:5555' }));
 check(client !== null, `client, non-loopback tcp://10.1.2.3:5555 without keys: refused (${client ?? 'ACCEPTED'})`);
-const server = await refused(BridgeServer.bind({ endpoint: 'tcp://0.0.0.0:*', factory: fakeFactory, envIds: [FAKE_ENV_ID] }));
+const server = await refused(
+  BridgeServer.bind({ endpoint: 'tcp://0.0.0.0:*', factory: fakeFactory, envIds: [FAKE_ENV_ID] }),
+);
 check(server !== null, `server, tcp://0.0.0.0 without keys: refused (${server ?? 'ACCEPTED'})`);
 
 const dir = await mkdtemp(join(tmpdir(), 'imep-isolation-'));
 try {
   const keys = await writeCurveCertificates(join(dir, 'keys'), 'server');
   const other = await writeCurveCertificates(join(dir, 'keys'), 'client');
-  const bridge = await BridgeServer.bind({ endpoint: 'tcp://127.0.0.1:*', factory: fakeFactory, envIds: [FAKE_ENV_ID], curve: await loadCurveKeyPair(keys.secretFile) });
+  const bridge = await BridgeServer.bind({
+    endpoint: 'tcp://127.0.0.1:*',
+    factory: fakeFactory,
+    envIds: [FAKE_ENV_ID],
+    curve: await loadCurveKeyPair(keys.secretFile),
+  });
   try {
     const own = await loadCurveKeyPair(other.secretFile);
-    const good = new BridgeClient({ endpoint: bridge.endpoint, heartbeatMs: 0, curve: { ...own, serverPublicKey: await loadCurvePublicKey(keys.publicFile) } });
+    const good = new BridgeClient({
+      endpoint: bridge.endpoint,
+      heartbeatMs: 0,
+      curve: { ...own, serverPublicKey: await loadCurvePublicKey(keys.publicFile) },
+    });
     const hello = await good.connect({ deadlineMs: 5000 });
     await good.close();
-    check(hello.envs.includes(FAKE_ENV_ID), `forced Curve over ${bridge.endpoint}: right server key → hello (${hello.envs.length} env)`);
+    check(
+      hello.envs.includes(FAKE_ENV_ID),
+      `forced Curve over ${bridge.endpoint}: right server key → hello (${hello.envs.length} env)`,
+    );
     const served = bridge.served;
-    const wrong = new BridgeClient({ endpoint: bridge.endpoint, heartbeatMs: 0, curve: { ...own, serverPublicKey: await loadCurvePublicKey(other.publicFile) } });
+    const wrong = new BridgeClient({
+      endpoint: bridge.endpoint,
+      heartbeatMs: 0,
+      curve: { ...own, serverPublicKey: await loadCurvePublicKey(other.publicFile) },
+    });
     const t0 = performance.now();
     const why = await refused(wrong.connect({ deadlineMs: 1500 }));
     const ms = performance.now() - t0;
     await wrong.close();
-    check(why !== null && bridge.served === served, `wrong server key → refused in ${ms.toFixed(0)} ms (deadline 1500 ms), requests served to it: ${bridge.served - served} (${why ?? 'ACCEPTED'})`);
+    check(
+      why !== null && bridge.served === served,
+      `wrong server key → refused in ${ms.toFixed(0)} ms (deadline 1500 ms), requests served to it: ${bridge.served - served} (${why ?? 'ACCEPTED'})`,
+    );
   } finally {
     await bridge.close();
   }

@@ -9,7 +9,14 @@
 import { parseArgs } from 'node:util';
 import { formatLoad, LOAD_SERVER_FLAGS, loadWithinBounds, runLoad } from '../test/reliability/support/load.js';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string' }, servers: { type: 'string' }, warmup: { type: 'string' }, 'default-heap': { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string' },
+    servers: { type: 'string' },
+    warmup: { type: 'string' },
+    'default-heap': { type: 'boolean' },
+  },
+});
 const o = {
   servers: Number(values.servers ?? '8'),
   seconds: Number(values.seconds ?? '300'),

@@ -11,7 +11,19 @@
  *
  *   npx tsx bench/reliability-tamper.ts [--n N]
  */
-import { appendFileSync, chmodSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,7 +37,9 @@ const t0 = performance.now();
 const dir = mkdtempSync(join(tmpdir(), 'imep-tamper-'));
 
 function files(at: string): string[] {
-  return readdirSync(at, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(at, e.name)) : [join(at, e.name)]));
+  return readdirSync(at, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(at, e.name)) : [join(at, e.name)],
+  );
 }
 
 /** Makes a sealed (read-only) file and its folder writable for the duration of `fn`, then restores the modes. */
@@ -53,7 +67,10 @@ interface Case {
 let bad = 0;
 try {
   writeFileSync(join(dir, 'p.yaml'), blackoutYaml({ n, sha: liteCheckpointSha() }));
-  const run = await imep(['campaign', 'run', 'p.yaml', '--through', 'closeout', '--same-operator-reason', 'single-operator quick start'], dir);
+  const run = await imep(
+    ['campaign', 'run', 'p.yaml', '--through', 'closeout', '--same-operator-reason', 'single-operator quick start'],
+    dir,
+  );
   if (run.code !== 0) throw new Error(`campaign run failed: ${run.stderr}`);
   const unit = unitIn(join(dir, 'campaigns'));
   if (unit === null) throw new Error('no unit written');
@@ -62,8 +79,15 @@ try {
   const closeoutRoot = /closeout root ([0-9a-f]{64})/.exec(intact.stdout)?.[1];
   if (closeoutRoot === undefined) throw new Error(`verify printed no closeout root: ${intact.stdout}`);
   const all = files(unit).sort();
-  console.log(`closed-out unit of a blackout ladder n=${n}: ${all.length} files (${all.map((f) => relative(unit, f)).join(', ')})`);
-  console.log(intact.stdout.trim().split('\n').find((l) => l.startsWith('signatures:')) ?? 'signatures: (not printed)');
+  console.log(
+    `closed-out unit of a blackout ladder n=${n}: ${all.length} files (${all.map((f) => relative(unit, f)).join(', ')})`,
+  );
+  console.log(
+    intact.stdout
+      .trim()
+      .split('\n')
+      .find((l) => l.startsWith('signatures:')) ?? 'signatures: (not printed)',
+  );
 
   const cases: Case[] = [];
   for (const f of all) {
@@ -184,7 +208,9 @@ try {
     detected += t.detected;
     console.log(`${kind.padEnd(9)} detected ${t.detected}/${t.tried} (verify exit 3 naming the file, one line)`);
   }
-  console.log(`total: detected ${detected}/${tried}; unit verifies again after every undo: ${after.code === 0 ? 'yes' : 'NO'}`);
+  console.log(
+    `total: detected ${detected}/${tried}; unit verifies again after every undo: ${after.code === 0 ? 'yes' : 'NO'}`,
+  );
   for (const m of misses) console.log(`MISSED ${m}`);
   if (detected !== tried || after.code !== 0) bad += 1;
 } finally {

@@ -40,7 +40,8 @@ const MANIFEST_FILE = 'chains/fuzzed-manifest.json';
 // worker side: generate the campaign's cases from the seed (deterministically) and run them in order
 
 async function workerMain(job: WorkerJob): Promise<void> {
-  const { KNOWN_MANIFEST_FINDINGS, KNOWN_PROTOCOL_FINDINGS, knownFinding } = await import('../test/fuzz/known-findings.js');
+  const { KNOWN_MANIFEST_FINDINGS, KNOWN_PROTOCOL_FINDINGS, knownFinding } =
+    await import('../test/fuzz/known-findings.js');
   const post = (r: CaseResult): void => parentPort!.postMessage(r);
   const time = <T>(f: () => T): [T, number] => {
     const t0 = performance.now();
@@ -48,13 +49,25 @@ async function workerMain(job: WorkerJob): Promise<void> {
     return [v, performance.now() - t0];
   };
   if (job.target === 'protocol') {
-    const { protocolCaseArb, runProtocolCase, shippedProtocols, YAML_HAZARDS } = await import('../test/fuzz/protocol-cases.js');
-    const hazards = shippedProtocols().flatMap((p) => YAML_HAZARDS.map((h) => ({ source: p.name, label: h.name, bytes: Buffer.from(h.text(p.text)) })));
-    const cases = [...hazards, ...fc.sample(protocolCaseArb, { seed: job.seed, numRuns: Math.max(0, job.count - hazards.length) })];
+    const { protocolCaseArb, runProtocolCase, shippedProtocols, YAML_HAZARDS } =
+      await import('../test/fuzz/protocol-cases.js');
+    const hazards = shippedProtocols().flatMap((p) =>
+      YAML_HAZARDS.map((h) => ({ source: p.name, label: h.name, bytes: Buffer.from(h.text(p.text)) })),
+    );
+    const cases = [
+      ...hazards,
+      ...fc.sample(protocolCaseArb, { seed: job.seed, numRuns: Math.max(0, job.count - hazards.length) }),
+    ];
     for (let i = job.startAt; i < cases.length; i++) {
       const c = cases[i]!;
       const [o, ms] = time(() => runProtocolCase(c, PROTOCOL_FILE));
-      post({ i, label: `${c.source}: ${c.label}`, ms, outcome: o, known: knownFinding(o, KNOWN_PROTOCOL_FINDINGS)?.id ?? null });
+      post({
+        i,
+        label: `${c.source}: ${c.label}`,
+        ms,
+        outcome: o,
+        known: knownFinding(o, KNOWN_PROTOCOL_FINDINGS)?.id ?? null,
+      });
     }
   } else if (job.target === 'manifest') {
     const { manifestCaseArb, runManifestCase } = await import('../test/fuzz/manifest-cases.js');
@@ -65,7 +78,10 @@ async function workerMain(job: WorkerJob): Promise<void> {
     }
   } else {
     const { BRIDGE_HAZARDS, bridgeCaseArb, runDecodeCase } = await import('../test/fuzz/bridge-cases.js');
-    const cases = [...BRIDGE_HAZARDS.map((h) => ({ label: h.name, frames: h.frames() })), ...fc.sample(bridgeCaseArb, { seed: job.seed, numRuns: Math.max(0, job.count - BRIDGE_HAZARDS.length) })];
+    const cases = [
+      ...BRIDGE_HAZARDS.map((h) => ({ label: h.name, frames: h.frames() })),
+      ...fc.sample(bridgeCaseArb, { seed: job.seed, numRuns: Math.max(0, job.count - BRIDGE_HAZARDS.length) }),
+    ];
     for (let i = job.startAt; i < cases.length; i++) {
       const [o, ms] = time(() => runDecodeCase(cases[i]!));
       post({ i, label: cases[i]!.label, ms, outcome: o, known: null });
@@ -86,13 +102,20 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { seed: 20260101, counts: { protocol: 3000, cli: 200, manifest: 3000, decode: 5000, server: 1000 }, cliConcurrency: 2, hangMs: 10_000, only: null };
+  const o: Options = {
+    seed: 20260101,
+    counts: { protocol: 3000, cli: 200, manifest: 3000, decode: 5000, server: 1000 },
+    cliConcurrency: 2,
+    hangMs: 10_000,
+    only: null,
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     const value = argv[i + 1];
     const num = (): number => {
       const n = Number(value);
-      if (value === undefined || !Number.isSafeInteger(n) || n < 0) throw new Error(`${flag} needs a non-negative integer`);
+      if (value === undefined || !Number.isSafeInteger(n) || n < 0)
+        throw new Error(`${flag} needs a non-negative integer`);
       i++;
       return n;
     };
@@ -102,7 +125,8 @@ function parseArgs(argv: string[]): Options {
     else if (flag === '--only') {
       o.only = (value ?? '').split(',').filter(Boolean);
       i++;
-    } else if (flag.startsWith('--') && flag.slice(2) in o.counts) o.counts[flag.slice(2) as keyof Options['counts']] = num();
+    } else if (flag.startsWith('--') && flag.slice(2) in o.counts)
+      o.counts[flag.slice(2) as keyof Options['counts']] = num();
     else throw new Error(`unknown argument ${flag} (see the header of scripts/fuzz-report.ts)`);
   }
   return o;
@@ -119,15 +143,21 @@ async function watched(target: InProcess, seed: number, count: number, hangMs: n
   let startAt = 0;
   while (startAt < count) {
     const stoppedAt = await new Promise<number | null>((resolve, reject) => {
-      const worker = new Worker(WORKER_BOOT, { eval: true, workerData: { target, seed, count, startAt } satisfies WorkerJob });
+      const worker = new Worker(WORKER_BOOT, {
+        eval: true,
+        workerData: { target, seed, count, startAt } satisfies WorkerJob,
+      });
       let last = startAt - 1;
       let timer: NodeJS.Timeout | undefined;
       const arm = (): void => {
         clearTimeout(timer);
-        timer = setTimeout(() => {
-          void worker.terminate();
-          resolve(last + 1);
-        }, hangMs + (last < startAt ? 30_000 : 0)); // the first case also pays for loading and generating
+        timer = setTimeout(
+          () => {
+            void worker.terminate();
+            resolve(last + 1);
+          },
+          hangMs + (last < startAt ? 30_000 : 0),
+        ); // the first case also pays for loading and generating
       };
       arm();
       worker.on('message', (m: CaseResult | 'done') => {
@@ -168,7 +198,9 @@ async function cliCampaign(o: Options, tally: TallyT): Promise<void> {
   }
   const work = await mkdtemp(join(tmpdir(), 'imep-fuzz-report-cli-'));
   try {
-    await runCliCases(cases, work, o.cliConcurrency, (c, out, ms) => record(tally, out, ms, `${c.source}: ${c.label}`, knownFinding(out, KNOWN_CLI_FINDINGS)));
+    await runCliCases(cases, work, o.cliConcurrency, (c, out, ms) =>
+      record(tally, out, ms, `${c.source}: ${c.label}`, knownFinding(out, KNOWN_CLI_FINDINGS)),
+    );
   } finally {
     await rm(work, { recursive: true, force: true });
   }
@@ -185,7 +217,10 @@ async function serverCampaign(o: Options, tally: TallyT): Promise<string> {
   await sup.start();
   let probe = new ServerProbe(ipc.endpoint, o.hangMs);
   try {
-    const cases = [...BRIDGE_HAZARDS.map((h) => ({ label: h.name, frames: h.frames() })), ...fc.sample(bridgeCaseArb, { seed: o.seed + 2, numRuns: Math.max(0, o.counts.server - BRIDGE_HAZARDS.length) })];
+    const cases = [
+      ...BRIDGE_HAZARDS.map((h) => ({ label: h.name, frames: h.frames() })),
+      ...fc.sample(bridgeCaseArb, { seed: o.seed + 2, numRuns: Math.max(0, o.counts.server - BRIDGE_HAZARDS.length) }),
+    ];
     for (const c of cases) {
       const t0 = performance.now();
       const out = await probe.probe(c);
@@ -196,9 +231,16 @@ async function serverCampaign(o: Options, tally: TallyT): Promise<string> {
       }
       if (!sup.running) throw new Error(`the server process exited during "${c.label}": ${sup.stderrTail}`);
     }
-    const hello = encodeMessage({ kind: 'request', id: 1, op: 'hello', body: { client: { name: 'fuzz-report', version: '1' } } });
+    const hello = encodeMessage({
+      kind: 'request',
+      id: 1,
+      op: 'hello',
+      body: { client: { name: 'fuzz-report', version: '1' } },
+    });
     const after = await probe.probe({ label: 'hello', frames: [(hello as { bytes: Buffer }).bytes] });
-    return after.kind === 'accepted' && sup.running ? 'the server process is still running and answers hello' : `AFTER THE CAMPAIGN THE SERVER ${sup.running ? 'does not answer hello' : 'is gone'}`;
+    return after.kind === 'accepted' && sup.running
+      ? 'the server process is still running and answers hello'
+      : `AFTER THE CAMPAIGN THE SERVER ${sup.running ? 'does not answer hello' : 'is gone'}`;
   } finally {
     probe.close();
     await sup.dispose();
@@ -209,7 +251,8 @@ async function serverCampaign(o: Options, tally: TallyT): Promise<string> {
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   const { emptyTally, formatTally } = await import('../test/fuzz/outcome.js');
-  const { KNOWN_PROTOCOL_FINDINGS, KNOWN_MANIFEST_FINDINGS, KNOWN_CLI_FINDINGS } = await import('../test/fuzz/known-findings.js');
+  const { KNOWN_PROTOCOL_FINDINGS, KNOWN_MANIFEST_FINDINGS, KNOWN_CLI_FINDINGS } =
+    await import('../test/fuzz/known-findings.js');
   const want = (name: string): boolean => o.only === null || o.only.includes(name);
   const lines: string[] = [];
   const tallies: [string, TallyT][] = [];
@@ -220,27 +263,39 @@ async function main(): Promise<void> {
     process.stderr.write(`fuzz: ${name} …\n`);
     const note = await f(t);
     tallies.push([name, t]);
-    lines.push(`${formatTally(title, t)} [${((performance.now() - t0) / 1000).toFixed(1)} s]${note ? ` — ${note}` : ''}`);
+    lines.push(
+      `${formatTally(title, t)} [${((performance.now() - t0) / 1000).toFixed(1)} s]${note ? ` — ${note}` : ''}`,
+    );
     for (const e of t.examples) lines.push(`    ${e}`);
   };
   await run('protocol', 'protocol files (loader)', (t) => watched('protocol', o.seed, o.counts.protocol, o.hangMs, t));
   await run('cli', 'protocol files (imep campaign precommit, child processes)', (t) => cliCampaign(o, t));
   await run('manifest', 'chain manifests', (t) => watched('manifest', o.seed + 3, o.counts.manifest, o.hangMs, t));
-  await run('decode', 'bridge messages (decodeMessage)', (t) => watched('decode', o.seed + 4, o.counts.decode, o.hangMs, t));
+  await run('decode', 'bridge messages (decodeMessage)', (t) =>
+    watched('decode', o.seed + 4, o.counts.decode, o.hangMs, t),
+  );
   await run('server', 'bridge messages (running lite server)', (t) => serverCampaign(o, t));
 
-  const sum = (k: 'cases' | 'refused' | 'accepted' | 'crashes' | 'hangs'): number => tallies.reduce((a, [, t]) => a + t[k], 0);
+  const sum = (k: 'cases' | 'refused' | 'accepted' | 'crashes' | 'hangs'): number =>
+    tallies.reduce((a, [, t]) => a + t[k], 0);
   const known = tallies.reduce((a, [, t]) => a + Object.values(t.known).reduce((x, y) => x + y, 0), 0);
   process.stdout.write(
     [
       `Fuzz report — \`npx tsx scripts/fuzz-report.ts${process.argv.length > 2 ? ` ${process.argv.slice(2).join(' ')}` : ''}\` (seed ${o.seed}), ${new Date().toISOString()}`,
-      `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg().map((x) => x.toFixed(2)).join(' / ')}; hang = no answer within ${o.hangMs} ms`,
+      `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' / ')}; hang = no answer within ${o.hangMs} ms`,
       '',
       ...lines,
       '',
       `TOTAL: ${sum('cases')} cases — refused cleanly ${sum('refused')}, accepted ${sum('accepted')}, crashes ${sum('crashes')}, hangs ${sum('hangs')}, known findings ${known}`,
       ...(known > 0
-        ? ['Known findings (counted apart; defects outside the fuzz suite):', ...[...new Set([...KNOWN_PROTOCOL_FINDINGS, ...KNOWN_CLI_FINDINGS, ...KNOWN_MANIFEST_FINDINGS])].map((k) => `  - ${k.id}: ${k.where}`)]
+        ? [
+            'Known findings (counted apart; defects outside the fuzz suite):',
+            ...[...new Set([...KNOWN_PROTOCOL_FINDINGS, ...KNOWN_CLI_FINDINGS, ...KNOWN_MANIFEST_FINDINGS])].map(
+              (k) => `  - ${k.id}: ${k.where}`,
+            ),
+          ]
         : []),
       '',
     ].join('\n'),

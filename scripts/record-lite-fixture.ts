@@ -22,7 +22,14 @@ export const REPLAY_FORMAT = 'imep-replay/1';
 /** The fixed action sequence (float32 [dx, dy]): up toward the cups past the cue phase, then sideways. */
 export function fixtureActions(): NdArray[] {
   const moves: [number, number][] = [
-    [0, 0.06], [0, 0.06], [0, 0.06], [0, 0.06], [0, 0.06], [0, 0.06], [-0.06, 0], [0.06, 0.03],
+    [0, 0.06],
+    [0, 0.06],
+    [0, 0.06],
+    [0, 0.06],
+    [0, 0.06],
+    [0, 0.06],
+    [-0.06, 0],
+    [0.06, 0.03],
   ];
   return moves.map(([x, y]) => ndarray('float32', [2], Float32Array.of(x, y)));
 }
@@ -33,7 +40,10 @@ export interface ReplayEpisode {
   readonly steps: { action: NdArray; result: StepResult }[];
 }
 
-export async function recordEpisodes(seeds: readonly number[], actions: readonly NdArray[]): Promise<{ spec: unknown; episodes: ReplayEpisode[] }> {
+export async function recordEpisodes(
+  seeds: readonly number[],
+  actions: readonly NdArray[],
+): Promise<{ spec: unknown; episodes: ReplayEpisode[] }> {
   const env = makeLiteEnv(FIXTURE_ENV, {});
   const episodes: ReplayEpisode[] = [];
   for (const seed of seeds) {
@@ -59,11 +69,18 @@ async function main(argv: readonly string[]): Promise<void> {
   const seeds = (arg('--seeds') ?? FIXTURE_SEEDS.join(',')).split(',').map(Number);
   if (seeds.some((s) => !Number.isInteger(s) || s < 0)) throw new Error('--seeds: expected comma-separated uints');
   const { spec, episodes } = await recordEpisodes(seeds, fixtureActions());
-  const bytes = encodeValue({ format: REPLAY_FORMAT, source: { env: FIXTURE_ENV, kwargs: {}, recorder: 'scripts/record-lite-fixture.ts' }, spec, episodes });
+  const bytes = encodeValue({
+    format: REPLAY_FORMAT,
+    source: { env: FIXTURE_ENV, kwargs: {}, recorder: 'scripts/record-lite-fixture.ts' },
+    spec,
+    episodes,
+  });
   await mkdir(dirname(out), { recursive: true });
   await writeFile(`${out}.tmp`, bytes);
   await rename(`${out}.tmp`, out);
-  process.stdout.write(`${out}: ${episodes.length} episodes, ${episodes.reduce((n, e) => n + e.steps.length, 0)} steps, ${bytes.length} bytes\n`);
+  process.stdout.write(
+    `${out}: ${episodes.length} episodes, ${episodes.reduce((n, e) => n + e.steps.length, 0)} steps, ${bytes.length} bytes\n`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('record-lite-fixture.ts')) {

@@ -17,7 +17,29 @@
  */
 import { join } from 'node:path';
 import { ImepError, sha256Hex } from '../core/index.js';
-import { adjudicate as storeAdjudicate, readVerifiedAmendments, assertAllowed, checkAdjudicator, currentOperator, type SameOperatorOverride, AdjudicationRecordSchema, type AdjudicationRecord, RunRecordSchema, runOperators, recordNumber, UNIT_FILES, type Operator, listAdjudicationRecords, readUnitState, readVerified, readVerifiedRecord, sealedSha256, type VerifiedUnit, assertUnitVerified, readAdjudicationArtifact } from '../evidence/index.js';
+import {
+  adjudicate as storeAdjudicate,
+  readVerifiedAmendments,
+  assertAllowed,
+  checkAdjudicator,
+  currentOperator,
+  type SameOperatorOverride,
+  AdjudicationRecordSchema,
+  type AdjudicationRecord,
+  RunRecordSchema,
+  runOperators,
+  recordNumber,
+  UNIT_FILES,
+  type Operator,
+  listAdjudicationRecords,
+  readUnitState,
+  readVerified,
+  readVerifiedRecord,
+  sealedSha256,
+  type VerifiedUnit,
+  assertUnitVerified,
+  readAdjudicationArtifact,
+} from '../evidence/index.js';
 import { computeAdjudication, renderAdjudication } from './compute.js';
 import { loadSealedInputs } from './sealed-inputs.js';
 import { ADJUDICATION_FILE, ADJUDICATOR, type Adjudication } from './types.js';
@@ -55,19 +77,27 @@ export async function adjudicateUnit(unitDir: string, opts: AdjudicateUnitOption
   if (opts.regenerate) return reproduceAdjudication(unitDir);
   const snap = await readUnitState(unitDir);
   if (snap.state === 'adjudicated' || snap.state === 'cross-checked' || snap.state === 'closed') {
-    throw new ImepError('E_OUT_OF_ORDER', `unit ${snap.header.id} is already '${snap.state}'; the adjudication runs once per sealed unit`, {
-      file: unitDir,
-      hint:
-        `the stored adjudication stands: \`imep campaign verify ${unitDir}\` checks its bytes` +
-        (snap.state === 'adjudicated' ? `, \`imep campaign cross-check ${unitDir}\` recomputes its numbers independently` : '') +
-        '; it is never adjudicated again',
-    });
+    throw new ImepError(
+      'E_OUT_OF_ORDER',
+      `unit ${snap.header.id} is already '${snap.state}'; the adjudication runs once per sealed unit`,
+      {
+        file: unitDir,
+        hint:
+          `the stored adjudication stands: \`imep campaign verify ${unitDir}\` checks its bytes` +
+          (snap.state === 'adjudicated'
+            ? `, \`imep campaign cross-check ${unitDir}\` recomputes its numbers independently`
+            : '') +
+          '; it is never adjudicated again',
+      },
+    );
   }
   assertAllowed(snap.header.id, snap.state, 'adjudicate', unitDir);
   const unit = await assertUnitVerified(unitDir);
   const operator = opts.operator ?? currentOperator();
   // The run record is sealed: read once against the seal's entry and parsed from those bytes.
-  const ranBy = runOperators(await readVerifiedRecord(unitDir, UNIT_FILES.runRecord, sealedSha256(unit, UNIT_FILES.runRecord), RunRecordSchema));
+  const ranBy = runOperators(
+    await readVerifiedRecord(unitDir, UNIT_FILES.runRecord, sealedSha256(unit, UNIT_FILES.runRecord), RunRecordSchema),
+  );
   const override = checkAdjudicator(snap.header.id, operator, ranBy, opts.allowSameOperator);
   const inputs = await loadSealedInputs(unitDir, unit);
   const { amendments } = await readVerifiedAmendments(unit);
@@ -99,10 +129,14 @@ function firstDifference(a: string, b: string): { line: number; stored: string; 
 export async function reproduceAdjudication(unitDir: string): Promise<AdjudicateUnitResult> {
   const snap = await readUnitState(unitDir);
   if (snap.state !== 'adjudicated' && snap.state !== 'cross-checked' && snap.state !== 'closed') {
-    throw new ImepError('E_OUT_OF_ORDER', `unit ${snap.header.id} is '${snap.state}'; there is no adjudication to regenerate`, {
-      file: unitDir,
-      hint: 'run `imep campaign adjudicate` first',
-    });
+    throw new ImepError(
+      'E_OUT_OF_ORDER',
+      `unit ${snap.header.id} is '${snap.state}'; there is no adjudication to regenerate`,
+      {
+        file: unitDir,
+        hint: 'run `imep campaign adjudicate` first',
+      },
+    );
   }
   const unit = await assertUnitVerified(unitDir);
   const { record, file, path, text: stored } = await readAdjudicationArtifact(unitDir, unit);
@@ -119,11 +153,15 @@ export async function reproduceAdjudication(unitDir: string): Promise<Adjudicate
   const text = renderAdjudication(adjudication);
   if (text !== stored) {
     const d = firstDifference(stored, text);
-    throw new ImepError('E_INTERNAL', `the regenerated adjudication differs from the stored one at line ${d.line}: stored ${d.stored.trim()} — regenerated ${d.regenerated.trim()}`, {
-      file: path,
-      field: `line ${d.line}`,
-      hint: `the adjudicator (${ADJUDICATOR.name} v${ADJUDICATOR.version}) no longer reproduces this unit; do not replace the stored adjudication — report the difference`,
-    });
+    throw new ImepError(
+      'E_INTERNAL',
+      `the regenerated adjudication differs from the stored one at line ${d.line}: stored ${d.stored.trim()} — regenerated ${d.regenerated.trim()}`,
+      {
+        file: path,
+        field: `line ${d.line}`,
+        hint: `the adjudicator (${ADJUDICATOR.name} v${ADJUDICATOR.version}) no longer reproduces this unit; do not replace the stored adjudication — report the difference`,
+      },
+    );
   }
   return { adjudication, text, record, file, regenerated: true };
 }

@@ -68,7 +68,14 @@ export function computeAdjudication(inputs: SealedInputs, party: AdjudicationPar
     verdicts: vs,
     questions: questions(vs, estimands, conditions, gates),
     amendments: {
-      log: party.amendments.map((a) => ({ id: a.id, at: a.at, classification: a.classification, stateAtAmendment: a.stateAtAmendment, affects: [...a.affects], text: a.text })),
+      log: party.amendments.map((a) => ({
+        id: a.id,
+        at: a.at,
+        classification: a.classification,
+        stateAtAmendment: a.stateAtAmendment,
+        affects: [...a.affects],
+        text: a.text,
+      })),
       protocol: protocol.amendments.map((a) => ({ id: a.id, date: a.date, stage: a.stage, summary: a.summary })),
     },
   };

@@ -11,7 +11,11 @@ import { clopperPearson, clopperPearsonLower, clopperPearsonUpper, wilson } from
 import { outcomeOf, type RowIndex } from './joint-cohort.js';
 import type { ConditionSummary } from './types.js';
 
-export function conditionSummaries(protocol: Protocol, index: RowIndex, excludedTasks: ReadonlySet<string>): ConditionSummary[] {
+export function conditionSummaries(
+  protocol: Protocol,
+  index: RowIndex,
+  excludedTasks: ReadonlySet<string>,
+): ConditionSummary[] {
   const out: ConditionSummary[] = [];
   for (const wave of protocol.waves) {
     for (const condition of wave.conditions) {
@@ -33,15 +37,24 @@ export function conditionSummaries(protocol: Protocol, index: RowIndex, excluded
           : (() => {
               const [wl, wu] = wilson(successes, n, 0.95);
               const [cl, cu] = clopperPearson(successes, n, 0.95);
-              return { successes, n, rate: successes / n, wilson95: { lower: wl, upper: wu }, cp95: { lower: cl, upper: cu } };
+              return {
+                successes,
+                n,
+                rate: successes / n,
+                wilson95: { lower: wl, upper: wu },
+                cp95: { lower: cl, upper: cu },
+              };
             })();
       let vsAnchor: ConditionSummary['vsAnchor'] = null;
       if (condition !== wave.anchor) {
         const cohort = index.cohort([wave.anchor, condition], 'success', excludedTasks, `waves.${wave.id}`, wave.id);
         if (cohort.status === 'available') {
-          let b = 0, c = 0, m = 0;
+          let b = 0,
+            c = 0,
+            m = 0;
           for (const u of cohort.units) {
-            const a = u.outcomes[wave.anchor], x = u.outcomes[condition];
+            const a = u.outcomes[wave.anchor],
+              x = u.outcomes[condition];
             if (a === null || a === undefined || x === null || x === undefined) continue;
             m++;
             if (a > x) b++;
@@ -57,7 +70,10 @@ export function conditionSummaries(protocol: Protocol, index: RowIndex, excluded
               D: (b - c) / m,
               rho: (b + c) / m,
               rhoCp95: { lower: l, upper: u },
-              rhoCpOneSided95: { lower: clopperPearsonLower(b + c, m, 0.05), upper: clopperPearsonUpper(b + c, m, 0.05) },
+              rhoCpOneSided95: {
+                lower: clopperPearsonLower(b + c, m, 0.05),
+                upper: clopperPearsonUpper(b + c, m, 0.05),
+              },
             };
           }
         }
@@ -68,7 +84,17 @@ export function conditionSummaries(protocol: Protocol, index: RowIndex, excluded
         const covered = okRows.filter((r) => r.reads.covered === true).length;
         coverage = okRows.length === 0 ? null : { covered, units: okRows.length, rate: covered / okRows.length };
       }
-      out.push({ id: `${condition}@w${wave.id}`, condition, wave: wave.id, kind, anchor: condition === wave.anchor, rows, success, vsAnchor, coverage });
+      out.push({
+        id: `${condition}@w${wave.id}`,
+        condition,
+        wave: wave.id,
+        kind,
+        anchor: condition === wave.anchor,
+        rows,
+        success,
+        vsAnchor,
+        coverage,
+      });
     }
   }
   return out;

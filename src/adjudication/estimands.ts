@@ -13,11 +13,43 @@
 import { ImepError, isImepError } from '../core/index.js';
 import type { Seed } from '../core/index.js';
 import type { BoundMethod, Criterion, Estimand, Protocol } from '../protocol/index.js';
-import { armBounds, contrastBounds, discordantCounts, estimate as statsEstimate, flipCounts, IDENTIFICATION_LABEL, mcnemarExact, pairedDesign, successCount, taskThetas, taskWeights, thetaBar, type PairedDesign } from '../stats/index.js';
+import {
+  armBounds,
+  contrastBounds,
+  discordantCounts,
+  estimate as statsEstimate,
+  flipCounts,
+  IDENTIFICATION_LABEL,
+  mcnemarExact,
+  pairedDesign,
+  successCount,
+  taskThetas,
+  taskWeights,
+  thetaBar,
+  type PairedDesign,
+} from '../stats/index.js';
 import { extremeFill, type Contribution } from './fills.js';
-import { alphaForLevel, intervalId, intervalOn, applicable, normalise, type EstimandShape, type EstimandSpec, type IntervalRequest } from './intervals.js';
+import {
+  alphaForLevel,
+  intervalId,
+  intervalOn,
+  applicable,
+  normalise,
+  type EstimandShape,
+  type EstimandSpec,
+  type IntervalRequest,
+} from './intervals.js';
 import type { CohortUnit, RowIndex } from './joint-cohort.js';
-import type { AvailableEstimand, Counts, EstimandConditions, EstimandResult, Interval, Readout, TaskTheta, TestResult } from './types.js';
+import type {
+  AvailableEstimand,
+  Counts,
+  EstimandConditions,
+  EstimandResult,
+  Interval,
+  Readout,
+  TaskTheta,
+  TestResult,
+} from './types.js';
 
 interface Anatomy {
   readonly conditions: string[];
@@ -38,7 +70,10 @@ export function anatomy(e: Estimand): Anatomy {
         conditions: [r, x],
         named: { reference: r, intervention: x },
         spec: { shape, stats: { kind: e.kind, reference: r, intervention: x } },
-        contribution: e.kind === 'D' ? (o) => (o[r] as number) - (o[x] as number) : (o) => Math.abs((o[r] as number) - (o[x] as number)),
+        contribution:
+          e.kind === 'D'
+            ? (o) => (o[r] as number) - (o[x] as number)
+            : (o) => Math.abs((o[r] as number) - (o[x] as number)),
         readout,
       };
     }
@@ -57,8 +92,20 @@ export function anatomy(e: Estimand): Anatomy {
       const stats =
         e.kind === 'theta'
           ? ({ kind: 'theta', reference: a, target: t, sham: s } as const)
-          : ({ kind: 'thetaBar', reference: a, target: t, sham: s, ...(e.weights ? { weights: e.weights } : {}) } as const);
-      return { conditions: [a, t, s], named: { reference: a, target: t, sham: s }, spec: { shape: e.kind, stats }, contribution: flip, readout };
+          : ({
+              kind: 'thetaBar',
+              reference: a,
+              target: t,
+              sham: s,
+              ...(e.weights ? { weights: e.weights } : {}),
+            } as const);
+      return {
+        conditions: [a, t, s],
+        named: { reference: a, target: t, sham: s },
+        spec: { shape: e.kind, stats },
+        contribution: flip,
+        readout,
+      };
     }
     case 'successRate':
       return {
@@ -84,7 +131,13 @@ export function criterionRequest(c: Criterion, protocol: Protocol): IntervalRequ
   if (c.rule === 'p-below' || c.rule === 'point-below') return null;
   const boot = bootstrapDefaults(protocol);
   if (c.rule === 'equivalence') {
-    return { method: c.method, alpha: null, level: c.level, replicates: c.replicates ?? boot.replicates, seed: c.seed ?? boot.seed } as IntervalRequest;
+    return {
+      method: c.method,
+      alpha: null,
+      level: c.level,
+      replicates: c.replicates ?? boot.replicates,
+      seed: c.seed ?? boot.seed,
+    } as IntervalRequest;
   }
   return { method: c.method, alpha: c.alphaPerComponent ?? null, level: c.level ?? null, ...boot } as IntervalRequest;
 }
@@ -129,8 +182,10 @@ export function exactConfirmation(c: Criterion, shape: EstimandShape, protocol: 
   const r = criterionRequest(c, protocol);
   if (r === null || ALPHA_METHOD_SET.has(r.method)) return null;
   const level = normalise(r).level as number;
-  if (shape === 'proportion-flips' || shape === 'rate') return { method: 'clopper-pearson', alpha: alphaForLevel('clopper-pearson', level), level: null };
-  if (shape === 'difference' || shape === 'theta') return { method: 'exact-cp-difference', alpha: alphaForLevel('exact-cp-difference', level), level: null };
+  if (shape === 'proportion-flips' || shape === 'rate')
+    return { method: 'clopper-pearson', alpha: alphaForLevel('clopper-pearson', level), level: null };
+  if (shape === 'difference' || shape === 'theta')
+    return { method: 'exact-cp-difference', alpha: alphaForLevel('exact-cp-difference', level), level: null };
   return null;
 }
 
@@ -150,7 +205,8 @@ function ownOrExactCompanion(shape: EstimandShape, c: Criterion, protocol: Proto
   const registeredAlpha = bounded ? c.alphaPerComponent : undefined;
   const level = bounded ? c.level : undefined;
   // the companion's α per component: the criterion's own, else the one that covers its level by this method
-  const alphaFor = (method: BoundMethod): number => registeredAlpha ?? (level !== undefined ? alphaForLevel(method, level) : 0.05);
+  const alphaFor = (method: BoundMethod): number =>
+    registeredAlpha ?? (level !== undefined ? alphaForLevel(method, level) : 0.05);
   switch (shape) {
     case 'difference':
       return { method: 'exact-cp-difference', alpha: alphaFor('exact-cp-difference'), level: null };
@@ -160,25 +216,41 @@ function ownOrExactCompanion(shape: EstimandShape, c: Criterion, protocol: Proto
     case 'theta':
       return { method: 'conditional-exact', alpha: alphaFor('conditional-exact'), level: null };
     case 'thetaBar':
-      return { method: defaultBootstrapMethod(protocol), alpha: null, level: level ?? 1 - 2 * (registeredAlpha ?? 0.05), ...bootstrapDefaults(protocol) } as IntervalRequest;
+      return {
+        method: defaultBootstrapMethod(protocol),
+        alpha: null,
+        level: level ?? 1 - 2 * (registeredAlpha ?? 0.05),
+        ...bootstrapDefaults(protocol),
+      } as IntervalRequest;
   }
 }
 
 export function defaultRequests(shape: EstimandShape, protocol: Protocol): IntervalRequest[] {
   switch (shape) {
     case 'difference':
-      return [{ method: 'exact-cp-difference', alpha: 0.05, level: null }, { method: 'tango', alpha: null, level: 0.95 }];
+      return [
+        { method: 'exact-cp-difference', alpha: 0.05, level: null },
+        { method: 'tango', alpha: null, level: 0.95 },
+      ];
     case 'proportion-flips':
-      return [{ method: 'clopper-pearson', alpha: 0.05, level: null }, { method: 'clopper-pearson', alpha: 0.025, level: null }];
+      return [
+        { method: 'clopper-pearson', alpha: 0.05, level: null },
+        { method: 'clopper-pearson', alpha: 0.025, level: null },
+      ];
     case 'theta':
       // the conditional exact bound, and the unconditional exact bound at the same level per endpoint
       return [{ method: 'conditional-exact', alpha: 0.05, level: null }, unconditionalThetaRequest(0.05)];
     case 'thetaBar': {
       const boot = bootstrapDefaults(protocol);
-      return boot.seed === undefined ? [] : [{ method: defaultBootstrapMethod(protocol), alpha: null, level: 0.95, ...boot } as IntervalRequest];
+      return boot.seed === undefined
+        ? []
+        : [{ method: defaultBootstrapMethod(protocol), alpha: null, level: 0.95, ...boot } as IntervalRequest];
     }
     case 'rate':
-      return [{ method: 'wilson', alpha: null, level: 0.95 }, { method: 'clopper-pearson', alpha: 0.025, level: null }];
+      return [
+        { method: 'wilson', alpha: null, level: 0.95 },
+        { method: 'clopper-pearson', alpha: 0.025, level: null },
+      ];
   }
 }
 
@@ -200,12 +272,17 @@ export function requestsFor(e: Estimand, protocol: Protocol): IntervalRequest[] 
       const exact = exactConfirmation(c, shape, protocol);
       if (exact !== null) add(exact);
     }
-    if (c.rule === 'lower-bound-above' && c.aboveUpperBoundOf?.includes(e.id)) add(companionRequest(shape, c, protocol));
+    if (c.rule === 'lower-bound-above' && c.aboveUpperBoundOf?.includes(e.id))
+      add(companionRequest(shape, c, protocol));
   }
   return [...out.values()];
 }
 
-function designOver(units: readonly CohortUnit[], conditions: readonly string[], tasks: readonly string[]): PairedDesign {
+function designOver(
+  units: readonly CohortUnit[],
+  conditions: readonly string[],
+  tasks: readonly string[],
+): PairedDesign {
   const outcomes: Record<string, (0 | 1)[]> = {};
   for (const c of conditions) outcomes[c] = units.map((u) => u.outcomes[c] as 0 | 1);
   return pairedDesign({
@@ -235,7 +312,12 @@ function countsOf(design: PairedDesign, spec: EstimandSpec): Counts {
 
 function testsOf(kind: Estimand['kind'], counts: Counts): TestResult[] {
   if (kind === 'rho' || kind === 'successRate') return [];
-  const pair = counts.b !== undefined && counts.c !== undefined ? [counts.b, counts.c] : counts.bPrime !== undefined && counts.cPrime !== undefined ? [counts.bPrime, counts.cPrime] : null;
+  const pair =
+    counts.b !== undefined && counts.c !== undefined
+      ? [counts.b, counts.c]
+      : counts.bPrime !== undefined && counts.cPrime !== undefined
+        ? [counts.bPrime, counts.cPrime]
+        : null;
   if (pair === null) return [];
   const [x, y] = pair as [number, number];
   return [
@@ -244,7 +326,12 @@ function testsOf(kind: Estimand['kind'], counts: Counts): TestResult[] {
   ];
 }
 
-function identificationOf(e: Estimand, a: Anatomy, units: readonly CohortUnit[], tasks: readonly string[]): AvailableEstimand['identification'] {
+function identificationOf(
+  e: Estimand,
+  a: Anatomy,
+  units: readonly CohortUnit[],
+  tasks: readonly string[],
+): AvailableEstimand['identification'] {
   const arm = (c: string) => armBounds(units.map((u) => ({ outcomes: [u.outcomes[c] ?? null] })));
   if (e.kind === 'successRate') {
     const b = arm(e.condition);
@@ -257,7 +344,11 @@ function identificationOf(e: Estimand, a: Anatomy, units: readonly CohortUnit[],
   }
   const lo = designOver(extremeFill(units, a.conditions, a.contribution, 'min'), a.conditions, tasks);
   const hi = designOver(extremeFill(units, a.conditions, a.contribution, 'max'), a.conditions, tasks);
-  return { lower: statsEstimate(lo, a.spec.stats), upper: statsEstimate(hi, a.spec.stats), label: IDENTIFICATION_LABEL };
+  return {
+    lower: statsEstimate(lo, a.spec.stats),
+    upper: statsEstimate(hi, a.spec.stats),
+    label: IDENTIFICATION_LABEL,
+  };
 }
 
 function perTaskOf(design: PairedDesign, spec: EstimandSpec): TaskTheta[] | null {
@@ -286,7 +377,12 @@ export function computeEstimand(e: Estimand, ctx: EstimandContext): EstimandResu
   const cohort = ctx.index.cohort(a.conditions, a.readout, ctx.excludedTasks, `estimands.${e.id}`);
   const common = { id: e.id, kind: e.kind, readout: a.readout, conditions: a.named, cohort: cohort.summary };
   if (cohort.status === 'unavailable') {
-    return { ...common, status: 'unavailable', unavailable: cohort.unavailable, reason: `condition ${cohort.unavailable.join(', ')} unavailable` };
+    return {
+      ...common,
+      status: 'unavailable',
+      unavailable: cohort.unavailable,
+      reason: `condition ${cohort.unavailable.join(', ')} unavailable`,
+    };
   }
   const tasks = ctx.index.tasks.filter((t) => !ctx.excludedTasks.has(t));
   const units = cohort.units;
@@ -297,10 +393,15 @@ export function computeEstimand(e: Estimand, ctx: EstimandContext): EstimandResu
   try {
     const design = designOver(resolvedUnits, a.conditions, tasks);
     const counts = countsOf(design, a.spec);
-    const point = e.kind === 'thetaBar' ? thetaBar(design, e.reference, e.T, e.S, e.weights) : statsEstimate(design, a.spec.stats);
+    const point =
+      e.kind === 'thetaBar' ? thetaBar(design, e.reference, e.T, e.S, e.weights) : statsEstimate(design, a.spec.stats);
     const unresolved = cohort.summary.unresolved > 0;
-    const lowFill = unresolved ? designOver(extremeFill(units, a.conditions, a.contribution, 'min'), a.conditions, tasks) : null;
-    const highFill = unresolved ? designOver(extremeFill(units, a.conditions, a.contribution, 'max'), a.conditions, tasks) : null;
+    const lowFill = unresolved
+      ? designOver(extremeFill(units, a.conditions, a.contribution, 'min'), a.conditions, tasks)
+      : null;
+    const highFill = unresolved
+      ? designOver(extremeFill(units, a.conditions, a.contribution, 'max'), a.conditions, tasks)
+      : null;
     const intervals: Interval[] = requestsFor(e, ctx.protocol).map((req) => {
       const iv = intervalOn(design, a.spec, req);
       if (lowFill === null || highFill === null) return iv;

@@ -10,7 +10,12 @@ import type { CohortUnit, Outcome } from './joint-cohort.js';
 
 export type Contribution = (o: Readonly<Record<string, 0 | 1>>) => number;
 
-function fillUnit(unit: CohortUnit, conditions: readonly string[], contribution: Contribution, direction: 'min' | 'max'): CohortUnit {
+function fillUnit(
+  unit: CohortUnit,
+  conditions: readonly string[],
+  contribution: Contribution,
+  direction: 'min' | 'max',
+): CohortUnit {
   const open = conditions.filter((c) => unit.outcomes[c] === null);
   if (open.length === 0) return unit;
   let best: Record<string, 0 | 1> | undefined;
@@ -29,6 +34,11 @@ function fillUnit(unit: CohortUnit, conditions: readonly string[], contribution:
 }
 
 /** Every unit with its unresolved outcomes filled to the extreme `direction` of `contribution`. */
-export function extremeFill(units: readonly CohortUnit[], conditions: readonly string[], contribution: Contribution, direction: 'min' | 'max'): CohortUnit[] {
+export function extremeFill(
+  units: readonly CohortUnit[],
+  conditions: readonly string[],
+  contribution: Contribution,
+  direction: 'min' | 'max',
+): CohortUnit[] {
   return units.map((u) => fillUnit(u, conditions, contribution, direction));
 }

@@ -57,7 +57,9 @@ function wavesRunning(protocol: Protocol, condition: string): number[] {
 
 /** ok rows of a condition over every wave that runs it (all attempts), competent tasks only. */
 function okRows(ctx: GateContext, condition: string): EpisodeRow[] {
-  return wavesRunning(ctx.protocol, condition).flatMap((w) => ctx.index.rowsOf(w, condition)).filter((r) => r.status === 'ok' && !ctx.excludedTasks.has(r.task));
+  return wavesRunning(ctx.protocol, condition)
+    .flatMap((w) => ctx.index.rowsOf(w, condition))
+    .filter((r) => r.status === 'ok' && !ctx.excludedTasks.has(r.task));
 }
 
 /** The first attempt a condition acts on: its registered installation point, else 1 (every attempt). */
@@ -83,7 +85,10 @@ function competence(g: Extract<Gate, { kind: 'competence' }>, ctx: GateContext):
   const wave = firstWave(ctx, [g.condition]);
   const rows = wave === undefined ? [] : ctx.index.registeredRowsOf(wave, g.condition);
   const tasks = ctx.index.tasks.map((task) => {
-    const ys = rows.filter((r) => r.task === task).map((r) => outcomeOf(r, 'success')).filter((y) => y !== null);
+    const ys = rows
+      .filter((r) => r.task === task)
+      .map((r) => outcomeOf(r, 'success'))
+      .filter((y) => y !== null);
     const n = ys.length;
     const successes = ys.filter((y) => y === 1).length;
     const wilsonLower = n === 0 ? null : wilson(successes, n, g.level)[0];
@@ -127,7 +132,9 @@ function path(g: Extract<Gate, { kind: 'path' }>, ctx: GateContext): Result {
   ];
   const parts = [
     ...reads.map((r) => `${r.condition}: ${r.withReads}/${r.rows} episodes read memory`),
-    ...emptyReads.map((r) => `${r.condition}: ${r.allEmpty}/${r.rows} episodes with every read empty (${r.empty}/${r.reads} reads)`),
+    ...emptyReads.map(
+      (r) => `${r.condition}: ${r.allEmpty}/${r.rows} episodes with every read empty (${r.empty}/${r.reads} reads)`,
+    ),
   ];
   return {
     passed: failing.length === 0,
@@ -142,17 +149,25 @@ function path(g: Extract<Gate, { kind: 'path' }>, ctx: GateContext): Result {
 function replicate(g: Extract<Gate, { kind: 'replicate' }>, ctx: GateContext): Result {
   const wave = firstWave(ctx, [g.condition, g.reference]);
   const rowsOf = (c: string): Map<string, EpisodeRow> =>
-    new Map((wave === undefined ? [] : ctx.index.rowsOf(wave, c)).filter((r) => !ctx.excludedTasks.has(r.task)).map((r) => [key(r), r]));
+    new Map(
+      (wave === undefined ? [] : ctx.index.rowsOf(wave, c))
+        .filter((r) => !ctx.excludedTasks.has(r.task))
+        .map((r) => [key(r), r]),
+    );
   const cRows = rowsOf(g.condition);
   const aRows = rowsOf(g.reference);
-  let pairs = 0, changed = 0, digestPairs = 0, digestMismatches = 0;
+  let pairs = 0,
+    changed = 0,
+    digestPairs = 0,
+    digestMismatches = 0;
   for (const [k, c] of cRows) {
     const a = aRows.get(k);
     if (a === undefined || a.status !== 'ok' || c.status !== 'ok') continue;
     digestPairs++;
     if (a.actionDigest !== c.actionDigest) digestMismatches++;
     if (!ctx.index.registered.has(c.attempt)) continue;
-    const ya = outcomeOf(a, 'success'), yc = outcomeOf(c, 'success');
+    const ya = outcomeOf(a, 'success'),
+      yc = outcomeOf(c, 'success');
     if (ya === null || yc === null) continue;
     pairs++;
     if (ya !== yc) changed++;
@@ -163,7 +178,10 @@ function replicate(g: Extract<Gate, { kind: 'replicate' }>, ctx: GateContext): R
     passed,
     evaluable: true,
     observed: { pairs, changed, digestPairs, digestMismatches },
-    expected: { maxChanged: g.maxChanged, digestMismatches: noisy ? 'not required (per-condition execution noise)' : 0 },
+    expected: {
+      maxChanged: g.maxChanged,
+      digestMismatches: noisy ? 'not required (per-condition execution noise)' : 0,
+    },
     detail: `${g.condition} changes ${changed}/${pairs} outcomes against ${g.reference}; action digests differ in ${digestMismatches}/${digestPairs} episode pairs${noisy ? ' (per-condition execution noise: each condition executes its own draw, digests are not required to agree)' : ''}`,
     failing: passed ? [] : [g.condition],
   };
@@ -189,11 +207,15 @@ function survival(g: Extract<Gate, { kind: 'survival' }>, ctx: GateContext): Res
 function shamValidity(g: Extract<Gate, { kind: 'sham-validity' }>, ctx: GateContext): Result {
   const wave = ctx.protocol.waves.find((w) => w.conditions.includes(g.sham));
   const anchor = wave?.anchor ?? g.sham;
-  const cohort = wave === undefined ? null : ctx.index.cohort([anchor, g.sham], 'success', ctx.excludedTasks, `gates.${g.id}`, wave.id);
+  const cohort =
+    wave === undefined
+      ? null
+      : ctx.index.cohort([anchor, g.sham], 'success', ctx.excludedTasks, `gates.${g.id}`, wave.id);
   let flips = 0;
   if (cohort?.status === 'available') {
     for (const u of cohort.units) {
-      const a = u.outcomes[anchor], s = u.outcomes[g.sham];
+      const a = u.outcomes[anchor],
+        s = u.outcomes[g.sham];
       if (a !== null && s !== null && a !== s) flips++;
     }
   }
@@ -219,7 +241,17 @@ function shamValidity(g: Extract<Gate, { kind: 'sham-validity' }>, ctx: GateCont
   return {
     passed,
     evaluable: true,
-    observed: { anchor, flips, readsTotal, readsWithHistory, substituted, substitutedUnchanged, applied, denominator, fraction },
+    observed: {
+      anchor,
+      flips,
+      readsTotal,
+      readsWithHistory,
+      substituted,
+      substitutedUnchanged,
+      applied,
+      denominator,
+      fraction,
+    },
     expected: {
       minFlips: g.minFlips,
       min: g.substitutionFraction.min,
@@ -243,11 +275,16 @@ function shamValidity(g: Extract<Gate, { kind: 'sham-validity' }>, ctx: GateCont
 function readCanary(g: Extract<Gate, { kind: 'read-canary' }>, ctx: GateContext): Result {
   const wave = ctx.protocol.waves.find((w) => w.conditions.includes(g.canary));
   const anchor = wave?.anchor ?? g.canary;
-  const cohort = wave === undefined ? null : ctx.index.cohort([anchor, g.canary], 'success', ctx.excludedTasks, `gates.${g.id}`, wave.id);
-  let pairs = 0, changed = 0;
+  const cohort =
+    wave === undefined
+      ? null
+      : ctx.index.cohort([anchor, g.canary], 'success', ctx.excludedTasks, `gates.${g.id}`, wave.id);
+  let pairs = 0,
+    changed = 0;
   if (cohort?.status === 'available') {
     for (const u of cohort.units) {
-      const a = u.outcomes[anchor], c = u.outcomes[g.canary];
+      const a = u.outcomes[anchor],
+        c = u.outcomes[g.canary];
       if (a === null || c === null) continue;
       pairs++;
       if (a !== c) changed++;
@@ -283,9 +320,17 @@ function emptyRead(g: Extract<Gate, { kind: 'empty-read' }>, ctx: GateContext): 
       rows: ctx.index.rowsOf(wave, condition).filter((r) => r.status === 'ok' && !ctx.excludedTasks.has(r.task)),
     })),
   );
-  const emptyReads = series.map((s) => ({ condition: s.id, episodes: s.rows.length, empty: s.rows.reduce((t, r) => t + r.reads.empty, 0) }));
+  const emptyReads = series.map((s) => ({
+    condition: s.id,
+    episodes: s.rows.length,
+    empty: s.rows.reduce((t, r) => t + r.reads.empty, 0),
+  }));
   if (g.rule === 'predicted-count') {
-    const failing = [...new Set(series.filter((s, k) => s.rows.length === 0 || emptyReads[k]?.empty !== g.predicted).map((s) => s.condition))];
+    const failing = [
+      ...new Set(
+        series.filter((s, k) => s.rows.length === 0 || emptyReads[k]?.empty !== g.predicted).map((s) => s.condition),
+      ),
+    ];
     return {
       passed: failing.length === 0 && g.predicted !== undefined,
       evaluable: true,
@@ -297,9 +342,13 @@ function emptyRead(g: Extract<Gate, { kind: 'empty-read' }>, ctx: GateContext): 
   }
   const positions = series.map((s) => new Map(s.rows.map((r) => [key(r), r.reads.emptyPositions.join(',')])));
   const first = positions[0] ?? new Map<string, string>();
-  let compared = 0, mismatches = 0;
+  let compared = 0,
+    mismatches = 0;
   for (const [k, pos] of first) {
-    const others = positions.slice(1).map((m) => m.get(k)).filter((p): p is string => p !== undefined);
+    const others = positions
+      .slice(1)
+      .map((m) => m.get(k))
+      .filter((p): p is string => p !== undefined);
     if (others.length === 0) continue;
     compared++;
     if (others.some((p) => p !== pos)) mismatches++;
@@ -323,20 +372,31 @@ function checkedAttempts(ctx: GateContext, condition: string): number[] {
 }
 
 function firstQuery(g: Extract<Gate, { kind: 'clock' | 'candidate' }>, ctx: GateContext): Result {
-  const value = (r: EpisodeRow): number | null => (r.reads.firstQuery === null ? null : g.kind === 'clock' ? r.reads.firstQuery.clock : r.reads.firstQuery.candidates);
+  const value = (r: EpisodeRow): number | null =>
+    r.reads.firstQuery === null ? null : g.kind === 'clock' ? r.reads.firstQuery.clock : r.reads.firstQuery.candidates;
   const series = g.conditions.flatMap((condition) =>
     ctx.protocol.waves
       .filter((w) => w.conditions.includes(condition))
       .map((wave) => {
         const attempts = checkedAttempts(ctx, condition);
-        const usable = (r: EpisodeRow): boolean => r.status === 'ok' && !ctx.excludedTasks.has(r.task) && attempts.includes(r.attempt);
-        const reference = new Map(ctx.index.rowsOf(wave.id, wave.anchor).filter(usable).map((r) => [key(r), r]));
-        let pairs = 0, compared = 0, mismatches = 0, noQuery = 0;
+        const usable = (r: EpisodeRow): boolean =>
+          r.status === 'ok' && !ctx.excludedTasks.has(r.task) && attempts.includes(r.attempt);
+        const reference = new Map(
+          ctx.index
+            .rowsOf(wave.id, wave.anchor)
+            .filter(usable)
+            .map((r) => [key(r), r]),
+        );
+        let pairs = 0,
+          compared = 0,
+          mismatches = 0,
+          noQuery = 0;
         for (const r of ctx.index.rowsOf(wave.id, condition).filter(usable)) {
           const a = reference.get(key(r));
           if (a === undefined) continue;
           pairs++;
-          const x = value(r), y = value(a);
+          const x = value(r),
+            y = value(a);
           if (x === null && y === null) {
             noQuery++;
             continue;
@@ -344,7 +404,16 @@ function firstQuery(g: Extract<Gate, { kind: 'clock' | 'candidate' }>, ctx: Gate
           compared++;
           if (x !== y) mismatches++;
         }
-        return { condition: `${condition}@w${wave.id}`, id: condition, reference: wave.anchor, attempts, pairs, compared, mismatches, noQuery };
+        return {
+          condition: `${condition}@w${wave.id}`,
+          id: condition,
+          reference: wave.anchor,
+          attempts,
+          pairs,
+          compared,
+          mismatches,
+          noQuery,
+        };
       }),
   );
   const bad = series.filter((s) => s.compared === 0 || s.mismatches > 0);
@@ -353,13 +422,25 @@ function firstQuery(g: Extract<Gate, { kind: 'clock' | 'candidate' }>, ctx: Gate
   return {
     passed: series.length > 0 && failing.length === 0,
     evaluable: true,
-    observed: { conditions: series.map(({ condition, reference, pairs, compared, mismatches, noQuery }) => ({ condition, reference, pairs, compared, mismatches, noQuery })) },
+    observed: {
+      conditions: series.map(({ condition, reference, pairs, compared, mismatches, noQuery }) => ({
+        condition,
+        reference,
+        pairs,
+        compared,
+        mismatches,
+        noQuery,
+      })),
+    },
     expected: { rule: `the ${what} equals the wave anchor's on every paired unit`, mismatches: 0 },
     detail:
       series.length === 0
         ? `no wave runs ${g.conditions.join(', ')}`
         : series
-            .map((s) => `${s.condition}: ${what} differs from ${s.reference} in ${s.mismatches}/${s.compared} units (attempt ${s.attempts.join(', ')}${s.noQuery > 0 ? `; ${s.noQuery} pairs made no query` : ''})`)
+            .map(
+              (s) =>
+                `${s.condition}: ${what} differs from ${s.reference} in ${s.mismatches}/${s.compared} units (attempt ${s.attempts.join(', ')}${s.noQuery > 0 ? `; ${s.noQuery} pairs made no query` : ''})`,
+            )
             .join('; '),
     failing: series.length === 0 ? [...g.conditions] : failing,
   };
@@ -394,15 +475,20 @@ export function evaluateGate(g: Gate, ctx: GateContext): GateResult {
 /** Tasks excluded by hard competence gates with onFail 'exclude'. */
 export function excludedTasksOf(results: readonly GateResult[]): Set<string> {
   const out = new Set<string>();
-  for (const r of results) if (r.kind === 'competence' && r.hard && r.onFail === 'exclude') for (const t of r.failing) out.add(t);
+  for (const r of results)
+    if (r.kind === 'competence' && r.hard && r.onFail === 'exclude') for (const t of r.failing) out.add(t);
   return out;
 }
 
 /** Competence gates first (they decide the exclusions), then every other gate on the competent tasks. */
-export function evaluateGates(protocol: Protocol, index: RowIndex): { results: GateResult[]; excludedTasks: Set<string> } {
+export function evaluateGates(
+  protocol: Protocol,
+  index: RowIndex,
+): { results: GateResult[]; excludedTasks: Set<string> } {
   const none = new Set<string>();
   const competenceResults = new Map<string, GateResult>();
-  for (const g of protocol.gates) if (g.kind === 'competence') competenceResults.set(g.id, evaluateGate(g, { protocol, index, excludedTasks: none }));
+  for (const g of protocol.gates)
+    if (g.kind === 'competence') competenceResults.set(g.id, evaluateGate(g, { protocol, index, excludedTasks: none }));
   const excludedTasks = excludedTasksOf([...competenceResults.values()]);
   const ctx = { protocol, index, excludedTasks };
   const results = protocol.gates.map((g) => competenceResults.get(g.id) ?? evaluateGate(g, ctx));

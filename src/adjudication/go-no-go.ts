@@ -9,7 +9,12 @@ import type { Protocol } from '../protocol/index.js';
 import type { ConditionSummary, EstimandResult, GateResult, GoNoGoResult, GoNoGoRuleResult } from './types.js';
 import { descriptiveGates } from './validity.js';
 
-export function goNoGo(protocol: Protocol, gates: readonly GateResult[], estimands: readonly EstimandResult[], conditions: readonly ConditionSummary[]): GoNoGoResult {
+export function goNoGo(
+  protocol: Protocol,
+  gates: readonly GateResult[],
+  estimands: readonly EstimandResult[],
+  conditions: readonly ConditionSummary[],
+): GoNoGoResult {
   const rules: GoNoGoRuleResult[] = protocol.goNoGo.map((r) => {
     switch (r.rule) {
       case 'min-competent-cells': {
@@ -36,7 +41,10 @@ export function goNoGo(protocol: Protocol, gates: readonly GateResult[], estiman
           observed: rate,
           expected: r.floor,
           outcome: r.outcome,
-          detail: rate === null ? `${r.condition} has no resolved success` : `${r.condition} succeeds on ${s?.successes}/${s?.n}; floor ${r.floor}`,
+          detail:
+            rate === null
+              ? `${r.condition} has no resolved success`
+              : `${r.condition} succeeds on ${s?.successes}/${s?.n}; floor ${r.floor}`,
         };
       }
       case 'min-discordant': {
@@ -44,7 +52,12 @@ export function goNoGo(protocol: Protocol, gates: readonly GateResult[], estiman
         let m: number | null = null;
         if (e?.status === 'available') {
           const { b, c, bPrime, cPrime } = e.counts;
-          m = b !== undefined && c !== undefined ? b + c : bPrime !== undefined && cPrime !== undefined ? bPrime + cPrime : null;
+          m =
+            b !== undefined && c !== undefined
+              ? b + c
+              : bPrime !== undefined && cPrime !== undefined
+                ? bPrime + cPrime
+                : null;
         }
         return {
           rule: r.rule,
@@ -53,13 +66,20 @@ export function goNoGo(protocol: Protocol, gates: readonly GateResult[], estiman
           observed: m,
           expected: r.min,
           outcome: r.outcome,
-          detail: m === null ? `${r.estimand} has no discordant count` : `${r.estimand} has ${m} discordant pairs; at least ${r.min} required`,
+          detail:
+            m === null
+              ? `${r.estimand} has no discordant count`
+              : `${r.estimand} has ${m} discordant pairs; at least ${r.min} required`,
         };
       }
     }
   });
   const failed = rules.filter((r) => !r.passed);
   const gatesDown = descriptiveGates(gates);
-  const status = failed.some((r) => r.outcome === 'abort') ? 'aborted' : failed.length > 0 || gatesDown.length > 0 ? 'descriptive' : 'confirmatory';
+  const status = failed.some((r) => r.outcome === 'abort')
+    ? 'aborted'
+    : failed.length > 0 || gatesDown.length > 0
+      ? 'descriptive'
+      : 'confirmatory';
   return { status, rules, descriptiveGates: gatesDown };
 }

@@ -17,7 +17,11 @@ export function discordantPair(e: EstimandResult): [number, number] | null {
   return null;
 }
 
-export function holmFamilyResults(protocol: Protocol, estimands: readonly EstimandResult[], gates: readonly GateResult[]): HolmFamilyResult[] {
+export function holmFamilyResults(
+  protocol: Protocol,
+  estimands: readonly EstimandResult[],
+  gates: readonly GateResult[],
+): HolmFamilyResult[] {
   return protocol.holmFamilies.map((f) => {
     const slots = f.contrasts.map((id) => {
       const e = estimands.find((x) => x.id === id);
@@ -42,7 +46,10 @@ export function holmFamilyResults(protocol: Protocol, estimands: readonly Estima
 }
 
 /** The Holm-adjusted p of an estimand when it is in a family (the first family listing it), else undefined. */
-export function holmAdjusted(families: readonly HolmFamilyResult[], estimand: string): { family: string; adjusted: number | null } | undefined {
+export function holmAdjusted(
+  families: readonly HolmFamilyResult[],
+  estimand: string,
+): { family: string; adjusted: number | null } | undefined {
   for (const f of families) {
     const m = f.members.find((x) => x.estimand === estimand);
     if (m !== undefined) return { family: f.id, adjusted: m.adjusted };

@@ -13,7 +13,22 @@
  */
 import { ImepError, PRNG_NAME, PRNG_VERSION, type Seed } from '../core/index.js';
 import type { BoundMethod } from '../protocol/index.js';
-import { clopperPearsonLower, clopperPearsonUpper, conditionalThetaBound, decisionBound, discordantCounts, flipCounts, formatCoveragePercent, newcombe, pairedBootstrap, successCount, tango, wilson, type Estimand as StatsEstimand, type PairedDesign } from '../stats/index.js';
+import {
+  clopperPearsonLower,
+  clopperPearsonUpper,
+  conditionalThetaBound,
+  decisionBound,
+  discordantCounts,
+  flipCounts,
+  formatCoveragePercent,
+  newcombe,
+  pairedBootstrap,
+  successCount,
+  tango,
+  wilson,
+  type Estimand as StatsEstimand,
+  type PairedDesign,
+} from '../stats/index.js';
 import type { BootstrapInfo, Interval } from './types.js';
 
 export const ALPHA_METHODS: readonly BoundMethod[] = ['exact-cp-difference', 'clopper-pearson', 'conditional-exact'];
@@ -53,7 +68,13 @@ export function alphaForLevel(method: BoundMethod, level: number): number {
 }
 
 /** The normalised request: α for α-methods, level for the others. */
-export function normalise(req: IntervalRequest): { method: BoundMethod; alpha: number | null; level: number | null; replicates?: number; seed?: Seed } {
+export function normalise(req: IntervalRequest): {
+  method: BoundMethod;
+  alpha: number | null;
+  level: number | null;
+  replicates?: number;
+  seed?: Seed;
+} {
   if (ALPHA_METHODS.includes(req.method)) {
     const alpha = req.alpha ?? (req.level !== null ? alphaForLevel(req.method, req.level) : 0.05);
     return { method: req.method, alpha, level: null };
@@ -87,7 +108,10 @@ function flipsOf(design: PairedDesign, spec: EstimandSpec): { x: number; n: numb
   throw new ImepError('E_INTERNAL', `no proportion for ${s.kind}`);
 }
 
-function differenceCounts(design: PairedDesign, spec: EstimandSpec): { a: number; b: number; c: number; d: number; n: number } {
+function differenceCounts(
+  design: PairedDesign,
+  spec: EstimandSpec,
+): { a: number; b: number; c: number; d: number; n: number } {
   const s = spec.stats;
   if (s.kind === 'theta') {
     // θ = p(only T flips) − p(only S flips): the same multinomial difference as D, on b′ and c′
@@ -101,24 +125,52 @@ function differenceCounts(design: PairedDesign, spec: EstimandSpec): { a: number
   return { a, b, c, d: n - a - b - c, n };
 }
 
-function bootstrapCore(design: PairedDesign, spec: EstimandSpec, method: BoundMethod, level: number, replicates: number | undefined, seed: Seed | undefined): Core {
+function bootstrapCore(
+  design: PairedDesign,
+  spec: EstimandSpec,
+  method: BoundMethod,
+  level: number,
+  replicates: number | undefined,
+  seed: Seed | undefined,
+): Core {
   if (seed === undefined || replicates === undefined) {
-    throw new ImepError('E_PROTOCOL_INVALID', `${method} needs registered replicates and a seed (protocol bootstrap or the criterion)`, { field: 'bootstrap' });
+    throw new ImepError(
+      'E_PROTOCOL_INVALID',
+      `${method} needs registered replicates and a seed (protocol bootstrap or the criterion)`,
+      { field: 'bootstrap' },
+    );
   }
-  const resampling = method === 'unit-bootstrap' ? 'unit' : method === 'cluster-bootstrap' ? 'cluster' : 'task-stratified';
+  const resampling =
+    method === 'unit-bootstrap' ? 'unit' : method === 'cluster-bootstrap' ? 'cluster' : 'task-stratified';
   const r = pairedBootstrap(design, spec.stats, { level: resampling, seed, replicates, confidences: [level] });
   const iv = r.intervals[0] as { lower: number; upper: number };
-  const info: BootstrapInfo = { replicates, seed, prng: { name: PRNG_NAME, version: PRNG_VERSION }, resampling, quantileRule: 'hyndman-fan-7' };
+  const info: BootstrapInfo = {
+    replicates,
+    seed,
+    prng: { name: PRNG_NAME, version: PRNG_VERSION },
+    resampling,
+    quantileRule: 'hyndman-fan-7',
+  };
   const what = resampling === 'unit' ? 'unit' : resampling === 'cluster' ? 'cluster (chain)' : 'task-stratified';
   const label = `${what} paired bootstrap ${pct(level)}% percentile (${replicates} replicates, seed ${String(seed)}, ${PRNG_NAME} v${PRNG_VERSION})`;
-  return { lower: iv.lower, upper: iv.upper, label, boundLabel: `end of the ${label}`, conditional: false, degenerate: false, bootstrap: info };
+  return {
+    lower: iv.lower,
+    upper: iv.upper,
+    label,
+    boundLabel: `end of the ${label}`,
+    conditional: false,
+    degenerate: false,
+    bootstrap: info,
+  };
 }
 
 /** Computes one interval (without envelope) on a design whose listed conditions are all resolved. */
 export function intervalOn(design: PairedDesign, spec: EstimandSpec, request: IntervalRequest): Interval {
   const req = normalise(request);
   if (!applicable(spec.shape, req.method)) {
-    throw new ImepError('E_PROTOCOL_INVALID', `method ${req.method} does not apply to a ${spec.stats.kind} estimand`, { field: 'criteria.method' });
+    throw new ImepError('E_PROTOCOL_INVALID', `method ${req.method} does not apply to a ${spec.stats.kind} estimand`, {
+      field: 'criteria.method',
+    });
   }
   let core: Core;
   const alpha = req.alpha as number;
@@ -127,7 +179,15 @@ export function intervalOn(design: PairedDesign, spec: EstimandSpec, request: In
     case 'exact-cp-difference': {
       const { b, c, n } = differenceCounts(design, spec);
       const d = decisionBound(b, c, n, alpha);
-      core = { lower: d.lower, upper: d.upper, label: d.intervalLabel, boundLabel: d.label, conditional: false, degenerate: false, bootstrap: null };
+      core = {
+        lower: d.lower,
+        upper: d.upper,
+        label: d.intervalLabel,
+        boundLabel: d.label,
+        conditional: false,
+        degenerate: false,
+        bootstrap: null,
+      };
       break;
     }
     case 'clopper-pearson': {
@@ -148,25 +208,57 @@ export function intervalOn(design: PairedDesign, spec: EstimandSpec, request: In
       if (s.kind !== 'theta') throw new ImepError('E_INTERNAL', 'conditional-exact needs θ');
       const f = flipCounts(design, s.reference, s.target, s.sham);
       const t = conditionalThetaBound(f.bPrime, f.cPrime, f.n, alpha);
-      core = { lower: t.lower, upper: t.upper, label: t.label, boundLabel: t.label, conditional: true, degenerate: t.degenerate, bootstrap: null };
+      core = {
+        lower: t.lower,
+        upper: t.upper,
+        label: t.label,
+        boundLabel: t.label,
+        conditional: true,
+        degenerate: t.degenerate,
+        bootstrap: null,
+      };
       break;
     }
     case 'wilson': {
       const { x, n } = flipsOf(design, spec);
       const [lo, hi] = wilson(x, n, level);
-      core = { lower: lo, upper: hi, label: `Wilson ${pct(level)}% (two-sided score interval)`, boundLabel: `end of the Wilson ${pct(level)}% interval`, conditional: false, degenerate: false, bootstrap: null };
+      core = {
+        lower: lo,
+        upper: hi,
+        label: `Wilson ${pct(level)}% (two-sided score interval)`,
+        boundLabel: `end of the Wilson ${pct(level)}% interval`,
+        conditional: false,
+        degenerate: false,
+        bootstrap: null,
+      };
       break;
     }
     case 'tango': {
       const { b, c, n } = differenceCounts(design, spec);
       const t = tango(b, c, n, level);
-      core = { lower: t.interval[0], upper: t.interval[1], label: `Tango ${pct(level)}% (paired score interval)`, boundLabel: `end of the Tango ${pct(level)}% interval`, conditional: false, degenerate: false, bootstrap: null };
+      core = {
+        lower: t.interval[0],
+        upper: t.interval[1],
+        label: `Tango ${pct(level)}% (paired score interval)`,
+        boundLabel: `end of the Tango ${pct(level)}% interval`,
+        conditional: false,
+        degenerate: false,
+        bootstrap: null,
+      };
       break;
     }
     case 'newcombe': {
       const { a, b, c, d } = differenceCounts(design, spec);
       const t = newcombe({ a, b, c, d }, level);
-      core = { lower: t.interval[0], upper: t.interval[1], label: `Newcombe ${pct(level)}% (paired square-and-add, method 10)`, boundLabel: `end of the Newcombe ${pct(level)}% interval`, conditional: false, degenerate: false, bootstrap: null };
+      core = {
+        lower: t.interval[0],
+        upper: t.interval[1],
+        label: `Newcombe ${pct(level)}% (paired square-and-add, method 10)`,
+        boundLabel: `end of the Newcombe ${pct(level)}% interval`,
+        conditional: false,
+        degenerate: false,
+        bootstrap: null,
+      };
       break;
     }
     default:

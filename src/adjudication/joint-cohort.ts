@@ -34,8 +34,18 @@ export interface CohortUnit {
 }
 
 export type Cohort =
-  | { readonly status: 'unavailable'; readonly conditions: readonly string[]; readonly unavailable: readonly string[]; readonly summary: CohortSummary }
-  | { readonly status: 'available'; readonly conditions: readonly string[]; readonly units: readonly CohortUnit[]; readonly summary: CohortSummary };
+  | {
+      readonly status: 'unavailable';
+      readonly conditions: readonly string[];
+      readonly unavailable: readonly string[];
+      readonly summary: CohortSummary;
+    }
+  | {
+      readonly status: 'available';
+      readonly conditions: readonly string[];
+      readonly units: readonly CohortUnit[];
+      readonly summary: CohortSummary;
+    };
 
 export function outcomeOf(row: EpisodeRow, readout: Readout): Outcome {
   if (row.status !== 'ok') return null;
@@ -81,17 +91,30 @@ export class RowIndex {
   waveFor(conditions: readonly string[], field: string): number {
     const wave = this.protocol.waves.find((w) => conditions.every((c) => w.conditions.includes(c)));
     if (wave === undefined) {
-      throw new ImepError('E_PROTOCOL_INVALID', `no wave runs all of ${conditions.join(', ')}; a contrast is taken within one wave`, { field });
+      throw new ImepError(
+        'E_PROTOCOL_INVALID',
+        `no wave runs all of ${conditions.join(', ')}; a contrast is taken within one wave`,
+        { field },
+      );
     }
     return wave.id;
   }
 
   /** Sort key: task (envs order), seed, attempt. */
-  compareUnits(a: { task: string; seed: number; attempt: number }, b: { task: string; seed: number; attempt: number }): number {
+  compareUnits(
+    a: { task: string; seed: number; attempt: number },
+    b: { task: string; seed: number; attempt: number },
+  ): number {
     return this.tasks.indexOf(a.task) - this.tasks.indexOf(b.task) || a.seed - b.seed || a.attempt - b.attempt;
   }
 
-  cohort(conditions: readonly string[], readout: Readout, excludedTasks: ReadonlySet<string>, field: string, wave?: number): Cohort {
+  cohort(
+    conditions: readonly string[],
+    readout: Readout,
+    excludedTasks: ReadonlySet<string>,
+    field: string,
+    wave?: number,
+  ): Cohort {
     const w = wave ?? this.waveFor(conditions, field);
     const perCondition = conditions.map((c) => {
       const map = new Map<string, EpisodeRow>();
@@ -100,9 +123,12 @@ export class RowIndex {
       }
       return map;
     });
-    const unavailable = conditions.filter((_, k) => [...(perCondition[k] as Map<string, EpisodeRow>).values()].some((r) => r.status === 'unavailable'));
+    const unavailable = conditions.filter((_, k) =>
+      [...(perCondition[k] as Map<string, EpisodeRow>).values()].some((r) => r.status === 'unavailable'),
+    );
     const all = new Map<string, { task: string; seed: number; attempt: number }>();
-    for (const map of perCondition) for (const [key, r] of map) all.set(key, { task: r.task, seed: r.seed, attempt: r.attempt });
+    for (const map of perCondition)
+      for (const [key, r] of map) all.set(key, { task: r.task, seed: r.seed, attempt: r.attempt });
     const keys = [...all.entries()].sort((x, y) => this.compareUnits(x[1], y[1]));
     let unpaired = 0;
     let paired = 0;
@@ -150,7 +176,11 @@ export function resolvedDesign(units: readonly CohortUnit[], conditions: readonl
 }
 
 /** A design over all units, each unresolved outcome filled by `fill`. */
-export function designOf(units: readonly CohortUnit[], conditions: readonly string[], value: (u: CohortUnit, c: string) => 0 | 1): PairedDesign {
+export function designOf(
+  units: readonly CohortUnit[],
+  conditions: readonly string[],
+  value: (u: CohortUnit, c: string) => 0 | 1,
+): PairedDesign {
   const outcomes: Record<string, number[]> = {};
   for (const c of conditions) outcomes[c] = units.map((u) => value(u, c));
   return pairedDesign({

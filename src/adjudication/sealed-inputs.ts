@@ -6,7 +6,21 @@
  */
 import { ImepError, sha256Hex } from '../core/index.js';
 import { ProtocolSchema, type Protocol } from '../protocol/index.js';
-import { EpisodeRowSchema, type EpisodeRow, PrecommitRecordSchema, type PrecommitRecord, selfHashOk, EvidenceUnitV1Schema, UNIT_FILES, unitPaths, readSealed, readVerifiedRecord, sealedSha256, type VerifiedUnit, assertUnitVerified } from '../evidence/index.js';
+import {
+  EpisodeRowSchema,
+  type EpisodeRow,
+  PrecommitRecordSchema,
+  type PrecommitRecord,
+  selfHashOk,
+  EvidenceUnitV1Schema,
+  UNIT_FILES,
+  unitPaths,
+  readSealed,
+  readVerifiedRecord,
+  sealedSha256,
+  type VerifiedUnit,
+  assertUnitVerified,
+} from '../evidence/index.js';
 
 export interface SealedInputs {
   readonly dir: string;
@@ -41,11 +55,15 @@ export function parseRows(text: string, file: string): EpisodeRow[] {
     const r = EpisodeRowSchema.safeParse(value);
     if (!r.success) {
       const issue = r.error.issues[0];
-      throw new ImepError('E_INTERNAL', `line ${i + 1} is not an episode row v1 (${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'})`, {
-        file,
-        field: `line ${i + 1}`,
-        hint: 'the adjudicator reads EpisodeRowSchema v1 rows only (src/evidence/records/episode-row.ts)',
-      });
+      throw new ImepError(
+        'E_INTERNAL',
+        `line ${i + 1} is not an episode row v1 (${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'})`,
+        {
+          file,
+          field: `line ${i + 1}`,
+          hint: 'the adjudicator reads EpisodeRowSchema v1 rows only (src/evidence/records/episode-row.ts)',
+        },
+      );
     }
     rows.push(r.data);
   });
@@ -53,20 +71,36 @@ export function parseRows(text: string, file: string): EpisodeRow[] {
 }
 
 /** The frozen protocol of a verified unit: precommit.json and protocol.json each read once against the seal. */
-export async function loadVerifiedProtocol(unit: VerifiedUnit): Promise<{ protocol: Protocol; protocolHash: string; precommit: PrecommitRecord }> {
+export async function loadVerifiedProtocol(
+  unit: VerifiedUnit,
+): Promise<{ protocol: Protocol; protocolHash: string; precommit: PrecommitRecord }> {
   const paths = unitPaths(unit.dir);
-  const precommit = await readVerifiedRecord(unit.dir, UNIT_FILES.precommit, sealedSha256(unit, UNIT_FILES.precommit), PrecommitRecordSchema);
+  const precommit = await readVerifiedRecord(
+    unit.dir,
+    UNIT_FILES.precommit,
+    sealedSha256(unit, UNIT_FILES.precommit),
+    PrecommitRecordSchema,
+  );
   if (!selfHashOk(precommit)) {
-    throw new ImepError('E_UNIT_TAMPERED', 'precommit.json does not match its own SHA-256', { file: paths.precommit, hint: 'run `imep campaign verify` to see what changed' });
+    throw new ImepError('E_UNIT_TAMPERED', 'precommit.json does not match its own SHA-256', {
+      file: paths.precommit,
+      hint: 'run `imep campaign verify` to see what changed',
+    });
   }
   const bytes = await readSealed(unit, UNIT_FILES.protocol);
   const protocolHash = sha256Hex(bytes);
   if (protocolHash !== precommit.protocolHash) {
-    throw new ImepError('E_PROTOCOL_FROZEN', `the file hashes to ${protocolHash.slice(0, 12)}… but the precommit froze ${precommit.protocolHash.slice(0, 12)}…`, { file: paths.protocol });
+    throw new ImepError(
+      'E_PROTOCOL_FROZEN',
+      `the file hashes to ${protocolHash.slice(0, 12)}… but the precommit froze ${precommit.protocolHash.slice(0, 12)}…`,
+      { file: paths.protocol },
+    );
   }
   const planSha256 = sealedSha256(unit, UNIT_FILES.plan);
   if (planSha256 !== precommit.planSha256) {
-    throw new ImepError('E_PROTOCOL_FROZEN', `the sealed plan.json is not the one the precommit froze`, { file: paths.plan });
+    throw new ImepError('E_PROTOCOL_FROZEN', `the sealed plan.json is not the one the precommit froze`, {
+      file: paths.plan,
+    });
   }
   let value: unknown;
   try {
@@ -77,9 +111,13 @@ export async function loadVerifiedProtocol(unit: VerifiedUnit): Promise<{ protoc
   const parsed = ProtocolSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ImepError('E_PROTOCOL_INVALID', `the frozen protocol is not a valid protocol v1 (${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'})`, {
-      file: paths.protocol,
-    });
+    throw new ImepError(
+      'E_PROTOCOL_INVALID',
+      `the frozen protocol is not a valid protocol v1 (${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'})`,
+      {
+        file: paths.protocol,
+      },
+    );
   }
   return { protocol: parsed.data, protocolHash, precommit };
 }
@@ -98,7 +136,12 @@ export async function loadVerifiedRows(unit: VerifiedUnit): Promise<{ rows: Epis
 export async function loadSealedInputs(dir: string, verified?: VerifiedUnit): Promise<SealedInputs> {
   const unit = verified ?? (await assertUnitVerified(dir));
   const paths = unitPaths(dir);
-  const header = await readVerifiedRecord(dir, UNIT_FILES.header, sealedSha256(unit, UNIT_FILES.header), EvidenceUnitV1Schema);
+  const header = await readVerifiedRecord(
+    dir,
+    UNIT_FILES.header,
+    sealedSha256(unit, UNIT_FILES.header),
+    EvidenceUnitV1Schema,
+  );
   const frozen = await loadVerifiedProtocol(unit);
   const { rows, rowsSha256 } = await loadVerifiedRows(unit);
   const spec = header.spec;

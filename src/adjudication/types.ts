@@ -272,7 +272,11 @@ export interface Adjudication {
     readonly precommitSha256: string;
     readonly rowsSha256: string;
     readonly rowCount: number;
-    readonly code: { readonly gitCommit: string | null; readonly dirty: boolean | null; readonly packageVersion: string };
+    readonly code: {
+      readonly gitCommit: string | null;
+      readonly dirty: boolean | null;
+      readonly packageVersion: string;
+    };
     readonly checkpointHashes: Readonly<Record<string, string>>;
     readonly packageVersions: Readonly<Record<string, string>>;
     readonly nodeVersion: string;
@@ -280,7 +284,11 @@ export interface Adjudication {
   };
   readonly operator: { readonly id: string; readonly source: string };
   readonly ranBy: readonly string[];
-  readonly sameOperatorOverride: { readonly by: string; readonly reason: string; readonly ranBy: readonly string[] } | null;
+  readonly sameOperatorOverride: {
+    readonly by: string;
+    readonly reason: string;
+    readonly ranBy: readonly string[];
+  } | null;
   readonly design: {
     readonly registeredAttempts: readonly number[];
     readonly tasks: readonly string[];
@@ -294,5 +302,8 @@ export interface Adjudication {
   readonly goNoGo: GoNoGoResult;
   readonly verdicts: readonly Verdict[];
   readonly questions: readonly QuestionResult[];
-  readonly amendments: { readonly log: readonly AmendmentListing[]; readonly protocol: readonly ProtocolAmendmentListing[] };
+  readonly amendments: {
+    readonly log: readonly AmendmentListing[];
+    readonly protocol: readonly ProtocolAmendmentListing[];
+  };
 }

@@ -79,7 +79,8 @@ export interface DescriptiveVerdict extends VerdictBase {
   readonly bound: RoutedBound | null;
 }
 
-export type Verdict = HoldsVerdict | NotDetectedVerdict | UnresolvedVerdict | InvalidVerdict | ExcludedVerdict | DescriptiveVerdict;
+export type Verdict =
+  HoldsVerdict | NotDetectedVerdict | UnresolvedVerdict | InvalidVerdict | ExcludedVerdict | DescriptiveVerdict;
 
 /** True for the verdicts whose number is withheld (no bound may be shown). */
 export function withholdsNumber(v: Verdict): v is InvalidVerdict | ExcludedVerdict {

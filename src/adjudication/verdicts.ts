@@ -51,18 +51,27 @@ const EXACT_METHODS = new Set(['exact-cp-difference', 'clopper-pearson', 'condit
 /** Appended to a verdict routed on a bootstrap without an exact bound to confirm it (θ̄): its error is not exact. */
 function approximate(e: AvailableEstimand, id: string): string {
   const m = findInterval(e, id).method;
-  return EXACT_METHODS.has(m) ? '' : ` [${m}: approximate coverage, its error may exceed the nominal level — docs/error-rates.md]`;
+  return EXACT_METHODS.has(m)
+    ? ''
+    : ` [${m}: approximate coverage, its error may exceed the nominal level — docs/error-rates.md]`;
 }
 
 function estimandOf(ctx: VerdictContext, id: string, field: string): EstimandResult {
   const e = ctx.estimands.find((x) => x.id === id);
-  if (e === undefined) throw new ImepError('E_PROTOCOL_INVALID', `criterion names estimand '${id}', which the protocol does not define`, { field });
+  if (e === undefined)
+    throw new ImepError('E_PROTOCOL_INVALID', `criterion names estimand '${id}', which the protocol does not define`, {
+      field,
+    });
   return e;
 }
 
 function ends(e: AvailableEstimand, id: string): { lower: number; upper: number; label: string } {
   const iv = findInterval(e, id);
-  return { lower: iv.envelope?.lower ?? iv.lower, upper: iv.envelope?.upper ?? iv.upper, label: iv.envelope ? `${iv.boundLabel}; envelope over unresolved units` : iv.boundLabel };
+  return {
+    lower: iv.envelope?.lower ?? iv.lower,
+    upper: iv.envelope?.upper ?? iv.upper,
+    label: iv.envelope ? `${iv.boundLabel}; envelope over unresolved units` : iv.boundLabel,
+  };
 }
 
 type Routed = { verdict: 'holds' | 'not detected' | 'unresolved'; bound: RoutedBound; met: boolean; reason: string };
@@ -70,7 +79,11 @@ type Routed = { verdict: 'holds' | 'not detected' | 'unresolved'; bound: RoutedB
 function route(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Routed {
   const r = routeWord(c, e, ctx);
   if (r.bound.routedOn !== 'bound' || r.verdict === 'unresolved') return r;
-  const confirm = exactConfirmation(c, anatomy(ctx.protocol.estimands.find((x) => x.id === e.id)!).spec.shape, ctx.protocol);
+  const confirm = exactConfirmation(
+    c,
+    anatomy(ctx.protocol.estimands.find((x) => x.id === e.id)!).spec.shape,
+    ctx.protocol,
+  );
   if (confirm === null) return { ...r, reason: `${r.reason}${approximate(e, r.bound.interval)}` };
   // an approximate interval's word stands only when the exact bound at the same level gives it too
   const id = intervalId(confirm);
@@ -80,7 +93,12 @@ function route(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Routed 
   const exactWord = decideBound(rule, { lower, upper, margin, threshold: r.bound.threshold });
   const exactText = `the exact bound ${id} [${pp(lower)}, ${pp(upper)}]`;
   if (exactWord === r.verdict) return { ...r, reason: `${r.reason}; confirmed by ${exactText}` };
-  return { verdict: 'unresolved', bound: r.bound, met: false, reason: `${r.reason}, but ${exactText} does not confirm it (${exactWord}): an approximate interval alone decides nothing` };
+  return {
+    verdict: 'unresolved',
+    bound: r.bound,
+    met: false,
+    reason: `${r.reason}, but ${exactText} does not confirm it (${exactWord}): an approximate interval alone decides nothing`,
+  };
 }
 
 function routeWord(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Routed {
@@ -91,66 +109,183 @@ function routeWord(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Rou
       const { lower: L, upper: U, label } = ends(e, id);
       const companions = (c.aboveUpperBoundOf ?? []).map((cid) => {
         const ce = estimandOf(ctx, cid, `criteria.${c.id}.aboveUpperBoundOf`) as AvailableEstimand;
-        const cidInterval = intervalId(companionRequest(anatomy(ctx.protocol.estimands.find((x) => x.id === cid)!).spec.shape, c, ctx.protocol));
+        const cidInterval = intervalId(
+          companionRequest(anatomy(ctx.protocol.estimands.find((x) => x.id === cid)!).spec.shape, c, ctx.protocol),
+        );
         return { estimand: cid, interval: cidInterval, upper: ends(ce, cidInterval).upper };
       });
       const tau = Math.max(c.margin, ...companions.map((x) => x.upper));
-      const bound: RoutedBound = { ...base, interval: id, label, lower: L, upper: U, threshold: tau, companions, routedOn: 'bound' };
-      const what = companions.length > 0 ? `max(margin ${pp(c.margin)}, UB of ${companions.map((x) => x.estimand).join(', ')})` : `margin ${pp(c.margin)}`;
+      const bound: RoutedBound = {
+        ...base,
+        interval: id,
+        label,
+        lower: L,
+        upper: U,
+        threshold: tau,
+        companions,
+        routedOn: 'bound',
+      };
+      const what =
+        companions.length > 0
+          ? `max(margin ${pp(c.margin)}, UB of ${companions.map((x) => x.estimand).join(', ')})`
+          : `margin ${pp(c.margin)}`;
       if (c.minDiscordant !== undefined) {
         const pair = discordantPair(e);
         const m = pair === null ? 0 : pair[0] + pair[1];
         if (m < c.minDiscordant) {
           const expand = c.expandToN !== undefined ? `; the registered expansion to n = ${c.expandToN} applies` : '';
-          return { verdict: 'unresolved', bound, met: false, reason: `${m} discordant pairs, below the registered floor of ${c.minDiscordant}${expand}` };
+          return {
+            verdict: 'unresolved',
+            bound,
+            met: false,
+            reason: `${m} discordant pairs, below the registered floor of ${c.minDiscordant}${expand}`,
+          };
         }
       }
       const word = decideBound('lower-bound-above', { lower: L, upper: U, margin: c.margin, threshold: tau });
       if (word === 'holds') return { verdict: word, bound, met: true, reason: `LB ${pp(L)} > ${pp(tau)} (${what})` };
-      if (word === 'not detected') return { verdict: word, bound, met: false, reason: `UB ${pp(U)} < margin ${pp(c.margin)}: the bound excludes the claim` };
+      if (word === 'not detected')
+        return {
+          verdict: word,
+          bound,
+          met: false,
+          reason: `UB ${pp(U)} < margin ${pp(c.margin)}: the bound excludes the claim`,
+        };
       const degenerate = findInterval(e, id).degenerate ? '; the bound is degenerate (no information)' : '';
-      return { verdict: word, bound, met: false, reason: `[${pp(L)}, ${pp(U)}]: LB not above ${pp(tau)} (${what}), UB not below margin ${pp(c.margin)}${degenerate}` };
+      return {
+        verdict: word,
+        bound,
+        met: false,
+        reason: `[${pp(L)}, ${pp(U)}]: LB not above ${pp(tau)} (${what}), UB not below margin ${pp(c.margin)}${degenerate}`,
+      };
     }
     case 'upper-bound-below': {
       const id = intervalId(routingRequest(c, ctx.protocol)!);
       const { lower: L, upper: U, label } = ends(e, id);
-      const bound: RoutedBound = { ...base, interval: id, label, lower: L, upper: U, threshold: c.margin, routedOn: 'bound' };
+      const bound: RoutedBound = {
+        ...base,
+        interval: id,
+        label,
+        lower: L,
+        upper: U,
+        threshold: c.margin,
+        routedOn: 'bound',
+      };
       const word = decideBound('upper-bound-below', { lower: L, upper: U, margin: c.margin });
-      if (word === 'holds') return { verdict: word, bound, met: true, reason: `UB ${pp(U)} < ${pp(c.margin)}: effects of the registered size are excluded; smaller ones are not` };
-      if (word === 'not detected') return { verdict: word, bound, met: false, reason: `LB ${pp(L)} > ${pp(c.margin)}: the bound excludes the claim` };
+      if (word === 'holds')
+        return {
+          verdict: word,
+          bound,
+          met: true,
+          reason: `UB ${pp(U)} < ${pp(c.margin)}: effects of the registered size are excluded; smaller ones are not`,
+        };
+      if (word === 'not detected')
+        return {
+          verdict: word,
+          bound,
+          met: false,
+          reason: `LB ${pp(L)} > ${pp(c.margin)}: the bound excludes the claim`,
+        };
       const degenerate = findInterval(e, id).degenerate ? '; the bound is degenerate (no information)' : '';
-      return { verdict: word, bound, met: false, reason: `[${pp(L)}, ${pp(U)}] straddles ${pp(c.margin)}${degenerate}` };
+      return {
+        verdict: word,
+        bound,
+        met: false,
+        reason: `[${pp(L)}, ${pp(U)}] straddles ${pp(c.margin)}${degenerate}`,
+      };
     }
     case 'equivalence': {
       const id = intervalId(routingRequest(c, ctx.protocol)!);
       const { lower: L, upper: U, label } = ends(e, id);
-      const bound: RoutedBound = { ...base, interval: id, label, lower: L, upper: U, threshold: c.margin, routedOn: 'bound' };
+      const bound: RoutedBound = {
+        ...base,
+        interval: id,
+        label,
+        lower: L,
+        upper: U,
+        threshold: c.margin,
+        routedOn: 'bound',
+      };
       const word = decideBound('equivalence', { lower: L, upper: U, margin: c.margin });
-      if (word === 'holds') return { verdict: word, bound, met: true, reason: `[${pp(L)}, ${pp(U)}] lies inside ±${pp(c.margin)} (TOST at ${c.level})` };
-      if (word === 'not detected') return { verdict: word, bound, met: false, reason: `[${pp(L)}, ${pp(U)}] lies outside ±${pp(c.margin)}: equivalence is excluded` };
-      return { verdict: word, bound, met: false, reason: `[${pp(L)}, ${pp(U)}] crosses ±${pp(c.margin)}: not shown equivalent (nonsignificance is not equivalence)` };
+      if (word === 'holds')
+        return {
+          verdict: word,
+          bound,
+          met: true,
+          reason: `[${pp(L)}, ${pp(U)}] lies inside ±${pp(c.margin)} (TOST at ${c.level})`,
+        };
+      if (word === 'not detected')
+        return {
+          verdict: word,
+          bound,
+          met: false,
+          reason: `[${pp(L)}, ${pp(U)}] lies outside ±${pp(c.margin)}: equivalence is excluded`,
+        };
+      return {
+        verdict: word,
+        bound,
+        met: false,
+        reason: `[${pp(L)}, ${pp(U)}] crosses ±${pp(c.margin)}: not shown equivalent (nonsignificance is not equivalence)`,
+      };
     }
     case 'p-below': {
       const pair = discordantPair(e);
-      if (pair === null) throw new ImepError('E_PROTOCOL_INVALID', `p-below needs a paired contrast; ${e.id} is a ${e.kind}`, { field: `criteria.${c.id}` });
+      if (pair === null)
+        throw new ImepError('E_PROTOCOL_INVALID', `p-below needs a paired contrast; ${e.id} is a ${e.kind}`, {
+          field: `criteria.${c.id}`,
+        });
       const raw = mcnemarExact(pair[0], pair[1], c.direction);
       const fam = holmAdjusted(ctx.holm, e.id);
       const p = fam?.adjusted ?? raw;
       const dflt = e.intervals[0]!;
       const { lower: L, upper: U, label } = ends(e, dflt.id);
-      const bound: RoutedBound = { ...base, interval: dflt.id, label, lower: L, upper: U, threshold: c.alpha, p, routedOn: 'test' };
+      const bound: RoutedBound = {
+        ...base,
+        interval: dflt.id,
+        label,
+        lower: L,
+        upper: U,
+        threshold: c.alpha,
+        p,
+        routedOn: 'test',
+      };
       const which = `exact McNemar (${c.direction})${fam ? `, Holm-adjusted in family ${fam.family}` : ''}`;
-      if (p < c.alpha) return { verdict: 'holds', bound, met: true, reason: `p = ${p.toPrecision(4)} < ${c.alpha} (${which})` };
+      if (p < c.alpha)
+        return { verdict: 'holds', bound, met: true, reason: `p = ${p.toPrecision(4)} < ${c.alpha} (${which})` };
       // a test without a margin excludes no effect: non-rejection is unresolved, never 'not detected'
-      return { verdict: 'unresolved', bound, met: false, reason: `p = ${p.toPrecision(4)} ≥ ${c.alpha} (${which}): the test does not reject, and a test without a margin excludes no effect; bound [${pp(L)}, ${pp(U)}]` };
+      return {
+        verdict: 'unresolved',
+        bound,
+        met: false,
+        reason: `p = ${p.toPrecision(4)} ≥ ${c.alpha} (${which}): the test does not reject, and a test without a margin excludes no effect; bound [${pp(L)}, ${pp(U)}]`,
+      };
     }
     case 'point-below': {
       const than = estimandOf(ctx, c.than, `criteria.${c.id}.than`) as AvailableEstimand;
       const dflt = e.intervals[0]!;
       const { lower: L, upper: U, label } = ends(e, dflt.id);
-      const bound: RoutedBound = { ...base, interval: dflt.id, label, lower: L, upper: U, threshold: than.estimate, routedOn: 'point' };
-      if (e.estimate < than.estimate) return { verdict: 'holds', bound, met: true, reason: `registered point check: ${e.id} ${pp(e.estimate)} < ${c.than} ${pp(than.estimate)}` };
-      return { verdict: 'not detected', bound, met: false, reason: `registered point check: ${e.id} ${pp(e.estimate)} ≥ ${c.than} ${pp(than.estimate)}` };
+      const bound: RoutedBound = {
+        ...base,
+        interval: dflt.id,
+        label,
+        lower: L,
+        upper: U,
+        threshold: than.estimate,
+        routedOn: 'point',
+      };
+      if (e.estimate < than.estimate)
+        return {
+          verdict: 'holds',
+          bound,
+          met: true,
+          reason: `registered point check: ${e.id} ${pp(e.estimate)} < ${c.than} ${pp(than.estimate)}`,
+        };
+      return {
+        verdict: 'not detected',
+        bound,
+        met: false,
+        reason: `registered point check: ${e.id} ${pp(e.estimate)} ≥ ${c.than} ${pp(than.estimate)}`,
+      };
     }
   }
 }
@@ -159,19 +294,59 @@ export function verdictFor(c: Criterion, ctx: VerdictContext): Verdict {
   const base = { criterion: c.id, estimand: c.estimand, question: c.question ?? null, role: c.role, rule: c.rule };
   if (everythingExcluded(ctx.gates, ctx.tasks)) {
     const because = exclusionGates(ctx.gates).map((g) => `gate ${g.gate}`);
-    return { ...base, verdict: 'excluded', because, registeredRuleMet: null, reason: 'every cell failed competence: excluded from the analysis' };
+    return {
+      ...base,
+      verdict: 'excluded',
+      because,
+      registeredRuleMet: null,
+      reason: 'every cell failed competence: excluded from the analysis',
+    };
   }
-  const deps = [c.estimand, ...(c.rule === 'lower-bound-above' ? (c.aboveUpperBoundOf ?? []) : []), ...(c.rule === 'point-below' ? [c.than] : [])];
-  const because = [...new Set(deps.flatMap((id) => invalidBecause(estimandOf(ctx, id, `criteria.${c.id}`), ctx.gates).map((r) => (id === c.estimand ? r : `${id}: ${r}`))))];
+  const deps = [
+    c.estimand,
+    ...(c.rule === 'lower-bound-above' ? (c.aboveUpperBoundOf ?? []) : []),
+    ...(c.rule === 'point-below' ? [c.than] : []),
+  ];
+  const because = [
+    ...new Set(
+      deps.flatMap((id) =>
+        invalidBecause(estimandOf(ctx, id, `criteria.${c.id}`), ctx.gates).map((r) =>
+          id === c.estimand ? r : `${id}: ${r}`,
+        ),
+      ),
+    ),
+  ];
   if (because.length > 0) {
-    return { ...base, verdict: 'invalid', because, registeredRuleMet: null, reason: `number withheld: ${because.join('; ')}` };
+    return {
+      ...base,
+      verdict: 'invalid',
+      because,
+      registeredRuleMet: null,
+      reason: `number withheld: ${because.join('; ')}`,
+    };
   }
   const routed = route(c, estimandOf(ctx, c.estimand, `criteria.${c.id}`) as AvailableEstimand, ctx);
   if (ctx.goNoGo.status !== 'confirmatory') {
-    const down = [...ctx.goNoGo.rules.filter((r) => !r.passed).map((r) => `go/no-go ${r.rule} (${r.subject})`), ...ctx.goNoGo.descriptiveGates.map((g) => `gate ${g}`)];
-    return { ...base, verdict: 'descriptive', because: down, bound: routed.bound, registeredRuleMet: null, reason: `campaign ${ctx.goNoGo.status}: ${down.join('; ')}; reported without a verdict` };
+    const down = [
+      ...ctx.goNoGo.rules.filter((r) => !r.passed).map((r) => `go/no-go ${r.rule} (${r.subject})`),
+      ...ctx.goNoGo.descriptiveGates.map((g) => `gate ${g}`),
+    ];
+    return {
+      ...base,
+      verdict: 'descriptive',
+      because: down,
+      bound: routed.bound,
+      registeredRuleMet: null,
+      reason: `campaign ${ctx.goNoGo.status}: ${down.join('; ')}; reported without a verdict`,
+    };
   }
-  return { ...base, verdict: routed.verdict, bound: routed.bound, registeredRuleMet: routed.met, reason: routed.reason };
+  return {
+    ...base,
+    verdict: routed.verdict,
+    bound: routed.bound,
+    registeredRuleMet: routed.met,
+    reason: routed.reason,
+  };
 }
 
 export function verdicts(ctx: VerdictContext): Verdict[] {

@@ -21,10 +21,18 @@ export async function closeoutUnit(unitDir: string, opts: CloseoutUnitOptions = 
   assertAllowed(snap.header.id, snap.state, 'closeout', unitDir);
   const last = (await readCrossChecks(unitDir)).at(-1);
   if (last !== undefined && last.outcome !== 'agrees') {
-    throw new ImepError('E_OUT_OF_ORDER', `unit ${snap.header.id}: the last cross-check ${last.outcome === 'disagrees' ? 'disagrees with' : 'did not check'} the adjudication; it cannot be closed out`, {
-      file: unitDir,
-      hint: 'read the disagreements in adjudication/cross-check-NNN.json; a unit whose numbers do not reproduce is not closed',
-    });
+    throw new ImepError(
+      'E_OUT_OF_ORDER',
+      `unit ${snap.header.id}: the last cross-check ${last.outcome === 'disagrees' ? 'disagrees with' : 'did not check'} the adjudication; it cannot be closed out`,
+      {
+        file: unitDir,
+        hint: 'read the disagreements in adjudication/cross-check-NNN.json; a unit whose numbers do not reproduce is not closed',
+      },
+    );
   }
-  return closeout(unitDir, { ...(opts.notes !== undefined ? { notes: opts.notes } : {}), ...(opts.operator ? { operator: opts.operator } : {}), ...(opts.now ? { now: opts.now } : {}) });
+  return closeout(unitDir, {
+    ...(opts.notes !== undefined ? { notes: opts.notes } : {}),
+    ...(opts.operator ? { operator: opts.operator } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
+  });
 }

@@ -15,12 +15,21 @@ import { currentOperator, sameOperatorOverride, type SameOperatorOverride, readU
 import type { CloseoutRecord, Operator } from '../evidence/index.js';
 import type { WrittenReport } from '../report/index.js';
 
-export async function adjudicateStep(unitDir: string, opts: { operator?: Operator; allowSameOperator?: SameOperatorOverride }): Promise<AdjudicateUnitResult> {
+export async function adjudicateStep(
+  unitDir: string,
+  opts: { operator?: Operator; allowSameOperator?: SameOperatorOverride },
+): Promise<AdjudicateUnitResult> {
   const { adjudicateUnit } = await import('../adjudication/index.js');
-  return adjudicateUnit(unitDir, { ...(opts.operator ? { operator: opts.operator } : {}), ...(opts.allowSameOperator ? { allowSameOperator: opts.allowSameOperator } : {}) });
+  return adjudicateUnit(unitDir, {
+    ...(opts.operator ? { operator: opts.operator } : {}),
+    ...(opts.allowSameOperator ? { allowSameOperator: opts.allowSameOperator } : {}),
+  });
 }
 
-export async function crossCheckStep(unitDir: string, opts: { operator?: Operator } = {}): Promise<CrossCheckUnitResult> {
+export async function crossCheckStep(
+  unitDir: string,
+  opts: { operator?: Operator } = {},
+): Promise<CrossCheckUnitResult> {
   const { crossCheckUnit } = await import('../crosscheck/index.js');
   return crossCheckUnit(unitDir, opts.operator ? { operator: opts.operator } : {});
 }
@@ -40,7 +49,8 @@ export async function reportStep(unitDir: string, outDir = defaultReportDir(unit
   return writeReport(unitDir, { outDir });
 }
 
-const say = (opts: RunCampaignOptions, line: string): void => (opts.say ?? ((l: string) => process.stdout.write(`${l}\n`)))(line);
+const say = (opts: RunCampaignOptions, line: string): void =>
+  (opts.say ?? ((l: string) => process.stdout.write(`${l}\n`)))(line);
 
 /** The post-seal steps on a sealed unit, each from the state the last one left, through the report. */
 export async function postSeal(unitDir: string, opts: RunCampaignOptions): Promise<void> {
@@ -49,9 +59,15 @@ export async function postSeal(unitDir: string, opts: RunCampaignOptions): Promi
     const { state } = await readUnitState(unitDir);
     if (state === 'sealed') {
       const override = sameOperatorOverride(opts.sameOperatorReason);
-      const a = await adjudicateStep(unitDir, { operator, ...(override === undefined ? {} : { allowSameOperator: override }) });
+      const a = await adjudicateStep(unitDir, {
+        operator,
+        ...(override === undefined ? {} : { allowSameOperator: override }),
+      });
       const recorded = a.record.sameOperatorOverride;
-      say(opts, `adjudicated ${unitDir}: ${a.file} (${a.adjudication.goNoGo.status}${recorded ? `; same-operator override recorded: "${recorded.reason}"` : ''})`);
+      say(
+        opts,
+        `adjudicated ${unitDir}: ${a.file} (${a.adjudication.goNoGo.status}${recorded ? `; same-operator override recorded: "${recorded.reason}"` : ''})`,
+      );
       for (const v of a.adjudication.verdicts) say(opts, `  ${v.criterion}: ${v.verdict}`);
       say(opts, `  ${readCanaryNote(a.adjudication.gates)}`);
     } else if (state === 'adjudicated') {

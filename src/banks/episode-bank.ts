@@ -6,7 +6,15 @@ import { unitVector } from './cosine.js';
 import { sortedPacked, topKPackedInto } from './top-k.js';
 import { CONSOLIDATION_MODES, averageFeatures, mostSimilarAdjacentPair } from './token-merge.js';
 import type { ConsolidationMode } from './token-merge.js';
-import { arrayAt, checkHeader, decodeTensor, encodeTensor, objectAt, packSnapshot, unpackSnapshot } from './tensor-codec.js';
+import {
+  arrayAt,
+  checkHeader,
+  decodeTensor,
+  encodeTensor,
+  objectAt,
+  packSnapshot,
+  unpackSnapshot,
+} from './tensor-codec.js';
 import { TensorChecker, assertNonNegativeInteger, assertPositiveInteger, assertString, bankError } from './validate.js';
 
 export { sortedTopK, topK, topKPacked } from './top-k.js';
@@ -83,8 +91,18 @@ interface Stored {
   identityIndex: number;
 }
 
-const PLACEHOLDER_IDENTITY: RecordIdentity = Object.freeze({ slot: 0, scope: '', sourceEpisode: '', timestep: 0, version: 0 });
-const PLACEHOLDER_FEATURE: FloatTensor = Object.freeze({ dtype: 'float32', shape: Object.freeze([0]), data: new Float32Array(0) }) as FloatTensor;
+const PLACEHOLDER_IDENTITY: RecordIdentity = Object.freeze({
+  slot: 0,
+  scope: '',
+  sourceEpisode: '',
+  timestep: 0,
+  version: 0,
+});
+const PLACEHOLDER_FEATURE: FloatTensor = Object.freeze({
+  dtype: 'float32',
+  shape: Object.freeze([0]),
+  data: new Float32Array(0),
+}) as FloatTensor;
 
 const FORMAT = 'imep-episode-bank';
 const VERSION = 1;
@@ -131,7 +149,10 @@ export class EpisodeBank {
     assertPositiveInteger(capacity, 'capacity');
     assertPositiveInteger(k, 'k');
     if (!(CONSOLIDATION_MODES as readonly string[]).includes(consolidation)) {
-      throw bankError(`consolidation must be one of ${CONSOLIDATION_MODES.join(', ')}, got ${String(consolidation)}`, 'consolidation');
+      throw bankError(
+        `consolidation must be one of ${CONSOLIDATION_MODES.join(', ')}, got ${String(consolidation)}`,
+        'consolidation',
+      );
     }
     this.config = Object.freeze({ bank, capacity, consolidation, k });
   }
@@ -180,13 +201,19 @@ export class EpisodeBank {
     this.writeCheck.check(feature, 'feature');
     const last = this.entryList[this.entryList.length - 1];
     if (last !== undefined) {
-      if (timestep < last.timestep) throw bankError(`write: timestep ${timestep} is before the last entry's ${last.timestep}`, 'timestep');
+      if (timestep < last.timestep)
+        throw bankError(`write: timestep ${timestep} is before the last entry's ${last.timestep}`, 'timestep');
       checkSameKind(last.feature, feature, 'feature');
     }
     const stored = this.fromPool(timestep, feature) ?? this.newStored(timestep, cloneTensor(feature));
     const unit = stored.unit;
     this.entryList.push(stored);
-    if (this.packedOk && this.packedCount === this.entryList.length - 1 && (this.packedCount === 0 || this.packedDim === unit.length)) this.appendPacked(timestep, unit);
+    if (
+      this.packedOk &&
+      this.packedCount === this.entryList.length - 1 &&
+      (this.packedCount === 0 || this.packedDim === unit.length)
+    )
+      this.appendPacked(timestep, unit);
     else this.packedOk = false;
     const consolidation = this.entryList.length > this.config.capacity ? this.consolidate() : null;
     return { size: this.entryList.length, consolidation };
@@ -199,7 +226,10 @@ export class EpisodeBank {
     assertPositiveInteger(k, 'k');
     const first = this.entryList[0];
     if (first !== undefined && first.feature.data.length !== feature.data.length) {
-      throw bankError(`query: feature has ${feature.data.length} elements, entries have ${first.feature.data.length}`, 'feature');
+      throw bankError(
+        `query: feature has ${feature.data.length} elements, entries have ${first.feature.data.length}`,
+        'feature',
+      );
     }
     this.queries += 1;
     const q = unitVector(feature, this.queryUnit(feature.data.length));
@@ -223,7 +253,13 @@ export class EpisodeBank {
       // between resets, the timestep for the entry's life), so the frozen object is made once per index.
       let identity = e.identity;
       if (identity === null || e.identityIndex !== index) {
-        identity = Object.freeze({ slot: index, scope: episode, sourceEpisode: episode, timestep: e.timestep, version: 0 });
+        identity = Object.freeze({
+          slot: index,
+          scope: episode,
+          sourceEpisode: episode,
+          timestep: e.timestep,
+          version: 0,
+        });
         e.identity = identity;
         e.identityIndex = index;
       }
@@ -271,8 +307,10 @@ export class EpisodeBank {
     if (episode !== null) assertString(episode, 'episode');
     assertNonNegativeInteger(queryCount, 'queryCount');
     const entries = arrayAt(root['entries'], 'entries');
-    if (entries.length > bank.config.capacity) throw bankError(`snapshot: ${entries.length} entries exceed capacity ${bank.config.capacity}`, 'entries');
-    if (episode === null && (entries.length > 0 || queryCount > 0)) throw bankError('snapshot: entries or queries without an episode', 'episode');
+    if (entries.length > bank.config.capacity)
+      throw bankError(`snapshot: ${entries.length} entries exceed capacity ${bank.config.capacity}`, 'entries');
+    if (episode === null && (entries.length > 0 || queryCount > 0))
+      throw bankError('snapshot: entries or queries without an episode', 'episode');
     bank.episodeId = episode;
     bank.queries = queryCount;
     bank.packedOk = false;
@@ -283,7 +321,8 @@ export class EpisodeBank {
       assertNonNegativeInteger(timestep, `entries[${i}].timestep`);
       const feature = decodeTensor(o['feature'], `entries[${i}].feature`);
       if (prev !== undefined) {
-        if (timestep < prev.timestep) throw bankError(`snapshot: entries[${i}].timestep decreases`, `entries[${i}].timestep`);
+        if (timestep < prev.timestep)
+          throw bankError(`snapshot: entries[${i}].timestep decreases`, `entries[${i}].timestep`);
         checkSameKind(prev.feature, feature, `entries[${i}].feature`);
       }
       prev = { timestep, feature, unit: unitVector(feature), identity: null, identityIndex: -1 };
@@ -307,7 +346,13 @@ export class EpisodeBank {
     const a = list[pair.index] as Stored;
     const b = list[pair.index + 1] as Stored;
     const feature = averageFeatures(a.feature, b.feature);
-    list.splice(pair.index, 2, { timestep: a.timestep, feature, unit: unitVector(feature), identity: null, identityIndex: -1 });
+    list.splice(pair.index, 2, {
+      timestep: a.timestep,
+      feature,
+      unit: unitVector(feature),
+      identity: null,
+      identityIndex: -1,
+    });
     return { kind: 'token-merge', index: pair.index, timestep: a.timestep, similarity: pair.similarity };
   }
 
@@ -335,7 +380,8 @@ export class EpisodeBank {
   private viewList(n: number): RetrievedItem[] {
     let list = this.viewLists[n];
     if (list === undefined) {
-      while (this.viewItems.length < n) this.viewItems.push({ identity: PLACEHOLDER_IDENTITY, leaves: { feature: PLACEHOLDER_FEATURE } });
+      while (this.viewItems.length < n)
+        this.viewItems.push({ identity: PLACEHOLDER_IDENTITY, leaves: { feature: PLACEHOLDER_FEATURE } });
       this.viewLists[n] = list = this.viewItems.slice(0, n);
     }
     return list;
@@ -375,13 +421,17 @@ export class EpisodeBank {
   }
 
   private requireEpisode(what: string): string {
-    if (this.episodeId === null) throw bankError(`${what}: call reset(episode) before using the ${this.config.bank} bank`, 'episode');
+    if (this.episodeId === null)
+      throw bankError(`${what}: call reset(episode) before using the ${this.config.bank} bank`, 'episode');
     return this.episodeId;
   }
 }
 
 function checkSameKind(have: FloatTensor, got: FloatTensor, field: string): void {
   if (have.dtype !== got.dtype || !sameShape(have.shape, got.shape)) {
-    throw bankError(`${field}: ${got.dtype}[${got.shape.join(',')}] differs from the bank's ${have.dtype}[${have.shape.join(',')}]`, field);
+    throw bankError(
+      `${field}: ${got.dtype}[${got.shape.join(',')}] differs from the bank's ${have.dtype}[${have.shape.join(',')}]`,
+      field,
+    );
   }
 }

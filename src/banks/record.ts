@@ -22,7 +22,10 @@ export const PAYLOAD_FIELDS = [
 export type PayloadField = (typeof PAYLOAD_FIELDS)[number];
 
 /** The payload fields that a merge overwrites (the other six survive a merge). */
-export const MERGE_OVERWRITTEN_FIELDS = ['cognitiveValue', 'perceptualValue'] as const satisfies readonly PayloadField[];
+export const MERGE_OVERWRITTEN_FIELDS = [
+  'cognitiveValue',
+  'perceptualValue',
+] as const satisfies readonly PayloadField[];
 
 export type Payload = Readonly<Record<PayloadField, FloatTensor>>;
 

@@ -51,7 +51,11 @@ export function resolveSelectorConfig(input: SelectorConfigInput = {}): Selector
   assertFiniteNumber(gate, 'gate');
   assertFiniteNumber(weights.cognitive, 'weights.cognitive');
   assertFiniteNumber(weights.perceptual, 'weights.perceptual');
-  return Object.freeze({ k, gate, weights: Object.freeze({ cognitive: weights.cognitive, perceptual: weights.perceptual }) });
+  return Object.freeze({
+    k,
+    gate,
+    weights: Object.freeze({ cognitive: weights.cognitive, perceptual: weights.perceptual }),
+  });
 }
 
 /** Canonical unit vectors of the three keys (see `cosine.ts`), cached per record by the banks. */
@@ -97,9 +101,12 @@ export interface Selection {
 }
 
 function checkDims(q: PreparedKeys, c: PreparedKeys, index: number): void {
-  if (c.cognitive.length !== q.cognitive.length) throw dimError('cognitiveKey', q.cognitive.length, c.cognitive.length, index);
-  if (c.perceptual.length !== q.perceptual.length) throw dimError('perceptualKey', q.perceptual.length, c.perceptual.length, index);
-  if (c.signature.length !== q.signature.length) throw dimError('stateSignature', q.signature.length, c.signature.length, index);
+  if (c.cognitive.length !== q.cognitive.length)
+    throw dimError('cognitiveKey', q.cognitive.length, c.cognitive.length, index);
+  if (c.perceptual.length !== q.perceptual.length)
+    throw dimError('perceptualKey', q.perceptual.length, c.perceptual.length, index);
+  if (c.signature.length !== q.signature.length)
+    throw dimError('stateSignature', q.signature.length, c.signature.length, index);
 }
 
 function dimError(key: string, q: number, c: number, index: number): Error {
@@ -114,9 +121,14 @@ function ranksBefore(sa: number, ta: number, la: number, sb: number, tb: number,
 }
 
 /** Runs the selector over prepared candidates. */
-export function selectPrepared(query: PreparedKeys, candidates: readonly SelectorCandidate[], config: SelectorConfig): Selection {
+export function selectPrepared(
+  query: PreparedKeys,
+  candidates: readonly SelectorCandidate[],
+  config: SelectorConfig,
+): Selection {
   const n = candidates.length;
-  if (n === 0) return { accepted: false, reason: 'no-candidates', bestSignatureSimilarity: null, candidateCount: 0, picks: [] };
+  if (n === 0)
+    return { accepted: false, reason: 'no-candidates', bestSignatureSimilarity: null, candidateCount: 0, picks: [] };
   let best = -Infinity;
   for (let i = 0; i < n; i++) {
     const c = (candidates[i] as SelectorCandidate).prepared;
@@ -175,9 +187,17 @@ export interface SelectableRecord {
  * Uncached convenience: prepares the query and every record's keys, then selects. Reads nothing of a
  * record but `keys`, `slot` and `timestep` (a record's payload and version are never touched).
  */
-export function selectRecords(query: RecordKeys, records: readonly SelectableRecord[], config: SelectorConfigInput = {}): Selection {
+export function selectRecords(
+  query: RecordKeys,
+  records: readonly SelectableRecord[],
+  config: SelectorConfigInput = {},
+): Selection {
   assertKeys(query, 'query');
   const cfg = resolveSelectorConfig(config);
-  const candidates: SelectorCandidate[] = records.map((r) => ({ slot: r.slot, timestep: r.timestep, prepared: prepareKeys(r.keys) }));
+  const candidates: SelectorCandidate[] = records.map((r) => ({
+    slot: r.slot,
+    timestep: r.timestep,
+    prepared: prepareKeys(r.keys),
+  }));
   return selectPrepared(prepareKeys(query), candidates, cfg);
 }

@@ -4,10 +4,27 @@ import type { BankRecord, Payload, ReadContext, ReadHook, RecordKeys, RetrievedI
 import { identityReadHook } from './record.js';
 import { prepareKeys, resolveSelectorConfig, selectPrepared } from './selector.js';
 import type { PreparedKeys, Selection, SelectorConfig, SelectorWeights } from './selector.js';
-import { ScopeState, copyKeys, copyPayloadsPacked, copyPayload, copyRecord, findEvictionVictim, findMergeTarget, identityOf } from './structured-scope.js';
+import {
+  ScopeState,
+  copyKeys,
+  copyPayloadsPacked,
+  copyPayload,
+  copyRecord,
+  findEvictionVictim,
+  findMergeTarget,
+  identityOf,
+} from './structured-scope.js';
 import { BANK_FORMAT, SCOPE_FORMAT, SNAPSHOT_VERSION, decodeScope, encodeScope } from './structured-snapshot.js';
 import { arrayAt, checkHeader, objectAt, packSnapshot, unpackSnapshot } from './tensor-codec.js';
-import { KEY_FIELDS, assertFiniteNumber, assertPayload, assertPositiveInteger, assertSelectableKeys, assertString, bankError } from './validate.js';
+import {
+  KEY_FIELDS,
+  assertFiniteNumber,
+  assertPayload,
+  assertPositiveInteger,
+  assertSelectableKeys,
+  assertString,
+  bankError,
+} from './validate.js';
 
 /**
  * The structured persistent bank (PCMB-style, scope-keyed).
@@ -133,7 +150,10 @@ export class StructuredBank {
     const stored = st.stored();
     const selected = selection.picks.map((p) => (stored[p.index] as { record: BankRecord }).record);
     const leaves = copyPayloadsPacked(selected.map((r) => r.payload));
-    const items: RetrievedItem[] = selected.map((r, i) => ({ identity: identityOf(r), leaves: leaves[i] as Readonly<Record<string, FloatTensor>> }));
+    const items: RetrievedItem[] = selected.map((r, i) => ({
+      identity: identityOf(r),
+      leaves: leaves[i] as Readonly<Record<string, FloatTensor>>,
+    }));
     const ctx: ReadContext = Object.freeze({
       bank: PCMB_BANK_NAME,
       scope,
@@ -166,7 +186,13 @@ export class StructuredBank {
         cognitiveValue: cloneTensor(candidate.payload.cognitiveValue),
         perceptualValue: cloneTensor(candidate.payload.perceptualValue),
       });
-      const merged: BankRecord = Object.freeze({ ...identityOf(old), timestep: st.clock, version: old.version + 1, keys, payload });
+      const merged: BankRecord = Object.freeze({
+        ...identityOf(old),
+        timestep: st.clock,
+        version: old.version + 1,
+        keys,
+        payload,
+      });
       const mergedPrepared: PreparedKeys = {
         cognitive: target.candidate.prepared.cognitive,
         perceptual: target.candidate.prepared.perceptual,
@@ -238,26 +264,39 @@ export class StructuredBank {
     const st = this.state.get(scope);
     const stored = st?.stored() ?? [];
     if (records.length !== stored.length) {
-      throw bankError(`replaceRecords: scope ${scope} holds ${stored.length} records, got ${records.length}`, 'records');
+      throw bankError(
+        `replaceRecords: scope ${scope} holds ${stored.length} records, got ${records.length}`,
+        'records',
+      );
     }
     const seen = new Set<number>();
     const plan: { slot: number; old: BankRecord; prepared: PreparedKeys; payload: Payload }[] = [];
     for (const r of records) {
       const slot = r.slot;
       const cur = st !== undefined && Number.isInteger(slot) ? st.at(slot) : undefined;
-      if (cur === undefined) throw bankError(`replaceRecords: slot ${String(slot)}: no record at this slot in scope ${scope}`, `records[slot=${String(slot)}].slot`);
+      if (cur === undefined)
+        throw bankError(
+          `replaceRecords: slot ${String(slot)}: no record at this slot in scope ${scope}`,
+          `records[slot=${String(slot)}].slot`,
+        );
       if (seen.has(slot)) throw bankError(`replaceRecords: slot ${slot}: given twice`, `records[slot=${slot}].slot`);
       seen.add(slot);
       const old = cur.record;
       for (const f of ['scope', 'sourceEpisode', 'timestep', 'version'] as const) {
         if (r[f] !== old[f]) {
-          throw bankError(`replaceRecords: slot ${slot}: ${f} differs (bank ${String(old[f])}, given ${String(r[f])})`, `records[slot=${slot}].${f}`);
+          throw bankError(
+            `replaceRecords: slot ${slot}: ${f} differs (bank ${String(old[f])}, given ${String(r[f])})`,
+            `records[slot=${slot}].${f}`,
+          );
         }
       }
       for (const k of KEY_FIELDS) {
         const given: unknown = r.keys?.[k];
         if (given === undefined || !tensorsBitEqual(given as FloatTensor, old.keys[k])) {
-          throw bankError(`replaceRecords: slot ${slot}: keys.${k} is not byte-identical to the stored key`, `records[slot=${slot}].keys.${k}`);
+          throw bankError(
+            `replaceRecords: slot ${slot}: keys.${k} is not byte-identical to the stored key`,
+            `records[slot=${slot}].keys.${k}`,
+          );
         }
       }
       assertPayload(r.payload, `records[slot=${slot}].payload`);
@@ -296,7 +335,8 @@ export class StructuredBank {
     const names = new Set<string>();
     arrayAt(root['scopes'], 'scopes').forEach((v, i) => {
       const decoded = decodeScope(v, `scopes[${i}]`, bank.config.capacity);
-      if (names.has(decoded.scope)) throw bankError(`snapshot: scope ${decoded.scope} appears twice`, `scopes[${i}].scope`);
+      if (names.has(decoded.scope))
+        throw bankError(`snapshot: scope ${decoded.scope} appears twice`, `scopes[${i}].scope`);
       names.add(decoded.scope);
       bank.install(decoded.scope, decoded.clock, decoded.records, `scopes[${i}]`);
     });
@@ -321,7 +361,11 @@ export class StructuredBank {
 
   private encode(scope: string): ReturnType<typeof encodeScope> {
     const st = this.state.get(scope) as ScopeState;
-    return encodeScope(scope, st.clock, st.stored().map((s) => s.record));
+    return encodeScope(
+      scope,
+      st.clock,
+      st.stored().map((s) => s.record),
+    );
   }
 
   private install(scope: string, clock: number, records: readonly BankRecord[], field: string): void {
@@ -358,7 +402,11 @@ function checkDims(st: ScopeState, keys: RecordKeys, field: string): void {
     ['stateSignature', keys.stateSignature.data.length, dims.signature],
   ] as const;
   for (const [name, got, want] of pairs) {
-    if (got !== want) throw bankError(`scope ${st.scope}: ${field}.${name} has ${got} elements, the scope's keys have ${want}`, `${field}.${name}`);
+    if (got !== want)
+      throw bankError(
+        `scope ${st.scope}: ${field}.${name} has ${got} elements, the scope's keys have ${want}`,
+        `${field}.${name}`,
+      );
   }
 }
 

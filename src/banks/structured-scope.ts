@@ -53,7 +53,8 @@ export class ScopeState {
   }
 
   put(slot: number, record: BankRecord, prepared: PreparedKeys): void {
-    if (!(slot >= 0 && slot < this.capacity)) throw bankError(`scope ${this.scope}: slot ${slot} outside capacity ${this.capacity}`, 'slot');
+    if (!(slot >= 0 && slot < this.capacity))
+      throw bankError(`scope ${this.scope}: slot ${slot} outside capacity ${this.capacity}`, 'slot');
     this.slots[slot] = { record, candidate: { slot, timestep: record.timestep, prepared } };
     this.ordered = null;
     this.candidateList = null;
@@ -84,7 +85,11 @@ export class ScopeState {
  * provided that similarity is ≥ `threshold`; equal similarities go to the earlier (timestep, slot).
  * Only the state-signature key is read.
  */
-export function findMergeTarget(state: ScopeState, signature: Float64Array, threshold: number): StoredRecord | undefined {
+export function findMergeTarget(
+  state: ScopeState,
+  signature: Float64Array,
+  threshold: number,
+): StoredRecord | undefined {
   let best: StoredRecord | undefined;
   let bestSim = -Infinity;
   for (const s of state.stored()) {
@@ -141,7 +146,13 @@ export function copyRecord(r: BankRecord): BankRecord {
 }
 
 export function identityOf(r: RecordIdentity): RecordIdentity {
-  return Object.freeze({ slot: r.slot, scope: r.scope, sourceEpisode: r.sourceEpisode, timestep: r.timestep, version: r.version });
+  return Object.freeze({
+    slot: r.slot,
+    scope: r.scope,
+    sourceEpisode: r.sourceEpisode,
+    timestep: r.timestep,
+    version: r.version,
+  });
 }
 
 /**

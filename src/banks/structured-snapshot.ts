@@ -65,7 +65,8 @@ export function decodeScope(value: unknown, field: string, capacity: number): De
     assertString(sourceEpisode, `${at}.sourceEpisode`);
     assertNonNegativeInteger(timestep, `${at}.timestep`);
     assertNonNegativeInteger(version, `${at}.version`);
-    if (timestep > clock) throw bankError(`${at}.timestep: ${timestep} is after the scope clock ${clock}`, `${at}.timestep`);
+    if (timestep > clock)
+      throw bankError(`${at}.timestep: ${timestep} is after the scope clock ${clock}`, `${at}.timestep`);
     const ko = objectAt(r['keys'], `${at}.keys`);
     const keys = Object.freeze({
       cognitiveKey: decodeTensor(ko['cognitiveKey'], `${at}.keys.cognitiveKey`),
@@ -76,7 +77,15 @@ export function decodeScope(value: unknown, field: string, capacity: number): De
     const po = objectAt(r['payload'], `${at}.payload`);
     const payload: Partial<Record<(typeof PAYLOAD_FIELDS)[number], ReturnType<typeof decodeTensor>>> = {};
     for (const f of PAYLOAD_FIELDS) payload[f] = decodeTensor(po[f], `${at}.payload.${f}`);
-    return Object.freeze({ slot, scope, sourceEpisode, timestep, version, keys, payload: Object.freeze(payload as Payload) });
+    return Object.freeze({
+      slot,
+      scope,
+      sourceEpisode,
+      timestep,
+      version,
+      keys,
+      payload: Object.freeze(payload as Payload),
+    });
   });
   records.sort((a, b) => a.slot - b.slot);
   return { scope, clock, records };

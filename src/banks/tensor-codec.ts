@@ -34,7 +34,9 @@ export function unpackSnapshot(bytes: Uint8Array, what: string): unknown {
   try {
     return packr.unpack(bytes);
   } catch (cause) {
-    throw bankError(`${what}: snapshot bytes are not valid msgpack (${cause instanceof Error ? cause.message : String(cause)})`);
+    throw bankError(
+      `${what}: snapshot bytes are not valid msgpack (${cause instanceof Error ? cause.message : String(cause)})`,
+    );
   }
 }
 
@@ -69,7 +71,8 @@ export function decodeTensor(value: unknown, field: string): FloatTensor {
 
 /** Reads a plain object field of an unpacked snapshot, or throws naming it. */
 export function objectAt(value: unknown, field: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bankError(`${field}: expected a map`, field);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw bankError(`${field}: expected a map`, field);
   return value as Record<string, unknown>;
 }
 
@@ -80,6 +83,11 @@ export function arrayAt(value: unknown, field: string): readonly unknown[] {
 
 /** Checks the { format, version } header of a snapshot. */
 export function checkHeader(root: Record<string, unknown>, format: string, version: number): void {
-  if (root['format'] !== format) throw bankError(`snapshot: format is ${String(root['format'])}, expected ${format}`, 'format');
-  if (root['version'] !== version) throw bankError(`snapshot: ${format} version ${String(root['version'])} is not supported (expected ${version})`, 'version');
+  if (root['format'] !== format)
+    throw bankError(`snapshot: format is ${String(root['format'])}, expected ${format}`, 'format');
+  if (root['version'] !== version)
+    throw bankError(
+      `snapshot: ${format} version ${String(root['version'])} is not supported (expected ${version})`,
+      'version',
+    );
 }

@@ -88,7 +88,8 @@ export class TextMemory {
   advanceClock(by = 1): number {
     assertNonNegativeInteger(by, 'by');
     // kept a safe integer, so that every state the clock reaches snapshots and restores exactly
-    if (by > Number.MAX_SAFE_INTEGER - this.clockValue) throw bankError(`by: the clock ${this.clockValue} + ${by} would pass ${Number.MAX_SAFE_INTEGER}`, 'by');
+    if (by > Number.MAX_SAFE_INTEGER - this.clockValue)
+      throw bankError(`by: the clock ${this.clockValue} + ${by} would pass ${Number.MAX_SAFE_INTEGER}`, 'by');
     this.clockValue += by;
     return this.clockValue;
   }
@@ -99,7 +100,10 @@ export class TextMemory {
     if (existing !== undefined) {
       const diff = contentDifference(existing.record, record);
       if (diff !== null) {
-        throw bankError(`append: id ${record.id} already holds different content (${diff}); use a new id or a new revision`, `record.${diff}`);
+        throw bankError(
+          `append: id ${record.id} already holds different content (${diff}); use a new id or a new revision`,
+          `record.${diff}`,
+        );
       }
       return { status: 'replayed', record: existing.record };
     }
@@ -146,7 +150,11 @@ export class TextMemory {
   /** Every valid record (log order), after the read hook. */
   readAll(opts: TextReadOptions = {}): readonly TextRecord[] {
     const candidates = this.validRecords(opts.chainId);
-    return this.read(candidates.map((c) => c.record), candidates.length, opts);
+    return this.read(
+      candidates.map((c) => c.record),
+      candidates.length,
+      opts,
+    );
   }
 
   snapshot(): Uint8Array {
@@ -156,7 +164,11 @@ export class TextMemory {
       bank: this.bank,
       clock: this.clockValue,
       reads: this.reads,
-      log: this.entries.map((e) => (e.kind === 'record' ? encodeRecord(e.record) : { kind: 'revoke', targetId: e.revocation.targetId, writtenAt: e.revocation.writtenAt })),
+      log: this.entries.map((e) =>
+        e.kind === 'record'
+          ? encodeRecord(e.record)
+          : { kind: 'revoke', targetId: e.revocation.targetId, writtenAt: e.revocation.writtenAt },
+      ),
     });
   }
 
@@ -175,7 +187,8 @@ export class TextMemory {
       const o = objectAt(v, at);
       const writtenAt = o['writtenAt'];
       assertNonNegativeInteger(writtenAt, `${at}.writtenAt`);
-      if (writtenAt > clock) throw bankError(`${at}.writtenAt: ${writtenAt} is after the clock ${clock}`, `${at}.writtenAt`);
+      if (writtenAt > clock)
+        throw bankError(`${at}.writtenAt: ${writtenAt} is after the clock ${clock}`, `${at}.writtenAt`);
       if (o['kind'] === 'revoke') {
         const targetId = o['targetId'];
         assertString(targetId, `${at}.targetId`);
@@ -186,7 +199,8 @@ export class TextMemory {
         const fact: Record<string, string> = {};
         factEntries.forEach((p, j) => {
           const pair = arrayAt(p, `${at}.fact[${j}]`);
-          if (pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') throw bankError(`${at}.fact[${j}]: expected [key, value]`, `${at}.fact`);
+          if (pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string')
+            throw bankError(`${at}.fact[${j}]: expected [key, value]`, `${at}.fact`);
           setFact(fact, pair[0], pair[1]);
         });
         const input = { ...o, fact } as unknown as TextRecordInput;
@@ -255,15 +269,24 @@ function normaliseRecord(input: TextRecordInput, writtenAt: number, field: strin
   assertNonNegativeInteger(input.revision, `${field}.revision`);
   if (input.expiresAt !== undefined) assertNonNegativeInteger(input.expiresAt, `${field}.expiresAt`);
   const f: unknown = input.fact;
-  if (typeof f !== 'object' || f === null || Array.isArray(f)) throw bankError(`${field}.fact: must be a map of strings`, `${field}.fact`);
+  if (typeof f !== 'object' || f === null || Array.isArray(f))
+    throw bankError(`${field}.fact: must be a map of strings`, `${field}.fact`);
   const fact: Record<string, string> = {};
   for (const key of Object.keys(f).sort(compareCodeUnits)) {
     const value = (f as Record<string, unknown>)[key];
     if (typeof value !== 'string') throw bankError(`${field}.fact.${key}: must be a string`, `${field}.fact.${key}`);
     setFact(fact, key, value);
   }
-  const base = { id: input.id, chainId: input.chainId, episode: input.episode, fact: Object.freeze(fact), revision: input.revision };
-  return Object.freeze(input.expiresAt === undefined ? { ...base, writtenAt } : { ...base, expiresAt: input.expiresAt, writtenAt });
+  const base = {
+    id: input.id,
+    chainId: input.chainId,
+    episode: input.episode,
+    fact: Object.freeze(fact),
+    revision: input.revision,
+  };
+  return Object.freeze(
+    input.expiresAt === undefined ? { ...base, writtenAt } : { ...base, expiresAt: input.expiresAt, writtenAt },
+  );
 }
 
 /** The first content field in which two records differ, or null. */

@@ -12,7 +12,11 @@ import { dot64, dot64At } from './cosine.js';
  * without sorting (or allocating per entry). Similarities of canonical unit vectors are finite; should
  * one ever be NaN, the full sort runs instead, so the result never depends on which path ran.
  */
-export function topK(entries: readonly { readonly timestep: number; readonly unit: Float64Array }[], q: Float64Array, k: number): number[] {
+export function topK(
+  entries: readonly { readonly timestep: number; readonly unit: Float64Array }[],
+  q: Float64Array,
+  k: number,
+): number[] {
   const n = entries.length;
   const m = Math.min(k, n);
   const idx = new Array<number>(m);
@@ -27,7 +31,8 @@ export function topK(entries: readonly { readonly timestep: number; readonly uni
     let pos = count;
     while (pos > 0) {
       const s = sims[pos - 1] as number;
-      if (sim > s || (sim === s && e.timestep < (entries[idx[pos - 1] as number] as { timestep: number }).timestep)) pos--;
+      if (sim > s || (sim === s && e.timestep < (entries[idx[pos - 1] as number] as { timestep: number }).timestep))
+        pos--;
       else break;
     }
     count = placeAt(idx, sims, count, m, pos, i, sim);
@@ -52,7 +57,15 @@ export function topKPacked(units: Float64Array, times: Float64Array, n: number, 
  * their similarities to sims (both must hold min(k, n) values); returns count = min(k, n), or −1 when a similarity
  * is NaN (then the caller must rank by the full sort, `topKPacked` does).
  */
-export function topKPackedInto(units: Float64Array, times: Float64Array, n: number, q: Float64Array, k: number, idx: number[], sims: Float64Array): number {
+export function topKPackedInto(
+  units: Float64Array,
+  times: Float64Array,
+  n: number,
+  q: Float64Array,
+  k: number,
+  idx: number[],
+  sims: Float64Array,
+): number {
   const d = q.length;
   const m = Math.min(k, n);
   let count = 0;
@@ -74,7 +87,13 @@ export function topKPackedInto(units: Float64Array, times: Float64Array, n: numb
 }
 
 /** The full-sort ranking of packed entries (the NaN path of topKPacked). */
-export function sortedPacked(units: Float64Array, times: Float64Array, n: number, q: Float64Array, k: number): number[] {
+export function sortedPacked(
+  units: Float64Array,
+  times: Float64Array,
+  n: number,
+  q: Float64Array,
+  k: number,
+): number[] {
   const d = q.length;
   const entries: { timestep: number; unit: Float64Array }[] = [];
   for (let j = 0; j < n; j++) entries.push({ timestep: times[j] as number, unit: units.slice(j * d, (j + 1) * d) });
@@ -82,7 +101,11 @@ export function sortedPacked(units: Float64Array, times: Float64Array, n: number
 }
 
 /** The reference ranking: sort every entry by the key of `topK`, keep the first k. */
-export function sortedTopK(entries: readonly { readonly timestep: number; readonly unit: Float64Array }[], q: Float64Array, k: number): number[] {
+export function sortedTopK(
+  entries: readonly { readonly timestep: number; readonly unit: Float64Array }[],
+  q: Float64Array,
+  k: number,
+): number[] {
   return entries
     .map((e, index) => ({ index, e, sim: dot64(q, e.unit) }))
     .sort((a, b) => (a.sim !== b.sim ? b.sim - a.sim : a.e.timestep - b.e.timestep || a.index - b.index))
@@ -94,7 +117,15 @@ export function sortedTopK(entries: readonly { readonly timestep: number; readon
  * Puts entry i (similarity sim) at rank pos of the best lists idx/sims (count of at most m filled), shifting the lower
  * ranks down and dropping the last when full; nothing when pos ≥ m. Returns the new count.
  */
-function placeAt(idx: number[], sims: Float64Array, count: number, m: number, pos: number, i: number, sim: number): number {
+function placeAt(
+  idx: number[],
+  sims: Float64Array,
+  count: number,
+  m: number,
+  pos: number,
+  i: number,
+  sim: number,
+): number {
   if (pos >= m) return count;
   const filled = count < m ? count + 1 : m;
   for (let j = filled - 1; j > pos; j--) {

@@ -8,7 +8,11 @@ import type { Payload, RecordKeys } from './record.js';
  * names where the bad value sits (e.g. `payload.actionChunk`).
  */
 
-export const KEY_FIELDS = ['cognitiveKey', 'perceptualKey', 'stateSignature'] as const satisfies readonly (keyof RecordKeys)[];
+export const KEY_FIELDS = [
+  'cognitiveKey',
+  'perceptualKey',
+  'stateSignature',
+] as const satisfies readonly (keyof RecordKeys)[];
 export type KeyField = (typeof KEY_FIELDS)[number];
 
 export function bankError(message: string, field?: string): ImepError {
@@ -40,7 +44,8 @@ export function assertTensor(t: unknown, field: string): asserts t is FloatTenso
   if (!Array.isArray(shape) || !isShape(shape)) {
     throw bankError(`${field}: shape must be a list of non-negative integers`, field);
   }
-  if (!storageMatches(dtype as FloatDtype, data)) throw bankError(`${field}: storage does not match dtype ${dtype}`, field);
+  if (!storageMatches(dtype as FloatDtype, data))
+    throw bankError(`${field}: storage does not match dtype ${dtype}`, field);
   const n = (data as { length: number }).length;
   if (elementCount(shape as number[]) !== n) {
     throw bankError(`${field}: shape [${(shape as number[]).join(',')}] does not hold ${n} values`, field);
@@ -62,7 +67,15 @@ export class TensorChecker {
 
   check(t: unknown, field: string): asserts t is FloatTensor {
     const x = t as FloatTensor;
-    if (t !== null && t === this.tensor && x.data === this.data && x.shape === this.shape && x.dtype === this.dtype && x.data.length === this.length) return;
+    if (
+      t !== null &&
+      t === this.tensor &&
+      x.data === this.data &&
+      x.shape === this.shape &&
+      x.dtype === this.dtype &&
+      x.data.length === this.length
+    )
+      return;
     assertTensor(t, field);
     if (Object.isFrozen(x.shape)) {
       this.tensor = x;
@@ -97,7 +110,8 @@ export function assertPositiveInteger(value: unknown, field: string): asserts va
 }
 
 export function assertFiniteNumber(value: unknown, field: string): asserts value is number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw bankError(`${field}: must be a finite number, got ${String(value)}`, field);
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw bankError(`${field}: must be a finite number, got ${String(value)}`, field);
 }
 
 export function assertString(value: unknown, field: string): asserts value is string {

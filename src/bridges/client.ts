@@ -101,7 +101,11 @@ export class BridgeClient {
   /** Opens the socket and says hello (the reply names the server, its ops and envs). */
   async connect(options: CallOptions = {}): Promise<HelloReply> {
     if (this.#socket === undefined) this.#openSocket();
-    const hello = await this.call('hello', { client: { name: this.#options.clientName ?? 'imep', version: pkg.version } }, options);
+    const hello = await this.call(
+      'hello',
+      { client: { name: this.#options.clientName ?? 'imep', version: pkg.version } },
+      options,
+    );
     this.#startHeartbeat();
     return hello;
   }
@@ -135,14 +139,18 @@ export class BridgeClient {
 
   /** One request → one reply, or a typed rejection no later than the deadline. */
   call<K extends RequestOp>(op: K, body: RequestInputs[K], options: CallOptions = {}): Promise<ReplyBodies[K]> {
-    if (this.#closed) return Promise.reject(new ImepError('E_INTERNAL', `bridge client for ${this.endpoint} is closed`));
+    if (this.#closed)
+      return Promise.reject(new ImepError('E_INTERNAL', `bridge client for ${this.endpoint} is closed`));
     const remote = this.#options.liveness?.deathError();
     if (remote) return Promise.reject(remote);
     if (this.#dead) return Promise.reject(this.#dead);
     if (this.#socket === undefined) this.#openSocket();
     const id = this.#takeId();
     const encoded = encodeMessage({ kind: 'request', id, op, body } as Parameters<typeof encodeMessage>[0]);
-    if (!encoded.ok) return Promise.reject(new ImepError('E_BRIDGE_PROTOCOL', `${op}: cannot encode request: ${encoded.message}`, { field: op }));
+    if (!encoded.ok)
+      return Promise.reject(
+        new ImepError('E_BRIDGE_PROTOCOL', `${op}: cannot encode request: ${encoded.message}`, { field: op }),
+      );
     const deadlineMs = options.deadlineMs ?? this.#options.deadlineMs ?? DEFAULT_DEADLINE_MS;
     return new Promise<ReplyBodies[K]>((resolve, reject) => {
       const due = performance.now() + deadlineMs;
@@ -174,7 +182,9 @@ export class BridgeClient {
     const curve = this.#options.curve;
     const socket = new zmq.Dealer({
       linger: 0,
-      ...(curve ? { curveServerKey: curve.serverPublicKey, curvePublicKey: curve.publicKey, curveSecretKey: curve.secretKey } : {}),
+      ...(curve
+        ? { curveServerKey: curve.serverPublicKey, curvePublicKey: curve.publicKey, curveSecretKey: curve.secretKey }
+        : {}),
     });
     socket.connect(this.endpoint);
     this.#socket = socket;
@@ -267,7 +277,9 @@ export class BridgeClient {
           this.#handshakeError = `${event.type} (${detail})`;
           this.#rejectPending(
             new ImepError('E_BRIDGE_PROTOCOL', `handshake with ${this.endpoint} failed: ${this.#handshakeError}`, {
-              hint: this.#options.curve ? 'check the server public key and that the server uses Curve' : 'does the server require CurveZMQ keys?',
+              hint: this.#options.curve
+                ? 'check the server public key and that the server uses Curve'
+                : 'does the server require CurveZMQ keys?',
             }),
           );
         }
@@ -282,7 +294,10 @@ export class BridgeClient {
     if (!decoded.ok) {
       if (decoded.id === null) return; // unattributable: the call it answers (if any) times out
       if (decoded.op === 'reply' || decoded.op === 'error') {
-        this.#settle(decoded.id, new ImepError('E_BRIDGE_PROTOCOL', `malformed reply: ${decoded.code}: ${decoded.message}`));
+        this.#settle(
+          decoded.id,
+          new ImepError('E_BRIDGE_PROTOCOL', `malformed reply: ${decoded.code}: ${decoded.message}`),
+        );
       } else if (decoded.op !== null) {
         // a malformed or unserved request from the server (its id space): answer it with the error
         this.#send(encodeError(decoded.id, decoded.code, decoded.message));
@@ -300,7 +315,10 @@ export class BridgeClient {
     const p = this.#pending.get(msg.id);
     if (p === undefined) return; // a late reply to a call already failed
     const parsed = parseReplyBody(p.op, msg.body);
-    this.#settle(msg.id, parsed.ok ? { value: parsed.body } : new ImepError('E_BRIDGE_PROTOCOL', parsed.message, { field: p.op }));
+    this.#settle(
+      msg.id,
+      parsed.ok ? { value: parsed.body } : new ImepError('E_BRIDGE_PROTOCOL', parsed.message, { field: p.op }),
+    );
   }
 
   #settle(id: number, outcome: { value: unknown } | ImepError): void {
@@ -320,7 +338,9 @@ export class BridgeClient {
     }
     const hook = this.#readHook;
     if (hook === undefined) {
-      this.#send(encodeError(msg.id, 'E_UNKNOWN_OP', 'memory.read refused: no read hook is registered with this client'));
+      this.#send(
+        encodeError(msg.id, 'E_UNKNOWN_OP', 'memory.read refused: no read hook is registered with this client'),
+      );
       return;
     }
     let items;
@@ -331,7 +351,11 @@ export class BridgeClient {
       return;
     }
     const reply = encodeMessage({ kind: 'reply', id: msg.id, body: { items } });
-    this.#send(reply.ok ? reply.bytes : encodeError(msg.id, 'E_ADAPTER', `read hook returned unsendable items: ${reply.message}`));
+    this.#send(
+      reply.ok
+        ? reply.bytes
+        : encodeError(msg.id, 'E_ADAPTER', `read hook returned unsendable items: ${reply.message}`),
+    );
   }
 
   #armDeadline(due: number): void {
@@ -372,12 +396,18 @@ export class BridgeClient {
     const handshake = this.#handshakeError ? ` (last handshake error: ${this.#handshakeError})` : '';
     const error =
       remote ??
-      new ImepError('E_BRIDGE_TIMEOUT', `${p.op} #${id}: no reply from ${this.endpoint} within ${p.deadlineMs} ms${handshake}`, {
-        field: p.op,
-        hint: 'the server may be dead, stopped or overloaded; it is checked and the connection is reset',
-      });
+      new ImepError(
+        'E_BRIDGE_TIMEOUT',
+        `${p.op} #${id}: no reply from ${this.endpoint} within ${p.deadlineMs} ms${handshake}`,
+        {
+          field: p.op,
+          hint: 'the server may be dead, stopped or overloaded; it is checked and the connection is reset',
+        },
+      );
     this.#settle(id, error);
-    this.#rejectPending(new ImepError('E_BRIDGE_TIMEOUT', `call reset: call #${id} (${p.op}) to ${this.endpoint} timed out`));
+    this.#rejectPending(
+      new ImepError('E_BRIDGE_TIMEOUT', `call reset: call #${id} (${p.op}) to ${this.endpoint} timed out`),
+    );
     this.#resetSocket();
   }
 

@@ -28,7 +28,9 @@ import {
 } from './op-schemas.js';
 import { WireValueError, fromWire, toWire, type WireValue } from './wire-value.js';
 
-export type RequestMessage = { [K in RequestOp]: { kind: 'request'; id: number; op: K; body: RequestBodies[K] } }[RequestOp];
+export type RequestMessage = {
+  [K in RequestOp]: { kind: 'request'; id: number; op: K; body: RequestBodies[K] };
+}[RequestOp];
 export interface ReplyMessage {
   kind: 'reply';
   id: number;
@@ -153,19 +155,30 @@ export function decodeMessage(frames: Uint8Array | readonly Uint8Array[], option
     root = fromWire(unpacked.value);
   } catch (e) {
     const raw = isMapLike(unpacked.value) ? unpacked.value : {};
-    return bad(readId(raw['id']), e instanceof WireValueError ? e.message : String(e), typeof raw['op'] === 'string' ? raw['op'] : null);
+    return bad(
+      readId(raw['id']),
+      e instanceof WireValueError ? e.message : String(e),
+      typeof raw['op'] === 'string' ? raw['op'] : null,
+    );
   }
   if (!isMapLike(root)) return bad(null, 'message is not a map');
   const id = readId(root['id']);
   const rawOp = typeof root['op'] === 'string' ? root['op'] : null;
-  const fail = (code: WireErrorCode, message: string, withId = id): DecodeResult => ({ ok: false, code, message, id: withId, op: rawOp });
+  const fail = (code: WireErrorCode, message: string, withId = id): DecodeResult => ({
+    ok: false,
+    code,
+    message,
+    id: withId,
+    op: rawOp,
+  });
   if (!('v' in root)) return fail('E_BAD_MESSAGE', 'envelope: missing "v"');
   if (root['v'] !== PROTOCOL_VERSION) {
     return fail('E_VERSION', `protocol version ${JSON.stringify(root['v'])} is not supported (this peer speaks 1)`);
   }
   // msgpack decodes the float 1.0 to the number 1: PROTOCOL.md asks for the integer (and for an integer id)
   const floats = floatEnvelopeFields(list[0] as Uint8Array);
-  if (floats.includes('v')) return fail('E_VERSION', 'protocol version 1.0 (a msgpack float) is not supported: v is the integer 1');
+  if (floats.includes('v'))
+    return fail('E_VERSION', 'protocol version 1.0 (a msgpack float) is not supported: v is the integer 1');
   for (const k of Object.keys(root)) {
     if (!(ENVELOPE_KEYS as readonly string[]).includes(k)) return fail('E_BAD_MESSAGE', `envelope: unknown key "${k}"`);
   }
@@ -174,7 +187,11 @@ export function decodeMessage(frames: Uint8Array | readonly Uint8Array[], option
   if (typeof op !== 'string' || op === '') return fail('E_BAD_MESSAGE', 'envelope.op: expected a non-empty string');
   const rawId = root['id'];
   if (!(rawId === null && op === 'error') && (!isUint(rawId) || floats.includes('id'))) {
-    return fail('E_BAD_MESSAGE', `envelope.id: expected a uint (at most 2^53 − 1)${floats.includes('id') ? ', got a msgpack float' : ''}`, null);
+    return fail(
+      'E_BAD_MESSAGE',
+      `envelope.id: expected a uint (at most 2^53 − 1)${floats.includes('id') ? ', got a msgpack float' : ''}`,
+      null,
+    );
   }
   const body = root['body'];
   if (!isPlainMap(body)) return fail('E_BAD_MESSAGE', 'envelope.body: expected a map');
@@ -207,7 +224,9 @@ export function parseReplyBody<K extends RequestOp>(
     if (fast !== undefined) return { ok: true, body: fast as unknown as ReplyBodies[K] };
   }
   const r = replyBodySchemas[op].safeParse(body);
-  return r.success ? { ok: true, body: r.data as ReplyBodies[K] } : { ok: false, message: describeIssue(r.error, `${op} reply body`) };
+  return r.success
+    ? { ok: true, body: r.data as ReplyBodies[K] }
+    : { ok: false, message: describeIssue(r.error, `${op} reply body`) };
 }
 
 function bad(id: number | null, message: string, op: string | null = null): DecodeResult {
@@ -215,5 +234,11 @@ function bad(id: number | null, message: string, op: string | null = null): Deco
 }
 
 function isMapLike(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array) && Object.getPrototypeOf(v) === Object.prototype;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    !(v instanceof Uint8Array) &&
+    Object.getPrototypeOf(v) === Object.prototype
+  );
 }

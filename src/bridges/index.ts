@@ -2,7 +2,15 @@
  * The bridge: IMEP's ZeroMQ client for simulators (and server-side policies), the message schema of
  * protocol v1 (sim-bridge/PROTOCOL.md), the lite simulators' server, and process supervision.
  */
-export type { EnvSpec, FieldSpec, NdArray, ObsValue, ResetRequest, SimEnvironment, StepResult } from '../runtime/index.js';
+export type {
+  EnvSpec,
+  FieldSpec,
+  NdArray,
+  ObsValue,
+  ResetRequest,
+  SimEnvironment,
+  StepResult,
+} from '../runtime/index.js';
 export { LITE_ENV_IDS, makeLiteEnv } from '../sims/index.js';
 
 export {
@@ -52,7 +60,14 @@ export type { BridgeClientOptions, CallOptions, RemoteLiveness } from './client.
 export { BridgeCallError, errorFromWire, wireCodeOf } from './remote-error.js';
 export { DEFAULT_REMOTE_DEADLINES, RemoteEnvironment, type RemoteDeadlines } from './remote-environment.js';
 export { sendSteps, type SentStep } from '../runtime/index.js';
-export { AllowlistedEnvironment, assertDisjointAllowlists, droppedFields, splitBySpec, splitObservation, type Allowlists } from '../runtime/index.js';
+export {
+  AllowlistedEnvironment,
+  assertDisjointAllowlists,
+  droppedFields,
+  splitBySpec,
+  splitObservation,
+  type Allowlists,
+} from '../runtime/index.js';
 export { CLIENT_NODE_FLAGS, LITE_SERVER_NODE_FLAGS } from './node-flags.js';
 export type { BridgeServerOptions, EnvFactory } from './server.js';
 export type { ExitStatus, ServerCommand, SupervisorOptions } from './supervisor.js';

@@ -16,32 +16,61 @@ function skipOne(b: Uint8Array, at: number, pending: { n: number }): number {
   const u16 = (o: number): number => (u8(o) << 8) | u8(o + 1);
   const u32 = (o: number): number => ((u8(o) << 24) >>> 0) + (u8(o + 1) << 16) + (u8(o + 2) << 8) + u8(o + 3);
   if (t <= 0x7f || t >= 0xe0 || t === 0xc0 || t === 0xc2 || t === 0xc3) return 1;
-  if (t >= 0x80 && t <= 0x8f) return (pending.n += 2 * (t & 0x0f)), 1;
-  if (t >= 0x90 && t <= 0x9f) return (pending.n += t & 0x0f), 1;
+  if (t >= 0x80 && t <= 0x8f) return ((pending.n += 2 * (t & 0x0f)), 1);
+  if (t >= 0x90 && t <= 0x9f) return ((pending.n += t & 0x0f), 1);
   if (t >= 0xa0 && t <= 0xbf) return 1 + (t & 0x1f);
   switch (t) {
-    case 0xc4: case 0xd9: return 2 + u8(1);
-    case 0xc5: case 0xda: return 3 + u16(1);
-    case 0xc6: case 0xdb: return 5 + u32(1);
-    case 0xc7: return 3 + u8(1);
-    case 0xc8: return 4 + u16(1);
-    case 0xc9: return 6 + u32(1);
-    case FLOAT32: return 5;
-    case FLOAT64: return 9;
-    case 0xcc: case 0xd0: return 2;
-    case 0xcd: case 0xd1: return 3;
-    case 0xce: case 0xd2: return 5;
-    case 0xcf: case 0xd3: return 9;
-    case 0xd4: return 3;
-    case 0xd5: return 4;
-    case 0xd6: return 6;
-    case 0xd7: return 10;
-    case 0xd8: return 18;
-    case 0xdc: return (pending.n += u16(1)), 3;
-    case 0xdd: return (pending.n += u32(1)), 5;
-    case 0xde: return (pending.n += 2 * u16(1)), 3;
-    case 0xdf: return (pending.n += 2 * u32(1)), 5;
-    default: return -1; // 0xc1 (never used)
+    case 0xc4:
+    case 0xd9:
+      return 2 + u8(1);
+    case 0xc5:
+    case 0xda:
+      return 3 + u16(1);
+    case 0xc6:
+    case 0xdb:
+      return 5 + u32(1);
+    case 0xc7:
+      return 3 + u8(1);
+    case 0xc8:
+      return 4 + u16(1);
+    case 0xc9:
+      return 6 + u32(1);
+    case FLOAT32:
+      return 5;
+    case FLOAT64:
+      return 9;
+    case 0xcc:
+    case 0xd0:
+      return 2;
+    case 0xcd:
+    case 0xd1:
+      return 3;
+    case 0xce:
+    case 0xd2:
+      return 5;
+    case 0xcf:
+    case 0xd3:
+      return 9;
+    case 0xd4:
+      return 3;
+    case 0xd5:
+      return 4;
+    case 0xd6:
+      return 6;
+    case 0xd7:
+      return 10;
+    case 0xd8:
+      return 18;
+    case 0xdc:
+      return ((pending.n += u16(1)), 3);
+    case 0xdd:
+      return ((pending.n += u32(1)), 5);
+    case 0xde:
+      return ((pending.n += 2 * u16(1)), 3);
+    case 0xdf:
+      return ((pending.n += 2 * u32(1)), 5);
+    default:
+      return -1; // 0xc1 (never used)
   }
 }
 

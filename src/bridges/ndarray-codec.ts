@@ -118,8 +118,10 @@ export function checkNdArray(dtype: string, shape: readonly number[], data: NdDa
     n *= d;
   }
   const info = DTYPES[dtype];
-  if (!(data instanceof info.ctor)) throw new NdArrayCodecError(`dtype ${dtype} needs a ${info.ctor.name}, got ${data.constructor.name}`);
-  if (data.length !== n) throw new NdArrayCodecError(`shape [${shape.join(',')}] holds ${n} elements, data has ${data.length}`);
+  if (!(data instanceof info.ctor))
+    throw new NdArrayCodecError(`dtype ${dtype} needs a ${info.ctor.name}, got ${data.constructor.name}`);
+  if (data.length !== n)
+    throw new NdArrayCodecError(`shape [${shape.join(',')}] holds ${n} elements, data has ${data.length}`);
 }
 
 /** Builds an ndarray, validating it (throws NdArrayCodecError). */
@@ -132,7 +134,8 @@ export function isNdArray(v: unknown): v is NdArray {
   if (v instanceof WireNdArray) return true;
   if (typeof v !== 'object' || v === null) return false;
   const o = v as { dtype?: unknown; shape?: unknown; data?: unknown };
-  if (!isDtype(o.dtype) || !Array.isArray(o.shape) || !ArrayBuffer.isView(o.data) || o.data instanceof DataView) return false;
+  if (!isDtype(o.dtype) || !Array.isArray(o.shape) || !ArrayBuffer.isView(o.data) || o.data instanceof DataView)
+    return false;
   try {
     checkNdArray(o.dtype, o.shape as number[], o.data as NdData);
     return true;
@@ -220,7 +223,9 @@ export function decodeNdArrayPayload(payload: Uint8Array): WireNdArray {
   }
   const bytes = payload.byteLength - head;
   if (count * DTYPES[dtype].size !== bytes) {
-    throw new NdArrayCodecError(`ndarray [${shape.join(',')}] ${dtype} needs ${count * DTYPES[dtype].size} bytes, payload has ${bytes}`);
+    throw new NdArrayCodecError(
+      `ndarray [${shape.join(',')}] ${dtype} needs ${count * DTYPES[dtype].size} bytes, payload has ${bytes}`,
+    );
   }
   return new WireNdArray(dtype, shape, typedView(dtype, payload.subarray(head), count), TRUSTED);
 }
@@ -230,7 +235,9 @@ export function decodeNdArrayPayload(payload: Uint8Array): WireNdArray {
  * (openpi's `msgpack_numpy.pack_array`), also `{ __ndarray__: bin, dtype, shape }`; and numpy scalars
  * `{ __npgeneric__: true, data: value, dtype }`. Returns undefined when `m` is not such a map.
  */
-export function fromNumpyMap(m: Readonly<Record<string, unknown>>): WireNdArray | number | boolean | bigint | undefined {
+export function fromNumpyMap(
+  m: Readonly<Record<string, unknown>>,
+): WireNdArray | number | boolean | bigint | undefined {
   if ('__npgeneric__' in m && m['__npgeneric__'] === true) {
     const v = m['data'];
     if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return v;
@@ -243,15 +250,21 @@ export function fromNumpyMap(m: Readonly<Record<string, unknown>>): WireNdArray 
   const dtypeStr = m['dtype'];
   if (typeof dtypeStr !== 'string') throw new NdArrayCodecError('numpy array map without a dtype string');
   const dtype = BY_NUMPY.get(dtypeStr);
-  if (dtype === undefined) throw new NdArrayCodecError(`numpy dtype "${dtypeStr}" is not supported (little-endian or byte-order-free only)`);
+  if (dtype === undefined)
+    throw new NdArrayCodecError(`numpy dtype "${dtypeStr}" is not supported (little-endian or byte-order-free only)`);
   const shapeRaw = m['shape'];
-  if (!Array.isArray(shapeRaw) || !shapeRaw.every((d): d is number => typeof d === 'number' && Number.isInteger(d) && d >= 0)) {
+  if (
+    !Array.isArray(shapeRaw) ||
+    !shapeRaw.every((d): d is number => typeof d === 'number' && Number.isInteger(d) && d >= 0)
+  ) {
     throw new NdArrayCodecError('numpy array map without an integer shape');
   }
   if (shapeRaw.length > MAX_NDIM) throw new NdArrayCodecError(`ndarray ndim ${shapeRaw.length} exceeds ${MAX_NDIM}`);
   const count = shapeRaw.reduce((a, b) => a * b, 1);
   if (count * DTYPES[dtype].size !== data.byteLength) {
-    throw new NdArrayCodecError(`numpy array [${shapeRaw.join(',')}] ${dtype} needs ${count * DTYPES[dtype].size} bytes, has ${data.byteLength}`);
+    throw new NdArrayCodecError(
+      `numpy array [${shapeRaw.join(',')}] ${dtype} needs ${count * DTYPES[dtype].size} bytes, has ${data.byteLength}`,
+    );
   }
   requireLittleEndian();
   return new WireNdArray(dtype, [...shapeRaw], typedView(dtype, data, count));

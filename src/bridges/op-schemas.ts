@@ -15,7 +15,17 @@ export const PROTOCOL_VERSION = 1;
  * Ops a peer may request. `memory.read` travels server → client. `policy.reset` / `policy.infer` are
  * served by policy hosts only (`hello.policies` lists what a host serves; simulator servers refuse them).
  */
-export const REQUEST_OPS = ['hello', 'ping', 'make', 'reset', 'step', 'close', 'memory.read', 'policy.reset', 'policy.infer'] as const;
+export const REQUEST_OPS = [
+  'hello',
+  'ping',
+  'make',
+  'reset',
+  'step',
+  'close',
+  'memory.read',
+  'policy.reset',
+  'policy.infer',
+] as const;
 /** The ops only a policy host serves. */
 export const POLICY_OPS = ['policy.reset', 'policy.infer'] as const;
 export type RequestOp = (typeof REQUEST_OPS)[number];
@@ -98,7 +108,11 @@ export const envSpecSchema = z
     fact: factSpecSchema.nullish().transform((v) => v ?? undefined),
     decisionFromStep: uintSchema.nullish().transform((v) => v ?? undefined),
     seeds: z
-      .array(z.object({ start: uintSchema, end: uintSchema }).refine((r) => r.start <= r.end, 'a seed range ends before it starts'))
+      .array(
+        z
+          .object({ start: uintSchema, end: uintSchema })
+          .refine((r) => r.start <= r.end, 'a seed range ends before it starts'),
+      )
       .min(1, 'an environment that declares its seeds takes at least one')
       .nullish()
       .transform((v) => v ?? undefined),
@@ -112,7 +126,11 @@ export const envSpecSchema = z
       });
     }
     if (spec.decisionFromStep !== undefined && spec.decisionFromStep > spec.maxSteps) {
-      ctx.addIssue({ code: 'custom', path: ['decisionFromStep'], message: `decisionFromStep ${spec.decisionFromStep} exceeds maxSteps ${spec.maxSteps}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['decisionFromStep'],
+        message: `decisionFromStep ${spec.decisionFromStep} exceeds maxSteps ${spec.maxSteps}`,
+      });
     }
   });
 
@@ -152,9 +170,7 @@ export const readContextSchema = z.object({
 
 const nonEmpty = z.string().min(1, 'expected a non-empty string');
 /** `kwargs` / `options` may be omitted or nil (= {}). */
-const optionalMap = mapSchema
-  .nullish()
-  .transform((v): Record<string, unknown> => v ?? {});
+const optionalMap = mapSchema.nullish().transform((v): Record<string, unknown> => v ?? {});
 const optionalUint = uintSchema.nullish().transform((v) => v ?? undefined);
 
 /** One slot's answer in a `policy.infer` reply. */
@@ -239,7 +255,10 @@ export interface RequestInputs {
   'memory.read': { bank: string; ctx: ReadContext; items: readonly RetrievedItem[] };
   /** Only the episode id (bank scope) travels: seed, task and attempt are evaluator-side. */
   'policy.reset': { policy: string; slot: number; episode: { episode: string } };
-  'policy.infer': { policy: string; requests: readonly { slot: number; obs: Readonly<Record<string, ObsValue | NdArray>> }[] };
+  'policy.infer': {
+    policy: string;
+    requests: readonly { slot: number; obs: Readonly<Record<string, ObsValue | NdArray>> }[];
+  };
 }
 
 /** What a replier passes as a reply body. */
@@ -252,7 +271,13 @@ export interface ReplyInputs {
   close: Record<string, never>;
   'memory.read': { items: readonly RetrievedItem[] };
   'policy.reset': Record<string, never>;
-  'policy.infer': { outputs: readonly { action: NdArray; decisionLogits?: FloatTensor; reads: readonly { ctx: ReadContext; identities: readonly RecordIdentity[] }[] }[] };
+  'policy.infer': {
+    outputs: readonly {
+      action: NdArray;
+      decisionLogits?: FloatTensor;
+      reads: readonly { ctx: ReadContext; identities: readonly RecordIdentity[] }[];
+    }[];
+  };
 }
 
 // Compile-time checks that the schemas' outputs are assignable to the shared contracts.
@@ -285,13 +310,26 @@ export function fastStepRequestBody(v: Record<string, unknown>): RequestBodies['
 export function fastStepResult(v: Record<string, unknown>): StepResult | undefined {
   const { obs, evaluator, done, step } = v;
   if (!isPlainMap(obs) || !isPlainMap(evaluator) || typeof done !== 'boolean' || !isUint(step)) return undefined;
-  if (!('firstFrameHash' in v)) return { obs: obs as StepResult['obs'], evaluator: evaluator as StepResult['evaluator'], done, step };
+  if (!('firstFrameHash' in v))
+    return { obs: obs as StepResult['obs'], evaluator: evaluator as StepResult['evaluator'], done, step };
   const hash = v['firstFrameHash'];
   if (hash === null || hash === undefined) {
-    return { obs: obs as StepResult['obs'], evaluator: evaluator as StepResult['evaluator'], done, step, firstFrameHash: undefined };
+    return {
+      obs: obs as StepResult['obs'],
+      evaluator: evaluator as StepResult['evaluator'],
+      done,
+      step,
+      firstFrameHash: undefined,
+    };
   }
   if (typeof hash !== 'string' || !HASH_RE.test(hash)) return undefined;
-  return { obs: obs as StepResult['obs'], evaluator: evaluator as StepResult['evaluator'], done, step, firstFrameHash: hash };
+  return {
+    obs: obs as StepResult['obs'],
+    evaluator: evaluator as StepResult['evaluator'],
+    done,
+    step,
+    firstFrameHash: hash,
+  };
 }
 
 /** The first issue of a failed parse as `path: message`. */

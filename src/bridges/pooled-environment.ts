@@ -17,7 +17,6 @@ import { RemoteEnvironment } from './remote-environment.js';
 import type { BridgeServerPool } from './server-pool.js';
 import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from '../runtime/index.js';
 
-
 /** A server-side environment made before the run (the runner's check), handed to the slot that runs on it. */
 export interface AdoptedEnvironment {
   readonly remote: RemoteEnvironment;
@@ -35,7 +34,14 @@ export class PooledEnvironment implements SimEnvironment {
   #generation = -1;
 
   /** `adopt`: a server-side environment of this id and kwargs already made on server `server` in generation `generation`. */
-  constructor(pool: BridgeServerPool, server: number, envId: string, kwargs: Readonly<Record<string, unknown>>, spec: EnvSpec, adopt?: AdoptedEnvironment) {
+  constructor(
+    pool: BridgeServerPool,
+    server: number,
+    envId: string,
+    kwargs: Readonly<Record<string, unknown>>,
+    spec: EnvSpec,
+    adopt?: AdoptedEnvironment,
+  ) {
     this.#pool = pool;
     this.#server = server;
     this.#envId = envId;
@@ -73,7 +79,9 @@ export class PooledEnvironment implements SimEnvironment {
     const generation = this.#pool.generation(this.#server);
     if (this.#remote === null || this.#generation !== generation) {
       const client = this.#pool.client(this.#server);
-      this.#remote = await this.#call(() => RemoteEnvironment.make(client, this.#envId, this.#kwargs, this.#pool.deadlines));
+      this.#remote = await this.#call(() =>
+        RemoteEnvironment.make(client, this.#envId, this.#kwargs, this.#pool.deadlines),
+      );
       this.#generation = generation;
     }
     const remote = this.#remote;
@@ -82,7 +90,10 @@ export class PooledEnvironment implements SimEnvironment {
 
   async #step(action: NdArray): Promise<StepResult> {
     if (this.#remote === null || this.#generation !== this.#pool.generation(this.#server)) {
-      throw new ImepError('E_BRIDGE_REMOTE', `simulator server ${this.#server} was restarted during this episode; its simulator state is gone`);
+      throw new ImepError(
+        'E_BRIDGE_REMOTE',
+        `simulator server ${this.#server} was restarted during this episode; its simulator state is gone`,
+      );
     }
     const suspect = this.#pool.suspectError(this.#server);
     if (suspect !== null) throw suspect;

@@ -13,7 +13,12 @@ export interface RemoteDeadlines {
   readonly closeMs: number;
 }
 
-export const DEFAULT_REMOTE_DEADLINES: RemoteDeadlines = { makeMs: 120_000, resetMs: 60_000, stepMs: 30_000, closeMs: 10_000 };
+export const DEFAULT_REMOTE_DEADLINES: RemoteDeadlines = {
+  makeMs: 120_000,
+  resetMs: 60_000,
+  stepMs: 30_000,
+  closeMs: 10_000,
+};
 
 export class RemoteEnvironment implements SimEnvironment {
   readonly spec: EnvSpec;
@@ -66,6 +71,7 @@ export class RemoteEnvironment implements SimEnvironment {
   }
 
   #checkOpen(op: string): void {
-    if (this.#closed) throw new ImepError('E_INTERNAL', `${op} on closed remote environment ${this.spec.id} (${this.handle})`);
+    if (this.#closed)
+      throw new ImepError('E_INTERNAL', `${op} on closed remote environment ${this.spec.id} (${this.handle})`);
   }
 }

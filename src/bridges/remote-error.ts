@@ -24,7 +24,11 @@ const PROTOCOL_REFUSALS = new Set(['E_VERSION', 'E_BAD_MESSAGE', 'E_UNKNOWN_OP']
 /** The ImepError for an `error` reply to a call of `op`. */
 export function errorFromWire(op: string, wireCode: string, message: string): BridgeCallError {
   const code: ErrorCode =
-    wireCode === 'E_SIM_UNAVAILABLE' ? 'E_SIM_UNAVAILABLE' : PROTOCOL_REFUSALS.has(wireCode) ? 'E_BRIDGE_PROTOCOL' : 'E_BRIDGE_REMOTE';
+    wireCode === 'E_SIM_UNAVAILABLE'
+      ? 'E_SIM_UNAVAILABLE'
+      : PROTOCOL_REFUSALS.has(wireCode)
+        ? 'E_BRIDGE_PROTOCOL'
+        : 'E_BRIDGE_REMOTE';
   return new BridgeCallError(code, op, wireCode, message);
 }
 

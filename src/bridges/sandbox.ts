@@ -18,13 +18,32 @@ import { ImepError } from '../core/index.js';
 import type { ServerCommand } from './supervisor.js';
 
 export type Isolation =
-  | { readonly mode: 'bubblewrap'; readonly readOnly: readonly string[]; readonly writable: readonly string[]; readonly env: readonly string[] }
+  | {
+      readonly mode: 'bubblewrap';
+      readonly readOnly: readonly string[];
+      readonly writable: readonly string[];
+      readonly env: readonly string[];
+    }
   | { readonly mode: 'none'; readonly reason: string };
 
 /** Variables a sandboxed host may inherit (values are taken from IMEP's environment when set). */
 export const SANDBOX_ENV_ALLOWLIST: readonly string[] = [
-  'PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'PYTHONHASHSEED', 'OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'OPENBLAS_CORETYPE',
-  'OPENBLAS_L2_SIZE', 'MKL_NUM_THREADS', 'MUJOCO_GL', 'PYOPENGL_PLATFORM', 'EGL_PLATFORM', 'VK_ICD_FILENAMES', 'LIBERO_CONFIG_PATH',
+  'PATH',
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TZ',
+  'PYTHONHASHSEED',
+  'OMP_NUM_THREADS',
+  'OPENBLAS_NUM_THREADS',
+  'OPENBLAS_CORETYPE',
+  'OPENBLAS_L2_SIZE',
+  'MKL_NUM_THREADS',
+  'MUJOCO_GL',
+  'PYOPENGL_PLATFORM',
+  'EGL_PLATFORM',
+  'VK_ICD_FILENAMES',
+  'LIBERO_CONFIG_PATH',
   'CUDA_VISIBLE_DEVICES',
 ];
 
@@ -35,11 +54,23 @@ let probed: { ok: true } | { ok: false; reason: string } | undefined;
 /** Whether bubblewrap runs here (checked once per process: it needs unprivileged or root user namespaces). */
 export function bubblewrapWorks(): { ok: true } | { ok: false; reason: string } {
   if (probed !== undefined) return probed;
-  const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', '--new-session', 'true'], { encoding: 'utf8', timeout: 10_000 });
+  const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', '--new-session', 'true'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
   if (r.error !== undefined) {
-    probed = { ok: false, reason: (r.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'bubblewrap is not installed (apt-get install bubblewrap)' : `bubblewrap did not run: ${r.error.message}` };
+    probed = {
+      ok: false,
+      reason:
+        (r.error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'bubblewrap is not installed (apt-get install bubblewrap)'
+          : `bubblewrap did not run: ${r.error.message}`,
+    };
   } else if (r.status !== 0) {
-    probed = { ok: false, reason: `bubblewrap cannot make namespaces here: ${(r.stderr || `exit ${r.status}`).trim().split('\n')[0]}` };
+    probed = {
+      ok: false,
+      reason: `bubblewrap cannot make namespaces here: ${(r.stderr || `exit ${r.status}`).trim().split('\n')[0]}`,
+    };
   } else probed = { ok: true };
   return probed;
 }
@@ -81,19 +112,33 @@ export interface SandboxRequest {
 }
 
 /** The command wrapped in the sandbox, and the isolation it gets (or why it gets none). */
-export function sandboxed(command: ServerCommand, request: SandboxRequest, env: NodeJS.ProcessEnv = process.env): { command: ServerCommand; isolation: Isolation } {
+export function sandboxed(
+  command: ServerCommand,
+  request: SandboxRequest,
+  env: NodeJS.ProcessEnv = process.env,
+): { command: ServerCommand; isolation: Isolation } {
   const want = (env['IMEP_SANDBOX'] ?? 'auto').toLowerCase();
   if (want === 'off') return { command, isolation: { mode: 'none', reason: 'turned off (IMEP_SANDBOX=off)' } };
   const works = bubblewrapWorks();
   if (!works.ok) {
     if (want === 'require') {
-      throw new ImepError('E_SIM_UNAVAILABLE', `IMEP_SANDBOX=require, but ${works.reason}`, { field: 'IMEP_SANDBOX', hint: 'install bubblewrap, or unset IMEP_SANDBOX to run the host unsandboxed (recorded as isolation: none)' });
+      throw new ImepError('E_SIM_UNAVAILABLE', `IMEP_SANDBOX=require, but ${works.reason}`, {
+        field: 'IMEP_SANDBOX',
+        hint: 'install bubblewrap, or unset IMEP_SANDBOX to run the host unsandboxed (recorded as isolation: none)',
+      });
     }
     return { command, isolation: { mode: 'none', reason: works.reason } };
   }
-  const readOnly = outermost([...SYSTEM_DIRS.filter((d) => existsSync(d)), ...pythonDirs(command.file), request.bridgePackage, ...request.readOnly.filter((d) => existsSync(d))]);
+  const readOnly = outermost([
+    ...SYSTEM_DIRS.filter((d) => existsSync(d)),
+    ...pythonDirs(command.file),
+    request.bridgePackage,
+    ...request.readOnly.filter((d) => existsSync(d)),
+  ]);
   const writable = outermost(request.writable);
-  const names = [...new Set([...SANDBOX_ENV_ALLOWLIST, ...(request.envAllowlist ?? [])])].filter((k) => env[k] !== undefined && command.env?.[k] === undefined);
+  const names = [...new Set([...SANDBOX_ENV_ALLOWLIST, ...(request.envAllowlist ?? [])])].filter(
+    (k) => env[k] !== undefined && command.env?.[k] === undefined,
+  );
   const args = ['--die-with-parent', '--new-session', '--unshare-all', '--cap-drop', 'ALL', '--clearenv'];
   for (const k of names) args.push('--setenv', k, env[k] as string);
   for (const [k, v] of Object.entries(command.env ?? {})) args.push('--setenv', k, v);

@@ -101,18 +101,37 @@ export class BridgeServerPool {
   }
 
   /** Starts `count` servers, server i with `command(endpoint_i)` on its own private ipc:// endpoint. */
-  static async spawn(count: number, command: (endpoint: string) => ServerCommand, options: ServerPoolOptions = {}): Promise<BridgeServerPool> {
-    if (!Number.isSafeInteger(count) || count < 1) throw new ImepError('E_USAGE', `a server pool needs at least one server, got ${count}`);
+  static async spawn(
+    count: number,
+    command: (endpoint: string) => ServerCommand,
+    options: ServerPoolOptions = {},
+  ): Promise<BridgeServerPool> {
+    if (!Number.isSafeInteger(count) || count < 1)
+      throw new ImepError('E_USAGE', `a server pool needs at least one server, got ${count}`);
     const connectMs = options.connectMs ?? 30_000;
     const settled = await Promise.allSettled(
       Array.from({ length: count }, async (): Promise<Server> => {
         const ipc = await privateIpcEndpoint();
-        const sup = new ServerSupervisor(command(ipc.endpoint), { endpoint: ipc.endpoint, readyTimeoutMs: options.readyTimeoutMs ?? 60_000 });
+        const sup = new ServerSupervisor(command(ipc.endpoint), {
+          endpoint: ipc.endpoint,
+          readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
+        });
         const client = new BridgeClient({ endpoint: ipc.endpoint, liveness: sup, heartbeatMs: 0 });
         try {
           await sup.start();
           const hello = await client.connect({ deadlineMs: connectMs });
-          return { endpoint: ipc.endpoint, ipc, sup, client, hello, generation: 0, suspect: null, recovering: null, downUntil: 0, turn: Promise.resolve() };
+          return {
+            endpoint: ipc.endpoint,
+            ipc,
+            sup,
+            client,
+            hello,
+            generation: 0,
+            suspect: null,
+            recovering: null,
+            downUntil: 0,
+            turn: Promise.resolve(),
+          };
         } catch (e) {
           await client.close().catch(() => undefined);
           await sup.dispose().catch(() => undefined);
@@ -134,12 +153,21 @@ export class BridgeServerPool {
    * Connects to a server someone else started at `endpoint` (never restarted by IMEP). A missing ipc://
    * socket file or no hello within `connectMs` is E_SIM_UNAVAILABLE / E_BRIDGE_TIMEOUT naming the endpoint.
    */
-  static async attach(endpoint: string, options: ServerPoolOptions & { readonly curve?: CurveClientKeys } = {}): Promise<BridgeServerPool> {
+  static async attach(
+    endpoint: string,
+    options: ServerPoolOptions & { readonly curve?: CurveClientKeys } = {},
+  ): Promise<BridgeServerPool> {
     const connectMs = options.connectMs ?? 10_000;
-    const hint = 'start the simulator server at that endpoint (e.g. `python3 -m imep_sim_bridge serve --endpoint ENDPOINT --adapters …` from sim-bridge/) and run the command again';
+    const hint =
+      'start the simulator server at that endpoint (e.g. `python3 -m imep_sim_bridge serve --endpoint ENDPOINT --adapters …` from sim-bridge/) and run the command again';
     if (endpoint.startsWith('ipc://')) {
       const path = endpoint.slice('ipc://'.length);
-      if (!existsSync(path)) throw new ImepError('E_SIM_UNAVAILABLE', `no simulator server is listening at ${endpoint}: the socket file ${path} does not exist`, { hint });
+      if (!existsSync(path))
+        throw new ImepError(
+          'E_SIM_UNAVAILABLE',
+          `no simulator server is listening at ${endpoint}: the socket file ${path} does not exist`,
+          { hint },
+        );
     }
     const client = new BridgeClient({ endpoint, ...(options.curve ? { curve: options.curve } : {}) });
     let hello: HelloReply;
@@ -148,11 +176,32 @@ export class BridgeServerPool {
     } catch (e) {
       await client.close().catch(() => undefined);
       if (isImepError(e) && e.code === 'E_BRIDGE_TIMEOUT') {
-        throw new ImepError('E_BRIDGE_TIMEOUT', `the simulator server at ${endpoint} did not answer hello within ${connectMs} ms`, { hint, cause: e });
+        throw new ImepError(
+          'E_BRIDGE_TIMEOUT',
+          `the simulator server at ${endpoint} did not answer hello within ${connectMs} ms`,
+          { hint, cause: e },
+        );
       }
       throw e;
     }
-    return new BridgeServerPool('attached', [{ endpoint, ipc: null, sup: null, client, hello, generation: 0, suspect: null, recovering: null, downUntil: 0, turn: Promise.resolve() }], options);
+    return new BridgeServerPool(
+      'attached',
+      [
+        {
+          endpoint,
+          ipc: null,
+          sup: null,
+          client,
+          hello,
+          generation: 0,
+          suspect: null,
+          recovering: null,
+          downUntil: 0,
+          turn: Promise.resolve(),
+        },
+      ],
+      options,
+    );
   }
 
   get size(): number {
@@ -184,14 +233,25 @@ export class BridgeServerPool {
   }
 
   stats(): ServerPoolStats {
-    return { origin: this.origin, servers: this.size, recoveries: this.#recoveries, failedCalls: Object.fromEntries([...this.#failed].sort(([a], [b]) => (a < b ? -1 : 1))) };
+    return {
+      origin: this.origin,
+      servers: this.size,
+      recoveries: this.#recoveries,
+      failedCalls: Object.fromEntries([...this.#failed].sort(([a], [b]) => (a < b ? -1 : 1))),
+    };
   }
 
   /**
    * Environment `envId` (with its known spec) on server i, re-made on the server after each recovery; `adopt`: one
    * already made on server i (the runner's check made it), used instead of making another.
    */
-  environment(i: number, envId: string, kwargs: Readonly<Record<string, unknown>>, spec: EnvSpec, adopt?: AdoptedEnvironment): SimEnvironment {
+  environment(
+    i: number,
+    envId: string,
+    kwargs: Readonly<Record<string, unknown>>,
+    spec: EnvSpec,
+    adopt?: AdoptedEnvironment,
+  ): SimEnvironment {
     this.#server(i);
     return new PooledEnvironment(this, i, envId, kwargs, spec, adopt);
   }
@@ -213,7 +273,10 @@ export class BridgeServerPool {
   suspectError(i: number): ImepError | null {
     const s = this.#server(i);
     if (s.suspect === null) return null;
-    return new ImepError(s.suspect.code, `simulator server ${i} (${s.endpoint}) failed during this episode (${s.suspect.message})`);
+    return new ImepError(
+      s.suspect.code,
+      `simulator server ${i} (${s.endpoint}) failed during this episode (${s.suspect.message})`,
+    );
   }
 
   /** Called before each step sent to server i. */
@@ -274,10 +337,14 @@ export class BridgeServerPool {
 
   #attachedDown(s: Server, cause: unknown): ImepError {
     const why = isImepError(cause) ? cause.message : (s.suspect?.message ?? 'it stopped answering');
-    return new ImepError(isImepError(cause) ? cause.code : (s.suspect?.code ?? 'E_BRIDGE_TIMEOUT'), `the simulator server at ${s.endpoint} (not started by IMEP) does not answer: ${why}`, {
-      hint: 'IMEP does not restart a server it did not start: restart it; episodes that fail meanwhile are recorded under the protocol\'s executionFailures policy',
-      ...(cause === null ? {} : { cause }),
-    });
+    return new ImepError(
+      isImepError(cause) ? cause.code : (s.suspect?.code ?? 'E_BRIDGE_TIMEOUT'),
+      `the simulator server at ${s.endpoint} (not started by IMEP) does not answer: ${why}`,
+      {
+        hint: "IMEP does not restart a server it did not start: restart it; episodes that fail meanwhile are recorded under the protocol's executionFailures policy",
+        ...(cause === null ? {} : { cause }),
+      },
+    );
   }
 
   #server(i: number): Server {

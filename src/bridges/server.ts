@@ -13,13 +13,23 @@ import { splitBySpec } from '../runtime/index.js';
 import { checkEndpointPolicy, type CurveServerKeys } from './endpoint.js';
 import { FrameSlab } from './frame-slab.js';
 import { decodeMessage, encodeError, encodeMessage, type RequestMessage } from './envelope.js';
-import { MAX_HANDLES_PER_CLIENT, POLICY_OPS, PROTOCOL_VERSION, REQUEST_OPS, type RequestOp, type WireErrorCode } from './op-schemas.js';
+import {
+  MAX_HANDLES_PER_CLIENT,
+  POLICY_OPS,
+  PROTOCOL_VERSION,
+  REQUEST_OPS,
+  type RequestOp,
+  type WireErrorCode,
+} from './op-schemas.js';
 import type { NdArray, SimEnvironment, StepResult } from '../runtime/index.js';
 
 const require = createRequire(import.meta.url);
 const pkg = require('../../package.json') as { version: string };
 
-export type EnvFactory = (envId: string, kwargs: Readonly<Record<string, unknown>>) => SimEnvironment | Promise<SimEnvironment>;
+export type EnvFactory = (
+  envId: string,
+  kwargs: Readonly<Record<string, unknown>>,
+) => SimEnvironment | Promise<SimEnvironment>;
 
 export interface BridgeServerOptions {
   readonly endpoint: string;
@@ -32,7 +42,9 @@ export interface BridgeServerOptions {
 }
 
 /** The ops this server serves (memory.read travels server → client; policy ops are a policy host's: refused here). */
-export const SERVED_OPS: readonly RequestOp[] = REQUEST_OPS.filter((op) => op !== 'memory.read' && !(POLICY_OPS as readonly string[]).includes(op));
+export const SERVED_OPS: readonly RequestOp[] = REQUEST_OPS.filter(
+  (op) => op !== 'memory.read' && !(POLICY_OPS as readonly string[]).includes(op),
+);
 
 const EMPTY = Buffer.alloc(0);
 
@@ -128,10 +140,13 @@ export class BridgeServer {
     try {
       const body = await this.#dispatch(msg, client);
       const encoded = encodeMessage({ kind: 'reply', id: msg.id, body }, this.#alloc);
-      return encoded.ok ? encoded.bytes : encodeError(msg.id, 'E_ADAPTER', `${msg.op}: cannot encode the result: ${encoded.message}`);
+      return encoded.ok
+        ? encoded.bytes
+        : encodeError(msg.id, 'E_ADAPTER', `${msg.op}: cannot encode the result: ${encoded.message}`);
     } catch (e) {
       if (e instanceof ServeError) return encodeError(msg.id, e.code, e.message);
-      if (isImepError(e) && e.code === 'E_SIM_UNAVAILABLE') return encodeError(msg.id, 'E_SIM_UNAVAILABLE', e.oneLine());
+      if (isImepError(e) && e.code === 'E_SIM_UNAVAILABLE')
+        return encodeError(msg.id, 'E_SIM_UNAVAILABLE', e.oneLine());
       const text = isImepError(e) ? e.oneLine() : e instanceof Error ? e.message : String(e);
       return encodeError(msg.id, 'E_ADAPTER', `${msg.op}: ${text}`);
     }
@@ -151,11 +166,17 @@ export class BridgeServer {
         return { t: performance.now() };
       case 'make': {
         if (!this.#options.envIds.includes(msg.body.env)) {
-          throw new ServeError('E_UNKNOWN_ENV', `unknown env "${msg.body.env}" (this server hosts: ${this.#options.envIds.join(', ')})`);
+          throw new ServeError(
+            'E_UNKNOWN_ENV',
+            `unknown env "${msg.body.env}" (this server hosts: ${this.#options.envIds.join(', ')})`,
+          );
         }
         const held = this.#held.get(client) ?? 0;
         if (held >= MAX_HANDLES_PER_CLIENT) {
-          throw new ServeError('E_TOO_MANY_HANDLES', `this client holds ${held} open environments, the most one client may hold (${MAX_HANDLES_PER_CLIENT}): close one before making another`);
+          throw new ServeError(
+            'E_TOO_MANY_HANDLES',
+            `this client holds ${held} open environments, the most one client may hold (${MAX_HANDLES_PER_CLIENT}): close one before making another`,
+          );
         }
         const env = await this.#options.factory(msg.body.env, msg.body.kwargs);
         this.#handleCounter += 1;
@@ -196,7 +217,10 @@ export class BridgeServer {
         throw new ServeError('E_UNKNOWN_OP', 'memory.read travels server → client; a server does not serve it');
       case 'policy.reset':
       case 'policy.infer': // refused by decodeMessage (not in SERVED_OPS)
-        throw new ServeError('E_UNKNOWN_OP', `${msg.op} is served by a policy host (python3 -m imep_sim_bridge.policy_host), not this simulator server`);
+        throw new ServeError(
+          'E_UNKNOWN_OP',
+          `${msg.op} is served by a policy host (python3 -m imep_sim_bridge.policy_host), not this simulator server`,
+        );
     }
   }
 

@@ -23,7 +23,14 @@ import type { ServerCommand } from './supervisor.js';
 
 /** Variables simulator stacks read besides the policy hosts' allowlist (sandbox.ts): renderers and asset folders. */
 export const SIMULATOR_ENV_ALLOWLIST: readonly string[] = [
-  'VK_DRIVER_FILES', 'MUJOCO_EGL_DEVICE_ID', 'LIBGL_ALWAYS_SOFTWARE', 'GALLIUM_DRIVER', 'MESA_GL_VERSION_OVERRIDE', 'MS_ASSET_DIR', 'PYTHONPATH', 'PYTHONUNBUFFERED',
+  'VK_DRIVER_FILES',
+  'MUJOCO_EGL_DEVICE_ID',
+  'LIBGL_ALWAYS_SOFTWARE',
+  'GALLIUM_DRIVER',
+  'MESA_GL_VERSION_OVERRIDE',
+  'MS_ASSET_DIR',
+  'PYTHONPATH',
+  'PYTHONUNBUFFERED',
 ];
 
 /** Folders named by a colon-separated variable that exist (absolute paths only). */
@@ -42,16 +49,23 @@ export function sandboxSimulator(
   if (options.replayDir !== undefined) readOnly.push(options.replayDir);
   const setEnv: Record<string, string> = {};
   const home = homedir();
-  const liberoConfig = env['LIBERO_CONFIG_PATH'] ?? (existsSync(join(home, '.libero')) ? join(home, '.libero') : undefined);
+  const liberoConfig =
+    env['LIBERO_CONFIG_PATH'] ?? (existsSync(join(home, '.libero')) ? join(home, '.libero') : undefined);
   if (liberoConfig !== undefined && existsSync(liberoConfig)) {
     readOnly.push(liberoConfig);
     setEnv['LIBERO_CONFIG_PATH'] = liberoConfig; // HOME is /tmp inside: ~/.libero must be named
   }
-  const assets = env['MS_ASSET_DIR'] ?? (existsSync(join(home, '.maniskill', 'data')) ? join(home, '.maniskill', 'data') : undefined);
+  const assets =
+    env['MS_ASSET_DIR'] ??
+    (existsSync(join(home, '.maniskill', 'data')) ? join(home, '.maniskill', 'data') : undefined);
   if (assets !== undefined && existsSync(assets)) {
     readOnly.push(assets);
     setEnv['MS_ASSET_DIR'] = assets;
   }
   const writable = endpoint.startsWith('ipc://') ? [dirname(endpoint.slice('ipc://'.length))] : [];
-  return sandboxed({ ...command, env: { ...(command.env ?? {}), ...setEnv } }, { readOnly, writable, bridgePackage: options.bridgePackage, envAllowlist: SIMULATOR_ENV_ALLOWLIST }, env);
+  return sandboxed(
+    { ...command, env: { ...(command.env ?? {}), ...setEnv } },
+    { readOnly, writable, bridgePackage: options.bridgePackage, envAllowlist: SIMULATOR_ENV_ALLOWLIST },
+    env,
+  );
 }

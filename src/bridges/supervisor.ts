@@ -41,13 +41,21 @@ export function packageRoot(): string {
  * `node dist/cli/main.js sim serve lite --endpoint E`; with runtime "tsx" the TypeScript sources run
  * directly (`node --import tsx src/cli/main.ts …`, for tests without a build).
  */
-export function liteServerCommand(endpoint: string, options: { runtime?: 'dist' | 'tsx'; curveKeysFile?: string } = {}): ServerCommand {
+export function liteServerCommand(
+  endpoint: string,
+  options: { runtime?: 'dist' | 'tsx'; curveKeysFile?: string } = {},
+): ServerCommand {
   const root = packageRoot();
   const runtime = options.runtime ?? (existsSync(join(root, 'dist/cli/main.js')) ? 'dist' : 'tsx');
   const entry = runtime === 'dist' ? ['dist/cli/main.js'] : ['--import', 'tsx', 'src/cli/main.ts'];
   const curve = options.curveKeysFile ? ['--curve-keys', options.curveKeysFile] : [];
   // a larger initial old space (see node-flags.ts; bench/bridge-roundtrip.ts measures with and without)
-  return { file: process.execPath, args: [...LITE_SERVER_NODE_FLAGS, ...entry, 'sim', 'serve', 'lite', '--endpoint', endpoint, ...curve], cwd: root, label: 'lite server' };
+  return {
+    file: process.execPath,
+    args: [...LITE_SERVER_NODE_FLAGS, ...entry, 'sim', 'serve', 'lite', '--endpoint', endpoint, ...curve],
+    cwd: root,
+    label: 'lite server',
+  };
 }
 
 /** The Python interpreter for the sim-bridge: $IMEP_PYTHON, else /usr/bin/python3 (never a pyenv shim). */
@@ -65,7 +73,13 @@ export function pythonServerCommand(
   if (options.replayDir !== undefined) args.push('--replay-dir', options.replayDir);
   args.push(...(options.extraArgs ?? []));
   const pythonPath = [bridgeDir, process.env['PYTHONPATH']].filter((p): p is string => !!p).join(':');
-  return { file: options.python ?? bridgePython(), args, cwd: bridgeDir, env: { PYTHONPATH: pythonPath, PYTHONUNBUFFERED: '1' }, label: 'sim-bridge' };
+  return {
+    file: options.python ?? bridgePython(),
+    args,
+    cwd: bridgeDir,
+    env: { PYTHONPATH: pythonPath, PYTHONUNBUFFERED: '1' },
+    label: 'sim-bridge',
+  };
 }
 
 export interface SupervisorOptions {
@@ -175,7 +189,11 @@ export class ServerSupervisor implements RemoteLiveness {
     const spawnFailed = new Promise<never>((_, reject) => {
       child.once('error', (e: NodeJS.ErrnoException) => {
         if (e.code === 'ENOENT') {
-          reject(new ImepError('E_SIM_UNAVAILABLE', `${this.command.label}: ${this.command.file} not found`, { hint: 'install it or set IMEP_PYTHON' }));
+          reject(
+            new ImepError('E_SIM_UNAVAILABLE', `${this.command.label}: ${this.command.file} not found`, {
+              hint: 'install it or set IMEP_PYTHON',
+            }),
+          );
         }
       });
     });
@@ -185,7 +203,12 @@ export class ServerSupervisor implements RemoteLiveness {
 
   async #awaitReady(spawnFailed: Promise<never>): Promise<HelloReply> {
     const timeout = this.#options.readyTimeoutMs ?? 20_000;
-    const probe = new BridgeClient({ endpoint: this.#options.endpoint, curve: this.#options.curve, heartbeatMs: 0, clientName: 'imep-supervisor' });
+    const probe = new BridgeClient({
+      endpoint: this.#options.endpoint,
+      curve: this.#options.curve,
+      heartbeatMs: 0,
+      clientName: 'imep-supervisor',
+    });
     const exited = (this.#exited as Promise<ExitStatus>).then((status) => {
       throw this.#deathErrorFor(status, 'before it was ready');
     });
@@ -195,7 +218,11 @@ export class ServerSupervisor implements RemoteLiveness {
       await this.stop();
       if (e instanceof ImepError && e.code === 'E_BRIDGE_TIMEOUT') {
         const tail = this.#stderr.trim() ? `; stderr: ${lastLines(this.#stderr)}` : '';
-        throw new ImepError('E_BRIDGE_TIMEOUT', `${this.command.label} did not answer hello on ${this.#options.endpoint} within ${timeout} ms${tail}`, { cause: e });
+        throw new ImepError(
+          'E_BRIDGE_TIMEOUT',
+          `${this.command.label} did not answer hello on ${this.#options.endpoint} within ${timeout} ms${tail}`,
+          { cause: e },
+        );
       }
       throw e;
     } finally {
@@ -240,12 +267,22 @@ export class ServerSupervisor implements RemoteLiveness {
     const missing = /No module named '([^']+)'/.exec(stderr);
     if (missing) {
       const pkg = missing[1] as string;
-      return new ImepError('E_SIM_UNAVAILABLE', `${this.command.label} ${how}${when ? ` ${when}` : ''}: Python package '${pkg}' is not importable by ${this.command.file}`, {
-        hint: pkg === 'zmq' || pkg === 'msgpack' || pkg === 'numpy' ? 'apt-get install -y python3-zmq python3-msgpack python3-numpy' : `install ${pkg}`,
-      });
+      return new ImepError(
+        'E_SIM_UNAVAILABLE',
+        `${this.command.label} ${how}${when ? ` ${when}` : ''}: Python package '${pkg}' is not importable by ${this.command.file}`,
+        {
+          hint:
+            pkg === 'zmq' || pkg === 'msgpack' || pkg === 'numpy'
+              ? 'apt-get install -y python3-zmq python3-msgpack python3-numpy'
+              : `install ${pkg}`,
+        },
+      );
     }
     const tail = stderr.trim() ? `; stderr: ${lastLines(stderr)}` : '';
-    return new ImepError('E_BRIDGE_REMOTE', `${this.command.label} (pid ${this.pid}) ${how}${when ? ` ${when}` : ''}${tail}`);
+    return new ImepError(
+      'E_BRIDGE_REMOTE',
+      `${this.command.label} (pid ${this.pid}) ${how}${when ? ` ${when}` : ''}${tail}`,
+    );
   }
 }
 

@@ -51,20 +51,41 @@ export interface CalibrateOptions {
 const FROZEN_TOLERANCE = 1e-4;
 
 /** Recomputes the frozen MDE table and refuses a table that does not match it. */
-export function checkFrozenMde(loaded: LoadedSuite): { recomputed: { assumedDiscordance: number; effect: number | null; achievedPower: number | null }[] } {
+export function checkFrozenMde(loaded: LoadedSuite): {
+  recomputed: { assumedDiscordance: number; effect: number | null; achievedPower: number | null }[];
+} {
   const { inputs, outputs } = loaded.suite.mde;
   const recomputed = inputs.assumedDiscordance.map((rho, i) => {
-    const r = minimumDetectableEffect({ n: inputs.n, rhoDiscordant: rho, alpha: inputs.alpha, test: inputs.test, power: inputs.power, method: 'monte-carlo', replicates: inputs.replicates as number, seed: inputs.seed as number | string, tolerance: 1e-6 });
+    const r = minimumDetectableEffect({
+      n: inputs.n,
+      rhoDiscordant: rho,
+      alpha: inputs.alpha,
+      test: inputs.test,
+      power: inputs.power,
+      method: 'monte-carlo',
+      replicates: inputs.replicates as number,
+      seed: inputs.seed as number | string,
+      tolerance: 1e-6,
+    });
     const row = outputs[i];
     const effect = r.status === 'found' ? r.effect : null;
     const achievedPower = r.status === 'found' ? r.achievedPower : null;
-    const same = row !== undefined && row.assumedDiscordance === rho && (effect === null ? row.effect === null : row.effect !== null && Math.abs(row.effect - effect) <= FROZEN_TOLERANCE);
+    const same =
+      row !== undefined &&
+      row.assumedDiscordance === rho &&
+      (effect === null
+        ? row.effect === null
+        : row.effect !== null && Math.abs(row.effect - effect) <= FROZEN_TOLERANCE);
     if (!same) {
-      throw new ImepError('E_PROTOCOL_INVALID', `the frozen MDE row ${i} (ρ = ${rho}) says θ = ${row?.effect ?? 'missing'}, the frozen method gives ${effect === null ? 'unreachable' : effect.toFixed(6)}`, {
-        file: loaded.file,
-        field: `mde.outputs[${i}]`,
-        hint: 'the table must be what its frozen inputs produce: fix the inputs or the outputs (a frozen analysis is never edited silently)',
-      });
+      throw new ImepError(
+        'E_PROTOCOL_INVALID',
+        `the frozen MDE row ${i} (ρ = ${rho}) says θ = ${row?.effect ?? 'missing'}, the frozen method gives ${effect === null ? 'unreachable' : effect.toFixed(6)}`,
+        {
+          file: loaded.file,
+          field: `mde.outputs[${i}]`,
+          hint: 'the table must be what its frozen inputs produce: fix the inputs or the outputs (a frozen analysis is never edited silently)',
+        },
+      );
     }
     return { assumedDiscordance: rho, effect, achievedPower };
   });
@@ -79,34 +100,73 @@ interface Effective {
 
 function effective(loaded: LoadedSuite, opts: CalibrateOptions): Effective {
   const s = loaded.suite;
-  const base: Effective = opts.quick ? { n: s.quick.n, bands: s.quick.campaigns, simulated: s.quick.simulated } : { n: s.n, bands: s.bands.count, simulated: s.simulation.campaigns };
+  const base: Effective = opts.quick
+    ? { n: s.quick.n, bands: s.quick.campaigns, simulated: s.quick.simulated }
+    : { n: s.n, bands: s.bands.count, simulated: s.simulation.campaigns };
   const bands = opts.campaigns ?? base.bands;
   if (!Number.isSafeInteger(bands) || bands < 1 || bands > s.bands.count) {
-    throw new ImepError('E_USAGE', `--campaigns must be an integer in 1…${s.bands.count} (the suite registers ${s.bands.count} non-overlapping bands), got ${bands}`, { field: '--campaigns' });
+    throw new ImepError(
+      'E_USAGE',
+      `--campaigns must be an integer in 1…${s.bands.count} (the suite registers ${s.bands.count} non-overlapping bands), got ${bands}`,
+      { field: '--campaigns' },
+    );
   }
-  if (opts.quick && bands * base.n > s.bands.count * s.n) throw new ImepError('E_USAGE', 'the quick design does not fit in the registered bands', { field: '--quick' });
+  if (opts.quick && bands * base.n > s.bands.count * s.n)
+    throw new ImepError('E_USAGE', 'the quick design does not fit in the registered bands', { field: '--quick' });
   return { ...base, bands };
 }
 
-async function runDesign(loaded: LoadedSuite, design: Design, ckpt: LoadedCheckpoint, decoder: FittedDecoder | undefined, task: LadderTask, eff: Effective, opts: CalibrateOptions): Promise<DesignResult> {
+async function runDesign(
+  loaded: LoadedSuite,
+  design: Design,
+  ckpt: LoadedCheckpoint,
+  decoder: FittedDecoder | undefined,
+  task: LadderTask,
+  eff: Effective,
+  opts: CalibrateOptions,
+): Promise<DesignResult> {
   const suite = loaded.suite;
   const { test, alpha } = suite.mde.inputs;
-  const campaigns: (LadderReadout & { band: number; seeds: readonly [number, number]; removed: number; latchMatchesFact: number | null })[] = [];
+  const campaigns: (LadderReadout & {
+    band: number;
+    seeds: readonly [number, number];
+    removed: number;
+    latchMatchesFact: number | null;
+  })[] = [];
   for (let band = 0; band < eff.bands; band++) {
     const seeds = bandSeeds(suite, eff.n, band);
     const lp = designPolicy(design, ckpt, suite, task, decoder, opts.batchSize ?? 32);
-    const run = await runLadder(lp, { design: design.id, band, seeds, task, donorSeeds: { S: fork(suite.donorSeeds.S, design.id, band), T: fork(suite.donorSeeds.T, design.id, band) } });
+    const run = await runLadder(lp, {
+      design: design.id,
+      band,
+      seeds,
+      task,
+      donorSeeds: { S: fork(suite.donorSeeds.S, design.id, band), T: fork(suite.donorSeeds.T, design.id, band) },
+    });
     const r = ladderReadout(ladderCounts(run.units), test, alpha);
-    const latched = design.planted?.mode === 'fact-conditioned' ? run.units.filter((u) => u.latchA === u.fact).length : null;
-    campaigns.push({ ...r, band, seeds: [seeds[0] as number, seeds[seeds.length - 1] as number], removed: run.units.filter((u) => u.removed !== null).length, latchMatchesFact: latched });
-    opts.progress?.(`${design.id} band ${band + 1}/${eff.bands}: b′=${r.bOnlyT} c′=${r.cOnlyS} n=${r.n} θ̂=${r.theta.toFixed(4)} p=${r.p.toPrecision(3)} ${r.detected ? 'detected' : 'not detected'}`);
+    const latched =
+      design.planted?.mode === 'fact-conditioned' ? run.units.filter((u) => u.latchA === u.fact).length : null;
+    campaigns.push({
+      ...r,
+      band,
+      seeds: [seeds[0] as number, seeds[seeds.length - 1] as number],
+      removed: run.units.filter((u) => u.removed !== null).length,
+      latchMatchesFact: latched,
+    });
+    opts.progress?.(
+      `${design.id} band ${band + 1}/${eff.bands}: b′=${r.bOnlyT} c′=${r.cOnlyS} n=${r.n} θ̂=${r.theta.toFixed(4)} p=${r.p.toPrecision(3)} ${r.detected ? 'detected' : 'not detected'}`,
+    );
   }
   const sum = (k: 'bOnlyT' | 'cOnlyS' | 'n' | 'both'): number => campaigns.reduce((s, c) => s + c[k], 0);
-  const B = sum('bOnlyT'), C = sum('cOnlyS'), N = sum('n');
+  const B = sum('bOnlyT'),
+    C = sum('cOnlyS'),
+    N = sum('n');
   const rates = designRates(loaded, {
     designId: design.id,
     truth: design.truth,
-    B, C, N,
+    B,
+    C,
+    N,
     n: eff.n,
     realDetected: campaigns.filter((c) => c.detected).length,
     realCampaigns: campaigns.length,
@@ -120,25 +180,53 @@ async function runDesign(loaded: LoadedSuite, design: Design, ckpt: LoadedCheckp
     planted: design.planted ?? null,
     description: design.description ?? null,
     campaigns,
-    pooled: { bOnlyT: B, cOnlyS: C, both: sum('both'), n: N, rhoS: N === 0 ? 0 : (C + sum('both')) / N, rhoT: N === 0 ? 0 : (B + sum('both')) / N, theta: N === 0 ? 0 : (B - C) / N },
+    pooled: {
+      bOnlyT: B,
+      cOnlyS: C,
+      both: sum('both'),
+      n: N,
+      rhoS: N === 0 ? 0 : (C + sum('both')) / N,
+      rhoT: N === 0 ? 0 : (B + sum('both')) / N,
+      theta: N === 0 ? 0 : (B - C) / N,
+    },
     ...rates,
   };
 }
 
-function frozenRowChecks(loaded: LoadedSuite, recomputed: ReturnType<typeof checkFrozenMde>['recomputed'], campaigns: number): FrozenRowCheck[] {
+function frozenRowChecks(
+  loaded: LoadedSuite,
+  recomputed: ReturnType<typeof checkFrozenMde>['recomputed'],
+  campaigns: number,
+): FrozenRowCheck[] {
   const s = loaded.suite;
   const { test, alpha, replicates, n } = s.mde.inputs;
   return recomputed.flatMap((row, i) => {
     if (row.effect === null || row.achievedPower === null) return [];
     const rho = row.assumedDiscordance;
-    const sim = simulateCampaigns({ n, pB: (rho + row.effect) / 2, pC: (rho - row.effect) / 2, campaigns, seed: fork(s.simulation.seed, 'mde', i), test, alpha });
-    return [{
-      assumedDiscordance: rho,
-      frozenEffect: s.mde.outputs[i]?.effect ?? null,
-      achievedPower: row.achievedPower,
-      simulated: rateWithInterval(sim.detected, sim.campaigns),
-      agreement: agreement(sim.detected, sim.campaigns, row.achievedPower, replicates as number, s.agreement.z) as Agreement,
-    }];
+    const sim = simulateCampaigns({
+      n,
+      pB: (rho + row.effect) / 2,
+      pC: (rho - row.effect) / 2,
+      campaigns,
+      seed: fork(s.simulation.seed, 'mde', i),
+      test,
+      alpha,
+    });
+    return [
+      {
+        assumedDiscordance: rho,
+        frozenEffect: s.mde.outputs[i]?.effect ?? null,
+        achievedPower: row.achievedPower,
+        simulated: rateWithInterval(sim.detected, sim.campaigns),
+        agreement: agreement(
+          sim.detected,
+          sim.campaigns,
+          row.achievedPower,
+          replicates as number,
+          s.agreement.z,
+        ) as Agreement,
+      },
+    ];
   });
 }
 
@@ -146,22 +234,48 @@ export async function calibrate(loaded: LoadedSuite, opts: CalibrateOptions): Pr
   const suite = loaded.suite;
   const eff = effective(loaded, opts);
   const facts = suiteFacts(loaded.suite);
-  const task: LadderTask = { envId: suite.env.id, kwargs: { ...(suite.env.kwargs ?? {}) }, factField: facts.factField as string, pointStep: facts.decisionFromStep, leaf: 'feature' };
+  const task: LadderTask = {
+    envId: suite.env.id,
+    kwargs: { ...(suite.env.kwargs ?? {}) },
+    factField: facts.factField as string,
+    pointStep: facts.decisionFromStep,
+    leaf: 'feature',
+  };
   const frozen = checkFrozenMde(loaded);
   const used = new Set(suite.designs.map((d) => d.checkpoint));
   const ckpts = new Map<string, LoadedCheckpoint>();
   const decoders = new Map<string, FittedDecoder>();
   try {
-    for (const c of suite.checkpoints) if (used.has(c.name)) ckpts.set(c.name, await openCheckpoint(c, opts.root, loaded.file));
+    for (const c of suite.checkpoints)
+      if (used.has(c.name)) ckpts.set(c.name, await openCheckpoint(c, opts.root, loaded.file));
     for (const d of suite.designs) {
       if (d.planted?.mode === 'fact-conditioned' && !decoders.has(d.checkpoint)) {
-        const fitted = await fitDecoder(ckpts.get(d.checkpoint) as LoadedCheckpoint, d.checkpoint, suite, task, opts.batchSize ?? 32);
+        const fitted = await fitDecoder(
+          ckpts.get(d.checkpoint) as LoadedCheckpoint,
+          d.checkpoint,
+          suite,
+          task,
+          opts.batchSize ?? 32,
+        );
         decoders.set(d.checkpoint, fitted);
-        opts.progress?.(`decoder for ${d.checkpoint}: ${fitted.fitCorrect}/${fitted.fitUnits} fit units decoded correctly`);
+        opts.progress?.(
+          `decoder for ${d.checkpoint}: ${fitted.fitCorrect}/${fitted.fitUnits} fit units decoded correctly`,
+        );
       }
     }
     const designs: DesignResult[] = [];
-    for (const d of suite.designs) designs.push(await runDesign(loaded, d, ckpts.get(d.checkpoint) as LoadedCheckpoint, decoders.get(d.checkpoint), task, eff, opts));
+    for (const d of suite.designs)
+      designs.push(
+        await runDesign(
+          loaded,
+          d,
+          ckpts.get(d.checkpoint) as LoadedCheckpoint,
+          decoders.get(d.checkpoint),
+          task,
+          eff,
+          opts,
+        ),
+      );
     for (const c of ckpts.values()) await c.release();
     ckpts.clear();
     const campaignDesigns = await runCampaignDesigns(loaded, {
@@ -180,14 +294,28 @@ export async function calibrate(loaded: LoadedSuite, opts: CalibrateOptions): Pr
   }
 }
 
-function buildResult(loaded: LoadedSuite, eff: Effective, opts: CalibrateOptions, designs: DesignResult[], campaignDesigns: CampaignDesignsResult | null, frozenRows: FrozenRowCheck[], decoders: FittedDecoder[]): CalibrationResult {
+function buildResult(
+  loaded: LoadedSuite,
+  eff: Effective,
+  opts: CalibrateOptions,
+  designs: DesignResult[],
+  campaignDesigns: CampaignDesignsResult | null,
+  frozenRows: FrozenRowCheck[],
+  decoders: FittedDecoder[],
+): CalibrationResult {
   const s = loaded.suite;
   const { alpha, test } = s.mde.inputs;
   const limit = alpha + s.falsePositive.slack;
   const cds = campaignDesigns?.designs ?? [];
   const nullDesigns = [...designs.filter((d) => d.truth === 'none'), ...cds.filter((d) => d.truth === 'none')];
-  const controls = [...designs.filter((d) => d.truth === 'fact-use' && d.planted === null), ...cds.filter((d) => d.truth === 'fact-use')];
-  const agreements = [...[...designs, ...cds].flatMap((d) => [d.agreementReal, d.agreementSimulated]), ...frozenRows.map((r) => r.agreement)];
+  const controls = [
+    ...designs.filter((d) => d.truth === 'fact-use' && d.planted === null),
+    ...cds.filter((d) => d.truth === 'fact-use'),
+  ];
+  const agreements = [
+    ...[...designs, ...cds].flatMap((d) => [d.agreementReal, d.agreementSimulated]),
+    ...frozenRows.map((r) => r.agreement),
+  ];
   const bands = cds.flatMap((d) => d.campaigns);
   return {
     format: 'imep-calibration',
@@ -203,9 +331,16 @@ function buildResult(loaded: LoadedSuite, eff: Effective, opts: CalibrateOptions
       test: test as PairedTest,
       alpha,
       env: s.env.id,
-      ladder: 'A (reference) · S (same-fact donor swap) · T (different-fact donor swap), read-time from the first decision step; b′ = only T flips, c′ = only S flips',
+      ladder:
+        'A (reference) · S (same-fact donor swap) · T (different-fact donor swap), read-time from the first decision step; b′ = only T flips, c′ = only S flips',
     },
-    decoders: decoders.map((d) => ({ checkpoint: d.checkpoint, fitSeeds: [s.decoder.fitSeeds.start, s.decoder.fitSeeds.end], fitUnits: d.fitUnits, fitCorrect: d.fitCorrect, centroids: d.spec.centroids.map((c) => [...c]) })),
+    decoders: decoders.map((d) => ({
+      checkpoint: d.checkpoint,
+      fitSeeds: [s.decoder.fitSeeds.start, s.decoder.fitSeeds.end],
+      fitUnits: d.fitUnits,
+      fitCorrect: d.fitCorrect,
+      centroids: d.spec.centroids.map((c) => [...c]),
+    })),
     frozenMde: { inputs: s.mde.inputs, outputs: s.mde.outputs, rows: frozenRows },
     designs,
     campaignDesigns,
@@ -213,14 +348,29 @@ function buildResult(loaded: LoadedSuite, eff: Effective, opts: CalibrateOptions
       falsePositive: {
         limit,
         rule: `one-sided 95% Clopper–Pearson upper bound of the stats-level false-positive rate ≤ α + ${s.falsePositive.slack} over ≥ 200 simulated campaigns`,
-        designs: nullDesigns.map((d) => ({ id: d.id, upper95: d.simulated.upper95, campaigns: d.simulated.campaigns, passed: d.simulated.upper95 <= limit && d.simulated.campaigns >= 200 })),
+        designs: nullDesigns.map((d) => ({
+          id: d.id,
+          upper95: d.simulated.upper95,
+          campaigns: d.simulated.campaigns,
+          passed: d.simulated.upper95 <= limit && d.simulated.campaigns >= 200,
+        })),
       },
       power: {
         minimum: s.mde.inputs.power,
         rule: 'unplanted fact-use designs (the positive-control checkpoints, ladder and campaign-level) detect θ > 0 in ≥ the frozen target power of real and of simulated campaigns',
-        designs: controls.map((d) => ({ id: d.id, real: d.real.rate, simulated: d.simulated.rate, passed: d.real.rate >= s.mde.inputs.power && d.simulated.rate >= s.mde.inputs.power })),
+        designs: controls.map((d) => ({
+          id: d.id,
+          real: d.real.rate,
+          simulated: d.simulated.rate,
+          passed: d.real.rate >= s.mde.inputs.power && d.simulated.rate >= s.mde.inputs.power,
+        })),
       },
-      agreement: { zLimit: s.agreement.z, compared: agreements.length, agreeing: agreements.filter((a) => a.agrees).length, passed: agreements.every((a) => a.agrees) },
+      agreement: {
+        zLimit: s.agreement.z,
+        compared: agreements.length,
+        agreeing: agreements.filter((a) => a.agrees).length,
+        passed: agreements.every((a) => a.agrees),
+      },
       campaignVerdicts: {
         rule: `campaign-level designs: the registered verdict 'holds' exactly when the frozen test (${test}, α = ${alpha}) detects on the unit's adjudicated (b′, c′)`,
         campaigns: bands.length,

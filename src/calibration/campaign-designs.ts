@@ -59,16 +59,23 @@ function designBands(c: Campaigns, d: CampaignDesign, opts: CampaignDesignOption
 }
 
 async function unitsRoot(opts: CampaignDesignOptions): Promise<{ dir: string; temporary: boolean }> {
-  if (opts.keepUnits === undefined) return { dir: await mkdtemp(join(tmpdir(), 'imep-calibrate-units-')), temporary: true };
+  if (opts.keepUnits === undefined)
+    return { dir: await mkdtemp(join(tmpdir(), 'imep-calibrate-units-')), temporary: true };
   const dir = resolve(opts.keepUnits);
   const present = await readdir(dir).catch(() => [] as string[]);
   if (present.length > 0) {
-    throw new ImepError('E_USAGE', `${dir} is not empty; calibration units need a fresh folder`, { field: '--keep-units', hint: 'pass a new or empty folder (units are never overwritten)' });
+    throw new ImepError('E_USAGE', `${dir} is not empty; calibration units need a fresh folder`, {
+      field: '--keep-units',
+      hint: 'pass a new or empty folder (units are never overwritten)',
+    });
   }
   return { dir, temporary: false };
 }
 
-export async function runCampaignDesigns(loaded: LoadedSuite, opts: CampaignDesignOptions): Promise<CampaignDesignsResult | null> {
+export async function runCampaignDesigns(
+  loaded: LoadedSuite,
+  opts: CampaignDesignOptions,
+): Promise<CampaignDesignsResult | null> {
   const suite = loaded.suite;
   const c = suite.campaigns;
   if (c === undefined) return null;
@@ -79,7 +86,11 @@ export async function runCampaignDesigns(loaded: LoadedSuite, opts: CampaignDesi
     if (d.template === undefined) return template;
     const key = `${d.template.file}\u001f${d.template.sha256}`;
     let t = templates.get(key);
-    if (t === undefined) templates.set(key, (t = await loadCampaignTemplate(loaded, opts.root, d.template, `campaigns.designs[${i}].template`)));
+    if (t === undefined)
+      templates.set(
+        key,
+        (t = await loadCampaignTemplate(loaded, opts.root, d.template, `campaigns.designs[${i}].template`)),
+      );
     return t;
   };
   const eff = effectiveCampaigns(c, opts);
@@ -104,8 +115,16 @@ export async function runCampaignDesigns(loaded: LoadedSuite, opts: CampaignDesi
           ...(opts.batchSize === undefined ? {} : { batchSize: opts.batchSize }),
         });
         const t = detects(result.bOnlyT, result.cOnlyS, test, alpha);
-        campaigns.push({ ...result, band, seeds, test: t, verdictMatchesTest: (result.verdict === 'holds') === t.detected });
-        opts.progress?.(`${d.id} campaign ${band + 1}/${bands} (IMEP unit ${derived.id}): b′=${result.bOnlyT} c′=${result.cOnlyS} n=${result.n} ${template.criterion.id}: ${result.verdict}`);
+        campaigns.push({
+          ...result,
+          band,
+          seeds,
+          test: t,
+          verdictMatchesTest: (result.verdict === 'holds') === t.detected,
+        });
+        opts.progress?.(
+          `${d.id} campaign ${band + 1}/${bands} (IMEP unit ${derived.id}): b′=${result.bOnlyT} c′=${result.cOnlyS} n=${result.n} ${template.criterion.id}: ${result.verdict}`,
+        );
       }
       designs.push(designResult(loaded, d, dt, campaigns, bands, opts.simulated));
     }
@@ -113,7 +132,8 @@ export async function runCampaignDesigns(loaded: LoadedSuite, opts: CampaignDesi
       template: { file: template.file, sha256: template.sha256, criterion: template.criterion },
       substituted: [...SUBSTITUTED],
       operators: { runner: c.operators.runner, adjudicator: c.operators.adjudicator },
-      lifecycle: 'per design and band a fresh unit: create + precommit → formal run → seal (runner) → adjudicate (adjudicator, no same-operator override); detected ⇔ the registered criterion holds',
+      lifecycle:
+        'per design and band a fresh unit: create + precommit → formal run → seal (runner) → adjudicate (adjudicator, no same-operator override); detected ⇔ the registered criterion holds',
       n: eff.n,
       registeredN: c.n,
       campaignsPerDesign: eff.bands,
@@ -127,15 +147,26 @@ export async function runCampaignDesigns(loaded: LoadedSuite, opts: CampaignDesi
   }
 }
 
-function designResult(loaded: LoadedSuite, d: CampaignDesign, template: CampaignTemplate, campaigns: readonly CampaignBandResult[], bands: number, simulated: number): CampaignDesignResult {
+function designResult(
+  loaded: LoadedSuite,
+  d: CampaignDesign,
+  template: CampaignTemplate,
+  campaigns: readonly CampaignBandResult[],
+  bands: number,
+  simulated: number,
+): CampaignDesignResult {
   const sum = (k: 'bOnlyT' | 'cOnlyS' | 'n' | 'removed'): number => campaigns.reduce((s, x) => s + x[k], 0);
-  const B = sum('bOnlyT'), C = sum('cOnlyS'), N = sum('n');
+  const B = sum('bOnlyT'),
+    C = sum('cOnlyS'),
+    N = sum('n');
   const verdicts: Record<string, number> = {};
   for (const x of campaigns) verdicts[x.verdict] = (verdicts[x.verdict] ?? 0) + 1;
   const rates = designRates(loaded, {
     designId: d.id,
     truth: d.truth,
-    B, C, N,
+    B,
+    C,
+    N,
     // units per simulated campaign: the mean paired n of the real campaigns (tasks × seeds, less removed units)
     n: Math.max(1, Math.round(N / Math.max(1, campaigns.length))),
     realDetected: campaigns.filter((x) => x.verdict === 'holds').length,

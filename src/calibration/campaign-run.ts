@@ -41,7 +41,12 @@ export interface CampaignUnitResult {
   /** The registered criterion's verdict word ('holds' = detected). */
   readonly verdict: string;
   readonly reason: string;
-  readonly bound: { readonly interval: string; readonly lower: number; readonly upper: number; readonly threshold: number } | null;
+  readonly bound: {
+    readonly interval: string;
+    readonly lower: number;
+    readonly upper: number;
+    readonly threshold: number;
+  } | null;
   /** θ's counts from the adjudication: b′ (only T flips), c′ (only S flips), n paired units. */
   readonly bOnlyT: number;
   readonly cOnlyS: number;
@@ -57,7 +62,13 @@ export interface CampaignUnitResult {
    * The exact-repeat floor: the counts of the unit's ρ estimand against its kind-C condition (b: A succeeds and C
    * fails, c: the reverse) and its upper bound; null when the template registers none. 0/0 without execution noise.
    */
-  readonly replicateFloor: { readonly estimand: string; readonly b: number; readonly c: number; readonly n: number; readonly upper: number | null } | null;
+  readonly replicateFloor: {
+    readonly estimand: string;
+    readonly b: number;
+    readonly c: number;
+    readonly n: number;
+    readonly upper: number | null;
+  } | null;
 }
 
 function floorOf(derived: DerivedProtocol, estimands: readonly EstimandResult[]): CampaignUnitResult['replicateFloor'] {
@@ -69,7 +80,9 @@ function floorOf(derived: DerivedProtocol, estimands: readonly EstimandResult[])
   return { estimand: spec.id, b: est.counts.b ?? 0, c: est.counts.c ?? 0, n: est.counts.n, upper };
 }
 
-export async function runCampaignUnit(input: CampaignUnitInput): Promise<{ result: CampaignUnitResult; unitDir: string }> {
+export async function runCampaignUnit(
+  input: CampaignUnitInput,
+): Promise<{ result: CampaignUnitResult; unitDir: string }> {
   const { derived, template } = input;
   await mkdir(input.dir, { recursive: true });
   const file = join(input.dir, `${derived.id}.yaml`);
@@ -83,11 +96,16 @@ export async function runCampaignUnit(input: CampaignUnitInput): Promise<{ resul
     say: () => undefined,
     ...(input.batchSize === undefined ? {} : { batchSize: input.batchSize }),
   });
-  const { adjudication: adj } = await adjudicateUnit(unitDir, { operator: explicitOperator(input.operators.adjudicator) });
+  const { adjudication: adj } = await adjudicateUnit(unitDir, {
+    operator: explicitOperator(input.operators.adjudicator),
+  });
   const internal = (message: string): ImepError => new ImepError('E_INTERNAL', message, { file: unitDir });
-  if (adj.sameOperatorOverride !== null) throw internal('a calibration unit was adjudicated under a same-operator override');
+  if (adj.sameOperatorOverride !== null)
+    throw internal('a calibration unit was adjudicated under a same-operator override');
   if (adj.provenance.protocolHash !== derived.protocolHash || adj.provenance.planHash !== derived.planHash) {
-    throw internal(`the unit's frozen protocol/plan (${adj.provenance.protocolHash.slice(0, 12)}…/${adj.provenance.planHash.slice(0, 12)}…) is not the derived one`);
+    throw internal(
+      `the unit's frozen protocol/plan (${adj.provenance.protocolHash.slice(0, 12)}…/${adj.provenance.planHash.slice(0, 12)}…) is not the derived one`,
+    );
   }
   const v = adj.verdicts.find((x) => x.criterion === template.criterion.id);
   if (v === undefined) throw internal(`the adjudication has no verdict for ${template.criterion.id}`);
@@ -107,7 +125,9 @@ export async function runCampaignUnit(input: CampaignUnitInput): Promise<{ resul
     gates: adj.gates.map((g) => ({ gate: g.gate, passed: g.passed })),
     verdict: v.verdict,
     reason: v.reason,
-    bound: v.bound ? { interval: v.bound.interval, lower: v.bound.lower, upper: v.bound.upper, threshold: v.bound.threshold } : null,
+    bound: v.bound
+      ? { interval: v.bound.interval, lower: v.bound.lower, upper: v.bound.upper, threshold: v.bound.threshold }
+      : null,
     bOnlyT: bPrime,
     cOnlyS: cPrime,
     n,

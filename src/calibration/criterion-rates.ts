@@ -37,8 +37,20 @@ export function criterionRates(template: CampaignTemplate, campaigns: readonly C
       const word = c.criteria[k.id] ?? 'missing';
       verdicts[word] = (verdicts[word] ?? 0) + 1;
     }
-    const alpha = 'alphaPerComponent' in k && typeof k.alphaPerComponent === 'number' ? k.alphaPerComponent : 'alpha' in k && typeof k.alpha === 'number' ? k.alpha : null;
-    return { criterion: k.id, rule: k.rule, estimand: k.estimand, alpha, verdicts, ...rateWithInterval(verdicts['holds'] ?? 0, campaigns.length) };
+    const alpha =
+      'alphaPerComponent' in k && typeof k.alphaPerComponent === 'number'
+        ? k.alphaPerComponent
+        : 'alpha' in k && typeof k.alpha === 'number'
+          ? k.alpha
+          : null;
+    return {
+      criterion: k.id,
+      rule: k.rule,
+      estimand: k.estimand,
+      alpha,
+      verdicts,
+      ...rateWithInterval(verdicts['holds'] ?? 0, campaigns.length),
+    };
   });
 }
 

@@ -19,12 +19,29 @@ export function fork(seed: string | number, ...labels: (string | number)[]): str
   return [String(seed), ...labels.map(String)].join('/');
 }
 
-export function predictionAt(loaded: LoadedSuite, n: number, pB: number, pC: number): { power: number; mcError: number; exact: number } {
+export function predictionAt(
+  loaded: LoadedSuite,
+  n: number,
+  pB: number,
+  pC: number,
+): { power: number; mcError: number; exact: number } {
   const { inputs } = loaded.suite.mde;
   const rho = pB + pC;
   const effect = Math.min(rho, Math.max(-rho, pB - pC));
-  const mc = pairedPower({ n, rhoDiscordant: rho, effect, alpha: inputs.alpha, test: inputs.test, replicates: inputs.replicates as number, seed: inputs.seed as number | string });
-  return { power: mc.power, mcError: mc.mcError, exact: pairedPowerExact({ n, rhoDiscordant: rho, effect, alpha: inputs.alpha, test: inputs.test }) };
+  const mc = pairedPower({
+    n,
+    rhoDiscordant: rho,
+    effect,
+    alpha: inputs.alpha,
+    test: inputs.test,
+    replicates: inputs.replicates as number,
+    seed: inputs.seed as number | string,
+  });
+  return {
+    power: mc.power,
+    mcError: mc.mcError,
+    exact: pairedPowerExact({ n, rhoDiscordant: rho, effect, alpha: inputs.alpha, test: inputs.test }),
+  };
 }
 
 export interface RatesInput {
@@ -43,7 +60,10 @@ export interface RatesInput {
   readonly sourcePrefix: string;
 }
 
-export type DesignRates = Pick<DesignResult, 'simulationParameters' | 'real' | 'simulated' | 'predicted' | 'agreementReal' | 'agreementSimulated'>;
+export type DesignRates = Pick<
+  DesignResult,
+  'simulationParameters' | 'real' | 'simulated' | 'predicted' | 'agreementReal' | 'agreementSimulated'
+>;
 
 export function designRates(loaded: LoadedSuite, x: RatesInput): DesignRates {
   const suite = loaded.suite;
@@ -52,9 +72,20 @@ export function designRates(loaded: LoadedSuite, x: RatesInput): DesignRates {
   const nullDesign = x.truth === 'none';
   const pB = N === 0 ? 0 : nullDesign ? (B + C) / (2 * N) : B / N;
   const pC = N === 0 ? 0 : nullDesign ? (B + C) / (2 * N) : C / N;
-  const source = `${x.sourcePrefix}, Σb′ = ${B}, Σc′ = ${C}, Σn = ${N}` +
-    (nullDesign ? '; null-constrained (truth θ = 0): pB = pC = (Σb′ + Σc′)/(2Σn)' : '; unconstrained: pB = Σb′/Σn, pC = Σc′/Σn');
-  const sim = simulateCampaigns({ n: x.n, pB, pC, campaigns: x.simulatedCampaigns, seed: fork(suite.simulation.seed, x.designId), test, alpha });
+  const source =
+    `${x.sourcePrefix}, Σb′ = ${B}, Σc′ = ${C}, Σn = ${N}` +
+    (nullDesign
+      ? '; null-constrained (truth θ = 0): pB = pC = (Σb′ + Σc′)/(2Σn)'
+      : '; unconstrained: pB = Σb′/Σn, pC = Σc′/Σn');
+  const sim = simulateCampaigns({
+    n: x.n,
+    pB,
+    pC,
+    campaigns: x.simulatedCampaigns,
+    seed: fork(suite.simulation.seed, x.designId),
+    test,
+    alpha,
+  });
   const prediction = predictionAt(loaded, x.n, pB, pC);
   const R = suite.mde.inputs.replicates as number;
   const real: RateWithInterval = rateWithInterval(x.realDetected, x.realCampaigns);
@@ -64,8 +95,21 @@ export function designRates(loaded: LoadedSuite, x: RatesInput): DesignRates {
   return {
     simulationParameters: { n: x.n, pB, pC, rho: pB + pC, theta: pB - pC, source },
     real: { kind, ...real },
-    simulated: { kind, ...simulated, seed: sim.prng.seed, prng: `${sim.prng.name} v${sim.prng.version}`, meanB: sim.meanB, meanC: sim.meanC },
-    predicted: { power: prediction.power, mcError: prediction.mcError, replicates: R, seed: suite.mde.inputs.seed as number | string, exactPower: prediction.exact },
+    simulated: {
+      kind,
+      ...simulated,
+      seed: sim.prng.seed,
+      prng: `${sim.prng.name} v${sim.prng.version}`,
+      meanB: sim.meanB,
+      meanC: sim.meanC,
+    },
+    predicted: {
+      power: prediction.power,
+      mcError: prediction.mcError,
+      replicates: R,
+      seed: suite.mde.inputs.seed as number | string,
+      exactPower: prediction.exact,
+    },
     agreementReal: agreement(x.realDetected, x.realCampaigns, prediction.power, R, zLimit) as Agreement,
     agreementSimulated: agreement(sim.detected, sim.campaigns, prediction.power, R, zLimit) as Agreement,
   };

@@ -36,16 +36,34 @@ export async function openCheckpoint(c: SuiteCheckpoint, root: string, suiteFile
   try {
     bytes = readFileSync(file);
   } catch {
-    throw new ImepError('E_CHECKPOINT_MISSING', `checkpoint ${c.name}: ${file} does not exist`, { file: suiteFile, field: 'checkpoints', hint: 'run from the repository root, or build the lite checkpoints (checkpoints/README.md)' });
+    throw new ImepError('E_CHECKPOINT_MISSING', `checkpoint ${c.name}: ${file} does not exist`, {
+      file: suiteFile,
+      field: 'checkpoints',
+      hint: 'run from the repository root, or build the lite checkpoints (checkpoints/README.md)',
+    });
   }
   const sha = createHash('sha256').update(bytes).digest('hex');
   if (sha !== c.sha256) {
-    throw new ImepError('E_CHECKPOINT_MISMATCH', `checkpoint ${c.name}: ${c.path}/${c.file} has SHA-256 ${sha}, the suite binds ${c.sha256}`, { file: suiteFile, field: 'checkpoints', hint: 'the checkpoint changed since the suite was written: re-bind the hash deliberately (and re-freeze)' });
+    throw new ImepError(
+      'E_CHECKPOINT_MISMATCH',
+      `checkpoint ${c.name}: ${c.path}/${c.file} has SHA-256 ${sha}, the suite binds ${c.sha256}`,
+      {
+        file: suiteFile,
+        field: 'checkpoints',
+        hint: 'the checkpoint changed since the suite was written: re-bind the hash deliberately (and re-freeze)',
+      },
+    );
   }
   return loadCheckpoint(dir);
 }
 
-export async function fitDecoder(ckpt: LoadedCheckpoint, name: string, suite: Suite, task: LadderTask, batchSize: number): Promise<FittedDecoder> {
+export async function fitDecoder(
+  ckpt: LoadedCheckpoint,
+  name: string,
+  suite: Suite,
+  task: LadderTask,
+  batchSize: number,
+): Promise<FittedDecoder> {
   const policy = new ExternalMemoryPolicy(ckpt, { batchSize });
   const first = new Map<string, Float64Array>();
   policy.setReadHook((items, ctx) => {
@@ -57,7 +75,11 @@ export async function fitDecoder(ckpt: LoadedCheckpoint, name: string, suite: Su
   });
   const { start, end } = suite.decoder.fitSeeds;
   const seeds = Array.from({ length: end - start + 1 }, (_, i) => start + i);
-  const outs = await runLockstep(policy, () => makeLiteEnv(task.envId, task.kwargs), seeds.map((seed) => ({ info: { episode: `decoder-fit/${name}/${seed}`, seed, attempt: 1 }, reset: { seed } })));
+  const outs = await runLockstep(
+    policy,
+    () => makeLiteEnv(task.envId, task.kwargs),
+    seeds.map((seed) => ({ info: { episode: `decoder-fit/${name}/${seed}`, seed, attempt: 1 }, reset: { seed } })),
+  );
   const examples: FitExample[] = [];
   for (const o of outs) {
     const s = first.get(o.episode.info.episode);
@@ -70,11 +92,19 @@ export async function fitDecoder(ckpt: LoadedCheckpoint, name: string, suite: Su
 }
 
 /** A fresh runtime for one design (its own banks and wrapper state). */
-export function designPolicy(design: Design, ckpt: LoadedCheckpoint, suite: Suite, task: LadderTask, decoder: FittedDecoder | undefined, batchSize: number): LadderPolicy {
+export function designPolicy(
+  design: Design,
+  ckpt: LoadedCheckpoint,
+  suite: Suite,
+  task: LadderTask,
+  decoder: FittedDecoder | undefined,
+  batchSize: number,
+): LadderPolicy {
   const inner = new ExternalMemoryPolicy(ckpt, { batchSize, decisionStep: (step) => step >= task.pointStep });
   const planted = design.planted;
   if (planted === undefined) return { policy: inner, bank: (s) => inner.bank(s) };
-  if (planted.mode === 'fact-conditioned' && decoder === undefined) throw new ImepError('E_INTERNAL', `design ${design.id} needs a fitted decoder`);
+  if (planted.mode === 'fact-conditioned' && decoder === undefined)
+    throw new ImepError('E_INTERNAL', `design ${design.id} needs a fitted decoder`);
   const wrapper = new PlantedEffectPolicy(inner, {
     delta: planted.delta,
     mode: planted.mode,

@@ -48,7 +48,12 @@ export function gridScenarios(ns: readonly number[] = GRID_N): Scenario[] {
       for (const margin of MARGINS[m.family]) {
         if (rule === 'equivalence' && margin === 0) continue; // an equivalence margin is > 0
         const truths = rule === 'equivalence' && m.family !== 'proportion' ? [margin, -margin] : [margin];
-        const reg = rule === 'equivalence' ? { level: 0.9 } : m.alphaPerComponent !== undefined ? { alphaPerComponent: m.alphaPerComponent } : { level: m.level };
+        const reg =
+          rule === 'equivalence'
+            ? { level: 0.9 }
+            : m.alphaPerComponent !== undefined
+              ? { alphaPerComponent: m.alphaPerComponent }
+              : { level: m.level };
         if (rule === 'equivalence' && m.alphaPerComponent === 0.025 && m.method !== 'conditional-exact') continue; // one equivalence row per method
         if (rule === 'equivalence' && m.method === 'conditional-exact' && m.alphaPerComponent === 0.025) continue;
         for (const n of ns) {
@@ -80,8 +85,10 @@ export interface McNemarRow {
 
 export function gridMcNemar(ns: readonly number[] = GRID_N): McNemarRow[] {
   const out: McNemarRow[] = [];
-  for (const n of ns) for (const delta of GRID_DELTA) for (const direction of ['greater', 'two-sided'] as const) {
-    out.push({ n, delta, alpha: 0.05, direction, pHolds: mcnemarSize(n, delta, 0.05, direction).pHolds });
-  }
+  for (const n of ns)
+    for (const delta of GRID_DELTA)
+      for (const direction of ['greater', 'two-sided'] as const) {
+        out.push({ n, delta, alpha: 0.05, direction, pHolds: mcnemarSize(n, delta, 0.05, direction).pHolds });
+      }
   return out;
 }

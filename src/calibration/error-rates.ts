@@ -18,7 +18,14 @@
  */
 import type { BoundMethod, Criterion, Protocol } from '../protocol/index.js';
 import { decideBound, type BoundRule, exactConfirmation, routingRequest, normalise } from '../adjudication/index.js';
-import { clopperPearsonLower, clopperPearsonUpper, conditionalThetaBound, mcnemarExact, tango, wilson } from '../stats/index.js';
+import {
+  clopperPearsonLower,
+  clopperPearsonUpper,
+  conditionalThetaBound,
+  mcnemarExact,
+  tango,
+  wilson,
+} from '../stats/index.js';
 
 export type Family = 'difference' | 'theta' | 'proportion';
 
@@ -81,10 +88,13 @@ function logFactorials(n: number): Float64Array {
 function window(n: number, p: number, lf: Float64Array): [number, number] {
   if (p <= 0) return [0, 0];
   if (p >= 1) return [n, n];
-  const lp = Math.log(p), lq = Math.log1p(-p);
-  const logPmf = (k: number): number => (lf[n] as number) - (lf[k] as number) - (lf[n - k] as number) + k * lp + (n - k) * lq;
+  const lp = Math.log(p),
+    lq = Math.log1p(-p);
+  const logPmf = (k: number): number =>
+    (lf[n] as number) - (lf[k] as number) - (lf[n - k] as number) + k * lp + (n - k) * lq;
   const mode = Math.floor((n + 1) * p);
-  let lo = Math.min(mode, n), hi = Math.min(mode, n);
+  let lo = Math.min(mode, n),
+    hi = Math.min(mode, n);
   while (lo > 0 && logPmf(lo - 1) > -46) lo--;
   while (hi < n && logPmf(hi + 1) > -46) hi++;
   return [lo, hi];
@@ -102,14 +112,22 @@ function boundsFor(family: Family, method: BoundMethod, alpha: number | null, le
   return f;
 }
 
-function makeBounds(family: Family, method: BoundMethod, alpha: number | null, level: number | null, n: number): Bounds {
+function makeBounds(
+  family: Family,
+  method: BoundMethod,
+  alpha: number | null,
+  level: number | null,
+  n: number,
+): Bounds {
   const memo = new Map<number, readonly [number, number]>();
-  const cached = (f: Bounds): Bounds => (x, y) => {
-    const key = x * (n + 1) + y;
-    let v = memo.get(key);
-    if (v === undefined) memo.set(key, (v = f(x, y)));
-    return v;
-  };
+  const cached =
+    (f: Bounds): Bounds =>
+    (x, y) => {
+      const key = x * (n + 1) + y;
+      let v = memo.get(key);
+      if (v === undefined) memo.set(key, (v = f(x, y)));
+      return v;
+    };
   switch (method) {
     case 'exact-cp-difference': {
       const a = alpha as number;
@@ -149,11 +167,23 @@ export function errorRate(s: Scenario): ErrorRate {
     return decideBound(s.rule, { lower: el, upper: eu, margin: s.margin }) === w ? w : 'unresolved';
   };
   const lf = logFactorials(s.n);
-  let pHolds = 0, pNot = 0, mass = 0, tables = 0;
+  let pHolds = 0,
+    pNot = 0,
+    mass = 0,
+    tables = 0;
   if (s.family === 'proportion') {
     const [lo, hi] = window(s.n, s.truth, lf);
     for (let x = lo; x <= hi; x++) {
-      const lp = s.truth <= 0 ? (x === 0 ? 0 : -Infinity) : (lf[s.n] as number) - (lf[x] as number) - (lf[s.n - x] as number) + x * Math.log(s.truth) + (s.n - x) * Math.log1p(-s.truth);
+      const lp =
+        s.truth <= 0
+          ? x === 0
+            ? 0
+            : -Infinity
+          : (lf[s.n] as number) -
+            (lf[x] as number) -
+            (lf[s.n - x] as number) +
+            x * Math.log(s.truth) +
+            (s.n - x) * Math.log1p(-s.truth);
       const p = Math.exp(lp);
       const [L, U] = bounds(x, 0);
       const w = decide(L, U, x, 0);
@@ -163,14 +193,25 @@ export function errorRate(s: Scenario): ErrorRate {
       else if (w === 'not detected') pNot += p;
     }
   } else {
-    const pb = (s.delta + s.truth) / 2, pc = (s.delta - s.truth) / 2;
+    const pb = (s.delta + s.truth) / 2,
+      pc = (s.delta - s.truth) / 2;
     const [blo, bhi] = window(s.n, pb, lf);
     const [clo, chi] = window(s.n, pc, lf);
-    const lpb = pb > 0 ? Math.log(pb) : 0, lpc = pc > 0 ? Math.log(pc) : 0, lrest = Math.log1p(-s.delta);
+    const lpb = pb > 0 ? Math.log(pb) : 0,
+      lpc = pc > 0 ? Math.log(pc) : 0,
+      lrest = Math.log1p(-s.delta);
     for (let b = blo; b <= bhi; b++) {
       for (let c = clo; c <= chi && b + c <= s.n; c++) {
         const r = s.n - b - c;
-        const p = Math.exp((lf[s.n] as number) - (lf[b] as number) - (lf[c] as number) - (lf[r] as number) + b * lpb + c * lpc + r * lrest);
+        const p = Math.exp(
+          (lf[s.n] as number) -
+            (lf[b] as number) -
+            (lf[c] as number) -
+            (lf[r] as number) +
+            b * lpb +
+            c * lpc +
+            r * lrest,
+        );
         const [L, U] = bounds(b, c);
         const w = decide(L, U, b, c);
         tables++;
@@ -183,23 +224,45 @@ export function errorRate(s: Scenario): ErrorRate {
   const routedOn = `${norm.method}/${norm.alpha !== null ? `a${norm.alpha}` : `l${norm.level}`}`;
   // the routed bound's stated error: a conditional request re-routed keeps its α per endpoint
   const registered = normalise({ method: s.method, alpha: s.alphaPerComponent ?? null, level: s.level ?? null });
-  const stated = s.method === 'conditional-exact' ? (registered.alpha as number) : statedError(norm.method, norm.alpha, norm.level);
-  return { ...s, pHolds, pNotDetected: pNot, stated, exact: EXACT.includes(s.method) || confirm !== null, routedOn, tables, skipped: Math.max(0, 1 - mass) };
+  const stated =
+    s.method === 'conditional-exact' ? (registered.alpha as number) : statedError(norm.method, norm.alpha, norm.level);
+  return {
+    ...s,
+    pHolds,
+    pNotDetected: pNot,
+    stated,
+    exact: EXACT.includes(s.method) || confirm !== null,
+    routedOn,
+    tables,
+    skipped: Math.max(0, 1 - mass),
+  };
 }
 
 /** P(p < α) for the exact McNemar test at D = 0 and discordance δ (p-below's only error: it never says 'not detected'). */
-export function mcnemarSize(n: number, delta: number, alpha: number, direction: 'greater' | 'two-sided'): { pHolds: number; tables: number } {
+export function mcnemarSize(
+  n: number,
+  delta: number,
+  alpha: number,
+  direction: 'greater' | 'two-sided',
+): { pHolds: number; tables: number } {
   const lf = logFactorials(n);
   const [lo, hi] = window(n, delta, lf);
-  let pHolds = 0, tables = 0;
+  let pHolds = 0,
+    tables = 0;
   const lhalf = Math.log(0.5);
   for (let m = lo; m <= hi; m++) {
-    const pm = Math.exp((lf[n] as number) - (lf[m] as number) - (lf[n - m] as number) + m * Math.log(delta) + (n - m) * Math.log1p(-delta));
+    const pm = Math.exp(
+      (lf[n] as number) -
+        (lf[m] as number) -
+        (lf[n - m] as number) +
+        m * Math.log(delta) +
+        (n - m) * Math.log1p(-delta),
+    );
     for (let b = 0; b <= m; b++) {
       tables++;
-      if (mcnemarExact(b, m - b, direction) < alpha) pHolds += pm * Math.exp((lf[m] as number) - (lf[b] as number) - (lf[m - b] as number) + m * lhalf);
+      if (mcnemarExact(b, m - b, direction) < alpha)
+        pHolds += pm * Math.exp((lf[m] as number) - (lf[b] as number) - (lf[m - b] as number) + m * lhalf);
     }
   }
   return { pHolds, tables };
 }
-

@@ -26,10 +26,20 @@ export function summariseRead(items: readonly RetrievedItem[], leaf: string): Fl
   let sum: Float64Array | null = null;
   for (const item of items) {
     const t = item.leaves[leaf];
-    if (t === undefined) throw new ImepError('E_INTERVENTION_INVALID', `a read item has no ${JSON.stringify(leaf)} leaf for the fact decoder`, { field: 'decoder.leaf' });
+    if (t === undefined)
+      throw new ImepError(
+        'E_INTERVENTION_INVALID',
+        `a read item has no ${JSON.stringify(leaf)} leaf for the fact decoder`,
+        { field: 'decoder.leaf' },
+      );
     const v = toFloat64(t);
     if (sum === null) sum = new Float64Array(v.length);
-    if (v.length !== sum.length) throw new ImepError('E_INTERVENTION_INVALID', `read items carry ${leaf} leaves of ${sum.length} and ${v.length} values`, { field: 'decoder.leaf' });
+    if (v.length !== sum.length)
+      throw new ImepError(
+        'E_INTERVENTION_INVALID',
+        `read items carry ${leaf} leaves of ${sum.length} and ${v.length} values`,
+        { field: 'decoder.leaf' },
+      );
     for (let i = 0; i < v.length; i++) sum[i] = (sum[i] as number) + (v[i] as number);
   }
   const out = sum as Float64Array;
@@ -44,7 +54,11 @@ export function decodeFact(spec: FactDecoderSpec, summary: Float64Array | null):
   let bestD = Infinity;
   spec.centroids.forEach((c, k) => {
     if (c.length !== summary.length) {
-      throw new ImepError('E_INTERVENTION_INVALID', `decoder centroid ${k} has ${c.length} values, the read summary ${summary.length}`, { field: 'decoder.centroids' });
+      throw new ImepError(
+        'E_INTERVENTION_INVALID',
+        `decoder centroid ${k} has ${c.length} values, the read summary ${summary.length}`,
+        { field: 'decoder.centroids' },
+      );
     }
     let d = 0;
     for (let i = 0; i < c.length; i++) d += ((c[i] as number) - (summary[i] as number)) ** 2;
@@ -65,13 +79,18 @@ export interface FitExample {
 /** Centroids by class; a class with no fit example is refused (the decoder could never answer it). */
 export function fitFactDecoder(examples: readonly FitExample[], classes: number, leaf: string): FactDecoderSpec {
   const first = examples[0];
-  if (first === undefined) throw new ImepError('E_PROTOCOL_INVALID', 'the decoder fit band produced no read to fit on', { field: 'decoder.fit' });
+  if (first === undefined)
+    throw new ImepError('E_PROTOCOL_INVALID', 'the decoder fit band produced no read to fit on', {
+      field: 'decoder.fit',
+    });
   const d = first.summary.length;
   const sums = Array.from({ length: classes }, () => new Float64Array(d));
   const counts = new Array<number>(classes).fill(0);
   for (const ex of examples) {
     if (!Number.isInteger(ex.fact) || ex.fact < 0 || ex.fact >= classes) {
-      throw new ImepError('E_PROTOCOL_INVALID', `fit example fact ${ex.fact} outside 0…${classes - 1}`, { field: 'decoder.classes' });
+      throw new ImepError('E_PROTOCOL_INVALID', `fit example fact ${ex.fact} outside 0…${classes - 1}`, {
+        field: 'decoder.classes',
+      });
     }
     const s = sums[ex.fact] as Float64Array;
     for (let i = 0; i < d; i++) s[i] = (s[i] as number) + (ex.summary[i] as number);
@@ -79,7 +98,11 @@ export function fitFactDecoder(examples: readonly FitExample[], classes: number,
   }
   const centroids = sums.map((s, k) => {
     const n = counts[k] as number;
-    if (n === 0) throw new ImepError('E_PROTOCOL_INVALID', `the decoder fit band has no unit with fact ${k}`, { field: 'decoder.fit', hint: 'widen the fit band' });
+    if (n === 0)
+      throw new ImepError('E_PROTOCOL_INVALID', `the decoder fit band has no unit with fact ${k}`, {
+        field: 'decoder.fit',
+        hint: 'widen the fit band',
+      });
     return Array.from(s, (x) => x / n);
   });
   return { leaf, centroids };

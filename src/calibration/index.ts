@@ -20,7 +20,15 @@ export { agreement, rateWithInterval } from './operating-characteristics.js';
 export type { Agreement, RateWithInterval } from './operating-characteristics.js';
 export { powerCurveSpec } from './figure.js';
 export type { WrittenCalibration } from './write-calibration.js';
-export type { CalibrationResult, CampaignBandResult, CampaignDesignResult, CampaignDesignsResult, CampaignResult, DesignResult, FrozenRowCheck } from './result.js';
+export type {
+  CalibrationResult,
+  CampaignBandResult,
+  CampaignDesignResult,
+  CampaignDesignsResult,
+  CampaignResult,
+  DesignResult,
+  FrozenRowCheck,
+} from './result.js';
 export type { CampaignDesignOptions } from './campaign-designs.js';
 export { campaignBandSeeds, deriveProtocol, loadCampaignTemplate } from './campaign-protocol.js';
 export type { CampaignTemplate, DerivedProtocol } from './campaign-protocol.js';

@@ -38,7 +38,10 @@ export interface LadderReadout extends LadderCounts {
 }
 
 export function ladderCounts(units: readonly LadderOutcome[]): LadderCounts {
-  let b = 0, c = 0, both = 0, neither = 0;
+  let b = 0,
+    c = 0,
+    both = 0,
+    neither = 0;
   for (const u of units) {
     if (u.s === null || u.t === null) continue;
     const fs = u.s !== u.a;

@@ -75,9 +75,15 @@ interface RefUnit {
   latch: number | null;
 }
 
-const scopeOf = (design: string, band: number, seed: number): string => `${design}/band${band}/${String(seed).padStart(10, '0')}`;
+const scopeOf = (design: string, band: number, seed: number): string =>
+  `${design}/band${band}/${String(seed).padStart(10, '0')}`;
 
-async function runWith(lp: LadderPolicy, hook: ReadHook, envFor: (slot: number) => SimEnvironment, episodes: LockstepEpisode[]): Promise<Map<number, boolean>> {
+async function runWith(
+  lp: LadderPolicy,
+  hook: ReadHook,
+  envFor: (slot: number) => SimEnvironment,
+  episodes: LockstepEpisode[],
+): Promise<Map<number, boolean>> {
   lp.policy.setReadHook(hook);
   const out = await runLockstep(lp.policy, envFor, episodes);
   return new Map(out.map((o) => [o.episode.reset.seed as number, o.last.evaluator['success'] === true]));
@@ -92,7 +98,10 @@ export async function runLadder(lp: LadderPolicy, input: LadderInput): Promise<L
     return e;
   };
   const episodes = (cond: string): LockstepEpisode[] =>
-    seeds.map((seed) => ({ info: { episode: `${scopeOf(design, band, seed)}/${cond}`, task: task.envId, seed, attempt: 1 }, reset: { seed } }));
+    seeds.map((seed) => ({
+      info: { episode: `${scopeOf(design, band, seed)}/${cond}`, task: task.envId, seed, attempt: 1 },
+      reset: { seed },
+    }));
   try {
     // A: the reference, which also supplies every donor's pre-point writes
     const ref = new Map<number, RefUnit>();
@@ -118,7 +127,11 @@ export async function runLadder(lp: LadderPolicy, input: LadderInput): Promise<L
     });
     const units = seeds.map((s) => ref.get(s) as RefUnit);
     const donorsFor = (mode: DonorMode, seed: string): Map<number, number | string> => {
-      const a = assignDonors({ units: units.map((u) => ({ scope: scopeOf(design, band, u.seed), fact: String(u.fact) })), mode, seed });
+      const a = assignDonors({
+        units: units.map((u) => ({ scope: scopeOf(design, band, u.seed), fact: String(u.fact) })),
+        mode,
+        seed,
+      });
       const bySeed = new Map(units.map((u) => [scopeOf(design, band, u.seed), u.seed]));
       const out = new Map<number, number | string>();
       for (const u of units) {
@@ -126,12 +139,21 @@ export async function runLadder(lp: LadderPolicy, input: LadderInput): Promise<L
         if (d === undefined) out.set(u.seed, `no eligible ${mode} donor in the band`);
         else {
           const donorSeed = bySeed.get(d) as number;
-          out.set(u.seed, checkDonorWrites(u.writes, (ref.get(donorSeed) as RefUnit).writes) ? donorSeed : `donor ${donorSeed} lacks a pre-point write of the recipient`);
+          out.set(
+            u.seed,
+            checkDonorWrites(u.writes, (ref.get(donorSeed) as RefUnit).writes)
+              ? donorSeed
+              : `donor ${donorSeed} lacks a pre-point write of the recipient`,
+          );
         }
       }
       return out;
     };
-    const swapRun = async (cond: 'S' | 'T', mode: DonorMode, seed: string): Promise<{ outcomes: Map<number, boolean>; counters: SwapCounters; removed: Map<number, string> }> => {
+    const swapRun = async (
+      cond: 'S' | 'T',
+      mode: DonorMode,
+      seed: string,
+    ): Promise<{ outcomes: Map<number, boolean>; counters: SwapCounters; removed: Map<number, string> }> => {
       const donors = donorsFor(mode, seed);
       const removed = new Map<number, string>();
       const byEpisode = new Map<string, PrePointWrites>();
@@ -144,7 +166,12 @@ export async function runLadder(lp: LadderPolicy, input: LadderInput): Promise<L
         }
       }
       const counters: SwapCounters = { reads: 0, substitutedReads: 0, substitutedItems: 0 };
-      const hook = readSwapHook({ pointStep: task.pointStep, leaf: task.leaf, donorOf: (ep) => byEpisode.get(ep), counters });
+      const hook = readSwapHook({
+        pointStep: task.pointStep,
+        leaf: task.leaf,
+        donorOf: (ep) => byEpisode.get(ep),
+        counters,
+      });
       const eps = episodes(cond).filter((e) => run.includes(e.reset.seed as number));
       const outcomes = await runWith(lp, hook, envFor, eps);
       return { outcomes, counters, removed };

@@ -37,7 +37,13 @@ export interface NoisyPower {
   readonly criterion: string;
   readonly real: RateWithInterval;
   /** Pooled (b′, c′, n) and the control's discordance and effect. */
-  readonly pooled: { readonly bPrime: number; readonly cPrime: number; readonly n: number; readonly rho: number; readonly theta: number };
+  readonly pooled: {
+    readonly bPrime: number;
+    readonly cPrime: number;
+    readonly n: number;
+    readonly rho: number;
+    readonly theta: number;
+  };
   /** Paired units per campaign the MDE and simulation use (mean over the real campaigns). */
   readonly n: number;
   readonly mde: number | null;
@@ -48,7 +54,15 @@ export interface NoisyPower {
 export interface NoisyChecks {
   readonly rule: string;
   /** Per noisy design: its noise, pooled b′/c′ and the exact-repeat floor it measured. */
-  readonly designs: readonly { readonly id: string; readonly truth: 'fact-use' | 'none'; readonly sigma: number; readonly scope: string; readonly bPrime: number; readonly cPrime: number; readonly floor: CampaignDesignResult['replicateFloor'] }[];
+  readonly designs: readonly {
+    readonly id: string;
+    readonly truth: 'fact-use' | 'none';
+    readonly sigma: number;
+    readonly scope: string;
+    readonly bPrime: number;
+    readonly cPrime: number;
+    readonly floor: CampaignDesignResult['replicateFloor'];
+  }[];
   readonly falsePositive: readonly NoisyFalsePositive[];
   readonly power: readonly NoisyPower[];
   readonly passed: boolean;
@@ -56,38 +70,99 @@ export interface NoisyChecks {
 
 const mcLimit = (alpha: number, b: number): number => alpha + 2 * Math.sqrt((alpha * (1 - alpha)) / Math.max(1, b));
 
-export function noisyChecks(loaded: LoadedSuite, designs: readonly CampaignDesignResult[], criterion: string, simulated: number): NoisyChecks | null {
+export function noisyChecks(
+  loaded: LoadedSuite,
+  designs: readonly CampaignDesignResult[],
+  criterion: string,
+  simulated: number,
+): NoisyChecks | null {
   const noisy = designs.filter((d) => d.executionNoise !== null);
   if (noisy.length === 0) return null;
   const { inputs } = loaded.suite.mde;
-  const falsePositive: NoisyFalsePositive[] = noisy.filter((d) => d.truth === 'none').flatMap((d) =>
-    d.criteria.map((k) => {
-      const alpha = k.alpha ?? inputs.alpha;
-      const limit = mcLimit(alpha, k.campaigns);
-      return { design: d.id, criterion: k.criterion, alpha, limit, ...stripCriterion(k), passed: k.campaigns > 0 && k.rate <= limit };
-    }),
-  );
-  const power: NoisyPower[] = noisy.filter((d) => d.truth === 'fact-use').map((d) => {
-    const k = d.criteria.find((x) => x.criterion === criterion);
-    const real = rateWithInterval(k?.detected ?? 0, k?.campaigns ?? 0);
-    const N = d.pooled.n;
-    const n = Math.max(1, Math.round(N / Math.max(1, d.campaigns.length)));
-    const rho = N === 0 ? 0 : (d.pooled.bOnlyT + d.pooled.cOnlyS) / N;
-    const theta = N === 0 ? 0 : (d.pooled.bOnlyT - d.pooled.cOnlyS) / N;
-    const found = rho > 0 ? minimumDetectableEffect({ n, rhoDiscordant: Math.min(1, rho), alpha: inputs.alpha, test: inputs.test as PairedTest, power: inputs.power, method: 'exact' }) : null;
-    const mde = found !== null && found.status === 'found' ? found.effect : null;
-    let atMde: NoisyPower['atMde'] = null;
-    if (mde !== null) {
-      const seed = fork(loaded.suite.simulation.seed, d.id, 'at-mde');
-      const sim = simulateCampaigns({ n, pB: (rho + mde) / 2, pC: (rho - mde) / 2, campaigns: simulated, seed, test: inputs.test as PairedTest, alpha: inputs.alpha });
-      atMde = { ...rateWithInterval(sim.detected, sim.campaigns), seed, mcError: Math.sqrt((inputs.power * (1 - inputs.power)) / sim.campaigns) };
-    }
-    const passed = real.campaigns > 0 && real.rate >= inputs.power && mde !== null && theta >= mde && atMde !== null && atMde.rate >= inputs.power - 2 * atMde.mcError;
-    return { design: d.id, criterion, real, pooled: { bPrime: d.pooled.bOnlyT, cPrime: d.pooled.cOnlyS, n: N, rho, theta }, n, mde, atMde, passed };
-  });
+  const falsePositive: NoisyFalsePositive[] = noisy
+    .filter((d) => d.truth === 'none')
+    .flatMap((d) =>
+      d.criteria.map((k) => {
+        const alpha = k.alpha ?? inputs.alpha;
+        const limit = mcLimit(alpha, k.campaigns);
+        return {
+          design: d.id,
+          criterion: k.criterion,
+          alpha,
+          limit,
+          ...stripCriterion(k),
+          passed: k.campaigns > 0 && k.rate <= limit,
+        };
+      }),
+    );
+  const power: NoisyPower[] = noisy
+    .filter((d) => d.truth === 'fact-use')
+    .map((d) => {
+      const k = d.criteria.find((x) => x.criterion === criterion);
+      const real = rateWithInterval(k?.detected ?? 0, k?.campaigns ?? 0);
+      const N = d.pooled.n;
+      const n = Math.max(1, Math.round(N / Math.max(1, d.campaigns.length)));
+      const rho = N === 0 ? 0 : (d.pooled.bOnlyT + d.pooled.cOnlyS) / N;
+      const theta = N === 0 ? 0 : (d.pooled.bOnlyT - d.pooled.cOnlyS) / N;
+      const found =
+        rho > 0
+          ? minimumDetectableEffect({
+              n,
+              rhoDiscordant: Math.min(1, rho),
+              alpha: inputs.alpha,
+              test: inputs.test as PairedTest,
+              power: inputs.power,
+              method: 'exact',
+            })
+          : null;
+      const mde = found !== null && found.status === 'found' ? found.effect : null;
+      let atMde: NoisyPower['atMde'] = null;
+      if (mde !== null) {
+        const seed = fork(loaded.suite.simulation.seed, d.id, 'at-mde');
+        const sim = simulateCampaigns({
+          n,
+          pB: (rho + mde) / 2,
+          pC: (rho - mde) / 2,
+          campaigns: simulated,
+          seed,
+          test: inputs.test as PairedTest,
+          alpha: inputs.alpha,
+        });
+        atMde = {
+          ...rateWithInterval(sim.detected, sim.campaigns),
+          seed,
+          mcError: Math.sqrt((inputs.power * (1 - inputs.power)) / sim.campaigns),
+        };
+      }
+      const passed =
+        real.campaigns > 0 &&
+        real.rate >= inputs.power &&
+        mde !== null &&
+        theta >= mde &&
+        atMde !== null &&
+        atMde.rate >= inputs.power - 2 * atMde.mcError;
+      return {
+        design: d.id,
+        criterion,
+        real,
+        pooled: { bPrime: d.pooled.bOnlyT, cPrime: d.pooled.cOnlyS, n: N, rho, theta },
+        n,
+        mde,
+        atMde,
+        passed,
+      };
+    });
   return {
     rule: `noisy designs: on the memory-blind checkpoint every registered criterion holds in ≤ α + 2·√(α(1−α)/B) of the B real campaigns (Clopper–Pearson 95% printed); on the positive control ${criterion} holds in ≥ ${inputs.power} of them, its pooled θ̂ is ≥ the MDE at its own discordance and n, and stats-level campaigns at exactly that MDE reach ${inputs.power} within 2 Monte-Carlo SE`,
-    designs: noisy.map((d) => ({ id: d.id, truth: d.truth, sigma: (d.executionNoise as { sigma: number }).sigma, scope: (d.executionNoise as { scope: string }).scope, bPrime: d.pooled.bOnlyT, cPrime: d.pooled.cOnlyS, floor: d.replicateFloor })),
+    designs: noisy.map((d) => ({
+      id: d.id,
+      truth: d.truth,
+      sigma: (d.executionNoise as { sigma: number }).sigma,
+      scope: (d.executionNoise as { scope: string }).scope,
+      bPrime: d.pooled.bOnlyT,
+      cPrime: d.pooled.cOnlyS,
+      floor: d.replicateFloor,
+    })),
     falsePositive,
     power,
     passed: falsePositive.every((f) => f.passed) && power.every((p) => p.passed),
@@ -99,23 +174,34 @@ function stripCriterion(k: RateWithInterval): RateWithInterval {
 }
 
 const pct = (x: number): string => `${(100 * x).toFixed(2)}%`;
-const cp = (r: RateWithInterval): string => `${r.detected}/${r.campaigns} = ${pct(r.rate)}, CP 95% [${pct(r.cp95.lower)}, ${pct(r.cp95.upper)}]`;
+const cp = (r: RateWithInterval): string =>
+  `${r.detected}/${r.campaigns} = ${pct(r.rate)}, CP 95% [${pct(r.cp95.lower)}, ${pct(r.cp95.upper)}]`;
 
 /** The noisy checks in words, one line each (calibration.md and the command's summary). */
 export function noisyLines(c: NoisyChecks | null): string[] {
   if (c === null) return [];
   const out: string[] = [];
   for (const d of c.designs) {
-    const floor = d.floor === null ? 'no ρ_C registered' : `exact-repeat floor ${d.floor.estimand}: b = ${d.floor.b}, c = ${d.floor.c} of n = ${d.floor.n} (C changed outcomes in ${d.floor.campaignsWithChanges} campaigns; largest upper bound ${d.floor.maxUpper === null ? '—' : pct(d.floor.maxUpper)})`;
+    const floor =
+      d.floor === null
+        ? 'no ρ_C registered'
+        : `exact-repeat floor ${d.floor.estimand}: b = ${d.floor.b}, c = ${d.floor.c} of n = ${d.floor.n} (C changed outcomes in ${d.floor.campaignsWithChanges} campaigns; largest upper bound ${d.floor.maxUpper === null ? '—' : pct(d.floor.maxUpper)})`;
     out.push(`noisy design ${d.id} (σ = ${d.sigma}, ${d.scope}): Σb′ = ${d.bPrime}, Σc′ = ${d.cPrime}; ${floor}`);
   }
   for (const f of c.falsePositive) {
-    out.push(`noisy false-positive ${f.design} ${f.criterion}: ${cp(f)} ${f.passed ? '≤' : '>'} α + MC error = ${pct(f.limit)} (α = ${f.alpha}) — ${f.passed ? 'passed' : 'FAILED'}`);
+    out.push(
+      `noisy false-positive ${f.design} ${f.criterion}: ${cp(f)} ${f.passed ? '≤' : '>'} α + MC error = ${pct(f.limit)} (α = ${f.alpha}) — ${f.passed ? 'passed' : 'FAILED'}`,
+    );
   }
   for (const p of c.power) {
-    const mde = p.mde === null ? 'MDE unreachable' : `θ̂ = ${pct(p.pooled.theta)} ${p.pooled.theta >= p.mde ? '≥' : '<'} MDE ${pct(p.mde)} at ρ̂ = ${pct(p.pooled.rho)}, n = ${p.n}`;
+    const mde =
+      p.mde === null
+        ? 'MDE unreachable'
+        : `θ̂ = ${pct(p.pooled.theta)} ${p.pooled.theta >= p.mde ? '≥' : '<'} MDE ${pct(p.mde)} at ρ̂ = ${pct(p.pooled.rho)}, n = ${p.n}`;
     const at = p.atMde === null ? '' : `; stats-level at the MDE ${cp(p.atMde)}`;
-    out.push(`noisy power ${p.design} ${p.criterion}: real ${cp(p.real)}; ${mde}${at} — ${p.passed ? 'passed' : 'FAILED'}`);
+    out.push(
+      `noisy power ${p.design} ${p.criterion}: real ${cp(p.real)}; ${mde}${at} — ${p.passed ? 'passed' : 'FAILED'}`,
+    );
   }
   return out;
 }

@@ -49,12 +49,28 @@ export interface Agreement {
   readonly agrees: boolean;
 }
 
-export function agreement(detected: number, campaigns: number, predicted: number, replicates: number, zLimit: number): Agreement | null {
+export function agreement(
+  detected: number,
+  campaigns: number,
+  predicted: number,
+  replicates: number,
+  zLimit: number,
+): Agreement | null {
   if (campaigns === 0) return null;
   const observed = detected / campaigns;
   const pooled = (detected + predicted * replicates) / (campaigns + replicates);
   const se = Math.sqrt(pooled * (1 - pooled) * (1 / campaigns + 1 / replicates));
-  if (!(se > 0)) return { observed, predicted, campaigns, replicates, combinedSe: 0, z: null, zLimit, agrees: observed === predicted };
+  if (!(se > 0))
+    return {
+      observed,
+      predicted,
+      campaigns,
+      replicates,
+      combinedSe: 0,
+      z: null,
+      zLimit,
+      agrees: observed === predicted,
+    };
   const z = (observed - predicted) / se;
   return { observed, predicted, campaigns, replicates, combinedSe: se, z, zLimit, agrees: Math.abs(z) <= zLimit };
 }

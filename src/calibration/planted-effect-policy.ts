@@ -63,16 +63,32 @@ export class PlantedEffectPolicy implements BatchPolicy, MemoryReadable {
   private readonly slots: SlotState[];
   private readonly bySlotEpisode = new Map<string, number>();
 
-  constructor(private readonly inner: WrappablePolicy, private readonly opts: PlantedEffectOptions) {
-    if (!(opts.delta >= 0 && Number.isFinite(opts.delta))) throw new ImepError('E_USAGE', `planted delta must be a finite number ≥ 0, got ${opts.delta}`, { field: 'planted.delta' });
-    if (opts.targets.length < 2) throw new ImepError('E_USAGE', 'the planted target table needs at least 2 entries', { field: 'planted.targets' });
+  constructor(
+    private readonly inner: WrappablePolicy,
+    private readonly opts: PlantedEffectOptions,
+  ) {
+    if (!(opts.delta >= 0 && Number.isFinite(opts.delta)))
+      throw new ImepError('E_USAGE', `planted delta must be a finite number ≥ 0, got ${opts.delta}`, {
+        field: 'planted.delta',
+      });
+    if (opts.targets.length < 2)
+      throw new ImepError('E_USAGE', 'the planted target table needs at least 2 entries', { field: 'planted.targets' });
     if (opts.mode === 'fact-conditioned') {
-      if (opts.decoder === null) throw new ImepError('E_USAGE', 'a fact-conditioned planted effect needs a fitted fact decoder', { field: 'planted.decoder' });
+      if (opts.decoder === null)
+        throw new ImepError('E_USAGE', 'a fact-conditioned planted effect needs a fitted fact decoder', {
+          field: 'planted.decoder',
+        });
       if (opts.decoder.centroids.length !== opts.targets.length) {
-        throw new ImepError('E_USAGE', `the decoder knows ${opts.decoder.centroids.length} facts, the target table has ${opts.targets.length}`, { field: 'planted.targets' });
+        throw new ImepError(
+          'E_USAGE',
+          `the decoder knows ${opts.decoder.centroids.length} facts, the target table has ${opts.targets.length}`,
+          { field: 'planted.targets' },
+        );
       }
     } else if (opts.seed === undefined) {
-      throw new ImepError('E_USAGE', 'an unconditioned planted effect needs a registered seed', { field: 'planted.seed' });
+      throw new ImepError('E_USAGE', 'an unconditioned planted effect needs a registered seed', {
+        field: 'planted.seed',
+      });
     }
     this.maxBatch = inner.maxBatch;
     this.slots = Array.from({ length: inner.maxBatch }, () => ({ episode: null, step: 0, latch: null }));
@@ -111,16 +127,22 @@ export class PlantedEffectPolicy implements BatchPolicy, MemoryReadable {
       const out = outs[i] as PolicyOutput;
       if (s.latch === null || this.opts.delta === 0) return out;
       const pose = r.obs[this.opts.poseField];
-      const p = pose !== null && typeof pose === 'object' && 'data' in pose ? (pose.data as ArrayLike<number>) : (pose as unknown as ArrayLike<number> | undefined);
+      const p =
+        pose !== null && typeof pose === 'object' && 'data' in pose
+          ? (pose.data as ArrayLike<number>)
+          : (pose as unknown as ArrayLike<number> | undefined);
       if (p === undefined || typeof p.length !== 'number' || p.length < 2) {
-        throw new ImepError('E_USAGE', `the planted effect needs a 2-D ${this.opts.poseField} in the observation`, { field: 'planted.poseField' });
+        throw new ImepError('E_USAGE', `the planted effect needs a 2-D ${this.opts.poseField} in the observation`, {
+          field: 'planted.poseField',
+        });
       }
       const target = this.opts.targets[s.latch.index] as readonly [number, number];
       const dx = target[0] - Number(p[0]);
       const dy = target[1] - Number(p[1]);
       const len = Math.hypot(dx, dy);
       const a = out.action.data as Float32Array;
-      if (a.length < 2) throw new ImepError('E_USAGE', 'the planted effect needs an action of at least 2 values', { field: 'planted' });
+      if (a.length < 2)
+        throw new ImepError('E_USAGE', 'the planted effect needs an action of at least 2 values', { field: 'planted' });
       const action = Float32Array.from(a);
       if (len > 0) {
         action[0] = (action[0] as number) + (this.opts.delta * dx) / len;
@@ -148,7 +170,8 @@ export class PlantedEffectPolicy implements BatchPolicy, MemoryReadable {
 
   private slotAt(slot: number): SlotState {
     const s = this.slots[slot];
-    if (s === undefined) throw new ImepError('E_USAGE', `slot ${slot} outside [0, ${this.maxBatch})`, { field: 'slot' });
+    if (s === undefined)
+      throw new ImepError('E_USAGE', `slot ${slot} outside [0, ${this.maxBatch})`, { field: 'slot' });
     return s;
   }
 }

@@ -29,11 +29,38 @@ export interface DesignResult {
   readonly planted: { readonly mode: 'fact-conditioned' | 'unconditioned'; readonly delta: number } | null;
   readonly description: string | null;
   readonly campaigns: readonly CampaignResult[];
-  readonly pooled: { readonly bOnlyT: number; readonly cOnlyS: number; readonly both: number; readonly n: number; readonly rhoS: number; readonly rhoT: number; readonly theta: number };
-  readonly simulationParameters: { readonly n: number; readonly pB: number; readonly pC: number; readonly rho: number; readonly theta: number; readonly source: string };
+  readonly pooled: {
+    readonly bOnlyT: number;
+    readonly cOnlyS: number;
+    readonly both: number;
+    readonly n: number;
+    readonly rhoS: number;
+    readonly rhoT: number;
+    readonly theta: number;
+  };
+  readonly simulationParameters: {
+    readonly n: number;
+    readonly pB: number;
+    readonly pC: number;
+    readonly rho: number;
+    readonly theta: number;
+    readonly source: string;
+  };
   readonly real: RateWithInterval & { readonly kind: 'power' | 'false-positive-rate' };
-  readonly simulated: RateWithInterval & { readonly kind: 'power' | 'false-positive-rate'; readonly seed: number | string; readonly prng: string; readonly meanB: number; readonly meanC: number };
-  readonly predicted: { readonly power: number; readonly mcError: number; readonly replicates: number; readonly seed: number | string; readonly exactPower: number };
+  readonly simulated: RateWithInterval & {
+    readonly kind: 'power' | 'false-positive-rate';
+    readonly seed: number | string;
+    readonly prng: string;
+    readonly meanB: number;
+    readonly meanC: number;
+  };
+  readonly predicted: {
+    readonly power: number;
+    readonly mcError: number;
+    readonly replicates: number;
+    readonly seed: number | string;
+    readonly exactPower: number;
+  };
   readonly agreementReal: Agreement;
   readonly agreementSimulated: Agreement;
 }
@@ -55,7 +82,13 @@ export interface CampaignDesignResult {
   readonly truth: 'fact-use' | 'none';
   readonly description: string | null;
   readonly campaigns: readonly CampaignBandResult[];
-  readonly pooled: { readonly bOnlyT: number; readonly cOnlyS: number; readonly n: number; readonly removed: number; readonly theta: number };
+  readonly pooled: {
+    readonly bOnlyT: number;
+    readonly cOnlyS: number;
+    readonly n: number;
+    readonly removed: number;
+    readonly theta: number;
+  };
   /** How many campaigns got each verdict word of the registered criterion. */
   readonly verdicts: Readonly<Record<string, number>>;
   /** The template the design ran (campaigns.template or the design's own). */
@@ -76,7 +109,16 @@ export interface CampaignDesignResult {
 }
 
 export interface CampaignDesignsResult {
-  readonly template: { readonly file: string; readonly sha256: string; readonly criterion: { readonly id: string; readonly estimand: string; readonly rule: string; readonly method: string } };
+  readonly template: {
+    readonly file: string;
+    readonly sha256: string;
+    readonly criterion: {
+      readonly id: string;
+      readonly estimand: string;
+      readonly rule: string;
+      readonly method: string;
+    };
+  };
   readonly substituted: readonly string[];
   readonly operators: { readonly runner: string; readonly adjudicator: string };
   readonly lifecycle: string;
@@ -114,16 +156,54 @@ export interface CalibrationResult {
     readonly env: string;
     readonly ladder: string;
   };
-  readonly decoders: readonly { readonly checkpoint: string; readonly fitSeeds: readonly [number, number]; readonly fitUnits: number; readonly fitCorrect: number; readonly centroids: readonly (readonly number[])[] }[];
-  readonly frozenMde: { readonly inputs: Mde['inputs']; readonly outputs: Mde['outputs']; readonly rows: readonly FrozenRowCheck[] };
+  readonly decoders: readonly {
+    readonly checkpoint: string;
+    readonly fitSeeds: readonly [number, number];
+    readonly fitUnits: number;
+    readonly fitCorrect: number;
+    readonly centroids: readonly (readonly number[])[];
+  }[];
+  readonly frozenMde: {
+    readonly inputs: Mde['inputs'];
+    readonly outputs: Mde['outputs'];
+    readonly rows: readonly FrozenRowCheck[];
+  };
   readonly designs: readonly DesignResult[];
   readonly campaignDesigns: CampaignDesignsResult | null;
   readonly checks: {
-    readonly falsePositive: { readonly limit: number; readonly rule: string; readonly designs: readonly { readonly id: string; readonly upper95: number; readonly campaigns: number; readonly passed: boolean }[] };
-    readonly power: { readonly minimum: number; readonly rule: string; readonly designs: readonly { readonly id: string; readonly real: number; readonly simulated: number; readonly passed: boolean }[] };
-    readonly agreement: { readonly zLimit: number; readonly compared: number; readonly agreeing: number; readonly passed: boolean };
+    readonly falsePositive: {
+      readonly limit: number;
+      readonly rule: string;
+      readonly designs: readonly {
+        readonly id: string;
+        readonly upper95: number;
+        readonly campaigns: number;
+        readonly passed: boolean;
+      }[];
+    };
+    readonly power: {
+      readonly minimum: number;
+      readonly rule: string;
+      readonly designs: readonly {
+        readonly id: string;
+        readonly real: number;
+        readonly simulated: number;
+        readonly passed: boolean;
+      }[];
+    };
+    readonly agreement: {
+      readonly zLimit: number;
+      readonly compared: number;
+      readonly agreeing: number;
+      readonly passed: boolean;
+    };
     /** Campaign-level designs: every registered verdict ('holds' or not) coincides with the frozen test on the unit's (b′, c′). */
-    readonly campaignVerdicts: { readonly rule: string; readonly campaigns: number; readonly matching: number; readonly passed: boolean };
+    readonly campaignVerdicts: {
+      readonly rule: string;
+      readonly campaigns: number;
+      readonly matching: number;
+      readonly passed: boolean;
+    };
     /** Noisy campaign designs (execution noise): every rule's false-positive rate and the positive control's power; null without any. */
     readonly noisy: NoisyChecks | null;
   };

@@ -37,11 +37,15 @@ export function simulateCampaigns(input: SimulationInput): SimulationResult {
   const { n, pB, pC, campaigns, seed, test, alpha } = input;
   if (!Number.isSafeInteger(n) || n < 1) domainError('n', `n must be an integer ≥ 1, got ${n}`);
   if (!(pB >= 0 && pC >= 0 && pB + pC <= 1)) domainError('pB', `pB, pC must be ≥ 0 with pB + pC ≤ 1, got ${pB}, ${pC}`);
-  if (!Number.isSafeInteger(campaigns) || campaigns < 0) domainError('campaigns', `campaigns must be an integer ≥ 0, got ${campaigns}`);
+  if (!Number.isSafeInteger(campaigns) || campaigns < 0)
+    domainError('campaigns', `campaigns must be an integer ≥ 0, got ${campaigns}`);
   const prng = new Prng(seed);
-  let detected = 0, sumB = 0, sumC = 0;
+  let detected = 0,
+    sumB = 0,
+    sumC = 0;
   for (let r = 0; r < campaigns; r++) {
-    let b = 0, c = 0;
+    let b = 0,
+      c = 0;
     for (let i = 0; i < n; i++) {
       const u = prng.nextFloat();
       if (u < pB) b++;
@@ -51,5 +55,11 @@ export function simulateCampaigns(input: SimulationInput): SimulationResult {
     sumC += c;
     if (detects(b, c, test, alpha).detected) detected++;
   }
-  return { campaigns, detected, prng: prng.spec, meanB: campaigns === 0 ? 0 : sumB / campaigns, meanC: campaigns === 0 ? 0 : sumC / campaigns };
+  return {
+    campaigns,
+    detected,
+    prng: prng.spec,
+    meanB: campaigns === 0 ? 0 : sumB / campaigns,
+    meanC: campaigns === 0 ? 0 : sumC / campaigns,
+  };
 }

@@ -68,7 +68,12 @@ export interface SimulatorContext {
 export const inProcessLiteEnvs: EnvProvider = (task) => makeLiteEnv(task.envId, task.kwargs);
 
 /** Protocol adapter names → the sim-bridge's `--adapters` names (sim-bridge/imep_sim_bridge/adapters). */
-export const SIM_BRIDGE_ADAPTERS = { mikasa: 'mikasa', simplerenv: 'simpler', libero: 'libero', replay: 'replay' } as const;
+export const SIM_BRIDGE_ADAPTERS = {
+  mikasa: 'mikasa',
+  simplerenv: 'simpler',
+  libero: 'libero',
+  replay: 'replay',
+} as const;
 
 const envKey = (envId: string, kwargs: Readonly<Record<string, unknown>>): string => canonicalJson({ envId, kwargs });
 
@@ -77,21 +82,36 @@ export function resolveReplayDir(protocol: Protocol, ctx: SimulatorContext): str
   const sim = protocol.simulator;
   if (sim.kind !== 'sim-bridge' || sim.replayDir === undefined) return undefined;
   const dir = sim.replayDir;
-  const found = isAbsolute(dir) ? (existsSync(dir) ? dir : undefined) : ctx.roots.map((r) => resolve(r, dir)).find((p) => existsSync(p));
+  const found = isAbsolute(dir)
+    ? existsSync(dir)
+      ? dir
+      : undefined
+    : ctx.roots.map((r) => resolve(r, dir)).find((p) => existsSync(p));
   if (found === undefined) {
-    throw new ImepError('E_PROTOCOL_INVALID', `replay directory ${dir} does not exist${isAbsolute(dir) ? '' : ` (looked in ${ctx.roots.join(', ')})`}`, {
-      file: ctx.file,
-      field: 'simulator.replayDir',
-      hint: 'point it at a folder of replay files (<stem>.msgpack, format imep-replay/1; sim-bridge/PROTOCOL.md "Replay files")',
-    });
+    throw new ImepError(
+      'E_PROTOCOL_INVALID',
+      `replay directory ${dir} does not exist${isAbsolute(dir) ? '' : ` (looked in ${ctx.roots.join(', ')})`}`,
+      {
+        file: ctx.file,
+        field: 'simulator.replayDir',
+        hint: 'point it at a folder of replay files (<stem>.msgpack, format imep-replay/1; sim-bridge/PROTOCOL.md "Replay files")',
+      },
+    );
   }
   return found;
 }
 
-async function openPool(protocol: Protocol, ctx: SimulatorContext, options: SimulatorOptions): Promise<{ pool: BridgeServerPool; description: string; isolation: string }> {
+async function openPool(
+  protocol: Protocol,
+  ctx: SimulatorContext,
+  options: SimulatorOptions,
+): Promise<{ pool: BridgeServerPool; description: string; isolation: string }> {
   // imported here, not at the top: in-process lite runs (every shard of a lite campaign) never load the
   // ZeroMQ client, msgpackr and execa (a tenth of a second of start-up per process)
-  const [{ BridgeServerPool }, { liteServerCommand, pythonServerCommand }] = await Promise.all([import('../bridges/server-pool.js'), import('../bridges/supervisor.js')]);
+  const [{ BridgeServerPool }, { liteServerCommand, pythonServerCommand }] = await Promise.all([
+    import('../bridges/server-pool.js'),
+    import('../bridges/supervisor.js'),
+  ]);
   const sim = protocol.simulator;
   const poolOptions = {
     ...(options.deadlines ? { deadlines: options.deadlines } : {}),
@@ -111,27 +131,40 @@ async function openPool(protocol: Protocol, ctx: SimulatorContext, options: Simu
   const adapter = SIM_BRIDGE_ADAPTERS[sim.adapter];
   if (sim.endpoint !== undefined) {
     if (sim.replayDir !== undefined) {
-      throw new ImepError('E_PROTOCOL_INVALID', 'replayDir is given with an endpoint: a server someone else started has its own replay directory', {
-        file: ctx.file,
-        field: 'simulator.replayDir',
-        hint: 'remove replayDir (the server at the endpoint was started with --replay-dir), or remove endpoint so IMEP starts the server',
-      });
+      throw new ImepError(
+        'E_PROTOCOL_INVALID',
+        'replayDir is given with an endpoint: a server someone else started has its own replay directory',
+        {
+          file: ctx.file,
+          field: 'simulator.replayDir',
+          hint: 'remove replayDir (the server at the endpoint was started with --replay-dir), or remove endpoint so IMEP starts the server',
+        },
+      );
     }
     let pool: BridgeServerPool;
     try {
       pool = await BridgeServerPool.attach(sim.endpoint, poolOptions);
     } catch (e) {
       if (!isImepError(e)) throw e;
-      throw new ImepError(e.code, e.message, { file: ctx.file, field: 'simulator.endpoint', ...(e.hint ? { hint: e.hint } : {}), cause: e });
+      throw new ImepError(e.code, e.message, {
+        file: ctx.file,
+        field: 'simulator.endpoint',
+        ...(e.hint ? { hint: e.hint } : {}),
+        cause: e,
+      });
     }
     const adapters = pool.hello(0).adapters;
     if (!adapters.includes(adapter)) {
       await pool.dispose();
-      throw new ImepError('E_PROTOCOL_INVALID', `the simulator server at ${sim.endpoint} has no '${adapter}' adapter (it has: ${adapters.join(', ') || 'none'})`, {
-        file: ctx.file,
-        field: 'simulator.adapter',
-        hint: `start the server with --adapters ${adapter}`,
-      });
+      throw new ImepError(
+        'E_PROTOCOL_INVALID',
+        `the simulator server at ${sim.endpoint} has no '${adapter}' adapter (it has: ${adapters.join(', ') || 'none'})`,
+        {
+          file: ctx.file,
+          field: 'simulator.adapter',
+          hint: `start the server with --adapters ${adapter}`,
+        },
+      );
     }
     return {
       pool,
@@ -147,24 +180,37 @@ async function openPool(protocol: Protocol, ctx: SimulatorContext, options: Simu
     });
   }
   const replayDir = resolveReplayDir(protocol, ctx);
-  const plain = (endpoint: string): ServerCommand => pythonServerCommand(endpoint, { adapters: [adapter], ...(replayDir === undefined ? {} : { replayDir }) });
-  const [{ sandboxSimulator, describeIsolation }, { packageRoot }] = await Promise.all([import('../bridges/index.js'), import('../bridges/supervisor.js')]);
+  const plain = (endpoint: string): ServerCommand =>
+    pythonServerCommand(endpoint, { adapters: [adapter], ...(replayDir === undefined ? {} : { replayDir }) });
+  const [{ sandboxSimulator, describeIsolation }, { packageRoot }] = await Promise.all([
+    import('../bridges/index.js'),
+    import('../bridges/supervisor.js'),
+  ]);
   // a missing interpreter is the user's to fix (exit 2), named before the sandbox would hide it behind bwrap's exit
   const interpreter = plain('ipc://check');
   if (interpreter.file.includes('/') && !existsSync(interpreter.file)) {
-    throw new ImepError('E_SIM_UNAVAILABLE', `${interpreter.label}: ${interpreter.file} not found`, { hint: 'install it or set IMEP_PYTHON' });
+    throw new ImepError('E_SIM_UNAVAILABLE', `${interpreter.label}: ${interpreter.file} not found`, {
+      hint: 'install it or set IMEP_PYTHON',
+    });
   }
   const bridgePackage = join(packageRoot(), 'sim-bridge', 'imep_sim_bridge');
   // every server (and every restart) is started in the sandbox; all get the same isolation (bwrap is probed once per process)
   let isolation = 'isolation: none (no server started)';
   const command = (endpoint: string): ServerCommand => {
-    const boxed = sandboxSimulator(plain(endpoint), endpoint, { bridgePackage, ...(replayDir === undefined ? {} : { replayDir }) });
+    const boxed = sandboxSimulator(plain(endpoint), endpoint, {
+      bridgePackage,
+      ...(replayDir === undefined ? {} : { replayDir }),
+    });
     isolation = describeIsolation(boxed.isolation);
     return boxed.command;
   };
   const pool = await BridgeServerPool.spawn(servers, command, poolOptions);
   const shown = plain('ipc://…');
-  return { pool, description: `sim-bridge adapter ${sim.adapter}: ${servers} ${plural} started by IMEP (${[shown.file, ...shown.args].join(' ')})`, isolation };
+  return {
+    pool,
+    description: `sim-bridge adapter ${sim.adapter}: ${servers} ${plural} started by IMEP (${[shown.file, ...shown.args].join(' ')})`,
+    isolation,
+  };
 }
 
 /**
@@ -172,7 +218,12 @@ async function openPool(protocol: Protocol, ctx: SimulatorContext, options: Simu
  * The environments it made stay open in `made` (by key): the run's slot 0 of each adopts its own instead of making
  * another (a real simulator's make takes seconds: LIBERO ~7 s); whatever is not adopted is closed with the pool.
  */
-async function preflightSpecs(pool: BridgeServerPool, protocol: Protocol, ctx: SimulatorContext, made: Map<string, RemoteEnvironment>): Promise<Map<string, EnvSpec>> {
+async function preflightSpecs(
+  pool: BridgeServerPool,
+  protocol: Protocol,
+  ctx: SimulatorContext,
+  made: Map<string, RemoteEnvironment>,
+): Promise<Map<string, EnvSpec>> {
   const specs = new Map<string, EnvSpec>();
   const endpoint = pool.endpoints[0] as string;
   const { methodVisible } = protocol.allowlists;
@@ -193,11 +244,15 @@ async function preflightSpecs(pool: BridgeServerPool, protocol: Protocol, ctx: S
     const shown = new Set(spec.methodVisible);
     methodVisible.forEach((f, i) => {
       if (evaluatorOnly.has(f)) {
-        throw new ImepError('E_ALLOWLIST_OVERLAP', `field "${f}" is evaluator-only in ${entry.id} (as the server at ${endpoint} declares it) but on the protocol's method-visible allowlist`, {
-          file: ctx.file,
-          field: `allowlists.methodVisible[${i}]`,
-          hint: 'a field the simulator keeps for the evaluator is never shown to the policy: remove it from methodVisible',
-        });
+        throw new ImepError(
+          'E_ALLOWLIST_OVERLAP',
+          `field "${f}" is evaluator-only in ${entry.id} (as the server at ${endpoint} declares it) but on the protocol's method-visible allowlist`,
+          {
+            file: ctx.file,
+            field: `allowlists.methodVisible[${i}]`,
+            hint: 'a field the simulator keeps for the evaluator is never shown to the policy: remove it from methodVisible',
+          },
+        );
       }
       if (!shown.has(f)) {
         throw new ImepError('E_PROTOCOL_INVALID', `${entry.id} does not show "${f}" to the policy`, {
@@ -221,11 +276,15 @@ export function checkServerCount(protocol: Protocol, file: string, servers: numb
   const inProcess = sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process';
   const attached = sim.kind === 'sim-bridge' ? sim.endpoint : undefined;
   if ((servers ?? 1) <= 1 || (!inProcess && attached === undefined)) return;
-  const why = inProcess ? 'runs the lite simulators in process: there are no servers to start' : `connects to the one server you started at ${attached}: IMEP starts none`;
+  const why = inProcess
+    ? 'runs the lite simulators in process: there are no servers to start'
+    : `connects to the one server you started at ${attached}: IMEP starts none`;
   throw new ImepError('E_USAGE', `${servers} simulator servers asked for, but the protocol's simulator ${why}`, {
     file,
     field: '--servers',
-    hint: inProcess ? 'drop --servers, or use a protocol whose simulator is { kind: lite, transport: bridge }' : 'drop --servers',
+    hint: inProcess
+      ? 'drop --servers, or use a protocol whose simulator is { kind: lite, transport: bridge }'
+      : 'drop --servers',
   });
 }
 
@@ -233,37 +292,65 @@ export function checkServerCount(protocol: Protocol, file: string, servers: numb
  * Refuses a bridged run whose environments would exceed what one simulator server serves one client
  * (MAX_HANDLES_PER_CLIENT): the runner holds one environment per task and batch slot, slot s on server s mod K.
  */
-export function checkHandlesPerServer(protocol: Protocol, file: string, batch: number, servers: number | undefined): void {
+export function checkHandlesPerServer(
+  protocol: Protocol,
+  file: string,
+  batch: number,
+  servers: number | undefined,
+): void {
   const sim = protocol.simulator;
   if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') return;
   const k = Math.max(1, servers ?? 1);
   const perServer = protocol.envs.length * Math.ceil(batch / k);
   if (perServer <= MAX_HANDLES_PER_CLIENT) return;
-  throw new ImepError('E_USAGE', `${protocol.envs.length} tasks × ${Math.ceil(batch / k)} batch slots per server need ${perServer} open environments on one simulator server, over the ${MAX_HANDLES_PER_CLIENT} a server holds for one client`, {
-    file,
-    field: '--batch',
-    hint: `lower --batch, or spread the slots over more servers with --servers (${Math.ceil(perServer / MAX_HANDLES_PER_CLIENT) * k} or more)`,
-  });
+  throw new ImepError(
+    'E_USAGE',
+    `${protocol.envs.length} tasks × ${Math.ceil(batch / k)} batch slots per server need ${perServer} open environments on one simulator server, over the ${MAX_HANDLES_PER_CLIENT} a server holds for one client`,
+    {
+      file,
+      field: '--batch',
+      hint: `lower --batch, or spread the slots over more servers with --servers (${Math.ceil(perServer / MAX_HANDLES_PER_CLIENT) * k} or more)`,
+    },
+  );
 }
 
 /** Opens the simulators a protocol names (servers started or attached, every environment checked). */
-export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, options: SimulatorOptions = {}): Promise<Simulators> {
+export async function openSimulators(
+  protocol: Protocol,
+  ctx: SimulatorContext,
+  options: SimulatorOptions = {},
+): Promise<Simulators> {
   const sim = protocol.simulator;
   checkServerCount(protocol, ctx.file, options.servers);
   if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') {
-    return { envs: inProcessLiteEnvs, description: null, isolation: null, specOf: () => undefined, environment: undefined, summary: () => null, close: async () => undefined };
+    return {
+      envs: inProcessLiteEnvs,
+      description: null,
+      isolation: null,
+      specOf: () => undefined,
+      environment: undefined,
+      summary: () => null,
+      close: async () => undefined,
+    };
   }
   const { pool, description, isolation } = await openPool(protocol, ctx, options);
   const made = new Map<string, RemoteEnvironment>();
   const generation = pool.generation(0);
   // the environments the check made and no slot adopted: closed (a server IMEP did not start keeps running)
   const closeMade = async (): Promise<void> => {
-    for (const env of made.values()) if (pool.generation(0) === generation && pool.client(0).alive) await env.close().catch(() => undefined);
+    for (const env of made.values())
+      if (pool.generation(0) === generation && pool.client(0).alive) await env.close().catch(() => undefined);
     made.clear();
   };
   let specs: Map<string, EnvSpec>;
   try {
-    if (sim.kind === 'sim-bridge') assertAdapterAvailable(pool.hello(0), SIM_BRIDGE_ADAPTERS[sim.adapter], `at ${pool.endpoints[0] as string}`, ctx.file);
+    if (sim.kind === 'sim-bridge')
+      assertAdapterAvailable(
+        pool.hello(0),
+        SIM_BRIDGE_ADAPTERS[sim.adapter],
+        `at ${pool.endpoints[0] as string}`,
+        ctx.file,
+      );
     specs = await preflightSpecs(pool, protocol, ctx, made);
   } catch (e) {
     await closeMade();
@@ -272,7 +359,11 @@ export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, 
   }
   const specFor = (task: TaskEntry): EnvSpec => {
     const spec = specs.get(envKey(task.envId, task.kwargs));
-    if (spec === undefined) throw new ImepError('E_INTERNAL', `no checked spec for ${task.envId}; the runner asked for an environment the protocol does not list`);
+    if (spec === undefined)
+      throw new ImepError(
+        'E_INTERNAL',
+        `no checked spec for ${task.envId}; the runner asked for an environment the protocol does not list`,
+      );
     return spec;
   };
   const adapter = sim.kind === 'sim-bridge' ? SIM_BRIDGE_ADAPTERS[sim.adapter] : 'lite';
@@ -281,7 +372,13 @@ export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, 
       const key = envKey(task.envId, task.kwargs);
       const checked = slot % pool.size === 0 ? made.get(key) : undefined;
       if (checked !== undefined) made.delete(key);
-      return pool.environment(slot % pool.size, task.envId, task.kwargs, specFor(task), checked === undefined ? undefined : { remote: checked, generation });
+      return pool.environment(
+        slot % pool.size,
+        task.envId,
+        task.kwargs,
+        specFor(task),
+        checked === undefined ? undefined : { remote: checked, generation },
+      );
     },
     description,
     isolation,
@@ -290,7 +387,10 @@ export async function openSimulators(protocol: Protocol, ctx: SimulatorContext, 
     summary: () => {
       const s = pool.stats();
       const failed = Object.entries(s.failedCalls);
-      const recovered = s.origin === 'spawned' ? `${s.recoveries} restart${s.recoveries === 1 ? '' : 's'}` : `${s.recoveries} reconnect${s.recoveries === 1 ? '' : 's'}`;
+      const recovered =
+        s.origin === 'spawned'
+          ? `${s.recoveries} restart${s.recoveries === 1 ? '' : 's'}`
+          : `${s.recoveries} reconnect${s.recoveries === 1 ? '' : 's'}`;
       return `${recovered}, failed calls: ${failed.length === 0 ? 'none' : failed.map(([c, n]) => `${c} ${n}`).join(', ')}`;
     },
     close: async () => {

@@ -32,21 +32,48 @@ function hostsHint(hosts: readonly string[]): string {
 }
 
 /** The refusal for a preflight `make` of `envs[k]` that failed with `e`. */
-export function makeRefusal(e: unknown, envId: string, k: number, hosts: readonly string[], where: string, file: string): unknown {
+export function makeRefusal(
+  e: unknown,
+  envId: string,
+  k: number,
+  hosts: readonly string[],
+  where: string,
+  file: string,
+): unknown {
   if (!isImepError(e)) return e;
   // BridgeCallError's wire code, read without importing bridges/ at run time (in-process lite runs never load it)
   const wire = 'wireCode' in e ? (e as { wireCode: unknown }).wireCode : undefined;
   const message = `the simulator server ${where} cannot make ${envId}: ${e.message}`;
   if (wire === 'E_UNKNOWN_ENV') {
-    return new ImepError('E_PROTOCOL_INVALID', message, { file, field: `envs[${k}].id`, hint: hosts.length > 0 ? hostsHint(hosts) : 'check the adapter and the env id', cause: e });
+    return new ImepError('E_PROTOCOL_INVALID', message, {
+      file,
+      field: `envs[${k}].id`,
+      hint: hosts.length > 0 ? hostsHint(hosts) : 'check the adapter and the env id',
+      cause: e,
+    });
   }
   if (wire === 'E_ADAPTER') {
-    return new ImepError('E_PROTOCOL_INVALID', message, { file, field: `envs[${k}]`, hint: 'check the env id and its kwargs against the adapter (sim-bridge/imep_sim_bridge/adapters)', cause: e });
+    return new ImepError('E_PROTOCOL_INVALID', message, {
+      file,
+      field: `envs[${k}]`,
+      hint: 'check the env id and its kwargs against the adapter (sim-bridge/imep_sim_bridge/adapters)',
+      cause: e,
+    });
   }
   if (e.code === 'E_SIM_UNAVAILABLE') {
-    return new ImepError('E_SIM_UNAVAILABLE', message, { file, field: `envs[${k}].id`, hint: e.hint ?? 'install what the message names into the python IMEP_PYTHON points at', cause: e });
+    return new ImepError('E_SIM_UNAVAILABLE', message, {
+      file,
+      field: `envs[${k}].id`,
+      hint: e.hint ?? 'install what the message names into the python IMEP_PYTHON points at',
+      cause: e,
+    });
   }
-  return new ImepError(e.code, message, { file, field: `envs[${k}].id`, ...(e.hint === undefined ? {} : { hint: e.hint }), cause: e });
+  return new ImepError(e.code, message, {
+    file,
+    field: `envs[${k}].id`,
+    ...(e.hint === undefined ? {} : { hint: e.hint }),
+    cause: e,
+  });
 }
 
 function describeRanges(ranges: readonly { start: number; end: number }[]): string {
@@ -62,9 +89,13 @@ export function assertSeedsTaken(protocol: Protocol, spec: EnvSpec, envId: strin
   const outside = seeds.filter((s) => !ranges.some((r) => r.start <= s && s <= r.end));
   if (outside.length === 0) return;
   const first = outside.slice(0, 5).join(', ') + (outside.length > 5 ? ', …' : '');
-  throw new ImepError('E_PROTOCOL_INVALID', `${outside.length} of the ${seeds.length} registered seeds (${first}) are outside the seeds ${envId} takes: ${describeRanges(ranges)}`, {
-    file,
-    field: 'seeds',
-    hint: `register seeds inside ${describeRanges(ranges)}`,
-  });
+  throw new ImepError(
+    'E_PROTOCOL_INVALID',
+    `${outside.length} of the ${seeds.length} registered seeds (${first}) are outside the seeds ${envId} takes: ${describeRanges(ranges)}`,
+    {
+      file,
+      field: 'seeds',
+      hint: `register seeds inside ${describeRanges(ranges)}`,
+    },
+  );
 }

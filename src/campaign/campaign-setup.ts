@@ -5,17 +5,59 @@
  * built in a hidden temporary folder renamed into place.
  */
 import { makeDirs, ImepError } from '../core/index.js';
-import { ioError, fsyncDir, detectCodeIdentity, detectPackageVersions, createUnitDir, currentOperator, loadFrozenProtocol, precommit, readPrecommit, describeOverlap, findSeedOverlaps, readSeedRegistry, unitPaths, type Operator, type SeedBand, ARRIVAL_ORDER_FILE, newArrivalKey, readArrivalKey } from '../evidence/index.js';
+import {
+  ioError,
+  fsyncDir,
+  detectCodeIdentity,
+  detectPackageVersions,
+  createUnitDir,
+  currentOperator,
+  loadFrozenProtocol,
+  precommit,
+  readPrecommit,
+  describeOverlap,
+  findSeedOverlaps,
+  readSeedRegistry,
+  unitPaths,
+  type Operator,
+  type SeedBand,
+  ARRIVAL_ORDER_FILE,
+  newArrivalKey,
+  readArrivalKey,
+} from '../evidence/index.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, rename, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildPlan, type Plan, type PlannedEpisode, assertPlanSize, describeEstimate, checkpointFile, verifyCheckpoint, loadProtocol, ProtocolSchema, type Protocol, seedRanges } from '../protocol/index.js';
-import { inProcessLiteEnvs, openSimulators, type SimulatorContext, type SimulatorOptions, type Simulators } from './bridge-envs.js';
+import {
+  buildPlan,
+  type Plan,
+  type PlannedEpisode,
+  assertPlanSize,
+  describeEstimate,
+  checkpointFile,
+  verifyCheckpoint,
+  loadProtocol,
+  ProtocolSchema,
+  type Protocol,
+  seedRanges,
+} from '../protocol/index.js';
+import {
+  inProcessLiteEnvs,
+  openSimulators,
+  type SimulatorContext,
+  type SimulatorOptions,
+  type Simulators,
+} from './bridge-envs.js';
 import { assertCheckpointServes, checkpointPolicyProvider } from './checkpoint-policy.js';
 import type { HostedPolicyRecord, SimulatorEnvironment } from '../evidence/index.js';
-import { assertHostedPolicyUnchanged, hostedPolicyKey, remotePolicyProvider, type RemotePolicyProvider } from './remote-policy-provider.js';
+import {
+  assertHostedPolicyUnchanged,
+  hostedPolicyKey,
+  remotePolicyProvider,
+  type RemotePolicyProvider,
+} from './remote-policy-provider.js';
 import { assertSimulatorInputsUnchanged, simulatorInputHashes } from './simulator-inputs.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { preflightPlan } from './run-plan.js';
@@ -65,11 +107,13 @@ export interface Campaign {
   readonly dir: string;
 }
 
-export const say = (opts: CampaignOptions, line: string): void => (opts.say ?? ((l: string) => process.stdout.write(`${l}\n`)))(line);
+export const say = (opts: CampaignOptions, line: string): void =>
+  (opts.say ?? ((l: string) => process.stdout.write(`${l}\n`)))(line);
 
 export function batchOf(opts: CampaignOptions): number {
   const b = opts.batchSize ?? DEFAULT_BATCH;
-  if (!Number.isSafeInteger(b) || b < 1) throw new ImepError('E_USAGE', `batch size must be a positive integer, got ${b}`, { field: '--batch' });
+  if (!Number.isSafeInteger(b) || b < 1)
+    throw new ImepError('E_USAGE', `batch size must be a positive integer, got ${b}`, { field: '--batch' });
   return b;
 }
 
@@ -100,12 +144,17 @@ export interface SessionSimulators {
   readonly environment: SimulatorEnvironment | undefined;
 }
 
-export async function withSimulators<T>(c: Campaign, opts: CampaignOptions, fn: (envs: EnvProvider, simulators: SessionSimulators) => Promise<T>): Promise<T> {
+export async function withSimulators<T>(
+  c: Campaign,
+  opts: CampaignOptions,
+  fn: (envs: EnvProvider, simulators: SessionSimulators) => Promise<T>,
+): Promise<T> {
   if (opts.envs !== undefined) return fn(opts.envs, { isolation: null, environment: undefined });
   const ctx = simulatorContext(c, opts);
   await assertSimulatorInputsUnchanged(c.protocol, ctx, (await readPrecommit(c.dir)).simulatorHashes);
   const sims = opts.heldSimulators ?? (await openSimulators(c.protocol, ctx, opts.simulators ?? {}));
-  if (sims.description !== null) say(opts, `simulator: ${sims.description}${sims.isolation === null ? '' : `; ${sims.isolation}`}`);
+  if (sims.description !== null)
+    say(opts, `simulator: ${sims.description}${sims.isolation === null ? '' : `; ${sims.isolation}`}`);
   try {
     return await fn(sims.envs, { isolation: sims.isolation, environment: sims.environment });
   } finally {
@@ -128,7 +177,11 @@ function closingOnce(sims: Simulators): Simulators {
  * runtime checks see the declared specs (facts for S/T), and the run that follows uses these servers instead of
  * starting and checking its own. They are closed when that run ends, or after `fn` at the latest.
  */
-export async function withCheckedSimulators<T>(c: Campaign, opts: CampaignOptions, fn: (opts: CampaignOptions) => Promise<T>): Promise<T> {
+export async function withCheckedSimulators<T>(
+  c: Campaign,
+  opts: CampaignOptions,
+  fn: (opts: CampaignOptions) => Promise<T>,
+): Promise<T> {
   if (opts.envs !== undefined || opts.heldSimulators !== undefined) return fn(opts);
   const held = closingOnce(await openSimulators(c.protocol, simulatorContext(c, opts), opts.simulators ?? {}));
   try {
@@ -158,7 +211,11 @@ export async function openCampaign(file: string, opts: CampaignOptions): Promise
 /** Plans above this many rows announce their estimate before they are built. */
 const PLAN_ROWS_ANNOUNCE = 20_000;
 
-function assertNoOverlapYet(protocol: Protocol, file: string, registry: Awaited<ReturnType<typeof readSeedRegistry>>): void {
+function assertNoOverlapYet(
+  protocol: Protocol,
+  file: string,
+  registry: Awaited<ReturnType<typeof readSeedRegistry>>,
+): void {
   const reuse = (protocol.seeds.reuse ?? []).map((r) => r.campaign);
   const overlap = findSeedOverlaps(registry, protocol.id, seedBands(protocol), reuse)[0];
   if (overlap !== undefined) {
@@ -181,10 +238,14 @@ export async function openUnit(dir: string): Promise<Campaign> {
   const protocol = ProtocolSchema.parse(frozen.protocol);
   const plan = buildPlan(protocol);
   if (plan.planHash !== frozen.precommit.planHash) {
-    throw new ImepError('E_PROTOCOL_FROZEN', `the plan this code builds (${plan.planHash.slice(0, 12)}…) is not the precommitted plan (${frozen.precommit.planHash.slice(0, 12)}…)`, {
-      file: unitPaths(dir).plan,
-      hint: 'run the unit with the code that precommitted it (see unit.json spec.code)',
-    });
+    throw new ImepError(
+      'E_PROTOCOL_FROZEN',
+      `the plan this code builds (${plan.planHash.slice(0, 12)}…) is not the precommitted plan (${frozen.precommit.planHash.slice(0, 12)}…)`,
+      {
+        file: unitPaths(dir).plan,
+        hint: 'run the unit with the code that precommitted it (see unit.json spec.code)',
+      },
+    );
   }
   return { file: unitPaths(dir).protocol, protocol, hash: frozen.protocolHash, plan, dir };
 }
@@ -206,7 +267,8 @@ function hostedRecordOf(provider: PolicyProvider): HostedPolicyRecord | undefine
  * before any row (run-plan.ts).
  */
 function knownSpecs(protocol: Protocol, opts: CampaignOptions): SpecSource {
-  if (opts.envs === undefined && opts.heldSimulators !== undefined && protocol.simulator.kind !== 'lite') return opts.heldSimulators.specOf;
+  if (opts.envs === undefined && opts.heldSimulators !== undefined && protocol.simulator.kind !== 'lite')
+    return opts.heldSimulators.specOf;
   if (opts.envs !== undefined || protocol.simulator.kind !== 'lite') return () => undefined;
   const specs = new Map<string, ReturnType<SpecSource>>();
   return (task) => {
@@ -225,7 +287,8 @@ export async function runtimeFor(c: Campaign, opts: CampaignOptions): Promise<Po
   const ckptDir = c.protocol.checkpoint === undefined ? root : resolve(root, c.protocol.checkpoint.path);
   let provider: PolicyProvider;
   if (opts.policies) provider = await opts.policies(c.protocol, ckptDir);
-  else if (c.protocol.policy !== undefined) provider = await remotePolicyProvider(c.protocol, simulatorContext(c, opts), batchOf(opts));
+  else if (c.protocol.policy !== undefined)
+    provider = await remotePolicyProvider(c.protocol, simulatorContext(c, opts), batchOf(opts));
   else {
     assertCheckpointServes(c.protocol, ckptDir);
     provider = await checkpointPolicyProvider(ckptDir, { memory: c.protocol.memory });
@@ -234,7 +297,8 @@ export async function runtimeFor(c: Campaign, opts: CampaignOptions): Promise<Po
     opts.onPolicy?.(provider);
     const hosted = hostedRecordOf(provider);
     if (hosted !== undefined) {
-      if (await exists(unitPaths(c.dir).precommit)) assertHostedPolicyUnchanged(hosted, (await readPrecommit(c.dir)).hostedPolicy, c.file);
+      if (await exists(unitPaths(c.dir).precommit))
+        assertHostedPolicyUnchanged(hosted, (await readPrecommit(c.dir)).hostedPolicy, c.file);
       say(opts, `policy: ${provider.description}`);
     }
     await preflightPlan(c.protocol, c.plan.episodes, provider, batchOf(opts), knownSpecs(c.protocol, opts));
@@ -280,12 +344,23 @@ export async function createAndPrecommit(c: Campaign, opts: CampaignOptions): Pr
         planHash: c.plan.planHash,
         plannedRows: c.plan.episodes.length,
         code: await detectCodeIdentity(PACKAGE_ROOT),
-        checkpointHashes: checkpoint !== undefined && digest !== null ? { [`${checkpoint.path}/${checkpoint.file}`]: digest } : hosted !== undefined ? { [hostedPolicyKey(hosted.name)]: hosted.digest } : {},
+        checkpointHashes:
+          checkpoint !== undefined && digest !== null
+            ? { [`${checkpoint.path}/${checkpoint.file}`]: digest }
+            : hosted !== undefined
+              ? { [hostedPolicyKey(hosted.name)]: hosted.digest }
+              : {},
         ...(hosted === undefined ? {} : { hostedPolicy: hosted, arrivalKey: newArrivalKey() }),
         simulatorHashes: await simulatorInputHashes(c.protocol, simulatorContext(c, opts)),
         seeds: bands,
         reuse,
-        packageVersions: await detectPackageVersions(PACKAGE_ROOT, ['commander', 'msgpackr', 'onnxruntime-node', 'yaml', 'zod']),
+        packageVersions: await detectPackageVersions(PACKAGE_ROOT, [
+          'commander',
+          'msgpackr',
+          'onnxruntime-node',
+          'yaml',
+          'zod',
+        ]),
         seedRegistry: registryFile,
         operator,
         ...(opts.now ? { now: opts.now } : {}),
@@ -303,6 +378,10 @@ export async function createAndPrecommit(c: Campaign, opts: CampaignOptions): Pr
   }
 }
 
-export function progressFor(opts: CampaignOptions, episodes: readonly PlannedEpisode[], label: string): RunnerSubscriber[] {
+export function progressFor(
+  opts: CampaignOptions,
+  episodes: readonly PlannedEpisode[],
+  label: string,
+): RunnerSubscriber[] {
   return opts.progress ? [new ProgressDisplay(opts.progress, episodes, label)] : [];
 }

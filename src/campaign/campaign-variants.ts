@@ -7,20 +7,48 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { checkShardCount, planUnits, episodesPerUnit, type PlannedEpisode } from '../protocol/index.js';
 import { ImepError } from '../core/index.js';
-import { NEXT_COMMAND, currentOperator, startSmallRun, type SmallRunKind, lockShard, readUnitState } from '../evidence/index.js';
-import { arrivalKeyOf, batchOf, createAndPrecommit, openCampaign, progressFor, runtimeFor, say, withSimulators, type Campaign, type CampaignOptions, withCheckedSimulators } from './campaign-setup.js';
+import {
+  NEXT_COMMAND,
+  currentOperator,
+  startSmallRun,
+  type SmallRunKind,
+  lockShard,
+  readUnitState,
+} from '../evidence/index.js';
+import {
+  arrivalKeyOf,
+  batchOf,
+  createAndPrecommit,
+  openCampaign,
+  progressFor,
+  runtimeFor,
+  say,
+  withSimulators,
+  type Campaign,
+  type CampaignOptions,
+  withCheckedSimulators,
+} from './campaign-setup.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
 import { completeShard, openShard, shardDir, shardFilter, type ShardSpec } from './shard.js';
 import type { PolicyProvider } from './types.js';
 import { exists } from './unit-dir.js';
 
-export async function runShard(c: Campaign, spec: ShardSpec, opts: CampaignOptions, provider: PolicyProvider | null): Promise<void> {
+export async function runShard(
+  c: Campaign,
+  spec: ShardSpec,
+  opts: CampaignOptions,
+  provider: PolicyProvider | null,
+): Promise<void> {
   const snap = await readUnitState(c.dir);
   if (snap.state !== 'precommitted') {
-    throw new ImepError('E_OUT_OF_ORDER', `unit ${c.dir} is '${snap.state}'; shards run on a precommitted unit only (the formal run and shards are alternatives)`, {
-      hint: `next: ${NEXT_COMMAND[snap.state]} ${c.dir}`,
-    });
+    throw new ImepError(
+      'E_OUT_OF_ORDER',
+      `unit ${c.dir} is '${snap.state}'; shards run on a precommitted unit only (the formal run and shards are alternatives)`,
+      {
+        hint: `next: ${NEXT_COMMAND[snap.state]} ${c.dir}`,
+      },
+    );
   }
   // as `cluster plan` does: a shard without a unit would leave a split that status and merge refuse, rows stranded
   checkShardCount(spec.count, planUnits(c.plan).length, '--shard');
@@ -37,7 +65,12 @@ export async function runShard(c: Campaign, spec: ShardSpec, opts: CampaignOptio
     throw e;
   });
   try {
-    const shard = await openShard(dir, { unitId: snap.header.id, protocolHash: c.hash, planHash: c.plan.planHash, spec, operator }, mine.map((e) => e.seq), episodesPerUnit(c.protocol));
+    const shard = await openShard(
+      dir,
+      { unitId: snap.header.id, protocolHash: c.hash, planHash: c.plan.planHash, spec, operator },
+      mine.map((e) => e.seq),
+      episodesPerUnit(c.protocol),
+    );
     const runtime = provider ?? (await runtimeFor(c, opts));
     const todo = mine.filter((e) => e.seq >= shard.startSeq);
     const sink = new RowSink(shard.target, shard.expected, shard.existing, join(shard.dir, 'rows.jsonl'));
@@ -95,8 +128,14 @@ export function smallPlan(episodes: readonly PlannedEpisode[], n: number): Plann
 }
 
 /** `imep campaign probe|smoke FILE --n K`: a small run stored apart from the formal evidence. */
-export async function smallRunCampaign(file: string, kind: SmallRunKind, n: number, opts: CampaignOptions): Promise<string> {
-  if (!Number.isSafeInteger(n) || n < 1) throw new ImepError('E_USAGE', `--n must be a positive integer, got ${n}`, { field: '--n' });
+export async function smallRunCampaign(
+  file: string,
+  kind: SmallRunKind,
+  n: number,
+  opts: CampaignOptions,
+): Promise<string> {
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new ImepError('E_USAGE', `--n must be a positive integer, got ${n}`, { field: '--n' });
   batchOf(opts);
   const c = await openCampaign(file, opts);
   if (!(await exists(c.dir))) {
@@ -110,24 +149,53 @@ export async function smallRunCampaign(file: string, kind: SmallRunKind, n: numb
   return smallRun(c, kind, n, opts, null);
 }
 
-async function smallRun(c: Campaign, kind: SmallRunKind, n: number, opts: CampaignOptions, precommitted: PolicyProvider | null): Promise<string> {
+async function smallRun(
+  c: Campaign,
+  kind: SmallRunKind,
+  n: number,
+  opts: CampaignOptions,
+  precommitted: PolicyProvider | null,
+): Promise<string> {
   let provider = precommitted;
   try {
-    const small = await startSmallRun(c.dir, kind, { operator: opts.operator ?? currentOperator(), label: `${kind} --n ${n}`, ...(opts.now ? { now: opts.now } : {}) });
+    const small = await startSmallRun(c.dir, kind, {
+      operator: opts.operator ?? currentOperator(),
+      label: `${kind} --n ${n}`,
+      ...(opts.now ? { now: opts.now } : {}),
+    });
     provider ??= await runtimeFor(c, opts);
     const episodes = smallPlan(c.plan.episodes, n);
-    const sink = new RowSink(small, episodes.map((e) => e.seq), new Map(), small.files.rows);
+    const sink = new RowSink(
+      small,
+      episodes.map((e) => e.seq),
+      new Map(),
+      small.files.rows,
+    );
     try {
       const runtime = provider;
       const arrivalKey = await arrivalKeyOf(c.dir);
-      await withSimulators(c, opts, (envs) => runPlan({ protocol: c.protocol, episodes, policies: runtime, envs, batchSize: batchOf(opts), sink, arrivalKey, subscribers: progressFor(opts, episodes, `${kind}`) }));
+      await withSimulators(c, opts, (envs) =>
+        runPlan({
+          protocol: c.protocol,
+          episodes,
+          policies: runtime,
+          envs,
+          batchSize: batchOf(opts),
+          sink,
+          arrivalKey,
+          subscribers: progressFor(opts, episodes, `${kind}`),
+        }),
+      );
       await sink.drain();
     } finally {
       await sink.settle();
       await small.close();
     }
     await small.finish(opts.now);
-    say(opts, `${kind} run ${small.runId}: ${episodes.length} rows in ${small.folder} (apart from the formal evidence)`);
+    say(
+      opts,
+      `${kind} run ${small.runId}: ${episodes.length} rows in ${small.folder} (apart from the formal evidence)`,
+    );
     say(opts, `next: imep campaign run ${c.file}`);
     return small.folder;
   } finally {

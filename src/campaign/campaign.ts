@@ -13,9 +13,40 @@
  */
 import { canonicalJson, ImepError } from '../core/index.js';
 import { episodesPerUnit, checkShardCount, planUnits } from '../protocol/index.js';
-import { readRows, completeRun, resumeRun, startRun, type FormalRun, isSealedState, NEXT_COMMAND, currentOperator, sameOperatorOverride, seal, formatStatus, unitStatus, unitPaths, lockUnit, readUnitState } from '../evidence/index.js';
+import {
+  readRows,
+  completeRun,
+  resumeRun,
+  startRun,
+  type FormalRun,
+  isSealedState,
+  NEXT_COMMAND,
+  currentOperator,
+  sameOperatorOverride,
+  seal,
+  formatStatus,
+  unitStatus,
+  unitPaths,
+  lockUnit,
+  readUnitState,
+} from '../evidence/index.js';
 import { checkHandlesPerServer, checkServerCount } from './bridge-envs.js';
-import { arrivalKeyOf, batchOf, createAndPrecommit, defaultEnvs, openCampaign, openUnit, progressFor, runtimeFor, say, withCheckedSimulators, withSimulators, type Campaign, type CampaignOptions, type SessionSimulators } from './campaign-setup.js';
+import {
+  arrivalKeyOf,
+  batchOf,
+  createAndPrecommit,
+  defaultEnvs,
+  openCampaign,
+  openUnit,
+  progressFor,
+  runtimeFor,
+  say,
+  withCheckedSimulators,
+  withSimulators,
+  type Campaign,
+  type CampaignOptions,
+  type SessionSimulators,
+} from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
@@ -42,7 +73,10 @@ export async function precommitCampaign(file: string, opts: CampaignOptions): Pr
   const c = await openCampaign(file, opts);
   if (await exists(c.dir)) {
     const snap = await readUnitState(c.dir);
-    say(opts, `unit ${c.dir} is already '${snap.state}' — next: ${NEXT_COMMAND[snap.state]} ${snap.state === 'precommitted' ? c.file : c.dir}`);
+    say(
+      opts,
+      `unit ${c.dir} is already '${snap.state}' — next: ${NEXT_COMMAND[snap.state]} ${snap.state === 'precommitted' ? c.file : c.dir}`,
+    );
     return c.dir;
   }
   await withCheckedSimulators(c, opts, async (checked) => {
@@ -60,7 +94,12 @@ async function lastRows(file: string, perUnit: number, nextSeq: number): Promise
   return new Map(rows.slice(Math.max(0, rows.length - perUnit)).map((r) => [r.seq, canonicalJson(r)]));
 }
 
-async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOptions, simulators: SessionSimulators): Promise<void> {
+async function formalRun(
+  c: Campaign,
+  provider: PolicyProvider,
+  opts: CampaignOptions,
+  simulators: SessionSimulators,
+): Promise<void> {
   const snap = await readUnitState(c.dir);
   const operator = opts.operator ?? currentOperator();
   const isolation = {
@@ -82,7 +121,12 @@ async function formalRun(c: Campaign, provider: PolicyProvider, opts: CampaignOp
     say(opts, `resuming ${c.dir} at row ${startSeq} of ${c.plan.episodes.length}${repaired}`);
   }
   const todo = c.plan.episodes.filter((e) => e.seq >= startSeq);
-  const sink = new RowSink(run, todo.map((e) => e.seq), existing, unitPaths(c.dir).rows);
+  const sink = new RowSink(
+    run,
+    todo.map((e) => e.seq),
+    existing,
+    unitPaths(c.dir).rows,
+  );
   const arrivalKey = await arrivalKeyOf(c.dir);
   try {
     await runPlan({
@@ -125,11 +169,18 @@ async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider:
     await runtime?.release();
     throw e;
   });
-  if (lock.tookOverFrom !== null) say(opts, `took over the lock of a process that is gone (pid ${lock.tookOverFrom.pid}, since ${lock.tookOverFrom.startedAt})`);
+  if (lock.tookOverFrom !== null)
+    say(
+      opts,
+      `took over the lock of a process that is gone (pid ${lock.tookOverFrom.pid}, since ${lock.tookOverFrom.startedAt})`,
+    );
   try {
     const snap = await readUnitState(c.dir);
     let { state } = snap;
-    if (state === 'created') throw new ImepError('E_OUT_OF_ORDER', `unit ${c.dir} was created but never precommitted`, { hint: 'remove the folder and run again' });
+    if (state === 'created')
+      throw new ImepError('E_OUT_OF_ORDER', `unit ${c.dir} was created but never precommitted`, {
+        hint: 'remove the folder and run again',
+      });
     if (state === 'precommitted' || state === 'running') {
       const rt = (runtime ??= await runtimeFor(c, opts));
       await withSimulators(c, opts, (envs, simulators) => formalRun(c, rt, { ...opts, envs }, simulators));
@@ -142,7 +193,11 @@ async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider:
     // a seal killed between unit.json ('sealed') and seal.json is completed, never left for adjudication
     if (state === 'run-complete' || snap.sealInterrupted) await sealAndSay(c, opts);
     if (opts.through === 'closeout') {
-      if (opts.afterSeal === undefined) throw new ImepError('E_INTERNAL', "--through closeout needs the pipeline's post-seal steps (run it through src/app/pipeline.ts)");
+      if (opts.afterSeal === undefined)
+        throw new ImepError(
+          'E_INTERNAL',
+          "--through closeout needs the pipeline's post-seal steps (run it through src/app/pipeline.ts)",
+        );
       await opts.afterSeal(c.dir, opts);
     }
     await sayWhere(c, opts);
@@ -159,10 +214,14 @@ async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider:
 async function checkSameOperatorReason(c: Campaign, opts: RunCampaignOptions): Promise<void> {
   if (opts.through !== 'closeout' || sameOperatorOverride(opts.sameOperatorReason) !== undefined) return;
   if ((await exists(c.dir)) && isSealedState((await readUnitState(c.dir)).state)) return; // run already: another session may adjudicate
-  throw new ImepError('E_USAGE', '--through closeout adjudicates as the operator who runs the conditions in this same command, which the two-operator rule allows only with a recorded reason', {
-    field: '--same-operator-reason',
-    hint: 'pass --same-operator-reason "<why one operator may adjudicate its own run>" (recorded in the adjudication), or stop at the seal and adjudicate from another session',
-  });
+  throw new ImepError(
+    'E_USAGE',
+    '--through closeout adjudicates as the operator who runs the conditions in this same command, which the two-operator rule allows only with a recorded reason',
+    {
+      field: '--same-operator-reason',
+      hint: 'pass --same-operator-reason "<why one operator may adjudicate its own run>" (recorded in the adjudication), or stop at the seal and adjudicate from another session',
+    },
+  );
 }
 
 /** `imep campaign run FILE [--through seal|closeout] [--shard i/N]`. */
@@ -183,7 +242,10 @@ export async function runCampaign(file: string, opts: RunCampaignOptions): Promi
   await withCheckedSimulators(c, opts, async (checked) => {
     const provider = await createAndPrecommit(c, checked);
     say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
-    const o: RunCampaignOptions = { ...opts, ...(checked.heldSimulators === undefined ? {} : { heldSimulators: checked.heldSimulators }) };
+    const o: RunCampaignOptions = {
+      ...opts,
+      ...(checked.heldSimulators === undefined ? {} : { heldSimulators: checked.heldSimulators }),
+    };
     await (o.shard !== undefined ? runShard(c, o.shard, o, provider) : continueCampaign(c, o, provider));
   });
   return c.dir;

@@ -54,19 +54,27 @@ export function assertCheckpointServes(protocol: Protocol, checkpointDir: string
   const bank = manifest.bank;
   const runs = bank.kind === 'episode' ? 'an episode-local' : 'a structured-pcmb';
   if (mem.bank === 'episode-local' && bank.kind !== 'episode') {
-    throw new ImepError('E_CHECKPOINT_MISMATCH', `the protocol's memory.bank is episode-local, but checkpoint ${manifest.name} runs ${runs} bank`, {
-      file: manifestFile,
-      field: 'bank',
-      hint: 'bind an episode-bank checkpoint (e.g. checkpoints/lite-memvla), or register memory.bank: structured-pcmb',
-    });
+    throw new ImepError(
+      'E_CHECKPOINT_MISMATCH',
+      `the protocol's memory.bank is episode-local, but checkpoint ${manifest.name} runs ${runs} bank`,
+      {
+        file: manifestFile,
+        field: 'bank',
+        hint: 'bind an episode-bank checkpoint (e.g. checkpoints/lite-memvla), or register memory.bank: structured-pcmb',
+      },
+    );
   }
   if (mem.bank === 'structured-pcmb') {
     if (bank.kind !== 'structured-pcmb') {
-      throw new ImepError('E_CHECKPOINT_MISMATCH', `the protocol's memory.bank is structured-pcmb, but checkpoint ${manifest.name} runs ${runs} bank`, {
-        file: manifestFile,
-        field: 'bank',
-        hint: 'bind a structured-bank checkpoint (e.g. checkpoints/lite-memvla-rc), or register memory.bank: episode-local',
-      });
+      throw new ImepError(
+        'E_CHECKPOINT_MISMATCH',
+        `the protocol's memory.bank is structured-pcmb, but checkpoint ${manifest.name} runs ${runs} bank`,
+        {
+          file: manifestFile,
+          field: 'bank',
+          hint: 'bind a structured-bank checkpoint (e.g. checkpoints/lite-memvla-rc), or register memory.bank: episode-local',
+        },
+      );
     }
     const pairs: [string, number, number | undefined][] = [
       ['capacity', bank.capacity, mem.capacity],
@@ -76,11 +84,15 @@ export function assertCheckpointServes(protocol: Protocol, checkpointDir: string
     ];
     for (const [field, has, wants] of pairs) {
       if (wants !== undefined && has !== wants) {
-        throw new ImepError('E_CHECKPOINT_MISMATCH', `the protocol's memory.${field} is ${wants}, but checkpoint ${manifest.name} was built for bank.${field} ${has}`, {
-          file: manifestFile,
-          field: `bank.${field}`,
-          hint: `register memory.${field}: ${has} in the protocol, or bind a checkpoint built for ${wants}`,
-        });
+        throw new ImepError(
+          'E_CHECKPOINT_MISMATCH',
+          `the protocol's memory.${field} is ${wants}, but checkpoint ${manifest.name} was built for bank.${field} ${has}`,
+          {
+            file: manifestFile,
+            field: `bank.${field}`,
+            hint: `register memory.${field}: ${has} in the protocol, or bind a checkpoint built for ${wants}`,
+          },
+        );
       }
     }
   }
@@ -91,25 +103,39 @@ export interface CheckpointProviderOptions extends CheckpointOptions {
   readonly memory?: MemoryConfig;
 }
 
-export async function checkpointPolicyProvider(checkpointDir: string, options: CheckpointProviderOptions = {}): Promise<PolicyProvider> {
+export async function checkpointPolicyProvider(
+  checkpointDir: string,
+  options: CheckpointProviderOptions = {},
+): Promise<PolicyProvider> {
   const { memory, ...runtime } = options;
   const ckpt: LoadedCheckpoint = await loadCheckpoint(checkpointDir, runtime);
   const bank = ckpt.manifest.bank;
   const structured = bank.kind === 'structured-pcmb';
   if (structured && memory?.bank !== 'structured-pcmb') {
     await ckpt.release();
-    throw new ImepError('E_USAGE', `checkpoint ${ckpt.manifest.name} runs a structured-pcmb bank; its runtime needs the protocol's memory configuration (persistence)`, {
-      file: ckpt.manifestFile,
-      field: 'memory',
-      hint: 'pass { memory: protocol.memory } to checkpointPolicyProvider',
-    });
+    throw new ImepError(
+      'E_USAGE',
+      `checkpoint ${ckpt.manifest.name} runs a structured-pcmb bank; its runtime needs the protocol's memory configuration (persistence)`,
+      {
+        file: ckpt.manifestFile,
+        field: 'memory',
+        hint: 'pass { memory: protocol.memory } to checkpointPolicyProvider',
+      },
+    );
   }
   const persistence = memory?.bank === 'structured-pcmb' ? memory.persistence : undefined;
   return {
     description: `${ckpt.manifest.name} (${ckpt.report.backend}/${ckpt.report.ran}, ${structured ? `structured bank k=${bank.k}, ${persistence}` : `episode bank k=${bank.k}`})`,
     async policyFor(task: TaskContext, batchSize: number): Promise<RunnerPolicy> {
       const from = task.facts.decisionFromStep;
-      return adapt(new ExternalMemoryPolicy(ckpt, { batchSize, decisionStep: (step) => step >= from, ...(persistence === undefined ? {} : { persistence }) }), structured);
+      return adapt(
+        new ExternalMemoryPolicy(ckpt, {
+          batchSize,
+          decisionStep: (step) => step >= from,
+          ...(persistence === undefined ? {} : { persistence }),
+        }),
+        structured,
+      );
     },
     release: () => ckpt.release(),
   };

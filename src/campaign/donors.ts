@@ -49,15 +49,24 @@ export interface DonorInput {
  * of the values the environment declares. Anything else means the environment broke its declaration: the run stops
  * (donors paired on a wrong fact would make S and T mean nothing).
  */
-export function declaredFact(segment: SegmentInfo, field: string, value: ObsValue | NdArray | undefined, unit: UnitJob): number | string {
+export function declaredFact(
+  segment: SegmentInfo,
+  field: string,
+  value: ObsValue | NdArray | undefined,
+  unit: UnitJob,
+): number | string {
   const v = isNdArray(value) && value.data.length === 1 ? Number(value.data[0]) : value;
   const domain = segment.task.facts.domain;
   if ((typeof v === 'number' || typeof v === 'string') && (domain === null || domain.includes(v))) return v;
   const shown = isNdArray(value) ? `an array of shape [${value.shape.join(',')}]` : JSON.stringify(value ?? null);
-  throw new ImepError('E_INTERVENTION_INVALID', `${segment.task.envId} reported its fact ${field} = ${shown} at the reset of unit ${unit.scopeId}, which is not one of the values it declares (${JSON.stringify(domain)})`, {
-    field: `envs (${segment.task.envId}).fact`,
-    hint: "the simulator's adapter must report the fact as one of its declared domain's values (EnvSpec.fact.domain)",
-  });
+  throw new ImepError(
+    'E_INTERVENTION_INVALID',
+    `${segment.task.envId} reported its fact ${field} = ${shown} at the reset of unit ${unit.scopeId}, which is not one of the values it declares (${JSON.stringify(domain)})`,
+    {
+      field: `envs (${segment.task.envId}).fact`,
+      hint: "the simulator's adapter must report the fact as one of its declared domain's values (EnvSpec.fact.domain)",
+    },
+  );
 }
 
 /**
@@ -66,7 +75,11 @@ export function declaredFact(segment: SegmentInfo, field: string, value: ObsValu
  */
 export function runReferencePrepass(
   input: DonorInput,
-  options: { readonly wrap?: (hook: ReadHook) => ReadHook; readonly subscribers?: readonly RunnerSubscriber[]; readonly stopAt?: LoopInput['stopAt'] },
+  options: {
+    readonly wrap?: (hook: ReadHook) => ReadHook;
+    readonly subscribers?: readonly RunnerSubscriber[];
+    readonly stopAt?: LoopInput['stopAt'];
+  },
 ): Promise<void> {
   const { plan, segment } = input;
   return runSegmentLoop({
@@ -93,9 +106,11 @@ export async function prepareDonors(input: DonorInput): Promise<DonorPlan> {
   const mode = plan.donorMode;
   const point = plan.pointAttempt;
   const field = segment.task.facts.factField;
-  if (mode === null || point === null || plan.seed === undefined || plan.donorInstallation !== 'install') throw new ImepError('E_INTERNAL', `condition ${plan.condition.id} has no donor swap`);
+  if (mode === null || point === null || plan.seed === undefined || plan.donorInstallation !== 'install')
+    throw new ImepError('E_INTERNAL', `condition ${plan.condition.id} has no donor swap`);
   // run-plan's checkFacts refused S/T on an environment without a fact before any row
-  if (field === null) throw new ImepError('E_INTERNAL', `condition ${plan.condition.id}: task ${segment.task.task} declares no fact`);
+  if (field === null)
+    throw new ImepError('E_INTERNAL', `condition ${plan.condition.id}: task ${segment.task.task} declares no fact`);
   const snapshots = new Map<string, { records: readonly BankRecord[]; fact: string }>();
   await runReferencePrepass(input, {
     stopAt: {
@@ -103,7 +118,10 @@ export async function prepareDonors(input: DonorInput): Promise<DonorPlan> {
       snapshot: (slot, unit, first) => {
         const target = input.policy.slotMemory(slot).target;
         const records = target === null ? [] : (snapshotRecords(target, [unit.scopeId]).get(unit.scopeId) ?? []);
-        snapshots.set(unit.scopeId, { records, fact: JSON.stringify(declaredFact(segment, field, first.evaluator[field], unit)) });
+        snapshots.set(unit.scopeId, {
+          records,
+          fact: JSON.stringify(declaredFact(segment, field, first.evaluator[field], unit)),
+        });
       },
     },
   });
@@ -117,17 +135,26 @@ export async function prepareDonors(input: DonorInput): Promise<DonorPlan> {
   for (const u of input.units) {
     const own = snapshots.get(u.scopeId);
     if (own === undefined) {
-      removed.set(u.scopeId, { code: 'E_DONOR_SHORT', message: 'the donor pre-pass could not run this unit up to the registered point; removed (fail closed)' });
+      removed.set(u.scopeId, {
+        code: 'E_DONOR_SHORT',
+        message: 'the donor pre-pass could not run this unit up to the registered point; removed (fail closed)',
+      });
       continue;
     }
     const donor = assignment.donors.get(u.scopeId);
     if (donor === undefined) {
-      removed.set(u.scopeId, { code: 'E_DONOR_SHORT', message: `no eligible ${mode} donor among ${snapshots.size} units; removed (fail closed)` });
+      removed.set(u.scopeId, {
+        code: 'E_DONOR_SHORT',
+        message: `no eligible ${mode} donor among ${snapshots.size} units; removed (fail closed)`,
+      });
       continue;
     }
     const records = snapshots.get(donor)?.records ?? [];
     if (records.length < own.records.length) {
-      removed.set(u.scopeId, { code: 'E_DONOR_SHORT', message: `donor ${donor} holds ${records.length} records for ${own.records.length}; the swap failed closed (never padded)` });
+      removed.set(u.scopeId, {
+        code: 'E_DONOR_SHORT',
+        message: `donor ${donor} holds ${records.length} records for ${own.records.length}; the swap failed closed (never padded)`,
+      });
       continue;
     }
     donors.set(u.scopeId, { scope: donor, records });

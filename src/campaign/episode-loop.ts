@@ -35,7 +35,14 @@
  * reads plus the point; total = those plus its share of the loop's remaining wall time.
  */
 import { performance } from 'node:perf_hooks';
-import { splitObservation, type Allowlists, runSlots, type EpisodeStop, type SlotScheduler, type StartedEpisode } from '../runtime/index.js';
+import {
+  splitObservation,
+  type Allowlists,
+  runSlots,
+  type EpisodeStop,
+  type SlotScheduler,
+  type StartedEpisode,
+} from '../runtime/index.js';
 import type { SimEnvironment, StepResult, PolicyOutput } from '../runtime/index.js';
 import type { ReadHook, RetrievedItem } from '../banks/index.js';
 import { isImepError } from '../core/index.js';
@@ -44,7 +51,15 @@ import { TraceRecorder } from '../interventions/index.js';
 import type { PlannedEpisode, ExecutionNoise } from '../protocol/index.js';
 import type { ConditionPlan } from './condition-plan.js';
 import { executedOutput } from './executed-action.js';
-import type { EpisodeClock, FailureInfo, RunnerPolicy, RunnerSubscriber, SegmentInfo, UnitJob, UnitOutcome } from './types.js';
+import type {
+  EpisodeClock,
+  FailureInfo,
+  RunnerPolicy,
+  RunnerSubscriber,
+  SegmentInfo,
+  UnitJob,
+  UnitOutcome,
+} from './types.js';
 
 export interface LoopInput {
   readonly segment: SegmentInfo;
@@ -116,7 +131,13 @@ interface SlotRun {
   statuses: ('ok' | 'failed')[];
 }
 
-const newClock = (): EpisodeClock & { otherMs: number } => ({ simMs: 0, policyMs: 0, bankMs: 0, totalMs: 0, otherMs: 0 });
+const newClock = (): EpisodeClock & { otherMs: number } => ({
+  simMs: 0,
+  policyMs: 0,
+  bankMs: 0,
+  totalMs: 0,
+  otherMs: 0,
+});
 
 export async function runSegmentLoop(input: LoopInput): Promise<void> {
   const sources = new Map<number, TraceSource>();
@@ -143,7 +164,8 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
 
   const dispatch: ReadHook = (items: readonly RetrievedItem[], ctx) => {
     const run = byEpisode.get(ctx.episode);
-    if (run === undefined || run.episode === null) throw new Error(`read of episode ${ctx.episode}, which no slot is running`);
+    if (run === undefined || run.episode === null)
+      throw new Error(`read of episode ${ctx.episode}, which no slot is running`);
     const t0 = performance.now();
     try {
       if (!run.marked && (plan.pointAttempt === null || run.episode.attempt === plan.pointAttempt)) {
@@ -188,7 +210,13 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
     const ep = run.episode as PlannedEpisode;
     const c = run.clock;
     c.totalMs = c.simMs + c.policyMs + c.bankMs + c.otherMs;
-    const end = { status: failure === null ? ('ok' as const) : ('failed' as const), failure, last: run.current, steps: run.steps, clock: { simMs: c.simMs, policyMs: c.policyMs, bankMs: c.bankMs, totalMs: c.totalMs } };
+    const end = {
+      status: failure === null ? ('ok' as const) : ('failed' as const),
+      failure,
+      last: run.current,
+      steps: run.steps,
+      clock: { simMs: c.simMs, policyMs: c.policyMs, bankMs: c.bankMs, totalMs: c.totalMs },
+    };
     for (const s of subs) s.onEpisodeEnd?.(run.slot, ep, end);
     byEpisode.delete(ep.episodeId);
     run.episode = null;
@@ -203,14 +231,28 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
       run.statuses.push('failed');
       const n = run.unit.episodes.length;
       const skipped = run.unit.episodes.map((_, i) => i > run.attemptIx);
-      const statuses = run.unit.episodes.map((_, i) => (i < run.statuses.length ? (run.statuses[i] as 'ok' | 'failed') : 'failed'));
-      finishUnit(run, { kind: 'ran', tries: run.tryNo, failedTries: run.failedTries, statuses: statuses.slice(0, n), skipped });
+      const statuses = run.unit.episodes.map((_, i) =>
+        i < run.statuses.length ? (run.statuses[i] as 'ok' | 'failed') : 'failed',
+      );
+      finishUnit(run, {
+        kind: 'ran',
+        tries: run.tryNo,
+        failedTries: run.failedTries,
+        statuses: statuses.slice(0, n),
+        skipped,
+      });
       return;
     }
     run.statuses.push('ok');
     run.attemptIx += 1;
     if (run.attemptIx < run.unit.episodes.length) return;
-    finishUnit(run, { kind: 'ran', tries: run.tryNo, failedTries: run.failedTries, statuses: run.statuses, skipped: run.statuses.map(() => false) });
+    finishUnit(run, {
+      kind: 'ran',
+      tries: run.tryNo,
+      failedTries: run.failedTries,
+      statuses: run.statuses,
+      skipped: run.statuses.map(() => false),
+    });
   };
 
   /** Starts the current attempt of `run`: its first result, or null when the attempt did not start (handled here). */
@@ -225,14 +267,23 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
     let first: StepResult;
     try {
       let t0 = performance.now();
-      first = splitObservation(await env.reset({ seed: ep.seed, options: { ...input.resetOptions, attempt: ep.attempt } }), input.allowlists);
+      first = splitObservation(
+        await env.reset({ seed: ep.seed, options: { ...input.resetOptions, attempt: ep.attempt } }),
+        input.allowlists,
+      );
       run.clock.simMs += performance.now() - t0;
       run.current = first;
       if (input.stopAt !== undefined && ep.attempt === input.stopAt.attempt) {
         input.stopAt.snapshot(run.slot, run.unit, first);
         byEpisode.delete(ep.episodeId);
         run.episode = null;
-        finishUnit(run, { kind: 'ran', tries: run.tryNo, failedTries: run.failedTries, statuses: run.statuses, skipped: [] });
+        finishUnit(run, {
+          kind: 'ran',
+          tries: run.tryNo,
+          failedTries: run.failedTries,
+          statuses: run.statuses,
+          skipped: [],
+        });
         return null;
       }
       t0 = performance.now();
@@ -241,14 +292,20 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
       if (plan.pointAttempt === ep.attempt) {
         t0 = performance.now();
         const target = policy.slotMemory(run.slot).target;
-        if (target === null) throw new Error(`condition ${plan.condition.id} acts at a registered point, but the policy's bank is not installable`);
+        if (target === null)
+          throw new Error(
+            `condition ${plan.condition.id} acts at a registered point, but the policy's bank is not installable`,
+          );
         const outcome = run.handle.atPoint(target);
         run.clock.bankMs += performance.now() - t0;
         for (const s of subs) s.onPoint?.(run.slot, ep, outcome);
         if (outcome.kind === 'donor-short') {
           finishUnit(run, {
             kind: 'removed',
-            failure: { code: 'E_DONOR_SHORT', message: `donor ${outcome.donor} holds ${outcome.donorCount} records for ${outcome.recipientCount}; the swap failed closed` },
+            failure: {
+              code: 'E_DONOR_SHORT',
+              message: `donor ${outcome.donor} holds ${outcome.donorCount} records for ${outcome.recipientCount}; the swap failed closed`,
+            },
           });
           return null;
         }
@@ -269,7 +326,17 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
         if (run === undefined) {
           const unit = queue.shift();
           if (unit === undefined) return null;
-          run = { slot, unit, tryNo: 1, failedTries: [], episode: null, current: null, steps: 0, marked: false, clock: newClock() } as unknown as SlotRun;
+          run = {
+            slot,
+            unit,
+            tryNo: 1,
+            failedTries: [],
+            episode: null,
+            current: null,
+            steps: 0,
+            marked: false,
+            clock: newClock(),
+          } as unknown as SlotRun;
           slots.set(slot, run);
           newTry(run);
         }
@@ -287,7 +354,13 @@ async function runSegment(input: LoopInput, sources: Map<number, TraceSource>): 
 
   for (const s of subs) s.onSegmentStart?.(segment, input.units);
   await runSlots(policy, input.envFor, units, {
-    subscribers: [{ onStep: (slot, run, before, output, after) => { for (const s of subs) s.onStep?.(slot, run.episode as PlannedEpisode, before, output, after); } }],
+    subscribers: [
+      {
+        onStep: (slot, run, before, output, after) => {
+          for (const s of subs) s.onStep?.(slot, run.episode as PlannedEpisode, before, output, after);
+        },
+      },
+    ],
     enforceSpecLimit: true,
     observe: (r) => splitObservation(r, input.allowlists),
     hookMs: () => hookMs,
@@ -308,7 +381,10 @@ function failureOfStop(stop: EpisodeStop): FailureInfo | null {
     case 'cap':
       return null;
     case 'over-limit':
-      return { code: 'E_SIM_UNAVAILABLE', message: `the environment did not end the episode within its ${stop.limit} steps` };
+      return {
+        code: 'E_SIM_UNAVAILABLE',
+        message: `the environment did not end the episode within its ${stop.limit} steps`,
+      };
     case 'failed':
       return failureOf(stop.error);
   }

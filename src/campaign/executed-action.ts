@@ -8,7 +8,12 @@ import { ImepError } from '../core/index.js';
 import type { NdArray, PolicyOutput } from '../runtime/index.js';
 import { noisyAction, type ExecutionNoise, type NoiseEpisode } from '../protocol/index.js';
 
-export function executedOutput(noise: ExecutionNoise | undefined, ep: NoiseEpisode, step: number, output: PolicyOutput): PolicyOutput {
+export function executedOutput(
+  noise: ExecutionNoise | undefined,
+  ep: NoiseEpisode,
+  step: number,
+  output: PolicyOutput,
+): PolicyOutput {
   if (noise === undefined) return output;
   const a = output.action;
   if (!(a.data instanceof Float32Array || a.data instanceof Float64Array)) {

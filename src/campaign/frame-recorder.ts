@@ -35,7 +35,12 @@ export type FramesLine = {
   readonly episodeId: string;
   readonly status: 'ok' | 'failed';
   readonly steps: number;
-  readonly frames: readonly { readonly step: number; readonly width: number; readonly height: number; readonly png: string }[];
+  readonly frames: readonly {
+    readonly step: number;
+    readonly width: number;
+    readonly height: number;
+    readonly png: string;
+  }[];
   readonly reads: readonly FrameRead[];
 };
 
@@ -53,7 +58,9 @@ export function recordedSeeds(frames: Frames, episodes: readonly PlannedEpisode[
     if (s === undefined) byTask.set(e.task, (s = new Set()));
     s.add(e.seed);
   }
-  return new Map([...byTask].map(([t, seeds]) => [t, new Set([...seeds].sort((x, y) => x - y).slice(0, frames.units))]));
+  return new Map(
+    [...byTask].map(([t, seeds]) => [t, new Set([...seeds].sort((x, y) => x - y).slice(0, frames.units))]),
+  );
 }
 
 export class FrameRecorder implements RunnerSubscriber {
@@ -77,10 +84,22 @@ export class FrameRecorder implements RunnerSubscriber {
   private capture(rec: Recording, result: StepResult): void {
     if (!this.steps.has(result.step)) return;
     const img = result.obs[this.frames.field] as NdArray | undefined;
-    if (img === undefined || img.dtype !== 'uint8' || img.shape.length !== 3 || img.shape[2] !== 3 || !(img.data instanceof Uint8Array)) return;
+    if (
+      img === undefined ||
+      img.dtype !== 'uint8' ||
+      img.shape.length !== 3 ||
+      img.shape[2] !== 3 ||
+      !(img.data instanceof Uint8Array)
+    )
+      return;
     const [h, w] = img.shape as [number, number, number];
     const small = downsampleRgb(w, h, img.data, this.frames.downsample);
-    rec.frames.push({ step: result.step, width: small.width, height: small.height, png: encodePngRgb(small.width, small.height, small.rgb).toString('base64') });
+    rec.frames.push({
+      step: result.step,
+      width: small.width,
+      height: small.height,
+      png: encodePngRgb(small.width, small.height, small.rgb).toString('base64'),
+    });
   }
 
   onEpisodeStart(slot: number, ep: PlannedEpisode, first: StepResult): void {
@@ -96,7 +115,14 @@ export class FrameRecorder implements RunnerSubscriber {
   onRead(slot: number, _ep: PlannedEpisode, e: TraceEntry): void {
     const rec = this.slots.get(slot);
     if (rec === undefined) return;
-    rec.reads.push({ step: rec.step, bank: e.bank, query: e.queryIndex, decision: e.decisionStep, substituted: e.selected.some((s) => s.unmodifiedSubstituted), changed: e.readAfter !== e.readBefore });
+    rec.reads.push({
+      step: rec.step,
+      bank: e.bank,
+      query: e.queryIndex,
+      decision: e.decisionStep,
+      substituted: e.selected.some((s) => s.unmodifiedSubstituted),
+      changed: e.readAfter !== e.readBefore,
+    });
   }
 
   onStep(slot: number, _ep: PlannedEpisode, _before: StepResult, _out: unknown, after: StepResult): void {

@@ -76,11 +76,15 @@ export class ProgressDisplay implements RunnerSubscriber {
     const step = Math.floor(pct / 5) * 5;
     const { perSec, etaText } = this.rate();
     if (segmentDone) {
-      this.out.write(`${this.label}: ${k} done (${this.totals.get(k) ?? 0} episodes) · all ${this.count}/${this.total} (${pct}%) · ${perSec.toFixed(0)} ep/s · ETA ${etaText}\n`);
+      this.out.write(
+        `${this.label}: ${k} done (${this.totals.get(k) ?? 0} episodes) · all ${this.count}/${this.total} (${pct}%) · ${perSec.toFixed(0)} ep/s · ETA ${etaText}\n`,
+      );
       this.lastPct = step;
     } else if (step > this.lastPct && step % 5 === 0 && step > 0) {
       this.lastPct = step;
-      this.out.write(`${this.label}: ${this.count}/${this.total} (${step}%) · ${k} ${this.done.get(k) ?? 0}/${this.totals.get(k) ?? 0} · ${perSec.toFixed(0)} ep/s · ETA ${etaText}\n`);
+      this.out.write(
+        `${this.label}: ${this.count}/${this.total} (${step}%) · ${k} ${this.done.get(k) ?? 0}/${this.totals.get(k) ?? 0} · ${perSec.toFixed(0)} ep/s · ETA ${etaText}\n`,
+      );
     }
   }
 }

@@ -15,7 +15,13 @@
  */
 import type { NdArray, ObsValue, StepResult } from '../runtime/index.js';
 import { ImepError } from '../core/index.js';
-import { assignDonors, type DonorAssignment, alignByRank, PrePointCapture, type PrePointItems } from '../interventions/index.js';
+import {
+  assignDonors,
+  type DonorAssignment,
+  alignByRank,
+  PrePointCapture,
+  type PrePointItems,
+} from '../interventions/index.js';
 import type { PlannedEpisode } from '../protocol/index.js';
 import { runReferencePrepass, type DonorInput } from './donors.js';
 import type { FailureInfo, RunnerSubscriber, UnitJob, UnitOutcome } from './types.js';
@@ -23,7 +29,10 @@ import type { FailureInfo, RunnerSubscriber, UnitJob, UnitOutcome } from './type
 export interface ReadDonorPlan {
   readonly assignment: DonorAssignment;
   /** recipient scope → its donor and, per recipient episode id, the paired donor episode's pre-point items. */
-  readonly donors: ReadonlyMap<string, { readonly scope: string; readonly itemsOf: (episode: string) => PrePointItems | undefined }>;
+  readonly donors: ReadonlyMap<
+    string,
+    { readonly scope: string; readonly itemsOf: (episode: string) => PrePointItems | undefined }
+  >;
   readonly removed: ReadonlyMap<string, FailureInfo>;
 }
 
@@ -40,31 +49,48 @@ class FactsAndOutcomes implements RunnerSubscriber {
   }
 }
 
-export async function prepareReadDonors(input: DonorInput, factOf: (value: ObsValue | NdArray | undefined, unit: UnitJob) => number | string): Promise<ReadDonorPlan> {
+export async function prepareReadDonors(
+  input: DonorInput,
+  factOf: (value: ObsValue | NdArray | undefined, unit: UnitJob) => number | string,
+): Promise<ReadDonorPlan> {
   const { plan, segment } = input;
   const mode = plan.donorMode;
   const field = segment.task.facts.factField;
   if (mode === null || plan.donorInstallation !== 'read' || plan.seed === undefined || field === null) {
-    throw new ImepError('E_INTERNAL', `condition ${plan.condition.id} has no read-time donor swap on a task with a fact`);
+    throw new ImepError(
+      'E_INTERNAL',
+      `condition ${plan.condition.id} has no read-time donor swap on a task with a fact`,
+    );
   }
   const capture = new PrePointCapture();
   const seen = new FactsAndOutcomes(field);
   await runReferencePrepass(input, { wrap: (hook) => capture.wrap(hook), subscribers: [seen] });
   const byScope = new Map(input.units.map((u) => [u.scopeId, u]));
   const facts = new Map<string, string>();
-  for (const u of input.units) if (seen.ranOk.has(u.scopeId)) facts.set(u.scopeId, JSON.stringify(factOf(seen.facts.get(u.scopeId), u)));
-  const assignment = assignDonors({ units: [...facts].map(([scope, fact]) => ({ scope, fact })), mode, seed: plan.seed });
+  for (const u of input.units)
+    if (seen.ranOk.has(u.scopeId)) facts.set(u.scopeId, JSON.stringify(factOf(seen.facts.get(u.scopeId), u)));
+  const assignment = assignDonors({
+    units: [...facts].map(([scope, fact]) => ({ scope, fact })),
+    mode,
+    seed: plan.seed,
+  });
   const donors = new Map<string, { scope: string; itemsOf: (episode: string) => PrePointItems | undefined }>();
   const removed = new Map<string, FailureInfo>();
   for (const u of input.units) {
     if (!facts.has(u.scopeId)) {
-      removed.set(u.scopeId, { code: 'E_DONOR_SHORT', message: "the donor pre-pass could not run this unit's reference episodes; removed (fail closed)" });
+      removed.set(u.scopeId, {
+        code: 'E_DONOR_SHORT',
+        message: "the donor pre-pass could not run this unit's reference episodes; removed (fail closed)",
+      });
       continue;
     }
     const donorScope = assignment.donors.get(u.scopeId);
     const donorUnit = donorScope === undefined ? undefined : byScope.get(donorScope);
     if (donorScope === undefined || donorUnit === undefined) {
-      removed.set(u.scopeId, { code: 'E_DONOR_SHORT', message: `no eligible ${mode} donor among ${facts.size} units; removed (fail closed)` });
+      removed.set(u.scopeId, {
+        code: 'E_DONOR_SHORT',
+        message: `no eligible ${mode} donor among ${facts.size} units; removed (fail closed)`,
+      });
       continue;
     }
     const paired = new Map<string, PrePointItems>();

@@ -51,7 +51,10 @@ export class ReadSummaryBuilder {
 
   build(): ReadSummary {
     const { mode, oracle } = this.options;
-    let empty = 0, withHistory = 0, substituted = 0, unchanged = 0;
+    let empty = 0,
+      withHistory = 0,
+      substituted = 0,
+      unchanged = 0;
     const emptyPositions: number[] = [];
     // The digest input, built as one string and hashed once (the same bytes as one update per read).
     let content = 'imep.read-content.v1';
@@ -63,7 +66,8 @@ export class ReadSummaryBuilder {
       const history = e.selected.length > 0;
       if (history) withHistory++;
       content += `\n${e.queryIndex}:${e.readAfter}`;
-      let applied = false, changed = false;
+      let applied = false,
+        changed = false;
       if (oracle) {
         applied = true;
         changed = e.readAfter !== e.readBefore;
@@ -85,7 +89,8 @@ export class ReadSummaryBuilder {
       if (applied && changed) substituted++;
       else if (applied) unchanged++;
     });
-    let decisionQueries = 0, coveredDecisionQueries = 0;
+    let decisionQueries = 0,
+      coveredDecisionQueries = 0;
     let covered: boolean | null = null;
     if (this.options.afterPoint) {
       const cov = survivalCoverage(this.entries, { units: ['episode'], unitOf: () => 'episode' });

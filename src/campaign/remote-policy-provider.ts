@@ -33,7 +33,11 @@ export const hostedPolicyKey = (name: string): string => `remote:${name}`;
 
 export function hostedPolicyDigest(name: string, id: PolicyIdentity): string {
   const files = [...id.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const memory = { bank: id.memory.bank, ...(id.memory.banks === undefined ? {} : { banks: id.memory.banks }), ...(id.memory.k === undefined ? {} : { k: id.memory.k }) };
+  const memory = {
+    bank: id.memory.bank,
+    ...(id.memory.banks === undefined ? {} : { banks: id.memory.banks }),
+    ...(id.memory.k === undefined ? {} : { k: id.memory.k }),
+  };
   return sha256Hex(Buffer.from(canonicalJson({ name, version: id.version, memory, files }), 'utf8'));
 }
 
@@ -69,13 +73,21 @@ function adapt(p: RemotePolicy): RunnerPolicy {
 
 function resolvePythonPath(config: RemotePolicyConfig, ctx: RemotePolicyContext): string[] {
   return (config.pythonPath ?? []).map((dir, i) => {
-    const found = isAbsolute(dir) ? (existsSync(dir) ? dir : undefined) : ctx.roots.map((r) => resolve(r, dir)).find((p) => existsSync(p));
+    const found = isAbsolute(dir)
+      ? existsSync(dir)
+        ? dir
+        : undefined
+      : ctx.roots.map((r) => resolve(r, dir)).find((p) => existsSync(p));
     if (found === undefined) {
-      throw new ImepError('E_PROTOCOL_INVALID', `policy.pythonPath folder ${dir} does not exist${isAbsolute(dir) ? '' : ` (looked in ${ctx.roots.join(', ')})`}`, {
-        file: ctx.file,
-        field: `policy.pythonPath[${i}]`,
-        hint: 'point it at the folder that holds the policy module',
-      });
+      throw new ImepError(
+        'E_PROTOCOL_INVALID',
+        `policy.pythonPath folder ${dir} does not exist${isAbsolute(dir) ? '' : ` (looked in ${ctx.roots.join(', ')})`}`,
+        {
+          file: ctx.file,
+          field: `policy.pythonPath[${i}]`,
+          hint: 'point it at the folder that holds the policy module',
+        },
+      );
     }
     return found;
   });
@@ -89,36 +101,76 @@ async function curveOf(config: RemotePolicyConfig, ctx: RemotePolicyContext): Pr
     return { ...own, serverPublicKey: await loadCurvePublicKey(config.curve.serverKey) };
   } catch (e) {
     if (!isImepError(e)) throw e;
-    throw new ImepError(e.code, e.message, { file: ctx.file, field: 'policy.curve', hint: e.hint ?? 'give the host’s NAME.key (or Z85 key) and your NAME.key_secret (imep sim keys)', cause: e });
+    throw new ImepError(e.code, e.message, {
+      file: ctx.file,
+      field: 'policy.curve',
+      hint: e.hint ?? 'give the host’s NAME.key (or Z85 key) and your NAME.key_secret (imep sim keys)',
+      cause: e,
+    });
   }
 }
 
 /** Refuses a host whose identity cannot be frozen, or whose memory differs from the protocol's. */
-function checkIdentity(protocol: Protocol, config: RemotePolicyConfig, policy: RemotePolicy, ctx: RemotePolicyContext): HostedPolicyRecord {
+function checkIdentity(
+  protocol: Protocol,
+  config: RemotePolicyConfig,
+  policy: RemotePolicy,
+  ctx: RemotePolicyContext,
+): HostedPolicyRecord {
   const where = `the policy host at ${policy.endpoint}`;
   const id = policy.identity;
   if (id === undefined || id.files.length === 0) {
-    throw new ImepError('E_USAGE', `${where} reports ${id === undefined ? 'no identity' : 'no files'} for policy '${config.name}' (hello.policyIdentity), so a campaign cannot freeze it`, {
-      file: ctx.file,
-      field: 'policy.name',
-      hint: 'serve the policy from a module file with an imep_sim_bridge.policy_host that reports policyIdentity (sim-bridge/PROTOCOL.md, "Hosted policies")',
-    });
+    throw new ImepError(
+      'E_USAGE',
+      `${where} reports ${id === undefined ? 'no identity' : 'no files'} for policy '${config.name}' (hello.policyIdentity), so a campaign cannot freeze it`,
+      {
+        file: ctx.file,
+        field: 'policy.name',
+        hint: 'serve the policy from a module file with an imep_sim_bridge.policy_host that reports policyIdentity (sim-bridge/PROTOCOL.md, "Hosted policies")',
+      },
+    );
   }
   const mem = protocol.memory;
   const bad = (field: string, what: string, hint: string): ImepError =>
-    new ImepError('E_CHECKPOINT_MISMATCH', `the protocol's memory.${field} is ${what}`, { file: ctx.file, field: `memory.${field}`, hint });
-  if (id.memory.bank !== mem.bank) throw bad('bank', `${mem.bank}, but hosted policy '${config.name}' keeps a ${id.memory.bank} bank`, `register memory.bank: ${id.memory.bank}`);
-  if (mem.bank === 'episode-local' && id.memory.banks !== undefined && canonicalJson([...mem.banks].sort()) !== canonicalJson([...id.memory.banks].sort())) {
-    throw bad('banks', `[${mem.banks.join(', ')}], but hosted policy '${config.name}' reads banks [${id.memory.banks.join(', ')}]`, `register memory.banks: [${id.memory.banks.join(', ')}]`);
+    new ImepError('E_CHECKPOINT_MISMATCH', `the protocol's memory.${field} is ${what}`, {
+      file: ctx.file,
+      field: `memory.${field}`,
+      hint,
+    });
+  if (id.memory.bank !== mem.bank)
+    throw bad(
+      'bank',
+      `${mem.bank}, but hosted policy '${config.name}' keeps a ${id.memory.bank} bank`,
+      `register memory.bank: ${id.memory.bank}`,
+    );
+  if (
+    mem.bank === 'episode-local' &&
+    id.memory.banks !== undefined &&
+    canonicalJson([...mem.banks].sort()) !== canonicalJson([...id.memory.banks].sort())
+  ) {
+    throw bad(
+      'banks',
+      `[${mem.banks.join(', ')}], but hosted policy '${config.name}' reads banks [${id.memory.banks.join(', ')}]`,
+      `register memory.banks: [${id.memory.banks.join(', ')}]`,
+    );
   }
-  if (id.memory.k !== undefined && id.memory.k !== mem.k) throw bad('k', `${mem.k}, but hosted policy '${config.name}' reads top-${id.memory.k}`, `register memory.k: ${id.memory.k}`);
+  if (id.memory.k !== undefined && id.memory.k !== mem.k)
+    throw bad(
+      'k',
+      `${mem.k}, but hosted policy '${config.name}' reads top-${id.memory.k}`,
+      `register memory.k: ${id.memory.k}`,
+    );
   const digest = hostedPolicyDigest(config.name, id);
   if (config.sha256 !== undefined && config.sha256 !== digest) {
-    throw new ImepError('E_CHECKPOINT_MISMATCH', `hosted policy '${config.name}' has identity digest ${digest}, the protocol binds ${config.sha256}`, {
-      file: ctx.file,
-      field: 'policy.sha256',
-      hint: `restore the registered policy files (${id.files.map((f) => f.path).join(', ')}); changing the binding is a new campaign`,
-    });
+    throw new ImepError(
+      'E_CHECKPOINT_MISMATCH',
+      `hosted policy '${config.name}' has identity digest ${digest}, the protocol binds ${config.sha256}`,
+      {
+        file: ctx.file,
+        field: 'policy.sha256',
+        hint: `restore the registered policy files (${id.files.map((f) => f.path).join(', ')}); changing the binding is a new campaign`,
+      },
+    );
   }
   return {
     runtime: 'remote',
@@ -132,13 +184,21 @@ function checkIdentity(protocol: Protocol, config: RemotePolicyConfig, policy: R
 }
 
 /** Refuses (E_CHECKPOINT_MISMATCH, naming what changed) a hosted policy that differs from the frozen one. */
-export function assertHostedPolicyUnchanged(now: HostedPolicyRecord, frozen: HostedPolicyRecord | undefined, file: string): void {
+export function assertHostedPolicyUnchanged(
+  now: HostedPolicyRecord,
+  frozen: HostedPolicyRecord | undefined,
+  file: string,
+): void {
   if (frozen === undefined) {
-    throw new ImepError('E_PROTOCOL_FROZEN', `the unit's precommit froze no hosted policy, but the protocol names hosted policy '${now.name}'`, {
-      file,
-      field: 'policy',
-      hint: 'run the unit with the runtime it was precommitted with',
-    });
+    throw new ImepError(
+      'E_PROTOCOL_FROZEN',
+      `the unit's precommit froze no hosted policy, but the protocol names hosted policy '${now.name}'`,
+      {
+        file,
+        field: 'policy',
+        hint: 'run the unit with the runtime it was precommitted with',
+      },
+    );
   }
   if (now.digest === frozen.digest) return;
   const was = new Map(frozen.files.map((f) => [f.path, f.sha256]));
@@ -146,26 +206,47 @@ export function assertHostedPolicyUnchanged(now: HostedPolicyRecord, frozen: Hos
   const changed = [...new Set([...was.keys(), ...is.keys()])]
     .sort()
     .filter((p) => was.get(p) !== is.get(p))
-    .map((p) => (was.get(p) === undefined ? `${p} (added)` : is.get(p) === undefined ? `${p} (removed)` : `${p} (sha256 ${(is.get(p) as string).slice(0, 12)}…, frozen ${(was.get(p) as string).slice(0, 12)}…)`));
+    .map((p) =>
+      was.get(p) === undefined
+        ? `${p} (added)`
+        : is.get(p) === undefined
+          ? `${p} (removed)`
+          : `${p} (sha256 ${(is.get(p) as string).slice(0, 12)}…, frozen ${(was.get(p) as string).slice(0, 12)}…)`,
+    );
   if (now.version !== frozen.version) changed.unshift(`version ${now.version} (frozen ${frozen.version})`);
-  if (canonicalJson(now.memory) !== canonicalJson(frozen.memory)) changed.unshift(`memory ${canonicalJson(now.memory)} (frozen ${canonicalJson(frozen.memory)})`);
-  throw new ImepError('E_CHECKPOINT_MISMATCH', `hosted policy '${now.name}' changed since precommit: ${changed.join('; ') || `identity digest ${now.digest.slice(0, 12)}…, frozen ${frozen.digest.slice(0, 12)}…`}`, {
-    file,
-    field: 'policy',
-    hint: 'restore the policy files the unit was precommitted with; a changed policy is a new campaign',
-  });
+  if (canonicalJson(now.memory) !== canonicalJson(frozen.memory))
+    changed.unshift(`memory ${canonicalJson(now.memory)} (frozen ${canonicalJson(frozen.memory)})`);
+  throw new ImepError(
+    'E_CHECKPOINT_MISMATCH',
+    `hosted policy '${now.name}' changed since precommit: ${changed.join('; ') || `identity digest ${now.digest.slice(0, 12)}…, frozen ${frozen.digest.slice(0, 12)}…`}`,
+    {
+      file,
+      field: 'policy',
+      hint: 'restore the policy files the unit was precommitted with; a changed policy is a new campaign',
+    },
+  );
 }
 
 /** Starts (or attaches to) the protocol's policy host and checks what it serves; `maxBatch` = the lockstep batch. */
-export async function remotePolicyProvider(protocol: Protocol, ctx: RemotePolicyContext, maxBatch: number): Promise<RemotePolicyProvider> {
+export async function remotePolicyProvider(
+  protocol: Protocol,
+  ctx: RemotePolicyContext,
+  maxBatch: number,
+): Promise<RemotePolicyProvider> {
   const config = protocol.policy;
-  if (config === undefined) throw new ImepError('E_INTERNAL', 'remotePolicyProvider: the protocol has no policy section');
+  if (config === undefined)
+    throw new ImepError('E_INTERNAL', 'remotePolicyProvider: the protocol has no policy section');
   const cleanups: (() => Promise<void>)[] = [];
   const cleanup = async (): Promise<void> => {
     for (const f of cleanups.splice(0).reverse()) await f().catch(() => undefined);
   };
   try {
-    const [{ privateIpcEndpoint }, { ServerSupervisor, packageRoot }, { policyHostCommand, RemotePolicy }, { describeIsolation, sandboxed }] = await Promise.all([
+    const [
+      { privateIpcEndpoint },
+      { ServerSupervisor, packageRoot },
+      { policyHostCommand, RemotePolicy },
+      { describeIsolation, sandboxed },
+    ] = await Promise.all([
       import('../bridges/endpoint.js'),
       import('../bridges/supervisor.js'),
       import('../policies/remote-policy.js'),
@@ -193,7 +274,11 @@ export async function remotePolicyProvider(protocol: Protocol, ctx: RemotePolicy
         pythonPath,
       });
       // the host reads only the system, its Python, imep_sim_bridge and the folders its module declares
-      const boxed = sandboxed(plain, { readOnly: pythonPath, writable: [ipc.dir], bridgePackage: join(packageRoot(), 'sim-bridge', 'imep_sim_bridge') });
+      const boxed = sandboxed(plain, {
+        readOnly: pythonPath,
+        writable: [ipc.dir],
+        bridgePackage: join(packageRoot(), 'sim-bridge', 'imep_sim_bridge'),
+      });
       const command = boxed.command;
       isolation = describeIsolation(boxed.isolation);
       const sup = new ServerSupervisor(command, { endpoint });
@@ -230,7 +315,11 @@ export async function remotePolicyProvider(protocol: Protocol, ctx: RemotePolicy
         throw new ImepError(e.code, e.message, {
           file: ctx.file,
           field: config.endpoint === undefined ? 'policy.name' : 'policy.endpoint',
-          hint: e.hint ?? (config.endpoint === undefined ? 'check policy.name' : `start a policy host at ${config.endpoint} (python3 -m imep_sim_bridge.policy_host --endpoint E --policy ${config.name}), or remove endpoint so IMEP starts one`),
+          hint:
+            e.hint ??
+            (config.endpoint === undefined
+              ? 'check policy.name'
+              : `start a policy host at ${config.endpoint} (python3 -m imep_sim_bridge.policy_host --endpoint E --policy ${config.name}), or remove endpoint so IMEP starts one`),
           cause: e,
         });
       }

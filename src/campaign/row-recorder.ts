@@ -82,7 +82,17 @@ export class RowRecorder implements RunnerSubscriber {
     const e = this.acc(slot, ep);
     if (outcome.kind === 'none') return;
     const record = outcome.kind === 'donor-short' ? outcome : outcome.record;
-    e.traces.push({ stream: 'interventions', entry: { seq: ep.seq, condition: ep.condition, scopeId: ep.scopeId, attempt: ep.attempt, point: outcome.kind, record } });
+    e.traces.push({
+      stream: 'interventions',
+      entry: {
+        seq: ep.seq,
+        condition: ep.condition,
+        scopeId: ep.scopeId,
+        attempt: ep.attempt,
+        point: outcome.kind,
+        record,
+      },
+    });
     if (outcome.kind === 'installed') {
       const unit = this.units.get(slot);
       if (unit !== undefined) unit.installation = outcome.record;
@@ -123,7 +133,14 @@ export class RowRecorder implements RunnerSubscriber {
           message: `not run: attempt ${cause?.attempt ?? '?'} of this scope failed${cause ? ` (${cause.message})` : ''}`,
         };
         row = this.bare(ep, 'failed', failure, outcome.tries);
-        timing = { seq: ep.seq, simMs: 0, policyMs: 0, bankMs: 0, totalMs: 0, failedTries: this.triesAt(outcome, ep.attempt) };
+        timing = {
+          seq: ep.seq,
+          simMs: 0,
+          policyMs: 0,
+          bankMs: 0,
+          totalMs: 0,
+          failedTries: this.triesAt(outcome, ep.attempt),
+        };
       } else {
         const end = e.end;
         const ok = outcome.statuses[i] === 'ok' && end.status === 'ok';
@@ -151,9 +168,20 @@ export class RowRecorder implements RunnerSubscriber {
           tries: outcome.tries,
         };
         const c = end.clock;
-        timing = { seq: ep.seq, simMs: round(c.simMs), policyMs: round(c.policyMs), bankMs: round(c.bankMs), totalMs: round(c.totalMs), failedTries: this.triesAt(outcome, ep.attempt) };
+        timing = {
+          seq: ep.seq,
+          simMs: round(c.simMs),
+          policyMs: round(c.policyMs),
+          bankMs: round(c.bankMs),
+          totalMs: round(c.totalMs),
+          failedTries: this.triesAt(outcome, ep.attempt),
+        };
       }
-      this.sink.put({ row: EpisodeRowSchema.parse(row), timing: EpisodeTimingSchema.parse(timing), traces: e?.traces ?? [] });
+      this.sink.put({
+        row: EpisodeRowSchema.parse(row),
+        timing: EpisodeTimingSchema.parse(timing),
+        traces: e?.traces ?? [],
+      });
     });
   }
 

@@ -85,14 +85,22 @@ export class RowSink {
           failure !== null && failure !== undefined
             ? // an execution failure (a bridge timeout, a crashed simulator) is not deterministic: recomputing the unit
               // that straddles the resume point did not meet it again, so its remaining rows cannot be made consistent
-              new ImepError('E_OUT_OF_ORDER', `durable row seq ${seq} records an execution failure (${String(failure.code)}: ${String(failure.message)}) that the resumed run did not meet again; the unit it belongs to was cut by the crash and cannot be recomputed to the same rows`, {
-                file: this.file,
-                hint: 'nothing was written; the run cannot resume past this unit: fail the run (imep campaign fail-run UNIT, which keeps its rows under failed-runs/) and run it again',
-              })
-            : new ImepError('E_UNIT_TAMPERED', `durable row seq ${seq} differs from the row the resumed run recomputed`, {
-                file: this.file,
-                hint: 'rows are deterministic: the rows file was changed, or the code or checkpoint differs from the run’s start; run `imep campaign verify`',
-              });
+              new ImepError(
+                'E_OUT_OF_ORDER',
+                `durable row seq ${seq} records an execution failure (${String(failure.code)}: ${String(failure.message)}) that the resumed run did not meet again; the unit it belongs to was cut by the crash and cannot be recomputed to the same rows`,
+                {
+                  file: this.file,
+                  hint: 'nothing was written; the run cannot resume past this unit: fail the run (imep campaign fail-run UNIT, which keeps its rows under failed-runs/) and run it again',
+                },
+              )
+            : new ImepError(
+                'E_UNIT_TAMPERED',
+                `durable row seq ${seq} differs from the row the resumed run recomputed`,
+                {
+                  file: this.file,
+                  hint: 'rows are deterministic: the rows file was changed, or the code or checkpoint differs from the run’s start; run `imep campaign verify`',
+                },
+              );
       }
       this.extraTraces.delete(seq);
       return;
@@ -140,10 +148,14 @@ export class RowSink {
     if (this.failure !== undefined) throw this.failure;
     if (this.idx < this.expected.length) {
       const missing = this.expected.slice(this.idx, this.idx + 5).join(', ');
-      throw new ImepError('E_INTERNAL', `the run ended with ${this.expected.length - this.idx} of its rows not written (seq ${missing}${this.expected.length - this.idx > 5 ? ', …' : ''})`, {
-        file: this.file,
-        hint: 'nothing was lost: run `imep campaign resume` (or the shard again) to write them',
-      });
+      throw new ImepError(
+        'E_INTERNAL',
+        `the run ended with ${this.expected.length - this.idx} of its rows not written (seq ${missing}${this.expected.length - this.idx > 5 ? ', …' : ''})`,
+        {
+          file: this.file,
+          hint: 'nothing was lost: run `imep campaign resume` (or the shard again) to write them',
+        },
+      );
     }
   }
 }

@@ -25,7 +25,17 @@ import { runSegmentLoop } from './episode-loop.js';
 import { RowRecorder } from './row-recorder.js';
 import type { RowSink } from './row-sink.js';
 import { FrameRecorder, recordedSeeds } from './frame-recorder.js';
-import type { EnvProvider, PolicyProvider, RunnerPolicy, RunnerSubscriber, SegmentInfo, SpecSource, TaskContext, TaskEntry, UnitJob } from './types.js';
+import type {
+  EnvProvider,
+  PolicyProvider,
+  RunnerPolicy,
+  RunnerSubscriber,
+  SegmentInfo,
+  SpecSource,
+  TaskContext,
+  TaskEntry,
+  UnitJob,
+} from './types.js';
 
 export interface Segment {
   readonly wave: number;
@@ -36,7 +46,12 @@ export interface Segment {
 
 /** Splits plan episodes (in seq order) into segments and units. */
 export function segmentsOf(episodes: readonly PlannedEpisode[]): Segment[] {
-  const out: { wave: number; condition: string; task: string; units: { task: string; seed: number; scopeId: string; episodes: PlannedEpisode[] }[] }[] = [];
+  const out: {
+    wave: number;
+    condition: string;
+    task: string;
+    units: { task: string; seed: number; scopeId: string; episodes: PlannedEpisode[] }[];
+  }[] = [];
   for (const ep of episodes) {
     let seg = out.at(-1);
     if (seg === undefined || seg.wave !== ep.wave || seg.condition !== ep.condition || seg.task !== ep.task) {
@@ -96,7 +111,10 @@ export interface RunPlanInput {
 
 function conditionOf(protocol: Protocol, id: string): ProtocolCondition {
   const c = protocol.conditions.find((x) => x.id === id);
-  if (c === undefined) throw new ImepError('E_PROTOCOL_INVALID', `the plan names condition ${id}, which the protocol does not define`, { field: 'waves' });
+  if (c === undefined)
+    throw new ImepError('E_PROTOCOL_INVALID', `the plan names condition ${id}, which the protocol does not define`, {
+      field: 'waves',
+    });
   return c;
 }
 
@@ -105,7 +123,12 @@ function conditionOf(protocol: Protocol, id: string): ProtocolCondition {
  * point-acting condition on a bank that cannot be installed into (checkRuntime), an S/T swap on a task whose
  * environment declares no fact (checkFacts).
  */
-export function checkCondition(condition: ProtocolCondition, task: TaskContext, policy: RunnerPolicy, runtime: string): ConditionPlan {
+export function checkCondition(
+  condition: ProtocolCondition,
+  task: TaskContext,
+  policy: RunnerPolicy,
+  runtime: string,
+): ConditionPlan {
   const plan = checkRuntime(condition, policy, runtime);
   checkFacts(plan, task);
   return plan;
@@ -115,13 +138,21 @@ export function checkCondition(condition: ProtocolCondition, task: TaskContext, 
 export function checkRuntime(condition: ProtocolCondition, policy: RunnerPolicy, runtime: string): ConditionPlan {
   const plan = conditionPlan(condition);
   if (plan.spec.kind === 'O') {
-    throw new ImepError('E_PROTOCOL_INVALID', `condition "${condition.id}" (O) needs an oracle source, which this policy runtime does not provide`, { field: `conditions.${condition.id}` });
+    throw new ImepError(
+      'E_PROTOCOL_INVALID',
+      `condition "${condition.id}" (O) needs an oracle source, which this policy runtime does not provide`,
+      { field: `conditions.${condition.id}` },
+    );
   }
   if (plan.pointAttempt !== null && policy.slotMemory(0).target === null) {
-    throw new ImepError('E_PROTOCOL_INVALID', `condition "${condition.id}" acts at a registered point, but the policy's bank (${runtime}) cannot be installed into`, {
-      field: `conditions.${condition.id}.installAt`,
-      hint: 'point-acting conditions (U install, N clear, S, T) need a structured bank that persists across attempts',
-    });
+    throw new ImepError(
+      'E_PROTOCOL_INVALID',
+      `condition "${condition.id}" acts at a registered point, but the policy's bank (${runtime}) cannot be installed into`,
+      {
+        field: `conditions.${condition.id}.installAt`,
+        hint: 'point-acting conditions (U install, N clear, S, T) need a structured bank that persists across attempts',
+      },
+    );
   }
   return plan;
 }
@@ -133,10 +164,14 @@ export function checkFacts(plan: ConditionPlan, task: TaskContext): void {
 
 /** S/T on a task whose environment declares no fact. */
 export function noFactError(conditionId: string, task: TaskEntry): ImepError {
-  return new ImepError('E_PROTOCOL_INVALID', `condition "${conditionId}" swaps donors by fact, but the environment ${task.envId} (task ${task.task}) declares no fact`, {
-    field: `conditions.${conditionId}`,
-    hint: "S/T donor swaps run on environments whose spec declares the evaluator-only field holding the task's fact (EnvSpec.fact; sim-bridge/PROTOCOL.md \"Facts\"): declare it in the simulator's adapter, or drop the condition",
-  });
+  return new ImepError(
+    'E_PROTOCOL_INVALID',
+    `condition "${conditionId}" swaps donors by fact, but the environment ${task.envId} (task ${task.task}) declares no fact`,
+    {
+      field: `conditions.${conditionId}`,
+      hint: 'S/T donor swaps run on environments whose spec declares the evaluator-only field holding the task\'s fact (EnvSpec.fact; sim-bridge/PROTOCOL.md "Facts"): declare it in the simulator\'s adapter, or drop the condition',
+    },
+  );
 }
 
 /**
@@ -144,7 +179,13 @@ export function noFactError(conditionId: string, task: TaskEntry): ImepError {
  * known yet (`specs` gives undefined: a bridged simulator) is checked against its environment's declared facts
  * when the simulator's servers start (bridge-envs.ts, checkDeclaredFacts), before any row is written.
  */
-export async function preflightPlan(protocol: Protocol, episodes: readonly PlannedEpisode[], policies: PolicyProvider, batchSize: number, specs: SpecSource): Promise<void> {
+export async function preflightPlan(
+  protocol: Protocol,
+  episodes: readonly PlannedEpisode[],
+  policies: PolicyProvider,
+  batchSize: number,
+  specs: SpecSource,
+): Promise<void> {
   assertDisjointAllowlists(protocol.allowlists, 'allowlists');
   const tasks = taskEntries(protocol);
   const seen = new Set<string>();
@@ -154,7 +195,10 @@ export async function preflightPlan(protocol: Protocol, episodes: readonly Plann
     if (seen.has(key)) continue;
     seen.add(key);
     const entry = tasks.get(seg.task);
-    if (entry === undefined) throw new ImepError('E_PROTOCOL_INVALID', `the plan names task ${seg.task}, which no env defines`, { field: 'envs' });
+    if (entry === undefined)
+      throw new ImepError('E_PROTOCOL_INVALID', `the plan names task ${seg.task}, which no env defines`, {
+        field: 'envs',
+      });
     let m = made.get(seg.task);
     if (m === undefined) {
       const spec = specs(entry);
@@ -184,7 +228,11 @@ export async function readDurableDonors(tracesDir: string): Promise<Map<number, 
 }
 
 /** Refuses a resumed segment whose recomputed donor assignment is not the one its durable rows were run with. */
-function assertSameDonors(durable: string | undefined, entry: Readonly<Record<string, unknown>>, seg: { wave: number; condition: string; task: string }): void {
+function assertSameDonors(
+  durable: string | undefined,
+  entry: Readonly<Record<string, unknown>>,
+  seg: { wave: number; condition: string; task: string },
+): void {
   if (durable === canonicalJson(entry)) return;
   const what = `the donor assignment of wave ${seg.wave} × ${seg.condition} × ${seg.task} (first row ${String(entry['seq'])})`;
   throw new ImepError(
@@ -192,7 +240,10 @@ function assertSameDonors(durable: string | undefined, entry: Readonly<Record<st
     durable === undefined
       ? `${what} is missing from traces/donors.jsonl although the segment's first row is durable`
       : `${what}, recomputed by this run's donor pre-pass, differs from the one in traces/donors.jsonl that the durable rows were run with (a unit's pre-pass failed in one of the two runs): resuming would build the later rows on another assignment; nothing was written`,
-    { file: 'traces/donors.jsonl', hint: 'start the run again: `imep campaign fail-run UNIT --reason …` for a formal run (a shard: remove its folder UNIT.shards/shard-I-of-N), then run it' },
+    {
+      file: 'traces/donors.jsonl',
+      hint: 'start the run again: `imep campaign fail-run UNIT --reason …` for a formal run (a shard: remove its folder UNIT.shards/shard-I-of-N), then run it',
+    },
   );
 }
 
@@ -224,7 +275,10 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
     // environment), and every condition this run carries out must find what it needs in them (S/T: a fact).
     for (const { seg } of segments) {
       const entry = tasks.get(seg.task);
-      if (entry === undefined) throw new ImepError('E_PROTOCOL_INVALID', `the plan names task ${seg.task}, which no env defines`, { field: 'envs' });
+      if (entry === undefined)
+        throw new ImepError('E_PROTOCOL_INVALID', `the plan names task ${seg.task}, which no env defines`, {
+          field: 'envs',
+        });
       let task = contexts.get(seg.task);
       if (task === undefined) contexts.set(seg.task, (task = taskContext(entry, envsOf(entry)(0).spec)));
       checkFacts(conditionPlan(conditionOf(protocol, seg.condition)), task);
@@ -234,25 +288,49 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
       const task = contexts.get(seg.task) as TaskContext;
       const envFor = envsOf(task);
       let policy = policies.get(seg.task);
-      if (policy === undefined) policies.set(seg.task, (policy = await input.policies.policyFor(task, input.batchSize)));
+      if (policy === undefined)
+        policies.set(seg.task, (policy = await input.policies.policyFor(task, input.batchSize)));
       const plan = checkCondition(condition, task, policy, input.policies.description);
       const segment: SegmentInfo = { wave: seg.wave, condition, task, phase: 'main' };
       const resetOptions = { ...(condition.envKwargs ?? {}) };
-      const arrival = (list: readonly UnitJob[]): UnitJob[] => arrivalOrder(input.arrivalKey ?? null, { wave: seg.wave, condition: condition.id, task: seg.task }, list);
+      const arrival = (list: readonly UnitJob[]): UnitJob[] =>
+        arrivalOrder(input.arrivalKey ?? null, { wave: seg.wave, condition: condition.id, task: seg.task }, list);
       // the frame recorder hands its trace line to the sink before the row recorder puts the episode's row
       const frames = frameSeeds === null ? [] : [new FrameRecorder(protocol.frames!, frameSeeds, sink)];
       const subscribers: RunnerSubscriber[] = [...frames, new RowRecorder(plan, sink), ...extra];
-      let donors: Awaited<ReturnType<typeof prepareDonors>> | Awaited<ReturnType<typeof prepareReadDonors>> | null = null;
+      let donors: Awaited<ReturnType<typeof prepareDonors>> | Awaited<ReturnType<typeof prepareReadDonors>> | null =
+        null;
       if (plan.donorMode !== null) {
-        const donorInput = { segment, plan, policy, envFor, allowlists: protocol.allowlists, resetOptions, units: seg.units, maxTries, arrival, ...noise };
+        const donorInput = {
+          segment,
+          plan,
+          policy,
+          envFor,
+          allowlists: protocol.allowlists,
+          resetOptions,
+          units: seg.units,
+          maxTries,
+          arrival,
+          ...noise,
+        };
         donors =
           plan.donorInstallation === 'read'
-            ? await prepareReadDonors(donorInput, (value, unit) => declaredFact(segment, task.facts.factField as string, value, unit))
+            ? await prepareReadDonors(donorInput, (value, unit) =>
+                declaredFact(segment, task.facts.factField as string, value, unit),
+              )
             : await prepareDonors(donorInput);
         // written once, just before the segment's first row this run (or shard) owns
         const first = seg.units.find((u) => include(u))?.episodes[0];
         if (first !== undefined) {
-          const entry = { seq: first.seq, wave: seg.wave, condition: condition.id, task: seg.task, mode: donors.assignment.mode, seed: donors.assignment.seed, entries: donors.assignment.entries };
+          const entry = {
+            seq: first.seq,
+            wave: seg.wave,
+            condition: condition.id,
+            task: seg.task,
+            mode: donors.assignment.mode,
+            seed: donors.assignment.seed,
+            entries: donors.assignment.entries,
+          };
           if (first.seq >= startSeq) sink.trace(first.seq, { stream: 'donors', entry });
           else if (input.durableDonors !== undefined) assertSameDonors(input.durableDonors.get(first.seq), entry, seg);
         }

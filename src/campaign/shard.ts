@@ -22,7 +22,15 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson, ImepError } from '../core/index.js';
-import { writeJsonAtomic, cutToCommittedRows, readJsonLines, readRecord, RowWriter, OperatorSchema, type Operator } from '../evidence/index.js';
+import {
+  writeJsonAtomic,
+  cutToCommittedRows,
+  readJsonLines,
+  readRecord,
+  RowWriter,
+  OperatorSchema,
+  type Operator,
+} from '../evidence/index.js';
 import type { RowTarget } from './row-sink.js';
 
 export { parseShard, shardFilter, type ShardSpec } from '../protocol/index.js';
@@ -61,16 +69,32 @@ class ShardWriter extends RowWriter {
 
   constructor(dir: string, record: ShardRecord, seqs: readonly number[]) {
     const file = join(dir, 'shard.json');
-    super({ rows: join(dir, 'rows.jsonl'), timings: join(dir, 'timings.jsonl'), tracesDir: join(dir, 'traces') }, seqs[0] ?? DONE, async () => {
-      const now = await readRecord(file, ShardRecordSchema);
-      const v = now.kind === 'ok' ? now.value : null;
-      if (v === null || v.protocolHash !== record.protocolHash || v.planHash !== record.planHash || v.index !== record.index || v.count !== record.count || v.complete) {
-        throw new ImepError('E_OUT_OF_ORDER', `shard ${record.index}/${record.count}'s folder changed under the running shard (${now.kind === 'ok' ? (now.value.complete ? 'marked complete' : 'another split') : now.kind === 'bad' ? `shard.json ${now.reason}` : 'shard.json removed'}); nothing more is appended`, {
-          file,
-          hint: 'run the shard again (it resumes after its last durable row)',
-        });
-      }
-    }, file);
+    super(
+      { rows: join(dir, 'rows.jsonl'), timings: join(dir, 'timings.jsonl'), tracesDir: join(dir, 'traces') },
+      seqs[0] ?? DONE,
+      async () => {
+        const now = await readRecord(file, ShardRecordSchema);
+        const v = now.kind === 'ok' ? now.value : null;
+        if (
+          v === null ||
+          v.protocolHash !== record.protocolHash ||
+          v.planHash !== record.planHash ||
+          v.index !== record.index ||
+          v.count !== record.count ||
+          v.complete
+        ) {
+          throw new ImepError(
+            'E_OUT_OF_ORDER',
+            `shard ${record.index}/${record.count}'s folder changed under the running shard (${now.kind === 'ok' ? (now.value.complete ? 'marked complete' : 'another split') : now.kind === 'bad' ? `shard.json ${now.reason}` : 'shard.json removed'}); nothing more is appended`,
+            {
+              file,
+              hint: 'run the shard again (it resumes after its last durable row)',
+            },
+          );
+        }
+      },
+      file,
+    );
     seqs.forEach((seq, i) => this.after.set(seq, seqs[i + 1] ?? DONE));
   }
 
@@ -103,7 +127,12 @@ export interface ShardMeta {
 }
 
 /** Opens (creating or resuming) the shard folder; `seqs` are the shard's plan seqs, ascending. */
-export async function openShard(dir: string, meta: ShardMeta, seqs: readonly number[], perUnit: number): Promise<OpenShard> {
+export async function openShard(
+  dir: string,
+  meta: ShardMeta,
+  seqs: readonly number[],
+  perUnit: number,
+): Promise<OpenShard> {
   const file = join(dir, 'shard.json');
   let record: ShardRecord = {
     kind: 'imep.shard',
@@ -119,12 +148,23 @@ export async function openShard(dir: string, meta: ShardMeta, seqs: readonly num
   };
   const found = await readRecord(file, ShardRecordSchema);
   if (found.kind === 'bad') {
-    throw new ImepError('E_UNIT_TAMPERED', `shard.json ${found.reason}`, { file, hint: 'a shard folder written by another imep version or edited by hand: remove the folder and run the shard again' });
+    throw new ImepError('E_UNIT_TAMPERED', `shard.json ${found.reason}`, {
+      file,
+      hint: 'a shard folder written by another imep version or edited by hand: remove the folder and run the shard again',
+    });
   }
   if (found.kind === 'ok') {
     const v = found.value;
-    if (v.protocolHash !== record.protocolHash || v.planHash !== record.planHash || v.index !== record.index || v.count !== record.count) {
-      throw new ImepError('E_PROTOCOL_FROZEN', 'this shard folder belongs to another protocol, plan or shard split', { file, hint: 'use a fresh campaigns directory for a different split' });
+    if (
+      v.protocolHash !== record.protocolHash ||
+      v.planHash !== record.planHash ||
+      v.index !== record.index ||
+      v.count !== record.count
+    ) {
+      throw new ImepError('E_PROTOCOL_FROZEN', 'this shard folder belongs to another protocol, plan or shard split', {
+        file,
+        hint: 'use a fresh campaigns directory for a different split',
+      });
     }
     record = v;
     if (!v.operators.some((o) => o.id === meta.operator.id)) {
@@ -142,15 +182,28 @@ export async function openShard(dir: string, meta: ShardMeta, seqs: readonly num
   const done = read.lines.length;
   read.lines.forEach((line, i) => {
     const seq = (line as { seq?: unknown }).seq;
-    if (seq !== seqs[i]) throw new ImepError('E_UNIT_TAMPERED', `line ${i + 1} has seq ${String(seq)}; this shard's row ${i + 1} is seq ${String(seqs[i])}`, { file: rowsFile });
+    if (seq !== seqs[i])
+      throw new ImepError(
+        'E_UNIT_TAMPERED',
+        `line ${i + 1} has seq ${String(seq)}; this shard's row ${i + 1} is seq ${String(seqs[i])}`,
+        { file: rowsFile },
+      );
   });
   const startSeq = seqs[done] ?? Infinity;
   const cut = Number.isFinite(startSeq) ? startSeq : Number.MAX_SAFE_INTEGER;
   await mkdir(join(dir, 'traces'), { recursive: true }).catch(() => undefined);
-  const traceNames = (await readdir(join(dir, 'traces')).catch(() => [] as string[])).filter((n) => n.endsWith('.jsonl'));
-  await cutToCommittedRows(rowsFile, [join(dir, 'timings.jsonl'), ...traceNames.map((name) => join(dir, 'traces', name))], cut);
+  const traceNames = (await readdir(join(dir, 'traces')).catch(() => [] as string[])).filter((n) =>
+    n.endsWith('.jsonl'),
+  );
+  await cutToCommittedRows(
+    rowsFile,
+    [join(dir, 'timings.jsonl'), ...traceNames.map((name) => join(dir, 'traces', name))],
+    cut,
+  );
   const existing = new Map<number, string>();
-  read.lines.slice(Math.max(0, done - perUnit)).forEach((line) => existing.set((line as { seq: number }).seq, canonicalJson(line)));
+  read.lines
+    .slice(Math.max(0, done - perUnit))
+    .forEach((line) => existing.set((line as { seq: number }).seq, canonicalJson(line)));
   const expected = seqs.slice(done);
   const writer = new ShardWriter(dir, record, expected);
   return { dir, target: writer, expected, startSeq, existing, record, close: () => writer.close() };

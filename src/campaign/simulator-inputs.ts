@@ -38,20 +38,28 @@ export async function simulatorInputHashes(protocol: Protocol, ctx: SimulatorCon
 }
 
 /** Refuses to run when a frozen simulator input changed since precommit. */
-export async function assertSimulatorInputsUnchanged(protocol: Protocol, ctx: SimulatorContext, frozen: Readonly<Record<string, string>> | undefined): Promise<void> {
+export async function assertSimulatorInputsUnchanged(
+  protocol: Protocol,
+  ctx: SimulatorContext,
+  frozen: Readonly<Record<string, string>> | undefined,
+): Promise<void> {
   const now = await simulatorInputHashes(protocol, ctx);
   const keys = new Set([...Object.keys(frozen ?? {}), ...Object.keys(now)]);
   for (const key of [...keys].sort()) {
     const was = frozen?.[key];
     const is = now[key];
     if (was === is) continue;
-    const where = key === 'simulator.replayDir' ? resolveReplayDir(protocol, ctx) ?? '(missing)' : key;
+    const where = key === 'simulator.replayDir' ? (resolveReplayDir(protocol, ctx) ?? '(missing)') : key;
     throw new ImepError(
       'E_PROTOCOL_FROZEN',
       was === undefined
         ? `${key} (${where}) was not frozen at precommit; this unit cannot read it`
         : `${key} (${where}) hashes to ${(is ?? 'nothing').slice(0, 12)}… but the precommit froze ${was.slice(0, 12)}…`,
-      { file: ctx.file, field: key, hint: 'restore the simulator files the unit was precommitted with; a new set of files is a new campaign' },
+      {
+        file: ctx.file,
+        field: key,
+        hint: 'restore the simulator files the unit was precommitted with; a new set of files is a new campaign',
+      },
     );
   }
 }

@@ -4,7 +4,15 @@
  * (src/runtime/policy.ts); rows, traces and the progress display are SUBSCRIBERS (after openpi's
  * runtime), never code inside the loop.
  */
-import type { EnvSpec, SimEnvironment, StepResult, BatchPolicy, MemoryReadable, PolicyOutput, TaskFacts } from '../runtime/index.js';
+import type {
+  EnvSpec,
+  SimEnvironment,
+  StepResult,
+  BatchPolicy,
+  MemoryReadable,
+  PolicyOutput,
+  TaskFacts,
+} from '../runtime/index.js';
 import type { InstallTarget, PointOutcome, TraceEntry } from '../interventions/index.js';
 import type { PlannedEpisode, ProtocolCondition } from '../protocol/index.js';
 

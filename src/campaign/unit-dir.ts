@@ -38,7 +38,12 @@ export async function unitsOf(campaignsDir: string, protocolId: string): Promise
  * The unit folder for a protocol; refuses (E_PROTOCOL_FROZEN) when another unit of the same protocol
  * id exists, i.e. the protocol file was edited after its precommit.
  */
-export async function unitDirFor(campaignsDir: string, protocolId: string, protocolHash: string, file: string): Promise<{ dir: string; exists: boolean }> {
+export async function unitDirFor(
+  campaignsDir: string,
+  protocolId: string,
+  protocolHash: string,
+  file: string,
+): Promise<{ dir: string; exists: boolean }> {
   const dir = join(campaignsDir, unitFolderName(protocolId, protocolHash));
   if (await exists(join(dir, 'unit.json'))) return { dir, exists: true };
   const others = (await unitsOf(campaignsDir, protocolId)).filter((d) => d !== dir);

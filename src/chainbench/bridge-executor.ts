@@ -25,7 +25,14 @@ import { RemoteEnvironment } from '../bridges/index.js';
 import type { HelloReply } from '../bridges/index.js';
 import type { NdArray } from '../runtime/index.js';
 import type { Chain } from './manifest-schema.js';
-import { outcomeOf, queryOptions, type ChainExecutor, type ExecutionOutcome, type ExecutionRun, type ExecutorIdentity } from './executor.js';
+import {
+  outcomeOf,
+  queryOptions,
+  type ChainExecutor,
+  type ExecutionOutcome,
+  type ExecutionRun,
+  type ExecutorIdentity,
+} from './executor.js';
 
 export const DEFAULT_BRIDGE_ENV = 'ChainDrawers-lite';
 /** The LIBERO chain executor of the Python sim-bridge (adapter `libero-chain`). */
@@ -33,7 +40,8 @@ export const LIBERO_CHAIN_ENV = 'LIBERO-ChainDrawers';
 
 const SERVE_HINT: Readonly<Record<string, string>> = {
   [DEFAULT_BRIDGE_ENV]: '`imep sim serve lite`',
-  [LIBERO_CHAIN_ENV]: '`python3 -m imep_sim_bridge serve --adapters libero-chain` (run in sim-bridge/, LIBERO installed)',
+  [LIBERO_CHAIN_ENV]:
+    '`python3 -m imep_sim_bridge serve --adapters libero-chain` (run in sim-bridge/, LIBERO installed)',
 };
 
 export interface BridgeExecutorOptions {
@@ -53,15 +61,20 @@ export interface BridgeExecutorOptions {
  */
 export function choiceAction(env: RemoteEnvironment, K: number, choice: number): NdArray {
   const a = env.spec.action;
-  if (a.dtype === 'float32' && a.shape.length === 1 && a.shape[0] === 1) return { dtype: 'float32', shape: [1], data: Float32Array.of(choice) };
+  if (a.dtype === 'float32' && a.shape.length === 1 && a.shape[0] === 1)
+    return { dtype: 'float32', shape: [1], data: Float32Array.of(choice) };
   if (a.dtype === 'float32' && a.shape.length === 1 && a.shape[0] === K) {
     const data = new Float32Array(K);
     data[choice] = 1;
     return { dtype: 'float32', shape: [K], data };
   }
-  throw new ImepError('E_SIM_UNAVAILABLE', `${env.spec.id} takes ${a.dtype} [${a.shape.join(',')}] actions, which carry no choice among ${K} drawers (float32 [1] or [${K}] needed)`, {
-    field: '--env',
-  });
+  throw new ImepError(
+    'E_SIM_UNAVAILABLE',
+    `${env.spec.id} takes ${a.dtype} [${a.shape.join(',')}] actions, which carry no choice among ${K} drawers (float32 [1] or [${K}] needed)`,
+    {
+      field: '--env',
+    },
+  );
 }
 
 export class BridgeChainExecutor implements ChainExecutor {
@@ -79,7 +92,12 @@ export class BridgeChainExecutor implements ChainExecutor {
 
   static async connect(options: BridgeExecutorOptions): Promise<BridgeChainExecutor> {
     const env = options.env ?? DEFAULT_BRIDGE_ENV;
-    const client = new BridgeClient({ endpoint: options.endpoint, heartbeatMs: 0, clientName: 'imep-chainbench', ...(options.deadlineMs ? { deadlineMs: options.deadlineMs } : {}) });
+    const client = new BridgeClient({
+      endpoint: options.endpoint,
+      heartbeatMs: 0,
+      clientName: 'imep-chainbench',
+      ...(options.deadlineMs ? { deadlineMs: options.deadlineMs } : {}),
+    });
     let hello: HelloReply;
     try {
       hello = await client.connect(options.deadlineMs ? { deadlineMs: options.deadlineMs } : {});
@@ -89,11 +107,16 @@ export class BridgeChainExecutor implements ChainExecutor {
     }
     if (!hello.envs.includes(env)) {
       await client.close().catch(() => undefined);
-      const shown = hello.envs.slice(0, 8).join(', ') + (hello.envs.length > 8 ? `, … (${hello.envs.length} in all)` : '');
-      throw new ImepError('E_SIM_UNAVAILABLE', `the bridge server ${hello.server.name} ${hello.server.version} (adapters ${hello.adapters.join(', ') || 'none'}) hosts no ${env}; it hosts: ${shown || 'nothing'}`, {
-        field: '--endpoint',
-        hint: `a replay executes one drawer choice per chain episode; serve ${env} with ${SERVE_HINT[env] ?? '`imep sim serve lite` (ChainDrawers-lite) or `python3 -m imep_sim_bridge serve --adapters libero-chain` (LIBERO-ChainDrawers)'} (or pass --env with an environment that takes the choice as its action)`,
-      });
+      const shown =
+        hello.envs.slice(0, 8).join(', ') + (hello.envs.length > 8 ? `, … (${hello.envs.length} in all)` : '');
+      throw new ImepError(
+        'E_SIM_UNAVAILABLE',
+        `the bridge server ${hello.server.name} ${hello.server.version} (adapters ${hello.adapters.join(', ') || 'none'}) hosts no ${env}; it hosts: ${shown || 'nothing'}`,
+        {
+          field: '--endpoint',
+          hint: `a replay executes one drawer choice per chain episode; serve ${env} with ${SERVE_HINT[env] ?? '`imep sim serve lite` (ChainDrawers-lite) or `python3 -m imep_sim_bridge serve --adapters libero-chain` (LIBERO-ChainDrawers)'} (or pass --env with an environment that takes the choice as its action)`,
+        },
+      );
     }
     return new BridgeChainExecutor(client, hello, { ...options, env });
   }
@@ -113,7 +136,12 @@ export class BridgeChainExecutor implements ChainExecutor {
     let env = this.#envs.get(K);
     if (env === undefined) {
       const deadline = this.#opts.deadlineMs;
-      env = RemoteEnvironment.make(this.#client, this.#opts.env, { K, executionSuccess: this.#opts.executionSuccess }, deadline ? { makeMs: deadline, resetMs: deadline, stepMs: deadline, closeMs: deadline } : {});
+      env = RemoteEnvironment.make(
+        this.#client,
+        this.#opts.env,
+        { K, executionSuccess: this.#opts.executionSuccess },
+        deadline ? { makeMs: deadline, resetMs: deadline, stepMs: deadline, closeMs: deadline } : {},
+      );
       this.#envs.set(K, env);
     }
     return env;

@@ -37,14 +37,16 @@ export class LooCentroids {
   forChain(chainId: string, drawers: readonly string[]): (Float64Array | null)[] {
     const ownSums = new Map<string, Float64Array>();
     const ownCounts = new Map<string, number>();
-    for (const ev of this.records.byChain.get(chainId) ?? []) this.add(ownSums, ownCounts, ev.record.fact.drawer, ev.feature);
+    for (const ev of this.records.byChain.get(chainId) ?? [])
+      this.add(ownSums, ownCounts, ev.record.fact.drawer, ev.feature);
     return drawers.map((d) => {
       const total = this.sums.get(d);
       const n = (this.counts.get(d) ?? 0) - (ownCounts.get(d) ?? 0);
       if (total === undefined || n <= 0) return null;
       const own = ownSums.get(d);
       const c = new Float64Array(this.dim);
-      for (let i = 0; i < this.dim; i++) c[i] = ((total[i] as number) - (own === undefined ? 0 : (own[i] as number))) / n;
+      for (let i = 0; i < this.dim; i++)
+        c[i] = ((total[i] as number) - (own === undefined ? 0 : (own[i] as number))) / n;
       return c;
     });
   }

@@ -23,7 +23,14 @@
 import { Prng, type Seed } from '../core/index.js';
 import { LooCentroids } from './centroids.js';
 import type { Chain, ChainManifest } from './manifest-schema.js';
-import { chainEvents, chainMemory, inMemorySet, type ChainEvent, type ChainRecordSet, type MemorySet } from './records.js';
+import {
+  chainEvents,
+  chainMemory,
+  inMemorySet,
+  type ChainEvent,
+  type ChainRecordSet,
+  type MemorySet,
+} from './records.js';
 import { drawerPosition, fallbackChoice, nearestCentroid, selectDecidingRecord, type FallbackMode } from './readout.js';
 
 export type DecisionPath = 'readout' | 'fallback' | 'initial-fact' | 'oracle';
@@ -40,7 +47,14 @@ export interface Decision {
 export type ConditionDecisions = readonly Decision[];
 export type ConditionFn = (manifest: ChainManifest, records: ChainRecordSet, seed: Seed) => ConditionDecisions;
 
-export const DECISION_CONDITIONS = ['full-memory', 'no-memory', 'initial-fact', 'shuffled-records', 'stale-records', 'oracle'] as const;
+export const DECISION_CONDITIONS = [
+  'full-memory',
+  'no-memory',
+  'initial-fact',
+  'shuffled-records',
+  'stale-records',
+  'oracle',
+] as const;
 export type DecisionCondition = (typeof DECISION_CONDITIONS)[number];
 
 export interface ConditionSpec {
@@ -92,14 +106,25 @@ function fullMemory(fallback: FallbackMode): ConditionFn {
   return (manifest, records, seed) => {
     const centroids = centroidsOf(records);
     return manifest.chains.map((chain) =>
-      memoryPathDecision({ chain, events: chainEvents(records, chain.id), set: 'latest-write', centroids, seed, fallback }),
+      memoryPathDecision({
+        chain,
+        events: chainEvents(records, chain.id),
+        set: 'latest-write',
+        centroids,
+        seed,
+        fallback,
+      }),
     );
   };
 }
 
 function noMemory(fallback: FallbackMode): ConditionFn {
   return (manifest, _records, seed) =>
-    manifest.chains.map((chain) => ({ chainId: chain.id, choice: fallbackChoice(chain, seed, fallback), path: 'fallback' as const }));
+    manifest.chains.map((chain) => ({
+      chainId: chain.id,
+      choice: fallbackChoice(chain, seed, fallback),
+      path: 'fallback' as const,
+    }));
 }
 
 function initialFact(fallback: FallbackMode): ConditionFn {
@@ -111,7 +136,8 @@ function initialFact(fallback: FallbackMode): ConditionFn {
         if (first === undefined || ev.record.revision < first.record.revision) first = ev;
       }
       const pos = first === undefined ? -1 : drawerPosition(chain, first.record.fact.drawer);
-      if (first === undefined || pos < 0) return { chainId: chain.id, choice: fallbackChoice(chain, seed, fallback), path: 'fallback' as const };
+      if (first === undefined || pos < 0)
+        return { chainId: chain.id, choice: fallbackChoice(chain, seed, fallback), path: 'fallback' as const };
       return { chainId: chain.id, choice: pos, path: 'initial-fact' as const, recordId: first.record.id };
     });
 }
@@ -140,7 +166,11 @@ export function shuffledRecords(manifest: ChainManifest, records: ChainRecordSet
       const events = byChain.get(s.chainId) as ChainEvent[];
       const ev = events[s.index] as ChainEvent;
       const p = payloads[j] as { drawer: string; feature: Float32Array };
-      events[s.index] = { ...ev, record: { ...ev.record, fact: { object: ev.record.fact.object, drawer: p.drawer } }, feature: p.feature };
+      events[s.index] = {
+        ...ev,
+        record: { ...ev.record, fact: { object: ev.record.fact.object, drawer: p.drawer } },
+        feature: p.feature,
+      };
     });
   }
   return { dim: records.dim, byChain };
@@ -151,7 +181,14 @@ function shuffled(fallback: FallbackMode): ConditionFn {
     const centroids = centroidsOf(records);
     const mixed = shuffledRecords(manifest, records, seed);
     return manifest.chains.map((chain) =>
-      memoryPathDecision({ chain, events: chainEvents(mixed, chain.id), set: 'latest-write', centroids, seed, fallback }),
+      memoryPathDecision({
+        chain,
+        events: chainEvents(mixed, chain.id),
+        set: 'latest-write',
+        centroids,
+        seed,
+        fallback,
+      }),
     );
   };
 }
@@ -161,7 +198,9 @@ function stale(fallback: FallbackMode): ConditionFn {
     const centroids = centroidsOf(records);
     return manifest.chains
       .filter((chain) => chain.rewrite)
-      .map((chain) => memoryPathDecision({ chain, events: chainEvents(records, chain.id), set: 'stale', centroids, seed, fallback }));
+      .map((chain) =>
+        memoryPathDecision({ chain, events: chainEvents(records, chain.id), set: 'stale', centroids, seed, fallback }),
+      );
   };
 }
 

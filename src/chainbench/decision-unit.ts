@@ -49,7 +49,12 @@ const CellSchema = z.strictObject({
   recordId: z.string().nullable(),
   correct: z.boolean(),
 });
-const RungSchema = z.strictObject({ choice: z.number().int().min(0), donorChainId: z.string().nullable(), changed: z.boolean(), correct: z.boolean() });
+const RungSchema = z.strictObject({
+  choice: z.number().int().min(0),
+  donorChainId: z.string().nullable(),
+  changed: z.boolean(),
+  correct: z.boolean(),
+});
 const LadderEntrySchema = z.strictObject({
   recordId: z.string(),
   centroidDigest: z.string(),
@@ -93,7 +98,9 @@ export interface WrittenDecisionUnit {
 }
 
 function rung(r: LadderRow | undefined): z.infer<typeof RungSchema> | null {
-  return r === undefined ? null : { choice: r.choice, donorChainId: r.donorChainId, changed: r.changed, correct: r.correct };
+  return r === undefined
+    ? null
+    : { choice: r.choice, donorChainId: r.donorChainId, changed: r.changed, correct: r.correct };
 }
 
 /** Decides every chain under every condition, runs the ladder, and writes it all as a sealed unit. */
@@ -118,10 +125,15 @@ export async function writeDecisionUnit(input: WriteDecisionUnitInput): Promise<
   const plan = {
     kind: 'imep.chainbench-decisions-plan',
     version: 1,
-    chains: manifest.chains.map((c) => ({ chainId: c.id, conditions: specs.filter((s) => s.cohort === 'all' || c.rewrite).map((s) => s.name) })),
+    chains: manifest.chains.map((c) => ({
+      chainId: c.id,
+      conditions: specs.filter((s) => s.cohort === 'all' || c.rewrite).map((s) => s.name),
+    })),
   };
   const cells = new Map(table.conditions.map((c) => [c.name, new Map(c.decisions.map((d) => [d.chainId, d]))]));
-  const ladderRows = Object.fromEntries(LADDER_CONDITIONS.map((c) => [c, new Map(ladder.rows[c].map((r) => [r.chainId, r]))])) as Record<LadderCondition, Map<string, LadderRow>>;
+  const ladderRows = Object.fromEntries(
+    LADDER_CONDITIONS.map((c) => [c, new Map(ladder.rows[c].map((r) => [r.chainId, r]))]),
+  ) as Record<LadderCondition, Map<string, LadderRow>>;
   const unit = await buildSealedUnit({
     dir: input.dir,
     protocol,
@@ -134,17 +146,41 @@ export async function writeDecisionUnit(input: WriteDecisionUnitInput): Promise<
         const decisions: Record<string, z.infer<typeof CellSchema>> = {};
         for (const s of specs) {
           const d = cells.get(s.name)?.get(chain.id);
-          if (d !== undefined) decisions[s.name] = { choice: d.choice, path: d.path, recordId: d.recordId ?? null, correct: d.choice === chain.finalFact.drawer };
+          if (d !== undefined)
+            decisions[s.name] = {
+              choice: d.choice,
+              path: d.path,
+              recordId: d.recordId ?? null,
+              correct: d.choice === chain.finalFact.drawer,
+            };
         }
         const C = ladderRows.C.get(chain.id);
         const U = ladderRows.U.get(chain.id);
         let entry: z.infer<typeof LadderEntrySchema> | null = null;
         if (C !== undefined && U !== undefined) {
           const feature = chainEvents(records, chain.id).find((e) => e.record.id === C.recordId)?.feature;
-          if (feature === undefined) throw new ImepError('E_INTERNAL', `ladder: chain ${chain.id}: record ${C.recordId} not found`);
-          entry = { recordId: C.recordId, centroidDigest: C.centroidDigest, archivedChoice: C.archivedChoice, ulpElements: feature.length, C: rung(C)!, U: rung(U)!, S: rung(ladderRows.S.get(chain.id)), T: rung(ladderRows.T.get(chain.id)) };
+          if (feature === undefined)
+            throw new ImepError('E_INTERNAL', `ladder: chain ${chain.id}: record ${C.recordId} not found`);
+          entry = {
+            recordId: C.recordId,
+            centroidDigest: C.centroidDigest,
+            archivedChoice: C.archivedChoice,
+            ulpElements: feature.length,
+            C: rung(C)!,
+            U: rung(U)!,
+            S: rung(ladderRows.S.get(chain.id)),
+            T: rung(ladderRows.T.get(chain.id)),
+          };
         }
-        await append({ status: 'ok', chainId: chain.id, K: chain.K, finalDrawer: chain.finalFact.drawer, rewrite: chain.rewrite, decisions, ladder: entry });
+        await append({
+          status: 'ok',
+          chainId: chain.id,
+          K: chain.K,
+          finalDrawer: chain.finalFact.drawer,
+          rewrite: chain.rewrite,
+          decisions,
+          ladder: entry,
+        });
       }
     },
   });
@@ -168,21 +204,40 @@ export async function readDecisionUnit(dir: string, what = '--decisions'): Promi
   const protocol = parseRow(DecisionsProtocolSchema, unit.protocol, protoFile, -1);
   const { manifest, hash } = freezeManifest(parseManifestData(protocol.manifest, protoFile));
   if (hash !== protocol.manifestHash) {
-    throw new ImepError('E_UNIT_TAMPERED', `the frozen manifest hashes to ${hash.slice(0, 12)}…, not the recorded ${protocol.manifestHash.slice(0, 12)}…`, { file: protoFile, field: 'manifestHash' });
+    throw new ImepError(
+      'E_UNIT_TAMPERED',
+      `the frozen manifest hashes to ${hash.slice(0, 12)}…, not the recorded ${protocol.manifestHash.slice(0, 12)}…`,
+      { file: protoFile, field: 'manifestHash' },
+    );
   }
   const rowsFile = unitPaths(unit.dir).rows;
   if (unit.rows.length !== manifest.chains.length) {
-    throw new ImepError('E_UNIT_TAMPERED', `${unit.rows.length} rows for ${manifest.chains.length} chains`, { file: rowsFile });
+    throw new ImepError('E_UNIT_TAMPERED', `${unit.rows.length} rows for ${manifest.chains.length} chains`, {
+      file: rowsFile,
+    });
   }
   const rows = unit.rows.map((r, i) => {
     const row = parseRow(DecisionRowSchema, r, rowsFile, i);
     const chain = manifest.chains[i]!;
-    if (row.chainId !== chain.id || row.K !== chain.K || row.finalDrawer !== chain.finalFact.drawer || row.rewrite !== chain.rewrite) {
-      throw new ImepError('E_UNIT_TAMPERED', `row ${i} (${row.chainId}) does not describe chain ${chain.id} of the frozen manifest`, { file: rowsFile, field: `${i}.chainId` });
+    if (
+      row.chainId !== chain.id ||
+      row.K !== chain.K ||
+      row.finalDrawer !== chain.finalFact.drawer ||
+      row.rewrite !== chain.rewrite
+    ) {
+      throw new ImepError(
+        'E_UNIT_TAMPERED',
+        `row ${i} (${row.chainId}) does not describe chain ${chain.id} of the frozen manifest`,
+        { file: rowsFile, field: `${i}.chainId` },
+      );
     }
     for (const [name, cell] of Object.entries(row.decisions)) {
       if (cell.choice >= chain.K || cell.correct !== (cell.choice === chain.finalFact.drawer)) {
-        throw new ImepError('E_UNIT_TAMPERED', `row ${i}: ${name}: choice ${cell.choice} / correct ${cell.correct} inconsistent with chain ${chain.id}`, { file: rowsFile, field: `${i}.decisions.${name}` });
+        throw new ImepError(
+          'E_UNIT_TAMPERED',
+          `row ${i}: ${name}: choice ${cell.choice} / correct ${cell.correct} inconsistent with chain ${chain.id}`,
+          { file: rowsFile, field: `${i}.decisions.${name}` },
+        );
       }
     }
     return row;
@@ -198,7 +253,16 @@ export async function readDecisionUnit(dir: string, what = '--decisions'): Promi
       ...c,
       decisions: rows.flatMap((r) => {
         const cell = r.decisions[c.name];
-        return cell === undefined ? [] : [{ chainId: r.chainId, choice: cell.choice, path: cell.path, ...(cell.recordId === null ? {} : { recordId: cell.recordId }) }];
+        return cell === undefined
+          ? []
+          : [
+              {
+                chainId: r.chainId,
+                choice: cell.choice,
+                path: cell.path,
+                ...(cell.recordId === null ? {} : { recordId: cell.recordId }),
+              },
+            ];
       }),
     })),
     ladder: {
@@ -211,7 +275,17 @@ export async function readDecisionUnit(dir: string, what = '--decisions'): Promi
           c,
           rows.flatMap((r) => {
             const g = r.ladder?.[c];
-            return g === undefined || g === null ? [] : [{ chainId: r.chainId, donorChainId: g.donorChainId, choice: g.choice, changed: g.changed, correct: g.correct }];
+            return g === undefined || g === null
+              ? []
+              : [
+                  {
+                    chainId: r.chainId,
+                    donorChainId: g.donorChainId,
+                    choice: g.choice,
+                    changed: g.changed,
+                    correct: g.correct,
+                  },
+                ];
           }),
         ]),
       ) as NonNullable<DecisionTable['ladder']>['rows'],

@@ -53,7 +53,12 @@ export const DecisionTableSchema = z.strictObject({
       chains: z.number().int().min(0),
       excluded: z.array(z.string()),
       ulpElementsStepped: z.number().int().min(0),
-      rows: z.strictObject({ C: z.array(LadderChoiceSchema), U: z.array(LadderChoiceSchema), S: z.array(LadderChoiceSchema), T: z.array(LadderChoiceSchema) }),
+      rows: z.strictObject({
+        C: z.array(LadderChoiceSchema),
+        U: z.array(LadderChoiceSchema),
+        S: z.array(LadderChoiceSchema),
+        T: z.array(LadderChoiceSchema),
+      }),
     })
     .optional(),
 });
@@ -74,13 +79,26 @@ export interface DecideResult {
 }
 
 /** Runs every decision condition (and the ladder) on a manifest's records. */
-export function decideAll(manifest: ChainManifest, records: ChainRecordSet, manifestHash: string, opts: DecideOptions): DecideResult {
+export function decideAll(
+  manifest: ChainManifest,
+  records: ChainRecordSet,
+  manifestHash: string,
+  opts: DecideOptions,
+): DecideResult {
   const fallback = opts.fallback ?? 'uniform';
   const seed: Seed = opts.seed;
   const specs = decisionConditions({ fallback });
-  const conditions = specs.map((s) => ({ name: s.name, label: s.label, cohort: s.cohort, decisions: [...s.decide(manifest, records, seed)] }));
+  const conditions = specs.map((s) => ({
+    name: s.name,
+    label: s.label,
+    cohort: s.cohort,
+    decisions: [...s.decide(manifest, records, seed)],
+  }));
   const full = conditions.find((c) => c.name === 'full-memory')?.decisions as ConditionDecisions;
-  const ladder = opts.ladder === false ? undefined : runDecisionLadder(manifest, records, { seed: `${seed}/ladder`, archived: full });
+  const ladder =
+    opts.ladder === false
+      ? undefined
+      : runDecisionLadder(manifest, records, { seed: `${seed}/ladder`, archived: full });
   const table: DecisionTable = {
     format: DECISIONS_FORMAT,
     version: DECISIONS_VERSION,
@@ -100,7 +118,13 @@ export function decideAll(manifest: ChainManifest, records: ChainRecordSet, mani
             rows: Object.fromEntries(
               LADDER_CONDITIONS.map((c) => [
                 c,
-                ladder.rows[c].map((r) => ({ chainId: r.chainId, donorChainId: r.donorChainId, choice: r.choice, changed: r.changed, correct: r.correct })),
+                ladder.rows[c].map((r) => ({
+                  chainId: r.chainId,
+                  donorChainId: r.donorChainId,
+                  choice: r.choice,
+                  changed: r.changed,
+                  correct: r.correct,
+                })),
               ]),
             ) as NonNullable<DecisionTable['ladder']>['rows'],
           },
@@ -116,7 +140,10 @@ export function parseDecisionTable(text: string, file?: string): DecisionTable {
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw new ImepError('E_USAGE', `decisions file is not JSON: ${e instanceof Error ? e.message : String(e)}`, { ...where, cause: e });
+    throw new ImepError('E_USAGE', `decisions file is not JSON: ${e instanceof Error ? e.message : String(e)}`, {
+      ...where,
+      cause: e,
+    });
   }
   const r = DecisionTableSchema.safeParse(data);
   if (!r.success) {

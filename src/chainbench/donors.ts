@@ -17,13 +17,17 @@ export function assignDonorsFast(options: { units: readonly DonorUnit[]; mode: D
   const { units, mode, seed } = options;
   const seen = new Set<string>();
   for (const u of units) {
-    if (seen.has(u.scope)) throw new ImepError('E_INTERVENTION_INVALID', `donor assignment: scope ${u.scope} is listed twice`, { field: 'units' });
+    if (seen.has(u.scope))
+      throw new ImepError('E_INTERVENTION_INVALID', `donor assignment: scope ${u.scope} is listed twice`, {
+        field: 'units',
+      });
     seen.add(u.scope);
   }
   const sorted = [...units].sort(byScope);
   const facts = [...new Set(sorted.map((u) => u.fact))];
   const sameFact = new Map(facts.map((f) => [f, sorted.filter((u) => u.fact === f)]));
-  const otherFact = mode === 'different-fact' ? new Map(facts.map((f) => [f, sorted.filter((u) => u.fact !== f)])) : undefined;
+  const otherFact =
+    mode === 'different-fact' ? new Map(facts.map((f) => [f, sorted.filter((u) => u.fact !== f)])) : undefined;
   const position = new Map<string, number>();
   for (const list of sameFact.values()) list.forEach((u, i) => position.set(u.scope, i));
   const base = new Prng(seed);

@@ -17,7 +17,10 @@ import { identifiersOf, randomRenaming, renameManifest, renameRecords } from './
 
 export interface AuditedReadout {
   readonly name: string;
-  readonly decide: (manifest: ChainManifest, records: ChainRecordSet) => readonly { readonly chainId: string; readonly choice: number }[];
+  readonly decide: (
+    manifest: ChainManifest,
+    records: ChainRecordSet,
+  ) => readonly { readonly chainId: string; readonly choice: number }[];
 }
 
 export interface EquivarianceViolation {
@@ -66,9 +69,15 @@ export function auditLabelEquivariance(args: {
 }): EquivarianceAudit {
   const { manifest, records, readouts, renamings } = args;
   const ids = identifiersOf(manifest);
-  const toMap = (ds: readonly { chainId: string; choice: number }[]): Map<string, number> => new Map(ds.map((d) => [d.chainId, d.choice]));
+  const toMap = (ds: readonly { chainId: string; choice: number }[]): Map<string, number> =>
+    new Map(ds.map((d) => [d.chainId, d.choice]));
   const identity = readouts.map((r) => toMap(r.decide(manifest, records)));
-  const acc = readouts.map(() => ({ renamedScore: 0, violations: 0, chains: new Set<string>(), examples: [] as EquivarianceViolation[] }));
+  const acc = readouts.map(() => ({
+    renamedScore: 0,
+    violations: 0,
+    chains: new Set<string>(),
+    examples: [] as EquivarianceViolation[],
+  }));
   const root = new Prng(args.seed);
   for (let k = 1; k <= renamings; k++) {
     const map = randomRenaming(ids, root.fork(`renaming/${k}`));
@@ -85,7 +94,8 @@ export function auditLabelEquivariance(args: {
         if (x !== y) {
           a.violations++;
           a.chains.add(c.id);
-          if (a.examples.length < 10) a.examples.push({ renaming: k, chainId: c.id, identityChoice: x ?? null, renamedChoice: y ?? null });
+          if (a.examples.length < 10)
+            a.examples.push({ renaming: k, chainId: c.id, identityChoice: x ?? null, renamedChoice: y ?? null });
         }
       }
     });

@@ -23,7 +23,12 @@ export type ExecutorIdentity =
       readonly endpoint: string;
       readonly env: string;
       readonly executionSuccess: number;
-      readonly server: { readonly name: string; readonly version: string; readonly protocol: number; readonly adapters: readonly string[] };
+      readonly server: {
+        readonly name: string;
+        readonly version: string;
+        readonly protocol: number;
+        readonly adapters: readonly string[];
+      };
     };
 import { ImepError } from '../core/index.js';
 import { ChainDrawersLite } from '../sims/index.js';
@@ -49,7 +54,12 @@ export interface ChainExecutor {
 
 /** The reset options of a chain's query episode (ChainDrawers-lite's contract). */
 export function queryOptions(chain: Chain, run: ExecutionRun): Record<string, unknown> {
-  return { role: 'query', object: chain.finalFact.object, drawer: chain.finalFact.drawer, executorSeed: run.executorSeed };
+  return {
+    role: 'query',
+    object: chain.finalFact.object,
+    drawer: chain.finalFact.drawer,
+    executorSeed: run.executorSeed,
+  };
 }
 
 /** Reads the execution of `choice` from the query episode's step result (E_INTERNAL when it is not there). */
@@ -57,7 +67,10 @@ export function outcomeOf(chain: Chain, choice: number, r: StepResult): Executio
   const executed = r.evaluator['executed'];
   const success = r.evaluator['success'];
   if (!r.done || typeof executed !== 'boolean' || typeof success !== 'boolean' || r.evaluator['decision'] !== choice) {
-    throw new ImepError('E_INTERNAL', `executor: chain ${chain.id}: the query episode did not report the execution of choice ${choice}`);
+    throw new ImepError(
+      'E_INTERNAL',
+      `executor: chain ${chain.id}: the query episode did not report the execution of choice ${choice}`,
+    );
   }
   return { executed, success };
 }

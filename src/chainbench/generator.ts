@@ -17,7 +17,14 @@
  */
 import { ImepError, PRNG_NAME, PRNG_VERSION, Prng } from '../core/index.js';
 import { DEFAULT_FEATURES } from './embeddings.js';
-import { CHAIN_MANIFEST_FORMAT, CHAIN_MANIFEST_VERSION, type Chain, type ChainManifest, type Episode, type FeatureSpec } from './manifest-schema.js';
+import {
+  CHAIN_MANIFEST_FORMAT,
+  CHAIN_MANIFEST_VERSION,
+  type Chain,
+  type ChainManifest,
+  type Episode,
+  type FeatureSpec,
+} from './manifest-schema.js';
 import { LITE_MAX_K, LITE_OBJECT_NAMES, LiteQueryObserver, type QueryObserver } from './query-frame.js';
 
 export const GENERATOR_NAME = 'chaindrawers-lite-generator';
@@ -58,15 +65,27 @@ export function generateChainManifest(opts: GenerateOptions): ChainManifest {
   const Ks = typeof opts.K === 'number' ? [opts.K] : [...opts.K];
   if (Ks.length === 0) usage('K', 'give at least one K');
   for (const k of Ks) {
-    if (!Number.isInteger(k) || k < 2 || k > LITE_MAX_K) usage('K', `K = ${k}: ChainDrawers-lite chains need 2 ≤ K ≤ ${LITE_MAX_K}`);
+    if (!Number.isInteger(k) || k < 2 || k > LITE_MAX_K)
+      usage('K', `K = ${k}: ChainDrawers-lite chains need 2 ≤ K ≤ ${LITE_MAX_K}`);
   }
-  if (!Number.isInteger(opts.seed) || opts.seed < 0 || opts.seed > 0xffffffff) usage('seed', `--seed must be a uint32, got ${opts.seed}`);
+  if (!Number.isInteger(opts.seed) || opts.seed < 0 || opts.seed > 0xffffffff)
+    usage('seed', `--seed must be a uint32, got ${opts.seed}`);
   const rewriteRate = opts.rewriteRate ?? 0.5;
-  if (!(rewriteRate >= 0 && rewriteRate <= 1)) usage('rewriteRate', `the rewrite rate must lie in [0, 1], got ${rewriteRate}`);
+  if (!(rewriteRate >= 0 && rewriteRate <= 1))
+    usage('rewriteRate', `the rewrite rate must lie in [0, 1], got ${rewriteRate}`);
   const dist = opts.distractors ?? { min: 1, max: 3 };
   const maxDistractors = LITE_OBJECT_NAMES.length - 1;
-  if (!(Number.isInteger(dist.min) && Number.isInteger(dist.max) && dist.min >= 0 && dist.min <= dist.max && dist.max <= maxDistractors)) {
-    usage('distractors', `distractors must satisfy 0 ≤ min ≤ max ≤ ${maxDistractors} (distinct non-query objects), got ${dist.min}–${dist.max}`);
+  if (!(
+    Number.isInteger(dist.min) &&
+    Number.isInteger(dist.max) &&
+    dist.min >= 0 &&
+    dist.min <= dist.max &&
+    dist.max <= maxDistractors
+  )) {
+    usage(
+      'distractors',
+      `distractors must satisfy 0 ≤ min ≤ max ≤ ${maxDistractors} (distinct non-query objects), got ${dist.min}–${dist.max}`,
+    );
   }
   const executionSuccess = opts.executionSuccess ?? 0.8;
   const features: FeatureSpec = { ...DEFAULT_FEATURES, seed: opts.seed, ...opts.features };
@@ -118,7 +137,13 @@ export function generateChainManifest(opts: GenerateOptions): ChainManifest {
       finalFact: { object: query, drawer: final },
       rewrite,
       executorSeeds: { primary, replay },
-      queryFrameHash: observer.queryObservationHash({ K, sceneSeed, object: query, drawer: final, executorSeed: primary }),
+      queryFrameHash: observer.queryObservationHash({
+        K,
+        sceneSeed,
+        object: query,
+        drawer: final,
+        executorSeed: primary,
+      }),
     });
   }
   return {

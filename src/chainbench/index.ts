@@ -11,8 +11,19 @@ export {
   type Fact,
   type FeatureSpec,
 } from './manifest-schema.js';
-export { validateManifest, validateChainStructure, validateChainQuery, type ValidateOptions } from './manifest-validate.js';
-export { LITE_MAX_K, LITE_OBJECT_NAMES, LiteQueryObserver, type QueryObserver, type QueryProbe } from './query-frame.js';
+export {
+  validateManifest,
+  validateChainStructure,
+  validateChainQuery,
+  type ValidateOptions,
+} from './manifest-validate.js';
+export {
+  LITE_MAX_K,
+  LITE_OBJECT_NAMES,
+  LiteQueryObserver,
+  type QueryObserver,
+  type QueryProbe,
+} from './query-frame.js';
 export {
   chainHash,
   freezeManifest,
@@ -28,7 +39,14 @@ export { diffManifests, type ManifestDiff, type ChainChange } from './manifest-d
 export { EventEmbedder, DEFAULT_FEATURES } from './embeddings.js';
 export { buildChainRecords, chainMemory, type ChainEvent, type ChainRecordSet, type MemorySet } from './records.js';
 export { LooCentroids, centroidDigest } from './centroids.js';
-export { fallbackChoice, nearestCentroid, selectDecidingRecord, FALLBACK_MODES, type FallbackMode, type Selection } from './readout.js';
+export {
+  fallbackChoice,
+  nearestCentroid,
+  selectDecidingRecord,
+  FALLBACK_MODES,
+  type FallbackMode,
+  type Selection,
+} from './readout.js';
 export {
   DECISION_CONDITIONS,
   centroidsOf,
@@ -41,8 +59,21 @@ export {
   type DecisionCondition,
 } from './conditions.js';
 export { LADDER_CONDITIONS, runDecisionLadder, type LadderResult, type LadderRow } from './ladder.js';
-export { decideAll, parseDecisionTable, decisionTableText, DecisionTableSchema, type DecisionTable } from './decisions.js';
-export { LiteChainExecutor, SimEnvironmentChainExecutor, type ChainExecutor, type ExecutionOutcome, type ExecutionRun, type ExecutorIdentity } from './executor.js';
+export {
+  decideAll,
+  parseDecisionTable,
+  decisionTableText,
+  DecisionTableSchema,
+  type DecisionTable,
+} from './decisions.js';
+export {
+  LiteChainExecutor,
+  SimEnvironmentChainExecutor,
+  type ChainExecutor,
+  type ExecutionOutcome,
+  type ExecutionRun,
+  type ExecutorIdentity,
+} from './executor.js';
 export type { BridgeExecutorOptions } from './bridge-executor.js';
 export {
   replayDecisions,

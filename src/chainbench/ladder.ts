@@ -96,7 +96,10 @@ export function runDecisionLadder(
     const units = [...bases.values()]
       .filter((b) => b.chain.K === K)
       .map((b) => ({ scope: b.chain.id, fact: b.chain.drawers[b.chain.finalFact.drawer] as string }));
-    for (const [cond, mode] of [['S', 'same-fact'], ['T', 'different-fact']] as const) {
+    for (const [cond, mode] of [
+      ['S', 'same-fact'],
+      ['T', 'different-fact'],
+    ] as const) {
       const a = assignDonorsFast({ units, mode, seed: `${seed}/K=${K}` });
       for (const [r, d] of a.donors) donorMaps[cond].set(r, d);
       donorEntries[cond].push(...a.entries);
@@ -133,10 +136,14 @@ export function runDecisionLadder(
       }
       reference ??= { recordId: sel.recordId, digest };
       if (reference.digest !== digest || reference.recordId !== sel.recordId) {
-        throw new ImepError('E_INTERNAL', `ladder ${cond}: chain ${chain.id}: centroids or selection path differ from C's`);
+        throw new ImepError(
+          'E_INTERNAL',
+          `ladder ${cond}: chain ${chain.id}: centroids or selection path differ from C's`,
+        );
       }
       const { choice } = nearestCentroid(feature, cents);
-      if (choice === null) throw new ImepError('E_INTERNAL', `ladder ${cond}: chain ${chain.id}: no centroid to read out`);
+      if (choice === null)
+        throw new ImepError('E_INTERNAL', `ladder ${cond}: chain ${chain.id}: no centroid to read out`);
       rows[cond].push({
         chainId: chain.id,
         donorChainId: donor,

@@ -38,7 +38,7 @@ function differingKeys(a: Record<string, unknown>, b: Record<string, unknown>, s
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   return [...keys]
     .filter((k) => !skip.includes(k))
-    .filter((k) => canonicalJson(a[k] ?? null) !== canonicalJson(b[k] ?? null) || (k in a) !== (k in b))
+    .filter((k) => canonicalJson(a[k] ?? null) !== canonicalJson(b[k] ?? null) || k in a !== k in b)
     .sort();
 }
 
@@ -74,6 +74,8 @@ export function diffManifests(oldM: ChainManifest, newM: ChainManifest): Manifes
     changed,
     unchanged,
     orderChanged,
-    header: differingKeys(oldM as unknown as Record<string, unknown>, newM as unknown as Record<string, unknown>, ['chains']),
+    header: differingKeys(oldM as unknown as Record<string, unknown>, newM as unknown as Record<string, unknown>, [
+      'chains',
+    ]),
   };
 }

@@ -83,7 +83,12 @@ export function parseManifest(text: string, opts: ValidateOptions = {}): FrozenM
   } catch (e) {
     // hashing refuses values with no canonical form (e.g. a lone surrogate): name the file it came from
     if (isImepError(e) && e.file === undefined && opts.file !== undefined) {
-      throw new ImepError(e.code, e.message, { file: opts.file, ...(e.field === undefined ? {} : { field: e.field }), ...(e.hint === undefined ? {} : { hint: e.hint }), cause: e });
+      throw new ImepError(e.code, e.message, {
+        file: opts.file,
+        ...(e.field === undefined ? {} : { field: e.field }),
+        ...(e.hint === undefined ? {} : { hint: e.hint }),
+        cause: e,
+      });
     }
     throw e;
   }

@@ -26,8 +26,12 @@ export const CHAIN_MANIFEST_VERSION = 1;
 
 const Uint32 = z.number().int().min(0).max(0xffffffff);
 /** Object and drawer identifiers: what the label-equivariance audit renames. */
-export const IdentifierSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'an identifier: letters, digits, _ or -, 1–64 characters');
-const ChainId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'a chain id: letters, digits, . _ : or -, 1–128 characters');
+export const IdentifierSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'an identifier: letters, digits, _ or -, 1–64 characters');
+const ChainId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'a chain id: letters, digits, . _ : or -, 1–128 characters');
 const DrawerIndex = z.number().int().min(0);
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256');
 
@@ -55,7 +59,11 @@ export const QueryEpisodeSchema = z.strictObject({
   object: IdentifierSchema,
 });
 
-export const EpisodeSchema = z.discriminatedUnion('role', [WriteEpisodeSchema, DistractorEpisodeSchema, QueryEpisodeSchema]);
+export const EpisodeSchema = z.discriminatedUnion('role', [
+  WriteEpisodeSchema,
+  DistractorEpisodeSchema,
+  QueryEpisodeSchema,
+]);
 
 export const ChainSchema = z.strictObject({
   id: ChainId,

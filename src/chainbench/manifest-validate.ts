@@ -31,7 +31,14 @@ export interface ValidateOptions {
   readonly observer?: QueryObserver;
 }
 
-function refuse(opts: ValidateOptions, index: number, chain: Chain | undefined, field: string, message: string, hint?: string): never {
+function refuse(
+  opts: ValidateOptions,
+  index: number,
+  chain: Chain | undefined,
+  field: string,
+  message: string,
+  hint?: string,
+): never {
   const who = chain === undefined ? '' : `chain ${chain.id}: `;
   throw new ImepError('E_MANIFEST_INVALID', `${who}${message}`, {
     ...(opts.file === undefined ? {} : { file: opts.file }),
@@ -42,7 +49,8 @@ function refuse(opts: ValidateOptions, index: number, chain: Chain | undefined, 
 
 /** Checks the structure of one chain (everything but ids and the simulator). */
 export function validateChainStructure(chain: Chain, index: number, opts: ValidateOptions = {}): void {
-  const bad = (field: string, message: string, hint?: string): never => refuse(opts, index, chain, field, message, hint);
+  const bad = (field: string, message: string, hint?: string): never =>
+    refuse(opts, index, chain, field, message, hint);
   const { K } = chain;
   if (!Number.isInteger(K) || K < 2) bad('K', `K = ${K}; a chain needs at least 2 drawers to choose from`);
   if (K > LITE_MAX_K) bad('K', `K = ${K} exceeds the ${LITE_MAX_K} drawers ChainDrawers-lite provides`);
@@ -54,9 +62,14 @@ export function validateChainStructure(chain: Chain, index: number, opts: Valida
   if (queryAt !== eps.length - 1) bad(`episodes[${queryAt}]`, 'the query must be the last episode, and the only query');
   const query = eps[queryAt] as Chain['episodes'][number];
   const q = query.object;
-  if (chain.finalFact.object !== q) bad('finalFact.object', `is ${chain.finalFact.object} but the query asks about ${q}`);
-  if (chain.initialFact.object !== q) bad('initialFact.object', `is ${chain.initialFact.object} but the query asks about ${q}`);
-  for (const [field, d] of [['finalFact.drawer', chain.finalFact.drawer], ['initialFact.drawer', chain.initialFact.drawer]] as const) {
+  if (chain.finalFact.object !== q)
+    bad('finalFact.object', `is ${chain.finalFact.object} but the query asks about ${q}`);
+  if (chain.initialFact.object !== q)
+    bad('initialFact.object', `is ${chain.initialFact.object} but the query asks about ${q}`);
+  for (const [field, d] of [
+    ['finalFact.drawer', chain.finalFact.drawer],
+    ['initialFact.drawer', chain.initialFact.drawer],
+  ] as const) {
     if (d >= K) bad(field, `drawer ${d} is outside 0..${K - 1}`);
   }
   const writes: number[] = [];
@@ -64,9 +77,14 @@ export function validateChainStructure(chain: Chain, index: number, opts: Valida
   eps.forEach((e, i) => {
     if (e.role === 'query') return;
     if (e.drawer >= K) bad(`episodes[${i}].drawer`, `drawer ${e.drawer} is outside 0..${K - 1}`);
-    if (e.role === 'distractor' && e.object === q) bad(`episodes[${i}].object`, `a distractor writes the query object ${q}; distractors write other objects`);
+    if (e.role === 'distractor' && e.object === q)
+      bad(`episodes[${i}].object`, `a distractor writes the query object ${q}; distractors write other objects`);
     if (e.role === 'write') {
-      if (e.object !== q) bad(`episodes[${i}].object`, `a write of ${e.object}, not of the query object ${q}; other objects are distractors`);
+      if (e.object !== q)
+        bad(
+          `episodes[${i}].object`,
+          `a write of ${e.object}, not of the query object ${q}; other objects are distractors`,
+        );
       writes.push(i);
       if (e.deciding) deciding.push(i);
     }
@@ -79,17 +97,25 @@ export function validateChainStructure(chain: Chain, index: number, opts: Valida
   }
   const dIdx = deciding[0] as number;
   const lastWrite = writes[writes.length - 1] as number;
-  if (dIdx !== lastWrite) bad(`episodes[${dIdx}].deciding`, `the deciding write is overwritten by the later write at episode ${lastWrite}`);
+  if (dIdx !== lastWrite)
+    bad(`episodes[${dIdx}].deciding`, `the deciding write is overwritten by the later write at episode ${lastWrite}`);
   const decidingEp = eps[dIdx] as { drawer: number };
   if (decidingEp.drawer !== chain.finalFact.drawer) {
-    bad('finalFact.drawer', `is ${chain.finalFact.drawer} but the deciding write (episode ${dIdx}) writes drawer ${decidingEp.drawer}`);
+    bad(
+      'finalFact.drawer',
+      `is ${chain.finalFact.drawer} but the deciding write (episode ${dIdx}) writes drawer ${decidingEp.drawer}`,
+    );
   }
   const firstEp = eps[writes[0] as number] as { drawer: number };
   if (firstEp.drawer !== chain.initialFact.drawer) {
-    bad('initialFact.drawer', `is ${chain.initialFact.drawer} but the first write (episode ${writes[0]}) writes drawer ${firstEp.drawer}`);
+    bad(
+      'initialFact.drawer',
+      `is ${chain.initialFact.drawer} but the first write (episode ${writes[0]}) writes drawer ${firstEp.drawer}`,
+    );
   }
   const rewritten = writes.length > 1;
-  if (chain.rewrite !== rewritten) bad('rewrite', `is ${chain.rewrite} but the query object is written ${writes.length} time(s)`);
+  if (chain.rewrite !== rewritten)
+    bad('rewrite', `is ${chain.rewrite} but the query object is written ${writes.length} time(s)`);
   if (rewritten && chain.initialFact.drawer === chain.finalFact.drawer) {
     bad('rewrite', 'a rewritten chain must change the fact (initial drawer = final drawer)');
   }
@@ -99,15 +125,33 @@ export function validateChainStructure(chain: Chain, index: number, opts: Valida
 }
 
 /** Checks one chain against the simulator: known objects, and the same query observation for every hidden fact. */
-export function validateChainQuery(chain: Chain, index: number, observer: QueryObserver, opts: ValidateOptions = {}): void {
+export function validateChainQuery(
+  chain: Chain,
+  index: number,
+  observer: QueryObserver,
+  opts: ValidateOptions = {},
+): void {
   chain.episodes.forEach((e, i) => {
     if (!LITE_OBJECT_NAMES.includes(e.object)) {
-      refuse(opts, index, chain, `episodes[${i}].object`, `${e.object} is not a ChainDrawers-lite object`, `known objects: ${LITE_OBJECT_NAMES.join(', ')}`);
+      refuse(
+        opts,
+        index,
+        chain,
+        `episodes[${i}].object`,
+        `${e.object} is not a ChainDrawers-lite object`,
+        `known objects: ${LITE_OBJECT_NAMES.join(', ')}`,
+      );
     }
   });
   const q = chain.finalFact.object;
   for (let d = 0; d < chain.K; d++) {
-    const h = observer.queryObservationHash({ K: chain.K, sceneSeed: chain.sceneSeed, object: q, drawer: d, executorSeed: chain.executorSeeds.primary });
+    const h = observer.queryObservationHash({
+      K: chain.K,
+      sceneSeed: chain.sceneSeed,
+      object: q,
+      drawer: d,
+      executorSeed: chain.executorSeeds.primary,
+    });
     if (h !== chain.queryFrameHash) {
       refuse(
         opts,
@@ -123,7 +167,8 @@ export function validateChainQuery(chain: Chain, index: number, observer: QueryO
 /** Validates every chain; throws the first problem (E_MANIFEST_INVALID). */
 export function validateManifest(manifest: ChainManifest, opts: ValidateOptions = {}): void {
   const seen = new Map<string, number>();
-  const observer = opts.simulator === false ? undefined : (opts.observer ?? new LiteQueryObserver(manifest.env.executionSuccess));
+  const observer =
+    opts.simulator === false ? undefined : (opts.observer ?? new LiteQueryObserver(manifest.env.executionSuccess));
   manifest.chains.forEach((chain, i) => {
     const prev = seen.get(chain.id);
     if (prev !== undefined) refuse(opts, i, chain, 'id', `duplicate chain id (also chains[${prev}])`);

@@ -43,7 +43,8 @@ export function selectDecidingRecord(memory: TextMemory, chain: Chain): Selectio
     if (r.fact['object'] !== object) continue;
     candidates++;
     // readAll is in log order, so ">=" keeps the latest position among equal (revision, writtenAt).
-    if (best === null || r.revision > best.revision || (r.revision === best.revision && r.writtenAt >= best.writtenAt)) best = r;
+    if (best === null || r.revision > best.revision || (r.revision === best.revision && r.writtenAt >= best.writtenAt))
+      best = r;
   }
   return { gate: best === null ? 'declined' : 'present', candidates, record: best };
 }

@@ -85,7 +85,11 @@ function latestByObject(events: readonly ChainEvent[]): Map<string, ChainEvent> 
 }
 
 /** Whether an event belongs to a memory set (given the chain's query object). */
-export function inMemorySet(events: readonly ChainEvent[], set: MemorySet, queryObject: string): (ev: ChainEvent) => boolean {
+export function inMemorySet(
+  events: readonly ChainEvent[],
+  set: MemorySet,
+  queryObject: string,
+): (ev: ChainEvent) => boolean {
   if (set === 'log') return () => true;
   const latest = latestByObject(events);
   if (set === 'latest-write') return (ev) => latest.get(ev.record.fact.object) === ev;
@@ -93,7 +97,10 @@ export function inMemorySet(events: readonly ChainEvent[], set: MemorySet, query
   const queryLatest = latest.get(queryObject);
   const previous = events
     .filter((ev) => ev.record.fact.object === queryObject && ev !== queryLatest)
-    .reduce<ChainEvent | undefined>((best, ev) => (best === undefined || ev.record.revision >= best.record.revision ? ev : best), undefined);
+    .reduce<ChainEvent | undefined>(
+      (best, ev) => (best === undefined || ev.record.revision >= best.record.revision ? ev : best),
+      undefined,
+    );
   return (ev) => (ev.record.fact.object === queryObject ? ev === previous : latest.get(ev.record.fact.object) === ev);
 }
 

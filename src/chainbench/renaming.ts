@@ -35,7 +35,9 @@ export function randomRenaming(identifiers: readonly string[], prng: Prng): Read
     let name = '';
     for (let attempt = 0; ; attempt++) {
       if (attempt > 1000 || used.size >= capacity) {
-        throw new ImepError('E_USAGE', `cannot rename ${id}: too many identifiers of length ${id.length}`, { field: 'identifiers' });
+        throw new ImepError('E_USAGE', `cannot rename ${id}: too many identifiers of length ${id.length}`, {
+          field: 'identifiers',
+        });
       }
       name = '';
       for (let i = 0; i < id.length; i++) name += ALPHABET[prng.nextInt(ALPHABET.length)];

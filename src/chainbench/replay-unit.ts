@@ -22,7 +22,15 @@ import { unitPaths, type Operator } from '../evidence/index.js';
 import type { ChainExecutor, ExecutorIdentity } from './executor.js';
 import { freezeManifest, parseManifestData } from './manifest-io.js';
 import type { ChainManifest } from './manifest-schema.js';
-import { planReplay, REPLAY_FLOOR_CONDITION, replayDecisions, type ExecutionRecord, type ReplayConditionInput, type ReplayResult, type ReplayRow } from './replay.js';
+import {
+  planReplay,
+  REPLAY_FLOOR_CONDITION,
+  replayDecisions,
+  type ExecutionRecord,
+  type ReplayConditionInput,
+  type ReplayResult,
+  type ReplayRow,
+} from './replay.js';
 import { buildSealedUnit, openSealedUnit, parseRow, type BuiltUnit, type SealedUnitRead } from './unit-io.js';
 import type { DecisionUnitRead } from './decision-unit.js';
 
@@ -58,7 +66,11 @@ const ExecutionSchema = z.strictObject({
   executed: z.boolean(),
   success: z.boolean(),
 });
-const OutcomeSchema = z.strictObject({ choice: z.number().int().min(0), correct: z.boolean(), executionKey: z.string() });
+const OutcomeSchema = z.strictObject({
+  choice: z.number().int().min(0),
+  correct: z.boolean(),
+  executionKey: z.string(),
+});
 
 export const ReplayRowSchema = z.strictObject({
   seq: z.number().int().min(0),
@@ -98,7 +110,12 @@ export async function writeReplayUnit(input: WriteReplayUnitInput): Promise<Writ
   const protocol: ReplayProtocol = {
     kind: REPLAY_UNIT_KIND,
     version: 1,
-    decisions: { unitId: d.unit.unitId, sealRoot: d.unit.seal.merkle.root, sealSha256: sha256Hex(await readFile(unitPaths(d.unit.dir).seal)), protocolHash: d.unit.protocolHash },
+    decisions: {
+      unitId: d.unit.unitId,
+      sealRoot: d.unit.seal.merkle.root,
+      sealSha256: sha256Hex(await readFile(unitPaths(d.unit.dir).seal)),
+      protocolHash: d.unit.protocolHash,
+    },
     manifestHash: d.manifestHash,
     manifest: d.manifest,
     conditions: conditions.map((c) => c.name),
@@ -131,8 +148,17 @@ export async function writeReplayUnit(input: WriteReplayUnitInput): Promise<Writ
             chainId: chain.id,
             K: chain.K,
             finalDrawer: chain.finalFact.drawer,
-            executions: executions.map((e) => ({ key: e.key, choice: e.choice, slot: e.slot, executorSeed: e.executorSeed, executed: e.executed, success: e.success })),
-            outcomes: Object.fromEntries(rows.map((r) => [r.condition, { choice: r.choice, correct: r.correct, executionKey: r.executionKey }])),
+            executions: executions.map((e) => ({
+              key: e.key,
+              choice: e.choice,
+              slot: e.slot,
+              executorSeed: e.executorSeed,
+              executed: e.executed,
+              success: e.success,
+            })),
+            outcomes: Object.fromEntries(
+              rows.map((r) => [r.condition, { choice: r.choice, correct: r.correct, executionKey: r.executionKey }]),
+            ),
           });
         },
       });
@@ -173,10 +199,19 @@ export async function readReplayUnit(dir: string, what = 'unit'): Promise<Replay
   const paths = unitPaths(unit.dir);
   const protocol = parseRow(ReplayProtocolSchema, unit.protocol, paths.protocol, -1);
   const { manifest, hash } = freezeManifest(parseManifestData(protocol.manifest, paths.protocol));
-  if (hash !== protocol.manifestHash) throw tampered(paths.protocol, 'manifestHash', `the frozen manifest hashes to ${hash.slice(0, 12)}…, not the recorded one`);
+  if (hash !== protocol.manifestHash)
+    throw tampered(
+      paths.protocol,
+      'manifestHash',
+      `the frozen manifest hashes to ${hash.slice(0, 12)}…, not the recorded one`,
+    );
   const plan = parseRow(PlanSchema, JSON.parse(await readFile(paths.plan, 'utf8')) as unknown, paths.plan, -1);
   if (unit.rows.length !== manifest.chains.length || plan.chains.length !== manifest.chains.length) {
-    throw tampered(paths.rows, '(rows)', `${unit.rows.length} rows and ${plan.chains.length} planned chains for ${manifest.chains.length} chains`);
+    throw tampered(
+      paths.rows,
+      '(rows)',
+      `${unit.rows.length} rows and ${plan.chains.length} planned chains for ${manifest.chains.length} chains`,
+    );
   }
   const conditions = protocol.replayFloor ? [...protocol.conditions, REPLAY_FLOOR_CONDITION] : [...protocol.conditions];
   const executions: ExecutionRecord[] = [];
@@ -188,36 +223,77 @@ export async function readReplayUnit(dir: string, what = 'unit'): Promise<Replay
     const row = parseRow(ReplayRowSchema, raw, paths.rows, i);
     const chain = manifest.chains[i]!;
     if (row.chainId !== chain.id || row.K !== chain.K || row.finalDrawer !== chain.finalFact.drawer) {
-      throw tampered(paths.rows, `${i}.chainId`, `row ${i} (${row.chainId}) does not describe chain ${chain.id} of the frozen manifest`);
+      throw tampered(
+        paths.rows,
+        `${i}.chainId`,
+        `row ${i} (${row.chainId}) does not describe chain ${chain.id} of the frozen manifest`,
+      );
     }
     const planned = plan.chains[i]!;
     const keys = row.executions.map((e) => e.key);
     if (planned.chainId !== chain.id || keys.join('\n') !== planned.executions.join('\n')) {
-      throw tampered(paths.rows, `${i}.executions`, `chain ${chain.id}: executions [${keys.join(', ')}] are not the planned [${planned.executions.join(', ')}]`);
+      throw tampered(
+        paths.rows,
+        `${i}.executions`,
+        `chain ${chain.id}: executions [${keys.join(', ')}] are not the planned [${planned.executions.join(', ')}]`,
+      );
     }
     const own = new Map(row.executions.map((e) => [e.key, e]));
-    if (own.size !== keys.length) throw tampered(paths.rows, `${i}.executions`, `chain ${chain.id}: an execution is recorded twice`);
+    if (own.size !== keys.length)
+      throw tampered(paths.rows, `${i}.executions`, `chain ${chain.id}: an execution is recorded twice`);
     const referenced = new Set<string>();
     for (const e of row.executions) {
       const seed = e.slot === 'primary' ? chain.executorSeeds.primary : chain.executorSeeds.replay;
-      if (e.executorSeed !== seed || (e.success && !e.executed)) throw tampered(paths.rows, `${i}.executions`, `chain ${chain.id}: execution ${e.key} is inconsistent`);
-      executions.push({ key: e.key, chainId: chain.id, choice: e.choice, slot: e.slot, executorSeed: e.executorSeed, executed: e.executed, success: e.success });
+      if (e.executorSeed !== seed || (e.success && !e.executed))
+        throw tampered(paths.rows, `${i}.executions`, `chain ${chain.id}: execution ${e.key} is inconsistent`);
+      executions.push({
+        key: e.key,
+        chainId: chain.id,
+        choice: e.choice,
+        slot: e.slot,
+        executorSeed: e.executorSeed,
+        executed: e.executed,
+        success: e.success,
+      });
       if (e.slot === 'replay') floorExecutions++;
     }
     for (const [name, o] of Object.entries(row.outcomes)) {
       const list = byCondition.get(name);
       const ex = own.get(o.executionKey);
       const slot = name === REPLAY_FLOOR_CONDITION && protocol.replayFloor ? 'replay' : 'primary';
-      if (list === undefined) throw tampered(paths.rows, `${i}.outcomes.${name}`, `condition ${name} is not in the frozen protocol`);
-      if (ex === undefined || ex.choice !== o.choice || ex.slot !== slot || o.correct !== (o.choice === chain.finalFact.drawer)) {
-        throw tampered(paths.rows, `${i}.outcomes.${name}`, `chain ${chain.id}: ${name} does not look up its own execution of choice ${o.choice}`);
+      if (list === undefined)
+        throw tampered(paths.rows, `${i}.outcomes.${name}`, `condition ${name} is not in the frozen protocol`);
+      if (
+        ex === undefined ||
+        ex.choice !== o.choice ||
+        ex.slot !== slot ||
+        o.correct !== (o.choice === chain.finalFact.drawer)
+      ) {
+        throw tampered(
+          paths.rows,
+          `${i}.outcomes.${name}`,
+          `chain ${chain.id}: ${name} does not look up its own execution of choice ${o.choice}`,
+        );
       }
       referenced.add(ex.key);
       if (slot === 'primary') pairs.add(`${chain.id}#${o.choice}`);
-      list.push({ chainId: chain.id, condition: name, choice: o.choice, correct: o.correct, executionKey: ex.key, executed: ex.executed, success: ex.success });
+      list.push({
+        chainId: chain.id,
+        condition: name,
+        choice: o.choice,
+        correct: o.correct,
+        executionKey: ex.key,
+        executed: ex.executed,
+        success: ex.success,
+      });
       outcomes++;
     }
-    if (referenced.size !== own.size) throw tampered(paths.rows, `${i}.executions`, `chain ${chain.id}: ${own.size - referenced.size} execution(s) no condition looks up (an extra execution)`);
+    if (referenced.size !== own.size)
+      throw tampered(
+        paths.rows,
+        `${i}.executions`,
+        `chain ${chain.id}: ${own.size - referenced.size} execution(s) no condition looks up (an extra execution)`,
+      );
     return row;
   });
   const replayRows = conditions.flatMap((c) => byCondition.get(c)!);
@@ -226,8 +302,20 @@ export async function readReplayUnit(dir: string, what = 'unit'): Promise<Replay
     conditions,
     rows: replayRows,
     executions,
-    verification: { rows: replayRows.length, distinctDecisionPairs: pairs.size, distinctExecutionKeys: distinctKeys, executions: executions.length, extraExecutions: executions.length - distinctKeys },
+    verification: {
+      rows: replayRows.length,
+      distinctDecisionPairs: pairs.size,
+      distinctExecutionKeys: distinctKeys,
+      executions: executions.length,
+      extraExecutions: executions.length - distinctKeys,
+    },
   };
-  const proof: PairingProof = { chains: rows.length, executions: executions.length, distinctDecisionPairs: pairs.size, floorExecutions, outcomes };
+  const proof: PairingProof = {
+    chains: rows.length,
+    executions: executions.length,
+    distinctDecisionPairs: pairs.size,
+    floorExecutions,
+    outcomes,
+  };
   return { unit, protocol, manifest, rows, replay, proof };
 }

@@ -119,21 +119,31 @@ export interface ChainReplay {
 }
 
 /** Checks the decisions and plans the executions: one per distinct (chain, choice), plus R per chain. */
-export function planReplay(manifest: ChainManifest, conditions: readonly ReplayConditionInput[], replayFloor = true): ReplayPlan {
+export function planReplay(
+  manifest: ChainManifest,
+  conditions: readonly ReplayConditionInput[],
+  replayFloor = true,
+): ReplayPlan {
   const byId = new Map<string, Chain>(manifest.chains.map((c) => [c.id, c]));
   const names = conditions.map((c) => c.name);
   if (new Set(names).size !== names.length) usage('a condition is listed twice', 'conditions');
-  if (replayFloor && names.includes(REPLAY_FLOOR_CONDITION)) usage(`condition name ${REPLAY_FLOOR_CONDITION} is reserved for the replay floor`, 'conditions');
+  if (replayFloor && names.includes(REPLAY_FLOOR_CONDITION))
+    usage(`condition name ${REPLAY_FLOOR_CONDITION} is reserved for the replay floor`, 'conditions');
   const decisions = new Map<string, Map<string, number>>();
   for (const c of conditions) {
     const m = new Map<string, number>();
     c.decisions.forEach((d, i) => {
       const chain = byId.get(d.chainId);
-      if (chain === undefined) usage(`condition ${c.name}: chain ${d.chainId} is not in the manifest`, `${c.name}.decisions[${i}].chainId`);
+      if (chain === undefined)
+        usage(`condition ${c.name}: chain ${d.chainId} is not in the manifest`, `${c.name}.decisions[${i}].chainId`);
       if (!(Number.isInteger(d.choice) && d.choice >= 0 && d.choice < chain.K)) {
-        usage(`condition ${c.name}: chain ${d.chainId}: choice ${d.choice} is not a drawer in 0..${chain.K - 1}`, `${c.name}.decisions[${i}].choice`);
+        usage(
+          `condition ${c.name}: chain ${d.chainId}: choice ${d.choice} is not a drawer in 0..${chain.K - 1}`,
+          `${c.name}.decisions[${i}].choice`,
+        );
       }
-      if (m.has(d.chainId)) usage(`condition ${c.name}: chain ${d.chainId} has two decisions`, `${c.name}.decisions[${i}]`);
+      if (m.has(d.chainId))
+        usage(`condition ${c.name}: chain ${d.chainId} has two decisions`, `${c.name}.decisions[${i}]`);
       m.set(d.chainId, d.choice);
     });
     decisions.set(c.name, m);
@@ -148,9 +158,18 @@ export function planReplay(manifest: ChainManifest, conditions: readonly ReplayC
     const slots: [number, ExecutorSlot][] = [...choices].sort((a, b) => a - b).map((ch) => [ch, 'primary']);
     distinctDecisionPairs += slots.length;
     if (replayFloor) slots.push([chain.finalFact.drawer, 'replay']);
-    return { chainId: chain.id, executions: slots.map(([choice, slot]) => ({ key: executionKey(chain.id, choice, slot), choice, slot })) };
+    return {
+      chainId: chain.id,
+      executions: slots.map(([choice, slot]) => ({ key: executionKey(chain.id, choice, slot), choice, slot })),
+    };
   });
-  return { conditions: replayFloor ? [...names, REPLAY_FLOOR_CONDITION] : names, replayFloor, chains, distinctDecisionPairs, decisions };
+  return {
+    conditions: replayFloor ? [...names, REPLAY_FLOOR_CONDITION] : names,
+    replayFloor,
+    chains,
+    distinctDecisionPairs,
+    decisions,
+  };
 }
 
 export interface ReplayRunOptions extends ReplayOptions {
@@ -174,9 +193,18 @@ export async function replayDecisions(opts: ReplayRunOptions): Promise<ReplayRes
       const executorSeed = slot === 'primary' ? chain.executorSeeds.primary : chain.executorSeeds.replay;
       // one at a time: execution order is part of the record
       const out = await opts.executor.executeChoice(chain, choice, { slot, executorSeed });
-      if (out.success && !out.executed) throw new ImepError('E_INTERNAL', `executor: chain ${chain.id}: success reported without execution`);
+      if (out.success && !out.executed)
+        throw new ImepError('E_INTERNAL', `executor: chain ${chain.id}: success reported without execution`);
       if (executions.has(key)) throw new ImepError('E_INTERNAL', `replay: execution ${key} made twice`);
-      const rec: ExecutionRecord = { key, chainId: chain.id, choice, slot, executorSeed, executed: out.executed, success: out.success };
+      const rec: ExecutionRecord = {
+        key,
+        chainId: chain.id,
+        choice,
+        slot,
+        executorSeed,
+        executed: out.executed,
+        success: out.success,
+      };
       executions.set(key, rec);
       own.push(rec);
     }
@@ -185,7 +213,15 @@ export async function replayDecisions(opts: ReplayRunOptions): Promise<ReplayRes
       const key = executionKey(chain.id, choice, slot);
       const ex = executions.get(key);
       if (ex === undefined) throw new ImepError('E_INTERNAL', `replay: no execution recorded for ${key}`);
-      rows.push({ chainId: chain.id, condition, choice, correct: choice === chain.finalFact.drawer, executionKey: key, executed: ex.executed, success: ex.success });
+      rows.push({
+        chainId: chain.id,
+        condition,
+        choice,
+        correct: choice === chain.finalFact.drawer,
+        executionKey: key,
+        executed: ex.executed,
+        success: ex.success,
+      });
     };
     for (const name of names) {
       const choice = plan.decisions.get(name)!.get(chain.id);
@@ -198,7 +234,8 @@ export async function replayDecisions(opts: ReplayRunOptions): Promise<ReplayRes
 
   // rows condition-major (each condition's chains in manifest order)
   const rows: ReplayRow[] = [];
-  for (const name of plan.conditions) for (const chain of manifest.chains) rows.push(...rowsByChain.get(chain.id)!.filter((r) => r.condition === name));
+  for (const name of plan.conditions)
+    for (const chain of manifest.chains) rows.push(...rowsByChain.get(chain.id)!.filter((r) => r.condition === name));
 
   const verification: ReplayVerification = {
     rows: rows.length,
@@ -208,7 +245,10 @@ export async function replayDecisions(opts: ReplayRunOptions): Promise<ReplayRes
     extraExecutions: calls - executions.size,
   };
   if (calls !== executions.size) {
-    throw new ImepError('E_INTERNAL', `replay made ${calls} executions for ${executions.size} distinct (chain, decision) keys`);
+    throw new ImepError(
+      'E_INTERNAL',
+      `replay made ${calls} executions for ${executions.size} distinct (chain, decision) keys`,
+    );
   }
   return { conditions: plan.conditions, rows, executions: [...executions.values()], verification };
 }

@@ -87,7 +87,13 @@ export interface DecisionSummary {
      * is alone of its kind in its K group has no S donor), with ρ_S and ρ_T on that same set — which can
      * differ from the rows' ρ, each taken on its own rung's chains.
      */
-    readonly theta: { readonly estimate: number; readonly bootstrap: BootstrapInterval; readonly chains: number; readonly rhoS: number; readonly rhoT: number } | null;
+    readonly theta: {
+      readonly estimate: number;
+      readonly bootstrap: BootstrapInterval;
+      readonly chains: number;
+      readonly rhoS: number;
+      readonly rhoT: number;
+    } | null;
   } | null;
 }
 
@@ -140,19 +146,41 @@ export function pairedGain(
   if (ids.length === 0) return null;
   const r = ids.map((id) => ref.get(id) as number);
   const a = ids.map((id) => alt.get(id) as number);
-  let both = 0, b = 0, c = 0, neither = 0;
+  let both = 0,
+    b = 0,
+    c = 0,
+    neither = 0;
   for (let i = 0; i < ids.length; i++) {
     if (r[i] === 1 && a[i] === 1) both++;
     else if (r[i] === 1) b++;
     else if (a[i] === 1) c++;
     else neither++;
   }
-  const boot = chainBootstrap(ids, { ref: r, alt: a }, { kind: 'D', reference: 'ref', intervention: 'alt' }, opts, label);
+  const boot = chainBootstrap(
+    ids,
+    { ref: r, alt: a },
+    { kind: 'D', reference: 'ref', intervention: 'alt' },
+    opts,
+    label,
+  );
   const nc = newcombe({ a: both, b, c, d: neither });
-  return { reference, against, n: ids.length, estimate: (b - c) / ids.length, referenceOnly: b, againstOnly: c, bootstrap: boot.interval, newcombe: interval(nc.interval) };
+  return {
+    reference,
+    against,
+    n: ids.length,
+    estimate: (b - c) / ids.length,
+    referenceOnly: b,
+    againstOnly: c,
+    bootstrap: boot.interval,
+    newcombe: interval(nc.interval),
+  };
 }
 
-export function summarizeDecisions(manifest: ChainManifest, table: DecisionTable, opts: StatsOptions = {}): DecisionSummary {
+export function summarizeDecisions(
+  manifest: ChainManifest,
+  table: DecisionTable,
+  opts: StatsOptions = {},
+): DecisionSummary {
   const byId = new Map(manifest.chains.map((c) => [c.id, c]));
   const order = manifest.chains.map((c) => c.id);
   const correctness = new Map<string, Map<string, number>>();
@@ -182,10 +210,15 @@ export function summarizeDecisions(manifest: ChainManifest, table: DecisionTable
   const noMemoryFloor =
     none === undefined || none.n === 0
       ? null
-      : { floor: none.chanceFloor, ci: none.ci, contains: none.ci.lower <= none.chanceFloor && none.chanceFloor <= none.ci.upper };
+      : {
+          floor: none.chanceFloor,
+          ci: none.ci,
+          contains: none.ci.lower <= none.chanceFloor && none.chanceFloor <= none.ci.upper,
+        };
   const full = correctness.get('full-memory');
   const nm = correctness.get('no-memory');
-  const G = full === undefined || nm === undefined ? null : pairedGain('full-memory', 'no-memory', full, nm, order, opts, 'G');
+  const G =
+    full === undefined || nm === undefined ? null : pairedGain('full-memory', 'no-memory', full, nm, order, opts, 'G');
 
   let ladder: DecisionSummary['ladder'] = null;
   if (table.ladder !== undefined) {
@@ -210,13 +243,24 @@ export function summarizeDecisions(manifest: ChainManifest, table: DecisionTable
       // Outcome "agrees with the archived decision": the reference agrees everywhere, so the flip of X is "X changed".
       const boot = chainBootstrap(
         ids,
-        { ref: ids.map(() => 1), S: ids.map((id) => 1 - (s.get(id) as number)), T: ids.map((id) => 1 - (t.get(id) as number)) },
+        {
+          ref: ids.map(() => 1),
+          S: ids.map((id) => 1 - (s.get(id) as number)),
+          T: ids.map((id) => 1 - (t.get(id) as number)),
+        },
         { kind: 'theta', reference: 'ref', target: 'T', sham: 'S' },
         opts,
         'theta',
       );
-      const rhoOf = (m: Map<string, number>): number => ids.reduce((sum, id) => sum + (m.get(id) as number), 0) / ids.length;
-      theta = { estimate: boot.result.estimate, bootstrap: boot.interval, chains: ids.length, rhoS: rhoOf(s), rhoT: rhoOf(t) };
+      const rhoOf = (m: Map<string, number>): number =>
+        ids.reduce((sum, id) => sum + (m.get(id) as number), 0) / ids.length;
+      theta = {
+        estimate: boot.result.estimate,
+        bootstrap: boot.interval,
+        chains: ids.length,
+        rhoS: rhoOf(s),
+        rhoT: rhoOf(t),
+      };
     }
     ladder = { chains: L.chains, rows: ladderRows, reproduced: L.rows.C.filter((r) => !r.changed).length, theta };
   }
@@ -244,7 +288,13 @@ export interface ReplaySummary {
   readonly ceiling: number | null;
   /** Δ = SR_X − SR_N for each X ≠ no-memory (R excluded). */
   readonly contrasts: readonly PairedGain[];
-  readonly replayFloor: { readonly n: number; readonly b: number; readonly c: number; readonly rho: number; readonly ci: Interval } | null;
+  readonly replayFloor: {
+    readonly n: number;
+    readonly b: number;
+    readonly c: number;
+    readonly rho: number;
+    readonly ci: Interval;
+  } | null;
   readonly verification: ReplayResult['verification'];
 }
 
@@ -273,7 +323,11 @@ export function summarizeReplay(replay: ReplayResult, manifest: ChainManifest, o
   const withPrediction: ReplayConditionSummary[] = rows.map((r) => {
     if (ceiling === null || r.condition === 'R') return { ...r, predictedFromCeiling: null, predictionInsideCi: null };
     const p = r.accuracy * ceiling;
-    return { ...r, predictedFromCeiling: p, predictionInsideCi: r.taskSuccessCi.lower <= p && p <= r.taskSuccessCi.upper };
+    return {
+      ...r,
+      predictedFromCeiling: p,
+      predictionInsideCi: r.taskSuccessCi.lower <= p && p <= r.taskSuccessCi.upper,
+    };
   });
   const N = success.get('no-memory');
   const contrasts: PairedGain[] = [];
@@ -289,13 +343,21 @@ export function summarizeReplay(replay: ReplayResult, manifest: ChainManifest, o
   let replayFloor: ReplaySummary['replayFloor'] = null;
   if (O !== undefined && R !== undefined) {
     const ids = order.filter((id) => O.has(id) && R.has(id));
-    let b = 0, c = 0;
+    let b = 0,
+      c = 0;
     for (const id of ids) {
-      const o = O.get(id) as number, r = R.get(id) as number;
+      const o = O.get(id) as number,
+        r = R.get(id) as number;
       if (o > r) b++;
       else if (o < r) c++;
     }
-    replayFloor = { n: ids.length, b, c, rho: ids.length === 0 ? Number.NaN : (b + c) / ids.length, ci: cp(b + c, ids.length) };
+    replayFloor = {
+      n: ids.length,
+      b,
+      c,
+      rho: ids.length === 0 ? Number.NaN : (b + c) / ids.length,
+      ci: cp(b + c, ids.length),
+    };
   }
   return { rows: withPrediction, ceiling, contrasts, replayFloor, verification: replay.verification };
 }

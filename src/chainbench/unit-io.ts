@@ -21,7 +21,23 @@ import type { Dirent } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ImepError, canonicalHash, type JsonValue } from '../core/index.js';
-import { createUnit, detectCodeIdentity, detectPackageVersions, loadFrozenProtocol, readRows, isSealedState, readUnitState, UnitIdSchema, unitPaths, type Operator, assertUnitIntact, type VerifyOk, fsyncDir, readSeal, type SealRecord } from '../evidence/index.js';
+import {
+  createUnit,
+  detectCodeIdentity,
+  detectPackageVersions,
+  loadFrozenProtocol,
+  readRows,
+  isSealedState,
+  readUnitState,
+  UnitIdSchema,
+  unitPaths,
+  type Operator,
+  assertUnitIntact,
+  type VerifyOk,
+  fsyncDir,
+  readSeal,
+  type SealRecord,
+} from '../evidence/index.js';
 import { packageRoot } from '../bridges/supervisor.js';
 import type { PrecommitRecord } from '../evidence/index.js';
 
@@ -81,14 +97,25 @@ export async function buildSealedUnit(input: BuildUnitInput): Promise<BuiltUnit>
   const id = input.id ?? basename(dir);
   const idOk = UnitIdSchema.safeParse(id);
   if (!idOk.success) {
-    throw new ImepError('E_USAGE', `the unit id '${id}' is not usable: ${idOk.error.issues[0]?.message ?? 'invalid'}`, { file: dir, field: '--out', hint: 'name the unit folder with letters, digits, ".", "_" or "-"' });
+    throw new ImepError('E_USAGE', `the unit id '${id}' is not usable: ${idOk.error.issues[0]?.message ?? 'invalid'}`, {
+      file: dir,
+      field: '--out',
+      hint: 'name the unit folder with letters, digits, ".", "_" or "-"',
+    });
   }
   if (await isNonEmpty(dir)) {
-    throw new ImepError('E_USAGE', 'exists and is not empty; an evidence unit needs a fresh folder (units are never overwritten)', { file: dir, field: '--out', hint: 'choose a new --out path' });
+    throw new ImepError(
+      'E_USAGE',
+      'exists and is not empty; an evidence unit needs a fresh folder (units are never overwritten)',
+      { file: dir, field: '--out', hint: 'choose a new --out path' },
+    );
   }
   const parent = dirname(dir);
   await mkdir(parent, { recursive: true }).catch((e: unknown) => {
-    throw new ImepError('E_IO', `cannot create: ${e instanceof Error ? e.message : String(e)}`, { file: parent, cause: e });
+    throw new ImepError('E_IO', `cannot create: ${e instanceof Error ? e.message : String(e)}`, {
+      file: parent,
+      cause: e,
+    });
   });
   const tmp = join(parent, `.${basename(dir)}.tmp-${process.pid}-${randomBytes(3).toString('hex')}`);
   const root = packageRoot();
@@ -144,7 +171,10 @@ export interface SealedUnitRead {
 export async function openSealedUnit(dirArg: string, kind: string, what: string): Promise<SealedUnitRead> {
   const dir = resolve(dirArg);
   const st = await stat(dir).catch((e: unknown) => {
-    throw new ImepError('E_IO', `no such evidence unit (${(e as { code?: string }).code ?? String(e)})`, { file: dir, field: what });
+    throw new ImepError('E_IO', `no such evidence unit (${(e as { code?: string }).code ?? String(e)})`, {
+      file: dir,
+      field: what,
+    });
   });
   if (!st.isDirectory()) {
     throw new ImepError('E_USAGE', 'is a file, not a sealed evidence unit folder', {
@@ -155,20 +185,28 @@ export async function openSealedUnit(dirArg: string, kind: string, what: string)
   }
   const snap = await readUnitState(dir);
   if (!isSealedState(snap.state)) {
-    throw new ImepError('E_OUT_OF_ORDER', `unit ${snap.header.id} is ${snap.state}, not sealed; only sealed units are read`, {
-      file: dir,
-      field: what,
-      hint: 'a ChainBench unit is sealed when its command finishes; run the command again into a fresh folder',
-    });
+    throw new ImepError(
+      'E_OUT_OF_ORDER',
+      `unit ${snap.header.id} is ${snap.state}, not sealed; only sealed units are read`,
+      {
+        file: dir,
+        field: what,
+        hint: 'a ChainBench unit is sealed when its command finishes; run the command again into a fresh folder',
+      },
+    );
   }
   const verified = await assertUnitIntact(dir);
   const frozen = await loadFrozenProtocol(dir);
   const found = (frozen.protocol as { kind?: unknown } | null)?.kind;
   if (found !== kind) {
-    throw new ImepError('E_USAGE', `is a unit of kind ${JSON.stringify(found ?? null)}, not ${kind}`, { file: join(dir, 'protocol.json'), field: what });
+    throw new ImepError('E_USAGE', `is a unit of kind ${JSON.stringify(found ?? null)}, not ${kind}`, {
+      file: join(dir, 'protocol.json'),
+      field: what,
+    });
   }
   const { rows, torn } = await readRows(unitPaths(dir).rows);
-  if (torn !== null) throw new ImepError('E_UNIT_TAMPERED', 'rows.jsonl ends in a torn line', { file: unitPaths(dir).rows });
+  if (torn !== null)
+    throw new ImepError('E_UNIT_TAMPERED', 'rows.jsonl ends in a torn line', { file: unitPaths(dir).rows });
   return {
     dir,
     unitId: verified.unitId,
@@ -186,5 +224,8 @@ export function parseRow<S extends z.ZodType>(schema: S, row: unknown, file: str
   const r = schema.safeParse(row);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  throw new ImepError('E_UNIT_TAMPERED', `row ${seq}: ${issue?.message ?? 'invalid'}`, { file, field: (issue?.path ?? []).map(String).join('.') || '(row)' });
+  throw new ImepError('E_UNIT_TAMPERED', `row ${seq}: ${issue?.message ?? 'invalid'}`, {
+    file,
+    field: (issue?.path ?? []).map(String).join('.') || '(row)',
+  });
 }

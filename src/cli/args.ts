@@ -14,7 +14,10 @@ export function parseCount(flag: string, raw: string): number {
 export function parseProbability(flag: string, raw: string, { open = true } = {}): number {
   const v = parseNumber(flag, raw);
   const ok = open ? v > 0 && v < 1 : v >= 0 && v <= 1;
-  if (!ok) throw new ImepError('E_USAGE', `must lie ${open ? 'strictly between 0 and 1' : 'in [0, 1]'}, got ${raw}`, { field: flag });
+  if (!ok)
+    throw new ImepError('E_USAGE', `must lie ${open ? 'strictly between 0 and 1' : 'in [0, 1]'}, got ${raw}`, {
+      field: flag,
+    });
   return v;
 }
 

@@ -19,7 +19,18 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ImepError, asTyped, cliName } from '../core/index.js';
-import { amend, failRun, currentOperator, lockUnit, seal, formatStatus, unitStatus, describeIssue, parseExpectedRoot, verifyUnit } from '../evidence/index.js';
+import {
+  amend,
+  failRun,
+  currentOperator,
+  lockUnit,
+  seal,
+  formatStatus,
+  unitStatus,
+  describeIssue,
+  parseExpectedRoot,
+  verifyUnit,
+} from '../evidence/index.js';
 import { smallRunSummary } from './small-run-summary.js';
 import { readCanaryNote } from '../adjudication/index.js';
 import { describeUntrusted, describeSignatures } from '../signing/index.js';
@@ -47,8 +58,16 @@ function options(o: CommonOpts): CampaignOptions {
   const batchSize = o.batch === undefined ? DEFAULT_BATCH : parseCount('--batch', o.batch);
   if (batchSize < 1) throw new ImepError('E_USAGE', 'must be at least 1', { field: '--batch' });
   const servers = o.servers === undefined ? undefined : parseCount('--servers', o.servers);
-  if (servers !== undefined && servers < 1) throw new ImepError('E_USAGE', 'must be at least 1', { field: '--servers' });
-  return { campaignsDir: o.campaignsDir, batchSize, progress: process.stderr, say: out, ...(servers === undefined ? {} : { simulators: { servers } }), ...(o.allowLargePlan === true ? { allowLargePlan: true } : {}) };
+  if (servers !== undefined && servers < 1)
+    throw new ImepError('E_USAGE', 'must be at least 1', { field: '--servers' });
+  return {
+    campaignsDir: o.campaignsDir,
+    batchSize,
+    progress: process.stderr,
+    say: out,
+    ...(servers === undefined ? {} : { simulators: { servers } }),
+    ...(o.allowLargePlan === true ? { allowLargePlan: true } : {}),
+  };
 }
 
 async function unitArg(dir: string): Promise<string> {
@@ -59,14 +78,30 @@ async function unitArg(dir: string): Promise<string> {
   if (ok) return dir;
   // a folder that holds a unit's other records but no unit.json is a unit whose header was removed or renamed
   const records = ['seal.json', 'precommit.json', 'protocol.json', 'plan.json'];
-  const present = (await Promise.all(records.map((f) => stat(join(dir, f)).then(() => f, () => null)))).filter((f): f is string => f !== null);
+  const present = (
+    await Promise.all(
+      records.map((f) =>
+        stat(join(dir, f)).then(
+          () => f,
+          () => null,
+        ),
+      ),
+    )
+  ).filter((f): f is string => f !== null);
   if (present.length > 0) {
-    throw new ImepError('E_UNIT_TAMPERED', `unit.json is missing, but the folder holds ${present.join(', ')} of an evidence unit`, {
-      file: join(dir, 'unit.json'),
-      hint: 'restore the unit from an intact copy',
-    });
+    throw new ImepError(
+      'E_UNIT_TAMPERED',
+      `unit.json is missing, but the folder holds ${present.join(', ')} of an evidence unit`,
+      {
+        file: join(dir, 'unit.json'),
+        hint: 'restore the unit from an intact copy',
+      },
+    );
   }
-  throw new ImepError('E_USAGE', 'not an evidence unit (no unit.json)', { file: dir, hint: 'give a unit folder, e.g. campaigns/<protocol id>-<hash12>' });
+  throw new ImepError('E_USAGE', 'not an evidence unit (no unit.json)', {
+    file: dir,
+    hint: 'give a unit folder, e.g. campaigns/<protocol id>-<hash12>',
+  });
 }
 
 function positiveN(raw: string): number {
@@ -77,26 +112,53 @@ function positiveN(raw: string): number {
 
 export function registerCampaign(group: Command): void {
   const dirOpt = ['--campaigns-dir <dir>', 'where evidence units live', 'campaigns'] as const;
-  const batchOpt = ['--batch <n>', `episodes stepped together through the policy (rows do not depend on it; default ${DEFAULT_BATCH})`] as const;
-  const largeOpt = ['--allow-large-plan', `build a plan above ${PLAN_ROWS_CONFIRM.toLocaleString('en-US')} rows (the estimate is printed; above ${PLAN_ROWS_MAX.toLocaleString('en-US')} rows a plan is always refused)`] as const;
-  const reasonOpt = ['--same-operator-reason <text>', 'with --through closeout: why the operator who runs the conditions may also adjudicate them (recorded in the adjudication, and shown by verify and the report)'] as const;
-  const reasonOf = (o: { sameOperatorReason?: string }): { sameOperatorReason?: string } => (o.sameOperatorReason === undefined ? {} : { sameOperatorReason: o.sameOperatorReason });
-  const serversOpt = ['--servers <k>', 'simulator servers IMEP starts for a bridged simulator; slot s steps on server s mod k, all k at once (rows do not depend on it; default 1)'] as const;
+  const batchOpt = [
+    '--batch <n>',
+    `episodes stepped together through the policy (rows do not depend on it; default ${DEFAULT_BATCH})`,
+  ] as const;
+  const largeOpt = [
+    '--allow-large-plan',
+    `build a plan above ${PLAN_ROWS_CONFIRM.toLocaleString('en-US')} rows (the estimate is printed; above ${PLAN_ROWS_MAX.toLocaleString('en-US')} rows a plan is always refused)`,
+  ] as const;
+  const reasonOpt = [
+    '--same-operator-reason <text>',
+    'with --through closeout: why the operator who runs the conditions may also adjudicate them (recorded in the adjudication, and shown by verify and the report)',
+  ] as const;
+  const reasonOf = (o: { sameOperatorReason?: string }): { sameOperatorReason?: string } =>
+    o.sameOperatorReason === undefined ? {} : { sameOperatorReason: o.sameOperatorReason };
+  const serversOpt = [
+    '--servers <k>',
+    'simulator servers IMEP starts for a bridged simulator; slot s steps on server s mod k, all k at once (rows do not depend on it; default 1)',
+  ] as const;
 
   group
     .command('run')
-    .description('precommit (if new), run every planned episode, seal; resumes an interrupted run; a sealed unit prints its status')
+    .description(
+      'precommit (if new), run every planned episode, seal; resumes an interrupted run; a sealed unit prints its status',
+    )
     .argument('<file>', 'the protocol file (YAML)')
-    .option('--through <stage>', 'stop after: seal | closeout (adjudicate as this operator with --same-operator-reason, cross-check, close out, report)', 'seal')
+    .option(
+      '--through <stage>',
+      'stop after: seal | closeout (adjudicate as this operator with --same-operator-reason, cross-check, close out, report)',
+      'seal',
+    )
     .option(...reasonOpt)
     .option(...dirOpt)
     .option(...batchOpt)
     .option(...serversOpt)
-    .option('--shard <i/N>', 'run only shard i of N (0-based; by unit) into <unit>.shards/ — merged by the cluster layer')
+    .option(
+      '--shard <i/N>',
+      'run only shard i of N (0-based; by unit) into <unit>.shards/ — merged by the cluster layer',
+    )
     .option(...largeOpt)
     .action(async (file: string, o: CommonOpts & { through: string; shard?: string; sameOperatorReason?: string }) => {
       const through = parseChoice<Through>('--through', o.through, ['seal', 'closeout']);
-      await runThrough(file, { ...options(o), through, ...reasonOf(o), ...(o.shard === undefined ? {} : { shard: parseShard(o.shard) }) });
+      await runThrough(file, {
+        ...options(o),
+        through,
+        ...reasonOf(o),
+        ...(o.shard === undefined ? {} : { shard: parseShard(o.shard) }),
+      });
     });
 
   group
@@ -107,12 +169,17 @@ export function registerCampaign(group: Command): void {
     .option(...reasonOpt)
     .option(...batchOpt)
     .option(...serversOpt)
-    .action(async (unit: string, o: { through: string; batch?: string; servers?: string; sameOperatorReason?: string }) => {
-      const through = parseChoice<Through>('--through', o.through, ['seal', 'closeout']);
-      const dir = await unitArg(unit);
-      const given = { ...(o.batch === undefined ? {} : { batch: o.batch }), ...(o.servers === undefined ? {} : { servers: o.servers }) };
-      await resumeThrough(dir, { ...options({ campaignsDir: join(dir, '..'), ...given }), through, ...reasonOf(o) });
-    });
+    .action(
+      async (unit: string, o: { through: string; batch?: string; servers?: string; sameOperatorReason?: string }) => {
+        const through = parseChoice<Through>('--through', o.through, ['seal', 'closeout']);
+        const dir = await unitArg(unit);
+        const given = {
+          ...(o.batch === undefined ? {} : { batch: o.batch }),
+          ...(o.servers === undefined ? {} : { servers: o.servers }),
+        };
+        await resumeThrough(dir, { ...options({ campaignsDir: join(dir, '..'), ...given }), through, ...reasonOf(o) });
+      },
+    );
 
   group
     .command('precommit')
@@ -141,7 +208,9 @@ export function registerCampaign(group: Command): void {
 
   group
     .command('fail-run')
-    .description("give up a unit's formal run: its rows and traces move to failed-runs/<run>/ (kept, never deleted), the unit is precommitted again")
+    .description(
+      "give up a unit's formal run: its rows and traces move to failed-runs/<run>/ (kept, never deleted), the unit is precommitted again",
+    )
     .argument('<unit>', 'the unit folder')
     .requiredOption('--reason <text>', 'why (recorded in failed-runs/<run>/failure.json)')
     .action(async (unit: string, o: { reason: string }) => {
@@ -169,45 +238,98 @@ export function registerCampaign(group: Command): void {
 
   group
     .command('verify')
-    .description('re-hash every file and check every signature: exit 0 intact and signed by trusted keys, 5 intact but not vouched for (untrusted keys, or unsigned), 3 tampered (names the file)')
+    .description(
+      're-hash every file and check every signature: exit 0 intact and signed by trusted keys, 5 intact but not vouched for (untrusted keys, or unsigned), 3 tampered (names the file)',
+    )
     .argument('<unit>', 'the unit folder')
-    .option('--expected-root <hex>', 'the Merkle root its producer published (64 hex digits): the unit must have it — cite the closeout root to catch a rolled-back unit')
-    .option('--trusted-keys <dir>', 'trust only the public keys (.pub, as `imep keys export` writes them) in this folder, not the key store')
-    .option('--require-signatures', 'every record must be signed: an unsigned record is an integrity failure (exit 3), whatever else vouches for the unit')
-    .option('--allow-unsigned', 'accept a unit that carries no signatures at all (IMEP_SIGNING=off) without a matching --expected-root')
-    .option('--expected-stage <stage>', 'the stage its producer said the unit reached (sealed | adjudicated | closed): an earlier one is refused as a rollback (exit 3)')
-    .action(async (unit: string, o: { expectedRoot?: string; trustedKeys?: string; requireSignatures?: boolean; allowUnsigned?: boolean; expectedStage?: string }) => {
-      const expectedRoot = o.expectedRoot === undefined ? undefined : parseExpectedRoot(o.expectedRoot);
-      const expectedStage = o.expectedStage === undefined ? undefined : parseChoice<VerifyOk['stage']>('--expected-stage', o.expectedStage, ['sealed', 'adjudicated', 'closed']);
-      if (o.trustedKeys !== undefined && !(await stat(o.trustedKeys).then((st) => st.isDirectory(), () => false))) {
-        throw new ImepError('E_USAGE', 'not a folder of trusted public keys', { field: '--trusted-keys', file: o.trustedKeys });
-      }
-      const dir = await unitArg(unit);
-      const r = await verifyUnit(dir, {
-        ...(expectedRoot === undefined ? {} : { expectedRoot }),
-        ...(o.trustedKeys === undefined ? {} : { keysDir: o.trustedKeys }),
-        ...(o.requireSignatures ? { requireSignatures: true } : {}),
-      });
-      if (r.signatures !== undefined) out(describeSignatures(r.signatures));
-      if (!r.ok) {
-        const more = r.issues.length > 1 ? ` (+${r.issues.length - 1} more)` : '';
-        const hint = r.first.kind === 'root-mismatch'
-          ? 'check that the root cited is this unit\'s; a unit whose closeout was removed answers only to its seal root (restore its closeout from an intact copy)'
-          : 'restore the unit from an intact copy';
-        throw new ImepError('E_UNIT_TAMPERED', `${describeIssue(r.first)}${more}`, { file: join(dir, r.first.path), hint });
-      }
-      out(describeVerified(r));
-      for (const w of identityWarnings(r.signatures)) out(`warning: ${w}`);
-      const short = expectedStage === undefined ? null : stageShortfall(r, expectedStage);
-      if (short !== null) throw new ImepError('E_UNIT_TAMPERED', short, { file: join(dir, r.stage === 'adjudicated' || expectedStage === 'closed' ? 'closeout.json' : 'adjudication'), hint: 'restore the unit from an intact copy' });
-      if (r.trust.status === 'untrusted') throw new ImepError('E_UNTRUSTED', describeUntrusted(cliName(), dir, r.trust.untrusted), { file: dir });
-      if (r.trust.status === 'unsigned' && !o.allowUnsigned && r.rootMatched === undefined) {
-        throw new ImepError('E_UNTRUSTED', 'intact, but it carries no signatures: nothing vouches for who produced it, and a signed unit stripped of its signatures and rebuilt looks exactly like this', {
-          file: dir,
-          hint: 'vouch for it with --expected-root <the root its producer published>, or accept it with --allow-unsigned',
+    .option(
+      '--expected-root <hex>',
+      'the Merkle root its producer published (64 hex digits): the unit must have it — cite the closeout root to catch a rolled-back unit',
+    )
+    .option(
+      '--trusted-keys <dir>',
+      'trust only the public keys (.pub, as `imep keys export` writes them) in this folder, not the key store',
+    )
+    .option(
+      '--require-signatures',
+      'every record must be signed: an unsigned record is an integrity failure (exit 3), whatever else vouches for the unit',
+    )
+    .option(
+      '--allow-unsigned',
+      'accept a unit that carries no signatures at all (IMEP_SIGNING=off) without a matching --expected-root',
+    )
+    .option(
+      '--expected-stage <stage>',
+      'the stage its producer said the unit reached (sealed | adjudicated | closed): an earlier one is refused as a rollback (exit 3)',
+    )
+    .action(
+      async (
+        unit: string,
+        o: {
+          expectedRoot?: string;
+          trustedKeys?: string;
+          requireSignatures?: boolean;
+          allowUnsigned?: boolean;
+          expectedStage?: string;
+        },
+      ) => {
+        const expectedRoot = o.expectedRoot === undefined ? undefined : parseExpectedRoot(o.expectedRoot);
+        const expectedStage =
+          o.expectedStage === undefined
+            ? undefined
+            : parseChoice<VerifyOk['stage']>('--expected-stage', o.expectedStage, ['sealed', 'adjudicated', 'closed']);
+        if (
+          o.trustedKeys !== undefined &&
+          !(await stat(o.trustedKeys).then(
+            (st) => st.isDirectory(),
+            () => false,
+          ))
+        ) {
+          throw new ImepError('E_USAGE', 'not a folder of trusted public keys', {
+            field: '--trusted-keys',
+            file: o.trustedKeys,
+          });
+        }
+        const dir = await unitArg(unit);
+        const r = await verifyUnit(dir, {
+          ...(expectedRoot === undefined ? {} : { expectedRoot }),
+          ...(o.trustedKeys === undefined ? {} : { keysDir: o.trustedKeys }),
+          ...(o.requireSignatures ? { requireSignatures: true } : {}),
         });
-      }
-    });
+        if (r.signatures !== undefined) out(describeSignatures(r.signatures));
+        if (!r.ok) {
+          const more = r.issues.length > 1 ? ` (+${r.issues.length - 1} more)` : '';
+          const hint =
+            r.first.kind === 'root-mismatch'
+              ? "check that the root cited is this unit's; a unit whose closeout was removed answers only to its seal root (restore its closeout from an intact copy)"
+              : 'restore the unit from an intact copy';
+          throw new ImepError('E_UNIT_TAMPERED', `${describeIssue(r.first)}${more}`, {
+            file: join(dir, r.first.path),
+            hint,
+          });
+        }
+        out(describeVerified(r));
+        for (const w of identityWarnings(r.signatures)) out(`warning: ${w}`);
+        const short = expectedStage === undefined ? null : stageShortfall(r, expectedStage);
+        if (short !== null)
+          throw new ImepError('E_UNIT_TAMPERED', short, {
+            file: join(dir, r.stage === 'adjudicated' || expectedStage === 'closed' ? 'closeout.json' : 'adjudication'),
+            hint: 'restore the unit from an intact copy',
+          });
+        if (r.trust.status === 'untrusted')
+          throw new ImepError('E_UNTRUSTED', describeUntrusted(cliName(), dir, r.trust.untrusted), { file: dir });
+        if (r.trust.status === 'unsigned' && !o.allowUnsigned && r.rootMatched === undefined) {
+          throw new ImepError(
+            'E_UNTRUSTED',
+            'intact, but it carries no signatures: nothing vouches for who produced it, and a signed unit stripped of its signatures and rebuilt looks exactly like this',
+            {
+              file: dir,
+              hint: 'vouch for it with --expected-root <the root its producer published>, or accept it with --allow-unsigned',
+            },
+          );
+        }
+      },
+    );
 
   group
     .command('status')
@@ -227,7 +349,13 @@ export function registerCampaign(group: Command): void {
     .option('--affects <fields>', 'comma-separated protocol fields the amendment affects', 'protocol')
     .action(async (unit: string, o: { text: string; affects: string }) => {
       const dir = await unitArg(unit);
-      const a = await amend(dir, { text: o.text, affects: o.affects.split(',').map((f) => f.trim()).filter((f) => f !== '') });
+      const a = await amend(dir, {
+        text: o.text,
+        affects: o.affects
+          .split(',')
+          .map((f) => f.trim())
+          .filter((f) => f !== ''),
+      });
       out(`amendment ${a.id} [${a.classification}] recorded in ${dir}`);
     });
 
@@ -235,10 +363,16 @@ export function registerCampaign(group: Command): void {
     .command('adjudicate')
     .description('apply the frozen decision rules to the sealed rows (by a session other than the one that ran them)')
     .argument('<unit>', 'the unit folder')
-    .option('--allow-same-operator <reason>', 'allow the operator who ran the conditions to adjudicate; the reason is recorded')
+    .option(
+      '--allow-same-operator <reason>',
+      'allow the operator who ran the conditions to adjudicate; the reason is recorded',
+    )
     .action(async (unit: string, o: { allowSameOperator?: string }) => {
       const dir = await unitArg(unit);
-      const a = await adjudicateStep(dir, { operator: currentOperator(), ...(o.allowSameOperator === undefined ? {} : { allowSameOperator: { reason: o.allowSameOperator } }) });
+      const a = await adjudicateStep(dir, {
+        operator: currentOperator(),
+        ...(o.allowSameOperator === undefined ? {} : { allowSameOperator: { reason: o.allowSameOperator } }),
+      });
       out(`adjudicated ${dir}: ${a.file} (${a.adjudication.goNoGo.status})`);
       for (const v of a.adjudication.verdicts) out(`  ${v.criterion}: ${v.verdict}`);
       out(`  ${readCanaryNote(a.adjudication.gates)}`);

@@ -17,7 +17,25 @@ import type { Command } from 'commander';
 import { ImepError } from '../core/index.js';
 import { pp, signedPp, textTable } from '../report/index.js';
 import { stat } from 'node:fs/promises';
-import { auditLabelEquivariance, buildChainRecords, decisionConditions, diffManifests, generateChainManifest, LiteChainExecutor, loadManifest, summarizeDecisions, summarizeReplay, writeManifest, FALLBACK_MODES, type ChainExecutor, type DecisionSummary, type DecisionUnitRead, type ExecutorIdentity, type ReplaySummary, type ReplayUnitRead } from '../chainbench/index.js';
+import {
+  auditLabelEquivariance,
+  buildChainRecords,
+  decisionConditions,
+  diffManifests,
+  generateChainManifest,
+  LiteChainExecutor,
+  loadManifest,
+  summarizeDecisions,
+  summarizeReplay,
+  writeManifest,
+  FALLBACK_MODES,
+  type ChainExecutor,
+  type DecisionSummary,
+  type DecisionUnitRead,
+  type ExecutorIdentity,
+  type ReplaySummary,
+  type ReplayUnitRead,
+} from '../chainbench/index.js';
 import { BridgeChainExecutor, DEFAULT_BRIDGE_ENV } from '../chainbench/bridge-executor.js';
 import { readDecisionUnit, writeDecisionUnit, DECISIONS_UNIT_KIND } from '../chainbench/decision-unit.js';
 import { readReplayUnit, writeReplayUnit, REPLAY_UNIT_KIND } from '../chainbench/replay-unit.js';
@@ -55,14 +73,25 @@ function decisionReport(s: DecisionSummary): string {
     textTable(
       [
         ['condition', 'label', 'cohort', 'n', 'correct', 'accuracy %', 'CP 95% CI', 'floor %'],
-        ...s.rows.map((r) => [r.condition, r.label, r.cohort, String(r.n), String(r.correct), pp(r.accuracy, 1), ci(r.ci), pp(r.chanceFloor, 1)]),
+        ...s.rows.map((r) => [
+          r.condition,
+          r.label,
+          r.cohort,
+          String(r.n),
+          String(r.correct),
+          pp(r.accuracy, 1),
+          ci(r.ci),
+          pp(r.chanceFloor, 1),
+        ]),
       ],
       ['l', 'l', 'l', 'r', 'r', 'r', 'l', 'r'],
     ),
   );
   if (s.noMemoryFloor !== null) {
     const f = s.noMemoryFloor;
-    lines.push(`no-memory accuracy CI ${ci(f.ci)} ${f.contains ? 'contains' : 'EXCLUDES'} the chance floor ${pp(f.floor, 1)}% (non-rejection is not equivalence)`);
+    lines.push(
+      `no-memory accuracy CI ${ci(f.ci)} ${f.contains ? 'contains' : 'EXCLUDES'} the chance floor ${pp(f.floor, 1)}% (non-rejection is not equivalence)`,
+    );
   }
   if (s.G !== null) {
     const g = s.G;
@@ -73,19 +102,31 @@ function decisionReport(s: DecisionSummary): string {
   }
   if (s.ladder !== null) {
     const L = s.ladder;
-    lines.push('', `decision ladder on curated records (${L.chains} chains; C reproduces ${L.reproduced}/${L.rows[0]?.n ?? 0} archived decisions)`);
+    lines.push(
+      '',
+      `decision ladder on curated records (${L.chains} chains; C reproduces ${L.reproduced}/${L.rows[0]?.n ?? 0} archived decisions)`,
+    );
     lines.push(
       textTable(
         [
           ['condition', 'n', 'changed', 'ρ %', 'CP 95% CI', 'correct'],
-          ...L.rows.map((r) => [r.condition, String(r.n), String(r.changed), pp(r.rho, 1), ci(r.rhoCi), String(r.correct)]),
+          ...L.rows.map((r) => [
+            r.condition,
+            String(r.n),
+            String(r.changed),
+            pp(r.rho, 1),
+            ci(r.rhoCi),
+            String(r.correct),
+          ]),
         ],
         ['l', 'r', 'r', 'r', 'l', 'r'],
       ),
     );
     if (L.theta !== null) {
       const th = L.theta;
-      lines.push(`θ = ρ_T − ρ_S on the ${th.chains} chains with both an S and a T row (ρ_T ${pp(th.rhoT, 1)} %, ρ_S ${pp(th.rhoS, 1)} % there) = ${th.estimate.toFixed(3)}, chain-bootstrap 95% [${th.bootstrap.lower.toFixed(3)}, ${th.bootstrap.upper.toFixed(3)}]`);
+      lines.push(
+        `θ = ρ_T − ρ_S on the ${th.chains} chains with both an S and a T row (ρ_T ${pp(th.rhoT, 1)} %, ρ_S ${pp(th.rhoS, 1)} % there) = ${th.estimate.toFixed(3)}, chain-bootstrap 95% [${th.bootstrap.lower.toFixed(3)}, ${th.bootstrap.upper.toFixed(3)}]`,
+      );
     }
   }
   return lines.join('\n');
@@ -104,20 +145,31 @@ function replayReport(s: ReplaySummary): string {
           ci(r.accuracyCi),
           pp(r.taskSuccess, 1),
           ci(r.taskSuccessCi),
-          r.predictedFromCeiling === null ? '—' : `${pp(r.predictedFromCeiling, 1)}${r.predictionInsideCi ? '' : ' (outside CI)'}`,
+          r.predictedFromCeiling === null
+            ? '—'
+            : `${pp(r.predictedFromCeiling, 1)}${r.predictionInsideCi ? '' : ' (outside CI)'}`,
         ]),
       ],
       ['l', 'r', 'r', 'l', 'r', 'l', 'r'],
     ),
   );
-  lines.push(`execution ceiling SR* = SR(oracle) = ${s.ceiling === null ? '—' : `${pp(s.ceiling, 1)}%`} (decision accuracy and task success are separate columns, never pooled)`);
+  lines.push(
+    `execution ceiling SR* = SR(oracle) = ${s.ceiling === null ? '—' : `${pp(s.ceiling, 1)}%`} (decision accuracy and task success are separate columns, never pooled)`,
+  );
   if (s.contrasts.length > 0) {
     lines.push('', 'paired task-success contrasts vs no-memory (Δ = SR_X − SR_N)');
     lines.push(
       textTable(
         [
           ['condition', 'n', 'Δ pp', 'X-only', 'N-only', 'chain-bootstrap 95%'],
-          ...s.contrasts.map((c) => [c.reference, String(c.n), signedPp(c.estimate, 1), String(c.referenceOnly), String(c.againstOnly), ci(c.bootstrap)]),
+          ...s.contrasts.map((c) => [
+            c.reference,
+            String(c.n),
+            signedPp(c.estimate, 1),
+            String(c.referenceOnly),
+            String(c.againstOnly),
+            ci(c.bootstrap),
+          ]),
         ],
         ['l', 'r', 'r', 'r', 'r', 'l'],
       ),
@@ -125,7 +177,9 @@ function replayReport(s: ReplaySummary): string {
   }
   if (s.replayFloor !== null) {
     const f = s.replayFloor;
-    lines.push(`replay floor R (oracle decision re-issued, replay executor seed): O-only ${f.b}, R-only ${f.c}, ρ = ${pp(f.rho, 1)}% ${ci(f.ci)} over ${f.n} chains`);
+    lines.push(
+      `replay floor R (oracle decision re-issued, replay executor seed): O-only ${f.b}, R-only ${f.c}, ρ = ${pp(f.rho, 1)}% ${ci(f.ci)} over ${f.n} chains`,
+    );
   }
   const v = s.verification;
   lines.push(
@@ -138,9 +192,17 @@ function replayReport(s: ReplaySummary): string {
 const EXECUTORS = ['lite', 'bridge'] as const;
 
 function decisionSummaryOf(d: DecisionUnitRead, json: boolean): string {
-  const summary = summarizeDecisions(d.manifest, d.table, { bootstrapSeed: d.protocol.summary.bootstrapSeed, replicates: d.protocol.summary.replicates });
+  const summary = summarizeDecisions(d.manifest, d.table, {
+    bootstrapSeed: d.protocol.summary.bootstrapSeed,
+    replicates: d.protocol.summary.replicates,
+  });
   const u = d.unit;
-  if (json) return JSON.stringify({ unit: u.dir, unitId: u.unitId, sealRoot: u.seal.merkle.root, manifestHash: d.manifestHash, summary }, null, 2);
+  if (json)
+    return JSON.stringify(
+      { unit: u.dir, unitId: u.unitId, sealRoot: u.seal.merkle.root, manifestHash: d.manifestHash, summary },
+      null,
+      2,
+    );
   return [
     decisionReport(summary),
     `decisions unit ${u.dir}: ${d.rows.length} chain rows, sealed, Merkle root ${u.seal.merkle.root} (manifest sha256 ${d.manifestHash}, seed ${d.protocol.seed}, fallback ${d.protocol.fallback})`,
@@ -148,11 +210,31 @@ function decisionSummaryOf(d: DecisionUnitRead, json: boolean): string {
 }
 
 function replaySummaryOf(r: ReplayUnitRead, json: boolean): string {
-  const summary = summarizeReplay(r.replay, r.manifest, { bootstrapSeed: r.protocol.summary.bootstrapSeed, replicates: r.protocol.summary.replicates });
+  const summary = summarizeReplay(r.replay, r.manifest, {
+    bootstrapSeed: r.protocol.summary.bootstrapSeed,
+    replicates: r.protocol.summary.replicates,
+  });
   const u = r.unit;
   const ex = r.protocol.executor as ExecutorIdentity;
-  if (json) return JSON.stringify({ unit: u.dir, unitId: u.unitId, sealRoot: u.seal.merkle.root, decisions: r.protocol.decisions, executor: ex, proof: r.proof, summary, executions: r.replay.executions }, null, 2);
-  const via = ex.kind === 'lite' ? 'lite executor (in process)' : `bridge ${ex.endpoint} → ${ex.server.name} ${ex.server.version}, env ${ex.env}`;
+  if (json)
+    return JSON.stringify(
+      {
+        unit: u.dir,
+        unitId: u.unitId,
+        sealRoot: u.seal.merkle.root,
+        decisions: r.protocol.decisions,
+        executor: ex,
+        proof: r.proof,
+        summary,
+        executions: r.replay.executions,
+      },
+      null,
+      2,
+    );
+  const via =
+    ex.kind === 'lite'
+      ? 'lite executor (in process)'
+      : `bridge ${ex.endpoint} → ${ex.server.name} ${ex.server.version}, env ${ex.env}`;
   return [
     replayReport(summary),
     `from the sealed rows: ${r.proof.executions} executions = ${r.proof.distinctDecisionPairs} distinct (chain, decision) pairs + ${r.proof.floorExecutions} replay-floor, each looked up by ≥1 condition`,
@@ -160,15 +242,29 @@ function replaySummaryOf(r: ReplayUnitRead, json: boolean): string {
   ].join('\n');
 }
 
-async function executorFor(o: { executor: string; endpoint?: string; env: string; deadline: string }, executionSuccess: number): Promise<{ executor: ChainExecutor; identity: ExecutorIdentity; close: () => Promise<void> }> {
+async function executorFor(
+  o: { executor: string; endpoint?: string; env: string; deadline: string },
+  executionSuccess: number,
+): Promise<{ executor: ChainExecutor; identity: ExecutorIdentity; close: () => Promise<void> }> {
   const kind = parseChoice('--executor', o.executor, EXECUTORS);
   if (kind === 'lite') {
-    if (o.endpoint !== undefined) throw new ImepError('E_USAGE', '--endpoint is for --executor bridge', { field: '--endpoint' });
+    if (o.endpoint !== undefined)
+      throw new ImepError('E_USAGE', '--endpoint is for --executor bridge', { field: '--endpoint' });
     const lite = new LiteChainExecutor(executionSuccess);
     return { executor: lite, identity: lite.identity(), close: async () => undefined };
   }
-  if (o.endpoint === undefined) throw new ImepError('E_USAGE', '--executor bridge needs --endpoint (e.g. the first line `imep sim serve lite` prints)', { field: '--endpoint' });
-  const bridge = await BridgeChainExecutor.connect({ endpoint: o.endpoint, env: o.env, executionSuccess, deadlineMs: parseCount('--deadline', o.deadline) });
+  if (o.endpoint === undefined)
+    throw new ImepError(
+      'E_USAGE',
+      '--executor bridge needs --endpoint (e.g. the first line `imep sim serve lite` prints)',
+      { field: '--endpoint' },
+    );
+  const bridge = await BridgeChainExecutor.connect({
+    endpoint: o.endpoint,
+    env: o.env,
+    executionSuccess,
+    deadlineMs: parseCount('--deadline', o.deadline),
+  });
   return { executor: bridge, identity: bridge.identity(), close: () => bridge.close() };
 }
 
@@ -176,7 +272,13 @@ async function defaultReplayDir(decisionsDir: string): Promise<string> {
   const base = decisionsDir.replace(/\/+$/, '');
   for (let n = 1; ; n++) {
     const dir = n === 1 ? `${base}-replay` : `${base}-replay-${n}`;
-    if (!(await stat(dir).then(() => true, () => false))) return dir;
+    if (
+      !(await stat(dir).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return dir;
   }
 }
 
@@ -191,32 +293,49 @@ export function registerChainbench(group: Command): void {
     .option('--rewrite-rate <r>', 'fraction of chains whose initial fact is overwritten', '0.5')
     .option('--distractors <a-b>', 'distractor episodes per chain', '1-3')
     .option('--execution-success <p>', 'lite executor execution probability', '0.8')
-    .action(async (o: { chains: string; K: string; seed: string; out: string; rewriteRate: string; distractors: string; executionSuccess: string }) => {
-      const manifest = generateChainManifest({
-        chains: parseCount('--chains', o.chains),
-        K: parseKList(o.K),
-        seed: parseSeed('--seed', o.seed),
-        rewriteRate: parseProbability('--rewrite-rate', o.rewriteRate, { open: false }),
-        distractors: parseRange('--distractors', o.distractors),
-        executionSuccess: parseProbability('--execution-success', o.executionSuccess, { open: false }),
-      });
-      const hash = await writeManifest(o.out, manifest);
-      const rewritten = manifest.chains.filter((c) => c.rewrite).length;
-      out(`wrote ${o.out}: ${manifest.chains.length} chains (K ${o.K}), ${rewritten} rewritten; sha256 ${hash}`);
-    });
+    .action(
+      async (o: {
+        chains: string;
+        K: string;
+        seed: string;
+        out: string;
+        rewriteRate: string;
+        distractors: string;
+        executionSuccess: string;
+      }) => {
+        const manifest = generateChainManifest({
+          chains: parseCount('--chains', o.chains),
+          K: parseKList(o.K),
+          seed: parseSeed('--seed', o.seed),
+          rewriteRate: parseProbability('--rewrite-rate', o.rewriteRate, { open: false }),
+          distractors: parseRange('--distractors', o.distractors),
+          executionSuccess: parseProbability('--execution-success', o.executionSuccess, { open: false }),
+        });
+        const hash = await writeManifest(o.out, manifest);
+        const rewritten = manifest.chains.filter((c) => c.rewrite).length;
+        out(`wrote ${o.out}: ${manifest.chains.length} chains (K ${o.K}), ${rewritten} rewritten; sha256 ${hash}`);
+      },
+    );
 
   group
     .command('validate')
-    .description('validate a chain manifest (schema, K, ids, exactly one deciding write, query identical across hidden facts)')
+    .description(
+      'validate a chain manifest (schema, K, ids, exactly one deciding write, query identical across hidden facts)',
+    )
     .argument('<manifest>', 'manifest file')
     .option('--no-simulator', 'skip the simulator checks (objects, query frame hashes)')
     .action(async (file: string, o: { simulator: boolean }) => {
       const { manifest, hash } = await loadManifest(file, { simulator: o.simulator });
       const byK = new Map<number, number>();
       for (const c of manifest.chains) byK.set(c.K, (byK.get(c.K) ?? 0) + 1);
-      const ks = [...byK].sort((a, b) => a[0] - b[0]).map(([k, n]) => `K=${k}: ${n}`).join(', ');
+      const ks = [...byK]
+        .sort((a, b) => a[0] - b[0])
+        .map(([k, n]) => `K=${k}: ${n}`)
+        .join(', ');
       const rewritten = manifest.chains.filter((c) => c.rewrite).length;
-      out(`ok: ${file}: ${manifest.chains.length} chains (${ks}), ${rewritten} rewritten${o.simulator ? ', query frames identical across hidden facts' : ''}; sha256 ${hash}`);
+      out(
+        `ok: ${file}: ${manifest.chains.length} chains (${ks}), ${rewritten} rewritten${o.simulator ? ', query frames identical across hidden facts' : ''}; sha256 ${hash}`,
+      );
     });
 
   group
@@ -233,7 +352,9 @@ export function registerChainbench(group: Command): void {
       const lines = [
         `old ${oldFile}: ${d.oldChains} chains, sha256 ${d.oldHash}`,
         `new ${newFile}: ${d.newChains} chains, sha256 ${d.newHash}`,
-        d.identical ? 'identical' : `removed ${d.removed.length}, added ${d.added.length}, changed ${d.changed.length}, unchanged ${d.unchanged}`,
+        d.identical
+          ? 'identical'
+          : `removed ${d.removed.length}, added ${d.added.length}, changed ${d.changed.length}, unchanged ${d.unchanged}`,
       ];
       if (d.header.length > 0) lines.push(`manifest fields changed: ${d.header.join(', ')}`);
       if (d.orderChanged) lines.push('the chains both versions hold are in a different order');
@@ -245,27 +366,45 @@ export function registerChainbench(group: Command): void {
 
   group
     .command('decide')
-    .description('decide every chain under every condition (full memory, no memory, initial fact, shuffled, stale, oracle), run the C/U/S/T ladder, and seal it all as an evidence unit')
+    .description(
+      'decide every chain under every condition (full memory, no memory, initial fact, shuffled, stale, oracle), run the C/U/S/T ladder, and seal it all as an evidence unit',
+    )
     .argument('<manifest>', 'manifest file')
     .requiredOption('--out <dir>', 'the decisions unit folder to create (must not exist)')
-    .option('--seed <s>', 'decision seed (fallback draws, shuffle, ladder donors; also the summary bootstrap seed)', '0')
+    .option(
+      '--seed <s>',
+      'decision seed (fallback draws, shuffle, ladder donors; also the summary bootstrap seed)',
+      '0',
+    )
     .option('--fallback <mode>', `fallback decision: ${FALLBACK_MODES.join(' | ')}`, 'uniform')
     .option('--replicates <R>', 'chain-bootstrap replicates of the summary (frozen in the unit)', '10000')
     .option('--json', 'print the summary as JSON')
-    .action(async (file: string, o: { out: string; seed: string; fallback: string; replicates: string; json?: boolean }) => {
-      const seed = parseSeed('--seed', o.seed);
-      const fallback = parseChoice('--fallback', o.fallback, FALLBACK_MODES);
-      const replicates = parseCount('--replicates', o.replicates);
-      if (replicates < 1) throw new ImepError('E_USAGE', 'must be at least 1', { field: '--replicates' });
-      const { manifest, hash } = await loadManifest(file);
-      const records = buildChainRecords(manifest);
-      const { unit } = await writeDecisionUnit({ dir: o.out, manifest, manifestHash: hash, records, seed, fallback, replicates });
-      out(decisionSummaryOf(await readDecisionUnit(unit.dir, '--out'), o.json === true));
-    });
+    .action(
+      async (file: string, o: { out: string; seed: string; fallback: string; replicates: string; json?: boolean }) => {
+        const seed = parseSeed('--seed', o.seed);
+        const fallback = parseChoice('--fallback', o.fallback, FALLBACK_MODES);
+        const replicates = parseCount('--replicates', o.replicates);
+        if (replicates < 1) throw new ImepError('E_USAGE', 'must be at least 1', { field: '--replicates' });
+        const { manifest, hash } = await loadManifest(file);
+        const records = buildChainRecords(manifest);
+        const { unit } = await writeDecisionUnit({
+          dir: o.out,
+          manifest,
+          manifestHash: hash,
+          records,
+          seed,
+          fallback,
+          replicates,
+        });
+        out(decisionSummaryOf(await readDecisionUnit(unit.dir, '--out'), o.json === true));
+      },
+    );
 
   group
     .command('replay')
-    .description('execute each distinct (chain, decision) of a sealed decisions unit once (conditions share executions) and seal the replay as its own unit')
+    .description(
+      'execute each distinct (chain, decision) of a sealed decisions unit once (conditions share executions) and seal the replay as its own unit',
+    )
     .argument('<manifest>', 'manifest file (must be the one the decisions unit froze)')
     .requiredOption('--decisions <unit>', 'the sealed decisions unit (from `imep chainbench decide`)')
     .option('--out <dir>', 'the replay unit folder to create (default: <decisions unit>-replay[-N])')
@@ -280,7 +419,18 @@ export function registerChainbench(group: Command): void {
     .action(
       async (
         file: string,
-        o: { decisions: string; out?: string; executor: string; endpoint?: string; env: string; deadline: string; floor: boolean; bootstrapSeed: string; replicates: string; json?: boolean },
+        o: {
+          decisions: string;
+          out?: string;
+          executor: string;
+          endpoint?: string;
+          env: string;
+          deadline: string;
+          floor: boolean;
+          bootstrapSeed: string;
+          replicates: string;
+          json?: boolean;
+        },
       ) => {
         const bootstrapSeed = parseSeed('--bootstrap-seed', o.bootstrapSeed);
         const replicates = parseCount('--replicates', o.replicates);
@@ -288,17 +438,29 @@ export function registerChainbench(group: Command): void {
         const { hash } = await loadManifest(file, { simulator: false });
         const decisions = await readDecisionUnit(o.decisions, '--decisions');
         if (decisions.manifestHash !== hash) {
-          throw new ImepError('E_MANIFEST_INVALID', `the decisions unit froze manifest ${decisions.manifestHash.slice(0, 12)}…, not this one (${hash.slice(0, 12)}…)`, {
-            file,
-            field: 'manifestHash',
-            hint: 'replay decisions against the manifest they were decided on',
-          });
+          throw new ImepError(
+            'E_MANIFEST_INVALID',
+            `the decisions unit froze manifest ${decisions.manifestHash.slice(0, 12)}…, not this one (${hash.slice(0, 12)}…)`,
+            {
+              file,
+              field: 'manifestHash',
+              hint: 'replay decisions against the manifest they were decided on',
+            },
+          );
         }
         const dir = o.out ?? (await defaultReplayDir(decisions.unit.dir));
         const ex = await executorFor(o, decisions.manifest.env.executionSuccess);
         let written;
         try {
-          written = await writeReplayUnit({ dir, decisions, executor: ex.executor, executorIdentity: ex.identity, replayFloor: o.floor, bootstrapSeed, replicates });
+          written = await writeReplayUnit({
+            dir,
+            decisions,
+            executor: ex.executor,
+            executorIdentity: ex.identity,
+            replayFloor: o.floor,
+            bootstrapSeed,
+            replicates,
+          });
         } finally {
           await ex.close();
         }
@@ -315,14 +477,20 @@ export function registerChainbench(group: Command): void {
       await readUnitState(dir);
       await assertUnitIntact(dir); // before anything in it is read (refuses an unsealed unit too)
       const kind = ((await loadFrozenProtocol(dir)).protocol as { kind?: unknown } | null)?.kind;
-      if (kind === DECISIONS_UNIT_KIND) return out(decisionSummaryOf(await readDecisionUnit(dir, 'unit'), o.json === true));
+      if (kind === DECISIONS_UNIT_KIND)
+        return out(decisionSummaryOf(await readDecisionUnit(dir, 'unit'), o.json === true));
       if (kind === REPLAY_UNIT_KIND) return out(replaySummaryOf(await readReplayUnit(dir, 'unit'), o.json === true));
-      throw new ImepError('E_USAGE', `not a ChainBench unit (protocol kind ${JSON.stringify(kind ?? null)})`, { file: dir, hint: 'campaign units are shown with `imep campaign status`' });
+      throw new ImepError('E_USAGE', `not a ChainBench unit (protocol kind ${JSON.stringify(kind ?? null)})`, {
+        file: dir,
+        hint: 'campaign units are shown with `imep campaign status`',
+      });
     });
 
   group
     .command('audit')
-    .description('label-equivariance audit: rename every object/drawer identifier R times and report readouts whose decisions change')
+    .description(
+      'label-equivariance audit: rename every object/drawer identifier R times and report readouts whose decisions change',
+    )
     .argument('<manifest>', 'manifest file')
     .requiredOption('--renamings <R>', 'number of seeded same-length renamings')
     .option('--seed <s>', 'renaming seed (also the decision seed)', '0')
@@ -335,7 +503,10 @@ export function registerChainbench(group: Command): void {
       const fallback = parseChoice('--fallback', o.fallback, FALLBACK_MODES);
       const { manifest } = await loadManifest(file);
       const records = buildChainRecords(manifest);
-      const readouts = decisionConditions({ fallback }).map((c) => ({ name: c.name, decide: (m: typeof manifest, r: typeof records) => c.decide(m, r, seed) }));
+      const readouts = decisionConditions({ fallback }).map((c) => ({
+        name: c.name,
+        decide: (m: typeof manifest, r: typeof records) => c.decide(m, r, seed),
+      }));
       const audit = auditLabelEquivariance({ manifest, records, readouts, renamings, seed });
       if (o.json) return out(JSON.stringify(audit, null, 2));
       out(
@@ -344,7 +515,15 @@ export function registerChainbench(group: Command): void {
           textTable(
             [
               ['readout', 'n', 'identity score', 'renamed score', 'identity × R', 'changed decisions', 'verdict'],
-              ...audit.rows.map((r) => [r.readout, String(r.n), String(r.identityScore), String(r.renamedScore), String(r.expectedScore), String(r.violations), r.equivariant ? 'equivariant' : 'NAME-DEPENDENT']),
+              ...audit.rows.map((r) => [
+                r.readout,
+                String(r.n),
+                String(r.identityScore),
+                String(r.renamedScore),
+                String(r.expectedScore),
+                String(r.violations),
+                r.equivariant ? 'equivariant' : 'NAME-DEPENDENT',
+              ]),
             ],
             ['l', 'r', 'r', 'r', 'r', 'r', 'l'],
           ),

@@ -43,7 +43,9 @@ function positive(flag: string, raw: string): number {
 export function registerCluster(group: Command, deps: ClusterDeps = {}): void {
   group
     .command('plan')
-    .description('split a precommitted unit into N shards by unit (a task–seed scope with all its conditions and attempts, never split); records cluster/shards.json')
+    .description(
+      'split a precommitted unit into N shards by unit (a task–seed scope with all its conditions and attempts, never split); records cluster/shards.json',
+    )
     .argument('<unit>', 'the unit folder')
     .requiredOption('--shards <n>', 'number of shards (at most the number of units)')
     .action(async (unit: string, o: { shards: string }) => {
@@ -53,7 +55,9 @@ export function registerCluster(group: Command, deps: ClusterDeps = {}): void {
 
   group
     .command('submit')
-    .description('submit the shards not done and not queued as one sbatch array (task I runs shard I/N); --dry-run prints the script')
+    .description(
+      'submit the shards not done and not queued as one sbatch array (task I runs shard I/N); --dry-run prints the script',
+    )
     .argument('<unit>', 'the unit folder')
     .requiredOption('--shards <n>', 'number of shards')
     .option('--partition <p>', 'SLURM partition')
@@ -62,24 +66,39 @@ export function registerCluster(group: Command, deps: ClusterDeps = {}): void {
     .option('--time <t>', 'time limit per task (minutes, HH:MM:SS or D-HH:MM:SS)')
     .option('--batch <n>', 'episodes stepped together through the policy in each shard (rows do not depend on it)')
     .option('--dry-run', 'print the sbatch script; write and submit nothing')
-    .action(async (unit: string, o: { shards: string; partition?: string; gpusPerTask: string; cpusPerTask: string; time?: string; batch?: string; dryRun?: boolean }) => {
-      const { submitCluster } = await import('../cluster/index.js');
-      await submitCluster(unit, {
-        count: positive('--shards', o.shards),
-        partition: o.partition ?? null,
-        gpusPerTask: parseCount('--gpus-per-task', o.gpusPerTask),
-        cpusPerTask: positive('--cpus-per-task', o.cpusPerTask),
-        time: o.time ?? null,
-        batch: o.batch === undefined ? null : positive('--batch', o.batch),
-        dryRun: o.dryRun === true,
-        say: out,
-        ...(deps.launcher === undefined ? {} : { launcher: deps.launcher }),
-      });
-    });
+    .action(
+      async (
+        unit: string,
+        o: {
+          shards: string;
+          partition?: string;
+          gpusPerTask: string;
+          cpusPerTask: string;
+          time?: string;
+          batch?: string;
+          dryRun?: boolean;
+        },
+      ) => {
+        const { submitCluster } = await import('../cluster/index.js');
+        await submitCluster(unit, {
+          count: positive('--shards', o.shards),
+          partition: o.partition ?? null,
+          gpusPerTask: parseCount('--gpus-per-task', o.gpusPerTask),
+          cpusPerTask: positive('--cpus-per-task', o.cpusPerTask),
+          time: o.time ?? null,
+          batch: o.batch === undefined ? null : positive('--batch', o.batch),
+          dryRun: o.dryRun === true,
+          say: out,
+          ...(deps.launcher === undefined ? {} : { launcher: deps.launcher }),
+        });
+      },
+    );
 
   group
     .command('status')
-    .description('per shard: pending / running / done / failed and its durable rows (squeue, sacct where accounting exists, and the shard files)')
+    .description(
+      'per shard: pending / running / done / failed and its durable rows (squeue, sacct where accounting exists, and the shard files)',
+    )
     .argument('<unit>', 'the unit folder')
     .option('--json', 'print the status as JSON')
     .action(async (unit: string, o: { json?: boolean }) => {
@@ -91,7 +110,9 @@ export function registerCluster(group: Command, deps: ClusterDeps = {}): void {
 
   group
     .command('merge')
-    .description('refused until every shard is complete and from this campaign; then the rows in seq order into the formal run, and seal')
+    .description(
+      'refused until every shard is complete and from this campaign; then the rows in seq order into the formal run, and seal',
+    )
     .argument('<unit>', 'the unit folder')
     .action(async (unit: string) => {
       const { mergeCluster } = await import('../cluster/index.js');
@@ -100,7 +121,9 @@ export function registerCluster(group: Command, deps: ClusterDeps = {}): void {
 
   group
     .command('shard-run')
-    .description('run shard I of N of a unit (what each SLURM array task runs); resumes after the shard\'s last durable row')
+    .description(
+      "run shard I of N of a unit (what each SLURM array task runs); resumes after the shard's last durable row",
+    )
     .argument('<unit>', 'the unit folder')
     .requiredOption('--shard <i/N>', 'the shard (0-based), e.g. "$SLURM_ARRAY_TASK_ID/4"')
     .option('--batch <n>', 'episodes stepped together through the policy')

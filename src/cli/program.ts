@@ -26,7 +26,7 @@ export type ProgramRegistrar = (program: Command) => void;
 
 export function buildProgram(registrars: Partial<Record<GroupName, GroupRegistrar>>): Command {
   const program = new Command('imep')
-    .description('IMEP — does a VLA policy\'s memory help, and does it use the task-relevant fact?')
+    .description("IMEP — does a VLA policy's memory help, and does it use the task-relevant fact?")
     .version(pkg.version)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
@@ -85,7 +85,10 @@ export function commandsToLoad(args: readonly string[], commands: readonly LazyC
   const name = selectedCommand(args);
   const hit = commands.filter((c) => c.name === name);
   if (hit.length > 0) return hit;
-  const versionOnly = name === undefined && args.some((a) => a === '-V' || a === '--version') && !args.some((a) => a === '-h' || a === '--help');
+  const versionOnly =
+    name === undefined &&
+    args.some((a) => a === '-V' || a === '--version') &&
+    !args.some((a) => a === '-h' || a === '--help');
   return versionOnly ? [] : commands.filter((c) => c.group !== true);
 }
 

@@ -23,10 +23,14 @@ export function registerProtocol(group: Command): void {
         const shown = e.issues.slice(0, MAX_LISTED);
         for (const issue of shown) process.stdout.write(`${new ProtocolError(e.file, issue).oneLine()}\n`);
         const rest = e.total - shown.length;
-        throw new ImepError(e.code, `${e.total} problems${rest > 0 ? ` (the first ${shown.length} listed on stdout, ${rest} more not shown)` : ' (listed on stdout)'}`, {
-          ...(e.file === undefined ? {} : { file: e.file }),
-          hint: 'fix them and check again; later checks run once these pass',
-        });
+        throw new ImepError(
+          e.code,
+          `${e.total} problems${rest > 0 ? ` (the first ${shown.length} listed on stdout, ${rest} more not shown)` : ' (listed on stdout)'}`,
+          {
+            ...(e.file === undefined ? {} : { file: e.file }),
+            hint: 'fix them and check again; later checks run once these pass',
+          },
+        );
       }
     });
 }

@@ -12,7 +12,10 @@ import { defaultReportDir } from '../app/pipeline.js';
 export function registerReport(group: Command): void {
   group
     .argument('<unit>', 'the evidence unit folder (adjudicated, cross-checked or closed)')
-    .option('--out <dir>', 'the folder to write report.html, report.md and rows.csv into (default: reports/<unit> next to the unit, where `campaign run --through closeout` writes it)')
+    .option(
+      '--out <dir>',
+      'the folder to write report.html, report.md and rows.csv into (default: reports/<unit> next to the unit, where `campaign run --through closeout` writes it)',
+    )
     .action(async (unit: string, options: { out?: string }) => {
       const outDir = options.out ?? defaultReportDir(unit);
       const written = await writeReport(unit, { outDir });

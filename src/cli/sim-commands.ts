@@ -57,7 +57,9 @@ export async function serveLite(options: ServeOptions): Promise<void> {
 export async function simHello(options: HelloOptions): Promise<void> {
   const deadlineMs = Number(options.deadline);
   if (!Number.isInteger(deadlineMs) || deadlineMs <= 0) {
-    throw new ImepError('E_USAGE', `--deadline ${options.deadline}: expected a positive integer (ms)`, { field: '--deadline' });
+    throw new ImepError('E_USAGE', `--deadline ${options.deadline}: expected a positive integer (ms)`, {
+      field: '--deadline',
+    });
   }
   let curve: CurveClientKeys | undefined;
   if (options.serverKey !== undefined) {
@@ -80,12 +82,22 @@ export async function simKeys(dir: string, options: { name: string }): Promise<v
 }
 
 export function registerSim(group: Command): void {
-  const serve = group.command('serve').description('serve simulators over the bridge protocol (sim-bridge/PROTOCOL.md)');
+  const serve = group
+    .command('serve')
+    .description('serve simulators over the bridge protocol (sim-bridge/PROTOCOL.md)');
   serve
     .command('lite')
-    .description(`serve the lite simulators (${LITE_ENV_IDS.join(', ')}); prints the endpoint, runs until SIGINT/SIGTERM`)
-    .option('--endpoint <endpoint>', 'ipc://PATH or tcp://127.0.0.1:PORT (default: ipc:// in a fresh private directory)')
-    .option('--curve-keys <file>', "the server's CurveZMQ secret certificate (NAME.key_secret from `imep sim keys`); required for a non-loopback endpoint")
+    .description(
+      `serve the lite simulators (${LITE_ENV_IDS.join(', ')}); prints the endpoint, runs until SIGINT/SIGTERM`,
+    )
+    .option(
+      '--endpoint <endpoint>',
+      'ipc://PATH or tcp://127.0.0.1:PORT (default: ipc:// in a fresh private directory)',
+    )
+    .option(
+      '--curve-keys <file>',
+      "the server's CurveZMQ secret certificate (NAME.key_secret from `imep sim keys`); required for a non-loopback endpoint",
+    )
     .action((opts: ServeOptions) => serveLite(opts));
   group
     .command('hello')
@@ -97,7 +109,9 @@ export function registerSim(group: Command): void {
     .action((opts: HelloOptions) => simHello(opts));
   group
     .command('keys')
-    .description('write a new CurveZMQ key pair as ZeroMQ certificates DIR/NAME.key (public) and DIR/NAME.key_secret (0600)')
+    .description(
+      'write a new CurveZMQ key pair as ZeroMQ certificates DIR/NAME.key (public) and DIR/NAME.key_secret (0600)',
+    )
     .argument('<dir>', 'directory (created 0700 when absent)')
     .option('--name <name>', 'file name stem', 'server')
     .action((dir: string, opts: { name: string }) => simKeys(dir, opts));

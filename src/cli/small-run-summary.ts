@@ -17,7 +17,19 @@ interface SmallRow {
 }
 
 export function smallRunTable(rows: readonly SmallRow[]): string {
-  const cells = new Map<string, { wave: string; task: string; condition: string; n: number; completed: number; success: number; decided: number; correct: number }>();
+  const cells = new Map<
+    string,
+    {
+      wave: string;
+      task: string;
+      condition: string;
+      n: number;
+      completed: number;
+      success: number;
+      decided: number;
+      correct: number;
+    }
+  >();
   for (const r of rows) {
     const task = String(r.task ?? '?');
     const condition = String(r.condition ?? '?');
@@ -33,8 +45,19 @@ export function smallRunTable(rows: readonly SmallRow[]): string {
     }
     cells.set(key, c);
   }
-  const body = [...cells.values()].map((c) => [c.wave, c.task, c.condition, String(c.n), String(c.completed), `${c.success}/${c.n}`, c.decided === 0 ? '—' : `${c.correct}/${c.decided}`]);
-  return textTable([['wave', 'task', 'condition', 'rows', 'completed', 'successes', 'correct decisions'], ...body], ['r', 'l', 'l', 'r', 'r', 'r', 'r']);
+  const body = [...cells.values()].map((c) => [
+    c.wave,
+    c.task,
+    c.condition,
+    String(c.n),
+    String(c.completed),
+    `${c.success}/${c.n}`,
+    c.decided === 0 ? '—' : `${c.correct}/${c.decided}`,
+  ]);
+  return textTable(
+    [['wave', 'task', 'condition', 'rows', 'completed', 'successes', 'correct decisions'], ...body],
+    ['r', 'l', 'l', 'r', 'r', 'r', 'r'],
+  );
 }
 
 /** The table of the small run whose rows are in `rowsFile`. */

@@ -1,5 +1,13 @@
 import type { Command } from 'commander';
-import { clopperPearson, clopperPearsonLower, clopperPearsonUpper, holm, type MaybePValue, pairedSummary, wilson } from '../stats/index.js';
+import {
+  clopperPearson,
+  clopperPearsonLower,
+  clopperPearsonUpper,
+  holm,
+  type MaybePValue,
+  pairedSummary,
+  wilson,
+} from '../stats/index.js';
 import { pValue, pp, signedPp, textTable } from '../report/index.js';
 import { asUsageError, parseChoice, parseCount, parseProbability } from './args.js';
 import { runStatsDemo } from './stats-demo.js';
@@ -63,7 +71,11 @@ export function registerStats(group: Command): void {
             ['McNemar p', pValue(s.mcnemarP), 'exact, two-sided, conditional on b + c'],
             ['upper bound on D', `${signedPp(s.bound.upper)} pp`, `${s.bound.label}, α=${alpha} per component`],
             ['lower bound on D', `${signedPp(s.bound.lower)} pp`, `${s.bound.label}, α=${alpha} per component`],
-            [`Tango ${formatLevel(level)}`, `[${signedPp(s.tango.lower)}, ${signedPp(s.tango.upper)}] pp`, 'score interval for D'],
+            [
+              `Tango ${formatLevel(level)}`,
+              `[${signedPp(s.tango.lower)}, ${signedPp(s.tango.upper)}] pp`,
+              'score interval for D',
+            ],
           ],
           ['l', 'r', 'l'],
         ),

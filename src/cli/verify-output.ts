@@ -17,11 +17,12 @@ const TRUST_WORDS: Record<VerifyOk['trust']['status'], string> = {
 
 /** `unit <id>: <trust words> — N files checked; verified to stage: …; <scope> root R[; matched root]` */
 export function describeVerified(r: VerifyOk): string {
-  const matched = r.rootMatched === undefined
-    ? ''
-    : r.rootMatched === 'seal' && r.scope === 'closeout'
-      ? `; the expected root is the seal root ${r.sealRoot} (the closeout binds seal.json)`
-      : `; the expected root is the ${r.rootMatched} root`;
+  const matched =
+    r.rootMatched === undefined
+      ? ''
+      : r.rootMatched === 'seal' && r.scope === 'closeout'
+        ? `; the expected root is the seal root ${r.sealRoot} (the closeout binds seal.json)`
+        : `; the expected root is the ${r.rootMatched} root`;
   const pending = r.pending.length ? `; ${r.pending.length} post-seal files pending closeout` : '';
   return `unit ${r.unitId}: ${TRUST_WORDS[r.trust.status]} — ${r.filesChecked} files checked; verified to stage: ${STAGE_WORDS[r.stage]}; ${r.scope} root ${r.root}${matched}${pending}`;
 }
@@ -34,11 +35,18 @@ const STAGE_ORDER: readonly VerifyOk['stage'][] = ['sealed', 'adjudicated', 'clo
  */
 export function stageShortfall(r: VerifyOk, expected: VerifyOk['stage']): string | null {
   if (STAGE_ORDER.indexOf(r.stage) >= STAGE_ORDER.indexOf(expected)) return null;
-  const lost = expected === 'closed' ? (r.stage === 'sealed' ? 'closeout.json and its adjudication records are' : 'closeout.json is') : 'its adjudication records are';
+  const lost =
+    expected === 'closed'
+      ? r.stage === 'sealed'
+        ? 'closeout.json and its adjudication records are'
+        : 'closeout.json is'
+      : 'its adjudication records are';
   return `the unit shows stage '${r.stage}', not '${expected}': ${lost} not in it (removed: a rollback, or the unit never got that far)`;
 }
 
 /** Warnings about the identity behind signatures (same-operator overrides, identities taken from the environment). */
 export function identityWarnings(report: SignatureReport | undefined): string[] {
-  return (report?.findings ?? []).filter((f) => f.severity === 'warning').map((f) => `${f.path}: ${f.finding}: ${f.detail}`);
+  return (report?.findings ?? [])
+    .filter((f) => f.severity === 'warning')
+    .map((f) => `${f.path}: ${f.finding}: ${f.detail}`);
 }

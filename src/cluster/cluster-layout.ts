@@ -114,7 +114,10 @@ export const JobRecordSchema = z.object({
 export type JobRecord = z.infer<typeof JobRecordSchema>;
 
 /** The shard folder's record is the runner's own schema (src/campaign/shard.ts, version 1). */
-export { ShardRecordSchema as ShardFolderRecordSchema, type ShardRecord as ShardFolderRecord } from '../campaign/index.js';
+export {
+  ShardRecordSchema as ShardFolderRecordSchema,
+  type ShardRecord as ShardFolderRecord,
+} from '../campaign/index.js';
 
 export const MergeRecordSchema = z.object({
   kind: z.literal('imep.cluster-merge'),

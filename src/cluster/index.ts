@@ -3,9 +3,26 @@
  * (shard-plan.ts), run as one sbatch array (submit.ts → each task: shard-run.ts), watched (status.ts) and
  * merged into the unit's formal run, byte-identical to a single-process run, then sealed (merge.ts).
  */
-export { SHARD_RULE, arraySpec, checkShardCount, fromRanges, manifestHash, planShards, planUnits, toRanges } from '../protocol/index.js';
+export {
+  SHARD_RULE,
+  arraySpec,
+  checkShardCount,
+  fromRanges,
+  manifestHash,
+  planShards,
+  planUnits,
+  toRanges,
+} from '../protocol/index.js';
 export type { SeqRange, ShardManifest, ShardPlan, ShardUnit } from '../protocol/index.js';
-export { CLUSTER_DIR, clusterPaths, scriptName, sessionFile, JobRecordSchema, MergeRecordSchema, ShardPlanRecordSchema } from './cluster-layout.js';
+export {
+  CLUSTER_DIR,
+  clusterPaths,
+  scriptName,
+  sessionFile,
+  JobRecordSchema,
+  MergeRecordSchema,
+  ShardPlanRecordSchema,
+} from './cluster-layout.js';
 export type { ClusterPaths, JobRecord, MergeRecord, ShardPlanRecord } from './cluster-layout.js';
 export { ensureShardPlan, openClusterUnit, readShardPlanRecord, shardPlanRecord } from './cluster-unit.js';
 export type { ClusterUnit } from './cluster-unit.js';

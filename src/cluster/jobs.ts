@@ -13,7 +13,12 @@ export async function readJobs(unitDir: string): Promise<JobRecord[]> {
   const read = await readJsonLines(file);
   return read.lines.map((line, i) => {
     const r = JobRecordSchema.safeParse(line);
-    if (!r.success) throw new ImepError('E_UNIT_TAMPERED', `line ${i + 1} is not a job record: ${r.error.issues[0]?.message ?? 'invalid'}`, { file });
+    if (!r.success)
+      throw new ImepError(
+        'E_UNIT_TAMPERED',
+        `line ${i + 1} is not a job record: ${r.error.issues[0]?.message ?? 'invalid'}`,
+        { file },
+      );
     return r.data;
   });
 }

@@ -19,7 +19,9 @@ export function defaultLauncher(): string[] {
     try {
       loader = import.meta.resolve('tsx');
     } catch {
-      throw new ImepError('E_CLUSTER', 'the imep CLI is not built and tsx is not installed', { hint: 'run `npm run build` first' });
+      throw new ImepError('E_CLUSTER', 'the imep CLI is not built and tsx is not installed', {
+        hint: 'run `npm run build` first',
+      });
     }
     return [process.execPath, ...CLIENT_NODE_FLAGS, '--import', loader, source];
   }

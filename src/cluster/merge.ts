@@ -26,7 +26,26 @@ import { copyFile, mkdir, open, readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { canonicalJson, ImepError } from '../core/index.js';
-import { lockUnit, fsyncDir, ioError, writeAll, writeJsonAtomic, completeRun, readRunRecord, resumeRun, startRun, isSealedState, currentOperator, writeRecord, RunRecordSchema, seal, unitPaths, type Operator, readUnitState, requireAction } from '../evidence/index.js';
+import {
+  lockUnit,
+  fsyncDir,
+  ioError,
+  writeAll,
+  writeJsonAtomic,
+  completeRun,
+  readRunRecord,
+  resumeRun,
+  startRun,
+  isSealedState,
+  currentOperator,
+  writeRecord,
+  RunRecordSchema,
+  seal,
+  unitPaths,
+  type Operator,
+  readUnitState,
+  requireAction,
+} from '../evidence/index.js';
 import { clusterPaths, MergeRecordSchema } from './cluster-layout.js';
 import { ensureShardPlan, openClusterUnit, type ClusterUnit } from './cluster-unit.js';
 import { latestJobs, readJobs } from './jobs.js';
@@ -68,12 +87,21 @@ function dedupeDonors(lines: readonly SeqText[], file: string): SeqText[] {
   const kept = new Map<string, { line: SeqText; body: string }>();
   for (const line of lines) {
     const { seq: _seq, ...rest } = JSON.parse(line.text) as Record<string, unknown>;
-    const key = canonicalJson({ wave: rest['wave'] ?? null, condition: rest['condition'] ?? null, task: rest['task'] ?? null });
+    const key = canonicalJson({
+      wave: rest['wave'] ?? null,
+      condition: rest['condition'] ?? null,
+      task: rest['task'] ?? null,
+    });
     const body = canonicalJson(rest);
     const have = kept.get(key);
     if (have === undefined) kept.set(key, { line, body });
     else {
-      if (have.body !== body) throw new ImepError('E_UNIT_TAMPERED', `the shards recorded different donor assignments for ${key} (seq ${have.line.seq} and seq ${line.seq})`, { file });
+      if (have.body !== body)
+        throw new ImepError(
+          'E_UNIT_TAMPERED',
+          `the shards recorded different donor assignments for ${key} (seq ${have.line.seq} and seq ${line.seq})`,
+          { file },
+        );
       if (line.seq < have.line.seq) kept.set(key, { line, body });
     }
   }
@@ -137,7 +165,8 @@ async function writeMerged(unitDir: string, merged: MergedLines, next: number, c
     const first = block[0]!.seq;
     const last = block.at(-1)!.seq;
     const lo = at === 0 ? next : first;
-    for (const [stream, lines] of merged.traces) await appendBlock(join(p.tracesDir, `${stream}.jsonl`), takeRange(lines, cursors.traces.get(stream)!, lo, last));
+    for (const [stream, lines] of merged.traces)
+      await appendBlock(join(p.tracesDir, `${stream}.jsonl`), takeRange(lines, cursors.traces.get(stream)!, lo, last));
     await appendBlock(p.timings, takeRange(merged.timings, cursors.timings, lo, last));
     await requireAction(unitDir, 'append');
     await appendBlock(p.rows, block);
@@ -150,7 +179,10 @@ async function copyFolder(from: string, to: string): Promise<number> {
   const files = names.filter((d) => d.isFile());
   if (files.length === 0) return 0;
   await mkdir(to, { recursive: true });
-  for (const d of files) await copyFile(join(from, d.name), join(to, d.name)).catch((e: unknown) => Promise.reject(ioError(join(from, d.name), `copy into ${to}`, e)));
+  for (const d of files)
+    await copyFile(join(from, d.name), join(to, d.name)).catch((e: unknown) =>
+      Promise.reject(ioError(join(from, d.name), `copy into ${to}`, e)),
+    );
   await fsyncDir(to);
   return files.length;
 }
@@ -163,9 +195,13 @@ async function assertNoActiveTask(unit: ClusterUnit, count: number, slurm: Slurm
   if (!(await slurm.available())) return;
   const active = (await slurm.squeue(ids)).filter((t) => ACTIVE_STATES.has(t.state));
   if (active.length > 0) {
-    throw new ImepError('E_OUT_OF_ORDER', `task${active.length > 1 ? 's' : ''} ${active.map((t) => `${t.jobId}_${t.task ?? ''} (${t.state})`).join(', ')} of this unit ${active.length > 1 ? 'are' : 'is'} still queued or running`, {
-      hint: `wait for them (imep cluster status ${unit.dir}) or scancel them, then merge`,
-    });
+    throw new ImepError(
+      'E_OUT_OF_ORDER',
+      `task${active.length > 1 ? 's' : ''} ${active.map((t) => `${t.jobId}_${t.task ?? ''} (${t.state})`).join(', ')} of this unit ${active.length > 1 ? 'are' : 'is'} still queued or running`,
+      {
+        hint: `wait for them (imep cluster status ${unit.dir}) or scancel them, then merge`,
+      },
+    );
   }
 }
 
@@ -183,12 +219,25 @@ async function recordShardOperators(unitDir: string, operators: readonly Operato
     add.push(o);
   }
   if (add.length === 0) return;
-  const sessions = add.map((operator) => ({ action: 'shard' as const, at: now.toISOString(), operator, resumedAtSeq: null, tornBytes: null, droppedSideLines: null }));
-  await writeRecord(unitPaths(unitDir).runRecord, RunRecordSchema.parse({ ...run, sessions: [...run.sessions, ...sessions] }));
+  const sessions = add.map((operator) => ({
+    action: 'shard' as const,
+    at: now.toISOString(),
+    operator,
+    resumedAtSeq: null,
+    tornBytes: null,
+    droppedSideLines: null,
+  }));
+  await writeRecord(
+    unitPaths(unitDir).runRecord,
+    RunRecordSchema.parse({ ...run, sessions: [...run.sessions, ...sessions] }),
+  );
 }
 
 function mergeRunId(now: Date): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
   return `${MERGE_RUN_PREFIX}${stamp}-${randomBytes(4).toString('hex')}`;
 }
 
@@ -218,9 +267,13 @@ async function mergeLocked(unit: ClusterUnit, sealInterrupted: boolean, opts: Me
   if (unit.state === 'running' || unit.state === 'run-complete' || sealInterrupted) {
     const run = await readRunRecord(unit.dir);
     if (!run.runId.startsWith(MERGE_RUN_PREFIX)) {
-      throw new ImepError('E_OUT_OF_ORDER', `unit ${unit.dir} has a formal run (${run.runId}) that is not a cluster merge; shards and a formal run are alternatives`, {
-        hint: `finish that run: imep campaign resume ${unit.dir}`,
-      });
+      throw new ImepError(
+        'E_OUT_OF_ORDER',
+        `unit ${unit.dir} has a formal run (${run.runId}) that is not a cluster merge; shards and a formal run are alternatives`,
+        {
+          hint: `finish that run: imep campaign resume ${unit.dir}`,
+        },
+      );
     }
   }
   let next = 0;
@@ -245,7 +298,11 @@ async function mergeLocked(unit: ClusterUnit, sealInterrupted: boolean, opts: Me
       next = r.report.nextSeq;
       say(`resuming the merge of ${unit.dir} at row ${next} of ${merged.rows.length}`);
     }
-    await recordShardOperators(unit.dir, folders.flatMap((f) => f.operators), now());
+    await recordShardOperators(
+      unit.dir,
+      folders.flatMap((f) => f.operators),
+      now(),
+    );
     await writeMerged(unit.dir, merged, next, chunk);
     const paths = clusterPaths(unit.dir);
     await mkdir(paths.dir, { recursive: true });
@@ -259,7 +316,13 @@ async function mergeLocked(unit: ClusterUnit, sealInterrupted: boolean, opts: Me
         count,
         shardPlanSha256: record.sha256,
         rows: merged.rows.length,
-        shards: shards.map((s, i) => ({ index: s.index, manifestSha256: plan.shards[i]!.sha256, rows: s.rows.length, rowsSha256: s.rowsSha256, operators: folders[i]!.operators.map((o) => o.id) })),
+        shards: shards.map((s, i) => ({
+          index: s.index,
+          manifestSha256: plan.shards[i]!.sha256,
+          rows: s.rows.length,
+          rowsSha256: s.rowsSha256,
+          operators: folders[i]!.operators.map((o) => o.id),
+        })),
         runId,
         operator: operator.id,
         mergedAt: now().toISOString(),
@@ -270,11 +333,15 @@ async function mergeLocked(unit: ClusterUnit, sealInterrupted: boolean, opts: Me
   const sealed = await seal(unit.dir, { operator, now });
   const rows = unit.plan.episodes.length;
   if (sealInterrupted) {
-    say(`completed the interrupted seal of ${unit.dir} (${rows} rows, merged already): Merkle root ${sealed.record.merkle.root}`);
+    say(
+      `completed the interrupted seal of ${unit.dir} (${rows} rows, merged already): Merkle root ${sealed.record.merkle.root}`,
+    );
     say(`next: imep campaign adjudicate ${unit.dir}`);
     return { unit: unit.dir, rows, shards: 0, resumedAt: null, merkleRoot: sealed.record.merkle.root };
   }
-  say(`merged ${shardCount > 0 ? `${shardCount} shards` : 'the shards'} (${rows} rows) into ${unit.dir}; sealed: Merkle root ${sealed.record.merkle.root}`);
+  say(
+    `merged ${shardCount > 0 ? `${shardCount} shards` : 'the shards'} (${rows} rows) into ${unit.dir}; sealed: Merkle root ${sealed.record.merkle.root}`,
+  );
   say(`next: imep campaign adjudicate ${unit.dir}`);
   return { unit: unit.dir, rows, shards: shardCount, resumedAt: next, merkleRoot: sealed.record.merkle.root };
 }

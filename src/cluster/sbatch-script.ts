@@ -49,14 +49,20 @@ const TIME_RE = /^(\d+|\d+:\d{2}|\d+:\d{2}:\d{2}|\d+-\d+|\d+-\d+:\d{2}|\d+-\d+:\
 /** --time in a form SLURM accepts (minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS). */
 export function checkTime(time: string): string {
   if (!TIME_RE.test(time)) {
-    throw new ImepError('E_USAGE', `'${time}' is not a SLURM time limit`, { field: '--time', hint: 'use minutes, HH:MM:SS or D-HH:MM:SS (e.g. 90, 01:30:00, 1-00:00:00)' });
+    throw new ImepError('E_USAGE', `'${time}' is not a SLURM time limit`, {
+      field: '--time',
+      hint: 'use minutes, HH:MM:SS or D-HH:MM:SS (e.g. 90, 01:30:00, 1-00:00:00)',
+    });
   }
   return time;
 }
 
 export function checkPartition(partition: string): string {
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(partition)) {
-    throw new ImepError('E_USAGE', `'${partition}' is not a partition name`, { field: '--partition', hint: 'letters, digits, ".", "_" or "-"; see `sinfo`' });
+    throw new ImepError('E_USAGE', `'${partition}' is not a partition name`, {
+      field: '--partition',
+      hint: 'letters, digits, ".", "_" or "-"; see `sinfo`',
+    });
   }
   return partition;
 }
@@ -64,10 +70,14 @@ export function checkPartition(partition: string): string {
 /** A path that goes into an #SBATCH line as it is: no whitespace or quotes, which #SBATCH lines cannot carry. */
 function directiveDir(path: string, field: string): string {
   if (/[\s"'\\]/.test(path)) {
-    throw new ImepError('E_USAGE', `the path ${JSON.stringify(path)} has whitespace or quotes, which #SBATCH lines cannot carry`, {
-      field,
-      hint: 'keep the campaigns directory and working directory on paths without spaces',
-    });
+    throw new ImepError(
+      'E_USAGE',
+      `the path ${JSON.stringify(path)} has whitespace or quotes, which #SBATCH lines cannot carry`,
+      {
+        field,
+        hint: 'keep the campaigns directory and working directory on paths without spaces',
+      },
+    );
   }
   return path;
 }
@@ -79,9 +89,15 @@ function directivePath(path: string, field: string): string {
 
 export function sbatchScript(o: SbatchInput): string {
   if (o.launcher.length === 0) throw new ImepError('E_INTERNAL', 'empty launcher');
-  if (!Number.isSafeInteger(o.gpusPerTask) || o.gpusPerTask < 0) throw new ImepError('E_USAGE', `must be a non-negative integer, got ${o.gpusPerTask}`, { field: '--gpus-per-task' });
-  if (!Number.isSafeInteger(o.cpusPerTask) || o.cpusPerTask < 1) throw new ImepError('E_USAGE', `must be a positive integer, got ${o.cpusPerTask}`, { field: '--cpus-per-task' });
-  for (const i of o.shards) if (!(Number.isSafeInteger(i) && i >= 0 && i < o.count)) throw new ImepError('E_INTERNAL', `shard ${i} outside 0..${o.count - 1}`);
+  if (!Number.isSafeInteger(o.gpusPerTask) || o.gpusPerTask < 0)
+    throw new ImepError('E_USAGE', `must be a non-negative integer, got ${o.gpusPerTask}`, {
+      field: '--gpus-per-task',
+    });
+  if (!Number.isSafeInteger(o.cpusPerTask) || o.cpusPerTask < 1)
+    throw new ImepError('E_USAGE', `must be a positive integer, got ${o.cpusPerTask}`, { field: '--cpus-per-task' });
+  for (const i of o.shards)
+    if (!(Number.isSafeInteger(i) && i >= 0 && i < o.count))
+      throw new ImepError('E_INTERNAL', `shard ${i} outside 0..${o.count - 1}`);
   const logs = directivePath(o.logsDir, '--campaigns-dir');
   const log = (ext: string): string => `${logs}/shard-%a-of-${o.count}.job-%A.${ext}`;
   const lines = [
@@ -102,7 +118,14 @@ export function sbatchScript(o: SbatchInput): string {
   if (o.partition !== null) lines.push(`#SBATCH --partition=${checkPartition(o.partition)}`);
   if (o.gpusPerTask > 0) lines.push(`#SBATCH --gres=gpu:${o.gpusPerTask}`);
   if (o.time !== null) lines.push(`#SBATCH --time=${checkTime(o.time)}`);
-  const cmd = [...o.launcher.map(shellQuote), 'cluster', 'shard-run', shellQuote(o.unitDir), '--shard', `"\${SLURM_ARRAY_TASK_ID}/${o.count}"`];
+  const cmd = [
+    ...o.launcher.map(shellQuote),
+    'cluster',
+    'shard-run',
+    shellQuote(o.unitDir),
+    '--shard',
+    `"\${SLURM_ARRAY_TASK_ID}/${o.count}"`,
+  ];
   if (o.batch !== null) cmd.push('--batch', String(o.batch));
   lines.push(
     'set -euo pipefail',

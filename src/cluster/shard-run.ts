@@ -16,7 +16,14 @@ import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ImepError, isImepError } from '../core/index.js';
-import { appendJsonLine, repairTornTail, currentOperator, setRemoteHolderCheck, slurmJobOf, type RemoteHolderCheck } from '../evidence/index.js';
+import {
+  appendJsonLine,
+  repairTornTail,
+  currentOperator,
+  setRemoteHolderCheck,
+  slurmJobOf,
+  type RemoteHolderCheck,
+} from '../evidence/index.js';
 import { DEFAULT_BATCH } from '../campaign/campaign-setup.js';
 import { runCampaign } from '../campaign/campaign.js';
 import { type CampaignOptions, type EnvProvider, type ShardSpec } from '../campaign/index.js';
@@ -45,7 +52,14 @@ export interface ShardRunResult {
   readonly cudaVisibleDevices: string | null;
 }
 
-const SLURM_VARS = ['SLURM_JOB_ID', 'SLURM_ARRAY_JOB_ID', 'SLURM_ARRAY_TASK_ID', 'SLURM_JOB_NODELIST', 'SLURM_JOB_PARTITION', 'SLURM_RESTART_COUNT'] as const;
+const SLURM_VARS = [
+  'SLURM_JOB_ID',
+  'SLURM_ARRAY_JOB_ID',
+  'SLURM_ARRAY_TASK_ID',
+  'SLURM_JOB_NODELIST',
+  'SLURM_JOB_PARTITION',
+  'SLURM_RESTART_COUNT',
+] as const;
 
 function slurmIds(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
@@ -56,7 +70,11 @@ function slurmIds(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
-export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: ShardRunOptions = {}): Promise<ShardRunResult> {
+export async function runShardOfUnit(
+  unitDir: string,
+  spec: ShardSpec,
+  opts: ShardRunOptions = {},
+): Promise<ShardRunResult> {
   const env = opts.env ?? process.env;
   const now = opts.now ?? (() => new Date());
   const say = opts.say ?? ((l: string) => process.stdout.write(`${l}\n`));
@@ -64,7 +82,11 @@ export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: Sha
   assertShardable(unit);
   const recorded = await readShardPlanRecord(unit);
   if (recorded !== null && recorded.count !== spec.count) {
-    throw new ImepError('E_USAGE', `the unit is split into ${recorded.count} shards (cluster/shards.json), not ${spec.count}`, { field: '--shard', hint: `use --shard I/${recorded.count}` });
+    throw new ImepError(
+      'E_USAGE',
+      `the unit is split into ${recorded.count} shards (cluster/shards.json), not ${spec.count}`,
+      { field: '--shard', hint: `use --shard I/${recorded.count}` },
+    );
   }
   const cuda = env['CUDA_VISIBLE_DEVICES'] ?? null;
   // a shard lock left on another node by a task SLURM stopped (scancel after SIGKILL, node failure, a requeue) is
@@ -72,7 +94,10 @@ export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: Sha
   setRemoteHolderCheck(opts.holderCheck ?? slurmHolderCheck(new Slurm(), slurmJobOf(env)));
   const file = sessionFile(unit.dir, spec.index, spec.count);
   await mkdir(clusterPaths(unit.dir).taskSessions, { recursive: true }).catch((e: unknown) => {
-    throw new ImepError('E_IO', 'cannot create the sessions folder', { file: clusterPaths(unit.dir).taskSessions, cause: e });
+    throw new ImepError('E_IO', 'cannot create the sessions folder', {
+      file: clusterPaths(unit.dir).taskSessions,
+      cause: e,
+    });
   });
   await repairTornTail(file);
   const rowsAtStart = await shardRowsDone(unit.dir, spec.index, spec.count);
@@ -128,6 +153,8 @@ export async function runShardOfUnit(unitDir: string, spec: ShardSpec, opts: Sha
     throw e;
   }
   const rows = await end('ok');
-  say(`shard ${spec.index}/${spec.count}: ${rows} rows durable (${rowsAtStart} before this run); runtime ${runtime ?? 'not loaded'}; CUDA_VISIBLE_DEVICES=${cuda ?? '(unset)'}`);
+  say(
+    `shard ${spec.index}/${spec.count}: ${rows} rows durable (${rowsAtStart} before this run); runtime ${runtime ?? 'not loaded'}; CUDA_VISIBLE_DEVICES=${cuda ?? '(unset)'}`,
+  );
   return { rowsAtStart, rows, runtime, cudaVisibleDevices: cuda };
 }

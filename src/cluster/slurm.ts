@@ -20,12 +20,17 @@ export type CommandRunner = (program: string, args: readonly string[]) => Promis
 /** Runs a program without a shell (30 s limit). */
 export const execCommand: CommandRunner = (program, args) =>
   new Promise((resolve) => {
-    execFile(program, [...args], { timeout: 30_000, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error === null) return resolve({ code: 0, stdout, stderr });
-      const code = (error as { code?: unknown }).code;
-      if (code === 'ENOENT') return resolve({ code: 127, stdout: '', stderr: `${program}: not found` });
-      resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr: stderr || error.message });
-    });
+    execFile(
+      program,
+      [...args],
+      { timeout: 30_000, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        if (error === null) return resolve({ code: 0, stdout, stderr });
+        const code = (error as { code?: unknown }).code;
+        if (code === 'ENOENT') return resolve({ code: 127, stdout: '', stderr: `${program}: not found` });
+        resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr: stderr || error.message });
+      },
+    );
   });
 
 /** One array task (or plain job) as the queue or accounting reports it. */
@@ -40,7 +45,21 @@ export interface TaskState {
   readonly reason: string;
 }
 
-export const ACTIVE_STATES: ReadonlySet<string> = new Set(['PENDING', 'CONFIGURING', 'RUNNING', 'COMPLETING', 'REQUEUED', 'REQUEUE_HOLD', 'REQUEUE_FED', 'RESIZING', 'SUSPENDED', 'STOPPED', 'SIGNALING', 'STAGE_OUT', 'RESV_DEL_HOLD']);
+export const ACTIVE_STATES: ReadonlySet<string> = new Set([
+  'PENDING',
+  'CONFIGURING',
+  'RUNNING',
+  'COMPLETING',
+  'REQUEUED',
+  'REQUEUE_HOLD',
+  'REQUEUE_FED',
+  'RESIZING',
+  'SUSPENDED',
+  'STOPPED',
+  'SIGNALING',
+  'STAGE_OUT',
+  'RESV_DEL_HOLD',
+]);
 
 function firstLine(s: string): string {
   return s.trim().split('\n')[0]?.trim() ?? '';
@@ -64,11 +83,19 @@ export class Slurm {
   async sbatch(scriptFile: string): Promise<string> {
     const r = await this.run('sbatch', ['--parsable', scriptFile]);
     if (r.code === 127) {
-      throw new ImepError('E_CLUSTER', 'sbatch is not installed here', { hint: 'run on a SLURM login node, or start the one-node test cluster: scripts/slurm/start-cluster.sh' });
+      throw new ImepError('E_CLUSTER', 'sbatch is not installed here', {
+        hint: 'run on a SLURM login node, or start the one-node test cluster: scripts/slurm/start-cluster.sh',
+      });
     }
-    if (r.code !== 0) throw new ImepError('E_CLUSTER', `sbatch refused the job: ${firstLine(r.stderr) || `exit ${r.code}`}`, { file: scriptFile });
+    if (r.code !== 0)
+      throw new ImepError('E_CLUSTER', `sbatch refused the job: ${firstLine(r.stderr) || `exit ${r.code}`}`, {
+        file: scriptFile,
+      });
     const id = firstLine(r.stdout).split(';')[0] ?? '';
-    if (!/^\d+$/.test(id)) throw new ImepError('E_CLUSTER', `sbatch printed no job id (got ${JSON.stringify(firstLine(r.stdout))})`, { file: scriptFile });
+    if (!/^\d+$/.test(id))
+      throw new ImepError('E_CLUSTER', `sbatch printed no job id (got ${JSON.stringify(firstLine(r.stdout))})`, {
+        file: scriptFile,
+      });
     return id;
   }
 
@@ -78,8 +105,15 @@ export class Slurm {
    */
   async squeue(jobIds: readonly string[]): Promise<TaskState[]> {
     if (jobIds.length === 0) return [];
-    const r = await this.run('squeue', ['--noheader', '--array', '--states=all', `--jobs=${jobIds.join(',')}`, '--format=%i|%T|%r']);
-    if (r.code === 127) throw new ImepError('E_CLUSTER', 'squeue is not installed here', { hint: 'run on a SLURM login node' });
+    const r = await this.run('squeue', [
+      '--noheader',
+      '--array',
+      '--states=all',
+      `--jobs=${jobIds.join(',')}`,
+      '--format=%i|%T|%r',
+    ]);
+    if (r.code === 127)
+      throw new ImepError('E_CLUSTER', 'squeue is not installed here', { hint: 'run on a SLURM login node' });
     if (r.code !== 0) {
       if (/invalid job id/i.test(r.stderr)) return [];
       throw new ImepError('E_CLUSTER', `squeue failed: ${firstLine(r.stderr) || `exit ${r.code}`}`);
@@ -89,7 +123,11 @@ export class Slurm {
       const [id, state, reason] = line.trim().split('|');
       const parsed = id === undefined ? null : parseId(id);
       if (parsed === null || state === undefined) continue;
-      out.push({ ...parsed, state: state.trim(), reason: reason === undefined || reason.trim() === 'None' ? '' : reason.trim() });
+      out.push({
+        ...parsed,
+        state: state.trim(),
+        reason: reason === undefined || reason.trim() === 'None' ? '' : reason.trim(),
+      });
     }
     return out;
   }
@@ -97,7 +135,13 @@ export class Slurm {
   /** Accounting records of `jobIds` (array tasks only), or null when accounting is off or sacct missing. */
   async sacct(jobIds: readonly string[]): Promise<TaskState[] | null> {
     if (jobIds.length === 0) return [];
-    const r = await this.run('sacct', ['--noheader', '--parsable2', '--allocations', `--jobs=${jobIds.join(',')}`, '--format=JobID,State']);
+    const r = await this.run('sacct', [
+      '--noheader',
+      '--parsable2',
+      '--allocations',
+      `--jobs=${jobIds.join(',')}`,
+      '--format=JobID,State',
+    ]);
     if (r.code !== 0 || /accounting storage is disabled/i.test(`${r.stdout}\n${r.stderr}`)) return null;
     const out: TaskState[] = [];
     for (const line of r.stdout.split('\n')) {

@@ -50,22 +50,38 @@ export async function shardCountOf(unit: ClusterUnit): Promise<{ count: number; 
   const record = await readShardPlanRecord(unit);
   if (record !== null) return { count: record.count, sha256: record.sha256 };
   const names = await readdir(`${unit.dir}.shards`).catch(() => [] as string[]);
-  const counts = new Set(names.map((n) => /^shard-\d+-of-(\d+)$/.exec(n)?.[1]).filter((c): c is string => c !== undefined));
+  const counts = new Set(
+    names.map((n) => /^shard-\d+-of-(\d+)$/.exec(n)?.[1]).filter((c): c is string => c !== undefined),
+  );
   if (counts.size === 1) return { count: Number([...counts][0]), sha256: null };
-  throw new ImepError('E_OUT_OF_ORDER', counts.size === 0 ? `unit ${basename(unit.dir)} has no shard plan and no shard folders` : `unit ${basename(unit.dir)} has shard folders of ${counts.size} different splits and no shard plan`, {
-    file: unit.dir,
-    hint: 'split it first: imep cluster plan UNIT --shards N (or imep cluster submit UNIT --shards N)',
-  });
+  throw new ImepError(
+    'E_OUT_OF_ORDER',
+    counts.size === 0
+      ? `unit ${basename(unit.dir)} has no shard plan and no shard folders`
+      : `unit ${basename(unit.dir)} has shard folders of ${counts.size} different splits and no shard plan`,
+    {
+      file: unit.dir,
+      hint: 'split it first: imep cluster plan UNIT --shards N (or imep cluster submit UNIT --shards N)',
+    },
+  );
 }
 
-async function shardFolderState(unit: ClusterUnit, index: number, count: number): Promise<{ complete: boolean; foreign: string | null; rows: number }> {
+async function shardFolderState(
+  unit: ClusterUnit,
+  index: number,
+  count: number,
+): Promise<{ complete: boolean; foreign: string | null; rows: number }> {
   const dir = shardDir(unit.dir, { index, count });
   const r = await readRecord(join(dir, 'shard.json'), ShardFolderRecordSchema);
   const rows = await shardRowsDone(unit.dir, index, count);
   if (r.kind === 'missing') return { complete: false, foreign: null, rows };
   if (r.kind === 'bad') return { complete: false, foreign: `shard.json ${r.reason}`, rows };
   if (r.value.protocolHash !== unit.protocolHash || r.value.planHash !== unit.plan.planHash) {
-    return { complete: false, foreign: `belongs to another campaign (protocol ${r.value.protocolHash.slice(0, 12)}…)`, rows };
+    return {
+      complete: false,
+      foreign: `belongs to another campaign (protocol ${r.value.protocolHash.slice(0, 12)}…)`,
+      rows,
+    };
   }
   return { complete: r.value.complete, foreign: null, rows };
 }
@@ -97,7 +113,14 @@ export async function clusterStatus(unitDir: string, opts: StatusOptions = {}): 
     const folder = await shardFolderState(unit, index, count);
     const job = latest[index] ?? null;
     const task = job === null ? undefined : known.get(`${job.jobId}_${index}`);
-    const base = { index, count, rows: folder.rows, planned: planned[index] ?? folder.rows, job: job === null ? null : `${job.jobId}_${index}`, slurmState: task?.state ?? null };
+    const base = {
+      index,
+      count,
+      rows: folder.rows,
+      planned: planned[index] ?? folder.rows,
+      job: job === null ? null : `${job.jobId}_${index}`,
+      slurmState: task?.state ?? null,
+    };
     let state: ShardState;
     let note = '';
     if (folder.foreign !== null) {
@@ -110,27 +133,37 @@ export async function clusterStatus(unitDir: string, opts: StatusOptions = {}): 
     } else if (job === null) state = 'not submitted';
     else {
       state = 'failed';
-      note = task === undefined ? 'the task ended without completing the shard' : `${task.state.toLowerCase()} before the shard completed`;
+      note =
+        task === undefined
+          ? 'the task ended without completing the shard'
+          : `${task.state.toLowerCase()} before the shard completed`;
     }
     shards.push({ ...base, state, note });
   }
   const rel = unit.dir;
   let next: string;
-  if (unit.state !== 'precommitted') next = unit.state === 'running' ? `imep cluster merge ${rel}` : `${NEXT_COMMAND[unit.state]} ${rel}`;
+  if (unit.state !== 'precommitted')
+    next = unit.state === 'running' ? `imep cluster merge ${rel}` : `${NEXT_COMMAND[unit.state]} ${rel}`;
   else if (shards.every((s) => s.state === 'done')) next = `imep cluster merge ${rel}`;
-  else if (shards.some((s) => s.state === 'foreign')) next = `remove the foreign shard folder(s) named above, then imep cluster submit ${rel} --shards ${count}`;
-  else if (shards.some((s) => s.state === 'failed' || s.state === 'not submitted')) next = `imep cluster submit ${rel} --shards ${count} (runs only the shards not done and not queued; each resumes from its last durable row)`;
+  else if (shards.some((s) => s.state === 'foreign'))
+    next = `remove the foreign shard folder(s) named above, then imep cluster submit ${rel} --shards ${count}`;
+  else if (shards.some((s) => s.state === 'failed' || s.state === 'not submitted'))
+    next = `imep cluster submit ${rel} --shards ${count} (runs only the shards not done and not queued; each resumes from its last durable row)`;
   else next = `wait, then imep cluster status ${rel}`;
   return { unit: unit.dir, unitState: unit.state, count, shardPlanSha256: sha256, source, shards, next };
 }
 
 export function formatClusterStatus(s: ClusterStatus): string[] {
   const done = s.shards.filter((x) => x.state === 'done').length;
-  const lines = [`unit ${s.unit}: ${s.unitState}; ${s.count} shards${s.shardPlanSha256 ? ` (plan ${s.shardPlanSha256.slice(0, 12)}…)` : ''}, ${done} done; task states from ${s.source}`];
+  const lines = [
+    `unit ${s.unit}: ${s.unitState}; ${s.count} shards${s.shardPlanSha256 ? ` (plan ${s.shardPlanSha256.slice(0, 12)}…)` : ''}, ${done} done; task states from ${s.source}`,
+  ];
   for (const x of s.shards) {
     const job = x.job === null ? '' : `  job ${x.job}${x.slurmState ? ` ${x.slurmState}` : ''}`;
     const note = x.note ? `  (${x.note})` : '';
-    lines.push(`shard ${x.index}/${x.count}: ${x.state.padEnd(13)} ${String(x.rows).padStart(6)}/${x.planned} rows${job}${note}`);
+    lines.push(
+      `shard ${x.index}/${x.count}: ${x.state.padEnd(13)} ${String(x.rows).padStart(6)}/${x.planned} rows${job}${note}`,
+    );
   }
   lines.push(`next: ${s.next}`);
   return lines;

@@ -34,11 +34,19 @@ export interface PlanResult {
 export function assertShardable(unit: ClusterUnit): void {
   if (unit.state === 'precommitted') return;
   if (unit.state === 'running') {
-    throw new ImepError('E_OUT_OF_ORDER', `unit ${unit.dir} is 'running': a formal run or a merge has started, and shards run on a precommitted unit only`, {
-      hint: `finish it: imep cluster merge ${unit.dir} (a merge) or imep campaign resume ${unit.dir} (a formal run)`,
-    });
+    throw new ImepError(
+      'E_OUT_OF_ORDER',
+      `unit ${unit.dir} is 'running': a formal run or a merge has started, and shards run on a precommitted unit only`,
+      {
+        hint: `finish it: imep cluster merge ${unit.dir} (a merge) or imep campaign resume ${unit.dir} (a formal run)`,
+      },
+    );
   }
-  throw new ImepError('E_OUT_OF_ORDER', `unit ${unit.dir} is '${unit.state}': its rows are in (merged or run) — there is nothing left to shard`, { hint: `imep campaign status ${unit.dir}` });
+  throw new ImepError(
+    'E_OUT_OF_ORDER',
+    `unit ${unit.dir} is '${unit.state}': its rows are in (merged or run) — there is nothing left to shard`,
+    { hint: `imep campaign status ${unit.dir}` },
+  );
 }
 
 /** `imep cluster plan`: the split, recorded in cluster/shards.json (atomically; idempotent). */
@@ -51,8 +59,13 @@ export async function planCluster(unitDir: string, count: number): Promise<PlanR
 
 export function formatPlan(r: PlanResult): string[] {
   const p = r.plan;
-  const lines = [`${p.count} shards of ${p.units} units (${p.rows} rows), rule ${p.rule}; shard plan ${r.sha256.slice(0, 12)}… in ${r.file}`];
-  for (const s of p.shards) lines.push(`shard ${s.index}/${s.count}: ${s.units.length} units, ${s.rows} rows, manifest ${s.sha256.slice(0, 16)}`);
+  const lines = [
+    `${p.count} shards of ${p.units} units (${p.rows} rows), rule ${p.rule}; shard plan ${r.sha256.slice(0, 12)}… in ${r.file}`,
+  ];
+  for (const s of p.shards)
+    lines.push(
+      `shard ${s.index}/${s.count}: ${s.units.length} units, ${s.rows} rows, manifest ${s.sha256.slice(0, 16)}`,
+    );
   return lines;
 }
 
@@ -87,7 +100,12 @@ export interface SubmitResult {
 
 async function shardComplete(unit: ClusterUnit, index: number, count: number): Promise<boolean> {
   const r = await readRecord(join(shardDir(unit.dir, { index, count }), 'shard.json'), ShardFolderRecordSchema);
-  return r.kind === 'ok' && r.value.complete && r.value.protocolHash === unit.protocolHash && r.value.planHash === unit.plan.planHash;
+  return (
+    r.kind === 'ok' &&
+    r.value.complete &&
+    r.value.protocolHash === unit.protocolHash &&
+    r.value.planHash === unit.plan.planHash
+  );
 }
 
 export async function submitCluster(unitDir: string, opts: SubmitOptions): Promise<SubmitResult> {
@@ -142,7 +160,10 @@ export async function submitCluster(unitDir: string, opts: SubmitOptions): Promi
     return { script, jobId: null, shards: todo, scriptFile: null, complete, active };
   }
   if (todo.length === 0) {
-    if (active.length > 0) say(`nothing to submit: shards ${active.join(', ')} are queued or running, the rest are complete; watch: imep cluster status ${unit.dir}`);
+    if (active.length > 0)
+      say(
+        `nothing to submit: shards ${active.join(', ')} are queued or running, the rest are complete; watch: imep cluster status ${unit.dir}`,
+      );
     else say(`nothing to submit: all ${plan.count} shards are complete; next: imep cluster merge ${unit.dir}`);
     return { script, jobId: null, shards: [], scriptFile: null, complete, active };
   }
@@ -167,8 +188,13 @@ export async function submitCluster(unitDir: string, opts: SubmitOptions): Promi
     operator: (opts.operator ?? currentOperator()).id,
     options,
   });
-  const skipped = [complete.length > 0 ? `${complete.length} complete` : '', active.length > 0 ? `${active.length} queued or running` : ''].filter((x) => x !== '');
-  say(`submitted job ${jobId} (array ${arraySpec(todo)}): ${todo.length} of ${plan.count} shards of ${unit.dir}${skipped.length > 0 ? ` (skipped: ${skipped.join(', ')})` : ''}`);
+  const skipped = [
+    complete.length > 0 ? `${complete.length} complete` : '',
+    active.length > 0 ? `${active.length} queued or running` : '',
+  ].filter((x) => x !== '');
+  say(
+    `submitted job ${jobId} (array ${arraySpec(todo)}): ${todo.length} of ${plan.count} shards of ${unit.dir}${skipped.length > 0 ? ` (skipped: ${skipped.join(', ')})` : ''}`,
+  );
   say(`script: ${scriptFile}; task logs: ${paths.taskLogs}`);
   say(`watch: imep cluster status ${unit.dir}; when every shard is done: imep cluster merge ${unit.dir}`);
   return { script, jobId, shards: todo, scriptFile, complete, active };

@@ -117,7 +117,8 @@ function write(value: unknown, segs: PathSegments, stack: Set<object>): string {
     }
     out += ']';
   } else {
-    if (!isPlainObject(value)) refuse(pathOf(segs), `a ${value.constructor?.name ?? 'non-plain'} object has no canonical form`);
+    if (!isPlainObject(value))
+      refuse(pathOf(segs), `a ${value.constructor?.name ?? 'non-plain'} object has no canonical form`);
     const record = value as Record<string, unknown>;
     const keys = Object.keys(record).sort();
     out = '{';

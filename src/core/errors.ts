@@ -70,7 +70,11 @@ export class ImepError extends Error {
 
 /** Escapes CR, LF, U+2028 and U+2029 as visible sequences. */
 export function escapeLineBreaks(text: string): string {
-  return text.replace(/\r/g, '\\r').replace(/\n/g, '\\n').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return text
+    .replace(/\r/g, '\\r')
+    .replace(/\n/g, '\\n')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 export function isImepError(e: unknown): e is ImepError {

@@ -1,10 +1,35 @@
 /** src/core — what every folder needs (public face): errors and their closed code union, the named PRNG, float tensors, canonical JSON, hashing. */
-export { canonicalBytes, canonicalHash, canonicalJson, canonicalNumber, canonicalPrettyJson, toJsonValue, type JsonValue } from './canonical-json.js';
+export {
+  canonicalBytes,
+  canonicalHash,
+  canonicalJson,
+  canonicalNumber,
+  canonicalPrettyJson,
+  toJsonValue,
+  type JsonValue,
+} from './canonical-json.js';
 export { asTyped, cliName } from './cli-name.js';
 export { ImepError, domainError, escapeLineBreaks, isImepError, type ErrorCode } from './errors.js';
 export { sha256Hex, truncatedId } from './hash.js';
 export { makeDirs } from './make-dirs.js';
 export { downsampleRgb, encodePngRgb } from './png.js';
 export { PRNG_NAME, PRNG_VERSION, Prng, type PrngSpec, type Seed } from './prng.js';
-export { FLOAT_DTYPES, bfloat16ToNumber, bytesPerElement, cloneTensor, elementCount, halfToNumber, numberToBfloat16, numberToHalf, sameShape, tensorBytes, tensorFrom, tensorsBitEqual, toFloat64, type FloatDtype, type FloatTensor, valueAt } from './tensor.js';
+export {
+  FLOAT_DTYPES,
+  bfloat16ToNumber,
+  bytesPerElement,
+  cloneTensor,
+  elementCount,
+  halfToNumber,
+  numberToBfloat16,
+  numberToHalf,
+  sameShape,
+  tensorBytes,
+  tensorFrom,
+  tensorsBitEqual,
+  toFloat64,
+  type FloatDtype,
+  type FloatTensor,
+  valueAt,
+} from './tensor.js';
 export { bytesOf } from './typed-bytes.js';

@@ -29,7 +29,14 @@ export async function makeDirs(dir: string, mode?: number): Promise<void> {
     try {
       await mkdir(m, mode === undefined ? undefined : { mode });
     } catch (e) {
-      if ((e as { code?: string }).code === 'EEXIST' && (await stat(m).then((s) => s.isDirectory(), () => false))) continue;
+      if (
+        (e as { code?: string }).code === 'EEXIST' &&
+        (await stat(m).then(
+          (s) => s.isDirectory(),
+          () => false,
+        ))
+      )
+        continue;
       throw e;
     }
   }

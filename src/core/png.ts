@@ -34,8 +34,10 @@ function chunk(type: string, data: Uint8Array): Buffer {
 
 /** Encodes `rgb` (row-major, 3 bytes per pixel, length width × height × 3) as a PNG file. */
 export function encodePngRgb(width: number, height: number, rgb: Uint8Array): Buffer {
-  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) throw new RangeError(`bad PNG size ${width}×${height}`);
-  if (rgb.length !== width * height * 3) throw new RangeError(`PNG data holds ${rgb.length} bytes, expected ${width * height * 3}`);
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1)
+    throw new RangeError(`bad PNG size ${width}×${height}`);
+  if (rgb.length !== width * height * 3)
+    throw new RangeError(`PNG data holds ${rgb.length} bytes, expected ${width * height * 3}`);
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
@@ -49,7 +51,12 @@ export function encodePngRgb(width: number, height: number, rgb: Uint8Array): Bu
 }
 
 /** Keeps every k-th pixel of an RGB image in each direction (nearest neighbour). */
-export function downsampleRgb(width: number, height: number, rgb: Uint8Array, k: number): { width: number; height: number; rgb: Uint8Array } {
+export function downsampleRgb(
+  width: number,
+  height: number,
+  rgb: Uint8Array,
+  k: number,
+): { width: number; height: number; rgb: Uint8Array } {
   if (k === 1) return { width, height, rgb: Uint8Array.from(rgb) };
   const w = Math.ceil(width / k);
   const h = Math.ceil(height / k);

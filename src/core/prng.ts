@@ -84,7 +84,10 @@ export class Prng {
 
   /** Next uint32. */
   nextUint32(): number {
-    const s0 = this.s0, s1 = this.s1, s2 = this.s2, s3 = this.s3;
+    const s0 = this.s0,
+      s1 = this.s1,
+      s2 = this.s2,
+      s3 = this.s3;
     const m = Math.imul(s1, 5);
     const r = Math.imul((m << 7) | (m >>> 25), 9) >>> 0;
     const t = s1 << 9;
@@ -94,7 +97,10 @@ export class Prng {
     const n0 = s0 ^ n3;
     n2 ^= t;
     n3 = (n3 << 11) | (n3 >>> 21);
-    this.s0 = n0; this.s1 = n1; this.s2 = n2; this.s3 = n3;
+    this.s0 = n0;
+    this.s1 = n1;
+    this.s2 = n2;
+    this.s3 = n3;
     return r;
   }
 
@@ -109,7 +115,10 @@ export class Prng {
     if (!(Number.isInteger(count) && count >= 0 && count <= out.length)) {
       throw new RangeError(`fillUint32: count=${count} out of range for length ${out.length}`);
     }
-    let s0 = this.s0 | 0, s1 = this.s1 | 0, s2 = this.s2 | 0, s3 = this.s3 | 0;
+    let s0 = this.s0 | 0,
+      s1 = this.s1 | 0,
+      s2 = this.s2 | 0,
+      s3 = this.s3 | 0;
     for (let i = 0; i < count; i++) {
       const m = Math.imul(s1, 5);
       out[i] = Math.imul((m << 7) | (m >>> 25), 9); // stored mod 2^32, as nextUint32's >>> 0
@@ -121,7 +130,10 @@ export class Prng {
       s2 ^= t;
       s3 = (s3 << 11) | (s3 >>> 21);
     }
-    this.s0 = s0; this.s1 = s1; this.s2 = s2; this.s3 = s3;
+    this.s0 = s0;
+    this.s1 = s1;
+    this.s2 = s2;
+    this.s3 = s3;
     return out;
   }
 
@@ -188,8 +200,10 @@ function lowMul(x: number, n: number): number {
 /** High 32 bits of x*n for uint32 x, n; `approx` is the double product used as a fast path. */
 function highMul(x: number, n: number, approx: number): number {
   if (approx < 9007199254740992) return Math.floor(approx / 4294967296);
-  const xh = x >>> 16, xl = x & 0xffff;
-  const nh = Math.floor(n / 65536), nl = n % 65536;
+  const xh = x >>> 16,
+    xl = x & 0xffff;
+  const nh = Math.floor(n / 65536),
+    nl = n % 65536;
   const ll = xl * nl;
   const mid = xh * nl + xl * nh + Math.floor(ll / 65536);
   return xh * nh + Math.floor(mid / 65536);

@@ -122,8 +122,13 @@ export function toFloat64(t: FloatTensor): Float64Array {
 }
 
 /** Builds a tensor of `dtype` from numbers, rounding to nearest even where the dtype is narrower. */
-export function tensorFrom(dtype: FloatDtype, values: ArrayLike<number>, shape: readonly number[] = [values.length]): FloatTensor {
-  if (elementCount(shape) !== values.length) throw new RangeError(`tensorFrom: shape [${shape.join(',')}] does not hold ${values.length} values`);
+export function tensorFrom(
+  dtype: FloatDtype,
+  values: ArrayLike<number>,
+  shape: readonly number[] = [values.length],
+): FloatTensor {
+  if (elementCount(shape) !== values.length)
+    throw new RangeError(`tensorFrom: shape [${shape.join(',')}] does not hold ${values.length} values`);
   switch (dtype) {
     case 'float32':
       return { dtype, shape: [...shape], data: Float32Array.from(values) };
@@ -150,7 +155,12 @@ export function tensorFrom(dtype: FloatDtype, values: ArrayLike<number>, shape: 
  */
 export function cloneTensor(t: FloatTensor): FloatTensor {
   const d = t.data;
-  const data = t.dtype === 'float32' ? new Float32Array(d as Float32Array) : t.dtype === 'float64' ? new Float64Array(d as Float64Array) : new Uint16Array(d as Uint16Array);
+  const data =
+    t.dtype === 'float32'
+      ? new Float32Array(d as Float32Array)
+      : t.dtype === 'float64'
+        ? new Float64Array(d as Float64Array)
+        : new Uint16Array(d as Uint16Array);
   const n = t.shape.length;
   const shape = new Array<number>(n);
   for (let i = 0; i < n; i++) shape[i] = t.shape[i] as number;
@@ -172,7 +182,8 @@ export function tensorBytes(t: FloatTensor): Uint8Array {
 /** True when both tensors have the same dtype, shape and bytes. */
 export function tensorsBitEqual(a: FloatTensor, b: FloatTensor): boolean {
   if (a.dtype !== b.dtype || !sameShape(a.shape, b.shape)) return false;
-  const x = tensorBytes(a), y = tensorBytes(b);
+  const x = tensorBytes(a),
+    y = tensorBytes(b);
   if (x.length !== y.length) return false;
   for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
   return true;

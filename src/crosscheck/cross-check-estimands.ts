@@ -6,8 +6,25 @@
  * per stratum, strata in task order), identification bounds and the envelopes over extreme fillings.
  */
 import { Prng } from '../core/index.js';
-import { cpLower, cpUpper, mcnemarBig, newcombeInterval, tangoInterval, type7, wilsonClosed } from './cross-check-math.js';
-import { arr, num, obj, str, type Obj, type PlainCohort, type PlainStudy, type PlainUnit } from './cross-check-model.js';
+import {
+  cpLower,
+  cpUpper,
+  mcnemarBig,
+  newcombeInterval,
+  tangoInterval,
+  type7,
+  wilsonClosed,
+} from './cross-check-math.js';
+import {
+  arr,
+  num,
+  obj,
+  str,
+  type Obj,
+  type PlainCohort,
+  type PlainStudy,
+  type PlainUnit,
+} from './cross-check-model.js';
 
 export interface XInterval {
   lower: number;
@@ -79,7 +96,13 @@ function fill(units: readonly PlainUnit[], kind: string, dir: 'min' | 'max'): Fi
 }
 
 function counts(kind: string, units: readonly Filled[]): Record<string, number> {
-  let b = 0, c = 0, bp = 0, cp = 0, ft = 0, fs = 0, s = 0;
+  let b = 0,
+    c = 0,
+    bp = 0,
+    cp = 0,
+    ft = 0,
+    fs = 0,
+    s = 0;
   for (const u of units) {
     const y = u.y;
     if (kind === 'D' || kind === 'G' || kind === 'rho') {
@@ -134,7 +157,13 @@ interface Stratum {
   weight: number;
 }
 
-function strata(kind: string, level: string, units: readonly Filled[], w: number[] | null, tasks: readonly string[]): Stratum[] {
+function strata(
+  kind: string,
+  level: string,
+  units: readonly Filled[],
+  w: number[] | null,
+  tasks: readonly string[],
+): Stratum[] {
   const byTask = kind === 'thetaBar';
   const blocksOf = (list: readonly Filled[]): { sums: number[]; sizes: number[] } => {
     if (level !== 'cluster') return { sums: list.map((u) => contribution(kind, u.y)), sizes: list.map(() => 1) };
@@ -164,7 +193,9 @@ function strata(kind: string, level: string, units: readonly Filled[], w: number
 
 function resampleOnce(prng: Prng, s: Stratum): number {
   const m = s.sums.length;
-  let sum = 0, size = 0, drawn = 0;
+  let sum = 0,
+    size = 0,
+    drawn = 0;
   if (m > 0x10000) {
     for (let j = 0; j < m; j++) {
       const i = prng.nextInt(m);
@@ -190,7 +221,16 @@ function resampleOnce(prng: Prng, s: Stratum): number {
   return sum / size;
 }
 
-function bootstrap(kind: string, level: string, units: readonly Filled[], w: number[] | null, tasks: readonly string[], replicates: number, seed: number | string, confidence: number): [number, number] {
+function bootstrap(
+  kind: string,
+  level: string,
+  units: readonly Filled[],
+  w: number[] | null,
+  tasks: readonly string[],
+  replicates: number,
+  seed: number | string,
+  confidence: number,
+): [number, number] {
   const st = strata(kind, level, units, w, tasks);
   const prng = new Prng(seed);
   const reps = new Float64Array(replicates);
@@ -209,13 +249,21 @@ export interface XBoot {
 }
 
 /** One interval on completely filled units; `id` is `<method>/a<α>` or `<method>/l<level>`. */
-export function intervalX(id: string, kind: string, units: readonly Filled[], w: number[] | null, tasks: readonly string[], boot: XBoot | null): [number, number] {
+export function intervalX(
+  id: string,
+  kind: string,
+  units: readonly Filled[],
+  w: number[] | null,
+  tasks: readonly string[],
+  boot: XBoot | null,
+): [number, number] {
   const [method, param] = id.split('/') as [string, string];
   const value = Number(param.slice(1));
   const k = counts(kind, units);
   const n = k['n']!;
   // θ's unconditional exact bound is the difference bound on b′, c′
-  const b = k['b'] ?? k['bPrime'] ?? 0, c = k['c'] ?? k['cPrime'] ?? 0;
+  const b = k['b'] ?? k['bPrime'] ?? 0,
+    c = k['c'] ?? k['cPrime'] ?? 0;
   const x = kind === 'rho' ? b + c : (k['successes'] ?? 0);
   switch (method) {
     case 'exact-cp-difference':
@@ -223,7 +271,8 @@ export function intervalX(id: string, kind: string, units: readonly Filled[], w:
     case 'clopper-pearson':
       return [cpLower(x, n, value), cpUpper(x, n, value)];
     case 'conditional-exact': {
-      const bp = k['bPrime']!, m = bp + k['cPrime']!;
+      const bp = k['bPrime']!,
+        m = bp + k['cPrime']!;
       if (m === 0) return [0, 0];
       return [(2 * cpLower(bp, m, value) - 1) * (m / n), (2 * cpUpper(bp, m, value) - 1) * (m / n)];
     }
@@ -237,7 +286,8 @@ export function intervalX(id: string, kind: string, units: readonly Filled[], w:
       return newcombeInterval(a, b, c, n - a - b - c, value);
     }
     default: {
-      const level = method === 'unit-bootstrap' ? 'unit' : method === 'cluster-bootstrap' ? 'cluster' : 'task-stratified';
+      const level =
+        method === 'unit-bootstrap' ? 'unit' : method === 'cluster-bootstrap' ? 'cluster' : 'task-stratified';
       if (boot === null) return [Number.NaN, Number.NaN];
       return bootstrap(kind, level, units, w, tasks, boot.replicates, boot.seed, value);
     }
@@ -245,15 +295,36 @@ export function intervalX(id: string, kind: string, units: readonly Filled[], w:
 }
 
 /** Recomputes one protocol estimand; `ids` lists the interval ids to recompute. */
-export function recomputeEstimand(study: PlainStudy, e: Obj, excluded: Set<string>, ids: readonly string[], bootFor: (id: string) => XBoot | null): XEstimand {
+export function recomputeEstimand(
+  study: PlainStudy,
+  e: Obj,
+  excluded: Set<string>,
+  ids: readonly string[],
+  bootFor: (id: string) => XBoot | null,
+): XEstimand {
   const kind = str(e['kind']);
   const conds = conditionsOf(e);
   const readout = str(e['readout']) || (kind === 'G' ? 'decision' : 'success');
   const wave = study.firstWave(conds) ?? -1;
   const cohort = study.cohort(conds, readout, excluded, wave);
   const tasks = study.tasks.filter((t) => !excluded.has(t));
-  const base: XEstimand = { id: str(e['id']), kind, conds, cohort, available: false, counts: {}, estimate: 0, intervals: new Map(), tests: {}, identification: null, perTask: null, pair: null };
-  const resolved = cohort.units.filter((u) => !u.y.includes(null)).map((u) => ({ task: u.task, seed: u.seed, y: u.y as Y[] }));
+  const base: XEstimand = {
+    id: str(e['id']),
+    kind,
+    conds,
+    cohort,
+    available: false,
+    counts: {},
+    estimate: 0,
+    intervals: new Map(),
+    tests: {},
+    identification: null,
+    perTask: null,
+    pair: null,
+  };
+  const resolved = cohort.units
+    .filter((u) => !u.y.includes(null))
+    .map((u) => ({ task: u.task, seed: u.seed, y: u.y as Y[] }));
   if (cohort.unavailable.length > 0 || resolved.length === 0) return base;
   const w = kind === 'thetaBar' ? weights(e, tasks, resolved) : null;
   if (kind === 'thetaBar' && w === null) return base;
@@ -274,7 +345,8 @@ export function recomputeEstimand(study: PlainStudy, e: Obj, excluded: Set<strin
     }
     intervals.set(id, { lower, upper, envelope });
   }
-  const pair: [number, number] | null = k['b'] !== undefined ? [k['b'], k['c']!] : k['bPrime'] !== undefined ? [k['bPrime'], k['cPrime']!] : null;
+  const pair: [number, number] | null =
+    k['b'] !== undefined ? [k['b'], k['c']!] : k['bPrime'] !== undefined ? [k['bPrime'], k['cPrime']!] : null;
   const tests: Record<string, number> = {};
   if (pair !== null && kind !== 'rho') {
     tests['mcnemar-exact/two-sided'] = mcnemarBig(pair[0], pair[1], 'two-sided');
@@ -284,7 +356,8 @@ export function recomputeEstimand(study: PlainStudy, e: Obj, excluded: Set<strin
   if (unresolved) {
     const N = cohort.units.length;
     const arm = (j: number): [number, number] => {
-      let s = 0, u = 0;
+      let s = 0,
+        u = 0;
       for (const unit of cohort.units) {
         if (unit.y[j] === 1) s++;
         else if (unit.y[j] === null) u++;
@@ -305,12 +378,32 @@ export function recomputeEstimand(study: PlainStudy, e: Obj, excluded: Set<strin
   let perTask: XEstimand['perTask'] = null;
   if (kind === 'thetaBar') {
     perTask = tasks.map((t, j) => {
-      const mine = counts(kind, resolved.filter((u) => u.task === t));
+      const mine = counts(
+        kind,
+        resolved.filter((u) => u.task === t),
+      );
       const n = mine['n']!;
-      return { task: t, n, bPrime: mine['bPrime']!, cPrime: mine['cPrime']!, theta: n === 0 ? null : (mine['bPrime']! - mine['cPrime']!) / n, weight: w![j]! };
+      return {
+        task: t,
+        n,
+        bPrime: mine['bPrime']!,
+        cPrime: mine['cPrime']!,
+        theta: n === 0 ? null : (mine['bPrime']! - mine['cPrime']!) / n,
+        weight: w![j]!,
+      };
     });
   }
-  return { ...base, available: true, counts: k, estimate: estimateOf(kind, resolved, w, tasks), intervals, tests, identification, perTask, pair };
+  return {
+    ...base,
+    available: true,
+    counts: k,
+    estimate: estimateOf(kind, resolved, w, tasks),
+    intervals,
+    tests,
+    identification,
+    perTask,
+    pair,
+  };
 }
 
 /** The estimands of the protocol (plain). */

@@ -33,7 +33,7 @@ export function ratioToDouble(num: bigint, den: bigint): number {
 
 function binomialRow(m: number): bigint[] {
   const row: bigint[] = [1n];
-  for (let j = 1; j <= m; j++) row.push((row[j - 1] as bigint) * BigInt(m - j + 1) / BigInt(j));
+  for (let j = 1; j <= m; j++) row.push(((row[j - 1] as bigint) * BigInt(m - j + 1)) / BigInt(j));
   return row;
 }
 
@@ -173,7 +173,8 @@ export function tangoInterval(b: number, c: number, n: number, level: number): [
 /** Newcombe method-10 interval on D from the paired table (a, b, c, d). */
 export function newcombeInterval(a: number, b: number, c: number, d: number, level: number): [number, number] {
   const n = a + b + c + d;
-  const p1 = (a + b) / n, p2 = (a + c) / n;
+  const p1 = (a + b) / n,
+    p2 = (a + c) / n;
   const [l1, u1] = wilsonClosed(a + b, n, level);
   const [l2, u2] = wilsonClosed(a + c, n, level);
   const margins = [a + b, c + d, a + c, b + d];
@@ -184,7 +185,10 @@ export function newcombeInterval(a: number, b: number, c: number, d: number, lev
     r = A > n / 2 ? (A - n / 2) / M : A >= 0 ? 0 : A / M;
   }
   const est = (b - c) / n;
-  const x1 = p1 - l1, y1 = u2 - p2, x2 = u1 - p1, y2 = p2 - l2;
+  const x1 = p1 - l1,
+    y1 = u2 - p2,
+    x2 = u1 - p1,
+    y2 = p2 - l2;
   const lo = est - Math.sqrt(Math.max(0, x1 * x1 - 2 * r * x1 * y1 + y1 * y1));
   const hi = est + Math.sqrt(Math.max(0, x2 * x2 - 2 * r * x2 * y2 + y2 * y2));
   return [Math.max(-1, lo), Math.min(1, hi)];

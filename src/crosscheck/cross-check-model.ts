@@ -74,7 +74,10 @@ export function readRowsPlain(text: string): PlainRow[] {
         substituted: reads['substituted'] as number,
         substitutedUnchanged: reads['substitutedUnchanged'] as number,
         covered: reads['covered'] as boolean | null,
-        firstQuery: reads['firstQuery'] === null || reads['firstQuery'] === undefined ? null : [obj(reads['firstQuery'])['clock'] as number, obj(reads['firstQuery'])['candidates'] as number],
+        firstQuery:
+          reads['firstQuery'] === null || reads['firstQuery'] === undefined
+            ? null
+            : [obj(reads['firstQuery'])['clock'] as number, obj(reads['firstQuery'])['candidates'] as number],
       },
     });
   }
@@ -118,7 +121,11 @@ export class PlainStudy {
   }
 
   waves(): { id: number; anchor: string; conditions: string[] }[] {
-    return arr(this.protocol['waves']).map((w) => ({ id: obj(w)['id'] as number, anchor: str(obj(w)['anchor']), conditions: arr(obj(w)['conditions']).map(str) }));
+    return arr(this.protocol['waves']).map((w) => ({
+      id: obj(w)['id'] as number,
+      anchor: str(obj(w)['anchor']),
+      conditions: arr(obj(w)['conditions']).map(str),
+    }));
   }
 
   kindOf(condition: string): string {
@@ -147,7 +154,8 @@ export class PlainStudy {
     const maps: Map<string, PlainRow>[] = conditions.map(() => new Map());
     for (const r of this.rows) {
       if (r.wave !== wave || excluded.has(r.task) || !this.registered.includes(r.attempt)) continue;
-      for (let k = 0; k < conditions.length; k++) if (conditions[k] === r.condition) maps[k]!.set(`${r.task}|${r.seed}|${r.attempt}`, r);
+      for (let k = 0; k < conditions.length; k++)
+        if (conditions[k] === r.condition) maps[k]!.set(`${r.task}|${r.seed}|${r.attempt}`, r);
     }
     const unavailable: string[] = [];
     for (let k = 0; k < conditions.length; k++) {
@@ -166,7 +174,17 @@ export class PlainStudy {
       if (p[1].seed !== q[1].seed) return p[1].seed - q[1].seed;
       return p[1].attempt - q[1].attempt;
     });
-    const c: PlainCohort = { wave, paired: 0, unpaired: 0, removedTotal: 0, removedByCode: {}, unresolved: 0, resolved: 0, unavailable, units: [] };
+    const c: PlainCohort = {
+      wave,
+      paired: 0,
+      unpaired: 0,
+      removedTotal: 0,
+      removedByCode: {},
+      unresolved: 0,
+      resolved: 0,
+      unavailable,
+      units: [],
+    };
     for (const [key, id] of sorted) {
       const rows: PlainRow[] = [];
       for (const m of maps) {

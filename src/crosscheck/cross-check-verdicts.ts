@@ -18,7 +18,8 @@ export function expectedRoutingId(c: Obj, registered: string | null): string | n
   if (registered === null || !registered.startsWith('conditional-exact/a')) return registered;
   const rule = str(c['rule']);
   const companions = Array.isArray(c['aboveUpperBoundOf']) ? c['aboveUpperBoundOf'].length : 0;
-  const zero = num(c['margin']) === 0 && (rule === 'upper-bound-below' || (rule === 'lower-bound-above' && companions === 0));
+  const zero =
+    num(c['margin']) === 0 && (rule === 'upper-bound-below' || (rule === 'lower-bound-above' && companions === 0));
   if (zero) return registered;
   const alpha = Number(registered.slice('conditional-exact/a'.length));
   return `exact-cp-difference/a${Number((alpha / 2).toPrecision(12))}`;
@@ -41,7 +42,10 @@ export function exactConfirmationId(registered: string | null, kind: string): st
 }
 
 /** An approximate interval's word stands only when the exact bound gives it too; otherwise unresolved. */
-export function confirmedWord(approx: ReturnType<typeof expectedWord>, exact: ReturnType<typeof expectedWord>): ReturnType<typeof expectedWord> {
+export function confirmedWord(
+  approx: ReturnType<typeof expectedWord>,
+  exact: ReturnType<typeof expectedWord>,
+): ReturnType<typeof expectedWord> {
   if (approx === null || exact === null) return null;
   return approx === exact || approx === 'unresolved' ? approx : 'unresolved';
 }
@@ -70,6 +74,7 @@ export function expectedWord(c: Obj, x: XRouted): 'holds' | 'not detected' | 'un
     return lo > x.threshold ? 'holds' : up < margin ? 'not detected' : 'unresolved';
   }
   if (rule === 'upper-bound-below') return up < margin ? 'holds' : lo > margin ? 'not detected' : 'unresolved';
-  if (rule === 'equivalence') return -margin < lo && up < margin ? 'holds' : up < -margin || lo > margin ? 'not detected' : 'unresolved';
+  if (rule === 'equivalence')
+    return -margin < lo && up < margin ? 'holds' : up < -margin || lo > margin ? 'not detected' : 'unresolved';
   return null;
 }

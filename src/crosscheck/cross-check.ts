@@ -16,7 +16,16 @@
  * E_INTERNAL naming the first number (closeout refuses a unit whose cross-check disagrees).
  */
 import { ImepError, sha256Hex } from '../core/index.js';
-import { crossCheck as storeCrossCheck, assertAllowed, UNIT_FILES, type Operator, readUnitState, readSealed, assertUnitVerified, readAdjudicationArtifact } from '../evidence/index.js';
+import {
+  crossCheck as storeCrossCheck,
+  assertAllowed,
+  UNIT_FILES,
+  type Operator,
+  readUnitState,
+  readSealed,
+  assertUnitVerified,
+  readAdjudicationArtifact,
+} from '../evidence/index.js';
 import type { CrossCheckRecord } from '../evidence/index.js';
 import { expectedDocument } from './cross-check-expect.js';
 import { arr, obj, PlainStudy, readRowsPlain, str, type Json, type Obj } from './cross-check-model.js';
@@ -29,7 +38,18 @@ export const CROSS_CHECK_METHOD =
   'through a separate loop); tolerance 1e-9';
 
 /** Registered constants echoed from the protocol (not computed): skipped when not recomputed. */
-const CONSTANT_KEYS = new Set(['alpha', 'alphaPerComponent', 'level', 'margin', 'replicates', 'seed', 'version', 'wave', 'id', 'repairBudget']);
+const CONSTANT_KEYS = new Set([
+  'alpha',
+  'alphaPerComponent',
+  'level',
+  'margin',
+  'replicates',
+  'seed',
+  'version',
+  'wave',
+  'id',
+  'repairBudget',
+]);
 
 export interface Disagreement {
   readonly path: string;
@@ -73,14 +93,23 @@ export interface CrossCheckSources {
 }
 
 /** Pure: compares an adjudication's text with the independent recomputation from the sealed sources. */
-export function crossCheckAdjudication(sources: CrossCheckSources, adjudicationText: string, adjudicationFile = 'adjudication.json'): CrossCheckResult {
+export function crossCheckAdjudication(
+  sources: CrossCheckSources,
+  adjudicationText: string,
+  adjudicationFile = 'adjudication.json',
+): CrossCheckResult {
   const adjudication = obj(JSON.parse(adjudicationText) as Json);
   const protocol = obj(JSON.parse(sources.protocolText) as Json);
   const study = new PlainStudy(protocol, readRowsPlain(sources.rowsText));
   const expected = expectedDocument(study, adjudication);
   const got = flattenNumbers(adjudication);
   const want = flattenNumbers(expected.doc);
-  const out: Disagreement[] = expected.problems.map((p) => ({ path: p.path, adjudication: null, recomputed: null, note: p.note }));
+  const out: Disagreement[] = expected.problems.map((p) => ({
+    path: p.path,
+    adjudication: null,
+    recomputed: null,
+    note: p.note,
+  }));
   let compared = 0;
   let constants = 0;
   let maxAbsDifference = 0;
@@ -89,18 +118,27 @@ export function crossCheckAdjudication(sources: CrossCheckSources, adjudicationT
       const w = want.get(path) as number | null;
       compared++;
       if (value === null && w === null) continue;
-      if (value === null || w === null || !close(value, w)) out.push({ path, adjudication: value, recomputed: w, note: 'differs' });
+      if (value === null || w === null || !close(value, w))
+        out.push({ path, adjudication: value, recomputed: w, note: 'differs' });
       else maxAbsDifference = Math.max(maxAbsDifference, Math.abs(value - w));
     } else if (value !== null) {
       if (isConstant(path)) constants++;
       else out.push({ path, adjudication: value, recomputed: null, note: 'not recomputed by the cross-check' });
     }
   }
-  for (const [path, w] of want) if (!got.has(path) && w !== null) out.push({ path, adjudication: null, recomputed: w, note: 'missing from the adjudication' });
+  for (const [path, w] of want)
+    if (!got.has(path) && w !== null)
+      out.push({ path, adjudication: null, recomputed: w, note: 'missing from the adjudication' });
   for (const g of arr(adjudication['gates']).map(obj)) {
     const id = str(g['gate']);
     const mine = expected.passed.get(id);
-    if (mine !== undefined && mine !== g['passed']) out.push({ path: `gates[${id}].passed`, adjudication: String(g['passed']), recomputed: String(mine), note: 'gate decision differs' });
+    if (mine !== undefined && mine !== g['passed'])
+      out.push({
+        path: `gates[${id}].passed`,
+        adjudication: String(g['passed']),
+        recomputed: String(mine),
+        note: 'gate decision differs',
+      });
   }
   const prov = obj(adjudication['provenance']);
   const seal = obj(JSON.parse(sources.sealText) as Json);
@@ -110,7 +148,8 @@ export function crossCheckAdjudication(sources: CrossCheckSources, adjudicationT
     ['unit.sealRoot', obj(adjudication['unit'])['sealRoot'], str(obj(seal['merkle'])['root'])],
     ['unit.sealSha256', obj(adjudication['unit'])['sealSha256'], sha256Hex(sources.sealText)],
   ];
-  for (const [path, have, want2] of strings) if (have !== want2) out.push({ path, adjudication: str(have), recomputed: want2, note: 'differs' });
+  for (const [path, have, want2] of strings)
+    if (have !== want2) out.push({ path, adjudication: str(have), recomputed: want2, note: 'differs' });
   return {
     kind: 'imep.cross-check-result',
     version: 1,

@@ -11,7 +11,8 @@ const NAME_KEYS = ['id', 'gate', 'criterion', 'question', 'estimand', 'condition
 
 function nameOf(item: J, index: number): string {
   if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
-    if (typeof item['rule'] === 'string' && typeof item['subject'] === 'string') return `${item['rule']}:${item['subject']}`;
+    if (typeof item['rule'] === 'string' && typeof item['subject'] === 'string')
+      return `${item['rule']}:${item['subject']}`;
     for (const k of NAME_KEYS) {
       const v = item[k];
       if (typeof v === 'string' || typeof v === 'number') return String(v);

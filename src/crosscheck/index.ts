@@ -5,4 +5,10 @@
  *   crossCheckUnit(dir, { operator? })                                                  adjudicated → cross-checked
  */
 export { crossCheckUnit, crossCheckAdjudication, CROSS_CHECK_METHOD, CROSS_CHECK_TOLERANCE } from './cross-check.js';
-export type { CrossCheckResult, CrossCheckSources, CrossCheckUnitOptions, CrossCheckUnitResult, Disagreement } from './cross-check.js';
+export type {
+  CrossCheckResult,
+  CrossCheckSources,
+  CrossCheckUnitOptions,
+  CrossCheckUnitResult,
+  Disagreement,
+} from './cross-check.js';

@@ -73,19 +73,30 @@ export async function writeArrivalKey(path: string, file: ArrivalKeyFile): Promi
  * The key of a unit whose precommit committed one (null when it did not): the file must exist, parse, and hash to
  * the commitment, else E_UNIT_TAMPERED naming the file.
  */
-export async function readArrivalKey(path: string, commitment: ArrivalOrderCommitment | undefined): Promise<string | null> {
+export async function readArrivalKey(
+  path: string,
+  commitment: ArrivalOrderCommitment | undefined,
+): Promise<string | null> {
   if (commitment === undefined) return null;
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
   } catch (e) {
-    throw new ImepError('E_UNIT_TAMPERED', `${ARRIVAL_ORDER_FILE} is missing, but the precommit committed an arrival-order key`, { file: path, cause: e, hint: 'run `imep campaign verify` to see what changed' });
+    throw new ImepError(
+      'E_UNIT_TAMPERED',
+      `${ARRIVAL_ORDER_FILE} is missing, but the precommit committed an arrival-order key`,
+      { file: path, cause: e, hint: 'run `imep campaign verify` to see what changed' },
+    );
   }
   if (sha256Hex(bytes) !== commitment.sha256) {
-    throw new ImepError('E_UNIT_TAMPERED', `${ARRIVAL_ORDER_FILE} does not match the SHA-256 its precommit committed`, { file: path, hint: 'run `imep campaign verify` to see what changed' });
+    throw new ImepError('E_UNIT_TAMPERED', `${ARRIVAL_ORDER_FILE} does not match the SHA-256 its precommit committed`, {
+      file: path,
+      hint: 'run `imep campaign verify` to see what changed',
+    });
   }
   const parsed = ArrivalKeyFileSchema.safeParse(JSON.parse(bytes.toString('utf8')));
-  if (!parsed.success) throw new ImepError('E_UNIT_TAMPERED', `${ARRIVAL_ORDER_FILE} is not an arrival-order key file`, { file: path });
+  if (!parsed.success)
+    throw new ImepError('E_UNIT_TAMPERED', `${ARRIVAL_ORDER_FILE} is not an arrival-order key file`, { file: path });
   return parsed.data.key;
 }
 
@@ -98,14 +109,23 @@ export interface SegmentKey {
 /** The unit's rank within its segment: HMAC-SHA256 under the key, hex. */
 export function arrivalRank(key: string, segment: SegmentKey, scopeId: string): string {
   return createHmac('sha256', Buffer.from(key, 'hex'))
-    .update(`imep.arrival-order.v${ARRIVAL_ORDER_VERSION}\0${segment.wave}\0${segment.condition}\0${segment.task}\0${scopeId}`, 'utf8')
+    .update(
+      `imep.arrival-order.v${ARRIVAL_ORDER_VERSION}\0${segment.wave}\0${segment.condition}\0${segment.task}\0${scopeId}`,
+      'utf8',
+    )
     .digest('hex');
 }
 
 /** The units of one segment in the order they reach the policy: by rank under `key`, or as given when key is null. */
-export function arrivalOrder<U extends { readonly scopeId: string }>(key: string | null, segment: SegmentKey, units: readonly U[]): U[] {
+export function arrivalOrder<U extends { readonly scopeId: string }>(
+  key: string | null,
+  segment: SegmentKey,
+  units: readonly U[],
+): U[] {
   if (key === null) return [...units];
   const ranked = units.map((u) => ({ u, rank: arrivalRank(key, segment, u.scopeId) }));
-  ranked.sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : a.u.scopeId < b.u.scopeId ? -1 : a.u.scopeId > b.u.scopeId ? 1 : 0));
+  ranked.sort((a, b) =>
+    a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : a.u.scopeId < b.u.scopeId ? -1 : a.u.scopeId > b.u.scopeId ? 1 : 0,
+  );
   return ranked.map((r) => r.u);
 }

@@ -26,7 +26,8 @@ async function git(cwd: string, args: string[]): Promise<string | null> {
 async function readVersion(packageJson: string): Promise<string | null> {
   try {
     const parsed: unknown = JSON.parse(await readFile(packageJson, 'utf8'));
-    const v = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)['version'] : undefined;
+    const v =
+      typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)['version'] : undefined;
     return typeof v === 'string' ? v : null;
   } catch {
     return null;
@@ -44,7 +45,10 @@ export async function detectCodeIdentity(repoRoot: string): Promise<CodeIdentity
 }
 
 /** Installed versions (from node_modules/<name>/package.json) of the named packages; absent → 'missing'. */
-export async function detectPackageVersions(repoRoot: string, names: readonly string[]): Promise<Record<string, string>> {
+export async function detectPackageVersions(
+  repoRoot: string,
+  names: readonly string[],
+): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const name of [...names].sort()) {
     out[name] = (await readVersion(join(repoRoot, 'node_modules', name, 'package.json'))) ?? 'missing';

@@ -4,7 +4,15 @@
  */
 export { UNIT_FILES, UNIT_SCHEMA_VERSION, STORED_STATUSES, EvidenceUnitV1Schema, unitPaths } from './unit-layout.js';
 export type { EvidenceUnit, UnitSpec, CodeIdentity, SeedBand, Operator } from './unit-layout.js';
-export { UNIT_STATES, UNIT_ACTIONS, ACTION_RULES, NEXT_COMMAND, refusal, assertAllowed, isSealedState } from './lifecycle.js';
+export {
+  UNIT_STATES,
+  UNIT_ACTIONS,
+  ACTION_RULES,
+  NEXT_COMMAND,
+  refusal,
+  assertAllowed,
+  isSealedState,
+} from './lifecycle.js';
 export type { UnitState, UnitAction } from './lifecycle.js';
 export { readUnitState } from './unit-state.js';
 export type { UnitSnapshot } from './unit-state.js';
@@ -24,7 +32,13 @@ export type {
   ClosedUnit,
 } from './unit.js';
 
-export { precommit, readPrecommit, loadFrozenProtocol, assertProtocolUnchanged, PrecommitRecordSchema } from './transitions/precommit.js';
+export {
+  precommit,
+  readPrecommit,
+  loadFrozenProtocol,
+  assertProtocolUnchanged,
+  PrecommitRecordSchema,
+} from './transitions/precommit.js';
 export type { PrecommitInput, PrecommitRecord, FrozenProtocol } from './transitions/precommit.js';
 export { startRun, resumeRun, completeRun, failRun, readRunRecord } from './transitions/formal-run.js';
 export type { RunOptions, ResumeReport, FailRunInput, FormalRun } from './transitions/formal-run.js';
@@ -41,13 +55,24 @@ export { MERKLE_SCHEME, merkleRoot, merkleLeaf } from './manifest.js';
 export type { ManifestEntry } from './manifest.js';
 export { adjudicate, crossCheck, readAdjudications, readCrossChecks } from './transitions/post-seal-write.js';
 export type { AdjudicateInput, CrossCheckInput } from './transitions/post-seal-write.js';
-export type { AdjudicationRecord, CrossCheckRecord, CloseoutRecord, CrossCheckOutcome } from './records/post-seal-records.js';
+export type {
+  AdjudicationRecord,
+  CrossCheckRecord,
+  CloseoutRecord,
+  CrossCheckOutcome,
+} from './records/post-seal-records.js';
 export { closeout } from './transitions/closeout-write.js';
 export type { CloseoutInput } from './transitions/closeout-write.js';
 export { amend, readAmendments, classifyAmendment, AMENDMENT_CLASSES } from './transitions/amend.js';
 export type { Amendment, AmendInput, AmendmentClass } from './transitions/amend.js';
 
-export { DEFAULT_SEED_REGISTRY, registerSeeds, readSeedRegistry, findSeedOverlaps, describeOverlap } from './seed-registry.js';
+export {
+  DEFAULT_SEED_REGISTRY,
+  registerSeeds,
+  readSeedRegistry,
+  findSeedOverlaps,
+  describeOverlap,
+} from './seed-registry.js';
 export type { SeedRegistry, SeedRegistryEntry, SeedOverlap, RegisterSeedsInput } from './seed-registry.js';
 export { unitStatus, formatStatus } from './status.js';
 export type { UnitStatusSummary } from './status.js';
@@ -55,14 +80,27 @@ export { currentOperator, explicitOperator, checkAdjudicator } from './operator.
 export type { SameOperatorOverride, OverrideRecord } from './operator.js';
 export { detectCodeIdentity, detectPackageVersions } from './code-identity.js';
 
-export { appendJsonLine, readJsonLines, readRows, resumePoint, repairTornTail, checkSeqOrder } from './io/durable-append.js';
+export {
+  appendJsonLine,
+  readJsonLines,
+  readRows,
+  resumePoint,
+  repairTornTail,
+  checkSeqOrder,
+} from './io/durable-append.js';
 export type { TornTail, RowsRead, SeqRow } from './io/durable-append.js';
 export { writeFileAtomic, writeJsonAtomic } from './io/atomic-write.js';
 export { listKeys, trustKeyFile, trustKeyFromUnit, revokeKey, embeddedKeys } from './verify/trust-store.js';
 export type { StoredKey, EmbeddedKey } from './verify/trust-store.js';
 export { checkUnitSignatures, chainRecordPaths } from './verify/unit-signatures.js';
 export type { UnitSignatureOptions } from './verify/unit-signatures.js';
-export { ARRIVAL_ORDER_FILE, ArrivalOrderCommitmentSchema, arrivalOrder, newArrivalKey, readArrivalKey } from './arrival-order.js';
+export {
+  ARRIVAL_ORDER_FILE,
+  ArrivalOrderCommitmentSchema,
+  arrivalOrder,
+  newArrivalKey,
+  readArrivalKey,
+} from './arrival-order.js';
 export { fsyncDir, ioError, writeAll } from './io/atomic-write.js';
 export { cutToCommittedRows } from './io/durable-append.js';
 export { readRecord, selfHashOk, withSelfHash, writeRecord } from './io/record-file.js';
@@ -71,7 +109,13 @@ export { readSealed, readVerified, readVerifiedRecord, sealedSha256, type Verifi
 export { sameOperatorOverride } from './operator.js';
 export { notPlannedError, planMismatch } from './planned-rows.js';
 export { ADJUDICATION_FILE, readAdjudicationArtifact } from './records/adjudication-artifact.js';
-export { EpisodeRowSchema, EpisodeTimingSchema, type EpisodeRow, type EpisodeTiming, type ReadSummary } from './records/episode-row.js';
+export {
+  EpisodeRowSchema,
+  EpisodeTimingSchema,
+  type EpisodeRow,
+  type EpisodeTiming,
+  type ReadSummary,
+} from './records/episode-row.js';
 export type { HostedPolicyRecord } from './records/hosted-policy-record.js';
 export { AdjudicationRecordSchema, CrossCheckRecordSchema } from './records/post-seal-records.js';
 export { RunRecordSchema, runOperators } from './records/run-record.js';

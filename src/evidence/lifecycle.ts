@@ -103,10 +103,14 @@ export function refusal(unitId: string, state: UnitState, action: UnitAction, fi
   const rule = ACTION_RULES[action];
   const opts = file === undefined ? {} : { file };
   if (state === 'closed') {
-    return new ImepError('E_UNIT_SEALED', `unit ${unitId} is closed; nothing can be added after closeout (\`${rule.command}\` refused)`, {
-      ...opts,
-      hint: 'check it with `imep campaign verify`; new evidence needs a new campaign',
-    });
+    return new ImepError(
+      'E_UNIT_SEALED',
+      `unit ${unitId} is closed; nothing can be added after closeout (\`${rule.command}\` refused)`,
+      {
+        ...opts,
+        hint: 'check it with `imep campaign verify`; new evidence needs a new campaign',
+      },
+    );
   }
   if (isSealedState(state) && rule.preSeal) {
     return new ImepError(

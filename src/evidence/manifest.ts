@@ -84,7 +84,12 @@ export async function listTree(root: string): Promise<{ entries: FoundEntry[]; d
       if (st.isDirectory()) {
         directories.push(relPath);
         await walk(abs, relPath);
-      } else out.push({ path: relPath, type: st.isFile() ? 'file' : st.isSymbolicLink() ? 'symlink' : 'other', size: st.size });
+      } else
+        out.push({
+          path: relPath,
+          type: st.isFile() ? 'file' : st.isSymbolicLink() ? 'symlink' : 'other',
+          size: st.size,
+        });
     }
   };
   await walk(root, '');

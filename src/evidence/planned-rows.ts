@@ -15,19 +15,32 @@ import { unitPaths } from './unit-layout.js';
 export const PLAN_FIELDS = ['seq', 'wave', 'condition', 'task', 'seed', 'attempt', 'scopeId', 'episodeId'] as const;
 
 /** The first field in which `row` is not `planned` (no planned episode at its seq: 'seq'), or undefined. */
-export function planMismatch(row: Readonly<Record<string, unknown>>, planned: PlannedEpisode | undefined): (typeof PLAN_FIELDS)[number] | undefined {
+export function planMismatch(
+  row: Readonly<Record<string, unknown>>,
+  planned: PlannedEpisode | undefined,
+): (typeof PLAN_FIELDS)[number] | undefined {
   if (planned === undefined) return 'seq';
   const p = planned as unknown as Readonly<Record<string, unknown>>;
   return PLAN_FIELDS.find((f) => row[f] !== p[f]);
 }
 
 /** The refusal for line `line` (1-based) of `file`, whose row is not its planned episode. */
-export function notPlannedError(file: string, line: number, row: Readonly<Record<string, unknown>>, planned: PlannedEpisode | undefined, field: string): ImepError {
+export function notPlannedError(
+  file: string,
+  line: number,
+  row: Readonly<Record<string, unknown>>,
+  planned: PlannedEpisode | undefined,
+  field: string,
+): ImepError {
   const p = planned as unknown as Readonly<Record<string, unknown>> | undefined;
-  return new ImepError('E_UNIT_TAMPERED', `line ${line} (seq ${JSON.stringify(row['seq'])}) is not the planned episode: its ${field} is ${JSON.stringify(row[field])}, the plan's ${JSON.stringify(p?.[field])}`, {
-    file,
-    hint: 'rows are written by the runner only; restore the file from a copy, or fail the run (imep campaign fail-run) and run it again',
-  });
+  return new ImepError(
+    'E_UNIT_TAMPERED',
+    `line ${line} (seq ${JSON.stringify(row['seq'])}) is not the planned episode: its ${field} is ${JSON.stringify(row[field])}, the plan's ${JSON.stringify(p?.[field])}`,
+    {
+      file,
+      hint: 'rows are written by the runner only; restore the file from a copy, or fail the run (imep campaign fail-run) and run it again',
+    },
+  );
 }
 
 /**
@@ -71,7 +84,12 @@ export async function checkRowsAgainstPlan(file: string, episodes: readonly Plan
     } catch {
       throw new ImepError('E_UNIT_TAMPERED', `line ${i + 1} is not valid JSON`, { file });
     }
-    if (canonicalJson(row) !== line) throw new ImepError('E_UNIT_TAMPERED', `line ${i + 1} (seq ${JSON.stringify(row['seq'])}) is not in the canonical form imep writes`, { file });
+    if (canonicalJson(row) !== line)
+      throw new ImepError(
+        'E_UNIT_TAMPERED',
+        `line ${i + 1} (seq ${JSON.stringify(row['seq'])}) is not in the canonical form imep writes`,
+        { file },
+      );
     const seq = row['seq'];
     const planned = typeof seq === 'number' && Number.isSafeInteger(seq) ? episodes[seq] : undefined;
     const off = planMismatch(row, planned);

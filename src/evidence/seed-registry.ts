@@ -51,7 +51,10 @@ export async function readSeedRegistry(path: string): Promise<SeedRegistry> {
   const r = await readRecord(path, RegistrySchema);
   if (r.kind === 'missing') return emptyRegistry();
   if (r.kind === 'bad') {
-    throw new ImepError('E_IO', `the seed registry ${r.reason}`, { file: path, hint: 'restore it from version control; it is only written by imep' });
+    throw new ImepError('E_IO', `the seed registry ${r.reason}`, {
+      file: path,
+      hint: 'restore it from version control; it is only written by imep',
+    });
   }
   return r.value;
 }
@@ -67,12 +70,18 @@ function intersect(a: SeedBand, b: SeedBand): [number, number] | null {
 }
 
 /** Every overlap between `bands` and the registered campaigns not named in `reuse` (pure). */
-export function findSeedOverlaps(registry: SeedRegistry, campaignId: string, bands: readonly SeedBand[], reuse: readonly string[]): SeedOverlap[] {
+export function findSeedOverlaps(
+  registry: SeedRegistry,
+  campaignId: string,
+  bands: readonly SeedBand[],
+  reuse: readonly string[],
+): SeedOverlap[] {
   const out: SeedOverlap[] = [];
   bands.forEach((band, i) => {
     bands.slice(i + 1).forEach((other) => {
       const hit = intersect(band, other);
-      if (hit) out.push({ campaignId, band, otherCampaignId: campaignId, otherBand: other, start: hit[0], end: hit[1] });
+      if (hit)
+        out.push({ campaignId, band, otherCampaignId: campaignId, otherBand: other, start: hit[0], end: hit[1] });
     });
   });
   for (const [otherId, entry] of Object.entries(registry.campaigns).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -138,19 +147,31 @@ export async function registerSeeds(path: string, input: RegisterSeedsInput): Pr
     const registry = await readSeedRegistry(path);
     const existing = registry.campaigns[input.campaignId];
     if (existing !== undefined) {
-      if (JSON.stringify(existing.bands) === JSON.stringify(bands) && JSON.stringify(existing.reuse) === JSON.stringify(reuse)) return existing;
-      throw new ImepError('E_SEED_OVERLAP', `campaign '${input.campaignId}' is already registered with other seed bands`, {
-        file: path,
-        hint: 'seed bands are frozen at precommit; new bands need a new campaign id',
-      });
+      if (
+        JSON.stringify(existing.bands) === JSON.stringify(bands) &&
+        JSON.stringify(existing.reuse) === JSON.stringify(reuse)
+      )
+        return existing;
+      throw new ImepError(
+        'E_SEED_OVERLAP',
+        `campaign '${input.campaignId}' is already registered with other seed bands`,
+        {
+          file: path,
+          hint: 'seed bands are frozen at precommit; new bands need a new campaign id',
+        },
+      );
     }
     const unknown = reuse.filter((id) => registry.campaigns[id] === undefined);
     if (unknown.length > 0) {
-      throw new ImepError('E_USAGE', `campaign '${input.campaignId}' declares reuse of '${unknown.join("', '")}', which is not in the seed registry`, {
-        file: path,
-        field: 'reuse',
-        hint: 'fix the campaign id in the protocol, or register that campaign first',
-      });
+      throw new ImepError(
+        'E_USAGE',
+        `campaign '${input.campaignId}' declares reuse of '${unknown.join("', '")}', which is not in the seed registry`,
+        {
+          file: path,
+          field: 'reuse',
+          hint: 'fix the campaign id in the protocol, or register that campaign first',
+        },
+      );
     }
     const overlaps = findSeedOverlaps(registry, input.campaignId, bands, reuse);
     const first = overlaps[0];
@@ -160,7 +181,7 @@ export async function registerSeeds(path: string, input: RegisterSeedsInput): Pr
         file: path,
         hint:
           first.otherCampaignId === first.campaignId
-            ? 'merge the campaign\'s overlapping bands'
+            ? "merge the campaign's overlapping bands"
             : `pick a disjoint band, or declare \`reuse: [${first.otherCampaignId}]\` in the protocol if the reuse is intended`,
       });
     }

@@ -34,9 +34,14 @@ export class SmallRun extends RowWriter {
     readonly runId: string,
     readonly folder: string,
   ) {
-    super({ rows: join(folder, 'rows.jsonl'), timings: join(folder, 'timings.jsonl'), tracesDir: join(folder, 'traces') }, 0, async () => {
-      await requireAction(dir, kind);
-    }, unitPaths(dir).header);
+    super(
+      { rows: join(folder, 'rows.jsonl'), timings: join(folder, 'timings.jsonl'), tracesDir: join(folder, 'traces') },
+      0,
+      async () => {
+        await requireAction(dir, kind);
+      },
+      unitPaths(dir).header,
+    );
   }
 
   /** Records completion (rows done) in the small run's run.json. */
@@ -45,7 +50,12 @@ export class SmallRun extends RowWriter {
     await requireAction(this.dir, this.kind);
     const file = join(this.folder, 'run.json');
     const r = await readRecord(file, RunRecordSchema);
-    if (r.kind !== 'ok') throw new ImepError('E_UNIT_TAMPERED', `the ${this.kind} run record is ${r.kind === 'missing' ? 'missing' : r.reason}`, { file });
+    if (r.kind !== 'ok')
+      throw new ImepError(
+        'E_UNIT_TAMPERED',
+        `the ${this.kind} run record is ${r.kind === 'missing' ? 'missing' : r.reason}`,
+        { file },
+      );
     const { rows } = await readRows(this.files.rows);
     const done: RunRecord = { ...r.value, completedAt: now().toISOString(), rowsDone: rows.length };
     await writeRecord(file, done);
@@ -73,7 +83,16 @@ export async function startSmallRun(dir: string, kind: SmallRunKind, opts: Small
     runId,
     runKind: kind,
     label: opts.label ?? null,
-    sessions: [{ action: 'start', at: now.toISOString(), operator: opts.operator ?? currentOperator(), resumedAtSeq: null, tornBytes: null, droppedSideLines: null }],
+    sessions: [
+      {
+        action: 'start',
+        at: now.toISOString(),
+        operator: opts.operator ?? currentOperator(),
+        resumedAtSeq: null,
+        tornBytes: null,
+        droppedSideLines: null,
+      },
+    ],
     completedAt: null,
     rowsDone: null,
   } satisfies RunRecord);
@@ -83,5 +102,8 @@ export async function startSmallRun(dir: string, kind: SmallRunKind, opts: Small
 /** The small runs of one kind (run ids, sorted). */
 export async function listSmallRuns(dir: string, kind: SmallRunKind): Promise<string[]> {
   const folder = join(dir, kind === 'probe' ? UNIT_FILES.probeDir : UNIT_FILES.smokeDir);
-  return (await readdir(folder, { withFileTypes: true }).catch(() => [])).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  return (await readdir(folder, { withFileTypes: true }).catch(() => []))
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
 }

@@ -43,7 +43,10 @@ export interface UnitStatusSummary {
   readonly probes: string[];
   readonly smokes: string[];
   readonly seal: { readonly sealed: boolean; readonly root: string | null };
-  readonly integrity: { readonly ok: true; readonly root: string; readonly scope: 'seal' | 'closeout' } | { readonly ok: false; readonly first: string } | null;
+  readonly integrity:
+    | { readonly ok: true; readonly root: string; readonly scope: 'seal' | 'closeout' }
+    | { readonly ok: false; readonly first: string }
+    | null;
   readonly adjudication: { readonly count: number; readonly operator: string | null; readonly override: string | null };
   readonly crossCheck: { readonly outcome: string; readonly method: string } | null;
   readonly closed: boolean;
@@ -52,7 +55,9 @@ export interface UnitStatusSummary {
 }
 
 /** How many rows carry each execution status (a row without a string `status` counts as none). */
-function countStatuses(rows: readonly Readonly<Record<string, unknown>>[]): Record<'failed' | 'removed' | 'unavailable', number> {
+function countStatuses(
+  rows: readonly Readonly<Record<string, unknown>>[],
+): Record<'failed' | 'removed' | 'unavailable', number> {
   const out = { failed: 0, removed: 0, unavailable: 0 };
   for (const r of rows) {
     const s = r['status'];
@@ -75,15 +80,23 @@ export async function unitStatus(dir: string): Promise<UnitStatusSummary> {
   const problems: string[] = [];
   const sealed = isSealedState(snap.state);
   const precommitted = snap.state !== 'created';
-  const planned = precommitted ? await attempt(problems, null, async () => (await readPrecommit(dir)).plannedRows) : null;
+  const planned = precommitted
+    ? await attempt(problems, null, async () => (await readPrecommit(dir)).plannedRows)
+    : null;
   const rowsRead = await attempt(problems, null, () => readRows(unitPaths(dir).rows));
   const hasRun = ['running', 'run-complete'].includes(snap.state) || sealed;
-  const ranBy = hasRun ? await attempt(problems, [] as string[], async () => runOperators(await readRunRecord(dir))) : [];
-  const failedRuns = await attempt(problems, [] as string[], async () => (await readdir(join(dir, UNIT_FILES.failedRunsDir)).catch(() => [])).sort());
+  const ranBy = hasRun
+    ? await attempt(problems, [] as string[], async () => runOperators(await readRunRecord(dir)))
+    : [];
+  const failedRuns = await attempt(problems, [] as string[], async () =>
+    (await readdir(join(dir, UNIT_FILES.failedRunsDir)).catch(() => [])).sort(),
+  );
   const integrity = sealed
     ? await attempt(problems, null, async () => {
         const r = await verifyUnit(dir);
-        return r.ok ? { ok: true as const, root: r.root, scope: r.scope } : { ok: false as const, first: describeIssue(r.first) };
+        return r.ok
+          ? { ok: true as const, root: r.root, scope: r.scope }
+          : { ok: false as const, first: describeIssue(r.first) };
       })
     : null;
   const adjs = sealed ? await attempt(problems, [], () => readAdjudications(dir)) : [];
@@ -110,7 +123,11 @@ export async function unitStatus(dir: string): Promise<UnitStatusSummary> {
     smokes: await listSmallRuns(dir, 'smoke'),
     seal: { sealed, root: integrity?.ok ? (integrity.scope === 'seal' ? integrity.root : null) : null },
     integrity,
-    adjudication: { count: adjs.length, operator: lastAdj?.operator.id ?? null, override: lastAdj?.sameOperatorOverride?.reason ?? null },
+    adjudication: {
+      count: adjs.length,
+      operator: lastAdj?.operator.id ?? null,
+      override: lastAdj?.sameOperatorOverride?.reason ?? null,
+    },
     crossCheck: lastCheck ? { outcome: lastCheck.outcome, method: lastCheck.method } : null,
     closed: snap.state === 'closed',
     amendments: await attempt(problems, [] as Amendment[], async () => (await readAmendments(dir)).amendments),
@@ -126,13 +143,23 @@ export function formatStatus(s: UnitStatusSummary): string {
     `  rows ${s.rows.done}/${s.rows.planned ?? '?'} done, ${s.rows.failed} failed, ${s.rows.removed} removed, ${s.rows.unavailable} unavailable${s.rows.tornTail ? ', torn final line (resume repairs it)' : ''}`,
     `  probe runs ${s.probes.length}, smoke runs ${s.smokes.length}, failed formal runs ${s.failedRuns.length}${s.failedRuns.length ? ` (${s.failedRuns.join(', ')})` : ''}`,
   ];
-  if (s.integrity) lines.push(s.integrity.ok ? `  integrity OK (${s.integrity.scope} root ${s.integrity.root})` : `  INTEGRITY FAILED: ${s.integrity.first}`);
+  if (s.integrity)
+    lines.push(
+      s.integrity.ok
+        ? `  integrity OK (${s.integrity.scope} root ${s.integrity.root})`
+        : `  INTEGRITY FAILED: ${s.integrity.first}`,
+    );
   if (s.adjudication.count > 0) {
-    lines.push(`  adjudications ${s.adjudication.count}, latest by ${s.adjudication.operator}${s.adjudication.override ? ` (same-operator override: ${s.adjudication.override})` : ''}`);
+    lines.push(
+      `  adjudications ${s.adjudication.count}, latest by ${s.adjudication.operator}${s.adjudication.override ? ` (same-operator override: ${s.adjudication.override})` : ''}`,
+    );
   }
   if (s.crossCheck) lines.push(`  cross-check: ${s.crossCheck.outcome} — ${s.crossCheck.method}`);
   lines.push(`  amendments ${s.amendments.length}${s.amendments.length ? ':' : ''}`);
-  for (const a of s.amendments) lines.push(`    ${a.id} [${a.classification}] ${a.at} by ${a.author.id} (affects ${a.affects.join(', ')}): ${a.text}`);
+  for (const a of s.amendments)
+    lines.push(
+      `    ${a.id} [${a.classification}] ${a.at} by ${a.author.id} (affects ${a.affects.join(', ')}): ${a.text}`,
+    );
   for (const p of s.problems) lines.push(`  problem: ${p}`);
   return lines.join('\n');
 }

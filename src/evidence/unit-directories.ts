@@ -19,7 +19,9 @@ const LAYOUT_TOP: ReadonlySet<string> = new Set([
   UNIT_FILES.failedRunsDir,
   UNIT_FILES.adjudicationDir,
 ]);
-const RUN_SUBDIR_RE = new RegExp(`^(?:${UNIT_FILES.probeDir}|${UNIT_FILES.smokeDir}|${UNIT_FILES.failedRunsDir})/[^/]+/(?:rows|traces)$`);
+const RUN_SUBDIR_RE = new RegExp(
+  `^(?:${UNIT_FILES.probeDir}|${UNIT_FILES.smokeDir}|${UNIT_FILES.failedRunsDir})/[^/]+/(?:rows|traces)$`,
+);
 
 export function isLayoutDirectory(path: string): boolean {
   return LAYOUT_TOP.has(path) || RUN_SUBDIR_RE.test(path);

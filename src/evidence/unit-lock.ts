@@ -40,7 +40,8 @@ export function setRemoteHolderCheck(check: RemoteHolderCheck | null): void {
 
 /** A process's SLURM job (`<array job>_<task>`, or the job id), from the environment SLURM gives its tasks. */
 export function slurmJobOf(env: NodeJS.ProcessEnv): string | undefined {
-  const array = env['SLURM_ARRAY_JOB_ID'], task = env['SLURM_ARRAY_TASK_ID'];
+  const array = env['SLURM_ARRAY_JOB_ID'],
+    task = env['SLURM_ARRAY_TASK_ID'];
   if (array !== undefined && task !== undefined) return `${array}_${task}`;
   return env['SLURM_JOB_ID'];
 }
@@ -77,7 +78,13 @@ function holderOf(text: string): Holder | null {
   try {
     const h = JSON.parse(text) as Partial<Holder>;
     if (typeof h.pid !== 'number' || typeof h.host !== 'string') return null;
-    return { pid: h.pid, host: h.host, startedAt: String(h.startedAt ?? '?'), command: String(h.command ?? '?'), ...(typeof h.slurmJob === 'string' ? { slurmJob: h.slurmJob } : {}) };
+    return {
+      pid: h.pid,
+      host: h.host,
+      startedAt: String(h.startedAt ?? '?'),
+      command: String(h.command ?? '?'),
+      ...(typeof h.slurmJob === 'string' ? { slurmJob: h.slurmJob } : {}),
+    };
   } catch {
     return null; // missing, or half written by a holder that died while writing it
   }
@@ -134,7 +141,13 @@ export async function acquireLock(file: string, what: string): Promise<UnitLock>
 
 async function takeLock(file: string, what: string): Promise<UnitLock> {
   const slurmJob = slurmJobOf(process.env);
-  const me: Holder = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), command: process.argv.slice(2).join(' '), ...(slurmJob === undefined ? {} : { slurmJob }) };
+  const me: Holder = {
+    pid: process.pid,
+    host: hostname(),
+    startedAt: new Date().toISOString(),
+    command: process.argv.slice(2).join(' '),
+    ...(slurmJob === undefined ? {} : { slurmJob }),
+  };
   let tookOverFrom: Holder | null = null;
   for (let tries = 0; tries < 3; tries++) {
     if (!heldHere.has(file) && (await tryCreate(file, me))) return lockOf(file, me, tookOverFrom);
@@ -144,16 +157,24 @@ async function takeLock(file: string, what: string): Promise<UnitLock> {
     const remoteGone = remote && remoteHolderCheck !== null && (await remoteHolderCheck(holder)) === true;
     if (remote && !remoteGone) {
       const job = holder.slurmJob === undefined ? '' : `, SLURM job ${holder.slurmJob}`;
-      throw new ImepError('E_OUT_OF_ORDER', `${what} is being written by pid ${holder.pid} on host ${holder.host}${job} (since ${holder.startedAt}: imep ${holder.command})`, {
-        file,
-        hint: `wait for it to finish; if that process is gone, remove ${file} and run again`,
-      });
+      throw new ImepError(
+        'E_OUT_OF_ORDER',
+        `${what} is being written by pid ${holder.pid} on host ${holder.host}${job} (since ${holder.startedAt}: imep ${holder.command})`,
+        {
+          file,
+          hint: `wait for it to finish; if that process is gone, remove ${file} and run again`,
+        },
+      );
     }
     if (!remoteGone && (heldHere.has(file) || (holder !== null && holder.pid !== me.pid && alive(holder.pid)))) {
-      throw new ImepError('E_OUT_OF_ORDER', `${what} is being written by another imep ${holder === null || holder.pid === me.pid ? 'run in this process' : `process (pid ${holder.pid}, since ${holder.startedAt}: imep ${holder.command})`}`, {
-        file,
-        hint: `wait for it to finish (two writers of one unit would append the same rows twice); if pid ${holder?.pid ?? '?'} is not that imep process (the machine restarted and the number was reused), remove ${file}`,
-      });
+      throw new ImepError(
+        'E_OUT_OF_ORDER',
+        `${what} is being written by another imep ${holder === null || holder.pid === me.pid ? 'run in this process' : `process (pid ${holder.pid}, since ${holder.startedAt}: imep ${holder.command})`}`,
+        {
+          file,
+          hint: `wait for it to finish (two writers of one unit would append the same rows twice); if pid ${holder?.pid ?? '?'} is not that imep process (the machine restarted and the number was reused), remove ${file}`,
+        },
+      );
     }
     // stale (its process is gone) or unreadable: move it aside atomically — of two racing takers only one
     // renames this file, and both then race for the O_EXCL create above
@@ -163,10 +184,14 @@ async function takeLock(file: string, what: string): Promise<UnitLock> {
       await unlink(aside).catch(() => undefined);
       tookOverFrom = holder;
     } catch (e) {
-      if ((e as { code?: string }).code !== 'ENOENT') throw new ImepError('E_IO', 'cannot clear a stale lock file', { file, cause: e });
+      if ((e as { code?: string }).code !== 'ENOENT')
+        throw new ImepError('E_IO', 'cannot clear a stale lock file', { file, cause: e });
     }
   }
-  throw new ImepError('E_OUT_OF_ORDER', `${what}: could not take the lock (another process keeps taking it)`, { file, hint: 'run again once the other process has finished' });
+  throw new ImepError('E_OUT_OF_ORDER', `${what}: could not take the lock (another process keeps taking it)`, {
+    file,
+    hint: 'run again once the other process has finished',
+  });
 }
 
 /** The lock of a unit (`<unit>.lock`), taken by everything that writes its formal run: run/resume, merge, fail-run. */
@@ -222,7 +247,8 @@ function lockOf(file: string, me: Holder, tookOverFrom: Holder | null): UnitLock
       heldHere.delete(file);
       holders.delete(file);
       const holder = await readHolder(file);
-      if (holder !== null && holder.pid === me.pid && holder.host === me.host && holder.startedAt === me.startedAt) await unlink(file).catch(() => undefined);
+      if (holder !== null && holder.pid === me.pid && holder.host === me.host && holder.startedAt === me.startedAt)
+        await unlink(file).catch(() => undefined);
     },
   };
 }

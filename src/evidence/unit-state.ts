@@ -35,7 +35,9 @@ async function exists(path: string, fileOnly = false): Promise<boolean> {
 }
 
 /** The record files in adjudication/ (regular files only), sorted by name. */
-export async function listAdjudicationRecords(dir: string): Promise<{ adjudications: string[]; crossChecks: string[] }> {
+export async function listAdjudicationRecords(
+  dir: string,
+): Promise<{ adjudications: string[]; crossChecks: string[] }> {
   const adjDir = unitPaths(dir).adjudicationDir;
   let found: Dirent[];
   try {
@@ -44,7 +46,10 @@ export async function listAdjudicationRecords(dir: string): Promise<{ adjudicati
     if ((e as { code?: string }).code === 'ENOENT') return { adjudications: [], crossChecks: [] };
     throw ioError(adjDir, 'list', e);
   }
-  const names = found.filter((d) => d.isFile()).map((d) => d.name).sort();
+  const names = found
+    .filter((d) => d.isFile())
+    .map((d) => d.name)
+    .sort();
   return {
     adjudications: names.filter((n) => ADJUDICATION_RECORD_RE.test(n)),
     crossChecks: names.filter((n) => CROSS_CHECK_RECORD_RE.test(n)),

@@ -2,7 +2,16 @@ import { adjudicate, crossCheck, type AdjudicateInput, type CrossCheckInput } fr
 import { amend, type AmendInput, type Amendment } from './transitions/amend.js';
 import { closeout, type CloseoutInput } from './transitions/closeout-write.js';
 import { createUnitDir, type CreateUnitInput } from './transitions/create-unit.js';
-import { completeRun, failRun, resumeRun, startRun, type FailRunInput, type FormalRun, type ResumeReport, type RunOptions } from './transitions/formal-run.js';
+import {
+  completeRun,
+  failRun,
+  resumeRun,
+  startRun,
+  type FailRunInput,
+  type FormalRun,
+  type ResumeReport,
+  type RunOptions,
+} from './transitions/formal-run.js';
 import type { UnitState } from './lifecycle.js';
 import { loadFrozenProtocol, precommit, type FrozenProtocol, type PrecommitInput } from './transitions/precommit.js';
 import type { SeqLine } from './io/row-writer.js';

@@ -45,12 +45,18 @@ export type ConditionSpec =
  * sealed units replay. The four-lane SIMD versions 2 and 3 were retired: no supported protocol named them.
  */
 export type ScrambleVersion = 1;
-export const SCRAMBLE_VERSIONS: Readonly<Record<'S_pi' | 'T_mu', readonly ScrambleVersion[]>> = { S_pi: [1], T_mu: [1] };
+export const SCRAMBLE_VERSIONS: Readonly<Record<'S_pi' | 'T_mu', readonly ScrambleVersion[]>> = {
+  S_pi: [1],
+  T_mu: [1],
+};
 
 /** The S_π / T_μ operator of a version. */
 export function scrambleOperator(kind: 'S_pi' | 'T_mu', version: ScrambleVersion = 1): LeafOperator {
   if (version === 1) return kind === 'S_pi' ? permuteOperator : resampleOperator;
-  return invalid(`condition ${kind}: unknown version ${String(version)} (known: ${SCRAMBLE_VERSIONS[kind].join(', ')})`, 'version');
+  return invalid(
+    `condition ${kind}: unknown version ${String(version)} (known: ${SCRAMBLE_VERSIONS[kind].join(', ')})`,
+    'version',
+  );
 }
 
 export type ConditionKind = ConditionSpec['kind'];
@@ -83,7 +89,13 @@ export type PointOutcome =
   | { readonly kind: 'none' }
   | { readonly kind: 'installed'; readonly record: InstallationRecord }
   | { readonly kind: 'cleared'; readonly record: ClearRecord }
-  | { readonly kind: 'donor-short'; readonly scope: string; readonly donor: string; readonly recipientCount: number; readonly donorCount: number };
+  | {
+      readonly kind: 'donor-short';
+      readonly scope: string;
+      readonly donor: string;
+      readonly recipientCount: number;
+      readonly donorCount: number;
+    };
 
 export interface InterventionBookkeeping {
   readonly condition: ConditionLabel;
@@ -173,10 +185,21 @@ export function interventionHook(spec: ConditionSpec, ctx: InterventionContext):
       donor = d.scope;
       const condition = spec.kind;
       action = (t) => {
-        const r = installPayloads(t, ctx.scope, ctx.point, { kind: 'donor', condition, donorScope: d.scope, donorRecords: d.records });
+        const r = installPayloads(t, ctx.scope, ctx.point, {
+          kind: 'donor',
+          condition,
+          donorScope: d.scope,
+          donorRecords: d.records,
+        });
         return r.kind === 'installed'
           ? r
-          : { kind: 'donor-short', scope: r.scope, donor: r.donor, recipientCount: r.recipientCount, donorCount: r.donorCount };
+          : {
+              kind: 'donor-short',
+              scope: r.scope,
+              donor: r.donor,
+              recipientCount: r.recipientCount,
+              donorCount: r.donorCount,
+            };
       };
       break;
     }
@@ -184,13 +207,19 @@ export function interventionHook(spec: ConditionSpec, ctx: InterventionContext):
   if (perRead) inner = perRead.hook;
 
   let outcome: PointOutcome | null = null;
-  let reads = 0, emptyReads = 0, hookSubstituted = 0;
+  let reads = 0,
+    emptyReads = 0,
+    hookSubstituted = 0;
   const hook: ReadHook = (items, rctx) => {
     if (outcome?.kind === 'donor-short') {
-      throw new ImepError('E_DONOR_SHORT', `scope ${ctx.scope}: donor ${outcome.donor} holds ${outcome.donorCount} records for ${outcome.recipientCount}; the ${label} swap failed closed`, {
-        field: 'donor',
-        hint: 'exclude this unit from the condition; it must not run unsubstituted',
-      });
+      throw new ImepError(
+        'E_DONOR_SHORT',
+        `scope ${ctx.scope}: donor ${outcome.donor} holds ${outcome.donorCount} records for ${outcome.recipientCount}; the ${label} swap failed closed`,
+        {
+          field: 'donor',
+          hint: 'exclude this unit from the condition; it must not run unsubstituted',
+        },
+      );
     }
     reads++;
     if (items.length === 0) emptyReads++;
@@ -203,7 +232,8 @@ export function interventionHook(spec: ConditionSpec, ctx: InterventionContext):
     label,
     hook,
     atPoint(target) {
-      if (outcome !== null) invalid(`condition ${label}: the registered point was already run for scope ${ctx.scope}`, 'point');
+      if (outcome !== null)
+        invalid(`condition ${label}: the registered point was already run for scope ${ctx.scope}`, 'point');
       outcome = action(target);
       return outcome;
     },

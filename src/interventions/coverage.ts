@@ -49,7 +49,8 @@ export function survivalCoverage(entries: Iterable<TraceEntry>, options: Coverag
     q.set(key, (q.get(key) ?? false) || hit);
   }
   const perUnit: UnitCoverage[] = [];
-  let covered = 0, noDecisionQuery = 0;
+  let covered = 0,
+    noDecisionQuery = 0;
   for (const unit of [...queries.keys()].sort()) {
     const q = queries.get(unit) as Map<string, boolean>;
     let coveredQueries = 0;

@@ -39,7 +39,9 @@ export function assignDonors(options: { units: readonly DonorUnit[]; mode: Donor
   const byScope = new Map<string, DonorUnit>();
   for (const u of units) {
     if (byScope.has(u.scope)) {
-      throw new ImepError('E_INTERVENTION_INVALID', `donor assignment: scope ${u.scope} is listed twice`, { field: 'units' });
+      throw new ImepError('E_INTERVENTION_INVALID', `donor assignment: scope ${u.scope} is listed twice`, {
+        field: 'units',
+      });
     }
     byScope.set(u.scope, u);
   }
@@ -48,14 +50,22 @@ export function assignDonors(options: { units: readonly DonorUnit[]; mode: Donor
   const donors = new Map<string, string>();
   const entries: DonorAssignmentEntry[] = [];
   for (const r of sorted) {
-    const eligible = sorted.filter((d) => d.scope !== r.scope && (mode === 'same-fact' ? d.fact === r.fact : d.fact !== r.fact));
+    const eligible = sorted.filter(
+      (d) => d.scope !== r.scope && (mode === 'same-fact' ? d.fact === r.fact : d.fact !== r.fact),
+    );
     if (eligible.length === 0) {
       entries.push({ recipient: r.scope, recipientFact: r.fact, donor: null, donorFact: null, eligible: 0 });
       continue;
     }
     const d = eligible[base.fork(`donor/${r.scope}`).nextInt(eligible.length)] as DonorUnit;
     donors.set(r.scope, d.scope);
-    entries.push({ recipient: r.scope, recipientFact: r.fact, donor: d.scope, donorFact: d.fact, eligible: eligible.length });
+    entries.push({
+      recipient: r.scope,
+      recipientFact: r.fact,
+      donor: d.scope,
+      donorFact: d.fact,
+      eligible: eligible.length,
+    });
   }
   return { mode, seed, prng: base.spec, donors, entries };
 }

@@ -6,7 +6,13 @@
  * closed with a typed result — the recipient is never padded. Extra donor records are unused.
  * Donor payload tensors are copied, so recipient and donor never share buffers.
  */
-import { compareByTimestepSlot, PAYLOAD_FIELDS, type BankRecord, type Payload, type PayloadField } from '../banks/index.js';
+import {
+  compareByTimestepSlot,
+  PAYLOAD_FIELDS,
+  type BankRecord,
+  type Payload,
+  type PayloadField,
+} from '../banks/index.js';
 import { ImepError, cloneTensor, type FloatTensor } from '../core/index.js';
 
 export interface DonorShort {

@@ -26,14 +26,21 @@ function sample(xs: readonly string[], n = 5): string {
 }
 
 /** A: every unit made at least one non-empty read after the point. observed = units with such reads. */
-export function gateReadsInReference(entries: Iterable<TraceEntry>, units: readonly string[], unitOf: (e: TraceEntry) => string = (e) => e.scope): GateResult {
+export function gateReadsInReference(
+  entries: Iterable<TraceEntry>,
+  units: readonly string[],
+  unitOf: (e: TraceEntry) => string = (e) => e.scope,
+): GateResult {
   const reads = new Map<string, number>(units.map((u) => [u, 0]));
   for (const e of entries) {
     const u = unitOf(e);
     if (!reads.has(u)) reads.set(u, 0);
     if (e.afterPoint && e.selected.length > 0) reads.set(u, (reads.get(u) as number) + 1);
   }
-  const missing = [...reads].filter(([, n]) => n === 0).map(([u]) => u).sort();
+  const missing = [...reads]
+    .filter(([, n]) => n === 0)
+    .map(([u]) => u)
+    .sort();
   const expected = reads.size;
   const observed = expected - missing.length;
   return {
@@ -41,13 +48,17 @@ export function gateReadsInReference(entries: Iterable<TraceEntry>, units: reado
     passed: expected > 0 && missing.length === 0,
     observed,
     expected,
-    detail: missing.length === 0 ? `${observed}/${expected} units read memory after the point` : `units without a read: ${sample(missing)}`,
+    detail:
+      missing.length === 0
+        ? `${observed}/${expected} units read memory after the point`
+        : `units without a read: ${sample(missing)}`,
   };
 }
 
 /** N_block: every read after the point returned nothing. observed = empty returned reads. */
 export function gateEmptyReadsInBlock(entries: Iterable<TraceEntry>): GateResult {
-  let total = 0, empty = 0;
+  let total = 0,
+    empty = 0;
   const leaks: string[] = [];
   for (const e of entries) {
     if (!e.afterPoint) continue;
@@ -60,7 +71,8 @@ export function gateEmptyReadsInBlock(entries: Iterable<TraceEntry>): GateResult
     passed: total > 0 && empty === total,
     observed: empty,
     expected: total,
-    detail: leaks.length === 0 ? `${empty}/${total} reads returned nothing` : `reads that returned items: ${sample(leaks)}`,
+    detail:
+      leaks.length === 0 ? `${empty}/${total} reads returned nothing` : `reads that returned items: ${sample(leaks)}`,
   };
 }
 
@@ -69,7 +81,8 @@ export function gateEmptyReadsInBlock(entries: Iterable<TraceEntry>): GateResult
  * record) changed its content digest. The denominator is reads WITH history, not all reads.
  */
 export function gateSubstitutedReadsChanged(entries: Iterable<TraceEntry>): GateResult {
-  let withHistory = 0, changed = 0;
+  let withHistory = 0,
+    changed = 0;
   const same: string[] = [];
   for (const e of entries) {
     if (!e.afterPoint || e.selected.length === 0) continue;
@@ -82,13 +95,17 @@ export function gateSubstitutedReadsChanged(entries: Iterable<TraceEntry>): Gate
     passed: withHistory > 0 && changed === withHistory,
     observed: changed,
     expected: withHistory,
-    detail: same.length === 0 ? `${changed}/${withHistory} reads with history changed content` : `unchanged reads: ${sample(same)}`,
+    detail:
+      same.length === 0
+        ? `${changed}/${withHistory} reads with history changed content`
+        : `unchanged reads: ${sample(same)}`,
   };
 }
 
 /** Installed conditions (U/S/T): every installed record's payload digest changed. */
 export function gateInstallationChanged(records: Iterable<InstallationRecord>): GateResult {
-  let total = 0, changed = 0;
+  let total = 0,
+    changed = 0;
   const same: string[] = [];
   for (const r of records) {
     for (const d of r.records) {
@@ -102,7 +119,10 @@ export function gateInstallationChanged(records: Iterable<InstallationRecord>): 
     passed: total > 0 && changed === total,
     observed: changed,
     expected: total,
-    detail: same.length === 0 ? `${changed}/${total} installed records changed content` : `unchanged records: ${sample(same)}`,
+    detail:
+      same.length === 0
+        ? `${changed}/${total} installed records changed content`
+        : `unchanged records: ${sample(same)}`,
   };
 }
 
@@ -117,7 +137,10 @@ export interface EmptyPositionOptions {
  * Empty reads (the bank selected nothing) sit at identical positions in every condition — or, with
  * `predicted`, their count equals the prediction in every condition. observed = agreeing conditions.
  */
-export function gateEmptyReadPositions(byCondition: ReadonlyMap<string, Iterable<TraceEntry>>, options: EmptyPositionOptions = {}): GateResult {
+export function gateEmptyReadPositions(
+  byCondition: ReadonlyMap<string, Iterable<TraceEntry>>,
+  options: EmptyPositionOptions = {},
+): GateResult {
   const keyOf = options.positionOf ?? ((e: TraceEntry) => `${e.scope}|${e.bank}|${e.queryIndex}`);
   const sets = new Map<string, Set<string>>();
   for (const [cond, entries] of byCondition) {
@@ -137,7 +160,10 @@ export function gateEmptyReadPositions(byCondition: ReadonlyMap<string, Iterable
       return s.size === ref.size && [...s].every((k) => ref.has(k));
     });
   }
-  const rule = options.predicted !== undefined ? `predicted ${options.predicted}` : `positions identical to ${conds[0] ?? '(none)'}`;
+  const rule =
+    options.predicted !== undefined
+      ? `predicted ${options.predicted}`
+      : `positions identical to ${conds[0] ?? '(none)'}`;
   return {
     gate: 'empty-read-positions',
     passed: conds.length > 0 && agreeing.length === conds.length,

@@ -1,5 +1,15 @@
 /** Public face of the interventions layer: the A/N/O/C/U/S/T ladder, installation, traces and coverage. */
-export { ULP_DIRECTIONS, nextUp, nextDown, nextUpBits, nextDownBits, stepUlp, stepUlpBits, stepTensorUlp, isFiniteBits } from './ulp.js';
+export {
+  ULP_DIRECTIONS,
+  nextUp,
+  nextDown,
+  nextUpBits,
+  nextDownBits,
+  stepUlp,
+  stepUlpBits,
+  stepTensorUlp,
+  isFiniteBits,
+} from './ulp.js';
 export type { UlpDirection, NarrowDtype, UlpTensorResult } from './ulp.js';
 export { applyToItems, applyToLeaves, applyToPayload, emptyLeafStats } from './leaf-operator.js';
 export type { LeafOperator, LeafOperatorCondition, LeafStats, RegisteredParams } from './leaf-operator.js';
@@ -47,6 +57,13 @@ export {
   gateSubstitutedReadsChanged,
 } from './gates.js';
 export type { EmptyPositionOptions, GateName, GateResult } from './gates.js';
-export { TRACE_FORMAT_VERSION, TRACE_MAGIC, TraceWriter, isTraceEntry, readTrace, readTraceHeader } from './trace-writer.js';
+export {
+  TRACE_FORMAT_VERSION,
+  TRACE_MAGIC,
+  TraceWriter,
+  isTraceEntry,
+  readTrace,
+  readTraceHeader,
+} from './trace-writer.js';
 export type { TraceHeader, TraceMeta, TraceReadOptions, TraceWriterOptions } from './trace-writer.js';
 export { PrePointCapture, alignByRank, type PrePointItems } from './read-swap.js';

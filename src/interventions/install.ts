@@ -11,7 +11,13 @@ import { payloadDigest } from './digest.js';
 import type { DonorAssignment } from './donor-assignment.js';
 import { orderForInstallation, swapPayloads } from './donor-swap.js';
 import type { InstallTarget } from './install-target.js';
-import { applyToPayload, emptyLeafStats, type LeafOperator, type LeafOperatorCondition, type RegisteredParams } from './leaf-operator.js';
+import {
+  applyToPayload,
+  emptyLeafStats,
+  type LeafOperator,
+  type LeafOperatorCondition,
+  type RegisteredParams,
+} from './leaf-operator.js';
 
 export type InstallTransform =
   | { readonly kind: 'leaf'; readonly operator: LeafOperator; readonly seed?: Seed }
@@ -66,9 +72,17 @@ function clonePayload(p: Payload): Payload {
 }
 
 /** Copies of the scopes' records (payload buffers copied) taken before any installation. */
-export function snapshotRecords(target: Pick<InstallTarget, 'records'>, scopes: Iterable<string>): Map<string, readonly BankRecord[]> {
+export function snapshotRecords(
+  target: Pick<InstallTarget, 'records'>,
+  scopes: Iterable<string>,
+): Map<string, readonly BankRecord[]> {
   const out = new Map<string, readonly BankRecord[]>();
-  for (const s of scopes) if (!out.has(s)) out.set(s, target.records(s).map((r) => ({ ...r, payload: clonePayload(r.payload) })));
+  for (const s of scopes)
+    if (!out.has(s))
+      out.set(
+        s,
+        target.records(s).map((r) => ({ ...r, payload: clonePayload(r.payload) })),
+      );
   return out;
 }
 
@@ -91,11 +105,20 @@ export function installPayloads(
 
   if (transform.kind === 'donor') {
     if (transform.donorScope === scope) {
-      throw new ImepError('E_INTERVENTION_INVALID', `install: scope ${scope} cannot be its own donor`, { field: 'donorScope' });
+      throw new ImepError('E_INTERVENTION_INVALID', `install: scope ${scope} cannot be its own donor`, {
+        field: 'donorScope',
+      });
     }
     const swap = swapPayloads(current, transform.donorRecords);
     if (swap.kind === 'donor-short') {
-      return { kind: 'donor-short', scope, point, donor: transform.donorScope, recipientCount: swap.recipientCount, donorCount: swap.donorCount };
+      return {
+        kind: 'donor-short',
+        scope,
+        point,
+        donor: transform.donorScope,
+        recipientCount: swap.recipientCount,
+        donorCount: swap.donorCount,
+      };
     }
     replaced = swap.records;
     donorSlots = new Map(swap.pairs.map((p) => [p.recipientSlot, p.donorSlot]));
@@ -105,7 +128,11 @@ export function installPayloads(
   } else {
     const op = transform.operator;
     if (op.usesPrng && transform.seed === undefined) {
-      throw new ImepError('E_INTERVENTION_INVALID', `install: condition ${op.condition} draws random numbers and needs a registered seed`, { field: 'seed' });
+      throw new ImepError(
+        'E_INTERVENTION_INVALID',
+        `install: condition ${op.condition} draws random numbers and needs a registered seed`,
+        { field: 'seed' },
+      );
     }
     const prng = new Prng(transform.seed ?? 0).fork(`install/${scope}`);
     if (op.usesPrng) prngSpec = prng.spec;
@@ -128,7 +155,10 @@ export function installPayloads(
     donorSlot: donorSlots?.get(r.slot) ?? null,
   }));
   target.replaceRecords(scope, replaced);
-  return { kind: 'installed', record: { scope, point, clock, condition, params, donor, prng: prngSpec, records, nonFinite } };
+  return {
+    kind: 'installed',
+    record: { scope, point, clock, condition, params, donor, prng: prngSpec, records, nonFinite },
+  };
 }
 
 /**
@@ -145,7 +175,10 @@ export function installDonorSwaps(
   const out = new Map<string, InstallResult>();
   for (const [recipient, donorScope] of assignment.donors) {
     const donorRecords = snapshot.get(donorScope) ?? [];
-    out.set(recipient, installPayloads(target, recipient, point, { kind: 'donor', condition, donorScope, donorRecords }));
+    out.set(
+      recipient,
+      installPayloads(target, recipient, point, { kind: 'donor', condition, donorScope, donorRecords }),
+    );
   }
   return out;
 }

@@ -57,7 +57,12 @@ export function applyToLeaves(
 }
 
 /** Applies `op` to each item's leaves; identities are passed through as the same objects. */
-export function applyToItems(items: readonly RetrievedItem[], op: LeafOperator, prng: Prng, stats: LeafStats): RetrievedItem[] {
+export function applyToItems(
+  items: readonly RetrievedItem[],
+  op: LeafOperator,
+  prng: Prng,
+  stats: LeafStats,
+): RetrievedItem[] {
   return items.map((item) => ({ identity: item.identity, leaves: applyToLeaves(item.leaves, op, prng, stats) }));
 }
 

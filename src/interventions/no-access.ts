@@ -21,7 +21,11 @@ export interface ClearRecord {
 }
 
 /** Clears `scope` keeping its query clock; returns what was done. */
-export function clearAtPoint(target: Pick<InstallTarget, 'records' | 'clearScope' | 'clock'>, scope: string, point: string): ClearRecord {
+export function clearAtPoint(
+  target: Pick<InstallTarget, 'records' | 'clearScope' | 'clock'>,
+  scope: string,
+  point: string,
+): ClearRecord {
   const clockBefore = target.clock(scope);
   const clearedCount = target.records(scope).length;
   target.clearScope(scope, { keepClock: true });

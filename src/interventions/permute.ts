@@ -74,7 +74,7 @@ function shuffle32(a: Int32Array, prng: Prng): void {
     let k = 0;
     for (; k < count; k++, i--) {
       const m = (d[k] as number) * (i + 1);
-      if ((m >>> 0) <= i) break; // low word < bound: possibly rejected
+      if (m >>> 0 <= i) break; // low word < bound: possibly rejected
       const j = (m * INV_TWO32) >>> 0;
       const t = a[i] as number;
       a[i] = a[j] as number;
@@ -108,7 +108,7 @@ function shuffle16(a: Uint16Array, prng: Prng): void {
     let k = 0;
     for (; k < count; k++, i--) {
       const m = (d[k] as number) * (i + 1);
-      if ((m >>> 0) <= i) break;
+      if (m >>> 0 <= i) break;
       const j = (m * INV_TWO32) >>> 0;
       const t = a[i] as number;
       a[i] = a[j] as number;
@@ -138,7 +138,7 @@ function shuffle64(a: Int32Array, prng: Prng): void {
     let k = 0;
     for (; k < count; k++, i--) {
       const m = (d[k] as number) * (i + 1);
-      if ((m >>> 0) <= i) break;
+      if (m >>> 0 <= i) break;
       swapPair(a, i, (m * INV_TWO32) >>> 0);
     }
     if (k < count) {
@@ -149,8 +149,10 @@ function shuffle64(a: Int32Array, prng: Prng): void {
 }
 
 function swapPair(a: Int32Array, x: number, y: number): void {
-  const p = 2 * x, q = 2 * y;
-  const t0 = a[p] as number, t1 = a[p + 1] as number;
+  const p = 2 * x,
+    q = 2 * y;
+  const t0 = a[p] as number,
+    t1 = a[p + 1] as number;
   a[p] = a[q] as number;
   a[p + 1] = a[q + 1] as number;
   a[q] = t0;

@@ -27,11 +27,17 @@ export interface OperatorReadHook {
 
 export function readHook(operator: LeafOperator, options: { seed?: Seed } = {}): OperatorReadHook {
   if (operator.usesPrng && options.seed === undefined) {
-    throw new ImepError('E_INTERVENTION_INVALID', `read hook: condition ${operator.condition} draws random numbers and needs a registered seed`, { field: 'seed' });
+    throw new ImepError(
+      'E_INTERVENTION_INVALID',
+      `read hook: condition ${operator.condition} draws random numbers and needs a registered seed`,
+      { field: 'seed' },
+    );
   }
   const base = new Prng(options.seed ?? 0);
   const leafStats = emptyLeafStats();
-  let reads = 0, emptyReads = 0, substitutedReads = 0;
+  let reads = 0,
+    emptyReads = 0,
+    substitutedReads = 0;
   const hook: ReadHook = (items, ctx) => {
     reads++;
     if (items.length === 0) {

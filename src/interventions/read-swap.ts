@@ -76,7 +76,12 @@ function parseKey(key: string): { bank: string; timestep: number; slot: number }
  * slot) and paired by rank (extra donor records unused). A bank where the donor holds fewer records than the
  * recipient is SHORT: the swap cannot run without padding, so the unit is removed (never padded).
  */
-export function alignByRank(recipient: PrePointItems, donor: PrePointItems): { readonly kind: 'aligned'; readonly items: PrePointItems } | { readonly kind: 'short'; readonly bank: string; readonly recipientCount: number; readonly donorCount: number } {
+export function alignByRank(
+  recipient: PrePointItems,
+  donor: PrePointItems,
+):
+  | { readonly kind: 'aligned'; readonly items: PrePointItems }
+  | { readonly kind: 'short'; readonly bank: string; readonly recipientCount: number; readonly donorCount: number } {
   const byBank = (m: PrePointItems): Map<string, { key: string; timestep: number; slot: number }[]> => {
     const out = new Map<string, { key: string; timestep: number; slot: number }[]>();
     for (const key of m.keys()) {
@@ -93,7 +98,8 @@ export function alignByRank(recipient: PrePointItems, donor: PrePointItems): { r
   const items = new Map<string, Leaves>();
   for (const [bank, list] of [...mine].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const other = theirs.get(bank) ?? [];
-    if (other.length < list.length) return { kind: 'short', bank, recipientCount: list.length, donorCount: other.length };
+    if (other.length < list.length)
+      return { kind: 'short', bank, recipientCount: list.length, donorCount: other.length };
     list.forEach((r, i) => items.set(r.key, donor.get((other[i] as { key: string }).key) as Leaves));
   }
   return { kind: 'aligned', items };
@@ -111,7 +117,13 @@ function sameLayout(a: Leaves, b: Leaves): boolean {
   return names.every((n) => {
     const x = a[n];
     const y = b[n];
-    return x !== undefined && y !== undefined && x.dtype === y.dtype && x.shape.length === y.shape.length && x.shape.every((d, i) => d === y.shape[i]);
+    return (
+      x !== undefined &&
+      y !== undefined &&
+      x.dtype === y.dtype &&
+      x.shape.length === y.shape.length &&
+      x.shape.every((d, i) => d === y.shape[i])
+    );
   });
 }
 
@@ -136,10 +148,14 @@ export function readSwapHook(options: {
   const { donorOf, counters } = options;
   const points = new EpisodePoints();
   const short = (what: string): never => {
-    throw new ImepError('E_DONOR_SHORT', `scope ${options.recipient}: ${what} in donor ${options.donor}; the read-time swap failed closed`, {
-      field: 'donor',
-      hint: 'the unit must not run unsubstituted: it is recorded as failed',
-    });
+    throw new ImepError(
+      'E_DONOR_SHORT',
+      `scope ${options.recipient}: ${what} in donor ${options.donor}; the read-time swap failed closed`,
+      {
+        field: 'donor',
+        hint: 'the unit must not run unsubstituted: it is recorded as failed',
+      },
+    );
   };
   return (items, ctx) => {
     const point = points.at(ctx);
@@ -150,8 +166,15 @@ export function readSwapHook(options: {
     const out = items.map((it): RetrievedItem => {
       if (it.identity.timestep >= point) return it;
       const key = prePointKey(ctx.bank, it);
-      const leaves = donor.get(key) ?? short(`no record paired with bank ${ctx.bank}'s record at timestep ${it.identity.timestep}, slot ${it.identity.slot}`);
-      if (!sameLayout(leaves, it.leaves)) short(`the record at timestep ${it.identity.timestep}, slot ${it.identity.slot} has other leaves (names, dtypes or shapes)`);
+      const leaves =
+        donor.get(key) ??
+        short(
+          `no record paired with bank ${ctx.bank}'s record at timestep ${it.identity.timestep}, slot ${it.identity.slot}`,
+        );
+      if (!sameLayout(leaves, it.leaves))
+        short(
+          `the record at timestep ${it.identity.timestep}, slot ${it.identity.slot} has other leaves (names, dtypes or shapes)`,
+        );
       swapped += 1;
       return { identity: it.identity, leaves: cloneLeaves(leaves) };
     });

@@ -18,7 +18,12 @@ import { bfloat16ToNumber, halfToNumber, numberToBfloat16, numberToHalf, type Fl
 import type { LeafOperator, LeafStats } from './leaf-operator.js';
 import { fillStandardNormalSum } from './normal.js';
 
-const MAX_FINITE = { float16: 65504, bfloat16: 3.3895313892515355e38, float32: 3.4028234663852886e38, float64: Number.MAX_VALUE } as const;
+const MAX_FINITE = {
+  float16: 65504,
+  bfloat16: 3.3895313892515355e38,
+  float32: 3.4028234663852886e38,
+  float64: Number.MAX_VALUE,
+} as const;
 
 export interface Moments {
   readonly finite: number;
@@ -29,7 +34,8 @@ export interface Moments {
 
 /** Mean and population SD over the finite values (two-pass). */
 export function finiteMoments(values: Float64Array): Moments {
-  let n = 0, sum = 0;
+  let n = 0,
+    sum = 0;
   for (let i = 0; i < values.length; i++) {
     const v = values[i] as number;
     if (Number.isFinite(v)) {
@@ -70,7 +76,8 @@ let finiteCount = 0;
 
 /** Left-to-right sum of the finite values; their count goes to `finiteCount`. */
 function finiteSum(values: Float64Array): number {
-  let n = 0, sum = 0;
+  let n = 0,
+    sum = 0;
   for (let i = 0; i < values.length; i++) {
     const v = values[i] as number;
     if (Number.isFinite(v)) {
@@ -221,7 +228,12 @@ export function resampleLeaf(leaf: FloatTensor, prng: Prng, stats?: LeafStats): 
 
 export const resampleOperator: LeafOperator = {
   condition: 'T_mu',
-  params: { distribution: 'normal', moments: 'empirical-mean-population-sd', standardised: true, normal: 'ziggurat-128' },
+  params: {
+    distribution: 'normal',
+    moments: 'empirical-mean-population-sd',
+    standardised: true,
+    normal: 'ziggurat-128',
+  },
   usesPrng: true,
   apply: (leaf: FloatTensor, prng: Prng, stats: LeafStats) => resampleLeaf(leaf, prng, stats),
 };

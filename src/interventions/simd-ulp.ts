@@ -61,8 +61,14 @@ import {
 
 // ------------------------------------------------------------------ the kernels
 
-const V_AND = simd(78), V_ANDNOT = simd(79), V_OR = simd(80), V_XOR = simd(81), V_BITSELECT = simd(82), V_ANY_TRUE = simd(83);
-const I32X4_SUB = simd(177), I32X4_EXTADD_PAIRWISE_I16X8_S = simd(126);
+const V_AND = simd(78),
+  V_ANDNOT = simd(79),
+  V_OR = simd(80),
+  V_XOR = simd(81),
+  V_BITSELECT = simd(82),
+  V_ANY_TRUE = simd(83);
+const I32X4_SUB = simd(177),
+  I32X4_EXTADD_PAIRWISE_I16X8_S = simd(126);
 const i32x4Lane = (k: number): number[] => simd(27, k);
 const i64x2Lane = (k: number): number[] => simd(29, k);
 
@@ -130,8 +136,17 @@ const LANES: Readonly<Record<16 | 32 | 64, Lanes>> = {
 
 function sumI32x4(acc: number): number[] {
   return [
-    ...get(acc), ...i32x4Lane(0), ...get(acc), ...i32x4Lane(1), ...I32_ADD,
-    ...get(acc), ...i32x4Lane(2), ...I32_ADD, ...get(acc), ...i32x4Lane(3), ...I32_ADD,
+    ...get(acc),
+    ...i32x4Lane(0),
+    ...get(acc),
+    ...i32x4Lane(1),
+    ...I32_ADD,
+    ...get(acc),
+    ...i32x4Lane(2),
+    ...I32_ADD,
+    ...get(acc),
+    ...i32x4Lane(3),
+    ...I32_ADD,
   ];
 }
 
@@ -145,7 +160,16 @@ interface Word {
 function splat(l: Lanes, w: Word): number[] {
   if (l.width !== 64) return [...i32(w.lo | 0), ...l.splatI32];
   // (u64(hi) << 32) | u64(lo)
-  return [...i32(w.hi | 0), ...I64_EXTEND_I32_U, ...i64Const(32), ...I64_SHL, ...i32(w.lo | 0), ...I64_EXTEND_I32_U, ...I64_OR, ...simd(18)];
+  return [
+    ...i32(w.hi | 0),
+    ...I64_EXTEND_I32_U,
+    ...i64Const(32),
+    ...I64_SHL,
+    ...i32(w.lo | 0),
+    ...I64_EXTEND_I32_U,
+    ...I64_OR,
+    ...simd(18),
+  ];
 }
 
 interface Format {
@@ -160,7 +184,12 @@ const FORMATS: Readonly<Record<SimdUlpDtype, Format>> = {
   float16: { lanes: LANES[16], mag: w16(0x7fff), max: w16(0x7bff), sign: w16(0x8000) },
   bfloat16: { lanes: LANES[16], mag: w16(0x7fff), max: w16(0x7f7f), sign: w16(0x8000) },
   float32: { lanes: LANES[32], mag: w16(0x7fffffff), max: w16(0x7f7fffff), sign: w16(0x80000000) },
-  float64: { lanes: LANES[64], mag: { hi: 0x7fffffff, lo: 0xffffffff }, max: { hi: 0x7fefffff, lo: 0xffffffff }, sign: { hi: 0x80000000, lo: 0 } },
+  float64: {
+    lanes: LANES[64],
+    mag: { hi: 0x7fffffff, lo: 0xffffffff },
+    max: { hi: 0x7fefffff, lo: 0xffffffff },
+    sign: { hi: 0x80000000, lo: 0 },
+  },
 };
 
 const minus = (w: Word, k: number): Word => {
@@ -186,12 +215,22 @@ function loopOver(src: number, end: number, step: readonly number[], word: numbe
   }
   return [
     ...BLOCK,
-    ...get(src), ...get(end), ...I32_GE_U, ...brIf(0),
+    ...get(src),
+    ...get(end),
+    ...I32_GE_U,
+    ...brIf(0),
     ...LOOP,
     ...vectors,
-    ...get(src), ...i32(STRIDE), ...I32_ADD, ...set(src),
-    ...get(src), ...get(end), ...I32_LT_U, ...brIf(0),
-    ...END, ...END,
+    ...get(src),
+    ...i32(STRIDE),
+    ...I32_ADD,
+    ...set(src),
+    ...get(src),
+    ...get(end),
+    ...I32_LT_U,
+    ...brIf(0),
+    ...END,
+    ...END,
   ];
 }
 
@@ -201,28 +240,61 @@ function loopOver(src: number, end: number, step: readonly number[], word: numbe
 /** `plain` kernel of a format and direction: returns 1 when some word was not plain, else 0. */
 function plainKernel(f: Format, dir: SimdUlpDirection): number[] {
   const l = f.lanes;
-  const WORD = 2, ACC = 3, MAG = 4, LIMIT = 5, ONE = 6, SIGN = 7;
+  const WORD = 2,
+    ACC = 3,
+    MAG = 4,
+    LIMIT = 5,
+    ONE = 6,
+    SIGN = 7;
   // special ⟺ m ≥ max finite ('away': zeros are plain), or m − 1 ≥ max − 1 unsigned (other directions: also m = 0)
   const away = dir === 'away';
   let special: number[];
-  if (away) special = [...get(WORD), ...get(MAG), ...V_AND, ...get(LIMIT), ...l.geS]; // magnitudes are non-negative
-  else if (l.geU !== undefined) special = [...get(WORD), ...get(MAG), ...V_AND, ...get(ONE), ...l.sub, ...get(LIMIT), ...l.geU];
-  else special = [...get(WORD), ...get(MAG), ...V_AND, ...get(ONE), ...l.sub, ...get(SIGN), ...V_XOR, ...get(LIMIT), ...l.geS]; // unsigned ≥ via the sign flip
+  if (away)
+    special = [...get(WORD), ...get(MAG), ...V_AND, ...get(LIMIT), ...l.geS]; // magnitudes are non-negative
+  else if (l.geU !== undefined)
+    special = [...get(WORD), ...get(MAG), ...V_AND, ...get(ONE), ...l.sub, ...get(LIMIT), ...l.geU];
+  else
+    special = [
+      ...get(WORD),
+      ...get(MAG),
+      ...V_AND,
+      ...get(ONE),
+      ...l.sub,
+      ...get(SIGN),
+      ...V_XOR,
+      ...get(LIMIT),
+      ...l.geS,
+    ]; // unsigned ≥ via the sign flip
   const sOr1 = [...get(WORD), ...i32(l.width - 1), ...l.shrS, ...get(ONE), ...V_OR];
   const stepped =
-    dir === 'away' ? [...get(WORD), ...get(ONE), ...l.add]
-    : dir === 'toward-zero' ? [...get(WORD), ...get(ONE), ...l.sub]
-    : dir === 'up' ? [...get(WORD), ...sOr1, ...l.add]
-    : [...get(WORD), ...sOr1, ...l.sub];
-  const limit = away ? splat(l, f.max) : l.geU !== undefined ? splat(l, minus(f.max, 1)) : splat(l, flipSign(minus(f.max, 1)));
-  return func([[6, V128]], [
-    ...splat(l, f.mag), ...set(MAG),
-    ...limit, ...set(LIMIT),
-    ...splat(l, { hi: 0, lo: 1 }), ...set(ONE),
-    ...splat(l, f.sign), ...set(SIGN),
-    ...loopOver(0, 1, [...stepped, ...get(ACC), ...special, ...V_OR, ...set(ACC)], WORD),
-    ...get(ACC), ...V_ANY_TRUE,
-  ]);
+    dir === 'away'
+      ? [...get(WORD), ...get(ONE), ...l.add]
+      : dir === 'toward-zero'
+        ? [...get(WORD), ...get(ONE), ...l.sub]
+        : dir === 'up'
+          ? [...get(WORD), ...sOr1, ...l.add]
+          : [...get(WORD), ...sOr1, ...l.sub];
+  const limit = away
+    ? splat(l, f.max)
+    : l.geU !== undefined
+      ? splat(l, minus(f.max, 1))
+      : splat(l, flipSign(minus(f.max, 1)));
+  return func(
+    [[6, V128]],
+    [
+      ...splat(l, f.mag),
+      ...set(MAG),
+      ...limit,
+      ...set(LIMIT),
+      ...splat(l, { hi: 0, lo: 1 }),
+      ...set(ONE),
+      ...splat(l, f.sign),
+      ...set(SIGN),
+      ...loopOver(0, 1, [...stepped, ...get(ACC), ...special, ...V_OR, ...set(ACC)], WORD),
+      ...get(ACC),
+      ...V_ANY_TRUE,
+    ],
+  );
 }
 
 const flipSign = (w: Word): Word => ({ hi: (w.hi ^ 0x80000000) >>> 0, lo: w.lo });
@@ -231,37 +303,99 @@ const flipSign = (w: Word): Word => ({ hi: (w.hi ^ 0x80000000) >>> 0, lo: w.lo }
 function generalKernel(f: Format): number[] {
   const l = f.lanes;
   const [NX, NA, NB, ZX, ZA] = [2, 3, 4, 5, 6];
-  const WORD = 7, S = 8, M = 9, NONFIN = 10, ACC = 11, T = 12;
-  const C_MAG = 13, C_MAX = 14, C_SIGN = 15, C_ONE = 16, C_ZERO = 17, C_NX = 18, C_NA = 19, C_NB = 20, C_ZX = 21, C_ZA = 22;
+  const WORD = 7,
+    S = 8,
+    M = 9,
+    NONFIN = 10,
+    ACC = 11,
+    T = 12;
+  const C_MAG = 13,
+    C_MAX = 14,
+    C_SIGN = 15,
+    C_ONE = 16,
+    C_ZERO = 17,
+    C_NX = 18,
+    C_NA = 19,
+    C_NB = 20,
+    C_ZX = 21,
+    C_ZA = 22;
   const step = [
-    ...get(WORD), ...i32(l.width - 1), ...l.shrS, ...set(S),
-    ...get(WORD), ...get(C_MAG), ...V_AND, ...set(M),
-    ...get(M), ...get(C_MAX), ...l.gtS, ...set(NONFIN),
-    ...get(NONFIN), ...l.count(ACC, T),
+    ...get(WORD),
+    ...i32(l.width - 1),
+    ...l.shrS,
+    ...set(S),
+    ...get(WORD),
+    ...get(C_MAG),
+    ...V_AND,
+    ...set(M),
+    ...get(M),
+    ...get(C_MAX),
+    ...l.gtS,
+    ...set(NONFIN),
+    ...get(NONFIN),
+    ...l.count(ACC, T),
     ...get(WORD),
     // δ = bitselect(zero δ, non-zero δ, m == 0) | (m == max), then & ~nonFinite
-    ...get(S), ...get(C_ZX), ...V_XOR, ...get(C_ZA), ...V_AND, ...get(C_SIGN), ...V_AND, ...get(C_ONE), ...V_OR,
-    ...get(S), ...get(C_NX), ...V_XOR, ...get(C_NA), ...V_AND, ...get(C_NB), ...V_OR,
-    ...get(M), ...get(C_ZERO), ...l.eq,
+    ...get(S),
+    ...get(C_ZX),
+    ...V_XOR,
+    ...get(C_ZA),
+    ...V_AND,
+    ...get(C_SIGN),
+    ...V_AND,
+    ...get(C_ONE),
+    ...V_OR,
+    ...get(S),
+    ...get(C_NX),
+    ...V_XOR,
+    ...get(C_NA),
+    ...V_AND,
+    ...get(C_NB),
+    ...V_OR,
+    ...get(M),
+    ...get(C_ZERO),
+    ...l.eq,
     ...V_BITSELECT,
-    ...get(M), ...get(C_MAX), ...l.eq, ...V_OR,
-    ...get(NONFIN), ...V_ANDNOT,
+    ...get(M),
+    ...get(C_MAX),
+    ...l.eq,
+    ...V_OR,
+    ...get(NONFIN),
+    ...V_ANDNOT,
     ...l.add,
   ];
-  return func([[16, V128]], [
-    ...splat(l, f.mag), ...set(C_MAG),
-    ...splat(l, f.max), ...set(C_MAX),
-    ...splat(l, f.sign), ...set(C_SIGN),
-    ...splat(l, { hi: 0, lo: 1 }), ...set(C_ONE),
-    ...splat(l, { hi: 0, lo: 0 }), ...set(C_ZERO),
-    ...get(NX), ...l.splatI32, ...set(C_NX),
-    ...get(NA), ...l.splatI32, ...set(C_NA),
-    ...get(NB), ...l.splatI32, ...set(C_NB),
-    ...get(ZX), ...l.splatI32, ...set(C_ZX),
-    ...get(ZA), ...l.splatI32, ...set(C_ZA),
-    ...loopOver(0, 1, step, WORD),
-    ...l.total(ACC),
-  ]);
+  return func(
+    [[16, V128]],
+    [
+      ...splat(l, f.mag),
+      ...set(C_MAG),
+      ...splat(l, f.max),
+      ...set(C_MAX),
+      ...splat(l, f.sign),
+      ...set(C_SIGN),
+      ...splat(l, { hi: 0, lo: 1 }),
+      ...set(C_ONE),
+      ...splat(l, { hi: 0, lo: 0 }),
+      ...set(C_ZERO),
+      ...get(NX),
+      ...l.splatI32,
+      ...set(C_NX),
+      ...get(NA),
+      ...l.splatI32,
+      ...set(C_NA),
+      ...get(NB),
+      ...l.splatI32,
+      ...set(C_NB),
+      ...get(ZX),
+      ...l.splatI32,
+      ...set(C_ZX),
+      ...get(ZA),
+      ...l.splatI32,
+      ...set(C_ZA),
+      ...loopOver(0, 1, step, WORD),
+      ...l.total(ACC),
+    ],
+  );
 }
 
 export type SimdUlpDtype = 'float16' | 'bfloat16' | 'float32' | 'float64';
@@ -279,10 +413,16 @@ const GENERAL_PARAMS: Readonly<Record<SimdUlpDirection, readonly [number, number
 
 function buildModule(): Uint8Array {
   const funcs: { name: string; type: number; code: number[] }[] = [];
-  for (const dtype of DTYPES) for (const dir of DIRECTIONS) funcs.push({ name: `plain ${dtype} ${dir}`, type: 0, code: plainKernel(FORMATS[dtype], dir) });
+  for (const dtype of DTYPES)
+    for (const dir of DIRECTIONS)
+      funcs.push({ name: `plain ${dtype} ${dir}`, type: 0, code: plainKernel(FORMATS[dtype], dir) });
   for (const dtype of DTYPES) funcs.push({ name: `general ${dtype}`, type: 1, code: generalKernel(FORMATS[dtype]) });
   const memoryPages = (OUT + CHUNK_BYTES) / PAGE_BYTES;
-  return moduleBytes([funcType([I32, I32], [I32]), funcType([I32, I32, I32, I32, I32, I32, I32], [I32])], funcs, memoryPages);
+  return moduleBytes(
+    [funcType([I32, I32], [I32]), funcType([I32, I32, I32, I32, I32, I32, I32], [I32])],
+    funcs,
+    memoryPages,
+  );
 }
 
 // ------------------------------------------------------------------ the JS side
@@ -304,7 +444,9 @@ let instance: Instance | null | undefined;
 let enabled = true;
 /** Views of the module's memory, rebuilt when it grows (growing replaces its ArrayBuffer). */
 let memBuffer: ArrayBuffer | undefined;
-let memU16 = new Uint16Array(0), memF32 = new Float32Array(0), memF64 = new Float64Array(0);
+let memU16 = new Uint16Array(0),
+  memF32 = new Float32Array(0),
+  memF64 = new Float64Array(0);
 
 function load(): Instance | null {
   if (instance !== undefined) return instance;
@@ -349,7 +491,12 @@ const PAD: Readonly<Record<SimdUlpDtype, number>> = { float16: 0x3c00, bfloat16:
  * Steps the words of `data` (one chunk, at most CHUNK_BYTES) into the output region (element offset
  * OUT / BYTES_PER_ELEMENT of the dtype's memory view) and returns the number of non-finite words.
  */
-function stepChunk(inst: Instance, data: Float32Array | Float64Array | Uint16Array, dtype: SimdUlpDtype, direction: SimdUlpDirection): number {
+function stepChunk(
+  inst: Instance,
+  data: Float32Array | Float64Array | Uint16Array,
+  dtype: SimdUlpDtype,
+  direction: SimdUlpDirection,
+): number {
   const n = data.length;
   const padded = Math.ceil(data.byteLength / STRIDE) * STRIDE;
   const view = data instanceof Float32Array ? memF32 : data instanceof Float64Array ? memF64 : memU16;
@@ -366,7 +513,11 @@ function stepChunk(inst: Instance, data: Float32Array | Float64Array | Uint16Arr
  * The stepped copy of `data` (raw words of `dtype`) in a new array of the same type, and the number of
  * non-finite words; undefined when the SIMD path is unavailable or switched off.
  */
-export function simdStepUlp<T extends Float32Array | Float64Array | Uint16Array>(data: T, dtype: SimdUlpDtype, direction: SimdUlpDirection): { data: T; nonFinite: number } | undefined {
+export function simdStepUlp<T extends Float32Array | Float64Array | Uint16Array>(
+  data: T,
+  dtype: SimdUlpDtype,
+  direction: SimdUlpDirection,
+): { data: T; nonFinite: number } | undefined {
   if (!enabled || !Object.hasOwn(GENERAL_PARAMS, direction)) return undefined;
   const inst = load();
   if (inst === null) return undefined;

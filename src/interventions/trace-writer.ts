@@ -119,28 +119,49 @@ function isInt(x: unknown): x is number {
 function isSelected(x: unknown): x is SelectedRecordTrace {
   if (typeof x !== 'object' || x === null) return false;
   const s = x as Record<string, unknown>;
-  return isInt(s.slot) && isInt(s.timestep) && isInt(s.version) && isStr(s.before) && (s.after === null || isStr(s.after)) && typeof s.unmodifiedSubstituted === 'boolean';
+  return (
+    isInt(s.slot) &&
+    isInt(s.timestep) &&
+    isInt(s.version) &&
+    isStr(s.before) &&
+    (s.after === null || isStr(s.after)) &&
+    typeof s.unmodifiedSubstituted === 'boolean'
+  );
 }
 
 export function isTraceEntry(x: unknown): x is TraceEntry {
   if (typeof x !== 'object' || x === null) return false;
   const e = x as Record<string, unknown>;
   return (
-    isStr(e.bank) && isStr(e.scope) && isStr(e.episode) && isInt(e.queryIndex) && typeof e.decisionStep === 'boolean' &&
-    isInt(e.candidateCount) && typeof e.afterPoint === 'boolean' && Array.isArray(e.selected) && e.selected.every(isSelected) &&
-    isInt(e.returnedCount) && isStr(e.readBefore) && isStr(e.readAfter)
+    isStr(e.bank) &&
+    isStr(e.scope) &&
+    isStr(e.episode) &&
+    isInt(e.queryIndex) &&
+    typeof e.decisionStep === 'boolean' &&
+    isInt(e.candidateCount) &&
+    typeof e.afterPoint === 'boolean' &&
+    Array.isArray(e.selected) &&
+    e.selected.every(isSelected) &&
+    isInt(e.returnedCount) &&
+    isStr(e.readBefore) &&
+    isStr(e.readAfter)
   );
 }
 
 function isHeader(x: unknown): x is TraceHeader {
   if (typeof x !== 'object' || x === null) return false;
   const h = x as Record<string, unknown>;
-  return h.format === 'imep-trace' && h.version === TRACE_FORMAT_VERSION && typeof h.meta === 'object' && h.meta !== null;
+  return (
+    h.format === 'imep-trace' && h.version === TRACE_FORMAT_VERSION && typeof h.meta === 'object' && h.meta !== null
+  );
 }
 
 class FrameReader {
   private pos = 0;
-  constructor(private readonly fd: number, private readonly path: string) {}
+  constructor(
+    private readonly fd: number,
+    private readonly path: string,
+  ) {}
 
   readExactly(n: number, what: string): Buffer | null {
     const buf = Buffer.allocUnsafe(n);
@@ -181,10 +202,12 @@ function openChecked(path: string): { fd: number; frames: FrameReader; header: T
   try {
     const frames = new FrameReader(fd, path);
     const magic = frames.readExactly(TRACE_MAGIC.length, 'the magic');
-    if (magic === null || magic.toString('latin1') !== TRACE_MAGIC) throw ioError(path, 'not an IMEP trace file (bad magic)');
+    if (magic === null || magic.toString('latin1') !== TRACE_MAGIC)
+      throw ioError(path, 'not an IMEP trace file (bad magic)');
     const first = frames.next();
     const header: unknown = first === null ? null : new Unpackr({ useRecords: true }).unpack(first);
-    if (!isHeader(header)) throw ioError(path, `unsupported trace header (want format imep-trace version ${TRACE_FORMAT_VERSION})`);
+    if (!isHeader(header))
+      throw ioError(path, `unsupported trace header (want format imep-trace version ${TRACE_FORMAT_VERSION})`);
     return { fd, frames, header };
   } catch (e) {
     closeSync(fd);

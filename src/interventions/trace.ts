@@ -64,7 +64,11 @@ interface ScopeState {
 }
 
 function sameIdentity(a: RetrievedItem, b: RetrievedItem): boolean {
-  return a.identity.slot === b.identity.slot && a.identity.timestep === b.identity.timestep && a.identity.version === b.identity.version;
+  return (
+    a.identity.slot === b.identity.slot &&
+    a.identity.timestep === b.identity.timestep &&
+    a.identity.version === b.identity.version
+  );
 }
 
 export class TraceRecorder {
@@ -107,7 +111,11 @@ export class TraceRecorder {
     if (st?.marked) st.dirty.add(e.slot);
   }
 
-  private record(input: readonly RetrievedItem[], output: readonly RetrievedItem[], ctx: Parameters<ReadHook>[1]): void {
+  private record(
+    input: readonly RetrievedItem[],
+    output: readonly RetrievedItem[],
+    ctx: Parameters<ReadHook>[1],
+  ): void {
     const st = this.scopes.get(ctx.scope);
     const afterPoint = st?.marked === true;
     if (st && afterPoint && st.baseline === null && this.options.mode === 'installed') {
@@ -138,14 +146,24 @@ export class TraceRecorder {
         if (mode === 'installed') {
           const t = st.baseline?.get(it.identity.slot);
           unmodifiedSubstituted =
-            t !== undefined && t[0] === it.identity.timestep && t[1] === it.identity.version && !st.dirty.has(it.identity.slot);
+            t !== undefined &&
+            t[0] === it.identity.timestep &&
+            t[1] === it.identity.version &&
+            !st.dirty.has(it.identity.slot);
         } else if (mode === 'per-read') {
           unmodifiedSubstituted = after !== null && after !== b;
         } else if (mode === 'read-swap') {
           unmodifiedSubstituted = after !== null && swapPoint !== null && it.identity.timestep < swapPoint;
         }
       }
-      selected.push({ slot: it.identity.slot, timestep: it.identity.timestep, version: it.identity.version, before: b, after, unmodifiedSubstituted });
+      selected.push({
+        slot: it.identity.slot,
+        timestep: it.identity.timestep,
+        version: it.identity.version,
+        before: b,
+        after,
+        unmodifiedSubstituted,
+      });
     }
     const readBefore = readDigest(before, c);
     // The reader's items digest as the selection's (same strings, same order) on every read a hook passes

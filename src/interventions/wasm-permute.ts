@@ -65,39 +65,124 @@ const TWO32 = 4294967296;
  * below the bound (left unused for JS). Elements are `width` bytes at data + i·width.
  */
 export function shuffleKernel(width: 2 | 4 | 8): number[] {
-  const DATA_P = 0, P = 1, COUNT = 2, I = 3; // params; COUNT becomes the end pointer
-  const START = 4, J = 5, A = 6, B = 7; // i32 locals
-  const M = 8, T64 = 9; // i64 locals
+  const DATA_P = 0,
+    P = 1,
+    COUNT = 2,
+    I = 3; // params; COUNT becomes the end pointer
+  const START = 4,
+    J = 5,
+    A = 6,
+    B = 7; // i32 locals
+  const M = 8,
+    T64 = 9; // i64 locals
   const T32 = 10; // i32 local
   const shift = width === 2 ? 1 : width === 4 ? 2 : 3;
   const addr = (idx: number): number[] => [...get(DATA_P), ...get(idx), ...i32(shift), ...I32_SHL, ...I32_ADD];
   const swap =
     width === 8
-      ? [...get(A), ...i64Load(3), ...set(T64), ...get(A), ...get(B), ...i64Load(3), ...i64Store(3), ...get(B), ...get(T64), ...i64Store(3)]
+      ? [
+          ...get(A),
+          ...i64Load(3),
+          ...set(T64),
+          ...get(A),
+          ...get(B),
+          ...i64Load(3),
+          ...i64Store(3),
+          ...get(B),
+          ...get(T64),
+          ...i64Store(3),
+        ]
       : width === 4
-        ? [...get(A), ...i32Load(2), ...set(T32), ...get(A), ...get(B), ...i32Load(2), ...i32Store(2), ...get(B), ...get(T32), ...i32Store(2)]
-        : [...get(A), ...i32Load16U(1), ...set(T32), ...get(A), ...get(B), ...i32Load16U(1), ...i32Store16(1), ...get(B), ...get(T32), ...i32Store16(1)];
+        ? [
+            ...get(A),
+            ...i32Load(2),
+            ...set(T32),
+            ...get(A),
+            ...get(B),
+            ...i32Load(2),
+            ...i32Store(2),
+            ...get(B),
+            ...get(T32),
+            ...i32Store(2),
+          ]
+        : [
+            ...get(A),
+            ...i32Load16U(1),
+            ...set(T32),
+            ...get(A),
+            ...get(B),
+            ...i32Load16U(1),
+            ...i32Store16(1),
+            ...get(B),
+            ...get(T32),
+            ...i32Store16(1),
+          ];
   return func(
-    [[4, I32], [2, I64], [1, I32]],
     [
-      ...get(P), ...set(START),
-      ...get(P), ...get(COUNT), ...i32(2), ...I32_SHL, ...I32_ADD, ...set(COUNT), // end pointer
-      ...BLOCK, ...LOOP,
-      ...get(P), ...get(COUNT), ...I32_GE_U, ...brIf(1),
-      ...get(I), ...I32_EQZ, ...brIf(1),
+      [4, I32],
+      [2, I64],
+      [1, I32],
+    ],
+    [
+      ...get(P),
+      ...set(START),
+      ...get(P),
+      ...get(COUNT),
+      ...i32(2),
+      ...I32_SHL,
+      ...I32_ADD,
+      ...set(COUNT), // end pointer
+      ...BLOCK,
+      ...LOOP,
+      ...get(P),
+      ...get(COUNT),
+      ...I32_GE_U,
+      ...brIf(1),
+      ...get(I),
+      ...I32_EQZ,
+      ...brIf(1),
       // m = draw · (i + 1), a 64-bit product
-      ...get(P), ...i64Load32U(2), ...get(I), ...i32(1), ...I32_ADD, ...I64_EXTEND_I32_U, ...I64_MUL, ...tee(M),
+      ...get(P),
+      ...i64Load32U(2),
+      ...get(I),
+      ...i32(1),
+      ...I32_ADD,
+      ...I64_EXTEND_I32_U,
+      ...I64_MUL,
+      ...tee(M),
       // low word < i + 1: nextInt may reject this draw — stop here
-      ...I32_WRAP_I64, ...get(I), ...i32(1), ...I32_ADD, ...I32_LT_U, ...brIf(1),
-      ...get(M), ...i64Const(32), ...I64_SHR_U, ...I32_WRAP_I64, ...set(J),
-      ...addr(I), ...set(A),
-      ...addr(J), ...set(B),
+      ...I32_WRAP_I64,
+      ...get(I),
+      ...i32(1),
+      ...I32_ADD,
+      ...I32_LT_U,
+      ...brIf(1),
+      ...get(M),
+      ...i64Const(32),
+      ...I64_SHR_U,
+      ...I32_WRAP_I64,
+      ...set(J),
+      ...addr(I),
+      ...set(A),
+      ...addr(J),
+      ...set(B),
       ...swap,
-      ...get(P), ...i32(4), ...I32_ADD, ...set(P),
-      ...get(I), ...i32(1), ...I32_SUB, ...set(I),
+      ...get(P),
+      ...i32(4),
+      ...I32_ADD,
+      ...set(P),
+      ...get(I),
+      ...i32(1),
+      ...I32_SUB,
+      ...set(I),
       ...br(0),
-      ...END, ...END,
-      ...get(P), ...get(START), ...I32_SUB, ...i32(2), ...I32_SHR_U,
+      ...END,
+      ...END,
+      ...get(P),
+      ...get(START),
+      ...I32_SUB,
+      ...i32(2),
+      ...I32_SHR_U,
     ],
   );
 }
@@ -124,7 +209,13 @@ let cached: Views | undefined;
 function views(memory: WasmMemory): Views {
   const buffer = memory.buffer;
   if (cached === undefined || cached.buffer !== buffer) {
-    cached = { buffer, draws: new Uint32Array(buffer, 0, CHUNK), u16: new Uint16Array(buffer), f32: new Float32Array(buffer), f64: new Float64Array(buffer) };
+    cached = {
+      buffer,
+      draws: new Uint32Array(buffer, 0, CHUNK),
+      u16: new Uint16Array(buffer),
+      f32: new Float32Array(buffer),
+      f64: new Float64Array(buffer),
+    };
   }
   return cached;
 }
@@ -143,7 +234,10 @@ function load(): Instance | null {
     ),
   );
   if (e === null) return (instance = null);
-  return (instance = { memory: e.memory as WasmMemory, kernels: { 2: e.w2 as Kernel, 4: e.w4 as Kernel, 8: e.w8 as Kernel } });
+  return (instance = {
+    memory: e.memory as WasmMemory,
+    kernels: { 2: e.w2 as Kernel, 4: e.w4 as Kernel, 8: e.w8 as Kernel },
+  });
 }
 
 /** Switches the WebAssembly path on or off (tests compare it with the JS loops); returns the previous setting. */
@@ -197,7 +291,8 @@ export function wasmPermute<T extends Uint16Array | Float32Array | Float64Array>
       }
       const j = (m - l) / TWO32;
       for (let k = 0; k < half; k++) {
-        const x = DATA / 2 + i * half + k, y = DATA / 2 + j * half + k;
+        const x = DATA / 2 + i * half + k,
+          y = DATA / 2 + j * half + k;
         const w = words[x] as number;
         words[x] = words[y] as number;
         words[y] = w;

@@ -4,7 +4,8 @@
  */
 import type { TensorDtype } from './manifest.js';
 
-export type HostData = Float32Array | Float64Array | Uint8Array | Int8Array | Int32Array | BigInt64Array | Uint16Array | string[];
+export type HostData =
+  Float32Array | Float64Array | Uint8Array | Int8Array | Int32Array | BigInt64Array | Uint16Array | string[];
 
 /** A tensor on the host: dtype, shape (batch first) and row-major data. */
 export interface HostTensor {

@@ -29,13 +29,20 @@ export interface LoadedCheckpoint {
 }
 
 /** Reads and verifies every file listed in the manifest; returns a reader of verified bytes. */
-export function verifyFiles(dir: string, manifest: CheckpointManifest, manifestFile: string): (name: string) => Uint8Array {
+export function verifyFiles(
+  dir: string,
+  manifest: CheckpointManifest,
+  manifestFile: string,
+): (name: string) => Uint8Array {
   const verified = new Map<string, Uint8Array>();
   for (const [name, entry] of Object.entries(manifest.files)) {
     const path = join(dir, name);
     const field = `files[${JSON.stringify(name)}]`;
     if (!existsSync(path)) {
-      throw new ImepError('E_CHECKPOINT_MISSING', `${name} is listed but missing from the checkpoint folder`, { file: manifestFile, field });
+      throw new ImepError('E_CHECKPOINT_MISSING', `${name} is listed but missing from the checkpoint folder`, {
+        file: manifestFile,
+        field,
+      });
     }
     const bytes = new Uint8Array(readFileSync(path));
     const digest = sha256Hex(bytes);
@@ -47,14 +54,22 @@ export function verifyFiles(dir: string, manifest: CheckpointManifest, manifestF
       });
     }
     if (bytes.length !== entry.bytes) {
-      throw new ImepError('E_CHECKPOINT_MISMATCH', `${name} has ${bytes.length} bytes, model.json says ${entry.bytes}`, { file: manifestFile, field: `${field}.bytes` });
+      throw new ImepError(
+        'E_CHECKPOINT_MISMATCH',
+        `${name} has ${bytes.length} bytes, model.json says ${entry.bytes}`,
+        { file: manifestFile, field: `${field}.bytes` },
+      );
     }
     verified.set(name, bytes);
   }
   return (name) => {
     const bytes = verified.get(name);
     if (bytes === undefined) {
-      throw new ImepError('E_CHECKPOINT_MISMATCH', `${name} is needed but not listed in files (so its hash is unchecked)`, { file: manifestFile, field: 'files', hint: 'list every file the graphs read' });
+      throw new ImepError(
+        'E_CHECKPOINT_MISMATCH',
+        `${name} is needed but not listed in files (so its hash is unchecked)`,
+        { file: manifestFile, field: 'files', hint: 'list every file the graphs read' },
+      );
     }
     return bytes;
   };
@@ -64,14 +79,21 @@ export function verifyFiles(dir: string, manifest: CheckpointManifest, manifestF
 export function readManifest(dir: string): { manifest: CheckpointManifest; manifestFile: string } {
   const manifestFile = join(dir, 'model.json');
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new ImepError('E_CHECKPOINT_MISSING', 'checkpoint folder does not exist', { file: dir, hint: 'give a folder holding model.json and the graph files' });
+    throw new ImepError('E_CHECKPOINT_MISSING', 'checkpoint folder does not exist', {
+      file: dir,
+      hint: 'give a folder holding model.json and the graph files',
+    });
   }
-  if (!existsSync(manifestFile)) throw new ImepError('E_CHECKPOINT_MISSING', 'model.json is missing', { file: manifestFile });
+  if (!existsSync(manifestFile))
+    throw new ImepError('E_CHECKPOINT_MISSING', 'model.json is missing', { file: manifestFile });
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(manifestFile, 'utf8'));
   } catch (e) {
-    throw new ImepError('E_CHECKPOINT_MISMATCH', `not valid JSON: ${e instanceof Error ? e.message : String(e)}`, { file: manifestFile, field: '(root)' });
+    throw new ImepError('E_CHECKPOINT_MISMATCH', `not valid JSON: ${e instanceof Error ? e.message : String(e)}`, {
+      file: manifestFile,
+      field: '(root)',
+    });
   }
   return { manifest: parseManifest(value, manifestFile), manifestFile };
 }
@@ -103,7 +125,8 @@ export async function loadCheckpoint(dirIn: string, options: CheckpointOptions =
     await Promise.all(runners.map((r) => r.release()));
   };
   try {
-    for (const g of GRAPH_NAMES) verifyGraphContract(g, manifest.graphs[g], graphs[g].signature, manifestFile, manifest.graphs[g].file);
+    for (const g of GRAPH_NAMES)
+      verifyGraphContract(g, manifest.graphs[g], graphs[g].signature, manifestFile, manifest.graphs[g].file);
   } catch (e) {
     await release();
     throw e;

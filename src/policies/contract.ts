@@ -16,7 +16,8 @@ function isDynamic(d: number | string): boolean {
   return typeof d === 'string' || d < 0;
 }
 
-const fmt = (s: readonly (number | string)[] | null): string => (s === null ? '(unknown)' : `[${s.map((d) => (typeof d === 'string' ? JSON.stringify(d) : String(d))).join(', ')}]`);
+const fmt = (s: readonly (number | string)[] | null): string =>
+  s === null ? '(unknown)' : `[${s.map((d) => (typeof d === 'string' ? JSON.stringify(d) : String(d))).join(', ')}]`;
 
 export function verifyGraphContract(
   graph: GraphName,
@@ -38,21 +39,33 @@ export function verifyGraphContract(
       const where = `graphs.${graph}.${kind}[${i}]`;
       const r = real.find((x) => x.name === t.name);
       if (r === undefined) {
-        fail(`${where}.name`, `declares ${kind === 'inputs' ? 'input' : 'output'} ${JSON.stringify(t.name)}, but the graph's ${kind} are ${realNames.map((n) => JSON.stringify(n)).join(', ') || '(none)'}`);
+        fail(
+          `${where}.name`,
+          `declares ${kind === 'inputs' ? 'input' : 'output'} ${JSON.stringify(t.name)}, but the graph's ${kind} are ${realNames.map((n) => JSON.stringify(n)).join(', ') || '(none)'}`,
+        );
         return;
       }
-      if (r.dtype !== t.dtype) fail(`${where}.dtype`, `declares ${t.name} as ${t.dtype}, but the graph's ${t.name} is ${r.dtype}`);
+      if (r.dtype !== t.dtype)
+        fail(`${where}.dtype`, `declares ${t.name} as ${t.dtype}, but the graph's ${t.name} is ${r.dtype}`);
       if (r.shape === null) return;
-      if (r.shape.length !== t.shape.length) fail(`${where}.shape`, `declares ${t.name} with shape ${fmt(t.shape)}, but the graph's is ${fmt(r.shape)}`);
+      if (r.shape.length !== t.shape.length)
+        fail(`${where}.shape`, `declares ${t.name} with shape ${fmt(t.shape)}, but the graph's is ${fmt(r.shape)}`);
       t.shape.forEach((d, j) => {
         const rd = r.shape?.[j] as number | string;
         const ok = d === BATCH_AXIS ? isDynamic(rd) : rd === d;
-        if (!ok) fail(`${where}.shape`, `declares ${t.name} with shape ${fmt(t.shape)}, but the graph's is ${fmt(r.shape)} (dimension ${j})`);
+        if (!ok)
+          fail(
+            `${where}.shape`,
+            `declares ${t.name} with shape ${fmt(t.shape)}, but the graph's is ${fmt(r.shape)} (dimension ${j})`,
+          );
       });
     });
     for (const r of real) {
       if (!declared.some((t) => t.name === r.name)) {
-        fail(`graphs.${graph}.${kind}`, `the graph has ${kind === 'inputs' ? 'input' : 'output'} ${JSON.stringify(r.name)} (${r.dtype}${fmt(r.shape)}), which the contract does not declare`);
+        fail(
+          `graphs.${graph}.${kind}`,
+          `the graph has ${kind === 'inputs' ? 'input' : 'output'} ${JSON.stringify(r.name)} (${r.dtype}${fmt(r.shape)}), which the contract does not declare`,
+        );
       }
     }
   };

@@ -1,6 +1,16 @@
 /** Public face of the policy runtimes. */
 export { slotPolicy } from '../runtime/index.js';
-export type { BatchPolicy, EpisodeInfo, MemoryReadable, Observation, Policy, PolicyOutput, PolicyReadouts, ReadReadout, SlotObservation } from '../runtime/index.js';
+export type {
+  BatchPolicy,
+  EpisodeInfo,
+  MemoryReadable,
+  Observation,
+  Policy,
+  PolicyOutput,
+  PolicyReadouts,
+  ReadReadout,
+  SlotObservation,
+} from '../runtime/index.js';
 export {
   BATCH_AXIS,
   GRAPH_NAMES,
@@ -27,7 +37,13 @@ export type {
 export type { BackendReport, GraphRunner, GraphSignature, HostTensor, ValueInfo } from './backend.js';
 export { verifyGraphContract } from './contract.js';
 export type { CheckpointOptions, LoadedCheckpoint } from './checkpoint.js';
-export { DEFAULT_PROVIDERS, EXECUTION_PROVIDERS, onnxRuntimeProbe, resolveProviderConfig, selectProvider } from './providers.js';
+export {
+  DEFAULT_PROVIDERS,
+  EXECUTION_PROVIDERS,
+  onnxRuntimeProbe,
+  resolveProviderConfig,
+  selectProvider,
+} from './providers.js';
 export type { Availability, ExecutionProvider, ProviderChoice, ProviderConfig, ProviderProbe } from './providers.js';
 export type { OnnxOptions } from './onnx-backend.js';
 export { loadTf, loadTfjsGraph, serializeTfjsModel } from './tfjs-backend.js';

@@ -28,7 +28,17 @@ export const MANIFEST_FORMAT = 'imep-checkpoint';
 export const MANIFEST_VERSION = 1;
 export const BATCH_AXIS = 'batch';
 
-export const TENSOR_DTYPES = ['float32', 'float16', 'float64', 'uint8', 'int8', 'int32', 'int64', 'bool', 'string'] as const;
+export const TENSOR_DTYPES = [
+  'float32',
+  'float16',
+  'float64',
+  'uint8',
+  'int8',
+  'int32',
+  'int64',
+  'bool',
+  'string',
+] as const;
 export type TensorDtype = (typeof TENSOR_DTYPES)[number];
 
 export const INPUT_ROLES = ['observation', 'carry', 'memory', 'memoryMask'] as const;
@@ -42,12 +52,18 @@ const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digi
 const fileName = z
   .string()
   .min(1)
-  .refine((s) => !s.includes('/') && !s.includes('\\') && s !== '.' && s !== '..' && s !== 'model.json', 'must be a plain file name in the checkpoint folder (not model.json)');
+  .refine(
+    (s) => !s.includes('/') && !s.includes('\\') && s !== '.' && s !== '..' && s !== 'model.json',
+    'must be a plain file name in the checkpoint folder (not model.json)',
+  );
 const dim = z.union([z.literal(BATCH_AXIS), z.number().int().positive()]);
 const shape = z
   .array(dim)
   .min(1)
-  .refine((s) => s[0] === BATCH_AXIS && s.slice(1).every((d) => d !== BATCH_AXIS), `must start with "${BATCH_AXIS}" and use it only there`);
+  .refine(
+    (s) => s[0] === BATCH_AXIS && s.slice(1).every((d) => d !== BATCH_AXIS),
+    `must start with "${BATCH_AXIS}" and use it only there`,
+  );
 
 const tensorBase = { name: z.string().min(1), dtype: z.enum(TENSOR_DTYPES), shape };
 export const inputContractSchema = z.strictObject({
@@ -151,7 +167,12 @@ export function parseManifest(value: unknown, file: string): CheckpointManifest 
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue === undefined ? '(root)' : pathOf(issue.path);
-    throw mismatch(file, field, issue?.message ?? 'invalid manifest', `see src/policies/manifest.ts for the model.json schema`);
+    throw mismatch(
+      file,
+      field,
+      issue?.message ?? 'invalid manifest',
+      `see src/policies/manifest.ts for the model.json schema`,
+    );
   }
   crossCheck(parsed.data, file);
   return parsed.data;
@@ -170,7 +191,6 @@ function byRole<T extends { role: string }>(list: readonly T[], role: string): F
   return out;
 }
 
-
 const fmt = (s: readonly (number | string)[]): string => `[${s.join(', ')}]`;
 
 /** Internal consistency: roles where they belong, one of each singleton role, shapes agreeing with the bank. */
@@ -178,32 +198,53 @@ function crossCheck(m: CheckpointManifest, file: string): void {
   for (const g of GRAPH_NAMES) {
     const graph = m.graphs[g];
     if (m.files[graph.file] === undefined) {
-      throw mismatch(file, `graphs.${g}.file`, `${graph.file} is not listed in files`, 'list every checkpoint file with its sha256');
+      throw mismatch(
+        file,
+        `graphs.${g}.file`,
+        `${graph.file} is not listed in files`,
+        'list every checkpoint file with its sha256',
+      );
     }
-    for (const [kind, list] of [['inputs', graph.inputs], ['outputs', graph.outputs]] as const) {
+    for (const [kind, list] of [
+      ['inputs', graph.inputs],
+      ['outputs', graph.outputs],
+    ] as const) {
       const seen = new Set<string>();
       list.forEach((t, i) => {
-        if (seen.has(t.name)) throw mismatch(file, `graphs.${g}.${kind}[${i}].name`, `duplicate tensor name ${JSON.stringify(t.name)}`);
+        if (seen.has(t.name))
+          throw mismatch(file, `graphs.${g}.${kind}[${i}].name`, `duplicate tensor name ${JSON.stringify(t.name)}`);
         seen.add(t.name);
       });
     }
     graph.inputs.forEach((t, i) => {
       const where = `graphs.${g}.inputs[${i}]`;
-      if (t.role === 'observation' && t.field === undefined) throw mismatch(file, `${where}.field`, 'an observation input needs the observation field it reads');
-      if (t.role !== 'observation' && t.field !== undefined) throw mismatch(file, `${where}.field`, `only observation inputs take a field (role is ${t.role})`);
-      if (g === 'encode' && t.role !== 'observation') throw mismatch(file, `${where}.role`, `encode inputs are observations only, got ${t.role}`);
+      if (t.role === 'observation' && t.field === undefined)
+        throw mismatch(file, `${where}.field`, 'an observation input needs the observation field it reads');
+      if (t.role !== 'observation' && t.field !== undefined)
+        throw mismatch(file, `${where}.field`, `only observation inputs take a field (role is ${t.role})`);
+      if (g === 'encode' && t.role !== 'observation')
+        throw mismatch(file, `${where}.role`, `encode inputs are observations only, got ${t.role}`);
     });
     graph.outputs.forEach((t, i) => {
-      const encodeOnly = t.role === 'queryKey' || t.role === 'writeCandidate' || t.role === 'carry' || t.role === 'writeGate';
-      if (encodeOnly !== (g === 'encode')) throw mismatch(file, `graphs.${g}.outputs[${i}].role`, `${t.role} is not an output of the ${g} graph`);
-      if (t.dtype !== 'float32') throw mismatch(file, `graphs.${g}.outputs[${i}].dtype`, `outputs are float32, got ${t.dtype}`);
+      const encodeOnly =
+        t.role === 'queryKey' || t.role === 'writeCandidate' || t.role === 'carry' || t.role === 'writeGate';
+      if (encodeOnly !== (g === 'encode'))
+        throw mismatch(file, `graphs.${g}.outputs[${i}].role`, `${t.role} is not an output of the ${g} graph`);
+      if (t.dtype !== 'float32')
+        throw mismatch(file, `graphs.${g}.outputs[${i}].dtype`, `outputs are float32, got ${t.dtype}`);
     });
   }
   const enc = m.graphs.encode;
   const act = m.graphs.act;
-  const one = <T extends { role: string }>(list: readonly T[], role: string, where: string, required: boolean): Found<T> | undefined => {
+  const one = <T extends { role: string }>(
+    list: readonly T[],
+    role: string,
+    where: string,
+    required: boolean,
+  ): Found<T> | undefined => {
     const found = byRole(list, role);
-    if (found.length > 1) throw mismatch(file, `${where}[${found[1]?.index ?? 0}].role`, `more than one ${role} tensor`);
+    if (found.length > 1)
+      throw mismatch(file, `${where}[${found[1]?.index ?? 0}].role`, `more than one ${role} tensor`);
     if (required && found.length === 0) throw mismatch(file, where, `no tensor with role ${role}`);
     return found[0];
   };
@@ -215,37 +256,87 @@ function crossCheck(m: CheckpointManifest, file: string): void {
   const mask = one(act.inputs, 'memoryMask', 'graphs.act.inputs', true) as Found<InputContract>;
   const k = m.bank.k;
   const wShape = wc.t.shape;
-  if (wShape.length !== 2) throw mismatch(file, `graphs.encode.outputs[${wc.index}].shape`, `writeCandidate is [batch, d], got ${fmt(wShape)}`);
+  if (wShape.length !== 2)
+    throw mismatch(
+      file,
+      `graphs.encode.outputs[${wc.index}].shape`,
+      `writeCandidate is [batch, d], got ${fmt(wShape)}`,
+    );
   const d = wShape[1] as number;
   const gate = one(enc.outputs, 'writeGate', 'graphs.encode.outputs', m.bank.kind === 'structured-pcmb');
   if (m.bank.kind === 'episode') {
-    if (gate !== undefined) throw mismatch(file, `graphs.encode.outputs[${gate.index}].role`, 'writeGate is for structured-pcmb banks; an episode bank writes every step');
+    if (gate !== undefined)
+      throw mismatch(
+        file,
+        `graphs.encode.outputs[${gate.index}].role`,
+        'writeGate is for structured-pcmb banks; an episode bank writes every step',
+      );
     if (!sameShape(qk.t.shape, wShape)) {
-      throw mismatch(file, `graphs.encode.outputs[${qk.index}].shape`, `queryKey ${fmt(qk.t.shape)} must match writeCandidate ${fmt(wShape)} (cosine needs equal lengths)`);
+      throw mismatch(
+        file,
+        `graphs.encode.outputs[${qk.index}].shape`,
+        `queryKey ${fmt(qk.t.shape)} must match writeCandidate ${fmt(wShape)} (cosine needs equal lengths)`,
+      );
     }
   } else {
-    if (qk.t.shape.length !== 2) throw mismatch(file, `graphs.encode.outputs[${qk.index}].shape`, `queryKey is [batch, n], got ${fmt(qk.t.shape)}`);
+    if (qk.t.shape.length !== 2)
+      throw mismatch(
+        file,
+        `graphs.encode.outputs[${qk.index}].shape`,
+        `queryKey is [batch, n], got ${fmt(qk.t.shape)}`,
+      );
     if (gate !== undefined && !sameShape(gate.t.shape, [BATCH_AXIS, 1])) {
-      throw mismatch(file, `graphs.encode.outputs[${gate.index}].shape`, `writeGate must be [batch, 1], got ${fmt(gate.t.shape)}`);
+      throw mismatch(
+        file,
+        `graphs.encode.outputs[${gate.index}].shape`,
+        `writeGate must be [batch, 1], got ${fmt(gate.t.shape)}`,
+      );
     }
   }
   if (!sameShape(mem.t.shape, [BATCH_AXIS, k, d])) {
-    throw mismatch(file, `graphs.act.inputs[${mem.index}].shape`, `memory must be [batch, k=${k}, d=${d}] (bank.k, writeCandidate d), got ${fmt(mem.t.shape)}`);
+    throw mismatch(
+      file,
+      `graphs.act.inputs[${mem.index}].shape`,
+      `memory must be [batch, k=${k}, d=${d}] (bank.k, writeCandidate d), got ${fmt(mem.t.shape)}`,
+    );
   }
-  if (mem.t.dtype !== 'float32') throw mismatch(file, `graphs.act.inputs[${mem.index}].dtype`, `memory is float32, got ${mem.t.dtype}`);
+  if (mem.t.dtype !== 'float32')
+    throw mismatch(file, `graphs.act.inputs[${mem.index}].dtype`, `memory is float32, got ${mem.t.dtype}`);
   if (!sameShape(mask.t.shape, [BATCH_AXIS, k])) {
-    throw mismatch(file, `graphs.act.inputs[${mask.index}].shape`, `memoryMask must be [batch, k=${k}], got ${fmt(mask.t.shape)}`);
+    throw mismatch(
+      file,
+      `graphs.act.inputs[${mask.index}].shape`,
+      `memoryMask must be [batch, k=${k}], got ${fmt(mask.t.shape)}`,
+    );
   }
-  if (mask.t.dtype !== 'float32') throw mismatch(file, `graphs.act.inputs[${mask.index}].dtype`, `memoryMask is float32 (1 filled, 0 empty), got ${mask.t.dtype}`);
+  if (mask.t.dtype !== 'float32')
+    throw mismatch(
+      file,
+      `graphs.act.inputs[${mask.index}].dtype`,
+      `memoryMask is float32 (1 filled, 0 empty), got ${mask.t.dtype}`,
+    );
   if (action.t.shape.length < 2 || action.t.shape.length > 3) {
-    throw mismatch(file, `graphs.act.outputs[${action.index}].shape`, `action is [batch, A] or [batch, H, A], got ${fmt(action.t.shape)}`);
+    throw mismatch(
+      file,
+      `graphs.act.outputs[${action.index}].shape`,
+      `action is [batch, A] or [batch, H, A], got ${fmt(action.t.shape)}`,
+    );
   }
   act.inputs.forEach((t, i) => {
     if (t.role !== 'carry') return;
     const src = enc.outputs.find((o) => o.role === 'carry' && o.name === t.name);
-    if (src === undefined) throw mismatch(file, `graphs.act.inputs[${i}].name`, `carry input ${JSON.stringify(t.name)} has no encode carry output of that name`);
+    if (src === undefined)
+      throw mismatch(
+        file,
+        `graphs.act.inputs[${i}].name`,
+        `carry input ${JSON.stringify(t.name)} has no encode carry output of that name`,
+      );
     if (!sameShape(src.shape, t.shape) || src.dtype !== t.dtype) {
-      throw mismatch(file, `graphs.act.inputs[${i}].shape`, `carry ${t.name} is ${src.dtype}${fmt(src.shape)} out of encode but ${t.dtype}${fmt(t.shape)} into act`);
+      throw mismatch(
+        file,
+        `graphs.act.inputs[${i}].shape`,
+        `carry ${t.name} is ${src.dtype}${fmt(src.shape)} out of encode but ${t.dtype}${fmt(t.shape)} into act`,
+      );
     }
   });
 }

@@ -20,10 +20,29 @@
  * persistence 'across-attempts' the scope's records survive `resetSlot` (attempt 1's records reach attempt 2), with
  * 'within-episode' (the default) every `resetSlot` empties the scope. Without beginScope, each episode is its own scope.
  */
-import { EpisodeBank, type EpisodeQueryOptions, PAYLOAD_FIELDS, type Payload, type PayloadField, StructuredBank, identityReadHook } from '../banks/index.js';
+import {
+  EpisodeBank,
+  type EpisodeQueryOptions,
+  PAYLOAD_FIELDS,
+  type Payload,
+  type PayloadField,
+  StructuredBank,
+  identityReadHook,
+} from '../banks/index.js';
 import type { ReadHook, RetrievedItem } from '../banks/index.js';
 import { ImepError, sameShape, toFloat64, type FloatTensor } from '../core/index.js';
-import type { NdArray, ObsValue, BatchPolicy, EpisodeInfo, MemoryReadable, Observation, PolicyOutput, PolicyReadouts, ReadReadout, SlotObservation } from '../runtime/index.js';
+import type {
+  NdArray,
+  ObsValue,
+  BatchPolicy,
+  EpisodeInfo,
+  MemoryReadable,
+  Observation,
+  PolicyOutput,
+  PolicyReadouts,
+  ReadReadout,
+  SlotObservation,
+} from '../runtime/index.js';
 import type { HostTensor } from './backend.js';
 import { elementCountOf } from './backend.js';
 import type { LoadedCheckpoint } from './checkpoint.js';
@@ -87,7 +106,15 @@ function copyRowInto(t: FloatTensor, data: Float32Array, i: number): FloatTensor
 const DIRECT_FEED_MIN = 64;
 
 function isNdArray(v: ObsValue | NdArray | undefined): v is NdArray {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && 'dtype' in v && 'shape' in v && 'data' in v && ArrayBuffer.isView((v as NdArray).data);
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    'dtype' in v &&
+    'shape' in v &&
+    'data' in v &&
+    ArrayBuffer.isView((v as NdArray).data)
+  );
 }
 
 export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
@@ -97,7 +124,11 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   private readonly decisionStep: (step: number) => boolean;
   private readonly k: number;
   private readonly d: number;
-  private readonly encodeOut: { queryKey: OutputContract; writeCandidate: OutputContract; writeGate: OutputContract | undefined };
+  private readonly encodeOut: {
+    queryKey: OutputContract;
+    writeCandidate: OutputContract;
+    writeGate: OutputContract | undefined;
+  };
   private readonly persistence: 'within-episode' | 'across-attempts';
   private readonly keyDim: number;
   /** Shapes of the per-slot key and write-candidate views handed to episode banks (which copy what they keep). */
@@ -124,8 +155,8 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   /** nextInputRow's views, by input, then 2·B + parity, then row (made once). */
   private readonly rowViews = new Map<InputContract, (Uint8Array[] | undefined)[]>();
   /** The memory input and its mask, by batch size. */
-  private readonly memoryFeeds: (HostTensor & { data: Float32Array } | undefined)[] = [];
-  private readonly maskFeeds: (HostTensor & { data: Float32Array } | undefined)[] = [];
+  private readonly memoryFeeds: ((HostTensor & { data: Float32Array }) | undefined)[] = [];
+  private readonly maskFeeds: ((HostTensor & { data: Float32Array }) | undefined)[] = [];
   private readonly sampleShapes = new Map<InputContract, { readonly rest: readonly number[]; readonly per: number }>();
   private readonly batchShapes = new Map<InputContract, (readonly number[] | undefined)[]>();
   private busy = false;
@@ -140,21 +171,38 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   private calls = 0;
   private slotSteps = 0;
 
-  constructor(readonly checkpoint: LoadedCheckpoint, options: MemoryPolicyOptions = {}) {
+  constructor(
+    readonly checkpoint: LoadedCheckpoint,
+    options: MemoryPolicyOptions = {},
+  ) {
     const batch = options.batchSize ?? 1;
-    if (!Number.isInteger(batch) || batch < 1) throw new ImepError('E_USAGE', `batch size must be a positive integer, got ${batch}`, { field: 'runtime.batchSize' });
+    if (!Number.isInteger(batch) || batch < 1)
+      throw new ImepError('E_USAGE', `batch size must be a positive integer, got ${batch}`, {
+        field: 'runtime.batchSize',
+      });
     this.maxBatch = batch;
     this.decisionStep = options.decisionStep ?? (() => true);
     const m = checkpoint.manifest;
     const outs = m.graphs.encode.outputs;
-    const role = (list: readonly OutputContract[], r: string): OutputContract | undefined => list.find((o) => o.role === r);
-    this.encodeOut = { queryKey: role(outs, 'queryKey') as OutputContract, writeCandidate: role(outs, 'writeCandidate') as OutputContract, writeGate: role(outs, 'writeGate') };
+    const role = (list: readonly OutputContract[], r: string): OutputContract | undefined =>
+      list.find((o) => o.role === r);
+    this.encodeOut = {
+      queryKey: role(outs, 'queryKey') as OutputContract,
+      writeCandidate: role(outs, 'writeCandidate') as OutputContract,
+      writeGate: role(outs, 'writeGate'),
+    };
     this.persistence = options.persistence ?? 'within-episode';
     this.keyDim = this.encodeOut.queryKey.shape[1] as number;
-    this.actOut = { action: role(m.graphs.act.outputs, 'action') as OutputContract, decisionLogits: role(m.graphs.act.outputs, 'decisionLogits') };
+    this.actOut = {
+      action: role(m.graphs.act.outputs, 'action') as OutputContract,
+      decisionLogits: role(m.graphs.act.outputs, 'decisionLogits'),
+    };
     const actionRest = Object.freeze(this.actOut.action.shape.slice(1) as number[]);
     this.actionRow = { shape: actionRest, per: elementCountOf(actionRest) };
-    this.logitsPer = this.actOut.decisionLogits === undefined ? 0 : elementCountOf(this.actOut.decisionLogits.shape.slice(1) as number[]);
+    this.logitsPer =
+      this.actOut.decisionLogits === undefined
+        ? 0
+        : elementCountOf(this.actOut.decisionLogits.shape.slice(1) as number[]);
     this.k = m.bank.k;
     this.d = this.encodeOut.writeCandidate.shape[1] as number;
     this.keyShape = Object.freeze([this.keyDim]);
@@ -164,9 +212,26 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     const spec = m.bank;
     for (let s = 0; s < batch; s++) {
       if (spec.kind === 'episode') {
-        this.slots.push({ bank: new EpisodeBank({ bank: spec.name, capacity: spec.capacity, k: spec.k, consolidation: spec.consolidation }), structured: null, scope: null, info: null, step: 0 });
+        this.slots.push({
+          bank: new EpisodeBank({
+            bank: spec.name,
+            capacity: spec.capacity,
+            k: spec.k,
+            consolidation: spec.consolidation,
+          }),
+          structured: null,
+          scope: null,
+          info: null,
+          step: 0,
+        });
       } else {
-        const structured = new StructuredBank({ capacity: spec.capacity, k: spec.k, gate: spec.gate, weights: spec.weights, mergeThreshold: spec.mergeThreshold });
+        const structured = new StructuredBank({
+          capacity: spec.capacity,
+          k: spec.k,
+          gate: spec.gate,
+          weights: spec.weights,
+          mergeThreshold: spec.mergeThreshold,
+        });
         this.slots.push({ bank: null, structured, scope: null, info: null, step: 0 });
       }
     }
@@ -185,14 +250,24 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   /** The episode bank of a slot (for inspection); refused for a structured-bank checkpoint. */
   bank(slot: number): EpisodeBank {
     const b = this.slotAt(slot).bank;
-    if (b === null) throw new ImepError('E_USAGE', `checkpoint ${this.checkpoint.manifest.name} runs a structured bank; use structuredBank(slot)`, { field: 'bank' });
+    if (b === null)
+      throw new ImepError(
+        'E_USAGE',
+        `checkpoint ${this.checkpoint.manifest.name} runs a structured bank; use structuredBank(slot)`,
+        { field: 'bank' },
+      );
     return b;
   }
 
   /** The structured bank of a slot (the installation target of U/N/S/T); refused for an episode-bank checkpoint. */
   structuredBank(slot: number): StructuredBank {
     const b = this.slotAt(slot).structured;
-    if (b === null) throw new ImepError('E_USAGE', `checkpoint ${this.checkpoint.manifest.name} runs an episode bank; use bank(slot)`, { field: 'bank' });
+    if (b === null)
+      throw new ImepError(
+        'E_USAGE',
+        `checkpoint ${this.checkpoint.manifest.name} runs an episode bank; use bank(slot)`,
+        { field: 'bank' },
+      );
     return b;
   }
 
@@ -231,11 +306,20 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   }
 
   timings(): PolicyTimings {
-    return { encodeNs: Math.round(this.encodeMs * 1e6), actNs: Math.round(this.actMs * 1e6), calls: this.calls, slotSteps: this.slotSteps };
+    return {
+      encodeNs: Math.round(this.encodeMs * 1e6),
+      actNs: Math.round(this.actMs * 1e6),
+      calls: this.calls,
+      slotSteps: this.slotSteps,
+    };
   }
 
   async inferBatch(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[]> {
-    if (this.busy) throw new ImepError('E_USAGE', 'inferBatch called while the previous call is still running', { field: 'inferBatch', hint: 'await each call (lockstep)' });
+    if (this.busy)
+      throw new ImepError('E_USAGE', 'inferBatch called while the previous call is still running', {
+        field: 'inferBatch',
+        hint: 'await each call (lockstep)',
+      });
     this.busy = true;
     try {
       return await this.step(requests);
@@ -247,16 +331,24 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   private async step(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[]> {
     const B = requests.length;
     if (B === 0) return [];
-    if (B > this.maxBatch) throw new ImepError('E_USAGE', `${B} observations in one batch, batch size is ${this.maxBatch}`, { field: 'runtime.batchSize' });
+    if (B > this.maxBatch)
+      throw new ImepError('E_USAGE', `${B} observations in one batch, batch size is ${this.maxBatch}`, {
+        field: 'runtime.batchSize',
+      });
     const stamp = ++this.callStamp;
     const slots: Slot[] = new Array<Slot>(B);
     const obs: Observation[] = new Array<Observation>(B);
     for (let i = 0; i < B; i++) {
       const r = requests[i] as SlotObservation;
       const s = this.slotAt(r.slot);
-      if (this.seenStamp[r.slot] === stamp) throw new ImepError('E_USAGE', `slot ${r.slot} appears twice in one batch`, { field: 'slot' });
+      if (this.seenStamp[r.slot] === stamp)
+        throw new ImepError('E_USAGE', `slot ${r.slot} appears twice in one batch`, { field: 'slot' });
       this.seenStamp[r.slot] = stamp;
-      if (s.info === null) throw new ImepError('E_USAGE', `slot ${r.slot} was not reset`, { field: 'slot', hint: 'call resetSlot(slot, episodeInfo) first' });
+      if (s.info === null)
+        throw new ImepError('E_USAGE', `slot ${r.slot} was not reset`, {
+          field: 'slot',
+          hint: 'call resetSlot(slot, episodeInfo) first',
+        });
       slots[i] = s;
       obs[i] = r.obs;
     }
@@ -274,27 +366,43 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     this.encodeMs += performance.now() - t0;
     const qk = this.output(enc, this.encodeOut.queryKey, 'encode', B);
     const wc = this.output(enc, this.encodeOut.writeCandidate, 'encode', B);
-    const gate = this.encodeOut.writeGate === undefined ? undefined : this.output(enc, this.encodeOut.writeGate, 'encode', B);
+    const gate =
+      this.encodeOut.writeGate === undefined ? undefined : this.output(enc, this.encodeOut.writeGate, 'encode', B);
     const kd = this.keyDim;
 
     // 2. read each slot's bank through its hook
-    const k = this.k, d = this.d;
+    const k = this.k,
+      d = this.d;
     let memoryFeed = this.memoryFeeds[B];
-    if (memoryFeed === undefined) this.memoryFeeds[B] = memoryFeed = { dtype: 'float32', shape: Object.freeze([B, k, d]), data: new Float32Array(B * k * d) };
+    if (memoryFeed === undefined)
+      this.memoryFeeds[B] = memoryFeed = {
+        dtype: 'float32',
+        shape: Object.freeze([B, k, d]),
+        data: new Float32Array(B * k * d),
+      };
     let maskFeed = this.maskFeeds[B];
-    if (maskFeed === undefined) this.maskFeeds[B] = maskFeed = { dtype: 'float32', shape: Object.freeze([B, k]), data: new Float32Array(B * k) };
-    const memory = memoryFeed.data, mask = maskFeed.data;
+    if (maskFeed === undefined)
+      this.maskFeeds[B] = maskFeed = { dtype: 'float32', shape: Object.freeze([B, k]), data: new Float32Array(B * k) };
+    const memory = memoryFeed.data,
+      mask = maskFeed.data;
     memory.fill(0);
     mask.fill(0);
     const reads: ReadReadout[] = [];
     for (let i = 0; i < B; i++) {
       const slot = slots[i] as Slot;
       // The episode bank's query reads the key and keeps nothing: it gets the reused scratch key; structured banks a copy.
-      const key: FloatTensor = slot.structured !== null ? { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) } : copyRowInto(this.keyScratch, qk.data as Float32Array, i);
+      const key: FloatTensor =
+        slot.structured !== null
+          ? { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) }
+          : copyRowInto(this.keyScratch, qk.data as Float32Array, i);
       const decisionStep = this.decisionStep(slot.step);
       const { items, ctx } =
         slot.structured !== null
-          ? slot.structured.query(this.scopeOf(requests[i]?.slot as number) as string, { cognitiveKey: key, perceptualKey: key, stateSignature: key }, { episode: (slot.info as EpisodeInfo).episode, decisionStep })
+          ? slot.structured.query(
+              this.scopeOf(requests[i]?.slot as number) as string,
+              { cognitiveKey: key, perceptualKey: key, stateSignature: key },
+              { episode: (slot.info as EpisodeInfo).episode, decisionStep },
+            )
           : (slot.bank as EpisodeBank).query(key, decisionStep ? EPISODE_READ_DECISION : EPISODE_READ_OTHER);
       this.fillMemory(items, memory, mask, i, ctx.episode);
       const identities = new Array<RetrievedItem['identity']>(items.length);
@@ -327,7 +435,8 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     const act = await this.checkpoint.graphs.act.run(actFeeds);
     this.actMs += performance.now() - t0;
     const action = this.output(act, this.actOut.action, 'act', B);
-    const logits = this.actOut.decisionLogits === undefined ? undefined : this.output(act, this.actOut.decisionLogits, 'act', B);
+    const logits =
+      this.actOut.decisionLogits === undefined ? undefined : this.output(act, this.actOut.decisionLogits, 'act', B);
 
     // 4. write, advance, answer
     // The contract fixes every dimension after the batch (output() checked them), so the row shapes are the contract's.
@@ -338,10 +447,17 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     for (let i = 0; i < B; i++) {
       const slot = slots[i] as Slot;
       // The episode bank copies what it stores, so it gets the reused scratch value; structured payloads get a copy.
-      const value: FloatTensor = slot.structured !== null ? { dtype: 'float32', shape: [d], data: (wc.data as Float32Array).slice(i * d, (i + 1) * d) } : copyRowInto(this.valueScratch, wc.data as Float32Array, i);
+      const value: FloatTensor =
+        slot.structured !== null
+          ? { dtype: 'float32', shape: [d], data: (wc.data as Float32Array).slice(i * d, (i + 1) * d) }
+          : copyRowInto(this.valueScratch, wc.data as Float32Array, i);
       if (slot.structured !== null) {
-        if (((gate as HostTensor).data as Float32Array)[i] as number > 0) {
-          const key: FloatTensor = { dtype: 'float32', shape: [kd], data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd) };
+        if ((((gate as HostTensor).data as Float32Array)[i] as number) > 0) {
+          const key: FloatTensor = {
+            dtype: 'float32',
+            shape: [kd],
+            data: (qk.data as Float32Array).slice(i * kd, (i + 1) * kd),
+          };
           slot.structured.write(this.scopeOf(requests[i]?.slot as number) as string, {
             keys: { cognitiveKey: key, perceptualKey: key, stateSignature: key },
             payload: this.payloadOf(value),
@@ -355,7 +471,10 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
       const readouts: PolicyReadouts =
         logits === undefined
           ? { reads: [reads[i] as ReadReadout] }
-          : { decisionLogits: B === 1 ? (logits.data as Float32Array) : rowOf(logits.data as Float32Array, i, c), reads: [reads[i] as ReadReadout] };
+          : {
+              decisionLogits: B === 1 ? (logits.data as Float32Array) : rowOf(logits.data as Float32Array, i, c),
+              reads: [reads[i] as ReadReadout],
+            };
       outputs.push({ action: { dtype: 'float32', shape: actionShape, data: a }, readouts });
     }
     this.calls += 1;
@@ -377,19 +496,33 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
 
   private slotAt(slot: number): Slot {
     const s = this.slots[slot];
-    if (s === undefined || !Number.isInteger(slot)) throw new ImepError('E_USAGE', `slot ${slot} outside [0, ${this.maxBatch})`, { field: 'slot' });
+    if (s === undefined || !Number.isInteger(slot))
+      throw new ImepError('E_USAGE', `slot ${slot} outside [0, ${this.maxBatch})`, { field: 'slot' });
     return s;
   }
 
   /** Checks a graph output against its contract and the batch size. */
-  private output(out: Record<string, HostTensor>, c: { name: string; shape: readonly (number | string)[] }, graph: GraphName, B: number): HostTensor {
+  private output(
+    out: Record<string, HostTensor>,
+    c: { name: string; shape: readonly (number | string)[] },
+    graph: GraphName,
+    B: number,
+  ): HostTensor {
     const t = out[c.name];
     const file = this.checkpoint.manifestFile;
-    if (t === undefined) throw new ImepError('E_CHECKPOINT_MISMATCH', `the ${graph} graph returned no ${c.name}`, { file, field: `graphs.${graph}.outputs` });
+    if (t === undefined)
+      throw new ImepError('E_CHECKPOINT_MISMATCH', `the ${graph} graph returned no ${c.name}`, {
+        file,
+        field: `graphs.${graph}.outputs`,
+      });
     let ok = t.shape.length === c.shape.length && t.shape[0] === B;
     for (let j = 1; ok && j < c.shape.length; j++) ok = c.shape[j] === t.shape[j];
     if (!ok || !(t.data instanceof Float32Array)) {
-      throw new ImepError('E_CHECKPOINT_MISMATCH', `the ${graph} graph returned ${c.name} as ${t.dtype}[${t.shape.join(', ')}] for a batch of ${B}, contract says float32[${c.shape.join(', ')}]`, { file, field: `graphs.${graph}.outputs` });
+      throw new ImepError(
+        'E_CHECKPOINT_MISMATCH',
+        `the ${graph} graph returned ${c.name} as ${t.dtype}[${t.shape.join(', ')}] for a batch of ${B}, contract says float32[${c.shape.join(', ')}]`,
+        { file, field: `graphs.${graph}.outputs` },
+      );
     }
     return t;
   }
@@ -422,7 +555,11 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
       return { dtype: 'string', shape: [B], data };
     }
     if (c.dtype !== 'float32' && c.dtype !== 'uint8' && c.dtype !== 'int32') {
-      throw this.badObservation(field, where, `observation inputs of dtype ${c.dtype} are not supported (float32, uint8, int32, string)`);
+      throw this.badObservation(
+        field,
+        where,
+        `observation inputs of dtype ${c.dtype} are not supported (float32, uint8, int32, string)`,
+      );
     }
     const shape = this.batchShape(c, B);
     // A batch of one is fed its value as it is when that is an array of the input's dtype and shape — unless it is
@@ -438,37 +575,65 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
       let data: ArrayLike<number | bigint>;
       let srcDtype: string;
       if (isNdArray(v)) {
-        if (!sameShape(v.shape, rest)) throw this.badObservation(field, where, `shape [${v.shape.join(', ')}], the graph input needs [${rest.join(', ')}]`);
+        if (!sameShape(v.shape, rest))
+          throw this.badObservation(
+            field,
+            where,
+            `shape [${v.shape.join(', ')}], the graph input needs [${rest.join(', ')}]`,
+          );
         data = v.data as ArrayLike<number | bigint>;
         srcDtype = v.dtype;
       } else if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
         data = v as unknown as ArrayLike<number | bigint>;
         srcDtype = v.constructor.name;
-        if (data.length !== per) throw this.badObservation(field, where, `${data.length} values, the graph input needs ${per} ([${rest.join(', ')}])`);
+        if (data.length !== per)
+          throw this.badObservation(
+            field,
+            where,
+            `${data.length} values, the graph input needs ${per} ([${rest.join(', ')}])`,
+          );
       } else if (typeof v === 'number' && per === 1) {
         data = [v];
         srcDtype = 'number';
       } else {
-        throw this.badObservation(field, where, v === undefined ? 'missing from the observation' : `not an array (${typeof v})`);
+        throw this.badObservation(
+          field,
+          where,
+          v === undefined ? 'missing from the observation' : `not an array (${typeof v})`,
+        );
       }
-      if (c.dtype === 'uint8' && !(data instanceof Uint8Array)) throw this.badObservation(field, where, `is ${srcDtype}, the graph input needs uint8`);
-      if (data.length !== per) throw this.badObservation(field, where, `${data.length} values, the graph input needs ${per}`);
-      if (typeof data[0] === 'bigint') throw this.badObservation(field, where, '64-bit integer observations are not supported');
+      if (c.dtype === 'uint8' && !(data instanceof Uint8Array))
+        throw this.badObservation(field, where, `is ${srcDtype}, the graph input needs uint8`);
+      if (data.length !== per)
+        throw this.badObservation(field, where, `${data.length} values, the graph input needs ${per}`);
+      if (typeof data[0] === 'bigint')
+        throw this.badObservation(field, where, '64-bit integer observations are not supported');
       // Already in place (drawn into the view nextInputRow handed out): nothing to copy.
-      if (data instanceof Uint8Array && data.buffer === out.buffer && data.byteOffset === out.byteOffset + i * per) continue;
+      if (data instanceof Uint8Array && data.buffer === out.buffer && data.byteOffset === out.byteOffset + i * per)
+        continue;
       out.set(data as ArrayLike<number>, i * per);
     }
     return { dtype: c.dtype, shape, data: out };
   }
 
   /** The value's own typed array when it is an array of exactly the input's dtype and sample shape, else null. */
-  private sameDtypeValues(dtype: 'float32' | 'uint8' | 'int32', v: ObsValue | NdArray | undefined, rest: readonly number[], per: number): Float32Array | Uint8Array | Int32Array | null {
+  private sameDtypeValues(
+    dtype: 'float32' | 'uint8' | 'int32',
+    v: ObsValue | NdArray | undefined,
+    rest: readonly number[],
+    per: number,
+  ): Float32Array | Uint8Array | Int32Array | null {
     let data: unknown;
     if (isNdArray(v)) {
       if (v.dtype !== dtype || !sameShape(v.shape, rest)) return null;
       data = v.data;
     } else data = v;
-    const ok = dtype === 'uint8' ? data instanceof Uint8Array : dtype === 'float32' ? data instanceof Float32Array : data instanceof Int32Array;
+    const ok =
+      dtype === 'uint8'
+        ? data instanceof Uint8Array
+        : dtype === 'float32'
+          ? data instanceof Float32Array
+          : data instanceof Int32Array;
     return ok && (data as ArrayLike<number>).length === per ? (data as Float32Array | Uint8Array | Int32Array) : null;
   }
 
@@ -482,14 +647,24 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   }
 
   /** The packing buffer of an observation input for a batch of B for call parity `parity` (default: this call's). */
-  private inputBuffer(c: InputContract, B: number, per: number, parity = this.calls & 1): Float32Array | Uint8Array | Int32Array {
+  private inputBuffer(
+    c: InputContract,
+    B: number,
+    per: number,
+    parity = this.calls & 1,
+  ): Float32Array | Uint8Array | Int32Array {
     let byB = this.buffers.get(c);
     if (byB === undefined) this.buffers.set(c, (byB = []));
     const at = 2 * B + parity;
     let b = byB[at];
     if (b === undefined) {
       const length = B * per;
-      byB[at] = b = c.dtype === 'float32' ? new Float32Array(length) : c.dtype === 'uint8' ? new Uint8Array(length) : new Int32Array(length);
+      byB[at] = b =
+        c.dtype === 'float32'
+          ? new Float32Array(length)
+          : c.dtype === 'uint8'
+            ? new Uint8Array(length)
+            : new Int32Array(length);
     }
     return b;
   }
@@ -506,7 +681,8 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
       const m = this.checkpoint.manifest;
       c = null;
       for (const g of [m.graphs.encode.inputs, m.graphs.act.inputs]) {
-        for (const x of g) if (c === null && x.role === 'observation' && x.field === field && x.dtype === 'uint8') c = x;
+        for (const x of g)
+          if (c === null && x.role === 'observation' && x.field === field && x.dtype === 'uint8') c = x;
       }
       this.uint8Inputs.set(field, c);
     }
@@ -540,16 +716,31 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
     return out;
   }
 
-  private fillMemory(items: readonly RetrievedItem[], memory: Float32Array, mask: Float32Array, row: number, episode: string): void {
-    const k = this.k, d = this.d;
+  private fillMemory(
+    items: readonly RetrievedItem[],
+    memory: Float32Array,
+    mask: Float32Array,
+    row: number,
+    episode: string,
+  ): void {
+    const k = this.k,
+      d = this.d;
     const leafName = this.checkpoint.manifest.bank.leaf;
     if (items.length > k) {
-      throw new ImepError('E_INTERVENTION_INVALID', `read of episode ${episode}: the read hook returned ${items.length} items, the memory input holds k=${k}`, { field: 'readHook' });
+      throw new ImepError(
+        'E_INTERVENTION_INVALID',
+        `read of episode ${episode}: the read hook returned ${items.length} items, the memory input holds k=${k}`,
+        { field: 'readHook' },
+      );
     }
     for (let j = 0; j < items.length; j++) {
       const leaf = (items[j] as RetrievedItem).leaves[leafName];
       if (leaf === undefined || leaf.data.length !== d) {
-        throw new ImepError('E_INTERVENTION_INVALID', `read of episode ${episode}: item ${j} has ${leaf === undefined ? `no ${leafName} leaf` : `a ${leafName} of ${leaf.data.length} values`}, the memory input needs ${d}`, { field: 'readHook' });
+        throw new ImepError(
+          'E_INTERVENTION_INVALID',
+          `read of episode ${episode}: item ${j} has ${leaf === undefined ? `no ${leafName} leaf` : `a ${leafName} of ${leaf.data.length} values`}, the memory input needs ${d}`,
+          { field: 'readHook' },
+        );
       }
       const off = (row * k + j) * d;
       if (leaf.dtype === 'float32') memory.set(leaf.data, off);
@@ -560,6 +751,9 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
 }
 
 /** Loads nothing itself: builds the runtime over a loaded checkpoint. */
-export function externalMemoryPolicy(checkpoint: LoadedCheckpoint, options: MemoryPolicyOptions = {}): ExternalMemoryPolicy {
+export function externalMemoryPolicy(
+  checkpoint: LoadedCheckpoint,
+  options: MemoryPolicyOptions = {},
+): ExternalMemoryPolicy {
   return new ExternalMemoryPolicy(checkpoint, options);
 }

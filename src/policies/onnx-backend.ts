@@ -7,7 +7,13 @@ import ort from 'onnxruntime-node';
 import { ImepError, sameShape } from '../core/index.js';
 import type { BackendReport, GraphRunner, GraphSignature, HostData, HostTensor, ValueInfo } from './backend.js';
 import type { TensorDtype } from './manifest.js';
-import { onnxRuntimeProbe, selectProvider, type ExecutionProvider, type ProviderConfig, type ProviderProbe } from './providers.js';
+import {
+  onnxRuntimeProbe,
+  selectProvider,
+  type ExecutionProvider,
+  type ProviderConfig,
+  type ProviderProbe,
+} from './providers.js';
 
 export interface OnnxOptions extends ProviderConfig {
   /** Threads inside one operator (default 1: lite graphs are tiny, and one thread keeps results order-fixed). */
@@ -17,7 +23,10 @@ export interface OnnxOptions extends ProviderConfig {
   /** Availability probe (tests inject one; default: the installed onnxruntime-node). */
   readonly probe?: ProviderProbe;
   /** Session factory (tests inject one to simulate a provider that fails at creation). */
-  readonly createSession?: (bytes: Uint8Array, options: ort.InferenceSession.SessionOptions) => Promise<ort.InferenceSession>;
+  readonly createSession?: (
+    bytes: Uint8Array,
+    options: ort.InferenceSession.SessionOptions,
+  ) => Promise<ort.InferenceSession>;
 }
 
 export interface OnnxGraphBytes {
@@ -116,9 +125,15 @@ class OnnxGraph implements GraphRunner {
   readonly signature: GraphSignature;
   /** Milliseconds inside session.run (performance.now: a double, no BigInt per call). */
   private sessionMs = 0;
-  constructor(readonly file: string, private readonly session: ort.InferenceSession, private readonly tensors: FeedTensors) {
+  constructor(
+    readonly file: string,
+    private readonly session: ort.InferenceSession,
+    private readonly tensors: FeedTensors,
+  ) {
     const info = (m: ort.InferenceSession.ValueMetadata): ValueInfo =>
-      m.isTensor ? { name: m.name, dtype: m.type, shape: [...m.shape] } : { name: m.name, dtype: 'non-tensor', shape: null };
+      m.isTensor
+        ? { name: m.name, dtype: m.type, shape: [...m.shape] }
+        : { name: m.name, dtype: 'non-tensor', shape: null };
     this.signature = {
       inputs: session.inputMetadata.map(info),
       outputs: session.outputMetadata.map(info),
@@ -133,7 +148,11 @@ class OnnxGraph implements GraphRunner {
     try {
       results = await this.session.run(ortFeeds);
     } catch (e) {
-      throw new ImepError('E_CHECKPOINT_MISMATCH', `running ${this.file} failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, { file: this.file, cause: e });
+      throw new ImepError(
+        'E_CHECKPOINT_MISMATCH',
+        `running ${this.file} failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
+        { file: this.file, cause: e },
+      );
     }
     this.sessionMs += performance.now() - t0;
     const out: Record<string, HostTensor> = {};
@@ -172,7 +191,10 @@ export async function loadOnnxGraphs(graphs: readonly OnnxGraphBytes[], options:
   const probe = options.probe ?? onnxRuntimeProbe(() => ort.listSupportedBackends());
   const create = options.createSession ?? ((bytes, so) => ort.InferenceSession.create(bytes, so));
   const intra = options.intraOpThreads ?? 1;
-  if (!Number.isInteger(intra) || intra < 1) throw new ImepError('E_USAGE', `intraOpThreads must be a positive integer, got ${intra}`, { field: 'runtime.intraOpThreads' });
+  if (!Number.isInteger(intra) || intra < 1)
+    throw new ImepError('E_USAGE', `intraOpThreads must be a positive integer, got ${intra}`, {
+      field: 'runtime.intraOpThreads',
+    });
   const sessionOptions = (provider: ExecutionProvider): ort.InferenceSession.SessionOptions => ({
     executionProviders: provider === 'cuda' ? [{ name: 'cuda', deviceId: options.deviceId ?? 0 }] : ['cpu'],
     graphOptimizationLevel: 'all',
@@ -184,7 +206,8 @@ export async function loadOnnxGraphs(graphs: readonly OnnxGraphBytes[], options:
     const made: OnnxGraph[] = [];
     const tensors = new FeedTensors();
     try {
-      for (const g of graphs) made.push(new OnnxGraph(g.file, await create(g.bytes, sessionOptions(provider)), tensors));
+      for (const g of graphs)
+        made.push(new OnnxGraph(g.file, await create(g.bytes, sessionOptions(provider)), tensors));
     } catch (e) {
       await Promise.all(made.map((m) => m.release()));
       throw e;

@@ -44,18 +44,33 @@ export interface ProviderChoice<T> {
 }
 
 /** Validates a provider configuration (E_USAGE naming the field). */
-export function resolveProviderConfig(config: ProviderConfig = {}): { providers: readonly ExecutionProvider[]; require: ExecutionProvider | null } {
+export function resolveProviderConfig(config: ProviderConfig = {}): {
+  providers: readonly ExecutionProvider[];
+  require: ExecutionProvider | null;
+} {
   const providers = config.providers ?? DEFAULT_PROVIDERS;
   const require = config.require ?? null;
-  if (providers.length === 0) throw new ImepError('E_USAGE', 'no execution provider configured', { field: 'runtime.providers', hint: "e.g. ['cuda', 'cpu']" });
+  if (providers.length === 0)
+    throw new ImepError('E_USAGE', 'no execution provider configured', {
+      field: 'runtime.providers',
+      hint: "e.g. ['cuda', 'cpu']",
+    });
   providers.forEach((p, i) => {
     if (!(EXECUTION_PROVIDERS as readonly string[]).includes(p)) {
-      throw new ImepError('E_USAGE', `unknown execution provider ${JSON.stringify(p)}`, { field: `runtime.providers[${i}]`, hint: `one of ${EXECUTION_PROVIDERS.join(', ')}` });
+      throw new ImepError('E_USAGE', `unknown execution provider ${JSON.stringify(p)}`, {
+        field: `runtime.providers[${i}]`,
+        hint: `one of ${EXECUTION_PROVIDERS.join(', ')}`,
+      });
     }
   });
-  if (new Set(providers).size !== providers.length) throw new ImepError('E_USAGE', 'an execution provider is listed twice', { field: 'runtime.providers' });
+  if (new Set(providers).size !== providers.length)
+    throw new ImepError('E_USAGE', 'an execution provider is listed twice', { field: 'runtime.providers' });
   if (require !== null && !providers.includes(require)) {
-    throw new ImepError('E_USAGE', `required provider ${require} is not in runtime.providers [${providers.join(', ')}]`, { field: 'runtime.require' });
+    throw new ImepError(
+      'E_USAGE',
+      `required provider ${require} is not in runtime.providers [${providers.join(', ')}]`,
+      { field: 'runtime.require' },
+    );
   }
   return { providers, require };
 }
@@ -77,15 +92,31 @@ export async function selectProvider<T>(
   const failures: string[] = [];
   for (const provider of providers) {
     let availability = probe.check(provider);
-    if (availability.available && provider === 'cuda' && cudaVisibleDevices !== null && /^\s*(-1)?\s*$/.test(cudaVisibleDevices)) {
-      availability = { available: false, reason: `CUDA_VISIBLE_DEVICES=${JSON.stringify(cudaVisibleDevices)} hides every GPU` };
+    if (
+      availability.available &&
+      provider === 'cuda' &&
+      cudaVisibleDevices !== null &&
+      /^\s*(-1)?\s*$/.test(cudaVisibleDevices)
+    ) {
+      availability = {
+        available: false,
+        reason: `CUDA_VISIBLE_DEVICES=${JSON.stringify(cudaVisibleDevices)} hides every GPU`,
+      };
     }
     let reason: string;
     if (availability.available) {
       try {
         const value = await create(provider);
-        const skipped = failures.length > 0 ? [`ran on ${provider} after: ${failures.join('; ')}`] : [`ran on ${provider}`];
-        return { value, ran: provider, requested: providers, required: require, notes: [...notes, ...skipped], cudaVisibleDevices };
+        const skipped =
+          failures.length > 0 ? [`ran on ${provider} after: ${failures.join('; ')}`] : [`ran on ${provider}`];
+        return {
+          value,
+          ran: provider,
+          requested: providers,
+          required: require,
+          notes: [...notes, ...skipped],
+          cudaVisibleDevices,
+        };
       } catch (e) {
         reason = `session creation failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`;
       }
@@ -95,16 +126,23 @@ export async function selectProvider<T>(
     if (provider === require) {
       throw new ImepError('E_USAGE', `execution provider ${provider} is required but cannot run: ${reason}`, {
         field: 'runtime.require',
-        hint: provider === 'cuda' ? 'install the onnxruntime-node CUDA provider and a visible GPU, or drop runtime.require to allow CPU' : undefined,
+        hint:
+          provider === 'cuda'
+            ? 'install the onnxruntime-node CUDA provider and a visible GPU, or drop runtime.require to allow CPU'
+            : undefined,
       });
     }
     failures.push(`${provider} requested but unavailable (${reason})`);
   }
-  throw new ImepError('E_USAGE', `no execution provider could run: ${failures.join('; ')}`, { field: 'runtime.providers' });
+  throw new ImepError('E_USAGE', `no execution provider could run: ${failures.join('; ')}`, {
+    field: 'runtime.providers',
+  });
 }
 
 /** The probe over the installed onnxruntime-node. */
-export function onnxRuntimeProbe(listSupportedBackends: () => readonly { name: string; bundled: boolean }[]): ProviderProbe {
+export function onnxRuntimeProbe(
+  listSupportedBackends: () => readonly { name: string; bundled: boolean }[],
+): ProviderProbe {
   return {
     check(provider) {
       if (provider === 'cpu') return { available: true };
@@ -114,12 +152,16 @@ export function onnxRuntimeProbe(listSupportedBackends: () => readonly { name: s
       } catch (e) {
         return { available: false, reason: `onnxruntime-node cannot list its backends: ${String(e)}` };
       }
-      if (listed === undefined) return { available: false, reason: `this onnxruntime-node build has no ${provider} backend` };
+      if (listed === undefined)
+        return { available: false, reason: `this onnxruntime-node build has no ${provider} backend` };
       if (listed.bundled) return { available: true };
       const lib = `libonnxruntime_providers_${provider}.so`;
       const dir = bindingDir();
       if (dir !== null && existsSync(join(dir, lib))) return { available: true };
-      return { available: false, reason: `${lib} is not installed next to the onnxruntime-node binding (installed with onnxruntime-node-install=skip)` };
+      return {
+        available: false,
+        reason: `${lib} is not installed next to the onnxruntime-node binding (installed with onnxruntime-node-install=skip)`,
+      };
     },
   };
 }

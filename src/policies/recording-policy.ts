@@ -25,11 +25,20 @@ function copyBytes(view: ArrayBufferView): Uint8Array {
 }
 
 function isNdArray(v: ObsValue | NdArray): v is NdArray {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && 'dtype' in v && 'shape' in v && 'data' in v && ArrayBuffer.isView((v as NdArray).data);
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    'dtype' in v &&
+    'shape' in v &&
+    'data' in v &&
+    ArrayBuffer.isView((v as NdArray).data)
+  );
 }
 
 function jsonReplacer(_key: string, v: unknown): unknown {
-  if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return { typedArray: v.constructor.name, values: Array.from(v as unknown as ArrayLike<number | bigint>, String) };
+  if (ArrayBuffer.isView(v) && !(v instanceof DataView))
+    return { typedArray: v.constructor.name, values: Array.from(v as unknown as ArrayLike<number | bigint>, String) };
   return v;
 }
 
@@ -37,7 +46,14 @@ function jsonReplacer(_key: string, v: unknown): unknown {
 export function captureField(name: string, v: ObsValue | NdArray): ReceivedField {
   const enc = new TextEncoder();
   if (isNdArray(v)) return { name, kind: 'ndarray', dtype: v.dtype, shape: [...v.shape], bytes: copyBytes(v.data) };
-  if (ArrayBuffer.isView(v)) return { name, kind: 'typed-array', dtype: v.constructor.name, shape: [(v as unknown as ArrayLike<number>).length], bytes: copyBytes(v) };
+  if (ArrayBuffer.isView(v))
+    return {
+      name,
+      kind: 'typed-array',
+      dtype: v.constructor.name,
+      shape: [(v as unknown as ArrayLike<number>).length],
+      bytes: copyBytes(v),
+    };
   if (typeof v === 'string') return { name, kind: 'string', bytes: enc.encode(v) };
   if (typeof v === 'number') return { name, kind: 'number', bytes: copyBytes(Float64Array.of(v)) };
   if (typeof v === 'boolean') return { name, kind: 'boolean', bytes: Uint8Array.of(v ? 1 : 0) };
@@ -52,7 +68,12 @@ export class RecordingPolicy implements Policy {
 
   async reset(info: EpisodeInfo): Promise<void> {
     const copy: EpisodeInfo = { ...info };
-    this.log.push({ call: 'reset', index: this.log.length, info: copy, bytes: new TextEncoder().encode(JSON.stringify(copy)) });
+    this.log.push({
+      call: 'reset',
+      index: this.log.length,
+      info: copy,
+      bytes: new TextEncoder().encode(JSON.stringify(copy)),
+    });
     await this.inner.reset(info);
   }
 
@@ -79,7 +100,8 @@ export class RecordingPolicy implements Policy {
   /** Total bytes received (observation fields and episode infos). */
   bytesReceived(): number {
     let n = 0;
-    for (const c of this.log) n += c.call === 'reset' ? c.bytes.length : c.fields.reduce((m, f) => m + f.bytes.length, 0);
+    for (const c of this.log)
+      n += c.call === 'reset' ? c.bytes.length : c.fields.reduce((m, f) => m + f.bytes.length, 0);
     return n;
   }
 
@@ -88,7 +110,11 @@ export class RecordingPolicy implements Policy {
     const parts: string[] = [];
     for (const c of this.log) {
       if (c.call === 'reset') parts.push(`reset:${sha256Hex(c.bytes)}`);
-      else for (const f of c.fields) parts.push(`infer:${c.index}:${f.name}:${f.kind}:${f.dtype ?? ''}:${(f.shape ?? []).join('x')}:${sha256Hex(f.bytes)}`);
+      else
+        for (const f of c.fields)
+          parts.push(
+            `infer:${c.index}:${f.name}:${f.kind}:${f.dtype ?? ''}:${(f.shape ?? []).join('x')}:${sha256Hex(f.bytes)}`,
+          );
     }
     return sha256Hex(parts.join('\n'));
   }

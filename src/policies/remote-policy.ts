@@ -37,7 +37,15 @@ import type { CurveClientKeys, HelloReply, PolicyIdentity } from '../bridges/ind
 import { privateIpcEndpoint } from '../bridges/endpoint.js';
 import { bridgePython, packageRoot, ServerSupervisor } from '../bridges/supervisor.js';
 import { ImepError } from '../core/index.js';
-import type { BatchPolicy, EpisodeInfo, MemoryReadable, PolicyOutput, PolicyReadouts, ReadReadout, SlotObservation } from '../runtime/index.js';
+import type {
+  BatchPolicy,
+  EpisodeInfo,
+  MemoryReadable,
+  PolicyOutput,
+  PolicyReadouts,
+  ReadReadout,
+  SlotObservation,
+} from '../runtime/index.js';
 
 export const DEFAULT_REMOTE_POLICY_DEADLINE_MS = 30_000;
 
@@ -79,8 +87,16 @@ export function policyHostCommand(endpoint: string, options: PolicyHostOptions):
   if (options.module !== undefined) args.push('--module', options.module);
   if (options.maxBatch !== undefined) args.push('--max-batch', String(options.maxBatch));
   if (options.readDeadlineS !== undefined) args.push('--read-deadline-s', String(options.readDeadlineS));
-  const pythonPath = [...(options.pythonPath ?? []), bridgeDir, process.env['PYTHONPATH']].filter((p): p is string => !!p).join(':');
-  return { file: options.python ?? bridgePython(), args, cwd: bridgeDir, env: { PYTHONPATH: pythonPath, PYTHONUNBUFFERED: '1' }, label: 'policy host' };
+  const pythonPath = [...(options.pythonPath ?? []), bridgeDir, process.env['PYTHONPATH']]
+    .filter((p): p is string => !!p)
+    .join(':');
+  return {
+    file: options.python ?? bridgePython(),
+    args,
+    cwd: bridgeDir,
+    env: { PYTHONPATH: pythonPath, PYTHONUNBUFFERED: '1' },
+    label: 'policy host',
+  };
 }
 
 interface InFlight {
@@ -91,7 +107,13 @@ interface InFlight {
 }
 
 function sameIdentity(a: RecordIdentity, b: RecordIdentity): boolean {
-  return a.slot === b.slot && a.scope === b.scope && a.sourceEpisode === b.sourceEpisode && a.timestep === b.timestep && a.version === b.version;
+  return (
+    a.slot === b.slot &&
+    a.scope === b.scope &&
+    a.sourceEpisode === b.sourceEpisode &&
+    a.timestep === b.timestep &&
+    a.version === b.version
+  );
 }
 
 function sameContext(a: ReadContext, b: ReadContext): boolean {
@@ -141,7 +163,9 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
   /** Connects to a running policy host and checks that it serves `policy`. */
   static async connect(options: RemotePolicyOptions): Promise<RemotePolicy> {
     if (!Number.isInteger(options.maxBatch) || options.maxBatch < 1) {
-      throw new ImepError('E_USAGE', `RemotePolicy: maxBatch must be an integer ≥ 1, got ${options.maxBatch}`, { field: 'maxBatch' });
+      throw new ImepError('E_USAGE', `RemotePolicy: maxBatch must be an integer ≥ 1, got ${options.maxBatch}`, {
+        field: 'maxBatch',
+      });
     }
     let self: RemotePolicy | undefined;
     const client = new BridgeClient({
@@ -167,7 +191,10 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
     const served = hello.policies ?? [];
     if (missingOps.length > 0 || !served.includes(options.policy)) {
       await client.close();
-      const what = missingOps.length > 0 ? `does not serve ${missingOps.join(', ')} (it is not a policy host)` : `serves policies [${served.join(', ')}], not '${options.policy}'`;
+      const what =
+        missingOps.length > 0
+          ? `does not serve ${missingOps.join(', ')} (it is not a policy host)`
+          : `serves policies [${served.join(', ')}], not '${options.policy}'`;
       throw new ImepError('E_USAGE', `${hello.server.name} at ${options.endpoint} ${what}`, {
         field: 'policy',
         hint: 'start one with python3 -m imep_sim_bridge.policy_host --endpoint E --policy NAME',
@@ -187,7 +214,10 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
     },
   ): Promise<RemotePolicy> {
     const ipc = await privateIpcEndpoint('policy.sock');
-    const supervisor = new ServerSupervisor(policyHostCommand(ipc.endpoint, options), { endpoint: ipc.endpoint, readyTimeoutMs: options.readyTimeoutMs });
+    const supervisor = new ServerSupervisor(policyHostCommand(ipc.endpoint, options), {
+      endpoint: ipc.endpoint,
+      readyTimeoutMs: options.readyTimeoutMs,
+    });
     try {
       await supervisor.start();
       const policy = await RemotePolicy.connect({
@@ -238,20 +268,28 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
     });
     this.#episodes[slot] = undefined;
     const token = this.#newToken(info.episode);
-    await this.#client.call('policy.reset', { policy: this.policy, slot, episode: { episode: token } }, { deadlineMs: this.#deadlineMs });
+    await this.#client.call(
+      'policy.reset',
+      { policy: this.policy, slot, episode: { episode: token } },
+      { deadlineMs: this.#deadlineMs },
+    );
     this.#episodes[slot] = info.episode;
     this.#steps[slot] = 0;
   }
 
   async inferBatch(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[]> {
-    if (this.#inFlight !== undefined) throw new ImepError('E_INTERNAL', 'RemotePolicy: inferBatch called while another is in flight');
+    if (this.#inFlight !== undefined)
+      throw new ImepError('E_INTERNAL', 'RemotePolicy: inferBatch called while another is in flight');
     const inFlight = new Map<string, InFlight>();
     for (const r of requests) {
       this.#checkSlot(r.slot);
       const episode = this.#episodes[r.slot];
-      if (episode === undefined) throw new ImepError('E_USAGE', `RemotePolicy: slot ${r.slot} was not reset`, { field: 'slot' });
+      if (episode === undefined)
+        throw new ImepError('E_USAGE', `RemotePolicy: slot ${r.slot} was not reset`, { field: 'slot' });
       if ([...inFlight.values()].some((f) => f.slot === r.slot)) {
-        throw new ImepError('E_USAGE', `RemotePolicy: slot ${r.slot} appears twice in one inferBatch`, { field: 'slot' });
+        throw new ImepError('E_USAGE', `RemotePolicy: slot ${r.slot} appears twice in one inferBatch`, {
+          field: 'slot',
+        });
       }
       inFlight.set(episode, { slot: r.slot, reads: [], hostCtx: [] });
     }
@@ -268,35 +306,58 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
     }
     for (const r of requests) this.#steps[r.slot] = (this.#steps[r.slot] as number) + 1;
     if (reply.outputs.length !== requests.length) {
-      throw new ImepError('E_BRIDGE_PROTOCOL', `policy.infer: ${requests.length} requests, ${reply.outputs.length} outputs`, { field: 'policy.infer.outputs' });
+      throw new ImepError(
+        'E_BRIDGE_PROTOCOL',
+        `policy.infer: ${requests.length} requests, ${reply.outputs.length} outputs`,
+        { field: 'policy.infer.outputs' },
+      );
     }
     return reply.outputs.map((out, i) => {
       const slot = (requests[i] as SlotObservation).slot;
       const { reads: seen, hostCtx } = inFlight.get(this.#episodes[slot] as string) as InFlight;
       const field = `policy.infer.outputs[${i}]`;
       if (out.action.dtype !== 'float32' || !(out.action.data instanceof Float32Array)) {
-        throw new ImepError('E_BRIDGE_PROTOCOL', `policy.infer: slot ${slot} action is ${out.action.dtype}, expected float32`, { field: `${field}.action` });
+        throw new ImepError(
+          'E_BRIDGE_PROTOCOL',
+          `policy.infer: slot ${slot} action is ${out.action.dtype}, expected float32`,
+          { field: `${field}.action` },
+        );
       }
       if (out.reads.length !== seen.length) {
-        throw new ImepError('E_BRIDGE_PROTOCOL', `policy.infer: the host reports ${out.reads.length} reads for slot ${slot}, the read hook answered ${seen.length}`, {
-          field: `${field}.reads`,
-          hint: 'every read of a hosted policy must go through memory.read (MemoryReadProxy)',
-        });
+        throw new ImepError(
+          'E_BRIDGE_PROTOCOL',
+          `policy.infer: the host reports ${out.reads.length} reads for slot ${slot}, the read hook answered ${seen.length}`,
+          {
+            field: `${field}.reads`,
+            hint: 'every read of a hosted policy must go through memory.read (MemoryReadProxy)',
+          },
+        );
       }
       out.reads.forEach((r, j) => {
         const s = seen[j] as ReadReadout;
-        const same = sameContext(r.ctx, hostCtx[j] as ReadContext) && r.identities.length === s.identities.length && r.identities.every((id, q) => sameIdentity(this.#fromHost(id), s.identities[q] as RecordIdentity));
+        const same =
+          sameContext(r.ctx, hostCtx[j] as ReadContext) &&
+          r.identities.length === s.identities.length &&
+          r.identities.every((id, q) => sameIdentity(this.#fromHost(id), s.identities[q] as RecordIdentity));
         if (!same) {
-          throw new ImepError('E_BRIDGE_PROTOCOL', `policy.infer: slot ${slot} read ${j} differs from what the read hook returned`, {
-            field: `${field}.reads[${j}]`,
-            hint: 'a hosted policy must use exactly the items memory.read returns',
-          });
+          throw new ImepError(
+            'E_BRIDGE_PROTOCOL',
+            `policy.infer: slot ${slot} read ${j} differs from what the read hook returned`,
+            {
+              field: `${field}.reads[${j}]`,
+              hint: 'a hosted policy must use exactly the items memory.read returns',
+            },
+          );
         }
       });
       let decisionLogits: Float32Array | undefined;
       if (out.decisionLogits !== undefined) {
         if (out.decisionLogits.dtype !== 'float32' || !(out.decisionLogits.data instanceof Float32Array)) {
-          throw new ImepError('E_BRIDGE_PROTOCOL', `policy.infer: slot ${slot} decisionLogits is ${out.decisionLogits.dtype}, expected float32`, { field: `${field}.decisionLogits` });
+          throw new ImepError(
+            'E_BRIDGE_PROTOCOL',
+            `policy.infer: slot ${slot} decisionLogits is ${out.decisionLogits.dtype}, expected float32`,
+            { field: `${field}.decisionLogits` },
+          );
         }
         decisionLogits = out.decisionLogits.data.slice();
       }
@@ -314,7 +375,11 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
 
   #onRead(hostItems: readonly RetrievedItem[], hostCtx: ReadContext): readonly RetrievedItem[] {
     // the host speaks in tokens; the hook, the trace and the readouts in episode ids
-    const ctx: ReadContext = { ...hostCtx, scope: this.#episodeFor(hostCtx.scope), episode: this.#episodeFor(hostCtx.episode) };
+    const ctx: ReadContext = {
+      ...hostCtx,
+      scope: this.#episodeFor(hostCtx.scope),
+      episode: this.#episodeFor(hostCtx.episode),
+    };
     const entry = this.#inFlight?.get(ctx.episode);
     if (entry === undefined) {
       throw new Error(`memory.read for episode '${hostCtx.episode}' outside a policy.infer of that episode: refused`);
@@ -349,7 +414,11 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
   }
 
   #toHost(id: RecordIdentity): RecordIdentity {
-    return { ...id, scope: this.#tokenOf.get(id.scope) ?? id.scope, sourceEpisode: this.#tokenOf.get(id.sourceEpisode) ?? id.sourceEpisode };
+    return {
+      ...id,
+      scope: this.#tokenOf.get(id.scope) ?? id.scope,
+      sourceEpisode: this.#tokenOf.get(id.sourceEpisode) ?? id.sourceEpisode,
+    };
   }
 
   #checkSlot(slot: number): void {

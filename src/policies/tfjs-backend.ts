@@ -57,13 +57,20 @@ export async function loadTf(options: TfjsOptions = {}): Promise<LoadedTf> {
 
 interface TfjsModelJson {
   readonly modelTopology: unknown;
-  readonly weightsManifest: readonly { readonly paths: readonly string[]; readonly weights: readonly TfModule.io.WeightsManifestEntry[] }[];
+  readonly weightsManifest: readonly {
+    readonly paths: readonly string[];
+    readonly weights: readonly TfModule.io.WeightsManifestEntry[];
+  }[];
   readonly format?: string;
 }
 
 class TfjsGraph implements GraphRunner {
   readonly signature: GraphSignature;
-  constructor(readonly file: string, private readonly tf: Tf, private readonly model: TfModule.LayersModel) {
+  constructor(
+    readonly file: string,
+    private readonly tf: Tf,
+    private readonly model: TfModule.LayersModel,
+  ) {
     const info = (name: string, t: TfModule.SymbolicTensor): ValueInfo => ({
       name,
       dtype: t.dtype,
@@ -80,7 +87,11 @@ class TfjsGraph implements GraphRunner {
     const inputs = this.signature.inputs.map((s) => {
       const t = feeds[s.name];
       if (t === undefined) throw new ImepError('E_INTERNAL', `${this.file}: no feed for input ${s.name}`);
-      return tf.tensor(t.data as Float32Array | Int32Array | Uint8Array, [...t.shape], t.dtype as 'float32' | 'int32' | 'bool');
+      return tf.tensor(
+        t.data as Float32Array | Int32Array | Uint8Array,
+        [...t.shape],
+        t.dtype as 'float32' | 'int32' | 'bool',
+      );
     });
     const result = this.model.predict(inputs.length === 1 ? (inputs[0] as TfModule.Tensor) : inputs);
     const list = Array.isArray(result) ? result : [result];
@@ -117,7 +128,10 @@ export async function loadTfjsGraph(
     throw new ImepError('E_CHECKPOINT_MISMATCH', `${file} is not JSON: ${String(e)}`, { file });
   }
   if (parsed.modelTopology === undefined || !Array.isArray(parsed.weightsManifest)) {
-    throw new ImepError('E_CHECKPOINT_MISMATCH', 'not a TF.js layers model (modelTopology / weightsManifest missing)', { file, field: 'modelTopology' });
+    throw new ImepError('E_CHECKPOINT_MISMATCH', 'not a TF.js layers model (modelTopology / weightsManifest missing)', {
+      file,
+      field: 'modelTopology',
+    });
   }
   const specs: TfModule.io.WeightsManifestEntry[] = [];
   const chunks: Uint8Array[] = [];
@@ -136,10 +150,18 @@ export async function loadTfjsGraph(
   let model: TfModule.LayersModel;
   try {
     model = await tf.loadLayersModel(
-      tf.io.fromMemory({ modelTopology: parsed.modelTopology as object, weightSpecs: specs, weightData: weightData.buffer }),
+      tf.io.fromMemory({
+        modelTopology: parsed.modelTopology as object,
+        weightSpecs: specs,
+        weightData: weightData.buffer,
+      }),
     );
   } catch (e) {
-    throw new ImepError('E_CHECKPOINT_MISMATCH', `TF.js cannot load ${file}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, { file, cause: e });
+    throw new ImepError(
+      'E_CHECKPOINT_MISMATCH',
+      `TF.js cannot load ${file}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
+      { file, cause: e },
+    );
   }
   return new TfjsGraph(file, tf, model);
 }
@@ -160,13 +182,22 @@ export function tfjsReport(loaded: LoadedTf, required: ExecutionProvider | null)
  * Saves a TF.js layers model as `<stem>.tfjs.json` + `<stem>.weights.bin` (the files a tfjs checkpoint ships);
  * returns the two files' names and bytes. Works with the pure-JS package (no file:// handler needed).
  */
-export async function serializeTfjsModel(tf: Tf, model: TfModule.LayersModel, stem: string): Promise<Record<string, Uint8Array>> {
+export async function serializeTfjsModel(
+  tf: Tf,
+  model: TfModule.LayersModel,
+  stem: string,
+): Promise<Record<string, Uint8Array>> {
   let files: Record<string, Uint8Array> | undefined;
   await model.save(
     tf.io.withSaveHandler(async (artifacts) => {
       const weightsName = `${stem}.weights.bin`;
       const data = artifacts.weightData;
-      const bytes = data === undefined ? new Uint8Array(0) : Array.isArray(data) ? concat(data.map((b) => new Uint8Array(b))) : new Uint8Array(data as ArrayBuffer);
+      const bytes =
+        data === undefined
+          ? new Uint8Array(0)
+          : Array.isArray(data)
+            ? concat(data.map((b) => new Uint8Array(b)))
+            : new Uint8Array(data as ArrayBuffer);
       const json = {
         format: 'layers-model',
         generatedBy: artifacts.generatedBy,

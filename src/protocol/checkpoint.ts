@@ -30,11 +30,15 @@ export function checkpointFile(protocol: Protocol, root = '.'): string {
 /** Throws E_CHECKPOINT_MISSING when the protocol's checkpoint hash is still the placeholder (nothing to check without a checkpoint). */
 export function assertFreezable(protocol: Protocol, file?: string): void {
   if (protocol.checkpoint?.sha256 === PENDING_SHA256) {
-    throw new ImepError('E_CHECKPOINT_MISSING', 'checkpoint.sha256 is still "pending"; a frozen protocol binds its checkpoint', {
-      ...(file === undefined ? {} : { file }),
-      field: 'checkpoint.sha256',
-      hint: `write the SHA-256 of ${protocol.checkpoint.path}/${protocol.checkpoint.file} (sha256sum) into the protocol`,
-    });
+    throw new ImepError(
+      'E_CHECKPOINT_MISSING',
+      'checkpoint.sha256 is still "pending"; a frozen protocol binds its checkpoint',
+      {
+        ...(file === undefined ? {} : { file }),
+        field: 'checkpoint.sha256',
+        hint: `write the SHA-256 of ${protocol.checkpoint.path}/${protocol.checkpoint.file} (sha256sum) into the protocol`,
+      },
+    );
   }
 }
 
@@ -56,11 +60,15 @@ export async function verifyCheckpoint(protocol: Protocol, root = '.', file?: st
   }
   const digest = sha256Hex(bytes);
   if (digest !== checkpoint.sha256) {
-    throw new ImepError('E_CHECKPOINT_MISMATCH', `checkpoint ${target} has SHA-256 ${digest}, the protocol binds ${checkpoint.sha256}`, {
-      ...(file === undefined ? {} : { file }),
-      field: 'checkpoint.sha256',
-      hint: 'restore the registered checkpoint; changing the binding is an amendment',
-    });
+    throw new ImepError(
+      'E_CHECKPOINT_MISMATCH',
+      `checkpoint ${target} has SHA-256 ${digest}, the protocol binds ${checkpoint.sha256}`,
+      {
+        ...(file === undefined ? {} : { file }),
+        field: 'checkpoint.sha256',
+        hint: 'restore the registered checkpoint; changing the binding is an amendment',
+      },
+    );
   }
   return digest;
 }

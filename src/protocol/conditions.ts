@@ -28,7 +28,9 @@ export function toConditionSpec(c: ProtocolCondition): ConditionSpec {
     case 'S':
     case 'T':
       // the installation only when it is read: install-time swaps keep their recorded spec
-      return c.installation === 'read' ? { kind: c.kind, seed: c.seed, installation: 'read' } : { kind: c.kind, seed: c.seed };
+      return c.installation === 'read'
+        ? { kind: c.kind, seed: c.seed, installation: 'read' }
+        : { kind: c.kind, seed: c.seed };
   }
 }
 

@@ -39,12 +39,22 @@ function estimandConditions(e: Estimand): Array<[string, string]> {
   switch (e.kind) {
     case 'D':
     case 'rho':
-      return [['reference', e.reference], ['intervention', e.intervention]];
+      return [
+        ['reference', e.reference],
+        ['intervention', e.intervention],
+      ];
     case 'theta':
     case 'thetaBar':
-      return [['T', e.T], ['S', e.S], ['reference', e.reference]];
+      return [
+        ['T', e.T],
+        ['S', e.S],
+        ['reference', e.reference],
+      ];
     case 'G':
-      return [['oracle', e.oracle], ['none', e.none]];
+      return [
+        ['oracle', e.oracle],
+        ['none', e.none],
+      ];
     case 'successRate':
       return [['condition', e.condition]];
   }
@@ -60,18 +70,34 @@ function checkEstimands(ctx: CheckContext): void {
     const found = refs.map(([k, id]) => ctx.condition(at(k), id));
     if (found.some((c) => c === undefined)) return;
     if (e.kind === 'D' || e.kind === 'rho') {
-      if (e.reference === e.intervention) ctx.push(at('intervention'), `estimand "${e.id}" compares "${e.reference}" with itself`, 'name two different conditions');
+      if (e.reference === e.intervention)
+        ctx.push(
+          at('intervention'),
+          `estimand "${e.id}" compares "${e.reference}" with itself`,
+          'name two different conditions',
+        );
     }
     if (e.kind === 'theta' || e.kind === 'thetaBar') {
       const t = ctx.conditionOfKind(at('T'), e.T, TARGET_KINDS, 'the T (different-fact) side of θ');
       const s = ctx.conditionOfKind(at('S'), e.S, SHAM_KINDS, 'the S (same-fact) side of θ');
       ctx.conditionOfKind(at('reference'), e.reference, ['A'], 'the reference of θ');
       if (t && s && (t.kind === 'T') !== (s.kind === 'S')) {
-        ctx.push(at('S'), `θ pairs ${t.kind} with ${s.kind}; substitutions must be of one family`, 'pair T with S (donor swaps) or T_mu with S_pi (latent scrambles)');
+        ctx.push(
+          at('S'),
+          `θ pairs ${t.kind} with ${s.kind}; substitutions must be of one family`,
+          'pair T with S (donor swaps) or T_mu with S_pi (latent scrambles)',
+        );
       }
       if (e.kind === 'thetaBar' && e.weights) {
         for (const task of Object.keys(e.weights)) {
-          if (!tasks.includes(task)) ctx.push(['estimands', i, 'weights', task], `unknown task "${task}"`, `tasks: ${listSome(tasks)}`, 'E_PROTOCOL_INVALID', true);
+          if (!tasks.includes(task))
+            ctx.push(
+              ['estimands', i, 'weights', task],
+              `unknown task "${task}"`,
+              `tasks: ${listSome(tasks)}`,
+              'E_PROTOCOL_INVALID',
+              true,
+            );
         }
       }
     }
@@ -81,7 +107,11 @@ function checkEstimands(ctx: CheckContext): void {
     }
     const ids = refs.map(([, id]) => id);
     if (ids.length > 1 && !ctx.shareWave(ids)) {
-      ctx.push(at(refs[refs.length - 1]?.[0] ?? 'kind'), `the conditions of estimand "${e.id}" (${listSome(ids)}) never run in the same wave`, 'a contrast is taken within one wave: put them in a common wave');
+      ctx.push(
+        at(refs[refs.length - 1]?.[0] ?? 'kind'),
+        `the conditions of estimand "${e.id}" (${listSome(ids)}) never run in the same wave`,
+        'a contrast is taken within one wave: put them in a common wave',
+      );
     }
   });
 }
@@ -98,45 +128,91 @@ function checkCriteria(ctx: CheckContext): void {
       return;
     }
     if (c.rule === 'p-below') {
-      if (e && e.kind !== 'D' && e.kind !== 'theta') ctx.push(at('estimand'), `the exact McNemar test needs a D or theta estimand, "${e.id}" is ${e.kind}`, 'name a D or theta estimand');
+      if (e && e.kind !== 'D' && e.kind !== 'theta')
+        ctx.push(
+          at('estimand'),
+          `the exact McNemar test needs a D or theta estimand, "${e.id}" is ${e.kind}`,
+          'name a D or theta estimand',
+        );
       // Its p is then the family's Holm-adjusted p (verdicts.ts, the first family listing it), computed with the
       // family's test and judged against α: the criterion must register that same hypothesis and level.
       const family = p.holmFamilies.find((f) => f.contrasts.includes(c.estimand));
       if (family !== undefined) {
         const direction = family.test === 'mcnemar-exact-one-sided' ? 'greater' : 'two-sided';
         if (c.direction !== direction) {
-          ctx.push(at('direction'), `criterion "${c.id}" tests ${c.estimand} ${c.direction}, but ${c.estimand} is in Holm family "${family.id}" (${family.test}), whose adjusted p it is judged by`, `register direction: ${direction}, or take ${c.estimand} out of the family`);
+          ctx.push(
+            at('direction'),
+            `criterion "${c.id}" tests ${c.estimand} ${c.direction}, but ${c.estimand} is in Holm family "${family.id}" (${family.test}), whose adjusted p it is judged by`,
+            `register direction: ${direction}, or take ${c.estimand} out of the family`,
+          );
         }
         if (c.alpha !== family.alpha) {
-          ctx.push(at('alpha'), `criterion "${c.id}" has alpha ${c.alpha}, but its estimand ${c.estimand} is in Holm family "${family.id}" with alpha ${family.alpha}`, `register alpha: ${family.alpha}, or take ${c.estimand} out of the family`);
+          ctx.push(
+            at('alpha'),
+            `criterion "${c.id}" has alpha ${c.alpha}, but its estimand ${c.estimand} is in Holm family "${family.id}" with alpha ${family.alpha}`,
+            `register alpha: ${family.alpha}, or take ${c.estimand} out of the family`,
+          );
         }
       }
       return;
     }
     if (e && !METHOD_FITS[c.method].includes(e.kind)) {
       const fitting = (Object.keys(METHOD_FITS) as BoundMethod[]).filter((m) => METHOD_FITS[m].includes(e.kind));
-      ctx.push(at('method'), `method ${c.method} cannot bound a ${e.kind} estimand ("${e.id}")`, `for ${e.kind} use one of: ${fitting.join(', ')}`);
+      ctx.push(
+        at('method'),
+        `method ${c.method} cannot bound a ${e.kind} estimand ("${e.id}")`,
+        `for ${e.kind} use one of: ${fitting.join(', ')}`,
+      );
     }
     if (c.rule !== 'equivalence') {
       const wantsAlpha = ALPHA_METHODS.includes(c.method);
-      if (wantsAlpha && c.alphaPerComponent === undefined) ctx.push(at('alphaPerComponent'), `missing required field "alphaPerComponent" for method ${c.method}`, 'add alphaPerComponent: 0.05 (each component bound one-sided 95%)');
-      if (wantsAlpha && c.level !== undefined) ctx.push(at('level'), `method ${c.method} is set by alphaPerComponent, not level`, 'remove level');
-      if (!wantsAlpha && c.level === undefined) ctx.push(at('level'), `missing required field "level" for method ${c.method}`, 'add level: 0.95 (the two-sided interval level)');
-      if (!wantsAlpha && c.alphaPerComponent !== undefined) ctx.push(at('alphaPerComponent'), `method ${c.method} is set by level, not alphaPerComponent`, 'remove alphaPerComponent');
+      if (wantsAlpha && c.alphaPerComponent === undefined)
+        ctx.push(
+          at('alphaPerComponent'),
+          `missing required field "alphaPerComponent" for method ${c.method}`,
+          'add alphaPerComponent: 0.05 (each component bound one-sided 95%)',
+        );
+      if (wantsAlpha && c.level !== undefined)
+        ctx.push(at('level'), `method ${c.method} is set by alphaPerComponent, not level`, 'remove level');
+      if (!wantsAlpha && c.level === undefined)
+        ctx.push(
+          at('level'),
+          `missing required field "level" for method ${c.method}`,
+          'add level: 0.95 (the two-sided interval level)',
+        );
+      if (!wantsAlpha && c.alphaPerComponent !== undefined)
+        ctx.push(
+          at('alphaPerComponent'),
+          `method ${c.method} is set by level, not alphaPerComponent`,
+          'remove alphaPerComponent',
+        );
     }
     if (c.rule === 'lower-bound-above') {
       c.aboveUpperBoundOf?.forEach((id, j) => ctx.estimand(['criteria', i, 'aboveUpperBoundOf', j], id));
       if ((c.minDiscordant !== undefined || c.expandToN !== undefined) && c.method !== 'conditional-exact') {
-        ctx.push(at(c.minDiscordant !== undefined ? 'minDiscordant' : 'expandToN'), 'a discordance floor belongs to the conditional exact θ bound', 'use method: conditional-exact, or remove it');
+        ctx.push(
+          at(c.minDiscordant !== undefined ? 'minDiscordant' : 'expandToN'),
+          'a discordance floor belongs to the conditional exact θ bound',
+          'use method: conditional-exact, or remove it',
+        );
       }
       if (c.expandToN !== undefined && (c.expandToN <= p.n || c.expandToN > seeds)) {
-        ctx.push(at('expandToN'), `expandToN = ${c.expandToN} must exceed n = ${p.n} and fit the ${seeds} registered seeds`, 'register enough seeds for the expansion');
+        ctx.push(
+          at('expandToN'),
+          `expandToN = ${c.expandToN} must exceed n = ${p.n} and fit the ${seeds} registered seeds`,
+          'register enough seeds for the expansion',
+        );
       }
     }
     const usesBootstrap = BOOTSTRAPS.includes(c.method);
     if (usesBootstrap && !p.bootstrap) {
       const own = c.rule === 'equivalence' && c.replicates !== undefined && c.seed !== undefined;
-      if (!own) ctx.push(at('method'), `method ${c.method} needs bootstrap replicates and a seed`, 'add bootstrap: { replicates: 10000, seed: … } to the protocol');
+      if (!own)
+        ctx.push(
+          at('method'),
+          `method ${c.method} needs bootstrap replicates and a seed`,
+          'add bootstrap: { replicates: 10000, seed: … } to the protocol',
+        );
     }
   });
 }
@@ -149,24 +225,40 @@ function checkGates(ctx: CheckContext): void {
     switch (g.kind) {
       case 'competence':
         ctx.condition(at('condition'), g.condition);
-        if (g.minSuccess === undefined && g.wilsonLowerAbove === undefined) ctx.push(at('kind'), 'a competence gate needs minSuccess or wilsonLowerAbove', 'add minSuccess: 0.5 and/or wilsonLowerAbove: 0.3333333333333333');
+        if (g.minSuccess === undefined && g.wilsonLowerAbove === undefined)
+          ctx.push(
+            at('kind'),
+            'a competence gate needs minSuccess or wilsonLowerAbove',
+            'add minSuccess: 0.5 and/or wilsonLowerAbove: 0.3333333333333333',
+          );
         break;
       case 'path':
         g.reads.forEach((id, j) => ctx.condition(at('reads', j), id));
-        g.emptyReads?.forEach((id, j) => ctx.conditionOfKind(at('emptyReads', j), id, ['N'], 'a condition with empty reads'));
+        g.emptyReads?.forEach((id, j) =>
+          ctx.conditionOfKind(at('emptyReads', j), id, ['N'], 'a condition with empty reads'),
+        );
         break;
       case 'replicate':
         ctx.conditionOfKind(at('condition'), g.condition, ['C'], 'the replicate');
         ctx.condition(at('reference'), g.reference);
         break;
       case 'survival':
-        g.conditions.forEach((id, j) => ctx.conditionOfKind(at('conditions', j), id, SUBSTITUTING_KINDS, 'a survival-gated condition'));
+        g.conditions.forEach((id, j) =>
+          ctx.conditionOfKind(at('conditions', j), id, SUBSTITUTING_KINDS, 'a survival-gated condition'),
+        );
         break;
       case 'clock':
         g.conditions.forEach((id, j) => ctx.conditionOfKind(at('conditions', j), id, ['N'], 'a clock-gated condition'));
         break;
       case 'candidate':
-        g.conditions.forEach((id, j) => ctx.conditionOfKind(at('conditions', j), id, [...SUBSTITUTING_KINDS, 'N', 'C'], 'a candidate-gated condition'));
+        g.conditions.forEach((id, j) =>
+          ctx.conditionOfKind(
+            at('conditions', j),
+            id,
+            [...SUBSTITUTING_KINDS, 'N', 'C'],
+            'a candidate-gated condition',
+          ),
+        );
         break;
       case 'sham-validity':
         ctx.conditionOfKind(at('sham'), g.sham, SHAM_KINDS, 'the sham');
@@ -177,8 +269,14 @@ function checkGates(ctx: CheckContext): void {
         break;
       case 'empty-read':
         g.conditions.forEach((id, j) => ctx.condition(at('conditions', j), id));
-        if (g.rule === 'predicted-count' && g.predicted === undefined) ctx.push(at('rule'), 'rule predicted-count needs the predicted count', 'add predicted: <count>');
-        if (g.rule === 'identical-positions' && g.predicted !== undefined) ctx.push(at('predicted'), 'rule identical-positions takes no predicted count', 'remove predicted (or use rule: predicted-count)');
+        if (g.rule === 'predicted-count' && g.predicted === undefined)
+          ctx.push(at('rule'), 'rule predicted-count needs the predicted count', 'add predicted: <count>');
+        if (g.rule === 'identical-positions' && g.predicted !== undefined)
+          ctx.push(
+            at('predicted'),
+            'rule identical-positions takes no predicted count',
+            'remove predicted (or use rule: predicted-count)',
+          );
         break;
     }
   });
@@ -192,7 +290,12 @@ function checkFamilies(ctx: CheckContext): void {
     f.contrasts.forEach((id, j) => {
       const path = ['holmFamilies', i, 'contrasts', j];
       const e = ctx.estimand(path, id);
-      if (e && e.kind !== 'D' && e.kind !== 'theta') ctx.push(path, `"${id}" is a ${e.kind} estimand; a Holm family tests D or theta contrasts`, 'list D or theta estimands');
+      if (e && e.kind !== 'D' && e.kind !== 'theta')
+        ctx.push(
+          path,
+          `"${id}" is a ${e.kind} estimand; a Holm family tests D or theta contrasts`,
+          'list D or theta estimands',
+        );
       if (seen.has(id)) ctx.push(path, `contrast "${id}" is listed twice`, 'list each contrast once');
       seen.add(id);
     });
@@ -201,8 +304,14 @@ function checkFamilies(ctx: CheckContext): void {
     const at = (k: string): PathSegment[] => ['goNoGo', i, k];
     if (g.rule === 'min-competent-cells') {
       const gate = p.gates.find((x) => x.id === g.gate);
-      if (!gate || gate.kind !== 'competence') ctx.push(at('gate'), `"${g.gate}" is not a competence gate`, `competence gates: ${listSome(p.gates.filter((x) => x.kind === 'competence').map((x) => x.id)) || 'none'}`);
-      if (g.min > p.envs.length) ctx.push(at('min'), `min = ${g.min} exceeds the ${p.envs.length} cell(s)`, 'a cell is one task; lower min');
+      if (!gate || gate.kind !== 'competence')
+        ctx.push(
+          at('gate'),
+          `"${g.gate}" is not a competence gate`,
+          `competence gates: ${listSome(p.gates.filter((x) => x.kind === 'competence').map((x) => x.id)) || 'none'}`,
+        );
+      if (g.min > p.envs.length)
+        ctx.push(at('min'), `min = ${g.min} exceeds the ${p.envs.length} cell(s)`, 'a cell is one task; lower min');
     } else if (g.rule === 'reference-success-floor') {
       ctx.condition(at('condition'), g.condition);
     } else {
@@ -214,7 +323,11 @@ function checkFamilies(ctx: CheckContext): void {
     if (mde.estimand !== undefined) ctx.estimand(['mde', 'estimand'], mde.estimand);
     mde.outputs.forEach((o, i) => {
       if (!mde.inputs.assumedDiscordance.includes(o.assumedDiscordance)) {
-        ctx.push(['mde', 'outputs', i, 'assumedDiscordance'], `output row for discordance ${o.assumedDiscordance} has no input`, `inputs.assumedDiscordance: ${listSome(mde.inputs.assumedDiscordance.map(String))}`);
+        ctx.push(
+          ['mde', 'outputs', i, 'assumedDiscordance'],
+          `output row for discordance ${o.assumedDiscordance} has no input`,
+          `inputs.assumedDiscordance: ${listSome(mde.inputs.assumedDiscordance.map(String))}`,
+        );
       }
     });
   }

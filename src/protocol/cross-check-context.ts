@@ -42,7 +42,13 @@ export class CheckContext {
     return this.sink.full;
   }
 
-  push(path: readonly PathSegment[], message: string, hint?: string, code: ErrorCode = 'E_PROTOCOL_INVALID', key = false): void {
+  push(
+    path: readonly PathSegment[],
+    message: string,
+    hint?: string,
+    code: ErrorCode = 'E_PROTOCOL_INVALID',
+    key = false,
+  ): void {
     if (this.sink.full) {
       this.sink.count(1);
       return;
@@ -64,10 +70,19 @@ export class CheckContext {
   }
 
   /** The condition `id` at `path`, checked to be one of `kinds` (reports either problem). */
-  conditionOfKind(path: readonly PathSegment[], id: string, kinds: readonly ProtocolConditionKind[], role: string): ProtocolCondition | undefined {
+  conditionOfKind(
+    path: readonly PathSegment[],
+    id: string,
+    kinds: readonly ProtocolConditionKind[],
+    role: string,
+  ): ProtocolCondition | undefined {
     const c = this.condition(path, id);
     if (c && !kinds.includes(c.kind)) {
-      this.push(path, `condition "${id}" has kind ${c.kind}, but ${role} must be of kind ${kinds.join(' or ')}`, `name a condition of kind ${kinds.join(' or ')}`);
+      this.push(
+        path,
+        `condition "${id}" has kind ${c.kind}, but ${role} must be of kind ${kinds.join(' or ')}`,
+        `name a condition of kind ${kinds.join(' or ')}`,
+      );
       return undefined;
     }
     return c;
@@ -86,13 +101,21 @@ export class CheckContext {
   }
 
   /** Reports ids that occur twice in `items` (at the second occurrence's id). */
-  unique<T extends { readonly id: string | number }>(items: readonly T[], base: readonly PathSegment[], what: string): void {
+  unique<T extends { readonly id: string | number }>(
+    items: readonly T[],
+    base: readonly PathSegment[],
+    what: string,
+  ): void {
     const seen = new Map<string, number>();
     items.forEach((item, i) => {
       const key = String(item.id);
       const first = seen.get(key);
       if (first !== undefined) {
-        this.push([...base, i, 'id'], `duplicate ${what} id "${key}" (also ${base.join('.')}[${first}])`, `give every ${what} a distinct id`);
+        this.push(
+          [...base, i, 'id'],
+          `duplicate ${what} id "${key}" (also ${base.join('.')}[${first}])`,
+          `give every ${what} a distinct id`,
+        );
       } else {
         seen.set(key, i);
       }

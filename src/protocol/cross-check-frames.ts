@@ -10,14 +10,27 @@ export function checkFrames(ctx: CheckContext): void {
   if (f === undefined) return;
   f.conditions.forEach((c, i) => ctx.condition(['frames', 'conditions', i], c));
   f.steps.forEach((s, i) => {
-    if (i > 0 && s <= (f.steps[i - 1] as number)) ctx.push(['frames', 'steps', i], `step ${s} does not follow step ${f.steps[i - 1]}`, 'list the steps once each, ascending');
+    if (i > 0 && s <= (f.steps[i - 1] as number))
+      ctx.push(
+        ['frames', 'steps', i],
+        `step ${s} does not follow step ${f.steps[i - 1]}`,
+        'list the steps once each, ascending',
+      );
   });
   if (!ctx.protocol.allowlists.methodVisible.includes(f.field)) {
-    ctx.push(['frames', 'field'], `frames.field "${f.field}" is not a method-visible field`, `use one of ${ctx.protocol.allowlists.methodVisible.join(', ')}`);
+    ctx.push(
+      ['frames', 'field'],
+      `frames.field "${f.field}" is not a method-visible field`,
+      `use one of ${ctx.protocol.allowlists.methodVisible.join(', ')}`,
+    );
   }
   const attempts = ctx.protocol.attempts?.count ?? ctx.protocol.chains?.length ?? 1;
   const total = Math.min(f.units, ctx.protocol.n) * f.conditions.length * attempts * f.steps.length;
   if (total > MAX_REGISTERED_FRAMES) {
-    ctx.push(['frames', 'units'], `frames registers ${total} frames per task (units × conditions × attempts × steps), above the cap of ${MAX_REGISTERED_FRAMES}`, 'record fewer units, conditions or steps');
+    ctx.push(
+      ['frames', 'units'],
+      `frames registers ${total} frames per task (units × conditions × attempts × steps), above the cap of ${MAX_REGISTERED_FRAMES}`,
+      'record fewer units, conditions or steps',
+    );
   }
 }

@@ -32,44 +32,92 @@ import { overlappingBands, seedCount } from './seeds.js';
 
 function checkEpisodes(ctx: CheckContext): void {
   const p = ctx.protocol;
-  if (p.attempts && p.chains) ctx.push(['chains'], 'a protocol has either attempts or chains, not both', 'remove one of attempts / chains');
-  if (!p.attempts && !p.chains) ctx.push([], 'missing required field "attempts"', 'add attempts: { count: 1, registered: 1 } (or chains: { length, registered })');
+  if (p.attempts && p.chains)
+    ctx.push(['chains'], 'a protocol has either attempts or chains, not both', 'remove one of attempts / chains');
+  if (!p.attempts && !p.chains)
+    ctx.push(
+      [],
+      'missing required field "attempts"',
+      'add attempts: { count: 1, registered: 1 } (or chains: { length, registered })',
+    );
   if (p.attempts && p.attempts.registered > p.attempts.count) {
-    ctx.push(['attempts', 'registered'], `attempt ${p.attempts.registered} is registered but only ${p.attempts.count} attempt(s) run`, 'set registered ≤ count');
+    ctx.push(
+      ['attempts', 'registered'],
+      `attempt ${p.attempts.registered} is registered but only ${p.attempts.count} attempt(s) run`,
+      'set registered ≤ count',
+    );
   }
   const firstAt = new Map<number, number>();
   p.chains?.registered.forEach((pos, i) => {
-    if (pos > (p.chains?.length ?? 0)) ctx.push(['chains', 'registered', i], `chain position ${pos} exceeds the chain length ${p.chains?.length}`, 'list positions between 1 and length');
+    if (pos > (p.chains?.length ?? 0))
+      ctx.push(
+        ['chains', 'registered', i],
+        `chain position ${pos} exceeds the chain length ${p.chains?.length}`,
+        'list positions between 1 and length',
+      );
     const first = firstAt.get(pos);
     // a repeat changes nothing the adjudication pools, but it changes the frozen protocol's hash
-    if (first !== undefined) ctx.push(['chains', 'registered', i], `chain position ${pos} is listed twice (also chains.registered[${first}])`, 'list every position once');
+    if (first !== undefined)
+      ctx.push(
+        ['chains', 'registered', i],
+        `chain position ${pos} is listed twice (also chains.registered[${first}])`,
+        'list every position once',
+      );
     else firstAt.set(pos, i);
   });
 }
 
 function checkSeeds(ctx: CheckContext): void {
   const { seeds, n } = ctx.protocol;
-  if (seeds.bands && seeds.list) ctx.push(['seeds', 'list'], 'seeds has both bands and list', 'keep one of seeds.bands / seeds.list');
-  if (!seeds.bands && !seeds.list) ctx.push(['seeds'], 'seeds has neither bands nor list', 'add bands: [{ start, end }] or list: [...]');
+  if (seeds.bands && seeds.list)
+    ctx.push(['seeds', 'list'], 'seeds has both bands and list', 'keep one of seeds.bands / seeds.list');
+  if (!seeds.bands && !seeds.list)
+    ctx.push(['seeds'], 'seeds has neither bands nor list', 'add bands: [{ start, end }] or list: [...]');
   const bands = seeds.bands ?? [];
   bands.forEach((b, i) => {
-    if (b.start > b.end) ctx.push(['seeds', 'bands', i, 'end'], `band end ${b.end} is below its start ${b.start}`, 'bands are inclusive { start ≤ end }');
+    if (b.start > b.end)
+      ctx.push(
+        ['seeds', 'bands', i, 'end'],
+        `band end ${b.end} is below its start ${b.start}`,
+        'bands are inclusive { start ≤ end }',
+      );
   });
   for (const { at, other } of overlappingBands(bands)) {
     const b = bands[at]!;
     const o = bands[other]!;
-    ctx.push(['seeds', 'bands', at], `band ${b.start}–${b.end} overlaps band ${o.start}–${o.end} (seeds.bands[${other}])`, 'make the bands disjoint', 'E_SEED_OVERLAP');
+    ctx.push(
+      ['seeds', 'bands', at],
+      `band ${b.start}–${b.end} overlaps band ${o.start}–${o.end} (seeds.bands[${other}])`,
+      'make the bands disjoint',
+      'E_SEED_OVERLAP',
+    );
   }
   const seen = new Map<number, number>();
   (seeds.list ?? []).forEach((s, i) => {
     const first = seen.get(s);
-    if (first !== undefined) ctx.push(['seeds', 'list', i], `seed ${s} is listed twice (also seeds.list[${first}])`, 'list every seed once', 'E_SEED_OVERLAP');
+    if (first !== undefined)
+      ctx.push(
+        ['seeds', 'list', i],
+        `seed ${s} is listed twice (also seeds.list[${first}])`,
+        'list every seed once',
+        'E_SEED_OVERLAP',
+      );
     else seen.set(s, i);
   });
   const count = seedCount(seeds);
-  if (n > count) ctx.push(['n'], `n = ${n} exceeds the ${count} registered seeds`, `lower n to at most ${count} or widen the seed band`);
+  if (n > count)
+    ctx.push(
+      ['n'],
+      `n = ${n} exceeds the ${count} registered seeds`,
+      `lower n to at most ${count} or widen the seed band`,
+    );
   ctx.protocol.conditions.forEach((c, i) => {
-    if (c.n !== undefined && c.n > n) ctx.push(['conditions', i, 'n'], `condition n = ${c.n} exceeds the protocol n = ${n}`, 'a condition may run on fewer units, never more');
+    if (c.n !== undefined && c.n > n)
+      ctx.push(
+        ['conditions', i, 'n'],
+        `condition n = ${c.n} exceeds the protocol n = ${n}`,
+        'a condition may run on fewer units, never more',
+      );
   });
 }
 
@@ -84,16 +132,27 @@ function checkEnvs(ctx: CheckContext): void {
   p.envs.forEach((env, i) => {
     const task = env.task ?? env.id;
     const first = tasks.get(task);
-    if (first !== undefined) ctx.push(['envs', i, env.task ? 'task' : 'id'], `task "${task}" is listed twice (also envs[${first}])`, 'give each env a distinct task name');
+    if (first !== undefined)
+      ctx.push(
+        ['envs', i, env.task ? 'task' : 'id'],
+        `task "${task}" is listed twice (also envs[${first}])`,
+        'give each env a distinct task name',
+      );
     else tasks.set(task, i);
   });
   if (p.simulator.kind !== 'lite') return;
   p.envs.forEach((env, i) => {
     if (!isLiteEnvId(env.id)) {
-      ctx.push(['envs', i, 'id'], `unknown lite environment "${env.id}"`, `${didYouMean(env.id, LITE_ENV_IDS)}known lite environments: ${LITE_ENV_IDS.join(', ')}`);
+      ctx.push(
+        ['envs', i, 'id'],
+        `unknown lite environment "${env.id}"`,
+        `${didYouMean(env.id, LITE_ENV_IDS)}known lite environments: ${LITE_ENV_IDS.join(', ')}`,
+      );
       return;
     }
-    const variants: Array<{ condition: ProtocolCondition | undefined; index: number }> = [{ condition: undefined, index: -1 }];
+    const variants: Array<{ condition: ProtocolCondition | undefined; index: number }> = [
+      { condition: undefined, index: -1 },
+    ];
     p.conditions.forEach((c, j) => {
       if (c.envKwargs) variants.push({ condition: c, index: j });
     });
@@ -105,8 +164,18 @@ function checkEnvs(ctx: CheckContext): void {
         if (!isImepError(e)) throw e;
         const key = kwargKey(e.field);
         const fromCondition = condition?.envKwargs && key !== undefined && key in condition.envKwargs;
-        const path = fromCondition ? ['conditions', index, 'envKwargs', key] : key !== undefined && key in (env.kwargs ?? {}) ? ['envs', i, 'kwargs', key] : ['envs', i, 'kwargs'];
-        ctx.push(path, e.message, e.hint ?? `see the kwargs of ${env.id} in src/sims/lite`, 'E_PROTOCOL_INVALID', false);
+        const path = fromCondition
+          ? ['conditions', index, 'envKwargs', key]
+          : key !== undefined && key in (env.kwargs ?? {})
+            ? ['envs', i, 'kwargs', key]
+            : ['envs', i, 'kwargs'];
+        ctx.push(
+          path,
+          e.message,
+          e.hint ?? `see the kwargs of ${env.id} in src/sims/lite`,
+          'E_PROTOCOL_INVALID',
+          false,
+        );
         return;
       }
     }
@@ -127,7 +196,12 @@ function checkConditions(ctx: CheckContext): void {
   const factors = p.factors ?? {};
   for (const [factor, levels] of Object.entries(factors)) {
     levels.forEach((level, j) => {
-      if (levels.indexOf(level) !== j) ctx.push(['factors', factor, j], `level "${level}" of factor "${factor}" is listed twice`, 'list each level once');
+      if (levels.indexOf(level) !== j)
+        ctx.push(
+          ['factors', factor, j],
+          `level "${level}" of factor "${factor}" is listed twice`,
+          'list each level once',
+        );
     });
   }
   const combos = new Map<string, number>();
@@ -135,39 +209,98 @@ function checkConditions(ctx: CheckContext): void {
     const at = 'installAt' in c ? c.installAt : undefined;
     const mode = acts(c);
     if (mode === 'point' && !at) {
-      const hint = c.kind === 'S' || c.kind === 'T' ? 'add installAt: { attempt: 2, before: first-query }, or installation: read to swap at read time' : 'add installAt: { attempt: 2, before: first-query }';
-      ctx.push(['conditions', i], `condition "${c.id}" (${c.kind}${c.kind === 'N' ? ' clear' : c.kind === 'U' ? ' install' : ''}) needs an installation point`, hint);
+      const hint =
+        c.kind === 'S' || c.kind === 'T'
+          ? 'add installAt: { attempt: 2, before: first-query }, or installation: read to swap at read time'
+          : 'add installAt: { attempt: 2, before: first-query }';
+      ctx.push(
+        ['conditions', i],
+        `condition "${c.id}" (${c.kind}${c.kind === 'N' ? ' clear' : c.kind === 'U' ? ' install' : ''}) needs an installation point`,
+        hint,
+      );
     }
     if (mode !== 'point' && at) {
-      ctx.push(['conditions', i, 'installAt'], `condition "${c.id}" acts at every read, so installAt has no meaning`, 'remove installAt (or use variant: clear / installation: install)');
+      ctx.push(
+        ['conditions', i, 'installAt'],
+        `condition "${c.id}" acts at every read, so installAt has no meaning`,
+        'remove installAt (or use variant: clear / installation: install)',
+      );
     }
     if (at && mode === 'point') {
-      if (at.attempt > episodes) ctx.push(['conditions', i, 'installAt', 'attempt'], `installAt.attempt ${at.attempt} but each unit runs ${episodes} episode(s)`, `use an attempt between 1 and ${episodes}`);
-      else if (at.attempt > 1 && (p.memory.bank !== 'structured-pcmb' || p.memory.persistence !== 'across-attempts') && c.kind !== 'N') {
-        ctx.push(['conditions', i, 'installAt', 'attempt'], `condition "${c.id}" installs at attempt ${at.attempt}, but the bank keeps no records across attempts`, 'use memory.bank: structured-pcmb with persistence: across-attempts');
+      if (at.attempt > episodes)
+        ctx.push(
+          ['conditions', i, 'installAt', 'attempt'],
+          `installAt.attempt ${at.attempt} but each unit runs ${episodes} episode(s)`,
+          `use an attempt between 1 and ${episodes}`,
+        );
+      else if (
+        at.attempt > 1 &&
+        (p.memory.bank !== 'structured-pcmb' || p.memory.persistence !== 'across-attempts') &&
+        c.kind !== 'N'
+      ) {
+        ctx.push(
+          ['conditions', i, 'installAt', 'attempt'],
+          `condition "${c.id}" installs at attempt ${at.attempt}, but the bank keeps no records across attempts`,
+          'use memory.bank: structured-pcmb with persistence: across-attempts',
+        );
       }
     }
-    const installs = ((c.kind === 'S' || c.kind === 'T') && c.installation !== 'read') || (c.kind === 'U' && c.installation === 'install');
+    const installs =
+      ((c.kind === 'S' || c.kind === 'T') && c.installation !== 'read') ||
+      (c.kind === 'U' && c.installation === 'install');
     if (installs && at?.attempt === 1) {
-      ctx.push(['conditions', i, 'installAt', 'attempt'], `condition "${c.id}" installs before attempt 1's first query, when the bank holds no records yet`, 'install at a later attempt (e.g. attempt: 2), after records were written');
+      ctx.push(
+        ['conditions', i, 'installAt', 'attempt'],
+        `condition "${c.id}" installs before attempt 1's first query, when the bank holds no records yet`,
+        'install at a later attempt (e.g. attempt: 2), after records were written',
+      );
     }
     if (installs && p.memory.bank !== 'structured-pcmb') {
-      ctx.push(['conditions', i, 'kind'], `condition "${c.id}" installs payloads, which needs the structured bank`, 'use memory.bank: structured-pcmb, or installation: read (U, S, T)');
+      ctx.push(
+        ['conditions', i, 'kind'],
+        `condition "${c.id}" installs payloads, which needs the structured bank`,
+        'use memory.bank: structured-pcmb, or installation: read (U, S, T)',
+      );
     }
     if (c.levels) {
       for (const [factor, level] of Object.entries(c.levels)) {
         const levels = factors[factor];
-        if (!levels) ctx.push(['conditions', i, 'levels', factor], `unknown factor "${factor}"`, `declare it under factors (declared: ${listSome(Object.keys(factors)) || 'none'})`, 'E_PROTOCOL_INVALID', true);
-        else if (!levels.includes(level)) ctx.push(['conditions', i, 'levels', factor], `"${level}" is not a level of factor "${factor}"`, `use one of: ${listSome(levels)}`);
+        if (!levels)
+          ctx.push(
+            ['conditions', i, 'levels', factor],
+            `unknown factor "${factor}"`,
+            `declare it under factors (declared: ${listSome(Object.keys(factors)) || 'none'})`,
+            'E_PROTOCOL_INVALID',
+            true,
+          );
+        else if (!levels.includes(level))
+          ctx.push(
+            ['conditions', i, 'levels', factor],
+            `"${level}" is not a level of factor "${factor}"`,
+            `use one of: ${listSome(levels)}`,
+          );
       }
     }
     if (Object.keys(factors).length > 0) {
       const missing = Object.keys(factors).filter((f) => c.levels?.[f] === undefined);
-      if (missing.length > 0) ctx.push(['conditions', i, c.levels ? 'levels' : 'id'], `condition "${c.id}" names no level for factor${missing.length > 1 ? 's' : ''} ${listSome(missing)}`, 'add levels: { factor: level, … } for every declared factor');
+      if (missing.length > 0)
+        ctx.push(
+          ['conditions', i, c.levels ? 'levels' : 'id'],
+          `condition "${c.id}" names no level for factor${missing.length > 1 ? 's' : ''} ${listSome(missing)}`,
+          'add levels: { factor: level, … } for every declared factor',
+        );
       else {
-        const combo = Object.keys(factors).sort().map((f) => `${f}=${c.levels?.[f]}`).join(',');
+        const combo = Object.keys(factors)
+          .sort()
+          .map((f) => `${f}=${c.levels?.[f]}`)
+          .join(',');
         const first = combos.get(combo);
-        if (first !== undefined) ctx.push(['conditions', i, 'levels'], `conditions "${p.conditions[first]?.id}" and "${c.id}" have the same factor levels (${combo})`, 'each factor combination is one condition');
+        if (first !== undefined)
+          ctx.push(
+            ['conditions', i, 'levels'],
+            `conditions "${p.conditions[first]?.id}" and "${c.id}" have the same factor levels (${combo})`,
+            'each factor combination is one condition',
+          );
         else combos.set(combo, i);
       }
     }
@@ -182,16 +315,26 @@ function checkWaves(ctx: CheckContext): void {
     const inWave = new Map<string, number>();
     w.conditions.forEach((id, j) => {
       ctx.condition(['waves', i, 'conditions', j], id);
-      if (inWave.has(id)) ctx.push(['waves', i, 'conditions', j], `condition "${id}" is listed twice in wave ${w.id}`, 'list each condition once per wave');
+      if (inWave.has(id))
+        ctx.push(
+          ['waves', i, 'conditions', j],
+          `condition "${id}" is listed twice in wave ${w.id}`,
+          'list each condition once per wave',
+        );
       inWave.set(id, j);
       used.add(id);
     });
     if (!inWave.has(w.anchor)) {
-      ctx.push(['waves', i, 'anchor'], `anchor "${w.anchor}" is not one of wave ${w.id}'s conditions (${listSome(w.conditions)})`, `add "${w.anchor}" to waves[${i}].conditions or name one of them as the anchor`);
+      ctx.push(
+        ['waves', i, 'anchor'],
+        `anchor "${w.anchor}" is not one of wave ${w.id}'s conditions (${listSome(w.conditions)})`,
+        `add "${w.anchor}" to waves[${i}].conditions or name one of them as the anchor`,
+      );
     }
   });
   p.conditions.forEach((c, i) => {
-    if (!used.has(c.id)) ctx.push(['conditions', i, 'id'], `condition "${c.id}" runs in no wave`, 'add it to a wave or remove it');
+    if (!used.has(c.id))
+      ctx.push(['conditions', i, 'id'], `condition "${c.id}" runs in no wave`, 'add it to a wave or remove it');
   });
 }
 
@@ -208,7 +351,10 @@ function checkAllowlists(ctx: CheckContext): void {
       'E_ALLOWLIST_OVERLAP',
     );
   }
-  for (const [name, list] of [['methodVisible', methodVisible], ['evaluatorOnly', evaluatorOnly]] as const) {
+  for (const [name, list] of [
+    ['methodVisible', methodVisible],
+    ['evaluatorOnly', evaluatorOnly],
+  ] as const) {
     const seen = new Set<string>();
     list.forEach((f, i) => {
       if (seen.has(f)) ctx.push(['allowlists', name, i], `field "${f}" is listed twice`, 'list each field once');
@@ -228,7 +374,11 @@ function checkAllowlists(ctx: CheckContext): void {
     methodVisible.forEach((f, i) => {
       if (shown.includes(f) || reported.has(f)) return;
       reported.add(f);
-      ctx.push(['allowlists', 'methodVisible', i], `${env.id} does not show "${f}" to the policy`, `method-visible fields of ${env.id}: ${shown.join(', ')}`);
+      ctx.push(
+        ['allowlists', 'methodVisible', i],
+        `${env.id} does not show "${f}" to the policy`,
+        `method-visible fields of ${env.id}: ${shown.join(', ')}`,
+      );
     });
   }
 }
@@ -236,23 +386,43 @@ function checkAllowlists(ctx: CheckContext): void {
 function checkPolicy(ctx: CheckContext): void {
   const p = ctx.protocol;
   if (p.checkpoint === undefined && p.policy === undefined) {
-    ctx.push([], 'missing required field "checkpoint"', 'add checkpoint: { path, file, sha256 }, or policy: { runtime: remote, name } for a policy hosted in Python');
+    ctx.push(
+      [],
+      'missing required field "checkpoint"',
+      'add checkpoint: { path, file, sha256 }, or policy: { runtime: remote, name } for a policy hosted in Python',
+    );
   }
   const policy = p.policy;
   if (policy === undefined) return;
   if (p.checkpoint !== undefined) {
-    ctx.push(['policy'], 'a protocol names either a checkpoint or a policy, not both', 'remove checkpoint (a hosted policy is frozen by the identity its host reports) or remove policy');
+    ctx.push(
+      ['policy'],
+      'a protocol names either a checkpoint or a policy, not both',
+      'remove checkpoint (a hosted policy is frozen by the identity its host reports) or remove policy',
+    );
   }
   if (p.memory.bank !== 'episode-local') {
-    ctx.push(['memory', 'bank'], `a hosted policy keeps its own episode-local bank, but memory.bank is ${p.memory.bank}`, 'register memory.bank: episode-local with the hosted policy’s banks and k');
+    ctx.push(
+      ['memory', 'bank'],
+      `a hosted policy keeps its own episode-local bank, but memory.bank is ${p.memory.bank}`,
+      'register memory.bank: episode-local with the hosted policy’s banks and k',
+    );
   }
   if (policy.endpoint === undefined && policy.curve !== undefined) {
-    ctx.push(['policy', 'curve'], 'curve keys are given without an endpoint: a host IMEP starts listens on a private ipc:// endpoint', 'remove curve, or add the endpoint of the host you started');
+    ctx.push(
+      ['policy', 'curve'],
+      'curve keys are given without an endpoint: a host IMEP starts listens on a private ipc:// endpoint',
+      'remove curve, or add the endpoint of the host you started',
+    );
   }
   if (policy.endpoint !== undefined) {
     for (const key of ['module', 'pythonPath', 'python'] as const) {
       if (policy[key] !== undefined) {
-        ctx.push(['policy', key], `${key} is given with an endpoint: a host someone else started was started with its own ${key}`, `remove ${key}, or remove endpoint so IMEP starts the host`);
+        ctx.push(
+          ['policy', key],
+          `${key} is given with an endpoint: a host someone else started was started with its own ${key}`,
+          `remove ${key}, or remove endpoint so IMEP starts the host`,
+        );
       }
     }
   }
@@ -282,5 +452,11 @@ export function crossCheckBounded(protocol: Protocol): IssueSink<ProtocolIssue> 
 export function assertCrossChecked(protocol: Protocol, file?: string): void {
   const issues = crossCheckBounded(protocol);
   const first = issues.items[0];
-  if (first) throw new ProtocolError(file, { ...first, pos: undefined }, issues.items.map((i) => ({ ...i, pos: undefined })), issues.total);
+  if (first)
+    throw new ProtocolError(
+      file,
+      { ...first, pos: undefined },
+      issues.items.map((i) => ({ ...i, pos: undefined })),
+      issues.total,
+    );
 }

@@ -30,16 +30,22 @@ export const EXECUTION_NOISE_SIGMA_MAX = 0.6;
 
 export const ExecutionNoiseSchema = z
   .strictObject({
-    kind: z.literal('action-gaussian').describe('action-gaussian: every executed action is the policy action plus σ·N(0, I)'),
+    kind: z
+      .literal('action-gaussian')
+      .describe('action-gaussian: every executed action is the policy action plus σ·N(0, I)'),
     sigma: z
       .number()
       .gt(0)
       .max(EXECUTION_NOISE_SIGMA_MAX)
-      .describe('σ > 0, the standard deviation of the noise on each action component (lite tool units; one step moves ≤ 0.06; leave executionNoise out for none)'),
+      .describe(
+        'σ > 0, the standard deviation of the noise on each action component (lite tool units; one step moves ≤ 0.06; leave executionNoise out for none)',
+      ),
     seed: SeedInt.describe('the noise seed: every draw is keyed by (seed, unit, [wave, condition], attempt, step)'),
     scope: z
       .enum(EXECUTION_NOISE_SCOPES)
-      .describe('shared: the same draw for a unit in every condition (paired conditions stay coupled); per-condition: independent draws per condition run'),
+      .describe(
+        'shared: the same draw for a unit in every condition (paired conditions stay coupled); per-condition: independent draws per condition run',
+      ),
   })
   .describe('registered execution noise (lite only): seeded action noise drawn per unit, attempt and step');
 
@@ -66,7 +72,12 @@ export function noiseStreamLabel(spec: ExecutionNoise, ep: NoiseEpisode, step: n
 }
 
 /** The executed action: `action` + σ·z from the (episode, step) stream, as float32 (the action's own dtype). */
-export function noisyAction(spec: ExecutionNoise, ep: NoiseEpisode, step: number, action: ArrayLike<number>): Float32Array {
+export function noisyAction(
+  spec: ExecutionNoise,
+  ep: NoiseEpisode,
+  step: number,
+  action: ArrayLike<number>,
+): Float32Array {
   const prng = new Prng(noiseStreamLabel(spec, ep, step));
   const out = new Float32Array(action.length);
   for (let i = 0; i < action.length; i++) out[i] = (action[i] as number) + spec.sigma * prng.nextNormal();

@@ -33,14 +33,24 @@ export function checkFrozenPower(mde: Mde | undefined): RecomputedMdeRow[] {
   if (mde === undefined) return [];
   const { inputs, outputs } = mde;
   if (inputs.method === 'monte-carlo' && (inputs.replicates === undefined || inputs.seed === undefined)) {
-    refuse(inputs.replicates === undefined ? 'mde.inputs.replicates' : 'mde.inputs.seed', 'a Monte-Carlo power analysis needs its registered replicates and seed to be recomputed');
+    refuse(
+      inputs.replicates === undefined ? 'mde.inputs.replicates' : 'mde.inputs.seed',
+      'a Monte-Carlo power analysis needs its registered replicates and seed to be recomputed',
+    );
   }
   if (outputs.length !== inputs.assumedDiscordance.length) {
-    refuse('mde.outputs', `registers ${outputs.length} rows for ${inputs.assumedDiscordance.length} assumed discordance rates`);
+    refuse(
+      'mde.outputs',
+      `registers ${outputs.length} rows for ${inputs.assumedDiscordance.length} assumed discordance rates`,
+    );
   }
   return inputs.assumedDiscordance.map((rho, i) => {
     const row = outputs[i]!;
-    if (row.assumedDiscordance !== rho) refuse(`mde.outputs[${i}].assumedDiscordance`, `registered ${row.assumedDiscordance}, mde.inputs.assumedDiscordance[${i}] is ${rho}`);
+    if (row.assumedDiscordance !== rho)
+      refuse(
+        `mde.outputs[${i}].assumedDiscordance`,
+        `registered ${row.assumedDiscordance}, mde.inputs.assumedDiscordance[${i}] is ${rho}`,
+      );
     const r = minimumDetectableEffect({
       n: inputs.n,
       rhoDiscordant: rho,
@@ -52,10 +62,24 @@ export function checkFrozenPower(mde: Mde | undefined): RecomputedMdeRow[] {
     });
     const effect = r.status === 'found' ? r.effect : null;
     const achievedPower = r.status === 'found' ? r.achievedPower : null;
-    const effectOk = effect === null ? row.effect === null : row.effect !== null && Math.abs(row.effect - effect) <= MDE_EFFECT_TOLERANCE;
-    if (!effectOk) refuse(`mde.outputs[${i}].effect`, `registered ${fmt(row.effect)}, src/stats/power.ts computes ${fmt(effect)} (tolerance ±${MDE_EFFECT_TOLERANCE})`);
-    if (row.achievedPower !== undefined && achievedPower !== null && Math.abs(row.achievedPower - achievedPower) > MDE_POWER_TOLERANCE) {
-      refuse(`mde.outputs[${i}].achievedPower`, `registered ${fmt(row.achievedPower)}, src/stats/power.ts computes ${fmt(achievedPower)} (tolerance ±${MDE_POWER_TOLERANCE})`);
+    const effectOk =
+      effect === null
+        ? row.effect === null
+        : row.effect !== null && Math.abs(row.effect - effect) <= MDE_EFFECT_TOLERANCE;
+    if (!effectOk)
+      refuse(
+        `mde.outputs[${i}].effect`,
+        `registered ${fmt(row.effect)}, src/stats/power.ts computes ${fmt(effect)} (tolerance ±${MDE_EFFECT_TOLERANCE})`,
+      );
+    if (
+      row.achievedPower !== undefined &&
+      achievedPower !== null &&
+      Math.abs(row.achievedPower - achievedPower) > MDE_POWER_TOLERANCE
+    ) {
+      refuse(
+        `mde.outputs[${i}].achievedPower`,
+        `registered ${fmt(row.achievedPower)}, src/stats/power.ts computes ${fmt(achievedPower)} (tolerance ±${MDE_POWER_TOLERANCE})`,
+      );
     }
     return { assumedDiscordance: rho, effect, achievedPower };
   });

@@ -32,8 +32,24 @@ export { ProtocolError, type LocatedIssue, type ProtocolIssue } from './issues.j
 export { canonicalBytes, canonicalHash, canonicalJson, canonicalNumber, type JsonValue } from '../core/index.js';
 export { protocolHash } from './protocol-hash.js';
 export { protocolJsonSchema, protocolJsonSchemaText, PROTOCOL_SCHEMA_ID } from './json-schema.js';
-export { buildPlan, episodeIdOf, episodesPerUnit, scopeIdOf, PLAN_VERSION, type Plan, type PlannedEpisode } from './plan.js';
-export { assertPlanSize, describeEstimate, planEstimate, planRows, PLAN_ROWS_CONFIRM, PLAN_ROWS_MAX, type PlanEstimate } from './plan-size.js';
+export {
+  buildPlan,
+  episodeIdOf,
+  episodesPerUnit,
+  scopeIdOf,
+  PLAN_VERSION,
+  type Plan,
+  type PlannedEpisode,
+} from './plan.js';
+export {
+  assertPlanSize,
+  describeEstimate,
+  planEstimate,
+  planRows,
+  PLAN_ROWS_CONFIRM,
+  PLAN_ROWS_MAX,
+  type PlanEstimate,
+} from './plan-size.js';
 export { assertNoSeedOverlap, firstSeeds, seedCount, seedRanges, type RegisteredSeeds } from './seeds.js';
 export { assertFreezable, checkpointFile, checkpointOf, verifyCheckpoint } from './checkpoint.js';
 export {
@@ -52,4 +68,20 @@ export { MdeSchema } from './schema-analysis.js';
 export { Kwargs, NonEmptyText, PositiveInt, Seed, SeedInt, Slug } from './schema-common.js';
 export type { Frames } from './schema-frames.js';
 export type { RemotePolicyConfig } from './schema.js';
-export { SHARD_RULE, arraySpec, checkShardCount, fromRanges, manifestHash, parseShard, planShards, planUnits, shardFilter, toRanges, type SeqRange, type ShardManifest, type ShardPlan, type ShardSpec, type ShardUnit } from './shard-plan.js';
+export {
+  SHARD_RULE,
+  arraySpec,
+  checkShardCount,
+  fromRanges,
+  manifestHash,
+  parseShard,
+  planShards,
+  planUnits,
+  shardFilter,
+  toRanges,
+  type SeqRange,
+  type ShardManifest,
+  type ShardPlan,
+  type ShardSpec,
+  type ShardUnit,
+} from './shard-plan.js';

@@ -32,7 +32,12 @@ export class ProtocolError extends ImepError {
   /** How many problems the failing stage found (≥ issues.length: the rest were counted, not kept). */
   readonly total: number;
 
-  constructor(file: string | undefined, issue: LocatedIssue, all: readonly LocatedIssue[] = [issue], total: number = all.length) {
+  constructor(
+    file: string | undefined,
+    issue: LocatedIssue,
+    all: readonly LocatedIssue[] = [issue],
+    total: number = all.length,
+  ) {
     super(issue.code, issue.message, {
       ...(file === undefined ? {} : { file }),
       field: formatYamlPath(issue.path),
@@ -90,7 +95,11 @@ function pickOption(u: z.ZodDiscriminatedUnion, data: unknown): z.ZodType | unde
 }
 
 /** The schema (and its description) at `path`, following the data through discriminated unions. */
-export function schemaAt(root: z.ZodType, path: readonly PathSegment[], data: unknown): { schema: z.ZodType; description: string | undefined } | undefined {
+export function schemaAt(
+  root: z.ZodType,
+  path: readonly PathSegment[],
+  data: unknown,
+): { schema: z.ZodType; description: string | undefined } | undefined {
   let cur = inner(root);
   for (let i = 0; i <= path.length; i++) {
     const here = valueAt(data, path.slice(0, i));
@@ -104,7 +113,8 @@ export function schemaAt(root: z.ZodType, path: readonly PathSegment[], data: un
     if (i === path.length) return cur;
     const seg = path[i];
     let next: z.ZodType | undefined;
-    if (cur.schema instanceof z.ZodObject && typeof seg === 'string') next = cur.schema.shape[seg] as z.ZodType | undefined;
+    if (cur.schema instanceof z.ZodObject && typeof seg === 'string')
+      next = cur.schema.shape[seg] as z.ZodType | undefined;
     else if (cur.schema instanceof z.ZodArray && typeof seg === 'number') next = cur.schema.element as z.ZodType;
     else if (cur.schema instanceof z.ZodRecord) next = cur.schema.valueType as z.ZodType;
     if (!next) return undefined;
@@ -148,7 +158,11 @@ function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j++) {
       const row = d[i] as number[];
       const prev = d[i - 1] as number[];
-      row[j] = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row[j] = Math.min(
+        (prev[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     }
   }
   return (d[a.length] as number[])[b.length] as number;
@@ -210,14 +224,29 @@ export function zodIssues(root: z.ZodType, error: z.ZodError, data: unknown): Is
         const expected = EXPECTED[issue.expected] ?? issue.expected;
         if (value === undefined) {
           const key = path[path.length - 1];
-          out.push({ code, path, message: `missing required field "${String(key)}"`, hint: `add ${String(key)}: ${desc ?? expected}` });
+          out.push({
+            code,
+            path,
+            message: `missing required field "${String(key)}"`,
+            hint: `add ${String(key)}: ${desc ?? expected}`,
+          });
         } else {
-          out.push({ code, path, message: `expected ${expected}, got ${show(value)}`, ...(desc ? { hint: about(path, desc) } : {}) });
+          out.push({
+            code,
+            path,
+            message: `expected ${expected}, got ${show(value)}`,
+            ...(desc ? { hint: about(path, desc) } : {}),
+          });
         }
         break;
       }
       case 'invalid_value':
-        out.push({ code, path, message: `${show(value)} is not allowed here`, hint: `use one of: ${listSome(issue.values.map((v) => String(v)))}` });
+        out.push({
+          code,
+          path,
+          message: `${show(value)} is not allowed here`,
+          hint: `use one of: ${listSome(issue.values.map((v) => String(v)))}`,
+        });
         break;
       case 'invalid_union': {
         if (issue.discriminator !== undefined) {
@@ -227,7 +256,12 @@ export function zodIssues(root: z.ZodType, error: z.ZodError, data: unknown): Is
           const near = typeof value === 'string' ? didYouMean(value, options) : '';
           out.push({ code, path, message: msg, hint: `${near}use one of: ${options.join(', ')}` });
         } else {
-          out.push({ code, path, message: `${show(value)} matches none of the allowed forms`, ...(desc ? { hint: about(path, desc) } : {}) });
+          out.push({
+            code,
+            path,
+            message: `${show(value)} matches none of the allowed forms`,
+            ...(desc ? { hint: about(path, desc) } : {}),
+          });
         }
         break;
       }
@@ -236,14 +270,23 @@ export function zodIssues(root: z.ZodType, error: z.ZodError, data: unknown): Is
         const up = issue.code === 'too_big';
         const limit = up ? issue.maximum : issue.minimum;
         let message: string;
-        if (issue.origin === 'array') message = up ? `has more than ${String(limit)} items` : `needs at least ${String(limit)} item${Number(limit) === 1 ? '' : 's'}`;
-        else if (issue.origin === 'string') message = up ? `is longer than ${String(limit)} characters` : 'must not be empty';
+        if (issue.origin === 'array')
+          message = up
+            ? `has more than ${String(limit)} items`
+            : `needs at least ${String(limit)} item${Number(limit) === 1 ? '' : 's'}`;
+        else if (issue.origin === 'string')
+          message = up ? `is longer than ${String(limit)} characters` : 'must not be empty';
         else message = `must be ${bound(limit, issue.inclusive, up)}, got ${show(value)}`;
         out.push({ code, path, message, ...(desc ? { hint: about(path, desc) } : {}) });
         break;
       }
       default:
-        out.push({ code, path, message: `${issue.message}, got ${show(value)}`, ...(desc ? { hint: about(path, desc) } : {}) });
+        out.push({
+          code,
+          path,
+          message: `${issue.message}, got ${show(value)}`,
+          ...(desc ? { hint: about(path, desc) } : {}),
+        });
     }
   }
   return out;

@@ -30,7 +30,10 @@ export interface LoadedProtocol {
 
 function place(doc: Document, lc: LineCounter, issues: readonly ProtocolIssue[]): LocatedIssue[] {
   return issues
-    .map((issue, order) => ({ issue: { ...issue, pos: locate(doc, lc, issue.path, { key: issue.key === true }).pos }, order }))
+    .map((issue, order) => ({
+      issue: { ...issue, pos: locate(doc, lc, issue.path, { key: issue.key === true }).pos },
+      order,
+    }))
     .sort((a, b) => (a.issue.pos?.offset ?? 0) - (b.issue.pos?.offset ?? 0) || a.order - b.order)
     .map((x) => x.issue);
 }
@@ -106,10 +109,14 @@ export function parseProtocol(text: string, file: string): LoadedProtocol {
 /** E_PROTOCOL_INVALID when a protocol is over MAX_PROTOCOL_BYTES (checked before decoding and parsing). */
 function assertProtocolSize(size: number, file: string, unit: 'bytes' | 'characters'): void {
   if (size <= MAX_PROTOCOL_BYTES) return;
-  throw new ImepError('E_PROTOCOL_INVALID', `the protocol file is ${size} ${unit}, over the ${MAX_PROTOCOL_BYTES}-byte limit for protocols`, {
-    file,
-    hint: 'a protocol registers a design in a few KB: list seeds as bands ({ start, end }) instead of one by one, and keep one entry per condition, wave and estimand',
-  });
+  throw new ImepError(
+    'E_PROTOCOL_INVALID',
+    `the protocol file is ${size} ${unit}, over the ${MAX_PROTOCOL_BYTES}-byte limit for protocols`,
+    {
+      file,
+      hint: 'a protocol registers a design in a few KB: list seeds as bands ({ start, end }) instead of one by one, and keep one entry per condition, wave and estimand',
+    },
+  );
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -129,10 +136,14 @@ export function protocolText(bytes: Uint8Array, file: string): string {
   }
   if (text === null || nul !== -1) {
     const at = nul !== -1 ? nul : firstInvalidUtf8(bytes);
-    throw new ImepError('E_PROTOCOL_INVALID', `not a UTF-8 text file (byte 0x${(bytes[at] ?? 0).toString(16).padStart(2, '0')} at offset ${at}${nul === at ? ': a NUL byte, binary data?' : ''})`, {
-      file,
-      hint: 'a protocol is a YAML text file in UTF-8: re-save it as UTF-8 (e.g. iconv -f latin1 -t utf-8)',
-    });
+    throw new ImepError(
+      'E_PROTOCOL_INVALID',
+      `not a UTF-8 text file (byte 0x${(bytes[at] ?? 0).toString(16).padStart(2, '0')} at offset ${at}${nul === at ? ': a NUL byte, binary data?' : ''})`,
+      {
+        file,
+        hint: 'a protocol is a YAML text file in UTF-8: re-save it as UTF-8 (e.g. iconv -f latin1 -t utf-8)',
+      },
+    );
   }
   return text;
 }
@@ -157,11 +168,15 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
 
 function readError(file: string, e: unknown): ImepError {
   const code = (e as { code?: unknown } | null)?.code;
-  return new ImepError('E_IO', code === 'ENOENT' ? 'protocol file not found' : `cannot read the protocol file (${String(code ?? e)})`, {
-    file,
-    hint: 'check the path (protocols live under protocols/)',
-    cause: e,
-  });
+  return new ImepError(
+    'E_IO',
+    code === 'ENOENT' ? 'protocol file not found' : `cannot read the protocol file (${String(code ?? e)})`,
+    {
+      file,
+      hint: 'check the path (protocols live under protocols/)',
+      cause: e,
+    },
+  );
 }
 
 /** Reads and validates the protocol file at `file`. */

@@ -35,14 +35,20 @@ export function planRows(protocol: Protocol): number {
   const nOf = new Map(protocol.conditions.map((c) => [c.id, c.n ?? protocol.n]));
   let rows = 0;
   for (const wave of protocol.waves) {
-    for (const condition of wave.conditions) rows += Math.min(nOf.get(condition) ?? protocol.n, units) * protocol.envs.length * perUnit;
+    for (const condition of wave.conditions)
+      rows += Math.min(nOf.get(condition) ?? protocol.n, units) * protocol.envs.length * perUnit;
   }
   return rows;
 }
 
 export function planEstimate(protocol: Protocol): PlanEstimate {
   const rows = planRows(protocol);
-  return { rows, planBytes: rows * PLAN_BYTES_PER_ROW, memoryBytes: rows * PLAN_RSS_BYTES_PER_ROW, seconds: rows * PLAN_SECONDS_PER_ROW };
+  return {
+    rows,
+    planBytes: rows * PLAN_BYTES_PER_ROW,
+    memoryBytes: rows * PLAN_RSS_BYTES_PER_ROW,
+    seconds: rows * PLAN_SECONDS_PER_ROW,
+  };
 }
 
 const mb = (b: number): string => (b >= 1e9 ? `${(b / 1e9).toFixed(1)} GB` : `${(b / 1e6).toFixed(1)} MB`);
@@ -59,18 +65,26 @@ export function assertPlanSize(protocol: Protocol, opts: { allowLarge?: boolean;
   const e = planEstimate(protocol);
   const where = opts.file !== undefined ? { file: opts.file } : {};
   if (e.rows > PLAN_ROWS_MAX) {
-    throw new ImepError('E_PROTOCOL_INVALID', `the plan is too large for one unit: ${describeEstimate(e)}; the limit is ${PLAN_ROWS_MAX.toLocaleString('en-US')} rows`, {
-      ...where,
-      field: 'n',
-      hint: 'split the campaign into several units (fewer seeds, conditions or attempts per protocol)',
-    });
+    throw new ImepError(
+      'E_PROTOCOL_INVALID',
+      `the plan is too large for one unit: ${describeEstimate(e)}; the limit is ${PLAN_ROWS_MAX.toLocaleString('en-US')} rows`,
+      {
+        ...where,
+        field: 'n',
+        hint: 'split the campaign into several units (fewer seeds, conditions or attempts per protocol)',
+      },
+    );
   }
   if (e.rows > PLAN_ROWS_CONFIRM && opts.allowLarge !== true) {
-    throw new ImepError('E_PROTOCOL_INVALID', `a large plan: ${describeEstimate(e)}; above ${PLAN_ROWS_CONFIRM.toLocaleString('en-US')} rows it needs confirming`, {
-      ...where,
-      field: 'n',
-      hint: 'pass --allow-large-plan to build it anyway, or register fewer units',
-    });
+    throw new ImepError(
+      'E_PROTOCOL_INVALID',
+      `a large plan: ${describeEstimate(e)}; above ${PLAN_ROWS_CONFIRM.toLocaleString('en-US')} rows it needs confirming`,
+      {
+        ...where,
+        field: 'n',
+        hint: 'pass --allow-large-plan to build it anyway, or register fewer units',
+      },
+    );
   }
   return e;
 }

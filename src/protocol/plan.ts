@@ -117,6 +117,9 @@ export function buildPlan(protocol: Protocol): Plan {
     registered,
     episodes,
     ...noise,
-    planHash: canonicalHash({ version: PLAN_VERSION, protocolHash: pHash, episodes, ...noise }, { code: 'E_PROTOCOL_INVALID' }),
+    planHash: canonicalHash(
+      { version: PLAN_VERSION, protocolHash: pHash, episodes, ...noise },
+      { code: 'E_PROTOCOL_INVALID' },
+    ),
   };
 }

@@ -10,7 +10,18 @@
  * (Wilson, Newcombe, Tango, bootstrap). Which one a method takes is checked in cross-check.ts.
  */
 import { z } from 'zod';
-import { Alpha, Ident, IdentList, Level, Margin, NonEmptyText, NonNegativeInt, PositiveInt, Rate, Seed } from './schema-common.js';
+import {
+  Alpha,
+  Ident,
+  IdentList,
+  Level,
+  Margin,
+  NonEmptyText,
+  NonNegativeInt,
+  PositiveInt,
+  Rate,
+  Seed,
+} from './schema-common.js';
 
 const READOUTS = ['success', 'decision'] as const;
 
@@ -52,7 +63,10 @@ export const EstimandSchema = z
       T: cond('the different-fact substitution: kind T or T_mu'),
       S: cond('the same-fact substitution: kind S or S_pi'),
       reference: cond('the reference (kind A)'),
-      weights: z.record(z.string(), z.number().min(0)).optional().describe('relative task weights by task name; default equal'),
+      weights: z
+        .record(z.string(), z.number().min(0))
+        .optional()
+        .describe('relative task weights by task name; default equal'),
     }),
     z.strictObject({
       ...estimandCommon,
@@ -107,22 +121,36 @@ export const CriterionSchema = z
   .discriminatedUnion('rule', [
     z.strictObject({
       ...boundCommon,
-      rule: z.literal('upper-bound-below').describe('claim: the estimand lies below the margin. holds when the upper bound lies below the margin; not detected when the lower bound lies above it; else unresolved'),
+      rule: z
+        .literal('upper-bound-below')
+        .describe(
+          'claim: the estimand lies below the margin. holds when the upper bound lies below the margin; not detected when the lower bound lies above it; else unresolved',
+        ),
       margin: Margin,
     }),
     z.strictObject({
       ...boundCommon,
-      rule: z.literal('lower-bound-above').describe('claim: the estimand exceeds the margin (and every listed upper bound). holds when the lower bound lies above them; not detected when the upper bound lies below the margin; else unresolved'),
+      rule: z
+        .literal('lower-bound-above')
+        .describe(
+          'claim: the estimand exceeds the margin (and every listed upper bound). holds when the lower bound lies above them; not detected when the upper bound lies below the margin; else unresolved',
+        ),
       margin: Margin,
       aboveUpperBoundOf: IdentList.optional().describe(
         'estimands whose upper bound the lower bound must also exceed (e.g. the exact-repeat floor ρ_C, or ρ_U)',
       ),
-      minDiscordant: PositiveInt.optional().describe("registered floor on b′ + c′ for the conditional exact θ bound (e.g. 8): below it, unresolved"),
+      minDiscordant: PositiveInt.optional().describe(
+        'registered floor on b′ + c′ for the conditional exact θ bound (e.g. 8): below it, unresolved',
+      ),
       expandToN: PositiveInt.optional().describe('the registered expansion of n when the discordance floor is missed'),
     }),
     z.strictObject({
       ...criterionCommon,
-      rule: z.literal('equivalence').describe('claim: the estimand lies within ±margin. holds when the two-sided interval lies strictly inside; not detected when it lies wholly outside; else unresolved'),
+      rule: z
+        .literal('equivalence')
+        .describe(
+          'claim: the estimand lies within ±margin. holds when the two-sided interval lies strictly inside; not detected when it lies wholly outside; else unresolved',
+        ),
       margin: z.number().gt(0).max(1).describe('the equivalence margin in rate units (0.075 = ±7.5 pp)'),
       level: Level,
       method: Method,
@@ -131,7 +159,11 @@ export const CriterionSchema = z
     }),
     z.strictObject({
       ...criterionCommon,
-      rule: z.literal('p-below').describe('claim: the exact test rejects. holds when p lies below alpha, else unresolved (a test without a margin excludes no effect)'),
+      rule: z
+        .literal('p-below')
+        .describe(
+          'claim: the exact test rejects. holds when p lies below alpha, else unresolved (a test without a margin excludes no effect)',
+        ),
       test: z.enum(['mcnemar-exact']).describe('the paired test'),
       direction: z
         .enum(['greater', 'less', 'two-sided'])
@@ -140,7 +172,11 @@ export const CriterionSchema = z
     }),
     z.strictObject({
       ...criterionCommon,
-      rule: z.literal('point-below').describe('a registered point check (eligibility), no error control: holds when the point estimate lies below that of another estimand, else not detected'),
+      rule: z
+        .literal('point-below')
+        .describe(
+          'a registered point check (eligibility), no error control: holds when the point estimate lies below that of another estimand, else not detected',
+        ),
       than: Ident.describe('the estimand whose point estimate must be larger'),
     }),
   ])
@@ -178,7 +214,10 @@ export const MdeSchema = z
       alpha: z.number().gt(0).lt(1),
       power: z.number().gt(0).lt(1).describe('target power (e.g. 0.8)'),
       n: PositiveInt,
-      assumedDiscordance: z.array(Rate).min(1).describe('assumed discordance rates (b + c)/n, one row of the table each'),
+      assumedDiscordance: z
+        .array(Rate)
+        .min(1)
+        .describe('assumed discordance rates (b + c)/n, one row of the table each'),
       method: z.enum(['exact', 'monte-carlo']),
       replicates: PositiveInt.optional(),
       seed: Seed.optional(),

@@ -19,12 +19,7 @@ export const Slug = z
 export const UINT32_MAX = 0xffffffff;
 
 /** A reset seed: an integer in [0, 2^32 − 1]. */
-export const SeedInt = z
-  .number()
-  .int()
-  .min(0)
-  .max(UINT32_MAX)
-  .describe('an integer seed in [0, 4294967295]');
+export const SeedInt = z.number().int().min(0).max(UINT32_MAX).describe('an integer seed in [0, 4294967295]');
 
 /** A PRNG seed as src/core/prng.ts takes it: a uint32 or a non-empty string. */
 export const Seed = z
@@ -45,7 +40,11 @@ export const Alpha = z
   .describe('α per component, strictly between 0 and 0.5 (e.g. 0.05: each component one-sided 95%)');
 
 /** The confidence level of a two-sided interval, strictly between 0 and 1. */
-export const Level = z.number().gt(0).lt(1).describe('confidence level of the interval, strictly between 0 and 1 (e.g. 0.90)');
+export const Level = z
+  .number()
+  .gt(0)
+  .lt(1)
+  .describe('confidence level of the interval, strictly between 0 and 1 (e.g. 0.90)');
 
 /** A margin in rate units (0.10 = 10 percentage points). */
 export const Margin = z

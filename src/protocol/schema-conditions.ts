@@ -37,8 +37,12 @@ export const InstallAt = z
 const common = {
   id: Ident.describe('the condition id, unique in the protocol (e.g. N_blk)'),
   description: NonEmptyText.optional().describe('what the condition does, in words'),
-  n: PositiveInt.optional().describe('units per task for this condition when fewer than the protocol n (the first n seeds)'),
-  envKwargs: Kwargs.optional().describe('env kwargs that override the envs[].kwargs for this condition (factorial designs)'),
+  n: PositiveInt.optional().describe(
+    'units per task for this condition when fewer than the protocol n (the first n seeds)',
+  ),
+  envKwargs: Kwargs.optional().describe(
+    'env kwargs that override the envs[].kwargs for this condition (factorial designs)',
+  ),
   levels: z
     .record(Ident, Ident)
     .optional()
@@ -47,12 +51,17 @@ const common = {
 
 const seedOf = (what: string) => Seed.describe(`the registered seed of ${what} (recorded with every unit)`);
 
-export const ConditionA = z.strictObject({ ...common, kind: z.literal('A').describe('A: reference memory, unablated') });
+export const ConditionA = z.strictObject({
+  ...common,
+  kind: z.literal('A').describe('A: reference memory, unablated'),
+});
 
 export const ConditionN = z.strictObject({
   ...common,
   kind: z.literal('N').describe('N: no access — blocked reads or a cleared bank, clock kept'),
-  variant: z.enum(['block', 'clear']).describe('block: every read returns empty; clear: the bank is emptied at installAt'),
+  variant: z
+    .enum(['block', 'clear'])
+    .describe('block: every read returns empty; clear: the bank is emptied at installAt'),
   installAt: InstallAt.optional(),
 });
 
@@ -62,12 +71,18 @@ export const ConditionO = z.strictObject({
   provides: z.enum(['fact', 'decision']).describe('what the oracle supplies: the deciding fact or the decision'),
 });
 
-export const ConditionC = z.strictObject({ ...common, kind: z.literal('C').describe('C: exact replicate of the reference (installs nothing)') });
+export const ConditionC = z.strictObject({
+  ...common,
+  kind: z.literal('C').describe('C: exact replicate of the reference (installs nothing)'),
+});
 
 export const ConditionU = z.strictObject({
   ...common,
   kind: z.literal('U').describe('U: one-ULP control — every float leaf moves one representable value in its own dtype'),
-  direction: z.enum(ULP_DIRECTIONS).default('away').describe('ULP direction: up, down, away (from zero) or toward-zero'),
+  direction: z
+    .enum(ULP_DIRECTIONS)
+    .default('away')
+    .describe('ULP direction: up, down, away (from zero) or toward-zero'),
   installation: z
     .enum(['read', 'install'])
     .describe('read: at every read (blackout ladders); install: once through the install routine at installAt'),
@@ -79,7 +94,10 @@ export const ConditionSPi = z.strictObject({
   kind: z.literal('S_pi').describe('S_pi: within-latent permutation of every retrieved latent at each read'),
   seed: seedOf('the per-read permutation draws'),
   version: z
-    .literal(1, { error: 'the four-lane SIMD draws of versions 2 and 3 were retired (no supported protocol named them; the bits they drew are not reproduced by this release): remove version, or write version: 1' })
+    .literal(1, {
+      error:
+        'the four-lane SIMD draws of versions 2 and 3 were retired (no supported protocol named them; the bits they drew are not reproduced by this release): remove version, or write version: 1',
+    })
     .optional()
     .describe('the algorithm version (src/interventions/condition.ts): 1, the only one (default)'),
 });
@@ -89,35 +107,60 @@ export const ConditionTMu = z.strictObject({
   kind: z.literal('T_mu').describe('T_mu: moment-matched resample of every retrieved latent at each read'),
   seed: seedOf('the per-read resampling draws'),
   version: z
-    .literal(1, { error: 'the four-lane SIMD draws of versions 2 and 3 were retired (no supported protocol named them; the bits they drew are not reproduced by this release): remove version, or write version: 1' })
+    .literal(1, {
+      error:
+        'the four-lane SIMD draws of versions 2 and 3 were retired (no supported protocol named them; the bits they drew are not reproduced by this release): remove version, or write version: 1',
+    })
     .optional()
     .describe('the algorithm version (src/interventions/condition.ts): 1, the only one (default)'),
 });
 
 export const ConditionS = z.strictObject({
   ...common,
-  kind: z.literal('S').describe('S: same-fact donor swap — installed once at installAt (installation: install, the default), or at read time from the task\'s decision step on (installation: read)'),
+  kind: z
+    .literal('S')
+    .describe(
+      "S: same-fact donor swap — installed once at installAt (installation: install, the default), or at read time from the task's decision step on (installation: read)",
+    ),
   seed: seedOf('the donor assignment'),
   installation: z
     .enum(['install', 'read'])
     .optional()
-    .describe("install (absent = install): the donor's records replace the recipient's once, at installAt, in a structured bank; read: from the episode's first decision query on, every retrieved record written before it carries the donor episode's payload of the same bank, timestep and slot (episode-local banks and hosted policies; no installAt)"),
+    .describe(
+      "install (absent = install): the donor's records replace the recipient's once, at installAt, in a structured bank; read: from the episode's first decision query on, every retrieved record written before it carries the donor episode's payload of the same bank, timestep and slot (episode-local banks and hosted policies; no installAt)",
+    ),
   installAt: InstallAt.optional(),
 });
 
 export const ConditionT = z.strictObject({
   ...common,
-  kind: z.literal('T').describe('T: different-fact donor swap — installed once at installAt (installation: install, the default), or at read time from the task\'s decision step on (installation: read)'),
+  kind: z
+    .literal('T')
+    .describe(
+      "T: different-fact donor swap — installed once at installAt (installation: install, the default), or at read time from the task's decision step on (installation: read)",
+    ),
   seed: seedOf('the donor assignment'),
   installation: z
     .enum(['install', 'read'])
     .optional()
-    .describe("install (absent = install): the donor's records replace the recipient's once, at installAt, in a structured bank; read: from the episode's first decision query on, every retrieved record written before it carries the donor episode's payload of the same bank, timestep and slot (episode-local banks and hosted policies; no installAt)"),
+    .describe(
+      "install (absent = install): the donor's records replace the recipient's once, at installAt, in a structured bank; read: from the episode's first decision query on, every retrieved record written before it carries the donor episode's payload of the same bank, timestep and slot (episode-local banks and hosted policies; no installAt)",
+    ),
   installAt: InstallAt.optional(),
 });
 
 export const ConditionSchema = z
-  .discriminatedUnion('kind', [ConditionA, ConditionN, ConditionO, ConditionC, ConditionU, ConditionSPi, ConditionTMu, ConditionS, ConditionT])
+  .discriminatedUnion('kind', [
+    ConditionA,
+    ConditionN,
+    ConditionO,
+    ConditionC,
+    ConditionU,
+    ConditionSPi,
+    ConditionTMu,
+    ConditionS,
+    ConditionT,
+  ])
   .describe('a condition: { id, kind, …parameters of that kind }');
 
 export type ProtocolCondition = z.infer<typeof ConditionSchema>;

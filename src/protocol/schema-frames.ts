@@ -17,11 +17,23 @@ export const FramesSchema = z
       .array(NonNegativeInt)
       .min(1)
       .max(16)
-      .describe('elapsed steps whose observation is recorded (0 = the frame after reset), ascending, at most 16; a step the episode does not reach records nothing'),
-    conditions: IdentList.describe('the conditions whose episodes are recorded (the anchor and its contrasts, e.g. [A, S, T])'),
-    units: z.number().int().min(1).max(256).describe('record the first `units` seeds of each task (ascending seed order), at most 256'),
+      .describe(
+        'elapsed steps whose observation is recorded (0 = the frame after reset), ascending, at most 16; a step the episode does not reach records nothing',
+      ),
+    conditions: IdentList.describe(
+      'the conditions whose episodes are recorded (the anchor and its contrasts, e.g. [A, S, T])',
+    ),
+    units: z
+      .number()
+      .int()
+      .min(1)
+      .max(256)
+      .describe('record the first `units` seeds of each task (ascending seed order), at most 256'),
     field: z.string().min(1).default('rgb').describe('the method-visible image field (uint8 [H, W, 3]); default rgb'),
-    downsample: z.union([z.literal(1), z.literal(2), z.literal(4)]).default(1).describe('keep every k-th pixel in each direction (1, 2 or 4)'),
+    downsample: z
+      .union([z.literal(1), z.literal(2), z.literal(4)])
+      .default(1)
+      .describe('keep every k-th pixel in each direction (1, 2 or 4)'),
   })
   .describe('rollout frames for the report (off when absent): recorded at registered steps, hashed into the unit');
 

@@ -13,7 +13,9 @@ import { Ident, IdentList, Level, NonEmptyText, NonNegativeInt, PositiveInt, Rat
 const gateCommon = {
   id: Ident.describe('the gate id, unique in the protocol'),
   hard: z.boolean().describe('true: failing it stops verdicts (see onFail); false: recorded only'),
-  onFail: z.enum(['exclude', 'invalid', 'descriptive', 'warn']).describe('what failing does: exclude, invalid, descriptive or warn'),
+  onFail: z
+    .enum(['exclude', 'invalid', 'descriptive', 'warn'])
+    .describe('what failing does: exclude, invalid, descriptive or warn'),
   description: NonEmptyText.optional(),
 };
 
@@ -24,7 +26,9 @@ export const GateSchema = z
       kind: z.literal('competence').describe('the reference condition succeeds often enough in every cell'),
       condition: Ident.describe('the reference condition'),
       minSuccess: Rate.optional().describe('floor on the point success rate'),
-      wilsonLowerAbove: Rate.optional().describe('the Wilson lower bound must exceed this (e.g. 1/3, the analytic floor)'),
+      wilsonLowerAbove: Rate.optional().describe(
+        'the Wilson lower bound must exceed this (e.g. 1/3, the analytic floor)',
+      ),
       level: Level.default(0.95).describe('level of the Wilson interval'),
     }),
     z.strictObject({
@@ -58,25 +62,38 @@ export const GateSchema = z
     }),
     z.strictObject({
       ...gateCommon,
-      kind: z.literal('sham-validity').describe('the sham actually acts: it flips outcomes and substitutes every read with history'),
+      kind: z
+        .literal('sham-validity')
+        .describe('the sham actually acts: it flips outcomes and substitutes every read with history'),
       sham: Ident.describe('the sham condition (kind S or S_pi)'),
       minFlips: NonNegativeInt.default(1).describe('the sham must flip at least this many outcomes'),
       substitutionFraction: z.strictObject({
         min: Rate.describe('required fraction of substituted reads'),
         denominator: z
           .enum(['reads-with-history', 'all-reads'])
-          .describe('reads-with-history: reads that retrieve at least one record (an empty read cannot be substituted)'),
+          .describe(
+            'reads-with-history: reads that retrieve at least one record (an empty read cannot be substituted)',
+          ),
       }),
-      requireContentChange: z.boolean().default(true).describe('every applied substitution must change the content digest'),
+      requireContentChange: z
+        .boolean()
+        .default(true)
+        .describe('every applied substitution must change the content digest'),
     }),
     z.strictObject({
       ...gateCommon,
       kind: z
         .literal('read-canary')
-        .describe('the read path is exercised: reads returning known-wrong content (the canary) change the policy’s outcomes'),
-      canary: Ident.describe('the canary condition: its reads return wrong content (kind T: a different-fact donor; S_pi or T_mu: a scrambled latent)'),
+        .describe(
+          'the read path is exercised: reads returning known-wrong content (the canary) change the policy’s outcomes',
+        ),
+      canary: Ident.describe(
+        'the canary condition: its reads return wrong content (kind T: a different-fact donor; S_pi or T_mu: a scrambled latent)',
+      ),
       minChanged: PositiveInt.default(1).describe('outcomes the canary must change against its wave anchor'),
-      guards: IdentList.describe('conditions whose estimands are withheld (invalid) when the canary changes too few outcomes: the read interventions'),
+      guards: IdentList.describe(
+        'conditions whose estimands are withheld (invalid) when the canary changes too few outcomes: the read interventions',
+      ),
     }),
     z.strictObject({
       ...gateCommon,
@@ -84,7 +101,9 @@ export const GateSchema = z
       conditions: IdentList,
       rule: z
         .enum(['identical-positions', 'predicted-count'])
-        .describe('identical-positions: same within-episode positions in every condition; predicted-count: equal to predicted'),
+        .describe(
+          'identical-positions: same within-episode positions in every condition; predicted-count: equal to predicted',
+        ),
       predicted: NonNegativeInt.optional().describe('the predicted empty-read count (rule predicted-count)'),
     }),
   ])
@@ -120,7 +139,9 @@ export const ExecutionFailureSchema = z
       unresolved: z.literal('in-denominator').default('in-denominator'),
     }),
     z.strictObject({
-      policy: z.literal('retry').describe('a failed episode is retried up to maxRetries times; every attempt is logged'),
+      policy: z
+        .literal('retry')
+        .describe('a failed episode is retried up to maxRetries times; every attempt is logged'),
       maxRetries: z.number().int().min(1).max(10),
       unresolved: z.literal('in-denominator').default('in-denominator'),
     }),

@@ -14,7 +14,11 @@ import { NonEmptyText } from './schema-common.js';
 
 export const RemotePolicySchema = z
   .strictObject({
-    runtime: z.literal('remote').describe('a policy hosted in Python (imep_sim_bridge.policy_host) over the bridge; its bank reads come back through memory.read'),
+    runtime: z
+      .literal('remote')
+      .describe(
+        'a policy hosted in Python (imep_sim_bridge.policy_host) over the bridge; its bank reads come back through memory.read',
+      ),
     name: NonEmptyText.describe('the hosted policy, one of the host’s hello.policies, e.g. shell-game-memory'),
     endpoint: NonEmptyText.optional().describe(
       'the ZeroMQ endpoint of a policy host you started (never restarted by IMEP); without it IMEP starts and supervises `python3 -m imep_sim_bridge.policy_host --policy NAME`',
@@ -26,14 +30,24 @@ export const RemotePolicySchema = z
       })
       .optional()
       .describe('CurveZMQ keys for an endpoint that is not ipc:// or loopback (with endpoint only)'),
-    module: NonEmptyText.optional().describe('without endpoint: a Python module whose POLICIES mapping (name → class) the host also serves (--module)'),
-    pythonPath: z.array(NonEmptyText).min(1).optional().describe('without endpoint: folders put first on the host’s PYTHONPATH, resolved like checkpoint.path'),
-    python: NonEmptyText.optional().describe('without endpoint: the Python interpreter (default: $IMEP_PYTHON, else /usr/bin/python3)'),
+    module: NonEmptyText.optional().describe(
+      'without endpoint: a Python module whose POLICIES mapping (name → class) the host also serves (--module)',
+    ),
+    pythonPath: z
+      .array(NonEmptyText)
+      .min(1)
+      .optional()
+      .describe('without endpoint: folders put first on the host’s PYTHONPATH, resolved like checkpoint.path'),
+    python: NonEmptyText.optional().describe(
+      'without endpoint: the Python interpreter (default: $IMEP_PYTHON, else /usr/bin/python3)',
+    ),
     sha256: z
       .string()
       .regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lower-case hex digits' })
       .optional()
-      .describe('optional: the identity digest the host must report (printed by a run; see src/policies/README.md); without it precommit freezes whatever the host reports'),
+      .describe(
+        'optional: the identity digest the host must report (printed by a run; see src/policies/README.md); without it precommit freezes whatever the host reports',
+      ),
   })
   .describe('a policy hosted outside IMEP instead of a checkpoint: { runtime: remote, name, endpoint? | module? }');
 

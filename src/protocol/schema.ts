@@ -11,7 +11,17 @@
 import { z } from 'zod';
 import { CONSOLIDATION_MODES } from '../banks/index.js';
 import { BootstrapSchema, CriterionSchema, EstimandSchema, HolmFamilySchema, MdeSchema } from './schema-analysis.js';
-import { Ident, IdentList, Kwargs, MAX_ENTRIES, MAX_ENVS, NonEmptyText, PositiveInt, SeedInt, Slug } from './schema-common.js';
+import {
+  Ident,
+  IdentList,
+  Kwargs,
+  MAX_ENTRIES,
+  MAX_ENVS,
+  NonEmptyText,
+  PositiveInt,
+  SeedInt,
+  Slug,
+} from './schema-common.js';
 import { ConditionSchema } from './schema-conditions.js';
 import { FramesSchema } from './schema-frames.js';
 import { ExecutionFailureSchema, GateSchema, GoNoGoSchema } from './schema-gates.js';
@@ -30,14 +40,20 @@ export const SimulatorSchema = z
       transport: z
         .enum(['in-process', 'bridge'])
         .optional()
-        .describe('in-process (the default, fastest) or bridge: the same simulators behind `imep sim serve lite` servers IMEP starts (for testing and parity; rows are identical)'),
+        .describe(
+          'in-process (the default, fastest) or bridge: the same simulators behind `imep sim serve lite` servers IMEP starts (for testing and parity; rows are identical)',
+        ),
       executionNoise: ExecutionNoiseSchema.optional(),
     }),
     z.strictObject({
       kind: z.literal('sim-bridge').describe('a real simulator behind the Python sim-bridge'),
       adapter: z.enum(['mikasa', 'simplerenv', 'libero', 'replay']).describe('the sim-bridge adapter'),
-      endpoint: NonEmptyText.optional().describe('the ZeroMQ endpoint of a server you started, e.g. tcp://127.0.0.1:5555 (never restarted by IMEP); without it IMEP starts and supervises `python3 -m imep_sim_bridge serve`'),
-      replayDir: NonEmptyText.optional().describe('adapter replay, without endpoint: the folder of replay files (<stem>.msgpack → env replay/<stem>), resolved like checkpoint.path'),
+      endpoint: NonEmptyText.optional().describe(
+        'the ZeroMQ endpoint of a server you started, e.g. tcp://127.0.0.1:5555 (never restarted by IMEP); without it IMEP starts and supervises `python3 -m imep_sim_bridge serve`',
+      ),
+      replayDir: NonEmptyText.optional().describe(
+        'adapter replay, without endpoint: the folder of replay files (<stem>.msgpack → env replay/<stem>), resolved like checkpoint.path',
+      ),
     }),
   ])
   .describe('the simulator: { kind: lite } or { kind: sim-bridge, adapter }');
@@ -56,7 +72,9 @@ export const CheckpointSchema = z
     file: NonEmptyText.default('model.json').describe('the file inside path whose SHA-256 binds the checkpoint'),
     sha256: z
       .string()
-      .regex(/^([0-9a-f]{64}|pending)$/, { error: 'must be 64 lower-case hex digits (or "pending" before the checkpoint exists)' })
+      .regex(/^([0-9a-f]{64}|pending)$/, {
+        error: 'must be 64 lower-case hex digits (or "pending" before the checkpoint exists)',
+      })
       .describe('the SHA-256 of path/file as 64 lower-case hex digits (sha256sum), or "pending" until it exists'),
   })
   .describe('the checkpoint binding: directory, file and SHA-256');
@@ -70,9 +88,16 @@ export const MemorySchema = z
   .discriminatedUnion('bank', [
     z.strictObject({
       ...bankCommon,
-      bank: z.literal('episode-local').describe('episode-local perceptual/cognitive banks, emptied at every episode start'),
-      banks: z.array(z.enum(['perceptual', 'cognitive'])).min(1).default(['perceptual', 'cognitive']),
-      consolidation: z.enum(CONSOLIDATION_MODES).describe(`consolidation when full: ${CONSOLIDATION_MODES.join(' | ')}`),
+      bank: z
+        .literal('episode-local')
+        .describe('episode-local perceptual/cognitive banks, emptied at every episode start'),
+      banks: z
+        .array(z.enum(['perceptual', 'cognitive']))
+        .min(1)
+        .default(['perceptual', 'cognitive']),
+      consolidation: z
+        .enum(CONSOLIDATION_MODES)
+        .describe(`consolidation when full: ${CONSOLIDATION_MODES.join(' | ')}`),
     }),
     z.strictObject({
       ...bankCommon,
@@ -111,7 +136,9 @@ export const SeedsSchema = z
 
 export const AttemptsSchema = z
   .strictObject({
-    count: z.union([z.literal(1), z.literal(2)]).describe('episodes per unit: 1, or 2 (attempt 2 may read attempt-1 records)'),
+    count: z
+      .union([z.literal(1), z.literal(2)])
+      .describe('episodes per unit: 1, or 2 (attempt 2 may read attempt-1 records)'),
     registered: z.union([z.literal(1), z.literal(2)]).describe('the attempt whose outcome is the registered estimand'),
   })
   .describe('attempts per unit and which one is registered');
@@ -119,7 +146,10 @@ export const AttemptsSchema = z
 export const ChainsSchema = z
   .strictObject({
     length: z.number().int().min(2).max(64).describe('episodes per chain'),
-    registered: z.array(PositiveInt).min(1).describe('the chain positions (1-based) pooled into the registered endpoint'),
+    registered: z
+      .array(PositiveInt)
+      .min(1)
+      .describe('the chain positions (1-based) pooled into the registered endpoint'),
   })
   .describe('multi-episode chains instead of attempts');
 
@@ -133,8 +163,16 @@ export const WaveSchema = z
 
 export const AllowlistsSchema = z
   .strictObject({
-    methodVisible: z.array(NonEmptyText).min(1).max(MAX_ENTRIES).describe('fields the policy may see (e.g. rgb, toolPosition, instruction)'),
-    evaluatorOnly: z.array(NonEmptyText).min(1).max(MAX_ENTRIES).describe('fields only the evaluator sees (success, reward, seed, task, attempt, …)'),
+    methodVisible: z
+      .array(NonEmptyText)
+      .min(1)
+      .max(MAX_ENTRIES)
+      .describe('fields the policy may see (e.g. rgb, toolPosition, instruction)'),
+    evaluatorOnly: z
+      .array(NonEmptyText)
+      .min(1)
+      .max(MAX_ENTRIES)
+      .describe('fields only the evaluator sees (success, reward, seed, task, attempt, …)'),
   })
   .describe('information isolation: the two lists must be disjoint');
 
@@ -142,7 +180,9 @@ export const AmendmentSchema = z
   .strictObject({
     id: Ident,
     date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a date YYYY-MM-DD' }),
-    stage: z.enum(['before-data', 'after-smoke', 'at-launch', 'during-run', 'after-data']).describe('when it was written'),
+    stage: z
+      .enum(['before-data', 'after-smoke', 'at-launch', 'during-run', 'after-data'])
+      .describe('when it was written'),
     summary: NonEmptyText,
   })
   .describe('a recorded amendment (changing the protocol changes its hash)');
@@ -169,7 +209,11 @@ export const ProtocolSchema = z
     conditions: z.array(ConditionSchema).min(1).max(MAX_ENTRIES).describe('the conditions; ids unique'),
     waves: z.array(WaveSchema).min(1).max(MAX_ENTRIES).describe('the waves, each with its conditions and anchor'),
     estimands: z.array(EstimandSchema).min(1).max(MAX_ENTRIES),
-    criteria: z.array(CriterionSchema).max(MAX_ENTRIES).default([]).describe('the registered criteria (frozen decision rules)'),
+    criteria: z
+      .array(CriterionSchema)
+      .max(MAX_ENTRIES)
+      .default([])
+      .describe('the registered criteria (frozen decision rules)'),
     gates: z.array(GateSchema).max(MAX_ENTRIES).default([]),
     holmFamilies: z.array(HolmFamilySchema).max(MAX_ENTRIES).default([]),
     goNoGo: z.array(GoNoGoSchema).max(MAX_ENTRIES).default([]),
@@ -195,5 +239,13 @@ export type { RemotePolicyConfig } from './schema-policy.js';
 export type { Frames } from './schema-frames.js';
 
 export type { ProtocolCondition, InstallPoint, ProtocolConditionKind } from './schema-conditions.js';
-export type { Estimand, EstimandKind, Criterion, HolmFamily, BootstrapConfig, Mde, BoundMethod } from './schema-analysis.js';
+export type {
+  Estimand,
+  EstimandKind,
+  Criterion,
+  HolmFamily,
+  BootstrapConfig,
+  Mde,
+  BoundMethod,
+} from './schema-analysis.js';
 export type { Gate, GateKind, GoNoGo, ExecutionFailurePolicy } from './schema-gates.js';

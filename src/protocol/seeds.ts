@@ -41,14 +41,17 @@ export function seedRanges(seeds: Seeds): Array<{ start: number; end: number }> 
  * start order is reported once, against the band reaching furthest so far, and named at the later of the two
  * in file order. At most bands.length − 1 pairs; none when the bands are disjoint.
  */
-export function overlappingBands(bands: ReadonlyArray<{ readonly start: number; readonly end: number }>): Array<{ at: number; other: number }> {
+export function overlappingBands(
+  bands: ReadonlyArray<{ readonly start: number; readonly end: number }>,
+): Array<{ at: number; other: number }> {
   const order = bands.map((_, i) => i).sort((a, b) => bands[a]!.start - bands[b]!.start || a - b);
   const out: Array<{ at: number; other: number }> = [];
   let reach = -1; // the index of the band with the largest end among those swept
   for (const i of order) {
     const b = bands[i]!;
     if (b.start > b.end) continue; // an inverted band is reported on its own
-    if (reach >= 0 && b.start <= bands[reach]!.end) out.push(i > reach ? { at: i, other: reach } : { at: reach, other: i });
+    if (reach >= 0 && b.start <= bands[reach]!.end)
+      out.push(i > reach ? { at: i, other: reach } : { at: reach, other: i });
     if (reach < 0 || b.end > bands[reach]!.end) reach = i;
   }
   return out.sort((x, y) => x.at - y.at || x.other - y.other);
@@ -74,11 +77,15 @@ export function assertNoSeedOverlap(protocol: Protocol, registry: readonly Regis
         const lo = Math.max(a.start, b.start);
         const hi = Math.min(a.end, b.end);
         if (lo <= hi) {
-          throw new ImepError('E_SEED_OVERLAP', `seeds ${lo}–${hi} are already registered by campaign "${other.campaign}"`, {
-            ...(file === undefined ? {} : { file }),
-            field: 'seeds',
-            hint: `choose a disjoint band, or declare the overlap under seeds.reuse: [{ campaign: ${other.campaign}, reason: … }]`,
-          });
+          throw new ImepError(
+            'E_SEED_OVERLAP',
+            `seeds ${lo}–${hi} are already registered by campaign "${other.campaign}"`,
+            {
+              ...(file === undefined ? {} : { file }),
+              field: 'seeds',
+              hint: `choose a disjoint band, or declare the overlap under seeds.reuse: [{ campaign: ${other.campaign}, reason: … }]`,
+            },
+          );
         }
       }
     }

@@ -35,7 +35,10 @@ export function parseShard(raw: string): ShardSpec {
 }
 
 /** The units (task, seed pairs) of shard `spec`, as a filter over segment units. */
-export function shardFilter(episodes: readonly PlannedEpisode[], spec: ShardSpec): <U extends { readonly scopeId: string }>(unit: U) => boolean {
+export function shardFilter(
+  episodes: readonly PlannedEpisode[],
+  spec: ShardSpec,
+): <U extends { readonly scopeId: string }>(unit: U) => boolean {
   const ordinal = new Map<string, number>();
   for (const e of episodes) if (!ordinal.has(e.scopeId)) ordinal.set(e.scopeId, ordinal.size);
   return (unit) => (ordinal.get(unit.scopeId) ?? -1) % spec.count === spec.index;
@@ -80,7 +83,8 @@ export interface ShardPlan {
 /** The distinct units (scopes) of a plan, in order of first appearance. */
 export function planUnits(plan: Pick<Plan, 'episodes'>): ShardUnit[] {
   const seen = new Map<string, ShardUnit>();
-  for (const e of plan.episodes) if (!seen.has(e.scopeId)) seen.set(e.scopeId, { task: e.task, seed: e.seed, scopeId: e.scopeId });
+  for (const e of plan.episodes)
+    if (!seen.has(e.scopeId)) seen.set(e.scopeId, { task: e.task, seed: e.seed, scopeId: e.scopeId });
   return [...seen.values()];
 }
 
@@ -127,10 +131,17 @@ export function checkShardCount(count: number, units: number, field: '--shards' 
     throw new ImepError('E_USAGE', `the shard count must be a positive integer, got ${String(count)}`, { field });
   }
   if (count > units) {
-    throw new ImepError('E_USAGE', `${count} shards for ${units} unit${units === 1 ? '' : 's'}: every shard needs at least one unit (a task–seed scope with all its conditions and attempts, never split)`, {
-      field,
-      hint: field === '--shards' ? `use --shards ${units} or fewer` : `use --shard I/${units} or fewer shards (the cluster's status and merge refuse more)`,
-    });
+    throw new ImepError(
+      'E_USAGE',
+      `${count} shards for ${units} unit${units === 1 ? '' : 's'}: every shard needs at least one unit (a task–seed scope with all its conditions and attempts, never split)`,
+      {
+        field,
+        hint:
+          field === '--shards'
+            ? `use --shards ${units} or fewer`
+            : `use --shard I/${units} or fewer shards (the cluster's status and merge refuse more)`,
+      },
+    );
   }
 }
 
@@ -138,7 +149,10 @@ export function checkShardCount(count: number, units: number, field: '--shards' 
  * Splits a frozen plan into `count` shards by unit. Refuses (E_USAGE) a count that is not a positive
  * integer, or more shards than units (a shard would run nothing).
  */
-export function planShards(plan: Pick<Plan, 'protocolId' | 'protocolHash' | 'planHash' | 'episodes'>, count: number): ShardPlan {
+export function planShards(
+  plan: Pick<Plan, 'protocolId' | 'protocolHash' | 'planHash' | 'episodes'>,
+  count: number,
+): ShardPlan {
   const units = planUnits(plan);
   checkShardCount(count, units.length);
   const campaign = { protocolHash: plan.protocolHash, planHash: plan.planHash };

@@ -57,7 +57,12 @@ export interface Located {
  * The position of the node at `path`, or of its deepest existing ancestor. With `key: true` the last
  * segment names a map key and the key's own position is returned (for unknown / duplicate keys).
  */
-export function locate(doc: Document, lc: LineCounter, path: readonly PathSegment[], options: { key?: boolean } = {}): Located {
+export function locate(
+  doc: Document,
+  lc: LineCounter,
+  path: readonly PathSegment[],
+  options: { key?: boolean } = {},
+): Located {
   let node: unknown = doc.contents;
   let best: SourcePos | undefined = posOf(node, lc) ?? { line: 1, col: 1, offset: 0 };
   let depth = 0;
@@ -106,8 +111,7 @@ export function findDuplicateKeys(doc: Document, lc: LineCounter): IssueSink<Dup
         if (first !== undefined) {
           if (out.full) out.count(1);
           else out.push({ path: [...path, k], pos: posOf(pair.key, lc), first: posOf(first, lc) });
-        }
-        else keys.set(k, pair.key);
+        } else keys.set(k, pair.key);
         walk(pair.value, [...path, k]);
       }
     } else if (isSeq(node)) {

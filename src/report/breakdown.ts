@@ -36,9 +36,22 @@ const resolved = (r: EpisodeRow): boolean => r.status === 'ok' && r.success !== 
 
 /** Paired flips of every condition against its wave's anchor, per task and attempt. */
 export function flipCells(a: Adjudication, rows: readonly EpisodeRow[]): FlipCell[] {
-  const key = (r: EpisodeRow): string => `${r.wave}\u0000${r.condition}\u0000${r.task}\u0000${r.seed}\u0000${r.attempt}`;
+  const key = (r: EpisodeRow): string =>
+    `${r.wave}\u0000${r.condition}\u0000${r.task}\u0000${r.seed}\u0000${r.attempt}`;
   const byKey = new Map(rows.map((r) => [key(r), r]));
-  const cells = new Map<string, { wave: number; task: string; attempt: number; anchor: string; condition: string; b: number[]; c: number[]; same: number[] }>();
+  const cells = new Map<
+    string,
+    {
+      wave: number;
+      task: string;
+      attempt: number;
+      anchor: string;
+      condition: string;
+      b: number[];
+      c: number[];
+      same: number[];
+    }
+  >();
   for (const w of a.design.waves) {
     for (const r of rows) {
       if (r.wave !== w.id || r.condition === w.anchor || !resolved(r)) continue;
@@ -46,7 +59,20 @@ export function flipCells(a: Adjudication, rows: readonly EpisodeRow[]): FlipCel
       if (ref === undefined || !resolved(ref)) continue;
       const k = `${w.id}\u0000${r.task}\u0000${r.attempt}\u0000${r.condition}`;
       let cell = cells.get(k);
-      if (cell === undefined) cells.set(k, (cell = { wave: w.id, task: r.task, attempt: r.attempt, anchor: w.anchor, condition: r.condition, b: [], c: [], same: [] }));
+      if (cell === undefined)
+        cells.set(
+          k,
+          (cell = {
+            wave: w.id,
+            task: r.task,
+            attempt: r.attempt,
+            anchor: w.anchor,
+            condition: r.condition,
+            b: [],
+            c: [],
+            same: [],
+          }),
+        );
       if (ref.success && !r.success) cell.b.push(r.seed);
       else if (!ref.success && r.success) cell.c.push(r.seed);
       else cell.same.push(r.seed);
@@ -68,9 +94,15 @@ export function flipCells(a: Adjudication, rows: readonly EpisodeRow[]): FlipCel
   }));
 }
 
-export function breakdownTables(a: Adjudication, rows: readonly EpisodeRow[], conditionOrder: readonly string[]): Table[] {
+export function breakdownTables(
+  a: Adjudication,
+  rows: readonly EpisodeRow[],
+  conditionOrder: readonly string[],
+): Table[] {
   const registered = new Set(a.design.registeredAttempts);
-  const tasks = [...new Set(rows.map((r) => r.task))].sort((x, y) => rank(a.design.tasks, x) - rank(a.design.tasks, y) || x.localeCompare(y));
+  const tasks = [...new Set(rows.map((r) => r.task))].sort(
+    (x, y) => rank(a.design.tasks, x) - rank(a.design.tasks, y) || x.localeCompare(y),
+  );
   const attempts = [...new Set(rows.map((r) => r.attempt))].sort((x, y) => x - y);
   const attemptText = (k: number): string => `${k}${registered.has(k) ? ' (registered)' : ''}`;
   const groups = new Map<string, { ok: number; k: number; rows: number }>();
@@ -93,11 +125,22 @@ export function breakdownTables(a: Adjudication, rows: readonly EpisodeRow[], co
           const g = groups.get(`${w.id}\u0000${c}\u0000${t}\u0000${at}`);
           if (g === undefined) continue;
           const excluded = a.design.excludedTasks.includes(t) ? ' (excluded by competence)' : '';
-          successRows.push([String(w.id), `${t}${excluded}`, attemptText(at), c, pct(g.k, g.ok), String(g.rows - g.ok)]);
+          successRows.push([
+            String(w.id),
+            `${t}${excluded}`,
+            attemptText(at),
+            c,
+            pct(g.k, g.ok),
+            String(g.rows - g.ok),
+          ]);
         }
   }
   const flips = flipCells(a, rows).sort(
-    (x, y) => x.wave - y.wave || rank(tasks, x.task) - rank(tasks, y.task) || x.attempt - y.attempt || rank(conditionOrder, x.condition) - rank(conditionOrder, y.condition),
+    (x, y) =>
+      x.wave - y.wave ||
+      rank(tasks, x.task) - rank(tasks, y.task) ||
+      x.attempt - y.attempt ||
+      rank(conditionOrder, x.condition) - rank(conditionOrder, y.condition),
   );
   const flipRows = flips.map((f) => [
     String(f.wave),
@@ -116,7 +159,8 @@ export function breakdownTables(a: Adjudication, rows: readonly EpisodeRow[], co
       rows: successRows,
     },
     {
-      caption: 'Paired flips per task and attempt against the wave’s anchor (units pair on task, seed and attempt; descriptive)',
+      caption:
+        'Paired flips per task and attempt against the wave’s anchor (units pair on task, seed and attempt; descriptive)',
       header: ['wave', 'task', 'attempt', 'contrast', 'n paired', 'flips', 'ρ', 'D'],
       rows: flipRows,
     },

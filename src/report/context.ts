@@ -16,7 +16,10 @@ export const CONDITION_GLOSSARY: readonly (readonly [string, string])[] = [
   ['N', 'no access: memory reads are blocked, or the bank is cleared with its query clock kept'],
   ['O', 'oracle: the bank holds the correct fact (an upper reference for what memory could give)'],
   ['C', 'exact replicate: installs nothing — the determinism floor (any flip is nondeterminism)'],
-  ['U', 'one-ULP: every float leaf of the read records moved by one unit in the last place (numerical sensitivity control)'],
+  [
+    'U',
+    'one-ULP: every float leaf of the read records moved by one unit in the last place (numerical sensitivity control)',
+  ],
   ['S', 'same-fact substitution: records from a donor episode with the same fact replace the reads'],
   ['T', 'different-fact substitution: records from a donor episode with a different fact replace the reads'],
   ['S_π', 'within-latent permutation of each retrieved record at every read (S_pi in files)'],
@@ -61,25 +64,41 @@ export function hypothesesTable(p: Protocol): Table {
 }
 
 export function conditionsContextTable(p: Protocol): Table {
-  const waves = (id: string): string => p.waves.filter((w) => w.conditions.includes(id)).map((w) => `${w.id}${w.anchor === id ? ' (anchor)' : ''}`).join(', ');
+  const waves = (id: string): string =>
+    p.waves
+      .filter((w) => w.conditions.includes(id))
+      .map((w) => `${w.id}${w.anchor === id ? ' (anchor)' : ''}`)
+      .join(', ');
   return {
     caption: 'Conditions: the registered description, and what the kind means',
     header: ['condition', 'kind', 'waves', 'description', 'the kind means'],
-    rows: p.conditions.map((c) => [c.id, conditionKindWord(c.kind), waves(c.id) || '—', c.description ?? '—', kindMeaning(c.kind)]),
+    rows: p.conditions.map((c) => [
+      c.id,
+      conditionKindWord(c.kind),
+      waves(c.id) || '—',
+      c.description ?? '—',
+      kindMeaning(c.kind),
+    ]),
   };
 }
 
 export function glossaryTables(): Table[] {
   return [
     { caption: 'Condition kinds', header: ['term', 'meaning'], rows: CONDITION_GLOSSARY.map(([k, v]) => [k, v]) },
-    { caption: 'Verdict words and statistics', header: ['term', 'meaning'], rows: VERDICT_GLOSSARY.map(([k, v]) => [k, v]) },
+    {
+      caption: 'Verdict words and statistics',
+      header: ['term', 'meaning'],
+      rows: VERDICT_GLOSSARY.map(([k, v]) => [k, v]),
+    },
   ];
 }
 
 /** The context paragraphs: the protocol's title and description, and the design in one line. */
 export function contextIntro(p: Protocol, a: Adjudication): string[] {
   const tasks = a.design.tasks.join(', ') || p.envs.map((e) => e.id).join(', ');
-  const attempts = p.attempts ? `${p.attempts.count} attempt(s) per unit, attempt ${p.attempts.registered} registered` : `registered attempts ${a.design.registeredAttempts.join(', ')}`;
+  const attempts = p.attempts
+    ? `${p.attempts.count} attempt(s) per unit, attempt ${p.attempts.registered} registered`
+    : `registered attempts ${a.design.registeredAttempts.join(', ')}`;
   return [
     p.title,
     ...(p.description ? [p.description] : []),
@@ -96,6 +115,11 @@ export function frozenPowerText(p: Protocol, estimand: string): string {
   if (m === undefined) return 'no power analysis frozen';
   if (m.estimand !== undefined && m.estimand !== estimand) return `none for ${estimand} (frozen for ${m.estimand})`;
   const i = m.inputs;
-  const mdes = m.outputs.map((o) => `${(100 * o.assumedDiscordance).toFixed(0)}%→${o.effect === null ? 'unreachable' : `${(100 * o.effect).toFixed(2)} pp`}`).join(', ');
+  const mdes = m.outputs
+    .map(
+      (o) =>
+        `${(100 * o.assumedDiscordance).toFixed(0)}%→${o.effect === null ? 'unreachable' : `${(100 * o.effect).toFixed(2)} pp`}`,
+    )
+    .join(', ');
   return `MDE at power ${i.power}, α ${i.alpha}, n ${i.n}: ${mdes} (assumed discordance→MDE)`;
 }

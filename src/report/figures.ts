@@ -59,7 +59,15 @@ export function figures(a: Adjudication, rows: readonly EpisodeRow[] = []): Figu
     .map((c) => {
       const v = c.vsAnchor!;
       const fam = rhoInterval(a, c);
-      return { condition: label(c, multiWave), rho: pct(v.rho), lower: pct(fam.lower), upper: pct(fam.upper), flips: `${v.b + v.c}/${v.n}`, anchor: v.anchor, family: fam.label };
+      return {
+        condition: label(c, multiWave),
+        rho: pct(v.rho),
+        lower: pct(fam.lower),
+        upper: pct(fam.upper),
+        flips: `${v.b + v.c}/${v.n}`,
+        anchor: v.anchor,
+        family: fam.label,
+      };
     });
   const byFamily = new Map<string, string[]>();
   for (const r of rho) byFamily.set(r.family, [...(byFamily.get(r.family) ?? []), r.condition]);
@@ -75,11 +83,31 @@ export function figures(a: Adjudication, rows: readonly EpisodeRow[] = []): Figu
         width: 420,
         height: 240,
         data: { values: rho },
-        encoding: { x: { field: 'condition', type: 'nominal', sort: null, title: 'condition', axis: { ...AXIS, labelAngle: 0 } } },
+        encoding: {
+          x: { field: 'condition', type: 'nominal', sort: null, title: 'condition', axis: { ...AXIS, labelAngle: 0 } },
+        },
         layer: [
-          { mark: { type: 'rule', strokeWidth: 2, color: '#4c78a8' }, encoding: { y: { field: 'lower', type: 'quantitative', title: 'ρ (%)', scale: { domain: [0, rhoTop], zero: true, nice: false }, axis: AXIS }, y2: { field: 'upper' } } },
-          { mark: { type: 'point', filled: true, size: 70, color: '#e45756' }, encoding: { y: { field: 'rho', type: 'quantitative' } } },
-          { mark: { type: 'text', dy: -12, fontSize: 10 }, encoding: { y: { field: 'upper', type: 'quantitative' }, text: { field: 'flips' } } },
+          {
+            mark: { type: 'rule', strokeWidth: 2, color: '#4c78a8' },
+            encoding: {
+              y: {
+                field: 'lower',
+                type: 'quantitative',
+                title: 'ρ (%)',
+                scale: { domain: [0, rhoTop], zero: true, nice: false },
+                axis: AXIS,
+              },
+              y2: { field: 'upper' },
+            },
+          },
+          {
+            mark: { type: 'point', filled: true, size: 70, color: '#e45756' },
+            encoding: { y: { field: 'rho', type: 'quantitative' } },
+          },
+          {
+            mark: { type: 'text', dy: -12, fontSize: 10 },
+            encoding: { y: { field: 'upper', type: 'quantitative' }, text: { field: 'flips' } },
+          },
         ],
       },
     });
@@ -104,11 +132,31 @@ export function figures(a: Adjudication, rows: readonly EpisodeRow[] = []): Figu
         width: 420,
         height: 240,
         data: { values: sr },
-        encoding: { x: { field: 'condition', type: 'nominal', sort: null, title: 'condition', axis: { ...AXIS, labelAngle: 0 } } },
+        encoding: {
+          x: { field: 'condition', type: 'nominal', sort: null, title: 'condition', axis: { ...AXIS, labelAngle: 0 } },
+        },
         layer: [
-          { mark: { type: 'rule', strokeWidth: 2, color: '#54a24b' }, encoding: { y: { field: 'lower', type: 'quantitative', title: 'success (%)', scale: { domain: [0, 100] }, axis: AXIS }, y2: { field: 'upper' } } },
-          { mark: { type: 'point', filled: true, size: 70, color: '#222222' }, encoding: { y: { field: 'rate', type: 'quantitative' } } },
-          { mark: { type: 'text', dy: -12, fontSize: 10 }, encoding: { y: { field: 'upper', type: 'quantitative' }, text: { field: 'count' } } },
+          {
+            mark: { type: 'rule', strokeWidth: 2, color: '#54a24b' },
+            encoding: {
+              y: {
+                field: 'lower',
+                type: 'quantitative',
+                title: 'success (%)',
+                scale: { domain: [0, 100] },
+                axis: AXIS,
+              },
+              y2: { field: 'upper' },
+            },
+          },
+          {
+            mark: { type: 'point', filled: true, size: 70, color: '#222222' },
+            encoding: { y: { field: 'rate', type: 'quantitative' } },
+          },
+          {
+            mark: { type: 'text', dy: -12, fontSize: 10 },
+            encoding: { y: { field: 'upper', type: 'quantitative' }, text: { field: 'count' } },
+          },
         ],
       },
     });
@@ -127,13 +175,39 @@ export function figures(a: Adjudication, rows: readonly EpisodeRow[] = []): Figu
         height: 200,
         data: { values: cov },
         encoding: {
-          x: { field: 'group', type: 'nominal', sort: null, title: 'condition · task', axis: { ...AXIS, labelAngle: 0 } },
+          x: {
+            field: 'group',
+            type: 'nominal',
+            sort: null,
+            title: 'condition · task',
+            axis: { ...AXIS, labelAngle: 0 },
+          },
           xOffset: { field: 'measure', type: 'nominal', sort: ['units', 'queries'] },
-          color: { field: 'measure', type: 'nominal', sort: ['units', 'queries'], scale: { range: ['#72b7b2', '#b279a2'] }, legend: { title: null, orient: 'bottom' } },
+          color: {
+            field: 'measure',
+            type: 'nominal',
+            sort: ['units', 'queries'],
+            scale: { range: ['#72b7b2', '#b279a2'] },
+            legend: { title: null, orient: 'bottom' },
+          },
         },
         layer: [
-          { mark: { type: 'bar' }, encoding: { y: { field: 'coverage', type: 'quantitative', title: 'coverage (%)', scale: { domain: [0, 100], zero: true, nice: false }, axis: AXIS } } },
-          { mark: { type: 'text', dy: -8, fontSize: 9 }, encoding: { y: { field: 'coverage', type: 'quantitative' }, text: { field: 'count' } } },
+          {
+            mark: { type: 'bar' },
+            encoding: {
+              y: {
+                field: 'coverage',
+                type: 'quantitative',
+                title: 'coverage (%)',
+                scale: { domain: [0, 100], zero: true, nice: false },
+                axis: AXIS,
+              },
+            },
+          },
+          {
+            mark: { type: 'text', dy: -8, fontSize: 9 },
+            encoding: { y: { field: 'coverage', type: 'quantitative' }, text: { field: 'count' } },
+          },
         ],
       },
     });

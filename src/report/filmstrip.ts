@@ -42,19 +42,35 @@ export interface Filmstrips {
   readonly note: string;
 }
 
-export function filmstrips(a: Adjudication, rows: readonly EpisodeRow[], recorded: readonly RecordedEpisode[], recordedConditions: readonly string[]): Filmstrips {
-  const key = (c: string, task: string, seed: number, attempt: number): string => `${c}\u0000${task}\u0000${seed}\u0000${attempt}`;
+export function filmstrips(
+  a: Adjudication,
+  rows: readonly EpisodeRow[],
+  recorded: readonly RecordedEpisode[],
+  recordedConditions: readonly string[],
+): Filmstrips {
+  const key = (c: string, task: string, seed: number, attempt: number): string =>
+    `${c}\u0000${task}\u0000${seed}\u0000${attempt}`;
   const rec = new Map(recorded.map((r) => [`${r.seq}`, r]));
   const rowOf = new Map<string, EpisodeRow>();
   const recOf = new Map<string, RecordedEpisode>();
   for (const r of rows) {
     const e = rec.get(String(r.seq));
     if (e === undefined) continue;
-    if (e.condition !== r.condition || e.task !== r.task || e.seed !== r.seed || e.attempt !== r.attempt || e.episodeId !== r.episodeId) {
-      throw new ImepError('E_UNIT_TAMPERED', `traces/frames.jsonl's line for row ${r.seq} names another episode than the row (${e.condition} ${e.task} seed ${e.seed} attempt ${e.attempt})`, {
-        file: 'traces/frames.jsonl',
-        hint: 'run `imep campaign verify UNIT`',
-      });
+    if (
+      e.condition !== r.condition ||
+      e.task !== r.task ||
+      e.seed !== r.seed ||
+      e.attempt !== r.attempt ||
+      e.episodeId !== r.episodeId
+    ) {
+      throw new ImepError(
+        'E_UNIT_TAMPERED',
+        `traces/frames.jsonl's line for row ${r.seq} names another episode than the row (${e.condition} ${e.task} seed ${e.seed} attempt ${e.attempt})`,
+        {
+          file: 'traces/frames.jsonl',
+          hint: 'run `imep campaign verify UNIT`',
+        },
+      );
     }
     rowOf.set(`${r.wave}\u0000${key(r.condition, r.task, r.seed, r.attempt)}`, r);
     recOf.set(`${r.wave}\u0000${key(r.condition, r.task, r.seed, r.attempt)}`, e);
@@ -67,7 +83,14 @@ export function filmstrips(a: Adjudication, rows: readonly EpisodeRow[], recorde
       if (c === w.anchor || !recordedConditions.includes(c)) continue;
       const found: Record<PairKind, FilmstripPair[]> = { b: [], c: [], concordant: [] };
       const candidates = rows
-        .filter((r) => r.wave === w.id && r.condition === c && registered.has(r.attempt) && r.status === 'ok' && r.success !== null)
+        .filter(
+          (r) =>
+            r.wave === w.id &&
+            r.condition === c &&
+            registered.has(r.attempt) &&
+            r.status === 'ok' &&
+            r.success !== null,
+        )
         .sort((x, y) => x.task.localeCompare(y.task) || x.seed - y.seed || x.attempt - y.attempt);
       for (const r of candidates) {
         const k = `${w.id}\u0000${key(c, r.task, r.seed, r.attempt)}`;
@@ -75,10 +98,29 @@ export function filmstrips(a: Adjudication, rows: readonly EpisodeRow[], recorde
         const ref = rowOf.get(refK);
         const iv = recOf.get(k);
         const refRec = recOf.get(refK);
-        if (ref === undefined || iv === undefined || refRec === undefined || ref.status !== 'ok' || ref.success === null) continue;
+        if (
+          ref === undefined ||
+          iv === undefined ||
+          refRec === undefined ||
+          ref.status !== 'ok' ||
+          ref.success === null
+        )
+          continue;
         const kind: PairKind = ref.success && !r.success ? 'b' : !ref.success && r.success ? 'c' : 'concordant';
         if (found[kind].length >= MAX_PAIRS[kind]) continue;
-        found[kind].push({ kind, wave: w.id, anchor: w.anchor, condition: c, task: r.task, seed: r.seed, attempt: r.attempt, reference: refRec, intervention: iv, referenceSuccess: ref.success, interventionSuccess: r.success as boolean });
+        found[kind].push({
+          kind,
+          wave: w.id,
+          anchor: w.anchor,
+          condition: c,
+          task: r.task,
+          seed: r.seed,
+          attempt: r.attempt,
+          reference: refRec,
+          intervention: iv,
+          referenceSuccess: ref.success,
+          interventionSuccess: r.success as boolean,
+        });
       }
       pairs.push(...found.b, ...found.c, ...found.concordant);
     }
@@ -125,17 +167,30 @@ export function readTimeline(e: RecordedEpisode, width: number, last = lastStep(
   const byStep = new Map<number, { decision: boolean; sub: boolean; changed: boolean; n: number }>();
   for (const r of e.reads) {
     const cur = byStep.get(r.step) ?? { decision: false, sub: false, changed: false, n: 0 };
-    byStep.set(r.step, { decision: cur.decision || r.decision, sub: cur.sub || r.substituted, changed: cur.changed || (r.substituted && r.changed), n: cur.n + 1 });
+    byStep.set(r.step, {
+      decision: cur.decision || r.decision,
+      sub: cur.sub || r.substituted,
+      changed: cur.changed || (r.substituted && r.changed),
+      n: cur.n + 1,
+    });
   }
   for (const [step, m] of [...byStep].sort((p, q) => p[0] - q[0])) {
     const colour = m.changed ? '#c62828' : m.sub ? '#ef8a00' : '#9e9e9e';
     const top = m.decision ? 2 : 10;
-    marks.push(`<line class="read" data-step="${step}" data-substituted="${m.sub}" x1="${fx(x(step))}" y1="${top}" x2="${fx(x(step))}" y2="${H - 4}" stroke="${colour}" stroke-width="2"><title>${escXml(`step ${step}: ${m.n} read(s)${m.decision ? ', decision query' : ''}${m.sub ? (m.changed ? ', substituted (content changed)' : ', substituted (content unchanged)') : ', not substituted'}`)}</title></line>`);
+    marks.push(
+      `<line class="read" data-step="${step}" data-substituted="${m.sub}" x1="${fx(x(step))}" y1="${top}" x2="${fx(x(step))}" y2="${H - 4}" stroke="${colour}" stroke-width="2"><title>${escXml(`step ${step}: ${m.n} read(s)${m.decision ? ', decision query' : ''}${m.sub ? (m.changed ? ', substituted (content changed)' : ', substituted (content unchanged)') : ', not substituted'}`)}</title></line>`,
+    );
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" class="timeline" width="${width}" height="${H + 4}" viewBox="0 0 ${width} ${H + 4}">${marks.join('')}</svg>`;
 }
 
-function episodeRow(label: string, e: RecordedEpisode, names: ReadonlyMap<string, string>, steps: readonly number[], last: number): string {
+function episodeRow(
+  label: string,
+  e: RecordedEpisode,
+  names: ReadonlyMap<string, string>,
+  steps: readonly number[],
+  last: number,
+): string {
   const byStep = new Map(e.frames.map((f) => [f.step, f]));
   const cells = steps
     .map((s) => {
@@ -153,7 +208,9 @@ export function filmstripHtml(f: Filmstrips): string {
     '<p class="legend">Timeline under each episode: one tick per step with memory reads — tall: a decision query; <span style="color:#c62828">red</span>: a read that selected a substituted record and changed what the policy read; <span style="color:#ef8a00">orange</span>: substituted, content unchanged; grey: not substituted. Small triangles: the registered frame steps.</p>';
   const body = f.pairs
     .map((p) => {
-      const steps = [...new Set([...p.reference.frames, ...p.intervention.frames].map((x) => x.step))].sort((a, b) => a - b);
+      const steps = [...new Set([...p.reference.frames, ...p.intervention.frames].map((x) => x.step))].sort(
+        (a, b) => a - b,
+      );
       const last = Math.max(lastStep(p.reference), lastStep(p.intervention));
       return `<div class="pair" data-kind="${p.kind}" data-condition="${escXml(p.condition)}" data-seed="${p.seed}"><p class="pair-title">${escXml(pairTitle(p))}</p><table class="filmstrip">${episodeRow(`${p.anchor} (reference)`, p.reference, f.names, steps, last)}${episodeRow(`${p.condition} (intervention)`, p.intervention, f.names, steps, last)}</table></div>`;
     })
@@ -164,15 +221,27 @@ export function filmstripHtml(f: Filmstrips): string {
 export function filmstripMarkdown(f: Filmstrips): string {
   const out = [f.note, ''];
   for (const p of f.pairs) {
-    const steps = [...new Set([...p.reference.frames, ...p.intervention.frames].map((x) => x.step))].sort((a, b) => a - b);
-    out.push(`**${pairTitle(p)}**`, '', `| episode | ${steps.map((s) => `step ${s}`).join(' | ')} | reads (step: d = decision query, s = substituted) |`, `| --- | ${steps.map(() => '---').join(' | ')} | --- |`);
-    for (const [label, e] of [[`${p.anchor} (reference)`, p.reference], [`${p.condition} (intervention)`, p.intervention]] as const) {
+    const steps = [...new Set([...p.reference.frames, ...p.intervention.frames].map((x) => x.step))].sort(
+      (a, b) => a - b,
+    );
+    out.push(
+      `**${pairTitle(p)}**`,
+      '',
+      `| episode | ${steps.map((s) => `step ${s}`).join(' | ')} | reads (step: d = decision query, s = substituted) |`,
+      `| --- | ${steps.map(() => '---').join(' | ')} | --- |`,
+    );
+    for (const [label, e] of [
+      [`${p.anchor} (reference)`, p.reference],
+      [`${p.condition} (intervention)`, p.intervention],
+    ] as const) {
       const by = new Map(e.frames.map((x) => [x.step, x]));
       const reads = [...new Set(e.reads.map((r) => r.step))].map((s) => {
         const rs = e.reads.filter((r) => r.step === s);
         return `${s}${rs.some((r) => r.decision) ? 'd' : ''}${rs.some((r) => r.substituted) ? 's' : ''}`;
       });
-      out.push(`| ${label} | ${steps.map((s) => (by.has(s) ? `![step ${s}](${f.names.get(by.get(s)!.png)})` : '—')).join(' | ')} | ${reads.join(' ') || '—'} |`);
+      out.push(
+        `| ${label} | ${steps.map((s) => (by.has(s) ? `![step ${s}](${f.names.get(by.get(s)!.png)})` : '—')).join(' | ')} | ${reads.join(' ') || '—'} |`,
+      );
     }
     out.push('');
   }

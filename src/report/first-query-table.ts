@@ -28,13 +28,23 @@ export function firstQueryTable(rows: readonly EpisodeRow[], conditionOrder: rea
     const k = conditionOrder.indexOf(c);
     return k < 0 ? conditionOrder.length : k;
   };
-  const ordered = [...groups.values()].sort((x, y) => rank(x.condition) - rank(y.condition) || x.condition.localeCompare(y.condition) || x.attempt - y.attempt);
+  const ordered = [...groups.values()].sort(
+    (x, y) => rank(x.condition) - rank(y.condition) || x.condition.localeCompare(y.condition) || x.attempt - y.attempt,
+  );
   return {
-    caption: 'First memory query of each episode (sealed rows): clock = per-scope query clock, candidates = records before top-k; min / median / max',
+    caption:
+      'First memory query of each episode (sealed rows): clock = per-scope query clock, candidates = records before top-k; min / median / max',
     header: ['condition', 'attempt', 'episodes', 'with a query', 'clock', 'candidates'],
     rows: ordered.map((g) => {
       const firsts = g.rows.flatMap((r) => (r.reads.firstQuery === null ? [] : [r.reads.firstQuery]));
-      return [g.condition, String(g.attempt), String(g.rows.length), String(firsts.length), spread(firsts.map((f) => f.clock)), spread(firsts.map((f) => f.candidates))];
+      return [
+        g.condition,
+        String(g.attempt),
+        String(g.rows.length),
+        String(firsts.length),
+        spread(firsts.map((f) => f.clock)),
+        spread(firsts.map((f) => f.candidates)),
+      ];
     }),
   };
 }

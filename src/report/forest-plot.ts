@@ -59,7 +59,10 @@ function boundText(v: Verdict, b: RoutedBound): string {
   if (b.routedOn === 'test') return `p = ${Number(b.p?.toPrecision(3) ?? 1)} vs α ${b.threshold}`;
   if (b.routedOn === 'point') return `point ${signedPp(b.estimate)} vs ${signedPp(b.threshold)} pp`;
   const ends = decidingEnds(v);
-  const which = ends.length === 1 ? `${ends[0] === 'lower' ? 'LB' : 'UB'} ${signedPp(ends[0] === 'lower' ? b.lower : b.upper)} pp` : `[${signedPp(b.lower)}, ${signedPp(b.upper)}] pp`;
+  const which =
+    ends.length === 1
+      ? `${ends[0] === 'lower' ? 'LB' : 'UB'} ${signedPp(ends[0] === 'lower' ? b.lower : b.upper)} pp`
+      : `[${signedPp(b.lower)}, ${signedPp(b.upper)}] pp`;
   return `${which} · ${b.label}`;
 }
 
@@ -76,16 +79,24 @@ export function forestPlot(a: Adjudication, protocol: Protocol): ForestPlot {
   const height = TOP + ROW * rows.length + 40;
   const width = LEFT + PLOT + RIGHT;
   const parts: string[] = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" class="forest" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="11">`);
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" class="forest" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="11">`,
+  );
   // axis and grid
   const axisY = TOP + ROW * rows.length + 6;
   for (const t of niceTicks(lo * 100, hi * 100, 7)) {
     const px = fx(x(t / 100));
-    parts.push(`<line x1="${px}" y1="${TOP - 6}" x2="${px}" y2="${axisY}" stroke="${t === 0 ? '#444' : '#e4e4e4'}" stroke-width="${t === 0 ? 1.2 : 1}"/>`);
+    parts.push(
+      `<line x1="${px}" y1="${TOP - 6}" x2="${px}" y2="${axisY}" stroke="${t === 0 ? '#444' : '#e4e4e4'}" stroke-width="${t === 0 ? 1.2 : 1}"/>`,
+    );
     parts.push(`<text x="${px}" y="${axisY + 13}" text-anchor="middle" fill="#333">${escXml(fx(t))}</text>`);
   }
-  parts.push(`<text x="${fx(LEFT + PLOT / 2)}" y="${axisY + 28}" text-anchor="middle" fill="#333">estimate and routed bound (pp)</text>`);
-  parts.push(`<text x="${LEFT + PLOT + 8}" y="${TOP - 12}" fill="#333" font-weight="bold">verdict · deciding bound · its coverage</text>`);
+  parts.push(
+    `<text x="${fx(LEFT + PLOT / 2)}" y="${axisY + 28}" text-anchor="middle" fill="#333">estimate and routed bound (pp)</text>`,
+  );
+  parts.push(
+    `<text x="${LEFT + PLOT + 8}" y="${TOP - 12}" fill="#333" font-weight="bold">verdict · deciding bound · its coverage</text>`,
+  );
   rows.forEach(({ v, c }, i) => {
     const y = TOP + ROW * i + ROW / 2;
     const colour = VERDICT_COLOURS[v.verdict] ?? '#333';
@@ -95,26 +106,49 @@ export function forestPlot(a: Adjudication, protocol: Protocol): ForestPlot {
     const b = v.bound;
     if (b == null) {
       const why = 'because' in v && v.because ? v.because.join(', ') : 'no interval could be formed';
-      g.push(`<text x="${fx(LEFT + 6)}" y="${fx(y + 4)}" fill="${colour}" font-style="italic">${escXml(v.verdict === 'invalid' || v.verdict === 'excluded' ? `withheld (${why})` : why)}</text>`);
-      g.push(`<text x="${LEFT + PLOT + 8}" y="${fx(y + 4)}" fill="${colour}" font-weight="bold">${escXml(v.verdict)}</text>`);
+      g.push(
+        `<text x="${fx(LEFT + 6)}" y="${fx(y + 4)}" fill="${colour}" font-style="italic">${escXml(v.verdict === 'invalid' || v.verdict === 'excluded' ? `withheld (${why})` : why)}</text>`,
+      );
+      g.push(
+        `<text x="${LEFT + PLOT + 8}" y="${fx(y + 4)}" fill="${colour}" font-weight="bold">${escXml(v.verdict)}</text>`,
+      );
     } else {
-      for (const t of thresholds(v, c)) g.push(`<line class="margin" x1="${fx(x(t))}" y1="${fx(y - 12)}" x2="${fx(x(t))}" y2="${fx(y + 12)}" stroke="#c62828" stroke-width="1.5" stroke-dasharray="4 3"/>`);
-      if (b.routedOn === 'point') g.push(`<line class="margin" x1="${fx(x(b.threshold))}" y1="${fx(y - 12)}" x2="${fx(x(b.threshold))}" y2="${fx(y + 12)}" stroke="#c62828" stroke-width="1.5" stroke-dasharray="4 3"/>`);
+      for (const t of thresholds(v, c))
+        g.push(
+          `<line class="margin" x1="${fx(x(t))}" y1="${fx(y - 12)}" x2="${fx(x(t))}" y2="${fx(y + 12)}" stroke="#c62828" stroke-width="1.5" stroke-dasharray="4 3"/>`,
+        );
+      if (b.routedOn === 'point')
+        g.push(
+          `<line class="margin" x1="${fx(x(b.threshold))}" y1="${fx(y - 12)}" x2="${fx(x(b.threshold))}" y2="${fx(y + 12)}" stroke="#c62828" stroke-width="1.5" stroke-dasharray="4 3"/>`,
+        );
       for (const k of b.companions) {
         const cx = x(k.upper);
-        g.push(`<path class="companion" d="M${fx(cx)} ${fx(y - 7)}L${fx(cx + 5)} ${fx(y)}L${fx(cx)} ${fx(y + 7)}L${fx(cx - 5)} ${fx(y)}Z" fill="none" stroke="#c62828" stroke-width="1.3"><title>${escXml(`UB of ${k.estimand} (${k.interval}): ${signedPp(k.upper)} pp`)}</title></path>`);
+        g.push(
+          `<path class="companion" d="M${fx(cx)} ${fx(y - 7)}L${fx(cx + 5)} ${fx(y)}L${fx(cx)} ${fx(y + 7)}L${fx(cx - 5)} ${fx(y)}Z" fill="none" stroke="#c62828" stroke-width="1.3"><title>${escXml(`UB of ${k.estimand} (${k.interval}): ${signedPp(k.upper)} pp`)}</title></path>`,
+        );
       }
-      g.push(`<line class="interval" x1="${fx(x(b.lower))}" y1="${fx(y)}" x2="${fx(x(b.upper))}" y2="${fx(y)}" stroke="${colour}" stroke-width="2" stroke-opacity="0.55"/>`);
+      g.push(
+        `<line class="interval" x1="${fx(x(b.lower))}" y1="${fx(y)}" x2="${fx(x(b.upper))}" y2="${fx(y)}" stroke="${colour}" stroke-width="2" stroke-opacity="0.55"/>`,
+      );
       for (const end of decidingEnds(v)) {
         const px = fx(x(end === 'lower' ? b.lower : b.upper));
-        g.push(`<line class="deciding-bound" data-end="${end}" x1="${px}" y1="${fx(y - 8)}" x2="${px}" y2="${fx(y + 8)}" stroke="${colour}" stroke-width="3.5"/>`);
+        g.push(
+          `<line class="deciding-bound" data-end="${end}" x1="${px}" y1="${fx(y - 8)}" x2="${px}" y2="${fx(y + 8)}" stroke="${colour}" stroke-width="3.5"/>`,
+        );
       }
       g.push(`<circle class="estimate" cx="${fx(x(b.estimate))}" cy="${fx(y)}" r="4" fill="${colour}"/>`);
-      g.push(`<text x="${LEFT + PLOT + 8}" y="${fx(y + 4)}" fill="${colour}"><tspan font-weight="bold">${escXml(v.verdict)}</tspan> · ${escXml(boundText(v, b))}</text>`);
+      g.push(
+        `<text x="${LEFT + PLOT + 8}" y="${fx(y + 4)}" fill="${colour}"><tspan font-weight="bold">${escXml(v.verdict)}</tspan> · ${escXml(boundText(v, b))}</text>`,
+      );
     }
     const title = `${v.criterion}: ${v.verdict} — ${v.reason}`;
-    const data = b == null ? '' : ` data-interval="${escXml(b.interval)}" data-lower="${b.lower}" data-upper="${b.upper}" data-estimate="${b.estimate}" data-bound-label="${escXml(b.label)}"`;
-    parts.push(`<g class="forest-mark" data-criterion="${escXml(v.criterion)}" data-verdict="${escXml(v.verdict)}"${data}><title>${escXml(title)}</title>${g.join('')}</g>`);
+    const data =
+      b == null
+        ? ''
+        : ` data-interval="${escXml(b.interval)}" data-lower="${b.lower}" data-upper="${b.upper}" data-estimate="${b.estimate}" data-bound-label="${escXml(b.label)}"`;
+    parts.push(
+      `<g class="forest-mark" data-criterion="${escXml(v.criterion)}" data-verdict="${escXml(v.verdict)}"${data}><title>${escXml(title)}</title>${g.join('')}</g>`,
+    );
   });
   parts.push('</svg>');
   return { svg: parts.join(''), marks: rows.length };

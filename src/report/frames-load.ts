@@ -18,8 +18,24 @@ const FramesLineSchema = z.object({
   episodeId: z.string().regex(/^[0-9a-f]+$/),
   status: z.enum(['ok', 'failed']),
   steps: z.number().int().nonnegative(),
-  frames: z.array(z.object({ step: z.number().int().nonnegative(), width: z.number().int().positive(), height: z.number().int().positive(), png: z.string().min(1) })),
-  reads: z.array(z.object({ step: z.number().int().nonnegative(), bank: z.string(), query: z.number().int().nonnegative(), decision: z.boolean(), substituted: z.boolean(), changed: z.boolean() })),
+  frames: z.array(
+    z.object({
+      step: z.number().int().nonnegative(),
+      width: z.number().int().positive(),
+      height: z.number().int().positive(),
+      png: z.string().min(1),
+    }),
+  ),
+  reads: z.array(
+    z.object({
+      step: z.number().int().nonnegative(),
+      bank: z.string(),
+      query: z.number().int().nonnegative(),
+      decision: z.boolean(),
+      substituted: z.boolean(),
+      changed: z.boolean(),
+    }),
+  ),
 });
 export type RecordedEpisode = z.infer<typeof FramesLineSchema>;
 
@@ -36,7 +52,11 @@ export async function loadRecordedFrames(unit: VerifiedUnit): Promise<RecordedEp
       parsed = undefined;
     }
     const r = FramesLineSchema.safeParse(parsed);
-    if (!r.success) throw new ImepError('E_UNIT_TAMPERED', `${FRAMES_TRACE} line ${i + 1} is not a frames line`, { file: FRAMES_TRACE, hint: 'run `imep campaign verify UNIT`' });
+    if (!r.success)
+      throw new ImepError('E_UNIT_TAMPERED', `${FRAMES_TRACE} line ${i + 1} is not a frames line`, {
+        file: FRAMES_TRACE,
+        hint: 'run `imep campaign verify UNIT`',
+      });
     out.push(r.data);
   });
   return out;

@@ -5,7 +5,22 @@
  */
 import { identityWarning } from '../signing/index.js';
 import { ImepError } from '../core/index.js';
-import { readVerifiedAmendments, type Amendment, readAdjudicationArtifact, CrossCheckRecordSchema, type CloseoutRecord, type CrossCheckRecord, UNIT_FILES, listAdjudicationRecords, readUnitState, type UnitSnapshot, readVerifiedRecord, RunRecordSchema, type RunRecord, assertUnitVerified } from '../evidence/index.js';
+import {
+  readVerifiedAmendments,
+  type Amendment,
+  readAdjudicationArtifact,
+  CrossCheckRecordSchema,
+  type CloseoutRecord,
+  type CrossCheckRecord,
+  UNIT_FILES,
+  listAdjudicationRecords,
+  readUnitState,
+  type UnitSnapshot,
+  readVerifiedRecord,
+  RunRecordSchema,
+  type RunRecord,
+  assertUnitVerified,
+} from '../evidence/index.js';
 import type { Adjudication } from '../adjudication/index.js';
 import { loadVerifiedProtocol, loadVerifiedRows } from '../adjudication/index.js';
 import type { EpisodeRow, SealRecord } from '../evidence/index.js';
@@ -40,10 +55,14 @@ export interface ReportInputs {
 export async function loadReportInputs(dir: string): Promise<ReportInputs> {
   const snapshot = await readUnitState(dir);
   if (!['adjudicated', 'cross-checked', 'closed'].includes(snapshot.state)) {
-    throw new ImepError('E_OUT_OF_ORDER', `unit ${snapshot.header.id} is '${snapshot.state}'; a report needs an adjudicated unit`, {
-      file: dir,
-      hint: 'run `imep campaign adjudicate` first',
-    });
+    throw new ImepError(
+      'E_OUT_OF_ORDER',
+      `unit ${snapshot.header.id} is '${snapshot.state}'; a report needs an adjudicated unit`,
+      {
+        file: dir,
+        hint: 'run `imep campaign adjudicate` first',
+      },
+    );
   }
   // Each input is read once and checked against the verified entry (the seal's, the record's) before it is parsed.
   const unit = await assertUnitVerified(dir);

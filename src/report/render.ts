@@ -29,13 +29,22 @@ export function renderMarkdown(model: ReportModel, figures: readonly Figure[]): 
     out.push(`## ${s.title}`, '');
     for (const p of s.paragraphs ?? []) out.push(p, '');
     if (s.intro) out.push(s.intro, '');
-    if (s.figure) out.push(`*Figure: ${s.figure.title}* (drawn in report.html; its numbers are the verdict table's). ${s.figure.caption}`, '');
+    if (s.figure)
+      out.push(
+        `*Figure: ${s.figure.title}* (drawn in report.html; its numbers are the verdict table's). ${s.figure.caption}`,
+        '',
+      );
     if (s.raw) out.push(s.raw.markdown, '');
     for (const t of s.tables) out.push(mdTable(t), '');
     for (const n of s.notes ?? []) out.push(`- ${n}`);
     if ((s.notes ?? []).length > 0) out.push('');
   }
-  out.push('## Figures', '', 'The figures are rendered in report.html; their data are the per-condition summaries above.', '');
+  out.push(
+    '## Figures',
+    '',
+    'The figures are rendered in report.html; their data are the per-condition summaries above.',
+    '',
+  );
   for (const f of figures) out.push(`- **${f.title}** — ${f.caption}`);
   out.push('');
   return out.join('\n');
@@ -48,7 +57,8 @@ function esc(s: string): string {
 const WORD_COLUMNS = new Set(['verdict', 'registered verdict', 'passed']);
 
 function cellClass(column: string, c: string): string {
-  const word = /^(holds|not detected|unresolved|invalid|excluded|descriptive|FAILED)$/.test(c) && WORD_COLUMNS.has(column);
+  const word =
+    /^(holds|not detected|unresolved|invalid|excluded|descriptive|FAILED)$/.test(c) && WORD_COLUMNS.has(column);
   if (!word && c !== 'withheld') return '';
   return ` class="w-${c.replace(/\s/g, '-').toLowerCase()}"`;
 }
@@ -57,7 +67,9 @@ function htmlTable(t: Table): string {
   const cap = t.caption ? `<p class="cap">${esc(t.caption)}</p>` : '';
   if (t.rows.length === 0) return `${cap}<p class="none">(none)</p>`;
   const head = `<thead><tr>${t.header.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead>`;
-  const body = t.rows.map((r) => `<tr>${r.map((c, i) => `<td${cellClass(t.header[i] ?? '', c)}>${esc(c)}</td>`).join('')}</tr>`).join('');
+  const body = t.rows
+    .map((r) => `<tr>${r.map((c, i) => `<td${cellClass(t.header[i] ?? '', c)}>${esc(c)}</td>`).join('')}</tr>`)
+    .join('');
   return `${cap}<table>${head}<tbody>${body}</tbody></table>`;
 }
 
@@ -80,10 +92,16 @@ td.frame img{image-rendering:pixelated;width:64px;height:64px;border:1px solid #
 
 export function renderHtml(model: ReportModel, figures: readonly { figure: Figure; svg: string }[]): string {
   const figs = figures
-    .map(({ figure, svg }) => `<figure data-figure="${figure.id}"><div class="chart">${svg}</div><figcaption><b>${esc(figure.title)}.</b> ${esc(figure.caption)}</figcaption></figure>`)
+    .map(
+      ({ figure, svg }) =>
+        `<figure data-figure="${figure.id}"><div class="chart">${svg}</div><figcaption><b>${esc(figure.title)}.</b> ${esc(figure.caption)}</figcaption></figure>`,
+    )
     .join('\n');
   const sections = model.sections
-    .map((s) => `<section id="${s.id}"><h2>${esc(s.title)}</h2>${(s.paragraphs ?? []).map((p, i) => `<p class="${i === 0 ? 'lead' : 'para'}">${esc(p)}</p>`).join('')}${s.intro ? `<p>${esc(s.intro)}</p>` : ''}${s.figure ? `<figure data-figure="${s.figure.id}" data-marks="${s.figure.marks}"><div class="chart">${s.figure.svg}</div><figcaption class="wide"><b>${esc(s.figure.title)}.</b> ${esc(s.figure.caption)}</figcaption></figure>` : ''}${s.raw ? s.raw.html : ''}${s.tables.map(htmlTable).join('\n')}${(s.notes ?? []).length > 0 ? `<ul class="notes">${(s.notes ?? []).map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}</section>`)
+    .map(
+      (s) =>
+        `<section id="${s.id}"><h2>${esc(s.title)}</h2>${(s.paragraphs ?? []).map((p, i) => `<p class="${i === 0 ? 'lead' : 'para'}">${esc(p)}</p>`).join('')}${s.intro ? `<p>${esc(s.intro)}</p>` : ''}${s.figure ? `<figure data-figure="${s.figure.id}" data-marks="${s.figure.marks}"><div class="chart">${s.figure.svg}</div><figcaption class="wide"><b>${esc(s.figure.title)}.</b> ${esc(s.figure.caption)}</figcaption></figure>` : ''}${s.raw ? s.raw.html : ''}${s.tables.map(htmlTable).join('\n')}${(s.notes ?? []).length > 0 ? `<ul class="notes">${(s.notes ?? []).map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}</section>`,
+    )
     .join('\n');
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(model.title)}</title><style>${CSS}</style></head>
@@ -99,9 +117,30 @@ ${sections}
 }
 
 const CSV_COLUMNS = [
-  'seq', 'wave', 'condition', 'task', 'seed', 'attempt', 'status', 'failure_code', 'success', 'first_visit', 'decision_correct', 'steps',
-  'reads_total', 'reads_empty', 'reads_with_history', 'reads_substituted', 'reads_substituted_unchanged', 'decision_queries',
-  'covered_decision_queries', 'covered', 'action_digest', 'scope_id', 'episode_id', 'tries',
+  'seq',
+  'wave',
+  'condition',
+  'task',
+  'seed',
+  'attempt',
+  'status',
+  'failure_code',
+  'success',
+  'first_visit',
+  'decision_correct',
+  'steps',
+  'reads_total',
+  'reads_empty',
+  'reads_with_history',
+  'reads_substituted',
+  'reads_substituted_unchanged',
+  'decision_queries',
+  'covered_decision_queries',
+  'covered',
+  'action_digest',
+  'scope_id',
+  'episode_id',
+  'tries',
 ] as const;
 
 function csvCell(v: string | number | boolean | null): string {
@@ -115,9 +154,30 @@ export function renderCsv(rows: readonly EpisodeRow[]): string {
   for (const r of rows) {
     lines.push(
       [
-        r.seq, r.wave, r.condition, r.task, r.seed, r.attempt, r.status, r.failure?.code ?? null, r.success, r.firstVisit, r.decisionCorrect, r.steps,
-        r.reads.total, r.reads.empty, r.reads.withHistory, r.reads.substituted, r.reads.substitutedUnchanged, r.reads.decisionQueries,
-        r.reads.coveredDecisionQueries, r.reads.covered, r.actionDigest, r.scopeId, r.episodeId, r.tries,
+        r.seq,
+        r.wave,
+        r.condition,
+        r.task,
+        r.seed,
+        r.attempt,
+        r.status,
+        r.failure?.code ?? null,
+        r.success,
+        r.firstVisit,
+        r.decisionCorrect,
+        r.steps,
+        r.reads.total,
+        r.reads.empty,
+        r.reads.withHistory,
+        r.reads.substituted,
+        r.reads.substitutedUnchanged,
+        r.reads.decisionQueries,
+        r.reads.coveredDecisionQueries,
+        r.reads.covered,
+        r.actionDigest,
+        r.scopeId,
+        r.episodeId,
+        r.tries,
       ]
         .map(csvCell)
         .join(','),

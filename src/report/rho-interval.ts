@@ -23,7 +23,11 @@ function rhoEstimand(a: Adjudication, c: ConditionSummary): AvailableEstimand | 
   const anchor = c.vsAnchor?.anchor;
   return a.estimands.find(
     (e): e is AvailableEstimand =>
-      e.status === 'available' && e.kind === 'rho' && e.conditions.reference === anchor && e.conditions.intervention === c.condition && e.cohort.wave === c.wave,
+      e.status === 'available' &&
+      e.kind === 'rho' &&
+      e.conditions.reference === anchor &&
+      e.conditions.intervention === c.condition &&
+      e.cohort.wave === c.wave,
   );
 }
 
@@ -31,16 +35,32 @@ export function rhoInterval(a: Adjudication, c: ConditionSummary): RhoInterval {
   const e = rhoEstimand(a, c);
   if (e !== undefined) {
     const v = a.verdicts.find((x) => x.estimand === e.id && x.bound != null && x.bound.routedOn === 'bound');
-    if (v?.bound != null) return { lower: v.bound.lower, upper: v.bound.upper, label: `${v.bound.label} (${e.id}, as criterion ${v.criterion} routed)`, source: 'verdict' };
+    if (v?.bound != null)
+      return {
+        lower: v.bound.lower,
+        upper: v.bound.upper,
+        label: `${v.bound.label} (${e.id}, as criterion ${v.criterion} routed)`,
+        source: 'verdict',
+      };
     for (const x of a.verdicts) {
       const k = x.bound?.companions.find((m) => m.estimand === e.id);
       const iv = k === undefined ? undefined : e.intervals.find((i) => i.id === k.interval);
       if (k !== undefined && iv !== undefined) {
         const label = iv.envelope ? `${iv.boundLabel}; envelope over unresolved units` : iv.boundLabel;
-        return { lower: iv.envelope?.lower ?? iv.lower, upper: k.upper, label: `${label} (${e.id}, companion of ${x.criterion})`, source: 'companion' };
+        return {
+          lower: iv.envelope?.lower ?? iv.lower,
+          upper: k.upper,
+          label: `${label} (${e.id}, companion of ${x.criterion})`,
+          source: 'companion',
+        };
       }
     }
   }
   const cp = c.vsAnchor!.rhoCpOneSided95;
-  return { lower: cp.lower, upper: cp.upper, label: 'Clopper–Pearson bounds, each one-sided 95% (the Q3/Q4 rules’ family)', source: 'one-sided-cp' };
+  return {
+    lower: cp.lower,
+    upper: cp.upper,
+    label: 'Clopper–Pearson bounds, each one-sided 95% (the Q3/Q4 rules’ family)',
+    source: 'one-sided-cp',
+  };
 }

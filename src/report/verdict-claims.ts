@@ -41,17 +41,40 @@ export function boundBesideMargin(v: Verdict, c: Criterion | undefined): string 
   if (b.routedOn === 'point') return `estimate ${ppText(b.estimate)} vs ${ppText(b.threshold)}`;
   const margin = c !== undefined && 'margin' in c ? c.margin : b.threshold;
   const m = c?.rule === 'equivalence' ? `±${(100 * margin).toFixed(2)} pp` : ppText(margin);
-  const comp = b.companions.length > 0 ? `; holds needs LB > ${ppText(b.threshold)} (${b.companions.map((x) => `UB ${x.estimand} ${ppText(x.upper)}`).join(', ')})` : '';
+  const comp =
+    b.companions.length > 0
+      ? `; holds needs LB > ${ppText(b.threshold)} (${b.companions.map((x) => `UB ${x.estimand} ${ppText(x.upper)}`).join(', ')})`
+      : '';
   return `${intervalText(b.lower, b.upper)} vs margin ${m}${comp} (${b.label})`;
 }
 
 export function verdictRows(a: Adjudication, protocol: Protocol): { header: string[]; rows: string[][] } {
   const byId = new Map(protocol.criteria.map((c) => [c.id, c]));
   return {
-    header: ['criterion', 'question', 'role', 'registered claim', 'met', 'verdict', 'bound beside the margin', 'reason', 'frozen power analysis'],
+    header: [
+      'criterion',
+      'question',
+      'role',
+      'registered claim',
+      'met',
+      'verdict',
+      'bound beside the margin',
+      'reason',
+      'frozen power analysis',
+    ],
     rows: a.verdicts.map((v) => {
       const c = byId.get(v.criterion);
-      return [v.criterion, v.question ?? '—', v.role, c ? claimText(c) : `${v.estimand} (${v.rule})`, metText(v), v.verdict, boundBesideMargin(v, c), v.reason, frozenPowerText(protocol, v.estimand)];
+      return [
+        v.criterion,
+        v.question ?? '—',
+        v.role,
+        c ? claimText(c) : `${v.estimand} (${v.rule})`,
+        metText(v),
+        v.verdict,
+        boundBesideMargin(v, c),
+        v.reason,
+        frozenPowerText(protocol, v.estimand),
+      ];
     }),
   };
 }

@@ -39,11 +39,15 @@ export async function writeReport(unitDir: string, opts: WriteReportOptions): Pr
   const out = resolve(opts.outDir);
   const rel = relative(resolve(unitDir), out);
   if (rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))) {
-    throw new ImepError('E_USAGE', 'the report folder lies inside the evidence unit; a sealed unit accepts no new file', {
-      field: '--out',
-      file: out,
-      hint: 'choose a folder outside the unit, e.g. reports/<unit id>',
-    });
+    throw new ImepError(
+      'E_USAGE',
+      'the report folder lies inside the evidence unit; a sealed unit accepts no new file',
+      {
+        field: '--out',
+        file: out,
+        hint: 'choose a folder outside the unit, e.g. reports/<unit id>',
+      },
+    );
   }
   const inputs = await loadReportInputs(unitDir);
   const strips = reportFilmstrips(inputs);

@@ -76,7 +76,8 @@ export function splitBySpec(result: StepResult, spec: Allowlists): StepResult {
   const fields: Record<string, ObsValue | NdArray> = { ...result.obs, ...result.evaluator };
   const pick = (names: readonly string[]): Record<string, ObsValue | NdArray> => {
     const out: Record<string, ObsValue | NdArray> = {};
-    for (const k of names) if (Object.prototype.hasOwnProperty.call(fields, k)) out[k] = fields[k] as ObsValue | NdArray;
+    for (const k of names)
+      if (Object.prototype.hasOwnProperty.call(fields, k)) out[k] = fields[k] as ObsValue | NdArray;
     return out;
   };
   return { ...result, obs: pick(spec.methodVisible), evaluator: pick(spec.evaluatorOnly) };
@@ -100,7 +101,10 @@ export class AllowlistedEnvironment implements SimEnvironment {
 
   constructor(inner: SimEnvironment, lists: Allowlists) {
     assertDisjointAllowlists(lists);
-    assertDisjointAllowlists({ methodVisible: lists.methodVisible, evaluatorOnly: inner.spec.evaluatorOnly }, `${inner.spec.id}: evaluatorOnly`);
+    assertDisjointAllowlists(
+      { methodVisible: lists.methodVisible, evaluatorOnly: inner.spec.evaluatorOnly },
+      `${inner.spec.id}: evaluatorOnly`,
+    );
     this.#inner = inner;
     const allowed = new Set(lists.methodVisible);
     const evaluatorOnly = [...new Set([...inner.spec.evaluatorOnly, ...lists.evaluatorOnly])];

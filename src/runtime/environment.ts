@@ -27,7 +27,10 @@ export type ObsValue =
 export interface NdArray {
   readonly dtype: string;
   readonly shape: readonly number[];
-  readonly data: Exclude<ObsValue, number | string | boolean | null | readonly ObsValue[] | { readonly [k: string]: ObsValue }>;
+  readonly data: Exclude<
+    ObsValue,
+    number | string | boolean | null | readonly ObsValue[] | { readonly [k: string]: ObsValue }
+  >;
 }
 
 export interface FieldSpec {
@@ -48,7 +51,12 @@ export interface FactSpec {
 export interface EnvSpec {
   readonly id: string;
   readonly maxSteps: number;
-  readonly action: { readonly shape: readonly number[]; readonly dtype: string; readonly low?: number; readonly high?: number };
+  readonly action: {
+    readonly shape: readonly number[];
+    readonly dtype: string;
+    readonly low?: number;
+    readonly high?: number;
+  };
   readonly observation: Readonly<Record<string, FieldSpec>>;
   /** Fields a policy may see. */
   readonly methodVisible: readonly string[];

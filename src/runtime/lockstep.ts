@@ -109,7 +109,12 @@ interface Running<E> {
 const FRAME_FIELD = 'rgb';
 
 /** Runs the scheduler's episodes in `policy.maxBatch` slots, slot `s` on the environment `envFor(s)` (made once). */
-export async function runSlots<E>(policy: BatchPolicy, envFor: (slot: number) => SimEnvironment, scheduler: SlotScheduler<E>, options: SlotLoopOptions<E> = {}): Promise<void> {
+export async function runSlots<E>(
+  policy: BatchPolicy,
+  envFor: (slot: number) => SimEnvironment,
+  scheduler: SlotScheduler<E>,
+  options: SlotLoopOptions<E> = {},
+): Promise<void> {
   const subs = options.subscribers ?? [];
   const cap = options.maxSteps ?? Infinity;
   const recycle = options.recycleObservations === true;
@@ -138,7 +143,13 @@ export async function runSlots<E>(policy: BatchPolicy, envFor: (slot: number) =>
   const end = async (slot: number, r: Running<E>, stop: EpisodeStop): Promise<void> => {
     running[slot] = undefined;
     active -= 1;
-    await scheduler.end(slot, { episode: r.started.episode, first: r.started.first, last: r.current, steps: r.steps, stop });
+    await scheduler.end(slot, {
+      episode: r.started.episode,
+      first: r.started.first,
+      last: r.current,
+      steps: r.steps,
+      stop,
+    });
     await fill(slot);
   };
   for (let slot = 0; slot < width && !idle; slot++) {
@@ -169,7 +180,10 @@ export async function runSlots<E>(policy: BatchPolicy, envFor: (slot: number) =>
       outputs = await policy.inferBatch(requests);
       if (outputs.length !== n) throw new Error(`inferBatch answered ${outputs.length} of ${n} observations`);
       const execute = options.execute;
-      if (execute !== undefined) outputs = outputs.map((o, i) => execute((stepping[i] as Running<E>).started.episode, (stepping[i] as Running<E>).steps, o));
+      if (execute !== undefined)
+        outputs = outputs.map((o, i) =>
+          execute((stepping[i] as Running<E>).started.episode, (stepping[i] as Running<E>).steps, o),
+        );
     } catch (error) {
       for (let i = 0; i < n; i++) await end(slots[i] as number, stepping[i] as Running<E>, { kind: 'failed', error });
       continue;
@@ -177,7 +191,12 @@ export async function runSlots<E>(policy: BatchPolicy, envFor: (slot: number) =>
     const inferMs = performance.now() - tIter;
     const share = (inferMs - ((options.hookMs?.() ?? 0) - hook0)) / n;
     const sent: readonly (SentStep | undefined)[] | null =
-      asyncEnvs === 0 ? null : sendSteps(slots.slice(0, n).map((slot) => envs[slot] as SimEnvironment), (i) => (outputs[i] as PolicyOutput).action);
+      asyncEnvs === 0
+        ? null
+        : sendSteps(
+            slots.slice(0, n).map((slot) => envs[slot] as SimEnvironment),
+            (i) => (outputs[i] as PolicyOutput).action,
+          );
     let simMs = 0;
     for (let i = 0; i < n; i++) {
       const slot = slots[i] as number;
@@ -191,7 +210,14 @@ export async function runSlots<E>(policy: BatchPolicy, envFor: (slot: number) =>
       // packs it into (assuming the same slots run then; otherwise the policy copies it, as any frame). Only an
       // environment stepped here: a step already sent cannot be asked to draw into anything.
       let view: Uint8Array | null = null;
-      if (recycle && n > 1 && r.steps + 1 < cap && e.stepSync !== undefined && e.drawNextInto !== undefined && policy.nextInputRow !== undefined) {
+      if (
+        recycle &&
+        n > 1 &&
+        r.steps + 1 < cap &&
+        e.stepSync !== undefined &&
+        e.drawNextInto !== undefined &&
+        policy.nextInputRow !== undefined
+      ) {
         view = policy.nextInputRow(FRAME_FIELD, n, i);
         if (view !== null && !e.drawNextInto(FRAME_FIELD, view)) view = null;
       }
@@ -295,7 +321,12 @@ export async function runLockstep(
     },
     end(slot, ended) {
       if (ended.stop.kind === 'failed') throw ended.stop.error;
-      const outcome: EpisodeOutcome = { episode: ended.episode, first: ended.first, last: ended.last, steps: ended.steps };
+      const outcome: EpisodeOutcome = {
+        episode: ended.episode,
+        first: ended.first,
+        last: ended.last,
+        steps: ended.steps,
+      };
       outcomes[indexOf.get(ended.episode) as number] = outcome;
       for (const s of subs) s.onEpisodeEnd?.(slot, outcome);
     },

@@ -28,7 +28,15 @@ import { fingerprintText, type PrevLink, type SignatureBlock } from './signature
  * Pure: the caller reads the files, the run record's operators and the trust store.
  */
 
-export const SIGNATURE_FINDINGS = ['bad-signature', 'unknown-key', 'wrong-key', 'chain-broken', 'unsigned', 'same-operator', 'identity'] as const;
+export const SIGNATURE_FINDINGS = [
+  'bad-signature',
+  'unknown-key',
+  'wrong-key',
+  'chain-broken',
+  'unsigned',
+  'same-operator',
+  'identity',
+] as const;
 export type SignatureFindingKind = (typeof SIGNATURE_FINDINGS)[number];
 
 export interface SignatureFinding {
@@ -104,22 +112,48 @@ export function parseObject(bytes: Uint8Array | string): Record<string, unknown>
  * Whether the trust store holds a signature block's key under the operator the block names: an unknown-key or
  * wrong-key finding (its detail, without the record's name), or null.
  */
-export function keyOwnerFinding(block: SignatureBlock, trusted: readonly TrustedKey[]): { readonly finding: 'unknown-key' | 'wrong-key'; readonly detail: string } | null {
+export function keyOwnerFinding(
+  block: SignatureBlock,
+  trusted: readonly TrustedKey[],
+): { readonly finding: 'unknown-key' | 'wrong-key'; readonly detail: string } | null {
   const owners = trusted.filter((t) => t.fingerprint === block.fingerprint).map((t) => t.operator);
   if (owners.length === 0) {
     const sameName = trusted.filter((t) => t.operator === block.keyOwner).map((t) => fingerprintText(t.fingerprint));
-    const clash = sameName.length === 0 ? '' : `; the key store holds another key for ${block.keyOwner} (${sameName.join(', ')}): a new key of theirs, or a forgery`;
-    return { finding: 'unknown-key', detail: `signed by ${block.keyOwner}'s key ${fingerprintText(block.fingerprint)}, which is not in the key store (unknown or removed key)${clash}` };
+    const clash =
+      sameName.length === 0
+        ? ''
+        : `; the key store holds another key for ${block.keyOwner} (${sameName.join(', ')}): a new key of theirs, or a forgery`;
+    return {
+      finding: 'unknown-key',
+      detail: `signed by ${block.keyOwner}'s key ${fingerprintText(block.fingerprint)}, which is not in the key store (unknown or removed key)${clash}`,
+    };
   }
-  if (!owners.includes(block.keyOwner)) return { finding: 'wrong-key', detail: `the signature names ${block.keyOwner} as its key's owner, but the key store holds that key (${fingerprintText(block.fingerprint)}) as ${owners.join(', ')}` };
+  if (!owners.includes(block.keyOwner))
+    return {
+      finding: 'wrong-key',
+      detail: `the signature names ${block.keyOwner} as its key's owner, but the key store holds that key (${fingerprintText(block.fingerprint)}) as ${owners.join(', ')}`,
+    };
   return null;
 }
 
 /** A trust finding of a record (see SignatureFinding.trust), or null when the key store holds the key under the name the block gives. */
-export function trustFinding(path: string, block: SignatureBlock, trusted: readonly TrustedKey[], prefix = ''): SignatureFinding | null {
+export function trustFinding(
+  path: string,
+  block: SignatureBlock,
+  trusted: readonly TrustedKey[],
+  prefix = '',
+): SignatureFinding | null {
   const owner = keyOwnerFinding(block, trusted);
   if (owner === null) return null;
-  return { path, finding: owner.finding, severity: 'error', detail: `${prefix}${owner.detail}`, related: [], trust: true, signer: { keyOwner: block.keyOwner, fingerprint: block.fingerprint } };
+  return {
+    path,
+    finding: owner.finding,
+    severity: 'error',
+    detail: `${prefix}${owner.detail}`,
+    related: [],
+    trust: true,
+    signer: { keyOwner: block.keyOwner, fingerprint: block.fingerprint },
+  };
 }
 
 function operatorId(record: Record<string, unknown>): string | null {
@@ -133,9 +167,11 @@ function strings(v: unknown): string[] {
 }
 
 function prevProblem(got: PrevLink | null, want: PrevLink | null): string | null {
-  if (want === null) return got === null ? null : `names ${got.file} as the previous record, but it is the first record of the chain`;
+  if (want === null)
+    return got === null ? null : `names ${got.file} as the previous record, but it is the first record of the chain`;
   if (got === null) return `names no previous record; the chain has ${want.file} before it`;
-  if (got.file !== want.file) return `names ${got.file} as the previous signed record; the chain has ${want.file} before it (signed out of order?)`;
+  if (got.file !== want.file)
+    return `names ${got.file} as the previous signed record; the chain has ${want.file} before it (signed out of order?)`;
   if (got.sha256 !== want.sha256) {
     return `names ${want.file} with SHA-256 ${short(got.sha256)}, but it now hashes to ${short(want.sha256)} (${want.file} was changed or re-signed after this record was signed)`;
   }
@@ -164,7 +200,13 @@ export function checkSignatureChain(input: ChainCheckInput): SignatureReport {
     if (check.status === 'unsigned') {
       unsigned.push(rec.path);
       if (record !== null && (firstSigned !== null || input.requireSigned)) {
-        error(rec.path, 'unsigned', firstSigned !== null ? `is not signed, but ${firstSigned} before it is (signature removed?)` : 'is not signed; signatures are required');
+        error(
+          rec.path,
+          'unsigned',
+          firstSigned !== null
+            ? `is not signed, but ${firstSigned} before it is (signature removed?)`
+            : 'is not signed; signatures are required',
+        );
       }
       checked.push({ path: rec.path, record, block: null });
       return;
@@ -182,13 +224,18 @@ export function checkSignatureChain(input: ChainCheckInput): SignatureReport {
     const owner = trustFinding(rec.path, block, input.trusted);
     if (owner !== null) findings.push(owner);
     const op = record === null ? null : operatorId(record);
-    if (op !== null && op !== block.keyOwner) error(rec.path, 'wrong-key', `signed with ${block.keyOwner}'s key, but the record names operator ${op}`);
+    if (op !== null && op !== block.keyOwner)
+      error(rec.path, 'wrong-key', `signed with ${block.keyOwner}'s key, but the record names operator ${op}`);
     const wantPath = rec.after === undefined ? (input.records[i - 1]?.path ?? null) : rec.after;
     const prev = wantPath === null ? undefined : input.records.find((r) => r.path === wantPath);
-    const problem = wantPath !== null && prev === undefined
-      ? `must be chained to ${wantPath}, which is not in the unit`
-      : prevProblem(block.prev, prev === undefined ? null : { file: prev.path, sha256: sha256Hex(prev.bytes) });
-    if (problem !== null) error(rec.path, 'chain-broken', problem, [...new Set([block.prev?.file, prev?.path].filter((p): p is string => p !== undefined))]);
+    const problem =
+      wantPath !== null && prev === undefined
+        ? `must be chained to ${wantPath}, which is not in the unit`
+        : prevProblem(block.prev, prev === undefined ? null : { file: prev.path, sha256: sha256Hex(prev.bytes) });
+    if (problem !== null)
+      error(rec.path, 'chain-broken', problem, [
+        ...new Set([block.prev?.file, prev?.path].filter((p): p is string => p !== undefined)),
+      ]);
   });
   findings.push(...roleFindings(checked, input));
   const status = carried === 0 ? 'unsigned' : unsigned.length === 0 ? 'signed' : 'partial';
@@ -202,9 +249,13 @@ export function identityWarning(record: Record<string, unknown>): string | null 
   const { id, source } = op as Record<string, unknown>;
   const why = [
     ...(source === 'env' ? ['its operator id came from IMEP_OPERATOR, which anyone can set'] : []),
-    ...(record['operatorKeyCreated'] === true ? ['its signing key was created by the same command that adjudicated (no history before it)'] : []),
+    ...(record['operatorKeyCreated'] === true
+      ? ['its signing key was created by the same command that adjudicated (no history before it)']
+      : []),
   ];
-  return why.length === 0 ? null : `adjudicated as ${String(id)}: ${why.join('; ')} — the key's fingerprint, not the name, identifies the adjudicator`;
+  return why.length === 0
+    ? null
+    : `adjudicated as ${String(id)}: ${why.join('; ')} — the key's fingerprint, not the name, identifies the adjudicator`;
 }
 
 /** The role rule for adjudications (see the module comment). */
@@ -213,23 +264,41 @@ function roleFindings(checked: readonly Checked[], input: ChainCheckInput): Sign
   for (const c of checked) {
     if (c.block === null || c.record === null || c.record['kind'] !== 'imep.adjudication') continue;
     const identity = identityWarning(c.record);
-    if (identity !== null) out.push({ path: c.path, finding: 'identity', severity: 'warning', detail: identity, related: [] });
+    if (identity !== null)
+      out.push({ path: c.path, finding: 'identity', severity: 'warning', detail: identity, related: [] });
     const runners = new Set([...input.ranBy, ...strings(c.record['ranBy'])]);
     if (runners.size === 0) continue;
     const runnerKeys = new Set([
       ...input.trusted.filter((t) => runners.has(t.operator)).map((t) => t.fingerprint),
-      ...checked.filter((o) => o.block !== null && o !== c && runners.has(o.block.keyOwner)).map((o) => o.block!.fingerprint),
+      ...checked
+        .filter((o) => o.block !== null && o !== c && runners.has(o.block.keyOwner))
+        .map((o) => o.block!.fingerprint),
     ]);
     const byName = runners.has(c.block.keyOwner);
     if (!byName && !runnerKeys.has(c.block.fingerprint)) continue;
-    const who = byName ? `${c.block.keyOwner}, who ran the conditions` : `a key also used by the operator(s) who ran the conditions (${[...runners].join(', ')})`;
+    const who = byName
+      ? `${c.block.keyOwner}, who ran the conditions`
+      : `a key also used by the operator(s) who ran the conditions (${[...runners].join(', ')})`;
     const override = c.record['sameOperatorOverride'];
-    const reason = override !== null && typeof override === 'object' ? (override as Record<string, unknown>)['reason'] : undefined;
+    const reason =
+      override !== null && typeof override === 'object' ? (override as Record<string, unknown>)['reason'] : undefined;
     if (typeof reason === 'string' && reason.trim() !== '') {
       const by = (override as Record<string, unknown>)['by'];
-      out.push({ path: c.path, finding: 'same-operator', severity: 'warning', detail: `adjudication signed by ${who}; same-operator override recorded${typeof by === 'string' ? ` by ${by}` : ''}: "${reason.trim()}"`, related: [] });
+      out.push({
+        path: c.path,
+        finding: 'same-operator',
+        severity: 'warning',
+        detail: `adjudication signed by ${who}; same-operator override recorded${typeof by === 'string' ? ` by ${by}` : ''}: "${reason.trim()}"`,
+        related: [],
+      });
     } else {
-      out.push({ path: c.path, finding: 'same-operator', severity: 'error', detail: `adjudication signed by ${who}, and no same-operator override is recorded`, related: [] });
+      out.push({
+        path: c.path,
+        finding: 'same-operator',
+        severity: 'error',
+        detail: `adjudication signed by ${who}, and no same-operator override is recorded`,
+        related: [],
+      });
     }
   }
   return out;

@@ -20,7 +20,9 @@ export function describeSignatures(report: SignatureReport): string {
     g.paths.push(s.path);
     groups.set(key, g);
   }
-  const signed = [...groups.values()].map((g) => `${g.paths.join(', ')} by ${g.signer} (${fingerprintText(g.fingerprint)})`);
+  const signed = [...groups.values()].map(
+    (g) => `${g.paths.join(', ')} by ${g.signer} (${fingerprintText(g.fingerprint)})`,
+  );
   const parts: string[] = [];
   if (signed.length > 0) parts.push(signed.join('; '));
   if (report.unsigned.length > 0) parts.push(`unsigned: ${report.unsigned.join(', ')}`);

@@ -8,16 +8,49 @@
  *   trust.ts            trust (the verifier's decision) apart from integrity: trusted / untrusted / unsigned
  *   trust-store.ts      `imep keys list | trust | revoke`: the verifier's side of the key store
  */
-export { KEYS_DIR_ENV, keyCreatedInThisProcess, keysDir, keyFileStem, operatorOfStem, operatorKey, trustedKeys, exportPublicKey, trustPublicKey, removeKey } from './key-store.js';
+export {
+  KEYS_DIR_ENV,
+  keyCreatedInThisProcess,
+  keysDir,
+  keyFileStem,
+  operatorOfStem,
+  operatorKey,
+  trustedKeys,
+  exportPublicKey,
+  trustPublicKey,
+  removeKey,
+} from './key-store.js';
 export type { OperatorKey, TrustedKey, KeyStoreOptions } from './key-store.js';
-export { SIGNATURE_SCHEME, SignatureBlockSchema, PrevLinkSchema, fingerprintOf, fingerprintText, parseFingerprint, signedBytes } from './signature-block.js';
+export {
+  SIGNATURE_SCHEME,
+  SignatureBlockSchema,
+  PrevLinkSchema,
+  fingerprintOf,
+  fingerprintText,
+  parseFingerprint,
+  signedBytes,
+} from './signature-block.js';
 export { trustOf, describeUntrusted, trustCommand } from './trust.js';
 export type { TrustStatus, TrustReport, UntrustedSigner } from './trust.js';
 export type { SignatureBlock, PrevLink } from './signature-block.js';
-export { SIGNING_ENV, signingEnabled, prepareSigner, signRecord, prevLink, checkRecordSignature } from './sign-record.js';
+export {
+  SIGNING_ENV,
+  signingEnabled,
+  prepareSigner,
+  signRecord,
+  prevLink,
+  checkRecordSignature,
+} from './sign-record.js';
 export type { SignOptions, SignatureCheck } from './sign-record.js';
 export { SIGNATURE_FINDINGS, checkSignatureChain } from './chain.js';
-export type { SignatureFinding, SignatureFindingKind, SignatureReport, SignedRecordInfo, ChainRecord, ChainCheckInput } from './chain.js';
+export type {
+  SignatureFinding,
+  SignatureFindingKind,
+  SignatureReport,
+  SignedRecordInfo,
+  ChainRecord,
+  ChainCheckInput,
+} from './chain.js';
 export { describeSignatures } from './describe.js';
 export { identityWarning, keyOwnerFinding, parseObject, short, trustFinding } from './chain.js';
 export { decodePublicKey } from './signature-block.js';

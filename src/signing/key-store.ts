@@ -34,9 +34,14 @@ export function keyFileStem(operator: string): string {
   let out = '';
   for (const b of Buffer.from(operator, 'utf8')) {
     const c = String.fromCharCode(b);
-    out += /[A-Za-z0-9_@+-]/.test(c) || (c === '.' && out !== '') ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+    out +=
+      /[A-Za-z0-9_@+-]/.test(c) || (c === '.' && out !== '') ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
   }
-  if (out.length > 240) throw new ImepError('E_USAGE', 'the operator id is too long to name a key file', { field: 'operator', hint: 'use a shorter IMEP_OPERATOR' });
+  if (out.length > 240)
+    throw new ImepError('E_USAGE', 'the operator id is too long to name a key file', {
+      field: 'operator',
+      hint: 'use a shorter IMEP_OPERATOR',
+    });
   return out;
 }
 
@@ -113,10 +118,14 @@ async function readKeyFile(file: string): Promise<string | null> {
     if (process.platform !== 'win32') {
       const st = await stat(file);
       if ((st.mode & 0o077) !== 0) {
-        throw new ImepError('E_USAGE', `the private key is readable by others (mode ${(st.mode & 0o777).toString(8)})`, {
-          file,
-          hint: `chmod 600 ${file}`,
-        });
+        throw new ImepError(
+          'E_USAGE',
+          `the private key is readable by others (mode ${(st.mode & 0o777).toString(8)})`,
+          {
+            file,
+            hint: `chmod 600 ${file}`,
+          },
+        );
       }
     }
     return await readFile(file, 'utf8');
@@ -127,9 +136,20 @@ async function readKeyFile(file: string): Promise<string | null> {
   }
 }
 
-function toOperatorKey(operator: string, privateKey: KeyObject, files: { keyFile: string; pubFile: string }): OperatorKey {
+function toOperatorKey(
+  operator: string,
+  privateKey: KeyObject,
+  files: { keyFile: string; pubFile: string },
+): OperatorKey {
   const publicKey = createPublicKey(privateKey);
-  return { operator, privateKey, publicKey, publicKeyB64: spkiDer(publicKey).toString('base64'), fingerprint: fingerprintOf(publicKey), ...files };
+  return {
+    operator,
+    privateKey,
+    publicKey,
+    publicKeyB64: spkiDer(publicKey).toString('base64'),
+    fingerprint: fingerprintOf(publicKey),
+    ...files,
+  };
 }
 
 /** Keys this process created (`<keys dir>\0<operator>`): an identity with no history before this command. */
@@ -151,7 +171,8 @@ export async function operatorKey(operator: string, opts: KeyStoreOptions = {}):
   if (pem === null) {
     await ensureDir(dir);
     const { privateKey } = generateKeyPairSync('ed25519');
-    if (await createExclusive(files.keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString())) createdHere.add(`${dir}\u0000${operator}`);
+    if (await createExclusive(files.keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()))
+      createdHere.add(`${dir}\u0000${operator}`);
     pem = await readKeyFile(files.keyFile);
     if (pem === null) throw ioFail(files.keyFile, 'read the key just created', new Error('vanished'));
   }
@@ -159,15 +180,23 @@ export async function operatorKey(operator: string, opts: KeyStoreOptions = {}):
   try {
     privateKey = createPrivateKey(pem);
   } catch (e) {
-    throw new ImepError('E_USAGE', 'not a private key (PKCS#8 PEM expected)', { file: files.keyFile, hint: 'restore the key file or remove it (and its .pub) to create a new key', cause: e });
+    throw new ImepError('E_USAGE', 'not a private key (PKCS#8 PEM expected)', {
+      file: files.keyFile,
+      hint: 'restore the key file or remove it (and its .pub) to create a new key',
+      cause: e,
+    });
   }
   if (privateKey.asymmetricKeyType !== 'ed25519') {
-    throw new ImepError('E_USAGE', `not an Ed25519 key (${String(privateKey.asymmetricKeyType)})`, { file: files.keyFile });
+    throw new ImepError('E_USAGE', `not an Ed25519 key (${String(privateKey.asymmetricKeyType)})`, {
+      file: files.keyFile,
+    });
   }
   const key = toOperatorKey(operator, privateKey, files);
   const pubPem = key.publicKey.export({ type: 'spki', format: 'pem' }).toString();
   if (!(await createExclusive(files.pubFile, pubPem))) {
-    const existing = await readFile(files.pubFile, 'utf8').catch((e: unknown) => Promise.reject(ioFail(files.pubFile, 'read a public key', e)));
+    const existing = await readFile(files.pubFile, 'utf8').catch((e: unknown) =>
+      Promise.reject(ioFail(files.pubFile, 'read a public key', e)),
+    );
     if (existing !== pubPem) {
       throw new ImepError('E_USAGE', `this public key is not the one of ${operator}'s private key`, {
         file: files.pubFile,
@@ -227,12 +256,17 @@ export async function trustPublicKey(operator: string, pem: string, opts: KeySto
   } catch (e) {
     throw new ImepError('E_USAGE', 'not a public key (SPKI PEM expected)', { field: 'pem', cause: e });
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new ImepError('E_USAGE', 'not an Ed25519 public key', { field: 'pem' });
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new ImepError('E_USAGE', 'not an Ed25519 public key', { field: 'pem' });
   const text = key.export({ type: 'spki', format: 'pem' }).toString();
   await ensureDir(dir);
   if (!(await createExclusive(pubFile, text))) {
     const existing = await readFile(pubFile, 'utf8').catch(() => '');
-    if (existing !== text) throw new ImepError('E_USAGE', `a different public key is already trusted for ${operator}`, { file: pubFile, hint: 'remove it first if the operator really has a new key' });
+    if (existing !== text)
+      throw new ImepError('E_USAGE', `a different public key is already trusted for ${operator}`, {
+        file: pubFile,
+        hint: 'remove it first if the operator really has a new key',
+      });
   }
   return { operator, fingerprint: fingerprintOf(key), file: pubFile };
 }
@@ -241,5 +275,6 @@ export async function trustPublicKey(operator: string, pem: string, opts: KeySto
 export async function removeKey(operator: string, opts: KeyStoreOptions = {}): Promise<void> {
   const dir = opts.dir ?? keysDir();
   const { keyFile, pubFile } = paths(operator, dir);
-  for (const f of [keyFile, pubFile]) await rm(f, { force: true }).catch((e: unknown) => Promise.reject(ioFail(f, 'remove a key file', e)));
+  for (const f of [keyFile, pubFile])
+    await rm(f, { force: true }).catch((e: unknown) => Promise.reject(ioFail(f, 'remove a key file', e)));
 }

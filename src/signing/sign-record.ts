@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { sign, verify } from 'node:crypto';
 import { ImepError, sha256Hex } from '../core/index.js';
 import { keysDir, operatorKey } from './key-store.js';
-import { decodePublicKey, SIGNATURE_SCHEME, SignatureBlockSchema, signedBytes, type PrevLink, type SignatureBlock, type UnsignedBlock } from './signature-block.js';
+import {
+  decodePublicKey,
+  SIGNATURE_SCHEME,
+  SignatureBlockSchema,
+  signedBytes,
+  type PrevLink,
+  type SignatureBlock,
+  type UnsignedBlock,
+} from './signature-block.js';
 
 /**
  * Signing a record before it is written, and checking one signature. The evidence store calls
@@ -38,11 +46,21 @@ export async function prepareSigner(signer: string, opts: Pick<SignOptions, 'key
 }
 
 /** `body` with a `signature` block (unchanged when signing is off). `body` must carry neither `signature` nor `sha256`. */
-export async function signRecord<T extends object>(body: T, opts: SignOptions): Promise<T & { signature?: SignatureBlock }> {
+export async function signRecord<T extends object>(
+  body: T,
+  opts: SignOptions,
+): Promise<T & { signature?: SignatureBlock }> {
   if (!opts.force && !signingEnabled()) return body;
-  if ('signature' in body || 'sha256' in body) throw new ImepError('E_INTERNAL', 'signRecord: the body already carries a signature or self-hash');
+  if ('signature' in body || 'sha256' in body)
+    throw new ImepError('E_INTERNAL', 'signRecord: the body already carries a signature or self-hash');
   const key = await operatorKey(opts.signer, { dir: opts.keysDir ?? keysDir() });
-  const block: UnsignedBlock = { scheme: SIGNATURE_SCHEME, keyOwner: opts.signer, publicKey: key.publicKeyB64, fingerprint: key.fingerprint, prev: opts.prev };
+  const block: UnsignedBlock = {
+    scheme: SIGNATURE_SCHEME,
+    keyOwner: opts.signer,
+    publicKey: key.publicKeyB64,
+    fingerprint: key.fingerprint,
+    prev: opts.prev,
+  };
   const value = sign(null, signedBytes(body, block), key.privateKey).toString('base64');
   return { ...body, signature: { ...block, value } };
 }
@@ -53,7 +71,11 @@ export async function prevLink(unitDir: string, relPath: string): Promise<PrevLi
   try {
     bytes = await readFile(join(unitDir, relPath));
   } catch (e) {
-    throw new ImepError('E_IO', `cannot read the previous signed record (${String((e as { code?: unknown }).code ?? e)})`, { file: join(unitDir, relPath), cause: e });
+    throw new ImepError(
+      'E_IO',
+      `cannot read the previous signed record (${String((e as { code?: unknown }).code ?? e)})`,
+      { file: join(unitDir, relPath), cause: e },
+    );
   }
   return { file: relPath, sha256: sha256Hex(bytes) };
 }
@@ -69,13 +91,18 @@ export function checkRecordSignature(record: Readonly<Record<string, unknown>>):
   const parsed = SignatureBlockSchema.safeParse(record['signature']);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { status: 'invalid', reason: `malformed signature block at signature.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`, block: null };
+    return {
+      status: 'invalid',
+      reason: `malformed signature block at signature.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`,
+      block: null,
+    };
   }
   const block = parsed.data;
   const key = decodePublicKey(block.publicKey);
   if (key === null) return { status: 'invalid', reason: 'the embedded public key is not an Ed25519 key', block };
   const der = Buffer.from(block.publicKey, 'base64');
-  if (sha256Hex(der) !== block.fingerprint) return { status: 'invalid', reason: 'the embedded fingerprint is not that of the embedded public key', block };
+  if (sha256Hex(der) !== block.fingerprint)
+    return { status: 'invalid', reason: 'the embedded fingerprint is not that of the embedded public key', block };
   const sig = Buffer.from(block.value, 'base64');
   if (sig.length !== 64) return { status: 'invalid', reason: `the signature is ${sig.length} bytes, not 64`, block };
   let bytes: Uint8Array;
@@ -90,5 +117,11 @@ export function checkRecordSignature(record: Readonly<Record<string, unknown>>):
   } catch {
     ok = false;
   }
-  return ok ? { status: 'valid', block } : { status: 'invalid', reason: 'the signature does not verify: the record or its signature was changed after signing', block };
+  return ok
+    ? { status: 'valid', block }
+    : {
+        status: 'invalid',
+        reason: 'the signature does not verify: the record or its signature was changed after signing',
+        block,
+      };
 }

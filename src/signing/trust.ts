@@ -37,22 +37,35 @@ export function trustOf(report: SignatureReport): TrustReport {
     if (f.trust !== true || f.signer === undefined) continue;
     const key = `${f.signer.fingerprint}\u0000${f.signer.keyOwner}`;
     const known = bySigner.get(key);
-    if (known === undefined) bySigner.set(key, { keyOwner: f.signer.keyOwner, fingerprint: f.signer.fingerprint, paths: [f.path], detail: f.detail });
+    if (known === undefined)
+      bySigner.set(key, {
+        keyOwner: f.signer.keyOwner,
+        fingerprint: f.signer.fingerprint,
+        paths: [f.path],
+        detail: f.detail,
+      });
     else if (!known.paths.includes(f.path)) known.paths.push(f.path);
   }
   const untrusted = [...bySigner.values()];
-  const status: TrustStatus = untrusted.length > 0 ? 'untrusted' : report.status === 'unsigned' ? 'unsigned' : 'trusted';
+  const status: TrustStatus =
+    untrusted.length > 0 ? 'untrusted' : report.status === 'unsigned' ? 'unsigned' : 'trusted';
   return { status, untrusted };
 }
 
 /** The command that trusts an untrusted signer's key as carried by the unit (after its owner confirmed the fingerprint). */
-export function trustCommand(cli: string, unitDir: string, signer: Pick<UntrustedSigner, 'fingerprint' | 'keyOwner'>): string {
+export function trustCommand(
+  cli: string,
+  unitDir: string,
+  signer: Pick<UntrustedSigner, 'fingerprint' | 'keyOwner'>,
+): string {
   return `${cli} keys trust ${quoteArg(unitDir)} --fingerprint ${fingerprintText(signer.fingerprint)} --name ${quoteArg(signer.keyOwner)}`;
 }
 
 /** One line: who is not trusted, for which records, and how to trust them. */
 export function describeUntrusted(cli: string, unitDir: string, untrusted: readonly UntrustedSigner[]): string {
-  const who = untrusted.map((u) => `${u.keyOwner} ${fingerprintText(u.fingerprint)} (${u.paths.join(', ')})`).join('; ');
+  const who = untrusted
+    .map((u) => `${u.keyOwner} ${fingerprintText(u.fingerprint)} (${u.paths.join(', ')})`)
+    .join('; ');
   const how = untrusted.map((u) => trustCommand(cli, unitDir, u)).join(' && ');
   return `intact, but signed by keys this verifier does not trust: ${who} — confirm each fingerprint with its owner (\`imep keys list\` on their machine), then: ${how}`;
 }

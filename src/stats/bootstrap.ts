@@ -119,7 +119,8 @@ export function resamplingPlan(design: PairedDesign, estimand: Estimand, level: 
     domainError('level', "'cluster' resampling needs a clustered design (give clusters)");
   }
   const nc = design.clusterNames.length;
-  const csum = new Int32Array(nc), csize = new Int32Array(nc);
+  const csum = new Int32Array(nc),
+    csize = new Int32Array(nc);
   for (let i = 0; i < design.n; i++) {
     const c = design.cluster[i] as number;
     csum[c]! += contrib[i] as number;
@@ -172,7 +173,8 @@ export function drawIndices(prng: Prng, m: number, idx: Int32Array): void {
 /** Σ sums[off + k] over m lane draws k (the fused form of drawIndices for one-unit blocks). */
 function drawSum(prng: Prng, sums: Int32Array, off: number, m: number): number {
   const t = (LANE_MAX - m) % m;
-  let s = 0, j = 0;
+  let s = 0,
+    j = 0;
   while (j < m) {
     const x = prng.nextUint32();
     const hi = (x >>> 16) * m;
@@ -206,13 +208,16 @@ export function resample(plan: ResamplingPlan, prng: Prng, replicates: number): 
   for (let r = 0; r < replicates; r++) {
     let stat = 0;
     for (let g = 0; g < ns; g++) {
-      const off = offsets[g] as number, m = counts[g] as number, w = weights[g] as number;
+      const off = offsets[g] as number,
+        m = counts[g] as number,
+        w = weights[g] as number;
       if (fused) {
         stat += w * (drawSum(prng, sums, off, m) / m);
         continue;
       }
       drawIndices(prng, m, idx);
-      let s = 0, z = 0;
+      let s = 0,
+        z = 0;
       for (let j = 0; j < m; j++) s += sums[off + (idx[j] as number)] as number;
       if (sizes === undefined) z = m;
       else for (let j = 0; j < m; j++) z += sizes[off + (idx[j] as number)] as number;
@@ -272,6 +277,12 @@ export function pairedBootstrap(design: PairedDesign, estimand: Estimand, option
     mean,
     se: Math.sqrt(ss / (R - 1)),
     intervals: confidences.map((g) => percentileInterval(reps, g)),
-    record: { prng: prng.spec, replicates: R, level: options.level, method: 'percentile', quantileRule: 'hyndman-fan-7' },
+    record: {
+      prng: prng.spec,
+      replicates: R,
+      level: options.level,
+      method: 'percentile',
+      quantileRule: 'hyndman-fan-7',
+    },
   };
 }

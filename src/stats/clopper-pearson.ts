@@ -13,10 +13,7 @@
  * 0 ≤ x ≤ n; α and level must lie strictly in (0, 1). Violations throw E_STATS_DOMAIN. Pure, no I/O.
  */
 import { domainError } from '../core/index.js';
-import {
-  inverseRegularizedIncompleteBeta,
-  inverseRegularizedIncompleteBetaComplement,
-} from './special-functions.js';
+import { inverseRegularizedIncompleteBeta, inverseRegularizedIncompleteBetaComplement } from './special-functions.js';
 
 function checkCounts(x: number, n: number): void {
   if (!Number.isSafeInteger(n) || n < 0) domainError('n', `n must be an integer ≥ 0, got ${n}`);

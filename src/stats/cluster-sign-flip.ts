@@ -61,7 +61,9 @@ export const DEFAULT_MAX_CELLS = 2 ** 25;
 
 function validateSums(sums: ArrayLike<number>, field: string): { abs: number[]; T: number; S: number; zeros: number } {
   const abs: number[] = [];
-  let T = 0, S = 0, zeros = 0;
+  let T = 0,
+    S = 0,
+    zeros = 0;
   for (let c = 0; c < sums.length; c++) {
     const s = sums[c] as number;
     if (!Number.isSafeInteger(s)) {
@@ -84,7 +86,8 @@ export interface SignFlipCost {
 }
 
 function costOf(m: number, S: number): SignFlipCost {
-  const limbs = Math.floor(m / 32) + 1, half = Math.floor(S / 2) + 1;
+  const limbs = Math.floor(m / 32) + 1,
+    half = Math.floor(S / 2) + 1;
   return { work: m * half * limbs, cells: half * limbs };
 }
 
@@ -120,7 +123,8 @@ function halfSubsetCounts(values: readonly number[], S: number): Float64Array[] 
     }
     if ((j + 1) % NORMALISE_EVERY === 0 || j === sorted.length - 1) {
       for (let l = 0; l + 1 < nl; l++) {
-        const a = limbs[l] as Float64Array, up = limbs[l + 1] as Float64Array;
+        const a = limbs[l] as Float64Array,
+          up = limbs[l + 1] as Float64Array;
         for (let k = 0; k <= reach; k++) {
           const x = a[k] as number;
           if (x >= LIMB) {
@@ -233,7 +237,9 @@ export function clusterSignFlipEnumeration(sums: ArrayLike<number>, options: { s
   const nonzero = Array.from(sums).filter((s) => s !== 0);
   const m = nonzero.length;
   if (m > 26) domainError('sums', `enumeration is limited to 26 nonzero clusters; got ${m}`);
-  let g = 0, l = 0, two = 0;
+  let g = 0,
+    l = 0,
+    two = 0;
   const a = Math.abs(T);
   for (let mask = 0; mask < 2 ** m; mask++) {
     let t = 0;

@@ -72,9 +72,11 @@ export function successRate(design: PairedDesign, condition: string): number {
 export function discordantCounts(design: PairedDesign, reference: string, intervention: string): DiscordantCounts {
   const a = resolvedOutcomes(design, reference, 'reference');
   const x = resolvedOutcomes(design, intervention, 'intervention');
-  let b = 0, c = 0;
+  let b = 0,
+    c = 0;
   for (let i = 0; i < design.n; i++) {
-    const ai = a[i] as number, xi = x[i] as number;
+    const ai = a[i] as number,
+      xi = x[i] as number;
     if (ai > xi) b++;
     else if (ai < xi) c++;
   }
@@ -96,7 +98,11 @@ export function outcomeChangeRate(design: PairedDesign, reference: string, inter
 }
 
 function flipCountsOn(a: Uint8Array, t: Uint8Array, s: Uint8Array, units: Iterable<number>): FlipCounts {
-  let n = 0, bPrime = 0, cPrime = 0, flipsT = 0, flipsS = 0;
+  let n = 0,
+    bPrime = 0,
+    cPrime = 0,
+    flipsT = 0,
+    flipsS = 0;
   for (const i of units) {
     const ft = (a[i] as number) ^ (t[i] as number);
     const fs = (a[i] as number) ^ (s[i] as number);
@@ -110,7 +116,11 @@ function flipCountsOn(a: Uint8Array, t: Uint8Array, s: Uint8Array, units: Iterab
 }
 
 function range(n: number): Iterable<number> {
-  return { *[Symbol.iterator]() { for (let i = 0; i < n; i++) yield i; } };
+  return {
+    *[Symbol.iterator]() {
+      for (let i = 0; i < n; i++) yield i;
+    },
+  };
 }
 
 /** b′, c′ and the flip totals of target T vs sham S, both against reference A. */
@@ -162,7 +172,8 @@ export function taskWeights(design: PairedDesign, weights?: Readonly<Record<stri
     for (const [name, w] of Object.entries(weights)) {
       const j = design.taskNames.indexOf(name);
       if (j < 0) domainError(`weights.${name}`, `names no task of the design (tasks: ${design.taskNames.join(', ')})`);
-      if (!(Number.isFinite(w) && w >= 0)) domainError(`weights.${name}`, `must be a finite non-negative number; got ${w}`);
+      if (!(Number.isFinite(w) && w >= 0))
+        domainError(`weights.${name}`, `must be a finite non-negative number; got ${w}`);
       raw[j] = w;
     }
   }
@@ -171,7 +182,10 @@ export function taskWeights(design: PairedDesign, weights?: Readonly<Record<stri
   const sizes = taskSizes(design);
   for (let j = 0; j < k; j++) {
     if ((raw[j] as number) > 0 && sizes[j] === 0) {
-      domainError(weights === undefined ? 'design' : `weights.${design.taskNames[j]}`, `task "${design.taskNames[j]}" has no resolved units`);
+      domainError(
+        weights === undefined ? 'design' : `weights.${design.taskNames[j]}`,
+        `task "${design.taskNames[j]}" has no resolved units`,
+      );
     }
     raw[j] = (raw[j] as number) / total;
   }

@@ -51,7 +51,8 @@ export function holm(pValues: readonly MaybePValue[]): MaybePValue[] {
 export function holmFamilies<K extends string>(
   families: Readonly<Record<K, readonly MaybePValue[]>>,
 ): Record<K, MaybePValue[]> {
-  if (families === null || typeof families !== 'object') domainError('families', 'families must be an object of p-value arrays');
+  if (families === null || typeof families !== 'object')
+    domainError('families', 'families must be an object of p-value arrays');
   const out = {} as Record<K, MaybePValue[]>;
   for (const name of Object.keys(families) as K[]) {
     const family = families[name];

@@ -24,7 +24,8 @@
  */
 import { domainError } from '../core/index.js';
 
-export const IDENTIFICATION_LABEL = 'identification bounds over unobserved outcomes (not a confidence interval)' as const;
+export const IDENTIFICATION_LABEL =
+  'identification bounds over unobserved outcomes (not a confidence interval)' as const;
 
 export type ConstituentOutcome = 0 | 1 | null;
 
@@ -113,7 +114,8 @@ export function rationalToString(r: Rational): string {
 
 /** Bounds of one block's joint success (all constituents must succeed). */
 export function blockBounds(outcomes: readonly ConstituentOutcome[], field = 'outcomes'): BlockBounds {
-  if (!Array.isArray(outcomes) || outcomes.length === 0) domainError(field, 'a block needs at least one constituent outcome');
+  if (!Array.isArray(outcomes) || outcomes.length === 0)
+    domainError(field, 'a block needs at least one constituent outcome');
   let unresolved = false;
   let failed = false;
   outcomes.forEach((o, j) => {

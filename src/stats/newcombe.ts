@@ -63,11 +63,7 @@ export function newcombePhi(table: PairedTable, mode: PhiMode = 'corrected'): nu
 }
 
 /** Newcombe method-10 square-and-add interval for D = p₁ − p₂ from a paired 2×2 table. */
-export function newcombe(
-  table: PairedTable,
-  level = 0.95,
-  options: { readonly phi?: PhiMode } = {},
-): NewcombeInterval {
+export function newcombe(table: PairedTable, level = 0.95, options: { readonly phi?: PhiMode } = {}): NewcombeInterval {
   const { a, b, c, d } = table;
   assertCount('a', a);
   assertCount('b', b);
@@ -77,7 +73,8 @@ export function newcombe(
   if (n === 0) domainError('n', 'the table is empty (a + b + c + d = 0)');
   assertLevel('level', level);
   const phiMode = options.phi ?? 'corrected';
-  if (phiMode !== 'corrected' && phiMode !== 'plain') domainError('phi', `phi must be 'corrected' or 'plain', got ${String(phiMode)}`);
+  if (phiMode !== 'corrected' && phiMode !== 'plain')
+    domainError('phi', `phi must be 'corrected' or 'plain', got ${String(phiMode)}`);
   const p1 = (a + b) / n;
   const p2 = (a + c) / n;
   const [l1, u1] = wilson(a + b, n, level);

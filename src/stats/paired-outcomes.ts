@@ -85,7 +85,8 @@ export function pairedDesign(input: PairedDesignInput): PairedDesign {
   const outcomes: Record<string, Uint8Array> = {};
   for (const name of conditions) {
     const raw = input.outcomes[name] as ArrayLike<number | boolean | null>;
-    if (raw.length !== n) domainError(`outcomes.${name}`, `has ${raw.length} units, expected ${n} (conditions must be seed-paired)`);
+    if (raw.length !== n)
+      domainError(`outcomes.${name}`, `has ${raw.length} units, expected ${n} (conditions must be seed-paired)`);
     const y = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
       const v = raw[i];
@@ -96,7 +97,8 @@ export function pairedDesign(input: PairedDesignInput): PairedDesign {
     }
     outcomes[name] = y;
   }
-  const tasks = input.tasks === undefined ? { names: ['all'], index: new Int32Array(n) } : toLabels(input.tasks, n, 'tasks');
+  const tasks =
+    input.tasks === undefined ? { names: ['all'], index: new Int32Array(n) } : toLabels(input.tasks, n, 'tasks');
   const clusters = input.clusters === undefined ? undefined : toLabels(input.clusters, n, 'clusters');
   const design: PairedDesign = {
     n,
@@ -117,14 +119,16 @@ export function validatePairedDesign(design: PairedDesign): void {
   const { n } = design;
   if (!Number.isInteger(n) || n < 0) domainError('design.n', `must be a non-negative integer; got ${n}`);
   if (design.conditions.length === 0) domainError('design.conditions', 'must name at least one condition');
-  if (new Set(design.conditions).size !== design.conditions.length) domainError('design.conditions', 'has duplicate names');
+  if (new Set(design.conditions).size !== design.conditions.length)
+    domainError('design.conditions', 'has duplicate names');
   for (const name of design.conditions) {
     const y = design.outcomes[name];
     if (!(y instanceof Uint8Array)) domainError(`design.outcomes.${name}`, 'must be a Uint8Array');
     if (y.length !== n) domainError(`design.outcomes.${name}`, `has ${y.length} units, expected ${n}`);
     for (let i = 0; i < n; i++) {
       const v = y[i] as number;
-      if (v !== 0 && v !== 1 && v !== UNRESOLVED) domainError(`design.outcomes.${name}[${i}]`, `must be 0, 1 or ${UNRESOLVED}; got ${v}`);
+      if (v !== 0 && v !== 1 && v !== UNRESOLVED)
+        domainError(`design.outcomes.${name}[${i}]`, `must be 0, 1 or ${UNRESOLVED}; got ${v}`);
     }
   }
   checkIndex(design.task, design.taskNames, n, 'design.task');
@@ -136,7 +140,8 @@ export function validatePairedDesign(design: PairedDesign): void {
   }
   if (design.unitIds !== undefined) {
     if (design.unitIds.length !== n) domainError('design.unitIds', `has ${design.unitIds.length} ids for ${n} units`);
-    if (new Set(design.unitIds).size !== n) domainError('design.unitIds', 'must be unique (each unit is one task–seed pair)');
+    if (new Set(design.unitIds).size !== n)
+      domainError('design.unitIds', 'must be unique (each unit is one task–seed pair)');
   }
 }
 
@@ -153,7 +158,8 @@ function checkIndex(index: Int32Array, names: readonly string[], n: number, fiel
 /** The outcome vector of one condition; throws naming the condition when it is absent. */
 export function outcomesOf(design: PairedDesign, condition: string, field = 'condition'): Uint8Array {
   const y = design.outcomes[condition];
-  if (y === undefined) domainError(field, `condition "${condition}" is not in the design (has ${design.conditions.join(', ')})`);
+  if (y === undefined)
+    domainError(field, `condition "${condition}" is not in the design (has ${design.conditions.join(', ')})`);
   return y;
 }
 
@@ -162,7 +168,10 @@ export function resolvedOutcomes(design: PairedDesign, condition: string, field 
   const y = outcomesOf(design, condition, field);
   const i = y.indexOf(UNRESOLVED);
   if (i >= 0) {
-    domainError(`outcomes.${condition}`, `unit ${i} is unresolved; restrict to the joint cohort with jointlyResolved() first`);
+    domainError(
+      `outcomes.${condition}`,
+      `unit ${i} is unresolved; restrict to the joint cohort with jointlyResolved() first`,
+    );
   }
   return y;
 }
@@ -187,7 +196,8 @@ export function selectUnits(design: PairedDesign, units: readonly number[]): Pai
   const m = units.length;
   for (let j = 0; j < m; j++) {
     const i = units[j] as number;
-    if (!Number.isInteger(i) || i < 0 || i >= design.n) domainError(`units[${j}]`, `must index a unit in [0, ${design.n})`);
+    if (!Number.isInteger(i) || i < 0 || i >= design.n)
+      domainError(`units[${j}]`, `must index a unit in [0, ${design.n})`);
   }
   const outcomes: Record<string, Uint8Array> = {};
   for (const name of design.conditions) {
@@ -230,7 +240,10 @@ export function clusterTasks(design: PairedDesign): Int32Array {
     const o = owner[k] as number;
     if (o === -1) owner[k] = t;
     else if (o !== t) {
-      domainError('design.cluster', `cluster "${clusterNames[k]}" spans tasks "${design.taskNames[o]}" and "${design.taskNames[t]}"`);
+      domainError(
+        'design.cluster',
+        `cluster "${clusterNames[k]}" spans tasks "${design.taskNames[o]}" and "${design.taskNames[t]}"`,
+      );
     }
   }
   return owner;

@@ -115,7 +115,11 @@ export function thetaBarPermutationTest(
   const limits = { maxWork: options.maxWork, maxCells: options.maxCells };
   if (!options.forceMonteCarlo) {
     const coef = integerCoefficients(design, options.weights);
-    if (coef !== undefined && coef.a.every((x) => x <= BigInt(Number.MAX_SAFE_INTEGER)) && coef.scale <= BigInt(Number.MAX_SAFE_INTEGER)) {
+    if (
+      coef !== undefined &&
+      coef.a.every((x) => x <= BigInt(Number.MAX_SAFE_INTEGER)) &&
+      coef.scale <= BigInt(Number.MAX_SAFE_INTEGER)
+    ) {
       const sums: number[] = [];
       let S = 0;
       for (let i = 0; i < design.n; i++) {
@@ -128,7 +132,14 @@ export function thetaBarPermutationTest(
       }
       if (Number.isSafeInteger(S) && signFlipFeasible(sums, limits)) {
         const exact = clusterSignFlipTest(sums, { ...limits, scale: Number(coef.scale) });
-        return { thetaBar: observed, pValue: exact.pGreater, alternative: 'greater', method: 'exact-dp', discordant, exact };
+        return {
+          thetaBar: observed,
+          pValue: exact.pGreater,
+          alternative: 'greater',
+          method: 'exact-dp',
+          discordant,
+          exact,
+        };
       }
     }
   }
@@ -147,10 +158,11 @@ export function thetaBarPermutationTest(
   const prng = new Prng(options.seed ?? 0);
   let hits = 0;
   for (let r = 0; r < R; r++) {
-    let t = 0, bits = 0;
+    let t = 0,
+      bits = 0;
     for (let j = 0; j < abs.length; j++) {
       if ((j & 31) === 0) bits = prng.nextUint32();
-      t += (bits & 1) === 1 ? abs[j] as number : -(abs[j] as number);
+      t += (bits & 1) === 1 ? (abs[j] as number) : -(abs[j] as number);
       bits >>>= 1;
     }
     if (t >= T - tol) hits++;

@@ -65,13 +65,21 @@ export interface MdeOptions extends PairedPowerDesign {
 }
 
 export type MdeResult =
-  | { readonly status: 'found'; readonly effect: number; readonly achievedPower: number; readonly method: 'exact' | 'monte-carlo' }
+  | {
+      readonly status: 'found';
+      readonly effect: number;
+      readonly achievedPower: number;
+      readonly method: 'exact' | 'monte-carlo';
+    }
   | { readonly status: 'unreachable'; readonly maxPower: number; readonly method: 'exact' | 'monte-carlo' };
 
 /** Rejection region of mcnemarExact for each number m of discordant pairs (cached per call). */
 class RejectionRule {
   private readonly cache = new Map<number, number>();
-  constructor(private readonly test: PairedTest, private readonly alpha: number) {}
+  constructor(
+    private readonly test: PairedTest,
+    private readonly alpha: number,
+  ) {}
 
   /**
    * One-sided: the smallest b with P(X ≥ b | m) ≤ α (m + 1 if none). Two-sided: the largest k with
@@ -148,9 +156,12 @@ function exactPower(d: Design, effect: number, rule: RejectionRule): number {
     const w = binomialPmf(m, d.n, d.rho);
     if (w < 1e-20) continue;
     const t = rule.threshold(m);
-    const reject = d.test === 'mcnemar-one-sided'
-      ? binomialSf(t, m, q)
-      : (t >= 0 ? binomialCdf(t, m, q) + binomialSf(m - t, m, q) : 0);
+    const reject =
+      d.test === 'mcnemar-one-sided'
+        ? binomialSf(t, m, q)
+        : t >= 0
+          ? binomialCdf(t, m, q) + binomialSf(m - t, m, q)
+          : 0;
     power += w * reject;
   }
   return Math.min(1, power);

@@ -58,7 +58,8 @@ export interface TostInput {
 /** Normalises a symmetric or asymmetric margin to [lower, upper] with lower < 0 < upper. */
 export function normaliseMargin(margin: Margin): [number, number] {
   const pair: readonly [number, number] = typeof margin === 'number' ? [-margin, margin] : margin;
-  if (!Array.isArray(pair) || pair.length !== 2) domainError('margin', 'margin must be a number m or a pair [lower, upper]');
+  if (!Array.isArray(pair) || pair.length !== 2)
+    domainError('margin', 'margin must be a number m or a pair [lower, upper]');
   const [lo, hi] = pair;
   if (Number.isNaN(lo) || Number.isNaN(hi) || !(lo < 0 && hi > 0)) {
     domainError('margin', `margin must satisfy lower < 0 < upper, got [${lo}, ${hi}]`);
@@ -79,7 +80,8 @@ export function tost(input: TostInput): TostResult {
   const iv = input.interval;
   if (!Array.isArray(iv) || iv.length !== 2) domainError('interval', 'interval must be a pair [lower, upper]');
   const [lo, hi] = iv;
-  if (Number.isNaN(lo) || Number.isNaN(hi) || lo > hi) domainError('interval', `interval must satisfy lower ≤ upper, got [${lo}, ${hi}]`);
+  if (Number.isNaN(lo) || Number.isNaN(hi) || lo > hi)
+    domainError('interval', `interval must satisfy lower ≤ upper, got [${lo}, ${hi}]`);
   const margin = normaliseMargin(input.margin);
   const common = {
     interval: [lo, hi] as const,

@@ -17,7 +17,8 @@ export type Sided = 'two' | 'upper' | 'lower';
 
 /** Throws unless `value` is a non-negative safe integer; `field` names the argument. */
 export function assertCount(field: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value < 0) domainError(field, `${field} must be a non-negative integer count, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    domainError(field, `${field} must be a non-negative integer count, got ${value}`);
 }
 
 /** Throws unless 0 < level < 1. */
@@ -37,7 +38,8 @@ export function wilson(x: number, n: number, level = 0.95, sided: Sided = 'two')
   if (n === 0) domainError('n', 'n must be positive: a proportion over zero trials is undefined');
   if (x > n) domainError('x', `x (${x}) cannot exceed n (${n})`);
   assertLevel('level', level);
-  if (sided !== 'two' && sided !== 'upper' && sided !== 'lower') domainError('sided', `sided must be 'two', 'upper' or 'lower', got ${String(sided)}`);
+  if (sided !== 'two' && sided !== 'upper' && sided !== 'lower')
+    domainError('sided', `sided must be 'two', 'upper' or 'lower', got ${String(sided)}`);
   const z = criticalValue(level, sided);
   const z2 = z * z;
   const denom = n + z2;

@@ -2,12 +2,30 @@ import { appendFile, chmod, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { amend, readAdjudications, readUnitState } from '../../src/evidence/index.js';
-import { adjudicateUnit, reproduceAdjudication, withholdsNumber, type Adjudication, type AvailableEstimand, type EstimandResult } from '../../src/adjudication/index.js';
+import {
+  adjudicateUnit,
+  reproduceAdjudication,
+  withholdsNumber,
+  type Adjudication,
+  type AvailableEstimand,
+  type EstimandResult,
+} from '../../src/adjudication/index.js';
 import { crossCheckAdjudication } from '../../src/crosscheck/index.js';
 import type { InvalidVerdict } from '../../src/adjudication/verdict-types.js';
 import { flattenNumbers } from '../../src/crosscheck/flatten.js';
 import { canonicalPrettyJson } from '../../src/core/canonical-json.js';
-import { conditionalThetaBound, decisionBound, holm, mcnemarExact, pairedBootstrap, pairedDesign, tango, wilson, clopperPearsonLower, clopperPearsonUpper } from '../../src/stats/index.js';
+import {
+  conditionalThetaBound,
+  decisionBound,
+  holm,
+  mcnemarExact,
+  pairedBootstrap,
+  pairedDesign,
+  tango,
+  wilson,
+  clopperPearsonLower,
+  clopperPearsonUpper,
+} from '../../src/stats/index.js';
 import { copyUnit, expectImepError, removeTree, snapshot, tempDir } from '../evidence/helpers.js';
 import {
   blackoutOutcome,
@@ -72,7 +90,12 @@ describe('adjudicateUnit on a sealed blackout ladder', () => {
     expect(dN.counts).toEqual({ n: 40, b: 10, c: 0 });
     expect(dN.estimate).toBe(0.25);
     const db = decisionBound(10, 0, 40, 0.05);
-    expect(interval(dN, 'exact-cp-difference/a0.05')).toMatchObject({ lower: db.lower, upper: db.upper, label: db.intervalLabel, boundLabel: db.label });
+    expect(interval(dN, 'exact-cp-difference/a0.05')).toMatchObject({
+      lower: db.lower,
+      upper: db.upper,
+      label: db.intervalLabel,
+      boundLabel: db.label,
+    });
     const t = tango(10, 0, 40, 0.95);
     expect(interval(dN, 'tango/l0.95')).toMatchObject({ lower: t.interval[0], upper: t.interval[1] });
     expect(dN.tests).toEqual([
@@ -83,11 +106,19 @@ describe('adjudicateUnit on a sealed blackout ladder', () => {
     const th = est(a, 'theta');
     expect(th.counts).toEqual({ n: 40, bPrime: 4, cPrime: 2, flipsT: 5, flipsS: 3 });
     const cb = conditionalThetaBound(4, 2, 40, 0.05);
-    expect(interval(th, 'conditional-exact/a0.05')).toMatchObject({ lower: cb.lower, upper: cb.upper, conditional: true, label: cb.label });
+    expect(interval(th, 'conditional-exact/a0.05')).toMatchObject({
+      lower: cb.lower,
+      upper: cb.upper,
+      conditional: true,
+      label: cb.label,
+    });
 
     const rhoS = est(a, 'rho_S_pi');
     expect(rhoS.counts).toEqual({ n: 40, b: 2, c: 1 });
-    expect(interval(rhoS, 'clopper-pearson/a0.05')).toMatchObject({ lower: clopperPearsonLower(3, 40, 0.05), upper: clopperPearsonUpper(3, 40, 0.05) });
+    expect(interval(rhoS, 'clopper-pearson/a0.05')).toMatchObject({
+      lower: clopperPearsonLower(3, 40, 0.05),
+      upper: clopperPearsonUpper(3, 40, 0.05),
+    });
 
     const sr = est(a, 'SR_A');
     expect(sr.counts).toEqual({ n: 40, successes: 32 });
@@ -129,7 +160,12 @@ describe('adjudicateUnit on a sealed blackout ladder', () => {
   it('refuses a second adjudication; regeneration is read-only and reproduces the bytes', async () => {
     const before = await snapshot(blackout);
     await expectImepError(adjudicateUnit(blackout, { operator: REVIEWER }), 'E_OUT_OF_ORDER');
-    await amend(blackout, { text: 'a note written after the adjudication', affects: ['gates.path'], author: REVIEWER, now: clock });
+    await amend(blackout, {
+      text: 'a note written after the adjudication',
+      affects: ['gates.path'],
+      author: REVIEWER,
+      now: clock,
+    });
     const afterAmend = await snapshot(blackout);
     const r = await adjudicateUnit(blackout, { regenerate: true });
     expect(r.regenerated).toBe(true);
@@ -164,8 +200,15 @@ describe('refusals', () => {
     const e = await expectImepError(adjudicateUnit(dir, { operator: RUNNER }), 'E_SAME_OPERATOR');
     expect(e.message).toContain("operator 'runner-session' ran the conditions");
     expect((await readUnitState(dir)).state).toBe('sealed');
-    const r = await adjudicateUnit(dir, { operator: RUNNER, allowSameOperator: { reason: 'single-operator test bench' } });
-    expect(r.adjudication.sameOperatorOverride).toEqual({ by: 'runner-session', reason: 'single-operator test bench', ranBy: ['runner-session'] });
+    const r = await adjudicateUnit(dir, {
+      operator: RUNNER,
+      allowSameOperator: { reason: 'single-operator test bench' },
+    });
+    expect(r.adjudication.sameOperatorOverride).toEqual({
+      by: 'runner-session',
+      reason: 'single-operator test bench',
+      ranBy: ['runner-session'],
+    });
     expect(r.record.sameOperatorOverride?.reason).toBe('single-operator test bench');
   });
 });
@@ -193,7 +236,10 @@ describe('verdict routing', () => {
 
   it('invalid: a failed path gate withholds the number (the verdict carries none)', async () => {
     const dir = join(root, 'invalid');
-    const leaky = (ctx: EpisodeContext): RowSpec => ({ ...blackoutOutcome(ctx), ...(ctx.ep.condition === 'N_blk' && ctx.i === 3 ? { reads: { empty: 20 } } : {}) });
+    const leaky = (ctx: EpisodeContext): RowSpec => ({
+      ...blackoutOutcome(ctx),
+      ...(ctx.ep.condition === 'N_blk' && ctx.i === 3 ? { reads: { empty: 20 } } : {}),
+    });
     await buildSealedUnit(dir, blackoutProtocol(), leaky, { id: 'invalid' });
     const { adjudication: a } = await adjudicateUnit(dir, { operator: REVIEWER });
     const path = a.gates.find((g) => g.gate === 'path')!;
@@ -222,7 +268,9 @@ describe('verdict routing', () => {
 
   it('descriptive: a failed go/no-go rule keeps the numbers but issues no verdict word', async () => {
     const dir = join(root, 'descriptive');
-    const p = blackoutProtocol({ goNoGo: [{ rule: 'min-discordant', estimand: 'theta', min: 20, outcome: 'descriptive' }] });
+    const p = blackoutProtocol({
+      goNoGo: [{ rule: 'min-discordant', estimand: 'theta', min: 20, outcome: 'descriptive' }],
+    });
     await buildSealedUnit(dir, p, blackoutOutcome, { id: 'descriptive' });
     const { adjudication: a } = await adjudicateUnit(dir, { operator: REVIEWER });
     expect(a.goNoGo.status).toBe('descriptive');
@@ -236,7 +284,14 @@ describe('gates and families', () => {
     const { adjudication: a } = await reproduceAdjudication(blackout);
     const g = a.gates.find((x) => x.gate === 'sham_validity')!;
     expect(g.passed).toBe(true);
-    expect(g.observed).toMatchObject({ flips: 3, applied: 880, denominator: 880, readsWithHistory: 880, readsTotal: 920, fraction: 1 });
+    expect(g.observed).toMatchObject({
+      flips: 3,
+      applied: 880,
+      denominator: 880,
+      readsWithHistory: 880,
+      readsTotal: 920,
+      fraction: 1,
+    });
 
     const dir = join(root, 'all-reads');
     const gates = (blackoutProtocol().gates ?? []).map((x) =>
@@ -253,13 +308,15 @@ describe('gates and families', () => {
 
   it('an unavailable condition stays in its Holm family at p = 1 and reports no number', async () => {
     const dir = join(root, 'unavailable');
-    const gone = (ctx: EpisodeContext): RowSpec => (ctx.ep.condition === 'U' ? { status: 'unavailable', failureCode: 'E_CONFORMANCE' } : blackoutOutcome(ctx));
+    const gone = (ctx: EpisodeContext): RowSpec =>
+      ctx.ep.condition === 'U' ? { status: 'unavailable', failureCode: 'E_CONFORMANCE' } : blackoutOutcome(ctx);
     await buildSealedUnit(dir, blackoutProtocol(), gone, { id: 'unavailable' });
     const { adjudication: a } = await adjudicateUnit(dir, { operator: REVIEWER });
     const dU = a.estimands.find((e) => e.id === 'D_U')!;
     expect(dU.status).toBe('unavailable');
     const fam = a.holm.find((f) => f.id === 'wave1')!;
-    const pS = mcnemarExact(2, 1), pT = mcnemarExact(4, 1);
+    const pS = mcnemarExact(2, 1),
+      pT = mcnemarExact(4, 1);
     const expected = holm([pS, pT, 'unavailable']);
     expect(fam.members).toEqual([
       { estimand: 'D_S_pi', status: 'available', p: pS, adjusted: expected[0], rejected: false },
@@ -292,16 +349,24 @@ describe('information requirement G (decision readout)', () => {
       holmFamilies: [],
       goNoGo: [],
     });
-    const decide = (ctx: EpisodeContext): RowSpec => ({ success: ctx.i < 30, decisionCorrect: ctx.ep.condition === 'N' ? ctx.i % 2 === 0 : true });
+    const decide = (ctx: EpisodeContext): RowSpec => ({
+      success: ctx.i < 30,
+      decisionCorrect: ctx.ep.condition === 'N' ? ctx.i % 2 === 0 : true,
+    });
     await buildSealedUnit(dir, p, decide, { id: 'decisions' });
     const { adjudication: a } = await adjudicateUnit(dir, { operator: REVIEWER });
     const g = est(a, 'G');
     expect(g.readout).toBe('decision');
     expect(g.counts).toEqual({ n: 40, b: 20, c: 0 });
     expect(g.estimate).toBe(0.5);
-    expect(interval(g, 'exact-cp-difference/a0.05')).toMatchObject({ lower: decisionBound(20, 0, 40).lower, upper: decisionBound(20, 0, 40).upper });
+    expect(interval(g, 'exact-cp-difference/a0.05')).toMatchObject({
+      lower: decisionBound(20, 0, 40).lower,
+      upper: decisionBound(20, 0, 40).upper,
+    });
     expect(est(a, 'Acc_N').counts).toEqual({ n: 40, successes: 20 });
-    expect(a.questions.find((q) => q.question === 'Q2')?.retrospective).toMatchObject([{ id: 'Q2:G', verdict: 'holds', floor: 0 }]);
+    expect(a.questions.find((q) => q.question === 'Q2')?.retrospective).toMatchObject([
+      { id: 'Q2:G', verdict: 'holds', floor: 0 },
+    ]);
     const { crossCheckUnit } = await import('../../src/crosscheck/index.js');
     expect((await crossCheckUnit(dir, { operator: REVIEWER })).outcome).toBe('agrees');
   });
@@ -309,9 +374,32 @@ describe('information requirement G (decision readout)', () => {
 
 describe('verdict types', () => {
   it('an invalid verdict has no field a number could go in', () => {
-    const v: InvalidVerdict = { criterion: 'Q1', estimand: 'D_N', question: 'Q1', role: 'primary', rule: 'upper-bound-below', registeredRuleMet: null, reason: 'gate path', verdict: 'invalid', because: ['gate path'] };
-    // @ts-expect-error — 'invalid' withholds the number: `bound` is typed `never`
-    const w: InvalidVerdict = { ...v, bound: { interval: 'x', label: 'x', estimate: 0, lower: 0, upper: 0, threshold: 0, companions: [], p: null, routedOn: 'bound' } };
+    const v: InvalidVerdict = {
+      criterion: 'Q1',
+      estimand: 'D_N',
+      question: 'Q1',
+      role: 'primary',
+      rule: 'upper-bound-below',
+      registeredRuleMet: null,
+      reason: 'gate path',
+      verdict: 'invalid',
+      because: ['gate path'],
+    };
+    const w: InvalidVerdict = {
+      ...v,
+      // @ts-expect-error — 'invalid' withholds the number: `bound` is typed `never`
+      bound: {
+        interval: 'x',
+        label: 'x',
+        estimate: 0,
+        lower: 0,
+        upper: 0,
+        threshold: 0,
+        companions: [],
+        p: null,
+        routedOn: 'bound',
+      },
+    };
     expect(withholdsNumber(v)).toBe(true);
     expect(w.verdict).toBe('invalid');
   });
@@ -323,7 +411,12 @@ describe('cross-episode substitution ladder', () => {
     await buildSealedUnit(dir, substitutionProtocol(), substitutionOutcome, { id: 'substitution' });
     const { adjudication: a } = await adjudicateUnit(dir, { operator: REVIEWER });
     const tb = est(a, 'thetaBar');
-    expect(tb.cohort).toMatchObject({ paired: 60, removed: { total: 1, byCode: { E_DONOR_SHORT: 1 } }, unresolved: 1, resolved: 58 });
+    expect(tb.cohort).toMatchObject({
+      paired: 60,
+      removed: { total: 1, byCode: { E_DONOR_SHORT: 1 } },
+      unresolved: 1,
+      resolved: 58,
+    });
     expect(tb.perTask?.map((t) => [t.task, t.bPrime, t.cPrime, t.n, t.weight])).toEqual([
       ['RC3', 3, 1, 29, 0.5],
       ['RC5', 2, 1, 29, 0.5],
@@ -333,16 +426,33 @@ describe('cross-episode substitution ladder', () => {
     for (const [t, task] of ['RC3', 'RC5'].entries()) {
       for (let i = 0; i < 30; i++) {
         if ((t === 0 && i === 29) || (t === 1 && i === 10)) continue;
-        const y = (c: string): number => (substitutionOutcome({ ep: { condition: c, attempt: 2 } as never, i, taskIndex: t, kind: c }).success ? 1 : 0);
+        const y = (c: string): number =>
+          substitutionOutcome({ ep: { condition: c, attempt: 2 } as never, i, taskIndex: t, kind: c }).success ? 1 : 0;
         units.push({ task, a: y('A'), t: y('T'), s: y('S') });
       }
     }
-    const design = pairedDesign({ outcomes: { A: units.map((u) => u.a), T: units.map((u) => u.t), S: units.map((u) => u.s) }, tasks: units.map((u) => u.task) });
-    const boot = pairedBootstrap(design, { kind: 'thetaBar', reference: 'A', target: 'T', sham: 'S' }, { level: 'task-stratified', seed: 20260824, replicates: 2000, confidences: [0.9] });
+    const design = pairedDesign({
+      outcomes: { A: units.map((u) => u.a), T: units.map((u) => u.t), S: units.map((u) => u.s) },
+      tasks: units.map((u) => u.task),
+    });
+    const boot = pairedBootstrap(
+      design,
+      { kind: 'thetaBar', reference: 'A', target: 'T', sham: 'S' },
+      { level: 'task-stratified', seed: 20260824, replicates: 2000, confidences: [0.9] },
+    );
     expect(boot.estimate).toBe(tb.estimate);
-    expect(interval(tb, 'task-stratified-bootstrap/l0.9')).toMatchObject({ lower: boot.intervals[0]!.lower, upper: boot.intervals[0]!.upper });
+    expect(interval(tb, 'task-stratified-bootstrap/l0.9')).toMatchObject({
+      lower: boot.intervals[0]!.lower,
+      upper: boot.intervals[0]!.upper,
+    });
     const iv = tb.intervals.find((i) => i.id === 'task-stratified-bootstrap/l0.9')!;
-    expect(iv.bootstrap).toEqual({ replicates: 2000, seed: 20260824, prng: { name: 'xoshiro128**', version: 1 }, resampling: 'task-stratified', quantileRule: 'hyndman-fan-7' });
+    expect(iv.bootstrap).toEqual({
+      replicates: 2000,
+      seed: 20260824,
+      prng: { name: 'xoshiro128**', version: 1 },
+      resampling: 'task-stratified',
+      quantileRule: 'hyndman-fan-7',
+    });
     expect(iv.envelope).not.toBeNull();
     expect(tb.identification?.lower).toBeLessThanOrEqual(tb.estimate + 1e-12);
     // D_T: arm-based identification over all 59 units, the unresolved one filled either way
@@ -352,7 +462,10 @@ describe('cross-episode substitution ladder', () => {
     const eq = a.verdicts.find((v) => v.criterion === 'Q4_equivalence')!;
     expect(eq.verdict === 'unresolved' && eq.bound?.interval).toBe('task-stratified-bootstrap/l0.9');
     // S acts from attempt 2 on: its attempt-1 reads (with history, never substituted) are not in the fraction
-    expect(a.gates.find((g) => g.gate === 'sham_validity')).toMatchObject({ passed: true, observed: { applied: 59 * 22, denominator: 59 * 22, flips: 3 } });
+    expect(a.gates.find((g) => g.gate === 'sham_validity')).toMatchObject({
+      passed: true,
+      observed: { applied: 59 * 22, denominator: 59 * 22, flips: 3 },
+    });
     // the non-hard survival gate only warns
     expect(a.gates.find((g) => g.gate === 'G_surv')).toMatchObject({ passed: false, hard: false, onFail: 'warn' });
   });
@@ -363,7 +476,10 @@ describe('clock and candidate gates (reads.firstQuery)', () => {
   const protocol = () => {
     const base = substitutionProtocol();
     return substitutionProtocol({
-      conditions: [...(base.conditions ?? []), { id: 'N_clr', kind: 'N', variant: 'clear', installAt: { attempt: 2, before: 'first-query' } }],
+      conditions: [
+        ...(base.conditions ?? []),
+        { id: 'N_clr', kind: 'N', variant: 'clear', installAt: { attempt: 2, before: 'first-query' } },
+      ],
       waves: [{ id: 1, conditions: ['A', 'C', 'U', 'S', 'T', 'N_clr'], anchor: 'A' }],
       gates: [
         ...(base.gates ?? []),
@@ -373,12 +489,17 @@ describe('clock and candidate gates (reads.firstQuery)', () => {
     } as never);
   };
   /** N_clr keeps the clock but has no candidate left at attempt 2's first query. */
-  const outcome = (tweak: (ctx: EpisodeContext) => RowSpec['reads'] | undefined = () => undefined) => (ctx: EpisodeContext): RowSpec => {
-    const spec = substitutionOutcome(ctx);
-    const fq = defaultFirstQuery(ctx.ep, ctx.i);
-    const own = ctx.ep.condition === 'N_clr' && ctx.ep.attempt === 2 && fq !== null ? { firstQuery: { clock: fq.clock, candidates: 0 } } : {};
-    return { ...spec, reads: { ...(spec.reads ?? {}), ...own, ...(tweak(ctx) ?? {}) } };
-  };
+  const outcome =
+    (tweak: (ctx: EpisodeContext) => RowSpec['reads'] | undefined = () => undefined) =>
+    (ctx: EpisodeContext): RowSpec => {
+      const spec = substitutionOutcome(ctx);
+      const fq = defaultFirstQuery(ctx.ep, ctx.i);
+      const own =
+        ctx.ep.condition === 'N_clr' && ctx.ep.attempt === 2 && fq !== null
+          ? { firstQuery: { clock: fq.clock, candidates: 0 } }
+          : {};
+      return { ...spec, reads: { ...(spec.reads ?? {}), ...own, ...(tweak(ctx) ?? {}) } };
+    };
   const sources = async (dir: string) => ({
     protocolText: await readFile(join(dir, 'protocol.json'), 'utf8'),
     rowsText: await readFile(join(dir, 'rows/rows.jsonl'), 'utf8'),
@@ -393,7 +514,9 @@ describe('clock and candidate gates (reads.firstQuery)', () => {
       passed: true,
       evaluable: true,
       failing: [],
-      observed: { conditions: [{ condition: 'N_clr@w1', reference: 'A', pairs: 60, compared: 60, mismatches: 0, noQuery: 0 }] },
+      observed: {
+        conditions: [{ condition: 'N_clr@w1', reference: 'A', pairs: 60, compared: 60, mismatches: 0, noQuery: 0 }],
+      },
     });
     // removed (S, T at RC3 seed 29) and failed (T at RC5 seed 10) rows are not paired
     expect(a.gates.find((g) => g.gate === 'candidate')).toMatchObject({
@@ -414,19 +537,29 @@ describe('clock and candidate gates (reads.firstQuery)', () => {
     const dir = join(root, 'first-query-broken');
     const broken = outcome((ctx) => {
       if (ctx.ep.attempt !== 2) return undefined;
-      if (ctx.ep.condition === 'N_clr' && ctx.taskIndex === 1 && ctx.i === 4) return { firstQuery: { clock: 1, candidates: 0 } };
-      if (ctx.ep.condition === 'S' && ctx.taskIndex === 0 && ctx.i === 7) return { firstQuery: { clock: 24, candidates: 3 } };
+      if (ctx.ep.condition === 'N_clr' && ctx.taskIndex === 1 && ctx.i === 4)
+        return { firstQuery: { clock: 1, candidates: 0 } };
+      if (ctx.ep.condition === 'S' && ctx.taskIndex === 0 && ctx.i === 7)
+        return { firstQuery: { clock: 24, candidates: 3 } };
       return undefined;
     });
     await buildSealedUnit(dir, protocol(), broken, { id: 'first-query-broken' });
     const { adjudication: a, text } = await adjudicateUnit(dir, { operator: REVIEWER });
     const clockGate = a.gates.find((g) => g.gate === 'clock')!;
-    expect(clockGate).toMatchObject({ passed: false, evaluable: true, failing: ['N_clr'], observed: { conditions: [{ condition: 'N_clr@w1', compared: 60, mismatches: 1 }] } });
+    expect(clockGate).toMatchObject({
+      passed: false,
+      evaluable: true,
+      failing: ['N_clr'],
+      observed: { conditions: [{ condition: 'N_clr@w1', compared: 60, mismatches: 1 }] },
+    });
     const cand = a.gates.find((g) => g.gate === 'candidate')!;
     expect(cand).toMatchObject({ passed: false, failing: ['S'] });
     expect(cand.detail).toContain('S@w1: first-query candidate count differs from A in 1/59 units (attempt 2)');
     // θ̄ reads S: withheld; ρ_T does not: routed
-    expect(a.verdicts.find((v) => v.criterion === 'Q4_equivalence')).toMatchObject({ verdict: 'invalid', because: ['gate candidate'] });
+    expect(a.verdicts.find((v) => v.criterion === 'Q4_equivalence')).toMatchObject({
+      verdict: 'invalid',
+      because: ['gate candidate'],
+    });
     expect(a.verdicts.find((v) => v.criterion === 'Q3_T')?.verdict).not.toBe('invalid');
     expect(crossCheckAdjudication(await sources(dir), text).disagreements).toEqual([]);
   });

@@ -5,9 +5,24 @@
  * b′, c′ is known in advance. The unit is driven through the store: create → precommit → run → seal.
  */
 import { sha256Hex } from '../../src/core/hash.js';
-import { completeRun, createUnit, explicitOperator, precommit, seal, startRun, amend } from '../../src/evidence/index.js';
+import {
+  completeRun,
+  createUnit,
+  explicitOperator,
+  precommit,
+  seal,
+  startRun,
+  amend,
+} from '../../src/evidence/index.js';
 import { EpisodeRowSchema, type EpisodeRow, type ReadSummary } from '../../src/evidence/records/episode-row.js';
-import { assertCrossChecked, buildPlan, ProtocolSchema, type PlannedEpisode, type Protocol, type ProtocolInput } from '../../src/protocol/index.js';
+import {
+  assertCrossChecked,
+  buildPlan,
+  ProtocolSchema,
+  type PlannedEpisode,
+  type Protocol,
+  type ProtocolInput,
+} from '../../src/protocol/index.js';
 
 export const RUNNER = explicitOperator('runner-session');
 export const REVIEWER = explicitOperator('review-session');
@@ -38,7 +53,9 @@ export interface RowSpec {
  * (seed dependent), as a bank persisting across attempts would.
  */
 export function defaultFirstQuery(ep: PlannedEpisode, i: number): ReadSummary['firstQuery'] {
-  return ep.attempt === 1 ? { clock: 1, candidates: 0 } : { clock: 1 + 23 * (ep.attempt - 1), candidates: 4 + (i % 10) };
+  return ep.attempt === 1
+    ? { clock: 1, candidates: 0 }
+    : { clock: 1 + 23 * (ep.attempt - 1), candidates: 4 + (i % 10) };
 }
 
 /** Read summaries by condition kind: 23 reads per episode, the first one without history. */
@@ -56,8 +73,10 @@ export function defaultReads(kind: string): ReadSummary {
     contentDigest: 'ab12',
     firstQuery: { clock: 1, candidates: 0 },
   };
-  if (kind === 'N') return { ...base, empty: 23, emptyPositions: Array.from({ length: 23 }, (_, k) => k + 1), withHistory: 0 };
-  if (['U', 'S_pi', 'T_mu', 'S', 'T'].includes(kind)) return { ...base, substituted: 22, covered: true, coveredDecisionQueries: 1, contentDigest: 'cd34' };
+  if (kind === 'N')
+    return { ...base, empty: 23, emptyPositions: Array.from({ length: 23 }, (_, k) => k + 1), withHistory: 0 };
+  if (['U', 'S_pi', 'T_mu', 'S', 'T'].includes(kind))
+    return { ...base, substituted: 22, covered: true, coveredDecisionQueries: 1, contentDigest: 'cd34' };
   return base;
 }
 
@@ -69,7 +88,13 @@ export function blackoutProtocol(over: Partial<ProtocolInput> = {}): ProtocolInp
     simulator: { kind: 'lite' },
     envs: [{ id: 'ShellGameTouch-lite', kwargs: { blackoutFromStep: 6 } }],
     checkpoint: { path: 'checkpoints/lite-memvla', file: 'model.json', sha256: 'c'.repeat(64) },
-    memory: { bank: 'episode-local', banks: ['perceptual', 'cognitive'], capacity: 16, k: 4, consolidation: 'token-merge' },
+    memory: {
+      bank: 'episode-local',
+      banks: ['perceptual', 'cognitive'],
+      capacity: 16,
+      k: 4,
+      consolidation: 'token-merge',
+    },
     seeds: { bands: [{ start: 610000, end: 610039 }] },
     n: 40,
     attempts: { count: 1, registered: 1 },
@@ -98,18 +123,94 @@ export function blackoutProtocol(over: Partial<ProtocolInput> = {}): ProtocolInp
       { id: 'theta', kind: 'theta', T: 'T_mu', S: 'S_pi', reference: 'A' },
     ],
     criteria: [
-      { id: 'Q1', question: 'Q1', estimand: 'D_N', rule: 'upper-bound-below', margin: 0.1, method: 'exact-cp-difference', alphaPerComponent: 0.05 },
-      { id: 'Q1_eligibility', question: 'Q1', role: 'eligibility', estimand: 'D_N', rule: 'p-below', test: 'mcnemar-exact', direction: 'greater', alpha: 0.05 },
-      { id: 'Q3_S_pi', question: 'Q3', estimand: 'rho_S_pi', rule: 'lower-bound-above', margin: 0, aboveUpperBoundOf: ['rho_C'], method: 'clopper-pearson', alphaPerComponent: 0.05 },
-      { id: 'Q3_T_mu', question: 'Q3', estimand: 'rho_T_mu', rule: 'lower-bound-above', margin: 0, aboveUpperBoundOf: ['rho_C'], method: 'clopper-pearson', alphaPerComponent: 0.05 },
-      { id: 'Q4', question: 'Q4', estimand: 'theta', rule: 'lower-bound-above', margin: 0, aboveUpperBoundOf: ['rho_U'], method: 'conditional-exact', alphaPerComponent: 0.05, minDiscordant: 4 },
+      {
+        id: 'Q1',
+        question: 'Q1',
+        estimand: 'D_N',
+        rule: 'upper-bound-below',
+        margin: 0.1,
+        method: 'exact-cp-difference',
+        alphaPerComponent: 0.05,
+      },
+      {
+        id: 'Q1_eligibility',
+        question: 'Q1',
+        role: 'eligibility',
+        estimand: 'D_N',
+        rule: 'p-below',
+        test: 'mcnemar-exact',
+        direction: 'greater',
+        alpha: 0.05,
+      },
+      {
+        id: 'Q3_S_pi',
+        question: 'Q3',
+        estimand: 'rho_S_pi',
+        rule: 'lower-bound-above',
+        margin: 0,
+        aboveUpperBoundOf: ['rho_C'],
+        method: 'clopper-pearson',
+        alphaPerComponent: 0.05,
+      },
+      {
+        id: 'Q3_T_mu',
+        question: 'Q3',
+        estimand: 'rho_T_mu',
+        rule: 'lower-bound-above',
+        margin: 0,
+        aboveUpperBoundOf: ['rho_C'],
+        method: 'clopper-pearson',
+        alphaPerComponent: 0.05,
+      },
+      {
+        id: 'Q4',
+        question: 'Q4',
+        estimand: 'theta',
+        rule: 'lower-bound-above',
+        margin: 0,
+        aboveUpperBoundOf: ['rho_U'],
+        method: 'conditional-exact',
+        alphaPerComponent: 0.05,
+        minDiscordant: 4,
+      },
       { id: 'numerical_floor', role: 'eligibility', estimand: 'rho_U', rule: 'point-below', than: 'rho_S_pi' },
     ],
     gates: [
-      { id: 'competence', kind: 'competence', condition: 'A', minSuccess: 0.5, wilsonLowerAbove: 1 / 3, level: 0.95, hard: true, onFail: 'exclude' },
-      { id: 'path', kind: 'path', reads: ['A', 'S_pi', 'T_mu', 'U', 'C'], emptyReads: ['N_blk'], hard: true, onFail: 'invalid' },
-      { id: 'replicate', kind: 'replicate', condition: 'C', reference: 'A', maxChanged: 0, hard: true, onFail: 'invalid' },
-      { id: 'G_surv', kind: 'survival', conditions: ['S_pi', 'T_mu', 'U'], minCoverage: 1, hard: true, onFail: 'invalid' },
+      {
+        id: 'competence',
+        kind: 'competence',
+        condition: 'A',
+        minSuccess: 0.5,
+        wilsonLowerAbove: 1 / 3,
+        level: 0.95,
+        hard: true,
+        onFail: 'exclude',
+      },
+      {
+        id: 'path',
+        kind: 'path',
+        reads: ['A', 'S_pi', 'T_mu', 'U', 'C'],
+        emptyReads: ['N_blk'],
+        hard: true,
+        onFail: 'invalid',
+      },
+      {
+        id: 'replicate',
+        kind: 'replicate',
+        condition: 'C',
+        reference: 'A',
+        maxChanged: 0,
+        hard: true,
+        onFail: 'invalid',
+      },
+      {
+        id: 'G_surv',
+        kind: 'survival',
+        conditions: ['S_pi', 'T_mu', 'U'],
+        minCoverage: 1,
+        hard: true,
+        onFail: 'invalid',
+      },
       {
         id: 'sham_validity',
         kind: 'sham-validity',
@@ -120,9 +221,24 @@ export function blackoutProtocol(over: Partial<ProtocolInput> = {}): ProtocolInp
         hard: true,
         onFail: 'invalid',
       },
-      { id: 'empty_reads', kind: 'empty-read', conditions: ['A', 'S_pi', 'T_mu', 'U', 'C'], rule: 'identical-positions', hard: true, onFail: 'invalid' },
+      {
+        id: 'empty_reads',
+        kind: 'empty-read',
+        conditions: ['A', 'S_pi', 'T_mu', 'U', 'C'],
+        rule: 'identical-positions',
+        hard: true,
+        onFail: 'invalid',
+      },
     ],
-    holmFamilies: [{ id: 'wave1', contrasts: ['D_S_pi', 'D_T_mu', 'D_U'], alpha: 0.05, test: 'mcnemar-exact-two-sided', repairBudget: 1 }],
+    holmFamilies: [
+      {
+        id: 'wave1',
+        contrasts: ['D_S_pi', 'D_T_mu', 'D_U'],
+        alpha: 0.05,
+        test: 'mcnemar-exact-two-sided',
+        repairBudget: 1,
+      },
+    ],
     goNoGo: [{ rule: 'min-competent-cells', gate: 'competence', min: 1, outcome: 'descriptive' }],
     executionFailures: { policy: 'record' },
     allowlists: { methodVisible: ['rgb'], evaluatorOnly: ['success', 'seed'] },
@@ -184,7 +300,10 @@ export function makeRows(protocol: Protocol, outcome: (ctx: EpisodeContext) => R
       scopeId: ep.scopeId,
       episodeId: ep.episodeId,
       status,
-      failure: status === 'ok' ? null : { code: spec.failureCode ?? `E_${status.toUpperCase()}`, message: `${status} in the fixture` },
+      failure:
+        status === 'ok'
+          ? null
+          : { code: spec.failureCode ?? `E_${status.toUpperCase()}`, message: `${status} in the fixture` },
       success: status === 'ok' ? (spec.success ?? null) : null,
       firstVisit: null,
       decisionCorrect: status === 'ok' ? (spec.decisionCorrect ?? null) : null,
@@ -200,7 +319,12 @@ export function makeRows(protocol: Protocol, outcome: (ctx: EpisodeContext) => R
 }
 
 /** Builds and seals a unit in `dir` whose rows come from `outcome`. */
-export async function buildSealedUnit(dir: string, input: ProtocolInput, outcome: (ctx: EpisodeContext) => RowSpec, opts: BuildOptions = {}): Promise<BuiltUnit> {
+export async function buildSealedUnit(
+  dir: string,
+  input: ProtocolInput,
+  outcome: (ctx: EpisodeContext) => RowSpec,
+  opts: BuildOptions = {},
+): Promise<BuiltUnit> {
   const protocol = ProtocolSchema.parse(input);
   assertCrossChecked(protocol);
   const plan = buildPlan(protocol);
@@ -254,7 +378,13 @@ export function substitutionProtocol(over: Partial<ProtocolInput> = {}): Protoco
     conditions: [
       { id: 'A', kind: 'A' },
       { id: 'C', kind: 'C' },
-      { id: 'U', kind: 'U', direction: 'away', installation: 'install', installAt: { attempt: 2, before: 'first-query' } },
+      {
+        id: 'U',
+        kind: 'U',
+        direction: 'away',
+        installation: 'install',
+        installAt: { attempt: 2, before: 'first-query' },
+      },
       { id: 'S', kind: 'S', seed: 20260824, installAt: { attempt: 2, before: 'first-query' } },
       { id: 'T', kind: 'T', seed: 20260825, installAt: { attempt: 2, before: 'first-query' } },
     ],
@@ -269,11 +399,38 @@ export function substitutionProtocol(over: Partial<ProtocolInput> = {}): Protoco
       { id: 'thetaBar', kind: 'thetaBar', T: 'T', S: 'S', reference: 'A' },
     ],
     criteria: [
-      { id: 'Q4_equivalence', question: 'Q4', estimand: 'thetaBar', rule: 'equivalence', margin: 0.075, level: 0.9, method: 'task-stratified-bootstrap', replicates: 2000, seed: 20260824 },
-      { id: 'Q3_T', question: 'Q3', estimand: 'rho_T', rule: 'lower-bound-above', margin: 0, aboveUpperBoundOf: ['rho_C'], method: 'clopper-pearson', alphaPerComponent: 0.05 },
+      {
+        id: 'Q4_equivalence',
+        question: 'Q4',
+        estimand: 'thetaBar',
+        rule: 'equivalence',
+        margin: 0.075,
+        level: 0.9,
+        method: 'task-stratified-bootstrap',
+        replicates: 2000,
+        seed: 20260824,
+      },
+      {
+        id: 'Q3_T',
+        question: 'Q3',
+        estimand: 'rho_T',
+        rule: 'lower-bound-above',
+        margin: 0,
+        aboveUpperBoundOf: ['rho_C'],
+        method: 'clopper-pearson',
+        alphaPerComponent: 0.05,
+      },
     ],
     gates: [
-      { id: 'replicate', kind: 'replicate', condition: 'C', reference: 'A', maxChanged: 0, hard: true, onFail: 'invalid' },
+      {
+        id: 'replicate',
+        kind: 'replicate',
+        condition: 'C',
+        reference: 'A',
+        maxChanged: 0,
+        hard: true,
+        onFail: 'invalid',
+      },
       { id: 'G_surv', kind: 'survival', conditions: ['S', 'T'], minCoverage: 1, hard: false, onFail: 'warn' },
       {
         id: 'sham_validity',
@@ -302,7 +459,8 @@ export function substitutionProtocol(over: Partial<ProtocolInput> = {}): Protoco
 export function substitutionOutcome(ctx: EpisodeContext): RowSpec {
   const { i, taskIndex: t } = ctx;
   const a = i < 20;
-  if (ctx.ep.attempt === 1) return { success: a, reads: ['U', 'S', 'T'].includes(ctx.kind) ? { covered: null, substituted: 0 } : {} };
+  if (ctx.ep.attempt === 1)
+    return { success: a, reads: ['U', 'S', 'T'].includes(ctx.kind) ? { covered: null, substituted: 0 } : {} };
   const flip = (bs: number[], cs: number[]): boolean => (bs.includes(i) ? false : cs.includes(i) ? true : a);
   const c = ctx.ep.condition;
   if ((c === 'S' || c === 'T') && t === 0 && i === 29) return { status: 'removed', failureCode: 'E_DONOR_SHORT' };
@@ -322,7 +480,13 @@ export function viewRemovalProtocol(over: Partial<ProtocolInput> = {}): Protocol
     simulator: { kind: 'lite' },
     envs: [{ id: 'ShellGameTouch-lite' }],
     checkpoint: { path: 'checkpoints/lite-memvla', file: 'model.json', sha256: 'c'.repeat(64) },
-    memory: { bank: 'episode-local', banks: ['perceptual', 'cognitive'], capacity: 16, k: 4, consolidation: 'token-merge' },
+    memory: {
+      bank: 'episode-local',
+      banks: ['perceptual', 'cognitive'],
+      capacity: 16,
+      k: 4,
+      consolidation: 'token-merge',
+    },
     seeds: { bands: [{ start: 8701, end: 8800 }] },
     n: 100,
     attempts: { count: 1, registered: 1 },
@@ -341,14 +505,53 @@ export function viewRemovalProtocol(over: Partial<ProtocolInput> = {}): Protocol
       { id: 'SR_blk', kind: 'successRate', condition: 'A_blk' },
     ],
     criteria: [
-      { id: 'view_removal', estimand: 'D_view', rule: 'lower-bound-above', margin: 0.1, method: 'exact-cp-difference', alphaPerComponent: 0.05 },
-      { id: 'reads_blackout', question: 'Q1', estimand: 'D_reads_blackout', rule: 'upper-bound-below', margin: 0.1, method: 'exact-cp-difference', alphaPerComponent: 0.05 },
-      { id: 'blackout_floor', role: 'eligibility', estimand: 'SR_blk', rule: 'lower-bound-above', margin: 1 / 3, method: 'wilson', level: 0.95 },
-      { id: 'reads_visible', role: 'secondary', question: 'Q1', estimand: 'D_reads_visible', rule: 'upper-bound-below', margin: 0.1, method: 'exact-cp-difference', alphaPerComponent: 0.05 },
+      {
+        id: 'view_removal',
+        estimand: 'D_view',
+        rule: 'lower-bound-above',
+        margin: 0.1,
+        method: 'exact-cp-difference',
+        alphaPerComponent: 0.05,
+      },
+      {
+        id: 'reads_blackout',
+        question: 'Q1',
+        estimand: 'D_reads_blackout',
+        rule: 'upper-bound-below',
+        margin: 0.1,
+        method: 'exact-cp-difference',
+        alphaPerComponent: 0.05,
+      },
+      {
+        id: 'blackout_floor',
+        role: 'eligibility',
+        estimand: 'SR_blk',
+        rule: 'lower-bound-above',
+        margin: 1 / 3,
+        method: 'wilson',
+        level: 0.95,
+      },
+      {
+        id: 'reads_visible',
+        role: 'secondary',
+        question: 'Q1',
+        estimand: 'D_reads_visible',
+        rule: 'upper-bound-below',
+        margin: 0.1,
+        method: 'exact-cp-difference',
+        alphaPerComponent: 0.05,
+      },
     ],
     gates: [
       { id: 'competence', kind: 'competence', condition: 'A_vis', minSuccess: 0.5, hard: true, onFail: 'exclude' },
-      { id: 'path', kind: 'path', reads: ['A_vis', 'A_blk'], emptyReads: ['N_vis', 'N_blk'], hard: true, onFail: 'invalid' },
+      {
+        id: 'path',
+        kind: 'path',
+        reads: ['A_vis', 'A_blk'],
+        emptyReads: ['N_vis', 'N_blk'],
+        hard: true,
+        onFail: 'invalid',
+      },
     ],
     executionFailures: { policy: 'record' },
     allowlists: { methodVisible: ['rgb'], evaluatorOnly: ['success', 'seed'] },

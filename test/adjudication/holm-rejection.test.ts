@@ -10,8 +10,16 @@ import type { Protocol } from '../../src/protocol/schema.js';
 import { mcnemarExact } from '../../src/stats/index.js';
 
 const family = (alpha: number, contrasts: string[]): Protocol =>
-  ({ holmFamilies: [{ id: 'f', alpha, test: 'mcnemar-exact-one-sided', contrasts, repairBudget: 0 }] }) as unknown as Protocol;
-const paired = (id: string, b: number, c: number): EstimandResult => ({ id, status: 'available', conditions: { reference: 'A', intervention: 'X' }, counts: { b, c } }) as unknown as EstimandResult;
+  ({
+    holmFamilies: [{ id: 'f', alpha, test: 'mcnemar-exact-one-sided', contrasts, repairBudget: 0 }],
+  }) as unknown as Protocol;
+const paired = (id: string, b: number, c: number): EstimandResult =>
+  ({
+    id,
+    status: 'available',
+    conditions: { reference: 'A', intervention: 'X' },
+    counts: { b, c },
+  }) as unknown as EstimandResult;
 
 describe('Holm family rejection', () => {
   it('an adjusted p equal to α is not rejected; one below it is', () => {

@@ -15,10 +15,10 @@ function design(b: number, c: number, a: number, n: number) {
   const ref: number[] = [];
   const int: number[] = [];
   for (let i = 0; i < n; i++) {
-    if (i < b) ref.push(1), int.push(0);
-    else if (i < b + c) ref.push(0), int.push(1);
-    else if (i < b + c + a) ref.push(1), int.push(1);
-    else ref.push(0), int.push(0);
+    if (i < b) (ref.push(1), int.push(0));
+    else if (i < b + c) (ref.push(0), int.push(1));
+    else if (i < b + c + a) (ref.push(1), int.push(1));
+    else (ref.push(0), int.push(0));
   }
   return pairedDesign({ outcomes: { A: ref, X: int } });
 }
@@ -32,7 +32,11 @@ describe('adjudication: a level on an α-method', () => {
 
   it('a 90% equivalence interval on D is the decision bound at α = 0.025 per component, labelled ≥ 90%', () => {
     const d = design(9, 4, 150, 200);
-    const iv = intervalOn(d, { shape: 'difference', stats: { kind: 'D', reference: 'A', intervention: 'X' } }, { method: 'exact-cp-difference', alpha: null, level: 0.9 });
+    const iv = intervalOn(
+      d,
+      { shape: 'difference', stats: { kind: 'D', reference: 'A', intervention: 'X' } },
+      { method: 'exact-cp-difference', alpha: null, level: 0.9 },
+    );
     const want = decisionBound(9, 4, 200, 0.025);
     expect([iv.lower, iv.upper]).toEqual([want.lower, want.upper]);
     expect(iv.label).toMatch(/^≥90(\.0)?% /);
@@ -47,12 +51,21 @@ describe('adjudication: a level on an α-method', () => {
 
   it('a 90% Clopper–Pearson interval on ρ uses α = 0.05 per tail', () => {
     const d = design(9, 4, 150, 200);
-    const iv = intervalOn(d, { shape: 'proportion-flips', stats: { kind: 'rho', reference: 'A', intervention: 'X' } }, { method: 'clopper-pearson', alpha: null, level: 0.9 });
+    const iv = intervalOn(
+      d,
+      { shape: 'proportion-flips', stats: { kind: 'rho', reference: 'A', intervention: 'X' } },
+      { method: 'clopper-pearson', alpha: null, level: 0.9 },
+    );
     expect([iv.lower, iv.upper]).toEqual([clopperPearsonLower(13, 200, 0.05), clopperPearsonUpper(13, 200, 0.05)]);
   });
 
   it('the producer and the cross-check name the same interval', () => {
-    for (const [method, level] of [['exact-cp-difference', 0.9], ['clopper-pearson', 0.9], ['conditional-exact', 0.95], ['exact-cp-difference', 0.8]] as const) {
+    for (const [method, level] of [
+      ['exact-cp-difference', 0.9],
+      ['clopper-pearson', 0.9],
+      ['conditional-exact', 0.95],
+      ['exact-cp-difference', 0.8],
+    ] as const) {
       const producer = intervalId({ method, alpha: null, level });
       expect(registeredIntervalId({ rule: 'equivalence', method, level, margin: 0.075 })).toBe(producer);
     }

@@ -13,7 +13,10 @@ import { sha256Hex } from '../../src/core/hash.js';
 import { ProtocolSchema, type Protocol } from '../../src/protocol/index.js';
 import { blackoutOutcome, blackoutProtocol, makeRows, type EpisodeContext, type RowSpec } from './fixtures.js';
 
-const noise = (scope: 'shared' | 'per-condition') => ({ kind: 'lite' as const, executionNoise: { kind: 'action-gaussian' as const, sigma: 0.03, seed: 9, scope } });
+const noise = (scope: 'shared' | 'per-condition') => ({
+  kind: 'lite' as const,
+  executionNoise: { kind: 'action-gaussian' as const, sigma: 0.03, seed: 9, scope },
+});
 
 function protocolWith(simulator: Protocol['simulator'], maxChanged: number): Protocol {
   const base = blackoutProtocol({ simulator });
@@ -27,16 +30,32 @@ function noisyC(flips: number) {
     const spec = blackoutOutcome(ctx);
     if (ctx.kind !== 'C') return spec;
     const a = blackoutOutcome({ ...ctx, kind: 'A', ep: { ...ctx.ep, condition: 'A' } });
-    return { ...spec, success: ctx.i < flips ? !(a.success ?? false) : a.success ?? null, actionDigest: sha256Hex(`C-own-draw/${ctx.ep.seed}`) };
+    return {
+      ...spec,
+      success: ctx.i < flips ? !(a.success ?? false) : (a.success ?? null),
+      actionDigest: sha256Hex(`C-own-draw/${ctx.ep.seed}`),
+    };
   };
 }
 
-function replicate(protocol: Protocol, flips: number): { passed: boolean; crossPassed: boolean; detail: string; changed: unknown; mismatches: unknown } {
+function replicate(
+  protocol: Protocol,
+  flips: number,
+): { passed: boolean; crossPassed: boolean; detail: string; changed: unknown; mismatches: unknown } {
   const rows = makeRows(protocol, noisyC(flips));
   const gate = evaluateGates(protocol, new RowIndex(protocol, rows)).results.find((g) => g.kind === 'replicate')!;
-  const study = new PlainStudy(JSON.parse(JSON.stringify(protocol)) as Obj, readRowsPlain(rows.map((r) => JSON.stringify(r)).join('\n') + '\n'));
+  const study = new PlainStudy(
+    JSON.parse(JSON.stringify(protocol)) as Obj,
+    readRowsPlain(rows.map((r) => JSON.stringify(r)).join('\n') + '\n'),
+  );
   const cross = expectedGates(study, new Set()).find((g) => g.gate === gate.gate)!;
-  return { passed: gate.passed, crossPassed: cross.passed, detail: gate.detail, changed: gate.observed['changed'], mismatches: gate.observed['digestMismatches'] };
+  return {
+    passed: gate.passed,
+    crossPassed: cross.passed,
+    detail: gate.detail,
+    changed: gate.observed['changed'],
+    mismatches: gate.observed['digestMismatches'],
+  };
 }
 
 describe('replicate gate under execution noise', () => {
@@ -49,7 +68,17 @@ describe('replicate gate under execution noise', () => {
   });
 
   it('no noise or shared noise: a digest mismatch still fails the gate, whatever the outcomes', () => {
-    expect(replicate(protocolWith({ kind: 'lite' }, 3), 0)).toMatchObject({ passed: false, crossPassed: false, changed: 0, mismatches: 40 });
-    expect(replicate(protocolWith(noise('shared'), 3), 0)).toMatchObject({ passed: false, crossPassed: false, changed: 0, mismatches: 40 });
+    expect(replicate(protocolWith({ kind: 'lite' }, 3), 0)).toMatchObject({
+      passed: false,
+      crossPassed: false,
+      changed: 0,
+      mismatches: 40,
+    });
+    expect(replicate(protocolWith(noise('shared'), 3), 0)).toMatchObject({
+      passed: false,
+      crossPassed: false,
+      changed: 0,
+      mismatches: 40,
+    });
   });
 });

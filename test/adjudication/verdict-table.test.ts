@@ -26,28 +26,52 @@ function cells(conds: string[], patterns: [number, (0 | 1)[]][]): Cells {
 
 function available(e: Estimand, protocol: Protocol, outcomes: Cells): AvailableEstimand {
   const n = Object.values(outcomes)[0]!.length;
-  const design = pairedDesign({ outcomes, tasks: { names: ['t'], index: new Array(n).fill(0) }, clusters: Array.from({ length: n }, (_, i) => `t\u001f${i}`) });
+  const design = pairedDesign({
+    outcomes,
+    tasks: { names: ['t'], index: new Array(n).fill(0) },
+    clusters: Array.from({ length: n }, (_, i) => `t\u001f${i}`),
+  });
   const spec = anatomy(e).spec;
   const intervals = requestsFor(e, protocol).map((r) => intervalOn(design, spec, r));
   const col = (c: string) => outcomes[c]!;
   let counts: AvailableEstimand['counts'], estimate: number;
   if (e.kind === 'D') {
-    const a = col(e.reference), x = col(e.intervention);
-    const b = a.filter((v, i) => v === 1 && x[i] === 0).length, c = a.filter((v, i) => v === 0 && x[i] === 1).length;
+    const a = col(e.reference),
+      x = col(e.intervention);
+    const b = a.filter((v, i) => v === 1 && x[i] === 0).length,
+      c = a.filter((v, i) => v === 0 && x[i] === 1).length;
     counts = { n, b, c };
     estimate = (b - c) / n;
   } else if (e.kind === 'rho') {
-    const a = col(e.reference), x = col(e.intervention);
-    const b = a.filter((v, i) => v === 1 && x[i] === 0).length, c = a.filter((v, i) => v === 0 && x[i] === 1).length;
+    const a = col(e.reference),
+      x = col(e.intervention);
+    const b = a.filter((v, i) => v === 1 && x[i] === 0).length,
+      c = a.filter((v, i) => v === 0 && x[i] === 1).length;
     counts = { n, b, c };
     estimate = (b + c) / n;
   } else if (e.kind === 'theta') {
-    const a = col(e.reference), t = col(e.T), s = col(e.S);
-    const bp = a.filter((v, i) => v !== t[i] && v === s[i]).length, cp = a.filter((v, i) => v === t[i] && v !== s[i]).length;
+    const a = col(e.reference),
+      t = col(e.T),
+      s = col(e.S);
+    const bp = a.filter((v, i) => v !== t[i] && v === s[i]).length,
+      cp = a.filter((v, i) => v === t[i] && v !== s[i]).length;
     counts = { n, bPrime: bp, cPrime: cp };
     estimate = (bp - cp) / n;
   } else throw new Error('unused kind');
-  return { id: e.id, kind: e.kind, readout: 'success', conditions: {}, cohort: {} as AvailableEstimand['cohort'], status: 'available', counts, estimate, intervals, tests: [], identification: null, perTask: null };
+  return {
+    id: e.id,
+    kind: e.kind,
+    readout: 'success',
+    conditions: {},
+    cohort: {} as AvailableEstimand['cohort'],
+    status: 'available',
+    counts,
+    estimate,
+    intervals,
+    tests: [],
+    identification: null,
+    perTask: null,
+  };
 }
 
 function context(criteria: Criterion[], estimands: Estimand[], outcomes: Cells): VerdictContext {
@@ -64,27 +88,67 @@ function context(criteria: Criterion[], estimands: Estimand[], outcomes: Cells):
 
 const D: Estimand = { id: 'D_N', kind: 'D', reference: 'A', intervention: 'N' };
 /** n = 200 with b success→failure and c failure→success flips. */
-const dCells = (b: number, c: number): Cells => cells(['A', 'N'], [[b, [1, 0]], [c, [0, 1]], [200 - b - c, [1, 1]]]);
+const dCells = (b: number, c: number): Cells =>
+  cells(
+    ['A', 'N'],
+    [
+      [b, [1, 0]],
+      [c, [0, 1]],
+      [200 - b - c, [1, 1]],
+    ],
+  );
 const POSITIONS = { above: dCells(80, 10), straddling: dCells(30, 10), below: dCells(10, 10) } as const;
 
 const RULES: { criterion: Criterion; expect: Record<keyof typeof POSITIONS, string>; claim: string }[] = [
   {
-    criterion: { id: 'X', estimand: 'D_N', role: 'primary', rule: 'lower-bound-above', margin: 0.1, method: 'exact-cp-difference', alphaPerComponent: 0.05 } as Criterion,
+    criterion: {
+      id: 'X',
+      estimand: 'D_N',
+      role: 'primary',
+      rule: 'lower-bound-above',
+      margin: 0.1,
+      method: 'exact-cp-difference',
+      alphaPerComponent: 0.05,
+    } as Criterion,
     expect: { above: 'holds', straddling: 'unresolved', below: 'not detected' },
     claim: 'D_N exceeds +10.00 pp',
   },
   {
-    criterion: { id: 'X', estimand: 'D_N', role: 'primary', rule: 'upper-bound-below', margin: 0.1, method: 'exact-cp-difference', alphaPerComponent: 0.05 } as Criterion,
+    criterion: {
+      id: 'X',
+      estimand: 'D_N',
+      role: 'primary',
+      rule: 'upper-bound-below',
+      margin: 0.1,
+      method: 'exact-cp-difference',
+      alphaPerComponent: 0.05,
+    } as Criterion,
     expect: { above: 'not detected', straddling: 'unresolved', below: 'holds' },
     claim: 'D_N lies below +10.00 pp',
   },
   {
-    criterion: { id: 'X', estimand: 'D_N', role: 'primary', rule: 'equivalence', margin: 0.1, level: 0.9, method: 'exact-cp-difference' } as Criterion,
+    criterion: {
+      id: 'X',
+      estimand: 'D_N',
+      role: 'primary',
+      rule: 'equivalence',
+      margin: 0.1,
+      level: 0.9,
+      method: 'exact-cp-difference',
+    } as Criterion,
     expect: { above: 'not detected', straddling: 'unresolved', below: 'holds' },
     claim: 'D_N lies within ±10.00 pp',
   },
   {
-    criterion: { id: 'X', estimand: 'D_N', role: 'primary', rule: 'p-below', test: 'mcnemar-exact', direction: 'greater', alpha: 0.05 } as Criterion,
+    criterion: {
+      id: 'X',
+      estimand: 'D_N',
+      role: 'primary',
+      rule: 'p-below',
+      test: 'mcnemar-exact',
+      direction: 'greater',
+      alpha: 0.05,
+    } as Criterion,
     expect: { above: 'holds', straddling: 'holds', below: 'unresolved' },
     claim: 'the intervention lowers success on D_N',
   },
@@ -98,17 +162,26 @@ describe('one meaning per rule: adjudicator, cross-check and report agree', () =
         const v = verdictFor(r.criterion, ctx);
         expect(v.verdict).toBe(r.expect[pos]);
         expect(v.registeredRuleMet).toBe(r.expect[pos] === 'holds');
-        if (v.verdict !== 'holds' && v.verdict !== 'not detected' && v.verdict !== 'unresolved') throw new Error('unrouted');
+        if (v.verdict !== 'holds' && v.verdict !== 'not detected' && v.verdict !== 'unresolved')
+          throw new Error('unrouted');
         const b = v.bound!;
         const e = ctx.estimands[0] as AvailableEstimand;
         const p = r.criterion.rule === 'p-below' ? mcnemarExact(e.counts.b!, e.counts.c!, 'greater') : null;
-        const x = expectedWord(r.criterion as unknown as Obj, { lower: b.lower, upper: b.upper, threshold: b.threshold, p, estimate: e.estimate, discordant: e.counts.b! + e.counts.c! });
+        const x = expectedWord(r.criterion as unknown as Obj, {
+          lower: b.lower,
+          upper: b.upper,
+          threshold: b.threshold,
+          p,
+          estimate: e.estimate,
+          discordant: e.counts.b! + e.counts.c!,
+        });
         expect(x).toBe(r.expect[pos]);
         const row = verdictRows({ verdicts: [v] } as never, ctx.protocol).rows[0]!;
         expect(row[3]).toContain(r.claim);
         expect(row[4]).toBe(r.expect[pos] === 'holds' ? 'yes' : 'no');
         expect(row[5]).toBe(r.expect[pos]);
-        if (r.criterion.rule !== 'p-below') expect(row[6]).toMatch(/^\[[-+]\d+\.\d\d, [-+]\d+\.\d\d\] pp vs margin (±10\.00 pp|\+10\.00 pp)/);
+        if (r.criterion.rule !== 'p-below')
+          expect(row[6]).toMatch(/^\[[-+]\d+\.\d\d, [-+]\d+\.\d\d\] pp vs margin (±10\.00 pp|\+10\.00 pp)/);
       });
     }
   }
@@ -119,7 +192,15 @@ const RHO_U: Estimand = { id: 'rho_U', kind: 'rho', reference: 'A', intervention
 
 describe('the conditional θ bound never says "not detected" without unconditional coverage', () => {
   it('a degenerate bound (b′ + c′ = 0) is unresolved, not "not detected", without a discordance floor', () => {
-    const c = { id: 'Q4', estimand: 'theta', role: 'primary', rule: 'lower-bound-above', margin: 0, method: 'conditional-exact', alphaPerComponent: 0.05 } as Criterion;
+    const c = {
+      id: 'Q4',
+      estimand: 'theta',
+      role: 'primary',
+      rule: 'lower-bound-above',
+      margin: 0,
+      method: 'conditional-exact',
+      alphaPerComponent: 0.05,
+    } as Criterion;
     const ctx = context([c], [THETA], cells(['A', 'T', 'S'], [[60, [1, 1, 1]]]));
     const v = verdictFor(c, ctx);
     expect(v.verdict).toBe('unresolved');
@@ -127,8 +208,27 @@ describe('the conditional θ bound never says "not detected" without uncondition
   });
 
   it("the issue's case: b′ = 3, c′ = 0 of 300 against the ρ_U floor (UB 1.22 pp) routes on the unconditional bound → unresolved", () => {
-    const c = { id: 'Q4', estimand: 'theta', role: 'primary', rule: 'lower-bound-above', margin: 0, aboveUpperBoundOf: ['rho_U'], method: 'conditional-exact', alphaPerComponent: 0.025 } as Criterion;
-    const ctx = context([c], [THETA, RHO_U], cells(['A', 'T', 'S', 'U'], [[3, [1, 0, 1, 1]], [297, [1, 1, 1, 1]]]));
+    const c = {
+      id: 'Q4',
+      estimand: 'theta',
+      role: 'primary',
+      rule: 'lower-bound-above',
+      margin: 0,
+      aboveUpperBoundOf: ['rho_U'],
+      method: 'conditional-exact',
+      alphaPerComponent: 0.025,
+    } as Criterion;
+    const ctx = context(
+      [c],
+      [THETA, RHO_U],
+      cells(
+        ['A', 'T', 'S', 'U'],
+        [
+          [3, [1, 0, 1, 1]],
+          [297, [1, 1, 1, 1]],
+        ],
+      ),
+    );
     const v = verdictFor(c, ctx);
     // old routing: conditional UB = 3/300 = 1.00 pp ≤ τ = 1.22 pp → "not detected" (error 0.149 at θ = 2 pp)
     expect(v.verdict).toBe('unresolved');
@@ -139,8 +239,26 @@ describe('the conditional θ bound never says "not detected" without uncondition
   });
 
   it('margin 0 without companions keeps the conditional bound: the exact sign test decides', () => {
-    const c = { id: 'Q4', estimand: 'theta', role: 'primary', rule: 'lower-bound-above', margin: 0, method: 'conditional-exact', alphaPerComponent: 0.05 } as Criterion;
-    const ctx = context([c], [THETA], cells(['A', 'T', 'S'], [[12, [1, 0, 1]], [88, [1, 1, 1]]]));
+    const c = {
+      id: 'Q4',
+      estimand: 'theta',
+      role: 'primary',
+      rule: 'lower-bound-above',
+      margin: 0,
+      method: 'conditional-exact',
+      alphaPerComponent: 0.05,
+    } as Criterion;
+    const ctx = context(
+      [c],
+      [THETA],
+      cells(
+        ['A', 'T', 'S'],
+        [
+          [12, [1, 0, 1]],
+          [88, [1, 1, 1]],
+        ],
+      ),
+    );
     const v = verdictFor(c, ctx);
     expect(v.verdict).toBe('holds');
     expect(v.verdict === 'holds' && v.bound.interval).toBe('conditional-exact/a0.05');
@@ -149,10 +267,28 @@ describe('the conditional θ bound never says "not detected" without uncondition
 
 describe('a word routed on a score interval stands only when the exact bound at the same level gives it', () => {
   const rho: Estimand = { id: 'rho_X', kind: 'rho', reference: 'A', intervention: 'N' };
-  const wilsonC = { id: 'W', estimand: 'rho_X', role: 'primary', rule: 'lower-bound-above', margin: 0.02, method: 'wilson', level: 0.95 } as Criterion;
+  const wilsonC = {
+    id: 'W',
+    estimand: 'rho_X',
+    role: 'primary',
+    rule: 'lower-bound-above',
+    margin: 0.02,
+    method: 'wilson',
+    level: 0.95,
+  } as Criterion;
 
   it('confirmed: Wilson and Clopper–Pearson (α 0.025) both clear the margin → holds, the reason names the exact bound', () => {
-    const ctx = context([wilsonC], [rho], cells(['A', 'N'], [[30, [1, 0]], [170, [1, 1]]]));
+    const ctx = context(
+      [wilsonC],
+      [rho],
+      cells(
+        ['A', 'N'],
+        [
+          [30, [1, 0]],
+          [170, [1, 1]],
+        ],
+      ),
+    );
     const w = verdictFor(wilsonC, ctx);
     expect(w.verdict).toBe('holds');
     expect(w.reason).toContain('confirmed by the exact bound clopper-pearson/a0.025');
@@ -160,7 +296,17 @@ describe('a word routed on a score interval stands only when the exact bound at 
 
   it('not confirmed: at 5/50 flips Wilson clears 2 pp but Clopper–Pearson does not → unresolved (old: holds)', () => {
     // 3 of 50 flips: the Wilson 95% lower bound lies above 2 pp, the exact Clopper–Pearson one (α 0.025) below
-    const ctx = context([wilsonC], [rho], cells(['A', 'N'], [[3, [1, 0]], [47, [1, 1]]]));
+    const ctx = context(
+      [wilsonC],
+      [rho],
+      cells(
+        ['A', 'N'],
+        [
+          [3, [1, 0]],
+          [47, [1, 1]],
+        ],
+      ),
+    );
     const e = ctx.estimands[0] as AvailableEstimand;
     const wil = e.intervals.find((i) => i.id === 'wilson/l0.95')!;
     const cp = e.intervals.find((i) => i.id === 'clopper-pearson/a0.025')!;
@@ -169,8 +315,27 @@ describe('a word routed on a score interval stands only when the exact bound at 
     const w = verdictFor(wilsonC, ctx);
     expect(w.verdict).toBe('unresolved');
     expect(w.reason).toContain('does not confirm it (unresolved)');
-    const x = expectedWord(wilsonC as unknown as Obj, { lower: wil.lower, upper: wil.upper, threshold: 0.02, p: null, estimate: e.estimate, discordant: 3 });
+    const x = expectedWord(wilsonC as unknown as Obj, {
+      lower: wil.lower,
+      upper: wil.upper,
+      threshold: 0.02,
+      p: null,
+      estimate: e.estimate,
+      discordant: 3,
+    });
     expect(x).toBe('holds');
-    expect(confirmedWord(x, expectedWord(wilsonC as unknown as Obj, { lower: cp.lower, upper: cp.upper, threshold: 0.02, p: null, estimate: e.estimate, discordant: 3 }))).toBe('unresolved');
+    expect(
+      confirmedWord(
+        x,
+        expectedWord(wilsonC as unknown as Obj, {
+          lower: cp.lower,
+          upper: cp.upper,
+          threshold: 0.02,
+          p: null,
+          estimate: e.estimate,
+          discordant: 3,
+        }),
+      ),
+    ).toBe('unresolved');
   });
 });

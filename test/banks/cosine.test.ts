@@ -51,12 +51,14 @@ describe('cosine', () => {
   it('cached unit vectors give bit-identical similarities, close to the textbook formula', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 40 }).chain((n) =>
-          fc.tuple(
-            fc.array(fc.double({ min: -100, max: 100, noNaN: true }), { minLength: n, maxLength: n }),
-            fc.array(fc.double({ min: -100, max: 100, noNaN: true }), { minLength: n, maxLength: n }),
+        fc
+          .integer({ min: 1, max: 40 })
+          .chain((n) =>
+            fc.tuple(
+              fc.array(fc.double({ min: -100, max: 100, noNaN: true }), { minLength: n, maxLength: n }),
+              fc.array(fc.double({ min: -100, max: 100, noNaN: true }), { minLength: n, maxLength: n }),
+            ),
           ),
-        ),
         ([x, y]) => {
           const a = t(x, 'float64');
           const b = t(y, 'float64');

@@ -13,7 +13,8 @@ import type { RetrievedItem } from '../../src/banks/record.js';
 
 type Op = { kind: 'write'; values: number[] } | { kind: 'query'; values: number[]; k: number; views: boolean };
 
-const feature = (dtype: FloatDtype, values: readonly number[]): FloatTensor => tensorFrom(dtype, values, [values.length]);
+const feature = (dtype: FloatDtype, values: readonly number[]): FloatTensor =>
+  tensorFrom(dtype, values, [values.length]);
 
 function runEpisode(bank: EpisodeBank, episode: string, dtype: FloatDtype, ops: readonly Op[]): unknown[] {
   bank.reset(episode);
@@ -33,7 +34,11 @@ function runEpisode(bank: EpisodeBank, episode: string, dtype: FloatDtype, ops: 
 
 function cloneLeaf(i: RetrievedItem): { dtype: string; shape: number[]; bits: number[] } {
   const f = i.leaves['feature']!;
-  return { dtype: f.dtype, shape: [...f.shape], bits: Array.from(new Uint8Array(f.data.buffer, f.data.byteOffset, f.data.byteLength)) };
+  return {
+    dtype: f.dtype,
+    shape: [...f.shape],
+    bits: Array.from(new Uint8Array(f.data.buffer, f.data.byteOffset, f.data.byteLength)),
+  };
 }
 
 const finite = fc.double({ min: -1e3, max: 1e3, noNaN: true });
@@ -42,18 +47,35 @@ describe('EpisodeBank entry and view reuse', () => {
   it('a bank that lived through earlier episodes answers exactly as a fresh bank (seeded property, dtype changes included)', () => {
     const op = (dim: number): fc.Arbitrary<Op> =>
       fc.oneof(
-        fc.record({ kind: fc.constant('write' as const), values: fc.array(finite, { minLength: dim, maxLength: dim }) }),
-        fc.record({ kind: fc.constant('query' as const), values: fc.array(finite, { minLength: dim, maxLength: dim }), k: fc.integer({ min: 1, max: 5 }), views: fc.boolean() }),
+        fc.record({
+          kind: fc.constant('write' as const),
+          values: fc.array(finite, { minLength: dim, maxLength: dim }),
+        }),
+        fc.record({
+          kind: fc.constant('query' as const),
+          values: fc.array(finite, { minLength: dim, maxLength: dim }),
+          k: fc.integer({ min: 1, max: 5 }),
+          views: fc.boolean(),
+        }),
       );
-    const episode = fc.record({ dtype: fc.constantFrom<FloatDtype>('float32', 'float32', 'float16', 'float64'), dim: fc.constantFrom(3, 4, 8) }).chain(({ dtype, dim }) => fc.record({ dtype: fc.constant(dtype), ops: fc.array(op(dim), { maxLength: 14 }) }));
+    const episode = fc
+      .record({
+        dtype: fc.constantFrom<FloatDtype>('float32', 'float32', 'float16', 'float64'),
+        dim: fc.constantFrom(3, 4, 8),
+      })
+      .chain(({ dtype, dim }) => fc.record({ dtype: fc.constant(dtype), ops: fc.array(op(dim), { maxLength: 14 }) }));
     fc.assert(
-      fc.property(fc.array(episode, { minLength: 1, maxLength: 6 }), fc.constantFrom('token-merge', 'fifo') as fc.Arbitrary<'token-merge' | 'fifo'>, (episodes, consolidation) => {
-        const lived = new EpisodeBank({ capacity: 5, k: 3, consolidation });
-        episodes.forEach((e, n) => {
-          const fresh = new EpisodeBank({ capacity: 5, k: 3, consolidation });
-          expect(runEpisode(lived, `e${n}`, e.dtype, e.ops)).toEqual(runEpisode(fresh, `e${n}`, e.dtype, e.ops));
-        });
-      }),
+      fc.property(
+        fc.array(episode, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom('token-merge', 'fifo') as fc.Arbitrary<'token-merge' | 'fifo'>,
+        (episodes, consolidation) => {
+          const lived = new EpisodeBank({ capacity: 5, k: 3, consolidation });
+          episodes.forEach((e, n) => {
+            const fresh = new EpisodeBank({ capacity: 5, k: 3, consolidation });
+            expect(runEpisode(lived, `e${n}`, e.dtype, e.ops)).toEqual(runEpisode(fresh, `e${n}`, e.dtype, e.ops));
+          });
+        },
+      ),
       { seed: 20261203, numRuns: 400 },
     );
   });
@@ -71,7 +93,10 @@ describe('EpisodeBank entry and view reuse', () => {
       for (let t = 0; t < 6; t++) bank.write(t, feature('float32', [t + e, -t, 7]));
     }
     expect(kept.map((i) => Array.from(i.leaves['feature']!.data))).toEqual(before);
-    expect(keptEntries.map((x) => Array.from(x.feature.data))).toEqual([[1, 2, 3], [3, 2, 1]]);
+    expect(keptEntries.map((x) => Array.from(x.feature.data))).toEqual([
+      [1, 2, 3],
+      [3, 2, 1],
+    ]);
   });
 
   it('a leafViews read refills the same item objects; a read through another hook gets fresh copies', () => {

@@ -13,7 +13,8 @@ function started(config: ConstructorParameters<typeof EpisodeBank>[0] = {}): Epi
   b.reset('ep1');
   return b;
 }
-const view = (b: EpisodeBank): [number, number[]][] => b.entries().map((e) => [e.timestep, Array.from(toFloat64(e.feature))]);
+const view = (b: EpisodeBank): [number, number[]][] =>
+  b.entries().map((e) => [e.timestep, Array.from(toFloat64(e.feature))]);
 
 describe('EpisodeBank: consolidation', () => {
   it('token-merge merges the most similar adjacent pair, keeps the earlier timestep; ties → earliest pair', () => {
@@ -54,7 +55,9 @@ describe('EpisodeBank: consolidation', () => {
     expect(Array.from(toFloat64(bf))).toEqual([1, 2]); // both halfway → even
     const big = averageFeatures(t([Number.MAX_VALUE], 'float64'), t([Number.MAX_VALUE], 'float64'));
     expect(toFloat64(big)[0]).toBe(Number.MAX_VALUE);
-    expect(averageFeatures(tensorFrom('float32', [1, 2], [1, 2]), tensorFrom('float32', [3, 4], [1, 2])).shape).toEqual([1, 2]);
+    expect(averageFeatures(tensorFrom('float32', [1, 2], [1, 2]), tensorFrom('float32', [3, 4], [1, 2])).shape).toEqual(
+      [1, 2],
+    );
   });
 
   it('mostSimilarAdjacentPair keeps the earliest of equal pairs', () => {
@@ -65,19 +68,23 @@ describe('EpisodeBank: consolidation', () => {
 
   it('consolidation is deterministic over random streams and never exceeds capacity (500 seeded cases)', () => {
     fc.assert(
-      fc.property(fc.array(fc.array(fc.integer({ min: -4, max: 4 }), { minLength: 3, maxLength: 3 }), { maxLength: 40 }), fc.constantFrom<'token-merge' | 'fifo'>('token-merge', 'fifo'), (feats, mode) => {
-        const run = (): Uint8Array => {
-          const b = started({ capacity: 5, consolidation: mode });
-          feats.forEach((f, i) => {
-            b.write(i, tensorFrom('float16', f));
-            expect(b.size).toBeLessThanOrEqual(5);
-          });
-          const ts = b.entries().map((e) => e.timestep);
-          expect([...ts].sort((x, y) => x - y)).toEqual(ts);
-          return b.snapshot();
-        };
-        expect(Buffer.from(run()).equals(Buffer.from(run()))).toBe(true);
-      }),
+      fc.property(
+        fc.array(fc.array(fc.integer({ min: -4, max: 4 }), { minLength: 3, maxLength: 3 }), { maxLength: 40 }),
+        fc.constantFrom<'token-merge' | 'fifo'>('token-merge', 'fifo'),
+        (feats, mode) => {
+          const run = (): Uint8Array => {
+            const b = started({ capacity: 5, consolidation: mode });
+            feats.forEach((f, i) => {
+              b.write(i, tensorFrom('float16', f));
+              expect(b.size).toBeLessThanOrEqual(5);
+            });
+            const ts = b.entries().map((e) => e.timestep);
+            expect([...ts].sort((x, y) => x - y)).toEqual(ts);
+            return b.snapshot();
+          };
+          expect(Buffer.from(run()).equals(Buffer.from(run()))).toBe(true);
+        },
+      ),
       { seed: 99, numRuns: 500 },
     );
   });
@@ -103,7 +110,14 @@ describe('EpisodeBank: reads', () => {
     ]);
     expect(r.items[0]?.identity).toEqual({ slot: 1, scope: 'ep1', sourceEpisode: 'ep1', timestep: 1, version: 0 });
     expect(Object.keys(r.items[0]?.leaves ?? {})).toEqual(['feature']);
-    expect(r.ctx).toEqual({ bank: 'cognitive', scope: 'ep1', episode: 'ep1', queryIndex: 1, decisionStep: true, candidateCount: 4 });
+    expect(r.ctx).toEqual({
+      bank: 'cognitive',
+      scope: 'ep1',
+      episode: 'ep1',
+      queryIndex: 1,
+      decisionStep: true,
+      candidateCount: 4,
+    });
     expect(calls).toHaveLength(1);
     (r.items[0]?.leaves['feature']?.data as Float32Array)[0] = 42;
     expect(b.entries()[1]?.feature.data[0]).toBe(1); // leaves are copies
@@ -148,7 +162,9 @@ describe('EpisodeBank: snapshots', () => {
       r.entries().forEach((e, i) => expect(tensorsBitEqual(e.feature, b.entries()[i]?.feature as never)).toBe(true));
     }
     const empty = new EpisodeBank({ bank: 'cognitive', consolidation: 'fifo' });
-    expect(Buffer.from(EpisodeBank.restore(empty.snapshot()).snapshot()).equals(Buffer.from(empty.snapshot()))).toBe(true);
+    expect(Buffer.from(EpisodeBank.restore(empty.snapshot()).snapshot()).equals(Buffer.from(empty.snapshot()))).toBe(
+      true,
+    );
     expect(EpisodeBank.restore(empty.snapshot(), { k: 7 }).config.k).toBe(7);
   });
 });
@@ -158,44 +174,65 @@ describe('EpisodeBank: top-k selection equals the full sort', () => {
   const vec = fc.array(fc.constantFrom(-1, 0, 0.5, 1, 2), { minLength: 3, maxLength: 3 });
   it('topK returns the first k of the sorted ranking for any entries, ties and k', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(vec, fc.nat(4)), { maxLength: 40 }), vec, fc.integer({ min: 1, max: 45 }), fc.boolean(), (rows, query, k, ordered) => {
-        let ts = 0;
-        // ordered: non-decreasing timesteps as the bank keeps them; otherwise arbitrary (restore-proof generality).
-        const entries = rows.map(([v, dt]) => ({ timestep: ordered ? (ts += dt) : dt, unit: unitOfValues(v) }));
-        const q = unitOfValues(query);
-        expect(topK(entries, q, k)).toEqual(sortedTopK(entries, q, k));
-        // the packed form (what query scans) ranks the same entries the same way
-        const units = new Float64Array(entries.length * 3);
-        entries.forEach((e, i) => units.set(e.unit, i * 3));
-        expect(topKPacked(units, Float64Array.from(entries, (e) => e.timestep), entries.length, q, k)).toEqual(sortedTopK(entries, q, k));
-      }),
+      fc.property(
+        fc.array(fc.tuple(vec, fc.nat(4)), { maxLength: 40 }),
+        vec,
+        fc.integer({ min: 1, max: 45 }),
+        fc.boolean(),
+        (rows, query, k, ordered) => {
+          let ts = 0;
+          // ordered: non-decreasing timesteps as the bank keeps them; otherwise arbitrary (restore-proof generality).
+          const entries = rows.map(([v, dt]) => ({ timestep: ordered ? (ts += dt) : dt, unit: unitOfValues(v) }));
+          const q = unitOfValues(query);
+          expect(topK(entries, q, k)).toEqual(sortedTopK(entries, q, k));
+          // the packed form (what query scans) ranks the same entries the same way
+          const units = new Float64Array(entries.length * 3);
+          entries.forEach((e, i) => units.set(e.unit, i * 3));
+          expect(
+            topKPacked(
+              units,
+              Float64Array.from(entries, (e) => e.timestep),
+              entries.length,
+              q,
+              k,
+            ),
+          ).toEqual(sortedTopK(entries, q, k));
+        },
+      ),
       { numRuns: 500, seed: 5 },
     );
   });
 
   it('query ranks like the full sort through writes past capacity (token-merge and fifo), resets and restore', () => {
     fc.assert(
-      fc.property(fc.array(vec, { minLength: 1, maxLength: 30 }), vec, fc.constantFrom('token-merge' as const, 'fifo' as const), (rows, query, consolidation) => {
-        const b = started({ capacity: 7, k: 5, consolidation });
-        const check = (bank: EpisodeBank): void => {
-          const ranked: number[] = [];
-          bank.setReadHook((items) => {
-            for (const it of items) ranked.push(it.identity.slot);
-            return items;
+      fc.property(
+        fc.array(vec, { minLength: 1, maxLength: 30 }),
+        vec,
+        fc.constantFrom('token-merge' as const, 'fifo' as const),
+        (rows, query, consolidation) => {
+          const b = started({ capacity: 7, k: 5, consolidation });
+          const check = (bank: EpisodeBank): void => {
+            const ranked: number[] = [];
+            bank.setReadHook((items) => {
+              for (const it of items) ranked.push(it.identity.slot);
+              return items;
+            });
+            bank.query(t(query));
+            const entries = bank
+              .entries()
+              .map((e) => ({ timestep: e.timestep, unit: unitOfValues(toFloat64(e.feature)) }));
+            expect(ranked).toEqual(sortedTopK(entries, unitOfValues(Array.from(Float32Array.from(query))), 5));
+          };
+          rows.forEach((v, i) => {
+            b.write(i, t(v));
+            check(b);
           });
-          bank.query(t(query));
-          const entries = bank.entries().map((e) => ({ timestep: e.timestep, unit: unitOfValues(toFloat64(e.feature)) }));
-          expect(ranked).toEqual(sortedTopK(entries, unitOfValues(Array.from(Float32Array.from(query))), 5));
-        };
-        rows.forEach((v, i) => {
-          b.write(i, t(v));
+          check(EpisodeBank.restore(b.snapshot()));
+          b.reset('again');
+          b.write(0, t(rows[0] as number[]));
           check(b);
-        });
-        check(EpisodeBank.restore(b.snapshot()));
-        b.reset('again');
-        b.write(0, t(rows[0] as number[]));
-        check(b);
-      }),
+        },
+      ),
       { numRuns: 200, seed: 6 },
     );
   });
@@ -232,7 +269,15 @@ describe('EpisodeBank: top-k selection equals the full sort', () => {
       seen.push([...items]);
       return items;
     });
-    const vals = [[1, 0, 0], [0, 1, 0], [1, 1, 0], [1, 0, 0], [0, 0, 1], [2, 0, 0], [1, 1, 0]];
+    const vals = [
+      [1, 0, 0],
+      [0, 1, 0],
+      [1, 1, 0],
+      [1, 0, 0],
+      [0, 0, 1],
+      [2, 0, 0],
+      [1, 1, 0],
+    ];
     vals.forEach((v, i) => b.write(i, t(v)));
     b.query(t([1, 0.1, 0]));
     const entries = b.entries().map((e) => ({ timestep: e.timestep, unit: unitOfValues(toFloat64(e.feature)) }));

@@ -13,7 +13,12 @@ export function basis(dim: number, i: number, rest = 0): number[] {
   return Array.from({ length: dim }, (_, j) => (j === i ? 1 : rest));
 }
 
-export function keys(cog: readonly number[], per: readonly number[], sig: readonly number[], dtype: FloatDtype = 'float32'): RecordKeys {
+export function keys(
+  cog: readonly number[],
+  per: readonly number[],
+  sig: readonly number[],
+  dtype: FloatDtype = 'float32',
+): RecordKeys {
   return { cognitiveKey: t(cog, dtype), perceptualKey: t(per, dtype), stateSignature: t(sig, dtype) };
 }
 

@@ -17,7 +17,11 @@ function rec(slot: number, timestep: number, k: RecordKeys): SelectableRecord {
 const slots = (s: Selection): number[] => s.picks.map((p) => p.slot);
 
 describe('selector (golden)', () => {
-  const bankRecords = [rec(0, 0, keys(e(0), e(0), e(0))), rec(1, 1, keys(e(1), e(1), e(1))), rec(2, 2, keys(e(0), e(1), e(2)))];
+  const bankRecords = [
+    rec(0, 0, keys(e(0), e(0), e(0))),
+    rec(1, 1, keys(e(1), e(1), e(1))),
+    rec(2, 2, keys(e(0), e(1), e(2))),
+  ];
 
   it('ranks by w_cog·cos + w_per·cos', () => {
     const s = selectRecords(keys(e(0), e(0), e(0)), bankRecords);
@@ -36,7 +40,13 @@ describe('selector (golden)', () => {
 
   it('rejects the whole query when the best state-signature similarity is below the gate', () => {
     const s = selectRecords(keys(e(0), e(0), e(3)), bankRecords);
-    expect(s).toEqual({ accepted: false, reason: 'below-gate', bestSignatureSimilarity: 0, candidateCount: 3, picks: [] });
+    expect(s).toEqual({
+      accepted: false,
+      reason: 'below-gate',
+      bestSignatureSimilarity: 0,
+      candidateCount: 3,
+      picks: [],
+    });
   });
 
   it('accepts at exactly the gate and rejects just above it', () => {
@@ -50,12 +60,24 @@ describe('selector (golden)', () => {
   });
 
   it('reports an empty candidate set', () => {
-    expect(selectRecords(keys(e(0), e(0), e(0)), [])).toEqual({ accepted: false, reason: 'no-candidates', bestSignatureSimilarity: null, candidateCount: 0, picks: [] });
+    expect(selectRecords(keys(e(0), e(0), e(0)), [])).toEqual({
+      accepted: false,
+      reason: 'no-candidates',
+      bestSignatureSimilarity: null,
+      candidateCount: 0,
+      picks: [],
+    });
   });
 
   it('returns at most k, and breaks ties by (timestep asc, slot asc)', () => {
     const same = keys(e(0), e(0), e(0));
-    const tied = [rec(0, 5, same), rec(3, 3, same), rec(1, 3, same), rec(2, 3, same), rec(4, 9, keys(e(1), e(1), e(0)))];
+    const tied = [
+      rec(0, 5, same),
+      rec(3, 3, same),
+      rec(1, 3, same),
+      rec(2, 3, same),
+      rec(4, 9, keys(e(1), e(1), e(0))),
+    ];
     expect(slots(selectRecords(same, tied))).toEqual([1, 2, 3, 0]);
     expect(slots(selectRecords(same, tied, { k: 2 }))).toEqual([1, 2]);
     expect(slots(selectRecords(same, tied, { k: 10 }))).toEqual([1, 2, 3, 0, 4]);
@@ -66,7 +88,11 @@ describe('selector (golden)', () => {
     const trap = (slot: number, timestep: number, k: RecordKeys): BankRecord => {
       const r = { slot, timestep, scope: 's', sourceEpisode: 'x', keys: k } as Record<string, unknown>;
       for (const f of ['payload', 'version']) {
-        Object.defineProperty(r, f, { get: () => { throw new Error(`selector read ${f}`); } });
+        Object.defineProperty(r, f, {
+          get: () => {
+            throw new Error(`selector read ${f}`);
+          },
+        });
       }
       return r as unknown as BankRecord;
     };
@@ -89,10 +115,13 @@ const scenario = fc.integer({ min: 1, max: 6 }).chain((dim) => {
   const keyArb = fc.record({ c: vec, p: vec, s: vec, dtype: fc.constantFrom(...DTYPES) });
   return fc.record({
     query: keyArb,
-    records: fc.uniqueArray(fc.record({ slot: fc.integer({ min: 0, max: 15 }), timestep: fc.integer({ min: 0, max: 5 }), key: keyArb }), {
-      maxLength: 16,
-      selector: (r) => r.slot,
-    }),
+    records: fc.uniqueArray(
+      fc.record({ slot: fc.integer({ min: 0, max: 15 }), timestep: fc.integer({ min: 0, max: 5 }), key: keyArb }),
+      {
+        maxLength: 16,
+        selector: (r) => r.slot,
+      },
+    ),
     versions: fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 16, maxLength: 16 }),
     tags: fc.array(fc.double({ noNaN: false }), { minLength: 16, maxLength: 16 }),
     k: fc.integer({ min: 1, max: 6 }),
@@ -104,7 +133,8 @@ describe('selector (property)', () => {
   it('selection ignores payload, version and candidate order (3000 seeded cases)', () => {
     fc.assert(
       fc.property(scenario, (sc) => {
-        const toKeys = (k: { c: number[]; p: number[]; s: number[]; dtype: FloatDtype }): RecordKeys => keys(k.c, k.p, k.s, k.dtype);
+        const toKeys = (k: { c: number[]; p: number[]; s: number[]; dtype: FloatDtype }): RecordKeys =>
+          keys(k.c, k.p, k.s, k.dtype);
         const base: BankRecord[] = sc.records.map((r) => ({
           slot: r.slot,
           scope: 's',
@@ -125,7 +155,10 @@ describe('selector (property)', () => {
         const b = selectRecords(q, changed, cfg);
         const c = selectRecords(q, [...changed].reverse(), cfg);
         expect(b).toEqual(a);
-        expect({ ...c, picks: c.picks.map((p) => ({ ...p, index: 0 })) }).toEqual({ ...a, picks: a.picks.map((p) => ({ ...p, index: 0 })) });
+        expect({ ...c, picks: c.picks.map((p) => ({ ...p, index: 0 })) }).toEqual({
+          ...a,
+          picks: a.picks.map((p) => ({ ...p, index: 0 })),
+        });
       }),
       { seed: 20260915, numRuns: 3000 },
     );
@@ -134,21 +167,34 @@ describe('selector (property)', () => {
   it('through the bank: installing other payloads never changes what a query selects (1000 seeded cases)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.integer({ min: 0, max: 7 }), fc.integer({ min: 0, max: 7 })), { minLength: 1, maxLength: 20 }),
-        fc.array(fc.tuple(fc.integer({ min: 0, max: 7 }), fc.integer({ min: 0, max: 7 })), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 7 }), fc.integer({ min: 0, max: 7 })), {
+          minLength: 1,
+          maxLength: 20,
+        }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 7 }), fc.integer({ min: 0, max: 7 })), {
+          minLength: 1,
+          maxLength: 6,
+        }),
         fc.integer(),
         (writes, queries, tag) => {
           const make = (): StructuredBank => {
             const bank = new StructuredBank({ capacity: 6, mergeThreshold: 0.99 });
             for (const [a, b] of writes) {
               bank.query('s', keys(basis(8, a, 0.1), basis(8, b, 0.2), basis(8, a, 0.3)), { episode: 'e' });
-              bank.write('s', { keys: keys(basis(8, a, 0.1), basis(8, b, 0.2), basis(8, (a + b) % 8, 0.3)), payload: payload(a * 8 + b), sourceEpisode: 'e' });
+              bank.write('s', {
+                keys: keys(basis(8, a, 0.1), basis(8, b, 0.2), basis(8, (a + b) % 8, 0.3)),
+                payload: payload(a * 8 + b),
+                sourceEpisode: 'e',
+              });
             }
             return bank;
           };
           const ref = make();
           const alt = make();
-          alt.replaceRecords('s', alt.records('s').map((r) => ({ ...r, payload: payload(tag, 'float16') })));
+          alt.replaceRecords(
+            's',
+            alt.records('s').map((r) => ({ ...r, payload: payload(tag, 'float16') })),
+          );
           for (const [a, b] of queries) {
             const q = keys(basis(8, b, 0.1), basis(8, a, 0.2), basis(8, a, 0.3));
             const x = ref.query('s', q, { episode: 'e2' });

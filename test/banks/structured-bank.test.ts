@@ -25,7 +25,14 @@ describe('StructuredBank: clock and inserts', () => {
     const bank = new StructuredBank();
     expect(bank.clock('a')).toBe(0);
     const r1 = bank.query('a', k(0), { episode: 'e' });
-    expect(r1.ctx).toEqual({ bank: 'pcmb', scope: 'a', episode: 'e', queryIndex: 1, decisionStep: true, candidateCount: 0 });
+    expect(r1.ctx).toEqual({
+      bank: 'pcmb',
+      scope: 'a',
+      episode: 'e',
+      queryIndex: 1,
+      decisionStep: true,
+      candidateCount: 0,
+    });
     expect(r1.selection.reason).toBe('no-candidates');
     bank.query('a', k(0), { episode: 'e', decisionStep: false });
     expect(bank.clock('a')).toBe(2);
@@ -63,9 +70,13 @@ describe('StructuredBank: clock and inserts', () => {
 
   it('refuses non-finite keys, malformed payloads and key size changes within a scope', () => {
     const bank = new StructuredBank();
-    expect(bankError(() => bank.write('s', candidate(keys([NaN, 0], [1, 0], [1, 0]), 0))).field).toBe('keys.cognitiveKey');
+    expect(bankError(() => bank.write('s', candidate(keys([NaN, 0], [1, 0], [1, 0]), 0))).field).toBe(
+      'keys.cognitiveKey',
+    );
     const bad = { ...payload(0), outcomeEmbedding: { dtype: 'float32', shape: [3], data: new Float32Array(2) } };
-    expect(bankError(() => bank.write('s', { keys: k(0), payload: bad as never, sourceEpisode: 'e' })).field).toBe('payload.outcomeEmbedding');
+    expect(bankError(() => bank.write('s', { keys: k(0), payload: bad as never, sourceEpisode: 'e' })).field).toBe(
+      'payload.outcomeEmbedding',
+    );
     bank.write('s', candidate(k(0), 0));
     expect(bankError(() => bank.write('s', candidate(keys([1], [1], [1]), 0))).code).toBe('E_BANK_INVALID');
     expect(bankError(() => bank.query('s', keys([1], [1], [1]), { episode: 'e' })).field).toBe('query.cognitiveKey');
@@ -76,11 +87,19 @@ describe('StructuredBank: clock and inserts', () => {
 describe('StructuredBank: merge', () => {
   it('keeps the slot, sets timestep to the clock, bumps the version, overwrites exactly the documented fields', () => {
     const bank = new StructuredBank({ mergeThreshold: 0.9 });
-    const original = { keys: keys(basis(D, 1), basis(D, 2), basis(D, 3, 0.1)), payload: payload(1), sourceEpisode: 'ep1' };
+    const original = {
+      keys: keys(basis(D, 1), basis(D, 2), basis(D, 3, 0.1)),
+      payload: payload(1),
+      sourceEpisode: 'ep1',
+    };
     bank.write('s', candidate(k(0), 0));
     bank.write('s', original);
     for (let i = 0; i < 5; i++) bank.query('s', k(3), { episode: 'ep2' });
-    const incoming = { keys: keys(basis(D, 5), basis(D, 6), basis(D, 3, 0.11)), payload: payload(2, 'float16'), sourceEpisode: 'ep2' };
+    const incoming = {
+      keys: keys(basis(D, 5), basis(D, 6), basis(D, 3, 0.11)),
+      payload: payload(2, 'float16'),
+      sourceEpisode: 'ep2',
+    };
     const events: WriteEvent[] = [];
     bank.onWrite((e) => events.push(e));
     expect(bank.write('s', incoming)).toEqual({ kind: 'merge', scope: 's', slot: 1, queryIndex: 5 });
@@ -90,7 +109,9 @@ describe('StructuredBank: merge', () => {
     expect(MERGE_OVERWRITTEN_FIELDS).toEqual(['cognitiveValue', 'perceptualValue']);
     expect(MERGE_OVERWRITTEN_KEYS).toEqual(['stateSignature']);
     for (const f of PAYLOAD_FIELDS) {
-      const from = (MERGE_OVERWRITTEN_FIELDS as readonly string[]).includes(f) ? incoming.payload[f] : original.payload[f];
+      const from = (MERGE_OVERWRITTEN_FIELDS as readonly string[]).includes(f)
+        ? incoming.payload[f]
+        : original.payload[f];
       expect(tensorsBitEqual(merged.payload[f], from), f).toBe(true);
     }
     expect(tensorsBitEqual(merged.keys.stateSignature, incoming.keys.stateSignature)).toBe(true);
@@ -119,14 +140,19 @@ describe('StructuredBank: merge', () => {
     expect(probeBank().write('s', candidate(keys(basis(D, 3), basis(D, 3), sig(1, -0.9)), 9)).slot).toBe(1);
     // refresh slot 0 at clock 2 with a signature of the same direction: now slot 1 is older and wins the tie
     bank.query('s', k(0), { episode: 'e' });
-    expect(bank.write('s', candidate(keys(basis(D, 3), basis(D, 3), sig(2, 2)), 3))).toMatchObject({ kind: 'merge', slot: 0 });
+    expect(bank.write('s', candidate(keys(basis(D, 3), basis(D, 3), sig(2, 2)), 3))).toMatchObject({
+      kind: 'merge',
+      slot: 0,
+    });
     expect(bank.write('s', candidate(tieProbe(), 4))).toMatchObject({ kind: 'merge', slot: 1 });
   });
 
   it('does not merge below the threshold', () => {
     const bank = new StructuredBank({ mergeThreshold: 0.95 });
     bank.write('s', candidate(k(0), 0));
-    expect(bank.write('s', candidate(keys(basis(D, 0), basis(D, 0), [1, 0.5, 0, 0, 0, 0, 0, 0]), 1)).kind).toBe('insert');
+    expect(bank.write('s', candidate(keys(basis(D, 0), basis(D, 0), [1, 0.5, 0, 0, 0, 0, 0, 0]), 1)).kind).toBe(
+      'insert',
+    );
   });
 });
 
@@ -161,7 +187,8 @@ describe('StructuredBank: eviction', () => {
 describe('StructuredBank: reads', () => {
   it('passes copies through the read hook and returns what the hook returns', () => {
     const bank = new StructuredBank({ mergeThreshold: 2 });
-    for (let i = 0; i < 6; i++) bank.write('s', candidate(keys(basis(D, i, 0.2), basis(D, i, 0.2), basis(D, 0, 0.5)), i));
+    for (let i = 0; i < 6; i++)
+      bank.write('s', candidate(keys(basis(D, i, 0.2), basis(D, i, 0.2), basis(D, 0, 0.5)), i));
     const seen: unknown[] = [];
     const hook: ReadHook = (items, ctx) => {
       seen.push(ctx);
@@ -236,34 +263,50 @@ describe('StructuredBank: replaceRecords', () => {
     const next = before.map((r) => ({ ...r, payload: payload(100 + r.slot, 'bfloat16') }));
     bank.replaceRecords('s', [...next].reverse());
     const after = bank.records('s');
-    expect(after.map((r) => [r.slot, r.scope, r.sourceEpisode, r.timestep, r.version])).toEqual(before.map((r) => [r.slot, r.scope, r.sourceEpisode, r.timestep, r.version]));
+    expect(after.map((r) => [r.slot, r.scope, r.sourceEpisode, r.timestep, r.version])).toEqual(
+      before.map((r) => [r.slot, r.scope, r.sourceEpisode, r.timestep, r.version]),
+    );
     after.forEach((r, i) => {
       expect(tensorsBitEqual(r.payload.failureSignature, payload(100 + i, 'bfloat16').failureSignature)).toBe(true);
-      for (const key of ['cognitiveKey', 'perceptualKey', 'stateSignature'] as const) expect(tensorsBitEqual(r.keys[key], before[i]?.keys[key] as never)).toBe(true);
+      for (const key of ['cognitiveKey', 'perceptualKey', 'stateSignature'] as const)
+        expect(tensorsBitEqual(r.keys[key], before[i]?.keys[key] as never)).toBe(true);
     });
   });
 
   it('refuses changed identities, non-identical keys, missing, extra or duplicate slots — naming slot and field', () => {
     const bank = filled();
     const recs = bank.records('s');
-    const with1 = (patch: Partial<BankRecord>): BankRecord[] => recs.map((r) => (r.slot === 1 ? { ...r, ...patch } : r));
-    expect(bankError(() => bank.replaceRecords('s', with1({ timestep: 9 })))).toMatchObject({ code: 'E_BANK_INVALID', field: 'records[slot=1].timestep' });
+    const with1 = (patch: Partial<BankRecord>): BankRecord[] =>
+      recs.map((r) => (r.slot === 1 ? { ...r, ...patch } : r));
+    expect(bankError(() => bank.replaceRecords('s', with1({ timestep: 9 })))).toMatchObject({
+      code: 'E_BANK_INVALID',
+      field: 'records[slot=1].timestep',
+    });
     expect(bankError(() => bank.replaceRecords('s', with1({ version: 0 }))).field).toBe('records[slot=1].version');
     expect(bankError(() => bank.replaceRecords('s', with1({ scope: 'x' }))).field).toBe('records[slot=1].scope');
-    expect(bankError(() => bank.replaceRecords('s', with1({ sourceEpisode: 'x' }))).message).toMatch(/slot 1: sourceEpisode differs/);
+    expect(bankError(() => bank.replaceRecords('s', with1({ sourceEpisode: 'x' }))).message).toMatch(
+      /slot 1: sourceEpisode differs/,
+    );
     const r1 = recs[1] as BankRecord;
     // same values, other dtype → not byte-identical
     const f64 = tensorFrom('float64', Array.from(r1.keys.perceptualKey.data as Float32Array));
-    expect(bankError(() => bank.replaceRecords('s', with1({ keys: { ...r1.keys, perceptualKey: f64 } }))).field).toBe('records[slot=1].keys.perceptualKey');
+    expect(bankError(() => bank.replaceRecords('s', with1({ keys: { ...r1.keys, perceptualKey: f64 } }))).field).toBe(
+      'records[slot=1].keys.perceptualKey',
+    );
     // -0 instead of 0 is a different byte pattern
     const r0 = recs[0] as BankRecord;
     const neg = t(Array.from(r0.keys.stateSignature.data as Float32Array, (v) => (v === 0 ? -0 : v)));
     const negRecs = recs.map((r) => (r.slot === 0 ? { ...r, keys: { ...r.keys, stateSignature: neg } } : r));
     expect(bankError(() => bank.replaceRecords('s', negRecs)).field).toBe('records[slot=0].keys.stateSignature');
     expect(bankError(() => bank.replaceRecords('s', recs.slice(1))).field).toBe('records');
-    expect(bankError(() => bank.replaceRecords('s', [recs[0] as BankRecord, { ...r1, slot: 5 }])).field).toBe('records[slot=5].slot');
+    expect(bankError(() => bank.replaceRecords('s', [recs[0] as BankRecord, { ...r1, slot: 5 }])).field).toBe(
+      'records[slot=5].slot',
+    );
     expect(bankError(() => bank.replaceRecords('s', [r1, r1])).field).toBe('records[slot=1].slot');
-    expect(bankError(() => bank.replaceRecords('s', with1({ payload: { ...r1.payload, actionChunk: undefined } as never }))).field).toBe('records[slot=1].payload.actionChunk');
+    expect(
+      bankError(() => bank.replaceRecords('s', with1({ payload: { ...r1.payload, actionChunk: undefined } as never })))
+        .field,
+    ).toBe('records[slot=1].payload.actionChunk');
     expect(bankError(() => bank.replaceRecords('other', recs)).field).toBe('records');
     // nothing changed by any refusal
     expect(bank.snapshot()).toEqual(filled().snapshot());
@@ -276,8 +319,14 @@ describe('StructuredBank: determinism', () => {
       const bank = new StructuredBank({ capacity: 4 });
       for (let i = 0; i < 30; i++) {
         const scope = `s${i % 3}`;
-        bank.query(scope, keys(basis(D, i % D, 0.3), basis(D, (i * 3) % D), basis(D, (i * 5) % D, 0.2)), { episode: `e${i}` });
-        bank.write(scope, { keys: keys(basis(D, i % D), basis(D, (i * 7) % D), basis(D, (i * 5) % D, 0.25)), payload: payload(i, 'float16'), sourceEpisode: `e${i}` });
+        bank.query(scope, keys(basis(D, i % D, 0.3), basis(D, (i * 3) % D), basis(D, (i * 5) % D, 0.2)), {
+          episode: `e${i}`,
+        });
+        bank.write(scope, {
+          keys: keys(basis(D, i % D), basis(D, (i * 7) % D), basis(D, (i * 5) % D, 0.25)),
+          payload: payload(i, 'float16'),
+          sourceEpisode: `e${i}`,
+        });
       }
       return bank.snapshot();
     };
@@ -288,7 +337,9 @@ describe('StructuredBank: determinism', () => {
     expect(bankError(() => new StructuredBank({ capacity: 0 })).field).toBe('capacity');
     expect(bankError(() => new StructuredBank({ k: 1.5 })).field).toBe('k');
     expect(bankError(() => new StructuredBank({ gate: NaN })).field).toBe('gate');
-    expect(bankError(() => new StructuredBank({ weights: { cognitive: Infinity, perceptual: 0 } })).field).toBe('weights.cognitive');
+    expect(bankError(() => new StructuredBank({ weights: { cognitive: Infinity, perceptual: 0 } })).field).toBe(
+      'weights.cognitive',
+    );
   });
 });
 

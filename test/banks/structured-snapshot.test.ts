@@ -11,8 +11,10 @@ import { basis, candidate, keys } from './helpers.js';
 
 /** A tensor from raw storage bits: NaNs with payload bits, -0, subnormals and infinities all occur. */
 function fromBits(dtype: FloatDtype, words: readonly number[], shape: readonly number[]): FloatTensor {
-  if (dtype === 'float16' || dtype === 'bfloat16') return { dtype, shape, data: Uint16Array.from(words, (w) => w & 0xffff) };
-  if (dtype === 'float32') return { dtype, shape, data: new Float32Array(Uint32Array.from(words, (w) => w >>> 0).buffer) };
+  if (dtype === 'float16' || dtype === 'bfloat16')
+    return { dtype, shape, data: Uint16Array.from(words, (w) => w & 0xffff) };
+  if (dtype === 'float32')
+    return { dtype, shape, data: new Float32Array(Uint32Array.from(words, (w) => w >>> 0).buffer) };
   const u = new Uint32Array(words.length * 2);
   words.forEach((w, i) => {
     u[2 * i] = Math.imul(w, 0x9e3779b1) >>> 0;
@@ -22,15 +24,44 @@ function fromBits(dtype: FloatDtype, words: readonly number[], shape: readonly n
 }
 
 const DTYPES: FloatDtype[] = ['float32', 'float16', 'bfloat16', 'float64'];
-const special = fc.constantFrom(0x8000, 0x7e01, 0xfe00, 0x7c00, 0xffff, 0x0001, 0x7fc00001, 0x80000000, 0xff800000, 0x7f800001);
-const word = fc.oneof(fc.integer({ min: 0, max: 0xffffffff }), special);
-const tensorArb = fc.record({ dtype: fc.constantFrom(...DTYPES), rows: fc.integer({ min: 1, max: 2 }), cols: fc.integer({ min: 0, max: 3 }), words: fc.array(word, { minLength: 6, maxLength: 6 }) }).map((r) =>
-  fromBits(r.dtype, r.words.slice(0, r.rows * r.cols), r.rows === 1 ? [r.cols] : [r.rows, r.cols]),
+const special = fc.constantFrom(
+  0x8000,
+  0x7e01,
+  0xfe00,
+  0x7c00,
+  0xffff,
+  0x0001,
+  0x7fc00001,
+  0x80000000,
+  0xff800000,
+  0x7f800001,
 );
-const payloadArb = fc.tuple(...PAYLOAD_FIELDS.map(() => tensorArb)).map((ts) => Object.fromEntries(PAYLOAD_FIELDS.map((f, i) => [f, ts[i]])) as unknown as Payload);
+const word = fc.oneof(fc.integer({ min: 0, max: 0xffffffff }), special);
+const tensorArb = fc
+  .record({
+    dtype: fc.constantFrom(...DTYPES),
+    rows: fc.integer({ min: 1, max: 2 }),
+    cols: fc.integer({ min: 0, max: 3 }),
+    words: fc.array(word, { minLength: 6, maxLength: 6 }),
+  })
+  .map((r) => fromBits(r.dtype, r.words.slice(0, r.rows * r.cols), r.rows === 1 ? [r.cols] : [r.rows, r.cols]));
+const payloadArb = fc
+  .tuple(...PAYLOAD_FIELDS.map(() => tensorArb))
+  .map((ts) => Object.fromEntries(PAYLOAD_FIELDS.map((f, i) => [f, ts[i]])) as unknown as Payload);
 const opArb = fc.oneof(
-  fc.record({ op: fc.constant('query' as const), scope: fc.constantFrom('a', 'b', 'ü'), i: fc.integer({ min: 0, max: 5 }) }),
-  fc.record({ op: fc.constant('write' as const), scope: fc.constantFrom('a', 'b', 'ü'), i: fc.integer({ min: 0, max: 5 }), j: fc.integer({ min: 0, max: 5 }), p: payloadArb, keyDtype: fc.constantFrom(...DTYPES) }),
+  fc.record({
+    op: fc.constant('query' as const),
+    scope: fc.constantFrom('a', 'b', 'ü'),
+    i: fc.integer({ min: 0, max: 5 }),
+  }),
+  fc.record({
+    op: fc.constant('write' as const),
+    scope: fc.constantFrom('a', 'b', 'ü'),
+    i: fc.integer({ min: 0, max: 5 }),
+    j: fc.integer({ min: 0, max: 5 }),
+    p: payloadArb,
+    keyDtype: fc.constantFrom(...DTYPES),
+  }),
   fc.record({ op: fc.constant('clear' as const), scope: fc.constantFrom('a', 'b', 'ü'), keepClock: fc.boolean() }),
 );
 
@@ -39,8 +70,14 @@ function sameRecords(a: readonly BankRecord[], b: readonly BankRecord[]): boolea
   return a.every((r, n) => {
     const s = b[n] as BankRecord;
     return (
-      r.slot === s.slot && r.scope === s.scope && r.sourceEpisode === s.sourceEpisode && r.timestep === s.timestep && r.version === s.version &&
-      (['cognitiveKey', 'perceptualKey', 'stateSignature'] as const).every((k) => tensorsBitEqual(r.keys[k], s.keys[k])) &&
+      r.slot === s.slot &&
+      r.scope === s.scope &&
+      r.sourceEpisode === s.sourceEpisode &&
+      r.timestep === s.timestep &&
+      r.version === s.version &&
+      (['cognitiveKey', 'perceptualKey', 'stateSignature'] as const).every((k) =>
+        tensorsBitEqual(r.keys[k], s.keys[k]),
+      ) &&
       PAYLOAD_FIELDS.every((f) => tensorsBitEqual(r.payload[f], s.payload[f]))
     );
   });
@@ -52,9 +89,11 @@ describe('StructuredBank snapshots', () => {
       fc.property(fc.array(opArb, { maxLength: 40 }), fc.integer({ min: 1, max: 5 }), (ops, capacity) => {
         const bank = new StructuredBank({ capacity, mergeThreshold: 0.95 });
         for (const o of ops) {
-          const ks = (i: number, j: number, dtype: FloatDtype = 'float32'): ReturnType<typeof keys> => keys(basis(6, i, -0), basis(6, j, 0.5), basis(6, (i + j) % 6, 0.25), dtype);
+          const ks = (i: number, j: number, dtype: FloatDtype = 'float32'): ReturnType<typeof keys> =>
+            keys(basis(6, i, -0), basis(6, j, 0.5), basis(6, (i + j) % 6, 0.25), dtype);
           if (o.op === 'query') bank.query(o.scope, ks(o.i, o.i), { episode: 'q' });
-          else if (o.op === 'write') bank.write(o.scope, { keys: ks(o.i, o.j, o.keyDtype), payload: o.p, sourceEpisode: `e${o.i}` });
+          else if (o.op === 'write')
+            bank.write(o.scope, { keys: ks(o.i, o.j, o.keyDtype), payload: o.p, sourceEpisode: `e${o.i}` });
           else bank.clearScope(o.scope, { keepClock: o.keepClock });
         }
         const bytes = bank.snapshot();
@@ -108,8 +147,12 @@ describe('StructuredBank snapshots', () => {
     };
     expect(codeOf(() => StructuredBank.restore(new Uint8Array([0xc1])))).toMatch(/^E_BANK_INVALID/);
     expect(codeOf(() => StructuredBank.restore(new Uint8Array([0x92, 1])))).toBe('E_BANK_INVALID:');
-    expect(codeOf(() => StructuredBank.restore(packSnapshot({ format: 'nope', version: 1 })))).toBe('E_BANK_INVALID:format');
-    expect(codeOf(() => StructuredBank.restore(packSnapshot({ format: 'imep-structured-bank', version: 2 })))).toBe('E_BANK_INVALID:version');
+    expect(codeOf(() => StructuredBank.restore(packSnapshot({ format: 'nope', version: 1 })))).toBe(
+      'E_BANK_INVALID:format',
+    );
+    expect(codeOf(() => StructuredBank.restore(packSnapshot({ format: 'imep-structured-bank', version: 2 })))).toBe(
+      'E_BANK_INVALID:version',
+    );
     const a = new StructuredBank();
     a.write('s', candidate(keys([1, 0], [1, 0], [1, 0]), 0));
     const scopeBytes = a.snapshotScope('s');

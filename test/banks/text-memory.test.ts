@@ -4,7 +4,12 @@ import { TextMemory } from '../../src/banks/text-memory.js';
 import type { TextRecordInput } from '../../src/banks/text-memory.js';
 import { packSnapshot } from '../../src/banks/tensor-codec.js';
 
-const rec = (id: string, fact: Record<string, string>, revision = 0, extra: Partial<TextRecordInput> = {}): TextRecordInput => ({
+const rec = (
+  id: string,
+  fact: Record<string, string>,
+  revision = 0,
+  extra: Partial<TextRecordInput> = {},
+): TextRecordInput => ({
   id,
   chainId: 'c1',
   episode: 'e1',
@@ -42,8 +47,12 @@ describe('TextMemory', () => {
     m.append(rec('r1', { drawer: 'left' }));
     expect(refusal(() => m.append(rec('r1', { drawer: 'right' })))).toBe('E_BANK_INVALID:record.fact');
     expect(refusal(() => m.append(rec('r1', { drawer: 'left' }, 1)))).toBe('E_BANK_INVALID:record.revision');
-    expect(refusal(() => m.append(rec('r1', { drawer: 'left' }, 0, { expiresAt: 9 })))).toBe('E_BANK_INVALID:record.expiresAt');
-    expect(refusal(() => m.append(rec('r1', { drawer: 'left' }, 0, { chainId: 'c2' })))).toBe('E_BANK_INVALID:record.chainId');
+    expect(refusal(() => m.append(rec('r1', { drawer: 'left' }, 0, { expiresAt: 9 })))).toBe(
+      'E_BANK_INVALID:record.expiresAt',
+    );
+    expect(refusal(() => m.append(rec('r1', { drawer: 'left' }, 0, { chainId: 'c2' })))).toBe(
+      'E_BANK_INVALID:record.chainId',
+    );
     expect(refusal(() => m.append(rec('', { a: 'b' })))).toBe('E_BANK_INVALID:record.id');
     expect(refusal(() => m.append(rec('r2', { a: 3 as unknown as string })))).toBe('E_BANK_INVALID:record.fact.a');
     expect(refusal(() => m.append(rec('r2', { a: 'b' }, -1)))).toBe('E_BANK_INVALID:record.revision');
@@ -138,10 +147,34 @@ describe('TextMemory', () => {
   });
 
   it('refuses malformed snapshots', () => {
-    expect(refusal(() => TextMemory.restore(packSnapshot({ format: 'imep-text-memory', version: 1, bank: 't', clock: 0, reads: 0, log: [{ kind: 'record', id: 'a', chainId: 'c', episode: 'e', fact: [], revision: 0, writtenAt: 5 }] })))).toBe(
-      'E_BANK_INVALID:log[0].writtenAt',
-    );
-    expect(refusal(() => TextMemory.restore(packSnapshot({ format: 'imep-text-memory', version: 1, bank: 't', clock: 0, reads: 0, log: [{ kind: 'x', writtenAt: 0 }] })))).toBe('E_BANK_INVALID:log[0].kind');
+    expect(
+      refusal(() =>
+        TextMemory.restore(
+          packSnapshot({
+            format: 'imep-text-memory',
+            version: 1,
+            bank: 't',
+            clock: 0,
+            reads: 0,
+            log: [{ kind: 'record', id: 'a', chainId: 'c', episode: 'e', fact: [], revision: 0, writtenAt: 5 }],
+          }),
+        ),
+      ),
+    ).toBe('E_BANK_INVALID:log[0].writtenAt');
+    expect(
+      refusal(() =>
+        TextMemory.restore(
+          packSnapshot({
+            format: 'imep-text-memory',
+            version: 1,
+            bank: 't',
+            clock: 0,
+            reads: 0,
+            log: [{ kind: 'x', writtenAt: 0 }],
+          }),
+        ),
+      ),
+    ).toBe('E_BANK_INVALID:log[0].kind');
   });
 });
 
@@ -156,7 +189,9 @@ describe('TextMemory edge keys and clock', () => {
     expect(stored?.fact['__proto__']).toBe('x');
     // the same id with another "__proto__" value is different content: refused, not a replay
     const other = JSON.parse('{"__proto__":"DIFFERENT","k":"1"}') as Record<string, string>;
-    expect(refusal(() => m.append({ id: 'r', chainId: 'c', episode: 'e', fact: other, revision: 0 }))).toBe('E_BANK_INVALID:record.fact');
+    expect(refusal(() => m.append({ id: 'r', chainId: 'c', episode: 'e', fact: other, revision: 0 }))).toBe(
+      'E_BANK_INVALID:record.fact',
+    );
     expect(m.append({ id: 'r', chainId: 'c', episode: 'e', fact, revision: 0 }).status).toBe('replayed');
     const bytes = m.snapshot();
     const back = TextMemory.restore(bytes);

@@ -24,7 +24,11 @@ async function settle(p: Promise<unknown>): Promise<{ at: number; code: string; 
     () => undefined,
     (x: unknown) => x,
   );
-  return { at: performance.now(), code: isImepError(e) ? e.code : String(e), message: e instanceof Error ? e.message : '' };
+  return {
+    at: performance.now(),
+    code: isImepError(e) ? e.code : String(e),
+    message: e instanceof Error ? e.message : '',
+  };
 }
 
 describe('client deadlines', () => {

@@ -17,7 +17,12 @@ let client: BridgeClient;
 
 beforeEach(async () => {
   ipc = await privateIpcEndpoint();
-  server = await BridgeServer.bind({ endpoint: ipc.endpoint, factory: fakeFactory, envIds: [FAKE_ENV_ID], name: 'test' });
+  server = await BridgeServer.bind({
+    endpoint: ipc.endpoint,
+    factory: fakeFactory,
+    envIds: [FAKE_ENV_ID],
+    name: 'test',
+  });
   client = new BridgeClient({ endpoint: ipc.endpoint, deadlineMs: 2000, heartbeatMs: 0 });
 });
 
@@ -66,8 +71,13 @@ describe('client ↔ TS server over ipc', () => {
 
   it('maps error replies to typed errors with their wire code', async () => {
     await client.connect();
-    await expect(client.call('make', { env: 'nope', kwargs: {} })).rejects.toMatchObject({ code: 'E_BRIDGE_REMOTE', wireCode: 'E_UNKNOWN_ENV' });
-    await expect(client.call('reset', { handle: 'h99', seed: 1, options: {} })).rejects.toMatchObject({ wireCode: 'E_BAD_HANDLE' });
+    await expect(client.call('make', { env: 'nope', kwargs: {} })).rejects.toMatchObject({
+      code: 'E_BRIDGE_REMOTE',
+      wireCode: 'E_UNKNOWN_ENV',
+    });
+    await expect(client.call('reset', { handle: 'h99', seed: 1, options: {} })).rejects.toMatchObject({
+      wireCode: 'E_BAD_HANDLE',
+    });
     const env = await RemoteEnvironment.make(client, FAKE_ENV_ID, { failOnStep: 2 });
     await env.reset({ seed: 1 });
     const e = await env.step(ndarray('float64', [2], Float64Array.from([0, 0]))).catch((x: unknown) => x);
@@ -88,7 +98,10 @@ describe('client ↔ TS server over ipc', () => {
       expect(d.ok && d.message).toMatchObject({ kind: 'error', id: null, code: 'E_BAD_MESSAGE' });
       await dealer.send([Buffer.from([0x80]), Buffer.from([0x80])]);
       const [reply2] = await dealer.receive();
-      expect(decodeMessage(reply2!)).toMatchObject({ ok: true, message: { kind: 'error', id: null, code: 'E_BAD_MESSAGE' } });
+      expect(decodeMessage(reply2!)).toMatchObject({
+        ok: true,
+        message: { kind: 'error', id: null, code: 'E_BAD_MESSAGE' },
+      });
       const ping = encodeMessage({ kind: 'request', id: 9, op: 'ping', body: {} });
       await dealer.send((ping as { bytes: Buffer }).bytes);
       const [reply3] = await dealer.receive();
@@ -121,7 +134,10 @@ describe('server → client memory.read', () => {
     const seen: string[] = [];
     c.setReadHook((items, ctx) => {
       seen.push(ctx.bank);
-      return items.map((it): RetrievedItem => ({ ...it, leaves: { v: { dtype: 'float32', shape: [1], data: Float32Array.from([9]) } } }));
+      return items.map((it): RetrievedItem => ({
+        ...it,
+        leaves: { v: { dtype: 'float32', shape: [1], data: Float32Array.from([9]) } },
+      }));
     });
     try {
       const pending = c.call('ping', {}, { deadlineMs: 3000 });
@@ -135,7 +151,11 @@ describe('server → client memory.read', () => {
         kind: 'request',
         id: 1,
         op: 'memory.read',
-        body: { bank: 'pcmb', ctx: { bank: 'pcmb', scope: 's', episode: 'e', queryIndex: 0, decisionStep: true, candidateCount: 1 }, items: [item] },
+        body: {
+          bank: 'pcmb',
+          ctx: { bank: 'pcmb', scope: 's', episode: 'e', queryIndex: 0, decisionStep: true, candidateCount: 1 },
+          items: [item],
+        },
       });
       await router.send([rid!, (read as { bytes: Buffer }).bytes]);
       const [, answer] = await router.receive();
@@ -153,7 +173,10 @@ describe('server → client memory.read', () => {
       c.setReadHook(undefined);
       await router.send([rid!, (read as { bytes: Buffer }).bytes]);
       const [, refusal] = await router.receive();
-      expect(decodeMessage(refusal!)).toMatchObject({ ok: true, message: { kind: 'error', id: 1, code: 'E_UNKNOWN_OP' } });
+      expect(decodeMessage(refusal!)).toMatchObject({
+        ok: true,
+        message: { kind: 'error', id: 1, code: 'E_UNKNOWN_OP' },
+      });
     } finally {
       await c.close();
       router.close();

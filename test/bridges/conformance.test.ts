@@ -76,26 +76,48 @@ const SERVERS: readonly ServerUnderTest[] = [
 
 /** A result with arrays replaced by (dtype, shape, sha256) so transcripts compare across servers. */
 function canonical(value: unknown): unknown {
-  if (isNdArray(value)) return { ndarray: value.dtype, shape: [...value.shape], sha256: createHash('sha256').update(ndarrayBytes(value)).digest('hex') };
+  if (isNdArray(value))
+    return {
+      ndarray: value.dtype,
+      shape: [...value.shape],
+      sha256: createHash('sha256').update(ndarrayBytes(value)).digest('hex'),
+    };
   if (Array.isArray(value)) return value.map(canonical);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
   }
   return value;
 }
 
 function canonicalResult(r: StepResult): unknown {
-  return canonical({ obs: r.obs, evaluator: r.evaluator, done: r.done, step: r.step, firstFrameHash: r.firstFrameHash ?? null });
+  return canonical({
+    obs: r.obs,
+    evaluator: r.evaluator,
+    done: r.done,
+    step: r.step,
+    firstFrameHash: r.firstFrameHash ?? null,
+  });
 }
 
 const P = new (await import('msgpackr')).Packr({ useRecords: false });
 const raw = (v: unknown): Buffer => P.pack(v);
 const req = (id: number, op: string, body: unknown): Buffer => raw({ v: 1, id, op, body });
 const act = (dtype: 'float32' | 'float64', values: number[]): Buffer =>
-  encodeValue(dtype === 'float32' ? ndarray('float32', [values.length], Float32Array.from(values)) : ndarray('float64', [values.length], Float64Array.from(values)));
+  encodeValue(
+    dtype === 'float32'
+      ? ndarray('float32', [values.length], Float32Array.from(values))
+      : ndarray('float64', [values.length], Float64Array.from(values)),
+  );
 
 /** Malformed / refused messages and the code each must get. `{handle}` is replaced by a live handle. */
-function malformedCases(handle: string, envId: string): { name: string; frames: Buffer[]; code: string; id: number | null }[] {
+function malformedCases(
+  handle: string,
+  envId: string,
+): { name: string; frames: Buffer[]; code: string; id: number | null }[] {
   const step = (id: number, action: unknown) => req(id, 'step', { handle, action });
   return [
     { name: 'garbage bytes', frames: [Buffer.from('\xc1 not msgpack', 'latin1')], code: 'E_BAD_MESSAGE', id: null },
@@ -104,7 +126,12 @@ function malformedCases(handle: string, envId: string): { name: string; frames: 
     { name: 'two frames', frames: [raw({}), raw({})], code: 'E_BAD_MESSAGE', id: null },
     { name: 'version 2', frames: [raw({ v: 2, id: 11, op: 'ping', body: {} })], code: 'E_VERSION', id: 11 },
     { name: 'missing v', frames: [raw({ id: 12, op: 'ping', body: {} })], code: 'E_BAD_MESSAGE', id: 12 },
-    { name: 'unknown envelope key', frames: [raw({ v: 1, id: 13, op: 'ping', body: {}, x: 1 })], code: 'E_BAD_MESSAGE', id: 13 },
+    {
+      name: 'unknown envelope key',
+      frames: [raw({ v: 1, id: 13, op: 'ping', body: {}, x: 1 })],
+      code: 'E_BAD_MESSAGE',
+      id: 13,
+    },
     { name: 'missing body', frames: [raw({ v: 1, id: 14, op: 'ping' })], code: 'E_BAD_MESSAGE', id: 14 },
     { name: 'body not a map', frames: [raw({ v: 1, id: 15, op: 'ping', body: [1] })], code: 'E_BAD_MESSAGE', id: 15 },
     { name: 'id not a uint', frames: [raw({ v: 1, id: 'x', op: 'ping', body: {} })], code: 'E_BAD_MESSAGE', id: null },
@@ -112,14 +139,54 @@ function malformedCases(handle: string, envId: string): { name: string; frames: 
     { name: 'unknown op', frames: [req(16, 'fly', {})], code: 'E_UNKNOWN_OP', id: 16 },
     { name: 'memory.read to a server', frames: [req(17, 'memory.read', {})], code: 'E_UNKNOWN_OP', id: 17 },
     { name: 'make: env not a string', frames: [req(18, 'make', { env: 5 })], code: 'E_BAD_MESSAGE', id: 18 },
-    { name: 'make: unknown env', frames: [req(19, 'make', { env: 'nope/Nothing-v0', kwargs: {} })], code: 'E_UNKNOWN_ENV', id: 19 },
-    { name: 'reset: unknown handle', frames: [req(20, 'reset', { handle: 'nope', seed: 1, options: {} })], code: 'E_BAD_HANDLE', id: 20 },
-    { name: 'reset: negative seed', frames: [req(21, 'reset', { handle, seed: -1, options: {} })], code: 'E_BAD_MESSAGE', id: 21 },
-    { name: 'reset: seed not an integer', frames: [req(22, 'reset', { handle, seed: 'one', options: {} })], code: 'E_BAD_MESSAGE', id: 22 },
-    { name: 'reset: options not a map', frames: [req(23, 'reset', { handle, seed: 1, options: [1] })], code: 'E_BAD_MESSAGE', id: 23 },
-    { name: 'step: unknown handle', frames: [req(24, 'step', { handle: 'nope', action: decodeValue(act('float32', [0, 0])) })], code: 'E_BAD_HANDLE', id: 24 },
-    { name: 'step: wrong dtype', frames: [step(25, decodeValue(act('float64', [0, 0])))], code: 'E_BAD_ACTION', id: 25 },
-    { name: 'step: wrong shape', frames: [step(26, decodeValue(act('float32', [0, 0, 0])))], code: 'E_BAD_ACTION', id: 26 },
+    {
+      name: 'make: unknown env',
+      frames: [req(19, 'make', { env: 'nope/Nothing-v0', kwargs: {} })],
+      code: 'E_UNKNOWN_ENV',
+      id: 19,
+    },
+    {
+      name: 'reset: unknown handle',
+      frames: [req(20, 'reset', { handle: 'nope', seed: 1, options: {} })],
+      code: 'E_BAD_HANDLE',
+      id: 20,
+    },
+    {
+      name: 'reset: negative seed',
+      frames: [req(21, 'reset', { handle, seed: -1, options: {} })],
+      code: 'E_BAD_MESSAGE',
+      id: 21,
+    },
+    {
+      name: 'reset: seed not an integer',
+      frames: [req(22, 'reset', { handle, seed: 'one', options: {} })],
+      code: 'E_BAD_MESSAGE',
+      id: 22,
+    },
+    {
+      name: 'reset: options not a map',
+      frames: [req(23, 'reset', { handle, seed: 1, options: [1] })],
+      code: 'E_BAD_MESSAGE',
+      id: 23,
+    },
+    {
+      name: 'step: unknown handle',
+      frames: [req(24, 'step', { handle: 'nope', action: decodeValue(act('float32', [0, 0])) })],
+      code: 'E_BAD_HANDLE',
+      id: 24,
+    },
+    {
+      name: 'step: wrong dtype',
+      frames: [step(25, decodeValue(act('float64', [0, 0])))],
+      code: 'E_BAD_ACTION',
+      id: 25,
+    },
+    {
+      name: 'step: wrong shape',
+      frames: [step(26, decodeValue(act('float32', [0, 0, 0])))],
+      code: 'E_BAD_ACTION',
+      id: 26,
+    },
     { name: 'step: action missing', frames: [req(27, 'step', { handle })], code: 'E_BAD_MESSAGE', id: 27 },
     { name: 'step: action not an ndarray', frames: [step(28, [0, 0])], code: 'E_BAD_MESSAGE', id: 28 },
     { name: 'close: unknown handle', frames: [req(29, 'close', { handle: 'nope' })], code: 'E_BAD_HANDLE', id: 29 },
@@ -172,8 +239,10 @@ for (const server of SERVERS) {
       const env = await RemoteEnvironment.make(client, server.envId, {});
       expect(env.spec.id).toBe(server.envId);
       // a replay declares the seeds it has recordings of (EnvSpec.seeds), the lite simulator takes any: compared apart
-      if (server.name === 'python-replay') expect(env.spec.seeds?.every((r) => SEEDS.some((x) => x >= r.start && x <= r.end))).toBe(true);
-      if (server.name === 'python-replay') expect(env.spec.seeds?.reduce((n, r) => n + r.end - r.start + 1, 0)).toBe(new Set(SEEDS).size);
+      if (server.name === 'python-replay')
+        expect(env.spec.seeds?.every((r) => SEEDS.some((x) => x >= r.start && x <= r.end))).toBe(true);
+      if (server.name === 'python-replay')
+        expect(env.spec.seeds?.reduce((n, r) => n + r.end - r.start + 1, 0)).toBe(new Set(SEEDS).size);
       else expect(env.spec.seeds).toBeUndefined();
       t.spec = canonical({ ...env.spec, id: undefined, seeds: undefined });
       for (const seed of SEEDS) {

@@ -97,18 +97,24 @@ describe('ZeroMQ certificate files', () => {
     const keys = makeCurveKeyPair();
     const other = makeCurveKeyPair();
     const parse = (text: string) => () => parseCurveCertificate(text, '/k/x.key_secret');
-    expect(parse(formatCurveCertificate({ publicKey: other.publicKey, secretKey: keys.secretKey }))).toThrow(/does not belong to curve\/public-key/);
+    expect(parse(formatCurveCertificate({ publicKey: other.publicKey, secretKey: keys.secretKey }))).toThrow(
+      /does not belong to curve\/public-key/,
+    );
     expect(parse('metadata\ncurve\n    secret-key = "' + keys.secretKey + '"\n')).toThrow(/no curve\/public-key/);
     expect(parse('curve\n   public-key = "' + keys.publicKey + '"\n')).toThrow(/line 2: indentation/);
     expect(parse('curve\n    public-key = "abc"\n')).toThrow(/not a 40-character Z85 key/);
     expect(parse(JSON.stringify(keys))).toThrow(/JSON key file/);
     // a public-key outside the curve section is not the certificate's key
     expect(parse('metadata\n    public-key = "' + keys.publicKey + '"\n')).toThrow(/no curve\/public-key/);
-    expect(parseCurveCertificate(`# c\ncurve\n    public-key = '${keys.publicKey}'   # note\n`, 'f')).toEqual({ publicKey: keys.publicKey });
+    expect(parseCurveCertificate(`# c\ncurve\n    public-key = '${keys.publicKey}'   # note\n`, 'f')).toEqual({
+      publicKey: keys.publicKey,
+    });
 
     const publicOnly = join(dir, 'only.key_secret');
     await writeFile(publicOnly, formatCurveCertificate({ publicKey: keys.publicKey }), { mode: 0o600 });
-    expect(await refusal(loadCurveKeyPair(publicOnly))).toMatch(/^E_USAGE .*only\.key_secret.*holds no curve\/secret-key/);
+    expect(await refusal(loadCurveKeyPair(publicOnly))).toMatch(
+      /^E_USAGE .*only\.key_secret.*holds no curve\/secret-key/,
+    );
     const open = join(dir, 'open.key_secret');
     await writeFile(open, formatCurveCertificate(keys), { mode: 0o644 });
     expect(await refusal(loadCurveKeyPair(open))).toMatch(/open\.key_secret.*readable by group or others/);
@@ -128,11 +134,19 @@ describe('forced-Curve end to end', () => {
     });
     try {
       const own = await loadCurveKeyPair(client.secretFile);
-      const good = new BridgeClient({ endpoint: bridge.endpoint, heartbeatMs: 0, curve: { ...own, serverPublicKey: await loadCurvePublicKey(server.publicFile) } });
+      const good = new BridgeClient({
+        endpoint: bridge.endpoint,
+        heartbeatMs: 0,
+        curve: { ...own, serverPublicKey: await loadCurvePublicKey(server.publicFile) },
+      });
       expect((await good.connect({ deadlineMs: 5000 })).envs).toEqual([FAKE_ENV_ID]);
       await good.close();
       const served = bridge.served;
-      const wrong = new BridgeClient({ endpoint: bridge.endpoint, heartbeatMs: 0, curve: { ...own, serverPublicKey: await loadCurvePublicKey(client.publicFile) } });
+      const wrong = new BridgeClient({
+        endpoint: bridge.endpoint,
+        heartbeatMs: 0,
+        curve: { ...own, serverPublicKey: await loadCurvePublicKey(client.publicFile) },
+      });
       const t0 = performance.now();
       expect(await refusal(wrong.connect({ deadlineMs: 1500 }))).toMatch(/^E_BRIDGE_(PROTOCOL|TIMEOUT) .*handshake/);
       expect(performance.now() - t0).toBeLessThan(1500 + 1000);
@@ -147,8 +161,14 @@ describe('forced-Curve end to end', () => {
     const root = packageRoot();
     const keyDir = join(dir, 'e2e-py');
     const authorized = join(dir, 'e2e-py-authorized');
-    const keys = (name: string, into: string) => execa(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sim', 'keys', into, '--name', name], { cwd: root });
-    expect((await keys('server', keyDir)).stdout.split('\n')).toEqual([join(keyDir, 'server.key_secret'), join(keyDir, 'server.key')]);
+    const keys = (name: string, into: string) =>
+      execa(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sim', 'keys', into, '--name', name], {
+        cwd: root,
+      });
+    expect((await keys('server', keyDir)).stdout.split('\n')).toEqual([
+      join(keyDir, 'server.key_secret'),
+      join(keyDir, 'server.key'),
+    ]);
     await keys('client', authorized);
     await keys('stranger', keyDir);
     const cmd = pythonServerCommand('tcp://127.0.0.1:*', {
@@ -156,7 +176,13 @@ describe('forced-Curve end to end', () => {
       replayDir: join(root, 'test/fixtures/bridge'),
       extraArgs: ['--curve-secret-key-file', join(keyDir, 'server.key_secret'), '--curve-authorized-keys', authorized],
     });
-    const proc = execa(cmd.file, cmd.args, { cwd: cmd.cwd, env: cmd.env, reject: false, stdout: 'pipe', stderr: 'pipe' });
+    const proc = execa(cmd.file, cmd.args, {
+      cwd: cmd.cwd,
+      env: cmd.env,
+      reject: false,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
     try {
       const endpoint = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -169,7 +195,11 @@ describe('forced-Curve end to end', () => {
       expect(endpoint).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+$/);
       const serverPublic = await loadCurvePublicKey(join(keyDir, 'server.key'));
       const connect = async (own: string, serverKey: string, deadlineMs: number) => {
-        const c = new BridgeClient({ endpoint, heartbeatMs: 0, curve: { ...(await loadCurveKeyPair(own)), serverPublicKey: serverKey } });
+        const c = new BridgeClient({
+          endpoint,
+          heartbeatMs: 0,
+          curve: { ...(await loadCurveKeyPair(own)), serverPublicKey: serverKey },
+        });
         try {
           return await c.connect({ deadlineMs });
         } finally {
@@ -179,8 +209,12 @@ describe('forced-Curve end to end', () => {
       const hello = await connect(join(authorized, 'client.key_secret'), serverPublic, 10_000);
       expect(hello.envs).toContain('replay/shellgame-lite');
       const wrongServer = (await loadCurvePublicKey(join(keyDir, 'stranger.key'))) as string;
-      expect(await refusal(connect(join(authorized, 'client.key_secret'), wrongServer, 1500))).toMatch(/^E_BRIDGE_(PROTOCOL|TIMEOUT) /);
-      expect(await refusal(connect(join(keyDir, 'stranger.key_secret'), serverPublic, 1500))).toMatch(/^E_BRIDGE_(PROTOCOL|TIMEOUT) /);
+      expect(await refusal(connect(join(authorized, 'client.key_secret'), wrongServer, 1500))).toMatch(
+        /^E_BRIDGE_(PROTOCOL|TIMEOUT) /,
+      );
+      expect(await refusal(connect(join(keyDir, 'stranger.key_secret'), serverPublic, 1500))).toMatch(
+        /^E_BRIDGE_(PROTOCOL|TIMEOUT) /,
+      );
     } finally {
       proc.kill('SIGTERM');
       await proc;
@@ -188,11 +222,16 @@ describe('forced-Curve end to end', () => {
   });
 
   it('a non-loopback endpoint without keys is refused when configured, on both sides', async () => {
-    expect(() => new BridgeClient({ endpoint: 'tcp://10.1.2.3:5555' })).toThrow(/refusing non-loopback endpoint tcp:\/\/10\.1\.2\.3:5555 without CurveZMQ keys/);
-    expect(await refusal(BridgeServer.bind({ endpoint: 'tcp://0.0.0.0:*', factory: fakeFactory, envIds: [FAKE_ENV_ID] }))).toMatch(
-      /^E_USAGE .*refusing non-loopback endpoint tcp:\/\/0\.0\.0\.0:\* without CurveZMQ keys.*imep sim keys/,
+    expect(() => new BridgeClient({ endpoint: 'tcp://10.1.2.3:5555' })).toThrow(
+      /refusing non-loopback endpoint tcp:\/\/10\.1\.2\.3:5555 without CurveZMQ keys/,
     );
-    const cmd = pythonServerCommand('tcp://0.0.0.0:*', { adapters: ['replay'], replayDir: join(packageRoot(), 'test/fixtures/bridge') });
+    expect(
+      await refusal(BridgeServer.bind({ endpoint: 'tcp://0.0.0.0:*', factory: fakeFactory, envIds: [FAKE_ENV_ID] })),
+    ).toMatch(/^E_USAGE .*refusing non-loopback endpoint tcp:\/\/0\.0\.0\.0:\* without CurveZMQ keys.*imep sim keys/);
+    const cmd = pythonServerCommand('tcp://0.0.0.0:*', {
+      adapters: ['replay'],
+      replayDir: join(packageRoot(), 'test/fixtures/bridge'),
+    });
     const r = await execa(cmd.file, cmd.args, { cwd: cmd.cwd, env: cmd.env, reject: false, timeout: 30_000 });
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe('');

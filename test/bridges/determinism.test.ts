@@ -22,7 +22,10 @@ const procs: Proc[] = [];
 beforeAll(async () => {
   for (let i = 0; i < 2; i++) {
     const ipc = await privateIpcEndpoint();
-    const sup = new ServerSupervisor(liteServerCommand(ipc.endpoint, { runtime: 'tsx' }), { endpoint: ipc.endpoint, readyTimeoutMs: 30_000 });
+    const sup = new ServerSupervisor(liteServerCommand(ipc.endpoint, { runtime: 'tsx' }), {
+      endpoint: ipc.endpoint,
+      readyTimeoutMs: 30_000,
+    });
     procs.push({ ipc, sup, client: new BridgeClient({ endpoint: ipc.endpoint, liveness: sup, heartbeatMs: 0 }) });
   }
   await Promise.all(procs.map((p) => p.sup.start()));

@@ -38,7 +38,9 @@ describe('endpoint policy', () => {
       error = e;
     }
     expect(isImepError(error) && error.code).toBe('E_USAGE');
-    expect(isImepError(error) && error.oneLine()).toMatch(/^endpoint: refusing non-loopback endpoint tcp:\/\/0\.0\.0\.0:5555 without CurveZMQ keys/);
+    expect(isImepError(error) && error.oneLine()).toMatch(
+      /^endpoint: refusing non-loopback endpoint tcp:\/\/0\.0\.0\.0:5555 without CurveZMQ keys/,
+    );
     expect(isImepError(error) && error.oneLine().includes('\n')).toBe(false);
     expect(() => checkEndpointPolicy('tcp://0.0.0.0:5555', true)).not.toThrow();
     expect(() => new BridgeClient({ endpoint: 'tcp://192.168.1.9:5555' })).toThrow(/refusing/);
@@ -80,15 +82,28 @@ describe('Curve keys', () => {
 
   it('serves a client with the right server key over non-loopback-capable tcp, and refuses a wrong key', async () => {
     const serverKeys = makeCurveKeyPair();
-    const server = await BridgeServer.bind({ endpoint: 'tcp://127.0.0.1:*', factory: fakeFactory, envIds: [FAKE_ENV_ID], curve: serverKeys });
+    const server = await BridgeServer.bind({
+      endpoint: 'tcp://127.0.0.1:*',
+      factory: fakeFactory,
+      envIds: [FAKE_ENV_ID],
+      curve: serverKeys,
+    });
     try {
       expect(server.endpoint).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+$/);
-      const good = new BridgeClient({ endpoint: server.endpoint, curve: { ...makeCurveKeyPair(), serverPublicKey: serverKeys.publicKey }, heartbeatMs: 0 });
+      const good = new BridgeClient({
+        endpoint: server.endpoint,
+        curve: { ...makeCurveKeyPair(), serverPublicKey: serverKeys.publicKey },
+        heartbeatMs: 0,
+      });
       expect((await good.connect({ deadlineMs: 5000 })).protocol).toBe(1);
       await good.close();
       const servedBefore = server.served;
 
-      const wrong = new BridgeClient({ endpoint: server.endpoint, curve: { ...makeCurveKeyPair(), serverPublicKey: makeCurveKeyPair().publicKey }, heartbeatMs: 0 });
+      const wrong = new BridgeClient({
+        endpoint: server.endpoint,
+        curve: { ...makeCurveKeyPair(), serverPublicKey: makeCurveKeyPair().publicKey },
+        heartbeatMs: 0,
+      });
       const t0 = performance.now();
       const error = await wrong.connect({ deadlineMs: 3000 }).catch((e: unknown) => e);
       await wrong.close();

@@ -29,7 +29,13 @@ describe('envelope', () => {
     const e = encodeMessage({
       kind: 'reply',
       id: 1,
-      body: { obs: { rgb: { dtype: 'uint8', shape: [1, 1, 3], data: Uint8Array.from([1, 2, 3]) }, pos: Float32Array.from([1]) }, x: undefined },
+      body: {
+        obs: {
+          rgb: { dtype: 'uint8', shape: [1, 1, 3], data: Uint8Array.from([1, 2, 3]) },
+          pos: Float32Array.from([1]),
+        },
+        x: undefined,
+      },
     });
     if (!e.ok) throw new Error(e.message);
     const m = decodeOk(e.bytes);
@@ -44,7 +50,11 @@ describe('envelope', () => {
   it('refuses to encode unsendable values without throwing', () => {
     const e = encodeMessage({ kind: 'reply', id: 1, body: { when: new Date() } });
     expect(e.ok).toBe(false);
-    const f = encodeMessage({ kind: 'reply', id: 1, body: { a: { dtype: 'float32', shape: [3], data: new Float32Array(2) } } });
+    const f = encodeMessage({
+      kind: 'reply',
+      id: 1,
+      body: { a: { dtype: 'float32', shape: [3], data: new Float32Array(2) } },
+    });
     expect(f.ok).toBe(false);
   });
 
@@ -127,9 +137,69 @@ describe('envelope', () => {
 
   it('converts 64-bit integers within 2^53 and refuses larger ones', () => {
     // { v: 1, id: 1, op: "reply", body: { t: uint64 } } written by hand (0xcf = uint64)
-    const ok = decodeOk(Buffer.from([0x84, 0xa1, 0x76, 1, 0xa2, 0x69, 0x64, 1, 0xa2, 0x6f, 0x70, 0xa5, ...Buffer.from('reply'), 0xa4, ...Buffer.from('body'), 0x81, 0xa1, 0x74, 0xcf, 0, 0, 0, 1, 0, 0, 0, 0]));
+    const ok = decodeOk(
+      Buffer.from([
+        0x84,
+        0xa1,
+        0x76,
+        1,
+        0xa2,
+        0x69,
+        0x64,
+        1,
+        0xa2,
+        0x6f,
+        0x70,
+        0xa5,
+        ...Buffer.from('reply'),
+        0xa4,
+        ...Buffer.from('body'),
+        0x81,
+        0xa1,
+        0x74,
+        0xcf,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        0,
+        0,
+      ]),
+    );
     expect(ok.kind === 'reply' && ok.body['t']).toBe(2 ** 32);
-    const r = decodeMessage(Buffer.from([0x84, 0xa1, 0x76, 1, 0xa2, 0x69, 0x64, 1, 0xa2, 0x6f, 0x70, 0xa5, ...Buffer.from('reply'), 0xa4, ...Buffer.from('body'), 0x81, 0xa1, 0x74, 0xcf, 0xff, 0, 0, 0, 0, 0, 0, 0]));
+    const r = decodeMessage(
+      Buffer.from([
+        0x84,
+        0xa1,
+        0x76,
+        1,
+        0xa2,
+        0x69,
+        0x64,
+        1,
+        0xa2,
+        0x6f,
+        0x70,
+        0xa5,
+        ...Buffer.from('reply'),
+        0xa4,
+        ...Buffer.from('body'),
+        0x81,
+        0xa1,
+        0x74,
+        0xcf,
+        0xff,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+      ]),
+    );
     expect(r.ok).toBe(false);
   });
 
@@ -143,11 +213,24 @@ describe('envelope', () => {
     const arbArray = fc
       .tuple(fc.constantFrom('uint8', 'float32', 'float64', 'int16', 'bool'), fc.integer({ min: 0, max: 300 }))
       .map(([dtype, n]) => {
-        const bytes = Uint8Array.from({ length: n * ({ uint8: 1, float32: 4, float64: 8, int16: 2, bool: 1 } as const)[dtype] }, (_, i) => (i * 31 + n) & 0xff);
-        const ctor = { uint8: Uint8Array, float32: Float32Array, float64: Float64Array, int16: Int16Array, bool: Uint8Array }[dtype];
+        const bytes = Uint8Array.from(
+          { length: n * ({ uint8: 1, float32: 4, float64: 8, int16: 2, bool: 1 } as const)[dtype] },
+          (_, i) => (i * 31 + n) & 0xff,
+        );
+        const ctor = {
+          uint8: Uint8Array,
+          float32: Float32Array,
+          float64: Float64Array,
+          int16: Int16Array,
+          bool: Uint8Array,
+        }[dtype];
         return ndarray(dtype, [n], new ctor(bytes.buffer, 0, n));
       });
-    const arbBody = fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), fc.oneof(arbArray, fc.array(arbArray, { maxLength: 3 }), fc.string(), fc.integer()), { maxKeys: 5 });
+    const arbBody = fc.dictionary(
+      fc.string({ minLength: 1, maxLength: 5 }),
+      fc.oneof(arbArray, fc.array(arbArray, { maxLength: 3 }), fc.string(), fc.integer()),
+      { maxKeys: 5 },
+    );
     fc.assert(
       fc.property(fc.array(arbBody, { minLength: 1, maxLength: 4 }), (bodies) => {
         const frames = bodies.map((body, i) => {
@@ -161,7 +244,10 @@ describe('envelope', () => {
           const same = (a: unknown, b: unknown): boolean => {
             if (a instanceof WireNdArray) return b instanceof WireNdArray && ndarraysEqual(a, b);
             if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, j) => same(x, b[j]));
-            if (a !== null && typeof a === 'object') return Object.keys(a).every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+            if (a !== null && typeof a === 'object')
+              return Object.keys(a).every((k) =>
+                same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+              );
             return Object.is(a, b);
           };
           expect(same(bodies[i], m.body)).toBe(true);

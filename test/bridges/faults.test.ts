@@ -29,7 +29,10 @@ let sup: ServerSupervisor;
 
 beforeAll(async () => {
   ipc = await privateIpcEndpoint();
-  sup = new ServerSupervisor(liteServerCommand(ipc.endpoint, { runtime: 'tsx' }), { endpoint: ipc.endpoint, readyTimeoutMs: 30_000 });
+  sup = new ServerSupervisor(liteServerCommand(ipc.endpoint, { runtime: 'tsx' }), {
+    endpoint: ipc.endpoint,
+    readyTimeoutMs: 30_000,
+  });
   await sup.start();
 });
 
@@ -99,7 +102,12 @@ describe('a killed server', () => {
 
 describe("a SIGSTOP'd server", () => {
   it('is detected by the call deadline and by the heartbeat, and recovers after SIGCONT', async () => {
-    const client = new BridgeClient({ endpoint: ipc.endpoint, liveness: sup, heartbeatMs: 150, heartbeatDeadlineMs: 300 });
+    const client = new BridgeClient({
+      endpoint: ipc.endpoint,
+      liveness: sup,
+      heartbeatMs: 150,
+      heartbeatDeadlineMs: 300,
+    });
     const deaths: string[] = [];
     client.onDead((e) => deaths.push(e.code));
     try {
@@ -134,7 +142,11 @@ describe("a SIGSTOP'd server", () => {
 describe('supervisor', () => {
   it('reports a process that exits before it is ready, with its stderr', async () => {
     const bad = new ServerSupervisor(
-      { file: process.execPath, args: ['-e', 'process.stderr.write("boom: no simulator\\n"); process.exit(3)'], label: 'bad server' },
+      {
+        file: process.execPath,
+        args: ['-e', 'process.stderr.write("boom: no simulator\\n"); process.exit(3)'],
+        label: 'bad server',
+      },
       { endpoint: ipc.endpoint.replace('bridge.sock', 'none.sock'), readyTimeoutMs: 10_000 },
     );
     const { error, ms } = await timed(bad.start());
@@ -146,7 +158,11 @@ describe('supervisor', () => {
 
   it('maps a missing Python module to E_SIM_UNAVAILABLE naming the package', async () => {
     const bad = new ServerSupervisor(
-      { file: process.execPath, args: ['-e', 'process.stderr.write("ModuleNotFoundError: No module named \'zmq\'\\n"); process.exit(1)'], label: 'sim-bridge' },
+      {
+        file: process.execPath,
+        args: ['-e', 'process.stderr.write("ModuleNotFoundError: No module named \'zmq\'\\n"); process.exit(1)'],
+        label: 'sim-bridge',
+      },
       { endpoint: ipc.endpoint.replace('bridge.sock', 'none2.sock'), readyTimeoutMs: 10_000 },
     );
     const { error } = await timed(bad.start());

@@ -18,14 +18,26 @@ describe('msgpack writer', () => {
         fc.double({ noNaN: true }),
         fc.string({ maxLength: 300 }),
         fc.array(tie('value'), { maxLength: 20 }),
-        fc.dictionary(fc.string({ maxLength: 40 }).filter((k) => k !== '__proto__'), tie('value'), { maxKeys: 20 }),
+        fc.dictionary(
+          fc.string({ maxLength: 40 }).filter((k) => k !== '__proto__'),
+          tie('value'),
+          { maxKeys: 20 },
+        ),
       ),
     })).value;
     fc.assert(
       fc.property(arbValue, (v) => {
         const decoded = unpackr.unpack(encodeFrame(v)) as unknown;
         const norm = (x: unknown): unknown =>
-          typeof x === 'bigint' ? Number(x) : Object.is(x, -0) ? 0 : Array.isArray(x) ? x.map(norm) : x !== null && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, norm(y)])) : x;
+          typeof x === 'bigint'
+            ? Number(x)
+            : Object.is(x, -0)
+              ? 0
+              : Array.isArray(x)
+                ? x.map(norm)
+                : x !== null && typeof x === 'object'
+                  ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, norm(y)]))
+                  : x;
         expect(norm(decoded)).toEqual(norm(v));
       }),
       { seed: 41, numRuns: 500 },
@@ -45,7 +57,11 @@ describe('msgpack writer', () => {
 
   it('writes ndarrays as extension 17 that msgpackr (and the codec) read back', () => {
     for (const n of [0, 3, 200, 70_000]) {
-      const a = ndarray('uint8', [n], new Uint8Array(n).map((_, i) => i & 0xff));
+      const a = ndarray(
+        'uint8',
+        [n],
+        new Uint8Array(n).map((_, i) => i & 0xff),
+      );
       const f = ndarray('float64', [2, 1], Float64Array.of(1.5, -2));
       const out = unpackr.unpack(encodeFrame({ a, f, s: 'x' })) as { a: WireNdArray; f: WireNdArray };
       expect(ndarraysEqual(out.a, a)).toBe(true);

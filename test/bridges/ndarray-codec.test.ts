@@ -19,17 +19,15 @@ const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
 
 /** An ndarray of `dtype` with random bytes (any bit pattern is a valid element). */
 function arbNdArray(dtype: Dtype): fc.Arbitrary<WireNdArray> {
-  return fc
-    .array(fc.integer({ min: 0, max: 4 }), { minLength: 0, maxLength: 4 })
-    .chain((shape) => {
-      const n = shape.reduce((a, b) => a * b, 1);
-      return fc.uint8Array({ minLength: n * DTYPES[dtype].size, maxLength: n * DTYPES[dtype].size }).map((bytes) => {
-        const copy = new Uint8Array(bytes.length);
-        copy.set(bytes);
-        const data = new DTYPES[dtype].ctor(copy.buffer, 0, n) as NdData;
-        return ndarray(dtype, shape, data);
-      });
+  return fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 0, maxLength: 4 }).chain((shape) => {
+    const n = shape.reduce((a, b) => a * b, 1);
+    return fc.uint8Array({ minLength: n * DTYPES[dtype].size, maxLength: n * DTYPES[dtype].size }).map((bytes) => {
+      const copy = new Uint8Array(bytes.length);
+      copy.set(bytes);
+      const data = new DTYPES[dtype].ctor(copy.buffer, 0, n) as NdData;
+      return ndarray(dtype, shape, data);
     });
+  });
 }
 
 const arbAny = fc.constantFrom(...DTYPE_NAMES).chain(arbNdArray);
@@ -40,11 +38,15 @@ describe('ndarray codec (extension 17)', () => {
     const p = encodeNdArrayPayload(a);
     expect([...p.subarray(0, 4)]).toEqual([1, 9, 2, 0]);
     expect([...p.subarray(4, 12)]).toEqual([2, 0, 0, 0, 1, 0, 0, 0]);
-    expect(Buffer.from(p.subarray(12)).equals(Buffer.from(new Uint8Array(Float32Array.from([1, -2]).buffer)))).toBe(true);
+    expect(Buffer.from(p.subarray(12)).equals(Buffer.from(new Uint8Array(Float32Array.from([1, -2]).buffer)))).toBe(
+      true,
+    );
   });
 
   it('has all 13 dtype codes', () => {
-    expect(DTYPE_NAMES.map((d) => DTYPES[d].code).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    expect(DTYPE_NAMES.map((d) => DTYPES[d].code).sort((a, b) => a - b)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+    ]);
   });
 
   it('round-trips every dtype through the payload (property, seeded)', () => {
@@ -71,7 +73,11 @@ describe('ndarray codec (extension 17)', () => {
   });
 
   it('returns a zero-copy view for aligned data and a copy for misaligned data', () => {
-    const a = ndarray('uint8', [4, 4, 3], new Uint8Array(48).map((_, i) => i));
+    const a = ndarray(
+      'uint8',
+      [4, 4, 3],
+      new Uint8Array(48).map((_, i) => i),
+    );
     const frame = Buffer.from(packr.pack({ a }));
     const out = unpackr.unpack(frame) as { a: WireNdArray };
     expect(out.a.data.buffer).toBe(frame.buffer);

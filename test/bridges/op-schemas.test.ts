@@ -6,7 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ndarray } from '../../src/bridges/ndarray-codec.js';
-import { fastStepRequestBody, fastStepResult, requestBodySchemas, stepResultSchema } from '../../src/bridges/op-schemas.js';
+import {
+  fastStepRequestBody,
+  fastStepResult,
+  requestBodySchemas,
+  stepResultSchema,
+} from '../../src/bridges/op-schemas.js';
 
 const action = ndarray('float32', [2], Float32Array.of(0.25, -1));
 const frame = ndarray('uint8', [2, 2, 3], new Uint8Array(12).fill(7));

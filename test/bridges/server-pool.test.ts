@@ -23,7 +23,8 @@ import { ImepError } from '../../src/core/errors.js';
 const REPLAY_DIR = join(packageRoot(), 'sim-bridge/tests/fixtures/replay');
 const ENV = 'replay/tiny';
 const action = (seed: number, t: number) => ndarray('float32', [2], Float32Array.of(0.25 * t - 0.5, 0.1 * seed));
-const replayServer = (endpoint: string) => pythonServerCommand(endpoint, { adapters: ['replay'], replayDir: REPLAY_DIR });
+const replayServer = (endpoint: string) =>
+  pythonServerCommand(endpoint, { adapters: ['replay'], replayDir: REPLAY_DIR });
 
 async function specOf(pool: BridgeServerPool): Promise<EnvSpec> {
   const env = await RemoteEnvironment.make(pool.client(0), ENV, {});
@@ -66,7 +67,10 @@ describe('BridgeServerPool', () => {
 
   it('spawned: an error reply fails only its call; a killed server fails fast, is restarted on the next reset, and its envs are re-made', async () => {
     const failures: string[] = [];
-    const pool = await BridgeServerPool.spawn(1, replayServer, { deadlines: { stepMs: 5000 }, observer: { onFailure: (_, e) => failures.push(e.code) } });
+    const pool = await BridgeServerPool.spawn(1, replayServer, {
+      deadlines: { stepMs: 5000 },
+      observer: { onFailure: (_, e) => failures.push(e.code) },
+    });
     cleanups.push(() => pool.dispose());
     const env = pool.environment(0, ENV, {}, await specOf(pool));
     expect(await playEpisode(env, 1)).toMatchObject({ success: true, seed: 1 });
@@ -103,7 +107,11 @@ describe('BridgeServerPool', () => {
       await ipc.dispose();
     });
     await sup.start();
-    const pool = await BridgeServerPool.attach(ipc.endpoint, { deadlines: { stepMs: 400 }, connectMs: 400, attachedRetryMs: 1500 });
+    const pool = await BridgeServerPool.attach(ipc.endpoint, {
+      deadlines: { stepMs: 400 },
+      connectMs: 400,
+      attachedRetryMs: 1500,
+    });
     cleanups.push(() => pool.dispose());
     expect(pool.origin).toBe('attached');
     expect(pool.pids()).toEqual([undefined]);
@@ -134,7 +142,9 @@ describe('BridgeServerPool', () => {
   it('a batch of steps sent at once reaches each server one call at a time, and answers as in process', async () => {
     const inFlightAtSend: string[] = [];
     let pool: BridgeServerPool | null = null;
-    const observer = { beforeStep: (i: number) => inFlightAtSend.push(`${i}:${(pool as BridgeServerPool).client(i).inFlight}`) };
+    const observer = {
+      beforeStep: (i: number) => inFlightAtSend.push(`${i}:${(pool as BridgeServerPool).client(i).inFlight}`),
+    };
     pool = await BridgeServerPool.spawn(2, (e) => liteServerCommand(e, { runtime: 'dist' }), { observer });
     const p = pool;
     cleanups.push(() => p.dispose());
@@ -153,8 +163,20 @@ describe('BridgeServerPool', () => {
       expect(sent.every((x) => x !== undefined)).toBe(true);
       const got = await Promise.all(sent.map((x) => x!.then((r) => r.result)));
       const want = await Promise.all(local.map((e, slot) => e.step(act(slot))));
-      expect(got.map((r) => [r.step, r.done, r.evaluator, Buffer.from((r.obs['rgb'] as { data: Uint8Array }).data).toString('base64')])).toEqual(
-        want.map((r) => [r.step, r.done, r.evaluator, Buffer.from((r.obs['rgb'] as { data: Uint8Array }).data).toString('base64')]),
+      expect(
+        got.map((r) => [
+          r.step,
+          r.done,
+          r.evaluator,
+          Buffer.from((r.obs['rgb'] as { data: Uint8Array }).data).toString('base64'),
+        ]),
+      ).toEqual(
+        want.map((r) => [
+          r.step,
+          r.done,
+          r.evaluator,
+          Buffer.from((r.obs['rgb'] as { data: Uint8Array }).data).toString('base64'),
+        ]),
       );
     }
     // every step was sent while no other call of its server was in flight
@@ -167,7 +189,9 @@ describe('BridgeServerPool', () => {
     cleanups.push(() => ipc.dispose());
     const missing = await rejection(BridgeServerPool.attach(ipc.endpoint));
     expect(missing.code).toBe('E_SIM_UNAVAILABLE');
-    expect(missing.message).toBe(`no simulator server is listening at ${ipc.endpoint}: the socket file ${ipc.endpoint.slice(6)} does not exist`);
+    expect(missing.message).toBe(
+      `no simulator server is listening at ${ipc.endpoint}: the socket file ${ipc.endpoint.slice(6)} does not exist`,
+    );
     expect(missing.hint).toContain('start the simulator server at that endpoint');
 
     const tcp = `tcp://127.0.0.1:${await freeTcpPort()}`;

@@ -7,14 +7,23 @@ import { packageRoot } from '../../src/bridges/supervisor.js';
 import { FAKE_ENV_ID, fakeFactory } from '../fixtures/bridge/fake-env.js';
 
 const imep = (...args: string[]) =>
-  execa(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: packageRoot(), reject: false, timeout: 30_000 });
+  execa(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: packageRoot(),
+    reject: false,
+    timeout: 30_000,
+  });
 
 let ipc: PrivateIpcEndpoint;
 let server: BridgeServer;
 
 beforeAll(async () => {
   ipc = await privateIpcEndpoint();
-  server = await BridgeServer.bind({ endpoint: ipc.endpoint, factory: fakeFactory, envIds: [FAKE_ENV_ID], name: 'cli-test' });
+  server = await BridgeServer.bind({
+    endpoint: ipc.endpoint,
+    factory: fakeFactory,
+    envIds: [FAKE_ENV_ID],
+    name: 'cli-test',
+  });
 });
 
 afterAll(async () => {

@@ -43,14 +43,22 @@ describe('the envelope: v and id are msgpack integers', () => {
     for (const v of [f64(1), f32(1)]) {
       const r = decodeMessage(envelope([['v', v], ['id', int(5)], OP, BODY]));
       expect(r.ok).toBe(false);
-      if (!r.ok) expect({ code: r.code, id: r.id, message: r.message }).toEqual({ code: 'E_VERSION', id: 5, message: 'protocol version 1.0 (a msgpack float) is not supported: v is the integer 1' });
+      if (!r.ok)
+        expect({ code: r.code, id: r.id, message: r.message }).toEqual({
+          code: 'E_VERSION',
+          id: 5,
+          message: 'protocol version 1.0 (a msgpack float) is not supported: v is the integer 1',
+        });
     }
     const ok = decodeMessage(envelope([['v', int(1)], ['id', int(5)], OP, BODY]));
     expect(ok.ok && ok.message.kind === 'request' && ok.message.id).toBe(5);
   });
 
   it('id: 5.0 is E_BAD_MESSAGE with id null, whatever the key order (body first, nested maps and arrays skipped)', () => {
-    const nested: [string, Buffer] = ['body', Buffer.concat([Buffer.from([0x82]), str('a'), Buffer.from([0x92, 0x01, 0xc0]), str('b'), f64(2.5)])];
+    const nested: [string, Buffer] = [
+      'body',
+      Buffer.concat([Buffer.from([0x82]), str('a'), Buffer.from([0x92, 0x01, 0xc0]), str('b'), f64(2.5)]),
+    ];
     for (const entries of [
       [['v', int(1)], ['id', f64(5)], OP, BODY],
       [nested, OP, ['id', f64(5)], ['v', int(1)]],
@@ -91,7 +99,12 @@ describe('a server caps the handles one client holds', () => {
 
   beforeEach(async () => {
     ipc = await privateIpcEndpoint();
-    server = await BridgeServer.bind({ endpoint: ipc.endpoint, factory: fakeFactory, envIds: [FAKE_ENV_ID], name: 'test' });
+    server = await BridgeServer.bind({
+      endpoint: ipc.endpoint,
+      factory: fakeFactory,
+      envIds: [FAKE_ENV_ID],
+      name: 'test',
+    });
   });
 
   afterEach(async () => {
@@ -103,19 +116,28 @@ describe('a server caps the handles one client holds', () => {
   it(`the ${MAX_HANDLES_PER_CLIENT + 1}th make is E_TOO_MANY_HANDLES; closing one frees a place; another client is not affected`, async () => {
     const a = newClient();
     const handles: string[] = [];
-    for (let i = 0; i < MAX_HANDLES_PER_CLIENT; i++) handles.push(((await a.call('make', { env: FAKE_ENV_ID, kwargs: {} })) as { handle: string }).handle);
+    for (let i = 0; i < MAX_HANDLES_PER_CLIENT; i++)
+      handles.push(((await a.call('make', { env: FAKE_ENV_ID, kwargs: {} })) as { handle: string }).handle);
     expect(new Set(handles).size).toBe(MAX_HANDLES_PER_CLIENT);
     await expect(a.call('make', { env: FAKE_ENV_ID, kwargs: {} })).rejects.toMatchObject({
       code: 'E_BRIDGE_REMOTE',
       wireCode: 'E_TOO_MANY_HANDLES',
-      message: expect.stringContaining(`the most one client may hold (${MAX_HANDLES_PER_CLIENT}): close one before making another`),
+      message: expect.stringContaining(
+        `the most one client may hold (${MAX_HANDLES_PER_CLIENT}): close one before making another`,
+      ),
     });
     expect(server.openHandles).toHaveLength(MAX_HANDLES_PER_CLIENT);
     const b = newClient();
-    await expect(b.call('make', { env: FAKE_ENV_ID, kwargs: {} })).resolves.toMatchObject({ handle: expect.any(String) });
+    await expect(b.call('make', { env: FAKE_ENV_ID, kwargs: {} })).resolves.toMatchObject({
+      handle: expect.any(String),
+    });
     await a.call('close', { handle: handles[0]! });
-    await expect(a.call('make', { env: FAKE_ENV_ID, kwargs: {} })).resolves.toMatchObject({ handle: expect.any(String) });
-    await expect(a.call('make', { env: FAKE_ENV_ID, kwargs: {} })).rejects.toMatchObject({ wireCode: 'E_TOO_MANY_HANDLES' });
+    await expect(a.call('make', { env: FAKE_ENV_ID, kwargs: {} })).resolves.toMatchObject({
+      handle: expect.any(String),
+    });
+    await expect(a.call('make', { env: FAKE_ENV_ID, kwargs: {} })).rejects.toMatchObject({
+      wireCode: 'E_TOO_MANY_HANDLES',
+    });
   });
 
   it('a raw v: 1.0 frame gets an E_VERSION reply and the server keeps serving', async () => {
@@ -171,7 +193,11 @@ allowlists: { methodVisible: [rgb], evaluatorOnly: [success] }
         return x;
       }
     })();
-    expect(e).toMatchObject({ code: 'E_USAGE', field: '--batch', hint: expect.stringContaining('--servers (2 or more)') });
+    expect(e).toMatchObject({
+      code: 'E_USAGE',
+      field: '--batch',
+      hint: expect.stringContaining('--servers (2 or more)'),
+    });
     expect(() => checkHandlesPerServer(bridged(64), 'h.yaml', 32, 2)).not.toThrow();
   });
 });

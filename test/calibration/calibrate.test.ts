@@ -12,9 +12,17 @@ const design = (id: string) => result.designs.find((d) => d.id === id)!;
 
 describe('calibration at the registered n (real campaigns + stats-level simulation)', () => {
   it('runs', async () => {
-    const loaded = parseSuite(derivedSuite(['memvla', 'blind', 'planted-0-02', 'unconditioned-0-02'], 2), 'derived.yaml');
+    const loaded = parseSuite(
+      derivedSuite(['memvla', 'blind', 'planted-0-02', 'unconditioned-0-02'], 2),
+      'derived.yaml',
+    );
     result = await calibrate(loaded, { root: ROOT });
-    expect(result.design).toMatchObject({ n: 200, realCampaignsPerDesign: 2, simulatedCampaignsPerDesign: 2000, quick: false });
+    expect(result.design).toMatchObject({
+      n: 200,
+      realCampaignsPerDesign: 2,
+      simulatedCampaignsPerDesign: 2000,
+      quick: false,
+    });
   }, 300_000);
 
   it('lite-blind and the unconditioned perturbation: FPR upper 95% bound ≤ α + 0.03 over 2000 simulated campaigns', () => {

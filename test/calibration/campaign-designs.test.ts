@@ -14,7 +14,11 @@ import { readUnitState, verifyUnit } from '../../src/evidence/index.js';
 import { derivedSuite, ROOT } from './support.js';
 
 const N = 15;
-const text = derivedSuite(['memvla'], 2, undefined, { designs: ['rc-memvla', 'rc-blind'], bands: 2, quick: { n: N, campaigns: 2 } });
+const text = derivedSuite(['memvla'], 2, undefined, {
+  designs: ['rc-memvla', 'rc-blind'],
+  bands: 2,
+  quick: { n: N, campaigns: 2 },
+});
 const loaded = parseSuite(text, 'derived.yaml');
 const scratch = mkdtempSync(join(tmpdir(), 'imep-calibrate-campaigns-'));
 const units = join(scratch, 'units');
@@ -25,16 +29,39 @@ const design = (id: string) => result.designs.find((d) => d.id === id)!;
 describe('campaign-level designs through IMEP’s verdict path', () => {
   it('runs one sealed, adjudicated unit per design and band', async () => {
     result = (await runCampaignDesigns(loaded, { root: ROOT, quick: true, simulated: 2000, keepUnits: units }))!;
-    expect(result).toMatchObject({ n: N, registeredN: 30, campaignsPerDesign: 2, operators: { runner: 'calibration-runner', adjudicator: 'calibration-adjudicator' } });
-    expect(result.template.criterion).toEqual({ id: 'Q4_theta', estimand: 'theta', rule: 'lower-bound-above', method: 'conditional-exact' });
+    expect(result).toMatchObject({
+      n: N,
+      registeredN: 30,
+      campaignsPerDesign: 2,
+      operators: { runner: 'calibration-runner', adjudicator: 'calibration-adjudicator' },
+    });
+    expect(result.template.criterion).toEqual({
+      id: 'Q4_theta',
+      estimand: 'theta',
+      rule: 'lower-bound-above',
+      method: 'conditional-exact',
+    });
     for (const id of ['rc-memvla', 'rc-blind']) {
       for (const band of [0, 1]) {
         const campaigns = join(units, id, `band-${band}`, 'campaigns');
-        const dir = join(campaigns, readdirSync(campaigns).find((n) => n.startsWith('calibration-shellgame-'))!);
+        const dir = join(
+          campaigns,
+          readdirSync(campaigns).find((n) => n.startsWith('calibration-shellgame-'))!,
+        );
         expect((await readUnitState(dir)).state, `${id} band ${band}`).toBe('adjudicated');
         expect((await verifyUnit(dir)).ok).toBe(true);
-        const frozen = JSON.parse(readFileSync(join(dir, 'protocol.json'), 'utf8')) as { id: string; n: number; seeds: { bands: unknown[] }; checkpoint: { path: string } };
-        expect(frozen).toMatchObject({ id: `calibration-shellgame-${id}-band-${band}`, n: N, seeds: { bands: [{ start: 740000 + N * band, end: 740000 + N * band + N - 1 }] }, checkpoint: { path: `checkpoints/lite-${id.slice(3)}-rc` } });
+        const frozen = JSON.parse(readFileSync(join(dir, 'protocol.json'), 'utf8')) as {
+          id: string;
+          n: number;
+          seeds: { bands: unknown[] };
+          checkpoint: { path: string };
+        };
+        expect(frozen).toMatchObject({
+          id: `calibration-shellgame-${id}-band-${band}`,
+          n: N,
+          seeds: { bands: [{ start: 740000 + N * band, end: 740000 + N * band + N - 1 }] },
+          checkpoint: { path: `checkpoints/lite-${id.slice(3)}-rc` },
+        });
       }
     }
   }, 600_000);
@@ -65,7 +92,13 @@ describe('campaign-level designs through IMEP’s verdict path', () => {
   it('lite-blind-rc: no band holds, b′ = c′ = 0, and the false-positive rate is 0 with its exact bound', () => {
     const d = design('rc-blind');
     for (const c of d.campaigns) {
-      expect(c).toMatchObject({ bOnlyT: 0, cOnlyS: 0, verdict: 'unresolved', verdictMatchesTest: true, goNoGo: 'confirmatory' });
+      expect(c).toMatchObject({
+        bOnlyT: 0,
+        cOnlyS: 0,
+        verdict: 'unresolved',
+        verdictMatchesTest: true,
+        goNoGo: 'confirmatory',
+      });
       expect(c.bound).toMatchObject({ lower: 0, upper: 0, threshold: 0 }); // degenerate conditional bound, b′ + c′ = 0
     }
     expect(d.real).toMatchObject({ kind: 'false-positive-rate', detected: 0, campaigns: 2 });
@@ -101,13 +134,20 @@ describe('campaign-level designs: derivation and refusals', () => {
     expect(checkpoint).toMatchObject({ path: 'checkpoints/lite-blind-rc', file: 'model.json', sha256: ckpt.sha256 });
     expect(s).toEqual({ ...ts, bands: [{ start: 740090, end: 740119 }] });
     expect(n).toBe(30);
-    expect(deriveProtocol(template, 'calibration-shellgame', c.designs[1]!, ckpt, 30, seeds, 3).protocolHash).toBe(d.protocolHash);
+    expect(deriveProtocol(template, 'calibration-shellgame', c.designs[1]!, ckpt, 30, seeds, 3).protocolHash).toBe(
+      d.protocolHash,
+    );
   });
 
   it('refuses a changed template, a missing criterion, one operator for run and adjudication, and a used units folder', async () => {
     const edit = (from: string | RegExp, to: string) => parseSuite(text.replace(from, to), 'edited.yaml');
-    await expect(loadCampaignTemplate(edit(/sha256: 83fb[0-9a-f]+/, `sha256: ${'f'.repeat(64)}`), ROOT)).rejects.toMatchObject({ code: 'E_PROTOCOL_INVALID', field: 'campaigns.template.sha256' });
-    await expect(loadCampaignTemplate(edit('criterion: Q4_theta', 'criterion: Q9'), ROOT)).rejects.toMatchObject({ code: 'E_PROTOCOL_INVALID', field: 'campaigns.criterion' });
+    await expect(
+      loadCampaignTemplate(edit(/sha256: 83fb[0-9a-f]+/, `sha256: ${'f'.repeat(64)}`), ROOT),
+    ).rejects.toMatchObject({ code: 'E_PROTOCOL_INVALID', field: 'campaigns.template.sha256' });
+    await expect(loadCampaignTemplate(edit('criterion: Q4_theta', 'criterion: Q9'), ROOT)).rejects.toMatchObject({
+      code: 'E_PROTOCOL_INVALID',
+      field: 'campaigns.criterion',
+    });
     const refusal = (from: string, to: string): unknown => {
       try {
         edit(from, to);
@@ -116,12 +156,23 @@ describe('campaign-level designs: derivation and refusals', () => {
       }
       return null;
     };
-    expect(refusal('adjudicator: calibration-adjudicator', 'adjudicator: calibration-runner')).toMatchObject({ code: 'E_PROTOCOL_INVALID', field: 'campaigns.operators' });
-    expect(refusal('checkpoint: lite-blind-rc', 'checkpoint: lite-nothing')).toMatchObject({ code: 'E_PROTOCOL_INVALID', field: 'campaigns.designs[1].checkpoint' });
-    expect(refusal('id: rc-blind', 'id: memvla')).toMatchObject({ code: 'E_PROTOCOL_INVALID', field: 'campaigns.designs[1].id' });
+    expect(refusal('adjudicator: calibration-adjudicator', 'adjudicator: calibration-runner')).toMatchObject({
+      code: 'E_PROTOCOL_INVALID',
+      field: 'campaigns.operators',
+    });
+    expect(refusal('checkpoint: lite-blind-rc', 'checkpoint: lite-nothing')).toMatchObject({
+      code: 'E_PROTOCOL_INVALID',
+      field: 'campaigns.designs[1].checkpoint',
+    });
+    expect(refusal('id: rc-blind', 'id: memvla')).toMatchObject({
+      code: 'E_PROTOCOL_INVALID',
+      field: 'campaigns.designs[1].id',
+    });
     const used = join(scratch, 'used');
     mkdirSync(used);
     writeFileSync(join(used, 'x'), '');
-    await expect(runCampaignDesigns(loaded, { root: ROOT, quick: true, simulated: 200, keepUnits: used })).rejects.toMatchObject({ code: 'E_USAGE', field: '--keep-units' });
+    await expect(
+      runCampaignDesigns(loaded, { root: ROOT, quick: true, simulated: 200, keepUnits: used }),
+    ).rejects.toMatchObject({ code: 'E_USAGE', field: '--keep-units' });
   });
 });

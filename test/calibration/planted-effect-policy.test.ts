@@ -17,13 +17,25 @@ class FakeInner {
   steps = [0, 0];
   fed: (readonly RetrievedItem[])[] = [];
   constructor(private readonly items: readonly RetrievedItem[]) {}
-  setReadHook(h: ReadHook): void { this.hook = h; }
-  async resetSlot(slot: number, info: EpisodeInfo): Promise<void> { this.episodes[slot] = info.episode; this.steps[slot] = 0; }
+  setReadHook(h: ReadHook): void {
+    this.hook = h;
+  }
+  async resetSlot(slot: number, info: EpisodeInfo): Promise<void> {
+    this.episodes[slot] = info.episode;
+    this.steps[slot] = 0;
+  }
   async inferBatch(reqs: readonly SlotObservation[]): Promise<readonly PolicyOutput[]> {
     return reqs.map((r) => {
       const step = this.steps[r.slot] as number;
       const episode = this.episodes[r.slot] as string;
-      const got = this.hook(this.items, { bank: 'perceptual', scope: episode, episode, queryIndex: step + 1, decisionStep: true, candidateCount: this.items.length });
+      const got = this.hook(this.items, {
+        bank: 'perceptual',
+        scope: episode,
+        episode,
+        queryIndex: step + 1,
+        decisionStep: true,
+        candidateCount: this.items.length,
+      });
       this.fed.push(got);
       this.steps[r.slot] = step + 1;
       return { action: { dtype: 'float32', shape: [2], data: Float32Array.of(0.01, 0) }, readouts: {} };
@@ -31,8 +43,27 @@ class FakeInner {
   }
 }
 
-const decoder = { leaf: 'feature', centroids: [[1, 0], [0, 1], [-1, 0]] };
-const base: PlantedEffectOptions = { delta: 0.02, mode: 'fact-conditioned', targets: [[-0.5, 0.25], [0, 0.25], [0.5, 0.25]], decoder, fromStep: 2, poseField: 'toolPosition', seed: 1 };
+const decoder = {
+  leaf: 'feature',
+  centroids: [
+    [1, 0],
+    [0, 1],
+    [-1, 0],
+  ],
+};
+const base: PlantedEffectOptions = {
+  delta: 0.02,
+  mode: 'fact-conditioned',
+  targets: [
+    [-0.5, 0.25],
+    [0, 0.25],
+    [0.5, 0.25],
+  ],
+  decoder,
+  fromStep: 2,
+  poseField: 'toolPosition',
+  seed: 1,
+};
 const obs = { toolPosition: { dtype: 'float32' as const, shape: [2], data: Float32Array.of(0, -0.25) } };
 
 async function run(p: PlantedEffectPolicy, steps: number): Promise<Float32Array[]> {
@@ -58,7 +89,12 @@ describe('PlantedEffectPolicy', () => {
   it('sees the harness hook’s output, not the bank: a hook that swaps in another fact moves the target', async () => {
     const inner = new FakeInner([item([0.9, 0.1])]);
     const p = new PlantedEffectPolicy(inner, base);
-    p.setReadHook((items) => items.map((it) => ({ identity: it.identity, leaves: { feature: { dtype: 'float32', shape: [2], data: Float32Array.of(-1, 0.05) } } })));
+    p.setReadHook((items) =>
+      items.map((it) => ({
+        identity: it.identity,
+        leaves: { feature: { dtype: 'float32', shape: [2], data: Float32Array.of(-1, 0.05) } },
+      })),
+    );
     await p.resetSlot(0, { episode: 'ep2' });
     await run(p, 3);
     expect(p.latchOf(0)).toEqual({ step: 2, index: 2 });
@@ -83,7 +119,12 @@ describe('PlantedEffectPolicy', () => {
 
   it('unconditioned: the index is a seeded draw per episode id, whatever the read holds', async () => {
     const idx = async (items: RetrievedItem[], episode: string): Promise<number | undefined> => {
-      const p = new PlantedEffectPolicy(new FakeInner(items), { ...base, mode: 'unconditioned', decoder: null, seed: 99 });
+      const p = new PlantedEffectPolicy(new FakeInner(items), {
+        ...base,
+        mode: 'unconditioned',
+        decoder: null,
+        seed: 99,
+      });
       await p.resetSlot(0, { episode });
       await run(p, 3);
       return p.latchOf(0)?.index;

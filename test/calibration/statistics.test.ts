@@ -1,6 +1,13 @@
 /** The calibration's pure pieces: ladder readout, detection rule, stats-level simulation, intervals, agreement. */
 import { describe, expect, it } from 'vitest';
-import { agreement, detects, ladderCounts, ladderReadout, rateWithInterval, simulateCampaigns } from '../../src/calibration/index.js';
+import {
+  agreement,
+  detects,
+  ladderCounts,
+  ladderReadout,
+  rateWithInterval,
+  simulateCampaigns,
+} from '../../src/calibration/index.js';
 import { clopperPearsonUpper } from '../../src/stats/clopper-pearson.js';
 import { pairedPowerExact } from '../../src/stats/power.js';
 
@@ -35,7 +42,15 @@ describe('ladder readout', () => {
 
 describe('stats-level simulation (src/stats/power.ts model)', () => {
   it('under θ = 0 at a large discordance the false-positive rate stays below α + 0.03 with its exact upper bound (2000 campaigns)', () => {
-    const sim = simulateCampaigns({ n: 200, pB: 0.1, pC: 0.1, campaigns: 2000, seed: 'test-null', test: 'mcnemar-one-sided', alpha: 0.05 });
+    const sim = simulateCampaigns({
+      n: 200,
+      pB: 0.1,
+      pC: 0.1,
+      campaigns: 2000,
+      seed: 'test-null',
+      test: 'mcnemar-one-sided',
+      alpha: 0.05,
+    });
     const r = rateWithInterval(sim.detected, sim.campaigns);
     expect(r.upper95).toBeLessThanOrEqual(0.08);
     expect(r.rate).toBeGreaterThan(0.01); // the exact test is conservative, not empty
@@ -44,8 +59,17 @@ describe('stats-level simulation (src/stats/power.ts model)', () => {
   });
 
   it('simulated power agrees with the exact power within 3 Monte-Carlo SE, and is deterministic in the seed', () => {
-    const rho = 0.2, theta = 0.0814;
-    const input = { n: 200, pB: (rho + theta) / 2, pC: (rho - theta) / 2, campaigns: 2000, seed: 7, test: 'mcnemar-one-sided' as const, alpha: 0.05 };
+    const rho = 0.2,
+      theta = 0.0814;
+    const input = {
+      n: 200,
+      pB: (rho + theta) / 2,
+      pC: (rho - theta) / 2,
+      campaigns: 2000,
+      seed: 7,
+      test: 'mcnemar-one-sided' as const,
+      alpha: 0.05,
+    };
     const a = simulateCampaigns(input);
     const exact = pairedPowerExact({ n: 200, rhoDiscordant: rho, effect: theta });
     const se = Math.sqrt((exact * (1 - exact)) / 2000);

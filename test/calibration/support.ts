@@ -25,23 +25,43 @@ function campaignsBlock(text: string): { start: number; end: number } {
  * The registered suite keeping only `designs` (ids), with `bands` campaigns and an optional quick block;
  * the campaign-level block is dropped unless `campaigns` names the campaign designs to keep.
  */
-export function derivedSuite(designs: readonly string[], bands: number, quick?: { n: number; campaigns: number; simulated: number }, campaigns?: DerivedCampaigns): string {
+export function derivedSuite(
+  designs: readonly string[],
+  bands: number,
+  quick?: { n: number; campaigns: number; simulated: number },
+  campaigns?: DerivedCampaigns,
+): string {
   let text = readFileSync(SUITE_FILE, 'utf8');
   const block = campaignsBlock(text);
   let camp = text.slice(block.start, block.end);
   text = text.slice(0, block.start) + text.slice(block.end);
-  text = text.split('\n').filter((l) => {
-    const m = /^\s+- \{ id: ([a-z0-9-]+), checkpoint:/.exec(l);
-    return m === null || designs.includes(m[1] as string);
-  }).join('\n');
+  text = text
+    .split('\n')
+    .filter((l) => {
+      const m = /^\s+- \{ id: ([a-z0-9-]+), checkpoint:/.exec(l);
+      return m === null || designs.includes(m[1] as string);
+    })
+    .join('\n');
   text = text.replace(/bands: \{ start: 720000, count: 8 \}/, `bands: { start: 720000, count: ${bands} }`);
-  if (quick) text = text.replace(/^quick: \{[^}]*\}/m, `quick: { n: ${quick.n}, campaigns: ${quick.campaigns}, simulated: ${quick.simulated} }`);
+  if (quick)
+    text = text.replace(
+      /^quick: \{[^}]*\}/m,
+      `quick: { n: ${quick.n}, campaigns: ${quick.campaigns}, simulated: ${quick.simulated} }`,
+    );
   if (campaigns === undefined) return text;
-  camp = camp.split('\n').filter((l) => {
-    const m = /^\s+- \{ id: ([a-z0-9-]+), checkpoint:/.exec(l);
-    return m === null || campaigns.designs.includes(m[1] as string);
-  }).join('\n');
-  if (campaigns.bands !== undefined) camp = camp.replace(/bands: \{ start: (\d+), count: \d+ \}/, `bands: { start: $1, count: ${campaigns.bands} }`);
-  if (campaigns.quick) camp = camp.replace(/ {2}quick: \{[^}]*\}/, `  quick: { n: ${campaigns.quick.n}, campaigns: ${campaigns.quick.campaigns} }`);
+  camp = camp
+    .split('\n')
+    .filter((l) => {
+      const m = /^\s+- \{ id: ([a-z0-9-]+), checkpoint:/.exec(l);
+      return m === null || campaigns.designs.includes(m[1] as string);
+    })
+    .join('\n');
+  if (campaigns.bands !== undefined)
+    camp = camp.replace(/bands: \{ start: (\d+), count: \d+ \}/, `bands: { start: $1, count: ${campaigns.bands} }`);
+  if (campaigns.quick)
+    camp = camp.replace(
+      / {2}quick: \{[^}]*\}/,
+      `  quick: { n: ${campaigns.quick.n}, campaigns: ${campaigns.quick.campaigns} }`,
+    );
   return `${text.trimEnd()}\n\n${camp.trimEnd()}\n`;
 }

@@ -11,7 +11,11 @@ const bytes = (xs: number[]): Uint8Array => new Uint8Array(Float32Array.from(xs)
 
 describe('EpisodeRow.actionDigest (as documented in src/evidence/records/episode-row.ts)', () => {
   it('is ONE streaming SHA-256 of the tag and every action’s float32 bytes in step order — not a hash chain', () => {
-    const actions = [[0.1, -2, 3.5], [1e-3, 0, -0], [7, 8, 9]];
+    const actions = [
+      [0.1, -2, 3.5],
+      [1e-3, 0, -0],
+      [7, 8, 9],
+    ];
     const d = new ActionDigest();
     for (const a of actions) d.add({ dtype: 'float32', shape: [3], data: Float32Array.from(a) });
     expect(d.digest).toBe(sha('imep.action-digest.v1', ...actions.map(bytes)));

@@ -50,7 +50,8 @@ function predictorProvider(protocol: Protocol, predictions: [string, number][], 
   const segments = segmentsOf(plan.episodes);
   const attempts = protocol.attempts?.count ?? 1;
   const facts = new Map<number, number>();
-  const fact = (seed: number): number => facts.get(seed) ?? (facts.set(seed, factOf(protocol, seed)), factOf(protocol, seed));
+  const fact = (seed: number): number =>
+    facts.get(seed) ?? (facts.set(seed, factOf(protocol, seed)), factOf(protocol, seed));
   let newUnits = 0;
   const resetsInSlot = new Map<number, number>();
   return {
@@ -82,16 +83,32 @@ function predictorProvider(protocol: Protocol, predictions: [string, number][], 
   };
 }
 
-async function playAttack(protocol: Protocol, key: string | null, batchSize: number): Promise<{ hits: number; trials: number; p: number; arrivals: string[] }> {
+async function playAttack(
+  protocol: Protocol,
+  key: string | null,
+  batchSize: number,
+): Promise<{ hits: number; trials: number; p: number; arrivals: string[] }> {
   const plan = buildPlan(protocol);
   const byEpisode = new Map<string, PlannedEpisode>(plan.episodes.map((e) => [e.episodeId, e]));
   const predictions: [string, number][] = [];
   const arrivals: string[] = [];
-  const sink = new RowSink({ appendRow: async () => undefined, appendTiming: async () => undefined, appendTrace: async () => undefined }, plan.episodes.map((e) => e.seq));
-  await runPlan({ protocol, episodes: plan.episodes, policies: predictorProvider(protocol, predictions, arrivals), envs: (t) => makeLiteEnv(t.envId, t.kwargs), batchSize, sink, arrivalKey: key });
+  const sink = new RowSink(
+    { appendRow: async () => undefined, appendTiming: async () => undefined, appendTrace: async () => undefined },
+    plan.episodes.map((e) => e.seq),
+  );
+  await runPlan({
+    protocol,
+    episodes: plan.episodes,
+    policies: predictorProvider(protocol, predictions, arrivals),
+    envs: (t) => makeLiteEnv(t.envId, t.kwargs),
+    batchSize,
+    sink,
+    arrivalKey: key,
+  });
   await sink.drain();
   let hits = 0;
-  for (const [episode, predicted] of predictions) if (factOf(protocol, (byEpisode.get(episode) as PlannedEpisode).seed) === predicted) hits++;
+  for (const [episode, predicted] of predictions)
+    if (factOf(protocol, (byEpisode.get(episode) as PlannedEpisode).seed) === predicted) hits++;
   const counts = [0, 0, 0];
   const units = segmentsOf(plan.episodes)[0]?.units ?? [];
   for (const u of units) counts[factOf(protocol, u.seed)]! += 1;
@@ -122,7 +139,8 @@ describe('arrival order (issue #24)', () => {
       const { hits, trials, p } = await playAttack(protocol, key, batch);
       expect(trials).toBe(7 * 60);
       const [lo, hi] = acceptance(trials, p);
-      if (process.env['IMEP_PRINT_ATTACK']) console.log(`batch ${batch}: ${hits}/${trials} hits, p = ${p.toFixed(4)}, acceptance [${lo}, ${hi}]`);
+      if (process.env['IMEP_PRINT_ATTACK'])
+        console.log(`batch ${batch}: ${hits}/${trials} hits, p = ${p.toFixed(4)}, acceptance [${lo}, ${hi}]`);
       expect(hits).toBeGreaterThanOrEqual(lo);
       expect(hits).toBeLessThanOrEqual(hi);
     }
@@ -176,7 +194,15 @@ describe('arrival order in a formal run of a hosted policy', () => {
       },
       release: async () => undefined,
     };
-    return { file, arrivals, opts: { ...scriptedOptions(box, 'shell', { batchSize: 1 }), policies: async () => provider, through: 'seal' } as Parameters<typeof runCampaign>[1] };
+    return {
+      file,
+      arrivals,
+      opts: {
+        ...scriptedOptions(box, 'shell', { batchSize: 1 }),
+        policies: async () => provider,
+        through: 'seal',
+      } as Parameters<typeof runCampaign>[1],
+    };
   }
 
   async function run(hosted: boolean): Promise<{ dir: string; arrivals: string[]; rows: string }> {
@@ -202,7 +228,9 @@ describe('arrival order in a formal run of a hosted policy', () => {
     const key = (JSON.parse(keyBytes.toString('utf8')) as { key: string }).key;
     const { protocol } = parseProtocol(blackoutYaml({ n: 12, sha: 'ab'.repeat(32) }), 'p.yaml');
     const expected = segmentsOf(buildPlan(protocol).episodes).flatMap((seg) =>
-      arrivalOrder(key, { wave: seg.wave, condition: seg.condition, task: seg.task }, seg.units).flatMap((u) => u.episodes.map((e) => e.episodeId)),
+      arrivalOrder(key, { wave: seg.wave, condition: seg.condition, task: seg.task }, seg.units).flatMap((u) =>
+        u.episodes.map((e) => e.episodeId),
+      ),
     );
     expect(hosted.arrivals).toEqual(expected);
     expect(plain.arrivals).toEqual(buildPlan(protocol).episodes.map((e) => e.episodeId));
@@ -215,7 +243,9 @@ describe('arrival order in a formal run of a hosted policy', () => {
     const keyFile = join(dir, ARRIVAL_ORDER_FILE);
     const committed = readFileSync(keyFile);
     writeFileSync(keyFile, canonicalBytes(newArrivalKey()));
-    await expect(runCampaign(file, opts)).rejects.toThrow(/arrival-order\.json does not match the SHA-256 its precommit committed/);
+    await expect(runCampaign(file, opts)).rejects.toThrow(
+      /arrival-order\.json does not match the SHA-256 its precommit committed/,
+    );
     expect(existsSync(join(dir, 'rows/rows.jsonl')) ? readFileSync(join(dir, 'rows/rows.jsonl'), 'utf8') : '').toBe('');
 
     const precommitBytes = readFileSync(join(dir, 'precommit.json'));
@@ -224,7 +254,9 @@ describe('arrival order in a formal run of a hosted policy', () => {
     expect(arrivalOrderIssues(precommitBytes, new Map([[ARRIVAL_ORDER_FILE, sha(readFileSync(keyFile))]]))).toEqual([
       expect.objectContaining({ path: ARRIVAL_ORDER_FILE, kind: 'modified' }),
     ]);
-    expect(arrivalOrderIssues(precommitBytes, new Map())).toEqual([expect.objectContaining({ path: ARRIVAL_ORDER_FILE, kind: 'missing' })]);
+    expect(arrivalOrderIssues(precommitBytes, new Map())).toEqual([
+      expect.objectContaining({ path: ARRIVAL_ORDER_FILE, kind: 'missing' }),
+    ]);
     expect(arrivalOrderIssues(Buffer.from('{"kind":"imep.precommit"}'), new Map())).toEqual([]);
   }, 60_000);
 });

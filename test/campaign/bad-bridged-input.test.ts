@@ -25,7 +25,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const REGISTRY = canonicalPrettyJson({
   kind: 'imep.seed-registry',
   version: 1,
-  campaigns: { other: { bands: [{ task: 'replay/tiny', start: 900, end: 901 }], reuse: [], registeredAt: '2026-01-01T00:00:00.000Z', protocolHash: null } },
+  campaigns: {
+    other: {
+      bands: [{ task: 'replay/tiny', start: 900, end: 901 }],
+      reuse: [],
+      registeredAt: '2026-01-01T00:00:00.000Z',
+      protocolHash: null,
+    },
+  },
 });
 
 function protocolYaml(id: string, simulator: string, envId: string, seeds = '{ start: 0, end: 1 }', n = 2): string {
@@ -56,12 +63,21 @@ async function refused(name: string, yaml: string, env: NodeJS.ProcessEnv = {}) 
   mkdirSync(campaigns);
   writeFileSync(join(campaigns, 'seed-registry.json'), REGISTRY);
   const r = await imep(['campaign', 'run', `${name}.yaml`, '--campaigns-dir', campaigns], dir, undefined, env);
-  return { ...r, lines: r.stderr.trim().split('\n'), after: readdirSync(campaigns), registry: readFileSync(join(campaigns, 'seed-registry.json'), 'utf8') };
+  return {
+    ...r,
+    lines: r.stderr.trim().split('\n'),
+    after: readdirSync(campaigns),
+    registry: readFileSync(join(campaigns, 'seed-registry.json'), 'utf8'),
+  };
 }
 
 function importable(module: string): boolean {
   try {
-    execFileSync(bridgePython(), ['-c', `import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('${module}') else 1)`], { stdio: 'ignore' });
+    execFileSync(
+      bridgePython(),
+      ['-c', `import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('${module}') else 1)`],
+      { stdio: 'ignore' },
+    );
     return true;
   } catch {
     return false;
@@ -73,7 +89,9 @@ describe('bad bridged input: one line, exit 2, nothing written', () => {
     const r = await refused('env', protocolYaml('bad-env', REPLAY, 'replay/nothing'));
     expect(r.code, r.stderr).toBe(2);
     expect(r.lines).toHaveLength(1);
-    expect(r.lines[0]).toMatch(/^imep: env\.yaml: envs\[0\]\.id: the simulator server at ipc:\/\/\S+ cannot make replay\/nothing: make: E_UNKNOWN_ENV: .* — it hosts: replay\/tiny$/);
+    expect(r.lines[0]).toMatch(
+      /^imep: env\.yaml: envs\[0\]\.id: the simulator server at ipc:\/\/\S+ cannot make replay\/nothing: make: E_UNKNOWN_ENV: .* — it hosts: replay\/tiny$/,
+    );
     expect(r.after).toEqual(['seed-registry.json']);
     expect(r.registry).toBe(REGISTRY);
   }, 60_000);
@@ -82,26 +100,46 @@ describe('bad bridged input: one line, exit 2, nothing written', () => {
     const r = await refused('seeds', protocolYaml('bad-seeds', REPLAY, 'replay/tiny', '{ start: 1, end: 3 }', 3));
     expect(r.code, r.stderr).toBe(2);
     expect(r.lines).toHaveLength(1);
-    expect(r.lines[0]).toContain('seeds.yaml: seeds: 2 of the 3 registered seeds (2, 3) are outside the seeds replay/tiny takes: 0–1 — register seeds inside 0–1');
+    expect(r.lines[0]).toContain(
+      'seeds.yaml: seeds: 2 of the 3 registered seeds (2, 3) are outside the seeds replay/tiny takes: 0–1 — register seeds inside 0–1',
+    );
     expect(r.after).toEqual(['seed-registry.json']);
     expect(r.registry).toBe(REGISTRY);
   }, 60_000);
 
-  it.runIf(!importable('libero'))('the LIBERO adapter where LIBERO is not installed: names the module and the setup command', async () => {
-    const r = await refused('libero', protocolYaml('no-libero', '{ kind: sim-bridge, adapter: libero }', 'libero-mem/top-drawer-cue'));
-    expect(r.code, r.stderr).toBe(2);
-    expect(r.lines).toHaveLength(1);
-    expect(r.lines[0]).toMatch(/libero\.yaml: simulator\.adapter: the simulator adapter 'libero' cannot run at ipc:\/\/\S+: python module '(libero|robosuite)' is not installed \(bash scripts\/setup-sims\.sh libero /);
-    expect(r.after).toEqual(['seed-registry.json']);
-  }, 60_000);
+  it.runIf(!importable('libero'))(
+    'the LIBERO adapter where LIBERO is not installed: names the module and the setup command',
+    async () => {
+      const r = await refused(
+        'libero',
+        protocolYaml('no-libero', '{ kind: sim-bridge, adapter: libero }', 'libero-mem/top-drawer-cue'),
+      );
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.lines).toHaveLength(1);
+      expect(r.lines[0]).toMatch(
+        /libero\.yaml: simulator\.adapter: the simulator adapter 'libero' cannot run at ipc:\/\/\S+: python module '(libero|robosuite)' is not installed \(bash scripts\/setup-sims\.sh libero /,
+      );
+      expect(r.after).toEqual(['seed-registry.json']);
+    },
+    60_000,
+  );
 
-  it.runIf(!importable('mani_skill') || !importable('torch'))('the MIKASA-Robo adapter where its stack is not installed: names the module and the setup command', async () => {
-    const r = await refused('mikasa', protocolYaml('no-mikasa', '{ kind: sim-bridge, adapter: mikasa }', 'mikasa/RememberColor3-VLA-v0'));
-    expect(r.code, r.stderr).toBe(2);
-    expect(r.lines).toHaveLength(1);
-    expect(r.lines[0]).toMatch(/mikasa\.yaml: simulator\.adapter: the simulator adapter 'mikasa' cannot run at ipc:\/\/\S+: python module '\w+' is not installed \(bash scripts\/setup-sims\.sh mikasa/);
-    expect(r.after).toEqual(['seed-registry.json']);
-  }, 60_000);
+  it.runIf(!importable('mani_skill') || !importable('torch'))(
+    'the MIKASA-Robo adapter where its stack is not installed: names the module and the setup command',
+    async () => {
+      const r = await refused(
+        'mikasa',
+        protocolYaml('no-mikasa', '{ kind: sim-bridge, adapter: mikasa }', 'mikasa/RememberColor3-VLA-v0'),
+      );
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.lines).toHaveLength(1);
+      expect(r.lines[0]).toMatch(
+        /mikasa\.yaml: simulator\.adapter: the simulator adapter 'mikasa' cannot run at ipc:\/\/\S+: python module '\w+' is not installed \(bash scripts\/setup-sims\.sh mikasa/,
+      );
+      expect(r.after).toEqual(['seed-registry.json']);
+    },
+    60_000,
+  );
 
   it('an IMEP_PYTHON that does not exist: names the interpreter and IMEP_PYTHON', async () => {
     const python = join(dir, 'no-such-python');

@@ -25,7 +25,12 @@ const FILE = '/protocols/p.yaml';
 const ROOTS = [ROOT];
 const REPLAY = 'sim-bridge/tests/fixtures/replay';
 
-function protocol(simulator: string, envId: string, methodVisible: string, evaluatorOnly = '[reward, success, oracle, seed]'): Protocol {
+function protocol(
+  simulator: string,
+  envId: string,
+  methodVisible: string,
+  evaluatorOnly = '[reward, success, oracle, seed]',
+): Protocol {
   const text = `version: 1
 id: sims
 title: simulator selection
@@ -61,7 +66,10 @@ const replaySim = `{ kind: sim-bridge, adapter: replay, replayDir: ${REPLAY} }`;
 describe('openSimulators', () => {
   it('lite without transport (or in-process): the in-process lite environments, nothing started', async () => {
     for (const sim of ['{ kind: lite }', '{ kind: lite, transport: in-process }']) {
-      const sims = await openSimulators(protocol(sim, 'ShellGameTouch-lite', '[rgb, toolPosition]', '[success]'), { file: FILE, roots: ROOTS });
+      const sims = await openSimulators(protocol(sim, 'ShellGameTouch-lite', '[rgb, toolPosition]', '[success]'), {
+        file: FILE,
+        roots: ROOTS,
+      });
       expect(sims.envs).toBe(inProcessLiteEnvs);
       expect(sims.description).toBeNull();
       expect(sims.summary()).toBeNull();
@@ -70,13 +78,37 @@ describe('openSimulators', () => {
   });
 
   it('refuses more than one server where IMEP starts none (in-process lite, an attached endpoint), naming --servers', async () => {
-    const lite = await refusal(openSimulators(protocol('{ kind: lite }', 'ShellGameTouch-lite', '[rgb, toolPosition]', '[success]'), { file: FILE, roots: ROOTS }, { servers: 3 }));
-    expect([lite.code, lite.field, lite.message]).toEqual(['E_USAGE', '--servers', "3 simulator servers asked for, but the protocol's simulator runs the lite simulators in process: there are no servers to start"]);
+    const lite = await refusal(
+      openSimulators(
+        protocol('{ kind: lite }', 'ShellGameTouch-lite', '[rgb, toolPosition]', '[success]'),
+        { file: FILE, roots: ROOTS },
+        { servers: 3 },
+      ),
+    );
+    expect([lite.code, lite.field, lite.message]).toEqual([
+      'E_USAGE',
+      '--servers',
+      "3 simulator servers asked for, but the protocol's simulator runs the lite simulators in process: there are no servers to start",
+    ]);
     const endpoint = 'ipc:///nonexistent/imep-test.sock';
-    const attached = await refusal(openSimulators(protocol(`{ kind: sim-bridge, adapter: replay, endpoint: "${endpoint}" }`, 'replay/tiny', '[image, state]'), { file: FILE, roots: ROOTS }, { servers: 2 }));
-    expect([attached.code, attached.field, attached.message]).toEqual(['E_USAGE', '--servers', `2 simulator servers asked for, but the protocol's simulator connects to the one server you started at ${endpoint}: IMEP starts none`]);
+    const attached = await refusal(
+      openSimulators(
+        protocol(`{ kind: sim-bridge, adapter: replay, endpoint: "${endpoint}" }`, 'replay/tiny', '[image, state]'),
+        { file: FILE, roots: ROOTS },
+        { servers: 2 },
+      ),
+    );
+    expect([attached.code, attached.field, attached.message]).toEqual([
+      'E_USAGE',
+      '--servers',
+      `2 simulator servers asked for, but the protocol's simulator connects to the one server you started at ${endpoint}: IMEP starts none`,
+    ]);
     // one server is what those simulators have: accepted
-    const one = await openSimulators(protocol('{ kind: lite }', 'ShellGameTouch-lite', '[rgb, toolPosition]', '[success]'), { file: FILE, roots: ROOTS }, { servers: 1 });
+    const one = await openSimulators(
+      protocol('{ kind: lite }', 'ShellGameTouch-lite', '[rgb, toolPosition]', '[success]'),
+      { file: FILE, roots: ROOTS },
+      { servers: 1 },
+    );
     expect(one.envs).toBe(inProcessLiteEnvs);
   });
 
@@ -103,7 +135,9 @@ describe('openSimulators', () => {
     const p = protocol(replaySim, 'replay/tiny', '[image, state]');
     const sims = await openSimulators(p, { file: FILE, roots: ROOTS });
     try {
-      expect(sims.description).toBe(`sim-bridge adapter replay: 1 server started by IMEP (${bridgePython()} -m imep_sim_bridge serve --endpoint ipc://… --adapters replay --replay-dir ${join(ROOT, REPLAY)})`);
+      expect(sims.description).toBe(
+        `sim-bridge adapter replay: 1 server started by IMEP (${bridgePython()} -m imep_sim_bridge serve --endpoint ipc://… --adapters replay --replay-dir ${join(ROOT, REPLAY)})`,
+      );
       const task = taskEntries(p).get('replay/tiny');
       const env = sims.envs(task as NonNullable<typeof task>, 0);
       expect(env.spec.methodVisible).toEqual(['image', 'state']);
@@ -120,13 +154,22 @@ describe('openSimulators', () => {
 
   it('sim-bridge with endpoint: attaches to the server the user started; refuses one without the adapter', async () => {
     const ipc = await privateIpcEndpoint();
-    const sup = new ServerSupervisor(pythonServerCommand(ipc.endpoint, { adapters: ['replay'], replayDir: join(ROOT, REPLAY) }), { endpoint: ipc.endpoint, readyTimeoutMs: 30_000 });
+    const sup = new ServerSupervisor(
+      pythonServerCommand(ipc.endpoint, { adapters: ['replay'], replayDir: join(ROOT, REPLAY) }),
+      { endpoint: ipc.endpoint, readyTimeoutMs: 30_000 },
+    );
     try {
       await sup.start();
-      const p = protocol(`{ kind: sim-bridge, adapter: replay, endpoint: "${ipc.endpoint}" }`, 'replay/tiny', '[image, state]');
+      const p = protocol(
+        `{ kind: sim-bridge, adapter: replay, endpoint: "${ipc.endpoint}" }`,
+        'replay/tiny',
+        '[image, state]',
+      );
       const sims = await openSimulators(p, { file: FILE, roots: ROOTS });
       try {
-        expect(sims.description).toBe(`sim-bridge adapter replay at ${ipc.endpoint} (started outside IMEP; never restarted by it)`);
+        expect(sims.description).toBe(
+          `sim-bridge adapter replay at ${ipc.endpoint} (started outside IMEP; never restarted by it)`,
+        );
         const env = sims.envs(taskEntries(p).get('replay/tiny') as TaskEntry, 3);
         expect((await env.reset({ seed: 0 })).evaluator['seed']).toBe(0);
         await env.close();
@@ -135,7 +178,12 @@ describe('openSimulators', () => {
         await sims.close();
       }
       expect(sup.running).toBe(true); // closing the simulators leaves a server IMEP did not start alone
-      const wrong = await refusal(openSimulators(protocol(`{ kind: sim-bridge, adapter: mikasa, endpoint: "${ipc.endpoint}" }`, 'replay/tiny', '[image]'), { file: FILE, roots: ROOTS }));
+      const wrong = await refusal(
+        openSimulators(
+          protocol(`{ kind: sim-bridge, adapter: mikasa, endpoint: "${ipc.endpoint}" }`, 'replay/tiny', '[image]'),
+          { file: FILE, roots: ROOTS },
+        ),
+      );
       expect(wrong.field).toBe('simulator.adapter');
       expect(wrong.message).toBe(`the simulator server at ${ipc.endpoint} has no 'mikasa' adapter (it has: replay)`);
     } finally {
@@ -145,13 +193,22 @@ describe('openSimulators', () => {
   }, 30_000);
 
   it('refuses a method-visible field the simulator keeps for the evaluator, and one it does not show', async () => {
-    const overlap = await refusal(openSimulators(protocol(replaySim, 'replay/tiny', '[image, oracle]', '[reward, success, seed]'), { file: FILE, roots: ROOTS }));
+    const overlap = await refusal(
+      openSimulators(protocol(replaySim, 'replay/tiny', '[image, oracle]', '[reward, success, seed]'), {
+        file: FILE,
+        roots: ROOTS,
+      }),
+    );
     expect(overlap.code).toBe('E_ALLOWLIST_OVERLAP');
     expect(overlap.file).toBe(FILE);
     expect(overlap.field).toBe('allowlists.methodVisible[1]');
-    expect(overlap.message).toMatch(/^field "oracle" is evaluator-only in replay\/tiny \(as the server at ipc:\/\/\S+ declares it\) but on the protocol's method-visible allowlist$/);
+    expect(overlap.message).toMatch(
+      /^field "oracle" is evaluator-only in replay\/tiny \(as the server at ipc:\/\/\S+ declares it\) but on the protocol's method-visible allowlist$/,
+    );
 
-    const unseen = await refusal(openSimulators(protocol(replaySim, 'replay/tiny', '[image, rgb]'), { file: FILE, roots: ROOTS }));
+    const unseen = await refusal(
+      openSimulators(protocol(replaySim, 'replay/tiny', '[image, rgb]'), { file: FILE, roots: ROOTS }),
+    );
     expect(unseen.code).toBe('E_PROTOCOL_INVALID');
     expect(unseen.field).toBe('allowlists.methodVisible[1]');
     expect(unseen.message).toBe('replay/tiny does not show "rgb" to the policy');
@@ -159,19 +216,31 @@ describe('openSimulators', () => {
   }, 30_000);
 
   it('refuses an env the server cannot make, naming what it hosts; a replay adapter without its files', async () => {
-    const missing = await refusal(openSimulators(protocol(replaySim, 'replay/nothing', '[image]'), { file: FILE, roots: ROOTS }));
+    const missing = await refusal(
+      openSimulators(protocol(replaySim, 'replay/nothing', '[image]'), { file: FILE, roots: ROOTS }),
+    );
     expect(missing.field).toBe('envs[0].id');
     expect(missing.message).toContain('cannot make replay/nothing');
     expect(missing.hint).toBe('it hosts: replay/tiny');
 
-    const noDir = await refusal(openSimulators(protocol('{ kind: sim-bridge, adapter: replay }', 'replay/tiny', '[image]'), { file: FILE, roots: ROOTS }));
+    const noDir = await refusal(
+      openSimulators(protocol('{ kind: sim-bridge, adapter: replay }', 'replay/tiny', '[image]'), {
+        file: FILE,
+        roots: ROOTS,
+      }),
+    );
     expect(noDir.code).toBe('E_PROTOCOL_INVALID');
     expect(noDir.field).toBe('simulator.replayDir');
-    const badDir = await refusal(openSimulators(protocol('{ kind: sim-bridge, adapter: replay, replayDir: no/such/dir }', 'replay/tiny', '[image]'), { file: FILE, roots: ROOTS }));
+    const badDir = await refusal(
+      openSimulators(
+        protocol('{ kind: sim-bridge, adapter: replay, replayDir: no/such/dir }', 'replay/tiny', '[image]'),
+        { file: FILE, roots: ROOTS },
+      ),
+    );
     expect(badDir.message).toBe(`replay directory no/such/dir does not exist (looked in ${ROOT})`);
   }, 30_000);
 
-  it("slot 0 of each environment adopts the one the check made (no second make); the rest make their own; unadopted ones close with the simulators", async () => {
+  it('slot 0 of each environment adopts the one the check made (no second make); the rest make their own; unadopted ones close with the simulators', async () => {
     const ipc = await privateIpcEndpoint();
     const made: string[] = [];
     let closed = 0;
@@ -182,11 +251,21 @@ describe('openSimulators', () => {
       factory: (id, kwargs) => {
         made.push(id);
         const env = makeLiteEnv(id, kwargs);
-        return { spec: env.spec, reset: (r) => env.reset(r), step: (a) => env.step(a), close: async () => void (closed += 1) };
+        return {
+          spec: env.spec,
+          reset: (r) => env.reset(r),
+          step: (a) => env.step(a),
+          close: async () => void (closed += 1),
+        };
       },
     });
     try {
-      const p = protocol(`{ kind: sim-bridge, adapter: replay, endpoint: "${ipc.endpoint}" }`, 'ShellGameTouch-lite', '[rgb, toolPosition]', '[success]');
+      const p = protocol(
+        `{ kind: sim-bridge, adapter: replay, endpoint: "${ipc.endpoint}" }`,
+        'ShellGameTouch-lite',
+        '[rgb, toolPosition]',
+        '[success]',
+      );
       const task = taskEntries(p).get('ShellGameTouch-lite') as TaskEntry;
       const sims = await openSimulators(p, { file: FILE, roots: ROOTS });
       expect(made).toHaveLength(1); // the check's make
@@ -215,11 +294,17 @@ describe('openSimulators', () => {
   }, 30_000);
 
   it('maps every protocol adapter to an adapter the sim-bridge knows (its ADAPTER_NAMES)', () => {
-    const known = execFileSync(bridgePython(), ['-c', 'from imep_sim_bridge.adapters import ADAPTER_NAMES; print(",".join(ADAPTER_NAMES))'], { cwd: join(ROOT, 'sim-bridge') })
+    const known = execFileSync(
+      bridgePython(),
+      ['-c', 'from imep_sim_bridge.adapters import ADAPTER_NAMES; print(",".join(ADAPTER_NAMES))'],
+      { cwd: join(ROOT, 'sim-bridge') },
+    )
       .toString()
       .trim()
       .split(',');
-    expect(Object.keys(SIM_BRIDGE_ADAPTERS).sort()).toEqual([...SimulatorSchema.options[1].shape.adapter.options].sort());
+    expect(Object.keys(SIM_BRIDGE_ADAPTERS).sort()).toEqual(
+      [...SimulatorSchema.options[1].shape.adapter.options].sort(),
+    );
     expect(Object.values(SIM_BRIDGE_ADAPTERS).sort()).toEqual([...known].sort());
   });
 });

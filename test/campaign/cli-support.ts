@@ -8,7 +8,9 @@ export const MAIN = join(ROOT, 'dist/cli/main.js');
 
 /** SHA-256 of the shipped lite checkpoint's model.json (protocols bind it). */
 export function liteCheckpointSha(): string {
-  return createHash('sha256').update(readFileSync(join(ROOT, 'checkpoints/lite-memvla/model.json'))).digest('hex');
+  return createHash('sha256')
+    .update(readFileSync(join(ROOT, 'checkpoints/lite-memvla/model.json')))
+    .digest('hex');
 }
 
 export interface Exit {
@@ -22,9 +24,18 @@ export interface Exit {
  * Runs `imep …` (the built CLI) in `cwd`. With `killWhen`, polls it every few ms and SIGKILLs the child
  * as soon as it returns true (the child may finish first).
  */
-export function imep(args: readonly string[], cwd: string, killWhen?: () => boolean, env: NodeJS.ProcessEnv = {}): Promise<Exit> {
+export function imep(
+  args: readonly string[],
+  cwd: string,
+  killWhen?: () => boolean,
+  env: NodeJS.ProcessEnv = {},
+): Promise<Exit> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { cwd, env: { ...process.env, IMEP_OPERATOR: 'cli-test', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      cwd,
+      env: { ...process.env, IMEP_OPERATOR: 'cli-test', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -58,6 +69,8 @@ export function lineCount(file: string): number {
 /** The single unit folder under a campaigns dir (or null). */
 export function unitIn(campaigns: string): string | null {
   if (!existsSync(campaigns)) return null;
-  const d = readdirSync(campaigns, { withFileTypes: true }).find((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'reports' && !e.name.endsWith('.shards'));
+  const d = readdirSync(campaigns, { withFileTypes: true }).find(
+    (e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'reports' && !e.name.endsWith('.shards'),
+  );
   return d ? join(campaigns, d.name) : null;
 }

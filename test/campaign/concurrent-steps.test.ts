@@ -18,7 +18,10 @@ class SlowEnv implements SimEnvironment {
   static inFlight = 0;
   static maxInFlight = 0;
   static finishOrder: number[] = [];
-  constructor(private readonly inner: SimEnvironment, private readonly index: number) {}
+  constructor(
+    private readonly inner: SimEnvironment,
+    private readonly index: number,
+  ) {}
   get spec(): SimEnvironment['spec'] {
     return this.inner.spec;
   }

@@ -48,9 +48,21 @@ allowlists:
 
 describe('facts come from what an environment declares', () => {
   it('the lite simulators declare their fact field, domain and decision step', () => {
-    expect(factsOf(makeLiteEnv('ShellGameTouch-lite').spec)).toEqual({ factField: 'ballCup', domain: [0, 1, 2], decisionFromStep: 5 });
-    expect(factsOf(makeLiteEnv('RememberColor5-lite').spec)).toEqual({ factField: 'targetColorIndex', domain: [0, 1, 2, 3, 4], decisionFromStep: 10 });
-    expect(factsOf(makeLiteEnv('ChainDrawers-lite').spec)).toEqual({ factField: null, domain: null, decisionFromStep: 0 });
+    expect(factsOf(makeLiteEnv('ShellGameTouch-lite').spec)).toEqual({
+      factField: 'ballCup',
+      domain: [0, 1, 2],
+      decisionFromStep: 5,
+    });
+    expect(factsOf(makeLiteEnv('RememberColor5-lite').spec)).toEqual({
+      factField: 'targetColorIndex',
+      domain: [0, 1, 2, 3, 4],
+      decisionFromStep: 10,
+    });
+    expect(factsOf(makeLiteEnv('ChainDrawers-lite').spec)).toEqual({
+      factField: null,
+      domain: null,
+      decisionFromStep: 0,
+    });
   });
 
   it('a spec on the wire may not declare a method-visible fact, a one-value domain, or a decision step past its end', () => {
@@ -73,7 +85,13 @@ describe('facts come from what an environment declares', () => {
     const noFact: EnvProvider = (task) => {
       const env = makeLiteEnv(task.envId, task.kwargs);
       const { fact: _f, ...spec } = env.spec;
-      return { ...env, spec: spec as EnvSpec, reset: (r) => env.reset(r), step: (a) => env.step(a), close: () => env.close() } as SimEnvironment;
+      return {
+        ...env,
+        spec: spec as EnvSpec,
+        reset: (r) => env.reset(r),
+        step: (a) => env.step(a),
+        close: () => env.close(),
+      } as SimEnvironment;
     };
     let err: unknown = null;
     try {
@@ -82,9 +100,15 @@ describe('facts come from what an environment declares', () => {
       err = e;
     }
     expect(isImepError(err) && err.code).toBe('E_PROTOCOL_INVALID');
-    expect((err as Error).message).toContain('condition "S" swaps donors by fact, but the environment ShellGameTouch-lite (task ShellGameTouch-lite) declares no fact');
+    expect((err as Error).message).toContain(
+      'condition "S" swaps donors by fact, but the environment ShellGameTouch-lite (task ShellGameTouch-lite) declares no fact',
+    );
     const units = box.campaigns;
-    const rows = existsSync(units) ? readdirSync(units).map((d) => join(units, d, 'rows/rows.jsonl')).filter((f) => existsSync(f)) : [];
+    const rows = existsSync(units)
+      ? readdirSync(units)
+          .map((d) => join(units, d, 'rows/rows.jsonl'))
+          .filter((f) => existsSync(f))
+      : [];
     for (const f of rows) expect(readFileSync(f, 'utf8')).toBe('');
   });
 
@@ -92,7 +116,19 @@ describe('facts come from what an environment declares', () => {
     const box = sandbox();
     const file = writeProtocol(box, 'facts.yaml', readSwapYaml(box.checkpointSha));
     const dir = await runCampaign(file, scriptedOptions(box, 'shell'));
-    const rows = readFileSync(join(dir, 'rows/rows.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { condition: string; seed: number; status: string; success: boolean | null; reads: { covered: boolean | null } });
+    const rows = readFileSync(join(dir, 'rows/rows.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            condition: string;
+            seed: number;
+            status: string;
+            success: boolean | null;
+            reads: { covered: boolean | null };
+          },
+      );
     const a = new Map(rows.filter((r) => r.condition === 'A').map((r) => [r.seed, r.success]));
     const ran = (c: string): typeof rows => rows.filter((r) => r.condition === c && r.status === 'ok');
     expect(ran('S').length).toBeGreaterThan(0);
@@ -104,7 +140,10 @@ describe('facts come from what an environment declares', () => {
   it('protocol rules: S/T at read take no installAt; at a point they need one (the hint names both)', () => {
     const withAt = readSwapYaml('a'.repeat(64), ', installAt: { attempt: 2, before: first-query }');
     expect(() => parseProtocol(withAt, 'p.yaml')).toThrow(/acts at every read, so installAt has no meaning/);
-    const noAt = readSwapYaml('a'.repeat(64)).replace('{ id: S, kind: S, seed: 7, installation: read }', '{ id: S, kind: S, seed: 7 }');
+    const noAt = readSwapYaml('a'.repeat(64)).replace(
+      '{ id: S, kind: S, seed: 7, installation: read }',
+      '{ id: S, kind: S, seed: 7 }',
+    );
     let said = '';
     try {
       parseProtocol(noAt, 'p.yaml');
@@ -114,4 +153,3 @@ describe('facts come from what an environment declares', () => {
     expect(said).toMatch(/condition "S" \(S\) needs an installation point.*installation: read to swap at read time/);
   });
 });
-

@@ -35,7 +35,11 @@ function variant(id: string, n: number, noise: string | null): string {
   return noise === null ? edit(t, line, '') : edit(t, line, noise);
 }
 
-async function run(name: string, text: string, batchSize?: number): Promise<{ dir: string; rows: EpisodeRow[]; rowsSha: string }> {
+async function run(
+  name: string,
+  text: string,
+  batchSize?: number,
+): Promise<{ dir: string; rows: EpisodeRow[]; rowsSha: string }> {
   const folder = join(tmp, name);
   const file = join(tmp, `${name}.yaml`);
   writeFileSync(file, text);
@@ -49,14 +53,21 @@ async function run(name: string, text: string, batchSize?: number): Promise<{ di
     ...(batchSize === undefined ? {} : { batchSize }),
   });
   const bytes = readFileSync(join(dir, 'rows/rows.jsonl'));
-  const rows = bytes.toString('utf8').trimEnd().split('\n').map((l) => EpisodeRowSchema.parse(JSON.parse(l)));
+  const rows = bytes
+    .toString('utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => EpisodeRowSchema.parse(JSON.parse(l)));
   return { dir, rows, rowsSha: createHash('sha256').update(bytes).digest('hex') };
 }
 
 /** b (A succeeds, X fails) and c (A fails, X succeeds) over units where both rows are ok, plus digest matches. */
 function pairs(rows: readonly EpisodeRow[], x: string): { b: number; c: number; n: number; sameDigest: number } {
   const a = new Map(rows.filter((r) => r.condition === 'A' && r.status === 'ok').map((r) => [r.scopeId, r]));
-  let b = 0, c = 0, n = 0, sameDigest = 0;
+  let b = 0,
+    c = 0,
+    n = 0,
+    sameDigest = 0;
   for (const r of rows) {
     const ra = a.get(r.scopeId);
     if (r.condition !== x || r.status !== 'ok' || ra === undefined) continue;
@@ -73,7 +84,10 @@ describe('execution noise in the lite world (simulator.executionNoise)', () => {
     const { dir, rows } = await run('shipped', SHIPPED);
     const plan = JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')) as { executionNoise?: unknown };
     expect(plan.executionNoise).toEqual({
-      kind: 'action-gaussian', sigma: 0.03, seed: 612003, scope: 'per-condition',
+      kind: 'action-gaussian',
+      sigma: 0.03,
+      seed: 612003,
+      scope: 'per-condition',
       stream: 'imep.execution-noise.v1/612003/<scopeId>/<wave>/<condition>/<attempt>/<step>',
     });
     // the exact replicate is no longer exact: C changes outcomes against A in BOTH directions
@@ -82,11 +96,19 @@ describe('execution noise in the lite world (simulator.executionNoise)', () => {
     const est = (id: string): AvailableEstimand => adj.estimands.find((e) => e.id === id) as AvailableEstimand;
     expect(est('rho_C').counts).toMatchObject({ b: 9, c: 6, n: 100 });
     // the floor Q3 and Q4 must clear: the upper bound on ρ_C, 22.15 pp (0 in every noise-free lite campaign)
-    for (const id of ['Q3_T', 'Q4']) expect(adj.verdicts.find((v) => v.criterion === id)?.bound?.threshold).toBeCloseTo(0.2215, 4);
+    for (const id of ['Q3_T', 'Q4'])
+      expect(adj.verdicts.find((v) => v.criterion === id)?.bound?.threshold).toBeCloseTo(0.2215, 4);
     expect(est('theta').counts).toMatchObject({ bPrime: 62, cPrime: 2, n: 68 });
     expect(est('rho_S').counts).toMatchObject({ b: 4, c: 2, n: 84 });
-    expect(adj.gates.find((g) => g.gate === 'replicate')).toMatchObject({ passed: true, observed: { changed: 15, digestMismatches: 100 } });
-    expect(Object.fromEntries(adj.verdicts.map((v) => [v.criterion, v.verdict]))).toEqual({ Q1_eligibility: 'holds', Q3_T: 'holds', Q4: 'holds' });
+    expect(adj.gates.find((g) => g.gate === 'replicate')).toMatchObject({
+      passed: true,
+      observed: { changed: 15, digestMismatches: 100 },
+    });
+    expect(Object.fromEntries(adj.verdicts.map((v) => [v.criterion, v.verdict]))).toEqual({
+      Q1_eligibility: 'holds',
+      Q3_T: 'holds',
+      Q4: 'holds',
+    });
     // through closeout: the independent cross-check agrees, and the report shows the registered noise
     expect((await crossCheckStep(dir, { operator: explicitOperator('noise-adjudicator') })).outcome).toBe('agrees');
     await closeoutStep(dir, { operator: explicitOperator('noise-adjudicator') });
@@ -101,7 +123,14 @@ describe('execution noise in the lite world (simulator.executionNoise)', () => {
     expect(pairs(plain.rows, 'C')).toEqual({ b: 0, c: 0, n: 20, sameDigest: 20 });
     const plan = JSON.parse(readFileSync(join(plain.dir, 'plan.json'), 'utf8')) as Record<string, unknown>;
     expect('executionNoise' in plan).toBe(false);
-    const shared = await run('shared', variant('noise-shared', 20, '  executionNoise: { kind: action-gaussian, sigma: 0.03, seed: 612003, scope: shared }\n'));
+    const shared = await run(
+      'shared',
+      variant(
+        'noise-shared',
+        20,
+        '  executionNoise: { kind: action-gaussian, sigma: 0.03, seed: 612003, scope: shared }\n',
+      ),
+    );
     // the same draw in every condition: C is A's exact replicate again
     expect(pairs(shared.rows, 'C')).toEqual({ b: 0, c: 0, n: 20, sameDigest: 20 });
     // … and the noise was executed: A's actions differ from the noise-free run's on every unit
@@ -111,7 +140,11 @@ describe('execution noise in the lite world (simulator.executionNoise)', () => {
   });
 
   it('a noisy unit re-runs exactly: the same protocol in a fresh folder seals byte-identical rows, whatever the batch size', async () => {
-    const text = variant('noise-rerun', 12, '  executionNoise: { kind: action-gaussian, sigma: 0.04, seed: 5, scope: per-condition }\n');
+    const text = variant(
+      'noise-rerun',
+      12,
+      '  executionNoise: { kind: action-gaussian, sigma: 0.04, seed: 5, scope: per-condition }\n',
+    );
     const first = await run('rerun-1', text);
     const second = await run('rerun-2', text, 5); // other slots, other lockstep order: the draws are keyed by episode and step
     expect(second.rowsSha).toBe(first.rowsSha);

@@ -21,7 +21,8 @@ export class FlakyEnv implements SimEnvironment {
   }
   step(a: NdArray): Promise<StepResult> {
     this.steps += 1;
-    if (this.when(this.seed, this.attempt, this.steps)) throw new ImepError('E_BRIDGE_TIMEOUT', `simulated timeout at seed ${this.seed} step ${this.steps}`);
+    if (this.when(this.seed, this.attempt, this.steps))
+      throw new ImepError('E_BRIDGE_TIMEOUT', `simulated timeout at seed ${this.seed} step ${this.steps}`);
     return this.inner.step(a);
   }
   close(): Promise<void> {

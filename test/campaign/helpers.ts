@@ -26,7 +26,12 @@ export function sandbox(prefix = 'imep-runner-'): Sandbox {
   mkdirSync(ck, { recursive: true });
   const text = '{"scripted": true}\n';
   writeFileSync(join(ck, 'model.json'), text);
-  return { dir, campaigns: join(dir, 'campaigns'), root: join(dir, 'root'), checkpointSha: createHash('sha256').update(text).digest('hex') };
+  return {
+    dir,
+    campaigns: join(dir, 'campaigns'),
+    root: join(dir, 'root'),
+    checkpointSha: createHash('sha256').update(text).digest('hex'),
+  };
 }
 
 /** The blackout ladder reduced to `n` seeds (band start..start+n−1), strict ShellGame, a given checkpoint hash. */
@@ -60,7 +65,11 @@ export function writeProtocol(box: Sandbox, name: string, text: string): string 
 }
 
 /** Options for the in-process runner with a scripted policy; lines said are collected. */
-export function scriptedOptions(box: Sandbox, kind: 'shell' | 'color', extra: Partial<CampaignOptions> = {}): CampaignOptions & { lines: string[] } {
+export function scriptedOptions(
+  box: Sandbox,
+  kind: 'shell' | 'color',
+  extra: Partial<CampaignOptions> = {},
+): CampaignOptions & { lines: string[] } {
   const lines: string[] = [];
   return {
     campaignsDir: box.campaigns,
@@ -79,7 +88,13 @@ export function scriptedOptions(box: Sandbox, kind: 'shell' | 'color', extra: Pa
  * A formal run of the precommitted `unit` (protocol `file`) that crashes after `stopAt` durable rows: the row
  * target throws on the next append, as a process killed between two rows leaves the unit (state 'running').
  */
-export async function crashFormalRun(unit: string, file: string, kind: 'shell' | 'color', stopAt: number, batchSize: number): Promise<void> {
+export async function crashFormalRun(
+  unit: string,
+  file: string,
+  kind: 'shell' | 'color',
+  stopAt: number,
+  batchSize: number,
+): Promise<void> {
   const run = await startRun(unit, { operator: { id: 'runner-test', source: 'explicit' } });
   let appended = 0;
   const dying = {
@@ -93,10 +108,20 @@ export async function crashFormalRun(unit: string, file: string, kind: 'shell' |
   };
   const { protocol } = loadProtocolSync(file);
   const plan = buildPlan(protocol);
-  const sink = new RowSink(dying, plan.episodes.map((e) => e.seq));
+  const sink = new RowSink(
+    dying,
+    plan.episodes.map((e) => e.seq),
+  );
   let crashed = false;
   try {
-    await runPlan({ protocol, episodes: plan.episodes, policies: scriptedProvider(kind), envs: (t) => makeLiteEnv(t.envId, t.kwargs), batchSize, sink });
+    await runPlan({
+      protocol,
+      episodes: plan.episodes,
+      policies: scriptedProvider(kind),
+      envs: (t) => makeLiteEnv(t.envId, t.kwargs),
+      batchSize,
+      sink,
+    });
     await sink.drain();
   } catch (e) {
     if (!/simulated crash/.test(String(e))) throw e;

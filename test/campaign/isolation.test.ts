@@ -35,8 +35,22 @@ describe('information isolation', () => {
     };
     const plan = buildPlan(protocol);
     const rows: unknown[] = [];
-    const sink = new RowSink({ appendRow: async (r) => void rows.push(r), appendTiming: async () => undefined, appendTrace: async () => undefined }, plan.episodes.map((e) => e.seq));
-    await runPlan({ protocol, episodes: plan.episodes, policies: provider, envs: (t) => makeLiteEnv(t.envId, t.kwargs), batchSize: 4, sink });
+    const sink = new RowSink(
+      {
+        appendRow: async (r) => void rows.push(r),
+        appendTiming: async () => undefined,
+        appendTrace: async () => undefined,
+      },
+      plan.episodes.map((e) => e.seq),
+    );
+    await runPlan({
+      protocol,
+      episodes: plan.episodes,
+      policies: provider,
+      envs: (t) => makeLiteEnv(t.envId, t.kwargs),
+      batchSize: 4,
+      sink,
+    });
     await sink.drain();
     expect(rows.length).toBe(plan.episodes.length);
     expect([...fields].sort()).toEqual([...protocol.allowlists.methodVisible].sort());

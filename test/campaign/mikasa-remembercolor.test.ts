@@ -28,7 +28,15 @@ interface Row {
   readonly success: boolean | null;
   readonly steps: number;
   readonly actionDigest: string;
-  readonly reads: { total: number; empty: number; withHistory: number; substituted: number; decisionQueries: number; coveredDecisionQueries: number; covered: boolean | null };
+  readonly reads: {
+    total: number;
+    empty: number;
+    withHistory: number;
+    substituted: number;
+    decisionQueries: number;
+    coveredDecisionQueries: number;
+    covered: boolean | null;
+  };
 }
 
 describe.skipIf(!REAL)('real MIKASA-Robo campaign (IMEP_REAL_MIKASA=1)', () => {
@@ -41,15 +49,35 @@ describe.skipIf(!REAL)('real MIKASA-Robo campaign (IMEP_REAL_MIKASA=1)', () => {
     expect(process.env['IMEP_PYTHON'], 'IMEP_PYTHON (the venv bash scripts/setup-sims.sh mikasa prints)').toBeTruthy();
     dir = mkdtempSync(join(tmpdir(), 'imep-mikasa-'));
     // --batch 1: one ManiSkill env in the server (each extra env makes every reset's gc.collect slower; rows do not change)
-    const r = await imep(['campaign', 'run', PROTOCOL, '--through', 'closeout', '--same-operator-reason', 'real-MIKASA CI test', '--batch', '1', '--campaigns-dir', 'cli'], dir);
+    const r = await imep(
+      [
+        'campaign',
+        'run',
+        PROTOCOL,
+        '--through',
+        'closeout',
+        '--same-operator-reason',
+        'real-MIKASA CI test',
+        '--batch',
+        '1',
+        '--campaigns-dir',
+        'cli',
+      ],
+      dir,
+    );
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^simulator: sim-bridge adapter mikasa: 1 server started by IMEP \(\S+ -m imep_sim_bridge serve /m);
+    expect(r.stdout).toMatch(
+      /^simulator: sim-bridge adapter mikasa: 1 server started by IMEP \(\S+ -m imep_sim_bridge serve /m,
+    );
     expect(r.stdout).toMatch(/^policy: remote remember-color-memory v1 on imep-policy-host /m);
     const unit = unitIn(join(dir, 'cli')) as string;
     expect((await readUnitState(unit)).state).toBe('closed');
     expect((await verifyUnit(unit)).ok).toBe(true);
 
-    const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Row);
+    const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Row);
     const of = (wave: number, c: string): Row[] => rows.filter((x) => x.wave === wave && x.condition === c);
     const wins = (rs: readonly Row[]): number => rs.filter((x) => x.success === true).length;
     expect(rows).toHaveLength(8 * N);
@@ -74,7 +102,8 @@ describe.skipIf(!REAL)('real MIKASA-Robo campaign (IMEP_REAL_MIKASA=1)', () => {
     expect(ran('T').length).toBeGreaterThanOrEqual(4);
     for (const x of ran('S')) expect([x.success, x.reads.covered]).toEqual([a3.get(x.seed), true]);
     for (const x of ran('T')) expect([x.success, x.reads.covered]).toEqual([false, true]);
-    for (const x of [...of(3, 'S'), ...of(3, 'T')].filter((r) => r.status === 'removed')) expect(x.failure?.code).toBe('E_DONOR_SHORT');
+    for (const x of [...of(3, 'S'), ...of(3, 'T')].filter((r) => r.status === 'removed'))
+      expect(x.failure?.code).toBe('E_DONOR_SHORT');
     const adjudication = JSON.parse(readFileSync(join(unit, 'adjudication/001/adjudication.json'), 'utf8')) as {
       gates: { gate: string; passed: boolean }[];
       verdicts: { criterion: string; verdict: string }[];
@@ -87,12 +116,22 @@ describe.skipIf(!REAL)('real MIKASA-Robo campaign (IMEP_REAL_MIKASA=1)', () => {
     ]);
     expect(adjudication.verdicts).toEqual([expect.objectContaining({ criterion: 'Q1_eligibility', verdict: 'holds' })]);
     // the stack the server reported (hello.environment.mikasa) is in the run session's record and the report
-    const run = JSON.parse(readFileSync(join(unit, 'rows/run.json'), 'utf8')) as { sessions: { simulatorEnvironment?: { adapter: string; reported: { versions: Record<string, string>; vulkanIcd: string } } }[] };
+    const run = JSON.parse(readFileSync(join(unit, 'rows/run.json'), 'utf8')) as {
+      sessions: {
+        simulatorEnvironment?: { adapter: string; reported: { versions: Record<string, string>; vulkanIcd: string } };
+      }[];
+    };
     const stack = run.sessions[0]?.simulatorEnvironment;
     expect(stack?.adapter).toBe('mikasa');
-    expect([stack?.reported.versions['mikasa-robo-suite'], stack?.reported.versions['mani_skill'], stack?.reported.versions['sapien']]).toEqual(['1.0.0', '3.0.0b15', '3.0.3']);
+    expect([
+      stack?.reported.versions['mikasa-robo-suite'],
+      stack?.reported.versions['mani_skill'],
+      stack?.reported.versions['sapien'],
+    ]).toEqual(['1.0.0', '3.0.0b15', '3.0.3']);
     expect(stack?.reported.vulkanIcd).toMatch(/imep_lvp_icd\.json$/);
     const report = readFileSync(join(dir, 'cli', 'reports', unit.split('/').pop() as string, 'report.md'), 'utf8');
-    expect(report).toMatch(/\| simulator stack, session 1 \(start\) \| mikasa — versions: .*mani_skill 3\.0\.0b15.*; vulkanIcd: \S+imep_lvp_icd\.json \|/);
+    expect(report).toMatch(
+      /\| simulator stack, session 1 \(start\) \| mikasa — versions: .*mani_skill 3\.0\.0b15.*; vulkanIcd: \S+imep_lvp_icd\.json \|/,
+    );
   }, 600_000);
 });

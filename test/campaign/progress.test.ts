@@ -7,7 +7,17 @@ function plan(conditions: string[], units: number): PlannedEpisode[] {
   const out: PlannedEpisode[] = [];
   for (const condition of conditions) {
     for (let u = 0; u < units; u++) {
-      for (const attempt of [1, 2]) out.push({ seq: out.length, wave: 1, condition, task: 'T', seed: u, attempt, scopeId: `s${u}`, episodeId: `e${u}/${attempt}` });
+      for (const attempt of [1, 2])
+        out.push({
+          seq: out.length,
+          wave: 1,
+          condition,
+          task: 'T',
+          seed: u,
+          attempt,
+          scopeId: `s${u}`,
+          episodeId: `e${u}/${attempt}`,
+        });
     }
   }
   return out;

@@ -34,22 +34,50 @@ async function refused(name: string, protocol: string, edit: (text: string) => s
   const campaigns = join(dir, `campaigns-${name}`);
   mkdirSync(campaigns);
   const t0 = performance.now();
-  const r = await imep(['campaign', 'run', `${name}.yaml`, '--through', 'closeout', '--same-operator-reason', 'bad-input test', '--batch', '1', '--campaigns-dir', campaigns], dir, undefined, env);
-  process.stdout.write(`real-sim bad input ${name}: exit ${r.code} in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${r.stderr.trim()}\n`);
+  const r = await imep(
+    [
+      'campaign',
+      'run',
+      `${name}.yaml`,
+      '--through',
+      'closeout',
+      '--same-operator-reason',
+      'bad-input test',
+      '--batch',
+      '1',
+      '--campaigns-dir',
+      campaigns,
+    ],
+    dir,
+    undefined,
+    env,
+  );
+  process.stdout.write(
+    `real-sim bad input ${name}: exit ${r.code} in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${r.stderr.trim()}\n`,
+  );
   return { ...r, lines: r.stderr.trim().split('\n'), after: readdirSync(campaigns) };
 }
 
 describe.skipIf(!LIBERO)('real LIBERO: bad input (IMEP_REAL_LIBERO=1)', () => {
   it('a LIBERO task that does not exist: envs[0].id, what the server hosts', async () => {
-    const r = await refused('libero-task', 'libero-drawer-memory.yaml', (t) => t.replace('  - id: libero-mem/top-drawer-cue', '  - id: libero/libero_90/90'));
+    const r = await refused('libero-task', 'libero-drawer-memory.yaml', (t) =>
+      t.replace('  - id: libero-mem/top-drawer-cue', '  - id: libero/libero_90/90'),
+    );
     expect(r.code, r.stderr).toBe(2);
     expect(r.lines).toHaveLength(1);
-    expect(r.lines[0]).toMatch(/^imep: libero-task\.yaml: envs\[0\]\.id: the simulator server at ipc:\/\/\S+ cannot make libero\/libero_90\/90: make: E_UNKNOWN_ENV: .* — it hosts: libero\/libero_spatial\/0, /);
+    expect(r.lines[0]).toMatch(
+      /^imep: libero-task\.yaml: envs\[0\]\.id: the simulator server at ipc:\/\/\S+ cannot make libero\/libero_90\/90: make: E_UNKNOWN_ENV: .* — it hosts: libero\/libero_spatial\/0, /,
+    );
     expect(r.after).toEqual([]);
   }, 120_000);
 
   it('a renderer that does not render (MUJOCO_GL set to one MuJoCo cannot use): names MUJOCO_GL and what to install', async () => {
-    const r = await refused('libero-gl', 'libero-drawer-memory.yaml', (t) => t.replace('id: libero-drawer-memory', 'id: libero-drawer-memory-gl'), { MUJOCO_GL: 'glx-none' });
+    const r = await refused(
+      'libero-gl',
+      'libero-drawer-memory.yaml',
+      (t) => t.replace('id: libero-drawer-memory', 'id: libero-drawer-memory-gl'),
+      { MUJOCO_GL: 'glx-none' },
+    );
     expect(r.code, r.stderr).toBe(2);
     expect(r.lines).toHaveLength(1);
     expect(r.lines[0]).toContain('libero-gl.yaml: envs[0].id: the simulator server at ipc://');
@@ -60,35 +88,49 @@ describe.skipIf(!LIBERO)('real LIBERO: bad input (IMEP_REAL_LIBERO=1)', () => {
   }, 180_000);
 
   it('a seed LIBERO cannot take (above 2^32 − 1): seeds.bands[0].end', async () => {
-    const r = await refused('libero-seed', 'libero-drawer-memory.yaml', (t) => t.replace('{ start: 720000, end: 720011 }', '{ start: 4294967290, end: 4294967301 }'));
+    const r = await refused('libero-seed', 'libero-drawer-memory.yaml', (t) =>
+      t.replace('{ start: 720000, end: 720011 }', '{ start: 4294967290, end: 4294967301 }'),
+    );
     expect(r.code, r.stderr).toBe(2);
     expect(r.lines).toHaveLength(1);
-    expect(r.lines[0]).toMatch(/^imep: libero-seed\.yaml:\d+:\d+: seeds\.bands\[0\]\.end: must be ≤ 4294967295, got 4294967301/);
+    expect(r.lines[0]).toMatch(
+      /^imep: libero-seed\.yaml:\d+:\d+: seeds\.bands\[0\]\.end: must be ≤ 4294967295, got 4294967301/,
+    );
     expect(r.after).toEqual([]);
   }, 60_000);
 });
 
 describe.skipIf(!MIKASA)('real MIKASA-Robo: bad input (IMEP_REAL_MIKASA=1)', () => {
   it('a RememberColor variant that does not exist: envs[0].id, what the server hosts', async () => {
-    const r = await refused('mikasa-task', 'mikasa-remembercolor.yaml', (t) => t.replace('  - id: mikasa/RememberColor3-VLA-v0', '  - id: mikasa/RememberColor4-VLA-v0'));
+    const r = await refused('mikasa-task', 'mikasa-remembercolor.yaml', (t) =>
+      t.replace('  - id: mikasa/RememberColor3-VLA-v0', '  - id: mikasa/RememberColor4-VLA-v0'),
+    );
     expect(r.code, r.stderr).toBe(2);
     expect(r.lines).toHaveLength(1);
-    expect(r.lines[0]).toMatch(/^imep: mikasa-task\.yaml: envs\[0\]\.id: the simulator server at ipc:\/\/\S+ cannot make mikasa\/RememberColor4-VLA-v0: make: E_UNKNOWN_ENV: .* — it hosts: /);
+    expect(r.lines[0]).toMatch(
+      /^imep: mikasa-task\.yaml: envs\[0\]\.id: the simulator server at ipc:\/\/\S+ cannot make mikasa\/RememberColor4-VLA-v0: make: E_UNKNOWN_ENV: .* — it hosts: /,
+    );
     expect(r.after).toEqual([]);
   }, 120_000);
 
   it('kwargs the env cannot take (ShellGameTouch in state mode, where no visible state field carries the cue): envs[0]', async () => {
-    const r = await refused('mikasa-kwargs', 'mikasa-remembercolor.yaml', (t) => t.replace('  - id: mikasa/RememberColor3-VLA-v0', '  - id: mikasa/ShellGameTouch-v0'));
+    const r = await refused('mikasa-kwargs', 'mikasa-remembercolor.yaml', (t) =>
+      t.replace('  - id: mikasa/RememberColor3-VLA-v0', '  - id: mikasa/ShellGameTouch-v0'),
+    );
     expect(r.code, r.stderr).toBe(2);
     expect(r.lines).toHaveLength(1);
     expect(r.lines[0]).toContain('mikasa-kwargs.yaml: envs[0]: the simulator server at ipc://');
-    expect(r.lines[0]).toContain("cannot make mikasa/ShellGameTouch-v0: make: E_ADAPTER: mikasa/ShellGameTouch-v0: obs_mode 'state': no visible state field carries the ball cue; use obs_mode 'rgb'");
+    expect(r.lines[0]).toContain(
+      "cannot make mikasa/ShellGameTouch-v0: make: E_ADAPTER: mikasa/ShellGameTouch-v0: obs_mode 'state': no visible state field carries the ball cue; use obs_mode 'rgb'",
+    );
     expect(r.after).toEqual([]);
   }, 120_000);
 
   it('ShellGameTouch from pixels, whose YCB asset no registry has: envs[0], the asset and where it belongs', async () => {
     const r = await refused('mikasa-shellgame', 'mikasa-remembercolor.yaml', (t) =>
-      t.replace('  - id: mikasa/RememberColor3-VLA-v0', '  - id: mikasa/ShellGameTouch-v0').replace('obs_mode: state,', 'obs_mode: rgb,'),
+      t
+        .replace('  - id: mikasa/RememberColor3-VLA-v0', '  - id: mikasa/ShellGameTouch-v0')
+        .replace('obs_mode: state,', 'obs_mode: rgb,'),
     );
     expect(r.code, r.stderr).toBe(2);
     expect(r.lines).toHaveLength(1);

@@ -12,14 +12,18 @@ import { crashFormalRun, rememberColorYaml, sandbox, scriptedOptions, writeProto
 function sideFiles(unit: string): Record<string, string> {
   const out: Record<string, string> = { rows: readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8') };
   const traces = join(unit, 'traces');
-  for (const f of existsSync(traces) ? readdirSync(traces).sort() : []) out[`traces/${f}`] = readFileSync(join(traces, f), 'utf8');
+  for (const f of existsSync(traces) ? readdirSync(traces).sort() : [])
+    out[`traces/${f}`] = readFileSync(join(traces, f), 'utf8');
   return out;
 }
 
 describe('resume with donor swaps (in-process interruption at several rows)', () => {
   it('rows and traces after an interruption + resume equal an uninterrupted run, byte for byte', async () => {
     const whole = sandbox();
-    const wantDir = await runCampaign(writeProtocol(whole, 'rc.yaml', rememberColorYaml({ n: 6, sha: whole.checkpointSha })), scriptedOptions(whole, 'color'));
+    const wantDir = await runCampaign(
+      writeProtocol(whole, 'rc.yaml', rememberColorYaml({ n: 6, sha: whole.checkpointSha })),
+      scriptedOptions(whole, 'color'),
+    );
     const want = sideFiles(wantDir);
     const total = want['rows']?.trimEnd().split('\n').length ?? 0;
     expect(total).toBe(5 * 2 * 6 * 2);
@@ -43,9 +47,18 @@ describe('resume with donor swaps (in-process interruption at several rows)', ()
 
   it('refuses to resume a segment whose recomputed donor assignment differs from the durable one (a pre-pass failed this time)', async () => {
     const whole = sandbox();
-    const wantDir = await runCampaign(writeProtocol(whole, 'rc.yaml', rememberColorYaml({ n: 6, sha: whole.checkpointSha })), scriptedOptions(whole, 'color'));
-    const donorSegments = readFileSync(join(wantDir, 'traces/donors.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { seq: number });
-    const rows = readFileSync(join(wantDir, 'rows/rows.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { seq: number; seed: number });
+    const wantDir = await runCampaign(
+      writeProtocol(whole, 'rc.yaml', rememberColorYaml({ n: 6, sha: whole.checkpointSha })),
+      scriptedOptions(whole, 'color'),
+    );
+    const donorSegments = readFileSync(join(wantDir, 'traces/donors.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seq: number });
+    const rows = readFileSync(join(wantDir, 'rows/rows.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seq: number; seed: number });
     const first = donorSegments[0]!.seq;
     const seed = rows[first]!.seed; // the segment's first unit: its pre-pass will fail in the resumed run
 
@@ -54,13 +67,16 @@ describe('resume with donor swaps (in-process interruption at several rows)', ()
     const unit = await precommitCampaign(file, scriptedOptions(box, 'color'));
     await crashFormalRun(unit, file, 'color', first + 3, 3);
     const before = sideFiles(unit);
-    const envs: EnvProvider = (t) => new FlakyEnv(makeLiteEnv(t.envId, t.kwargs), (s, attempt, step) => s === seed && attempt === 1 && step === 1);
+    const envs: EnvProvider = (t) =>
+      new FlakyEnv(makeLiteEnv(t.envId, t.kwargs), (s, attempt, step) => s === seed && attempt === 1 && step === 1);
     const err = await runCampaign(file, scriptedOptions(box, 'color', { envs })).then(
       () => null,
       (e: unknown) => e,
     );
     expect(isImepError(err) && err.code).toBe('E_OUT_OF_ORDER');
-    expect(String((err as Error).message)).toMatch(/the donor assignment of wave \d+ × \S+ × \S+ \(first row \d+\), recomputed by this run's donor pre-pass, differs from the one in traces\/donors\.jsonl that the durable rows were run with/);
+    expect(String((err as Error).message)).toMatch(
+      /the donor assignment of wave \d+ × \S+ × \S+ \(first row \d+\), recomputed by this run's donor pre-pass, differs from the one in traces\/donors\.jsonl that the durable rows were run with/,
+    );
     expect(sideFiles(unit)).toEqual(before); // nothing written
     // the same resume without the failure goes through to the uninterrupted bytes
     await runCampaign(file, scriptedOptions(box, 'color'));

@@ -15,18 +15,35 @@ const FRAMES = '\nframes:\n  steps: [0, 2, 3]\n  conditions: [A, T]\n  units: 2\
 function sideFiles(unit: string): Record<string, string> {
   const out: Record<string, string> = { rows: readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8') };
   const traces = join(unit, 'traces');
-  for (const f of existsSync(traces) ? readdirSync(traces).sort() : []) out[`traces/${f}`] = readFileSync(join(traces, f), 'utf8');
+  for (const f of existsSync(traces) ? readdirSync(traces).sort() : [])
+    out[`traces/${f}`] = readFileSync(join(traces, f), 'utf8');
   return out;
 }
 
 describe('rollout frames through an interruption', () => {
   it('frames.jsonl after an interruption + resume equals an uninterrupted run, byte for byte; sealed', async () => {
     const whole = sandbox();
-    const wantDir = await runCampaign(writeProtocol(whole, 'rc.yaml', rememberColorYaml({ n: 4, sha: whole.checkpointSha }) + FRAMES), scriptedOptions(whole, 'color'));
+    const wantDir = await runCampaign(
+      writeProtocol(whole, 'rc.yaml', rememberColorYaml({ n: 4, sha: whole.checkpointSha }) + FRAMES),
+      scriptedOptions(whole, 'color'),
+    );
     const want = sideFiles(wantDir);
     expect(Object.keys(want)).toContain('traces/frames.jsonl');
-    const lines = want['traces/frames.jsonl']!.trimEnd().split('\n').map((l) => JSON.parse(l) as { seq: number; condition: string; seed: number; attempt: number; frames: { step: number; png: string }[] });
-    const rows = want['rows']!.trimEnd().split('\n').map((l) => JSON.parse(l) as { seq: number; condition: string; seed: number; steps: number });
+    const lines = want['traces/frames.jsonl']!.trimEnd()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            seq: number;
+            condition: string;
+            seed: number;
+            attempt: number;
+            frames: { step: number; png: string }[];
+          },
+      );
+    const rows = want['rows']!.trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seq: number; condition: string; seed: number; steps: number });
     // 2 tasks × the first 2 seeds × conditions A and T × 2 attempts
     expect(lines).toHaveLength(2 * 2 * 2 * 2);
     const seeds = [...new Set(rows.map((r) => r.seed))].sort((a, b) => a - b).slice(0, 2);

@@ -35,7 +35,10 @@ describe('imep campaign run: SIGKILL at any point, then resume', () => {
     expect(last.code, last.stderr).toBe(0);
     expect(last.stdout).toMatch(/sealed/);
     expect(readFileSync(join(unitB, 'rows/rows.jsonl'), 'utf8')).toBe(want);
-    const timings = readFileSync(join(unitB, 'rows/timings.jsonl'), 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { seq: number }).seq);
+    const timings = readFileSync(join(unitB, 'rows/timings.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { seq: number }).seq);
     expect(timings).toEqual([...Array(planned).keys()]);
     expect(Math.max(...timings)).toBe(planned - 1);
     const verify = await imep(['campaign', 'verify', unitB], dir);

@@ -22,7 +22,10 @@ async function crashedUnit(stopAt: number): Promise<{ unit: string; file: string
   return { unit, file, box };
 }
 
-async function resumeRefusal(file: string, box: ReturnType<typeof sandbox>): Promise<{ code: string; message: string; file?: string }> {
+async function resumeRefusal(
+  file: string,
+  box: ReturnType<typeof sandbox>,
+): Promise<{ code: string; message: string; file?: string }> {
   const err = await runCampaign(file, scriptedOptions(box, 'shell')).then(
     () => null,
     (e: unknown) => e,
@@ -61,28 +64,56 @@ describe('resume: rows a crash cannot leave are refused', () => {
     writeFileSync(join(unit, 'rows/rows.jsonl'), `${rows.slice(0, 5).join('\n')}\n${rows[5]!.slice(0, 20)}`);
     const err = await resumeRefusal(file, box);
     expect(err.code).toBe('E_UNIT_TAMPERED');
-    expect(err.message).toMatch(/belongs to row seq [6-8], but the rows file ends before seq 5: committed rows are missing/);
+    expect(err.message).toMatch(
+      /belongs to row seq [6-8], but the rows file ends before seq 5: committed rows are missing/,
+    );
     // nothing was re-run or cut behind the refusal
     expect(rowsOf(unit)).toHaveLength(6);
   }, 60_000);
 
   it('completion refuses a full rows file with a row that is not its planned episode (nothing is sealed)', async () => {
     const whole = sandbox();
-    const want = readFileSync(join(await runCampaign(writeProtocol(whole, 'blackout.yaml', blackoutYaml({ n: 4, sha: whole.checkpointSha })), scriptedOptions(whole, 'shell')), 'rows/rows.jsonl'), 'utf8').trimEnd().split('\n');
+    const want = readFileSync(
+      join(
+        await runCampaign(
+          writeProtocol(whole, 'blackout.yaml', blackoutYaml({ n: 4, sha: whole.checkpointSha })),
+          scriptedOptions(whole, 'shell'),
+        ),
+        'rows/rows.jsonl',
+      ),
+      'utf8',
+    )
+      .trimEnd()
+      .split('\n');
     const { unit } = await crashedUnit(9);
-    const rest = want.slice(9).map((line, i) => (i === 3 ? canonicalJson({ ...(JSON.parse(line) as Record<string, unknown>), attempt: 2 }) : line));
+    const rest = want
+      .slice(9)
+      .map((line, i) =>
+        i === 3 ? canonicalJson({ ...(JSON.parse(line) as Record<string, unknown>), attempt: 2 }) : line,
+      );
     appendFileSync(join(unit, 'rows/rows.jsonl'), `${rest.join('\n')}\n`);
     const err = await completeRun(unit).then(
       () => null,
       (e: unknown) => e,
     );
     expect(isImepError(err) && err.code).toBe('E_UNIT_TAMPERED');
-    expect(String((err as Error).message)).toMatch(/line 13 \(seq 12\) is not the planned episode: its attempt is 2, the plan's 1/);
+    expect(String((err as Error).message)).toMatch(
+      /line 13 \(seq 12\) is not the planned episode: its attempt is 2, the plan's 1/,
+    );
   }, 60_000);
 
   it('a plain crash (a torn last row, its side lines) still resumes to the uninterrupted rows', async () => {
     const whole = sandbox();
-    const want = readFileSync(join(await runCampaign(writeProtocol(whole, 'blackout.yaml', blackoutYaml({ n: 4, sha: whole.checkpointSha })), scriptedOptions(whole, 'shell')), 'rows/rows.jsonl'), 'utf8');
+    const want = readFileSync(
+      join(
+        await runCampaign(
+          writeProtocol(whole, 'blackout.yaml', blackoutYaml({ n: 4, sha: whole.checkpointSha })),
+          scriptedOptions(whole, 'shell'),
+        ),
+        'rows/rows.jsonl',
+      ),
+      'utf8',
+    );
     const { unit, file, box } = await crashedUnit(9);
     appendFileSync(join(unit, 'rows/rows.jsonl'), want.split('\n')[9]!.slice(0, 25));
     await runCampaign(file, scriptedOptions(box, 'shell'));

@@ -27,9 +27,18 @@ describe('resume across a cut unit with a transient failure in its durable rows'
         if (!fired && s === 610001 && a === 1 && st === 3) return (fired = true);
         return false;
       });
-    const flakyUnit = await runCampaign(writeProtocol(flaky, 'p.yaml', blackoutYaml({ n: 4, sha: flaky.checkpointSha })), scriptedOptions(flaky, 'shell', { envs }));
-    const rows = readFileSync(join(flakyUnit, 'rows/rows.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    const timings = readFileSync(join(flakyUnit, 'rows/timings.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const flakyUnit = await runCampaign(
+      writeProtocol(flaky, 'p.yaml', blackoutYaml({ n: 4, sha: flaky.checkpointSha })),
+      scriptedOptions(flaky, 'shell', { envs }),
+    );
+    const rows = readFileSync(join(flakyUnit, 'rows/rows.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const timings = readFileSync(join(flakyUnit, 'rows/timings.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const k = rows.findIndex((r) => r['status'] === 'failed' && r['attempt'] === 1);
     expect(k).toBeGreaterThanOrEqual(0);
 
@@ -50,19 +59,30 @@ describe('resume across a cut unit with a transient failure in its durable rows'
       (e: unknown) => e,
     );
     expect(isImepError(err) && err.code).toBe('E_OUT_OF_ORDER');
-    expect((err as Error).message).toMatch(new RegExp(`durable row seq ${k} records an execution failure \\(E_BRIDGE_TIMEOUT: simulated timeout at seed 610001 step 3\\) that the resumed run did not meet again`));
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `durable row seq ${k} records an execution failure \\(E_BRIDGE_TIMEOUT: simulated timeout at seed 610001 step 3\\) that the resumed run did not meet again`,
+      ),
+    );
     expect(readFileSync(join(unit, 'rows/rows.jsonl'))).toEqual(before);
     expect(existsSync(`${unit}.lock`)).toBe(false);
 
     // fail-run through the CLI: rows kept, unit precommitted; a new run gives the clean rows
-    const failed = runCli(['campaign', 'fail-run', unit, '--reason', 'a transient failure in a unit the crash cut'], { env: { IMEP_OPERATOR: 'runner-test' } });
+    const failed = runCli(['campaign', 'fail-run', unit, '--reason', 'a transient failure in a unit the crash cut'], {
+      env: { IMEP_OPERATOR: 'runner-test' },
+    });
     expect(failed.stderr).toBe('');
     expect(failed.code).toBe(0);
     expect(failed.stdout).toMatch(/failed the run of .*: its rows and traces are in .*failed-runs/);
     expect((await readUnitState(unit)).state).toBe('precommitted');
     await resumeCampaign(unit, scriptedOptions(box, 'shell'));
     const clean = sandbox();
-    const cleanUnit = await runCampaign(writeProtocol(clean, 'p.yaml', blackoutYaml({ n: 4, sha: clean.checkpointSha })), scriptedOptions(clean, 'shell'));
-    expect(readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8')).toBe(readFileSync(join(cleanUnit, 'rows/rows.jsonl'), 'utf8'));
+    const cleanUnit = await runCampaign(
+      writeProtocol(clean, 'p.yaml', blackoutYaml({ n: 4, sha: clean.checkpointSha })),
+      scriptedOptions(clean, 'shell'),
+    );
+    expect(readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8')).toBe(
+      readFileSync(join(cleanUnit, 'rows/rows.jsonl'), 'utf8'),
+    );
   }, 120_000);
 });

@@ -10,7 +10,13 @@ import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from './helpers
 
 function rowsOf(dir: string): { text: string; rows: EpisodeRow[] } {
   const text = readFileSync(join(dir, 'rows/rows.jsonl'), 'utf8');
-  return { text, rows: text.trimEnd().split('\n').map((l) => EpisodeRowSchema.parse(JSON.parse(l))) };
+  return {
+    text,
+    rows: text
+      .trimEnd()
+      .split('\n')
+      .map((l) => EpisodeRowSchema.parse(JSON.parse(l))),
+  };
 }
 
 describe('campaign runner: the blackout ladder with a scripted ShellGame policy', () => {
@@ -30,7 +36,10 @@ describe('campaign runner: the blackout ladder with a scripted ShellGame policy'
     expect(rows.length).toBe(7 * 12 * 2);
     rows.forEach((r, i) => expect(r.seq).toBe(i));
     expect(rows.every((r) => r.status === 'ok' && r.tries === 1)).toBe(true);
-    const timings = readFileSync(join(dir, 'rows/timings.jsonl'), 'utf8').trimEnd().split('\n').map((l) => EpisodeTimingSchema.parse(JSON.parse(l)));
+    const timings = readFileSync(join(dir, 'rows/timings.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => EpisodeTimingSchema.parse(JSON.parse(l)));
     expect(timings.map((t) => t.seq)).toEqual(rows.map((r) => r.seq));
   });
 
@@ -94,8 +103,12 @@ describe('campaign runner: the blackout ladder with a scripted ShellGame policy'
     // a permutation of [1,0,0,1] changes the read; the coverage of S_pi is 1 here
     expect(rows.filter((r) => r.condition === 'S_pi').every((r) => r.reads.covered === true)).toBe(true);
     // and it changes decisions: some S_pi outcome differs from A
-    const a = new Map(rows.filter((r) => r.condition === 'A' && r.wave === 1).map((r) => [`${r.seed}/${r.attempt}`, r.actionDigest]));
-    expect(rows.filter((r) => r.condition === 'S_pi').some((r) => a.get(`${r.seed}/${r.attempt}`) !== r.actionDigest)).toBe(true);
+    const a = new Map(
+      rows.filter((r) => r.condition === 'A' && r.wave === 1).map((r) => [`${r.seed}/${r.attempt}`, r.actionDigest]),
+    );
+    expect(
+      rows.filter((r) => r.condition === 'S_pi').some((r) => a.get(`${r.seed}/${r.attempt}`) !== r.actionDigest),
+    ).toBe(true);
   });
 
   it('is deterministic: another run (batch 1, fresh campaigns dir) gives byte-identical rows', async () => {
@@ -105,7 +118,10 @@ describe('campaign runner: the blackout ladder with a scripted ShellGame policy'
     expect(readFileSync(file2, 'utf8')).toBe(readFileSync(file, 'utf8'));
     const dir2 = await runCampaign(file2, scriptedOptions(other, 'shell', { batchSize: 1 }));
     expect(rowsOf(dir2).text).toBe(rowsOf(dir).text);
-    const dir3 = await runCampaign(writeProtocol(sandbox(), 'b.yaml', blackoutYaml({ n: 12, sha: other.checkpointSha })), { ...scriptedOptions(other, 'shell', { batchSize: 7 }), campaignsDir: join(other.dir, 'c3') });
+    const dir3 = await runCampaign(
+      writeProtocol(sandbox(), 'b.yaml', blackoutYaml({ n: 12, sha: other.checkpointSha })),
+      { ...scriptedOptions(other, 'shell', { batchSize: 7 }), campaignsDir: join(other.dir, 'c3') },
+    );
     expect(rowsOf(dir3).text).toBe(rowsOf(dir).text);
   });
 
@@ -114,7 +130,9 @@ describe('campaign runner: the blackout ladder with a scripted ShellGame policy'
     const opts = scriptedOptions(box, 'shell');
     expect(await runCampaign(file, opts)).toBe(dir);
     expect(opts.lines.join('\n')).toMatch(/sealed/);
-    expect(opts.lines.join('\n')).toMatch(new RegExp(`next: imep campaign adjudicate ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    expect(opts.lines.join('\n')).toMatch(
+      new RegExp(`next: imep campaign adjudicate ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    );
   });
 
   it('running it again after a seal killed between unit.json and seal.json completes the seal (resume never skips it)', async () => {
@@ -134,7 +152,10 @@ describe('campaign runner: the blackout ladder with a scripted ShellGame policy'
     expect(await runCampaign(file, opts)).toBe(dir);
     expect(opts.lines.join('\n')).toMatch(/^sealed .*: 168 rows, Merkle root [0-9a-f]{64}$/m);
     const snap = await readUnitState(dir);
-    expect({ state: snap.state, sealInterrupted: snap.sealInterrupted }).toEqual({ state: 'sealed', sealInterrupted: false });
+    expect({ state: snap.state, sealInterrupted: snap.sealInterrupted }).toEqual({
+      state: 'sealed',
+      sealInterrupted: false,
+    });
     expect((await verifyUnit(dir)).ok).toBe(true);
   });
 });

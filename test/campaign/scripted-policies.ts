@@ -12,7 +12,13 @@
  *   seed, so donor swaps can fail closed (donor short).
  */
 import { EpisodeBank } from '../../src/banks/episode-bank.js';
-import { PAYLOAD_FIELDS, type Payload, type PayloadField, type ReadHook, type RetrievedItem } from '../../src/banks/record.js';
+import {
+  PAYLOAD_FIELDS,
+  type Payload,
+  type PayloadField,
+  type ReadHook,
+  type RetrievedItem,
+} from '../../src/banks/record.js';
 import { StructuredBank } from '../../src/banks/structured-bank.js';
 import { colorCentroid, COLORS } from '../../src/sims/lite/render.js';
 import { CUE_POSITION, REMEMBER_COLOR_PALETTE } from '../../src/sims/lite/remember-color.js';
@@ -31,8 +37,13 @@ function nearestIndex(xs: readonly number[], x: number): number {
 }
 
 function argmax(v: ArrayLike<number>): number {
-  let best = -1, bv = 0;
-  for (let i = 0; i < v.length; i++) if ((v[i] ?? 0) > bv) { bv = v[i] ?? 0; best = i; }
+  let best = -1,
+    bv = 0;
+  for (let i = 0; i < v.length; i++)
+    if ((v[i] ?? 0) > bv) {
+      bv = v[i] ?? 0;
+      best = i;
+    }
   return best;
 }
 
@@ -43,13 +54,20 @@ export class ShellScriptedPolicy implements RunnerPolicy {
   private readonly memories: SlotMemory[] = [];
   readonly calls: number[] = [];
 
-  constructor(readonly maxBatch: number, private readonly decisionFrom = 5) {
+  constructor(
+    readonly maxBatch: number,
+    private readonly decisionFrom = 5,
+  ) {
     for (let s = 0; s < maxBatch; s++) {
       const bank = new EpisodeBank({ bank: 'perceptual', capacity: 96, k: 4 });
       this.banks.push(bank);
       this.steps.push(0);
       this.ready.push(false);
-      this.memories.push({ target: null, beginScope: (scope) => bank.reset(`${scope}/begin`), endScope: (scope) => bank.reset(`${scope}/end`) });
+      this.memories.push({
+        target: null,
+        beginScope: (scope) => bank.reset(`${scope}/begin`),
+        endScope: (scope) => bank.reset(`${scope}/end`),
+      });
     }
   }
 
@@ -89,7 +107,10 @@ export class ShellScriptedPolicy implements RunnerPolicy {
       const action = step < 6 ? Float32Array.of(0, 0) : towards(tool, cupPosition(cup));
       bank.write(step, f32(...feature));
       this.steps[slot] = step + 1;
-      return { action: { dtype: 'float32', shape: [2], data: action }, readouts: { reads: [{ ctx, identities: items.map((i: RetrievedItem) => i.identity) }] } };
+      return {
+        action: { dtype: 'float32', shape: [2], data: action },
+        readouts: { reads: [{ ctx, identities: items.map((i: RetrievedItem) => i.identity) }] },
+      };
     });
   }
 }
@@ -120,7 +141,10 @@ export class ColorScriptedPolicy implements RunnerPolicy {
   private readonly writes: number[] = [];
   private readonly memories: SlotMemory[] = [];
 
-  constructor(readonly maxBatch: number, private readonly k: number) {
+  constructor(
+    readonly maxBatch: number,
+    private readonly k: number,
+  ) {
     for (let s = 0; s < maxBatch; s++) {
       const bank = new StructuredBank({ capacity: 16, k: 4, gate: 0.45 });
       this.banks.push(bank);
@@ -161,11 +185,16 @@ export class ColorScriptedPolicy implements RunnerPolicy {
       const bank = this.banks[slot] as StructuredBank;
       const scope = this.scopes[slot];
       const episode = this.episodes[slot];
-      if (scope === null || scope === undefined || episode === null || episode === undefined) throw new Error(`slot ${slot} has no scope`);
+      if (scope === null || scope === undefined || episode === null || episode === undefined)
+        throw new Error(`slot ${slot} has no scope`);
       const step = this.steps[slot] as number;
       const f = frameOf(obs);
       const tool = toolOf(obs);
-      const q = bank.query(scope, { cognitiveKey: f32(1, 0, 0), perceptualKey: f32(0, 1, 0), stateSignature: sig(null) }, { episode, decisionStep: step >= 10 });
+      const q = bank.query(
+        scope,
+        { cognitiveKey: f32(1, 0, 0), perceptualKey: f32(0, 1, 0), stateSignature: sig(null) },
+        { episode, decisionStep: step >= 10 },
+      );
       let action: Float32Array = Float32Array.of(0, 0);
       if (step >= 10) {
         const evidence = new Array<number>(REMEMBER_COLOR_PALETTE.length).fill(0);
@@ -174,7 +203,10 @@ export class ColorScriptedPolicy implements RunnerPolicy {
           for (let c = 0; c < evidence.length; c++) evidence[c] = (evidence[c] ?? 0) + (v[c] ?? 0);
         }
         const color = argmax(evidence);
-        const target = color >= 0 && color < this.k ? colorCentroid(f.data, f.width, f.height, REMEMBER_COLOR_PALETTE[color] ?? [0, 0, 0]) : null;
+        const target =
+          color >= 0 && color < this.k
+            ? colorCentroid(f.data, f.width, f.height, REMEMBER_COLOR_PALETTE[color] ?? [0, 0, 0])
+            : null;
         if (target !== null) action = towards(tool, [target.x, target.y]);
         else action = towards(tool, [0, 0.25]);
       }
@@ -182,15 +214,24 @@ export class ColorScriptedPolicy implements RunnerPolicy {
       const i = Math.floor(((CUE_POSITION[0] + 1) * f.width) / 2);
       const j = Math.floor(((1 - CUE_POSITION[1]) * f.height) / 2);
       const p = (j * f.width + i) * 3;
-      const cue = REMEMBER_COLOR_PALETTE.findIndex((c) => c[0] === f.data[p] && c[1] === f.data[p + 1] && c[2] === f.data[p + 2]);
+      const cue = REMEMBER_COLOR_PALETTE.findIndex(
+        (c) => c[0] === f.data[p] && c[1] === f.data[p + 1] && c[2] === f.data[p + 2],
+      );
       const m = 1 + (Math.floor(Math.abs(tool[0]) * 1000) % 3);
       const w = this.writes[slot] as number;
       if (cue >= 0 && cue < this.k && w < m) {
-        bank.write(scope, { keys: { cognitiveKey: f32(1, 0, 0), perceptualKey: f32(0, 1, 0), stateSignature: sig(w) }, payload: payloadOf(cue), sourceEpisode: episode });
+        bank.write(scope, {
+          keys: { cognitiveKey: f32(1, 0, 0), perceptualKey: f32(0, 1, 0), stateSignature: sig(w) },
+          payload: payloadOf(cue),
+          sourceEpisode: episode,
+        });
         this.writes[slot] = w + 1;
       }
       this.steps[slot] = step + 1;
-      return { action: { dtype: 'float32', shape: [2], data: action }, readouts: { reads: [{ ctx: q.ctx, identities: q.items.map((it) => it.identity) }] } };
+      return {
+        action: { dtype: 'float32', shape: [2], data: action },
+        readouts: { reads: [{ ctx: q.ctx, identities: q.items.map((it) => it.identity) }] },
+      };
     });
   }
 }

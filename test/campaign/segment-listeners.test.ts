@@ -52,10 +52,21 @@ describe('runner: segment trace sources', () => {
     };
     const rows: unknown[] = [];
     const sink = new RowSink(
-      { appendRow: async (r) => void rows.push(r), appendTiming: async () => undefined, appendTrace: async () => undefined },
+      {
+        appendRow: async (r) => void rows.push(r),
+        appendTiming: async () => undefined,
+        appendTrace: async () => undefined,
+      },
       plan.episodes.map((e) => e.seq),
     );
-    await runPlan({ protocol, episodes: plan.episodes, policies: provider, envs: (t) => makeLiteEnv(t.envId, t.kwargs), batchSize: 2, sink });
+    await runPlan({
+      protocol,
+      episodes: plan.episodes,
+      policies: provider,
+      envs: (t) => makeLiteEnv(t.envId, t.kwargs),
+      batchSize: 2,
+      sink,
+    });
     await sink.drain();
     expect(rows).toHaveLength(plan.episodes.length);
     expect(counters.length).toBeGreaterThan(0);

@@ -13,7 +13,10 @@ const lines = (file: string): string[] => readFileSync(file, 'utf8').trimEnd().s
 describe('campaign runner: shards and small runs', () => {
   it('the union of the shards, in seq order, is byte-identical to an unsharded run (donor swaps included)', async () => {
     const whole = sandbox();
-    const dir = await runCampaign(writeProtocol(whole, 'rc.yaml', rememberColorYaml({ n: 6, sha: whole.checkpointSha })), scriptedOptions(whole, 'color', { batchSize: 3 }));
+    const dir = await runCampaign(
+      writeProtocol(whole, 'rc.yaml', rememberColorYaml({ n: 6, sha: whole.checkpointSha })),
+      scriptedOptions(whole, 'color', { batchSize: 3 }),
+    );
     const expected = lines(join(dir, 'rows/rows.jsonl'));
 
     const box = sandbox();
@@ -64,7 +67,9 @@ describe('campaign runner: shards and small runs', () => {
     const file = writeProtocol(box, 'p.yaml', blackoutYaml({ n: 6, sha: box.checkpointSha }));
     const probe = await smallRunCampaign(file, 'probe', 2, scriptedOptions(box, 'shell'));
     const smoke = await smallRunCampaign(file, 'smoke', 1, scriptedOptions(box, 'shell'));
-    const rows = lines(join(probe, 'rows.jsonl')).map((l) => JSON.parse(l) as { seq: number; seed: number; condition: string });
+    const rows = lines(join(probe, 'rows.jsonl')).map(
+      (l) => JSON.parse(l) as { seq: number; seed: number; condition: string },
+    );
     expect(rows.length).toBe(7 * 2 * 2);
     rows.forEach((r, i) => expect(r.seq).toBe(i));
     expect(new Set(rows.map((r) => r.seed))).toEqual(new Set([610000, 610001]));

@@ -14,7 +14,13 @@ let ipc: PrivateIpcEndpoint;
 let server: BridgeServer;
 beforeAll(async () => {
   ipc = await privateIpcEndpoint();
-  server = await BridgeServer.bind({ endpoint: ipc.endpoint, factory: makeLiteEnv, envIds: LITE_ENV_IDS, name: 'imep-lite', adapters: ['lite'] });
+  server = await BridgeServer.bind({
+    endpoint: ipc.endpoint,
+    factory: makeLiteEnv,
+    envIds: LITE_ENV_IDS,
+    name: 'imep-lite',
+    adapters: ['lite'],
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -32,7 +38,9 @@ describe('imep chainbench CLI', () => {
     expect(g.code).toBe(0);
     expect(g.stdout).toMatch(/wrote .*manifest\.json: 40 chains \(K 3\), 20 rewritten; sha256 [0-9a-f]{64}/);
     const v = await imep('validate', manifest);
-    expect(v.stdout).toMatch(/^ok: .*40 chains \(K=3: 40\), 20 rewritten, query frames identical across hidden facts; sha256/);
+    expect(v.stdout).toMatch(
+      /^ok: .*40 chains \(K=3: 40\), 20 rewritten, query frames identical across hidden facts; sha256/,
+    );
     const d = await imep('decide', manifest, '--out', decisions, '--seed', '2', '--replicates', '500');
     expect(d.code).toBe(0);
     expect(d.stdout).toContain('full-memory');
@@ -40,16 +48,42 @@ describe('imep chainbench CLI', () => {
     expect(d.stdout).toMatch(/no-memory accuracy CI .* (contains|EXCLUDES) the chance floor 33\.3%/);
     expect(d.stdout).toMatch(/decisions unit .*decisions: 40 chain rows, sealed, Merkle root [0-9a-f]{64}/);
     const unit = await readDecisionUnit(decisions);
-    expect(unit.table.conditions.map((c) => c.name)).toEqual(['full-memory', 'no-memory', 'initial-fact', 'shuffled-records', 'stale-records', 'oracle']);
+    expect(unit.table.conditions.map((c) => c.name)).toEqual([
+      'full-memory',
+      'no-memory',
+      'initial-fact',
+      'shuffled-records',
+      'stale-records',
+      'oracle',
+    ]);
     const r = await imep('replay', manifest, '--decisions', decisions, '--replicates', '500');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/execution ceiling SR\* = SR\(oracle\)/);
     expect(r.stdout).toMatch(/executor calls (\d+), extra 0/);
-    const m = /from the sealed rows: (\d+) executions = (\d+) distinct \(chain, decision\) pairs \+ 40 replay-floor/.exec(r.stdout);
+    const m =
+      /from the sealed rows: (\d+) executions = (\d+) distinct \(chain, decision\) pairs \+ 40 replay-floor/.exec(
+        r.stdout,
+      );
     expect(m).not.toBeNull();
     expect(Number(m![1])).toBe(Number(m![2]) + 40);
     expect(r.stdout).toMatch(/replay unit .*decisions-replay: 40 chain rows via lite executor/);
-    const rj = JSON.parse((await imep('replay', manifest, '--decisions', decisions, '--replicates', '200', '--json', '--executor', 'bridge', '--endpoint', ipc.endpoint)).stdout) as {
+    const rj = JSON.parse(
+      (
+        await imep(
+          'replay',
+          manifest,
+          '--decisions',
+          decisions,
+          '--replicates',
+          '200',
+          '--json',
+          '--executor',
+          'bridge',
+          '--endpoint',
+          ipc.endpoint,
+        )
+      ).stdout,
+    ) as {
       unit: string;
       executor: { kind: string; server: { name: string } };
       proof: { executions: number };
@@ -81,7 +115,9 @@ describe('imep chainbench CLI', () => {
     writeFileSync(badFile, JSON.stringify(bad));
     const v = await imep('validate', badFile);
     expect(v.code).toBe(2);
-    expect(v.message).toBe(`imep: ${badFile}: chains[1].id: chain ${bad.chains[0]!.id}: duplicate chain id (also chains[0])`);
+    expect(v.message).toBe(
+      `imep: ${badFile}: chains[1].id: chain ${bad.chains[0]!.id}: duplicate chain id (also chains[0])`,
+    );
     const other = join(dir, 'other.json');
     const r = await imep('replay', other, '--decisions', decisions);
     expect(r.code).toBe(2);
@@ -90,7 +126,9 @@ describe('imep chainbench CLI', () => {
     writeFileSync(plain, '{}');
     const p = await imep('replay', manifest, '--decisions', plain);
     expect(p.code).toBe(2);
-    expect(p.message).toMatch(/^imep: .*plain-decisions\.json: --decisions: is a file, not a sealed evidence unit folder — `imep chainbench decide MANIFEST --out DIR` writes decisions as a sealed unit/);
+    expect(p.message).toMatch(
+      /^imep: .*plain-decisions\.json: --decisions: is a file, not a sealed evidence unit folder — `imep chainbench decide MANIFEST --out DIR` writes decisions as a sealed unit/,
+    );
     const nb = await imep('replay', manifest, '--decisions', decisions, '--executor', 'bridge');
     expect(nb.code).toBe(2);
     expect(nb.message).toMatch(/--endpoint: --executor bridge needs --endpoint/);

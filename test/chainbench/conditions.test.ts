@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { LooCentroids, chainMemory, decisionConditions, nearestCentroid, selectDecidingRecord, shuffledRecords, summarizeDecisions, decideAll, type ChainRecordSet, type ConditionSpec, type DecisionCondition } from '../../src/chainbench/index.js';
+import {
+  LooCentroids,
+  chainMemory,
+  decisionConditions,
+  nearestCentroid,
+  selectDecidingRecord,
+  shuffledRecords,
+  summarizeDecisions,
+  decideAll,
+  type ChainRecordSet,
+  type ConditionSpec,
+  type DecisionCondition,
+} from '../../src/chainbench/index.js';
 import { chainEvents } from '../../src/chainbench/records.js';
 import { fixture } from './helpers.js';
 
@@ -18,7 +30,11 @@ describe.each([2, 3])('decision conditions on 200 generated lite chains, K=%i', 
   it('full memory (presence gate → two-stage retrieval → LOO nearest centroid) decides like the oracle on every chain', () => {
     const full = spec('full-memory').decide(manifest, records, 11);
     expect(full.every((d) => d.path === 'readout')).toBe(true);
-    expect(full.map((d) => d.choice)).toEqual(spec('oracle').decide(manifest, records, 11).map((d) => d.choice));
+    expect(full.map((d) => d.choice)).toEqual(
+      spec('oracle')
+        .decide(manifest, records, 11)
+        .map((d) => d.choice),
+    );
     // the deciding record is the latest write of the query object
     for (const d of full) {
       const chain = manifest.chains.find((c) => c.id === d.chainId)!;
@@ -34,8 +50,18 @@ describe.each([2, 3])('decision conditions on 200 generated lite chains, K=%i', 
     expect(s.noMemoryFloor?.contains).toBe(true);
     const none = spec('no-memory').decide(manifest, records, 11);
     expect(none).toEqual(spec('no-memory').decide(manifest, records, 11));
-    expect(none.map((d) => d.choice)).not.toEqual(spec('no-memory').decide(manifest, records, 12).map((d) => d.choice));
-    expect(new Set(spec('no-memory', 'fixed').decide(manifest, records, 11).map((d) => d.choice))).toEqual(new Set([0]));
+    expect(none.map((d) => d.choice)).not.toEqual(
+      spec('no-memory')
+        .decide(manifest, records, 12)
+        .map((d) => d.choice),
+    );
+    expect(
+      new Set(
+        spec('no-memory', 'fixed')
+          .decide(manifest, records, 11)
+          .map((d) => d.choice),
+      ),
+    ).toEqual(new Set([0]));
     expect(s.G?.againstOnly).toBe(0);
     expect(s.G?.estimate).toBeCloseTo(1 - s.rows.find((r) => r.condition === 'no-memory')!.accuracy, 12);
   });
@@ -58,15 +84,26 @@ describe.each([2, 3])('decision conditions on 200 generated lite chains, K=%i', 
     expect(a.correct / a.n).toBeLessThan(0.7);
     const s1 = shuffledRecords(manifest, records, 11);
     const s2 = shuffledRecords(manifest, records, 11);
-    const drawers = (r: ChainRecordSet): string[] => [...r.byChain.values()].flat().map((e) => e.record.fact.drawer).sort();
+    const drawers = (r: ChainRecordSet): string[] =>
+      [...r.byChain.values()]
+        .flat()
+        .map((e) => e.record.fact.drawer)
+        .sort();
     expect(drawers(s1)).toEqual(drawers(records)); // a permutation of the same payloads
-    expect([...s1.byChain.values()].flat().map((e) => e.record.fact.drawer)).toEqual([...s2.byChain.values()].flat().map((e) => e.record.fact.drawer));
+    expect([...s1.byChain.values()].flat().map((e) => e.record.fact.drawer)).toEqual(
+      [...s2.byChain.values()].flat().map((e) => e.record.fact.drawer),
+    );
   });
 
   it('conditions are pure: same inputs, same decisions; records are not mutated', () => {
-    const before = [...records.byChain.values()].flat().map((e) => `${e.record.id}:${e.record.fact.drawer}:${e.feature.join(',')}`);
-    for (const c of decisionConditions()) expect(c.decide(manifest, records, 5)).toEqual(c.decide(manifest, records, 5));
-    expect([...records.byChain.values()].flat().map((e) => `${e.record.id}:${e.record.fact.drawer}:${e.feature.join(',')}`)).toEqual(before);
+    const before = [...records.byChain.values()]
+      .flat()
+      .map((e) => `${e.record.id}:${e.record.fact.drawer}:${e.feature.join(',')}`);
+    for (const c of decisionConditions())
+      expect(c.decide(manifest, records, 5)).toEqual(c.decide(manifest, records, 5));
+    expect(
+      [...records.byChain.values()].flat().map((e) => `${e.record.id}:${e.record.fact.drawer}:${e.feature.join(',')}`),
+    ).toEqual(before);
   });
 });
 
@@ -78,7 +115,10 @@ describe('readout stages', () => {
     const events = chainEvents(records, chain.id).filter((e) => e.record.fact.object !== chain.finalFact.object);
     const sel = selectDecidingRecord(chainMemory(chain, events, 'latest-write'), chain);
     expect(sel).toEqual({ gate: 'declined', candidates: 0, record: null });
-    const pruned: ChainRecordSet = { dim: records.dim, byChain: new Map([...records.byChain].map(([id, evs]) => [id, id === chain.id ? events : evs])) };
+    const pruned: ChainRecordSet = {
+      dim: records.dim,
+      byChain: new Map([...records.byChain].map(([id, evs]) => [id, id === chain.id ? events : evs])),
+    };
     const d = spec('full-memory').decide(manifest, pruned, 3)[0]!;
     expect(d.path).toBe('fallback');
     expect(d.choice).toBe(spec('no-memory').decide(manifest, pruned, 3)[0]!.choice);
@@ -94,7 +134,11 @@ describe('readout stages', () => {
     const latest = selectDecidingRecord(chainMemory(chain, events, 'latest-write'), chain);
     expect([latest.candidates, latest.record?.id]).toEqual([1, log.record?.id]);
     const stale = selectDecidingRecord(chainMemory(chain, events, 'stale'), chain);
-    expect([stale.candidates, stale.record?.revision, stale.record?.fact['drawer']]).toEqual([1, 0, chain.drawers[chain.initialFact.drawer]]);
+    expect([stale.candidates, stale.record?.revision, stale.record?.fact['drawer']]).toEqual([
+      1,
+      0,
+      chain.drawers[chain.initialFact.drawer],
+    ]);
   });
 
   it('leave-one-chain-out: a chain’s own events never enter its centroids', () => {
@@ -103,13 +147,18 @@ describe('readout stages', () => {
     const poisoned: ChainRecordSet = {
       dim: records.dim,
       byChain: new Map(
-        [...records.byChain].map(([id, evs]) => [id, id === chain.id ? evs.map((e) => ({ ...e, feature: e.feature.map(() => 1000) })) : evs]),
+        [...records.byChain].map(([id, evs]) => [
+          id,
+          id === chain.id ? evs.map((e) => ({ ...e, feature: e.feature.map(() => 1000) })) : evs,
+        ]),
       ),
     };
     const a = c.forChain(chain.id, chain.drawers);
     const b = new LooCentroids(poisoned).forChain(chain.id, chain.drawers);
     a.forEach((v, k) => v!.forEach((x, i) => expect(b[k]![i]).toBeCloseTo(x, 9)));
-    expect(new LooCentroids(poisoned).forChain(manifest.chains[5]!.id, chain.drawers)).not.toEqual(c.forChain(manifest.chains[5]!.id, chain.drawers));
+    expect(new LooCentroids(poisoned).forChain(manifest.chains[5]!.id, chain.drawers)).not.toEqual(
+      c.forChain(manifest.chains[5]!.id, chain.drawers),
+    );
   });
 
   it('nearest centroid: ties go to the lowest drawer position; drawers without a centroid are skipped', () => {

@@ -1,7 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { Prng } from '../../src/core/prng.js';
 import { chainEvents } from '../../src/chainbench/records.js';
-import { auditLabelEquivariance, centroidsOf, chainMemory, nearestCentroid, selectDecidingRecord, decisionConditions, identifiersOf, randomRenaming, renameManifest, renameRecords, validateManifest, type AuditedReadout, type ChainManifest, type ChainRecordSet } from '../../src/chainbench/index.js';
+import {
+  auditLabelEquivariance,
+  centroidsOf,
+  chainMemory,
+  nearestCentroid,
+  selectDecidingRecord,
+  decisionConditions,
+  identifiersOf,
+  randomRenaming,
+  renameManifest,
+  renameRecords,
+  validateManifest,
+  type AuditedReadout,
+  type ChainManifest,
+  type ChainRecordSet,
+} from '../../src/chainbench/index.js';
 import { fixture } from './helpers.js';
 
 /** Deliberately name-leaning: with no memory, answer the drawer whose NAME sorts first. */
@@ -50,7 +65,10 @@ describe('label-equivariance audit', () => {
   });
 
   it('every ChainBench condition is equivariant: renamed score = identity score × R, no decision changes', () => {
-    const readouts = decisionConditions().map((c) => ({ name: c.name, decide: (m: ChainManifest, r: ChainRecordSet) => c.decide(m, r, 4) }));
+    const readouts = decisionConditions().map((c) => ({
+      name: c.name,
+      decide: (m: ChainManifest, r: ChainRecordSet) => c.decide(m, r, 4),
+    }));
     const audit = auditLabelEquivariance({ manifest, records, readouts, renamings: 5, seed: 9 });
     expect(audit.renamings).toBe(5);
     for (const row of audit.rows) {
@@ -62,7 +80,13 @@ describe('label-equivariance audit', () => {
   });
 
   it('catches name-leaning readouts (alphabetical tie-breaks), even when the score happens to match', () => {
-    const audit = auditLabelEquivariance({ manifest, records, readouts: [alphabeticalFallback, alphabeticalTieBreak], renamings: 5, seed: 9 });
+    const audit = auditLabelEquivariance({
+      manifest,
+      records,
+      readouts: [alphabeticalFallback, alphabeticalTieBreak],
+      renamings: 5,
+      seed: 9,
+    });
     for (const row of audit.rows) {
       expect(row.equivariant).toBe(false);
       expect(row.violations).toBeGreaterThan(0);

@@ -1,5 +1,11 @@
 import { vi } from 'vitest';
-import { buildChainRecords, freezeManifest, generateChainManifest, type ChainManifest, type ChainRecordSet } from '../../src/chainbench/index.js';
+import {
+  buildChainRecords,
+  freezeManifest,
+  generateChainManifest,
+  type ChainManifest,
+  type ChainRecordSet,
+} from '../../src/chainbench/index.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { exitCodeFor, messageFor } from '../../src/cli/exit-codes.js';
 import { registerChainbench } from '../../src/cli/chainbench-commands.js';

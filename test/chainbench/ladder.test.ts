@@ -22,8 +22,12 @@ describe.each([2, 3])('decision-level C/U/S/T ladder on curated records, 200 cha
     expect(L.rows.S.filter((r) => r.changed)).toEqual([]);
     expect(L.rows.T.length).toBe(200);
     expect(L.rows.T.every((r) => r.changed && !r.correct)).toBe(true);
-    for (const r of L.rows.S) expect(manifest.chains.find((c) => c.id === r.donorChainId)!.finalFact.drawer).toBe(manifest.chains.find((c) => c.id === r.chainId)!.finalFact.drawer);
-    for (const r of L.rows.T) expect(r.choice).toBe(manifest.chains.find((c) => c.id === r.donorChainId)!.finalFact.drawer);
+    for (const r of L.rows.S)
+      expect(manifest.chains.find((c) => c.id === r.donorChainId)!.finalFact.drawer).toBe(
+        manifest.chains.find((c) => c.id === r.chainId)!.finalFact.drawer,
+      );
+    for (const r of L.rows.T)
+      expect(r.choice).toBe(manifest.chains.find((c) => c.id === r.donorChainId)!.finalFact.drawer);
     const s = summarizeDecisions(manifest, table, { replicates: 500 });
     expect(s.ladder?.reproduced).toBe(200);
     expect(s.ladder?.rows.map((r) => r.changed)).toEqual([0, 0, 0, 200]);
@@ -72,7 +76,13 @@ describe('ChainBench θ on an unbalanced ladder', () => {
     const { summarizeDecisions } = await import('../../src/chainbench/results.js');
     const m = generateChainManifest({ chains: 3, K: 2, seed: 1 });
     const ids = m.chains.map((c) => c.id);
-    const row = (id: string, changed: boolean) => ({ chainId: id, donorChainId: 'x', choice: 0, changed, correct: true });
+    const row = (id: string, changed: boolean) => ({
+      chainId: id,
+      donorChainId: 'x',
+      choice: 0,
+      changed,
+      correct: true,
+    });
     // chain 3 has a T row but no S row (no same-fact donor in its K group)
     const table = {
       format: 'imep-chain-decisions',
@@ -81,13 +91,25 @@ describe('ChainBench θ on an unbalanced ladder', () => {
       seed: 0,
       prng: { name: 'x', version: 1 },
       fallback: 'uniform',
-      conditions: [{ name: 'oracle', label: 'O', cohort: 'all', decisions: m.chains.map((c) => ({ chainId: c.id, choice: c.finalFact.drawer, path: 'oracle' })) }],
+      conditions: [
+        {
+          name: 'oracle',
+          label: 'O',
+          cohort: 'all',
+          decisions: m.chains.map((c) => ({ chainId: c.id, choice: c.finalFact.drawer, path: 'oracle' })),
+        },
+      ],
       ladder: {
         seed: 's',
         chains: 3,
         excluded: [],
         ulpElementsStepped: 0,
-        rows: { C: ids.map((i) => row(i, false)), U: ids.map((i) => row(i, false)), S: [row(ids[0]!, false), row(ids[1]!, false)], T: [row(ids[0]!, true), row(ids[1]!, true), row(ids[2]!, false)] },
+        rows: {
+          C: ids.map((i) => row(i, false)),
+          U: ids.map((i) => row(i, false)),
+          S: [row(ids[0]!, false), row(ids[1]!, false)],
+          T: [row(ids[0]!, true), row(ids[1]!, true), row(ids[2]!, false)],
+        },
       },
     };
     const s = summarizeDecisions(m, table as never, { replicates: 200 });

@@ -7,10 +7,24 @@ describe('manifest diff', () => {
 
   it('identical manifests', () => {
     const d = diffManifests(manifest, copy(manifest));
-    expect(d).toMatchObject({ identical: true, removed: [], added: [], changed: [], unchanged: 12, header: [], orderChanged: false });
+    expect(d).toMatchObject({
+      identical: true,
+      removed: [],
+      added: [],
+      changed: [],
+      unchanged: 12,
+      header: [],
+      orderChanged: false,
+    });
     const reversed = copy(manifest);
     reversed.chains.reverse();
-    expect(diffManifests(manifest, reversed)).toMatchObject({ identical: false, removed: [], added: [], changed: [], orderChanged: true });
+    expect(diffManifests(manifest, reversed)).toMatchObject({
+      identical: false,
+      removed: [],
+      added: [],
+      changed: [],
+      orderChanged: true,
+    });
   });
 
   it('reports removed, added and changed chains (a rebuild is visible)', () => {

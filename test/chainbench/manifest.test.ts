@@ -2,7 +2,15 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ImepError } from '../../src/core/errors.js';
 import { canonicalJson } from '../../src/core/index.js';
-import { freezeManifest, generateChainManifest, manifestHash, parseManifest, validateManifest, type ChainManifest, type QueryObserver } from '../../src/chainbench/index.js';
+import {
+  freezeManifest,
+  generateChainManifest,
+  manifestHash,
+  parseManifest,
+  validateManifest,
+  type ChainManifest,
+  type QueryObserver,
+} from '../../src/chainbench/index.js';
 import { LiteQueryObserver } from '../../src/chainbench/query-frame.js';
 import { CHAIN_MANIFEST_SCHEMA_PATH, chainManifestSchemaText } from '../../src/chainbench/schema-export.js';
 import { copy, fixture } from './helpers.js';
@@ -45,7 +53,9 @@ describe('chain manifest: generator', () => {
   it('refuses bad generator options with E_USAGE', () => {
     expect(refusal(() => generateChainManifest({ chains: 5, K: 5, seed: 1 })).code).toBe('E_USAGE');
     expect(refusal(() => generateChainManifest({ chains: 0, K: 2, seed: 1 })).code).toBe('E_USAGE');
-    expect(refusal(() => generateChainManifest({ chains: 5, K: 2, seed: 1, distractors: { min: 2, max: 9 } })).code).toBe('E_USAGE');
+    expect(
+      refusal(() => generateChainManifest({ chains: 5, K: 2, seed: 1, distractors: { min: 2, max: 9 } })).code,
+    ).toBe('E_USAGE');
   });
 });
 
@@ -57,7 +67,11 @@ describe('chain manifest: freezing, hashing, schema', () => {
       Array.isArray(v)
         ? v.map(reverseKeys)
         : typeof v === 'object' && v !== null
-          ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reverseKeys(x)]))
+          ? Object.fromEntries(
+              Object.entries(v)
+                .reverse()
+                .map(([k, x]) => [k, reverseKeys(x)]),
+            )
           : v;
     const text = JSON.stringify(reverseKeys(manifest), null, 3);
     expect(text.indexOf('"chains"')).toBeLessThan(text.indexOf('"format"'));
@@ -75,7 +89,12 @@ describe('chain manifest: freezing, hashing, schema', () => {
 
 describe('chain manifest: validation refusals (E_MANIFEST_INVALID, one line naming chain and field)', () => {
   const base = (): ChainManifest => copy(fixture(12, 3).manifest);
-  const check = (m: ChainManifest, field: RegExp, text: RegExp, opts: { observer?: QueryObserver; simulator?: boolean } = {}): string => {
+  const check = (
+    m: ChainManifest,
+    field: RegExp,
+    text: RegExp,
+    opts: { observer?: QueryObserver; simulator?: boolean } = {},
+  ): string => {
     const e = refusal(() => validateManifest(m, { file: 'm.json', ...opts }));
     expect(e.code).toBe('E_MANIFEST_INVALID');
     const line = e.oneLine();
@@ -116,9 +135,17 @@ describe('chain manifest: validation refusals (E_MANIFEST_INVALID, one line nami
   it('a query that differs across hidden facts (leaky simulator) and a tampered query hash', () => {
     const lite = new LiteQueryObserver();
     const leaky: QueryObserver = {
-      queryObservationHash: (p) => (p.drawer === 0 ? lite.queryObservationHash(p) : lite.queryObservationHash({ ...p, object: 'milk' === p.object ? 'mug' : 'milk' })),
+      queryObservationHash: (p) =>
+        p.drawer === 0
+          ? lite.queryObservationHash(p)
+          : lite.queryObservationHash({ ...p, object: 'milk' === p.object ? 'mug' : 'milk' }),
     };
-    const line = check(base(), /^chains\[0\]\.queryFrameHash$/, /under hidden fact drawer 1 .* identical whatever the hidden fact/, { observer: leaky });
+    const line = check(
+      base(),
+      /^chains\[0\]\.queryFrameHash$/,
+      /under hidden fact drawer 1 .* identical whatever the hidden fact/,
+      { observer: leaky },
+    );
     expect(line).toContain('chain chain-00001');
     const m = base();
     m.chains[5]!.queryFrameHash = '0'.repeat(64);
@@ -133,7 +160,11 @@ describe('chain manifest: validation refusals (E_MANIFEST_INVALID, one line nami
     const m = base();
     const c = m.chains[3]!;
     for (const e of c.episodes) if (e.role === 'write') e.deciding = false;
-    check(m, /^chains\[3\]\.episodes$/, /chain chain-00004: 0 deciding writes; exactly one write must have deciding: true/);
+    check(
+      m,
+      /^chains\[3\]\.episodes$/,
+      /chain chain-00004: 0 deciding writes; exactly one write must have deciding: true/,
+    );
     const m2 = base();
     const r = m2.chains.findIndex((x) => x.rewrite);
     for (const e of m2.chains[r]!.episodes) if (e.role === 'write') e.deciding = true;

@@ -2,7 +2,20 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { makeLiteEnv } from '../../src/sims/lite/registry.js';
 import { executorSucceeds } from '../../src/sims/lite/chain-drawers.js';
 import { ImepError } from '../../src/core/errors.js';
-import { LiteChainExecutor, decideAll, decisionTableText, parseDecisionTable, replayDecisions, summarizeReplay, SimEnvironmentChainExecutor, type ReplayResult, type Chain, type ChainExecutor, type ExecutionOutcome, type ExecutionRun } from '../../src/chainbench/index.js';
+import {
+  LiteChainExecutor,
+  decideAll,
+  decisionTableText,
+  parseDecisionTable,
+  replayDecisions,
+  summarizeReplay,
+  SimEnvironmentChainExecutor,
+  type ReplayResult,
+  type Chain,
+  type ChainExecutor,
+  type ExecutionOutcome,
+  type ExecutionRun,
+} from '../../src/chainbench/index.js';
 import { fixture } from './helpers.js';
 
 class CountingExecutor implements ChainExecutor {
@@ -34,7 +47,9 @@ describe.each([2, 3])('replay with constructive pairing, 200 chains, K=%i', (K) 
     expect(new Set(executor.calls).size).toBe(executor.calls.length);
     // every chain executes at most K primary choices
     for (const chain of manifest.chains) {
-      expect(executor.calls.filter((k) => k.startsWith(`${chain.id}#`) && k.includes('@primary')).length).toBeLessThanOrEqual(K);
+      expect(
+        executor.calls.filter((k) => k.startsWith(`${chain.id}#`) && k.includes('@primary')).length,
+      ).toBeLessThanOrEqual(K);
     }
   });
 
@@ -80,7 +95,9 @@ describe.each([2, 3])('replay with constructive pairing, 200 chains, K=%i', (K) 
     }
     const s = summarizeReplay(replay, manifest, { replicates: 500 });
     for (const row of s.rows) {
-      expect(Object.keys(row)).toEqual(expect.arrayContaining(['accuracy', 'taskSuccess', 'accuracyCi', 'taskSuccessCi']));
+      expect(Object.keys(row)).toEqual(
+        expect.arrayContaining(['accuracy', 'taskSuccess', 'accuracyCi', 'taskSuccessCi']),
+      );
       expect(row.taskSuccess).toBeLessThanOrEqual(row.accuracy);
     }
   });
@@ -111,26 +128,45 @@ describe('replay input handling', () => {
     expect(parsed).toEqual(JSON.parse(JSON.stringify(table)));
     const exec = LiteChainExecutor.forManifest(manifest);
     const a = await replayDecisions({ manifest, conditions: parsed.conditions, executor: exec, replayFloor: false });
-    const b = await replayDecisions({ manifest, conditions: [{ name: 'only', decisions: manifest.chains.map((c) => ({ chainId: c.id, choice: 0 })) }], executor: exec, replayFloor: false });
+    const b = await replayDecisions({
+      manifest,
+      conditions: [{ name: 'only', decisions: manifest.chains.map((c) => ({ chainId: c.id, choice: 0 })) }],
+      executor: exec,
+      replayFloor: false,
+    });
     expect(a.conditions).not.toContain('R');
     expect(b.verification).toMatchObject({ rows: 30, distinctDecisionPairs: 30, executions: 30, extraExecutions: 0 });
   });
 
   it('the async SimEnvironment executor (lite wrapper) gives the same rows as the in-process lite executor', async () => {
-    const sim = new SimEnvironmentChainExecutor((K) => makeLiteEnv('ChainDrawers-lite', { K, executionSuccess: manifest.env.executionSuccess }));
+    const sim = new SimEnvironmentChainExecutor((K) =>
+      makeLiteEnv('ChainDrawers-lite', { K, executionSuccess: manifest.env.executionSuccess }),
+    );
     const a = await replayDecisions({ manifest, conditions: table.conditions, executor: sim });
     await sim.close();
-    const b = await replayDecisions({ manifest, conditions: table.conditions, executor: LiteChainExecutor.forManifest(manifest) });
+    const b = await replayDecisions({
+      manifest,
+      conditions: table.conditions,
+      executor: LiteChainExecutor.forManifest(manifest),
+    });
     expect(a.rows).toEqual(b.rows);
     expect(a.executions).toEqual(b.executions);
   });
 
   it('refuses unknown chains, out-of-range choices, duplicate decisions and bad files', async () => {
     const exec = LiteChainExecutor.forManifest(manifest);
-    const run = (decisions: { chainId: string; choice: number }[]) => replayDecisions({ manifest, conditions: [{ name: 'x', decisions }], executor: exec });
+    const run = (decisions: { chainId: string; choice: number }[]) =>
+      replayDecisions({ manifest, conditions: [{ name: 'x', decisions }], executor: exec });
     await expect(run([{ chainId: 'nope', choice: 0 }])).rejects.toThrow(/chain nope is not in the manifest/);
-    await expect(run([{ chainId: manifest.chains[0]!.id, choice: 2 }])).rejects.toThrow(/choice 2 is not a drawer in 0\.\.1/);
-    await expect(run([{ chainId: manifest.chains[0]!.id, choice: 0 }, { chainId: manifest.chains[0]!.id, choice: 1 }])).rejects.toThrow(/has two decisions/);
+    await expect(run([{ chainId: manifest.chains[0]!.id, choice: 2 }])).rejects.toThrow(
+      /choice 2 is not a drawer in 0\.\.1/,
+    );
+    await expect(
+      run([
+        { chainId: manifest.chains[0]!.id, choice: 0 },
+        { chainId: manifest.chains[0]!.id, choice: 1 },
+      ]),
+    ).rejects.toThrow(/has two decisions/);
     expect(() => parseDecisionTable('{"format":"imep-chain-decisions"}', 'd.json')).toThrow(ImepError);
   });
 });

@@ -11,7 +11,13 @@ import { privateIpcEndpoint, type PrivateIpcEndpoint } from '../../src/bridges/e
 import { LITE_ENV_IDS, makeLiteEnv } from '../../src/sims/lite/registry.js';
 import { ServerSupervisor, bridgePython, packageRoot, pythonServerCommand } from '../../src/bridges/supervisor.js';
 import { BridgeChainExecutor } from '../../src/chainbench/bridge-executor.js';
-import { LiteChainExecutor, replayDecisions, summarizeDecisions, type DecisionUnitRead, type ReplayResult } from '../../src/chainbench/index.js';
+import {
+  LiteChainExecutor,
+  replayDecisions,
+  summarizeDecisions,
+  type DecisionUnitRead,
+  type ReplayResult,
+} from '../../src/chainbench/index.js';
 import { readDecisionUnit, writeDecisionUnit } from '../../src/chainbench/decision-unit.js';
 import { readReplayUnit, writeReplayUnit } from '../../src/chainbench/replay-unit.js';
 import { fixture } from './helpers.js';
@@ -39,7 +45,10 @@ beforeAll(async () => {
 
 /** The rows file of a unit, parsed line by line (independently of the reader under test). */
 function rawRows(unit: string): Record<string, unknown>[] {
-  return readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 describe('decisions as a sealed evidence unit', () => {
@@ -56,9 +65,20 @@ describe('decisions as a sealed evidence unit', () => {
     expect(pre.protocolHash).toBe(sha256Hex(readFileSync(join(decUnit, 'protocol.json'))));
     expect(pre.plannedRows).toBe(60);
     expect(pre.code.packageVersion).toMatch(/^\d+\.\d+\.\d+/);
-    const proto = JSON.parse(readFileSync(join(decUnit, 'protocol.json'), 'utf8')) as { manifestHash: string; conditions: { name: string }[]; seed: number };
+    const proto = JSON.parse(readFileSync(join(decUnit, 'protocol.json'), 'utf8')) as {
+      manifestHash: string;
+      conditions: { name: string }[];
+      seed: number;
+    };
     expect(proto.manifestHash).toBe(hash);
-    expect(proto.conditions.map((c) => c.name)).toEqual(['full-memory', 'no-memory', 'initial-fact', 'shuffled-records', 'stale-records', 'oracle']);
+    expect(proto.conditions.map((c) => c.name)).toEqual([
+      'full-memory',
+      'no-memory',
+      'initial-fact',
+      'shuffled-records',
+      'stale-records',
+      'oracle',
+    ]);
     expect(proto.seed).toBe(4);
   });
 
@@ -69,10 +89,17 @@ describe('decisions as a sealed evidence unit', () => {
   });
 
   it('checked from the sealed rows: C reproduces 100%, U and S change nothing, T changes every decision; no-memory CI contains 1/K', () => {
-    const rows = rawRows(decUnit) as { chainId: string; decisions: Record<string, { choice: number }>; ladder: null | Record<'C' | 'U' | 'S' | 'T', null | { choice: number; changed: boolean }> & { archivedChoice: number } }[];
+    const rows = rawRows(decUnit) as {
+      chainId: string;
+      decisions: Record<string, { choice: number }>;
+      ladder:
+        | null
+        | (Record<'C' | 'U' | 'S' | 'T', null | { choice: number; changed: boolean }> & { archivedChoice: number });
+    }[];
     const inLadder = rows.filter((r) => r.ladder !== null);
     expect(inLadder.length).toBeGreaterThan(40);
-    let s = 0, t = 0;
+    let s = 0,
+      t = 0;
     for (const r of inLadder) {
       const L = r.ladder!;
       expect(L.archivedChoice).toBe(r.decisions['full-memory']!.choice);
@@ -103,7 +130,15 @@ describe('replay of a sealed decisions unit, sealed as its own unit', () => {
   let inProcess!: ReplayResult;
   beforeAll(async () => {
     const lite = LiteChainExecutor.forManifest(manifest);
-    inProcess = (await writeReplayUnit({ dir: repUnit, decisions, executor: lite, executorIdentity: lite.identity(), replicates: 300 })).replay;
+    inProcess = (
+      await writeReplayUnit({
+        dir: repUnit,
+        decisions,
+        executor: lite,
+        executorIdentity: lite.identity(),
+        replicates: 300,
+      })
+    ).replay;
   });
 
   it('verifies, names the decisions unit by its seal root, and rebuilds the replay from its rows', async () => {
@@ -111,7 +146,11 @@ describe('replay of a sealed decisions unit, sealed as its own unit', () => {
     const r = await readReplayUnit(repUnit);
     expect(r.protocol.decisions.sealRoot).toBe(decisions.unit.seal.merkle.root);
     expect(r.protocol.decisions.sealSha256).toBe(sha256Hex(readFileSync(join(decUnit, 'seal.json'))));
-    expect(r.protocol.executor).toEqual({ kind: 'lite', env: 'ChainDrawers-lite', executionSuccess: manifest.env.executionSuccess });
+    expect(r.protocol.executor).toEqual({
+      kind: 'lite',
+      env: 'ChainDrawers-lite',
+      executionSuccess: manifest.env.executionSuccess,
+    });
     expect(r.replay.rows).toEqual(inProcess.rows);
     expect(r.replay.executions).toEqual(inProcess.executions);
     expect(r.replay.verification).toEqual(inProcess.verification);
@@ -126,7 +165,9 @@ describe('replay of a sealed decisions unit, sealed as its own unit', () => {
     expect(rows).toHaveLength(60);
     let executions = 0;
     const pairs = new Set<string>();
-    const dec = new Map(decisions.table.conditions.map((c) => [c.name, new Map(c.decisions.map((d) => [d.chainId, d.choice]))]));
+    const dec = new Map(
+      decisions.table.conditions.map((c) => [c.name, new Map(c.decisions.map((d) => [d.chainId, d.choice]))]),
+    );
     for (const row of rows) {
       executions += row.executions.length;
       const primary = row.executions.filter((e) => e.slot === 'primary');
@@ -156,13 +197,24 @@ describe('replay of a sealed decisions unit, sealed as its own unit', () => {
   it('refuses a plain file, an unsealed unit, the wrong kind of unit, a tampered unit (naming the file) and a used folder', async () => {
     const plain = join(dir, 'decisions.json');
     writeFileSync(plain, '{}');
-    await expect(readDecisionUnit(plain)).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringMatching(/is a file, not a sealed evidence unit folder/) });
+    await expect(readDecisionUnit(plain)).rejects.toMatchObject({
+      code: 'E_USAGE',
+      message: expect.stringMatching(/is a file, not a sealed evidence unit folder/),
+    });
     const unsealed = join(dir, 'unsealed');
     await createUnit(unsealed, { id: 'unsealed' });
-    await expect(readDecisionUnit(unsealed)).rejects.toMatchObject({ code: 'E_OUT_OF_ORDER', message: expect.stringMatching(/is created, not sealed/) });
-    await expect(readDecisionUnit(repUnit)).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringMatching(/kind "imep.chainbench-replay", not imep.chainbench-decisions/) });
+    await expect(readDecisionUnit(unsealed)).rejects.toMatchObject({
+      code: 'E_OUT_OF_ORDER',
+      message: expect.stringMatching(/is created, not sealed/),
+    });
+    await expect(readDecisionUnit(repUnit)).rejects.toMatchObject({
+      code: 'E_USAGE',
+      message: expect.stringMatching(/kind "imep.chainbench-replay", not imep.chainbench-decisions/),
+    });
     const lite = LiteChainExecutor.forManifest(manifest);
-    await expect(writeReplayUnit({ dir: repUnit, decisions, executor: lite, executorIdentity: lite.identity() })).rejects.toThrow(/not empty/);
+    await expect(
+      writeReplayUnit({ dir: repUnit, decisions, executor: lite, executorIdentity: lite.identity() }),
+    ).rejects.toThrow(/not empty/);
 
     // tamper with a copy: flip one decision in rows.jsonl
     const copy = join(dir, 'decisions-copy');
@@ -185,7 +237,13 @@ describe('the bridge executor', () => {
   let server: BridgeServer;
   beforeAll(async () => {
     ipc = await privateIpcEndpoint();
-    server = await BridgeServer.bind({ endpoint: ipc.endpoint, factory: makeLiteEnv, envIds: LITE_ENV_IDS, name: 'imep-lite', adapters: ['lite'] });
+    server = await BridgeServer.bind({
+      endpoint: ipc.endpoint,
+      factory: makeLiteEnv,
+      envIds: LITE_ENV_IDS,
+      name: 'imep-lite',
+      adapters: ['lite'],
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -193,30 +251,56 @@ describe('the bridge executor', () => {
   });
 
   it('over the TS lite server gives the same sealed rows as the in-process lite executor, and records the server', async () => {
-    const bridge = await BridgeChainExecutor.connect({ endpoint: ipc.endpoint, executionSuccess: manifest.env.executionSuccess, deadlineMs: 10_000 });
+    const bridge = await BridgeChainExecutor.connect({
+      endpoint: ipc.endpoint,
+      executionSuccess: manifest.env.executionSuccess,
+      deadlineMs: 10_000,
+    });
     const out = join(dir, 'replay-bridge');
     try {
-      await writeReplayUnit({ dir: out, decisions, executor: bridge, executorIdentity: bridge.identity(), replicates: 300 });
+      await writeReplayUnit({
+        dir: out,
+        decisions,
+        executor: bridge,
+        executorIdentity: bridge.identity(),
+        replicates: 300,
+      });
     } finally {
       await bridge.close();
     }
     const r = await readReplayUnit(out);
-    const lite = await replayDecisions({ manifest, conditions: decisions.table.conditions, executor: LiteChainExecutor.forManifest(manifest) });
+    const lite = await replayDecisions({
+      manifest,
+      conditions: decisions.table.conditions,
+      executor: LiteChainExecutor.forManifest(manifest),
+    });
     expect(r.replay.rows).toEqual(lite.rows);
     expect(r.replay.executions).toEqual(lite.executions);
-    expect(r.protocol.executor).toMatchObject({ kind: 'bridge', endpoint: ipc.endpoint, env: 'ChainDrawers-lite', server: { name: 'imep-lite', adapters: ['lite'], protocol: 1 } });
+    expect(r.protocol.executor).toMatchObject({
+      kind: 'bridge',
+      endpoint: ipc.endpoint,
+      env: 'ChainDrawers-lite',
+      server: { name: 'imep-lite', adapters: ['lite'], protocol: 1 },
+    });
   });
 
   it('refuses a Python sim-bridge (replay + LIBERO adapters) that hosts no choice executor, naming what it hosts', async () => {
     execFileSync(bridgePython(), ['-c', 'import zmq, msgpack, numpy'], { stdio: 'pipe' }); // fails loudly when the Python side cannot run
     const py = await privateIpcEndpoint();
     const sup = new ServerSupervisor(
-      pythonServerCommand(py.endpoint, { adapters: ['replay', 'libero'], replayDir: join(packageRoot(), 'sim-bridge/tests/fixtures/replay') }),
+      pythonServerCommand(py.endpoint, {
+        adapters: ['replay', 'libero'],
+        replayDir: join(packageRoot(), 'sim-bridge/tests/fixtures/replay'),
+      }),
       { endpoint: py.endpoint, readyTimeoutMs: 30_000 },
     );
     try {
       await sup.start();
-      const e = await BridgeChainExecutor.connect({ endpoint: py.endpoint, executionSuccess: 0.8, deadlineMs: 10_000 }).catch((x: unknown) => x);
+      const e = await BridgeChainExecutor.connect({
+        endpoint: py.endpoint,
+        executionSuccess: 0.8,
+        deadlineMs: 10_000,
+      }).catch((x: unknown) => x);
       expect(e).toMatchObject({ code: 'E_SIM_UNAVAILABLE', field: '--endpoint' });
       expect((e as ImepError).message).toMatch(/hosts no ChainDrawers-lite; it hosts: .*libero\/libero_spatial\/0/);
       expect((e as ImepError).message).toMatch(/replay\/tiny/);

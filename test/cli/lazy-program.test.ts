@@ -5,7 +5,14 @@
  */
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildLazyProgram, COMMAND_GROUPS, commandsToLoad, lazyGroup, selectedCommand, type LazyCommand } from '../../src/cli/program.js';
+import {
+  buildLazyProgram,
+  COMMAND_GROUPS,
+  commandsToLoad,
+  lazyGroup,
+  selectedCommand,
+  type LazyCommand,
+} from '../../src/cli/program.js';
 import { runCli } from '../support/run-cli.js';
 import { HEAVY_PACKAGES, staticPackages } from '../support/static-imports.js';
 
@@ -14,7 +21,10 @@ function fakeCommands(loaded: string[]): LazyCommand[] {
     lazyGroup(name, async () => {
       loaded.push(name);
       return (group: Command) => {
-        group.command('ping').description(`ping ${name}`).action(() => undefined);
+        group
+          .command('ping')
+          .description(`ping ${name}`)
+          .action(() => undefined);
       };
     }),
   );
@@ -23,7 +33,10 @@ function fakeCommands(loaded: string[]): LazyCommand[] {
     load: async () => {
       loaded.push('calibrate');
       return (program: Command) => {
-        program.command('calibrate').description('a top-level command from its own module').action(() => undefined);
+        program
+          .command('calibrate')
+          .description('a top-level command from its own module')
+          .action(() => undefined);
       };
     },
   };
@@ -62,7 +75,8 @@ describe('cli: lazy command modules', () => {
     const all: string[] = [];
     const help = (await buildLazyProgram(['node', 'imep', '--help'], fakeCommands(all))).helpInformation();
     expect(all).toEqual(['calibrate']);
-    for (const [name, description] of COMMAND_GROUPS) expect(help).toMatch(new RegExp(`^\\s+${name}\\s+${description.slice(0, 12)}`, 'm'));
+    for (const [name, description] of COMMAND_GROUPS)
+      expect(help).toMatch(new RegExp(`^\\s+${name}\\s+${description.slice(0, 12)}`, 'm'));
     expect(help).toMatch(/^\s+calibrate\s+a top-level command/m);
   });
 

@@ -11,13 +11,17 @@ import { ROOT } from '../campaign/helpers.js';
 
 describe('npm configuration', () => {
   it('npm reads the project .npmrc without a warning', () => {
-    const r = spawnSync('npm', ['config', 'get', 'fund'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'warn' } });
+    const r = spawnSync('npm', ['config', 'get', 'fund'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, npm_config_loglevel: 'warn' },
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe('false');
     expect(r.stderr).not.toMatch(/Unknown (project|env|user) config/);
   });
 
-  it('the test script skips onnxruntime-node\'s CUDA download with its own switch, before npm ci', () => {
+  it("the test script skips onnxruntime-node's CUDA download with its own switch, before npm ci", () => {
     const script = readFileSync(join(ROOT, 'scripts/test-all.sh'), 'utf8');
     const at = script.indexOf('export ONNXRUNTIME_NODE_INSTALL=skip');
     expect(at).toBeGreaterThan(-1);

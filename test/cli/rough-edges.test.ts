@@ -65,9 +65,13 @@ describe('a unit run, adjudicated and reported from the command line', () => {
     const r = await imep(['campaign', 'probe', 'p.yaml', '--n', '1', '--campaigns-dir', 'probe-c'], dir);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
-    const head = lines.findIndex((l) => /^wave\s+task\s+condition\s+rows\s+completed\s+successes\s+correct decisions$/.test(l));
+    const head = lines.findIndex((l) =>
+      /^wave\s+task\s+condition\s+rows\s+completed\s+successes\s+correct decisions$/.test(l),
+    );
     expect(head).toBeGreaterThan(-1);
-    const body = lines.slice(head + 2).filter((l) => /^\s*\d+\s+\S+\s+\S+\s+\d+\s+\d+\s+\d+\/\d+\s+(\d+\/\d+|—)$/.test(l));
+    const body = lines
+      .slice(head + 2)
+      .filter((l) => /^\s*\d+\s+\S+\s+\S+\s+\d+\s+\d+\s+\d+\/\d+\s+(\d+\/\d+|—)$/.test(l));
     // the blackout ladder's seven conditions, one unit (two attempts) each
     const cols = body.map((l) => l.trim().split(/\s+/));
     expect(cols.map((c) => `${c[0]}:${c[2]}`)).toEqual(['1:A', '1:S_pi', '1:T_mu', '1:U', '2:A', '2:N_blk', '2:C']);

@@ -5,7 +5,8 @@ describe('imep --help', () => {
   it('lists the six command groups', () => {
     const r = runCli(['--help']);
     expect(r.code).toBe(0);
-    for (const g of ['campaign', 'stats', 'sim', 'chainbench', 'cluster', 'report']) expect(r.stdout).toMatch(new RegExp(`^\\s+${g}\\b`, 'm'));
+    for (const g of ['campaign', 'stats', 'sim', 'chainbench', 'cluster', 'report'])
+      expect(r.stdout).toMatch(new RegExp(`^\\s+${g}\\b`, 'm'));
   });
 });
 
@@ -14,7 +15,12 @@ describe('imep stats paired', () => {
     const r = runCli(['stats', 'paired', '--b', '3', '--c', '4', '--n', '200', '--json']);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout) as {
-      b: number; c: number; n: number; D: number; rho: number; mcnemarP: number;
+      b: number;
+      c: number;
+      n: number;
+      D: number;
+      rho: number;
+      mcnemarP: number;
       bound: { alphaPerComponent: number; lower: number; upper: number };
       tango: { level: number; lower: number; upper: number };
     };
@@ -67,17 +73,23 @@ describe('imep stats paired', () => {
 describe('imep stats proportion', () => {
   it('gives Clopper–Pearson and Wilson intervals', () => {
     const j = JSON.parse(runCli(['stats', 'proportion', '--x', '78', '--n', '172', '--json']).stdout) as {
-      clopperPearson: [number, number]; wilson: [number, number];
+      clopperPearson: [number, number];
+      wilson: [number, number];
     };
     expect(j.clopperPearson[0]).toBeCloseTo(0.378, 3);
     expect(j.clopperPearson[1]).toBeCloseTo(0.531, 3);
-    const w = JSON.parse(runCli(['stats', 'proportion', '--x', '188', '--n', '200', '--json']).stdout) as { wilson: [number, number] };
+    const w = JSON.parse(runCli(['stats', 'proportion', '--x', '188', '--n', '200', '--json']).stdout) as {
+      wilson: [number, number];
+    };
     expect(w.wilson[0]).toBeCloseTo(0.898, 3);
     expect(w.wilson[1]).toBeCloseTo(0.965, 3);
   });
 
   it('one-sided upper bound: 21/200 at 97.5% equals the two-sided 95% upper end', () => {
-    const up = JSON.parse(runCli(['stats', 'proportion', '--x', '21', '--n', '200', '--sided', 'upper', '--level', '0.975', '--json']).stdout) as { clopperPearson: [number, number] };
+    const up = JSON.parse(
+      runCli(['stats', 'proportion', '--x', '21', '--n', '200', '--sided', 'upper', '--level', '0.975', '--json'])
+        .stdout,
+    ) as { clopperPearson: [number, number] };
     expect(up.clopperPearson[0]).toBe(0);
     expect(up.clopperPearson[1]).toBeCloseTo(0.156, 3);
   });
@@ -92,12 +104,16 @@ describe('imep stats proportion', () => {
 
 describe('imep stats holm', () => {
   it('adjusts in input order', () => {
-    const j = JSON.parse(runCli(['stats', 'holm', '0.01', '0.04', '0.03', '0.005', '--json']).stdout) as { adjusted: number[] };
+    const j = JSON.parse(runCli(['stats', 'holm', '0.01', '0.04', '0.03', '0.005', '--json']).stdout) as {
+      adjusted: number[];
+    };
     expect(j.adjusted.map((p) => Number(p.toFixed(10)))).toEqual([0.03, 0.06, 0.06, 0.02]);
   });
 
   it('keeps an unavailable slot in the family at p = 1', () => {
-    const j = JSON.parse(runCli(['stats', 'holm', '0.01', 'unavailable', '--json']).stdout) as { adjusted: (number | string)[] };
+    const j = JSON.parse(runCli(['stats', 'holm', '0.01', 'unavailable', '--json']).stdout) as {
+      adjusted: (number | string)[];
+    };
     expect(j.adjusted).toEqual([0.02, 'unavailable']);
   });
 
@@ -112,7 +128,12 @@ describe('imep stats demo', () => {
   it('reproduces every published value or explains the difference', () => {
     const r = runCli(['stats', 'demo', '--json']);
     expect(r.code).toBe(0);
-    const j = JSON.parse(r.stdout) as { matched: number; knownDifferences: number; total: number; rows: { status: string }[] };
+    const j = JSON.parse(r.stdout) as {
+      matched: number;
+      knownDifferences: number;
+      total: number;
+      rows: { status: string }[];
+    };
     expect(j.rows.some((row) => row.status === 'differs')).toBe(false);
     expect(j.matched).toBe(j.total - j.knownDifferences);
     expect(j.knownDifferences).toBe(1);

@@ -21,7 +21,8 @@ function slurmUp(): { ok: boolean; why: string } {
   const v = spawnSync('sbatch', ['--version'], { encoding: 'utf8' });
   if (v.error !== undefined || v.status !== 0) return { ok: false, why: 'sbatch is not installed' };
   const s = spawnSync('sinfo', ['--noheader', '--format=%t'], { encoding: 'utf8', timeout: 10_000 });
-  if (s.status !== 0 || !/\b(idle|mix|alloc)/.test(s.stdout)) return { ok: false, why: `no node is up (sinfo: ${(s.stdout || s.stderr).trim() || 'nothing'})` };
+  if (s.status !== 0 || !/\b(idle|mix|alloc)/.test(s.stdout))
+    return { ok: false, why: `no node is up (sinfo: ${(s.stdout || s.stderr).trim() || 'nothing'})` };
   return { ok: true, why: '' };
 }
 
@@ -46,7 +47,8 @@ function active(jobId: string): { task: number; state: string }[] {
 async function waitFor(jobId: string, limitMs = 240_000): Promise<void> {
   const until = Date.now() + limitMs;
   while (active(jobId).length > 0) {
-    if (Date.now() > until) throw new Error(`job ${jobId} still has tasks after ${limitMs / 1000}s: ${JSON.stringify(active(jobId))}`);
+    if (Date.now() > until)
+      throw new Error(`job ${jobId} still has tasks after ${limitMs / 1000}s: ${JSON.stringify(active(jobId))}`);
     await sleep(300);
   }
 }
@@ -61,11 +63,15 @@ function jobIdOf(stdout: string): string {
 if (!up.ok && CI) {
   describe('cluster: SLURM array jobs', () => {
     it('has a SLURM cluster in CI', () => {
-      throw new Error(`CI=true but ${up.why}: scripts/test-all.sh must start the one-node cluster (scripts/slurm/start-cluster.sh) before the tests`);
+      throw new Error(
+        `CI=true but ${up.why}: scripts/test-all.sh must start the one-node cluster (scripts/slurm/start-cluster.sh) before the tests`,
+      );
     });
   });
 } else if (!up.ok) {
-  process.stderr.write(`\n********************************************************************************\n*** test/cluster/cluster.test.ts SKIPPED: ${up.why}.\n*** Start the one-node cluster as root: bash scripts/slurm/start-cluster.sh\n********************************************************************************\n\n`);
+  process.stderr.write(
+    `\n********************************************************************************\n*** test/cluster/cluster.test.ts SKIPPED: ${up.why}.\n*** Start the one-node cluster as root: bash scripts/slurm/start-cluster.sh\n********************************************************************************\n\n`,
+  );
   describe.skip('cluster: SLURM array jobs (no SLURM here)', () => {
     it('skipped', () => undefined);
   });
@@ -77,14 +83,18 @@ if (!up.ok && CI) {
     const referenceRows = (): Promise<string> =>
       (reference ??= cli(['campaign', 'run', 'p.yaml', '--campaigns-dir', 'ref'], dir).then((r) => {
         expect(r.code, r.stderr).toBe(0);
-        const unit = readdirSync(join(dir, 'ref')).find((n) => n.startsWith('shellgame-blackout-') && !n.endsWith('.shards'))!;
+        const unit = readdirSync(join(dir, 'ref')).find(
+          (n) => n.startsWith('shellgame-blackout-') && !n.endsWith('.shards'),
+        )!;
         return readFileSync(join(dir, 'ref', unit, 'rows/rows.jsonl'), 'utf8');
       }));
 
     async function precommit(campaigns: string): Promise<string> {
       const r = await cli(['campaign', 'precommit', 'p.yaml', '--campaigns-dir', campaigns], dir);
       expect(r.code, r.stderr).toBe(0);
-      const name = readdirSync(join(dir, campaigns)).find((n) => n.startsWith('shellgame-blackout-') && !n.endsWith('.shards'))!;
+      const name = readdirSync(join(dir, campaigns)).find(
+        (n) => n.startsWith('shellgame-blackout-') && !n.endsWith('.shards'),
+      )!;
       return join(dir, campaigns, name);
     }
 
@@ -99,7 +109,9 @@ if (!up.ok && CI) {
       const tooMany = await cli(['cluster', 'plan', unit, '--shards', String(UNITS + 1)], dir);
       expect(tooMany.code).toBe(2);
       expect(tooMany.stderr.trim().split('\n')).toHaveLength(1);
-      expect(tooMany.stderr).toMatch(/9 shards for 8 units: every shard needs at least one unit.*use --shards 8 or fewer/);
+      expect(tooMany.stderr).toMatch(
+        /9 shards for 8 units: every shard needs at least one unit.*use --shards 8 or fewer/,
+      );
       const unplanned = await cli(['cluster', 'merge', unit], dir);
       expect(unplanned.code).toBe(2);
       expect(unplanned.stderr).toMatch(/has no shard plan and no shard folders — split it first/);
@@ -126,7 +138,9 @@ if (!up.ok && CI) {
       expect(verify.code, verify.stderr).toBe(0);
       // the tasks' logs and sessions are sealed into the unit
       expect(readdirSync(join(unit, 'cluster/logs')).filter((n) => n.endsWith('.out'))).toHaveLength(SHARDS);
-      const session = JSON.parse(readFileSync(join(unit, 'cluster/sessions/shard-2-of-4.jsonl'), 'utf8').split('\n')[0]!) as { slurm: Record<string, string> };
+      const session = JSON.parse(
+        readFileSync(join(unit, 'cluster/sessions/shard-2-of-4.jsonl'), 'utf8').split('\n')[0]!,
+      ) as { slurm: Record<string, string> };
       expect(session.slurm).toMatchObject({ SLURM_ARRAY_JOB_ID: job, SLURM_ARRAY_TASK_ID: '2' });
       process.stderr.write(`cluster test: 4-shard array + merge in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
     }, 300_000);
@@ -134,7 +148,9 @@ if (!up.ok && CI) {
     it("a scancel'd task is resumed by resubmission, and the merge is still byte-identical", async () => {
       const started = Date.now();
       const [ref, unit] = await Promise.all([referenceRows(), precommit('c2')]);
-      const sub = await cli(['cluster', 'submit', unit, '--shards', String(SHARDS), '--batch', '2'], dir, { IMEP_TEST_EPISODE_DELAY_MS: '150' });
+      const sub = await cli(['cluster', 'submit', unit, '--shards', String(SHARDS), '--batch', '2'], dir, {
+        IMEP_TEST_EPISODE_DELAY_MS: '150',
+      });
       expect(sub.code, sub.stderr).toBe(0);
       const job = jobIdOf(sub.stdout);
       // catch a running task with some durable rows, and cancel it
@@ -142,7 +158,8 @@ if (!up.ok && CI) {
       let victim = -1;
       const until = Date.now() + 120_000;
       while (victim < 0 && Date.now() < until) {
-        for (const t of active(job)) if (t.state === 'RUNNING' && rowsOf(t.task) >= 4 && rowsOf(t.task) <= 20) victim = t.task;
+        for (const t of active(job))
+          if (t.state === 'RUNNING' && rowsOf(t.task) >= 4 && rowsOf(t.task) <= 20) victim = t.task;
         if (victim < 0) await sleep(100);
       }
       expect(victim, 'caught no running task mid-run').toBeGreaterThanOrEqual(0);
@@ -155,9 +172,13 @@ if (!up.ok && CI) {
       expect(status.stdout).toMatch(new RegExp(`shard ${victim}/4: failed +${kept}/28 rows {2}job ${job}_${victim}`));
       const refused = await cli(['cluster', 'merge', unit], dir);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toMatch(new RegExp(`1 of 4 shards is not complete: shard ${victim} \\(${kept}/28 rows\\)`));
+      expect(refused.stderr).toMatch(
+        new RegExp(`1 of 4 shards is not complete: shard ${victim} \\(${kept}/28 rows\\)`),
+      );
 
-      const again = await cli(['cluster', 'submit', unit, '--shards', String(SHARDS)], dir, { IMEP_TEST_EPISODE_DELAY_MS: '0' });
+      const again = await cli(['cluster', 'submit', unit, '--shards', String(SHARDS)], dir, {
+        IMEP_TEST_EPISODE_DELAY_MS: '0',
+      });
       expect(again.code, again.stderr).toBe(0);
       const job2 = jobIdOf(again.stdout);
       expect(again.stdout).toContain(`(array ${victim})`);
@@ -172,7 +193,9 @@ if (!up.ok && CI) {
         .filter((s) => s.event === 'start');
       expect(starts.map((s) => s.rowsAtStart)).toEqual([0, kept]);
       expect(starts[1]!.slurm).toMatchObject({ SLURM_ARRAY_JOB_ID: job2 });
-      process.stderr.write(`cluster test: scancel + resubmit + merge in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+      process.stderr.write(
+        `cluster test: scancel + resubmit + merge in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+      );
     }, 300_000);
   });
 }

@@ -7,7 +7,13 @@ import { describe, expect, it } from 'vitest';
 import type { Holder } from '../../src/evidence/unit-lock.js';
 import { Slurm, slurmHolderCheck, type CommandResult } from '../../src/cluster/slurm.js';
 
-const holder = (slurmJob?: string): Holder => ({ pid: 7, host: 'node-3', startedAt: '2026-12-01T00:00:00Z', command: 'cluster shard-run u --shard 0/2', ...(slurmJob === undefined ? {} : { slurmJob }) });
+const holder = (slurmJob?: string): Holder => ({
+  pid: 7,
+  host: 'node-3',
+  startedAt: '2026-12-01T00:00:00Z',
+  command: 'cluster shard-run u --shard 0/2',
+  ...(slurmJob === undefined ? {} : { slurmJob }),
+});
 
 function squeueAnswering(result: CommandResult, asked: string[][]): Slurm {
   return new Slurm(async (program, args) => {
@@ -32,7 +38,10 @@ describe('slurmHolderCheck', () => {
     ];
     for (const [result, want] of cases) {
       const asked: string[][] = [];
-      expect([result.stdout || result.stderr, await slurmHolderCheck(squeueAnswering(result, asked), '900_1')(holder('812_0'))]).toEqual([result.stdout || result.stderr, want]);
+      expect([
+        result.stdout || result.stderr,
+        await slurmHolderCheck(squeueAnswering(result, asked), '900_1')(holder('812_0')),
+      ]).toEqual([result.stdout || result.stderr, want]);
       expect(asked).toEqual([['squeue', '--noheader', '--array', '--states=all', '--jobs=812_0', '--format=%i|%T|%r']]);
     }
   });

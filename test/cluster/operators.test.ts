@@ -28,10 +28,23 @@ describe('cluster: operators of a merged unit', () => {
   it("records every shard's operators; adjudication under a shard's operator is refused unless overridden (recorded)", async () => {
     const box = sandbox('imep-cluster-ops-');
     // precommitted by 'runner-test' (scriptedOptions)
-    const unit = await precommitCampaign(writeProtocol(box, 'rc.yaml', rememberColorYaml({ n: 4, sha: box.checkpointSha })), scriptedOptions(box, 'color'));
+    const unit = await precommitCampaign(
+      writeProtocol(box, 'rc.yaml', rememberColorYaml({ n: 4, sha: box.checkpointSha })),
+      scriptedOptions(box, 'color'),
+    );
     await planCluster(unit, 2);
     const shard = (i: number, operator: string): Promise<unknown> =>
-      runShardOfUnit(unit, { index: i, count: 2 }, { policies: async () => scriptedProvider('color'), root: box.root, batchSize: 3, env: { IMEP_OPERATOR: operator }, ...quiet });
+      runShardOfUnit(
+        unit,
+        { index: i, count: 2 },
+        {
+          policies: async () => scriptedProvider('color'),
+          root: box.root,
+          batchSize: 3,
+          env: { IMEP_OPERATOR: operator },
+          ...quiet,
+        },
+      );
     await shard(0, 'shard-x');
     // shard 1: run by 'shard-y', cut short as a killed task leaves it, resumed by 'shard-z'
     await shard(1, 'shard-y');
@@ -39,7 +52,9 @@ describe('cluster: operators of a merged unit', () => {
     killShardAt(d1, 2);
     await shard(1, 'shard-z');
     const d0 = shardDir(unit, { index: 0, count: 2 });
-    expect((JSON.parse(read(join(d0, 'shard.json'))) as { operators: unknown }).operators).toEqual([{ id: 'shard-x', source: 'env' }]);
+    expect((JSON.parse(read(join(d0, 'shard.json'))) as { operators: unknown }).operators).toEqual([
+      { id: 'shard-x', source: 'env' },
+    ]);
     expect((JSON.parse(read(join(d1, 'shard.json'))) as { operators: unknown }).operators).toEqual([
       { id: 'shard-y', source: 'env' },
       { id: 'shard-z', source: 'env' },
@@ -54,7 +69,9 @@ describe('cluster: operators of a merged unit', () => {
       ['shard', 'shard-z'],
     ]);
     expect(runOperators(run)).toEqual(['merger', 'shard-x', 'shard-y', 'shard-z']);
-    const merge = JSON.parse(read(join(unit, 'cluster/merge.json'))) as { shards: { index: number; operators: string[] }[] };
+    const merge = JSON.parse(read(join(unit, 'cluster/merge.json'))) as {
+      shards: { index: number; operators: string[] }[];
+    };
     expect(merge.shards.map((s) => s.operators)).toEqual([['shard-x'], ['shard-y', 'shard-z']]);
     expect((await unitStatus(unit)).ranBy).toEqual(['merger', 'shard-x', 'shard-y', 'shard-z']);
 
@@ -64,22 +81,44 @@ describe('cluster: operators of a merged unit', () => {
         message: expect.stringContaining(`operator '${id}' ran the conditions of unit`),
       });
     }
-    const r = await adjudicateUnit(unit, { operator: { id: 'shard-x', source: 'env' }, allowSameOperator: { reason: 'one-person lab, reviewed by hand' } });
+    const r = await adjudicateUnit(unit, {
+      operator: { id: 'shard-x', source: 'env' },
+      allowSameOperator: { reason: 'one-person lab, reviewed by hand' },
+    });
     expect(r.adjudication.ranBy).toEqual(['merger', 'shard-x', 'shard-y', 'shard-z']);
     const [record] = await readAdjudications(unit);
     expect(record?.ranBy).toEqual(['merger', 'shard-x', 'shard-y', 'shard-z']);
-    expect(record?.sameOperatorOverride).toEqual({ by: 'shard-x', reason: 'one-person lab, reviewed by hand', ranBy: ['merger', 'shard-x', 'shard-y', 'shard-z'] });
+    expect(record?.sameOperatorOverride).toEqual({
+      by: 'shard-x',
+      reason: 'one-person lab, reviewed by hand',
+      ranBy: ['merger', 'shard-x', 'shard-y', 'shard-z'],
+    });
   });
 
   it('a shard operator who did not merge and an outside reviewer: only the reviewer may adjudicate without an override', async () => {
     const box = sandbox('imep-cluster-ops2-');
-    const unit = await precommitCampaign(writeProtocol(box, 'rc.yaml', rememberColorYaml({ n: 3, sha: box.checkpointSha })), scriptedOptions(box, 'color'));
+    const unit = await precommitCampaign(
+      writeProtocol(box, 'rc.yaml', rememberColorYaml({ n: 3, sha: box.checkpointSha })),
+      scriptedOptions(box, 'color'),
+    );
     await planCluster(unit, 2);
     for (const i of [0, 1]) {
-      await runShardOfUnit(unit, { index: i, count: 2 }, { policies: async () => scriptedProvider('color'), root: box.root, batchSize: 3, env: { IMEP_OPERATOR: `gpu-task-${i}` }, ...quiet });
+      await runShardOfUnit(
+        unit,
+        { index: i, count: 2 },
+        {
+          policies: async () => scriptedProvider('color'),
+          root: box.root,
+          batchSize: 3,
+          env: { IMEP_OPERATOR: `gpu-task-${i}` },
+          ...quiet,
+        },
+      );
     }
     await mergeCluster(unit, { ...quiet, operator: { id: 'merger', source: 'explicit' } });
-    await expect(adjudicateUnit(unit, { operator: { id: 'gpu-task-1', source: 'env' } })).rejects.toThrow(/operator 'gpu-task-1' ran the conditions/);
+    await expect(adjudicateUnit(unit, { operator: { id: 'gpu-task-1', source: 'env' } })).rejects.toThrow(
+      /operator 'gpu-task-1' ran the conditions/,
+    );
     const ok = await adjudicateUnit(unit, { operator: { id: 'reviewer', source: 'env' } });
     expect(ok.adjudication.ranBy).toEqual(['gpu-task-0', 'gpu-task-1', 'merger']);
     expect((await readAdjudications(unit))[0]?.sameOperatorOverride).toBeNull();

@@ -36,14 +36,24 @@ describe('cluster: the sbatch array script', () => {
     expect(lines).toContain('#SBATCH --error=/data/campaigns/p-0123456789ab.shards/logs/shard-%a-of-4.job-%A.err');
     expect(lines).toContain('#SBATCH --chdir=/data');
     expect(s).not.toMatch(/--gres|--partition|--time/);
-    expect(lines).toContain('exec /usr/bin/node /opt/imep/dist/cli/main.js cluster shard-run /data/campaigns/p-0123456789ab --shard "${SLURM_ARRAY_TASK_ID}/4"');
+    expect(lines).toContain(
+      'exec /usr/bin/node /opt/imep/dist/cli/main.js cluster shard-run /data/campaigns/p-0123456789ab --shard "${SLURM_ARRAY_TASK_ID}/4"',
+    );
     // every #SBATCH line comes before the first command
     const firstCommand = lines.findIndex((l) => l !== '' && !l.startsWith('#'));
     expect(lines.slice(firstCommand).some((l) => l.startsWith('#SBATCH'))).toBe(false);
   });
 
   it('GPUs, partition, time, batch and a resubmission subset', () => {
-    const s = sbatchScript({ ...base, gpusPerTask: 2, partition: 'gpu-a100', time: '01:30:00', batch: 8, shards: [1, 3], cpusPerTask: 4 });
+    const s = sbatchScript({
+      ...base,
+      gpusPerTask: 2,
+      partition: 'gpu-a100',
+      time: '01:30:00',
+      batch: 8,
+      shards: [1, 3],
+      cpusPerTask: 4,
+    });
     expect(s).toContain('#SBATCH --gres=gpu:2\n');
     expect(s).toContain('#SBATCH --partition=gpu-a100\n');
     expect(s).toContain('#SBATCH --time=01:30:00\n');
@@ -57,7 +67,9 @@ describe('cluster: the sbatch array script', () => {
     for (const t of ['90', '01:30:00', '1-00:00:00', '2-12']) expect(checkTime(t)).toBe(t);
     expect(() => sbatchScript({ ...base, partition: 'a b' })).toThrow(/not a partition name/);
     expect(() => sbatchScript({ ...base, logsDir: '/my campaigns/x.shards/logs' })).toThrow(/whitespace/);
-    expect(sbatchScript({ ...base, unitDir: '/d/100%', logsDir: '/d/100%.shards/logs' })).toContain('--output=/d/100%%.shards/logs/');
+    expect(sbatchScript({ ...base, unitDir: '/d/100%', logsDir: '/d/100%.shards/logs' })).toContain(
+      '--output=/d/100%%.shards/logs/',
+    );
     // --chdir takes no filename patterns (man sbatch): its '%' stays single, or SLURM chdirs to a folder that does not exist
     const inPercent = sbatchScript({ ...base, chdir: '/runs/100%d' }).split('\n');
     expect(inPercent).toContain('#SBATCH --chdir=/runs/100%d');
@@ -68,11 +80,22 @@ describe('cluster: the sbatch array script', () => {
 
   it('submit --dry-run prints the script for the unit and writes and submits nothing', async () => {
     const box = sandbox('imep-cluster-dry-');
-    const unit = await precommitCampaign(writeProtocol(box, 'p.yaml', blackoutYaml({ n: 6, sha: box.checkpointSha })), scriptedOptions(box, 'shell'));
+    const unit = await precommitCampaign(
+      writeProtocol(box, 'p.yaml', blackoutYaml({ n: 6, sha: box.checkpointSha })),
+      scriptedOptions(box, 'shell'),
+    );
     const before = readdirSync(unit).sort();
     const printed: string[] = [];
     const { slurm, calls } = fakeSlurm(() => ({ code: 127 }));
-    const r = await submitCluster(unit, { count: 4, gpusPerTask: 1, dryRun: true, slurm, say: (l) => printed.push(l), launcher: ['/usr/bin/node', '/x/main.js'], chdir: box.dir });
+    const r = await submitCluster(unit, {
+      count: 4,
+      gpusPerTask: 1,
+      dryRun: true,
+      slurm,
+      say: (l) => printed.push(l),
+      launcher: ['/usr/bin/node', '/x/main.js'],
+      chdir: box.dir,
+    });
     expect(r.jobId).toBeNull();
     expect(printed.join('\n')).toBe(r.script.trimEnd());
     expect(r.script).toContain('#SBATCH --array=0-3\n');
@@ -82,6 +105,8 @@ describe('cluster: the sbatch array script', () => {
     expect(calls.filter((c) => c[0] === 'sbatch')).toEqual([]);
     expect(readdirSync(unit).sort()).toEqual(before);
     expect(existsSync(join(unit, 'cluster'))).toBe(false);
-    await expect(submitCluster(unit, { count: 7, dryRun: true, slurm, say: () => undefined })).rejects.toThrow(/7 shards for 6 units/);
+    await expect(submitCluster(unit, { count: 7, dryRun: true, slurm, say: () => undefined })).rejects.toThrow(
+      /7 shards for 6 units/,
+    );
   });
 });

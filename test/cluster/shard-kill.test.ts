@@ -29,9 +29,23 @@ describe('cluster: a killed shard resumes from its last durable row', () => {
     for (const c of ['ref', 'kill']) {
       const r = await cli(['campaign', 'precommit', 'p.yaml', '--campaigns-dir', c], dir);
       expect(r.code, r.stderr).toBe(0);
-      units[c] = join(dir, c, readdirSync(join(dir, c)).find((n) => n.startsWith('shellgame-blackout-') && !n.endsWith('.shards'))!);
+      units[c] = join(
+        dir,
+        c,
+        readdirSync(join(dir, c)).find((n) => n.startsWith('shellgame-blackout-') && !n.endsWith('.shards'))!,
+      );
     }
-    const args = (c: string): string[] => ['campaign', 'run', join(units[c]!, 'protocol.json'), '--campaigns-dir', c, '--shard', '1/2', '--batch', '1'];
+    const args = (c: string): string[] => [
+      'campaign',
+      'run',
+      join(units[c]!, 'protocol.json'),
+      '--campaigns-dir',
+      c,
+      '--shard',
+      '1/2',
+      '--batch',
+      '1',
+    ];
     const ref = await cli(args('ref'), dir);
     expect(ref.code, ref.stderr).toBe(0);
     const refDir = `${units['ref']!}.shards/shard-1-of-2`;
@@ -39,7 +53,11 @@ describe('cluster: a killed shard resumes from its last durable row', () => {
     expect(total).toBe(2 * 7 * 2); // 2 of the 4 units × 7 conditions × 2 attempts
 
     const killDir = `${units['kill']!}.shards/shard-1-of-2`;
-    const child = spawn(CLI[0]!, [...CLI.slice(1), ...args('kill')], { cwd: dir, env: { ...process.env, IMEP_OPERATOR: 'cluster-test', IMEP_TEST_EPISODE_DELAY_MS: '150' }, stdio: 'ignore' });
+    const child = spawn(CLI[0]!, [...CLI.slice(1), ...args('kill')], {
+      cwd: dir,
+      env: { ...process.env, IMEP_OPERATOR: 'cluster-test', IMEP_TEST_EPISODE_DELAY_MS: '150' },
+      stdio: 'ignore',
+    });
     const exited = new Promise<NodeJS.Signals | null>((res) => child.on('exit', (_code, signal) => res(signal)));
     const deadline = Date.now() + 120_000;
     while (lineCount(join(killDir, 'rows.jsonl')) < 5 && Date.now() < deadline) await sleep(20);

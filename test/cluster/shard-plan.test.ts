@@ -1,18 +1,34 @@
 import { describe, expect, it } from 'vitest';
 import { shardFilter } from '../../src/campaign/shard.js';
-import { arraySpec, checkShardCount, fromRanges, manifestHash, planShards, planUnits, toRanges } from '../../src/protocol/shard-plan.js';
+import {
+  arraySpec,
+  checkShardCount,
+  fromRanges,
+  manifestHash,
+  planShards,
+  planUnits,
+  toRanges,
+} from '../../src/protocol/shard-plan.js';
 import { buildPlan, type Plan } from '../../src/protocol/plan.js';
 import { parseProtocol } from '../../src/protocol/index.js';
 import { BASE } from '../protocol/helpers.js';
 
 /** BASE with n seeds, two attempts (or a chain of `chain` positions), two tasks when asked. */
 function plan(opts: { n: number; chain?: number; twoTasks?: boolean; uN?: number }): Plan {
-  let text = BASE.replace('    - start: 100\n      end: 119\n', `    - start: 100\n      end: ${99 + opts.n}\n`).replace('n: 20\n', `n: ${opts.n}\n`);
+  let text = BASE.replace(
+    '    - start: 100\n      end: 119\n',
+    `    - start: 100\n      end: ${99 + opts.n}\n`,
+  ).replace('n: 20\n', `n: ${opts.n}\n`);
   text = opts.chain
     ? text.replace('attempts:\n  count: 1\n  registered: 1\n', `chains:\n  length: ${opts.chain}\n  registered: [2]\n`)
     : text.replace('attempts:\n  count: 1\n  registered: 1\n', 'attempts:\n  count: 2\n  registered: 1\n');
-  if (opts.twoTasks) text = text.replace('envs:\n  - id: ShellGameTouch-lite\n', 'envs:\n  - id: ShellGameTouch-lite\n    task: shell_a\n    kwargs: { blackoutFromStep: 4 }\n  - id: ShellGameTouch-lite\n    task: shell_b\n');
-  if (opts.uN !== undefined) text = text.replace('  - id: C\n    kind: C\n', `  - id: C\n    kind: C\n    n: ${opts.uN}\n`);
+  if (opts.twoTasks)
+    text = text.replace(
+      'envs:\n  - id: ShellGameTouch-lite\n',
+      'envs:\n  - id: ShellGameTouch-lite\n    task: shell_a\n    kwargs: { blackoutFromStep: 4 }\n  - id: ShellGameTouch-lite\n    task: shell_b\n',
+    );
+  if (opts.uN !== undefined)
+    text = text.replace('  - id: C\n    kind: C\n', `  - id: C\n    kind: C\n    n: ${opts.uN}\n`);
   return buildPlan(parseProtocol(text, 'p.yaml').protocol);
 }
 
@@ -50,7 +66,9 @@ describe('cluster: shard plan (by unit)', () => {
     units.forEach((u, k) => expect(s.shards[k % 4]!.units.map((x) => x.scopeId)).toContain(u.scopeId));
     for (const m of s.shards) {
       const include = shardFilter(p.episodes, { index: m.index, count: 4 });
-      const runner = p.episodes.filter((e) => include({ task: e.task, seed: e.seed, scopeId: e.scopeId, episodes: [] })).map((e) => e.seq);
+      const runner = p.episodes
+        .filter((e) => include({ task: e.task, seed: e.seed, scopeId: e.scopeId, episodes: [] }))
+        .map((e) => e.seq);
       expect(fromRanges(m.seqs)).toEqual(runner);
     }
   });
@@ -85,8 +103,17 @@ describe('cluster: shard plan (by unit)', () => {
   });
 
   it('ranges and array specs', () => {
-    expect(toRanges([0, 1, 2, 5, 7, 8])).toEqual([[0, 2], [5, 5], [7, 8]]);
-    expect(fromRanges([[0, 2], [5, 5]])).toEqual([0, 1, 2, 5]);
+    expect(toRanges([0, 1, 2, 5, 7, 8])).toEqual([
+      [0, 2],
+      [5, 5],
+      [7, 8],
+    ]);
+    expect(
+      fromRanges([
+        [0, 2],
+        [5, 5],
+      ]),
+    ).toEqual([0, 1, 2, 5]);
     expect(arraySpec([0, 1, 2, 3])).toBe('0-3');
     expect(arraySpec([3, 1, 4, 5])).toBe('1,3-5');
     expect(arraySpec([2])).toBe('2');

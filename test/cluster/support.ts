@@ -7,7 +7,12 @@ import { Slurm, type CommandResult } from '../../src/cluster/slurm.js';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 /** This test CLI (campaign + cluster groups) under tsx, as SLURM tasks start it. */
-export const CLI = [process.execPath, '--import', new URL('node_modules/tsx/dist/loader.mjs', `file://${ROOT}/`).href, join(ROOT, 'test/cluster/cli.ts')];
+export const CLI = [
+  process.execPath,
+  '--import',
+  new URL('node_modules/tsx/dist/loader.mjs', `file://${ROOT}/`).href,
+  join(ROOT, 'test/cluster/cli.ts'),
+];
 
 export interface Exit {
   readonly code: number | null;
@@ -17,7 +22,11 @@ export interface Exit {
 
 export function cli(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Exit> {
   return new Promise((res, rej) => {
-    const child = spawn(CLI[0]!, [...CLI.slice(1), ...args], { cwd, env: { ...process.env, IMEP_OPERATOR: 'cluster-test', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(CLI[0]!, [...CLI.slice(1), ...args], {
+      cwd,
+      env: { ...process.env, IMEP_OPERATOR: 'cluster-test', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -28,7 +37,10 @@ export function cli(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv
 }
 
 /** A Slurm whose commands answer from a script (no SLURM needed); calls are recorded. */
-export function fakeSlurm(answer: (program: string, args: readonly string[]) => Partial<CommandResult> | undefined): { slurm: Slurm; calls: string[][] } {
+export function fakeSlurm(answer: (program: string, args: readonly string[]) => Partial<CommandResult> | undefined): {
+  slurm: Slurm;
+  calls: string[][];
+} {
   const calls: string[][] = [];
   const slurm = new Slurm(async (program, args) => {
     calls.push([program, ...args]);
@@ -48,12 +60,22 @@ export function killShardAt(dir: string, rows: number, torn = 0): void {
   const next = lines[rows] ?? '';
   const inFlight = next === '' ? Number.MAX_SAFE_INTEGER : (JSON.parse(next) as { seq: number }).seq;
   writeFileSync(join(dir, 'rows.jsonl'), `${lines.slice(0, rows).join('\n')}\n${torn > 0 ? next.slice(0, torn) : ''}`);
-  const sides = ['timings.jsonl', ...readdirSync(join(dir, 'traces')).filter((n) => n.endsWith('.jsonl')).map((n) => join('traces', n))];
+  const sides = [
+    'timings.jsonl',
+    ...readdirSync(join(dir, 'traces'))
+      .filter((n) => n.endsWith('.jsonl'))
+      .map((n) => join('traces', n)),
+  ];
   for (const side of sides) {
     const file = join(dir, side);
     if (!existsSync(file)) continue;
-    const kept = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '' && (JSON.parse(l) as { seq: number }).seq <= inFlight);
+    const kept = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '' && (JSON.parse(l) as { seq: number }).seq <= inFlight);
     writeFileSync(file, kept.map((l) => `${l}\n`).join(''));
   }
-  writeFileSync(join(dir, 'shard.json'), readFileSync(join(dir, 'shard.json'), 'utf8').replace('"complete": true', '"complete": false'));
+  writeFileSync(
+    join(dir, 'shard.json'),
+    readFileSync(join(dir, 'shard.json'), 'utf8').replace('"complete": true', '"complete": false'),
+  );
 }

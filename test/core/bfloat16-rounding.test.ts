@@ -68,7 +68,12 @@ describe('numberToBfloat16: one correct rounding of the double', () => {
   it('matches the exact reference near every kind of midpoint and on random doubles (seeded)', () => {
     // a bfloat16 midpoint (any binade, subnormals included) plus a small signed offset in units of its spacing
     const nearMidpoint = fc
-      .tuple(fc.integer({ min: 0, max: 0x7f7e }), fc.double({ min: -1, max: 1, noNaN: true }), fc.integer({ min: 10, max: 60 }), fc.boolean())
+      .tuple(
+        fc.integer({ min: 0, max: 0x7f7e }),
+        fc.double({ min: -1, max: 1, noNaN: true }),
+        fc.integer({ min: 10, max: 60 }),
+        fc.boolean(),
+      )
       .map(([bits, frac, scale, negative]) => {
         const lo = bfloat16ToNumber(bits);
         const hi = bfloat16ToNumber(bits + 1);

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { canonicalBytes, canonicalHash, canonicalJson, canonicalNumber, canonicalPrettyJson, toJsonValue } from '../../src/core/canonical-json.js';
+import {
+  canonicalBytes,
+  canonicalHash,
+  canonicalJson,
+  canonicalNumber,
+  canonicalPrettyJson,
+  toJsonValue,
+} from '../../src/core/canonical-json.js';
 
 describe('canonical JSON: goldens', () => {
   it('sorts keys at every depth and writes no whitespace', () => {
@@ -66,7 +73,7 @@ describe('canonical JSON: goldens', () => {
   });
 
   it('encodes as UTF-8 and hashes those bytes', () => {
-    const value = { 'é': '\u{1f600}', n: 1 };
+    const value = { é: '\u{1f600}', n: 1 };
     const bytes = canonicalBytes(value);
     expect(Buffer.from(bytes).equals(Buffer.from('{"n":1,"é":"\u{1f600}"}', 'utf8'))).toBe(true);
     expect(canonicalHash(value)).toBe(createHash('sha256').update(Buffer.from(bytes)).digest('hex'));
@@ -116,7 +123,12 @@ function reverseKeys(v: unknown): unknown {
   if (v !== null && typeof v === 'object') {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(v).reverse()) {
-      Object.defineProperty(out, k, { value: reverseKeys((v as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, k, {
+        value: reverseKeys((v as Record<string, unknown>)[k]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }
@@ -184,7 +196,9 @@ describe('canonical JSON: properties', () => {
 
 describe('canonical JSON: pretty form and plain values', () => {
   it('pretty-prints with sorted keys and hashes only the compact form', () => {
-    expect(canonicalPrettyJson({ b: [1, { d: 1, c: 2 }], a: {} })).toBe('{\n  "a": {},\n  "b": [\n    1,\n    {\n      "c": 2,\n      "d": 1\n    }\n  ]\n}\n');
+    expect(canonicalPrettyJson({ b: [1, { d: 1, c: 2 }], a: {} })).toBe(
+      '{\n  "a": {},\n  "b": [\n    1,\n    {\n      "c": 2,\n      "d": 1\n    }\n  ]\n}\n',
+    );
     expect(toJsonValue({ b: undefined, a: -0 })).toEqual({ a: 0 });
   });
 });

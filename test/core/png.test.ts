@@ -5,9 +5,13 @@ import { crc32, downsampleRgb, encodePngRgb } from '../../src/core/png.js';
 
 function chunks(png: Buffer): { type: string; data: Buffer; crc: number }[] {
   const out: { type: string; data: Buffer; crc: number }[] = [];
-  for (let o = 8; o < png.length; ) {
+  for (let o = 8; o < png.length;) {
     const len = png.readUInt32BE(o);
-    out.push({ type: png.toString('ascii', o + 4, o + 8), data: png.subarray(o + 8, o + 8 + len), crc: png.readUInt32BE(o + 8 + len) });
+    out.push({
+      type: png.toString('ascii', o + 4, o + 8),
+      data: png.subarray(o + 8, o + 8 + len),
+      crc: png.readUInt32BE(o + 8 + len),
+    });
     o += 12 + len;
   }
   return out;
@@ -22,7 +26,9 @@ describe('encodePngRgb', () => {
     expect(cs.map((c) => c.type)).toEqual(['IHDR', 'IDAT', 'IEND']);
     for (const c of cs) expect(c.crc).toBe((crc32(c.data, crc32(Buffer.from(c.type, 'ascii'))) ^ 0xffffffff) >>> 0);
     const ihdr = cs[0]!.data;
-    expect([ihdr.readUInt32BE(0), ihdr.readUInt32BE(4), ihdr[8], ihdr[9], ihdr[10], ihdr[11], ihdr[12]]).toEqual([3, 2, 8, 2, 0, 0, 0]);
+    expect([ihdr.readUInt32BE(0), ihdr.readUInt32BE(4), ihdr[8], ihdr[9], ihdr[10], ihdr[11], ihdr[12]]).toEqual([
+      3, 2, 8, 2, 0, 0, 0,
+    ]);
     const raw = inflateSync(cs[1]!.data);
     expect([...raw]).toEqual([0, ...rgb.subarray(0, 9), 0, ...rgb.subarray(9)]);
     // the same pixels, the same bytes

@@ -8,9 +8,11 @@ fc.configureGlobal({ seed: 20261108, numRuns: 300 });
 describe('Prng.fillUint32: the same stream as nextUint32, in bulk', () => {
   it('gives exactly the values of repeated nextUint32 calls, for any count', () => {
     for (const count of [0, 1, 2, 3, 7, 64, 4095, 4096, 4097, 100_000]) {
-      const a = new Prng(`fill/${count}`), b = new Prng(`fill/${count}`);
+      const a = new Prng(`fill/${count}`),
+        b = new Prng(`fill/${count}`);
       const out = a.fillUint32(new Uint32Array(count));
-      for (let i = 0; i < count; i++) if (out[i] !== b.nextUint32()) throw new Error(`count ${count}: draw ${i} differs`);
+      for (let i = 0; i < count; i++)
+        if (out[i] !== b.nextUint32()) throw new Error(`count ${count}: draw ${i} differs`);
       expect(a.nextUint32()).toBe(b.nextUint32()); // and leaves the stream at the same place
     }
   });
@@ -22,15 +24,21 @@ describe('Prng.fillUint32: the same stream as nextUint32, in bulk', () => {
 
   it('interleaves freely with nextUint32, nextFloat, nextInt, nextNormal and shuffle', () => {
     const opArb = fc.oneof(
-      fc.record({ op: fc.constant('fill' as const), n: fc.integer({ min: 0, max: 40 }), extra: fc.integer({ min: 0, max: 5 }) }),
+      fc.record({
+        op: fc.constant('fill' as const),
+        n: fc.integer({ min: 0, max: 40 }),
+        extra: fc.integer({ min: 0, max: 5 }),
+      }),
       fc.record({ op: fc.constantFrom('u32' as const, 'float' as const, 'normal' as const) }),
       fc.record({ op: fc.constant('int' as const), n: fc.integer({ min: 1, max: 0xffffffff }) }),
       fc.record({ op: fc.constant('shuffle' as const), n: fc.integer({ min: 0, max: 30 }) }),
     );
     fc.assert(
       fc.property(fc.oneof(fc.integer(), fc.string()), fc.array(opArb, { maxLength: 40 }), (seed, ops) => {
-        const bulk = new Prng(seed), single = new Prng(seed);
-        const got: number[] = [], want: number[] = [];
+        const bulk = new Prng(seed),
+          single = new Prng(seed);
+        const got: number[] = [],
+          want: number[] = [];
         for (const o of ops) {
           switch (o.op) {
             case 'fill': {
@@ -74,7 +82,8 @@ describe('Prng.fillUint32: the same stream as nextUint32, in bulk', () => {
   });
 
   it('fills the whole array by default, returns it, and rejects bad counts without drawing', () => {
-    const a = new Prng(5), b = new Prng(5);
+    const a = new Prng(5),
+      b = new Prng(5);
     const out = new Uint32Array(9);
     expect(a.fillUint32(out)).toBe(out);
     expect(Array.from(out)).toEqual(Array.from({ length: 9 }, () => b.nextUint32()));
@@ -83,7 +92,8 @@ describe('Prng.fillUint32: the same stream as nextUint32, in bulk', () => {
   });
 
   it('forks are unaffected by bulk draws of the parent', () => {
-    const a = new Prng('fork'), b = new Prng('fork');
+    const a = new Prng('fork'),
+      b = new Prng('fork');
     a.fillUint32(new Uint32Array(1000));
     expect(a.fork('x').nextUint32()).toBe(b.fork('x').nextUint32());
   });

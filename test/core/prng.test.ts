@@ -9,7 +9,9 @@ describe('Prng (xoshiro128** v1)', () => {
   });
 
   it('reproduces the same stream for the same seed and differs for another', () => {
-    const a = new Prng(7), b = new Prng(7), c = new Prng(8);
+    const a = new Prng(7),
+      b = new Prng(7),
+      c = new Prng(8);
     const xs = Array.from({ length: 8 }, () => a.nextUint32());
     expect(Array.from({ length: 8 }, () => b.nextUint32())).toEqual(xs);
     expect(Array.from({ length: 8 }, () => c.nextUint32())).not.toEqual(xs);
@@ -44,7 +46,9 @@ describe('Prng (xoshiro128** v1)', () => {
 
   it('nextFloat lies in [0,1) with mean ≈ 1/2; nextNormal has mean ≈ 0, var ≈ 1', () => {
     const r = new Prng(11);
-    let s = 0, sn = 0, sn2 = 0;
+    let s = 0,
+      sn = 0,
+      sn2 = 0;
     const N = 100_000;
     for (let i = 0; i < N; i++) {
       const u = r.nextFloat();

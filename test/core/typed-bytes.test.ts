@@ -5,7 +5,17 @@ const viaBuffer = (a: ElementArray): number[] => [...new Uint8Array(a.buffer, a.
 
 describe('bytesOf equals the bytes of the array', () => {
   it('on small (on-heap) and large arrays of every element type, views at offsets, NaN payloads', () => {
-    const ctors = [Float32Array, Float64Array, Uint16Array, Int16Array, Uint32Array, Int32Array, Uint8Array, Int8Array, Uint8ClampedArray];
+    const ctors = [
+      Float32Array,
+      Float64Array,
+      Uint16Array,
+      Int16Array,
+      Uint32Array,
+      Int32Array,
+      Uint8Array,
+      Int8Array,
+      Uint8ClampedArray,
+    ];
     let seed = 7;
     const rnd = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) & 0xff;
     for (const C of ctors) {

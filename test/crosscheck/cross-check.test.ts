@@ -10,11 +10,21 @@ import { closeoutUnit } from '../../src/app/index.js';
 import { canonicalPrettyJson } from '../../src/core/canonical-json.js';
 import { copyUnit, expectImepError, removeTree, tempDir } from '../evidence/helpers.js';
 import type { ProtocolInput } from '../../src/protocol/index.js';
-import { blackoutOutcome, blackoutProtocol, buildSealedUnit, clock, REVIEWER, substitutionOutcome, substitutionProtocol } from '../adjudication/fixtures.js';
+import {
+  blackoutOutcome,
+  blackoutProtocol,
+  buildSealedUnit,
+  clock,
+  REVIEWER,
+  substitutionOutcome,
+  substitutionProtocol,
+} from '../adjudication/fixtures.js';
 
 /** protocols/shellgame-view-removal.yaml reduced to n = 5 (seeds 8701–8705). */
 function reducedViewRemoval(): ProtocolInput {
-  const p = parseYaml(readFileSync(join(import.meta.dirname, '../../protocols/shellgame-view-removal.yaml'), 'utf8')) as Record<string, unknown>;
+  const p = parseYaml(
+    readFileSync(join(import.meta.dirname, '../../protocols/shellgame-view-removal.yaml'), 'utf8'),
+  ) as Record<string, unknown>;
   const mde = p['mde'] as { inputs: Record<string, unknown>; outputs: { assumedDiscordance: number }[] } | undefined;
   // at n = 5 no registered effect reaches 80% power: the frozen table must say so (precommit recomputes it)
   const unreachable = mde?.outputs.map((o) => ({ assumedDiscordance: o.assumedDiscordance, effect: null }));
@@ -26,7 +36,13 @@ function reducedViewRemoval(): ProtocolInput {
   } as unknown as ProtocolInput;
 }
 
-type Doc = { estimands: { id: string; counts?: Record<string, number>; intervals?: { id: string; lower: number; upper: number }[] }[] };
+type Doc = {
+  estimands: {
+    id: string;
+    counts?: Record<string, number>;
+    intervals?: { id: string; lower: number; upper: number }[];
+  }[];
+};
 
 let root: string;
 let sealed: string;
@@ -45,7 +61,11 @@ async function copy(name: string): Promise<string> {
 
 async function sources(dir: string): Promise<CrossCheckSources> {
   const read = (f: string): Promise<string> => readFile(join(dir, f), 'utf8');
-  return { protocolText: await read('protocol.json'), rowsText: await read('rows/rows.jsonl'), sealText: await read('seal.json') };
+  return {
+    protocolText: await read('protocol.json'),
+    rowsText: await read('rows/rows.jsonl'),
+    sealText: await read('seal.json'),
+  };
 }
 
 describe('crossCheckUnit', () => {
@@ -64,7 +84,12 @@ describe('crossCheckUnit', () => {
     expect(record?.adjudicationFile).toBe('adjudication-001.json');
 
     const closed = await closeoutUnit(dir, { operator: REVIEWER, now: clock, notes: 'cross-check agrees' });
-    expect(closed.files.map((f) => f.path)).toEqual(['adjudication/001/adjudication.json', 'adjudication/adjudication-001.json', 'adjudication/cross-check-001.json', 'seal.json']);
+    expect(closed.files.map((f) => f.path)).toEqual([
+      'adjudication/001/adjudication.json',
+      'adjudication/adjudication-001.json',
+      'adjudication/cross-check-001.json',
+      'seal.json',
+    ]);
     expect((await readUnitState(dir)).state).toBe('closed');
     const v = await verifyUnit(dir, { expectedRoot: closed.merkle.root });
     expect(v.ok && v.scope).toBe('closeout');
@@ -87,16 +112,24 @@ describe('crossCheckUnit', () => {
     const dir = join(root, 'all-excluded');
     await buildSealedUnit(dir, reducedViewRemoval(), () => ({ success: false }), { id: 'all-excluded' });
     const { adjudication } = await adjudicateUnit(dir, { operator: REVIEWER, now: clock });
-    expect(adjudication.gates.find((g) => g.gate === 'competence')).toMatchObject({ passed: false, failing: ['ShellGameTouch-lite'] });
+    expect(adjudication.gates.find((g) => g.gate === 'competence')).toMatchObject({
+      passed: false,
+      failing: ['ShellGameTouch-lite'],
+    });
     expect(adjudication.verdicts.map((v) => v.verdict)).toEqual(['excluded', 'excluded', 'excluded', 'excluded']);
     expect(adjudication.verdicts.every((v) => v.bound === undefined || v.bound === null)).toBe(true);
     expect(adjudication.estimands.every((e) => e.status === 'unavailable')).toBe(true);
     // a number forged onto an excluded estimand is still caught
     const { text } = await reproduceAdjudication(dir);
     const forged = JSON.parse(text) as Doc;
-    forged.estimands.find((e) => e.id === 'D_view')!.intervals = [{ id: 'exact-cp-difference/a0.05', lower: -0.1, upper: 0.2 }];
+    forged.estimands.find((e) => e.id === 'D_view')!.intervals = [
+      { id: 'exact-cp-difference/a0.05', lower: -0.1, upper: 0.2 },
+    ];
     const caught = crossCheckAdjudication(await sources(dir), canonicalPrettyJson(forged)).disagreements;
-    expect(caught.map((d) => [d.path, d.note])).toContainEqual(['estimands[D_view].intervals[exact-cp-difference/a0.05].upper', 'not recomputed by the cross-check']);
+    expect(caught.map((d) => [d.path, d.note])).toContainEqual([
+      'estimands[D_view].intervals[exact-cp-difference/a0.05].upper',
+      'not recomputed by the cross-check',
+    ]);
     const r = await crossCheckUnit(dir, { operator: REVIEWER, now: clock });
     expect(r.result.disagreements).toEqual([]);
     expect(r.outcome).toBe('agrees');
@@ -111,7 +144,12 @@ describe('crossCheckUnit', () => {
     const dN = doc.estimands.find((e) => e.id === 'D_N')!;
     dN.counts!['b'] = 9;
     const bad = await copy('corrupted');
-    await adjudicate(bad, { adjudicator: ADJUDICATOR, result: {}, artifacts: { 'adjudication.json': canonicalPrettyJson(doc) }, operator: REVIEWER });
+    await adjudicate(bad, {
+      adjudicator: ADJUDICATOR,
+      result: {},
+      artifacts: { 'adjudication.json': canonicalPrettyJson(doc) },
+      operator: REVIEWER,
+    });
     expect((await verifyUnit(bad)).ok).toBe(true); // the forged artifact is properly recorded: only a recompute can catch it
     const e = await expectImepError(crossCheckUnit(bad, { operator: REVIEWER }), 'E_INTERNAL');
     expect(e.field).toBe('estimands[D_N].counts.b');
@@ -131,7 +169,9 @@ describe('crossCheckUnit', () => {
 
     const shift = (delta: number): string => {
       const doc = JSON.parse(text) as Doc;
-      const iv = doc.estimands.find((x) => x.id === 'theta')!.intervals!.find((i) => i.id === 'conditional-exact/a0.05')!;
+      const iv = doc.estimands
+        .find((x) => x.id === 'theta')!
+        .intervals!.find((i) => i.id === 'conditional-exact/a0.05')!;
       iv.upper += delta;
       return canonicalPrettyJson(doc);
     };
@@ -143,10 +183,18 @@ describe('crossCheckUnit', () => {
     const rho = dropped.estimands.find((x) => x.id === 'rho_S_pi')!;
     rho.intervals = rho.intervals!.filter((i) => i.id !== 'clopper-pearson/a0.05');
     const missing = crossCheckAdjudication(src, canonicalPrettyJson(dropped)).disagreements;
-    expect(missing.some((d) => d.path === 'estimands[rho_S_pi].intervals[clopper-pearson/a0.05]' && d.note.includes('registered interval is missing'))).toBe(true);
+    expect(
+      missing.some(
+        (d) =>
+          d.path === 'estimands[rho_S_pi].intervals[clopper-pearson/a0.05]' &&
+          d.note.includes('registered interval is missing'),
+      ),
+    ).toBe(true);
 
     // the old reading of upper-bound-below (the opposite word) and the old Q4 routing on the conditional bound are caught
-    const flipped = JSON.parse(text) as Doc & { verdicts: { criterion: string; verdict: string; bound: { interval: string } | null }[] };
+    const flipped = JSON.parse(text) as Doc & {
+      verdicts: { criterion: string; verdict: string; bound: { interval: string } | null }[];
+    };
     const q1 = flipped.verdicts.find((v) => v.criterion === 'Q1')!;
     const word = q1.verdict;
     q1.verdict = word === 'holds' ? 'not detected' : 'holds';
@@ -154,11 +202,17 @@ describe('crossCheckUnit', () => {
     expect(q4.bound?.interval).toBe('exact-cp-difference/a0.025');
     q4.bound!.interval = 'conditional-exact/a0.05';
     const words = crossCheckAdjudication(src, canonicalPrettyJson(flipped)).disagreements;
-    expect(words.find((d) => d.path === 'verdicts[Q1].verdict')?.note).toBe(`the adjudication reads '${q1.verdict}', the cross-check '${word}'`);
-    expect(words.find((d) => d.path === 'verdicts[Q4].bound.interval')?.note).toBe('routed on conditional-exact/a0.05, expected exact-cp-difference/a0.025');
+    expect(words.find((d) => d.path === 'verdicts[Q1].verdict')?.note).toBe(
+      `the adjudication reads '${q1.verdict}', the cross-check '${word}'`,
+    );
+    expect(words.find((d) => d.path === 'verdicts[Q4].bound.interval')?.note).toBe(
+      'routed on conditional-exact/a0.05, expected exact-cp-difference/a0.025',
+    );
 
     const extra = JSON.parse(text) as Doc & { estimands: { extraNumber?: number }[] };
     extra.estimands[0]!.extraNumber = 1;
-    expect(crossCheckAdjudication(src, canonicalPrettyJson(extra)).disagreements.map((d) => d.note)).toContain('not recomputed by the cross-check');
+    expect(crossCheckAdjudication(src, canonicalPrettyJson(extra)).disagreements.map((d) => d.note)).toContain(
+      'not recomputed by the cross-check',
+    );
   });
 });

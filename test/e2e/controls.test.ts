@@ -19,7 +19,9 @@ interface ConditionSummary {
 }
 
 function checkpointSha(name: string): string {
-  return createHash('sha256').update(readFileSync(join(ROOT, 'checkpoints', name, 'model.json'))).digest('hex');
+  return createHash('sha256')
+    .update(readFileSync(join(ROOT, 'checkpoints', name, 'model.json')))
+    .digest('hex');
 }
 
 interface Row {
@@ -32,8 +34,12 @@ interface Row {
 
 /** b and c of condition@wave against the wave's A on attempt 1, counted directly from the sealed rows. */
 function discordance(rows: readonly Row[], condition: string, wave: number): { b: number; c: number; n: number } {
-  const a = new Map(rows.filter((r) => r.condition === 'A' && r.wave === wave && r.attempt === 1).map((r) => [r.seed, r.success]));
-  let b = 0, c = 0, n = 0;
+  const a = new Map(
+    rows.filter((r) => r.condition === 'A' && r.wave === wave && r.attempt === 1).map((r) => [r.seed, r.success]),
+  );
+  let b = 0,
+    c = 0,
+    n = 0;
   for (const r of rows) {
     if (r.condition !== condition || r.wave !== wave || r.attempt !== 1) continue;
     const ref = a.get(r.seed);
@@ -51,13 +57,27 @@ async function ladder(name: string): Promise<{ conditions: Map<string, Condition
     `path: checkpoints/${name}`,
   );
   writeFileSync(join(dir, 'ladder.yaml'), yaml);
-  const r = await imep(['campaign', 'run', 'ladder.yaml', '--through', 'closeout', '--same-operator-reason', 'single-operator quick start'], dir);
+  const r = await imep(
+    [
+      'campaign',
+      'run',
+      'ladder.yaml',
+      '--through',
+      'closeout',
+      '--same-operator-reason',
+      'single-operator quick start',
+    ],
+    dir,
+  );
   expect(r.code, r.stderr).toBe(0);
   const unit = unitIn(join(dir, 'campaigns')) as string;
   const adjudication = JSON.parse(readFileSync(join(unit, 'adjudication/001/adjudication.json'), 'utf8')) as {
     conditions: ConditionSummary[];
   };
-  const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row);
+  const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Row);
   return { conditions: new Map(adjudication.conditions.map((c) => [`${c.condition}@${c.wave}`, c])), rows };
 }
 
@@ -78,10 +98,18 @@ describe('the lite checkpoints are positive and negative controls of the ladder'
     // lite-blind is near the memoryless 1/3, so the competence gate excludes its cells and the
     // adjudication withholds their numbers; the outcome changes are counted from the sealed rows.
     const { rows } = await ladder('lite-blind');
-    for (const [condition, wave] of [['S_pi', 1], ['T_mu', 1], ['U', 1], ['N_blk', 2], ['C', 2]] as const) {
+    for (const [condition, wave] of [
+      ['S_pi', 1],
+      ['T_mu', 1],
+      ['U', 1],
+      ['N_blk', 2],
+      ['C', 2],
+    ] as const) {
       expect(discordance(rows, condition, wave), `${condition}@${wave}`).toEqual({ b: 0, c: 0, n: 40 });
     }
-    const successes = rows.filter((r) => r.condition === 'A' && r.wave === 1 && r.attempt === 1 && r.success === true).length;
+    const successes = rows.filter(
+      (r) => r.condition === 'A' && r.wave === 1 && r.attempt === 1 && r.success === true,
+    ).length;
     expect(successes).toBeGreaterThan(5);
     expect(successes).toBeLessThan(25);
   }, 300_000);

@@ -26,16 +26,36 @@ describe('shellgame-donor-swap: S and T at read time through closeout', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('T flips what A won, S flips nothing, every swapped decision is covered; Q4 holds', async () => {
-    const r = await imep(['campaign', 'run', join(ROOT, 'protocols/shellgame-donor-swap.yaml'), '--through', 'closeout', '--same-operator-reason', 'e2e test', '--campaigns-dir', 'c'], dir);
+    const r = await imep(
+      [
+        'campaign',
+        'run',
+        join(ROOT, 'protocols/shellgame-donor-swap.yaml'),
+        '--through',
+        'closeout',
+        '--same-operator-reason',
+        'e2e test',
+        '--campaigns-dir',
+        'c',
+      ],
+      dir,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^ {2}Q4: holds$/m);
     expect(r.stdout).toMatch(/^ {2}Q3_T: holds$/m);
     expect(r.stdout).toMatch(/^cross-checked .*: agrees$/m);
     const unit = unitIn(join(dir, 'c')) as string;
-    const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Row);
+    const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Row);
     const a = new Map(rows.filter((x) => x.condition === 'A').map((x) => [x.seed, x.success]));
     const ran = (c: string): Row[] => rows.filter((x) => x.condition === c && x.status === 'ok');
-    expect(rows.filter((x) => x.status === 'removed').every((x) => ['S', 'T'].includes(x.condition) && x.failure?.code === 'E_DONOR_SHORT')).toBe(true);
+    expect(
+      rows
+        .filter((x) => x.status === 'removed')
+        .every((x) => ['S', 'T'].includes(x.condition) && x.failure?.code === 'E_DONOR_SHORT'),
+    ).toBe(true);
     expect(ran('S').length).toBeGreaterThanOrEqual(190);
     expect(ran('T').length).toBeGreaterThanOrEqual(190);
     const flips = (c: string): number => ran(c).filter((x) => x.success !== a.get(x.seed)).length;

@@ -51,7 +51,8 @@ interface Row {
 
 const rowLines = (unit: string): string[] => readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8').trimEnd().split('\n');
 const rowsOf = (unit: string): Row[] => rowLines(unit).map((l) => JSON.parse(l) as Row);
-const of = (rows: readonly Row[], wave: number, condition: string): Row[] => rows.filter((r) => r.wave === wave && r.condition === condition);
+const of = (rows: readonly Row[], wave: number, condition: string): Row[] =>
+  rows.filter((r) => r.wave === wave && r.condition === condition);
 const successes = (rows: readonly Row[]): number => rows.filter((r) => r.success === true).length;
 
 /** Live policy-host processes whose parent is this test process (Linux /proc; [] elsewhere). */
@@ -109,7 +110,20 @@ describe('campaigns on a hosted Python policy', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('`imep campaign run protocols/shellgame-hosted-policy.yaml --through closeout`: interventions act through memory.read', async () => {
-    const r = await imep(['campaign', 'run', PROTOCOL, '--through', 'closeout', '--same-operator-reason', 'single-operator test', '--campaigns-dir', 'cli'], dir);
+    const r = await imep(
+      [
+        'campaign',
+        'run',
+        PROTOCOL,
+        '--through',
+        'closeout',
+        '--same-operator-reason',
+        'single-operator test',
+        '--campaigns-dir',
+        'cli',
+      ],
+      dir,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
       /^policy: remote shell-game-memory v1 on imep-policy-host \S+ \(started by IMEP: \S+ -m imep_sim_bridge\.policy_host --endpoint ipc:\/\/… --policy shell-game-memory --max-batch 32; identity sha256 [0-9a-f]{64}\); isolation: (bubblewrap \(own namespaces, no capabilities, scrubbed environment; reads \d+ folders, writes only its socket folder\)|none \(.+\))$/m,
@@ -156,14 +170,31 @@ describe('campaigns on a hosted Python policy', () => {
       verdicts: { criterion: string; verdict: string }[];
     };
     const gate = (id: string) => adjudication.gates.find((g) => g.gate === id);
-    expect(['competence', 'path', 'replicate', 'G_surv', 'read_canary'].map((g) => gate(g)?.passed)).toEqual([true, true, true, true, true]);
-    expect(gate('G_surv')?.observed.conditions?.map((c) => [c.condition, c.coverage])).toEqual([['U', 1], ['S_pi', 1]]);
+    expect(['competence', 'path', 'replicate', 'G_surv', 'read_canary'].map((g) => gate(g)?.passed)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(gate('G_surv')?.observed.conditions?.map((c) => [c.condition, c.coverage])).toEqual([
+      ['U', 1],
+      ['S_pi', 1],
+    ]);
     expect(adjudication.verdicts).toEqual([expect.objectContaining({ criterion: 'Q1_eligibility', verdict: 'holds' })]);
 
     // precommit froze what the host reported; the report states the runtime and its identity
     const pre = JSON.parse(readFileSync(join(unit, 'precommit.json'), 'utf8')) as {
       checkpointHashes: Record<string, string>;
-      hostedPolicy: { runtime: string; name: string; host: { name: string }; version: string; memory: unknown; files: unknown[]; digest: string };
+      hostedPolicy: {
+        runtime: string;
+        name: string;
+        host: { name: string };
+        version: string;
+        memory: unknown;
+        files: unknown[];
+        digest: string;
+      };
     };
     const source = readFileSync(join(ROOT, 'sim-bridge/imep_sim_bridge/policy_host.py'));
     expect(pre.hostedPolicy).toMatchObject({
@@ -177,14 +208,23 @@ describe('campaigns on a hosted Python policy', () => {
     expect(pre.checkpointHashes).toEqual({ 'remote:shell-game-memory': pre.hostedPolicy.digest });
     expect(r.stdout).toContain(`identity sha256 ${pre.hostedPolicy.digest}`);
     const reportDir = join(dir, 'cli', 'reports', unit.split('/').at(-1) as string);
-    expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toContain(`| checkpoint remote:shell-game-memory | ${pre.hostedPolicy.digest} |`);
+    expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toContain(
+      `| checkpoint remote:shell-game-memory | ${pre.hostedPolicy.digest} |`,
+    );
     // and how the policy host was isolated, as the run recorded it (src/bridges/sandbox.ts)
-    expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toMatch(/^\| policy host, session 1 \(start\) \| isolation: (bubblewrap|none) /m);
+    expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toMatch(
+      /^\| policy host, session 1 \(start\) \| isolation: (bubblewrap|none) /m,
+    );
   }, 180_000);
 
   it('rows are byte-identical on a second run (API, through seal), and the spawned host is stopped', async () => {
     const lines: string[] = [];
-    const unit = await runCampaign(PROTOCOL, { ...quiet, campaignsDir: join(dir, 'api'), through: 'seal', say: (l) => lines.push(l) });
+    const unit = await runCampaign(PROTOCOL, {
+      ...quiet,
+      campaignsDir: join(dir, 'api'),
+      through: 'seal',
+      say: (l) => lines.push(l),
+    });
     expect(lines.some((l) => l.startsWith('policy: remote shell-game-memory v1'))).toBe(true);
     expect(rowLines(unit)).toEqual(cliRows);
     expect(childPolicyHosts()).toEqual([]);
@@ -207,17 +247,28 @@ POLICIES = {MyPolicy.name: MyPolicy}
     mkdirSync(mod, { recursive: true });
     writeFileSync(file, source);
     const yamlFile = join(dir, 'module.yaml');
-    writeFileSync(yamlFile, smallYaml('hosted-module', `{ runtime: remote, name: my-memory, module: my_hosted_policy, pythonPath: [${mod}] }`, { start: 630100, n: 3 }));
+    writeFileSync(
+      yamlFile,
+      smallYaml(
+        'hosted-module',
+        `{ runtime: remote, name: my-memory, module: my_hosted_policy, pythonPath: [${mod}] }`,
+        { start: 630100, n: 3 },
+      ),
+    );
     const campaignsDir = join(dir, 'module');
     const unit = await precommitCampaign(yamlFile, { ...quiet, campaignsDir, say: () => undefined });
-    const pre = JSON.parse(readFileSync(join(unit, 'precommit.json'), 'utf8')) as { hostedPolicy: { version: string; files: { path: string }[] } };
+    const pre = JSON.parse(readFileSync(join(unit, 'precommit.json'), 'utf8')) as {
+      hostedPolicy: { version: string; files: { path: string }[] };
+    };
     expect(pre.hostedPolicy.version).toBe('3');
     expect(pre.hostedPolicy.files.map((f) => f.path)).toEqual(['my_hosted_policy.py']);
 
     writeFileSync(file, `${source}# edited after precommit\n`);
     const refused = runCampaign(yamlFile, { ...quiet, campaignsDir, say: () => undefined });
     await expect(refused).rejects.toMatchObject({ code: 'E_CHECKPOINT_MISMATCH', field: 'policy', file: yamlFile });
-    await expect(refused).rejects.toThrow(/hosted policy 'my-memory' changed since precommit: my_hosted_policy\.py \(sha256 [0-9a-f]{12}…, frozen [0-9a-f]{12}…\)/);
+    await expect(refused).rejects.toThrow(
+      /hosted policy 'my-memory' changed since precommit: my_hosted_policy\.py \(sha256 [0-9a-f]{12}…, frozen [0-9a-f]{12}…\)/,
+    );
     // the same refusal when the provider comes through the `policies` option (as cluster shards pass it)
     const viaOption = runCampaign(yamlFile, {
       ...quiet,
@@ -232,19 +283,38 @@ POLICIES = {MyPolicy.name: MyPolicy}
     writeFileSync(file, source);
     await runCampaign(yamlFile, { ...quiet, campaignsDir, say: () => undefined });
     expect((await readUnitState(unit)).state).toBe('sealed');
-    expect(rowsOf(unit).filter((x) => x.condition === 'A').every((x) => x.success === true)).toBe(true);
+    expect(
+      rowsOf(unit)
+        .filter((x) => x.condition === 'A')
+        .every((x) => x.success === true),
+    ).toBe(true);
   }, 120_000);
 
   it('attaches to a host someone started (policy.endpoint), never stopping it', async () => {
     const ipc = await privateIpcEndpoint('policy.sock');
-    const host = new ServerSupervisor(policyHostCommand(ipc.endpoint, { policy: 'shell-game-memory', maxBatch: 8 }), { endpoint: ipc.endpoint });
+    const host = new ServerSupervisor(policyHostCommand(ipc.endpoint, { policy: 'shell-game-memory', maxBatch: 8 }), {
+      endpoint: ipc.endpoint,
+    });
     await host.start();
     try {
       const yamlFile = join(dir, 'attached.yaml');
-      writeFileSync(yamlFile, smallYaml('hosted-attached', `{ runtime: remote, name: shell-game-memory, endpoint: "${ipc.endpoint}" }`, { start: 630200, n: 3 }));
+      writeFileSync(
+        yamlFile,
+        smallYaml('hosted-attached', `{ runtime: remote, name: shell-game-memory, endpoint: "${ipc.endpoint}" }`, {
+          start: 630200,
+          n: 3,
+        }),
+      );
       const lines: string[] = [];
-      const unit = await runCampaign(yamlFile, { ...quiet, campaignsDir: join(dir, 'attached'), batchSize: 2, say: (l) => lines.push(l) });
-      expect(lines.find((l) => l.startsWith('policy: '))).toContain(`(started outside IMEP; never restarted by it; identity sha256 `);
+      const unit = await runCampaign(yamlFile, {
+        ...quiet,
+        campaignsDir: join(dir, 'attached'),
+        batchSize: 2,
+        say: (l) => lines.push(l),
+      });
+      expect(lines.find((l) => l.startsWith('policy: '))).toContain(
+        `(started outside IMEP; never restarted by it; identity sha256 `,
+      );
       expect((await readUnitState(unit)).state).toBe('sealed');
       expect(host.running).toBe(true);
     } finally {
@@ -255,13 +325,32 @@ POLICIES = {MyPolicy.name: MyPolicy}
 
   it('refusals name the protocol file, the field and the fix', async () => {
     const cases: { policy: string; k?: number; code: string; field: string; says: RegExp }[] = [
-      { policy: '{ runtime: remote, name: nope }', code: 'E_BRIDGE_REMOTE', field: 'policy.name', says: /did not start: .*no policy 'nope' \(this host can serve: [^)]*shell-game-memory[^)]*\)/s },
-      { policy: '{ runtime: remote, name: shell-game-memory }', k: 3, code: 'E_CHECKPOINT_MISMATCH', field: 'memory.k', says: /memory\.k is 3, but hosted policy 'shell-game-memory' reads top-4/ },
-      { policy: `{ runtime: remote, name: shell-game-memory, sha256: "${'0'.repeat(64)}" }`, code: 'E_CHECKPOINT_MISMATCH', field: 'policy.sha256', says: /the protocol binds 0{64}/ },
+      {
+        policy: '{ runtime: remote, name: nope }',
+        code: 'E_BRIDGE_REMOTE',
+        field: 'policy.name',
+        says: /did not start: .*no policy 'nope' \(this host can serve: [^)]*shell-game-memory[^)]*\)/s,
+      },
+      {
+        policy: '{ runtime: remote, name: shell-game-memory }',
+        k: 3,
+        code: 'E_CHECKPOINT_MISMATCH',
+        field: 'memory.k',
+        says: /memory\.k is 3, but hosted policy 'shell-game-memory' reads top-4/,
+      },
+      {
+        policy: `{ runtime: remote, name: shell-game-memory, sha256: "${'0'.repeat(64)}" }`,
+        code: 'E_CHECKPOINT_MISMATCH',
+        field: 'policy.sha256',
+        says: /the protocol binds 0{64}/,
+      },
     ];
     for (const [i, c] of cases.entries()) {
       const yamlFile = join(dir, `refused-${i}.yaml`);
-      writeFileSync(yamlFile, smallYaml(`hosted-refused-${i}`, c.policy, { start: 630300, n: 2, ...(c.k === undefined ? {} : { k: c.k }) }));
+      writeFileSync(
+        yamlFile,
+        smallYaml(`hosted-refused-${i}`, c.policy, { start: 630300, n: 2, ...(c.k === undefined ? {} : { k: c.k }) }),
+      );
       const campaignsDir = join(dir, `refused-${i}`);
       const run = runCampaign(yamlFile, { ...quiet, campaignsDir, say: () => undefined });
       await expect(run).rejects.toMatchObject({ code: c.code, field: c.field, file: yamlFile });

@@ -58,8 +58,14 @@ POLICIES = {MemoryKeeper.name: MemoryKeeper}
 function protocol(moduleDir: string, withGate: boolean): string {
   let text = readFileSync(join(ROOT, 'protocols/shellgame-hosted-policy.yaml'), 'utf8');
   text = text.replace(/^id: .*$/m, `id: memory-keeper-${withGate ? 'gated' : 'ungated'}`);
-  text = text.replace(/name: shell-game-memory .*$/m, `name: memory-keeper\n  module: memory_keeper\n  pythonPath: [${moduleDir}]`);
-  text = text.replace(/start: 630000, end: 630023/, withGate ? 'start: 660000, end: 660023' : 'start: 670000, end: 670023');
+  text = text.replace(
+    /name: shell-game-memory .*$/m,
+    `name: memory-keeper\n  module: memory_keeper\n  pythonPath: [${moduleDir}]`,
+  );
+  text = text.replace(
+    /start: 630000, end: 630023/,
+    withGate ? 'start: 660000, end: 660023' : 'start: 670000, end: 670023',
+  );
   if (!withGate) {
     const before = text;
     text = text.replace(/^ {2}- \{ id: read_canary, kind: read-canary.*\n/m, '');
@@ -89,15 +95,34 @@ describe('a hosted policy that keeps its own copy of its memory (issue #24)', ()
     const file = join(dir, `p-${withGate}.yaml`);
     writeFileSync(file, protocol(moduleDir, withGate));
     const campaigns = join(dir, `c-${withGate}`);
-    const r = await imep(['campaign', 'run', file, '--through', 'closeout', '--same-operator-reason', 'single-operator test', '--campaigns-dir', campaigns], dir);
+    const r = await imep(
+      [
+        'campaign',
+        'run',
+        file,
+        '--through',
+        'closeout',
+        '--same-operator-reason',
+        'single-operator test',
+        '--campaigns-dir',
+        campaigns,
+      ],
+      dir,
+    );
     expect(r.code, r.stderr).toBe(0);
     const unit = unitIn(campaigns) as string;
-    const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Row);
-    const adjudication = JSON.parse(readFileSync(join(unit, 'adjudication/001/adjudication.json'), 'utf8')) as Adjudication;
+    const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Row);
+    const adjudication = JSON.parse(
+      readFileSync(join(unit, 'adjudication/001/adjudication.json'), 'utf8'),
+    ) as Adjudication;
     return { stdout: r.stdout, rows, adjudication };
   }
 
-  const successes = (rows: Row[], wave: number, condition: string): number => rows.filter((x) => x.wave === wave && x.condition === condition && x.success === true).length;
+  const successes = (rows: Row[], wave: number, condition: string): number =>
+    rows.filter((x) => x.wave === wave && x.condition === condition && x.success === true).length;
 
   it('the canary catches it: blocked and scrambled reads change nothing, the read interventions are withheld and the report says why', async () => {
     const { stdout, rows, adjudication } = await run(true);
@@ -107,10 +132,14 @@ describe('a hosted policy that keeps its own copy of its memory (issue #24)', ()
     expect(successes(rows, 1, 'S_pi')).toBe(24);
     const gate = adjudication.gates.find((g) => g.gate === 'read_canary');
     expect(gate?.passed).toBe(false);
-    expect(gate?.detail).toMatch(/^read path not exercised: S_pi \(wrong content at \d+\/\d+ reads with history\) changes 0\/24 outcomes against A/);
+    expect(gate?.detail).toMatch(
+      /^read path not exercised: S_pi \(wrong content at \d+\/\d+ reads with history\) changes 0\/24 outcomes against A/,
+    );
     expect([...(gate?.failing ?? [])].sort()).toEqual(['N_blk', 'S_pi', 'U']);
     // the only criterion reads on N_blk: withheld, not "not detected"
-    expect(adjudication.verdicts).toEqual([expect.objectContaining({ criterion: 'Q1_eligibility', verdict: 'invalid' })]);
+    expect(adjudication.verdicts).toEqual([
+      expect.objectContaining({ criterion: 'Q1_eligibility', verdict: 'invalid' }),
+    ]);
     expect(stdout).toMatch(/^ {2}Q1_eligibility: invalid$/m);
     expect(stdout).toMatch(/^ {2}read-path canary read_canary: FAILED — read path not exercised/m);
   }, 240_000);

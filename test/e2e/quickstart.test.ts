@@ -4,7 +4,16 @@
  * with its report; `verify` passes; flipping one byte of ANY file of the unit makes `verify` fail (exit 3)
  * naming that file; a tampered sealed unit is refused by `adjudicate` too; out-of-order steps are refused.
  */
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +21,9 @@ import { blackoutYaml } from '../campaign/helpers.js';
 import { imep, liteCheckpointSha, unitIn } from '../campaign/cli-support.js';
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)],
+  );
 }
 
 function flipByte(file: string): () => void {
@@ -37,25 +48,53 @@ describe('quick start: imep campaign run FILE --through closeout', () => {
   writeFileSync(join(dir, 'blackout-40.yaml'), blackoutYaml({ n: 40, sha: liteCheckpointSha(), strict: false }));
 
   it('takes a protocol to a closed-out unit with a report; verify names any flipped byte', async () => {
-    const r = await imep(['campaign', 'run', 'blackout-40.yaml', '--through', 'closeout', '--same-operator-reason', 'single-operator quick start'], dir);
+    const r = await imep(
+      [
+        'campaign',
+        'run',
+        'blackout-40.yaml',
+        '--through',
+        'closeout',
+        '--same-operator-reason',
+        'single-operator quick start',
+      ],
+      dir,
+    );
     expect(r.code, r.stderr).toBe(0);
-    for (const step of ['precommitted', 'sealed', 'adjudicated', 'single-operator quick start', 'cross-checked', 'closed out', 'report:']) expect(r.stdout).toContain(step);
+    for (const step of [
+      'precommitted',
+      'sealed',
+      'adjudicated',
+      'single-operator quick start',
+      'cross-checked',
+      'closed out',
+      'report:',
+    ])
+      expect(r.stdout).toContain(step);
     const unit = unitIn(join(dir, 'campaigns')) as string;
     expect(unit).not.toBeNull();
     const status = await imep(['campaign', 'status', unit, '--json'], dir);
     const s = JSON.parse(status.stdout) as { state: string; rows: { done: number; planned: number } };
     expect(s.state).toBe('closed');
     expect(s.rows).toMatchObject({ done: 7 * 40 * 2, planned: 7 * 40 * 2 });
-    expect(readFileSync(join(dir, 'campaigns/reports', unit.split('/').pop() as string, 'report.html'), 'utf8')).toMatch(/<html/i);
+    expect(
+      readFileSync(join(dir, 'campaigns/reports', unit.split('/').pop() as string, 'report.html'), 'utf8'),
+    ).toMatch(/<html/i);
 
     const ok = await imep(['campaign', 'verify', unit], dir);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/intact/);
     // the signature chain is printed: every record signed, the recorded single-operator override a warning
-    expect(ok.stdout).toMatch(/^signatures: signed — precommit\.json, seal\.json, .*closeout\.json by \S+ \(ed25519:[0-9a-f]{64}\); 0 errors, \d+ warnings: .*adjudication\/adjudication-001\.json same-operator \[warning\]/m);
+    expect(ok.stdout).toMatch(
+      /^signatures: signed — precommit\.json, seal\.json, .*closeout\.json by \S+ \(ed25519:[0-9a-f]{64}\); 0 errors, \d+ warnings: .*adjudication\/adjudication-001\.json same-operator \[warning\]/m,
+    );
     // the identity came from IMEP_OPERATOR: verify warns (the two-operator rule is not passed silently)
-    expect(ok.stdout).toContain('warning: adjudication/adjudication-001.json: identity: adjudicated as cli-test: its operator id came from IMEP_OPERATOR');
-    expect(ok.stdout).toMatch(/intact and signed by trusted keys — \d+ files checked; verified to stage: closed out; closeout root [0-9a-f]{64}/);
+    expect(ok.stdout).toContain(
+      'warning: adjudication/adjudication-001.json: identity: adjudicated as cli-test: its operator id came from IMEP_OPERATOR',
+    );
+    expect(ok.stdout).toMatch(
+      /intact and signed by trusted keys — \d+ files checked; verified to stage: closed out; closeout root [0-9a-f]{64}/,
+    );
 
     const all = files(unit);
     expect(all.length).toBeGreaterThan(8);

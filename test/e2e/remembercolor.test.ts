@@ -31,11 +31,17 @@ interface Adjudication {
   readonly conditions: readonly Summary[];
   readonly estimands: readonly Estimand[];
   readonly gates: readonly { readonly gate: string; readonly passed: boolean }[];
-  readonly questions: readonly { readonly question: string; readonly verdict: string; readonly registered: readonly { criterion: string; verdict: string }[] }[];
+  readonly questions: readonly {
+    readonly question: string;
+    readonly verdict: string;
+    readonly registered: readonly { criterion: string; verdict: string }[];
+  }[];
 }
 
 function protocolFor(name: string): string {
-  const sha = createHash('sha256').update(readFileSync(join(ROOT, 'checkpoints', name, 'model.json'))).digest('hex');
+  const sha = createHash('sha256')
+    .update(readFileSync(join(ROOT, 'checkpoints', name, 'model.json')))
+    .digest('hex');
   let text = readFileSync(join(ROOT, 'protocols/remembercolor-substitution.yaml'), 'utf8');
   text = text.replace(/path: checkpoints\/\S+/, `path: checkpoints/${name}`);
   text = text.replace(/sha256: \S+/, `sha256: ${sha}`);
@@ -45,15 +51,24 @@ function protocolFor(name: string): string {
   return text;
 }
 
-async function closeout(name: string): Promise<{ adj: Adjudication; by: Map<string, Summary>; est: Map<string, Estimand> }> {
+async function closeout(
+  name: string,
+): Promise<{ adj: Adjudication; by: Map<string, Summary>; est: Map<string, Estimand> }> {
   const dir = mkdtempSync(join(tmpdir(), `imep-rc-${name}-`));
   writeFileSync(join(dir, 'rc.yaml'), protocolFor(name));
-  const r = await imep(['campaign', 'run', 'rc.yaml', '--through', 'closeout', '--same-operator-reason', 'single-operator quick start'], dir);
+  const r = await imep(
+    ['campaign', 'run', 'rc.yaml', '--through', 'closeout', '--same-operator-reason', 'single-operator quick start'],
+    dir,
+  );
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout).toContain('closed out');
   const unit = unitIn(join(dir, 'campaigns')) as string;
   const adj = JSON.parse(readFileSync(join(unit, 'adjudication/001/adjudication.json'), 'utf8')) as Adjudication;
-  return { adj, by: new Map(adj.conditions.map((c) => [c.condition, c])), est: new Map(adj.estimands.map((e) => [e.id, e])) };
+  return {
+    adj,
+    by: new Map(adj.conditions.map((c) => [c.condition, c])),
+    est: new Map(adj.estimands.map((e) => [e.id, e])),
+  };
 }
 
 describe('remembercolor-substitution through the CLI', () => {
@@ -73,7 +88,11 @@ describe('remembercolor-substitution through the CLI', () => {
     expect(est.get('rho_S')?.estimate).toBe(0);
     expect(est.get('rho_T')?.estimate).toBe(1);
     expect(est.get('thetaBar')?.estimate).toBe(1);
-    expect(adj.gates.map((g) => [g.gate, g.passed])).toEqual([['replicate', true], ['candidate', true], ['G_surv', true]]);
+    expect(adj.gates.map((g) => [g.gate, g.passed])).toEqual([
+      ['replicate', true],
+      ['candidate', true],
+      ['G_surv', true],
+    ]);
     const q3 = adj.questions.find((q) => q.question === 'Q3');
     expect(q3?.verdict).toBe('holds');
     const q4 = adj.questions.find((q) => q.question === 'Q4');

@@ -63,7 +63,10 @@ POLICIES = {SnoopPolicy.name: SnoopPolicy}
 function protocol(moduleDir: string): string {
   let text = readFileSync(join(ROOT, 'protocols/shellgame-hosted-policy.yaml'), 'utf8');
   text = text.replace(/^id: .*$/m, 'id: sandbox-test');
-  text = text.replace(/name: shell-game-memory .*$/m, `name: snoop\n  module: snoop_policy\n  pythonPath: [${moduleDir}]`);
+  text = text.replace(
+    /name: shell-game-memory .*$/m,
+    `name: snoop\n  module: snoop_policy\n  pythonPath: [${moduleDir}]`,
+  );
   text = text.replace(/start: 630000, end: 630023/, 'start: 650000, end: 650003').replace(/^n: 24$/m, 'n: 4');
   return text;
 }
@@ -78,28 +81,48 @@ describe('a hosted policy that tries to read what it must not', () => {
   const keys = join(dir, 'keys');
   const moduleDir = join(dir, 'policy-module');
   mkdirSync(moduleDir);
-  writeFileSync(join(moduleDir, 'snoop_policy.py'), snoopModule({ keys, campaigns: join(dir, 'c'), repo: join(ROOT, 'src') }));
+  writeFileSync(
+    join(moduleDir, 'snoop_policy.py'),
+    snoopModule({ keys, campaigns: join(dir, 'c'), repo: join(ROOT, 'src') }),
+  );
   writeFileSync(join(dir, 'p.yaml'), protocol(moduleDir));
   const env = { IMEP_KEYS_DIR: keys, IMEP_TEST_SECRET: SECRET };
 
-  it.runIf(bubblewrapWorks().ok)('sandboxed: it reads none of it, every episode runs, and the run records the isolation', async () => {
-    const r = await imep(['campaign', 'run', 'p.yaml', '--through', 'seal', '--campaigns-dir', 'c'], dir, undefined, env);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^policy: remote snoop v1 .*; isolation: bubblewrap \(/m);
-    const unit = unitIn(join(dir, 'c')) as string;
-    const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8').trimEnd().split('\n');
-    expect(rows.length).toBe(6 * 4); // wave 1 A, U, S_pi; wave 2 A, N_blk, C
-    expect(rows.filter((l) => l.includes('LEAK'))).toEqual([]);
-    expect(rows.every((l) => (JSON.parse(l) as { status: string }).status === 'ok')).toBe(true);
-    const run = JSON.parse(readFileSync(join(unit, 'rows/run.json'), 'utf8')) as RunJson;
-    expect(run.sessions[0]?.policyIsolation).toMatch(/^isolation: bubblewrap/);
-  }, 180_000);
+  it.runIf(bubblewrapWorks().ok)(
+    'sandboxed: it reads none of it, every episode runs, and the run records the isolation',
+    async () => {
+      const r = await imep(
+        ['campaign', 'run', 'p.yaml', '--through', 'seal', '--campaigns-dir', 'c'],
+        dir,
+        undefined,
+        env,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^policy: remote snoop v1 .*; isolation: bubblewrap \(/m);
+      const unit = unitIn(join(dir, 'c')) as string;
+      const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8').trimEnd().split('\n');
+      expect(rows.length).toBe(6 * 4); // wave 1 A, U, S_pi; wave 2 A, N_blk, C
+      expect(rows.filter((l) => l.includes('LEAK'))).toEqual([]);
+      expect(rows.every((l) => (JSON.parse(l) as { status: string }).status === 'ok')).toBe(true);
+      const run = JSON.parse(readFileSync(join(unit, 'rows/run.json'), 'utf8')) as RunJson;
+      expect(run.sessions[0]?.policyIsolation).toMatch(/^isolation: bubblewrap/);
+    },
+    180_000,
+  );
 
   it('unsandboxed (IMEP_SANDBOX=off): the same probe sees the leaks, and the run says "isolation: none"', async () => {
-    const r = await imep(['campaign', 'run', 'p.yaml', '--through', 'seal', '--campaigns-dir', 'c-off'], dir, undefined, { ...env, IMEP_SANDBOX: 'off' });
+    const r = await imep(
+      ['campaign', 'run', 'p.yaml', '--through', 'seal', '--campaigns-dir', 'c-off'],
+      dir,
+      undefined,
+      { ...env, IMEP_SANDBOX: 'off' },
+    );
     expect(r.stdout).toMatch(/isolation: none \(turned off \(IMEP_SANDBOX=off\)\)/);
     const unit = unitIn(join(dir, 'c-off')) as string;
-    const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { status: string; failure: { message: string } | null });
+    const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { status: string; failure: { message: string } | null });
     expect(rows.length).toBeGreaterThan(0);
     const leaks = rows.map((x) => x.failure?.message ?? '').filter((m) => m.includes('LEAK'));
     expect(leaks.length).toBe(rows.length);

@@ -94,31 +94,46 @@ describe('a simulator server whose import path holds code that snoops', () => {
     Object.assign(process.env, { PYTHONPATH: hostile, IMEP_KEYS_DIR: keys, IMEP_TEST_SECRET: SECRET, ...extra });
   };
 
-  it.runIf(bubblewrapWorks().ok)('sandboxed: it reads none of it, the server serves, and the isolation is recorded as bubblewrap', async () => {
-    hostileEnv();
-    const sims = await openSimulators(protocol, { file: 'p.yaml', roots: [ROOT] });
-    try {
-      expect(sims.isolation).toMatch(/^isolation: bubblewrap \(own namespaces, no capabilities, scrubbed environment; reads \d+ folders, writes only its socket folder\)$/);
-      const env = await sims.envs({ task: 'replay/tiny', envId: 'replay/tiny', kwargs: {} } , 0);
-      const first = await env.reset({ seed: 0, options: {} });
-      expect(Object.keys(first.obs).sort()).toEqual(['image', 'state']);
-      await env.close();
-    } finally {
-      await sims.close();
-    }
-    // the probe did run inside: the same sandboxed command, run for a few seconds, says so on stderr
-    const ipc = await privateIpcEndpoint();
-    try {
-      const plain = pythonServerCommand(ipc.endpoint, { adapters: ['replay'], replayDir: join(ROOT, 'sim-bridge/tests/fixtures/replay') });
-      const { command } = sandboxSimulator(plain, ipc.endpoint, { bridgePackage: join(ROOT, 'sim-bridge/imep_sim_bridge') });
-      expect(command.file).toBe('bwrap');
-      const r = spawnSync(command.file, [...command.args], { env: { ...(command.env ?? {}) }, encoding: 'utf8', timeout: 8000 });
-      expect(r.stderr).toContain('snoop: nothing readable');
-      expect(r.stderr).not.toContain('LEAK');
-    } finally {
-      await ipc.dispose();
-    }
-  }, 120_000);
+  it.runIf(bubblewrapWorks().ok)(
+    'sandboxed: it reads none of it, the server serves, and the isolation is recorded as bubblewrap',
+    async () => {
+      hostileEnv();
+      const sims = await openSimulators(protocol, { file: 'p.yaml', roots: [ROOT] });
+      try {
+        expect(sims.isolation).toMatch(
+          /^isolation: bubblewrap \(own namespaces, no capabilities, scrubbed environment; reads \d+ folders, writes only its socket folder\)$/,
+        );
+        const env = await sims.envs({ task: 'replay/tiny', envId: 'replay/tiny', kwargs: {} }, 0);
+        const first = await env.reset({ seed: 0, options: {} });
+        expect(Object.keys(first.obs).sort()).toEqual(['image', 'state']);
+        await env.close();
+      } finally {
+        await sims.close();
+      }
+      // the probe did run inside: the same sandboxed command, run for a few seconds, says so on stderr
+      const ipc = await privateIpcEndpoint();
+      try {
+        const plain = pythonServerCommand(ipc.endpoint, {
+          adapters: ['replay'],
+          replayDir: join(ROOT, 'sim-bridge/tests/fixtures/replay'),
+        });
+        const { command } = sandboxSimulator(plain, ipc.endpoint, {
+          bridgePackage: join(ROOT, 'sim-bridge/imep_sim_bridge'),
+        });
+        expect(command.file).toBe('bwrap');
+        const r = spawnSync(command.file, [...command.args], {
+          env: { ...(command.env ?? {}) },
+          encoding: 'utf8',
+          timeout: 8000,
+        });
+        expect(r.stderr).toContain('snoop: nothing readable');
+        expect(r.stderr).not.toContain('LEAK');
+      } finally {
+        await ipc.dispose();
+      }
+    },
+    120_000,
+  );
 
   it('unsandboxed (IMEP_SANDBOX=off): the same code reads them and stops the server, and the isolation says none', async () => {
     hostileEnv({ IMEP_SANDBOX: 'off' });

@@ -36,7 +36,11 @@ import { imep, liteCheckpointSha, unitIn } from '../campaign/cli-support.js';
 
 const SEEDS = { start: 620100, n: 6 };
 
-const A_AND_C = { conditions: '  - { id: A, kind: A }\n  - { id: C, kind: C }', wave: '[A, C]', estimands: '  - { id: rho_C, kind: rho, reference: A, intervention: C }' };
+const A_AND_C = {
+  conditions: '  - { id: A, kind: A }\n  - { id: C, kind: C }',
+  wave: '[A, C]',
+  estimands: '  - { id: rho_C, kind: rho, reference: A, intervention: C }',
+};
 
 function protocolYaml(simulator: string, env: string, ladder = A_AND_C): string {
   return `version: 1
@@ -84,7 +88,10 @@ function recordingEnvs(episodes: Map<number, Recorded>, all: Recorded[] | null =
       spec: env.spec,
       async reset(req) {
         const r = await env.reset(req);
-        current = episodes.has(req.seed) && all === null ? null : { seed: req.seed, reset: splitBySpec(r, env.spec), steps: [] };
+        current =
+          episodes.has(req.seed) && all === null
+            ? null
+            : { seed: req.seed, reset: splitBySpec(r, env.spec), steps: [] };
         if (current && !episodes.has(req.seed)) episodes.set(req.seed, current);
         if (current && all !== null) all.push(current);
         return r;
@@ -115,26 +122,51 @@ describe('campaigns on bridged simulators', () => {
     const liteFile = join(dir, 'lite.yaml');
     writeFileSync(liteFile, protocolYaml('{ kind: lite }', LITE_ENV));
     const episodes = new Map<number, Recorded>();
-    const refUnit = await runCampaign(liteFile, { ...quiet, campaignsDir: join(dir, 'ref'), envs: recordingEnvs(episodes) });
+    const refUnit = await runCampaign(liteFile, {
+      ...quiet,
+      campaignsDir: join(dir, 'ref'),
+      envs: recordingEnvs(episodes),
+    });
     referenceRows = rowsOf(refUnit);
     expect(referenceRows).toHaveLength(2 * SEEDS.n);
     expect([...episodes.keys()].sort()).toEqual(Array.from({ length: SEEDS.n }, (_, i) => SEEDS.start + i));
 
     const replayDir = join(dir, 'replay');
     mkdirSync(replayDir);
-    const spec = { ...makeLiteEnv('ShellGameTouch-lite', { blackoutFromStep: 6, strict: true }).spec, id: 'replay/shellgame-memvla' };
-    writeFileSync(join(replayDir, 'shellgame-memvla.msgpack'), encodeValue({ format: 'imep-replay/1', spec, episodes: [...episodes.values()] }));
+    const spec = {
+      ...makeLiteEnv('ShellGameTouch-lite', { blackoutFromStep: 6, strict: true }).spec,
+      id: 'replay/shellgame-memvla',
+    };
+    writeFileSync(
+      join(replayDir, 'shellgame-memvla.msgpack'),
+      encodeValue({ format: 'imep-replay/1', spec, episodes: [...episodes.values()] }),
+    );
 
-    writeFileSync(join(dir, 'replay.yaml'), protocolYaml(`{ kind: sim-bridge, adapter: replay, replayDir: ${replayDir} }`, '{ id: replay/shellgame-memvla, task: shellgame }'));
+    writeFileSync(
+      join(dir, 'replay.yaml'),
+      protocolYaml(
+        `{ kind: sim-bridge, adapter: replay, replayDir: ${replayDir} }`,
+        '{ id: replay/shellgame-memvla, task: shellgame }',
+      ),
+    );
     const r = await imep(['campaign', 'run', 'replay.yaml', '--through', 'seal', '--campaigns-dir', 'bridged'], dir);
     expect(r.code, r.stderr).toBe(0); // stderr carries the progress lines
     // the server IMEP started runs in its sandbox where bubblewrap works (src/bridges/simulator-sandbox.ts), and says so
-    const isolation = bubblewrapWorks().ok ? 'isolation: bubblewrap \\(own namespaces, .*\\)' : 'isolation: none \\(.*\\)';
-    expect(r.stdout).toMatch(new RegExp(`^simulator: sim-bridge adapter replay: 1 server started by IMEP \\(\\S+ -m imep_sim_bridge serve --endpoint ipc://… --adapters replay --replay-dir .*\\); ${isolation}$`, 'm'));
+    const isolation = bubblewrapWorks().ok
+      ? 'isolation: bubblewrap \\(own namespaces, .*\\)'
+      : 'isolation: none \\(.*\\)';
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^simulator: sim-bridge adapter replay: 1 server started by IMEP \\(\\S+ -m imep_sim_bridge serve --endpoint ipc://… --adapters replay --replay-dir .*\\); ${isolation}$`,
+        'm',
+      ),
+    );
     expect(r.stdout).toMatch(/^simulator: 0 restarts, failed calls: none$/m);
     expect(r.stdout).toMatch(/^sealed /m);
     const unit = unitIn(join(dir, 'bridged')) as string;
-    const run = JSON.parse(readFileSync(join(unit, 'rows/run.json'), 'utf8')) as { sessions: { simulatorIsolation?: string }[] };
+    const run = JSON.parse(readFileSync(join(unit, 'rows/run.json'), 'utf8')) as {
+      sessions: { simulatorIsolation?: string }[];
+    };
     expect(run.sessions[0]?.simulatorIsolation).toMatch(new RegExp(`^${isolation}$`));
     expect((await readUnitState(unit)).state).toBe('sealed');
     expect((await verifyUnit(unit)).ok).toBe(true);
@@ -144,21 +176,47 @@ describe('campaigns on bridged simulators', () => {
     expect(rows.map((x) => x.status)).toEqual(ref.map(() => 'ok'));
     // the decision step travels with the spec: decision-query counts included, rows are the in-process rows
     expect(rowsOf(unit)).toEqual(referenceRows);
-    expect(ref.every((x) => (x.reads['decisionQueries'] as number) > 0 && (x.reads['decisionQueries'] as number) < (x['steps'] as number))).toBe(true);
+    expect(
+      ref.every(
+        (x) =>
+          (x.reads['decisionQueries'] as number) > 0 && (x.reads['decisionQueries'] as number) < (x['steps'] as number),
+      ),
+    ).toBe(true);
     expect(ref.filter((x) => x['success'] === true).length).toBeGreaterThan(0);
 
     // what the simulator reported about its stack (hello.environment) is in the run session's record …
-    const started = JSON.parse(readFileSync(join(unit, 'rows', 'run.json'), 'utf8')) as { sessions: { action: string; simulatorEnvironment?: unknown }[] };
-    expect(started.sessions.map((x) => [x.action, x.simulatorEnvironment])).toEqual([['start', { adapter: 'replay', reported: { format: 'imep-replay/1', directory: replayDir, recordings: 1 } }]]);
+    const started = JSON.parse(readFileSync(join(unit, 'rows', 'run.json'), 'utf8')) as {
+      sessions: { action: string; simulatorEnvironment?: unknown }[];
+    };
+    expect(started.sessions.map((x) => [x.action, x.simulatorEnvironment])).toEqual([
+      ['start', { adapter: 'replay', reported: { format: 'imep-replay/1', directory: replayDir, recordings: 1 } }],
+    ]);
     // … and in the report's provenance once the unit is closed out
-    const closed = await imep(['campaign', 'run', 'replay.yaml', '--through', 'closeout', '--same-operator-reason', 'e2e test', '--campaigns-dir', 'bridged'], dir);
+    const closed = await imep(
+      [
+        'campaign',
+        'run',
+        'replay.yaml',
+        '--through',
+        'closeout',
+        '--same-operator-reason',
+        'e2e test',
+        '--campaigns-dir',
+        'bridged',
+      ],
+      dir,
+    );
     expect(closed.code, closed.stderr).toBe(0);
     const report = readFileSync(join(dir, 'bridged', 'reports', unit.split('/').pop() as string, 'report.md'), 'utf8');
     // (the record's keys in canonical order)
-    expect(report).toContain(`| simulator stack, session 1 (start) | replay — directory: ${replayDir}; format: imep-replay/1; recordings: 1 |`);
+    expect(report).toContain(
+      `| simulator stack, session 1 (start) | replay — directory: ${replayDir}; format: imep-replay/1; recordings: 1 |`,
+    );
 
     // the replay files are frozen with the unit: their digest is in precommit.json …
-    const pre = JSON.parse(readFileSync(join(unit, 'precommit.json'), 'utf8')) as { simulatorHashes?: Record<string, string> };
+    const pre = JSON.parse(readFileSync(join(unit, 'precommit.json'), 'utf8')) as {
+      simulatorHashes?: Record<string, string>;
+    };
     expect(pre.simulatorHashes).toEqual({ 'simulator.replayDir': await folderDigest(replayDir) });
     // … and a unit precommitted on them refuses to run once a replay file changed (nothing run, exit 2)
     const pc = await imep(['campaign', 'precommit', 'replay.yaml', '--campaigns-dir', 'frozen'], dir);
@@ -170,7 +228,9 @@ describe('campaigns on bridged simulators', () => {
     try {
       const refused = await imep(['campaign', 'run', 'replay.yaml', '--campaigns-dir', 'frozen'], dir);
       expect(refused.code).toBe(2);
-      expect(refused.stderr.trim().split('\n').at(-1)).toMatch(/replay\.yaml.*simulator\.replayDir.*hashes to [0-9a-f]{12}… but the precommit froze [0-9a-f]{12}…/);
+      expect(refused.stderr.trim().split('\n').at(-1)).toMatch(
+        /replay\.yaml.*simulator\.replayDir.*hashes to [0-9a-f]{12}… but the precommit froze [0-9a-f]{12}…/,
+      );
       expect((await readUnitState(frozenUnit)).state).toBe('precommitted');
     } finally {
       writeFileSync(replayFile, original);
@@ -182,39 +242,76 @@ describe('campaigns on bridged simulators', () => {
     const file = join(dir, 'lite-bridge.yaml');
     writeFileSync(file, protocolYaml('{ kind: lite, transport: bridge }', LITE_ENV));
     const lines: string[] = [];
-    const unit = await runCampaign(file, { ...quiet, say: (l) => lines.push(l), campaignsDir: join(dir, 'lite-bridge') });
-    expect(lines).toContain("simulator: lite simulators over the bridge: 1 `imep sim serve lite` server started by IMEP; isolation: none (IMEP's own lite simulator server: no third-party code runs in it)");
+    const unit = await runCampaign(file, {
+      ...quiet,
+      say: (l) => lines.push(l),
+      campaignsDir: join(dir, 'lite-bridge'),
+    });
+    expect(lines).toContain(
+      "simulator: lite simulators over the bridge: 1 `imep sim serve lite` server started by IMEP; isolation: none (IMEP's own lite simulator server: no third-party code runs in it)",
+    );
     expect(lines).toContain('simulator: 0 restarts, failed calls: none');
     expect(rowsOf(unit)).toEqual(referenceRows);
   }, 120_000);
 
   it('S and T at read time on the Python sim-bridge: donors paired by the declared fact; rows and assignment as in process', async () => {
     const ladder = {
-      conditions: '  - { id: A, kind: A }\n  - { id: S, kind: S, seed: 41, installation: read }\n  - { id: T, kind: T, seed: 42, installation: read }',
+      conditions:
+        '  - { id: A, kind: A }\n  - { id: S, kind: S, seed: 41, installation: read }\n  - { id: T, kind: T, seed: 42, installation: read }',
       wave: '[A, S, T]',
-      estimands: '  - { id: rho_S, kind: rho, reference: A, intervention: S }\n  - { id: rho_T, kind: rho, reference: A, intervention: T }\n  - { id: theta, kind: theta, T: T, S: S, reference: A }',
+      estimands:
+        '  - { id: rho_S, kind: rho, reference: A, intervention: S }\n  - { id: rho_T, kind: rho, reference: A, intervention: T }\n  - { id: theta, kind: theta, T: T, S: S, reference: A }',
     };
     const liteFile = join(dir, 'st-lite.yaml');
     writeFileSync(liteFile, protocolYaml('{ kind: lite }', LITE_ENV, ladder));
     const branches: Recorded[] = [];
-    const refUnit = await runCampaign(liteFile, { ...quiet, campaignsDir: join(dir, 'st-ref'), envs: recordingEnvs(new Map(), branches) });
+    const refUnit = await runCampaign(liteFile, {
+      ...quiet,
+      campaignsDir: join(dir, 'st-ref'),
+      envs: recordingEnvs(new Map(), branches),
+    });
     const ref = rowsOf(refUnit).map((l) => JSON.parse(l) as Row);
     const donorsRef = readFileSync(join(refUnit, 'traces/donors.jsonl'), 'utf8');
 
     const replayDir = join(dir, 'st-replay');
     mkdirSync(replayDir);
-    const spec = { ...makeLiteEnv('ShellGameTouch-lite', { blackoutFromStep: 6, strict: true }).spec, id: 'replay/shellgame-st' };
+    const spec = {
+      ...makeLiteEnv('ShellGameTouch-lite', { blackoutFromStep: 6, strict: true }).spec,
+      id: 'replay/shellgame-st',
+    };
     expect(spec.fact).toEqual({ field: 'ballCup', domain: [0, 1, 2] });
-    writeFileSync(join(replayDir, 'shellgame-st.msgpack'), encodeValue({ format: 'imep-replay/1', spec, episodes: branches }));
-    writeFileSync(join(dir, 'st-replay.yaml'), protocolYaml(`{ kind: sim-bridge, adapter: replay, replayDir: ${replayDir} }`, '{ id: replay/shellgame-st, task: shellgame }', ladder));
-    const r = await imep(['campaign', 'run', 'st-replay.yaml', '--through', 'seal', '--campaigns-dir', 'st-bridged'], dir);
+    writeFileSync(
+      join(replayDir, 'shellgame-st.msgpack'),
+      encodeValue({ format: 'imep-replay/1', spec, episodes: branches }),
+    );
+    writeFileSync(
+      join(dir, 'st-replay.yaml'),
+      protocolYaml(
+        `{ kind: sim-bridge, adapter: replay, replayDir: ${replayDir} }`,
+        '{ id: replay/shellgame-st, task: shellgame }',
+        ladder,
+      ),
+    );
+    const r = await imep(
+      ['campaign', 'run', 'st-replay.yaml', '--through', 'seal', '--campaigns-dir', 'st-bridged'],
+      dir,
+    );
     expect(r.code, r.stderr).toBe(0);
     const unit = unitIn(join(dir, 'st-bridged')) as string;
     expect((await verifyUnit(unit)).ok).toBe(true);
     expect(rowsOf(unit).map((l) => JSON.parse(l) as Row)).toEqual(ref);
     expect(readFileSync(join(unit, 'traces/donors.jsonl'), 'utf8')).toBe(donorsRef);
     // S pairs equal facts, T different ones; the swap reaches every decision query (coverage)
-    const donors = donorsRef.trimEnd().split('\n').map((l) => JSON.parse(l) as { condition: string; entries: { donor: string | null; recipientFact: string; donorFact: string | null }[] });
+    const donors = donorsRef
+      .trimEnd()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            condition: string;
+            entries: { donor: string | null; recipientFact: string; donorFact: string | null }[];
+          },
+      );
     expect(donors.map((d) => d.condition)).toEqual(['S', 'T']);
     for (const d of donors) {
       const paired = d.entries.filter((e) => e.donor !== null);
@@ -231,12 +328,20 @@ describe('campaigns on bridged simulators', () => {
     const ran = (c: string): Row[] => ref.filter((x) => x['condition'] === c && x.status === 'ok');
     expect(ran('S').length).toBeGreaterThan(0);
     for (const x of ran('S')) expect(x['success']).toBe(aOf.get(x['seed']));
-    expect(ran('T').filter((x) => x['success'] === true).length).toBeLessThan(ran('T').filter((x) => aOf.get(x['seed']) === true).length);
+    expect(ran('T').filter((x) => x['success'] === true).length).toBeLessThan(
+      ran('T').filter((x) => aOf.get(x['seed']) === true).length,
+    );
   }, 240_000);
 
   it('an endpoint where nothing listens: exit 2 naming the endpoint and what to do; nothing written (checked before the precommit)', async () => {
     const endpoint = `ipc://${join(dir, 'nobody.sock')}`;
-    writeFileSync(join(dir, 'down.yaml'), protocolYaml(`{ kind: sim-bridge, adapter: replay, endpoint: "${endpoint}" }`, '{ id: replay/shellgame-memvla, task: shellgame }'));
+    writeFileSync(
+      join(dir, 'down.yaml'),
+      protocolYaml(
+        `{ kind: sim-bridge, adapter: replay, endpoint: "${endpoint}" }`,
+        '{ id: replay/shellgame-memvla, task: shellgame }',
+      ),
+    );
     const r = await imep(['campaign', 'run', 'down.yaml', '--campaigns-dir', 'down'], dir);
     expect(r.code).toBe(2);
     const line = r.stderr.trim();

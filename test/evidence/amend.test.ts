@@ -1,7 +1,17 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { amend, classifyAmendment, readAmendments, startRun, startSmallRun, unitPaths, unitStatus, verifyUnit, type AmendInput } from '../../src/evidence/index.js';
+import {
+  amend,
+  classifyAmendment,
+  readAmendments,
+  startRun,
+  startSmallRun,
+  unitPaths,
+  unitStatus,
+  verifyUnit,
+  type AmendInput,
+} from '../../src/evidence/index.js';
 import { buildUnit, expectImepError, removeTree, REVIEWER, row, RUNNER, tempDir } from './helpers.js';
 
 let root: string;
@@ -55,7 +65,11 @@ describe('amendments', () => {
   it('after the seal: extends the hash chain, the unit still verifies, and status lists every amendment', async () => {
     const dir = join(root, 'sealed');
     await buildUnit(dir, 'sealed', { rich: true });
-    const a = await amend(dir, { text: 'post-data change of the denominator', affects: ['gates.shamValidity.denominator'], author: REVIEWER });
+    const a = await amend(dir, {
+      text: 'post-data change of the denominator',
+      affects: ['gates.shamValidity.denominator'],
+      author: REVIEWER,
+    });
     expect(a).toMatchObject({ id: 'A2', classification: 'after-formal-data', stateAtAmendment: 'sealed' });
     const v = await verifyUnit(dir);
     expect(v.ok && v.pending).toEqual(['amendments.jsonl']);

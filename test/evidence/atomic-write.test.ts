@@ -84,7 +84,10 @@ describe('canonical JSON', () => {
     expect(canonicalJson({ b: 1, a: { d: undefined, c: -0 } })).toBe('{"a":{"c":0},"b":1}');
     expect(canonicalPrettyJson({ b: 1, a: 2 })).toBe('{\n  "a": 2,\n  "b": 1\n}\n');
   });
-  it.each([[Number.POSITIVE_INFINITY], [new Date(0)], [10n], [[undefined]], [new Float32Array(1)]])('refuses %s', (v) => {
-    expect(() => canonicalJson({ v })).toThrow();
-  });
+  it.each([[Number.POSITIVE_INFINITY], [new Date(0)], [10n], [[undefined]], [new Float32Array(1)]])(
+    'refuses %s',
+    (v) => {
+      expect(() => canonicalJson({ v })).toThrow();
+    },
+  );
 });

@@ -1,8 +1,31 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjudicate, amend, closeout, createUnit, crossCheck, merkleRoot, readSeal, startSmallRun, verifyUnit, type CloseoutRecord } from '../../src/evidence/index.js';
-import { buildUnit, clock, copyUnit, expectImepError, PLANNED_ROWS, precommitInput, removeTree, REVIEWER, row, RUNNER, tempDir } from './helpers.js';
+import {
+  adjudicate,
+  amend,
+  closeout,
+  createUnit,
+  crossCheck,
+  merkleRoot,
+  readSeal,
+  startSmallRun,
+  verifyUnit,
+  type CloseoutRecord,
+} from '../../src/evidence/index.js';
+import {
+  buildUnit,
+  clock,
+  copyUnit,
+  expectImepError,
+  PLANNED_ROWS,
+  precommitInput,
+  removeTree,
+  REVIEWER,
+  row,
+  RUNNER,
+  tempDir,
+} from './helpers.js';
 
 let root: string;
 beforeAll(async () => {
@@ -15,7 +38,12 @@ describe('closeout', () => {
     const dir = join(root, 'full');
     const created = await createUnit(dir, { id: 'R27-A', operator: RUNNER, now: clock });
     const pre = await created.precommit(precommitInput());
-    await pre.amend({ text: 'clarify success: any touch of the correct cup', affects: ['criterion'], author: RUNNER, now: clock });
+    await pre.amend({
+      text: 'clarify success: any touch of the correct cup',
+      affects: ['criterion'],
+      author: RUNNER,
+      now: clock,
+    });
     const probe = await pre.probe({ runId: 'probe-1', operator: RUNNER, now: clock });
     await probe.appendRow(row(0));
     const open = await pre.startRun({ runId: 'formal-1', operator: RUNNER, now: clock });
@@ -25,14 +53,34 @@ describe('closeout', () => {
     // a stale handle on the run cannot append to the sealed unit
     const stale = await expectImepError(open.appendRow(row(PLANNED_ROWS)), 'E_UNIT_SEALED');
     expect(stale.message).toContain('a sealed unit cannot be appended to');
-    await sealed.amend({ text: 'denominator: reads that carry history', affects: ['gates.shamValidity.denominator'], author: REVIEWER, now: clock });
-    const adjudicated = await sealed.adjudicate({ adjudicator: { name: 'adj', version: 1 }, result: { verdict: 'holds' }, operator: REVIEWER, now: clock });
-    const checked = await adjudicated.crossCheck({ outcome: 'agrees', method: 'rerun on a second machine from verified sealed inputs', operator: REVIEWER, now: clock });
+    await sealed.amend({
+      text: 'denominator: reads that carry history',
+      affects: ['gates.shamValidity.denominator'],
+      author: REVIEWER,
+      now: clock,
+    });
+    const adjudicated = await sealed.adjudicate({
+      adjudicator: { name: 'adj', version: 1 },
+      result: { verdict: 'holds' },
+      operator: REVIEWER,
+      now: clock,
+    });
+    const checked = await adjudicated.crossCheck({
+      outcome: 'agrees',
+      method: 'rerun on a second machine from verified sealed inputs',
+      operator: REVIEWER,
+      now: clock,
+    });
     const closed = await checked.closeout({ operator: REVIEWER, now: clock, notes: 'all gates passed' });
     expect(closed.state).toBe('closed');
 
     const record = JSON.parse(await readFile(join(dir, 'closeout.json'), 'utf8')) as CloseoutRecord;
-    expect(record.files.map((f) => f.path)).toEqual(['adjudication/adjudication-001.json', 'adjudication/cross-check-001.json', 'amendments.jsonl', 'seal.json']);
+    expect(record.files.map((f) => f.path)).toEqual([
+      'adjudication/adjudication-001.json',
+      'adjudication/cross-check-001.json',
+      'amendments.jsonl',
+      'seal.json',
+    ]);
     expect(record.merkle.root).toBe(merkleRoot(record.files));
     expect(record.sealRoot).toBe((await readSeal(dir)).merkle.root);
     expect(record.amendments.map((a) => [a.id, a.classification])).toEqual([
@@ -77,7 +125,10 @@ describe('closeout', () => {
     const base = join(root, 'sealed');
     await buildUnit(base, 'sealed');
     await appendFile(join(base, 'plan.json'), ' ');
-    const err = await expectImepError(adjudicate(base, { adjudicator: 'a', result: null, operator: REVIEWER }), 'E_UNIT_TAMPERED');
+    const err = await expectImepError(
+      adjudicate(base, { adjudicator: 'a', result: null, operator: REVIEWER }),
+      'E_UNIT_TAMPERED',
+    );
     expect(err.file).toBe(join(base, 'plan.json'));
   });
 });

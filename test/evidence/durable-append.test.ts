@@ -101,7 +101,9 @@ describe('durable append', () => {
     // the rows file ends before seq 2 (rows 2 and 3 were committed, then lost): lines 3 and 4 cannot be in flight
     const err = await expectImepError(truncateFromSeq(f, 2), 'E_UNIT_TAMPERED');
     expect(err.file).toBe(f);
-    expect(err.message).toMatch(/line 4 belongs to row seq 3, but the rows file ends before seq 2: committed rows are missing/);
+    expect(err.message).toMatch(
+      /line 4 belongs to row seq 3, but the rows file ends before seq 2: committed rows are missing/,
+    );
     expect(await readFile(f)).toEqual(before);
     // the row in flight itself (seq 4 next): its lines go
     expect((await truncateFromSeq(f, 4)).droppedLines).toBe(1);

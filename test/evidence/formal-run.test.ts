@@ -1,8 +1,29 @@
 import { appendFile, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completeRun, failRun, loadUnit, readRunRecord, readUnitState, resumeRun, startRun, startSmallRun, unitPaths } from '../../src/evidence/index.js';
-import { buildUnit, clock, exists, expectImepError, PLANNED_ROWS, removeTree, row, RUNNER, REVIEWER, tempDir } from './helpers.js';
+import {
+  completeRun,
+  failRun,
+  loadUnit,
+  readRunRecord,
+  readUnitState,
+  resumeRun,
+  startRun,
+  startSmallRun,
+  unitPaths,
+} from '../../src/evidence/index.js';
+import {
+  buildUnit,
+  clock,
+  exists,
+  expectImepError,
+  PLANNED_ROWS,
+  removeTree,
+  row,
+  RUNNER,
+  REVIEWER,
+  tempDir,
+} from './helpers.js';
 
 let root: string;
 beforeAll(async () => {
@@ -51,7 +72,9 @@ describe('formal run', () => {
     });
 
     expect(await readFile(unitPaths(b).rows)).toEqual(await readFile(unitPaths(a).rows));
-    expect(await readFile(join(unitPaths(b).tracesDir, 'reads.jsonl'))).toEqual(await readFile(join(unitPaths(a).tracesDir, 'reads.jsonl')));
+    expect(await readFile(join(unitPaths(b).tracesDir, 'reads.jsonl'))).toEqual(
+      await readFile(join(unitPaths(a).tracesDir, 'reads.jsonl')),
+    );
     expect(await readFile(unitPaths(b).timings)).not.toEqual(await readFile(unitPaths(a).timings)); // timings live apart: they differ
     const rec = await readRunRecord(b);
     expect(rec.sessions.map((s) => [s.action, s.operator.id, s.resumedAtSeq])).toEqual([
@@ -83,7 +106,10 @@ describe('formal run', () => {
     expect(target).toBe(join(d, 'failed-runs', 'formal-bad'));
     expect((await readFile(join(target, 'rows', 'rows.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(1);
     expect(await exists(join(target, 'traces', 'reads.jsonl'))).toBe(true);
-    expect(JSON.parse(await readFile(join(target, 'failure.json'), 'utf8'))).toMatchObject({ reason: 'bridge wiring invalid', rowsDone: 1 });
+    expect(JSON.parse(await readFile(join(target, 'failure.json'), 'utf8'))).toMatchObject({
+      reason: 'bridge wiring invalid',
+      rowsDone: 1,
+    });
     expect((await readUnitState(d)).state).toBe('precommitted');
     expect(await readdir(join(d, 'rows'))).toEqual([]);
     // the old handle cannot write any more

@@ -4,7 +4,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { isImepError, type ErrorCode } from '../../src/core/errors.js';
-import { adjudicate, amend, closeout, completeRun, createUnit, crossCheck, explicitOperator, failRun, precommit, seal, startRun, startSmallRun, type PrecommitInput, type UnitState } from '../../src/evidence/index.js';
+import {
+  adjudicate,
+  amend,
+  closeout,
+  completeRun,
+  createUnit,
+  crossCheck,
+  explicitOperator,
+  failRun,
+  precommit,
+  seal,
+  startRun,
+  startSmallRun,
+  type PrecommitInput,
+  type UnitState,
+} from '../../src/evidence/index.js';
 
 export const RUNNER = explicitOperator('runner-session');
 export const REVIEWER = explicitOperator('review-session');
@@ -21,7 +36,8 @@ export async function tempDir(prefix = 'imep-campaign-'): Promise<string> {
 export async function removeTree(dir: string): Promise<void> {
   const walk = async (d: string): Promise<void> => {
     await chmod(d, 0o755).catch(() => undefined);
-    for (const e of await readdir(d, { withFileTypes: true }).catch(() => [])) if (e.isDirectory()) await walk(join(d, e.name));
+    for (const e of await readdir(d, { withFileTypes: true }).catch(() => []))
+      if (e.isDirectory()) await walk(join(d, e.name));
   };
   await walk(dir);
   await rm(dir, { recursive: true, force: true });
@@ -34,7 +50,13 @@ export const PROTOCOL = {
   gates: { shamValidity: { denominator: 'all-reads', threshold: 1 } },
   criterion: { kind: 'mcnemar-exact', alpha: 0.05 },
 };
-export const PLAN = { cells: [{ task: 'shell-game', condition: 'A' }, { task: 'shell-game', condition: 'N' }], rows: 4 };
+export const PLAN = {
+  cells: [
+    { task: 'shell-game', condition: 'A' },
+    { task: 'shell-game', condition: 'N' },
+  ],
+  rows: 4,
+};
 export const PLANNED_ROWS = 4;
 
 export function precommitInput(over: Partial<PrecommitInput> = {}): PrecommitInput {
@@ -56,7 +78,13 @@ export function precommitInput(over: Partial<PrecommitInput> = {}): PrecommitInp
 
 /** Deterministic row content for seq i. */
 export function row(seq: number): { seq: number; condition: string; seed: number; success: boolean; digest: string } {
-  return { seq, condition: seq % 2 === 0 ? 'A' : 'N', seed: 8701 + Math.floor(seq / 2), success: seq % 3 !== 1, digest: `d${seq * 7919}` };
+  return {
+    seq,
+    condition: seq % 2 === 0 ? 'A' : 'N',
+    seed: 8701 + Math.floor(seq / 2),
+    success: seq % 3 !== 1,
+    digest: `d${seq * 7919}`,
+  };
 }
 
 export interface BuildOptions {
@@ -74,7 +102,12 @@ export async function buildUnit(dir: string, target: UnitState, opts: BuildOptio
     await s.appendRow(row(0));
     await s.appendTiming({ seq: 0, wallMs: 12.5 });
     await s.finish(clock);
-    await amend(dir, { text: 'tighten the sham-validity denominator', affects: ['gates.shamValidity.denominator'], author: RUNNER, now: clock });
+    await amend(dir, {
+      text: 'tighten the sham-validity denominator',
+      affects: ['gates.shamValidity.denominator'],
+      author: RUNNER,
+      now: clock,
+    });
     const f = await startRun(dir, { runId: 'formal-failed', operator: RUNNER, now: clock });
     await f.appendRow(row(0));
     await failRun(dir, { reason: 'bridge wiring failed the path check', operator: RUNNER, now: clock });
@@ -99,7 +132,12 @@ export async function buildUnit(dir: string, target: UnitState, opts: BuildOptio
     now: clock,
   });
   if (target === 'adjudicated') return;
-  await crossCheck(dir, { outcome: 'agrees', method: 'adjudicator rerun on a second machine', operator: REVIEWER, now: clock });
+  await crossCheck(dir, {
+    outcome: 'agrees',
+    method: 'adjudicator rerun on a second machine',
+    operator: REVIEWER,
+    now: clock,
+  });
   if (target === 'cross-checked') return;
   await closeout(dir, { operator: REVIEWER, now: clock, notes: 'closed in test' });
 }
@@ -113,7 +151,10 @@ export async function snapshot(dir: string): Promise<Record<string, string>> {
       if (e.isDirectory()) {
         out[`${r}/`] = 'dir';
         await walk(join(d, e.name), r);
-      } else out[r] = createHash('sha256').update(await readFile(join(d, e.name))).digest('hex');
+      } else
+        out[r] = createHash('sha256')
+          .update(await readFile(join(d, e.name)))
+          .digest('hex');
     }
   };
   await walk(dir, '');
@@ -125,11 +166,17 @@ export async function copyUnit(from: string, to: string): Promise<void> {
 }
 
 export async function exists(p: string): Promise<boolean> {
-  return stat(p).then(() => true, () => false);
+  return stat(p).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Awaits a rejection and checks it is an ImepError with `code`; returns it. */
-export async function expectImepError(p: Promise<unknown>, code: ErrorCode): Promise<import('../../src/core/errors.js').ImepError> {
+export async function expectImepError(
+  p: Promise<unknown>,
+  code: ErrorCode,
+): Promise<import('../../src/core/errors.js').ImepError> {
   try {
     await p;
   } catch (e) {

@@ -1,8 +1,40 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_RULES, adjudicate, amend, closeout, completeRun, crossCheck, failRun, isSealedState, loadUnit, NEXT_COMMAND, precommit, readUnitState, resumeRun, seal, startRun, startSmallRun, UNIT_ACTIONS, UNIT_STATES, type UnitAction, type UnitState } from '../../src/evidence/index.js';
+import {
+  ACTION_RULES,
+  adjudicate,
+  amend,
+  closeout,
+  completeRun,
+  crossCheck,
+  failRun,
+  isSealedState,
+  loadUnit,
+  NEXT_COMMAND,
+  precommit,
+  readUnitState,
+  resumeRun,
+  seal,
+  startRun,
+  startSmallRun,
+  UNIT_ACTIONS,
+  UNIT_STATES,
+  type UnitAction,
+  type UnitState,
+} from '../../src/evidence/index.js';
 import { FormalRun } from '../../src/evidence/transitions/formal-run.js';
-import { buildUnit, clock, expectImepError, precommitInput, removeTree, REVIEWER, row, RUNNER, snapshot, tempDir } from './helpers.js';
+import {
+  buildUnit,
+  clock,
+  expectImepError,
+  precommitInput,
+  removeTree,
+  REVIEWER,
+  row,
+  RUNNER,
+  snapshot,
+  tempDir,
+} from './helpers.js';
 
 const call: Record<UnitAction, (dir: string) => Promise<unknown>> = {
   precommit: (d) => precommit(d, precommitInput()),
@@ -38,14 +70,19 @@ describe('lifecycle state machine', () => {
     for (const s of UNIT_STATES) expect((await readUnitState(unitIn.get(s)!)).state).toBe(s);
   });
 
-  const pairs = UNIT_STATES.flatMap((s) => UNIT_ACTIONS.filter((a) => !ACTION_RULES[a].from.includes(s)).map((a) => [s, a] as const));
+  const pairs = UNIT_STATES.flatMap((s) =>
+    UNIT_ACTIONS.filter((a) => !ACTION_RULES[a].from.includes(s)).map((a) => [s, a] as const),
+  );
 
   it(`refuses every out-of-order (state, action) pair (${pairs.length} pairs), changing nothing`, async () => {
     let refused = 0;
     for (const [state, action] of pairs) {
       const dir = unitIn.get(state)!;
       const before = await snapshot(dir);
-      const expected = state === 'closed' || (isSealedState(state) && ACTION_RULES[action].preSeal) ? 'E_UNIT_SEALED' : 'E_OUT_OF_ORDER';
+      const expected =
+        state === 'closed' || (isSealedState(state) && ACTION_RULES[action].preSeal)
+          ? 'E_UNIT_SEALED'
+          : 'E_OUT_OF_ORDER';
       const err = await expectImepError(call[action](dir), expected);
       const line = err.oneLine();
       expect(line, `${state}/${action}`).toContain(`unit-under-test`);
@@ -61,7 +98,9 @@ describe('lifecycle state machine', () => {
 
   it('names the next command, e.g. precommitted → run', async () => {
     const err = await expectImepError(seal(unitIn.get('precommitted')!), 'E_OUT_OF_ORDER');
-    expect(err.message).toBe("unit unit-under-test is 'precommitted'; run `imep campaign run` first (`imep campaign seal` comes later)");
+    expect(err.message).toBe(
+      "unit unit-under-test is 'precommitted'; run `imep campaign run` first (`imep campaign seal` comes later)",
+    );
   });
 
   it('refuses to complete a run with rows missing', async () => {

@@ -16,7 +16,10 @@ describe('Merkle root (imep-merkle-v1)', () => {
   });
 
   it('pairs adjacent nodes and promotes an odd last node (1…5 leaves, written out by hand)', () => {
-    const [a, b, c, d, e] = ['a', 'b', 'c', 'd', 'e'].map(entry) as [ReturnType<typeof entry>, ...ReturnType<typeof entry>[]];
+    const [a, b, c, d, e] = ['a', 'b', 'c', 'd', 'e'].map(entry) as [
+      ReturnType<typeof entry>,
+      ...ReturnType<typeof entry>[],
+    ];
     const L = (x: ReturnType<typeof entry>) => merkleLeaf(x);
     expect(merkleRoot([])).toBe(h().toString('hex'));
     expect(merkleRoot([a])).toBe(L(a).toString('hex'));

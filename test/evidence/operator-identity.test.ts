@@ -46,22 +46,33 @@ describe('an adjudicator identity nothing vouches for', () => {
         path: 'adjudication/adjudication-001.json',
         finding: 'identity',
         severity: 'warning',
-        detail: 'adjudicated as fresh-reviewer: its operator id came from IMEP_OPERATOR, which anyone can set; its signing key was created by the same command that adjudicated (no history before it) — the key\'s fingerprint, not the name, identifies the adjudicator',
+        detail:
+          "adjudicated as fresh-reviewer: its operator id came from IMEP_OPERATOR, which anyone can set; its signing key was created by the same command that adjudicated (no history before it) — the key's fingerprint, not the name, identifies the adjudicator",
         related: [],
       },
     ]);
     const cli = await imep(['campaign', 'verify', dir], root);
     expect(cli.code, cli.stderr).toBe(0);
-    expect(cli.stdout).toContain('warning: adjudication/adjudication-001.json: identity: adjudicated as fresh-reviewer');
+    expect(cli.stdout).toContain(
+      'warning: adjudication/adjudication-001.json: identity: adjudicated as fresh-reviewer',
+    );
   });
 
   it('an explicit identity whose key existed before the command: no mark, no warning', async () => {
     const dir = join(root, 'explicit');
     await buildUnit(dir, 'sealed');
     // the key is made by another process (`imep keys export` creates the current operator's key), before this adjudication
-    const made = await imep(['keys', 'export'], root, undefined, { IMEP_OPERATOR: 'seasoned-reviewer', IMEP_KEYS_DIR: keys.dir });
+    const made = await imep(['keys', 'export'], root, undefined, {
+      IMEP_OPERATOR: 'seasoned-reviewer',
+      IMEP_KEYS_DIR: keys.dir,
+    });
     expect(made.code, made.stderr).toBe(0);
-    await adjudicate(dir, { adjudicator: { name: 'a' }, result: {}, operator: explicitOperator('seasoned-reviewer'), now: clock });
+    await adjudicate(dir, {
+      adjudicator: { name: 'a' },
+      result: {},
+      operator: explicitOperator('seasoned-reviewer'),
+      now: clock,
+    });
     const [record] = await readAdjudications(dir);
     expect(record!.operator).toEqual({ id: 'seasoned-reviewer', source: 'explicit' });
     expect(record!.operatorKeyCreated).toBeUndefined();
@@ -83,9 +94,12 @@ describe('campaign run --through closeout', () => {
     expect(existsSync(join(dir, 'c'))).toBe(false);
   });
 
-  it('with it: the user\'s reason is the recorded override, in the output, the record and the report', async () => {
+  it("with it: the user's reason is the recorded override, in the output, the record and the report", async () => {
     const reason = 'pilot run; a second reviewer adjudicates the formal unit';
-    const r = await imep(['campaign', 'run', 'p.yaml', '--through', 'closeout', '--campaigns-dir', 'c', '--same-operator-reason', reason], dir);
+    const r = await imep(
+      ['campaign', 'run', 'p.yaml', '--through', 'closeout', '--campaigns-dir', 'c', '--same-operator-reason', reason],
+      dir,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`same-operator override recorded: "${reason}"`);
     expect(r.stdout).not.toContain('single-operator quick start');

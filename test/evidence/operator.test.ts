@@ -1,6 +1,14 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjudicate, currentOperator, readAdjudications, resumeRun, unitStatus, completeRun, seal } from '../../src/evidence/index.js';
+import {
+  adjudicate,
+  currentOperator,
+  readAdjudications,
+  resumeRun,
+  unitStatus,
+  completeRun,
+  seal,
+} from '../../src/evidence/index.js';
 import { buildUnit, expectImepError, PLANNED_ROWS, removeTree, REVIEWER, row, RUNNER, tempDir } from './helpers.js';
 
 let root: string;
@@ -20,17 +28,34 @@ describe('operator identity', () => {
   it('refuses adjudication by the operator that ran the conditions', async () => {
     const dir = join(root, 'same');
     await buildUnit(dir, 'sealed');
-    const err = await expectImepError(adjudicate(dir, { adjudicator: 'a', result: null, operator: RUNNER }), 'E_SAME_OPERATOR');
-    expect(err.message).toBe("operator 'runner-session' ran the conditions of unit unit-under-test; adjudicate must come from another session");
+    const err = await expectImepError(
+      adjudicate(dir, { adjudicator: 'a', result: null, operator: RUNNER }),
+      'E_SAME_OPERATOR',
+    );
+    expect(err.message).toBe(
+      "operator 'runner-session' ran the conditions of unit unit-under-test; adjudicate must come from another session",
+    );
     expect(err.hint).toContain('IMEP_OPERATOR');
-    await expectImepError(adjudicate(dir, { adjudicator: 'a', result: null, operator: RUNNER, overrideSameOperator: { reason: '  ' } }), 'E_SAME_OPERATOR');
+    await expectImepError(
+      adjudicate(dir, { adjudicator: 'a', result: null, operator: RUNNER, overrideSameOperator: { reason: '  ' } }),
+      'E_SAME_OPERATOR',
+    );
   });
 
   it('accepts an override with a reason and records it', async () => {
     const dir = join(root, 'override');
     await buildUnit(dir, 'sealed');
-    const rec = await adjudicate(dir, { adjudicator: 'a', result: null, operator: RUNNER, overrideSameOperator: { reason: 'single-operator lab; reviewed by PI' } });
-    expect(rec.sameOperatorOverride).toEqual({ by: 'runner-session', reason: 'single-operator lab; reviewed by PI', ranBy: ['runner-session'] });
+    const rec = await adjudicate(dir, {
+      adjudicator: 'a',
+      result: null,
+      operator: RUNNER,
+      overrideSameOperator: { reason: 'single-operator lab; reviewed by PI' },
+    });
+    expect(rec.sameOperatorOverride).toEqual({
+      by: 'runner-session',
+      reason: 'single-operator lab; reviewed by PI',
+      ranBy: ['runner-session'],
+    });
     expect((await readAdjudications(dir))[0]?.sameOperatorOverride?.reason).toBe('single-operator lab; reviewed by PI');
     expect((await unitStatus(dir)).adjudication.override).toBe('single-operator lab; reviewed by PI');
   });
@@ -43,7 +68,11 @@ describe('operator identity', () => {
     await completeRun(dir);
     await seal(dir, { operator: RUNNER });
     await expectImepError(adjudicate(dir, { adjudicator: 'a', result: null, operator: REVIEWER }), 'E_SAME_OPERATOR');
-    const rec = await adjudicate(dir, { adjudicator: 'a', result: null, operator: { id: 'third-session', source: 'explicit' } });
+    const rec = await adjudicate(dir, {
+      adjudicator: 'a',
+      result: null,
+      operator: { id: 'third-session', source: 'explicit' },
+    });
     expect(rec.ranBy).toEqual(['review-session', 'runner-session']);
     expect(rec.sameOperatorOverride).toBeNull();
   });

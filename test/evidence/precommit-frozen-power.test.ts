@@ -18,8 +18,22 @@ beforeAll(async () => {
 });
 afterAll(async () => removeTree(root));
 
-const inputs = { test: 'mcnemar-one-sided', alpha: 0.05, power: 0.8, n: 120, assumedDiscordance: [0.15], method: 'exact' } as const;
-const model = minimumDetectableEffect({ n: 120, rhoDiscordant: 0.15, alpha: 0.05, test: 'mcnemar-one-sided', power: 0.8, method: 'exact' });
+const inputs = {
+  test: 'mcnemar-one-sided',
+  alpha: 0.05,
+  power: 0.8,
+  n: 120,
+  assumedDiscordance: [0.15],
+  method: 'exact',
+} as const;
+const model = minimumDetectableEffect({
+  n: 120,
+  rhoDiscordant: 0.15,
+  alpha: 0.05,
+  test: 'mcnemar-one-sided',
+  power: 0.8,
+  method: 'exact',
+});
 
 describe('the frozen power analysis is recomputed at precommit', () => {
   it('refuses a registered MDE the model does not give: exit 2, field, registered and computed value; nothing written', async () => {
@@ -39,14 +53,20 @@ describe('the frozen power analysis is recomputed at precommit', () => {
 
   it('accepts the model’s value rounded to 4 decimals and refuses one 0.001 away', () => {
     if (model.status !== 'found') throw new Error('unreachable');
-    const at = (effect: number | null) => ({ inputs: { ...inputs, assumedDiscordance: [0.15] }, outputs: [{ assumedDiscordance: 0.15, effect }] });
+    const at = (effect: number | null) => ({
+      inputs: { ...inputs, assumedDiscordance: [0.15] },
+      outputs: [{ assumedDiscordance: 0.15, effect }],
+    });
     expect(checkFrozenPower(at(Number(model.effect.toFixed(4))))[0]?.effect).toBe(model.effect);
     expect(() => checkFrozenPower(at(model.effect + 0.001))).toThrow(/mde\.outputs\[0\]\.effect: registered/);
     expect(() => checkFrozenPower(at(null))).toThrow(/registered null \(unreachable\)/);
   });
 
   it('refuses a null (unreachable) row the model reaches, and a reachable value where the model cannot reach the power', () => {
-    const tiny = { inputs: { ...inputs, assumedDiscordance: [0.01] }, outputs: [{ assumedDiscordance: 0.01, effect: 0.005 }] };
+    const tiny = {
+      inputs: { ...inputs, assumedDiscordance: [0.01] },
+      outputs: [{ assumedDiscordance: 0.01, effect: 0.005 }],
+    };
     expect(() => checkFrozenPower(tiny)).toThrow(/computes null \(unreachable\)/);
     expect(checkFrozenPower({ ...tiny, outputs: [{ assumedDiscordance: 0.01, effect: null }] })[0]?.effect).toBeNull();
   });

@@ -1,10 +1,29 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertProtocolUnchanged, createUnit, loadFrozenProtocol, precommit, readPrecommit, readUnitHeader, readUnitState, startRun, unitPaths } from '../../src/evidence/index.js';
+import {
+  assertProtocolUnchanged,
+  createUnit,
+  loadFrozenProtocol,
+  precommit,
+  readPrecommit,
+  readUnitHeader,
+  readUnitState,
+  startRun,
+  unitPaths,
+} from '../../src/evidence/index.js';
 import { canonicalHash, canonicalJson } from '../../src/core/canonical-json.js';
 import { sha256Hex } from '../../src/core/hash.js';
-import { buildUnit, exists, expectImepError, precommitInput, PROTOCOL, removeTree, RUNNER, tempDir } from './helpers.js';
+import {
+  buildUnit,
+  exists,
+  expectImepError,
+  precommitInput,
+  PROTOCOL,
+  removeTree,
+  RUNNER,
+  tempDir,
+} from './helpers.js';
 
 let root: string;
 beforeAll(async () => {
@@ -21,7 +40,11 @@ describe('precommit', () => {
     const rec = await readPrecommit(d);
     expect(rec.protocolHash).toBe(sha256Hex(bytes));
     expect(rec.protocolHash).toBe(canonicalHash(PROTOCOL)); // = src/protocol protocolHash of a validated protocol
-    expect(rec).toMatchObject({ planHash: 'plan-hash-from-the-plan-module', plannedRows: 4, operator: { id: 'runner-session' } });
+    expect(rec).toMatchObject({
+      planHash: 'plan-hash-from-the-plan-module',
+      plannedRows: 4,
+      operator: { id: 'runner-session' },
+    });
     const header = await readUnitHeader(d);
     expect(header.status).toBe('precommitted');
     expect(header.spec).toMatchObject({
@@ -56,7 +79,10 @@ describe('precommit', () => {
     const d = join(root, 'source');
     await buildUnit(d, 'precommitted');
     await assertProtocolUnchanged(d, { ...PROTOCOL }, 'protocols/r27.yaml');
-    const err = await expectImepError(assertProtocolUnchanged(d, { ...PROTOCOL, conditions: ['A'] }, 'protocols/r27.yaml'), 'E_PROTOCOL_FROZEN');
+    const err = await expectImepError(
+      assertProtocolUnchanged(d, { ...PROTOCOL, conditions: ['A'] }, 'protocols/r27.yaml'),
+      'E_PROTOCOL_FROZEN',
+    );
     expect(err.file).toBe('protocols/r27.yaml');
   });
 
@@ -83,20 +109,37 @@ describe('precommit', () => {
     await precommit(a, precommitInput({ seedRegistry: reg }));
     const b = join(root, 'campaign-b');
     await createUnit(b, { id: 'campaign-b', operator: RUNNER });
-    const err = await expectImepError(precommit(b, precommitInput({ seedRegistry: reg, seeds: [{ task: 'shell-game', start: 8702, end: 8800 }] })), 'E_SEED_OVERLAP');
+    const err = await expectImepError(
+      precommit(b, precommitInput({ seedRegistry: reg, seeds: [{ task: 'shell-game', start: 8702, end: 8800 }] })),
+      'E_SEED_OVERLAP',
+    );
     expect(err.message).toContain("'campaign-a'");
     expect(await exists(unitPaths(b).protocol)).toBe(false);
     expect((await readUnitState(b)).state).toBe('created');
-    await precommit(b, precommitInput({ seedRegistry: reg, seeds: [{ task: 'shell-game', start: 8702, end: 8800 }], reuse: ['campaign-a'] }));
+    await precommit(
+      b,
+      precommitInput({
+        seedRegistry: reg,
+        seeds: [{ task: 'shell-game', start: 8702, end: 8800 }],
+        reuse: ['campaign-a'],
+      }),
+    );
     expect((await readPrecommit(b)).reuse).toEqual(['campaign-a']);
   });
 
   it('refuses bad input with the field named', async () => {
     const d = join(root, 'bad');
     await createUnit(d, { id: 'bad', operator: RUNNER });
-    expect((await expectImepError(precommit(d, precommitInput({ plannedRows: 0 })), 'E_USAGE')).field).toBe('plannedRows');
-    expect((await expectImepError(precommit(d, precommitInput({ checkpointHashes: { m: 'xyz' } })), 'E_USAGE')).field).toBe('checkpointHashes.m');
-    expect((await expectImepError(precommit(d, precommitInput({ seeds: [{ task: 't', start: 5, end: 1 }] })), 'E_USAGE')).field).toBe('seeds[0]');
+    expect((await expectImepError(precommit(d, precommitInput({ plannedRows: 0 })), 'E_USAGE')).field).toBe(
+      'plannedRows',
+    );
+    expect(
+      (await expectImepError(precommit(d, precommitInput({ checkpointHashes: { m: 'xyz' } })), 'E_USAGE')).field,
+    ).toBe('checkpointHashes.m');
+    expect(
+      (await expectImepError(precommit(d, precommitInput({ seeds: [{ task: 't', start: 5, end: 1 }] })), 'E_USAGE'))
+        .field,
+    ).toBe('seeds[0]');
     await expectImepError(createUnit(join(root, 'bad-id'), { id: '../evil' }), 'E_USAGE');
     await expectImepError(createUnit(d, { id: 'again' }), 'E_USAGE');
   });

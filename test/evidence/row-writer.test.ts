@@ -8,7 +8,12 @@ import { RowWriter } from '../../src/evidence/io/row-writer.js';
 import { buildUnit, expectImepError, removeTree, row, RUNNER, tempDir } from './helpers.js';
 
 /** Every open / write / fdatasync / close on node:fs while `on`, by file name; `failWrite` injects an EIO. */
-const io = vi.hoisted(() => ({ on: false, log: [] as string[], names: new Map<number, string>(), failWrite: null as string | null }));
+const io = vi.hoisted(() => ({
+  on: false,
+  log: [] as string[],
+  names: new Map<number, string>(),
+  failWrite: null as string | null,
+}));
 
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
@@ -74,18 +79,35 @@ describe('RowWriter', () => {
       }
       await run.close();
     });
-    expect(log.filter((l) => l.startsWith('open'))).toEqual(['open traces/reads.jsonl', 'open rows/timings.jsonl', 'open rows/rows.jsonl']);
+    expect(log.filter((l) => l.startsWith('open'))).toEqual([
+      'open traces/reads.jsonl',
+      'open rows/timings.jsonl',
+      'open rows/rows.jsonl',
+    ]);
     const rowsLog = log.filter((l) => !l.startsWith('open') && !l.startsWith('close'));
     const perRow = ['write traces/reads.jsonl', 'write rows/timings.jsonl', 'write rows/rows.jsonl'];
     for (let i = 0; i < 4; i++) {
       const chunk = rowsLog.slice(i * 6, i * 6 + 6);
       expect(chunk.slice(0, 3)).toEqual(perRow);
-      expect([...chunk.slice(3)].sort()).toEqual(['sync rows/rows.jsonl', 'sync rows/timings.jsonl', 'sync traces/reads.jsonl']);
+      expect([...chunk.slice(3)].sort()).toEqual([
+        'sync rows/rows.jsonl',
+        'sync rows/timings.jsonl',
+        'sync traces/reads.jsonl',
+      ]);
     }
     expect(rowsLog).toHaveLength(24);
-    expect(log.filter((l) => l.startsWith('close')).sort()).toEqual(['close rows/rows.jsonl', 'close rows/timings.jsonl', 'close traces/reads.jsonl']);
+    expect(log.filter((l) => l.startsWith('close')).sort()).toEqual([
+      'close rows/rows.jsonl',
+      'close rows/timings.jsonl',
+      'close traces/reads.jsonl',
+    ]);
     const text = await readFile(unitPaths(dir).rows, 'utf8');
-    expect(text.trimEnd().split('\n').map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([0, 1, 2, 3]);
+    expect(
+      text
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { seq: number }).seq),
+    ).toEqual([0, 1, 2, 3]);
   });
 
   it('runs the full unit-state check at the first append and again only when unit.json changes', async () => {

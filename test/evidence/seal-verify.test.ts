@@ -1,7 +1,17 @@
 import { appendFile, mkdir, readFile, rename, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjudicate, assertUnitIntact, readSeal, readUnitState, seal, unitPaths, verifyUnit, type TamperKind, type VerifyResult } from '../../src/evidence/index.js';
+import {
+  adjudicate,
+  assertUnitIntact,
+  readSeal,
+  readUnitState,
+  seal,
+  unitPaths,
+  verifyUnit,
+  type TamperKind,
+  type VerifyResult,
+} from '../../src/evidence/index.js';
 import { listEntries } from '../../src/evidence/manifest.js';
 import { buildUnit, copyUnit, expectImepError, removeTree, REVIEWER, RUNNER, tempDir } from './helpers.js';
 
@@ -41,7 +51,11 @@ const MUTATIONS: Mutation[] = [
   flip('first'),
   flip('middle'),
   flip('last'),
-  { name: 'truncate', kind: 'truncated', apply: async (d, r) => truncate(join(d, r), Math.floor((await stat(join(d, r))).size / 2)) },
+  {
+    name: 'truncate',
+    kind: 'truncated',
+    apply: async (d, r) => truncate(join(d, r), Math.floor((await stat(join(d, r))).size / 2)),
+  },
   { name: 'append', kind: 'appended', apply: (d, r) => appendFile(join(d, r), '{"seq":99}\n') },
   { name: 'rename', kind: 'renamed', apply: (d, r) => rename(join(d, r), join(d, `${r}.moved`)) },
   { name: 'move', kind: 'renamed', apply: (d, r) => rename(join(d, r), join(d, `moved-${r.replaceAll('/', '_')}`)) },
@@ -51,7 +65,10 @@ const MUTATIONS: Mutation[] = [
 /** Record files whose damage can only be reported as 'modified' or 'missing' (no trusted size/hash for them). */
 const SELF_BOUND = new Set(['seal.json', 'closeout.json']);
 
-async function tamperMatrix(template: string, opts: { expectedRoot?: string }): Promise<{ tried: number; detected: number; failures: string[] }> {
+async function tamperMatrix(
+  template: string,
+  opts: { expectedRoot?: string },
+): Promise<{ tried: number; detected: number; failures: string[] }> {
   const files = (await listEntries(template)).map((e) => e.path);
   let tried = 0;
   let detected = 0;
@@ -66,14 +83,26 @@ async function tamperMatrix(template: string, opts: { expectedRoot?: string }): 
       const dir = join(root, `case-${caseNo++}`);
       await copyUnit(template, dir);
       await m.apply(dir, rel);
-      const kinds: TamperKind[] = SELF_BOUND.has(rel) && !(rel === 'seal.json' && opts.expectedRoot) ? ['modified', 'missing'] : [m.kind];
+      const kinds: TamperKind[] =
+        SELF_BOUND.has(rel) && !(rel === 'seal.json' && opts.expectedRoot) ? ['modified', 'missing'] : [m.kind];
       // a moved closeout is named as moved; a deleted one, against the cited closeout root, is a root mismatch
-      if (rel === 'closeout.json') kinds.push(m.kind === 'renamed' ? 'renamed' : 'missing', ...(opts.expectedRoot && m.kind === 'missing' ? (['root-mismatch'] as const) : []));
+      if (rel === 'closeout.json')
+        kinds.push(
+          m.kind === 'renamed' ? 'renamed' : 'missing',
+          ...(opts.expectedRoot && m.kind === 'missing' ? (['root-mismatch'] as const) : []),
+        );
       check(`${rel} / ${m.name}`, await verifyUnit(dir, opts), rel, kinds);
       await removeTree(dir);
     }
   }
-  const strays = ['stray.txt', 'rows/extra.jsonl', 'traces/.hidden', 'new-dir/deep/x.bin', 'adjudication/notes.txt', 'smoke/smoke-2/rows.jsonl'];
+  const strays = [
+    'stray.txt',
+    'rows/extra.jsonl',
+    'traces/.hidden',
+    'new-dir/deep/x.bin',
+    'adjudication/notes.txt',
+    'smoke/smoke-2/rows.jsonl',
+  ];
   for (const rel of strays) {
     const dir = join(root, `case-${caseNo++}`);
     await copyUnit(template, dir);
@@ -162,11 +191,31 @@ describe('seal and verify', () => {
       'adjudication/adjudication-002.json',
     ]);
     const cases: [string, (d: string) => Promise<void>, string, TamperKind][] = [
-      ['edit record', (d) => appendFile(join(d, 'adjudication/adjudication-002.json'), ' '), 'adjudication/adjudication-002.json', 'modified'],
-      ['edit artifact', (d) => appendFile(join(d, 'adjudication/001/report.md'), 'x'), 'adjudication/001/report.md', 'appended'],
+      [
+        'edit record',
+        (d) => appendFile(join(d, 'adjudication/adjudication-002.json'), ' '),
+        'adjudication/adjudication-002.json',
+        'modified',
+      ],
+      [
+        'edit artifact',
+        (d) => appendFile(join(d, 'adjudication/001/report.md'), 'x'),
+        'adjudication/001/report.md',
+        'appended',
+      ],
       ['delete artifact', (d) => rm(join(d, 'adjudication/001/report.md')), 'adjudication/001/report.md', 'missing'],
-      ['delete superseded record', (d) => rm(join(d, 'adjudication/adjudication-001.json')), 'adjudication/adjudication-001.json', 'missing'],
-      ['stray artifact', (d) => writeFile(join(d, 'adjudication/001/extra.csv'), 'x'), 'adjudication/001/extra.csv', 'stray'],
+      [
+        'delete superseded record',
+        (d) => rm(join(d, 'adjudication/adjudication-001.json')),
+        'adjudication/adjudication-001.json',
+        'missing',
+      ],
+      [
+        'stray artifact',
+        (d) => writeFile(join(d, 'adjudication/001/extra.csv'), 'x'),
+        'adjudication/001/extra.csv',
+        'stray',
+      ],
     ];
     for (const [label, apply, path, kind] of cases) {
       const d = join(root, `adj-${caseNo++}`);
@@ -177,7 +226,8 @@ describe('seal and verify', () => {
       if (!r.ok) expect(r.issues, label).toContainEqual(expect.objectContaining({ path, kind }));
       // Removing record 001 also orphans its artifact folder, which sorts first ('0' < 'a') and is named first.
       if (!r.ok && label !== 'delete superseded record') expect(r.first, label).toMatchObject({ path, kind });
-      if (!r.ok && label === 'delete superseded record') expect(r.first).toMatchObject({ path: 'adjudication/001/report.md', kind: 'stray' });
+      if (!r.ok && label === 'delete superseded record')
+        expect(r.first).toMatchObject({ path: 'adjudication/001/report.md', kind: 'stray' });
       await removeTree(d);
     }
   });

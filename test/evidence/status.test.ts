@@ -17,8 +17,16 @@ describe('campaign status', () => {
     const run = await startRun(dir, { runId: 'formal-2', operator: RUNNER });
     // rows v1 say how an episode ended in `status` (episode-row.ts); a `failure` explains a non-ok one
     await run.appendRow({ ...row(0), status: 'ok', failure: null });
-    await run.appendRow({ ...row(1), status: 'failed', failure: { code: 'E_BRIDGE_TIMEOUT', message: 'simulator timeout' } });
-    await run.appendRow({ ...row(2), status: 'removed', failure: { code: 'E_DONOR_SHORT', message: 'donor holds fewer records' } });
+    await run.appendRow({
+      ...row(1),
+      status: 'failed',
+      failure: { code: 'E_BRIDGE_TIMEOUT', message: 'simulator timeout' },
+    });
+    await run.appendRow({
+      ...row(2),
+      status: 'removed',
+      failure: { code: 'E_DONOR_SHORT', message: 'donor holds fewer records' },
+    });
     await appendFile(unitPaths(dir).rows, '{"seq":3');
     const s = await unitStatus(dir);
     expect(s).toMatchObject({
@@ -57,10 +65,18 @@ describe('campaign status', () => {
     const dir = join(root, 'statuses');
     await buildUnit(dir, 'precommitted');
     const run = await startRun(dir, { runId: 'formal-3', operator: RUNNER });
-    await run.appendRow({ ...row(0), status: 'unavailable', failure: { code: 'E_CONFORMANCE', message: 'condition unavailable' } });
+    await run.appendRow({
+      ...row(0),
+      status: 'unavailable',
+      failure: { code: 'E_CONFORMANCE', message: 'condition unavailable' },
+    });
     await run.appendRow({ ...row(1), status: 'ok', failure: null });
     await run.appendRow(row(2));
-    await run.appendRow({ ...row(3), status: 'failed', failure: { code: 'E_SIM_UNAVAILABLE', message: 'reset failed' } });
+    await run.appendRow({
+      ...row(3),
+      status: 'failed',
+      failure: { code: 'E_SIM_UNAVAILABLE', message: 'reset failed' },
+    });
     await run.close();
     const s = await unitStatus(dir);
     expect(s.rows).toEqual({ done: 4, planned: 4, failed: 1, removed: 0, unavailable: 1, tornTail: false });

@@ -16,13 +16,22 @@ describe('unit.json header', () => {
     const dir = join(root, 'u');
     await buildUnit(dir, 'created');
     const h = await readUnitHeader(dir);
-    expect(h).toMatchObject({ kind: 'imep.evidence-unit', version: 1, id: 'unit-under-test', status: 'created', spec: null });
+    expect(h).toMatchObject({
+      kind: 'imep.evidence-unit',
+      version: 1,
+      id: 'unit-under-test',
+      status: 'created',
+      spec: null,
+    });
   });
 
   it('a newer version is refused with a hint to upgrade, not misread', async () => {
     const dir = join(root, 'v2');
     await buildUnit(dir, 'created');
-    await writeFile(unitPaths(dir).header, canonicalPrettyJson({ kind: 'imep.evidence-unit', version: 2, id: 'x', status: 'whatever' }));
+    await writeFile(
+      unitPaths(dir).header,
+      canonicalPrettyJson({ kind: 'imep.evidence-unit', version: 2, id: 'x', status: 'whatever' }),
+    );
     const err = await expectImepError(readUnitHeader(dir), 'E_USAGE');
     expect(err.hint).toContain('upgrade imep');
   });

@@ -35,7 +35,12 @@ beforeAll(async () => {
   amendedAdjudicated = join(root, 'amended-adjudicated');
   await copyUnit(amendedSealed, amendedAdjudicated);
   await adjudicateUnit(amendedAdjudicated, { operator: REVIEWER, now: clock });
-  await amend(amendedAdjudicated, { text: 'a note after the adjudication', affects: ['gates.sham_validity.substitutionFraction.denominator'], author: REVIEWER, now: clock });
+  await amend(amendedAdjudicated, {
+    text: 'a note after the adjudication',
+    affects: ['gates.sham_validity.substitutionFraction.denominator'],
+    author: REVIEWER,
+    now: clock,
+  });
 });
 afterAll(async () => removeTree(root));
 afterEach(() => {
@@ -55,7 +60,9 @@ async function swap(dir: string, path: string): Promise<void> {
   const parent = dirname(file);
   const bytes = await readFile(file);
   const text = bytes.toString('utf8');
-  const flipped = text.includes('"success":true') ? text.replace('"success":true', '"success":false') : text.replace('"', '"x');
+  const flipped = text.includes('"success":true')
+    ? text.replace('"success":true', '"success":false')
+    : text.replace('"', '"x');
   await chmod(parent, 0o755);
   await writeFile(`${file}.swap`, flipped);
   await rename(`${file}.swap`, file);
@@ -103,7 +110,12 @@ describe('a file swapped after verification is refused, not computed on', () => 
     await refuses(loadSealedInputs(dir), dir, 'rows/rows.jsonl');
   });
 
-  for (const path of ['rows/rows.jsonl', 'protocol.json', 'adjudication/001/adjudication.json', 'adjudication/adjudication-001.json']) {
+  for (const path of [
+    'rows/rows.jsonl',
+    'protocol.json',
+    'adjudication/001/adjudication.json',
+    'adjudication/adjudication-001.json',
+  ]) {
     it(`cross-check: ${path}`, async () => {
       const dir = await copy(adjudicated);
       swapAfterVerify(path);
@@ -161,7 +173,12 @@ describe('a file swapped after verification is refused, not computed on', () => 
     };
     const a = await adjudicateUnit(dir, { operator: REVIEWER, now: clock });
     expect(a.adjudication.amendments.log.map((x) => x.id)).toEqual(['A1']);
-    await amend(dir, { text: 'a note after the adjudication', affects: ['gates.sham_validity.substitutionFraction.denominator'], author: REVIEWER, now: clock });
+    await amend(dir, {
+      text: 'a note after the adjudication',
+      affects: ['gates.sham_validity.substitutionFraction.denominator'],
+      author: REVIEWER,
+      now: clock,
+    });
     expect((await adjudicateUnit(dir, { regenerate: true })).text).toBe(a.text);
     expect((await loadReportInputs(dir)).laterAmendments.map((x) => x.id)).toEqual(['A2']);
     expect(calls).toBeGreaterThan(0);

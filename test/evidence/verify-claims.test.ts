@@ -8,7 +8,17 @@
 import { chmod, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjudicate, assertUnitIntact, readAdjudications, readSeal, readUnitState, seal, verifyUnit, type CloseoutRecord, type VerifyResult } from '../../src/evidence/index.js';
+import {
+  adjudicate,
+  assertUnitIntact,
+  readAdjudications,
+  readSeal,
+  readUnitState,
+  seal,
+  verifyUnit,
+  type CloseoutRecord,
+  type VerifyResult,
+} from '../../src/evidence/index.js';
 import { sha256Hex } from '../../src/core/hash.js';
 import { buildManifest, merkleRoot } from '../../src/evidence/manifest.js';
 import { withSelfHash, writeRecord } from '../../src/evidence/io/record-file.js';
@@ -65,7 +75,12 @@ async function tamperRows(dir: string): Promise<void> {
  * Writes adjudication-NNN.json as imep would — self-hashed, signed by the adjudicating operator's own key,
  * chained to seal.json or the previous record — but listing `claimed` (hashed as they now are) as artifacts.
  */
-async function forgeAdjudication(dir: string, number: number, claimed: string[], over: { number?: number } = {}): Promise<string> {
+async function forgeAdjudication(
+  dir: string,
+  number: number,
+  claimed: string[],
+  over: { number?: number } = {},
+): Promise<string> {
   const s = await readSeal(dir);
   const nnn = String(number).padStart(3, '0');
   const previous = number === 1 ? 'seal.json' : `adjudication/adjudication-${String(number - 1).padStart(3, '0')}.json`;
@@ -87,17 +102,27 @@ async function forgeAdjudication(dir: string, number: number, claimed: string[],
   };
   const path = `adjudication/adjudication-${nnn}.json`;
   await mkdir(join(dir, 'adjudication'), { recursive: true });
-  await writeRecord(join(dir, path), withSelfHash(await signRecord(body, { signer: REVIEWER.id, prev: await prevLink(dir, previous), force: true })));
+  await writeRecord(
+    join(dir, path),
+    withSelfHash(await signRecord(body, { signer: REVIEWER.id, prev: await prevLink(dir, previous), force: true })),
+  );
   return path;
 }
 
 /** Rewrites closeout.json — signed by the closer's key, chained as imep chains it — with `rebind` re-hashed as they now are. */
 async function forgeCloseout(dir: string, rebind: string[], over: Partial<CloseoutRecord> = {}): Promise<string> {
-  const c = JSON.parse(await readFile(join(dir, 'closeout.json'), 'utf8')) as CloseoutRecord & { signature?: unknown; sha256?: string };
+  const c = JSON.parse(await readFile(join(dir, 'closeout.json'), 'utf8')) as CloseoutRecord & {
+    signature?: unknown;
+    sha256?: string;
+  };
   const { signature: _s, sha256: _h, ...body } = c;
   const files = [...body.files.filter((f) => !rebind.includes(f.path)), ...(await buildManifest(dir, rebind))];
   const next = { ...body, ...over, files, merkle: { scheme: 'imep-merkle-v1' as const, root: merkleRoot(files) } };
-  const signed = await signRecord(next, { signer: c.operator.id, prev: await prevLink(dir, `adjudication/${c.adjudication.file}`), force: true });
+  const signed = await signRecord(next, {
+    signer: c.operator.id,
+    prev: await prevLink(dir, `adjudication/${c.adjudication.file}`),
+    force: true,
+  });
   await writeRecord(join(dir, 'closeout.json'), withSelfHash(signed));
   return next.merkle.root;
 }
@@ -131,9 +156,20 @@ describe('a post-seal record cannot re-claim a sealed file', () => {
     await tamperRows(dir);
     const s = await readSeal(dir);
     const body = {
-      kind: 'imep.adjudication', version: 1, unitId: s.unitId, number: 1, at: clock().toISOString(), operator: REVIEWER, ranBy: [RUNNER.id],
-      sameOperatorOverride: null, sealRoot: s.merkle.root, sealSha256: sha256Hex(await readFile(join(dir, 'seal.json'))), supersedes: null,
-      adjudicator: null, result: null, artifacts: await buildManifest(dir, ['rows/rows.jsonl']),
+      kind: 'imep.adjudication',
+      version: 1,
+      unitId: s.unitId,
+      number: 1,
+      at: clock().toISOString(),
+      operator: REVIEWER,
+      ranBy: [RUNNER.id],
+      sameOperatorOverride: null,
+      sealRoot: s.merkle.root,
+      sealSha256: sha256Hex(await readFile(join(dir, 'seal.json'))),
+      supersedes: null,
+      adjudicator: null,
+      result: null,
+      artifacts: await buildManifest(dir, ['rows/rows.jsonl']),
     };
     await writeRecord(join(dir, 'adjudication/adjudication-001.json'), withSelfHash(body));
     const r = await verifyUnit(dir);
@@ -146,11 +182,19 @@ describe('a post-seal record cannot re-claim a sealed file', () => {
     await tamperRows(dir);
     const forgedRoot = await forgeCloseout(dir, ['rows/rows.jsonl']);
     for (const expectedRoot of [sealRoot, forgedRoot, undefined]) {
-      const r = await verifyUnit(dir, { requireSignatures: true, ...(expectedRoot === undefined ? {} : { expectedRoot }) });
+      const r = await verifyUnit(dir, {
+        requireSignatures: true,
+        ...(expectedRoot === undefined ? {} : { expectedRoot }),
+      });
       expect(r.ok).toBe(false);
       if (r.ok) continue;
       expect(r.first).toMatchObject({ path: 'closeout.json', kind: 'modified' });
-      expect(issuesOf(r)).toContainEqual(expect.objectContaining({ path: 'closeout.json', detail: expect.stringContaining("its field 'files' claims rows/rows.jsonl: seal.json binds it") }));
+      expect(issuesOf(r)).toContainEqual(
+        expect.objectContaining({
+          path: 'closeout.json',
+          detail: expect.stringContaining("its field 'files' claims rows/rows.jsonl: seal.json binds it"),
+        }),
+      );
       expect(issuesOf(r)).toContainEqual(expect.objectContaining({ path: 'rows/rows.jsonl', kind: 'truncated' }));
     }
   });
@@ -160,11 +204,15 @@ describe('a post-seal record cannot re-claim a sealed file', () => {
     await writeFile(join(dir, 'notes.txt'), 'added after the closeout\n');
     await forgeCloseout(dir, ['notes.txt']);
     const r = await verifyUnit(dir);
-    expect(issuesOf(r)).toContainEqual(expect.objectContaining({
-      path: 'closeout.json',
-      kind: 'modified',
-      detail: expect.stringContaining("its field 'files' claims notes.txt: a closeout binds only seal.json, amendments.jsonl and adjudication/"),
-    }));
+    expect(issuesOf(r)).toContainEqual(
+      expect.objectContaining({
+        path: 'closeout.json',
+        kind: 'modified',
+        detail: expect.stringContaining(
+          "its field 'files' claims notes.txt: a closeout binds only seal.json, amendments.jsonl and adjudication/",
+        ),
+      }),
+    );
     expect(issuesOf(r)).toContainEqual(expect.objectContaining({ path: 'notes.txt', kind: 'stray' }));
   });
 });
@@ -175,12 +223,18 @@ describe("an adjudication's artifacts lie under its own adjudication/NNN/", () =
     await writeFile(join(dir, 'adjudication/001/report.md'), '# verdict\nholds!!!!!!!\n');
     const record = await forgeAdjudication(dir, 2, ['adjudication/001/report.md']);
     const r = await verifyUnit(dir, { requireSignatures: true });
-    expect(issuesOf(r)).toContainEqual(expect.objectContaining({
-      path: record,
-      kind: 'modified',
-      detail: expect.stringContaining("its field 'artifacts' claims adjudication/001/report.md: it lies outside adjudication/002/"),
-    }));
-    expect(issuesOf(r)).toContainEqual(expect.objectContaining({ path: 'adjudication/001/report.md', kind: 'modified' }));
+    expect(issuesOf(r)).toContainEqual(
+      expect.objectContaining({
+        path: record,
+        kind: 'modified',
+        detail: expect.stringContaining(
+          "its field 'artifacts' claims adjudication/001/report.md: it lies outside adjudication/002/",
+        ),
+      }),
+    );
+    expect(issuesOf(r)).toContainEqual(
+      expect.objectContaining({ path: 'adjudication/001/report.md', kind: 'modified' }),
+    );
   });
 
   it('artifacts outside adjudication/NNN/ (a file of adjudication/, another number, an unsealed top-level file) are refused and the files stay strays', async () => {
@@ -190,7 +244,13 @@ describe("an adjudication's artifacts lie under its own adjudication/NNN/", () =
       await writeFile(join(dir, claimed), 'x\n');
       const record = await forgeAdjudication(dir, 1, [claimed]);
       const r = await verifyUnit(dir);
-      expect(issuesOf(r), claimed).toContainEqual(expect.objectContaining({ path: record, kind: 'modified', detail: expect.stringContaining(`claims ${claimed}: it lies outside adjudication/001/`) }));
+      expect(issuesOf(r), claimed).toContainEqual(
+        expect.objectContaining({
+          path: record,
+          kind: 'modified',
+          detail: expect.stringContaining(`claims ${claimed}: it lies outside adjudication/001/`),
+        }),
+      );
       expect(issuesOf(r), claimed).toContainEqual(expect.objectContaining({ path: claimed, kind: 'stray' }));
     }
   });
@@ -199,7 +259,11 @@ describe("an adjudication's artifacts lie under its own adjudication/NNN/", () =
     const dir = await copyOf(sealedDir);
     const record = await forgeAdjudication(dir, 1, [], { number: 2 });
     const r = await verifyUnit(dir);
-    expect(r.ok ? null : r.first).toMatchObject({ path: record, kind: 'modified', detail: 'its number field says 2, its file name 001' });
+    expect(r.ok ? null : r.first).toMatchObject({
+      path: record,
+      kind: 'modified',
+      detail: 'its number field says 2, its file name 001',
+    });
   });
 
   it('after the closeout, each record is still checked against its artifacts: a closeout rebinding a changed artifact is refused', async () => {
@@ -207,7 +271,11 @@ describe("an adjudication's artifacts lie under its own adjudication/NNN/", () =
     await writeFile(join(dir, 'adjudication/001/report.md'), '# verdict\nholds, yes!!\n');
     const forgedRoot = await forgeCloseout(dir, ['adjudication/001/report.md']);
     const r = await verifyUnit(dir, { expectedRoot: forgedRoot, requireSignatures: true });
-    expect(r.ok ? null : r.first).toMatchObject({ path: 'adjudication/001/report.md', kind: 'modified', detail: 'same size, different SHA-256 from what adjudication/adjudication-001.json artifacts recorded' });
+    expect(r.ok ? null : r.first).toMatchObject({
+      path: 'adjudication/001/report.md',
+      kind: 'modified',
+      detail: 'same size, different SHA-256 from what adjudication/adjudication-001.json artifacts recorded',
+    });
   });
 
   it('after the closeout, the seal still binds the amendments it sealed: a closeout rebinding a rewritten log is refused', async () => {
@@ -216,20 +284,29 @@ describe("an adjudication's artifacts lie under its own adjudication/NNN/", () =
     await writeFile(p, (await readFile(p, 'utf8')).replace('tighten', 'loosen '));
     await forgeCloseout(dir, ['amendments.jsonl']);
     const r = await verifyUnit(dir);
-    expect(r.ok ? null : r.first).toMatchObject({ path: 'amendments.jsonl', kind: 'modified', detail: 'the amendments bound by the seal were changed' });
+    expect(r.ok ? null : r.first).toMatchObject({
+      path: 'amendments.jsonl',
+      kind: 'modified',
+      detail: 'the amendments bound by the seal were changed',
+    });
   });
 
-  it("a closeout whose sealRoot field names another seal is refused", async () => {
+  it('a closeout whose sealRoot field names another seal is refused', async () => {
     const dir = await copyOf(closedDir);
     await forgeCloseout(dir, [], { sealRoot: 'f'.repeat(64) });
     const r = await verifyUnit(dir);
-    expect(r.ok ? null : r.first).toMatchObject({ path: 'closeout.json', kind: 'modified', detail: expect.stringContaining('sealSha256/sealRoot') });
+    expect(r.ok ? null : r.first).toMatchObject({
+      path: 'closeout.json',
+      kind: 'modified',
+      detail: expect.stringContaining('sealSha256/sealRoot'),
+    });
   });
 });
 
 describe('intact units verify; a closed unit answers to its seal root too', () => {
   it('sealed, adjudicated and closed units verify', async () => {
-    for (const dir of [sealedDir, adjudicatedDir, closedDir, plainSealedDir]) expect((await verifyUnit(dir, { requireSignatures: true })).ok, dir).toBe(true);
+    for (const dir of [sealedDir, adjudicatedDir, closedDir, plainSealedDir])
+      expect((await verifyUnit(dir, { requireSignatures: true })).ok, dir).toBe(true);
     const adj = await verifyUnit(adjudicatedDir);
     expect(adj.ok && adj.pending).toEqual(['adjudication/001/report.md', 'adjudication/adjudication-001.json']);
   });
@@ -240,13 +317,27 @@ describe('intact units verify; a closed unit answers to its seal root too', () =
     if (!closed.ok) throw new Error('closed template does not verify');
     const bySeal = await verifyUnit(closedDir, { expectedRoot: sealRoot });
     expect(bySeal).toMatchObject({ ok: true, scope: 'closeout', root: closed.root, sealRoot, rootMatched: 'seal' });
-    expect(await verifyUnit(closedDir, { expectedRoot: closed.root })).toMatchObject({ ok: true, rootMatched: 'closeout' });
-    expect(await verifyUnit(sealedDir, { expectedRoot: (await readSeal(sealedDir)).merkle.root })).toMatchObject({ ok: true, scope: 'seal', rootMatched: 'seal' });
+    expect(await verifyUnit(closedDir, { expectedRoot: closed.root })).toMatchObject({
+      ok: true,
+      rootMatched: 'closeout',
+    });
+    expect(await verifyUnit(sealedDir, { expectedRoot: (await readSeal(sealedDir)).merkle.root })).toMatchObject({
+      ok: true,
+      scope: 'seal',
+      rootMatched: 'seal',
+    });
     const wrong = await verifyUnit(closedDir, { expectedRoot: 'a'.repeat(64) });
-    expect(wrong.ok ? null : wrong.first).toMatchObject({ path: 'closeout.json', kind: 'root-mismatch', detail: `root mismatch: expected ${'a'.repeat(64)}; the unit's closeout root is ${closed.root} and the root of the seal it binds ${sealRoot}` });
+    expect(wrong.ok ? null : wrong.first).toMatchObject({
+      path: 'closeout.json',
+      kind: 'root-mismatch',
+      detail: `root mismatch: expected ${'a'.repeat(64)}; the unit's closeout root is ${closed.root} and the root of the seal it binds ${sealRoot}`,
+    });
     // a root is 64 hex digits: anything else is refused as a usage error before the unit is read
     await expectImepError(verifyUnit(closedDir, { expectedRoot: closed.root.slice(0, 12) }), 'E_USAGE');
-    expect(await verifyUnit(closedDir, { expectedRoot: closed.root.toUpperCase() })).toMatchObject({ ok: true, rootMatched: 'closeout' });
+    expect(await verifyUnit(closedDir, { expectedRoot: closed.root.toUpperCase() })).toMatchObject({
+      ok: true,
+      rootMatched: 'closeout',
+    });
   });
 
   it('the CLI says which root matched (the built CLI, dist/)', async () => {
@@ -271,10 +362,19 @@ describe('intact units verify; a closed unit answers to its seal root too', () =
     const c = JSON.parse(await readFile(join(dir, 'closeout.json'), 'utf8')) as CloseoutRecord;
     const { signature: _s, sha256: _h, ...body } = c as CloseoutRecord & { signature?: unknown };
     const files = body.files.filter((f) => f.path !== 'seal.json');
-    await writeRecord(join(dir, 'closeout.json'), withSelfHash({ ...body, files, merkle: { scheme: 'imep-merkle-v1', root: merkleRoot(files) } }));
+    await writeRecord(
+      join(dir, 'closeout.json'),
+      withSelfHash({ ...body, files, merkle: { scheme: 'imep-merkle-v1', root: merkleRoot(files) } }),
+    );
     const r = await verifyUnit(dir, { expectedRoot: (await readSeal(dir)).merkle.root });
     expect(r.ok).toBe(false);
-    expect(issuesOf(r)).toContainEqual(expect.objectContaining({ path: 'closeout.json', kind: 'root-mismatch', detail: expect.stringContaining('root mismatch') }));
+    expect(issuesOf(r)).toContainEqual(
+      expect.objectContaining({
+        path: 'closeout.json',
+        kind: 'root-mismatch',
+        detail: expect.stringContaining('root mismatch'),
+      }),
+    );
   });
 });
 
@@ -283,9 +383,16 @@ describe('directories', () => {
     const dir = await copyOf(sealedDir);
     await mkdir(join(dir, 'adjudication/adjudication-001.json'));
     const r = await verifyUnit(dir);
-    expect(r.ok ? null : r.first).toMatchObject({ path: 'adjudication/adjudication-001.json', kind: 'stray', detail: 'a directory holding no file, not part of the unit layout' });
+    expect(r.ok ? null : r.first).toMatchObject({
+      path: 'adjudication/adjudication-001.json',
+      kind: 'stray',
+      detail: 'a directory holding no file, not part of the unit layout',
+    });
     expect((await readUnitState(dir)).state).toBe('sealed');
-    const err = await expectImepError(adjudicate(dir, { adjudicator: 'frozen', result: null, operator: REVIEWER }), 'E_UNIT_TAMPERED');
+    const err = await expectImepError(
+      adjudicate(dir, { adjudicator: 'frozen', result: null, operator: REVIEWER }),
+      'E_UNIT_TAMPERED',
+    );
     expect(err.file).toBe(join(dir, 'adjudication/adjudication-001.json'));
   });
 
@@ -294,9 +401,15 @@ describe('directories', () => {
     await mkdir(join(dir, 'adjudication/adjudication-002.json'));
     await mkdir(join(dir, 'adjudication/cross-check-002.json'));
     const r = await verifyUnit(dir);
-    expect(issuesOf(r).map((i) => `${i.path} ${i.kind}`)).toEqual(['adjudication/adjudication-002.json stray', 'adjudication/cross-check-002.json stray']);
+    expect(issuesOf(r).map((i) => `${i.path} ${i.kind}`)).toEqual([
+      'adjudication/adjudication-002.json stray',
+      'adjudication/cross-check-002.json stray',
+    ]);
     expect((await readUnitState(dir)).state).toBe('closed');
-    expect(await listAdjudicationRecords(dir)).toEqual({ adjudications: ['adjudication-001.json'], crossChecks: ['cross-check-001.json'] });
+    expect(await listAdjudicationRecords(dir)).toEqual({
+      adjudications: ['adjudication-001.json'],
+      crossChecks: ['cross-check-001.json'],
+    });
     expect((await readAdjudications(dir)).length).toBe(1);
   });
 
@@ -308,11 +421,18 @@ describe('directories', () => {
     expect(r1.ok ? null : r1.first).toMatchObject({ path: 'closeout.json', kind: 'modified' });
     const d2 = await copyOf(sealedDir);
     await symlink(join(closedDir, 'closeout.json'), join(d2, 'closeout.json'));
-    await symlink(join(closedDir, 'adjudication/adjudication-001.json'), join(d2, 'adjudication/adjudication-001.json'));
+    await symlink(
+      join(closedDir, 'adjudication/adjudication-001.json'),
+      join(d2, 'adjudication/adjudication-001.json'),
+    );
     expect((await readUnitState(d2)).state).toBe('sealed');
     const r2 = await verifyUnit(d2);
-    expect(issuesOf(r2)).toContainEqual(expect.objectContaining({ path: 'closeout.json', kind: 'modified', detail: 'replaced by a symbolic link' }));
-    expect(issuesOf(r2)).toContainEqual(expect.objectContaining({ path: 'adjudication/adjudication-001.json', kind: 'stray' }));
+    expect(issuesOf(r2)).toContainEqual(
+      expect.objectContaining({ path: 'closeout.json', kind: 'modified', detail: 'replaced by a symbolic link' }),
+    );
+    expect(issuesOf(r2)).toContainEqual(
+      expect.objectContaining({ path: 'adjudication/adjudication-001.json', kind: 'stray' }),
+    );
   });
 
   it("the layout's own empty folders verify; any other empty folder is one stray (the top-most), also a fake run", async () => {
@@ -322,7 +442,11 @@ describe('directories', () => {
     await mkdir(join(dir, 'probe/probe-fake/traces'), { recursive: true });
     await mkdir(join(dir, 'traces/x'));
     const r = await verifyUnit(dir);
-    expect(issuesOf(r).map((i) => `${i.path} ${i.kind}`)).toEqual(['new stray', 'probe/probe-fake stray', 'traces/x stray']);
+    expect(issuesOf(r).map((i) => `${i.path} ${i.kind}`)).toEqual([
+      'new stray',
+      'probe/probe-fake stray',
+      'traces/x stray',
+    ]);
   });
 
   it('a directory emptied by deleting its sealed file reports the file missing, not the folder', async () => {

@@ -21,7 +21,12 @@ beforeAll(async () => {
   unit = join(root, 'unit');
   await buildSealedUnit(unit, blackoutProtocol(), blackoutOutcome, { amendBeforeSeal: true });
   await adjudicateUnit(unit, { operator: REVIEWER, now: clock });
-  await amend(unit, { text: 'a note after the adjudication', affects: ['gates.sham_validity.substitutionFraction.denominator'], author: REVIEWER, now: clock });
+  await amend(unit, {
+    text: 'a note after the adjudication',
+    affects: ['gates.sham_validity.substitutionFraction.denominator'],
+    author: REVIEWER,
+    now: clock,
+  });
 });
 afterAll(async () => removeTree(root));
 afterEach(() => {
@@ -47,7 +52,11 @@ async function put(dir: string, path: string, bytes: Buffer | string): Promise<v
 }
 
 /** Tampers `path` on disk, and puts its genuine bytes back once verify has hashed it, before its later checks. */
-async function tamperThenRestoreAfterHashing(dir: string, path: string, tampered: (genuine: string) => string): Promise<void> {
+async function tamperThenRestoreAfterHashing(
+  dir: string,
+  path: string,
+  tampered: (genuine: string) => string,
+): Promise<void> {
   const genuine = await readFile(join(dir, path));
   await put(dir, path, tampered(genuine.toString('utf8')));
   let restored = 0;

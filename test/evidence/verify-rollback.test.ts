@@ -65,7 +65,11 @@ describe('the stage verify verified to, and a rolled-back unit', () => {
     const rolled = ok(await verifyUnit(dir));
     expect(rolled.stage).toBe('sealed');
     const r = failed(await verifyUnit(dir, { expectedRoot: closeRoot }));
-    expect(r.first).toMatchObject({ path: 'closeout.json', kind: 'root-mismatch', detail: expect.stringContaining(`root mismatch: expected ${closeRoot}; the unit's seal root is`) });
+    expect(r.first).toMatchObject({
+      path: 'closeout.json',
+      kind: 'root-mismatch',
+      detail: expect.stringContaining(`root mismatch: expected ${closeRoot}; the unit's seal root is`),
+    });
     expect(r.first.detail).toContain('the closeout was removed: the unit was rolled back');
     const cli = await imep(['campaign', 'verify', dir, '--expected-root', closeRoot], root);
     expect(cli.code).toBe(3);
@@ -77,7 +81,9 @@ describe('the stage verify verified to, and a rolled-back unit', () => {
     // a reviewer told only the stage the unit reached: --expected-stage refuses the rollback
     const staged = await imep(['campaign', 'verify', dir, '--expected-stage', 'closed'], root);
     expect(staged.code).toBe(3);
-    expect(staged.stderr).toContain(`${join(dir, 'closeout.json')}: the unit shows stage 'sealed', not 'closed': closeout.json and its adjudication records are not in it`);
+    expect(staged.stderr).toContain(
+      `${join(dir, 'closeout.json')}: the unit shows stage 'sealed', not 'closed': closeout.json and its adjudication records are not in it`,
+    );
     expect((await imep(['campaign', 'verify', closed, '--expected-stage', 'closed'], root)).code).toBe(0);
     expect((await imep(['campaign', 'verify', dir, '--expected-stage', 'sealed'], root)).code).toBe(0);
     expect((await imep(['campaign', 'verify', dir, '--expected-stage', 'done'], root)).code).toBe(2);
@@ -105,9 +111,22 @@ describe('a changed seal.json in a unit with a signed post-seal amendment', () =
 
   it('seal.json re-signed consistently by a key the verifier does not hold: verify names seal.json (changed after the amendment was chained to it)', async () => {
     const dir = await copyOf(amended);
-    await rewrite(dir, 'seal.json', (s) => { s['unitId'] = 'forged'; }, { signer: 'runner-session', keysDir: join(root, 'forger-keys') });
+    await rewrite(
+      dir,
+      'seal.json',
+      (s) => {
+        s['unitId'] = 'forged';
+      },
+      { signer: 'runner-session', keysDir: join(root, 'forger-keys') },
+    );
     const r = failed(await verifyUnit(dir));
-    expect(r.first).toMatchObject({ path: 'seal.json', kind: 'signature', detail: expect.stringContaining('chain-broken: changed after post-seal line 1 (A1 by pi@lab, line 1 of the log) was chained to it') });
+    expect(r.first).toMatchObject({
+      path: 'seal.json',
+      kind: 'signature',
+      detail: expect.stringContaining(
+        'chain-broken: changed after post-seal line 1 (A1 by pi@lab, line 1 of the log) was chained to it',
+      ),
+    });
   });
 });
 

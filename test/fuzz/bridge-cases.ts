@@ -21,14 +21,29 @@ const packr = new Packr({ useRecords: false });
 
 /** Valid messages of every kind, as plain envelopes and as encoded frames. */
 export function validMessages(): { envelope: Record<string, unknown>; bytes: Buffer }[] {
-  const readCtx = { bank: 'cognitive', scope: 's1', episode: 'e1', queryIndex: 0, decisionStep: true, candidateCount: 1 };
-  const item = { identity: { slot: 0, scope: 's1', sourceEpisode: 'e0', timestep: 3, version: 1 }, leaves: { z: { dtype: 'float32' as const, shape: [2], data: Float32Array.of(0.5, -1) } } };
+  const readCtx = {
+    bank: 'cognitive',
+    scope: 's1',
+    episode: 'e1',
+    queryIndex: 0,
+    decisionStep: true,
+    candidateCount: 1,
+  };
+  const item = {
+    identity: { slot: 0, scope: 's1', sourceEpisode: 'e0', timestep: 3, version: 1 },
+    leaves: { z: { dtype: 'float32' as const, shape: [2], data: Float32Array.of(0.5, -1) } },
+  };
   const msgs: OutboundMessage[] = [
     { kind: 'request', id: 1, op: 'hello', body: { client: { name: 'fuzz', version: '1' } } },
     { kind: 'request', id: 2, op: 'ping', body: {} },
     { kind: 'request', id: 3, op: 'make', body: { env: 'ShellGameTouch-lite', kwargs: {} } },
     { kind: 'request', id: 4, op: 'reset', body: { handle: 'h1', seed: 5 } },
-    { kind: 'request', id: 5, op: 'step', body: { handle: 'h1', action: ndarray('float32', [2], Float32Array.of(0, 0.06)) } },
+    {
+      kind: 'request',
+      id: 5,
+      op: 'step',
+      body: { handle: 'h1', action: ndarray('float32', [2], Float32Array.of(0, 0.06)) },
+    },
     { kind: 'request', id: 6, op: 'close', body: { handle: 'h1' } },
     { kind: 'request', id: 7, op: 'memory.read', body: { bank: 'cognitive', ctx: readCtx, items: [item] } },
     { kind: 'reply', id: 8, body: { t: 1 } },
@@ -66,19 +81,66 @@ export const BRIDGE_HAZARDS: readonly { readonly name: string; readonly frames: 
   { name: 'deep arrays (100k)', frames: () => [deepMsgpack(100_000, false)] },
   { name: 'deep maps (50k)', frames: () => [deepMsgpack(50_000, true)] },
   { name: 'deep body (20k)', frames: () => [envelopeWithRaw('reply', 'x', deepMsgpack(20_000, false))] },
-  { name: 'ndarray ext with garbage payload', frames: () => [envelopeWithRaw('step', 'action', Buffer.from([0xc7, 8, 17, 1, 2, 3, 4, 5, 6, 7, 8]))] },
-  { name: 'ndarray ext with a short payload', frames: () => [envelopeWithRaw('step', 'action', Buffer.from([0xd4, 17, 0]))] },
-  { name: 'ndarray ext claiming a huge shape', frames: () => [envelopeWithRaw('step', 'action', Buffer.concat([Buffer.from([0xc7, 16, 17]), Buffer.from([1, 3, 0, 0, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0])]))] },
+  {
+    name: 'ndarray ext with garbage payload',
+    frames: () => [envelopeWithRaw('step', 'action', Buffer.from([0xc7, 8, 17, 1, 2, 3, 4, 5, 6, 7, 8]))],
+  },
+  {
+    name: 'ndarray ext with a short payload',
+    frames: () => [envelopeWithRaw('step', 'action', Buffer.from([0xd4, 17, 0]))],
+  },
+  {
+    name: 'ndarray ext claiming a huge shape',
+    frames: () => [
+      envelopeWithRaw(
+        'step',
+        'action',
+        Buffer.concat([
+          Buffer.from([0xc7, 16, 17]),
+          Buffer.from([1, 3, 0, 0, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0]),
+        ]),
+      ),
+    ],
+  },
   { name: 'unknown ext type', frames: () => [envelopeWithRaw('reply', 'x', Buffer.from([0xd4, 99, 0]))] },
-  { name: 'uint64 id', frames: () => [Buffer.concat([Buffer.from([0x84, 0xa1, 0x76, 0x01, 0xa2, 0x69, 0x64, 0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), packr.pack('op').subarray(0), packr.pack('ping'), packr.pack('body'), Buffer.from([0x80])])] },
+  {
+    name: 'uint64 id',
+    frames: () => [
+      Buffer.concat([
+        Buffer.from([0x84, 0xa1, 0x76, 0x01, 0xa2, 0x69, 0x64, 0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+        packr.pack('op').subarray(0),
+        packr.pack('ping'),
+        packr.pack('body'),
+        Buffer.from([0x80]),
+      ]),
+    ],
+  },
   { name: 'str32 length beyond the frame', frames: () => [Buffer.from([0xdb, 0xff, 0xff, 0xff, 0xff, 0x61])] },
   { name: 'map32 count beyond the frame', frames: () => [Buffer.from([0xdf, 0xff, 0xff, 0xff, 0xff])] },
   { name: 'bin32 length beyond the frame', frames: () => [Buffer.from([0xc6, 0x7f, 0xff, 0xff, 0xff, 0x00])] },
   { name: 'two frames', frames: () => [validCached()[1]!.bytes, validCached()[1]!.bytes] },
   { name: 'three frames', frames: () => [Buffer.alloc(0), validCached()[1]!.bytes, Buffer.from('x')] },
   { name: 'delimiter + garbage', frames: () => [Buffer.alloc(0), Buffer.from('garbage')] },
-  { name: 'non-string map keys', frames: () => [new Packr({ useRecords: false, mapsAsObjects: false }).pack(new Map<unknown, unknown>([[1, 1], [Buffer.from('op'), 'ping']]))] },
-  { name: 'record extension', frames: () => [new Packr({ useRecords: true }).pack([{ v: 1, id: 1, op: 'ping', body: {} }, { v: 1, id: 2, op: 'ping', body: {} }])] },
+  {
+    name: 'non-string map keys',
+    frames: () => [
+      new Packr({ useRecords: false, mapsAsObjects: false }).pack(
+        new Map<unknown, unknown>([
+          [1, 1],
+          [Buffer.from('op'), 'ping'],
+        ]),
+      ),
+    ],
+  },
+  {
+    name: 'record extension',
+    frames: () => [
+      new Packr({ useRecords: true }).pack([
+        { v: 1, id: 1, op: 'ping', body: {} },
+        { v: 1, id: 2, op: 'ping', body: {} },
+      ]),
+    ],
+  },
 ];
 
 export interface BridgeCase {
@@ -87,11 +149,22 @@ export interface BridgeCase {
 }
 
 export const bridgeCaseArb: fc.Arbitrary<BridgeCase> = fc.oneof(
-  { weight: 2, arbitrary: fc.uint8Array({ maxLength: 300 }).map((b) => ({ label: `${b.length} random bytes`, frames: [Buffer.from(b)] })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .uint8Array({ maxLength: 300 })
+      .map((b) => ({ label: `${b.length} random bytes`, frames: [Buffer.from(b)] })),
+  },
   {
     weight: 4,
     arbitrary: fc
-      .record({ which: fc.nat(), op: fc.constantFrom('truncate', 'garbage', 'flip', 'delete-span'), at: fc.nat(), bytes: fc.uint8Array({ minLength: 1, maxLength: 16 }), bit: fc.integer({ min: 0, max: 7 }) })
+      .record({
+        which: fc.nat(),
+        op: fc.constantFrom('truncate', 'garbage', 'flip', 'delete-span'),
+        at: fc.nat(),
+        bytes: fc.uint8Array({ minLength: 1, maxLength: 16 }),
+        bit: fc.integer({ min: 0, max: 7 }),
+      })
       .map(({ which, op, at, bytes, bit }) => {
         const v = validCached()[which % validCached().length]!;
         const b = v.bytes;
@@ -108,20 +181,31 @@ export const bridgeCaseArb: fc.Arbitrary<BridgeCase> = fc.oneof(
   },
   {
     weight: 4,
-    arbitrary: fc.record({ which: fc.nat(), m: treeMutationArb, m2: fc.option(treeMutationArb) }).map(({ which, m, m2 }) => {
-      const v = validCached()[which % validCached().length]!;
-      const r1 = applyTreeMutation(v.envelope, m);
-      const r2 = m2 === null ? null : applyTreeMutation(r1.value, m2);
-      let bytes: Buffer;
-      try {
-        bytes = packr.pack(r2?.value ?? r1.value);
-      } catch {
-        bytes = packr.pack(null);
-      }
-      return { label: `${String(v.envelope['op'])}: ${[r1.label, r2?.label].filter(Boolean).join('; ')}`, frames: [bytes] };
-    }),
+    arbitrary: fc
+      .record({ which: fc.nat(), m: treeMutationArb, m2: fc.option(treeMutationArb) })
+      .map(({ which, m, m2 }) => {
+        const v = validCached()[which % validCached().length]!;
+        const r1 = applyTreeMutation(v.envelope, m);
+        const r2 = m2 === null ? null : applyTreeMutation(r1.value, m2);
+        let bytes: Buffer;
+        try {
+          bytes = packr.pack(r2?.value ?? r1.value);
+        } catch {
+          bytes = packr.pack(null);
+        }
+        return {
+          label: `${String(v.envelope['op'])}: ${[r1.label, r2?.label].filter(Boolean).join('; ')}`,
+          frames: [bytes],
+        };
+      }),
   },
-  { weight: 1, arbitrary: fc.nat().map((i) => ({ label: BRIDGE_HAZARDS[i % BRIDGE_HAZARDS.length]!.name, frames: BRIDGE_HAZARDS[i % BRIDGE_HAZARDS.length]!.frames() })) },
+  {
+    weight: 1,
+    arbitrary: fc.nat().map((i) => ({
+      label: BRIDGE_HAZARDS[i % BRIDGE_HAZARDS.length]!.name,
+      frames: BRIDGE_HAZARDS[i % BRIDGE_HAZARDS.length]!.frames(),
+    })),
+  },
 );
 
 const WIRE_CODES: readonly string[] = WIRE_ERROR_CODES;
@@ -141,7 +225,14 @@ export function runDecodeCase(c: BridgeCase): FuzzOutcome {
   try {
     r = decodeMessage(c.frames, { serves: SERVED_OPS });
   } catch (e) {
-    return { kind: 'crash', reason: `decodeMessage threw ${e instanceof Error ? `${e.constructor.name}: ${e.message}` : String(e)}`.slice(0, 240), category: 'throw' };
+    return {
+      kind: 'crash',
+      reason: `decodeMessage threw ${e instanceof Error ? `${e.constructor.name}: ${e.message}` : String(e)}`.slice(
+        0,
+        240,
+      ),
+      category: 'throw',
+    };
   }
   const problem = decodeResultProblem(r);
   if (problem !== null) return { kind: 'crash', reason: problem, category: 'result' };
@@ -157,7 +248,10 @@ export class ServerProbe {
   readonly #dealer: zmq.Dealer;
   #next = 1_000_000_000;
 
-  constructor(endpoint: string, readonly deadlineMs = 5000) {
+  constructor(
+    endpoint: string,
+    readonly deadlineMs = 5000,
+  ) {
     this.#dealer = new zmq.Dealer({ linger: 0, receiveTimeout: deadlineMs, sendTimeout: deadlineMs });
     this.#dealer.connect(endpoint);
   }
@@ -181,10 +275,12 @@ export class ServerProbe {
         return { kind: 'hang' };
       }
       const d = decodeMessage(frames.length === 2 && frames[0]!.length === 0 ? frames.slice(1) : frames);
-      if (!d.ok) return { kind: 'crash', reason: `the server sent an undecodable frame: ${d.message}`, category: 'server' };
+      if (!d.ok)
+        return { kind: 'crash', reason: `the server sent an undecodable frame: ${d.message}`, category: 'server' };
       if (d.message.kind === 'reply' && d.message.id === pingId) return answered;
       if (d.message.kind === 'error') {
-        if (!WIRE_CODES.includes(d.message.code)) return { kind: 'crash', reason: `error reply with unknown code ${d.message.code}`, category: 'server' };
+        if (!WIRE_CODES.includes(d.message.code))
+          return { kind: 'crash', reason: `error reply with unknown code ${d.message.code}`, category: 'server' };
         answered = { kind: 'refused', code: d.message.code, line: d.message.message };
       }
     }

@@ -9,7 +9,14 @@ import { privateIpcEndpoint, type PrivateIpcEndpoint } from '../../src/bridges/e
 import { decodeMessage, encodeMessage } from '../../src/bridges/envelope.js';
 import { LITE_ENV_IDS, makeLiteEnv } from '../../src/sims/lite/index.js';
 import { BridgeServer } from '../../src/bridges/server.js';
-import { BRIDGE_HAZARDS, bridgeCaseArb, runDecodeCase, ServerProbe, validMessages, type BridgeCase } from './bridge-cases.js';
+import {
+  BRIDGE_HAZARDS,
+  bridgeCaseArb,
+  runDecodeCase,
+  ServerProbe,
+  validMessages,
+  type BridgeCase,
+} from './bridge-cases.js';
 import { emptyTally, formatTally, record } from './outcome.js';
 
 const SEED = Number(process.env['IMEP_FUZZ_SEED'] ?? 20260104);
@@ -53,12 +60,16 @@ describe('bridge messages under fuzzing: a running server', () => {
     const tally = emptyTally();
     const failures: string[] = [];
     try {
-      const cases = [...BRIDGE_HAZARDS.map((h) => ({ label: h.name, frames: h.frames() })), ...fc.sample(bridgeCaseArb, { seed: SEED, numRuns: SERVER_RUNS })];
+      const cases = [
+        ...BRIDGE_HAZARDS.map((h) => ({ label: h.name, frames: h.frames() })),
+        ...fc.sample(bridgeCaseArb, { seed: SEED, numRuns: SERVER_RUNS }),
+      ];
       for (const c of cases) {
         const t0 = performance.now();
         const o = await probe.probe(c);
         record(tally, o, performance.now() - t0, c.label);
-        if (o.kind === 'crash' || o.kind === 'hang') failures.push(`${c.label}: ${o.kind === 'crash' ? o.reason : 'no answer'}`);
+        if (o.kind === 'crash' || o.kind === 'hang')
+          failures.push(`${c.label}: ${o.kind === 'crash' ? o.reason : 'no answer'}`);
         if (failures.length > 5) break;
       }
     } finally {
@@ -68,10 +79,17 @@ describe('bridge messages under fuzzing: a running server', () => {
     expect(failures).toEqual([]);
     expect(tally.refused).toBeGreaterThan(tally.cases / 2);
     // still serving: a fresh client says hello
-    const hello = encodeMessage({ kind: 'request', id: 1, op: 'hello', body: { client: { name: 'after-fuzz', version: '1' } } });
+    const hello = encodeMessage({
+      kind: 'request',
+      id: 1,
+      op: 'hello',
+      body: { client: { name: 'after-fuzz', version: '1' } },
+    });
     const p2 = new ServerProbe(server.endpoint, 5000);
     try {
-      expect(await p2.probe({ label: 'hello', frames: [(hello as { bytes: Buffer }).bytes] })).toEqual({ kind: 'accepted' });
+      expect(await p2.probe({ label: 'hello', frames: [(hello as { bytes: Buffer }).bytes] })).toEqual({
+        kind: 'accepted',
+      });
     } finally {
       p2.close();
     }

@@ -28,17 +28,31 @@ async function listAll(dir: string, rel = ''): Promise<string[]> {
   return out.sort();
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
   return new Promise((res) => {
-    execFile(process.execPath, args, { env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
-      const e = error as (Error & { code?: unknown; signal?: string | null }) | null;
-      res({ code: e ? (typeof e.code === 'number' ? e.code : null) : 0, signal: e?.signal ?? null, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      args,
+      { env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        const e = error as (Error & { code?: unknown; signal?: string | null }) | null;
+        res({ code: e ? (typeof e.code === 'number' ? e.code : null) : 0, signal: e?.signal ?? null, stdout, stderr });
+      },
+    );
   });
 }
 
 /** Runs one case through the CLI in `workDir/<index>/`; a timeout is a hang. */
-export async function runCliCase(c: ProtocolCase, workDir: string, index: number, timeoutMs = 30_000): Promise<FuzzOutcome | { kind: 'hang' }> {
+export async function runCliCase(
+  c: ProtocolCase,
+  workDir: string,
+  index: number,
+  timeoutMs = 30_000,
+): Promise<FuzzOutcome | { kind: 'hang' }> {
   const caseDir = join(workDir, `case-${index}`);
   const campaigns = join(caseDir, 'campaigns');
   await mkdir(campaigns, { recursive: true });
@@ -53,7 +67,11 @@ export async function runCliCase(c: ProtocolCase, workDir: string, index: number
   const written = after.filter((p) => !before.includes(p));
   const line = r.stderr.replace(/\n$/, '');
   const shown = r.stderr.length > 400 ? `${r.stderr.slice(0, 150)} … ${r.stderr.slice(-250)}` : r.stderr;
-  const crash = (reason: string, category: CrashCategory = 'code'): FuzzOutcome => ({ kind: 'crash', reason: `${reason} — stderr: ${JSON.stringify(shown)}`, category });
+  const crash = (reason: string, category: CrashCategory = 'code'): FuzzOutcome => ({
+    kind: 'crash',
+    reason: `${reason} — stderr: ${JSON.stringify(shown)}`,
+    category,
+  });
   if (written.length > 0) return crash(`files written: ${written.slice(0, 5).join(', ')}`);
   if (r.code === 0) return { kind: 'accepted' };
   if (r.code !== 2) return crash(`exit code ${String(r.code)}, expected 2`);

@@ -48,7 +48,12 @@ export const YAML_WARNING_ON_STDERR: KnownFinding = {
 
 // All four findings below were fixed (src/protocol/load.ts, ImepError.oneLine, src/chainbench/manifest-io.ts);
 // the lists are empty so any recurrence counts as a crash. The definitions stay to document them.
-export const FIXED_FINDINGS: readonly KnownFinding[] = [YAML_ALIAS_THROWS, LINE_BREAK_IN_MESSAGE, YAML_WARNING_ON_STDERR, MANIFEST_LONE_SURROGATE];
+export const FIXED_FINDINGS: readonly KnownFinding[] = [
+  YAML_ALIAS_THROWS,
+  LINE_BREAK_IN_MESSAGE,
+  YAML_WARNING_ON_STDERR,
+  MANIFEST_LONE_SURROGATE,
+];
 export const KNOWN_PROTOCOL_FINDINGS: readonly KnownFinding[] = [];
 export const KNOWN_CLI_FINDINGS: readonly KnownFinding[] = [];
 export const KNOWN_MANIFEST_FINDINGS: readonly KnownFinding[] = [];

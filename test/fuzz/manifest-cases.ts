@@ -10,7 +10,15 @@
 import fc from 'fast-check';
 import { generateChainManifest } from '../../src/chainbench/generator.js';
 import { parseManifest } from '../../src/chainbench/manifest-io.js';
-import { allPaths, applyTextMutation, applyTreeMutation, pathText, textMutationArb, treeMutationArb, type Path } from './mutate.js';
+import {
+  allPaths,
+  applyTextMutation,
+  applyTreeMutation,
+  pathText,
+  textMutationArb,
+  treeMutationArb,
+  type Path,
+} from './mutate.js';
 import { classifyThrown, type FuzzOutcome } from './outcome.js';
 
 const BASE_SPECS = [
@@ -21,7 +29,9 @@ const BASE_SPECS = [
 
 let bases: unknown[] | undefined;
 export function baseManifests(): readonly unknown[] {
-  bases ??= BASE_SPECS.map((s) => JSON.parse(JSON.stringify(generateChainManifest({ chains: s.chains, K: s.K, seed: s.seed }))) as unknown);
+  bases ??= BASE_SPECS.map(
+    (s) => JSON.parse(JSON.stringify(generateChainManifest({ chains: s.chains, K: s.K, seed: s.seed }))) as unknown,
+  );
   return bases;
 }
 
@@ -49,7 +59,8 @@ function leaves(root: unknown, type: 'number' | 'boolean' | 'string'): Path[] {
 
 function get(root: unknown, p: Path): unknown {
   let cur: unknown = root;
-  for (const seg of p) cur = cur !== null && typeof cur === 'object' ? (cur as Record<string | number, unknown>)[seg] : undefined;
+  for (const seg of p)
+    cur = cur !== null && typeof cur === 'object' ? (cur as Record<string | number, unknown>)[seg] : undefined;
   return cur;
 }
 
@@ -98,8 +109,14 @@ export const manifestCaseArb: fc.Arbitrary<ManifestCase> = fc
     base: fc.nat(),
     edit: fc.oneof(
       { weight: 3, arbitrary: fc.record({ kind: fc.constant('tree' as const), m: treeMutationArb }) },
-      { weight: 3, arbitrary: fc.record({ kind: fc.constant('semantic' as const), m: semanticArb, m2: fc.option(semanticArb) }) },
-      { weight: 3, arbitrary: fc.record({ kind: fc.constant('text' as const), m: textMutationArb, pretty: fc.boolean() }) },
+      {
+        weight: 3,
+        arbitrary: fc.record({ kind: fc.constant('semantic' as const), m: semanticArb, m2: fc.option(semanticArb) }),
+      },
+      {
+        weight: 3,
+        arbitrary: fc.record({ kind: fc.constant('text' as const), m: textMutationArb, pretty: fc.boolean() }),
+      },
     ),
   })
   .map(({ base, edit }) => {

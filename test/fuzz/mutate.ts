@@ -34,18 +34,50 @@ function parentOf(root: unknown, path: Path): Record<string | number, unknown> |
   return cur !== null && typeof cur === 'object' ? (cur as Record<string | number, unknown>) : null;
 }
 
-export const pathText = (p: Path): string => p.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('') || '(root)';
+export const pathText = (p: Path): string =>
+  p.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('') || '(root)';
 
 /** Numbers at and beyond the edges of what the parsers and schemas hold. */
 export const EDGE_NUMBERS: readonly number[] = [
-  1e308, -1e308, Number.MAX_VALUE, Number.MIN_VALUE, 2 ** 53, 2 ** 53 + 2, -(2 ** 53) - 2, 2 ** 64, 1e21, -0, 0.1, -1, 4294967296, 1e-7,
+  1e308,
+  -1e308,
+  Number.MAX_VALUE,
+  Number.MIN_VALUE,
+  2 ** 53,
+  2 ** 53 + 2,
+  -(2 ** 53) - 2,
+  2 ** 64,
+  1e21,
+  -0,
+  0.1,
+  -1,
+  4294967296,
+  1e-7,
 ];
 
 /** Number spellings for text: overflow, YAML 1.1/1.2 specials, big integers, other bases. */
 export const HUGE_NUMBER_TEXTS: readonly string[] = [
-  '1e400', '-1e400', '1e-400', '123456789012345678901234567890', '-99999999999999999999999999999999999', '9007199254740993',
-  '0x7fffffffffffffffffff', '0o777777777777777777777777', '.nan', '.NaN', '.inf', '-.inf', '-0', '1_000_000', '0b1010', '1.7976931348623157e309',
-  '+12', '012', '1e', '.', '0.0000000000000000000000000000000000000000000001',
+  '1e400',
+  '-1e400',
+  '1e-400',
+  '123456789012345678901234567890',
+  '-99999999999999999999999999999999999',
+  '9007199254740993',
+  '0x7fffffffffffffffffff',
+  '0o777777777777777777777777',
+  '.nan',
+  '.NaN',
+  '.inf',
+  '-.inf',
+  '-0',
+  '1_000_000',
+  '0b1010',
+  '1.7976931348623157e309',
+  '+12',
+  '012',
+  '1e',
+  '.',
+  '0.0000000000000000000000000000000000000000000001',
 ];
 
 /** A value of a random type (the wrong one, most of the time). */
@@ -66,7 +98,35 @@ export const wrongValueArb: fc.Arbitrary<unknown> = fc.oneof(
 export const nastyStringArb: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('', ' ', '\n', 'a\nb', '\r\n', '\u2028', '\u0000', '\ud800', '"', "'", ': x', '- y', '{', ']', '&a', '*a', '!!binary', '#', '%', '@', '`', '\t', '~', 'null', 'NaN', '1e999', 'x'.repeat(5000)),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\n',
+    'a\nb',
+    '\r\n',
+    '\u2028',
+    '\u0000',
+    '\ud800',
+    '"',
+    "'",
+    ': x',
+    '- y',
+    '{',
+    ']',
+    '&a',
+    '*a',
+    '!!binary',
+    '#',
+    '%',
+    '@',
+    '`',
+    '\t',
+    '~',
+    'null',
+    'NaN',
+    '1e999',
+    'x'.repeat(5000),
+  ),
 );
 
 export type TreeMutation =
@@ -81,9 +141,32 @@ export const treeMutationArb: fc.Arbitrary<TreeMutation> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ op: fc.constant('delete' as const), at: fc.nat() }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('set' as const), at: fc.nat(), value: wrongValueArb }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('string' as const), at: fc.nat(), value: nastyStringArb }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('number' as const), at: fc.nat(), value: fc.oneof(fc.constantFrom(...EDGE_NUMBERS), fc.double(), fc.integer()) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('deep' as const), at: fc.nat(), depth: fc.integer({ min: 20, max: 120 }), array: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('add-key' as const), at: fc.nat(), key: nastyStringArb, value: wrongValueArb }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('number' as const),
+      at: fc.nat(),
+      value: fc.oneof(fc.constantFrom(...EDGE_NUMBERS), fc.double(), fc.integer()),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('deep' as const),
+      at: fc.nat(),
+      depth: fc.integer({ min: 20, max: 120 }),
+      array: fc.boolean(),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('add-key' as const),
+      at: fc.nat(),
+      key: nastyStringArb,
+      value: wrongValueArb,
+    }),
+  },
 );
 
 function nested(depth: number, array: boolean): unknown {
@@ -138,12 +221,36 @@ export type TextMutation =
 
 export const textMutationArb: fc.Arbitrary<TextMutation> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ op: fc.constant('truncate' as const), at: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('garbage' as const), at: fc.nat(), bytes: fc.uint8Array({ minLength: 1, maxLength: 64 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('garbage' as const),
+      at: fc.nat(),
+      bytes: fc.uint8Array({ minLength: 1, maxLength: 64 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('binary' as const), bytes: fc.uint8Array({ maxLength: 512 }) }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('flip' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('delete-span' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 200 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ op: fc.constant('flip' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('delete-span' as const),
+      at: fc.nat(),
+      length: fc.integer({ min: 1, max: 200 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('duplicate-line' as const), at: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('number' as const), at: fc.nat(), text: fc.constantFrom(...HUGE_NUMBER_TEXTS) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('number' as const),
+      at: fc.nat(),
+      text: fc.constantFrom(...HUGE_NUMBER_TEXTS),
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -155,14 +262,21 @@ export const textMutationArb: fc.Arbitrary<TextMutation> = fc.oneof(
 );
 
 /** Applies a text mutation to UTF-8 bytes. `deepMember` puts a deeply nested value into the document (as a member). */
-export function applyTextMutation(bytes: Uint8Array, m: TextMutation, deepMember: (nest: string) => Buffer): { bytes: Buffer; label: string } {
+export function applyTextMutation(
+  bytes: Uint8Array,
+  m: TextMutation,
+  deepMember: (nest: string) => Buffer,
+): { bytes: Buffer; label: string } {
   const b = Buffer.from(bytes);
   const at = (n: number): number => (b.length === 0 ? 0 : n % b.length);
   switch (m.op) {
     case 'truncate':
       return { bytes: b.subarray(0, at(m.at)), label: `truncate at ${at(m.at)}` };
     case 'garbage':
-      return { bytes: Buffer.concat([b.subarray(0, at(m.at)), Buffer.from(m.bytes), b.subarray(at(m.at))]), label: `${m.bytes.length} garbage bytes at ${at(m.at)}` };
+      return {
+        bytes: Buffer.concat([b.subarray(0, at(m.at)), Buffer.from(m.bytes), b.subarray(at(m.at))]),
+        label: `${m.bytes.length} garbage bytes at ${at(m.at)}`,
+      };
     case 'binary':
       return { bytes: Buffer.from(m.bytes), label: `${m.bytes.length} random bytes` };
     case 'flip': {
@@ -171,7 +285,10 @@ export function applyTextMutation(bytes: Uint8Array, m: TextMutation, deepMember
       return { bytes: c, label: `flip bit ${m.bit} of byte ${at(m.at)}` };
     }
     case 'delete-span':
-      return { bytes: Buffer.concat([b.subarray(0, at(m.at)), b.subarray(at(m.at) + m.length)]), label: `delete ${m.length} bytes at ${at(m.at)}` };
+      return {
+        bytes: Buffer.concat([b.subarray(0, at(m.at)), b.subarray(at(m.at) + m.length)]),
+        label: `delete ${m.length} bytes at ${at(m.at)}`,
+      };
     case 'duplicate-line': {
       const lines = b.toString('utf8').split('\n');
       const keyed = lines.map((l, i) => [l, i] as const).filter(([l]) => /^\s*"?[A-Za-z_][\w-]*"?\s*:/.test(l));

@@ -37,7 +37,13 @@ export function emptyTally(): Tally {
   return { cases: 0, refused: 0, accepted: 0, crashes: 0, hangs: 0, known: {}, codes: {}, maxMs: 0, examples: [] };
 }
 
-export function record(t: Tally, o: FuzzOutcome | { kind: 'hang' }, ms: number, label: string, known: { readonly id: string } | null = null): void {
+export function record(
+  t: Tally,
+  o: FuzzOutcome | { kind: 'hang' },
+  ms: number,
+  label: string,
+  known: { readonly id: string } | null = null,
+): void {
   t.cases++;
   t.maxMs = Math.max(t.maxMs, ms);
   if (known !== null) {
@@ -71,9 +77,20 @@ export function classifyThrown(e: unknown, file: string, codes: readonly string[
     return { kind: 'crash', reason: `${name} (not ImepError): ${message.slice(0, 200)}`, category: 'type' };
   }
   const line = e.oneLine();
-  if (!codes.includes(e.code)) return { kind: 'crash', reason: `code ${e.code}, expected ${codes.join('/')}: ${line.slice(0, 200)}`, category: 'code' };
-  if (/[\r\n\u2028\u2029]/.test(line)) return { kind: 'crash', reason: `a multi-line message: ${JSON.stringify(line.slice(0, 200))}`, category: 'multiline' };
-  if (!line.includes(file)) return { kind: 'crash', reason: `the message does not name ${file}: ${line.slice(0, 200)}`, category: 'no-file' };
+  if (!codes.includes(e.code))
+    return {
+      kind: 'crash',
+      reason: `code ${e.code}, expected ${codes.join('/')}: ${line.slice(0, 200)}`,
+      category: 'code',
+    };
+  if (/[\r\n\u2028\u2029]/.test(line))
+    return {
+      kind: 'crash',
+      reason: `a multi-line message: ${JSON.stringify(line.slice(0, 200))}`,
+      category: 'multiline',
+    };
+  if (!line.includes(file))
+    return { kind: 'crash', reason: `the message does not name ${file}: ${line.slice(0, 200)}`, category: 'no-file' };
   return { kind: 'refused', code: e.code, line };
 }
 
@@ -82,6 +99,8 @@ export function formatTally(name: string, t: Tally): string {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([c, n]) => `${c} ${n}`)
     .join(', ');
-  const known = Object.entries(t.known).map(([id, n]) => `${id} ${n}`).join(', ');
+  const known = Object.entries(t.known)
+    .map(([id, n]) => `${id} ${n}`)
+    .join(', ');
   return `${name}: ${t.cases} cases — refused cleanly ${t.refused}${codes ? ` (${codes})` : ''}, accepted ${t.accepted}, crashes ${t.crashes}, hangs ${t.hangs}${known ? `; known findings (not counted as crashes): ${known}` : ''}; slowest ${t.maxMs.toFixed(0)} ms`;
 }

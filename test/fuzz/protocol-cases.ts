@@ -47,7 +47,8 @@ export interface ProtocolCase {
 export const YAML_HAZARDS: readonly { readonly name: string; readonly text: (base: string) => string }[] = [
   {
     name: 'alias bomb',
-    text: (b) => `${b}\nlol0: &l0 [x, x, x, x, x, x, x, x, x]\nlol1: &l1 [*l0, *l0, *l0, *l0, *l0, *l0, *l0, *l0, *l0]\nlol2: &l2 [*l1, *l1, *l1, *l1, *l1, *l1, *l1, *l1, *l1]\nlol3: &l3 [*l2, *l2, *l2, *l2, *l2, *l2, *l2, *l2, *l2]\nlol4: &l4 [*l3, *l3, *l3, *l3, *l3, *l3, *l3, *l3, *l3]\nlol5: [*l4, *l4, *l4, *l4, *l4, *l4, *l4, *l4, *l4]\n`,
+    text: (b) =>
+      `${b}\nlol0: &l0 [x, x, x, x, x, x, x, x, x]\nlol1: &l1 [*l0, *l0, *l0, *l0, *l0, *l0, *l0, *l0, *l0]\nlol2: &l2 [*l1, *l1, *l1, *l1, *l1, *l1, *l1, *l1, *l1]\nlol3: &l3 [*l2, *l2, *l2, *l2, *l2, *l2, *l2, *l2, *l2]\nlol4: &l4 [*l3, *l3, *l3, *l3, *l3, *l3, *l3, *l3, *l3]\nlol5: [*l4, *l4, *l4, *l4, *l4, *l4, *l4, *l4, *l4]\n`,
   },
   { name: 'cyclic alias', text: (b) => `${b}\ncycle: &c\n  self: *c\n` },
   { name: 'cyclic alias in a known key', text: (b) => b.replace(/^conditions:/m, 'conditions: &cc\n  - *cc\nunused:') },
@@ -77,8 +78,14 @@ export const YAML_HAZARDS: readonly { readonly name: string; readonly text: (bas
   { name: 'complex key', text: (b) => `? [a, b]\n: 1\n${b}` },
   { name: 'very long line', text: (b) => `${b}\nlong: ${'x'.repeat(200_000)}\n` },
   { name: 'many keys', text: (b) => `${b}\n${Array.from({ length: 1000 }, (_, i) => `k${i}: ${i}`).join('\n')}\n` },
-  { name: 'deep block nesting', text: (b) => `${b}\ndeep:\n${Array.from({ length: 400 }, (_, i) => `${'  '.repeat(i + 1)}a:`).join('\n')} 1\n` },
-  { name: 'huge integer id', text: (b) => b.replace(/^version: 1$/m, 'version: 100000000000000000000000000000000000000') },
+  {
+    name: 'deep block nesting',
+    text: (b) => `${b}\ndeep:\n${Array.from({ length: 400 }, (_, i) => `${'  '.repeat(i + 1)}a:`).join('\n')} 1\n`,
+  },
+  {
+    name: 'huge integer id',
+    text: (b) => b.replace(/^version: 1$/m, 'version: 100000000000000000000000000000000000000'),
+  },
 ];
 
 function yamlDeepMember(base: string) {
@@ -92,7 +99,14 @@ export const protocolCaseArb: fc.Arbitrary<ProtocolCase> = fc
   .record({
     source: fc.nat(),
     edit: fc.oneof(
-      { weight: 4, arbitrary: fc.record({ kind: fc.constant('tree' as const), m: treeMutationArb, m2: fc.option(treeMutationArb, { freq: 3 }) }) },
+      {
+        weight: 4,
+        arbitrary: fc.record({
+          kind: fc.constant('tree' as const),
+          m: treeMutationArb,
+          m2: fc.option(treeMutationArb, { freq: 3 }),
+        }),
+      },
       { weight: 4, arbitrary: fc.record({ kind: fc.constant('text' as const), m: textMutationArb }) },
       { weight: 2, arbitrary: fc.record({ kind: fc.constant('hazard' as const), which: fc.nat() }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('key' as const), key: nastyKeyArb }) },
@@ -112,7 +126,11 @@ export const protocolCaseArb: fc.Arbitrary<ProtocolCase> = fc
         } catch {
           text = JSON.stringify(value) ?? '';
         }
-        return { source: base.name, label: [first.label, second?.label].filter(Boolean).join('; '), bytes: Buffer.from(text) };
+        return {
+          source: base.name,
+          label: [first.label, second?.label].filter(Boolean).join('; '),
+          bytes: Buffer.from(text),
+        };
       }
       case 'text': {
         const r = applyTextMutation(Buffer.from(base.text), edit.m, yamlDeepMember(base.text));
@@ -123,7 +141,11 @@ export const protocolCaseArb: fc.Arbitrary<ProtocolCase> = fc
         return { source: base.name, label: h.name, bytes: Buffer.from(h.text(base.text)) };
       }
       case 'key':
-        return { source: base.name, label: `top-level key ${JSON.stringify(edit.key.slice(0, 20))}`, bytes: Buffer.from(`${JSON.stringify(edit.key)}: 1\n${base.text}`) };
+        return {
+          source: base.name,
+          label: `top-level key ${JSON.stringify(edit.key.slice(0, 20))}`,
+          bytes: Buffer.from(`${JSON.stringify(edit.key)}: 1\n${base.text}`),
+        };
     }
   });
 

@@ -9,7 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeTree, tempDir } from '../evidence/helpers.js';
 import { cliBuilt, runCliCase, runCliCases } from './cli-cases.js';
 import { emptyTally, formatTally, record } from './outcome.js';
-import { protocolCaseArb, runProtocolCase, shippedProtocols, YAML_HAZARDS, type ProtocolCase } from './protocol-cases.js';
+import {
+  protocolCaseArb,
+  runProtocolCase,
+  shippedProtocols,
+  YAML_HAZARDS,
+  type ProtocolCase,
+} from './protocol-cases.js';
 
 const SEED = Number(process.env['IMEP_FUZZ_SEED'] ?? 20260102);
 const N = Number(process.env['IMEP_FUZZ_CLI_RUNS'] ?? 6);
@@ -54,7 +60,11 @@ describe('malformed protocols through the CLI', () => {
   it('a collection used as a key is refused with ONE stderr line', async () => {
     const base = shippedProtocols()[0]!;
     const h = YAML_HAZARDS.find((x) => x.name === 'complex key')!;
-    const outcome = await runCliCase({ source: base.name, label: h.name, bytes: Buffer.from(h.text(base.text)) }, work, 999);
+    const outcome = await runCliCase(
+      { source: base.name, label: h.name, bytes: Buffer.from(h.text(base.text)) },
+      work,
+      999,
+    );
     expect(outcome).toMatchObject({ kind: 'refused' });
   });
 });

@@ -10,7 +10,13 @@ import { parseProtocol } from '../../src/protocol/load.js';
 import { isImepError } from '../../src/core/errors.js';
 import { KNOWN_PROTOCOL_FINDINGS, knownFinding } from './known-findings.js';
 import { emptyTally, formatTally, record } from './outcome.js';
-import { protocolCaseArb, runProtocolCase, shippedProtocols, YAML_HAZARDS, type ProtocolCase } from './protocol-cases.js';
+import {
+  protocolCaseArb,
+  runProtocolCase,
+  shippedProtocols,
+  YAML_HAZARDS,
+  type ProtocolCase,
+} from './protocol-cases.js';
 
 const SEED = Number(process.env['IMEP_FUZZ_SEED'] ?? 20260101);
 const RUNS = Number(process.env['IMEP_FUZZ_RUNS'] ?? 250);

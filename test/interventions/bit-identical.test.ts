@@ -79,7 +79,10 @@ function edgeWords(dtype: 'float16' | 'bfloat16' | 'float32', span: number): num
   const f = {
     float16: { sign: 0x8000, bases: [0, 0x3ff, 0x400, 0x3c00, 0x7bff, 0x7c00, 0x7e00, 0x7fff] },
     bfloat16: { sign: 0x8000, bases: [0, 0x7f, 0x80, 0x3f80, 0x7f7f, 0x7f80, 0x7fc0, 0x7fff] },
-    float32: { sign: 0x80000000, bases: [0, 0x7fffff, 0x800000, 0x3f800000, 0x7f7fffff, 0x7f800000, 0x7fc00000, 0x7fffffff] },
+    float32: {
+      sign: 0x80000000,
+      bases: [0, 0x7fffff, 0x800000, 0x3f800000, 0x7f7fffff, 0x7f800000, 0x7fc00000, 0x7fffffff],
+    },
   }[dtype];
   const mag = f.sign - 1;
   const out: number[] = [];
@@ -107,12 +110,48 @@ function edgePairs(span: number): [number, number][] {
   return out;
 }
 
-const word16 = fc.oneof(fc.integer({ min: 0, max: 0xffff }), fc.constantFrom(0, 0x8000, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0x7f7f, 0xff7f, 0x7f80, 0xff80, 0x7fc0, 0xffff, 1, 0x8001));
+const word16 = fc.oneof(
+  fc.integer({ min: 0, max: 0xffff }),
+  fc.constantFrom(
+    0,
+    0x8000,
+    0x7bff,
+    0xfbff,
+    0x7c00,
+    0xfc00,
+    0x7e00,
+    0x7f7f,
+    0xff7f,
+    0x7f80,
+    0xff80,
+    0x7fc0,
+    0xffff,
+    1,
+    0x8001,
+  ),
+);
 const word32 = fc.oneof(
   fc.integer({ min: 0, max: 0xffffffff }),
-  fc.constantFrom(0, 0x80000000, 1, 0x80000001, 0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001, 0x7f800001, 0xffffffff, 0x7fffffff),
+  fc.constantFrom(
+    0,
+    0x80000000,
+    1,
+    0x80000001,
+    0x7f7fffff,
+    0xff7fffff,
+    0x7f800000,
+    0xff800000,
+    0x7fc00000,
+    0xffc00001,
+    0x7f800001,
+    0xffffffff,
+    0x7fffffff,
+  ),
 );
-const hiWord = fc.oneof(fc.integer({ min: 0, max: 0xffffffff }), fc.constantFrom(0, 0x80000000, 0x7fefffff, 0xffefffff, 0x7ff00000, 0xfff00000, 0x7ff80000, 0xffffffff));
+const hiWord = fc.oneof(
+  fc.integer({ min: 0, max: 0xffffffff }),
+  fc.constantFrom(0, 0x80000000, 0x7fefffff, 0xffefffff, 0x7ff00000, 0xfff00000, 0x7ff80000, 0xffffffff),
+);
 const loWord = fc.oneof(fc.integer({ min: 0, max: 0xffffffff }), fc.constantFrom(0, 1, 0xffffffff, 0xfffffffe));
 const word64 = fc.tuple(hiWord, loWord);
 
@@ -131,7 +170,8 @@ function checkUlp(dtype: FloatDtype, bytes: Uint8Array, dir: UlpDirection, offse
   expect(got.tensor.shape).toEqual(t.shape);
   expect(got.tensor.data.buffer).not.toBe(t.data.buffer);
   expect(got.nonFinite).toBe(want.nonFinite);
-  if (!bytesOf(got.tensor).equals(bytesOf(want.tensor))) throw new Error(`U ${dtype} ${dir}: output bits differ from the oracle`);
+  if (!bytesOf(got.tensor).equals(bytesOf(want.tensor)))
+    throw new Error(`U ${dtype} ${dir}: output bits differ from the oracle`);
   expect(Buffer.from(new Uint8Array(t.data.buffer)).equals(whole)).toBe(true);
 }
 
@@ -215,7 +255,8 @@ describe('U: identical to the oracle on both paths', () => {
       it('all 65,536 patterns of float16 and bfloat16 in one leaf, every direction', () => {
         usePath(wasm);
         const all = Array.from({ length: 65536 }, (_, i) => i);
-        for (const dtype of ['float16', 'bfloat16'] as const) for (const dir of ULP_DIRECTIONS) checkUlp(dtype, wordsToBytes(dtype, all), dir);
+        for (const dtype of ['float16', 'bfloat16'] as const)
+          for (const dir of ULP_DIRECTIONS) checkUlp(dtype, wordsToBytes(dtype, all), dir);
       });
 
       it('every float32 and float64 pattern within ±300 ULP of each format boundary, every direction', () => {
@@ -227,14 +268,20 @@ describe('U: identical to the oracle on both paths', () => {
           checkUlp('float32', w32.subarray(4, w32.length - 8), dir); // lengths not a multiple of the lane count
           checkUlp('float64', w64, dir);
           checkUlp('float64', w64.subarray(8), dir);
-          for (const d16 of ['float16', 'bfloat16'] as const) checkUlp(d16, wordsToBytes(d16, edgeWords(d16, 300)), dir);
+          for (const d16 of ['float16', 'bfloat16'] as const)
+            checkUlp(d16, wordsToBytes(d16, edgeWords(d16, 300)), dir);
         }
       });
 
       it('leaves longer than the kernel chunk (1 MiB), with specials and a ragged tail', () => {
         usePath(wasm);
         const g = new Prng('ulp/long');
-        for (const [dtype, n] of [['float32', 700_001], ['float64', 300_003], ['float16', 1_200_001], ['bfloat16', 524_288]] as const) {
+        for (const [dtype, n] of [
+          ['float32', 700_001],
+          ['float64', 300_003],
+          ['float16', 1_200_001],
+          ['bfloat16', 524_288],
+        ] as const) {
           const bytes = new Uint8Array(n * WIDTH[dtype]);
           const u32 = new Uint32Array(bytes.buffer, 0, bytes.length >> 2);
           g.fillUint32(u32);
@@ -262,7 +309,10 @@ class RiggedPrng extends Prng {
   rare = 0;
   /** Draws taken one by one rather than in a bulk fill (the optimised code does so only past a spent chunk). */
   direct = 0;
-  constructor(seed: string, private readonly mode: 'small' | 'zeros' | 'tails') {
+  constructor(
+    seed: string,
+    private readonly mode: 'small' | 'zeros' | 'tails',
+  ) {
     super(seed);
     this.src = new Prng(`${seed}/rig`);
   }
@@ -292,13 +342,15 @@ function nextDraws(p: Prng): number[] {
 // ------------------------------------------------------------------ S_π
 
 function checkPermute(t: FloatTensor, make: () => Prng): void {
-  const a = make(), b = make();
+  const a = make(),
+    b = make();
   const got = permuteLeaf(t, a);
   const want = oraclePermute(t, b);
   expect(got.dtype).toBe(t.dtype);
   expect(got.shape).toEqual(t.shape);
   expect(got.data.buffer).not.toBe(t.data.buffer);
-  if (!bytesOf(got).equals(bytesOf(want))) throw new Error(`S_π ${t.dtype} n=${t.data.length}: output differs from the oracle`);
+  if (!bytesOf(got).equals(bytesOf(want)))
+    throw new Error(`S_π ${t.dtype} n=${t.data.length}: output differs from the oracle`);
   expect(nextDraws(a)).toEqual(nextDraws(b));
 }
 
@@ -342,12 +394,27 @@ describe('S_π: identical to the oracle (bits and stream use)', () => {
 
       it('a rejection-heavy stream (Lemire retries, retries past the end of a bulk chunk)', () => {
         usePath(wasm);
-        let rare = 0, direct = 0;
-        const cases = [[2, 'small'], [3, 'small'], [10, 'small'], [257, 'small'], [4097, 'small'], [9000, 'small'], [4097, 'zeros'], [12289, 'zeros']] as const;
+        let rare = 0,
+          direct = 0;
+        const cases = [
+          [2, 'small'],
+          [3, 'small'],
+          [10, 'small'],
+          [257, 'small'],
+          [4097, 'small'],
+          [9000, 'small'],
+          [4097, 'zeros'],
+          [12289, 'zeros'],
+        ] as const;
         for (const dtype of DTYPES) {
           for (const [n, mode] of cases) {
             const idx = Array.from({ length: n }, (_, i) => i);
-            const raw = dtype === 'float64' ? Float64Array.from(idx) : dtype === 'float32' ? Int32Array.from(idx) : Uint16Array.from(idx);
+            const raw =
+              dtype === 'float64'
+                ? Float64Array.from(idx)
+                : dtype === 'float32'
+                  ? Int32Array.from(idx)
+                  : Uint16Array.from(idx);
             const t = tensorOver(dtype, new Uint8Array(raw.buffer));
             for (const seed of ['r1', 'r2', 'r3']) {
               checkPermute(t, () => new RiggedPrng(`${seed}/${n}`, mode));
@@ -378,7 +445,10 @@ describe('S_π: identical to the oracle (bits and stream use)', () => {
 
 const valueArb = fc.oneof(
   { weight: 8, arbitrary: fc.double({ min: -1e4, max: 1e4, noNaN: true }) },
-  { weight: 1, arbitrary: fc.constantFrom(Number.NaN, Infinity, -Infinity, 0, -0, 65504, -65504, 3.4e38, -3.4e38, 1e300, -1.7e308) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(Number.NaN, Infinity, -Infinity, 0, -0, 65504, -65504, 3.4e38, -3.4e38, 1e300, -1.7e308),
+  },
   { weight: 1, arbitrary: fc.double({ noNaN: false }) },
 );
 
@@ -406,14 +476,17 @@ function tensorOfValues(dtype: FloatDtype, values: readonly number[]): FloatTens
 }
 
 function checkResample(t: FloatTensor, make: () => Prng): void {
-  const a = make(), b = make();
-  const sa = emptyLeafStats(), sb = emptyLeafStats();
+  const a = make(),
+    b = make();
+  const sa = emptyLeafStats(),
+    sb = emptyLeafStats();
   const got = resampleLeaf(t, a, sa);
   const want = oracleResample(t, b, sb);
   expect(got.dtype).toBe(t.dtype);
   expect(got.shape).toEqual(t.shape);
   expect(got.data.buffer).not.toBe(t.data.buffer);
-  if (!bytesOf(got).equals(bytesOf(want))) throw new Error(`T_μ ${t.dtype} n=${t.data.length}: output differs from the oracle`);
+  if (!bytesOf(got).equals(bytesOf(want)))
+    throw new Error(`T_μ ${t.dtype} n=${t.data.length}: output differs from the oracle`);
   expect(sa.nonFinite).toBe(sb.nonFinite);
   expect(nextDraws(a)).toEqual(nextDraws(b));
 }
@@ -421,9 +494,14 @@ function checkResample(t: FloatTensor, make: () => Prng): void {
 describe('T_μ: identical to the oracle (bits, non-finite counts and stream use)', () => {
   it('random values with NaN, ±Inf, ±0, huge magnitudes; every dtype', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...DTYPES), fc.array(valueArb, { minLength: 0, maxLength: 120 }), fc.integer(), (dtype, values, seed) => {
-        checkResample(tensorOfValues(dtype, values), () => new Prng(seed));
-      }),
+      fc.property(
+        fc.constantFrom(...DTYPES),
+        fc.array(valueArb, { minLength: 0, maxLength: 120 }),
+        fc.integer(),
+        (dtype, values, seed) => {
+          checkResample(tensorOfValues(dtype, values), () => new Prng(seed));
+        },
+      ),
     );
   });
 
@@ -436,7 +514,8 @@ describe('T_μ: identical to the oracle (bits, non-finite counts and stream use)
       ['float32', [3.4e38, -3.4e38, 3.4e38, 0]],
       ['float64', [Number.MAX_VALUE, -Number.MAX_VALUE]],
     ];
-    for (const [dtype, v] of cases) for (const seed of [1, 2, 3, 'x']) checkResample(tensorOfValues(dtype, v), () => new Prng(seed));
+    for (const [dtype, v] of cases)
+      for (const seed of [1, 2, 3, 'x']) checkResample(tensorOfValues(dtype, v), () => new Prng(seed));
   });
 
   it('leaves across the bulk-draw chunk (4096 normals), with and without non-finite elements', () => {
@@ -452,7 +531,8 @@ describe('T_μ: identical to the oracle (bits, non-finite counts and stream use)
   });
 
   it('a stream rigged towards the ziggurat tails and wedges', () => {
-    let rare = 0, direct = 0;
+    let rare = 0,
+      direct = 0;
     for (const dtype of DTYPES) {
       for (const n of [5, 300, 4097, 9000]) {
         const v = Array.from({ length: n }, (_, i) => Math.sin(i) * 10);
@@ -470,8 +550,10 @@ describe('T_μ: identical to the oracle (bits, non-finite counts and stream use)
 
 describe('ziggurat: fillStandardNormal and standardNormal identical to the oracle', () => {
   function checkFill(count: number, length: number, make: () => Prng): void {
-    const a = make(), b = make();
-    const x = new Float64Array(length), y = new Float64Array(length);
+    const a = make(),
+      b = make();
+    const x = new Float64Array(length),
+      y = new Float64Array(length);
     fillStandardNormal(a, x, count);
     oracleFillNormal(b, y, count);
     expect(Buffer.from(x.buffer).equals(Buffer.from(y.buffer))).toBe(true);
@@ -479,7 +561,17 @@ describe('ziggurat: fillStandardNormal and standardNormal identical to the oracl
   }
 
   it('counts across chunk boundaries, fractional counts and counts beyond the array', () => {
-    for (const [count, length] of [[0, 0], [1, 1], [2.5, 3], [4095, 4095], [4096, 4096], [4097, 4097], [20_000, 20_000], [10, 4], [5000, 100]]) {
+    for (const [count, length] of [
+      [0, 0],
+      [1, 1],
+      [2.5, 3],
+      [4095, 4095],
+      [4096, 4096],
+      [4097, 4097],
+      [20_000, 20_000],
+      [10, 4],
+      [5000, 100],
+    ]) {
       checkFill(count as number, length as number, () => new Prng(`fill/${count}`));
       checkFill(count as number, length as number, () => new RiggedPrng(`fill/${count}`, 'tails'));
     }
@@ -487,8 +579,10 @@ describe('ziggurat: fillStandardNormal and standardNormal identical to the oracl
 
   it('single draws', () => {
     for (const make of [() => new Prng('single'), () => new RiggedPrng('single', 'tails')]) {
-      const a = make(), b = make();
-      for (let i = 0; i < 20_000; i++) if (!Object.is(standardNormal(a), oracleNormal(b))) throw new Error(`draw ${i} differs`);
+      const a = make(),
+        b = make();
+      for (let i = 0; i < 20_000; i++)
+        if (!Object.is(standardNormal(a), oracleNormal(b))) throw new Error(`draw ${i} differs`);
       expect(nextDraws(a)).toEqual(nextDraws(b));
     }
   });

@@ -19,7 +19,14 @@ function setup(): FakeBank {
 }
 
 function bytesOf(items: readonly RetrievedItem[]): string {
-  return items.map((it) => Object.keys(it.leaves).sort().map((k) => Buffer.from(tensorBytes(it.leaves[k]!)).toString('hex')).join('|')).join('/');
+  return items
+    .map((it) =>
+      Object.keys(it.leaves)
+        .sort()
+        .map((k) => Buffer.from(tensorBytes(it.leaves[k]!)).toString('hex'))
+        .join('|'),
+    )
+    .join('/');
 }
 
 describe('interventionHook: every condition installs the same way', () => {
@@ -35,7 +42,12 @@ describe('interventionHook: every condition installs the same way', () => {
       expect(bytesOf(out)).toBe(bytesOf(ref.slice(0, 2).map((r) => ({ identity: r, leaves: r.payload }))));
       expect(h.bookkeeping()).toMatchObject({ condition: spec.kind, reads: 1, emptyReads: 0, substitutedReads: 0 });
     }
-    const items: RetrievedItem[] = [{ identity: { slot: 0, scope: 's', sourceEpisode: 'e', timestep: 0, version: 0 }, leaves: { f: tensorFrom('float16', [1, 2]) } }];
+    const items: RetrievedItem[] = [
+      {
+        identity: { slot: 0, scope: 's', sourceEpisode: 'e', timestep: 0, version: 0 },
+        leaves: { f: tensorFrom('float16', [1, 2]) },
+      },
+    ];
     const ctx = { bank: 'b', scope: 's', episode: 'e', queryIndex: 0, decisionStep: true, candidateCount: 1 };
     expect(replicateHook(items, ctx)).toBe(items);
   });
@@ -54,15 +66,31 @@ describe('interventionHook: every condition installs the same way', () => {
     const clear = interventionHook({ kind: 'N', variant: 'clear' }, { scope: 'u', point: 'attempt-2-start' });
     bank.setReadHook(clear.hook);
     const out = clear.atPoint(bank);
-    expect(out).toEqual({ kind: 'cleared', record: { condition: 'N_clear', scope: 'u', point: 'attempt-2-start', clearedCount: 3, clockBefore: 2, clockAfter: 2 } });
+    expect(out).toEqual({
+      kind: 'cleared',
+      record: {
+        condition: 'N_clear',
+        scope: 'u',
+        point: 'attempt-2-start',
+        clearedCount: 3,
+        clockBefore: 2,
+        clockAfter: 2,
+      },
+    });
     expect(bank.query('u', 'e', [0, 1])).toEqual([]);
     expect(bank.clock('u')).toBe(3);
   });
 
   it('O returns the harness-supplied items', () => {
     const bank = setup();
-    const fact: RetrievedItem = { identity: { slot: 0, scope: 'u', sourceEpisode: 'oracle', timestep: 0, version: 0 }, leaves: { decision: tensorFrom('float32', [0, 1, 0]) } };
-    const h = interventionHook({ kind: 'O' }, { scope: 'u', point: 'p', oracle: fixedOracle(new Map([['u', [fact]]])) });
+    const fact: RetrievedItem = {
+      identity: { slot: 0, scope: 'u', sourceEpisode: 'oracle', timestep: 0, version: 0 },
+      leaves: { decision: tensorFrom('float32', [0, 1, 0]) },
+    };
+    const h = interventionHook(
+      { kind: 'O' },
+      { scope: 'u', point: 'p', oracle: fixedOracle(new Map([['u', [fact]]])) },
+    );
     bank.setReadHook(h.hook);
     expect(bank.query('u', 'e', [0, 1])).toEqual([fact]);
     expect(h.bookkeeping().substitutedReads).toBe(1);
@@ -71,7 +99,10 @@ describe('interventionHook: every condition installs the same way', () => {
 
   it('U at install goes through replaceRecords; U at read changes every read and leaves the bank alone', () => {
     const bank = setup();
-    const inst = interventionHook({ kind: 'U', direction: 'away', installation: 'install' }, { scope: 'u', point: 'p' });
+    const inst = interventionHook(
+      { kind: 'U', direction: 'away', installation: 'install' },
+      { scope: 'u', point: 'p' },
+    );
     bank.setReadHook(inst.hook);
     const before = bank.records('u');
     const o = inst.atPoint(bank);
@@ -81,7 +112,10 @@ describe('interventionHook: every condition installs the same way', () => {
     expect(() => inst.atPoint(bank)).toThrow(/already run/);
 
     const bank2 = setup();
-    const rd = interventionHook({ kind: 'U', direction: 'toward-zero', installation: 'read' }, { scope: 'u', point: 'p' });
+    const rd = interventionHook(
+      { kind: 'U', direction: 'toward-zero', installation: 'read' },
+      { scope: 'u', point: 'p' },
+    );
     bank2.setReadHook(rd.hook);
     rd.atPoint(bank2);
     const out = bank2.query('u', 'e', [0]);
@@ -106,15 +140,27 @@ describe('interventionHook: every condition installs the same way', () => {
   it('S/T install the donor payload; a short donor fails closed and every later read throws E_DONOR_SHORT', () => {
     const bank = setup();
     const snap = snapshotRecords(bank, ['d', 'tiny']);
-    const s = interventionHook({ kind: 'S', seed: 5 }, { scope: 'u', point: 'p', donor: { scope: 'd', records: snap.get('d')! } });
+    const s = interventionHook(
+      { kind: 'S', seed: 5 },
+      { scope: 'u', point: 'p', donor: { scope: 'd', records: snap.get('d')! } },
+    );
     bank.setReadHook(s.hook);
     expect(s.atPoint(bank).kind).toBe('installed');
     expect(s.bookkeeping()).toMatchObject({ condition: 'S', donor: 'd', seed: 5 });
 
     const bank2 = setup();
-    const t = interventionHook({ kind: 'T', seed: 5 }, { scope: 'u', point: 'p', donor: { scope: 'tiny', records: snap.get('tiny')! } });
+    const t = interventionHook(
+      { kind: 'T', seed: 5 },
+      { scope: 'u', point: 'p', donor: { scope: 'tiny', records: snap.get('tiny')! } },
+    );
     bank2.setReadHook(t.hook);
-    expect(t.atPoint(bank2)).toEqual({ kind: 'donor-short', scope: 'u', donor: 'tiny', recipientCount: 3, donorCount: 1 });
+    expect(t.atPoint(bank2)).toEqual({
+      kind: 'donor-short',
+      scope: 'u',
+      donor: 'tiny',
+      recipientCount: 3,
+      donorCount: 1,
+    });
     expect(bank2.replaceCalls).toBe(0);
     try {
       bank2.query('u', 'e', [0]);
@@ -123,7 +169,9 @@ describe('interventionHook: every condition installs the same way', () => {
       expect(isImepError(e) && e.code === 'E_DONOR_SHORT').toBe(true);
     }
     expect(() => interventionHook({ kind: 'S', seed: 1 }, { scope: 'u', point: 'p' })).toThrow(/donor/);
-    expect(() => interventionHook({ kind: 'S', seed: 1 }, { scope: 'u', point: 'p', donor: { scope: 'u', records: [] } })).toThrow(/own donor/);
+    expect(() =>
+      interventionHook({ kind: 'S', seed: 1 }, { scope: 'u', point: 'p', donor: { scope: 'u', records: [] } }),
+    ).toThrow(/own donor/);
   });
 
   it('labels name the N variants apart', () => {

@@ -4,7 +4,12 @@ import { tensorFrom } from '../../src/core/tensor.js';
 import { itemDigest, selectedItemDigest } from '../../src/interventions/digest.js';
 
 const identity = Object.freeze({ slot: 0, scope: 'ep', sourceEpisode: 'ep', timestep: 3, version: 0 });
-const item = (values: number[], shape: number[] = [values.length], name = 'feature', id: RetrievedItem['identity'] = identity): RetrievedItem => ({
+const item = (
+  values: number[],
+  shape: number[] = [values.length],
+  name = 'feature',
+  id: RetrievedItem['identity'] = identity,
+): RetrievedItem => ({
   identity: id,
   leaves: { [name]: tensorFrom('float32', values, shape) },
 });

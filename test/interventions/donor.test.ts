@@ -38,7 +38,13 @@ describe('S/T donor swap', () => {
         recipient.forEach((orig, i) => {
           const out = r.records[i] as BankRecord;
           // kept fields: same order as given, byte-identical
-          expect([out.slot, out.scope, out.sourceEpisode, out.timestep, out.version]).toEqual([orig.slot, orig.scope, orig.sourceEpisode, orig.timestep, orig.version]);
+          expect([out.slot, out.scope, out.sourceEpisode, out.timestep, out.version]).toEqual([
+            orig.slot,
+            orig.scope,
+            orig.sourceEpisode,
+            orig.timestep,
+            orig.version,
+          ]);
           expect(keysBitEqual(out.keys, orig.keys)).toBe(true);
           const pos = rOrder.indexOf(orig);
           const d = dOrder[pos] as BankRecord;
@@ -68,37 +74,46 @@ describe('S/T donor swap', () => {
 const unitsArb = fc
   .uniqueArray(fc.string({ minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 25 })
   .chain((scopes) =>
-    fc.array(fc.constantFrom('red', 'green', 'blue'), { minLength: scopes.length, maxLength: scopes.length }).map((facts) =>
-      scopes.map((scope, i): DonorUnit => ({ scope, fact: facts[i] as string })),
-    ),
+    fc
+      .array(fc.constantFrom('red', 'green', 'blue'), { minLength: scopes.length, maxLength: scopes.length })
+      .map((facts) => scopes.map((scope, i): DonorUnit => ({ scope, fact: facts[i] as string }))),
   );
 
 describe('donor assignment', () => {
   it('is deterministic in the seed, never self-donor, respects the fact mode, and records every recipient', () => {
     fc.assert(
-      fc.property(unitsArb, fc.constantFrom('same-fact' as const, 'different-fact' as const), fc.integer(), (units, mode, seed) => {
-        const a = assignDonors({ units, mode, seed });
-        const b = assignDonors({ units: [...units].reverse(), mode, seed });
-        expect([...b.donors].sort()).toEqual([...a.donors].sort()); // independent of listing order
-        expect(a.entries.length).toBe(units.length);
-        expect(a.prng).toEqual(new Prng(seed).spec);
-        const factOf = new Map(units.map((u) => [u.scope, u.fact]));
-        for (const e of a.entries) {
-          const eligible = units.filter((u) => u.scope !== e.recipient && (mode === 'same-fact' ? u.fact === e.recipientFact : u.fact !== e.recipientFact));
-          expect(e.eligible).toBe(eligible.length);
-          if (eligible.length === 0) {
-            expect(e.donor).toBeNull();
-            expect(a.donors.has(e.recipient)).toBe(false);
-            continue;
+      fc.property(
+        unitsArb,
+        fc.constantFrom('same-fact' as const, 'different-fact' as const),
+        fc.integer(),
+        (units, mode, seed) => {
+          const a = assignDonors({ units, mode, seed });
+          const b = assignDonors({ units: [...units].reverse(), mode, seed });
+          expect([...b.donors].sort()).toEqual([...a.donors].sort()); // independent of listing order
+          expect(a.entries.length).toBe(units.length);
+          expect(a.prng).toEqual(new Prng(seed).spec);
+          const factOf = new Map(units.map((u) => [u.scope, u.fact]));
+          for (const e of a.entries) {
+            const eligible = units.filter(
+              (u) =>
+                u.scope !== e.recipient &&
+                (mode === 'same-fact' ? u.fact === e.recipientFact : u.fact !== e.recipientFact),
+            );
+            expect(e.eligible).toBe(eligible.length);
+            if (eligible.length === 0) {
+              expect(e.donor).toBeNull();
+              expect(a.donors.has(e.recipient)).toBe(false);
+              continue;
+            }
+            expect(e.donor).not.toBe(e.recipient);
+            expect(a.donors.get(e.recipient)).toBe(e.donor);
+            const df = factOf.get(e.donor as string);
+            expect(e.donorFact).toBe(df);
+            if (mode === 'same-fact') expect(df).toBe(e.recipientFact);
+            else expect(df).not.toBe(e.recipientFact);
           }
-          expect(e.donor).not.toBe(e.recipient);
-          expect(a.donors.get(e.recipient)).toBe(e.donor);
-          const df = factOf.get(e.donor as string);
-          expect(e.donorFact).toBe(df);
-          if (mode === 'same-fact') expect(df).toBe(e.recipientFact);
-          else expect(df).not.toBe(e.recipientFact);
-        }
-      }),
+        },
+      ),
     );
   });
 
@@ -107,6 +122,8 @@ describe('donor assignment', () => {
     const x = assignDonors({ units, mode: 'same-fact', seed: 1 });
     const y = assignDonors({ units, mode: 'same-fact', seed: 2 });
     expect([...x.donors]).not.toEqual([...y.donors]);
-    expect(() => assignDonors({ units: [...units, { scope: 'u0', fact: 'a' }], mode: 'same-fact', seed: 1 })).toThrow(/listed twice/);
+    expect(() => assignDonors({ units: [...units, { scope: 'u0', fact: 'a' }], mode: 'same-fact', seed: 1 })).toThrow(
+      /listed twice/,
+    );
   });
 });

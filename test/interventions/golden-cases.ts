@@ -49,7 +49,10 @@ export function goldenDigests(): Record<string, string> {
     for (const [slot, n] of SIZES.entries()) {
       for (let kind = 0; kind < 3; kind++) {
         const t = tensorFrom(dtype, leafValues(g, n, kind));
-        items.push({ identity: { slot: slot * 3 + kind, scope: 'golden', sourceEpisode: 'e', timestep: 0, version: 0 }, leaves: { a: t, b: t } });
+        items.push({
+          identity: { slot: slot * 3 + kind, scope: 'golden', sourceEpisode: 'e', timestep: 0, version: 0 },
+          leaves: { a: t, b: t },
+        });
       }
     }
     for (const [name, op] of ops) {
@@ -58,7 +61,9 @@ export function goldenDigests(): Record<string, string> {
       const res = applyToItems(items, op, prng, stats);
       const h = createHash('sha256');
       for (const item of res) for (const k of Object.keys(item.leaves)) hashTensor(h, item.leaves[k] as FloatTensor);
-      h.update(`stats ${stats.leaves} ${stats.elements} ${stats.nonFinite} next ${prng.nextUint32()} ${prng.nextUint32()}`);
+      h.update(
+        `stats ${stats.leaves} ${stats.elements} ${stats.nonFinite} next ${prng.nextUint32()} ${prng.nextUint32()}`,
+      );
       out[`${dtype} ${name}`] = h.digest('hex');
     }
   }

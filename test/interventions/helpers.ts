@@ -54,15 +54,34 @@ export function makeRecord(
 }
 
 export function keysBitEqual(a: RecordKeys, b: RecordKeys): boolean {
-  return tensorsBitEqual(a.cognitiveKey, b.cognitiveKey) && tensorsBitEqual(a.perceptualKey, b.perceptualKey) && tensorsBitEqual(a.stateSignature, b.stateSignature);
+  return (
+    tensorsBitEqual(a.cognitiveKey, b.cognitiveKey) &&
+    tensorsBitEqual(a.perceptualKey, b.perceptualKey) &&
+    tensorsBitEqual(a.stateSignature, b.stateSignature)
+  );
 }
 
 export function identityEqual(a: BankRecord, b: BankRecord): boolean {
-  return a.slot === b.slot && a.scope === b.scope && a.sourceEpisode === b.sourceEpisode && a.timestep === b.timestep && a.version === b.version;
+  return (
+    a.slot === b.slot &&
+    a.scope === b.scope &&
+    a.sourceEpisode === b.sourceEpisode &&
+    a.timestep === b.timestep &&
+    a.version === b.version
+  );
 }
 
 export function toItem(r: BankRecord): RetrievedItem {
-  return { identity: { slot: r.slot, scope: r.scope, sourceEpisode: r.sourceEpisode, timestep: r.timestep, version: r.version }, leaves: { ...r.payload } };
+  return {
+    identity: {
+      slot: r.slot,
+      scope: r.scope,
+      sourceEpisode: r.sourceEpisode,
+      timestep: r.timestep,
+      version: r.version,
+    },
+    leaves: { ...r.payload },
+  };
 }
 
 /** A minimal slot bank: per-scope records and query clock, one read hook, write events. */
@@ -98,7 +117,8 @@ export class FakeBank implements InstallTarget {
     if (records.length !== s.records.size) throw new Error('replaceRecords: count differs');
     for (const r of records) {
       const old = s.records.get(r.slot);
-      if (!old || !identityEqual(old, r) || !keysBitEqual(old.keys, r.keys)) throw new Error(`replaceRecords: slot ${r.slot} identity/keys differ`);
+      if (!old || !identityEqual(old, r) || !keysBitEqual(old.keys, r.keys))
+        throw new Error(`replaceRecords: slot ${r.slot} identity/keys differ`);
     }
     for (const r of records) s.records.set(r.slot, r);
   }
@@ -132,7 +152,14 @@ export class FakeBank implements InstallTarget {
       const r = s.records.get(slot);
       return r ? [toItem(r)] : [];
     });
-    const ctx: ReadContext = { bank: this.name, scope, episode, queryIndex: s.clock, decisionStep, candidateCount: s.records.size };
+    const ctx: ReadContext = {
+      bank: this.name,
+      scope,
+      episode,
+      queryIndex: s.clock,
+      decisionStep,
+      candidateCount: s.records.size,
+    };
     const out = this.hook(items, ctx);
     s.clock++;
     return out;
@@ -159,7 +186,11 @@ export class FakeBank implements InstallTarget {
       timestep: s.clock,
       version: r.version + 1,
       keys: { ...r.keys, stateSignature: fresh.keys.stateSignature },
-      payload: { ...r.payload, cognitiveValue: fresh.payload.cognitiveValue, perceptualValue: fresh.payload.perceptualValue },
+      payload: {
+        ...r.payload,
+        cognitiveValue: fresh.payload.cognitiveValue,
+        perceptualValue: fresh.payload.perceptualValue,
+      },
     });
     this.emit('merge', scope, slot);
   }

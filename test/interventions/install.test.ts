@@ -33,10 +33,21 @@ describe('installPayloads (the shared routine for U/S/T)', () => {
         const old = before[i] as BankRecord;
         expect(identityEqual(rec, old)).toBe(true);
         expect(keysBitEqual(rec.keys, old.keys)).toBe(true);
-        for (const f of PAYLOAD_FIELDS) expect(tensorsBitEqual(rec.payload[f], stepTensorUlp(old.payload[f], 'away').tensor)).toBe(true);
+        for (const f of PAYLOAD_FIELDS)
+          expect(tensorsBitEqual(rec.payload[f], stepTensorUlp(old.payload[f], 'away').tensor)).toBe(true);
       });
-      expect(r.record).toMatchObject({ scope: 'u', point: 'attempt-2-start', condition: 'U', params: { direction: 'away' }, donor: null, prng: null, nonFinite: 0 });
-      expect(r.record.records.map((d) => d.timestep)).toEqual([...r.record.records.map((d) => d.timestep)].sort((a, b) => a - b));
+      expect(r.record).toMatchObject({
+        scope: 'u',
+        point: 'attempt-2-start',
+        condition: 'U',
+        params: { direction: 'away' },
+        donor: null,
+        prng: null,
+        nonFinite: 0,
+      });
+      expect(r.record.records.map((d) => d.timestep)).toEqual(
+        [...r.record.records.map((d) => d.timestep)].sort((a, b) => a - b),
+      );
       for (const d of r.record.records) {
         const old = before.find((x) => x.slot === d.slot) as BankRecord;
         expect(d.before).toBe(payloadDigest(old.payload));
@@ -46,7 +57,8 @@ describe('installPayloads (the shared routine for U/S/T)', () => {
   });
 
   it('a seeded operator needs a registered seed and is deterministic in it', () => {
-    const a = bankWith({ u: 4 }), b = bankWith({ u: 4 });
+    const a = bankWith({ u: 4 }),
+      b = bankWith({ u: 4 });
     expect(() => installPayloads(a, 'u', 'p', { kind: 'leaf', operator: permuteOperator })).toThrow(/seed/);
     const ra = installPayloads(a, 'u', 'p', { kind: 'leaf', operator: permuteOperator, seed: 9 });
     const rb = installPayloads(b, 'u', 'p', { kind: 'leaf', operator: permuteOperator, seed: 9 });
@@ -59,22 +71,49 @@ describe('installPayloads (the shared routine for U/S/T)', () => {
     const bank = bankWith({ r: 4, d: 6, short: 3 });
     const snap = snapshotRecords(bank, ['d', 'short']);
     const before = bank.records('r');
-    const short = installPayloads(bank, 'r', 'p', { kind: 'donor', condition: 'T', donorScope: 'short', donorRecords: snap.get('short') ?? [] });
-    expect(short).toEqual({ kind: 'donor-short', scope: 'r', point: 'p', donor: 'short', recipientCount: 4, donorCount: 3 });
+    const short = installPayloads(bank, 'r', 'p', {
+      kind: 'donor',
+      condition: 'T',
+      donorScope: 'short',
+      donorRecords: snap.get('short') ?? [],
+    });
+    expect(short).toEqual({
+      kind: 'donor-short',
+      scope: 'r',
+      point: 'p',
+      donor: 'short',
+      recipientCount: 4,
+      donorCount: 3,
+    });
     expect(bank.replaceCalls).toBe(0);
     expect(bank.records('r')).toEqual(before);
-    const ok = installPayloads(bank, 'r', 'p', { kind: 'donor', condition: 'S', donorScope: 'd', donorRecords: snap.get('d') ?? [] });
+    const ok = installPayloads(bank, 'r', 'p', {
+      kind: 'donor',
+      condition: 'S',
+      donorScope: 'd',
+      donorRecords: snap.get('d') ?? [],
+    });
     if (ok.kind !== 'installed') throw new Error('expected installed');
     expect(ok.record.donor).toBe('d');
     expect(ok.record.condition).toBe('S');
     for (const d of ok.record.records) expect(d.donorSlot).not.toBeNull();
-    expect(() => installPayloads(bank, 'r', 'p', { kind: 'donor', condition: 'S', donorScope: 'r', donorRecords: [] })).toThrow(/own donor/);
+    expect(() =>
+      installPayloads(bank, 'r', 'p', { kind: 'donor', condition: 'S', donorScope: 'r', donorRecords: [] }),
+    ).toThrow(/own donor/);
   });
 
   it('installDonorSwaps snapshots donors first, so a scope that is also a donor gives its reference payload', () => {
     const bank = bankWith({ a: 3, b: 3, c: 3 });
     const ref = snapshotRecords(bank, ['a', 'b', 'c']);
-    const assignment = assignDonors({ units: [{ scope: 'a', fact: 'x' }, { scope: 'b', fact: 'x' }, { scope: 'c', fact: 'x' }], mode: 'same-fact', seed: 3 });
+    const assignment = assignDonors({
+      units: [
+        { scope: 'a', fact: 'x' },
+        { scope: 'b', fact: 'x' },
+        { scope: 'c', fact: 'x' },
+      ],
+      mode: 'same-fact',
+      seed: 3,
+    });
     const results = installDonorSwaps(bank, assignment, 'p', 'S');
     expect(results.size).toBe(3);
     for (const [recipient, donor] of assignment.donors) {

@@ -32,12 +32,24 @@ function attempt1(): Map<string, BankRecord[]> {
   return new Map(UNITS.map((u) => [u, [0, 1, 2].map((slot) => makeRecord(p, u, slot, slot))]));
 }
 
-function runInstalledUnit(unit: string, index: number, spec: ConditionSpec, world: Map<string, BankRecord[]>, donor: string | undefined) {
+function runInstalledUnit(
+  unit: string,
+  index: number,
+  spec: ConditionSpec,
+  world: Map<string, BankRecord[]>,
+  donor: string | undefined,
+) {
   const bank = new FakeBank();
   bank.load(world.get(unit) ?? []);
   for (let q = 0; q < 3; q++) bank.query(unit, `${unit}/a1`, [0], true); // attempt 1 (before the point)
-  const rec = new TraceRecorder(bank, { mode: spec.kind === 'S' || spec.kind === 'T' || spec.kind === 'U' ? 'installed' : 'none' });
-  const h = interventionHook(spec, { scope: unit, point: POINT, ...(donor ? { donor: { scope: donor, records: world.get(donor) ?? [] } } : {}) });
+  const rec = new TraceRecorder(bank, {
+    mode: spec.kind === 'S' || spec.kind === 'T' || spec.kind === 'U' ? 'installed' : 'none',
+  });
+  const h = interventionHook(spec, {
+    scope: unit,
+    point: POINT,
+    ...(donor ? { donor: { scope: donor, records: world.get(donor) ?? [] } } : {}),
+  });
   bank.setReadHook(rec.wrap(h.hook));
   const outcome = h.atPoint(bank);
   rec.markPoint(unit);
@@ -56,7 +68,11 @@ function runInstalledUnit(unit: string, index: number, spec: ConditionSpec, worl
 
 describe('fixture ladder: installed substitution', () => {
   const world = attempt1();
-  const assignment = assignDonors({ units: UNITS.map((u, i) => ({ scope: u, fact: i % 2 ? 'red' : 'blue' })), mode: 'same-fact', seed: 17 });
+  const assignment = assignDonors({
+    units: UNITS.map((u, i) => ({ scope: u, fact: i % 2 ? 'red' : 'blue' })),
+    mode: 'same-fact',
+    seed: 17,
+  });
 
   it('coverage is exactly 6/10 and the per-unit verdicts match the construction', () => {
     const all: TraceEntry[] = [];
@@ -69,18 +85,42 @@ describe('fixture ladder: installed substitution', () => {
     const cov = survivalCoverage(all, { units: UNITS });
     expect(cov).toMatchObject({ units: 10, covered: 6, coverage: 0.6, noDecisionQuery: 0 });
     expect(cov.perUnit.filter((u) => !u.covered).map((u) => u.unit)).toEqual(['u0', 'u1', 'u2', 'u3']);
-    expect(cov.perUnit.find((u) => u.unit === 'u0')).toEqual({ unit: 'u0', decisionQueries: 5, coveredQueries: 3, covered: false });
-    expect(cov.perUnit.find((u) => u.unit === 'u9')).toEqual({ unit: 'u9', decisionQueries: 5, coveredQueries: 5, covered: true });
+    expect(cov.perUnit.find((u) => u.unit === 'u0')).toEqual({
+      unit: 'u0',
+      decisionQueries: 5,
+      coveredQueries: 3,
+      covered: false,
+    });
+    expect(cov.perUnit.find((u) => u.unit === 'u9')).toEqual({
+      unit: 'u9',
+      decisionQueries: 5,
+      coveredQueries: 5,
+      covered: true,
+    });
     // attempt-1 reads are before the point and never count
     expect(all.filter((e) => !e.afterPoint).every((e) => e.selected.every((s) => !s.unmodifiedSubstituted))).toBe(true);
     // the slot-3 record (inserted after installation) is never an unmodified substituted record
-    expect(all.flatMap((e) => e.selected).filter((s) => s.slot === 3).every((s) => !s.unmodifiedSubstituted)).toBe(true);
-    expect(gateInstallationChanged(installs)).toMatchObject({ gate: 'installation-changed', passed: true, observed: 30, expected: 30 });
+    expect(
+      all
+        .flatMap((e) => e.selected)
+        .filter((s) => s.slot === 3)
+        .every((s) => !s.unmodifiedSubstituted),
+    ).toBe(true);
+    expect(gateInstallationChanged(installs)).toMatchObject({
+      gate: 'installation-changed',
+      passed: true,
+      observed: 30,
+      expected: 30,
+    });
   });
 
   it('a unit with no decision query after the point is not covered; an empty unit list gives null', () => {
     const all: TraceEntry[] = [];
-    UNITS.forEach((u, i) => all.push(...runInstalledUnit(u, i, { kind: 'U', direction: 'away', installation: 'install' }, world, undefined).entries));
+    UNITS.forEach((u, i) =>
+      all.push(
+        ...runInstalledUnit(u, i, { kind: 'U', direction: 'away', installation: 'install' }, world, undefined).entries,
+      ),
+    );
     const cov = survivalCoverage(all, { units: [...UNITS, 'u10'] });
     expect(cov).toMatchObject({ units: 11, covered: 6, noDecisionQuery: 1 });
     expect(cov.coverage).toBeCloseTo(6 / 11, 12);
@@ -100,7 +140,11 @@ describe('fixture ladder: installed substitution', () => {
  * read of each of the 10 units has no history (10 empty reads, same positions in every condition); then
  * 4 reads with history. Totals per condition: 50 reads, 40 with history.
  */
-function runBlackout(spec: ConditionSpec, mode: SubstitutionMode, options: { skipUnit?: string; constant?: boolean } = {}): TraceEntry[] {
+function runBlackout(
+  spec: ConditionSpec,
+  mode: SubstitutionMode,
+  options: { skipUnit?: string; constant?: boolean } = {},
+): TraceEntry[] {
   const all: TraceEntry[] = [];
   for (const u of UNITS) {
     const bank = new FakeBank('perceptual');
@@ -132,26 +176,55 @@ describe('fixture ladder: blackout gates', () => {
 
   it('reads happened in A, were empty in N_block, and every substituted read changed its digest', () => {
     expect(A.length).toBe(50);
-    expect(gateReadsInReference(A, UNITS)).toEqual({ gate: 'reads-in-reference', passed: true, observed: 10, expected: 10, detail: '10/10 units read memory after the point' });
+    expect(gateReadsInReference(A, UNITS)).toEqual({
+      gate: 'reads-in-reference',
+      passed: true,
+      observed: 10,
+      expected: 10,
+      detail: '10/10 units read memory after the point',
+    });
     expect(gateEmptyReadsInBlock(N)).toMatchObject({ passed: true, observed: 50, expected: 50 });
     expect(gateEmptyReadsInBlock(A)).toMatchObject({ passed: false, observed: 10, expected: 50 });
-    for (const t of [Sp, Tm, U]) expect(gateSubstitutedReadsChanged(t)).toMatchObject({ passed: true, observed: 40, expected: 40 });
+    for (const t of [Sp, Tm, U])
+      expect(gateSubstitutedReadsChanged(t)).toMatchObject({ passed: true, observed: 40, expected: 40 });
     expect(gateSubstitutedReadsChanged(C)).toMatchObject({ passed: false, observed: 0, expected: 40 });
   });
 
   it('empty-read positions are identical across conditions and equal the predicted count', () => {
-    const by = new Map([['A', A], ['N_block', N], ['S_pi', Sp], ['T_mu', Tm], ['U', U], ['C', C]]);
+    const by = new Map([
+      ['A', A],
+      ['N_block', N],
+      ['S_pi', Sp],
+      ['T_mu', Tm],
+      ['U', U],
+      ['C', C],
+    ]);
     expect(gateEmptyReadPositions(by)).toMatchObject({ passed: true, observed: 6, expected: 6 });
     expect(gateEmptyReadPositions(by, { predicted: 10 })).toMatchObject({ passed: true, observed: 6, expected: 6 });
     expect(gateEmptyReadPositions(by, { predicted: 20 })).toMatchObject({ passed: false, observed: 0 });
     const shifted = runBlackout({ kind: 'A' }, 'none', { skipUnit: 'u4' });
-    expect(gateEmptyReadPositions(new Map([['A', A], ['A-short', shifted]]))).toMatchObject({ passed: false, observed: 1, expected: 2 });
+    expect(
+      gateEmptyReadPositions(
+        new Map([
+          ['A', A],
+          ['A-short', shifted],
+        ]),
+      ),
+    ).toMatchObject({ passed: false, observed: 1, expected: 2 });
   });
 
   it('the gates fail where delivery fails: a unit without reads, a read whose content cannot change', () => {
-    expect(gateReadsInReference(runBlackout({ kind: 'A' }, 'none', { skipUnit: 'u7' }), UNITS)).toMatchObject({ passed: false, observed: 9, expected: 10 });
+    expect(gateReadsInReference(runBlackout({ kind: 'A' }, 'none', { skipUnit: 'u7' }), UNITS)).toMatchObject({
+      passed: false,
+      observed: 9,
+      expected: 10,
+    });
     // single-element latents: T_μ has no spread to draw from, so its reads do not change
-    expect(gateSubstitutedReadsChanged(runBlackout({ kind: 'T_mu' }, 'per-read', { constant: true }))).toMatchObject({ passed: false, observed: 0, expected: 40 });
+    expect(gateSubstitutedReadsChanged(runBlackout({ kind: 'T_mu' }, 'per-read', { constant: true }))).toMatchObject({
+      passed: false,
+      observed: 0,
+      expected: 40,
+    });
   });
 
   it('per-read coverage: the history-free first decision read leaves every unit uncovered; reads after it are substituted', () => {

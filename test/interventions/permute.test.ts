@@ -36,7 +36,9 @@ const tensorArb = fc
   .tuple(fc.constantFrom(...DTYPES), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 40 }))
   .chain(([dtype, rows, cols]) => {
     const w = dtype === 'float64' ? 8 : dtype === 'float32' ? 4 : 2;
-    return fc.uint8Array({ minLength: rows * cols * w, maxLength: rows * cols * w }).map((bytes) => tensorFromBytes(dtype, bytes, [rows, cols]));
+    return fc
+      .uint8Array({ minLength: rows * cols * w, maxLength: rows * cols * w })
+      .map((bytes) => tensorFromBytes(dtype, bytes, [rows, cols]));
   });
 
 describe('S_π: within-latent permutation', () => {
@@ -81,7 +83,14 @@ describe('S_π: within-latent permutation', () => {
 
   it('leaves identities untouched when applied to retrieved items', () => {
     const identity = { slot: 3, scope: 'u', sourceEpisode: 'e', timestep: 7, version: 2 };
-    const items = [{ identity, leaves: { feature: { dtype: 'float32', shape: [8], data: Float32Array.from([1, 2, 3, 4, 5, 6, 7, 8]) } as FloatTensor } }];
+    const items = [
+      {
+        identity,
+        leaves: {
+          feature: { dtype: 'float32', shape: [8], data: Float32Array.from([1, 2, 3, 4, 5, 6, 7, 8]) } as FloatTensor,
+        },
+      },
+    ];
     const out = applyToItems(items, permuteOperator, new Prng(1), emptyLeafStats());
     expect(out[0]?.identity).toBe(identity);
     expect(out[0]?.leaves.feature).not.toBe(items[0]?.leaves.feature);

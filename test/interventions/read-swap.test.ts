@@ -8,7 +8,13 @@ import type { ReadContext, RetrievedItem } from '../../src/banks/record.js';
 import { isImepError } from '../../src/core/errors.js';
 import { tensorFrom, toFloat64 } from '../../src/core/tensor.js';
 import { interventionHook } from '../../src/interventions/condition.js';
-import { alignByRank, PrePointCapture, prePointKey, readSwapHook, type PrePointItems } from '../../src/interventions/read-swap.js';
+import {
+  alignByRank,
+  PrePointCapture,
+  prePointKey,
+  readSwapHook,
+  type PrePointItems,
+} from '../../src/interventions/read-swap.js';
 
 const item = (timestep: number, value: number, slot = timestep): RetrievedItem => ({
   identity: { slot, scope: 'r', sourceEpisode: 'e', timestep, version: 0 },
@@ -22,7 +28,8 @@ const ctx = (queryIndex: number, decisionStep: boolean, episode = 'e1', bank = '
   decisionStep,
   candidateCount: 0,
 });
-const values = (items: readonly RetrievedItem[]): number[] => items.map((it) => toFloat64(it.leaves['feature'] as never)[0] as number);
+const values = (items: readonly RetrievedItem[]): number[] =>
+  items.map((it) => toFloat64(it.leaves['feature'] as never)[0] as number);
 
 /** A donor episode whose reads before its point (query 4) returned timesteps 1..3 with values 100 + t. */
 function donorItems(): PrePointItems {
@@ -71,7 +78,10 @@ describe('read-time donor swap', () => {
       }
     };
     expect(code(() => hook([item(1, 1, 9)], ctx(4, true)))).toBe('E_DONOR_SHORT');
-    const wide: RetrievedItem = { identity: item(2, 0).identity, leaves: { feature: tensorFrom('float32', [1, 2, 3]) } };
+    const wide: RetrievedItem = {
+      identity: item(2, 0).identity,
+      leaves: { feature: tensorFrom('float32', [1, 2, 3]) },
+    };
     expect(code(() => hook([wide], ctx(5, true)))).toBe('E_DONOR_SHORT');
     expect(code(() => hook([item(1, 1)], ctx(4, true, 'e2')))).toBe('E_DONOR_SHORT');
     expect(code(() => hook([item(1, 1)], ctx(4, true, 'e1', 'cognitive')))).toBe('E_DONOR_SHORT');
@@ -90,19 +100,39 @@ describe('read-time donor swap', () => {
     expect(values([{ ...item(7, 0), leaves: got.get(prePointKey('perceptual', item(7, 0))) }])).toEqual([102]);
     read([item(2, 0), item(3, 0), item(4, 0)], ctx(9, true, 'r2'));
     read([item(5, 0)], ctx(10, true, 'r2'));
-    expect(alignByRank(cap.of('r2'), d)).toEqual({ kind: 'short', bank: 'perceptual', recipientCount: 4, donorCount: 3 });
+    expect(alignByRank(cap.of('r2'), d)).toEqual({
+      kind: 'short',
+      bank: 'perceptual',
+      recipientCount: 4,
+      donorCount: 3,
+    });
     read([item(1, 0)], ctx(2, true, 'r3', 'cognitive'));
-    expect(alignByRank(cap.of('r3'), d)).toEqual({ kind: 'short', bank: 'cognitive', recipientCount: 1, donorCount: 0 });
+    expect(alignByRank(cap.of('r3'), d)).toEqual({
+      kind: 'short',
+      bank: 'cognitive',
+      recipientCount: 1,
+      donorCount: 0,
+    });
     expect(alignByRank(new Map(), d)).toEqual({ kind: 'aligned', items: new Map() });
   });
 
   it('the condition factory: S at read records its donor and counts substituted reads; it refuses its own scope as donor', () => {
     const d = donorItems();
-    const h = interventionHook({ kind: 'T', seed: 5, installation: 'read' }, { scope: 'r', point: 'every-read', donorReads: { scope: 'd', itemsOf: () => d } });
+    const h = interventionHook(
+      { kind: 'T', seed: 5, installation: 'read' },
+      { scope: 'r', point: 'every-read', donorReads: { scope: 'd', itemsOf: () => d } },
+    );
     h.hook([item(1, 1)], ctx(4, true));
     const b = h.bookkeeping();
     expect([b.condition, b.donor, b.seed, b.substitutedReads, b.reads]).toEqual(['T', 'd', 5, 1, 1]);
-    expect(() => interventionHook({ kind: 'S', seed: 5, installation: 'read' }, { scope: 'r', point: 'p', donorReads: { scope: 'r', itemsOf: () => d } })).toThrow(/own donor/);
-    expect(() => interventionHook({ kind: 'S', seed: 5, installation: 'read' }, { scope: 'r', point: 'p' })).toThrow(/donor/);
+    expect(() =>
+      interventionHook(
+        { kind: 'S', seed: 5, installation: 'read' },
+        { scope: 'r', point: 'p', donorReads: { scope: 'r', itemsOf: () => d } },
+      ),
+    ).toThrow(/own donor/);
+    expect(() => interventionHook({ kind: 'S', seed: 5, installation: 'read' }, { scope: 'r', point: 'p' })).toThrow(
+      /donor/,
+    );
   });
 });

@@ -68,7 +68,11 @@ describe('T_μ: moment-matched resample', () => {
   });
 
   it('changes content and is deterministic in the seed', () => {
-    const t = tensorFrom('float32', Array.from({ length: 4096 }, (_, i) => Math.sin(i)), [16, 256]);
+    const t = tensorFrom(
+      'float32',
+      Array.from({ length: 4096 }, (_, i) => Math.sin(i)),
+      [16, 256],
+    );
     const a = resampleLeaf(t, new Prng('x'));
     expect(tensorsBitEqual(a, resampleLeaf(t, new Prng('x')))).toBe(true);
     expect(tensorsBitEqual(a, t)).toBe(false);
@@ -81,7 +85,12 @@ describe('ziggurat standard normal', () => {
     const n = 200_000;
     const z = new Float64Array(n);
     fillStandardNormal(new Prng('zig'), z);
-    let s = 0, s2 = 0, s4 = 0, in1 = 0, beyond3 = 0, beyondR = 0;
+    let s = 0,
+      s2 = 0,
+      s4 = 0,
+      in1 = 0,
+      beyond3 = 0,
+      beyondR = 0;
     for (const v of z) {
       s += v;
       s2 += v * v;
@@ -103,7 +112,10 @@ describe('ziggurat standard normal', () => {
     const z = new Float64Array(n);
     fillStandardNormal(new Prng(99), z);
     // Bins with equal probability 1/20 under N(0,1): quantiles of the standard normal.
-    const q = [-1.6449, -1.2816, -1.0364, -0.8416, -0.6745, -0.5244, -0.3853, -0.2533, -0.1257, 0, 0.1257, 0.2533, 0.3853, 0.5244, 0.6745, 0.8416, 1.0364, 1.2816, 1.6449];
+    const q = [
+      -1.6449, -1.2816, -1.0364, -0.8416, -0.6745, -0.5244, -0.3853, -0.2533, -0.1257, 0, 0.1257, 0.2533, 0.3853,
+      0.5244, 0.6745, 0.8416, 1.0364, 1.2816, 1.6449,
+    ];
     const counts = new Array<number>(20).fill(0);
     for (const v of z) {
       let k = 0;
@@ -115,4 +127,3 @@ describe('ziggurat standard normal', () => {
     expect(chi2).toBeLessThan(43.8); // p ≈ 0.001 at 19 df
   });
 });
-

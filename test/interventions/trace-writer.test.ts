@@ -21,7 +21,14 @@ function entry(unit: number, q: number): TraceEntry {
     candidateCount: 4 + (q % 3),
     afterPoint: true,
     selected: [
-      { slot: 0, timestep: 1, version: q > 3 ? 1 : 0, before: 'aaaaaaaaaaaaaaaa', after: 'aaaaaaaaaaaaaaaa', unmodifiedSubstituted: hit },
+      {
+        slot: 0,
+        timestep: 1,
+        version: q > 3 ? 1 : 0,
+        before: 'aaaaaaaaaaaaaaaa',
+        after: 'aaaaaaaaaaaaaaaa',
+        unmodifiedSubstituted: hit,
+      },
       { slot: 3, timestep: q, version: 0, before: 'bbbbbbbbbbbbbbbb', after: null, unmodifiedSubstituted: false },
     ],
     returnedCount: 2,

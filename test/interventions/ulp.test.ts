@@ -20,7 +20,11 @@ fc.configureGlobal({ seed: 20260901, numRuns: 4000 });
  * Independent oracle: IEEE binary formats as BigInt sign-magnitude integers. The finite values, in order,
  * are the integers −maxMag … maxMag (with ±0 both at 0), so a one-ULP step is ±1 on that ordinal.
  */
-interface Fmt { readonly width: bigint; readonly expBits: bigint; readonly mantBits: bigint }
+interface Fmt {
+  readonly width: bigint;
+  readonly expBits: bigint;
+  readonly mantBits: bigint;
+}
 const FMT: Record<FloatDtype, Fmt> = {
   float16: { width: 16n, expBits: 5n, mantBits: 10n },
   bfloat16: { width: 16n, expBits: 8n, mantBits: 7n },
@@ -71,7 +75,18 @@ const ord = (bits: bigint, f: Fmt): bigint => ((bits & signBit(f)) !== 0n ? -(bi
 
 /** Special patterns of each format: zeros, min subnormal, max subnormal, min normal, one, max finite, Inf, NaNs. */
 function specials(f: Fmt): bigint[] {
-  const base = [0n, 1n, (1n << f.mantBits) - 1n, 1n << f.mantBits, ((1n << (f.expBits - 1n)) - 1n) << f.mantBits, maxMag(f), infMag(f), infMag(f) + 1n, infMag(f) | (1n << (f.mantBits - 1n)), signBit(f) - 1n];
+  const base = [
+    0n,
+    1n,
+    (1n << f.mantBits) - 1n,
+    1n << f.mantBits,
+    ((1n << (f.expBits - 1n)) - 1n) << f.mantBits,
+    maxMag(f),
+    infMag(f),
+    infMag(f) + 1n,
+    infMag(f) | (1n << (f.mantBits - 1n)),
+    signBit(f) - 1n,
+  ];
   return base.flatMap((m) => [m, m | signBit(f)]);
 }
 
@@ -132,7 +147,8 @@ describe('ulp: 16-bit formats, exhaustively against the BigInt oracle', () => {
         expect(nextDownBits(b, dtype)).toBe(Number(oracleNextDown(big, f)));
         for (const dir of ULP_DIRECTIONS) {
           const got = stepUlpBits(b, dtype, dir);
-          if (got !== Number(oracleStep(big, f, dir))) throw new Error(`${dtype} ${b.toString(16)} ${dir}: got ${got.toString(16)}`);
+          if (got !== Number(oracleStep(big, f, dir)))
+            throw new Error(`${dtype} ${b.toString(16)} ${dir}: got ${got.toString(16)}`);
         }
       }
     });
@@ -144,32 +160,36 @@ describe('ulp: every finite leaf moves by exactly one ULP in its own dtype', () 
     it(`${dtype}: stepTensorUlp matches the oracle element by element and counts non-finite leaves`, () => {
       const f = FMT[dtype];
       fc.assert(
-        fc.property(fc.array(bitsArb(f), { minLength: 1, maxLength: 24 }), fc.constantFrom(...ULP_DIRECTIONS), (bits, dir) => {
-          const t = tensorOfBits(dtype, bits);
-          const before = bitsOfTensor(t);
-          const { tensor, nonFinite } = stepTensorUlp(t, dir);
-          expect(tensor.dtype).toBe(dtype);
-          expect(tensor.shape).toEqual(t.shape);
-          expect(tensor.data).not.toBe(t.data);
-          expect(bitsOfTensor(t)).toEqual(before); // input untouched
-          const after = bitsOfTensor(tensor);
-          let expectNonFinite = 0;
-          after.forEach((a, i) => {
-            const b = before[i] as bigint;
-            expect(a).toBe(oracleStep(b, f, dir));
-            const mag = b & (signBit(f) - 1n);
-            if (mag >= infMag(f)) {
-              expectNonFinite++;
-              expect(a).toBe(b);
-            } else {
-              const d = ord(a, f) - ord(b, f);
-              expect(d === 1n || d === -1n).toBe(true); // adjacent in the finite order
-              expect((a & (signBit(f) - 1n)) < infMag(f)).toBe(true); // still finite
-              expect(valueOfBits(dtype, a)).not.toBe(valueOfBits(dtype, b));
-            }
-          });
-          expect(nonFinite).toBe(expectNonFinite);
-        }),
+        fc.property(
+          fc.array(bitsArb(f), { minLength: 1, maxLength: 24 }),
+          fc.constantFrom(...ULP_DIRECTIONS),
+          (bits, dir) => {
+            const t = tensorOfBits(dtype, bits);
+            const before = bitsOfTensor(t);
+            const { tensor, nonFinite } = stepTensorUlp(t, dir);
+            expect(tensor.dtype).toBe(dtype);
+            expect(tensor.shape).toEqual(t.shape);
+            expect(tensor.data).not.toBe(t.data);
+            expect(bitsOfTensor(t)).toEqual(before); // input untouched
+            const after = bitsOfTensor(tensor);
+            let expectNonFinite = 0;
+            after.forEach((a, i) => {
+              const b = before[i] as bigint;
+              expect(a).toBe(oracleStep(b, f, dir));
+              const mag = b & (signBit(f) - 1n);
+              if (mag >= infMag(f)) {
+                expectNonFinite++;
+                expect(a).toBe(b);
+              } else {
+                const d = ord(a, f) - ord(b, f);
+                expect(d === 1n || d === -1n).toBe(true); // adjacent in the finite order
+                expect((a & (signBit(f) - 1n)) < infMag(f)).toBe(true); // still finite
+                expect(valueOfBits(dtype, a)).not.toBe(valueOfBits(dtype, b));
+              }
+            });
+            expect(nonFinite).toBe(expectNonFinite);
+          },
+        ),
       );
     });
   }

@@ -34,26 +34,44 @@ async function trace(batchSize: number, recycleObservations = false): Promise<Ma
     return v;
   };
   inRowFrames = 0;
-  const hex = (a: Float32Array | undefined): string => (a === undefined ? '-' : Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('hex'));
+  const hex = (a: Float32Array | undefined): string =>
+    a === undefined ? '-' : Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('hex');
   const outcomes = await runLockstep(
     policy,
     () => makeLiteEnv('ShellGameTouch-lite', { blackoutFromStep: 6, strict: true }),
     Array.from({ length: EPISODES }, (_, i) => ({ info: { episode: `seed-${i}` }, reset: { seed: i } })),
     {
-      subscribers: [{
-        onStep: (_slot, ep, before, out) => {
-          if (views.has((before.obs['rgb'] as NdArray).data)) inRowFrames += 1;
-          rows.set(`${ep.info.episode}@${before.step}:rgb`, createHash('sha256').update((before.obs['rgb'] as NdArray).data as Uint8Array).digest('hex'));
-          const ids = (out.readouts.reads ?? []).flatMap((r) => r.identities.map((id) => `${id.timestep}`)).join(',');
-          rows.set(`${ep.info.episode}@${before.step}`, `${hex(out.action.data as Float32Array)}|${hex(out.readouts.decisionLogits)}|${ids}`);
+      subscribers: [
+        {
+          onStep: (_slot, ep, before, out) => {
+            if (views.has((before.obs['rgb'] as NdArray).data)) inRowFrames += 1;
+            rows.set(
+              `${ep.info.episode}@${before.step}:rgb`,
+              createHash('sha256')
+                .update((before.obs['rgb'] as NdArray).data as Uint8Array)
+                .digest('hex'),
+            );
+            const ids = (out.readouts.reads ?? []).flatMap((r) => r.identities.map((id) => `${id.timestep}`)).join(',');
+            rows.set(
+              `${ep.info.episode}@${before.step}`,
+              `${hex(out.action.data as Float32Array)}|${hex(out.readouts.decisionLogits)}|${ids}`,
+            );
+          },
         },
-      }],
+      ],
       recycleObservations,
     },
   );
-  const frameHash = (r: { obs: Record<string, unknown> }): string => createHash('sha256').update((r.obs['rgb'] as NdArray).data as Uint8Array).digest('hex');
+  const frameHash = (r: { obs: Record<string, unknown> }): string =>
+    createHash('sha256')
+      .update((r.obs['rgb'] as NdArray).data as Uint8Array)
+      .digest('hex');
   // the outcome's first and last results are never given back: hashed after every episode ran, they are intact
-  for (const o of outcomes) rows.set(`${o.episode.info.episode}:end`, `${o.steps}:${String(o.last.evaluator['success'])}:${frameHash(o.first) === o.first.firstFrameHash}:${frameHash(o.last)}`);
+  for (const o of outcomes)
+    rows.set(
+      `${o.episode.info.episode}:end`,
+      `${o.steps}:${String(o.last.evaluator['success'])}:${frameHash(o.first) === o.first.firstFrameHash}:${frameHash(o.last)}`,
+    );
   await ckpt.release();
   return rows;
 }

@@ -12,7 +12,12 @@ const rate = (r: ConditionResult | undefined): number => (r === undefined ? NaN 
 
 describe('lite checkpoints: competence', () => {
   it('lite-memvla needs its bank: memory ≫ blocked reads ≈ 1/3, and a different-fact substitution moves the decision', async () => {
-    const [memory, blocked, different] = await measureCompetence({ checkpoint: LITE_MEMVLA, task: 'shell', seedFrom: 0, count: N });
+    const [memory, blocked, different] = await measureCompetence({
+      checkpoint: LITE_MEMVLA,
+      task: 'shell',
+      seedFrom: 0,
+      count: N,
+    });
     expect(rate(memory)).toBeGreaterThanOrEqual(0.9);
     expect(rate(blocked)).toBeGreaterThan(0.15);
     expect(rate(blocked)).toBeLessThan(0.55);
@@ -26,7 +31,12 @@ describe('lite checkpoints: competence', () => {
   });
 
   it('lite-blind does not depend on its bank: identical outcomes with memory, blocked and substituted reads', async () => {
-    const [memory, blocked, different] = await measureCompetence({ checkpoint: LITE_BLIND, task: 'shell', seedFrom: 0, count: N });
+    const [memory, blocked, different] = await measureCompetence({
+      checkpoint: LITE_BLIND,
+      task: 'shell',
+      seedFrom: 0,
+      count: N,
+    });
     const key = (r: ConditionResult | undefined) => r?.episodes.map((e) => `${e.decision}/${e.success}/${e.steps}`);
     expect(key(blocked)).toEqual(key(memory));
     expect(key(different)).toEqual(key(memory));

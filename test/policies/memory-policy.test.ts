@@ -84,8 +84,18 @@ describe('ExternalMemoryPolicy: the per-step sequence', () => {
     const dp = slotPolicy(donorBank);
     await dp.reset({ episode: 'donor' });
     for (const o of other) await dp.infer(o);
-    const donor = new Map(donorBank.bank(0).entries().map((e) => [e.timestep, e.feature]));
-    policy.setReadHook((items) => items.map((it): RetrievedItem => ({ identity: it.identity, leaves: { feature: donor.get(it.identity.timestep) ?? (it.leaves['feature'] as never) } })));
+    const donor = new Map(
+      donorBank
+        .bank(0)
+        .entries()
+        .map((e) => [e.timestep, e.feature]),
+    );
+    policy.setReadHook((items) =>
+      items.map((it): RetrievedItem => ({
+        identity: it.identity,
+        leaves: { feature: donor.get(it.identity.timestep) ?? (it.leaves['feature'] as never) },
+      })),
+    );
     const swapped = await run();
     const argmax = (x: Float32Array): number => x.indexOf(Math.max(...x));
     expect(argmax(swapped[9] as Float32Array)).not.toBe(argmax(plain[9] as Float32Array));
@@ -101,8 +111,27 @@ describe('ExternalMemoryPolicy: the per-step sequence', () => {
     expect((await imepRejection(policy.inferBatch([{ slot: 0, obs: o }]))).code).toBe('E_USAGE'); // not reset
     await policy.resetSlot(0, { episode: 'a' });
     await policy.resetSlot(1, { episode: 'b' });
-    expect((await imepRejection(policy.inferBatch([{ slot: 0, obs: o }, { slot: 0, obs: o }]))).field).toBe('slot');
-    expect((await imepRejection(policy.inferBatch([{ slot: 0, obs: o }, { slot: 1, obs: o }, { slot: 1, obs: o }]))).field).toBe('runtime.batchSize');
+    expect(
+      (
+        await imepRejection(
+          policy.inferBatch([
+            { slot: 0, obs: o },
+            { slot: 0, obs: o },
+          ]),
+        )
+      ).field,
+    ).toBe('slot');
+    expect(
+      (
+        await imepRejection(
+          policy.inferBatch([
+            { slot: 0, obs: o },
+            { slot: 1, obs: o },
+            { slot: 1, obs: o },
+          ]),
+        )
+      ).field,
+    ).toBe('runtime.batchSize');
     const item = (t: number, n: number): RetrievedItem => ({
       identity: { slot: t, scope: 'a', sourceEpisode: 'a', timestep: t, version: 0 },
       leaves: { feature: tensorFrom('float32', new Array<number>(n).fill(1)) },
@@ -112,9 +141,13 @@ describe('ExternalMemoryPolicy: the per-step sequence', () => {
     expect(tooMany.code).toBe('E_INTERVENTION_INVALID');
     expect(tooMany.message).toContain('returned 5 items, the memory input holds k=4');
     policy.setReadHook(() => [item(0, 7)]);
-    expect((await imepRejection(policy.inferBatch([{ slot: 0, obs: o }]))).message).toContain('a feature of 7 values, the memory input needs 8');
+    expect((await imepRejection(policy.inferBatch([{ slot: 0, obs: o }]))).message).toContain(
+      'a feature of 7 values, the memory input needs 8',
+    );
     // A float16 leaf (what one-ULP interventions may install) is fed by value.
-    policy.setReadHook(() => [{ ...item(0, 8), leaves: { feature: tensorFrom('float16', new Array<number>(8).fill(0.5)) } }]);
+    policy.setReadHook(() => [
+      { ...item(0, 8), leaves: { feature: tensorFrom('float16', new Array<number>(8).fill(0.5)) } },
+    ]);
     const [out] = await policy.inferBatch([{ slot: 0, obs: o }]);
     expect(out?.readouts.reads?.[0]?.identities.length).toBe(1);
     const noRgb = { ...o } as Record<string, unknown>;

@@ -39,7 +39,12 @@ describe('OnnxGraph input reuse', () => {
       reused.forEach((b, i) => fill(b, 100 * step + i));
       reused[3]?.fill(step % 2);
       const a = await act.run(feedsOf(2, reused));
-      const b = await act.run(feedsOf(2, reused.map((x) => x.slice())));
+      const b = await act.run(
+        feedsOf(
+          2,
+          reused.map((x) => x.slice()),
+        ),
+      );
       expect(hex(a['action'])).toBe(hex(b['action']));
       expect(hex(a['decision_logits'])).toBe(hex(b['decision_logits']));
       seen.add(hex(a['action']));
@@ -50,7 +55,12 @@ describe('OnnxGraph input reuse', () => {
     const r1 = await act.run(feedsOf(1, one));
     expect(r1['action']?.shape[0]).toBe(1);
     const again = await act.run(feedsOf(2, reused));
-    const fresh = await act.run(feedsOf(2, reused.map((x) => x.slice())));
+    const fresh = await act.run(
+      feedsOf(
+        2,
+        reused.map((x) => x.slice()),
+      ),
+    );
     expect(hex(again['action'])).toBe(hex(fresh['action']));
     await ckpt.release();
   });

@@ -1,18 +1,34 @@
 import { describe, expect, it } from 'vitest';
 import { isImepError } from '../../src/core/errors.js';
-import { onnxRuntimeProbe, selectProvider, type ExecutionProvider, type ProviderProbe } from '../../src/policies/providers.js';
+import {
+  onnxRuntimeProbe,
+  selectProvider,
+  type ExecutionProvider,
+  type ProviderProbe,
+} from '../../src/policies/providers.js';
 
 const probe = (available: Partial<Record<ExecutionProvider, boolean>>): ProviderProbe => ({
-  check: (p) => (available[p] ?? false ? { available: true } : { available: false, reason: `${p} not installed (test probe)` }),
+  check: (p) =>
+    (available[p] ?? false) ? { available: true } : { available: false, reason: `${p} not installed (test probe)` },
 });
 
-async function tried(config: Parameters<typeof selectProvider>[0], pr: ProviderProbe, env: Record<string, string | undefined> = {}, failOn: ExecutionProvider[] = []) {
+async function tried(
+  config: Parameters<typeof selectProvider>[0],
+  pr: ProviderProbe,
+  env: Record<string, string | undefined> = {},
+  failOn: ExecutionProvider[] = [],
+) {
   const attempts: ExecutionProvider[] = [];
-  const choice = await selectProvider(config, pr, async (p) => {
-    attempts.push(p);
-    if (failOn.includes(p)) throw new Error(`cannot create a ${p} session\nsecond line`);
-    return `session-on-${p}`;
-  }, env);
+  const choice = await selectProvider(
+    config,
+    pr,
+    async (p) => {
+      attempts.push(p);
+      if (failOn.includes(p)) throw new Error(`cannot create a ${p} session\nsecond line`);
+      return `session-on-${p}`;
+    },
+    env,
+  );
   return { choice, attempts };
 }
 
@@ -29,7 +45,9 @@ describe('execution-provider selection', () => {
     const { choice, attempts } = await tried({}, probe({ cpu: true }));
     expect(choice.ran).toBe('cpu');
     expect(attempts).toEqual(['cpu']);
-    expect(choice.notes.join(' | ')).toMatch(/ran on cpu after: cuda requested but unavailable \(cuda not installed \(test probe\)\)/);
+    expect(choice.notes.join(' | ')).toMatch(
+      /ran on cpu after: cuda requested but unavailable \(cuda not installed \(test probe\)\)/,
+    );
   });
 
   it('falls back when the probe says yes but the cuda session cannot be created', async () => {
@@ -45,12 +63,16 @@ describe('execution-provider selection', () => {
     if (!isImepError(err)) return;
     expect(err.code).toBe('E_USAGE');
     expect(err.field).toBe('runtime.require');
-    expect(err.oneLine()).toMatch(/^runtime\.require: execution provider cuda is required but cannot run: cuda not installed/);
+    expect(err.oneLine()).toMatch(
+      /^runtime\.require: execution provider cuda is required but cannot run: cuda not installed/,
+    );
     expect(err.oneLine()).not.toContain('\n');
   });
 
   it('is a hard error when CUDA is required and its session creation fails', async () => {
-    const err = await tried({ require: 'cuda' }, probe({ cuda: true, cpu: true }), {}, ['cuda']).catch((e: unknown) => e);
+    const err = await tried({ require: 'cuda' }, probe({ cuda: true, cpu: true }), {}, ['cuda']).catch(
+      (e: unknown) => e,
+    );
     expect(isImepError(err) && err.field === 'runtime.require').toBe(true);
   });
 
@@ -73,18 +95,28 @@ describe('execution-provider selection', () => {
     expect(choice.ran).toBe('cpu');
     expect(attempts).toEqual(['cpu']);
     await expect(tried({ providers: [] }, probe({ cpu: true }))).rejects.toMatchObject({ field: 'runtime.providers' });
-    await expect(tried({ providers: ['tpu' as ExecutionProvider] }, probe({ cpu: true }))).rejects.toMatchObject({ field: 'runtime.providers[0]' });
-    await expect(tried({ providers: ['cpu'], require: 'cuda' }, probe({ cpu: true }))).rejects.toMatchObject({ field: 'runtime.require' });
+    await expect(tried({ providers: ['tpu' as ExecutionProvider] }, probe({ cpu: true }))).rejects.toMatchObject({
+      field: 'runtime.providers[0]',
+    });
+    await expect(tried({ providers: ['cpu'], require: 'cuda' }, probe({ cpu: true }))).rejects.toMatchObject({
+      field: 'runtime.require',
+    });
   });
 
   it('the default onnxruntime-node probe: cpu always, cuda only with its provider library installed', () => {
-    const listed = [{ name: 'cpu', bundled: true }, { name: 'cuda', bundled: false }];
+    const listed = [
+      { name: 'cpu', bundled: true },
+      { name: 'cuda', bundled: false },
+    ];
     const p = onnxRuntimeProbe(() => listed);
     expect(p.check('cpu')).toEqual({ available: true });
     const cuda = p.check('cuda');
     // This project installs onnxruntime-node with onnxruntime-node-install=skip: no CUDA provider library.
     expect(cuda.available).toBe(false);
     if (!cuda.available) expect(cuda.reason).toContain('libonnxruntime_providers_cuda.so');
-    expect(onnxRuntimeProbe(() => [{ name: 'cpu', bundled: true }]).check('cuda')).toMatchObject({ available: false, reason: expect.stringContaining('no cuda backend') });
+    expect(onnxRuntimeProbe(() => [{ name: 'cpu', bundled: true }]).check('cuda')).toMatchObject({
+      available: false,
+      reason: expect.stringContaining('no cuda backend'),
+    });
   });
 });

@@ -38,7 +38,14 @@ class PeekPolicy(ShellGameMemoryPolicy):
 POLICIES = {PeekPolicy.name: PeekPolicy}
 `,
     );
-    const policy = await RemotePolicy.spawn({ policy: 'peek', module: 'peek_policy', pythonPath: [mod], maxBatch: 2, deadlineMs: 10_000, readDeadlineS: 5 });
+    const policy = await RemotePolicy.spawn({
+      policy: 'peek',
+      module: 'peek_policy',
+      pythonPath: [mod],
+      maxBatch: 2,
+      deadlineMs: 10_000,
+      readDeadlineS: 5,
+    });
     try {
       const seeds = [630000, 630001, 630002];
       // the plan's ids, as the runner passes them
@@ -50,8 +57,17 @@ POLICIES = {PeekPolicy.name: PeekPolicy}
       });
       const readoutEpisodes = new Set<string>();
       const eps = seeds.map((seed, i) => ({ info: { episode: ids[i] as string, seed }, reset: { seed } }));
-      const sub = { onStep: (_s: number, _e: unknown, _b: unknown, out: { readouts: { reads?: readonly { ctx: ReadContext }[] } }) => void out.readouts.reads?.forEach((r) => readoutEpisodes.add(r.ctx.episode)) };
-      await runLockstep(policy, () => makeLiteEnv('ShellGameTouch-lite', { blackoutFromStep: 6, strict: true }), eps, { subscribers: [sub as never] });
+      const sub = {
+        onStep: (
+          _s: number,
+          _e: unknown,
+          _b: unknown,
+          out: { readouts: { reads?: readonly { ctx: ReadContext }[] } },
+        ) => void out.readouts.reads?.forEach((r) => readoutEpisodes.add(r.ctx.episode)),
+      };
+      await runLockstep(policy, () => makeLiteEnv('ShellGameTouch-lite', { blackoutFromStep: 6, strict: true }), eps, {
+        subscribers: [sub as never],
+      });
       // the same episodes again: fresh tokens
       await runLockstep(policy, () => makeLiteEnv('ShellGameTouch-lite', { blackoutFromStep: 6, strict: true }), eps);
 

@@ -27,7 +27,11 @@ function episodes(tag: string): LockstepEpisode[] {
   return SEEDS.map((seed) => ({ info: { episode: `${tag}-${seed}`, seed }, reset: { seed } }));
 }
 
-async function run(policy: RemotePolicy, tag: string, hook: ReadHook): Promise<{ outcomes: EpisodeOutcome[]; hookCalls: ReadContext[]; reportedReads: number }> {
+async function run(
+  policy: RemotePolicy,
+  tag: string,
+  hook: ReadHook,
+): Promise<{ outcomes: EpisodeOutcome[]; hookCalls: ReadContext[]; reportedReads: number }> {
   const hookCalls: ReadContext[] = [];
   policy.setReadHook((items, ctx) => {
     hookCalls.push(ctx);
@@ -55,7 +59,12 @@ const ballCup = (o: EpisodeOutcome): number => o.last.evaluator['ballCup'] as nu
 describe('RemotePolicy over the Python policy host', () => {
   let policy: RemotePolicy;
   beforeAll(async () => {
-    policy = await RemotePolicy.spawn({ policy: 'shell-game-memory', maxBatch: 4, deadlineMs: 10_000, readDeadlineS: 5 });
+    policy = await RemotePolicy.spawn({
+      policy: 'shell-game-memory',
+      maxBatch: 4,
+      deadlineMs: 10_000,
+      readDeadlineS: 5,
+    });
   }, 30_000);
   afterAll(async () => {
     await policy?.close();
@@ -120,13 +129,20 @@ describe('RemotePolicy over the Python policy host', () => {
     expect(id?.version).toBe('1');
     expect(id?.memory).toEqual({ bank: 'episode-local', banks: ['perceptual'], k: 4 });
     const source = readFileSync(join(packageRoot(), 'sim-bridge/imep_sim_bridge/policy_host.py'));
-    expect(id?.files).toEqual([{ path: 'imep_sim_bridge/policy_host.py', bytes: source.length, sha256: sha256Hex(source) }]);
+    expect(id?.files).toEqual([
+      { path: 'imep_sim_bridge/policy_host.py', bytes: source.length, sha256: sha256Hex(source) },
+    ]);
   });
 });
 
 describe('RemotePolicy with the evaluator decision-step rule', () => {
   it('relabels ctx.decisionStep by elapsed step before the hook, and still audits the host report', async () => {
-    const policy = await RemotePolicy.spawn({ policy: 'shell-game-memory', maxBatch: 1, deadlineMs: 10_000, decisionStep: (step) => step >= 5 });
+    const policy = await RemotePolicy.spawn({
+      policy: 'shell-game-memory',
+      maxBatch: 1,
+      deadlineMs: 10_000,
+      decisionStep: (step) => step >= 5,
+    });
     try {
       const seen: boolean[] = [];
       policy.setReadHook((items, ctx) => {
@@ -210,9 +226,18 @@ describe('RemotePolicy audits the host', () => {
   it('a host that does not use what the read hook returned is E_BRIDGE_PROTOCOL', async () => {
     const ipc = await privateIpcEndpoint('policy.sock');
     const base = policyHostCommand(ipc.endpoint, { policy: 'ignores-answer', maxBatch: 1 });
-    const supervisor = new ServerSupervisor({ ...base, args: ['-c', IGNORES_ANSWER, ...base.args.slice(2)] }, { endpoint: ipc.endpoint });
+    const supervisor = new ServerSupervisor(
+      { ...base, args: ['-c', IGNORES_ANSWER, ...base.args.slice(2)] },
+      { endpoint: ipc.endpoint },
+    );
     await supervisor.start();
-    const policy = await RemotePolicy.connect({ endpoint: ipc.endpoint, policy: 'ignores-answer', maxBatch: 1, deadlineMs: 5000, liveness: supervisor });
+    const policy = await RemotePolicy.connect({
+      endpoint: ipc.endpoint,
+      policy: 'ignores-answer',
+      maxBatch: 1,
+      deadlineMs: 5000,
+      liveness: supervisor,
+    });
     try {
       policy.setReadHook(blockHook);
       await policy.resetSlot(0, { episode: 'audit' });
@@ -239,16 +264,28 @@ describe('RemotePolicy audits the host', () => {
 describe('RemotePolicy against a server that hosts no policies', () => {
   it('is refused from hello (E_USAGE naming the missing ops), and that server refuses the policy ops itself', async () => {
     const ipc = await privateIpcEndpoint();
-    const server = await BridgeServer.bind({ endpoint: ipc.endpoint, factory: (id, kw) => makeLiteEnv(id, kw), envIds: ['ShellGameTouch-lite'], name: 'lite' });
+    const server = await BridgeServer.bind({
+      endpoint: ipc.endpoint,
+      factory: (id, kw) => makeLiteEnv(id, kw),
+      envIds: ['ShellGameTouch-lite'],
+      name: 'lite',
+    });
     try {
-      const refused = RemotePolicy.connect({ endpoint: ipc.endpoint, policy: 'shell-game-memory', maxBatch: 1, deadlineMs: 5000 });
+      const refused = RemotePolicy.connect({
+        endpoint: ipc.endpoint,
+        policy: 'shell-game-memory',
+        maxBatch: 1,
+        deadlineMs: 5000,
+      });
       await expect(refused).rejects.toMatchObject({ code: 'E_USAGE', field: 'policy' });
       await expect(refused).rejects.toThrow(/does not serve policy\.reset, policy\.infer/);
       const { BridgeClient } = await import('../../src/bridges/client.js');
       const client = new BridgeClient({ endpoint: ipc.endpoint, heartbeatMs: 0 });
       const hello = await client.connect({ deadlineMs: 5000 });
       expect(hello.policies).toBeUndefined();
-      const err = await client.call('policy.reset', { policy: 'x', slot: 0, episode: { episode: 'e' } }, { deadlineMs: 5000 }).catch((e: unknown) => e);
+      const err = await client
+        .call('policy.reset', { policy: 'x', slot: 0, episode: { episode: 'e' } }, { deadlineMs: 5000 })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ImepError);
       expect(err).toMatchObject({ code: 'E_BRIDGE_PROTOCOL', wireCode: 'E_UNKNOWN_OP', op: 'policy.reset' });
       await client.close();

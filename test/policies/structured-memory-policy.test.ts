@@ -40,7 +40,13 @@ function argmax(v: Float32Array): number {
   return b;
 }
 
-async function runAttempt(policy: ExternalMemoryPolicy, env: ReturnType<typeof makeLiteEnvSync>, seed: number, attempt: number, scope: string): Promise<Attempt> {
+async function runAttempt(
+  policy: ExternalMemoryPolicy,
+  env: ReturnType<typeof makeLiteEnvSync>,
+  seed: number,
+  attempt: number,
+  scope: string,
+): Promise<Attempt> {
   let r = env.resetSync({ seed, options: { attempt } });
   const target = r.evaluator['targetColorIndex'] as number;
   await policy.resetSlot(0, { episode: `${scope}/a${attempt}` });
@@ -54,10 +60,25 @@ async function runAttempt(policy: ExternalMemoryPolicy, env: ReturnType<typeof m
     r = env.stepSync(out.action);
   }
   const fv = r.evaluator['firstVisit'];
-  return { success: r.evaluator['success'] === true, firstVisit: typeof fv === 'number' ? fv : null, target, itemsPerRead, decision: argmax(logits10), logits10 };
+  return {
+    success: r.evaluator['success'] === true,
+    firstVisit: typeof fv === 'number' ? fv : null,
+    target,
+    itemsPerRead,
+    decision: argmax(logits10),
+    logits10,
+  };
 }
 
-async function unit(dir: string, seed: number, opts: { k?: 3 | 5; persistence?: 'within-episode' | 'across-attempts'; beforeAttempt2?: (p: ExternalMemoryPolicy, scope: string) => void } = {}) {
+async function unit(
+  dir: string,
+  seed: number,
+  opts: {
+    k?: 3 | 5;
+    persistence?: 'within-episode' | 'across-attempts';
+    beforeAttempt2?: (p: ExternalMemoryPolicy, scope: string) => void;
+  } = {},
+) {
   const ckpt = await loadCheckpoint(dir);
   const policy = new ExternalMemoryPolicy(ckpt, { persistence: opts.persistence ?? 'across-attempts' });
   const env = makeLiteEnvSync(`RememberColor${opts.k ?? 3}-lite`, KWARGS);
@@ -107,7 +128,10 @@ describe('structured-bank runtime on lite-memvla-rc', () => {
     const swapped = await unit(MEMVLA_RC, 11, {
       beforeAttempt2: (p, scope) => {
         const bank = p.structuredBank(0);
-        bank.replaceRecords(scope, bank.records(scope).map((r, i) => ({ ...r, payload: (d.records[i] as BankRecord).payload })));
+        bank.replaceRecords(
+          scope,
+          bank.records(scope).map((r, i) => ({ ...r, payload: (d.records[i] as BankRecord).payload })),
+        );
       },
     });
     expect(swapped.a1.success).toBe(true);
@@ -128,7 +152,9 @@ describe('structured-bank runtime: batch size does not change results', () => {
       const envs = chunk.map(() => makeLiteEnvSync('RememberColor5-lite', KWARGS));
       chunk.forEach((s, slot) => policy.beginScope(slot, `u${s}`));
       for (const attempt of [1, 2]) {
-        const rs = chunk.map((s, i) => (envs[i] as ReturnType<typeof makeLiteEnvSync>).resetSync({ seed: s, options: { attempt } }));
+        const rs = chunk.map((s, i) =>
+          (envs[i] as ReturnType<typeof makeLiteEnvSync>).resetSync({ seed: s, options: { attempt } }),
+        );
         for (let i = 0; i < chunk.length; i++) await policy.resetSlot(i, { episode: `u${chunk[i]}/a${attempt}` });
         for (;;) {
           const live = rs.map((r, i) => (r.done ? -1 : i)).filter((i) => i >= 0);
@@ -167,7 +193,8 @@ describe('lite-blind-rc does not depend on its bank', () => {
 });
 
 describe('structured-pcmb manifests and protocol bindings', () => {
-  const manifestOf = (dir: string): Record<string, any> => JSON.parse(readFileSync(join(dir, 'model.json'), 'utf8')) as Record<string, any>;
+  const manifestOf = (dir: string): Record<string, any> =>
+    JSON.parse(readFileSync(join(dir, 'model.json'), 'utf8')) as Record<string, any>;
   const refusal = (value: unknown): { field: string | undefined; message: string } => {
     try {
       parseManifest(value, 'model.json');
@@ -179,7 +206,13 @@ describe('structured-pcmb manifests and protocol bindings', () => {
   };
 
   it('requires a [batch, 1] writeGate on a structured bank and refuses one on an episode bank', () => {
-    expect(parseManifest(manifestOf(MEMVLA_RC), 'model.json').bank).toMatchObject({ kind: 'structured-pcmb', capacity: 16, k: 4, gate: 0.45, leaf: 'cognitiveValue' });
+    expect(parseManifest(manifestOf(MEMVLA_RC), 'model.json').bank).toMatchObject({
+      kind: 'structured-pcmb',
+      capacity: 16,
+      k: 4,
+      gate: 0.45,
+      leaf: 'cognitiveValue',
+    });
     const noGate = manifestOf(MEMVLA_RC);
     noGate.graphs.encode.outputs = noGate.graphs.encode.outputs.filter((o: { role: string }) => o.role !== 'writeGate');
     expect(refusal(noGate)).toMatchObject({ field: 'graphs.encode.outputs', message: 'no tensor with role writeGate' });
@@ -187,18 +220,32 @@ describe('structured-pcmb manifests and protocol bindings', () => {
     wide.graphs.encode.outputs.find((o: { role: string }) => o.role === 'writeGate').shape = ['batch', 2];
     expect(refusal(wide).message).toMatch(/writeGate must be \[batch, 1\]/);
     const episode = manifestOf(LITE_MEMVLA);
-    episode.graphs.encode.outputs.push({ name: 'write_gate', role: 'writeGate', dtype: 'float32', shape: ['batch', 1] });
+    episode.graphs.encode.outputs.push({
+      name: 'write_gate',
+      role: 'writeGate',
+      dtype: 'float32',
+      shape: ['batch', 1],
+    });
     expect(refusal(episode).message).toMatch(/writeGate is for structured-pcmb banks/);
   });
 
   it('binds the remembercolor protocol to a structured checkpoint with its bank parameters, and refuses others', () => {
     const protocol = loadProtocolSync(join(ROOT, 'protocols/remembercolor-substitution.yaml')).protocol;
     expect(() => assertCheckpointServes(protocol, MEMVLA_RC)).not.toThrow();
-    expect(() => assertCheckpointServes(protocol, LITE_MEMVLA)).toThrow(/memory\.bank is structured-pcmb, but checkpoint lite-memvla runs an episode-local bank/);
+    expect(() => assertCheckpointServes(protocol, LITE_MEMVLA)).toThrow(
+      /memory\.bank is structured-pcmb, but checkpoint lite-memvla runs an episode-local bank/,
+    );
     const mem = protocol.memory as { gate: number };
-    expect(() => assertCheckpointServes({ ...protocol, memory: { ...protocol.memory, gate: 0.5 } as typeof protocol.memory }, MEMVLA_RC)).toThrow(/memory\.gate is 0\.5, but checkpoint lite-memvla-rc was built for bank\.gate 0\.45/);
+    expect(() =>
+      assertCheckpointServes(
+        { ...protocol, memory: { ...protocol.memory, gate: 0.5 } as typeof protocol.memory },
+        MEMVLA_RC,
+      ),
+    ).toThrow(/memory\.gate is 0\.5, but checkpoint lite-memvla-rc was built for bank\.gate 0\.45/);
     expect(mem.gate).toBe(0.45);
     const shell = loadProtocolSync(join(ROOT, 'protocols/shellgame-blackout.yaml')).protocol;
-    expect(() => assertCheckpointServes(shell, MEMVLA_RC)).toThrow(/memory\.bank is episode-local, but checkpoint lite-memvla-rc runs a structured-pcmb bank/);
+    expect(() => assertCheckpointServes(shell, MEMVLA_RC)).toThrow(
+      /memory\.bank is episode-local, but checkpoint lite-memvla-rc runs a structured-pcmb bank/,
+    );
   });
 });

@@ -16,16 +16,24 @@ import { slotPolicy } from '../../src/runtime/policy.js';
 import { loadTf, serializeTfjsModel, type TfjsPackage } from '../../src/policies/tfjs-backend.js';
 import { editManifest, imepRejection } from './helpers.js';
 
-const K = 4, D = 8, E = 16;
+const K = 4,
+  D = 8,
+  E = 16;
 
 function buildModels(): { encode: tf.LayersModel; act: tf.LayersModel } {
   const init = (seed: number) => tf.initializers.glorotUniform({ seed });
   const rgb = tf.input({ shape: [64, 64, 3], name: 'rgb', dtype: 'float32' });
   const pooled = tf.layers.averagePooling2d({ poolSize: 8 }).apply(rgb) as tf.SymbolicTensor;
   const flat = tf.layers.flatten().apply(pooled) as tf.SymbolicTensor;
-  const enc = tf.layers.dense({ units: E, activation: 'relu', name: 'encoding', kernelInitializer: init(1) }).apply(flat) as tf.SymbolicTensor;
-  const qk = tf.layers.dense({ units: D, name: 'query_key', kernelInitializer: init(2) }).apply(enc) as tf.SymbolicTensor;
-  const wc = tf.layers.dense({ units: D, name: 'write_candidate', kernelInitializer: init(3) }).apply(enc) as tf.SymbolicTensor;
+  const enc = tf.layers
+    .dense({ units: E, activation: 'relu', name: 'encoding', kernelInitializer: init(1) })
+    .apply(flat) as tf.SymbolicTensor;
+  const qk = tf.layers
+    .dense({ units: D, name: 'query_key', kernelInitializer: init(2) })
+    .apply(enc) as tf.SymbolicTensor;
+  const wc = tf.layers
+    .dense({ units: D, name: 'write_candidate', kernelInitializer: init(3) })
+    .apply(enc) as tf.SymbolicTensor;
   const encode = tf.model({ inputs: rgb, outputs: [qk, wc, enc] });
   const encIn = tf.input({ shape: [E], name: 'encoding' });
   const pose = tf.input({ shape: [2], name: 'pose' });
@@ -33,9 +41,15 @@ function buildModels(): { encode: tf.LayersModel; act: tf.LayersModel } {
   const mask = tf.input({ shape: [K], name: 'memory_mask' });
   const memFlat = tf.layers.flatten().apply(mem) as tf.SymbolicTensor;
   const cat = tf.layers.concatenate().apply([encIn, pose, memFlat, mask]) as tf.SymbolicTensor;
-  const h = tf.layers.dense({ units: 16, activation: 'relu', kernelInitializer: init(4) }).apply(cat) as tf.SymbolicTensor;
-  const action = tf.layers.dense({ units: 2, activation: 'tanh', name: 'action', kernelInitializer: init(5) }).apply(h) as tf.SymbolicTensor;
-  const logits = tf.layers.dense({ units: 3, name: 'decision_logits', kernelInitializer: init(6) }).apply(h) as tf.SymbolicTensor;
+  const h = tf.layers
+    .dense({ units: 16, activation: 'relu', kernelInitializer: init(4) })
+    .apply(cat) as tf.SymbolicTensor;
+  const action = tf.layers
+    .dense({ units: 2, activation: 'tanh', name: 'action', kernelInitializer: init(5) })
+    .apply(h) as tf.SymbolicTensor;
+  const logits = tf.layers
+    .dense({ units: 3, name: 'decision_logits', kernelInitializer: init(6) })
+    .apply(h) as tf.SymbolicTensor;
   const act = tf.model({ inputs: [encIn, pose, mem, mask], outputs: [action, logits] });
   return { encode, act };
 }
@@ -43,14 +57,21 @@ function buildModels(): { encode: tf.LayersModel; act: tf.LayersModel } {
 async function writeCheckpoint(): Promise<{ dir: string; models: { encode: tf.LayersModel; act: tf.LayersModel } }> {
   const models = buildModels();
   const dir = mkdtempSync(join(tmpdir(), 'imep-tfjs-'));
-  const files = { ...(await serializeTfjsModel(tf, models.encode, 'encode')), ...(await serializeTfjsModel(tf, models.act, 'act')) };
+  const files = {
+    ...(await serializeTfjsModel(tf, models.encode, 'encode')),
+    ...(await serializeTfjsModel(tf, models.act, 'act')),
+  };
   const listed: Record<string, { sha256: string; bytes: number }> = {};
   for (const [name, bytes] of Object.entries(files)) {
     writeFileSync(join(dir, name), bytes);
     listed[name] = { sha256: sha256Hex(bytes), bytes: bytes.length };
   }
   const manifest = {
-    format: 'imep-checkpoint', version: 1, name: 'tfjs-tiny', description: 'test', backend: 'tfjs',
+    format: 'imep-checkpoint',
+    version: 1,
+    name: 'tfjs-tiny',
+    description: 'test',
+    backend: 'tfjs',
     graphs: {
       encode: {
         file: 'encode.tfjs.json',
@@ -75,7 +96,15 @@ async function writeCheckpoint(): Promise<{ dir: string; models: { encode: tf.La
         ],
       },
     },
-    bank: { kind: 'episode', name: 'perceptual', capacity: 96, k: K, consolidation: 'token-merge', leaf: 'feature', order: 'read-before-write' },
+    bank: {
+      kind: 'episode',
+      name: 'perceptual',
+      capacity: 96,
+      k: K,
+      consolidation: 'token-merge',
+      leaf: 'feature',
+      order: 'read-before-write',
+    },
     files: listed,
   };
   writeFileSync(join(dir, 'model.json'), JSON.stringify(manifest, null, 2));
@@ -98,7 +127,12 @@ describe('TF.js backend', () => {
     const rgb = r.obs['rgb'] as { data: Uint8Array };
     const x = tf.tensor(Float32Array.from(rgb.data), [1, 64, 64, 3]);
     const [, , e] = models.encode.predict(x) as tf.Tensor[];
-    const [a, lg] = models.act.predict([e as tf.Tensor, tf.tensor([Array.from(r.obs['toolPosition'] as Float32Array)]), tf.zeros([1, K, D]), tf.zeros([1, K])]) as tf.Tensor[];
+    const [a, lg] = models.act.predict([
+      e as tf.Tensor,
+      tf.tensor([Array.from(r.obs['toolPosition'] as Float32Array)]),
+      tf.zeros([1, K, D]),
+      tf.zeros([1, K]),
+    ]) as tf.Tensor[];
     expect(Array.from(first.action.data as Float32Array)).toEqual(Array.from(await (a as tf.Tensor).data()));
     expect(Array.from(first.readouts.decisionLogits ?? [])).toEqual(Array.from(await (lg as tf.Tensor).data()));
     let steps = 1;
@@ -115,7 +149,9 @@ describe('TF.js backend', () => {
 
   it('refuses a TF.js contract mismatch and a tampered weights file like the ONNX ones', async () => {
     const a = await writeCheckpoint();
-    editManifest(a.dir, (m) => { m.graphs.encode.inputs[0].dtype = 'uint8'; });
+    editManifest(a.dir, (m) => {
+      m.graphs.encode.inputs[0].dtype = 'uint8';
+    });
     const err = await imepRejection(loadCheckpoint(a.dir));
     expect(err.field).toBe('graphs.encode.inputs[0].dtype');
     expect(err.oneLine()).toContain("declares rgb as uint8, but the graph's rgb is float32 (in encode.tfjs.json)");

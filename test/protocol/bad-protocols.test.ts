@@ -30,7 +30,8 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'anchor not in its wave',
-    edit: (s) => replaceOnce(s, 'conditions: [A, N_blk, C]\n    anchor: A', 'conditions: [A, N_blk, C]\n    anchor: S_pi'),
+    edit: (s) =>
+      replaceOnce(s, 'conditions: [A, N_blk, C]\n    anchor: A', 'conditions: [A, N_blk, C]\n    anchor: S_pi'),
     path: 'waves[1].anchor',
     at: 'anchor: S_pi',
     says: ['anchor "S_pi" is not one of wave 2\'s conditions (A, N_blk, C)', 'add "S_pi" to waves[1].conditions'],
@@ -44,7 +45,8 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'overlapping allowlists',
-    edit: (s) => replaceOnce(s, 'evaluatorOnly: [success, seed, task]', 'evaluatorOnly: [success, seed, task, rgb, instruction]'),
+    edit: (s) =>
+      replaceOnce(s, 'evaluatorOnly: [success, seed, task]', 'evaluatorOnly: [success, seed, task, rgb, instruction]'),
     code: 'E_ALLOWLIST_OVERLAP',
     path: 'allowlists.evaluatorOnly[3]',
     at: 'evaluatorOnly:',
@@ -167,7 +169,11 @@ const CASES: readonly Case[] = [
     name: 'payload installation without a structured bank',
     edit: (s) =>
       replaceOnce(
-        replaceOnce(s, '  - id: C\n    kind: C\n', '  - id: C\n    kind: C\n  - id: U\n    kind: U\n    installation: install\n    installAt: { attempt: 1, before: first-query }\n'),
+        replaceOnce(
+          s,
+          '  - id: C\n    kind: C\n',
+          '  - id: C\n    kind: C\n  - id: U\n    kind: U\n    installation: install\n    installAt: { attempt: 1, before: first-query }\n',
+        ),
         'conditions: [A, S_pi, T_mu]',
         'conditions: [A, S_pi, T_mu, U]',
       ),
@@ -192,7 +198,10 @@ const CASES: readonly Case[] = [
       ),
     path: 'criteria[1].direction',
     at: 'direction: less',
-    says: ['criterion "Q1_p" tests D_N less, but D_N is in Holm family "wave1" (mcnemar-exact-two-sided)', 'register direction: two-sided'],
+    says: [
+      'criterion "Q1_p" tests D_N less, but D_N is in Holm family "wave1" (mcnemar-exact-two-sided)',
+      'register direction: two-sided',
+    ],
   },
   {
     name: 'p-below criterion whose alpha is not its Holm family’s',
@@ -204,7 +213,10 @@ const CASES: readonly Case[] = [
       ),
     path: 'criteria[1].alpha',
     at: 'alpha: 0.01',
-    says: ['criterion "Q1_p" has alpha 0.01, but its estimand D_N is in Holm family "wave1" with alpha 0.05', 'register alpha: 0.05'],
+    says: [
+      'criterion "Q1_p" has alpha 0.01, but its estimand D_N is in Holm family "wave1" with alpha 0.05',
+      'register alpha: 0.05',
+    ],
   },
   {
     name: 'retry policy without retries',
@@ -243,10 +255,18 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'an evaluator-only simulator field made method-visible',
-    edit: (s) => replaceOnce(s, 'methodVisible: [rgb, toolPosition, instruction]', 'methodVisible: [rgb, toolPosition, instruction, ballCup]'),
+    edit: (s) =>
+      replaceOnce(
+        s,
+        'methodVisible: [rgb, toolPosition, instruction]',
+        'methodVisible: [rgb, toolPosition, instruction, ballCup]',
+      ),
     path: 'allowlists.methodVisible[3]',
     at: 'methodVisible:',
-    says: ['ShellGameTouch-lite does not show "ballCup" to the policy', 'method-visible fields of ShellGameTouch-lite: rgb, toolPosition, instruction'],
+    says: [
+      'ShellGameTouch-lite does not show "ballCup" to the policy',
+      'method-visible fields of ShellGameTouch-lite: rgb, toolPosition, instruction',
+    ],
   },
   {
     name: 'factor level without a declared factor',
@@ -308,12 +328,18 @@ describe('bad protocols are refused with file, line:col, YAML path and fix', () 
   }
 
   it('an interval method given alphaPerComponent is told to drop it', () => {
-    const text = replaceOnce(replaceOnce(BASE, 'method: exact-cp-difference', 'method: newcombe'), 'alphaPerComponent: 0.05', 'level: 0.95\n    alphaPerComponent: 0.05');
+    const text = replaceOnce(
+      replaceOnce(BASE, 'method: exact-cp-difference', 'method: newcombe'),
+      'alphaPerComponent: 0.05',
+      'level: 0.95\n    alphaPerComponent: 0.05',
+    );
     const err = refusal(text);
     expect(err.field).toBe('criteria[0].alphaPerComponent');
     const line = lineOf(text, 'alphaPerComponent');
     const col = (text.split('\n')[line - 1] ?? '').indexOf('0.05') + 1; // the value's column
-    expect(err.oneLine()).toContain(`${BAD_FILE}:${line}:${col}: criteria[0].alphaPerComponent: method newcombe is set by level`);
+    expect(err.oneLine()).toContain(
+      `${BAD_FILE}:${line}:${col}: criteria[0].alphaPerComponent: method newcombe is set by level`,
+    );
   });
 
   it('reports the first problem in file order and carries the others', () => {

@@ -3,7 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/core/hash.js';
-import { assertCrossChecked, assertFreezable, assertNoSeedOverlap, conditionSeed, firstSeeds, parseProtocol, pointLabel, seedCount, toConditionSpec, verifyCheckpoint, checkpointOf, type Protocol, loadProtocolSync } from '../../src/protocol/index.js';
+import {
+  assertCrossChecked,
+  assertFreezable,
+  assertNoSeedOverlap,
+  conditionSeed,
+  firstSeeds,
+  parseProtocol,
+  pointLabel,
+  seedCount,
+  toConditionSpec,
+  verifyCheckpoint,
+  checkpointOf,
+  type Protocol,
+  loadProtocolSync,
+} from '../../src/protocol/index.js';
 import { BASE, ROOT } from './helpers.js';
 import { ConditionSchema } from '../../src/protocol/schema-conditions.js';
 
@@ -11,18 +25,44 @@ const base = (): Protocol => parseProtocol(BASE, 'base.yaml').protocol;
 
 describe('seeds', () => {
   it('counts and orders bands and lists', () => {
-    expect(seedCount({ bands: [{ start: 5, end: 7 }, { start: 1, end: 1 }] })).toBe(4);
-    expect(firstSeeds({ bands: [{ start: 5, end: 7 }, { start: 1, end: 1 }] }, 10)).toEqual([5, 6, 7, 1]);
+    expect(
+      seedCount({
+        bands: [
+          { start: 5, end: 7 },
+          { start: 1, end: 1 },
+        ],
+      }),
+    ).toBe(4);
+    expect(
+      firstSeeds(
+        {
+          bands: [
+            { start: 5, end: 7 },
+            { start: 1, end: 1 },
+          ],
+        },
+        10,
+      ),
+    ).toEqual([5, 6, 7, 1]);
     expect(firstSeeds({ list: [9, 2, 4] }, 2)).toEqual([9, 2]);
   });
 
   it('refuses an overlap with another registered campaign unless declared under reuse', () => {
     const p = base(); // seeds 100–119
-    expect(() => assertNoSeedOverlap(p, [{ campaign: 'other', seeds: { bands: [{ start: 200, end: 300 }] } }])).not.toThrow();
+    expect(() =>
+      assertNoSeedOverlap(p, [{ campaign: 'other', seeds: { bands: [{ start: 200, end: 300 }] } }]),
+    ).not.toThrow();
     expect(() => assertNoSeedOverlap(p, [{ campaign: 'other', seeds: { list: [50, 119] } }], 'p.yaml')).toThrow(
-      expect.objectContaining({ code: 'E_SEED_OVERLAP', file: 'p.yaml', message: expect.stringContaining('seeds 119–119 are already registered by campaign "other"') }),
+      expect.objectContaining({
+        code: 'E_SEED_OVERLAP',
+        file: 'p.yaml',
+        message: expect.stringContaining('seeds 119–119 are already registered by campaign "other"'),
+      }),
     );
-    const reusing = { ...p, seeds: { ...p.seeds, reuse: [{ campaign: 'other', reason: 'same units, new checkpoint' }] } };
+    const reusing = {
+      ...p,
+      seeds: { ...p.seeds, reuse: [{ campaign: 'other', reason: 'same units, new checkpoint' }] },
+    };
     expect(() => assertNoSeedOverlap(reusing, [{ campaign: 'other', seeds: { list: [50, 119] } }])).not.toThrow();
   });
 });
@@ -31,7 +71,9 @@ describe('checkpoint binding', () => {
   it('a pending hash loads but cannot be frozen', () => {
     const p = loadProtocolSync(join(ROOT, 'protocols/shellgame-blackout.yaml')).protocol;
     if (p.checkpoint?.sha256 === 'pending') {
-      expect(() => assertFreezable(p, 'x.yaml')).toThrow(expect.objectContaining({ code: 'E_CHECKPOINT_MISSING', field: 'checkpoint.sha256' }));
+      expect(() => assertFreezable(p, 'x.yaml')).toThrow(
+        expect.objectContaining({ code: 'E_CHECKPOINT_MISSING', field: 'checkpoint.sha256' }),
+      );
     } else {
       expect(() => assertFreezable(p)).not.toThrow();
     }
@@ -46,7 +88,9 @@ describe('checkpoint binding', () => {
     await expect(verifyCheckpoint(p, root)).rejects.toMatchObject({ code: 'E_CHECKPOINT_MISMATCH' });
     const bound = { ...p, checkpoint: { ...checkpointOf(p), sha256: digest } };
     await expect(verifyCheckpoint(bound, root)).resolves.toBe(digest);
-    await expect(verifyCheckpoint(bound, join(root, 'nowhere'))).rejects.toMatchObject({ code: 'E_CHECKPOINT_MISSING' });
+    await expect(verifyCheckpoint(bound, join(root, 'nowhere'))).rejects.toMatchObject({
+      code: 'E_CHECKPOINT_MISSING',
+    });
   });
 });
 
@@ -76,13 +120,22 @@ describe('conditions → intervention specs', () => {
 
   it('takes version 1 of S_pi / T_mu and refuses the retired versions 2 and 3, saying what to write', () => {
     const sg = loadProtocolSync(join(ROOT, 'protocols/shellgame-blackout.yaml')).protocol;
-    const withVersion = (kind: 'S_pi' | 'T_mu', version: unknown): unknown => ({ ...sg.conditions.find((c) => c.kind === kind), version });
+    const withVersion = (kind: 'S_pi' | 'T_mu', version: unknown): unknown => ({
+      ...sg.conditions.find((c) => c.kind === kind),
+      version,
+    });
     expect(ConditionSchema.safeParse(withVersion('S_pi', 1)).success).toBe(true);
     expect(ConditionSchema.safeParse(withVersion('T_mu', 1)).success).toBe(true);
-    for (const [kind, v] of [['S_pi', 2], ['S_pi', 3], ['T_mu', 2]] as const) {
+    for (const [kind, v] of [
+      ['S_pi', 2],
+      ['S_pi', 3],
+      ['T_mu', 2],
+    ] as const) {
       const r = ConditionSchema.safeParse(withVersion(kind, v));
       expect(r.success).toBe(false);
-      expect(r.error?.issues.map((i) => i.message).join(' ')).toMatch(/versions 2 and 3 were retired.*remove version, or write version: 1/);
+      expect(r.error?.issues.map((i) => i.message).join(' ')).toMatch(
+        /versions 2 and 3 were retired.*remove version, or write version: 1/,
+      );
     }
   });
 });
@@ -91,7 +144,9 @@ describe('cross-check without YAML', () => {
   it('assertCrossChecked throws the first problem with its path', () => {
     const p = base();
     const bad = { ...p, waves: p.waves.map((w, i) => (i === 0 ? { ...w, anchor: 'C' } : w)) };
-    expect(() => assertCrossChecked(bad, 'mem.yaml')).toThrow(expect.objectContaining({ code: 'E_PROTOCOL_INVALID', field: 'waves[0].anchor' }));
+    expect(() => assertCrossChecked(bad, 'mem.yaml')).toThrow(
+      expect.objectContaining({ code: 'E_PROTOCOL_INVALID', field: 'waves[0].anchor' }),
+    );
     expect(() => assertCrossChecked(p)).not.toThrow();
   });
 });

@@ -48,7 +48,9 @@ describe('bounded refusals in the loader', () => {
     expect(e.total).toBe(20_000);
     expect(e.issues.length).toBe(MAX_ISSUES);
     expect(e.issues.map((i) => i.path[0])).toEqual(Array.from({ length: MAX_ISSUES }, (_, i) => `x${i}`));
-    expect(e.oneLine()).toMatch(/^hostile\.yaml:\d+:1: x0: unknown field "x0" — allowed here: version, .* \(and 19999 more problems\)$/);
+    expect(e.oneLine()).toMatch(
+      /^hostile\.yaml:\d+:1: x0: unknown field "x0" — allowed here: version, .* \(and 19999 more problems\)$/,
+    );
   });
 
   it('200 duplicated waves: 199 duplicate ids counted, MAX_ISSUES kept', () => {
@@ -68,7 +70,9 @@ describe('bounded refusals in the loader', () => {
     for (const text of [duplicatedWaves(20_000), unknownKeys(50_000)]) {
       const bytes = Buffer.from(text);
       expect(bytes.length).toBeGreaterThan(MAX_PROTOCOL_BYTES);
-      expect(() => protocolText(bytes, 'big.yaml')).toThrow(`the protocol file is ${bytes.length} bytes, over the ${MAX_PROTOCOL_BYTES}-byte limit for protocols`);
+      expect(() => protocolText(bytes, 'big.yaml')).toThrow(
+        `the protocol file is ${bytes.length} bytes, over the ${MAX_PROTOCOL_BYTES}-byte limit for protocols`,
+      );
       expect(() => parseProtocol(text, 'big.yaml')).toThrow(/over the 262144-byte limit/);
     }
   });
@@ -81,12 +85,33 @@ describe('overlappingBands: sort and sweep', () => {
   });
 
   it('disjoint bands in any order: none; nested and chained overlaps: one pair per overlapping band', () => {
-    expect(overlappingBands([{ start: 20, end: 29 }, { start: 0, end: 9 }, { start: 10, end: 19 }])).toEqual([]);
+    expect(
+      overlappingBands([
+        { start: 20, end: 29 },
+        { start: 0, end: 9 },
+        { start: 10, end: 19 },
+      ]),
+    ).toEqual([]);
     // [0,100] holds [10,20] and [50,60]; [95,120] overlaps [0,100]; [200,210] overlaps nothing
-    const bands = [{ start: 50, end: 60 }, { start: 0, end: 100 }, { start: 200, end: 210 }, { start: 10, end: 20 }, { start: 95, end: 120 }];
-    expect(overlappingBands(bands)).toEqual([{ at: 1, other: 0 }, { at: 3, other: 1 }, { at: 4, other: 1 }]);
+    const bands = [
+      { start: 50, end: 60 },
+      { start: 0, end: 100 },
+      { start: 200, end: 210 },
+      { start: 10, end: 20 },
+      { start: 95, end: 120 },
+    ];
+    expect(overlappingBands(bands)).toEqual([
+      { at: 1, other: 0 },
+      { at: 3, other: 1 },
+      { at: 4, other: 1 },
+    ]);
     // an inverted band is skipped here (reported as inverted by the cross-check)
-    expect(overlappingBands([{ start: 5, end: 1 }, { start: 0, end: 9 }])).toEqual([]);
+    expect(
+      overlappingBands([
+        { start: 5, end: 1 },
+        { start: 0, end: 9 },
+      ]),
+    ).toEqual([]);
   });
 });
 

@@ -1,11 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalHash } from '../../src/core/canonical-json.js';
-import { buildPlan, noiseStreamLabel, noiseStreamRecipe, noisyAction, parseProtocol, type ExecutionNoise } from '../../src/protocol/index.js';
+import {
+  buildPlan,
+  noiseStreamLabel,
+  noiseStreamRecipe,
+  noisyAction,
+  parseProtocol,
+  type ExecutionNoise,
+} from '../../src/protocol/index.js';
 import { BASE, BAD_FILE, lineOf, refusal, replaceOnce } from './helpers.js';
 
-const NOISE = 'simulator:\n  kind: lite\n  executionNoise: { kind: action-gaussian, sigma: 0.03, seed: 77, scope: per-condition }\n';
+const NOISE =
+  'simulator:\n  kind: lite\n  executionNoise: { kind: action-gaussian, sigma: 0.03, seed: 77, scope: per-condition }\n';
 const withNoise = (noise: string): string => replaceOnce(BASE, 'simulator:\n  kind: lite\n', noise);
-const spec = (scope: ExecutionNoise['scope']): ExecutionNoise => ({ kind: 'action-gaussian', sigma: 0.03, seed: 77, scope });
+const spec = (scope: ExecutionNoise['scope']): ExecutionNoise => ({
+  kind: 'action-gaussian',
+  sigma: 0.03,
+  seed: 77,
+  scope,
+});
 const ep = { wave: 1, condition: 'A', scopeId: '0123456789abcdef', attempt: 1 };
 
 describe('execution noise (simulator.executionNoise)', () => {
@@ -37,9 +50,12 @@ describe('execution noise (simulator.executionNoise)', () => {
     let cross = 0;
     for (let t = 0; t < N; t++) {
       const x = noisyAction(s, ep, t, a);
-      const d0 = (x[0] as number) - 0.05, d1 = (x[1] as number) + 0.01;
-      sums[0] = (sums[0] as number) + d0; sums[1] = (sums[1] as number) + d1;
-      squares[0] = (squares[0] as number) + d0 * d0; squares[1] = (squares[1] as number) + d1 * d1;
+      const d0 = (x[0] as number) - 0.05,
+        d1 = (x[1] as number) + 0.01;
+      sums[0] = (sums[0] as number) + d0;
+      sums[1] = (sums[1] as number) + d1;
+      squares[0] = (squares[0] as number) + d0 * d0;
+      squares[1] = (squares[1] as number) + d1 * d1;
       cross += d0 * d1;
     }
     for (const i of [0, 1]) {
@@ -55,11 +71,21 @@ describe('execution noise (simulator.executionNoise)', () => {
   it('the plan records the noise and its stream recipe (and binds them in planHash); without it the plan is what it was', () => {
     const plain = buildPlan(parseProtocol(BASE, BAD_FILE).protocol);
     expect('executionNoise' in plain).toBe(false);
-    expect(plain.planHash).toBe(canonicalHash({ version: plain.version, protocolHash: plain.protocolHash, episodes: plain.episodes }));
+    expect(plain.planHash).toBe(
+      canonicalHash({ version: plain.version, protocolHash: plain.protocolHash, episodes: plain.episodes }),
+    );
     const noisy = buildPlan(parseProtocol(withNoise(NOISE), BAD_FILE).protocol);
-    expect(noisy.executionNoise).toEqual({ ...spec('per-condition'), stream: 'imep.execution-noise.v1/77/<scopeId>/<wave>/<condition>/<attempt>/<step>' });
+    expect(noisy.executionNoise).toEqual({
+      ...spec('per-condition'),
+      stream: 'imep.execution-noise.v1/77/<scopeId>/<wave>/<condition>/<attempt>/<step>',
+    });
     expect(noisy.planHash).toBe(
-      canonicalHash({ version: noisy.version, protocolHash: noisy.protocolHash, episodes: noisy.episodes, executionNoise: noisy.executionNoise }),
+      canonicalHash({
+        version: noisy.version,
+        protocolHash: noisy.protocolHash,
+        episodes: noisy.episodes,
+        executionNoise: noisy.executionNoise,
+      }),
     );
     expect(noisy.episodes).toEqual(plain.episodes);
     const shared = buildPlan(parseProtocol(withNoise(NOISE.replace('per-condition', 'shared')), BAD_FILE).protocol);
@@ -67,11 +93,36 @@ describe('execution noise (simulator.executionNoise)', () => {
   });
 
   const bad: { name: string; noise: string; path: string; says: string[] }[] = [
-    { name: 'σ = 0', noise: NOISE.replace('sigma: 0.03', 'sigma: 0'), path: 'simulator.executionNoise.sigma', says: ['must be > 0, got 0', 'leave executionNoise out for none'] },
-    { name: 'σ too large', noise: NOISE.replace('sigma: 0.03', 'sigma: 2'), path: 'simulator.executionNoise.sigma', says: ['must be ≤ 0.6, got 2'] },
-    { name: 'unknown scope', noise: NOISE.replace('per-condition', 'per-unit'), path: 'simulator.executionNoise.scope', says: ['shared', 'per-condition'] },
-    { name: 'missing seed', noise: NOISE.replace(' seed: 77,', ''), path: 'simulator.executionNoise.seed', says: ['seed'] },
-    { name: 'unknown kind', noise: NOISE.replace('action-gaussian', 'sampled-decoding'), path: 'simulator.executionNoise.kind', says: ['action-gaussian'] },
+    {
+      name: 'σ = 0',
+      noise: NOISE.replace('sigma: 0.03', 'sigma: 0'),
+      path: 'simulator.executionNoise.sigma',
+      says: ['must be > 0, got 0', 'leave executionNoise out for none'],
+    },
+    {
+      name: 'σ too large',
+      noise: NOISE.replace('sigma: 0.03', 'sigma: 2'),
+      path: 'simulator.executionNoise.sigma',
+      says: ['must be ≤ 0.6, got 2'],
+    },
+    {
+      name: 'unknown scope',
+      noise: NOISE.replace('per-condition', 'per-unit'),
+      path: 'simulator.executionNoise.scope',
+      says: ['shared', 'per-condition'],
+    },
+    {
+      name: 'missing seed',
+      noise: NOISE.replace(' seed: 77,', ''),
+      path: 'simulator.executionNoise.seed',
+      says: ['seed'],
+    },
+    {
+      name: 'unknown kind',
+      noise: NOISE.replace('action-gaussian', 'sampled-decoding'),
+      path: 'simulator.executionNoise.kind',
+      says: ['action-gaussian'],
+    },
   ];
   for (const c of bad) {
     it(`refuses ${c.name} in one line naming the file and field`, () => {
@@ -88,7 +139,11 @@ describe('execution noise (simulator.executionNoise)', () => {
   }
 
   it('refuses execution noise on a sim-bridge simulator (lite only), naming the field', () => {
-    const text = replaceOnce(BASE, 'simulator:\n  kind: lite\n', 'simulator:\n  kind: sim-bridge\n  adapter: mikasa\n  executionNoise: { kind: action-gaussian, sigma: 0.03, seed: 77, scope: shared }\n');
+    const text = replaceOnce(
+      BASE,
+      'simulator:\n  kind: lite\n',
+      'simulator:\n  kind: sim-bridge\n  adapter: mikasa\n  executionNoise: { kind: action-gaussian, sigma: 0.03, seed: 77, scope: shared }\n',
+    );
     const err = refusal(text);
     expect(err.oneLine()).toContain('executionNoise');
     expect(err.line).toBe(lineOf(text, 'executionNoise'));

@@ -17,9 +17,15 @@ describe('protocol frames', () => {
   });
 
   it('refuses an unknown condition, steps out of order, a field the policy does not see, an unknown key', () => {
-    expect(refusal(withFrames('  steps: [0]\n  conditions: [A, Z]\n  units: 4')).message).toContain('unknown condition "Z"');
-    expect(refusal(withFrames('  steps: [0, 5, 5]\n  conditions: [A]\n  units: 4')).message).toContain('step 5 does not follow step 5');
-    expect(refusal(withFrames('  steps: [0]\n  conditions: [A]\n  units: 4\n  field: success')).message).toContain('frames.field "success" is not a method-visible field');
+    expect(refusal(withFrames('  steps: [0]\n  conditions: [A, Z]\n  units: 4')).message).toContain(
+      'unknown condition "Z"',
+    );
+    expect(refusal(withFrames('  steps: [0, 5, 5]\n  conditions: [A]\n  units: 4')).message).toContain(
+      'step 5 does not follow step 5',
+    );
+    expect(refusal(withFrames('  steps: [0]\n  conditions: [A]\n  units: 4\n  field: success')).message).toContain(
+      'frames.field "success" is not a method-visible field',
+    );
     expect(refusal(withFrames('  steps: [0]\n  conditions: [A]\n  units: 4\n  fps: 3')).message).toMatch(/fps/);
     const units = refusal(withFrames('  steps: [0]\n  conditions: [A]\n  units: 300'));
     expect(units.message).toBe('must be ≤ 256, got 300');
@@ -33,8 +39,15 @@ describe('protocol frames', () => {
     // 256 units × 4 conditions × 2 attempts × 16 steps = 32,768 frames
     const steps = Array.from({ length: 16 }, (_, i) => i).join(', ');
     const err = refusal(withFrames(`  steps: [${steps}]\n  conditions: [A, N_blk, S_pi, T_mu]\n  units: 256`, big));
-    expect(err.message).toContain(`frames registers 32768 frames per task (units × conditions × attempts × steps), above the cap of ${MAX_REGISTERED_FRAMES}`);
+    expect(err.message).toContain(
+      `frames registers 32768 frames per task (units × conditions × attempts × steps), above the cap of ${MAX_REGISTERED_FRAMES}`,
+    );
     // at 128 units it is 16,384: accepted
-    expect(parseProtocol(withFrames(`  steps: [${steps}]\n  conditions: [A, N_blk, S_pi, T_mu]\n  units: 128`, big), BAD_FILE).protocol.frames?.units).toBe(128);
+    expect(
+      parseProtocol(
+        withFrames(`  steps: [${steps}]\n  conditions: [A, N_blk, S_pi, T_mu]\n  units: 128`, big),
+        BAD_FILE,
+      ).protocol.frames?.units,
+    ).toBe(128);
   });
 });

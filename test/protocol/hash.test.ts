@@ -25,7 +25,8 @@ function restyle(text: string, flow: boolean): string {
 /** Every variant of `value` with one leaf changed. */
 function* tweaks(value: unknown): Generator<unknown> {
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) for (const t of tweaks(value[i])) yield value.map((v, j) => (j === i ? t : v));
+    for (let i = 0; i < value.length; i++)
+      for (const t of tweaks(value[i])) yield value.map((v, j) => (j === i ? t : v));
     yield [...value, value[0] ?? 0];
   } else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) for (const t of tweaks(v)) yield { ...value, [k]: t };
@@ -58,7 +59,10 @@ describe('protocol hash', () => {
       const seen = new Set([hash]);
       protocol.criteria.forEach((criterion, i) => {
         for (const changed of tweaks(criterion)) {
-          const edited = { ...protocol, criteria: protocol.criteria.map((c, j) => (j === i ? changed : c)) } as Protocol;
+          const edited = {
+            ...protocol,
+            criteria: protocol.criteria.map((c, j) => (j === i ? changed : c)),
+          } as Protocol;
           const h = protocolHash(edited);
           expect(h).not.toBe(hash);
           seen.add(h);
@@ -76,11 +80,16 @@ describe('protocol hash', () => {
     const base = parseProtocol(BASE, 'b.yaml').hash;
     expect(parseProtocol(replaceOnce(BASE, 'margin: 0.1', 'margin: 0.11'), 'b.yaml').hash).not.toBe(base);
     expect(parseProtocol(replaceOnce(BASE, 'margin: 0.1', 'margin: 0.10'), 'b.yaml').hash).toBe(base);
-    expect(parseProtocol(replaceOnce(BASE, 'conditions: [A, S_pi, T_mu]', 'conditions: [A, T_mu, S_pi]'), 'b.yaml').hash).not.toBe(base);
+    expect(
+      parseProtocol(replaceOnce(BASE, 'conditions: [A, S_pi, T_mu]', 'conditions: [A, T_mu, S_pi]'), 'b.yaml').hash,
+    ).not.toBe(base);
   });
 
   it('writing a default explicitly does not change the hash (the hash binds the validated protocol)', () => {
     const base = parseProtocol(BASE, 'b.yaml').hash;
-    expect(parseProtocol(replaceOnce(BASE, '    contrasts: [D_N]\n', '    contrasts: [D_N]\n    alpha: 0.05\n'), 'b.yaml').hash).toBe(base);
+    expect(
+      parseProtocol(replaceOnce(BASE, '    contrasts: [D_N]\n', '    contrasts: [D_N]\n    alpha: 0.05\n'), 'b.yaml')
+        .hash,
+    ).toBe(base);
   });
 });

@@ -101,7 +101,8 @@ export const BAD_FILE = 'protocols/bad.yaml';
 /** Replaces the single occurrence of `from` (fails the test when it is absent or repeated). */
 export function replaceOnce(text: string, from: string, to: string): string {
   const first = text.indexOf(from);
-  if (first < 0 || text.indexOf(from, first + 1) >= 0) throw new Error(`fixture edit: ${JSON.stringify(from)} must occur exactly once`);
+  if (first < 0 || text.indexOf(from, first + 1) >= 0)
+    throw new Error(`fixture edit: ${JSON.stringify(from)} must occur exactly once`);
   return text.slice(0, first) + to + text.slice(first + from.length);
 }
 

@@ -15,7 +15,10 @@ const CHECKPOINT = `checkpoint:
   file: model.json
   sha256: ${'ab'.repeat(32)}
 `;
-const HOSTED = BASE.replace(CHECKPOINT, 'policy:\n  runtime: remote\n  name: shell-game-memory\n').replace('  capacity: 16\n', '  banks: [perceptual]\n  capacity: 16\n');
+const HOSTED = BASE.replace(CHECKPOINT, 'policy:\n  runtime: remote\n  name: shell-game-memory\n').replace(
+  '  capacity: 16\n',
+  '  banks: [perceptual]\n  capacity: 16\n',
+);
 
 describe('protocol policy section (hosted policies)', () => {
   it('parses a hosted policy instead of a checkpoint', () => {
@@ -52,21 +55,33 @@ describe('protocol policy section (hosted policies)', () => {
     },
     {
       name: 'a structured bank',
-      text: replaceOnce(HOSTED, '  bank: episode-local\n  banks: [perceptual]\n  capacity: 16\n  k: 4\n  consolidation: token-merge\n', '  bank: structured-pcmb\n  k: 4\n  gate: 0.45\n  persistence: within-episode\n'),
+      text: replaceOnce(
+        HOSTED,
+        '  bank: episode-local\n  banks: [perceptual]\n  capacity: 16\n  k: 4\n  consolidation: token-merge\n',
+        '  bank: structured-pcmb\n  k: 4\n  gate: 0.45\n  persistence: within-episode\n',
+      ),
       path: 'memory.bank',
       at: 'bank: structured-pcmb',
       says: ['keeps its own episode-local bank', 'register memory.bank: episode-local'],
     },
     {
       name: 'curve keys without an endpoint',
-      text: replaceOnce(HOSTED, '  name: shell-game-memory\n', '  name: shell-game-memory\n  curve: { serverKey: host.key, keys: me.key_secret }\n'),
+      text: replaceOnce(
+        HOSTED,
+        '  name: shell-game-memory\n',
+        '  name: shell-game-memory\n  curve: { serverKey: host.key, keys: me.key_secret }\n',
+      ),
       path: 'policy.curve',
       at: 'curve:',
       says: ['curve keys are given without an endpoint', 'remove curve'],
     },
     {
       name: 'module with an endpoint',
-      text: replaceOnce(HOSTED, '  name: shell-game-memory\n', '  name: shell-game-memory\n  endpoint: tcp://127.0.0.1:5600\n  module: my_policies\n'),
+      text: replaceOnce(
+        HOSTED,
+        '  name: shell-game-memory\n',
+        '  name: shell-game-memory\n  endpoint: tcp://127.0.0.1:5600\n  module: my_policies\n',
+      ),
       path: 'policy.module',
       at: 'module:',
       says: ['module is given with an endpoint', 'remove endpoint so IMEP starts the host'],

@@ -11,15 +11,48 @@ describe('JSON Schema export', () => {
   });
 
   it('describes the top-level keys, requires the essential ones and refuses unknown ones', () => {
-    const schema = protocolJsonSchema() as { properties: Record<string, unknown>; required: string[]; additionalProperties: boolean };
+    const schema = protocolJsonSchema() as {
+      properties: Record<string, unknown>;
+      required: string[];
+      additionalProperties: boolean;
+    };
     expect(Object.keys(schema.properties)).toEqual([
-      'version', 'id', 'title', 'description', 'simulator', 'envs', 'checkpoint', 'policy', 'memory', 'seeds', 'n', 'attempts', 'chains',
-      'factors', 'conditions', 'waves', 'estimands', 'criteria', 'gates', 'holmFamilies', 'goNoGo', 'executionFailures',
-      'allowlists', 'bootstrap', 'mde', 'frames', 'amendments',
+      'version',
+      'id',
+      'title',
+      'description',
+      'simulator',
+      'envs',
+      'checkpoint',
+      'policy',
+      'memory',
+      'seeds',
+      'n',
+      'attempts',
+      'chains',
+      'factors',
+      'conditions',
+      'waves',
+      'estimands',
+      'criteria',
+      'gates',
+      'holmFamilies',
+      'goNoGo',
+      'executionFailures',
+      'allowlists',
+      'bootstrap',
+      'mde',
+      'frames',
+      'amendments',
     ]);
-    expect(schema.required).toEqual(expect.arrayContaining(['version', 'id', 'conditions', 'waves', 'allowlists', 'executionFailures']));
+    expect(schema.required).toEqual(
+      expect.arrayContaining(['version', 'id', 'conditions', 'waves', 'allowlists', 'executionFailures']),
+    );
     // exactly one of checkpoint (ONNX / TF.js) or policy (a hosted policy)
-    expect((schema as unknown as { oneOf: unknown }).oneOf).toEqual([{ required: ['checkpoint'] }, { required: ['policy'] }]);
+    expect((schema as unknown as { oneOf: unknown }).oneOf).toEqual([
+      { required: ['checkpoint'] },
+      { required: ['policy'] },
+    ]);
     expect(schema.required).not.toContain('criteria'); // defaulted to []
     expect(schema.additionalProperties).toBe(false);
   });

@@ -2,7 +2,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LITE_ENV_IDS } from '../../src/sims/lite/registry.js';
 import { minimumDetectableEffect } from '../../src/stats/power.js';
-import { loadProtocol, loadProtocolSync, parseProtocol, protocolHash, type Protocol } from '../../src/protocol/index.js';
+import {
+  loadProtocol,
+  loadProtocolSync,
+  parseProtocol,
+  protocolHash,
+  type Protocol,
+} from '../../src/protocol/index.js';
 import { BASE, ROOT, protocolFiles } from './helpers.js';
 
 const load = (name: string): Protocol => loadProtocolSync(join(ROOT, 'protocols', name)).protocol;
@@ -32,13 +38,21 @@ describe('the registered example protocols', () => {
     const p = load('libero-drawer-memory.yaml');
     expect(p.simulator).toMatchObject({ kind: 'sim-bridge', adapter: 'libero' });
     expect(p.envs).toEqual([{ id: 'libero-mem/top-drawer-cue' }]);
-    expect(p.policy).toMatchObject({ runtime: 'remote', name: 'libero-drawer-memory', module: 'imep_sim_bridge.libero_drawer_policy' });
+    expect(p.policy).toMatchObject({
+      runtime: 'remote',
+      name: 'libero-drawer-memory',
+      module: 'imep_sim_bridge.libero_drawer_policy',
+    });
     expect(p.waves).toEqual([
       { id: 1, conditions: ['A', 'U', 'S_pi', 'S', 'T'], anchor: 'A' },
       { id: 2, conditions: ['A', 'N_blk', 'C'], anchor: 'A' },
     ]);
     // S and T swap at read time, paired by the fact the environment declares (goal)
-    expect(p.conditions.filter((c) => c.kind === 'S' || c.kind === 'T').map((c) => ('installation' in c ? c.installation : undefined))).toEqual(['read', 'read']);
+    expect(
+      p.conditions
+        .filter((c) => c.kind === 'S' || c.kind === 'T')
+        .map((c) => ('installation' in c ? c.installation : undefined)),
+    ).toEqual(['read', 'read']);
     expect(p.n).toBe(12);
     expect(p.allowlists.evaluatorOnly).toContain('goal'); // the env's declared fact never reaches the policy
     expect(p.allowlists.methodVisible).not.toContain('goal');
@@ -46,16 +60,29 @@ describe('the registered example protocols', () => {
 
   it('shellgame-noisy: the donor-swap ladder under registered per-condition execution noise, C tolerated to 30 changes', () => {
     const p = load('shellgame-noisy.yaml');
-    expect(p.simulator).toEqual({ kind: 'lite', executionNoise: { kind: 'action-gaussian', sigma: 0.03, seed: 612003, scope: 'per-condition' } });
+    expect(p.simulator).toEqual({
+      kind: 'lite',
+      executionNoise: { kind: 'action-gaussian', sigma: 0.03, seed: 612003, scope: 'per-condition' },
+    });
     expect(p.waves).toEqual([{ id: 1, conditions: ['A', 'S', 'T', 'N_blk', 'C'], anchor: 'A' }]);
     expect(p.n).toBe(100);
-    expect(p.gates.find((g) => g.kind === 'replicate')).toMatchObject({ condition: 'C', reference: 'A', maxChanged: 30 });
-    expect(p.criteria.find((c) => c.id === 'Q4')).toMatchObject({ aboveUpperBoundOf: ['rho_C'], method: 'conditional-exact', minDiscordant: 8 });
+    expect(p.gates.find((g) => g.kind === 'replicate')).toMatchObject({
+      condition: 'C',
+      reference: 'A',
+      maxChanged: 30,
+    });
+    expect(p.criteria.find((c) => c.id === 'Q4')).toMatchObject({
+      aboveUpperBoundOf: ['rho_C'],
+      method: 'conditional-exact',
+      minDiscordant: 8,
+    });
   });
 
   it('shellgame-blackout: the paper’s two waves, 400 seeds, attempt 1 registered', () => {
     const p = load('shellgame-blackout.yaml');
-    expect(p.envs).toEqual([{ id: 'ShellGameTouch-lite', kwargs: { blackoutFromStep: 6, strict: true, toolStart: 'home' } }]);
+    expect(p.envs).toEqual([
+      { id: 'ShellGameTouch-lite', kwargs: { blackoutFromStep: 6, strict: true, toolStart: 'home' } },
+    ]);
     expect(p.memory.bank).toBe('episode-local');
     expect(p.waves).toEqual([
       { id: 1, conditions: ['A', 'S_pi', 'T_mu', 'U'], anchor: 'A' },
@@ -64,10 +91,33 @@ describe('the registered example protocols', () => {
     expect(p.seeds.bands).toEqual([{ start: 610000, end: 610399 }]);
     expect(p.n).toBe(400);
     expect(p.attempts).toEqual({ count: 2, registered: 1 });
-    expect(p.estimands.find((e) => e.id === 'theta')).toMatchObject({ kind: 'theta', T: 'T_mu', S: 'S_pi', reference: 'A' });
-    expect(p.criteria.find((c) => c.id === 'Q1')).toMatchObject({ estimand: 'D_N', rule: 'upper-bound-below', margin: 0.1, alphaPerComponent: 0.05 });
-    expect(p.criteria.find((c) => c.id === 'Q4')).toMatchObject({ rule: 'lower-bound-above', aboveUpperBoundOf: ['rho_U'], method: 'conditional-exact', minDiscordant: 8 });
-    expect(p.gates.map((g) => g.kind).sort()).toEqual(['competence', 'empty-read', 'path', 'read-canary', 'replicate', 'sham-validity', 'survival']);
+    expect(p.estimands.find((e) => e.id === 'theta')).toMatchObject({
+      kind: 'theta',
+      T: 'T_mu',
+      S: 'S_pi',
+      reference: 'A',
+    });
+    expect(p.criteria.find((c) => c.id === 'Q1')).toMatchObject({
+      estimand: 'D_N',
+      rule: 'upper-bound-below',
+      margin: 0.1,
+      alphaPerComponent: 0.05,
+    });
+    expect(p.criteria.find((c) => c.id === 'Q4')).toMatchObject({
+      rule: 'lower-bound-above',
+      aboveUpperBoundOf: ['rho_U'],
+      method: 'conditional-exact',
+      minDiscordant: 8,
+    });
+    expect(p.gates.map((g) => g.kind).sort()).toEqual([
+      'competence',
+      'empty-read',
+      'path',
+      'read-canary',
+      'replicate',
+      'sham-validity',
+      'survival',
+    ]);
     expect(p.holmFamilies[0]).toMatchObject({ contrasts: ['D_S_pi', 'D_T_mu', 'D_U'], onUnavailable: 'stay-at-p-1' });
     expect(p.checkpoint).toMatchObject({ path: 'checkpoints/lite-memvla', file: 'model.json' });
   });
@@ -97,7 +147,13 @@ describe('the registered example protocols', () => {
   it('shellgame-view-removal: a 2×2 of view (env kwarg) × reads (N block)', () => {
     const p = load('shellgame-view-removal.yaml');
     expect(p.factors).toEqual({ view: ['visible', 'blackout'], reads: ['on', 'blocked'] });
-    const cells = p.conditions.map((c) => [c.id, c.kind, c.levels?.['view'], c.levels?.['reads'], c.envKwargs?.['blackoutFromStep']]);
+    const cells = p.conditions.map((c) => [
+      c.id,
+      c.kind,
+      c.levels?.['view'],
+      c.levels?.['reads'],
+      c.envKwargs?.['blackoutFromStep'],
+    ]);
     expect(cells).toEqual([
       ['A_vis', 'A', 'visible', 'on', null],
       ['N_vis', 'N', 'visible', 'blocked', null],
@@ -135,14 +191,24 @@ describe('the registered example protocols', () => {
 
   it('fills defaults, which the hash then binds', () => {
     const p = parseProtocol(BASE, 'base.yaml').protocol;
-    expect(p.holmFamilies[0]).toEqual({ id: 'wave1', contrasts: ['D_N'], alpha: 0.05, test: 'mcnemar-exact-two-sided', repairBudget: 0, onUnavailable: 'stay-at-p-1' });
+    expect(p.holmFamilies[0]).toEqual({
+      id: 'wave1',
+      contrasts: ['D_N'],
+      alpha: 0.05,
+      test: 'mcnemar-exact-two-sided',
+      repairBudget: 0,
+      onUnavailable: 'stay-at-p-1',
+    });
     expect(p.executionFailures).toEqual({ policy: 'record', unresolved: 'in-denominator' });
     expect(p.gates[0]).toMatchObject({ maxChanged: 0 });
     expect(p.criteria[0]).toMatchObject({ role: 'primary' });
   });
 
   it('a sim-bridge protocol skips the lite env-id check', () => {
-    const text = BASE.replace('  kind: lite\n', '  kind: sim-bridge\n  adapter: mikasa\n').replace('ShellGameTouch-lite', 'ShellGameTouch-v0');
+    const text = BASE.replace('  kind: lite\n', '  kind: sim-bridge\n  adapter: mikasa\n').replace(
+      'ShellGameTouch-lite',
+      'ShellGameTouch-v0',
+    );
     expect(LITE_ENV_IDS).not.toContain('ShellGameTouch-v0');
     expect(parseProtocol(text, 'bridge.yaml').protocol.simulator).toEqual({ kind: 'sim-bridge', adapter: 'mikasa' });
   });

@@ -14,7 +14,13 @@ import { isImepError } from '../../src/core/errors.js';
 import { exitCodeFor } from '../../src/cli/exit-codes.js';
 import { buildPlan } from '../../src/protocol/plan.js';
 import { parseProtocol, loadProtocolSync } from '../../src/protocol/load.js';
-import { assertPlanSize, planEstimate, planRows, PLAN_ROWS_CONFIRM, PLAN_ROWS_MAX } from '../../src/protocol/plan-size.js';
+import {
+  assertPlanSize,
+  planEstimate,
+  planRows,
+  PLAN_ROWS_CONFIRM,
+  PLAN_ROWS_MAX,
+} from '../../src/protocol/plan-size.js';
 import type { Protocol } from '../../src/protocol/schema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'imep-plan-size-'));
@@ -23,7 +29,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const BLACKOUT = readFileSync('protocols/shellgame-blackout.yaml', 'utf8');
 /** The blackout ladder (14 episodes per unit) with n units on seeds 1…n. */
 function blackoutText(n: number, id = 'shellgame-blackout'): string {
-  return BLACKOUT.replace(/^n: .*$/m, `n: ${n}`).replace('{ start: 610000, end: 610399 }', `{ start: 1, end: ${n} }`).replace(/^id: .*$/m, `id: ${id}`);
+  return BLACKOUT.replace(/^n: .*$/m, `n: ${n}`)
+    .replace('{ start: 610000, end: 610399 }', `{ start: 1, end: ${n} }`)
+    .replace(/^id: .*$/m, `id: ${id}`);
 }
 const blackout = (n: number): Protocol => parseProtocol(blackoutText(n), 'blackout.yaml').protocol;
 
@@ -31,7 +39,13 @@ function refusal(f: () => unknown): { code: string; exit: number; field?: string
   try {
     f();
   } catch (e) {
-    if (isImepError(e)) return { code: e.code, exit: exitCodeFor(e), ...(e.field !== undefined ? { field: e.field } : {}), message: e.message };
+    if (isImepError(e))
+      return {
+        code: e.code,
+        exit: exitCodeFor(e),
+        ...(e.field !== undefined ? { field: e.field } : {}),
+        message: e.message,
+      };
     throw e;
   }
   throw new Error('expected a refusal');
@@ -39,11 +53,19 @@ function refusal(f: () => unknown): { code: string; exit: number; field?: string
 
 describe('plan size before the plan', () => {
   it('planRows equals the built plan for every shipped protocol and a condition with its own n', () => {
-    for (const f of ['shellgame-blackout', 'remembercolor-substitution', 'shellgame-hosted-policy', 'shellgame-view-removal']) {
+    for (const f of [
+      'shellgame-blackout',
+      'remembercolor-substitution',
+      'shellgame-hosted-policy',
+      'shellgame-view-removal',
+    ]) {
       const { protocol } = loadProtocolSync(`protocols/${f}.yaml`);
       expect(planRows(protocol), f).toBe(buildPlan(protocol).episodes.length);
     }
-    const small = parseProtocol(blackoutText(30).replace('- { id: C, kind: C', '- { id: C, kind: C, n: 7'), 'x.yaml').protocol;
+    const small = parseProtocol(
+      blackoutText(30).replace('- { id: C, kind: C', '- { id: C, kind: C, n: 7'),
+      'x.yaml',
+    ).protocol;
     expect(small.conditions.find((c) => c.id === 'C')?.n).toBe(7);
     expect(planRows(small)).toBe(buildPlan(small).episodes.length);
   });
@@ -77,8 +99,15 @@ describe('plan size before the plan', () => {
     const file = join(dir, 'overlap.yaml');
     writeFileSync(file, blackoutText(n, 'overlapping'));
     const env = parseProtocol(blackoutText(n, 'overlapping'), file).protocol.envs[0]!;
-    await registerSeeds(join(campaigns, 'seed-registry.json'), { campaignId: 'earlier', bands: [{ task: env.task ?? env.id, start: 5, end: 9 }] });
-    const err = await precommitCampaign(file, { campaignsDir: campaigns, allowLargePlan: true, say: () => undefined }).then(
+    await registerSeeds(join(campaigns, 'seed-registry.json'), {
+      campaignId: 'earlier',
+      bands: [{ task: env.task ?? env.id, start: 5, end: 9 }],
+    });
+    const err = await precommitCampaign(file, {
+      campaignsDir: campaigns,
+      allowLargePlan: true,
+      say: () => undefined,
+    }).then(
       () => null,
       (e: unknown) => e,
     );

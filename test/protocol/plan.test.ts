@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildPlan, episodeIdOf, loadProtocolSync, parseProtocol, scopeIdOf, type Protocol } from '../../src/protocol/index.js';
+import {
+  buildPlan,
+  episodeIdOf,
+  loadProtocolSync,
+  parseProtocol,
+  scopeIdOf,
+  type Protocol,
+} from '../../src/protocol/index.js';
 import { BASE, ROOT } from './helpers.js';
 
 const blackout = (): Protocol => loadProtocolSync(join(ROOT, 'protocols/shellgame-blackout.yaml')).protocol;
@@ -21,7 +28,16 @@ describe('plan', () => {
     expect(episodeIdOf(byHand, 2)).toBe(episode);
     const plan = buildPlan(blackout());
     const first = plan.episodes[0];
-    expect(first).toEqual({ seq: 0, wave: 1, condition: 'A', task: 'ShellGameTouch-lite', seed: 610000, attempt: 1, scopeId: byHand, episodeId: episodeIdOf(byHand, 1) });
+    expect(first).toEqual({
+      seq: 0,
+      wave: 1,
+      condition: 'A',
+      task: 'ShellGameTouch-lite',
+      seed: 610000,
+      attempt: 1,
+      scopeId: byHand,
+      episodeId: episodeIdOf(byHand, 1),
+    });
     expect(plan.episodes[1]).toMatchObject({ condition: 'A', seed: 610000, attempt: 2, episodeId: episode });
   });
 
@@ -44,7 +60,13 @@ describe('plan', () => {
     const taskIx = new Map(p.envs.map((e, i) => [e.task ?? e.id, i]));
     const key = (e: (typeof plan.episodes)[number]): number[] => {
       const wave = p.waves[waveIx.get(e.wave) ?? -1];
-      return [waveIx.get(e.wave) ?? -1, wave?.conditions.indexOf(e.condition) ?? -1, taskIx.get(e.task) ?? -1, e.seed, e.attempt];
+      return [
+        waveIx.get(e.wave) ?? -1,
+        wave?.conditions.indexOf(e.condition) ?? -1,
+        taskIx.get(e.task) ?? -1,
+        e.seed,
+        e.attempt,
+      ];
     };
     plan.episodes.forEach((e, i) => {
       expect(e.seq).toBe(i);
@@ -92,7 +114,10 @@ describe('plan', () => {
   });
 
   it('takes seeds from a list in the order written, and chains as attempts', () => {
-    let text = BASE.replace('  bands:\n    - start: 100\n      end: 119\n', '  list: [7, 3, 5]\n').replace('n: 20\n', 'n: 2\n');
+    let text = BASE.replace('  bands:\n    - start: 100\n      end: 119\n', '  list: [7, 3, 5]\n').replace(
+      'n: 20\n',
+      'n: 2\n',
+    );
     text = text.replace('attempts:\n  count: 1\n  registered: 1\n', 'chains:\n  length: 3\n  registered: [2, 3]\n');
     const plan = buildPlan(parseProtocol(text, 'list.yaml').protocol);
     expect(plan.registered).toEqual([2, 3]);
@@ -102,14 +127,19 @@ describe('plan', () => {
   });
 
   it('refuses a chain position registered twice, naming it and its first listing', () => {
-    const text = BASE.replace('attempts:\n  count: 1\n  registered: 1\n', 'chains:\n  length: 3\n  registered: [2, 2, 1]\n');
+    const text = BASE.replace(
+      'attempts:\n  count: 1\n  registered: 1\n',
+      'chains:\n  length: 3\n  registered: [2, 2, 1]\n',
+    );
     let line = '';
     try {
       parseProtocol(text, 'dup.yaml');
     } catch (e) {
       line = (e as { oneLine(): string }).oneLine();
     }
-    expect(line).toMatch(/dup\.yaml.*chains\.registered\[1\].*chain position 2 is listed twice \(also chains\.registered\[0\]\).*list every position once/);
+    expect(line).toMatch(
+      /dup\.yaml.*chains\.registered\[1\].*chain position 2 is listed twice \(also chains\.registered\[0\]\).*list every position once/,
+    );
   });
 
   it('the plan hash binds the protocol hash', () => {

@@ -19,7 +19,10 @@ describe('a protocol that is not UTF-8 text', () => {
     const file = join(dir, 'latin1.yaml');
     const bytes = Buffer.concat([Buffer.from('id: caf'), Buffer.from([0xe9]), Buffer.from('\n')]);
     writeFileSync(file, bytes);
-    const e = await loadProtocol(file).then(() => null, (x: unknown) => x);
+    const e = await loadProtocol(file).then(
+      () => null,
+      (x: unknown) => x,
+    );
     expect(e).toBeInstanceOf(ImepError);
     expect((e as ImepError).code).toBe('E_PROTOCOL_INVALID');
     expect((e as ImepError).message).toBe('not a UTF-8 text file (byte 0xe9 at offset 7)');
@@ -31,9 +34,13 @@ describe('a protocol that is not UTF-8 text', () => {
 
   it('binary data (a NUL byte) and a BOM-prefixed UTF-8 file', () => {
     expect(() => protocolText(Buffer.from([0x69, 0x64, 0x00, 0x41]), 'x.yaml')).toThrow('a NUL byte, binary data?');
-    expect(protocolText(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('id: é\n')]), 'x.yaml')).toBe('id: é\n');
+    expect(protocolText(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('id: é\n')]), 'x.yaml')).toBe(
+      'id: é\n',
+    );
     // a bad byte after valid multi-byte characters is located exactly
-    expect(() => protocolText(Buffer.concat([Buffer.from('é€'), Buffer.from([0xc3, 0x28])]), 'x.yaml')).toThrow('byte 0xc3 at offset 5');
+    expect(() => protocolText(Buffer.concat([Buffer.from('é€'), Buffer.from([0xc3, 0x28])]), 'x.yaml')).toThrow(
+      'byte 0xc3 at offset 5',
+    );
   });
 });
 

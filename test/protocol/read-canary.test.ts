@@ -7,17 +7,27 @@ import { refusal } from './helpers.js';
 import { ROOT } from '../campaign/helpers.js';
 
 const FLAGSHIP = readFileSync(join(ROOT, 'protocols/shellgame-blackout.yaml'), 'utf8');
-const LINE = '{ id: read_canary, kind: read-canary, canary: S_pi, minChanged: 1, guards: [N_blk, T_mu, U], hard: true, onFail: invalid }';
+const LINE =
+  '{ id: read_canary, kind: read-canary, canary: S_pi, minChanged: 1, guards: [N_blk, T_mu, U], hard: true, onFail: invalid }';
 
 function withGate(gate: string): string {
-  if (!FLAGSHIP.includes(LINE)) throw new Error('the flagship protocol no longer registers the read_canary line this test edits');
+  if (!FLAGSHIP.includes(LINE))
+    throw new Error('the flagship protocol no longer registers the read_canary line this test edits');
   return FLAGSHIP.replace(LINE, gate);
 }
 
 describe('gate read-canary', () => {
   it('parses on the flagship with its defaults', () => {
     const g = parseProtocol(FLAGSHIP, 'p.yaml').protocol.gates.find((x) => x.kind === 'read-canary');
-    expect(g).toEqual({ id: 'read_canary', kind: 'read-canary', canary: 'S_pi', minChanged: 1, guards: ['N_blk', 'T_mu', 'U'], hard: true, onFail: 'invalid' });
+    expect(g).toEqual({
+      id: 'read_canary',
+      kind: 'read-canary',
+      canary: 'S_pi',
+      minChanged: 1,
+      guards: ['N_blk', 'T_mu', 'U'],
+      hard: true,
+      onFail: 'invalid',
+    });
   });
 
   it('refuses a canary whose reads keep their meaning (U), naming the field and the kinds it takes', () => {

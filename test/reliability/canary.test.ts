@@ -8,13 +8,19 @@ describe('canary scan: no evaluator-only value reaches the policy', () => {
     const f32 = Buffer.alloc(4);
     f32.writeFloatLE(0x2d41f00d);
     const inText = Buffer.from(`xx${0x2d41f00d}yy`);
-    const inInt = Buffer.concat([Buffer.from([1, 2, 3]), Buffer.from(Int32Array.of(0x2d41f00d).buffer), Buffer.from([9])]);
+    const inInt = Buffer.concat([
+      Buffer.from([1, 2, 3]),
+      Buffer.from(Int32Array.of(0x2d41f00d).buffer),
+      Buffer.from([9]),
+    ]);
     expect(scan([inText], [c]).hits.map((h) => h.encoding)).toEqual(['decimal-utf8']);
     expect(scan([inInt], [c]).hits.map((h) => h.encoding)).toContain('int32le');
     expect(scan([f32], [c]).hits.map((h) => h.encoding)).toEqual(['float32le']);
     expect(scan([Buffer.from('nothing to see here'), Buffer.alloc(4096)], [c]).hits).toEqual([]);
     const r = canaryOf('reward', 0.6180339887498949);
-    expect(scan([Buffer.from(Float64Array.of(0.6180339887498949).buffer)], [r]).hits.map((h) => h.encoding)).toEqual(['float64le']);
+    expect(scan([Buffer.from(Float64Array.of(0.6180339887498949).buffer)], [r]).hits.map((h) => h.encoding)).toEqual([
+      'float64le',
+    ]);
     expect(scan([Buffer.from('r=0.618034')], [r]).hits.map((h) => h.encoding)).toEqual(['fixed6-utf8']);
   });
 
@@ -46,7 +52,10 @@ describe('canary scan: no evaluator-only value reaches the policy', () => {
         data[0] = v.get('attempt2') as number;
         return { ...r, obs: { ...r.obs, toolPosition: tp instanceof Float32Array ? data : { ...tp, data } } };
       },
-      'instruction (reward as text)': (r) => ({ ...r, obs: { ...r.obs, instruction: `${String(r.obs['instruction'])} ${String(r.evaluator['reward'])}` } }),
+      'instruction (reward as text)': (r) => ({
+        ...r,
+        obs: { ...r.obs, instruction: `${String(r.obs['instruction'])} ${String(r.evaluator['reward'])}` },
+      }),
     };
     const found: Record<string, string[]> = {};
     for (const [name, leak] of Object.entries(leaks)) {

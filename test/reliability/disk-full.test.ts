@@ -1,6 +1,15 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enospcRun, formatScenario, fsizeRows, fsizeSeal, makeFixture, readonlyFolder, type Fixture, type Scenario } from './support/disk-full.js';
+import {
+  enospcRun,
+  formatScenario,
+  fsizeRows,
+  fsizeSeal,
+  makeFixture,
+  readonlyFolder,
+  type Fixture,
+  type Scenario,
+} from './support/disk-full.js';
 
 let fx: Fixture;
 beforeAll(async () => {

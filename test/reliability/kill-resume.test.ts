@@ -17,7 +17,10 @@ describe('orchestrator SIGKILL at 20 seeded points, resumed each time', () => {
     expect(r.errors, text).toEqual([]);
     // most runs must really be killed mid-campaign, not finish first
     expect(r.kills, text).toBeGreaterThanOrEqual(18);
-    expect(r.runs.every((x) => x.prefixOk), text).toBe(true);
+    expect(
+      r.runs.every((x) => x.prefixOk),
+      text,
+    ).toBe(true);
     expect(r.resumeMessages, text).toBeGreaterThanOrEqual(10);
     expect(r.finalCode).toBe(0);
     expect(r.finalRows).toBe(r.planned);

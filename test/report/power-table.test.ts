@@ -9,13 +9,30 @@ function adjudicationWith(counts: { n: number; bPrime: number; cPrime: number },
   return {
     design: { tasks: ['shell'], excludedTasks: [] },
     gates: [],
-    estimands: [{ id: 'theta', kind: 'theta', status: 'available', counts, estimate, conditions: { target: 'T_mu', sham: 'S_pi', reference: 'A' }, cohort: { resolved: counts.n, paired: counts.n } }],
+    estimands: [
+      {
+        id: 'theta',
+        kind: 'theta',
+        status: 'available',
+        counts,
+        estimate,
+        conditions: { target: 'T_mu', sham: 'S_pi', reference: 'A' },
+        cohort: { resolved: counts.n, paired: counts.n },
+      },
+    ],
   } as unknown as Adjudication;
 }
 
 const mde = {
   estimand: 'theta',
-  inputs: { test: 'mcnemar-one-sided' as const, alpha: 0.05, power: 0.8, n: 400, assumedDiscordance: [0.032, 0.08], method: 'exact' as const },
+  inputs: {
+    test: 'mcnemar-one-sided' as const,
+    alpha: 0.05,
+    power: 0.8,
+    n: 400,
+    assumedDiscordance: [0.032, 0.08],
+    method: 'exact' as const,
+  },
   outputs: [
     { assumedDiscordance: 0.032, effect: 0.0233 },
     { assumedDiscordance: 0.08, effect: 0.0365 },
@@ -41,9 +58,16 @@ describe('powerTables', () => {
 
   it('notes a different n, a missing estimand, and a protocol without mde', () => {
     const protocol = ProtocolSchema.parse({ ...blackoutProtocol(), mde });
-    expect(powerTables(protocol, adjudicationWith({ n: 380, bPrime: 20, cPrime: 12 }, 0.02)).notes).toEqual(['The frozen analysis assumed n = 400; 380 pairs were resolved.']);
+    expect(powerTables(protocol, adjudicationWith({ n: 380, bPrime: 20, cPrime: 12 }, 0.02)).notes).toEqual([
+      'The frozen analysis assumed n = 400; 380 pairs were resolved.',
+    ]);
     const none = { ...adjudicationWith({ n: 1, bPrime: 0, cPrime: 0 }, 0), estimands: [] } as unknown as Adjudication;
-    expect(powerTables(protocol, none).notes).toEqual(['Estimand theta is not in the adjudication: nothing observed to compare.']);
-    expect(powerTables(ProtocolSchema.parse(blackoutProtocol()), none)).toEqual({ tables: [], notes: ['The protocol froze no power analysis (no `mde`).'] });
+    expect(powerTables(protocol, none).notes).toEqual([
+      'Estimand theta is not in the adjudication: nothing observed to compare.',
+    ]);
+    expect(powerTables(ProtocolSchema.parse(blackoutProtocol()), none)).toEqual({
+      tables: [],
+      notes: ['The protocol froze no power analysis (no `mde`).'],
+    });
   });
 });

@@ -10,7 +10,17 @@ import { registerReport } from '../../src/cli/report-commands.js';
 import { writeReport } from '../../src/report/write-report.js';
 import { intervalText, ppText } from '../../src/report/model.js';
 import { expectImepError, removeTree, snapshot, tempDir } from '../evidence/helpers.js';
-import { blackoutOutcome, blackoutProtocol, buildSealedUnit, clock, REVIEWER, substitutionOutcome, substitutionProtocol, type EpisodeContext, type RowSpec } from '../adjudication/fixtures.js';
+import {
+  blackoutOutcome,
+  blackoutProtocol,
+  buildSealedUnit,
+  clock,
+  REVIEWER,
+  substitutionOutcome,
+  substitutionProtocol,
+  type EpisodeContext,
+  type RowSpec,
+} from '../adjudication/fixtures.js';
 import { CHROMIUM, inspectReport } from './browser.js';
 import { minimumDetectableEffect, pairedPowerExact } from '../../src/stats/power.js';
 
@@ -23,7 +33,10 @@ let outDir: string;
 beforeAll(async () => {
   root = await tempDir('imep-report-');
   unit = join(root, 'substitution');
-  await buildSealedUnit(unit, substitutionProtocol(), substitutionOutcome, { id: 'substitution', amendBeforeSeal: true });
+  await buildSealedUnit(unit, substitutionProtocol(), substitutionOutcome, {
+    id: 'substitution',
+    amendBeforeSeal: true,
+  });
   adjudication = (await adjudicateUnit(unit, { operator: REVIEWER, now: clock })).adjudication;
   await crossCheckUnit(unit, { operator: REVIEWER, now: clock });
   await closeoutUnit(unit, { operator: REVIEWER, now: clock });
@@ -40,7 +53,8 @@ function mdRow(md: string, first: string): string[] {
 
 describe('writeReport', () => {
   it('writes report.html, report.md and rows.csv outside the closed unit', async () => {
-    for (const f of ['report.html', 'report.md', 'rows.csv']) expect((await stat(join(outDir, f))).size).toBeGreaterThan(0);
+    for (const f of ['report.html', 'report.md', 'rows.csv'])
+      expect((await stat(join(outDir, f))).size).toBeGreaterThan(0);
     const csv = (await readFile(join(outDir, 'rows.csv'), 'utf8')).trimEnd().split('\n');
     expect(csv.length).toBe(adjudication.provenance.rowCount + 1);
     expect(csv[0]?.startsWith('seq,wave,condition,task,seed,attempt,status')).toBe(true);
@@ -64,7 +78,8 @@ describe('writeReport', () => {
     for (const v of adjudication.verdicts) {
       const row = mdRow(md, v.criterion);
       expect(row[5]).toBe(v.verdict);
-      if (v.verdict !== 'invalid' && v.verdict !== 'excluded' && v.bound) expect(row[6]?.startsWith(intervalText(v.bound.lower, v.bound.upper))).toBe(true);
+      if (v.verdict !== 'invalid' && v.verdict !== 'excluded' && v.bound)
+        expect(row[6]?.startsWith(intervalText(v.bound.lower, v.bound.upper))).toBe(true);
     }
     // amendments with their classification; provenance
     expect(md).toContain('| A1 |');
@@ -97,22 +112,47 @@ describe('writeReport', () => {
   it('shows the frozen MDE table, the MDE at the observed discordance, and the first-query distributions', async () => {
     const dir = join(root, 'power');
     const assumed = [0.1, 0.3];
-    const inputs = { test: 'mcnemar-one-sided' as const, alpha: 0.05, power: 0.8, n: 40, assumedDiscordance: assumed, method: 'exact' as const };
+    const inputs = {
+      test: 'mcnemar-one-sided' as const,
+      alpha: 0.05,
+      power: 0.8,
+      n: 40,
+      assumedDiscordance: assumed,
+      method: 'exact' as const,
+    };
     const outputs = assumed.map((rho) => {
-      const m = minimumDetectableEffect({ n: 40, rhoDiscordant: rho, alpha: 0.05, test: 'mcnemar-one-sided', power: 0.8 });
+      const m = minimumDetectableEffect({
+        n: 40,
+        rhoDiscordant: rho,
+        alpha: 0.05,
+        test: 'mcnemar-one-sided',
+        power: 0.8,
+      });
       return { assumedDiscordance: rho, effect: m.status === 'found' ? Number(m.effect.toFixed(4)) : null };
     });
-    await buildSealedUnit(dir, blackoutProtocol({ mde: { estimand: 'theta', inputs, outputs } } as never), blackoutOutcome, { id: 'power' });
+    await buildSealedUnit(
+      dir,
+      blackoutProtocol({ mde: { estimand: 'theta', inputs, outputs } } as never),
+      blackoutOutcome,
+      { id: 'power' },
+    );
     const { adjudication: a } = await adjudicateUnit(dir, { operator: REVIEWER });
     const out = join(root, 'power-report');
     await writeReport(dir, { outDir: out });
     const md = await readFile(join(out, 'report.md'), 'utf8');
     expect(md).toContain('## Power analysis (MDE)');
-    for (const o of outputs) expect(mdRow(md, `${(100 * o.assumedDiscordance).toFixed(2)}%`)[1]).toBe(o.effect === null ? 'unreachable' : ppText(o.effect));
+    for (const o of outputs)
+      expect(mdRow(md, `${(100 * o.assumedDiscordance).toFixed(2)}%`)[1]).toBe(
+        o.effect === null ? 'unreachable' : ppText(o.effect),
+      );
     const theta = a.estimands.find((e) => e.id === 'theta') as AvailableEstimand;
     const { n, bPrime, cPrime } = theta.counts as { n: number; bPrime: number; cPrime: number };
     const row = mdRow(md, 'theta');
-    const observed = md.split('\n').filter((l) => l.startsWith('| theta |')).map((l) => l.slice(2, -2).split(' | ')).find((r) => r.length === 6);
+    const observed = md
+      .split('\n')
+      .filter((l) => l.startsWith('| theta |'))
+      .map((l) => l.slice(2, -2).split(' | '))
+      .find((r) => r.length === 6);
     expect(observed, `observed row in ${row.join(' | ')}`).toBeDefined();
     const [, nText, disc, rhoText, effText, mdeText] = observed!;
     expect(nText).toBe(String(n));
@@ -142,7 +182,10 @@ describe('writeReport', () => {
 
   it('withholds an invalid number; refuses a folder inside the unit; leaves the unit untouched', async () => {
     const dir = join(root, 'invalid');
-    const leaky = (ctx: EpisodeContext): RowSpec => ({ ...blackoutOutcome(ctx), ...(ctx.ep.condition === 'N_blk' && ctx.i === 3 ? { reads: { empty: 20 } } : {}) });
+    const leaky = (ctx: EpisodeContext): RowSpec => ({
+      ...blackoutOutcome(ctx),
+      ...(ctx.ep.condition === 'N_blk' && ctx.i === 3 ? { reads: { empty: 20 } } : {}),
+    });
     await buildSealedUnit(dir, blackoutProtocol(), leaky, { id: 'invalid' });
     const { adjudication: a } = await adjudicateUnit(dir, { operator: REVIEWER });
     const before = await snapshot(dir);
@@ -178,7 +221,9 @@ describe('writeReport', () => {
     const lines = written.join('').trim().split('\n');
     expect(lines.slice(0, 3)).toEqual([join(out, 'report.html'), join(out, 'report.md'), join(out, 'rows.csv')]);
     // this fixture's protocol records no frames: the size is report.html's alone
-    expect(lines[3]).toBe(`report size: ${(await stat(join(out, 'report.html'))).size} bytes (report.html ${(await stat(join(out, 'report.html'))).size} bytes + 0 frames 0 bytes; cap ${4 * 1024 * 1024} bytes)`);
+    expect(lines[3]).toBe(
+      `report size: ${(await stat(join(out, 'report.html'))).size} bytes (report.html ${(await stat(join(out, 'report.html'))).size} bytes + 0 frames 0 bytes; cap ${4 * 1024 * 1024} bytes)`,
+    );
     expect(lines).toHaveLength(4);
     expect(await readFile(join(out, 'report.md'), 'utf8')).toBe(await readFile(join(outDir, 'report.md'), 'utf8'));
   });

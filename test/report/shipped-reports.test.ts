@@ -41,7 +41,9 @@ const SHIPPED = ['shellgame-blackout', 'shellgame-donor-swap', 'remembercolor-su
 async function protocolFile(name: string): Promise<string> {
   const file = join(ROOT, 'protocols', `${name}.yaml`);
   if (name !== 'remembercolor-substitution') return file;
-  const text = (await readFile(file, 'utf8')).replace('- { start: 9001, end: 9200 }', '- { start: 9001, end: 9040 }').replace(/^n: 200 .*$/m, 'n: 40');
+  const text = (await readFile(file, 'utf8'))
+    .replace('- { start: 9001, end: 9200 }', '- { start: 9001, end: 9040 }')
+    .replace(/^n: 200 .*$/m, 'n: 40');
   const out = join(root, `${name}.yaml`);
   await writeFile(out, text);
   return out;
@@ -58,7 +60,9 @@ async function closeout(name: string): Promise<Rendered> {
     through: 'closeout',
     sameOperatorReason: 'report test',
   });
-  const adjudication = JSON.parse(await readFile(join(unit, 'adjudication/001/adjudication.json'), 'utf8')) as Adjudication;
+  const adjudication = JSON.parse(
+    await readFile(join(unit, 'adjudication/001/adjudication.json'), 'utf8'),
+  ) as Adjudication;
   const out = join(root, `${name}-report`);
   return { unit, out, adjudication, written: await writeReport(unit, { outDir: out }) };
 }
@@ -90,11 +94,25 @@ async function withPage<T>(html: string, shot: string, fn: (page: Page) => Promi
 }
 
 interface Dom {
-  readonly forest: { criterion: string; verdict: string; lower: string | null; upper: string | null; label: string | null; deciding: number }[];
+  readonly forest: {
+    criterion: string;
+    verdict: string;
+    lower: string | null;
+    upper: string | null;
+    label: string | null;
+    deciding: number;
+  }[];
   readonly glossary: string;
   readonly context: string;
   readonly breakdownTasks: string[];
-  readonly pairs: { kind: string; condition: string; images: number; loaded: number; reads: number; substituted: number }[];
+  readonly pairs: {
+    kind: string;
+    condition: string;
+    images: number;
+    loaded: number;
+    reads: number;
+    substituted: number;
+  }[];
 }
 
 async function readDom(page: Page): Promise<Dom> {
@@ -112,7 +130,9 @@ async function readDom(page: Page): Promise<Dom> {
     ),
     glossary: await text('section#glossary'),
     context: await text('section#context'),
-    breakdownTasks: await page.$$eval('section#breakdown table:first-of-type tbody tr', (trs) => trs.map((tr) => tr.children[1]?.textContent ?? '')),
+    breakdownTasks: await page.$$eval('section#breakdown table:first-of-type tbody tr', (trs) =>
+      trs.map((tr) => tr.children[1]?.textContent ?? ''),
+    ),
     pairs: await page.$$eval('section#episodes .pair', (ps) =>
       ps.map((p) => {
         const imgs = [...p.querySelectorAll('img')] as unknown as { complete: boolean; naturalWidth: number }[];
@@ -159,8 +179,22 @@ describe('the reports of the shipped lite protocols', () => {
         expect(f.label).toBe(v.bound.label);
         if (v.bound.routedOn === 'bound') expect(f.deciding).toBeGreaterThan(0);
       });
-      for (const word of ['S_π', 'T_μ', 'one-ULP', 'oracle', 'holds', 'not detected', 'unresolved', 'registeredRuleMet']) expect(dom.glossary).toContain(word);
-      const protocol = JSON.parse(await readFile(join(r.unit, 'protocol.json'), 'utf8')) as { title: string; description?: string; conditions: { description?: string }[] };
+      for (const word of [
+        'S_π',
+        'T_μ',
+        'one-ULP',
+        'oracle',
+        'holds',
+        'not detected',
+        'unresolved',
+        'registeredRuleMet',
+      ])
+        expect(dom.glossary).toContain(word);
+      const protocol = JSON.parse(await readFile(join(r.unit, 'protocol.json'), 'utf8')) as {
+        title: string;
+        description?: string;
+        conditions: { description?: string }[];
+      };
       expect(dom.context).toContain(protocol.title);
       if (protocol.description) expect(dom.context).toContain(protocol.description);
       for (const c of protocol.conditions) if (c.description) expect(dom.context).toContain(c.description);
@@ -175,7 +209,8 @@ describe('the reports of the shipped lite protocols', () => {
     const section = md.slice(md.indexOf('## Per task and attempt'), md.indexOf('## The episodes behind the numbers'));
     expect(r.adjudication.design.tasks).toHaveLength(2);
     for (const task of r.adjudication.design.tasks)
-      for (const attempt of ['1', '2 (registered)']) expect(section, `${task} attempt ${attempt}`).toContain(`| 1 | ${task} | ${attempt} | A | 40/40 (100.00%) |`);
+      for (const attempt of ['1', '2 (registered)'])
+        expect(section, `${task} attempt ${attempt}`).toContain(`| 1 | ${task} | ${attempt} | A | 40/40 (100.00%) |`);
     // T flips every attempt-2 outcome of each task, none of attempt 1 (the pooled estimand shows neither apart)
     for (const task of r.adjudication.design.tasks) {
       expect(section).toContain(`| 1 | ${task} | 1 | T vs A | 40 | b=0, c=0 | 0.00% | +0.00 pp |`);
@@ -202,9 +237,13 @@ describe('the reports of the shipped lite protocols', () => {
   it('the ρ figure draws each condition on the interval family its verdict routed on, on a 0-based shared axis', async () => {
     const r = runs.get('shellgame-donor-swap')!;
     const a = r.adjudication;
-    const rows = (await readFile(join(r.unit, 'rows/rows.jsonl'), 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as EpisodeRow);
+    const rows = (await readFile(join(r.unit, 'rows/rows.jsonl'), 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as EpisodeRow);
     const fig = figures(a, rows).find((f) => f.id === 'outcome-change')!;
-    const values = (fig.spec as { data: { values: { condition: string; lower: number; upper: number }[] } }).data.values;
+    const values = (fig.spec as { data: { values: { condition: string; lower: number; upper: number }[] } }).data
+      .values;
     const at = (c: string): { lower: number; upper: number } => values.find((v) => v.condition === c)!;
     const pct = (x: number): number => Number((100 * x).toFixed(6));
     const q3 = a.verdicts.find((v) => v.criterion === 'Q3_T')!;
@@ -216,13 +255,28 @@ describe('the reports of the shipped lite protocols', () => {
     expect(at('C').upper).toBe(pct(q3.bound!.companions.find((k) => k.estimand === 'rho_C')!.upper));
     // S: no criterion on ρ_S — the one-sided 95% Clopper–Pearson bounds of the Q3/Q4 rules
     const s = a.conditions.find((c) => c.condition === 'S')!;
-    expect(at('S')).toEqual({ ...at('S'), lower: pct(s.vsAnchor!.rhoCpOneSided95.lower), upper: pct(s.vsAnchor!.rhoCpOneSided95.upper) });
-    const y = (fig.spec as unknown as { layer: { encoding: { y: { scale?: { domain: number[] } } } }[] }).layer[0]!.encoding.y.scale!.domain;
+    expect(at('S')).toEqual({
+      ...at('S'),
+      lower: pct(s.vsAnchor!.rhoCpOneSided95.lower),
+      upper: pct(s.vsAnchor!.rhoCpOneSided95.upper),
+    });
+    const y = (fig.spec as unknown as { layer: { encoding: { y: { scale?: { domain: number[] } } } }[] }).layer[0]!
+      .encoding.y.scale!.domain;
     expect(y).toEqual([0, 100]); // T's ρ reaches 100%: the top follows the largest bound, from 0
     // a campaign whose every ρ is tiny keeps the floor top: 1.2% does not fill the axis
-    const tiny = { ...a, conditions: a.conditions.map((c) => (c.vsAnchor ? { ...c, vsAnchor: { ...c.vsAnchor, rho: 0.004, rhoCpOneSided95: { lower: 0, upper: 0.012 } } } : c)), verdicts: [], estimands: [] } as Adjudication;
+    const tiny = {
+      ...a,
+      conditions: a.conditions.map((c) =>
+        c.vsAnchor ? { ...c, vsAnchor: { ...c.vsAnchor, rho: 0.004, rhoCpOneSided95: { lower: 0, upper: 0.012 } } } : c,
+      ),
+      verdicts: [],
+      estimands: [],
+    } as Adjudication;
     const small = figures(tiny, rows).find((f) => f.id === 'outcome-change')!;
-    expect((small.spec as unknown as { layer: { encoding: { y: { scale?: { domain: number[] } } } }[] }).layer[0]!.encoding.y.scale!.domain).toEqual([0, RHO_FLOOR_TOP]);
+    expect(
+      (small.spec as unknown as { layer: { encoding: { y: { scale?: { domain: number[] } } } }[] }).layer[0]!.encoding.y
+        .scale!.domain,
+    ).toEqual([0, RHO_FLOOR_TOP]);
   });
 
   it('a changed frames trace is refused: the frames are hashed into the unit', async () => {
@@ -233,7 +287,10 @@ describe('the reports of the shipped lite protocols', () => {
     await chmod(file, 0o644);
     const text = await readFile(file, 'utf8');
     await writeFile(file, text.replace('"seed":611000', '"seed":611001'));
-    const err = await writeReport(copy, { outDir: join(root, 'tampered-report') }).then(() => null, (e: unknown) => e);
+    const err = await writeReport(copy, { outDir: join(root, 'tampered-report') }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isImepError(err) && err.code).toBe('E_UNIT_TAMPERED');
     expect((err as { file?: string }).file).toBe(join(copy, 'traces/frames.jsonl'));
   });
@@ -256,7 +313,10 @@ describe('the reports of the shipped lite protocols', () => {
     expect([...other.keys()].sort()).toEqual([...first.keys()].sort());
     for (const [k, v] of first) expect(other.get(k)?.equals(v), k).toBe(true);
     expect(second.sizeLine).toBe(reportSizeLine(second));
-    expect(second.htmlBytes + second.frameBytes).toBe((await stat(second.html)).size + (await Promise.all(second.frames.map((f) => stat(join(again, f))))).reduce((n, s) => n + s.size, 0));
+    expect(second.htmlBytes + second.frameBytes).toBe(
+      (await stat(second.html)).size +
+        (await Promise.all(second.frames.map((f) => stat(join(again, f))))).reduce((n, s) => n + s.size, 0),
+    );
     expect(second.htmlBytes + second.frameBytes).toBeLessThan(REPORT_BYTES_CAP);
   });
 });
@@ -264,10 +324,18 @@ describe('the reports of the shipped lite protocols', () => {
 describe('filmstrips from recorded episodes', () => {
   it('a frames line that names another episode than its row is refused', async () => {
     const r = runs.get('shellgame-donor-swap')!;
-    const rows = (await readFile(join(r.unit, 'rows/rows.jsonl'), 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as EpisodeRow);
-    const lines = (await readFile(join(r.unit, 'traces/frames.jsonl'), 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as RecordedEpisode);
+    const rows = (await readFile(join(r.unit, 'rows/rows.jsonl'), 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as EpisodeRow);
+    const lines = (await readFile(join(r.unit, 'traces/frames.jsonl'), 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as RecordedEpisode);
     expect(filmstrips(r.adjudication, rows, lines, ['A', 'S', 'T']).pairs.length).toBeGreaterThan(0);
     const moved = lines.map((l, i) => (i === 0 ? { ...l, seed: l.seed + 1 } : l));
-    expect(() => filmstrips(r.adjudication, rows, moved, ['A', 'S', 'T'])).toThrow(/names another episode than the row/);
+    expect(() => filmstrips(r.adjudication, rows, moved, ['A', 'S', 'T'])).toThrow(
+      /names another episode than the row/,
+    );
   });
 });

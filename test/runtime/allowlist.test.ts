@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { AllowlistedEnvironment, assertDisjointAllowlists, droppedFields, splitBySpec, splitObservation } from '../../src/runtime/allowlist.js';
+import {
+  AllowlistedEnvironment,
+  assertDisjointAllowlists,
+  droppedFields,
+  splitBySpec,
+  splitObservation,
+} from '../../src/runtime/allowlist.js';
 import type { StepResult } from '../../src/runtime/environment.js';
 import { isImepError } from '../../src/core/errors.js';
 import { FakeEnv } from '../fixtures/bridge/fake-env.js';
@@ -15,7 +21,10 @@ describe('allowlists', () => {
   it('refuses overlapping allowlists, naming every overlapping field', () => {
     let error: unknown;
     try {
-      assertDisjointAllowlists({ methodVisible: ['rgb', 'success', 'seed'], evaluatorOnly: ['seed', 'success', 'reward'] });
+      assertDisjointAllowlists({
+        methodVisible: ['rgb', 'success', 'seed'],
+        evaluatorOnly: ['seed', 'success', 'reward'],
+      });
     } catch (e) {
       error = e;
     }
@@ -29,11 +38,18 @@ describe('allowlists', () => {
     expect(r.obs).toEqual({ rgb: 1 });
     expect(r.evaluator).toEqual({ seed: 4, success: true });
     expect(r.step).toBe(3);
-    expect(droppedFields(result, { methodVisible: ['rgb'], evaluatorOnly: [] })).toEqual(['toolPosition', 'success', 'leaked']);
+    expect(droppedFields(result, { methodVisible: ['rgb'], evaluatorOnly: [] })).toEqual([
+      'toolPosition',
+      'success',
+      'leaked',
+    ]);
   });
 
   it('splits by spec on the server: exactly the listed fields, nothing else', () => {
-    const r = splitBySpec(result, { methodVisible: ['rgb', 'toolPosition', 'absent'], evaluatorOnly: ['seed', 'success'] });
+    const r = splitBySpec(result, {
+      methodVisible: ['rgb', 'toolPosition', 'absent'],
+      evaluatorOnly: ['seed', 'success'],
+    });
     expect(r.obs).toEqual({ rgb: 1, toolPosition: 2 });
     expect(r.evaluator).toEqual({ seed: 4, success: true });
   });
@@ -44,7 +60,9 @@ describe('allowlists', () => {
     const r = await env.reset({ seed: 1 });
     expect(Object.keys(r.obs)).toEqual(['toolPosition']);
     expect(r.evaluator['secret']).toBe(42);
-    expect(() => new AllowlistedEnvironment(new FakeEnv(), { methodVisible: ['rgb', 'secret'], evaluatorOnly: [] })).toThrow(/"secret"/);
+    expect(
+      () => new AllowlistedEnvironment(new FakeEnv(), { methodVisible: ['rgb', 'secret'], evaluatorOnly: [] }),
+    ).toThrow(/"secret"/);
   });
 });
 
@@ -53,8 +71,16 @@ describe('allowlists: values under a visible name', () => {
     const data = new Uint8Array(12);
     const framed = { dtype: 'uint8', shape: [2, 2, 3], data, ballCup: 2 };
     const plain = { dtype: 'float32', shape: [2], data: Float32Array.of(0.1, 0.2) };
-    const result: StepResult = { obs: { rgb: framed as never, toolPosition: plain as never, instruction: 'touch the cup' }, evaluator: { ballCup: 2 }, done: false, step: 1 };
-    const out = splitObservation(result, { methodVisible: ['rgb', 'toolPosition', 'instruction'], evaluatorOnly: ['ballCup'] });
+    const result: StepResult = {
+      obs: { rgb: framed as never, toolPosition: plain as never, instruction: 'touch the cup' },
+      evaluator: { ballCup: 2 },
+      done: false,
+      step: 1,
+    };
+    const out = splitObservation(result, {
+      methodVisible: ['rgb', 'toolPosition', 'instruction'],
+      evaluatorOnly: ['ballCup'],
+    });
     expect(out.obs['rgb']).toEqual({ dtype: 'uint8', shape: [2, 2, 3], data });
     expect((out.obs['rgb'] as unknown as { data: Uint8Array }).data).toBe(data); // not copied
     expect(out.obs['toolPosition']).toBe(plain); // already clean: the same object

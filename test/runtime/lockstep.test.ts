@@ -8,7 +8,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { NdArray, ResetRequest, SimEnvironment, StepResult } from '../../src/runtime/environment.js';
-import { runLockstep, type EpisodeOutcome, type LockstepEpisode, type LockstepOptions } from '../../src/runtime/lockstep.js';
+import {
+  runLockstep,
+  type EpisodeOutcome,
+  type LockstepEpisode,
+  type LockstepOptions,
+} from '../../src/runtime/lockstep.js';
 import type { BatchPolicy, EpisodeInfo, PolicyOutput, SlotObservation } from '../../src/runtime/policy.js';
 
 /** Episode `seed` lasts 1 + (seed * 7) % 5 steps. */
@@ -16,7 +21,10 @@ class ScriptedEnv implements SimEnvironment {
   readonly spec = { id: 'scripted' } as unknown as SimEnvironment['spec'];
   private seed = 0;
   protected t = 0;
-  constructor(protected readonly slot: number, protected readonly log: string[]) {}
+  constructor(
+    protected readonly slot: number,
+    protected readonly log: string[],
+  ) {}
   async reset(r: ResetRequest): Promise<StepResult> {
     this.seed = r.seed ?? 0;
     this.t = 0;
@@ -30,7 +38,12 @@ class ScriptedEnv implements SimEnvironment {
   }
   async close(): Promise<void> {}
   protected result(): StepResult {
-    return { obs: { tag: `${this.seed}/${this.t}` }, evaluator: {}, done: this.t >= 1 + ((this.seed * 7) % 5), step: this.t };
+    return {
+      obs: { tag: `${this.seed}/${this.t}` },
+      evaluator: {},
+      done: this.t >= 1 + ((this.seed * 7) % 5),
+      step: this.t,
+    };
   }
 }
 
@@ -44,13 +57,19 @@ class SyncScriptedEnv extends ScriptedEnv {
 }
 
 class ScriptedPolicy implements BatchPolicy {
-  constructor(readonly maxBatch: number, private readonly log: string[]) {}
+  constructor(
+    readonly maxBatch: number,
+    private readonly log: string[],
+  ) {}
   async resetSlot(slot: number, info: EpisodeInfo): Promise<void> {
     this.log.push(`policy.resetSlot(${slot}, ${info.episode})`);
   }
   async inferBatch(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[]> {
     this.log.push(`policy.infer(${requests.map((r) => `${r.slot}:${String(r.obs['tag'])}`).join(' ')})`);
-    return requests.map((r) => ({ action: { dtype: 'float32', shape: [1], data: Float32Array.of(r.slot) }, readouts: {} }));
+    return requests.map((r) => ({
+      action: { dtype: 'float32', shape: [1], data: Float32Array.of(r.slot) },
+      readouts: {},
+    }));
   }
 }
 
@@ -58,7 +77,12 @@ class ScriptedPolicy implements BatchPolicy {
  * The reference loop, written plainly: the calls and their order the runtime's one loop must make (ended episodes
  * leave and refill after every result of the step is taken, as the campaign runner always did).
  */
-async function referenceLockstep(policy: BatchPolicy, envFor: (slot: number) => SimEnvironment, episodes: readonly LockstepEpisode[], options: LockstepOptions = {}): Promise<EpisodeOutcome[]> {
+async function referenceLockstep(
+  policy: BatchPolicy,
+  envFor: (slot: number) => SimEnvironment,
+  episodes: readonly LockstepEpisode[],
+  options: LockstepOptions = {},
+): Promise<EpisodeOutcome[]> {
   const subs = options.subscribers ?? [];
   const maxSteps = options.maxSteps ?? Infinity;
   const envs = new Map<number, SimEnvironment>();
@@ -71,7 +95,10 @@ async function referenceLockstep(policy: BatchPolicy, envFor: (slot: number) => 
     return e;
   };
   const outcomes: (EpisodeOutcome | undefined)[] = new Array<EpisodeOutcome | undefined>(episodes.length);
-  const running = new Map<number, { index: number; episode: LockstepEpisode; first: StepResult; current: StepResult; steps: number }>();
+  const running = new Map<
+    number,
+    { index: number; episode: LockstepEpisode; first: StepResult; current: StepResult; steps: number }
+  >();
   let next = 0;
   const start = async (slot: number): Promise<void> => {
     if (next >= episodes.length) return;
@@ -87,7 +114,9 @@ async function referenceLockstep(policy: BatchPolicy, envFor: (slot: number) => 
     const slots = [...running.keys()].sort((a, b) => a - b);
     const outputs = await policy.inferBatch(slots.map((slot) => ({ slot, obs: running.get(slot)!.current.obs })));
     // bridged environments: every step sent, in slot order, before any result is taken
-    const sent = slots.map((slot, i) => (env(slot).stepSync === undefined ? env(slot).step(outputs[i]!.action) : undefined));
+    const sent = slots.map((slot, i) =>
+      env(slot).stepSync === undefined ? env(slot).step(outputs[i]!.action) : undefined,
+    );
     // every result of the step taken first; then the ended episodes leave and their slots refill, in slot order
     const ended: number[] = [];
     for (let i = 0; i < slots.length; i++) {
@@ -114,18 +143,35 @@ async function referenceLockstep(policy: BatchPolicy, envFor: (slot: number) => 
   return outcomes.map((o) => o!);
 }
 
-async function traceOf(impl: typeof runLockstep, batch: number, count: number, maxSteps?: number, sync = false): Promise<string[]> {
+async function traceOf(
+  impl: typeof runLockstep,
+  batch: number,
+  count: number,
+  maxSteps?: number,
+  sync = false,
+): Promise<string[]> {
   const log: string[] = [];
   const episodes = Array.from({ length: count }, (_, i) => ({ info: { episode: `e${i}` }, reset: { seed: i + 1 } }));
-  const outcomes = await impl(new ScriptedPolicy(batch, log), (slot) => (sync ? new SyncScriptedEnv(slot, log) : new ScriptedEnv(slot, log)), episodes, {
-    ...(maxSteps === undefined ? {} : { maxSteps }),
-    subscribers: [{
-      onEpisodeStart: (slot, ep, first) => log.push(`start ${slot} ${ep.info.episode} ${String(first.obs['tag'])}`),
-      onStep: (slot, ep, before, _out, after) => log.push(`step ${slot} ${ep.info.episode} ${String(before.obs['tag'])}→${String(after.obs['tag'])}`),
-      onEpisodeEnd: (slot, o) => log.push(`end ${slot} ${o.episode.info.episode} steps=${o.steps} last=${String(o.last.obs['tag'])}`),
-    }],
-  });
-  log.push(`outcomes ${outcomes.map((o) => `${o.episode.info.episode}:${o.steps}:${String(o.first.obs['tag'])}:${String(o.last.obs['tag'])}`).join(' ')}`);
+  const outcomes = await impl(
+    new ScriptedPolicy(batch, log),
+    (slot) => (sync ? new SyncScriptedEnv(slot, log) : new ScriptedEnv(slot, log)),
+    episodes,
+    {
+      ...(maxSteps === undefined ? {} : { maxSteps }),
+      subscribers: [
+        {
+          onEpisodeStart: (slot, ep, first) => log.push(`start ${slot} ${ep.info.episode} ${String(first.obs['tag'])}`),
+          onStep: (slot, ep, before, _out, after) =>
+            log.push(`step ${slot} ${ep.info.episode} ${String(before.obs['tag'])}→${String(after.obs['tag'])}`),
+          onEpisodeEnd: (slot, o) =>
+            log.push(`end ${slot} ${o.episode.info.episode} steps=${o.steps} last=${String(o.last.obs['tag'])}`),
+        },
+      ],
+    },
+  );
+  log.push(
+    `outcomes ${outcomes.map((o) => `${o.episode.info.episode}:${o.steps}:${String(o.first.obs['tag'])}:${String(o.last.obs['tag'])}`).join(' ')}`,
+  );
   return log;
 }
 
@@ -136,22 +182,39 @@ describe('runLockstep', () => {
     [4, 9, 2],
     [8, 3, undefined], // more slots than episodes
     [2, 0, undefined],
-  ] as const)('batch %i over %i episodes (maxSteps %s) makes exactly the reference calls in the reference order', async (batch, count, maxSteps) => {
-    for (const sync of [false, true]) {
-      const got = await traceOf(runLockstep, batch, count, maxSteps, sync);
-      const want = await traceOf(referenceLockstep, batch, count, maxSteps, sync);
-      expect(got).toEqual(want);
-      if (count > 0) expect(got.length).toBeGreaterThan(count * 3);
-    }
-  });
+  ] as const)(
+    'batch %i over %i episodes (maxSteps %s) makes exactly the reference calls in the reference order',
+    async (batch, count, maxSteps) => {
+      for (const sync of [false, true]) {
+        const got = await traceOf(runLockstep, batch, count, maxSteps, sync);
+        const want = await traceOf(referenceLockstep, batch, count, maxSteps, sync);
+        expect(got).toEqual(want);
+        if (count > 0) expect(got.length).toBeGreaterThan(count * 3);
+      }
+    },
+  );
 
   it('sends every bridged step of a batch before taking a result; steps in-process environments in turn', async () => {
     const bridged = await traceOf(runLockstep, 3, 3);
     const firstBatch = bridged.slice(bridged.indexOf('policy.infer(0:1/0 1:2/0 2:3/0)') + 1).slice(0, 6);
-    expect(firstBatch).toEqual(['env0.step(0)', 'env1.step(1)', 'env2.step(2)', 'step 0 e0 1/0→1/1', 'step 1 e1 2/0→2/1', 'step 2 e2 3/0→3/1']);
+    expect(firstBatch).toEqual([
+      'env0.step(0)',
+      'env1.step(1)',
+      'env2.step(2)',
+      'step 0 e0 1/0→1/1',
+      'step 1 e1 2/0→2/1',
+      'step 2 e2 3/0→3/1',
+    ]);
     const inProcess = await traceOf(runLockstep, 3, 3, undefined, true);
     const firstSync = inProcess.slice(inProcess.indexOf('policy.infer(0:1/0 1:2/0 2:3/0)') + 1).slice(0, 6);
-    expect(firstSync).toEqual(['env0.stepSync(0)', 'step 0 e0 1/0→1/1', 'env1.stepSync(1)', 'step 1 e1 2/0→2/1', 'env2.stepSync(2)', 'step 2 e2 3/0→3/1']);
+    expect(firstSync).toEqual([
+      'env0.stepSync(0)',
+      'step 0 e0 1/0→1/1',
+      'env1.stepSync(1)',
+      'step 1 e1 2/0→2/1',
+      'env2.stepSync(2)',
+      'step 2 e2 3/0→3/1',
+    ]);
   });
 
   it('pins the refill order of a small ragged run', async () => {

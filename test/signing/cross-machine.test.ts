@@ -34,7 +34,8 @@ afterAll(async () => {
 });
 
 /** The reviewer's machine: another HOME, another key store. */
-const onReviewer = (args: string[], keys = join(reviewer, 'keys')) => imep(args, root, undefined, { HOME: reviewer, IMEP_KEYS_DIR: keys });
+const onReviewer = (args: string[], keys = join(reviewer, 'keys')) =>
+  imep(args, root, undefined, { HOME: reviewer, IMEP_KEYS_DIR: keys });
 
 describe('a unit verified on another machine', () => {
   it('intact but untrusted (5), trusted after `imep keys trust` (0), a flipped byte (3)', async () => {
@@ -43,16 +44,23 @@ describe('a unit verified on another machine', () => {
 
     const first = await onReviewer(['campaign', 'verify', unit]);
     expect(first.code, first.stderr).toBe(5);
-    expect(first.stdout).toMatch(/files intact, signers NOT trusted here — \d+ files checked; verified to stage: closed out; closeout root [0-9a-f]{64}/);
+    expect(first.stdout).toMatch(
+      /files intact, signers NOT trusted here — \d+ files checked; verified to stage: closed out; closeout root [0-9a-f]{64}/,
+    );
     const line = first.stderr.trim();
     expect(line.split('\n')).toHaveLength(1);
     expect(line).toContain('intact, but signed by keys this verifier does not trust');
     expect(line).toContain(`${RUNNER.id} ed25519:${runnerFp} (precommit.json, seal.json)`);
-    expect(line).toContain(`${REVIEWER.id} ed25519:${reviewerFp} (adjudication/adjudication-001.json, adjudication/cross-check-001.json, closeout.json)`);
+    expect(line).toContain(
+      `${REVIEWER.id} ed25519:${reviewerFp} (adjudication/adjudication-001.json, adjudication/cross-check-001.json, closeout.json)`,
+    );
     expect(line).not.toContain('restore the unit');
     // the exact commands: run as printed, they trust the two keys the unit carries
     const commands = [...line.matchAll(/imep (keys trust \S+ --fingerprint (\S+) --name (\S+))/g)];
-    expect(commands.map((m) => [m[2], m[3]])).toEqual([[`ed25519:${runnerFp}`, RUNNER.id], [`ed25519:${reviewerFp}`, REVIEWER.id]]);
+    expect(commands.map((m) => [m[2], m[3]])).toEqual([
+      [`ed25519:${runnerFp}`, RUNNER.id],
+      [`ed25519:${reviewerFp}`, REVIEWER.id],
+    ]);
     for (const m of commands) {
       const t = await onReviewer(m[1]!.split(' '));
       expect(t.code, t.stderr).toBe(0);
@@ -102,10 +110,16 @@ describe('a unit verified on another machine', () => {
       expect(e.stderr.trim()).toBe(`${op} ed25519:${(await operatorKey(op)).fingerprint}`);
       await writeFile(join(ci, `${op}.pub`), e.stdout);
     }
-    const ciOk = await onReviewer(['campaign', 'verify', unit, '--trusted-keys', ci, '--require-signatures'], join(root, 'empty-store'));
+    const ciOk = await onReviewer(
+      ['campaign', 'verify', unit, '--trusted-keys', ci, '--require-signatures'],
+      join(root, 'empty-store'),
+    );
     expect(ciOk.code, ciOk.stderr).toBe(0);
     const store = join(root, 'file-store');
-    const t = await onReviewer(['keys', 'trust', join(ci, `${RUNNER.id}.pub`), '--fingerprint', 'ed25519:' + '0'.repeat(64)], store);
+    const t = await onReviewer(
+      ['keys', 'trust', join(ci, `${RUNNER.id}.pub`), '--fingerprint', 'ed25519:' + '0'.repeat(64)],
+      store,
+    );
     expect(t.code).toBe(2);
     expect(t.stderr).toContain('nothing was trusted');
     expect((await onReviewer(['keys', 'trust', join(ci, `${RUNNER.id}.pub`)], store)).code).toBe(0);
@@ -136,8 +150,17 @@ describe('a unit verified on another machine', () => {
     const root0 = /closeout root ([0-9a-f]{64})/.exec(r.stdout)?.[1] as string;
     expect((await onReviewer(['campaign', 'verify', rebuilt, '--expected-root', root0])).code).toBe(0);
     // the signed original's published root does not match the rebuild
-    const signedRoot = /closeout root ([0-9a-f]{64})/.exec((await onReviewer(['campaign', 'verify', unit])).stdout)?.[1] as string;
-    const mismatch = await onReviewer(['campaign', 'verify', rebuilt, '--expected-root', signedRoot, '--allow-unsigned']);
+    const signedRoot = /closeout root ([0-9a-f]{64})/.exec(
+      (await onReviewer(['campaign', 'verify', unit])).stdout,
+    )?.[1] as string;
+    const mismatch = await onReviewer([
+      'campaign',
+      'verify',
+      rebuilt,
+      '--expected-root',
+      signedRoot,
+      '--allow-unsigned',
+    ]);
     expect(mismatch.code).toBe(3);
     expect(mismatch.stderr).toContain('root mismatch');
     // a copy keeps its verdict: nothing about the checks depends on where the unit lies

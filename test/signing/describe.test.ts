@@ -15,8 +15,20 @@ describe('describeSignatures', () => {
       ],
       unsigned: ['adjudication-001.json'],
       findings: [
-        { path: 'adjudication-001.json', finding: 'unsigned', severity: 'error', detail: 'no signature after a signed record', related: [] },
-        { path: 'seal.json', finding: 'unknown-key', severity: 'warning', detail: 'not in the trust store', related: [] },
+        {
+          path: 'adjudication-001.json',
+          finding: 'unsigned',
+          severity: 'error',
+          detail: 'no signature after a signed record',
+          related: [],
+        },
+        {
+          path: 'seal.json',
+          finding: 'unknown-key',
+          severity: 'warning',
+          detail: 'not in the trust store',
+          related: [],
+        },
       ],
     };
     expect(describeSignatures(report)).toBe(
@@ -26,9 +38,9 @@ describe('describeSignatures', () => {
   });
 
   it('an unsigned unit with no findings', () => {
-    expect(describeSignatures({ status: 'unsigned', signed: [], unsigned: ['precommit.json', 'seal.json'], findings: [] })).toBe(
-      'signatures: unsigned — unsigned: precommit.json, seal.json; 0 errors, 0 warnings',
-    );
+    expect(
+      describeSignatures({ status: 'unsigned', signed: [], unsigned: ['precommit.json', 'seal.json'], findings: [] }),
+    ).toBe('signatures: unsigned — unsigned: precommit.json, seal.json; 0 errors, 0 warnings');
   });
 
   it('a record signed by a key not trusted here is counted and listed as untrusted, not as an error of the unit', () => {
@@ -40,7 +52,13 @@ describe('describeSignatures', () => {
       ],
       unsigned: [],
       findings: [
-        { path: 'precommit.json', finding: 'unknown-key', severity: 'error', detail: 'not in the key store', related: [] },
+        {
+          path: 'precommit.json',
+          finding: 'unknown-key',
+          severity: 'error',
+          detail: 'not in the key store',
+          related: [],
+        },
         { path: 'seal.json', finding: 'unknown-key', severity: 'error', detail: 'not in the key store', related: [] },
         { path: 'seal.json', finding: 'bad-signature', severity: 'error', detail: 'does not verify', related: [] },
       ],

@@ -29,7 +29,12 @@ export async function readJson(dir: string, rel: string): Promise<JsonRecord> {
 }
 
 /** Writes a record the way imep does (canonical pretty JSON), through read-only modes; recomputes its self-hash unless told not to. */
-export async function writeJson(dir: string, rel: string, record: JsonRecord, opts: { rehash?: boolean } = {}): Promise<void> {
+export async function writeJson(
+  dir: string,
+  rel: string,
+  record: JsonRecord,
+  opts: { rehash?: boolean } = {},
+): Promise<void> {
   const out: JsonRecord = { ...record };
   if (opts.rehash !== false) {
     delete out['sha256'];

@@ -85,7 +85,9 @@ describe('key store', () => {
     expect((await trustedKeys({ dir: mine })).map((x) => x.operator)).toEqual(['erin', 'frank']);
     // a different key under a trusted name is refused
     const mallory = await operatorKey('mallory', { dir: theirs });
-    const e = await caught(trustPublicKey('erin', mallory.publicKey.export({ type: 'spki', format: 'pem' }).toString(), { dir: mine }));
+    const e = await caught(
+      trustPublicKey('erin', mallory.publicKey.export({ type: 'spki', format: 'pem' }).toString(), { dir: mine }),
+    );
     expect(e.code).toBe('E_USAGE');
     await removeKey('erin', { dir: mine });
     expect((await trustedKeys({ dir: mine })).map((x) => x.operator)).toEqual(['frank']);
@@ -96,7 +98,9 @@ describe('key store', () => {
     const dir = join(root, 'mismatch');
     await operatorKey('gina', { dir });
     const other = await operatorKey('hank', { dir });
-    await writeFile(join(dir, 'gina.pub'), other.publicKey.export({ type: 'spki', format: 'pem' }).toString(), { mode: 0o600 });
+    await writeFile(join(dir, 'gina.pub'), other.publicKey.export({ type: 'spki', format: 'pem' }).toString(), {
+      mode: 0o600,
+    });
     const e = await caught(operatorKey('gina', { dir }));
     expect(e.code).toBe('E_USAGE');
     expect(e.file).toBe(join(dir, 'gina.pub'));

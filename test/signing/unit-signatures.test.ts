@@ -42,7 +42,15 @@ describe('a signed unit', () => {
     expect(r.signatures?.status).toBe('signed');
     // the one finding: the reviewer's key was created by this process (the test run) when it adjudicated
     expect(r.signatures?.findings).toEqual([
-      { path: 'adjudication/adjudication-001.json', finding: 'identity', severity: 'warning', detail: expect.stringContaining(`adjudicated as ${REVIEWER.id}: its signing key was created by the same command`), related: [] },
+      {
+        path: 'adjudication/adjudication-001.json',
+        finding: 'identity',
+        severity: 'warning',
+        detail: expect.stringContaining(
+          `adjudicated as ${REVIEWER.id}: its signing key was created by the same command`,
+        ),
+        related: [],
+      },
     ]);
     expect(r.signatures?.signed.map((s) => [s.path, s.signer])).toEqual([
       ['precommit.json', RUNNER.id],
@@ -61,7 +69,11 @@ describe('a signed unit', () => {
     ]);
     const pre = await readJson(closed, 'precommit.json');
     const key = await operatorKey(RUNNER.id);
-    expect(pre['signature']).toMatchObject({ keyOwner: RUNNER.id, publicKey: key.publicKeyB64, fingerprint: key.fingerprint });
+    expect(pre['signature']).toMatchObject({
+      keyOwner: RUNNER.id,
+      publicKey: key.publicKeyB64,
+      fingerprint: key.fingerprint,
+    });
   });
 
   it('a flipped byte in a signature fails, naming the record — with or without a recomputed self-hash', async () => {
@@ -82,7 +94,10 @@ describe('a signed unit', () => {
         const r = failed(await verifyUnit(dir));
         expect(r.first.path, `${rel} rehash=${rehash}`).toBe(rel);
         // with a consistent self-hash only the signature tells (a closed unit's manifest also names seal.json)
-        if (rehash) expect(r.issues).toContainEqual(expect.objectContaining({ path: rel, kind: 'signature', detail: expect.stringContaining('bad-signature') }));
+        if (rehash)
+          expect(r.issues).toContainEqual(
+            expect.objectContaining({ path: rel, kind: 'signature', detail: expect.stringContaining('bad-signature') }),
+          );
         if (rehash && template === sealed) expect(r.issues.map((i) => i.kind)).toEqual(['signature']);
       }
     }
@@ -95,8 +110,15 @@ describe('a signed unit', () => {
       r['notes'] = 'closed in test (edited)';
     });
     const r = failed(await verifyUnit(dir));
-    expect(r.first).toMatchObject({ path: 'closeout.json', kind: 'signature', detail: expect.stringContaining('does not verify') });
-    await expectImepError(import('../../src/evidence/verify/verify.js').then((m) => m.assertUnitIntact(dir)), 'E_UNIT_TAMPERED');
+    expect(r.first).toMatchObject({
+      path: 'closeout.json',
+      kind: 'signature',
+      detail: expect.stringContaining('does not verify'),
+    });
+    await expectImepError(
+      import('../../src/evidence/verify/verify.js').then((m) => m.assertUnitIntact(dir)),
+      'E_UNIT_TAMPERED',
+    );
   });
 
   it('a record re-signed with another operator’s key fails as a wrong key', async () => {
@@ -104,7 +126,11 @@ describe('a signed unit', () => {
     await operatorKey('third-party');
     await rewrite(dir, 'closeout.json', () => undefined, { signer: 'third-party' });
     const r = failed(await verifyUnit(dir));
-    expect(r.first).toMatchObject({ path: 'closeout.json', kind: 'signature', detail: expect.stringContaining('wrong-key') });
+    expect(r.first).toMatchObject({
+      path: 'closeout.json',
+      kind: 'signature',
+      detail: expect.stringContaining('wrong-key'),
+    });
   });
 
   it('a record signed by an unknown key, or by a key since removed, is intact but untrusted — never tampered', async () => {
@@ -115,10 +141,22 @@ describe('a signed unit', () => {
     if (!r.ok) throw new Error(`re-signed unit does not verify: ${r.first.path} ${r.first.detail}`);
     const elsewhereKey = await operatorKey(REVIEWER.id, { dir: elsewhere });
     expect(r.trust.status).toBe('untrusted');
-    expect(r.trust.untrusted).toEqual([{ keyOwner: REVIEWER.id, fingerprint: elsewhereKey.fingerprint, paths: ['closeout.json'], detail: expect.stringContaining(`the key store holds another key for ${REVIEWER.id}`) }]);
+    expect(r.trust.untrusted).toEqual([
+      {
+        keyOwner: REVIEWER.id,
+        fingerprint: elsewhereKey.fingerprint,
+        paths: ['closeout.json'],
+        detail: expect.stringContaining(`the key store holds another key for ${REVIEWER.id}`),
+      },
+    ]);
     // the steps that build on a unit refuse it with the trust error, naming the command that trusts the key
-    const e = await expectImepError(import('../../src/evidence/verify/verify.js').then((m) => m.assertUnitIntact(dir)), 'E_UNTRUSTED');
-    expect(e.message).toContain(`keys trust ${dir} --fingerprint ed25519:${elsewhereKey.fingerprint} --name ${REVIEWER.id}`);
+    const e = await expectImepError(
+      import('../../src/evidence/verify/verify.js').then((m) => m.assertUnitIntact(dir)),
+      'E_UNTRUSTED',
+    );
+    expect(e.message).toContain(
+      `keys trust ${dir} --fingerprint ed25519:${elsewhereKey.fingerprint} --name ${REVIEWER.id}`,
+    );
 
     // another machine's key store: nothing is trusted until the operators' public keys are imported
     const fresh = join(root, 'fresh-keys');
@@ -129,10 +167,17 @@ describe('a signed unit', () => {
       [REVIEWER.id, ['adjudication/adjudication-001.json', 'adjudication/cross-check-001.json', 'closeout.json']],
     ]);
     for (const op of [RUNNER.id, REVIEWER.id]) await trustPublicKey(op, await exportPublicKey(op), { dir: fresh });
-    expect(await verifyUnit(closed, { keysDir: fresh })).toMatchObject({ ok: true, trust: { status: 'trusted', untrusted: [] } });
+    expect(await verifyUnit(closed, { keysDir: fresh })).toMatchObject({
+      ok: true,
+      trust: { status: 'trusted', untrusted: [] },
+    });
     await removeKey(REVIEWER.id, { dir: fresh });
     const r3 = await verifyUnit(closed, { keysDir: fresh });
-    expect(r3.ok && r3.trust.untrusted.flatMap((u) => u.paths)).toEqual(['adjudication/adjudication-001.json', 'adjudication/cross-check-001.json', 'closeout.json']);
+    expect(r3.ok && r3.trust.untrusted.flatMap((u) => u.paths)).toEqual([
+      'adjudication/adjudication-001.json',
+      'adjudication/cross-check-001.json',
+      'closeout.json',
+    ]);
   });
 
   it('detects a broken chain: a record re-signed out of order', async () => {
@@ -145,17 +190,35 @@ describe('a signed unit', () => {
     const r = failed(await verifyUnit(dir));
     const sigs = r.signatures!.findings.map((f) => `${f.path} ${f.finding}`);
     expect(sigs).toContain(`${adj} chain-broken`);
-    expect(r.signatures!.findings.find((f) => f.path === adj)?.detail).toContain('names precommit.json as the previous signed record; the chain has seal.json before it');
+    expect(r.signatures!.findings.find((f) => f.path === adj)?.detail).toContain(
+      'names precommit.json as the previous signed record; the chain has seal.json before it',
+    );
     expect(closeBefore['signature']).toBeDefined();
 
     // the seal re-signed (a new sealedAt, consistent self-hash) after the adjudication was signed
     const dir2 = await copyOf(sealed);
-    await adjudicate(dir2, { adjudicator: { name: 'adj', version: 1 }, result: { verdict: 'holds' }, operator: REVIEWER, now: clock });
-    await rewrite(dir2, 'seal.json', (s) => {
-      s['sealedAt'] = '2030-01-01T00:00:00.000Z';
-    }, { signer: RUNNER.id });
+    await adjudicate(dir2, {
+      adjudicator: { name: 'adj', version: 1 },
+      result: { verdict: 'holds' },
+      operator: REVIEWER,
+      now: clock,
+    });
+    await rewrite(
+      dir2,
+      'seal.json',
+      (s) => {
+        s['sealedAt'] = '2030-01-01T00:00:00.000Z';
+      },
+      { signer: RUNNER.id },
+    );
     const r2 = failed(await verifyUnit(dir2));
-    expect(r2.signatures!.findings).toContainEqual(expect.objectContaining({ path: adj, finding: 'chain-broken', detail: expect.stringContaining('seal.json was changed or re-signed after this record was signed') }));
+    expect(r2.signatures!.findings).toContainEqual(
+      expect.objectContaining({
+        path: adj,
+        finding: 'chain-broken',
+        detail: expect.stringContaining('seal.json was changed or re-signed after this record was signed'),
+      }),
+    );
     expect(r2.issues.map((i) => `${i.path} ${i.kind}`)).toContain(`${adj} signature`);
   });
 
@@ -165,7 +228,11 @@ describe('a signed unit', () => {
       delete r['signature'];
     });
     const r = failed(await verifyUnit(dir));
-    expect(r.first).toMatchObject({ path: 'closeout.json', kind: 'signature', detail: expect.stringContaining('unsigned') });
+    expect(r.first).toMatchObject({
+      path: 'closeout.json',
+      kind: 'signature',
+      detail: expect.stringContaining('unsigned'),
+    });
   });
 });
 
@@ -186,7 +253,9 @@ describe('the role rule', () => {
         path: 'adjudication/adjudication-001.json',
         finding: 'same-operator',
         severity: 'warning',
-        detail: expect.stringContaining('override recorded by runner-session: "single-person lab; reviewed by video call"'),
+        detail: expect.stringContaining(
+          'override recorded by runner-session: "single-person lab; reviewed by video call"',
+        ),
       }),
     ]);
   });
@@ -198,21 +267,43 @@ describe('the role rule', () => {
     const runner = await operatorKey(RUNNER.id);
     await copyFile(runner.keyFile, join(keys.dir, `${reviewerStem}.key`));
     await copyFile(runner.pubFile, join(keys.dir, `${reviewerStem}.pub`));
-    await adjudicate(dir, { adjudicator: { name: 'adj', version: 1 }, result: { verdict: 'holds' }, operator: explicitOperator('copycat-session'), now: clock });
+    await adjudicate(dir, {
+      adjudicator: { name: 'adj', version: 1 },
+      result: { verdict: 'holds' },
+      operator: explicitOperator('copycat-session'),
+      now: clock,
+    });
     const r = failed(await verifyUnit(dir));
-    expect(r.first).toMatchObject({ path: 'adjudication/adjudication-001.json', kind: 'signature', detail: expect.stringContaining('same-operator') });
-    expect(r.signatures!.findings).toContainEqual(expect.objectContaining({ finding: 'same-operator', severity: 'error', detail: expect.stringContaining('no same-operator override is recorded') }));
+    expect(r.first).toMatchObject({
+      path: 'adjudication/adjudication-001.json',
+      kind: 'signature',
+      detail: expect.stringContaining('same-operator'),
+    });
+    expect(r.signatures!.findings).toContainEqual(
+      expect.objectContaining({
+        finding: 'same-operator',
+        severity: 'error',
+        detail: expect.stringContaining('no same-operator override is recorded'),
+      }),
+    );
     await rm(join(keys.dir, `${reviewerStem}.key`));
     await rm(join(keys.dir, `${reviewerStem}.pub`));
   });
 
   it('flags an adjudication record re-signed by the runner (key owner among those who ran the conditions)', async () => {
     const dir = await copyOf(closed);
-    await rewrite(dir, 'adjudication/adjudication-001.json', (r) => {
-      r['operator'] = { id: RUNNER.id, source: 'explicit' };
-    }, { signer: RUNNER.id });
+    await rewrite(
+      dir,
+      'adjudication/adjudication-001.json',
+      (r) => {
+        r['operator'] = { id: RUNNER.id, source: 'explicit' };
+      },
+      { signer: RUNNER.id },
+    );
     const r = failed(await verifyUnit(dir));
-    const adjFindings = r.signatures!.findings.filter((f) => f.path === 'adjudication/adjudication-001.json').map((f) => `${f.finding}/${f.severity}`);
+    const adjFindings = r
+      .signatures!.findings.filter((f) => f.path === 'adjudication/adjudication-001.json')
+      .map((f) => `${f.finding}/${f.severity}`);
     expect(adjFindings).toContain('same-operator/error');
   });
 });
@@ -229,7 +320,11 @@ describe('unsigned units', () => {
       expect(r.signatures?.status).toBe('unsigned');
       expect((await readJson(dir, 'seal.json'))['signature']).toBeUndefined();
       const req = failed(await verifyUnit(dir, { requireSignatures: true }));
-      expect(req.first).toMatchObject({ path: 'adjudication/adjudication-001.json', kind: 'signature', detail: expect.stringContaining('signatures are required') });
+      expect(req.first).toMatchObject({
+        path: 'adjudication/adjudication-001.json',
+        kind: 'signature',
+        detail: expect.stringContaining('signatures are required'),
+      });
     } finally {
       if (before === undefined) delete process.env[SIGNING_ENV];
       else process.env[SIGNING_ENV] = before;

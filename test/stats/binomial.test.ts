@@ -34,7 +34,8 @@ describe('BigInt exact reference (binomial-exact.ts)', () => {
   it('converts doubles to exact rationals and back', () => {
     expect(doubleToRational(0.5)).toEqual({ num: 1n, den: 2n });
     expect(doubleToRational(0.75)).toEqual({ num: 3n, den: 4n });
-    for (const p of [0.1, 0.3, 1 / 3, 0.999, 1e-300, 5e-324, 0, 1]) expect(rationalToNumber(doubleToRational(p))).toBe(p);
+    for (const p of [0.1, 0.3, 1 / 3, 0.999, 1e-300, 5e-324, 0, 1])
+      expect(rationalToNumber(doubleToRational(p))).toBe(p);
     expect(rationalToNumber({ num: 1n, den: 3n })).toBe(1 / 3);
   });
 

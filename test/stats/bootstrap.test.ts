@@ -25,9 +25,19 @@ function fieldOf(f: () => unknown): string | undefined {
 
 /** A reference succeeding everywhere; X fails on `b` units and (with A failing) succeeds on `c` units. */
 function dDesign(n: number, b: number, c: number, tasks?: string[]): PairedDesign {
-  const A: number[] = [], X: number[] = [];
+  const A: number[] = [],
+    X: number[] = [];
   for (let i = 0; i < n; i++) {
-    if (i < b) { A.push(1); X.push(0); } else if (i < b + c) { A.push(0); X.push(1); } else { A.push(1); X.push(1); }
+    if (i < b) {
+      A.push(1);
+      X.push(0);
+    } else if (i < b + c) {
+      A.push(0);
+      X.push(1);
+    } else {
+      A.push(1);
+      X.push(1);
+    }
   }
   return pairedDesign({ outcomes: { A, X }, ...(tasks ? { tasks } : {}) });
 }
@@ -35,7 +45,11 @@ function dDesign(n: number, b: number, c: number, tasks?: string[]): PairedDesig
 /** Random A/S/T outcomes on tasks of the given sizes, from a seeded Prng. */
 function randomDesign(sizes: number[], seed: number, clusterSize = 0): PairedDesign {
   const r = new Prng(seed);
-  const A: number[] = [], S: number[] = [], T: number[] = [], tasks: string[] = [], clusters: string[] = [];
+  const A: number[] = [],
+    S: number[] = [],
+    T: number[] = [],
+    tasks: string[] = [],
+    clusters: string[] = [];
   sizes.forEach((n, t) => {
     for (let i = 0; i < n; i++) {
       A.push(r.nextFloat() < 0.8 ? 1 : 0);
@@ -78,8 +92,10 @@ describe('percentile rule (Hyndman–Fan type 7)', () => {
 describe('index draws', () => {
   it('are uniform on [0, m) for m that does not divide 2^16 (chi-square)', () => {
     const prng = new Prng('lanes');
-    const m = 7, N = 70_000;
-    const idx = new Int32Array(m), counts = new Array<number>(m).fill(0);
+    const m = 7,
+      N = 70_000;
+    const idx = new Int32Array(m),
+      counts = new Array<number>(m).fill(0);
     for (let k = 0; k < N / m; k++) {
       drawIndices(prng, m, idx);
       for (const i of idx) counts[i]! += 1;
@@ -90,15 +106,21 @@ describe('index draws', () => {
   });
 
   it('use prng.nextInt above 2^16 blocks', () => {
-    const m = 70_000, a = new Prng(3), b = new Prng(3), idx = new Int32Array(m);
+    const m = 70_000,
+      a = new Prng(3),
+      b = new Prng(3),
+      idx = new Int32Array(m);
     drawIndices(a, m, idx);
     for (let j = 0; j < 5; j++) expect(idx[j]).toBe(b.nextInt(m));
   });
 
   it('take two 16-bit lanes per uint32, high half first', () => {
-    const a = new Prng(11), b = new Prng(11), idx = new Int32Array(4);
+    const a = new Prng(11),
+      b = new Prng(11),
+      idx = new Int32Array(4);
     drawIndices(a, 4, idx); // m = 4 divides 2^16: no rejection
-    const x = b.nextUint32(), y = b.nextUint32();
+    const x = b.nextUint32(),
+      y = b.nextUint32();
     expect(Array.from(idx)).toEqual([x >>> 30, (x & 0xffff) >>> 14, y >>> 30, (y & 0xffff) >>> 14]);
   });
 });
@@ -129,11 +151,19 @@ describe('pairedBootstrap', () => {
 
   it('b = c = 0 collapses to [0, 0] at every level (why exact bounds are reported beside it)', () => {
     // 200 concordant pairs: the bootstrap says [0, 0], while the exact one-sided 95% bound is 1.49 pp.
-    const d0 = dDesign(200, 0, 0, Array.from({ length: 200 }, (_, i) => (i < 100 ? 'a' : 'b')));
+    const d0 = dDesign(
+      200,
+      0,
+      0,
+      Array.from({ length: 200 }, (_, i) => (i < 100 ? 'a' : 'b')),
+    );
     for (const level of ['unit', 'task-stratified'] as const) {
       const r = pairedBootstrap(d0, D, { level, seed: 5, confidences: [0.95, 0.9] });
       expect(r.estimate).toBe(0);
-      expect(r.intervals.map((i) => [i.lower, i.upper])).toEqual([[0, 0], [0, 0]]);
+      expect(r.intervals.map((i) => [i.lower, i.upper])).toEqual([
+        [0, 0],
+        [0, 0],
+      ]);
       expect(r.se).toBe(0);
     }
   });
@@ -151,8 +181,14 @@ describe('pairedBootstrap', () => {
 
   it('cluster resampling keeps chains whole', () => {
     // Each chain holds one b unit and one c unit: its sum is 0, so whole-chain replicates are all 0.
-    const A: number[] = [], X: number[] = [], clusters: string[] = [];
-    for (let k = 0; k < 40; k++) { A.push(1, 0); X.push(0, 1); clusters.push(`chain${k}`, `chain${k}`); }
+    const A: number[] = [],
+      X: number[] = [],
+      clusters: string[] = [];
+    for (let k = 0; k < 40; k++) {
+      A.push(1, 0);
+      X.push(0, 1);
+      clusters.push(`chain${k}`, `chain${k}`);
+    }
     const d = pairedDesign({ outcomes: { A, X }, clusters });
     const byChain = pairedBootstrap(d, D, { level: 'cluster', seed: 2, replicates: 500 });
     expect(byChain.intervals[0]).toMatchObject({ lower: 0, upper: 0 });
@@ -191,7 +227,9 @@ describe('pairedBootstrap', () => {
     // Unit level, D with b = 30, c = 10 of n = 200: SE² = (ρ − D²)/n.
     const d = dDesign(200, 30, 10);
     const r = pairedBootstrap(d, D, { level: 'unit', seed: 77, replicates: R });
-    const Dv = 20 / 200, rho = 40 / 200, se = Math.sqrt((rho - Dv * Dv) / 200);
+    const Dv = 20 / 200,
+      rho = 40 / 200,
+      se = Math.sqrt((rho - Dv * Dv) / 200);
     expect(r.estimate).toBeCloseTo(Dv, 15);
     expect(Math.abs(r.mean - Dv)).toBeLessThan((4 * se) / Math.sqrt(R));
     expect(Math.abs(r.se / se - 1)).toBeLessThan(4 / Math.sqrt(2 * R));
@@ -213,13 +251,18 @@ describe('pairedBootstrap', () => {
 
   it('resample is allocation-free per replicate and reproducible from a plan', () => {
     const plan = resamplingPlan(design, thetaBar, 'task-stratified');
-    const a = resample(plan, new Prng(4), 100), b = resample(plan, new Prng(4), 100);
+    const a = resample(plan, new Prng(4), 100),
+      b = resample(plan, new Prng(4), 100);
     expect(a).toEqual(b);
   });
 
   it('validates its options and empty input', () => {
-    expect(fieldOf(() => pairedBootstrap(design, thetaBar, { level: 'task-stratified', seed: 1, replicates: 1 }))).toBe('replicates');
-    expect(fieldOf(() => pairedBootstrap(design, thetaBar, { level: 'task-stratified', seed: 1, confidences: [1] }))).toBe('confidences');
+    expect(fieldOf(() => pairedBootstrap(design, thetaBar, { level: 'task-stratified', seed: 1, replicates: 1 }))).toBe(
+      'replicates',
+    );
+    expect(
+      fieldOf(() => pairedBootstrap(design, thetaBar, { level: 'task-stratified', seed: 1, confidences: [1] })),
+    ).toBe('confidences');
     const empty = pairedDesign({ outcomes: { A: [], X: [] } });
     expect(fieldOf(() => pairedBootstrap(empty, D, { level: 'unit', seed: 1 }))).toBe('design');
   });

@@ -43,7 +43,15 @@ describe('Clopper–Pearson', () => {
   });
 
   it('solves its defining equations exactly: P(X ≥ x | lower) = α and P(X ≤ x | upper) = α (BigInt tails)', () => {
-    for (const [x, n] of [[1, 10], [3, 20], [7, 12], [13, 72], [6, 72], [50, 100], [99, 100]] as const) {
+    for (const [x, n] of [
+      [1, 10],
+      [3, 20],
+      [7, 12],
+      [13, 72],
+      [6, 72],
+      [50, 100],
+      [99, 100],
+    ] as const) {
       for (const alpha of [0.05, 0.025, 0.001]) {
         const lo = clopperPearsonLower(x, n, alpha);
         const hi = clopperPearsonUpper(x, n, alpha);

@@ -61,11 +61,18 @@ describe('clusterSignFlipTest', () => {
   });
 
   it('one-unit ±1 clusters give the exact binomial (McNemar) tails', () => {
-    for (const [b, c] of [[6, 3], [0, 0], [5, 0], [2, 9], [30, 12]] as const) {
+    for (const [b, c] of [
+      [6, 3],
+      [0, 0],
+      [5, 0],
+      [2, 9],
+      [30, 12],
+    ] as const) {
       const sums = [...Array<number>(b).fill(1), ...Array<number>(c).fill(-1)];
       const r = clusterSignFlipTest(sums);
       const m = b + c;
-      let upper = 0n, lower = 0n;
+      let upper = 0n,
+        lower = 0n;
       for (let k = 0; k <= m; k++) {
         if (k >= b) upper += binom(m, k);
         if (k <= b) lower += binom(m, k);
@@ -91,7 +98,9 @@ describe('clusterSignFlipTest', () => {
     const mixed = Array.from({ length: 90 }, () => prng.nextInt(13) - 6);
     const got = clusterSignFlipTest(mixed);
     const dist = bigintNull(mixed);
-    let g = 0n, l = 0n, two = 0n;
+    let g = 0n,
+      l = 0n,
+      two = 0n;
     for (const [t, c] of dist) {
       if (t >= got.statistic) g += c;
       if (t <= got.statistic) l += c;
@@ -123,7 +132,8 @@ describe('clusterSignFlipTest', () => {
   it('is antisymmetric: negating every sum swaps the one-sided p-values', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: -40, max: 40 }), { maxLength: 60 }), (sums) => {
-        const a = clusterSignFlipTest(sums), b = clusterSignFlipTest(sums.map((s) => -s));
+        const a = clusterSignFlipTest(sums),
+          b = clusterSignFlipTest(sums.map((s) => -s));
         expect(a.countGreater).toBe(b.countLess);
         expect(a.countTwoSided).toBe(b.countTwoSided);
         expect(a.pGreater + a.pLess).toBeGreaterThanOrEqual(1);
@@ -159,6 +169,8 @@ describe('pairedClusterSignFlip', () => {
     expect(r.statistic).toBe(2); // b = 3, c = 1
     expect(r.zeroClusters).toBe(1);
     expect({ ...r, method: '' }).toEqual({ ...clusterSignFlipEnumeration([2, -1, 1, 0]), method: '' });
-    expect(fieldOf(() => pairedClusterSignFlip(pairedDesign({ outcomes: { A: [1], X: [0] } }), 'A', 'X'))).toBe('design.cluster');
+    expect(fieldOf(() => pairedClusterSignFlip(pairedDesign({ outcomes: { A: [1], X: [0] } }), 'A', 'X'))).toBe(
+      'design.cluster',
+    );
   });
 });

@@ -36,15 +36,20 @@ describe('conditional exact bound for θ = ρ_T − ρ_S', () => {
 
   it('stays within ±(b′+c′)/n and brackets the estimate (property, seeded)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 2000 }), (bp, cp, extra) => {
-        const n = bp + cp + extra + 1;
-        const r = conditionalThetaBound(bp, cp, n, 0.05);
-        const span = (bp + cp) / n;
-        expect(r.lower).toBeGreaterThanOrEqual(-span - 1e-15);
-        expect(r.upper).toBeLessThanOrEqual(span + 1e-15);
-        expect(r.lower).toBeLessThanOrEqual(r.estimate + 1e-15);
-        expect(r.upper).toBeGreaterThanOrEqual(r.estimate - 1e-15);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 300 }),
+        fc.integer({ min: 0, max: 300 }),
+        fc.integer({ min: 0, max: 2000 }),
+        (bp, cp, extra) => {
+          const n = bp + cp + extra + 1;
+          const r = conditionalThetaBound(bp, cp, n, 0.05);
+          const span = (bp + cp) / n;
+          expect(r.lower).toBeGreaterThanOrEqual(-span - 1e-15);
+          expect(r.upper).toBeLessThanOrEqual(span + 1e-15);
+          expect(r.lower).toBeLessThanOrEqual(r.estimate + 1e-15);
+          expect(r.upper).toBeGreaterThanOrEqual(r.estimate - 1e-15);
+        },
+      ),
       FC,
     );
   });

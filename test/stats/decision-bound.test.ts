@@ -15,7 +15,12 @@ const FC = { seed: 20260824, numRuns: 200 } as const;
 describe('decision bounds on D = (b − c)/n', () => {
   it('reproduces the published upper bounds at α = 0.05 per component, n = 200 (pp, 2 decimals)', () => {
     const published: [number, number, string][] = [
-      [3, 3, '3.42'], [3, 4, '3.14'], [3, 2, '3.65'], [2, 2, '2.94'], [9, 1, '7.70'], [0, 0, '1.49'],
+      [3, 3, '3.42'],
+      [3, 4, '3.14'],
+      [3, 2, '3.65'],
+      [2, 2, '2.94'],
+      [9, 1, '7.70'],
+      [0, 0, '1.49'],
     ];
     for (const [b, c, ub] of published) expect(pp(decisionUpperBound(b, c, 200, 0.05)).toFixed(2)).toBe(ub);
   });

@@ -31,9 +31,14 @@ function fieldOf(f: () => unknown): string | undefined {
 }
 
 const bits = (n: number) => fc.array(fc.integer({ min: 0, max: 1 }), { minLength: n, maxLength: n });
-const threeConditions = fc
-  .integer({ min: 1, max: 40 })
-  .chain((n) => fc.record({ A: bits(n), S: bits(n), T: bits(n), task: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: n, maxLength: n }) }));
+const threeConditions = fc.integer({ min: 1, max: 40 }).chain((n) =>
+  fc.record({
+    A: bits(n),
+    S: bits(n),
+    T: bits(n),
+    task: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: n, maxLength: n }),
+  }),
+);
 
 describe('D, ρ and success rates', () => {
   const d = pairedDesign({ outcomes: { A: [1, 1, 1, 0, 0, 1], X: [0, 1, 1, 1, 0, 0] } });
@@ -76,9 +81,21 @@ describe('D, ρ and success rates', () => {
 describe('θ, b′, c′ and θ̄', () => {
   it('reproduces the trained-checkpoint joint table of Appendix E.3 (n00=181, n10=6, n01=3, n11=6)', () => {
     // f_T, f_S per unit; the reference succeeds everywhere, so a flip is a failure.
-    const cells: [number, number, number][] = [[0, 0, 181], [1, 0, 6], [0, 1, 3], [1, 1, 6]];
-    const A: number[] = [], T: number[] = [], S: number[] = [];
-    for (const [ft, fs, k] of cells) for (let i = 0; i < k; i++) { A.push(1); T.push(1 - ft); S.push(1 - fs); }
+    const cells: [number, number, number][] = [
+      [0, 0, 181],
+      [1, 0, 6],
+      [0, 1, 3],
+      [1, 1, 6],
+    ];
+    const A: number[] = [],
+      T: number[] = [],
+      S: number[] = [];
+    for (const [ft, fs, k] of cells)
+      for (let i = 0; i < k; i++) {
+        A.push(1);
+        T.push(1 - ft);
+        S.push(1 - fs);
+      }
     const d = pairedDesign({ outcomes: { A, S, T } });
     expect(flipCounts(d, 'A', 'T', 'S')).toEqual({ n: 196, bPrime: 6, cPrime: 3, flipsT: 12, flipsS: 9 });
     expect(theta(d, 'A', 'T', 'S')).toBeCloseTo(0.0153, 4); // +1.53 pp

@@ -81,9 +81,11 @@ describe('holm', () => {
           pairs.push([p, a as number]);
         });
         pairs.sort((x, y) => x[0] - y[0]);
-        for (let i = 1; i < pairs.length; i++) expect((pairs[i] as [number, number])[1]).toBeGreaterThanOrEqual((pairs[i - 1] as [number, number])[1]);
+        for (let i = 1; i < pairs.length; i++)
+          expect((pairs[i] as [number, number])[1]).toBeGreaterThanOrEqual((pairs[i - 1] as [number, number])[1]);
         // Bonferroni on the smallest p-value.
-        if (pairs.length > 0) expect((pairs[0] as [number, number])[1]).toBeCloseTo(Math.min(1, m * (pairs[0] as [number, number])[0]), 14);
+        if (pairs.length > 0)
+          expect((pairs[0] as [number, number])[1]).toBeCloseTo(Math.min(1, m * (pairs[0] as [number, number])[0]), 14);
       }),
       { seed: 1979, numRuns: 500 },
     );

@@ -122,7 +122,10 @@ describe('identification bounds', () => {
   it('validates input, naming the path', () => {
     expectDomain(() => armBounds([]), 'blocks');
     expectDomain(() => armBounds([{ outcomes: [] }]), 'blocks[0].outcomes');
-    expectDomain(() => armBounds([{ outcomes: [1] }, { outcomes: [1, 2 as unknown as ConstituentOutcome] }]), 'blocks[1].outcomes[1]');
+    expectDomain(
+      () => armBounds([{ outcomes: [1] }, { outcomes: [1, 2 as unknown as ConstituentOutcome] }]),
+      'blocks[1].outcomes[1]',
+    );
     expectDomain(() => rational(1n, 0n), 'den');
   });
 
@@ -139,22 +142,31 @@ describe('identification bounds', () => {
       cluster: fc.option(fc.constantFrom('p', 'q', 'r', 's'), { nil: undefined }),
     });
     fc.assert(
-      fc.property(fc.array(block, { minLength: 1, maxLength: 20 }), fc.array(fc.boolean(), { minLength: 80, maxLength: 80 }), (blocks, fill) => {
-        const clean: Block[] = blocks.map((b) => (b.cluster === undefined ? { outcomes: b.outcomes } : { outcomes: b.outcomes, cluster: b.cluster }));
-        const r = armBounds(clean);
-        expect(r.lower).toBeGreaterThanOrEqual(0);
-        expect(r.upper).toBeLessThanOrEqual(1);
-        expect(r.lower).toBeLessThanOrEqual(r.upper);
-        let k = 0;
-        const filled: Block[] = clean.map((b) => ({ ...b, outcomes: b.outcomes.map((o) => (o === null ? (fill[k++ % fill.length] ? 1 : 0) : o)) }));
-        const point = armBounds(filled);
-        expect(point.lower).toBe(point.upper);
-        expect(point.lower).toBeGreaterThanOrEqual(r.lower - 1e-15);
-        expect(point.lower).toBeLessThanOrEqual(r.upper + 1e-15);
-        const self = contrastBounds(r, r);
-        expect(self.lower).toBeCloseTo(r.lower - r.upper, 15);
-        expect(self.upper).toBeCloseTo(r.upper - r.lower, 15);
-      }),
+      fc.property(
+        fc.array(block, { minLength: 1, maxLength: 20 }),
+        fc.array(fc.boolean(), { minLength: 80, maxLength: 80 }),
+        (blocks, fill) => {
+          const clean: Block[] = blocks.map((b) =>
+            b.cluster === undefined ? { outcomes: b.outcomes } : { outcomes: b.outcomes, cluster: b.cluster },
+          );
+          const r = armBounds(clean);
+          expect(r.lower).toBeGreaterThanOrEqual(0);
+          expect(r.upper).toBeLessThanOrEqual(1);
+          expect(r.lower).toBeLessThanOrEqual(r.upper);
+          let k = 0;
+          const filled: Block[] = clean.map((b) => ({
+            ...b,
+            outcomes: b.outcomes.map((o) => (o === null ? (fill[k++ % fill.length] ? 1 : 0) : o)),
+          }));
+          const point = armBounds(filled);
+          expect(point.lower).toBe(point.upper);
+          expect(point.lower).toBeGreaterThanOrEqual(r.lower - 1e-15);
+          expect(point.lower).toBeLessThanOrEqual(r.upper + 1e-15);
+          const self = contrastBounds(r, r);
+          expect(self.lower).toBeCloseTo(r.lower - r.upper, 15);
+          expect(self.upper).toBeCloseTo(r.upper - r.lower, 15);
+        },
+      ),
       { seed: 2026, numRuns: 300 },
     );
   });

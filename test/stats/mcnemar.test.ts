@@ -86,7 +86,12 @@ describe('mcnemarExact', () => {
   });
 
   it('follows the literal definition 2·min(P(X ≤ b), P(X ≥ b)) for large m', () => {
-    for (const [b, c] of [[499_000, 501_000], [501_234, 498_766], [499_999, 500_001], [123, 877]] as const) {
+    for (const [b, c] of [
+      [499_000, 501_000],
+      [501_234, 498_766],
+      [499_999, 500_001],
+      [123, 877],
+    ] as const) {
       const m = b + c;
       const literal = Math.min(1, 2 * Math.min(binomialCdf(b, m, 0.5), binomialSf(b, m, 0.5)));
       expectClose(mcnemarExact(b, c), literal, 1e-14, `(${b},${c})`);

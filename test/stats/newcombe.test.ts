@@ -15,9 +15,9 @@ interface NewcombeCase {
   upper: number;
   phiValue: number;
 }
-const fixture = JSON.parse(
-  readFileSync(new URL('./fixtures/newcombe-reference.json', import.meta.url), 'utf8'),
-) as { cases: NewcombeCase[] };
+const fixture = JSON.parse(readFileSync(new URL('./fixtures/newcombe-reference.json', import.meta.url), 'utf8')) as {
+  cases: NewcombeCase[];
+};
 
 function expectDomain(fn: () => unknown, field: string): void {
   try {
@@ -70,7 +70,12 @@ describe('newcombe (method 10, square-and-add)', () => {
     let maxErr = 0;
     for (const k of fixture.cases) {
       const r = newcombe({ a: k.a, b: k.b, c: k.c, d: k.d }, k.level, { phi: k.phi });
-      maxErr = Math.max(maxErr, Math.abs(r.interval[0] - k.lower), Math.abs(r.interval[1] - k.upper), Math.abs(r.phi - k.phiValue));
+      maxErr = Math.max(
+        maxErr,
+        Math.abs(r.interval[0] - k.lower),
+        Math.abs(r.interval[1] - k.upper),
+        Math.abs(r.phi - k.phiValue),
+      );
     }
     expect(fixture.cases.length).toBeGreaterThan(90);
     expect(maxErr).toBeLessThan(1e-6);
@@ -87,17 +92,22 @@ describe('newcombe (method 10, square-and-add)', () => {
   it('contains the estimate, lies in [−1, 1], and mirrors under b ↔ c (property, seeded)', () => {
     const cell = fc.integer({ min: 0, max: 300 });
     fc.assert(
-      fc.property(fc.tuple(cell, cell, cell, cell), fc.constantFrom(0.8, 0.9, 0.95, 0.99), fc.constantFrom<PhiMode>('corrected', 'plain'), ([a, b, c, d], level, phi) => {
-        fc.pre(a + b + c + d > 0);
-        const r = newcombe({ a, b, c, d }, level, { phi });
-        expect(r.interval[0]).toBeGreaterThanOrEqual(-1);
-        expect(r.interval[1]).toBeLessThanOrEqual(1);
-        expect(r.interval[0]).toBeLessThanOrEqual(r.estimate + 1e-15);
-        expect(r.interval[1]).toBeGreaterThanOrEqual(r.estimate - 1e-15);
-        const s = newcombe({ a, b: c, c: b, d }, level, { phi });
-        expect(s.interval[0]).toBeCloseTo(-r.interval[1], 12);
-        expect(s.interval[1]).toBeCloseTo(-r.interval[0], 12);
-      }),
+      fc.property(
+        fc.tuple(cell, cell, cell, cell),
+        fc.constantFrom(0.8, 0.9, 0.95, 0.99),
+        fc.constantFrom<PhiMode>('corrected', 'plain'),
+        ([a, b, c, d], level, phi) => {
+          fc.pre(a + b + c + d > 0);
+          const r = newcombe({ a, b, c, d }, level, { phi });
+          expect(r.interval[0]).toBeGreaterThanOrEqual(-1);
+          expect(r.interval[1]).toBeLessThanOrEqual(1);
+          expect(r.interval[0]).toBeLessThanOrEqual(r.estimate + 1e-15);
+          expect(r.interval[1]).toBeGreaterThanOrEqual(r.estimate - 1e-15);
+          const s = newcombe({ a, b: c, c: b, d }, level, { phi });
+          expect(s.interval[0]).toBeCloseTo(-r.interval[1], 12);
+          expect(s.interval[1]).toBeCloseTo(-r.interval[0], 12);
+        },
+      ),
       { seed: 2635, numRuns: 400 },
     );
   });

@@ -2,12 +2,22 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ImepError } from '../../src/core/errors.js';
-import { erf, erfc, normalCdf, normalPdf, normalQuantile, normalSf, upperCriticalValue } from '../../src/stats/normal.js';
+import {
+  erf,
+  erfc,
+  normalCdf,
+  normalPdf,
+  normalQuantile,
+  normalSf,
+  upperCriticalValue,
+} from '../../src/stats/normal.js';
 
 interface NormalFixture {
   cases: { cdf: { x: number; cdf: number; sf: number }[]; quantile: { p: number; x: number }[] };
 }
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/normal-reference.json', import.meta.url), 'utf8')) as NormalFixture;
+const fixture = JSON.parse(
+  readFileSync(new URL('./fixtures/normal-reference.json', import.meta.url), 'utf8'),
+) as NormalFixture;
 
 function relErr(a: number, b: number): number {
   return b === 0 ? Math.abs(a) : Math.abs(a - b) / Math.abs(b);

@@ -63,8 +63,12 @@ describe('pairedDesign', () => {
     expect(fieldOf(() => pairedDesign({ outcomes: { A: [1, 0] }, tasks: ['a'] }))).toBe('tasks');
     expect(fieldOf(() => pairedDesign({ outcomes: { A: [1, 0] }, tasks: ['a', ''] }))).toBe('tasks[1]');
     expect(fieldOf(() => pairedDesign({ outcomes: { A: [1, 0] }, unitIds: ['u', 'u'] }))).toBe('design.unitIds');
-    expect(fieldOf(() => pairedDesign({ outcomes: { A: [1, 0] }, tasks: { names: ['a'], index: [0, 1] } }))).toBe('design.task[1]');
-    expect(fieldOf(() => pairedDesign({ outcomes: { A: [1] }, clusters: { names: ['c'], index: [3] } }))).toBe('design.cluster[0]');
+    expect(fieldOf(() => pairedDesign({ outcomes: { A: [1, 0] }, tasks: { names: ['a'], index: [0, 1] } }))).toBe(
+      'design.task[1]',
+    );
+    expect(fieldOf(() => pairedDesign({ outcomes: { A: [1] }, clusters: { names: ['c'], index: [3] } }))).toBe(
+      'design.cluster[0]',
+    );
   });
 
   it('validates hand-built designs', () => {

@@ -50,7 +50,9 @@ const smallDesign = fc
 
 /** One task, A succeeding everywhere, b′ units where only T flips, c′ where only S flips, `both` where both do. */
 function flipDesign(n: number, bPrime: number, cPrime: number, both = 0): PairedDesign {
-  const A: number[] = [], S: number[] = [], T: number[] = [];
+  const A: number[] = [],
+    S: number[] = [],
+    T: number[] = [];
   for (let i = 0; i < n; i++) {
     A.push(1);
     T.push(i < bPrime || (i >= bPrime + cPrime && i < bPrime + cPrime + both) ? 0 : 1);
@@ -96,10 +98,16 @@ describe('thetaBarPermutationTest', () => {
   });
 
   it('stays exact with large discordant counts on unequal task sizes (lcm scaling, multi-limb)', () => {
-    const A: number[] = [], S: number[] = [], T: number[] = [], tasks: string[] = [];
+    const A: number[] = [],
+      S: number[] = [],
+      T: number[] = [],
+      tasks: string[] = [];
     const add = (task: string, n: number, b: number, c: number): void => {
       for (let i = 0; i < n; i++) {
-        A.push(1); T.push(i < b ? 0 : 1); S.push(i >= b && i < b + c ? 0 : 1); tasks.push(task);
+        A.push(1);
+        T.push(i < b ? 0 : 1);
+        S.push(i >= b && i < b + c ? 0 : 1);
+        tasks.push(task);
       }
     };
     add('RC3', 193, 40, 30);
@@ -109,7 +117,11 @@ describe('thetaBarPermutationTest', () => {
     expect(r.method).toBe('exact-dp');
     expect(r.exact!.scale).toBe(2 * 193 * 195);
     expect(r.discordant).toBe(138);
-    const mc = thetaBarPermutationTest(d, 'A', 'T', 'S', { forceMonteCarlo: true, seed: 20260824, mcReplicates: 40_000 });
+    const mc = thetaBarPermutationTest(d, 'A', 'T', 'S', {
+      forceMonteCarlo: true,
+      seed: 20260824,
+      mcReplicates: 40_000,
+    });
     expect(Math.abs(mc.pValue - r.pValue)).toBeLessThan(4 * mc.mcError! + 1e-4);
   });
 
@@ -127,13 +139,21 @@ describe('thetaBarPermutationTest', () => {
     );
     // Weights that are not short decimals cannot be scaled to integers exactly.
     const two = pairedDesign({ outcomes: { A: [1, 1, 1], S: [1, 1, 0], T: [0, 1, 1] }, tasks: ['a', 'b', 'b'] });
-    expect(thetaBarPermutationTest(two, 'A', 'T', 'S', { weights: { a: Math.PI, b: 1 }, mcReplicates: 100 }).method).toBe('monte-carlo');
+    expect(
+      thetaBarPermutationTest(two, 'A', 'T', 'S', { weights: { a: Math.PI, b: 1 }, mcReplicates: 100 }).method,
+    ).toBe('monte-carlo');
   });
 
   it('gives p = 1 without discordant units and refuses empty designs', () => {
     const r = thetaBarPermutationTest(flipDesign(20, 0, 0, 4), 'A', 'T', 'S');
     expect([r.pValue, r.thetaBar, r.discordant]).toEqual([1, 0, 0]);
-    expect(fieldOf(() => thetaBarPermutationTest(pairedDesign({ outcomes: { A: [], S: [], T: [] } }), 'A', 'T', 'S'))).toBe('design');
-    expect(fieldOf(() => thetaBarPermutationTest(flipDesign(4, 1, 1), 'A', 'T', 'S', { mcReplicates: 0, forceMonteCarlo: true }))).toBe('mcReplicates');
+    expect(
+      fieldOf(() => thetaBarPermutationTest(pairedDesign({ outcomes: { A: [], S: [], T: [] } }), 'A', 'T', 'S')),
+    ).toBe('design');
+    expect(
+      fieldOf(() =>
+        thetaBarPermutationTest(flipDesign(4, 1, 1), 'A', 'T', 'S', { mcReplicates: 0, forceMonteCarlo: true }),
+      ),
+    ).toBe('mcReplicates');
   });
 });

@@ -18,8 +18,14 @@ function bruteForcePower(n: number, rho: number, effect: number, alpha: number, 
       const p = twoSided ? mcnemarExact(b, c) : mcnemarExact(b, c, 'greater');
       if (p > alpha) continue;
       const z = n - b - c;
-      const logw = lf(n) - lf(b) - lf(c) - lf(z) +
-        (b > 0 ? b * Math.log(pb) : 0) + (c > 0 ? c * Math.log(pc) : 0) + (z > 0 ? z * Math.log(p0) : 0);
+      const logw =
+        lf(n) -
+        lf(b) -
+        lf(c) -
+        lf(z) +
+        (b > 0 ? b * Math.log(pb) : 0) +
+        (c > 0 ? c * Math.log(pc) : 0) +
+        (z > 0 ? z * Math.log(p0) : 0);
       power += Math.exp(logw);
     }
   }
@@ -28,8 +34,20 @@ function bruteForcePower(n: number, rho: number, effect: number, alpha: number, 
 
 describe('paired power and MDE', () => {
   it('reproduces the paper MDEs at n = 400, one-sided exact test, α = 0.05, 80% power', () => {
-    const at32 = minimumDetectableEffect({ n: 400, rhoDiscordant: 0.032, alpha: 0.05, power: 0.8, test: 'mcnemar-one-sided' });
-    const at80 = minimumDetectableEffect({ n: 400, rhoDiscordant: 0.08, alpha: 0.05, power: 0.8, test: 'mcnemar-one-sided' });
+    const at32 = minimumDetectableEffect({
+      n: 400,
+      rhoDiscordant: 0.032,
+      alpha: 0.05,
+      power: 0.8,
+      test: 'mcnemar-one-sided',
+    });
+    const at80 = minimumDetectableEffect({
+      n: 400,
+      rhoDiscordant: 0.08,
+      alpha: 0.05,
+      power: 0.8,
+      test: 'mcnemar-one-sided',
+    });
     if (at32.status !== 'found' || at80.status !== 'found') throw new Error('MDE not found');
     expect((100 * at32.effect).toFixed(2)).toBe('2.33');
     expect((100 * at80.effect).toFixed(2)).toBe('3.65');
@@ -41,10 +59,18 @@ describe('paired power and MDE', () => {
   });
 
   it('exact power equals a brute-force sum over every trinomial outcome', () => {
-    for (const [n, rho, effect] of [[30, 0.3, 0.15], [40, 0.5, 0.2], [25, 0.2, 0]] as const) {
+    for (const [n, rho, effect] of [
+      [30, 0.3, 0.15],
+      [40, 0.5, 0.2],
+      [25, 0.2, 0],
+    ] as const) {
       for (const twoSided of [false, true]) {
         const ours = pairedPowerExact({
-          n, rhoDiscordant: rho, effect, alpha: 0.05, test: twoSided ? 'mcnemar-two-sided' : 'mcnemar-one-sided',
+          n,
+          rhoDiscordant: rho,
+          effect,
+          alpha: 0.05,
+          test: twoSided ? 'mcnemar-two-sided' : 'mcnemar-one-sided',
         });
         expect(Math.abs(ours - bruteForcePower(n, rho, effect, 0.05, twoSided))).toBeLessThan(1e-12);
       }
@@ -54,7 +80,9 @@ describe('paired power and MDE', () => {
   it('keeps the size at θ = 0 at or below α', () => {
     for (const test of ['mcnemar-one-sided', 'mcnemar-two-sided'] as const) {
       for (const rho of [0.032, 0.08, 0.3]) {
-        expect(pairedPowerExact({ n: 400, rhoDiscordant: rho, effect: 0, alpha: 0.05, test })).toBeLessThanOrEqual(0.05);
+        expect(pairedPowerExact({ n: 400, rhoDiscordant: rho, effect: 0, alpha: 0.05, test })).toBeLessThanOrEqual(
+          0.05,
+        );
       }
     }
   });
@@ -65,7 +93,11 @@ describe('paired power and MDE', () => {
     const exact = pairedPowerExact(design);
     expect(Math.abs(mc.power - exact)).toBeLessThan(4 * mc.mcError);
     expect(mc.mcError).toBeCloseTo(Math.sqrt((mc.power * (1 - mc.power)) / 4000), 15);
-    expect(mc).toMatchObject({ replicates: 4000, seed: 20260824, prng: { name: PRNG_NAME, version: PRNG_VERSION, seed: 20260824 } });
+    expect(mc).toMatchObject({
+      replicates: 4000,
+      seed: 20260824,
+      prng: { name: PRNG_NAME, version: PRNG_VERSION, seed: 20260824 },
+    });
   });
 
   it('is reproducible for a seed and changes with the seed', () => {
@@ -92,7 +124,13 @@ describe('paired power and MDE', () => {
     expect(unit.effect * 400).toBe(10);
     expect(unit.achievedPower).toBeGreaterThanOrEqual(0.8);
     expect(pairedPowerExact({ n: 400, rhoDiscordant: 0.032, effect: 9 / 400 })).toBeLessThan(0.8);
-    const mc = minimumDetectableEffect({ n: 400, rhoDiscordant: 0.032, method: 'monte-carlo', replicates: 2000, seed: 1 });
+    const mc = minimumDetectableEffect({
+      n: 400,
+      rhoDiscordant: 0.032,
+      method: 'monte-carlo',
+      replicates: 2000,
+      seed: 1,
+    });
     if (mc.status !== 'found') throw new Error('not found');
     expect(Math.abs(mc.effect - 0.023255)).toBeLessThan(0.002);
   });

@@ -15,9 +15,9 @@ interface TangoCase {
   statisticAtZero: number;
   p21AtZero: number;
 }
-const fixture = JSON.parse(
-  readFileSync(new URL('./fixtures/tango-reference.json', import.meta.url), 'utf8'),
-) as { cases: TangoCase[] };
+const fixture = JSON.parse(readFileSync(new URL('./fixtures/tango-reference.json', import.meta.url), 'utf8')) as {
+  cases: TangoCase[];
+};
 
 /** Percentage points rounded to the paper's two decimals. */
 function pp2(iv: readonly number[]): number[] {
@@ -35,9 +35,13 @@ function expectDomain(fn: () => unknown, field: string): void {
   }
 }
 
-const pairs = fc.integer({ min: 1, max: 1500 }).chain((n) =>
-  fc.integer({ min: 0, max: n }).chain((b) => fc.tuple(fc.constant(b), fc.integer({ min: 0, max: n - b }), fc.constant(n))),
-);
+const pairs = fc
+  .integer({ min: 1, max: 1500 })
+  .chain((n) =>
+    fc
+      .integer({ min: 0, max: n })
+      .chain((b) => fc.tuple(fc.constant(b), fc.integer({ min: 0, max: n - b }), fc.constant(n))),
+  );
 
 describe('tango', () => {
   it('paper E2-W0: b = c = 2, n = 200 → 95% [−2.69, +2.69] pp', () => {

@@ -10,7 +10,8 @@ const BAND = '    - { start: 610000, end: 610399 }\n';
 const WAVE = '  - { id: 2, conditions: [A, N_blk, C], anchor: A }\n';
 
 function replaceOnce(text: string, what: string, by: string): string {
-  if (!text.includes(what)) throw new Error(`hostile-protocols: the blackout protocol no longer holds ${JSON.stringify(what)}`);
+  if (!text.includes(what))
+    throw new Error(`hostile-protocols: the blackout protocol no longer holds ${JSON.stringify(what)}`);
   return text.replace(what, by);
 }
 

@@ -10,7 +10,15 @@ import { fileURLToPath } from 'node:url';
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
 /** Packages whose import costs start-up time that a short command should not pay. */
-export const HEAVY_PACKAGES = ['onnxruntime-node', '@tensorflow/tfjs', 'zeromq', 'msgpackr', 'execa', 'vega', 'vega-lite'] as const;
+export const HEAVY_PACKAGES = [
+  'onnxruntime-node',
+  '@tensorflow/tfjs',
+  'zeromq',
+  'msgpackr',
+  'execa',
+  'vega',
+  'vega-lite',
+] as const;
 
 /** Packages (npm names, node: builtins left out) reachable from `entry` (a path under src/) through static imports. */
 export function staticPackages(entry: string): Set<string> {
@@ -25,7 +33,8 @@ export function staticPackages(entry: string): Set<string> {
     for (const m of text.matchAll(/^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)) {
       const spec = m[1]!;
       if (spec.startsWith('.')) queue.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
-      else if (!spec.startsWith('node:')) packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+      else if (!spec.startsWith('node:'))
+        packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
     }
   }
   return packages;

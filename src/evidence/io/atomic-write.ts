@@ -82,7 +82,10 @@ export async function writeFileAtomic(path: string, data: Bytes | (() => Bytes),
     bytes = toBytes(typeof data === 'function' ? data() : data);
   } catch (e) {
     const why = isImepError(e) ? e.oneLine() : e instanceof Error ? e.message : String(e);
-    throw new ImepError('E_IO', `could not serialise the content; nothing was written: ${why}`, { file: path, cause: e });
+    throw new ImepError('E_IO', `could not serialise the content; nothing was written: ${why}`, {
+      file: path,
+      cause: e,
+    });
   }
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}${TEMP_MARK}${process.pid}-${randomBytes(4).toString('hex')}`);
@@ -145,7 +148,9 @@ export async function withOwnerWrite<T>(paths: readonly string[], fn: () => Prom
       if (st === undefined) continue;
       const mode = st.mode & 0o7777;
       if ((mode & 0o200) === 0) {
-        await chmod(p, mode | 0o200).catch((e: unknown) => Promise.reject(ioError(p, 'grant owner write for a post-seal record', e)));
+        await chmod(p, mode | 0o200).catch((e: unknown) =>
+          Promise.reject(ioError(p, 'grant owner write for a post-seal record', e)),
+        );
         restored.push({ path: p, mode });
       }
     }

@@ -45,7 +45,11 @@ function tampered(file: string, message: string): ImepError {
  * Serialises one JSON value as a line (with its trailing newline). A throwing serialiser, or a line
  * that would contain a newline, throws here, before anything touches the file.
  */
-export function encodeJsonLine(file: string, value: unknown, serialize: (v: unknown) => string = canonicalJson): Uint8Array {
+export function encodeJsonLine(
+  file: string,
+  value: unknown,
+  serialize: (v: unknown) => string = canonicalJson,
+): Uint8Array {
   let line: string;
   try {
     line = serialize(value);
@@ -63,7 +67,11 @@ export function encodeJsonLine(file: string, value: unknown, serialize: (v: unkn
  * empty file before the write is treated as just created, and its directory is fsync'd too (no
  * exception on the common path: the file is opened with 'a' and its size read, not probed with 'ax').
  */
-export async function appendJsonLine(file: string, value: unknown, serialize: (v: unknown) => string = canonicalJson): Promise<void> {
+export async function appendJsonLine(
+  file: string,
+  value: unknown,
+  serialize: (v: unknown) => string = canonicalJson,
+): Promise<void> {
   const bytes = encodeJsonLine(file, value, serialize);
   let fh: FileHandle | undefined;
   let created = false;
@@ -115,7 +123,11 @@ export function parseJsonLines(buf: Buffer, file: string): JsonLinesRead {
   }
   const torn =
     start < buf.length
-      ? { offset: start, bytes: buf.length - start, preview: buf.subarray(start, Math.min(buf.length, start + 60)).toString('utf8') }
+      ? {
+          offset: start,
+          bytes: buf.length - start,
+          preview: buf.subarray(start, Math.min(buf.length, start + 60)).toString('utf8'),
+        }
       : null;
   return { lines, offsets, completeBytes: start, torn };
 }
@@ -141,7 +153,8 @@ export function checkSeqOrder(lines: readonly JsonValue[], file: string, firstSe
     const expected = firstSeq + i;
     if (seq === undefined) throw tampered(file, `line ${i + 1} has no non-negative integer "seq"`);
     if (seq !== expected) {
-      const kind = seq < expected ? (lines.slice(0, i).some((l) => seqOf(l) === seq) ? 'duplicates' : 'goes back to') : 'skips to';
+      const kind =
+        seq < expected ? (lines.slice(0, i).some((l) => seqOf(l) === seq) ? 'duplicates' : 'goes back to') : 'skips to';
       throw tampered(file, `line ${i + 1} ${kind} seq ${seq}; expected seq ${expected}`);
     }
     return line as SeqRow;
@@ -207,7 +220,8 @@ async function planSeqCut(file: string, nextSeq: number): Promise<SeqCut> {
   if (bad !== -1) throw tampered(file, `line ${bad + 1} has no non-negative integer "seq"`);
   if (cut !== -1) {
     const late = read.lines.slice(cut).findIndex((l) => (seqOf(l) ?? 0) < nextSeq);
-    if (late !== -1) throw tampered(file, `line ${cut + late + 1} (seq ${seqOf(read.lines[cut + late]!)}) follows a later seq`);
+    if (late !== -1)
+      throw tampered(file, `line ${cut + late + 1} (seq ${seqOf(read.lines[cut + late]!)}) follows a later seq`);
     const ahead = read.lines.slice(cut).findIndex((l) => (seqOf(l) ?? 0) > nextSeq);
     if (ahead !== -1) {
       throw tampered(
@@ -246,7 +260,11 @@ export async function truncateFromSeq(file: string, nextSeq: number): Promise<Se
  * file is checked first (planSeqCut), so a refusal leaves all of them and the rows file as they were; then the
  * rows file's torn tail and the side lines of the row in flight go. Used by resume (formal run, shard).
  */
-export async function cutToCommittedRows(rowsFile: string, sideFiles: readonly string[], nextSeq: number): Promise<{ readonly tornRow: TornTail | null; readonly droppedSideLines: number }> {
+export async function cutToCommittedRows(
+  rowsFile: string,
+  sideFiles: readonly string[],
+  nextSeq: number,
+): Promise<{ readonly tornRow: TornTail | null; readonly droppedSideLines: number }> {
   const cuts: SeqCut[] = [];
   for (const file of sideFiles) cuts.push(await planSeqCut(file, nextSeq));
   const tornRow = await repairTornTail(rowsFile);

@@ -49,17 +49,27 @@ export function parseRecordBytes<S extends z.ZodType>(bytes: Buffer, schema: S):
   const result = schema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
-    return { kind: 'bad', reason: `does not match its schema at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}` };
+    return {
+      kind: 'bad',
+      reason: `does not match its schema at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
+    };
   }
   return { kind: 'ok', value: result.data, bytes };
 }
 
 /** Reads a record that must exist and be intact, else throws E_UNIT_TAMPERED (or E_IO for a missing file). */
-export async function readRequiredRecord<S extends z.ZodType>(path: string, schema: S, missingHint: string): Promise<z.infer<S>> {
+export async function readRequiredRecord<S extends z.ZodType>(
+  path: string,
+  schema: S,
+  missingHint: string,
+): Promise<z.infer<S>> {
   const r = await readRecord(path, schema);
   if (r.kind === 'missing') throw new ImepError('E_IO', 'file not found', { file: path, hint: missingHint });
   if (r.kind === 'bad') {
-    throw new ImepError('E_UNIT_TAMPERED', `the record ${r.reason}`, { file: path, hint: 'run `imep campaign verify` to see what changed' });
+    throw new ImepError('E_UNIT_TAMPERED', `the record ${r.reason}`, {
+      file: path,
+      hint: 'run `imep campaign verify` to see what changed',
+    });
   }
   return r.value;
 }

@@ -166,7 +166,9 @@ export class RowWriter {
     return this.serial(async () => {
       const parsed = DurableRowSchema.safeParse(row);
       if (!parsed.success) {
-        throw new ImepError('E_INTERNAL', `row is not a durable row: ${parsed.error.issues[0]?.message ?? 'invalid'}`, { file: this.files.rows });
+        throw new ImepError('E_INTERNAL', `row is not a durable row: ${parsed.error.issues[0]?.message ?? 'invalid'}`, {
+          file: this.files.rows,
+        });
       }
       if (row.seq !== this.next) {
         throw new ImepError('E_OUT_OF_ORDER', `row seq ${row.seq} arrived but the next row is seq ${this.next}`, {
@@ -198,7 +200,8 @@ export class RowWriter {
   /** Appends a trace line to `traces/<stream>.jsonl`; written before its row, so `seq <= nextSeq`. */
   appendTrace(stream: string, entry: SeqLine): Promise<void> {
     return this.serial(async () => {
-      if (!STREAM_RE.test(stream)) throw new ImepError('E_USAGE', `bad trace stream name '${stream}'`, { field: 'stream' });
+      if (!STREAM_RE.test(stream))
+        throw new ImepError('E_USAGE', `bad trace stream name '${stream}'`, { field: 'stream' });
       await this.appendSide(`${this.files.tracesDir}/${stream}.jsonl`, entry);
     });
   }
@@ -210,7 +213,11 @@ export class RowWriter {
 
   private async appendSide(file: string, line: SeqLine): Promise<void> {
     if (!Number.isSafeInteger(line.seq) || line.seq < 0 || line.seq > this.next) {
-      throw new ImepError('E_OUT_OF_ORDER', `line seq ${String(line.seq)} is not a committed or current row (next row is seq ${this.next})`, { file });
+      throw new ImepError(
+        'E_OUT_OF_ORDER',
+        `line seq ${String(line.seq)} is not a committed or current row (next row is seq ${this.next})`,
+        { file },
+      );
     }
     const bytes = encodeJsonLine(file, line);
     await this.ready();
@@ -235,11 +242,15 @@ export class RowWriter {
       await op();
     } catch (e) {
       const err = isImepError(e) ? e : ioError(this.files.rows, 'append', e);
-      this.broken = new ImepError('E_IO', `an earlier append failed, so this writer appends nothing more (${err.oneLine()})`, {
-        file: this.files.rows,
-        hint: 'the rows file may end in a partial line; `imep campaign resume` repairs it and continues',
-        cause: err,
-      });
+      this.broken = new ImepError(
+        'E_IO',
+        `an earlier append failed, so this writer appends nothing more (${err.oneLine()})`,
+        {
+          file: this.files.rows,
+          hint: 'the rows file may end in a partial line; `imep campaign resume` repairs it and continues',
+          cause: err,
+        },
+      );
       this.closeFiles();
       throw err;
     }

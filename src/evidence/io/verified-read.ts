@@ -38,7 +38,8 @@ export const verifiedReadTestHooks: {
   afterHashing?: (dir: string) => Promise<void> | void;
 } = {};
 
-const TAMPERED_HINT = 'a file changed after it was verified: restore the unit from an intact copy; `imep campaign verify` lists every difference';
+const TAMPERED_HINT =
+  'a file changed after it was verified: restore the unit from an intact copy; `imep campaign verify` lists every difference';
 
 /**
  * Reads `path` (unit-relative) once and returns its bytes if their SHA-256 is `expectedSha256`; throws
@@ -47,20 +48,31 @@ const TAMPERED_HINT = 'a file changed after it was verified: restore the unit fr
 export async function readVerified(unitDir: string, path: string, expectedSha256: string | undefined): Promise<Buffer> {
   const file = join(unitDir, path);
   if (expectedSha256 === undefined) {
-    throw new ImepError('E_UNIT_TAMPERED', `${path} is not among the files the verification vouched for`, { file, hint: TAMPERED_HINT });
+    throw new ImepError('E_UNIT_TAMPERED', `${path} is not among the files the verification vouched for`, {
+      file,
+      hint: TAMPERED_HINT,
+    });
   }
   let bytes: Buffer;
   try {
     bytes = await readFile(file);
   } catch (e) {
-    throw new ImepError('E_UNIT_TAMPERED', `${path} cannot be read after it was verified`, { file, hint: TAMPERED_HINT, cause: e });
+    throw new ImepError('E_UNIT_TAMPERED', `${path} cannot be read after it was verified`, {
+      file,
+      hint: TAMPERED_HINT,
+      cause: e,
+    });
   }
   const found = sha256Hex(bytes);
   if (found !== expectedSha256) {
-    throw new ImepError('E_UNIT_TAMPERED', `${path} changed after verification: its bytes hash to ${found.slice(0, 12)}…, the verified entry says ${expectedSha256.slice(0, 12)}…`, {
-      file,
-      hint: TAMPERED_HINT,
-    });
+    throw new ImepError(
+      'E_UNIT_TAMPERED',
+      `${path} changed after verification: its bytes hash to ${found.slice(0, 12)}…, the verified entry says ${expectedSha256.slice(0, 12)}…`,
+      {
+        file,
+        hint: TAMPERED_HINT,
+      },
+    );
   }
   return bytes;
 }
@@ -76,11 +88,19 @@ export function readSealed(unit: VerifiedUnit, path: string): Promise<Buffer> {
 }
 
 /** Reads a record once against `expectedSha256` and parses those bytes; E_UNIT_TAMPERED when either fails. */
-export async function readVerifiedRecord<S extends z.ZodType>(unitDir: string, path: string, expectedSha256: string | undefined, schema: S): Promise<z.infer<S>> {
+export async function readVerifiedRecord<S extends z.ZodType>(
+  unitDir: string,
+  path: string,
+  expectedSha256: string | undefined,
+  schema: S,
+): Promise<z.infer<S>> {
   const bytes = await readVerified(unitDir, path, expectedSha256);
   const r = parseRecordBytes(bytes, schema);
   if (r.kind !== 'ok') {
-    throw new ImepError('E_UNIT_TAMPERED', `${path} ${r.kind === 'bad' ? r.reason : 'is missing'}`, { file: join(unitDir, path), hint: TAMPERED_HINT });
+    throw new ImepError('E_UNIT_TAMPERED', `${path} ${r.kind === 'bad' ? r.reason : 'is missing'}`, {
+      file: join(unitDir, path),
+      hint: TAMPERED_HINT,
+    });
   }
   return r.value;
 }

@@ -12,9 +12,12 @@ export const HostedPolicyRecordSchema = z.object({
   name: z.string(),
   host: z.object({ name: z.string(), version: z.string() }),
   version: z.string(),
-  memory: z.object({ bank: z.string(), banks: z.array(z.string()).optional(), k: z.number().int().nonnegative().optional() }),
+  memory: z.object({
+    bank: z.string(),
+    banks: z.array(z.string()).optional(),
+    k: z.number().int().nonnegative().optional(),
+  }),
   files: z.array(z.object({ path: z.string(), bytes: z.number().int().nonnegative(), sha256: Sha256HexSchema })),
   digest: Sha256HexSchema,
 });
 export type HostedPolicyRecord = z.infer<typeof HostedPolicyRecordSchema>;
-

@@ -47,7 +47,10 @@ export const RUN_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** `<kind>-<UTC timestamp>-<8 hex>`, e.g. `formal-20260101T120000Z-1a2b3c4d`. */
 export function newRunId(kind: RunKind, now: Date): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
   return `${kind}-${stamp}-${randomBytes(4).toString('hex')}`;
 }
 

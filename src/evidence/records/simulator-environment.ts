@@ -9,7 +9,16 @@ import { z } from 'zod';
 
 export type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 
-const JsonSchema: z.ZodType<Json> = z.lazy(() => z.union([z.string(), z.number().finite(), z.boolean(), z.null(), z.array(JsonSchema), z.record(z.string(), JsonSchema)]));
+const JsonSchema: z.ZodType<Json> = z.lazy(() =>
+  z.union([
+    z.string(),
+    z.number().finite(),
+    z.boolean(),
+    z.null(),
+    z.array(JsonSchema),
+    z.record(z.string(), JsonSchema),
+  ]),
+);
 
 export const SimulatorEnvironmentSchema = z.object({
   /** The sim-bridge adapter that reported it (e.g. libero, mikasa). */
@@ -31,7 +40,10 @@ function asJson(v: unknown): Json {
 }
 
 /** The record of what `adapter` reported (hello.environment[adapter]), or undefined when it reported nothing. */
-export function simulatorEnvironmentOf(adapter: string, reported: Readonly<Record<string, unknown>> | null | undefined): SimulatorEnvironment | undefined {
+export function simulatorEnvironmentOf(
+  adapter: string,
+  reported: Readonly<Record<string, unknown>> | null | undefined,
+): SimulatorEnvironment | undefined {
   if (reported === null || reported === undefined) return undefined;
   return { adapter, reported: asJson(reported) as Record<string, Json> };
 }

@@ -25,7 +25,10 @@ export async function readUnitHeader(dir: string): Promise<EvidenceUnit> {
         hint: 'upgrade imep to read this unit',
       });
     }
-    throw new ImepError('E_UNIT_TAMPERED', `unit.json ${r.reason}`, { file, hint: 'run `imep campaign verify` to see what changed' });
+    throw new ImepError('E_UNIT_TAMPERED', `unit.json ${r.reason}`, {
+      file,
+      hint: 'run `imep campaign verify` to see what changed',
+    });
   }
   return r.value;
 }

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { ImepError, sha256Hex, canonicalJson } from '../../core/index.js';
 import { withOwnerWrite } from '../io/atomic-write.js';
-import { appendJsonLine, parseJsonLines, readJsonLines, repairTornTail, type JsonLinesRead } from '../io/durable-append.js';
+import {
+  appendJsonLine,
+  parseJsonLines,
+  readJsonLines,
+  repairTornTail,
+  type JsonLinesRead,
+} from '../io/durable-append.js';
 import { hasFormalData } from './formal-run.js';
 import { isSealedState, UNIT_STATES, type UnitState } from '../lifecycle.js';
 import { currentOperator } from '../operator.js';
@@ -96,9 +102,13 @@ function checkAmendmentLines(read: JsonLinesRead, file: string): AmendmentLog {
   read.lines.forEach((line, i) => {
     const parsed = AmendmentSchema.safeParse(line);
     const bad = (why: string): ImepError =>
-      new ImepError('E_UNIT_TAMPERED', `amendment line ${i + 1} ${why}`, { file, hint: 'the amendment log is append-only; run `imep campaign verify`' });
+      new ImepError('E_UNIT_TAMPERED', `amendment line ${i + 1} ${why}`, {
+        file,
+        hint: 'the amendment log is append-only; run `imep campaign verify`',
+      });
     if (!parsed.success) throw bad(`is not an amendment: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-    if (parsed.data.prevSha256 !== prev) throw bad('breaks the hash chain (an earlier line was changed, removed or reordered)');
+    if (parsed.data.prevSha256 !== prev)
+      throw bad('breaks the hash chain (an earlier line was changed, removed or reordered)');
     if (parsed.data.id !== `A${i + 1}`) throw bad(`has id ${parsed.data.id}; expected A${i + 1}`);
     amendments.push(parsed.data);
     prev = sha256Hex(canonicalJson(line));
@@ -139,8 +149,14 @@ export async function amend(dir: string, input: AmendInput): Promise<Amendment> 
     let amendment = body;
     if (sealed) {
       const sealBytes = await readFile(unitPaths(dir).seal);
-      const sealedCount = (JSON.parse(sealBytes.toString('utf8')) as { amendments: { count: number } }).amendments.count;
-      const prev = amendmentPrevLink(sha256Hex(sealBytes), log.amendments.length === sealedCount, `A${log.amendments.length}`, log.headSha256);
+      const sealedCount = (JSON.parse(sealBytes.toString('utf8')) as { amendments: { count: number } }).amendments
+        .count;
+      const prev = amendmentPrevLink(
+        sha256Hex(sealBytes),
+        log.amendments.length === sealedCount,
+        `A${log.amendments.length}`,
+        log.headSha256,
+      );
       amendment = await signRecord(body, { signer: author.id, prev });
     }
     await appendJsonLine(file, AmendmentSchema.parse(amendment));

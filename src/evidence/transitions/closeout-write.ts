@@ -43,10 +43,18 @@ export async function closeout(dir: string, input: CloseoutInput = {}): Promise<
   const lastCheckFile = checkFiles.at(-1);
   const lastAdj = adjudications.at(-1);
   if (lastCheck === undefined || lastCheckFile === undefined || lastAdj === undefined) {
-    throw new ImepError('E_OUT_OF_ORDER', `unit ${snap.header.id} has no cross-check; run \`imep campaign cross-check\` first`, { file: dir });
+    throw new ImepError(
+      'E_OUT_OF_ORDER',
+      `unit ${snap.header.id} has no cross-check; run \`imep campaign cross-check\` first`,
+      { file: dir },
+    );
   }
   if (lastCheck.adjudicationFile !== lastAdj) {
-    throw new ImepError('E_OUT_OF_ORDER', `the last cross-check is of ${lastCheck.adjudicationFile}, not the current ${lastAdj}; run \`imep campaign cross-check\` first`, { file: dir });
+    throw new ImepError(
+      'E_OUT_OF_ORDER',
+      `the last cross-check is of ${lastCheck.adjudicationFile}, not the current ${lastAdj}; run \`imep campaign cross-check\` first`,
+      { file: dir },
+    );
   }
   await assertAmendmentsHeld(dir, join(paths.adjudicationDir, lastAdj), log.amendments);
   const adjPrefix = `${UNIT_FILES.adjudicationDir}/`;
@@ -57,21 +65,26 @@ export async function closeout(dir: string, input: CloseoutInput = {}): Promise<
   const operator = input.operator ?? currentOperator();
   await prepareSigner(operator.id);
   const adjudication = { file: lastAdj, sha256: sha256Hex(await readFile(join(paths.adjudicationDir, lastAdj))) };
-  const record: CloseoutRecord = withSelfHash(await signRecord({
-    kind: 'imep.closeout' as const,
-    version: 1 as const,
-    unitId: snap.header.id,
-    closedAt: (input.now ?? (() => new Date()))().toISOString(),
-    operator,
-    sealRoot: seal.merkle.root,
-    sealSha256: sha256Hex(await readFile(paths.seal)),
-    merkle: { scheme: MERKLE_SCHEME, root: merkleRoot(files) },
-    files,
-    amendments: log.amendments.map((a) => ({ id: a.id, classification: a.classification, at: a.at })),
-    adjudication,
-    crossCheck: { file: lastCheckFile, outcome: lastCheck.outcome },
-    notes: input.notes?.trim() || null,
-  }, { signer: operator.id, prev: await prevLink(dir, `${adjPrefix}${lastCheckFile}`) }));
+  const record: CloseoutRecord = withSelfHash(
+    await signRecord(
+      {
+        kind: 'imep.closeout' as const,
+        version: 1 as const,
+        unitId: snap.header.id,
+        closedAt: (input.now ?? (() => new Date()))().toISOString(),
+        operator,
+        sealRoot: seal.merkle.root,
+        sealSha256: sha256Hex(await readFile(paths.seal)),
+        merkle: { scheme: MERKLE_SCHEME, root: merkleRoot(files) },
+        files,
+        amendments: log.amendments.map((a) => ({ id: a.id, classification: a.classification, at: a.at })),
+        adjudication,
+        crossCheck: { file: lastCheckFile, outcome: lastCheck.outcome },
+        notes: input.notes?.trim() || null,
+      },
+      { signer: operator.id, prev: await prevLink(dir, `${adjPrefix}${lastCheckFile}`) },
+    ),
+  );
   await withOwnerWrite([dir], () => writeRecord(paths.closeout, CloseoutRecordSchema.parse(record)));
   await makeReadOnly(dir);
   return record;
@@ -89,8 +102,13 @@ async function assertAmendmentsHeld(dir: string, adjPath: string, held: readonly
     const log = (v as { amendments?: { log?: unknown } } | null)?.amendments?.log;
     return Array.isArray(log) ? (log.filter((x) => x !== null && typeof x === 'object') as Listing[]) : [];
   };
-  const record = JSON.parse((await readFile(adjPath)).toString('utf8')) as { result?: unknown; artifacts?: { path?: unknown }[] };
-  const sources: { file: string; listed: Listing[] }[] = [{ file: relative(dir, adjPath), listed: logOf(record.result) }];
+  const record = JSON.parse((await readFile(adjPath)).toString('utf8')) as {
+    result?: unknown;
+    artifacts?: { path?: unknown }[];
+  };
+  const sources: { file: string; listed: Listing[] }[] = [
+    { file: relative(dir, adjPath), listed: logOf(record.result) },
+  ];
   for (const a of record.artifacts ?? []) {
     if (typeof a.path !== 'string' || !a.path.endsWith('.json')) continue;
     try {
@@ -103,10 +121,14 @@ async function assertAmendmentsHeld(dir: string, adjPath: string, held: readonly
     for (const item of listed) {
       const a = held.find((h) => h.id === item.id);
       if (a === undefined || a.at !== item.at || (typeof item.text === 'string' && a.text !== item.text)) {
-        throw new ImepError('E_UNIT_TAMPERED', `${file} lists amendment ${String(item.id)} (at ${String(item.at)}), which ${UNIT_FILES.amendments} ${a === undefined ? 'does not hold' : 'holds with another date or text'}; the unit cannot be closed out`, {
-          file: join(dir, UNIT_FILES.amendments),
-          hint: 'restore amendments.jsonl from an intact copy; amendments are append-only',
-        });
+        throw new ImepError(
+          'E_UNIT_TAMPERED',
+          `${file} lists amendment ${String(item.id)} (at ${String(item.at)}), which ${UNIT_FILES.amendments} ${a === undefined ? 'does not hold' : 'holds with another date or text'}; the unit cannot be closed out`,
+          {
+            file: join(dir, UNIT_FILES.amendments),
+            hint: 'restore amendments.jsonl from an intact copy; amendments are append-only',
+          },
+        );
       }
     }
   }

@@ -19,7 +19,9 @@ export interface CreateUnitInput {
 export async function createUnitDir(dir: string, input: CreateUnitInput): Promise<EvidenceUnit> {
   const id = UnitIdSchema.safeParse(input.id);
   if (!id.success) {
-    throw new ImepError('E_USAGE', `bad unit id '${input.id}': ${id.error.issues[0]?.message ?? 'invalid'}`, { field: 'id' });
+    throw new ImepError('E_USAGE', `bad unit id '${input.id}': ${id.error.issues[0]?.message ?? 'invalid'}`, {
+      field: 'id',
+    });
   }
   const existing = await readdir(dir).catch((e: unknown) => {
     if ((e as { code?: string }).code === 'ENOENT') return [] as string[];
@@ -33,7 +35,13 @@ export async function createUnitDir(dir: string, input: CreateUnitInput): Promis
   }
   try {
     await makeDirs(dir);
-    for (const sub of [UNIT_FILES.rowsDir, UNIT_FILES.tracesDir, UNIT_FILES.probeDir, UNIT_FILES.smokeDir, UNIT_FILES.adjudicationDir]) {
+    for (const sub of [
+      UNIT_FILES.rowsDir,
+      UNIT_FILES.tracesDir,
+      UNIT_FILES.probeDir,
+      UNIT_FILES.smokeDir,
+      UNIT_FILES.adjudicationDir,
+    ]) {
       await mkdir(`${dir}/${sub}`);
     }
   } catch (e) {

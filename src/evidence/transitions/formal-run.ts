@@ -53,12 +53,21 @@ export class FormalRun extends RowWriter {
     nextSeq: number,
   ) {
     const p = unitPaths(dir);
-    super({ rows: p.rows, timings: p.timings, tracesDir: p.tracesDir }, nextSeq, async () => {
-      const snap = await requireAction(dir, 'append');
-      if (snap.header.spec?.runId !== runId) {
-        throw new ImepError('E_OUT_OF_ORDER', `run ${runId} is no longer the unit's current run (now ${snap.header.spec?.runId ?? 'none'})`, { file: dir });
-      }
-    }, p.header);
+    super(
+      { rows: p.rows, timings: p.timings, tracesDir: p.tracesDir },
+      nextSeq,
+      async () => {
+        const snap = await requireAction(dir, 'append');
+        if (snap.header.spec?.runId !== runId) {
+          throw new ImepError(
+            'E_OUT_OF_ORDER',
+            `run ${runId} is no longer the unit's current run (now ${snap.header.spec?.runId ?? 'none'})`,
+            { file: dir },
+          );
+        }
+      },
+      p.header,
+    );
   }
 }
 
@@ -67,14 +76,21 @@ async function writeRun(dir: string, record: RunRecord): Promise<void> {
 }
 
 export async function readRunRecord(dir: string): Promise<RunRecord> {
-  return readRequiredRecord(unitPaths(dir).runRecord, RunRecordSchema, 'no formal run has started: run `imep campaign run`');
+  return readRequiredRecord(
+    unitPaths(dir).runRecord,
+    RunRecordSchema,
+    'no formal run has started: run `imep campaign run`',
+  );
 }
 
 export async function startRun(dir: string, opts: RunOptions = {}): Promise<FormalRun> {
   const snap = await requireAction(dir, 'run');
   await loadFrozenProtocol(dir);
   const paths = unitPaths(dir);
-  const rowsExist = await stat(paths.rows).then(() => true, () => false);
+  const rowsExist = await stat(paths.rows).then(
+    () => true,
+    () => false,
+  );
   if (rowsExist) {
     throw new ImepError('E_UNIT_TAMPERED', 'rows.jsonl exists in a unit that has no running formal run', {
       file: paths.rows,
@@ -107,11 +123,18 @@ export async function startRun(dir: string, opts: RunOptions = {}): Promise<Form
     completedAt: null,
     rowsDone: null,
   });
-  await writeUnitHeader(dir, { ...snap.header, status: 'running', spec: snap.header.spec === null ? null : { ...snap.header.spec, runId } });
+  await writeUnitHeader(dir, {
+    ...snap.header,
+    status: 'running',
+    spec: snap.header.spec === null ? null : { ...snap.header.spec, runId },
+  });
   return new FormalRun(dir, runId, 0);
 }
 
-export async function resumeRun(dir: string, opts: Omit<RunOptions, 'runId'> = {}): Promise<{ run: FormalRun; report: ResumeReport }> {
+export async function resumeRun(
+  dir: string,
+  opts: Omit<RunOptions, 'runId'> = {},
+): Promise<{ run: FormalRun; report: ResumeReport }> {
   await requireAction(dir, 'resume');
   await loadFrozenProtocol(dir);
   const paths = unitPaths(dir);
@@ -121,8 +144,14 @@ export async function resumeRun(dir: string, opts: Omit<RunOptions, 'runId'> = {
   // side lines beyond the rows of at most the one row in flight (else committed rows are missing).
   const { nextSeq } = await readRows(paths.rows);
   await checkRowsAgainstPlan(paths.rows, await frozenPlanEpisodes(dir));
-  const traceFiles = (await readdir(paths.tracesDir).catch(() => [] as string[])).filter((n) => n.endsWith('.jsonl')).sort();
-  const { tornRow, droppedSideLines } = await cutToCommittedRows(paths.rows, [paths.timings, ...traceFiles.map((name) => join(paths.tracesDir, name))], nextSeq);
+  const traceFiles = (await readdir(paths.tracesDir).catch(() => [] as string[]))
+    .filter((n) => n.endsWith('.jsonl'))
+    .sort();
+  const { tornRow, droppedSideLines } = await cutToCommittedRows(
+    paths.rows,
+    [paths.timings, ...traceFiles.map((name) => join(paths.tracesDir, name))],
+    nextSeq,
+  );
   const now = (opts.now ?? (() => new Date()))();
   await writeRun(dir, {
     ...record,
@@ -141,7 +170,10 @@ export async function resumeRun(dir: string, opts: Omit<RunOptions, 'runId'> = {
       },
     ],
   });
-  return { run: new FormalRun(dir, record.runId, nextSeq), report: { runId: record.runId, nextSeq, tornRow, droppedSideLines, removedTempFiles } };
+  return {
+    run: new FormalRun(dir, record.runId, nextSeq),
+    report: { runId: record.runId, nextSeq, tornRow, droppedSideLines, removedTempFiles },
+  };
 }
 
 /** running → run-complete; refused unless every planned row is in and the rows file is intact. */
@@ -151,14 +183,22 @@ export async function completeRun(dir: string, opts: { readonly now?: () => Date
   const { plannedRows } = await readPrecommit(dir);
   const { rows, torn } = await readRows(paths.rows);
   if (torn !== null || rows.length !== plannedRows) {
-    throw new ImepError('E_OUT_OF_ORDER', `unit ${snap.header.id} has ${rows.length} of ${plannedRows} planned rows${torn ? ' and a torn final line' : ''}; run \`imep campaign resume\` first`, {
-      file: paths.rows,
-    });
+    throw new ImepError(
+      'E_OUT_OF_ORDER',
+      `unit ${snap.header.id} has ${rows.length} of ${plannedRows} planned rows${torn ? ' and a torn final line' : ''}; run \`imep campaign resume\` first`,
+      {
+        file: paths.rows,
+      },
+    );
   }
   // what is sealed next: every row the planned episode at its seq, in canonical form
   await checkRowsAgainstPlan(paths.rows, await frozenPlanEpisodes(dir));
   const record = await readRunRecord(dir);
-  const done: RunRecord = { ...record, completedAt: (opts.now ?? (() => new Date()))().toISOString(), rowsDone: rows.length };
+  const done: RunRecord = {
+    ...record,
+    completedAt: (opts.now ?? (() => new Date()))().toISOString(),
+    rowsDone: rows.length,
+  };
   await writeRun(dir, done);
   await writeUnitHeader(dir, { ...snap.header, status: 'run-complete' });
   return done;
@@ -180,7 +220,8 @@ export async function failRun(dir: string, input: FailRunInput): Promise<string>
   if (input.reason.trim() === '') throw new ImepError('E_USAGE', 'a failed run needs a reason', { field: 'reason' });
   const paths = unitPaths(dir);
   const runId = snap.header.spec?.runId;
-  if (runId === null || runId === undefined) throw new ImepError('E_UNIT_TAMPERED', 'unit.json names no current run', { file: paths.header });
+  if (runId === null || runId === undefined)
+    throw new ImepError('E_UNIT_TAMPERED', 'unit.json names no current run', { file: paths.header });
   const target = join(dir, UNIT_FILES.failedRunsDir, runId);
   const rowsDone = (await readRows(paths.rows).catch(() => ({ rows: [] }))).rows.length;
   try {
@@ -189,7 +230,12 @@ export async function failRun(dir: string, input: FailRunInput): Promise<string>
     throw ioError(target, 'create the failed-run folder', e);
   }
   const failureFile = join(target, 'failure.json');
-  if (!(await stat(failureFile).then(() => true, () => false))) {
+  if (
+    !(await stat(failureFile).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     await writeRecord(failureFile, {
       kind: 'imep.failed-run',
       version: 1,
@@ -206,8 +252,14 @@ export async function failRun(dir: string, input: FailRunInput): Promise<string>
     [paths.tracesDir, UNIT_FILES.tracesDir],
   ] as const) {
     const to = join(target, name);
-    const fromExists = await stat(from).then(() => true, () => false);
-    const toExists = await stat(to).then(() => true, () => false);
+    const fromExists = await stat(from).then(
+      () => true,
+      () => false,
+    );
+    const toExists = await stat(to).then(
+      () => true,
+      () => false,
+    );
     try {
       if (fromExists && !toExists) await rename(from, to);
       await mkdir(from, { recursive: true });
@@ -217,7 +269,11 @@ export async function failRun(dir: string, input: FailRunInput): Promise<string>
   }
   await fsyncDir(target);
   await fsyncDir(dir);
-  await writeUnitHeader(dir, { ...snap.header, status: 'precommitted', spec: snap.header.spec === null ? null : { ...snap.header.spec, runId: null } });
+  await writeUnitHeader(dir, {
+    ...snap.header,
+    status: 'precommitted',
+    spec: snap.header.spec === null ? null : { ...snap.header.spec, runId: null },
+  });
   return target;
 }
 
@@ -226,5 +282,10 @@ export async function hasFormalData(dir: string): Promise<boolean> {
   const paths = unitPaths(dir);
   const failed = await readdir(join(dir, UNIT_FILES.failedRunsDir)).catch(() => [] as string[]);
   if (failed.length > 0) return true;
-  return (await stat(paths.rows).then((s) => s.size, () => 0)) > 0;
+  return (
+    (await stat(paths.rows).then(
+      (s) => s.size,
+      () => 0,
+    )) > 0
+  );
 }

@@ -6,7 +6,13 @@ import { fsyncDir, ioError, withOwnerWrite, writeFileAtomic, type Bytes } from '
 import { readRunRecord } from './formal-run.js';
 import { buildManifest } from '../manifest.js';
 import { checkAdjudicator, currentOperator, type SameOperatorOverride } from '../operator.js';
-import { AdjudicationRecordSchema, CrossCheckRecordSchema, type AdjudicationRecord, type CrossCheckOutcome, type CrossCheckRecord } from '../records/post-seal-records.js';
+import {
+  AdjudicationRecordSchema,
+  CrossCheckRecordSchema,
+  type AdjudicationRecord,
+  type CrossCheckOutcome,
+  type CrossCheckRecord,
+} from '../records/post-seal-records.js';
 import { readRequiredRecord, withSelfHash, writeRecord } from '../io/record-file.js';
 import { runOperators } from '../records/run-record.js';
 import { readSeal } from './seal.js';
@@ -43,7 +49,10 @@ export interface AdjudicateInput {
 }
 
 async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 export async function adjudicate(dir: string, input: AdjudicateInput): Promise<AdjudicationRecord> {
@@ -60,7 +69,8 @@ export async function adjudicate(dir: string, input: AdjudicateInput): Promise<A
   const adjudicator = toJsonValue(input.adjudicator ?? null);
   const result = toJsonValue(input.result ?? null);
   const names = Object.keys(input.artifacts ?? {}).sort();
-  for (const n of names) if (!ARTIFACT_NAME_RE.test(n)) throw new ImepError('E_USAGE', `bad artifact name '${n}'`, { field: 'artifacts' });
+  for (const n of names)
+    if (!ARTIFACT_NAME_RE.test(n)) throw new ImepError('E_USAGE', `bad artifact name '${n}'`, { field: 'artifacts' });
 
   const { adjudications } = await listAdjudicationRecords(dir);
   const number = adjudications.length + 1;
@@ -81,30 +91,42 @@ export async function adjudicate(dir: string, input: AdjudicateInput): Promise<A
         throw e instanceof ImepError ? e : ioError(artifactDir, 'store the adjudication artifacts', e);
       }
       await fsyncDir(adjDir);
-      artifacts = await buildManifest(dir, names.map((n) => `${UNIT_FILES.adjudicationDir}/${nnn}/${n}`));
+      artifacts = await buildManifest(
+        dir,
+        names.map((n) => `${UNIT_FILES.adjudicationDir}/${nnn}/${n}`),
+      );
     }
     const sealSha256 = sha256Hex(await readFile(paths.seal));
     const supersedes = adjudications.at(-1) ?? null;
-    const prev = supersedes === null
-      ? { file: UNIT_FILES.seal, sha256: sealSha256 }
-      : { file: `${UNIT_FILES.adjudicationDir}/${supersedes}`, sha256: sha256Hex(await readFile(join(adjDir, supersedes))) };
-    const record: AdjudicationRecord = withSelfHash(await signRecord({
-      kind: 'imep.adjudication' as const,
-      version: 1 as const,
-      unitId: snap.header.id,
-      number,
-      at: (input.now ?? (() => new Date()))().toISOString(),
-      operator,
-      ...(keyCreated ? { operatorKeyCreated: true as const } : {}),
-      ranBy,
-      sameOperatorOverride: override,
-      sealRoot: seal.merkle.root,
-      sealSha256,
-      supersedes,
-      adjudicator,
-      result,
-      artifacts,
-    }, { signer: operator.id, prev }));
+    const prev =
+      supersedes === null
+        ? { file: UNIT_FILES.seal, sha256: sealSha256 }
+        : {
+            file: `${UNIT_FILES.adjudicationDir}/${supersedes}`,
+            sha256: sha256Hex(await readFile(join(adjDir, supersedes))),
+          };
+    const record: AdjudicationRecord = withSelfHash(
+      await signRecord(
+        {
+          kind: 'imep.adjudication' as const,
+          version: 1 as const,
+          unitId: snap.header.id,
+          number,
+          at: (input.now ?? (() => new Date()))().toISOString(),
+          operator,
+          ...(keyCreated ? { operatorKeyCreated: true as const } : {}),
+          ranBy,
+          sameOperatorOverride: override,
+          sealRoot: seal.merkle.root,
+          sealSha256,
+          supersedes,
+          adjudicator,
+          result,
+          artifacts,
+        },
+        { signer: operator.id, prev },
+      ),
+    );
     await writeRecord(join(adjDir, `adjudication-${nnn}.json`), AdjudicationRecordSchema.parse(record));
     return record;
   });
@@ -114,13 +136,19 @@ export async function adjudicate(dir: string, input: AdjudicateInput): Promise<A
 export async function readAdjudications(dir: string): Promise<AdjudicationRecord[]> {
   const { adjudications } = await listAdjudicationRecords(dir);
   const adjDir = unitPaths(dir).adjudicationDir;
-  return Promise.all(adjudications.map((n) => readRequiredRecord(join(adjDir, n), AdjudicationRecordSchema, 'adjudication record vanished')));
+  return Promise.all(
+    adjudications.map((n) =>
+      readRequiredRecord(join(adjDir, n), AdjudicationRecordSchema, 'adjudication record vanished'),
+    ),
+  );
 }
 
 export async function readCrossChecks(dir: string): Promise<CrossCheckRecord[]> {
   const { crossChecks } = await listAdjudicationRecords(dir);
   const adjDir = unitPaths(dir).adjudicationDir;
-  return Promise.all(crossChecks.map((n) => readRequiredRecord(join(adjDir, n), CrossCheckRecordSchema, 'cross-check record vanished')));
+  return Promise.all(
+    crossChecks.map((n) => readRequiredRecord(join(adjDir, n), CrossCheckRecordSchema, 'cross-check record vanished')),
+  );
 }
 
 export interface CrossCheckInput {
@@ -135,7 +163,8 @@ export interface CrossCheckInput {
 /** adjudicated → cross-checked: records a recompute of the current adjudication (or that none was done, and why). */
 export async function crossCheck(dir: string, input: CrossCheckInput): Promise<CrossCheckRecord> {
   const snap = await requireAction(dir, 'cross-check');
-  if (input.method.trim() === '') throw new ImepError('E_USAGE', 'a cross-check must say how it was done (or why it was not)', { field: 'method' });
+  if (input.method.trim() === '')
+    throw new ImepError('E_USAGE', 'a cross-check must say how it was done (or why it was not)', { field: 'method' });
   await assertUnitIntact(dir);
   const { adjudications, crossChecks } = await listAdjudicationRecords(dir);
   const judged = adjudications.at(-1)!;
@@ -145,19 +174,26 @@ export async function crossCheck(dir: string, input: CrossCheckInput): Promise<C
   await prepareSigner(operator.id);
   const adjudicationSha256 = sha256Hex(await readFile(join(adjDir, judged)));
   // Signed like an adjudication: by the cross-checker's key, chained to the adjudication record it checks.
-  const record: CrossCheckRecord = withSelfHash(await signRecord({
-    kind: 'imep.cross-check' as const,
-    version: 1 as const,
-    unitId: snap.header.id,
-    number: crossChecks.length + 1,
-    at: (input.now ?? (() => new Date()))().toISOString(),
-    operator,
-    adjudicationFile: judged,
-    adjudicationSha256,
-    outcome: input.outcome,
-    method: input.method.trim(),
-    detail: toJsonValue(input.detail ?? null),
-  }, { signer: operator.id, prev: { file: `${UNIT_FILES.adjudicationDir}/${judged}`, sha256: adjudicationSha256 } }));
-  await withOwnerWrite([adjDir], () => writeRecord(join(adjDir, `cross-check-${nnn}.json`), CrossCheckRecordSchema.parse(record)));
+  const record: CrossCheckRecord = withSelfHash(
+    await signRecord(
+      {
+        kind: 'imep.cross-check' as const,
+        version: 1 as const,
+        unitId: snap.header.id,
+        number: crossChecks.length + 1,
+        at: (input.now ?? (() => new Date()))().toISOString(),
+        operator,
+        adjudicationFile: judged,
+        adjudicationSha256,
+        outcome: input.outcome,
+        method: input.method.trim(),
+        detail: toJsonValue(input.detail ?? null),
+      },
+      { signer: operator.id, prev: { file: `${UNIT_FILES.adjudicationDir}/${judged}`, sha256: adjudicationSha256 } },
+    ),
+  );
+  await withOwnerWrite([adjDir], () =>
+    writeRecord(join(adjDir, `cross-check-${nnn}.json`), CrossCheckRecordSchema.parse(record)),
+  );
   return record;
 }

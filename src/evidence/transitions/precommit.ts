@@ -10,10 +10,25 @@ import { readRequiredRecord, selfHashOk, withSelfHash, writeRecord } from '../io
 import { registerSeeds } from '../seed-registry.js';
 import { writeUnitHeader } from '../records/unit-header.js';
 import { SignatureBlockSchema, signRecord } from '../../signing/index.js';
-import { CodeIdentitySchema, OperatorSchema, SeedBandSchema, Sha256HexSchema, unitPaths, type CodeIdentity, type Operator, type SeedBand } from '../unit-layout.js';
+import {
+  CodeIdentitySchema,
+  OperatorSchema,
+  SeedBandSchema,
+  Sha256HexSchema,
+  unitPaths,
+  type CodeIdentity,
+  type Operator,
+  type SeedBand,
+} from '../unit-layout.js';
 import { readUnitState, requireAction } from '../unit-state.js';
 import { HostedPolicyRecordSchema, type HostedPolicyRecord } from '../records/hosted-policy-record.js';
-import { ARRIVAL_ORDER_FILE, ArrivalOrderCommitmentSchema, arrivalCommitment, writeArrivalKey, type ArrivalKeyFile } from '../arrival-order.js';
+import {
+  ARRIVAL_ORDER_FILE,
+  ArrivalOrderCommitmentSchema,
+  arrivalCommitment,
+  writeArrivalKey,
+  type ArrivalKeyFile,
+} from '../arrival-order.js';
 import { join } from 'node:path';
 
 /**
@@ -93,14 +108,16 @@ function usage(field: string, message: string): ImepError {
 export async function precommit(dir: string, input: PrecommitInput): Promise<PrecommitRecord> {
   const snap = await requireAction(dir, 'precommit');
   const paths = unitPaths(dir);
-  if (!Number.isSafeInteger(input.plannedRows) || input.plannedRows < 1) throw usage('plannedRows', 'plannedRows must be a positive integer');
+  if (!Number.isSafeInteger(input.plannedRows) || input.plannedRows < 1)
+    throw usage('plannedRows', 'plannedRows must be a positive integer');
   const seeds = input.seeds.map((s, i) => {
     const r = SeedBandSchema.safeParse(s);
     if (!r.success) throw usage(`seeds[${i}]`, `bad seed band: ${r.error.issues[0]?.message ?? 'invalid'}`);
     return r.data;
   });
   for (const [name, hash] of Object.entries(input.checkpointHashes)) {
-    if (!Sha256HexSchema.safeParse(hash).success) throw usage(`checkpointHashes.${name}`, 'checkpoint hash must be a lowercase SHA-256 hex digest');
+    if (!Sha256HexSchema.safeParse(hash).success)
+      throw usage(`checkpointHashes.${name}`, 'checkpoint hash must be a lowercase SHA-256 hex digest');
   }
   // the frozen power analysis must be what its inputs produce, before anything is frozen
   checkFrozenPower((input.protocol as { mde?: Mde } | null)?.mde);
@@ -112,28 +129,41 @@ export async function precommit(dir: string, input: PrecommitInput): Promise<Pre
   const operator = input.operator ?? currentOperator();
 
   // signed first: a missing or unwritable key store refuses before anything is written
-  const record: PrecommitRecord = withSelfHash(await signRecord({
-    kind: 'imep.precommit' as const,
-    version: 1 as const,
-    unitId: snap.header.id,
-    protocolFile: 'protocol.json' as const,
-    protocolHash,
-    planFile: 'plan.json' as const,
-    planHash: input.planHash,
-    planSha256: sha256Hex(planBytes),
-    plannedRows: input.plannedRows,
-    code: input.code,
-    checkpointHashes: { ...input.checkpointHashes },
-    ...(input.simulatorHashes !== undefined && Object.keys(input.simulatorHashes).length > 0 ? { simulatorHashes: { ...input.simulatorHashes } } : {}),
-    ...(input.hostedPolicy === undefined ? {} : { hostedPolicy: input.hostedPolicy }),
-    ...(input.arrivalKey === undefined ? {} : { arrivalOrder: arrivalCommitment(input.arrivalKey) }),
-    seeds,
-    reuse,
-    createdAt: now.toISOString(),
-    operator,
-  }, { signer: operator.id, prev: null }));
+  const record: PrecommitRecord = withSelfHash(
+    await signRecord(
+      {
+        kind: 'imep.precommit' as const,
+        version: 1 as const,
+        unitId: snap.header.id,
+        protocolFile: 'protocol.json' as const,
+        protocolHash,
+        planFile: 'plan.json' as const,
+        planHash: input.planHash,
+        planSha256: sha256Hex(planBytes),
+        plannedRows: input.plannedRows,
+        code: input.code,
+        checkpointHashes: { ...input.checkpointHashes },
+        ...(input.simulatorHashes !== undefined && Object.keys(input.simulatorHashes).length > 0
+          ? { simulatorHashes: { ...input.simulatorHashes } }
+          : {}),
+        ...(input.hostedPolicy === undefined ? {} : { hostedPolicy: input.hostedPolicy }),
+        ...(input.arrivalKey === undefined ? {} : { arrivalOrder: arrivalCommitment(input.arrivalKey) }),
+        seeds,
+        reuse,
+        createdAt: now.toISOString(),
+        operator,
+      },
+      { signer: operator.id, prev: null },
+    ),
+  );
   if (input.seedRegistry !== undefined) {
-    await registerSeeds(input.seedRegistry, { campaignId: snap.header.id, bands: seeds, reuse, protocolHash, now: () => now });
+    await registerSeeds(input.seedRegistry, {
+      campaignId: snap.header.id,
+      bands: seeds,
+      reuse,
+      protocolHash,
+      now: () => now,
+    });
   }
   await writeFileAtomic(paths.protocol, protocolBytes);
   await writeFileAtomic(paths.plan, planBytes);
@@ -160,9 +190,16 @@ export async function precommit(dir: string, input: PrecommitInput): Promise<Pre
 /** Reads precommit.json and checks its own SHA-256 (E_UNIT_TAMPERED when it does not match). */
 export async function readPrecommit(dir: string): Promise<PrecommitRecord> {
   const file = unitPaths(dir).precommit;
-  const record = await readRequiredRecord(file, PrecommitRecordSchema, 'the unit has not been precommitted: run `imep campaign precommit`');
+  const record = await readRequiredRecord(
+    file,
+    PrecommitRecordSchema,
+    'the unit has not been precommitted: run `imep campaign precommit`',
+  );
   if (!selfHashOk(record)) {
-    throw new ImepError('E_UNIT_TAMPERED', 'precommit.json does not match its own SHA-256', { file, hint: 'run `imep campaign verify` to see what changed' });
+    throw new ImepError('E_UNIT_TAMPERED', 'precommit.json does not match its own SHA-256', {
+      file,
+      hint: 'run `imep campaign verify` to see what changed',
+    });
   }
   return record;
 }
@@ -174,10 +211,14 @@ export interface FrozenProtocol {
 }
 
 function frozenError(file: string, found: string, frozen: string): ImepError {
-  return new ImepError('E_PROTOCOL_FROZEN', `the file hashes to ${found.slice(0, 12)}… but the precommit froze ${frozen.slice(0, 12)}…`, {
-    file,
-    hint: 'the protocol cannot change after precommit: restore the frozen version; record changes with `imep campaign amend`',
-  });
+  return new ImepError(
+    'E_PROTOCOL_FROZEN',
+    `the file hashes to ${found.slice(0, 12)}… but the precommit froze ${frozen.slice(0, 12)}…`,
+    {
+      file,
+      hint: 'the protocol cannot change after precommit: restore the frozen version; record changes with `imep campaign amend`',
+    },
+  );
 }
 
 /** Loads protocol.json, refusing (E_PROTOCOL_FROZEN) if its bytes — or plan.json's — no longer hash to what the precommit froze. */
@@ -190,14 +231,20 @@ export async function loadFrozenProtocol(dir: string): Promise<FrozenProtocol> {
   try {
     bytes = await readFile(file);
   } catch (e) {
-    throw ioError(file, 'read the frozen protocol', e, 'restore protocol.json from the sealed copy; it is frozen at precommit');
+    throw ioError(
+      file,
+      'read the frozen protocol',
+      e,
+      'restore protocol.json from the sealed copy; it is frozen at precommit',
+    );
   }
   const found = sha256Hex(bytes);
   if (found !== record.protocolHash) throw frozenError(file, found, record.protocolHash);
   const planFile = unitPaths(dir).plan;
   const planFound = await readFile(planFile).then(
     (b) => sha256Hex(b),
-    (e: unknown) => Promise.reject(ioError(planFile, 'read the frozen plan', e, 'restore plan.json; it is frozen at precommit')),
+    (e: unknown) =>
+      Promise.reject(ioError(planFile, 'read the frozen plan', e, 'restore plan.json; it is frozen at precommit')),
   );
   if (planFound !== record.planSha256) throw frozenError(planFile, planFound, record.planSha256);
   return { protocol: JSON.parse(bytes.toString('utf8')) as JsonValue, protocolHash: found, precommit: record };

@@ -71,10 +71,14 @@ export async function seal(dir: string, opts: SealOptions = {}): Promise<SealRes
   const paths = unitPaths(dir);
   const frozen = await loadFrozenProtocol(dir);
   const rows = await readRows(paths.rows);
-  if (rows.torn !== null) throw new ImepError('E_UNIT_TAMPERED', 'rows.jsonl ends in a torn line', { file: paths.rows });
+  if (rows.torn !== null)
+    throw new ImepError('E_UNIT_TAMPERED', 'rows.jsonl ends in a torn line', { file: paths.rows });
   const removedTempFiles = await removeStaleTemps(dir);
   const { entries, directories } = await listTree(dir);
-  const emptyDir = strayDirectories(directories, entries.map((e) => e.path))[0];
+  const emptyDir = strayDirectories(
+    directories,
+    entries.map((e) => e.path),
+  )[0];
   if (emptyDir !== undefined) {
     throw new ImepError('E_UNIT_TAMPERED', `cannot seal ${STRAY_DIRECTORY_DETAIL} (verify would report it as stray)`, {
       file: join(dir, emptyDir),
@@ -83,13 +87,20 @@ export async function seal(dir: string, opts: SealOptions = {}): Promise<SealRes
   }
   for (const e of entries) {
     if (e.type !== 'file') {
-      throw new ImepError('E_UNIT_TAMPERED', `cannot seal a ${e.type === 'symlink' ? 'symbolic link' : 'special file'}`, {
-        file: join(dir, e.path),
-        hint: 'an evidence unit holds regular files only; replace it with the file itself',
-      });
+      throw new ImepError(
+        'E_UNIT_TAMPERED',
+        `cannot seal a ${e.type === 'symlink' ? 'symbolic link' : 'special file'}`,
+        {
+          file: join(dir, e.path),
+          hint: 'an evidence unit holds regular files only; replace it with the file itself',
+        },
+      );
     }
     if (e.path.startsWith(`${UNIT_FILES.adjudicationDir}/`) || e.path === UNIT_FILES.closeout) {
-      throw new ImepError('E_UNIT_TAMPERED', 'a post-seal record exists before the seal', { file: join(dir, e.path), hint: 'run `imep campaign verify`' });
+      throw new ImepError('E_UNIT_TAMPERED', 'a post-seal record exists before the seal', {
+        file: join(dir, e.path),
+        hint: 'run `imep campaign verify`',
+      });
     }
   }
   const operator = opts.operator ?? currentOperator();
@@ -100,18 +111,28 @@ export async function seal(dir: string, opts: SealOptions = {}): Promise<SealRes
   const amendmentBytes = await readFile(paths.amendments).catch(() => Buffer.alloc(0));
   const listed = (await listEntries(dir)).map((e) => e.path).filter((p) => !SEAL_EXCLUDED.includes(p));
   const files = await buildManifest(dir, listed);
-  const record: SealRecord = withSelfHash(await signRecord({
-    kind: 'imep.seal' as const,
-    version: 1 as const,
-    unitId: snap.header.id,
-    sealedAt: (opts.now ?? (() => new Date()))().toISOString(),
-    operator,
-    protocolHash: frozen.protocolHash,
-    precommitSha256: frozen.precommit.sha256,
-    merkle: { scheme: MERKLE_SCHEME, root: merkleRoot(files) },
-    files,
-    amendments: { count: log.amendments.length, bytes: amendmentBytes.length, sha256: sha256Hex(amendmentBytes), headSha256: log.headSha256 },
-  }, { signer: operator.id, prev: await prevLink(dir, UNIT_FILES.precommit) }));
+  const record: SealRecord = withSelfHash(
+    await signRecord(
+      {
+        kind: 'imep.seal' as const,
+        version: 1 as const,
+        unitId: snap.header.id,
+        sealedAt: (opts.now ?? (() => new Date()))().toISOString(),
+        operator,
+        protocolHash: frozen.protocolHash,
+        precommitSha256: frozen.precommit.sha256,
+        merkle: { scheme: MERKLE_SCHEME, root: merkleRoot(files) },
+        files,
+        amendments: {
+          count: log.amendments.length,
+          bytes: amendmentBytes.length,
+          sha256: sha256Hex(amendmentBytes),
+          headSha256: log.headSha256,
+        },
+      },
+      { signer: operator.id, prev: await prevLink(dir, UNIT_FILES.precommit) },
+    ),
+  );
   await writeRecord(paths.seal, record);
   await makeReadOnly(dir);
   return { record, removedTempFiles };
@@ -122,7 +143,10 @@ export async function readSeal(dir: string): Promise<SealRecord> {
   const file = unitPaths(dir).seal;
   const record = await readRequiredRecord(file, SealRecordSchema, 'the unit is not sealed: run `imep campaign seal`');
   if (!selfHashOk(record) || merkleRoot(record.files) !== record.merkle.root) {
-    throw new ImepError('E_UNIT_TAMPERED', 'seal.json does not match its own SHA-256 or Merkle root', { file, hint: 'run `imep campaign verify`' });
+    throw new ImepError('E_UNIT_TAMPERED', 'seal.json does not match its own SHA-256 or Merkle root', {
+      file,
+      hint: 'run `imep campaign verify`',
+    });
   }
   return record;
 }
@@ -139,7 +163,8 @@ export async function makeReadOnly(root: string): Promise<void> {
     for (const d of names) {
       const abs = join(dir, d.name);
       if (d.isDirectory()) await walk(abs);
-      else if (d.isFile()) await chmod(abs, 0o444).catch((e: unknown) => Promise.reject(ioError(abs, 'make read-only', e)));
+      else if (d.isFile())
+        await chmod(abs, 0o444).catch((e: unknown) => Promise.reject(ioError(abs, 'make read-only', e)));
     }
     await chmod(dir, 0o555).catch((e: unknown) => Promise.reject(ioError(dir, 'make read-only', e)));
   };

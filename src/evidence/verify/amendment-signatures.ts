@@ -1,5 +1,13 @@
 import { sha256Hex } from '../../core/index.js';
-import { keyOwnerFinding, trustFinding, parseObject, short, type SignatureFinding, type SignatureFindingKind, checkRecordSignature } from '../../signing/index.js';
+import {
+  keyOwnerFinding,
+  trustFinding,
+  parseObject,
+  short,
+  type SignatureFinding,
+  type SignatureFindingKind,
+  checkRecordSignature,
+} from '../../signing/index.js';
 import type { TrustedKey, PrevLink } from '../../signing/index.js';
 
 /**
@@ -31,8 +39,15 @@ export interface AmendmentSignatureInput {
 }
 
 /** The `signature.prev` a post-seal amendment line must carry: seal.json for the first, else the line before it. */
-export function amendmentPrevLink(sealSha256: string, firstPostSeal: boolean, prevId: string, prevSha256: string | null): PrevLink {
-  return firstPostSeal || prevSha256 === null ? { file: 'seal.json', sha256: sealSha256 } : { file: `${AMENDMENTS_FILE}#${prevId}`, sha256: prevSha256 };
+export function amendmentPrevLink(
+  sealSha256: string,
+  firstPostSeal: boolean,
+  prevId: string,
+  prevSha256: string | null,
+): PrevLink {
+  return firstPostSeal || prevSha256 === null
+    ? { file: 'seal.json', sha256: sealSha256 }
+    : { file: `${AMENDMENTS_FILE}#${prevId}`, sha256: prevSha256 };
 }
 
 export function checkAmendmentSignatures(input: AmendmentSignatureInput): SignatureFinding[] {
@@ -53,7 +68,8 @@ export function checkAmendmentSignatures(input: AmendmentSignatureInput): Signat
   };
   const lines = bytes.subarray(sealedBytes).toString('utf8').split('\n');
   if (lines.at(-1) === '') lines.pop();
-  let prevSha256: string | null = sealedBytes > 0 ? sha256Hex(lastLine(bytes.subarray(0, sealedBytes).toString('utf8'))) : null;
+  let prevSha256: string | null =
+    sealedBytes > 0 ? sha256Hex(lastLine(bytes.subarray(0, sealedBytes).toString('utf8'))) : null;
   let prevId = `A${sealedCount}`;
   for (const [i, text] of lines.entries()) {
     const record = parseObject(text);
@@ -64,7 +80,10 @@ export function checkAmendmentSignatures(input: AmendmentSignatureInput): Signat
     const check = checkRecordSignature(record);
     if (check.status === 'unsigned') {
       if (input.unitSigned || input.requireSigned) {
-        error('unsigned', `${what} is not signed${input.unitSigned ? ', but the unit is (a post-seal amendment must carry its author\'s signature; forged or appended by hand?)' : '; signatures are required'}`);
+        error(
+          'unsigned',
+          `${what} is not signed${input.unitSigned ? ", but the unit is (a post-seal amendment must carry its author's signature; forged or appended by hand?)" : '; signatures are required'}`,
+        );
       }
     } else if (check.status === 'invalid') {
       error('bad-signature', `${what}: ${check.reason}`);
@@ -72,7 +91,8 @@ export function checkAmendmentSignatures(input: AmendmentSignatureInput): Signat
       const { block } = check;
       const owner = trustFinding(AMENDMENTS_FILE, block, input.trusted, `${what}: `);
       if (owner !== null) findings.push(owner);
-      if (typeof author === 'string' && author !== block.keyOwner) error('wrong-key', `${what} is signed with ${block.keyOwner}'s key, but its author is ${author}`);
+      if (typeof author === 'string' && author !== block.keyOwner)
+        error('wrong-key', `${what} is signed with ${block.keyOwner}'s key, but its author is ${author}`);
       const want = amendmentPrevLink(sealSha256, i === 0, prevId, prevSha256);
       const got = block.prev;
       if (got === null || got.file !== want.file || got.sha256 !== want.sha256) {
@@ -80,9 +100,19 @@ export function checkAmendmentSignatures(input: AmendmentSignatureInput): Signat
           // a line its trusted author signed names seal.json as it was, and no trusted signature vouches for seal.json
           // as it is now: the seal changed after the line, not the line (related: when seal.json's own change is
           // reported already, this follows from it)
-          findings.push({ path: 'seal.json', finding: 'chain-broken', severity: 'error', detail: `changed after ${what} was chained to it: that signed line names seal.json with SHA-256 ${short(got.sha256)}, but it now hashes to ${short(want.sha256)}`, related: ['seal.json'] });
+          findings.push({
+            path: 'seal.json',
+            finding: 'chain-broken',
+            severity: 'error',
+            detail: `changed after ${what} was chained to it: that signed line names seal.json with SHA-256 ${short(got.sha256)}, but it now hashes to ${short(want.sha256)}`,
+            related: ['seal.json'],
+          });
         } else {
-          error('chain-broken', `${what} is chained to ${got === null ? 'nothing' : `${got.file} (${short(got.sha256)})`}, but must be chained to ${want.file} (${short(want.sha256)}): moved, reordered, or a line before it was removed or changed`, want.file === 'seal.json' ? ['seal.json'] : []);
+          error(
+            'chain-broken',
+            `${what} is chained to ${got === null ? 'nothing' : `${got.file} (${short(got.sha256)})`}, but must be chained to ${want.file} (${short(want.sha256)}): moved, reordered, or a line before it was removed or changed`,
+            want.file === 'seal.json' ? ['seal.json'] : [],
+          );
         }
       }
     }

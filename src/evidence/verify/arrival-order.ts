@@ -20,10 +20,22 @@ export function arrivalOrderIssues(precommitBytes: Buffer | null, hashes: Readon
   if (!parsed.success) return [];
   const actual = hashes.get(ARRIVAL_ORDER_FILE);
   if (actual === undefined) {
-    return [{ path: ARRIVAL_ORDER_FILE, kind: 'missing', detail: 'precommit.json commits to an arrival-order key, but the file is gone' }];
+    return [
+      {
+        path: ARRIVAL_ORDER_FILE,
+        kind: 'missing',
+        detail: 'precommit.json commits to an arrival-order key, but the file is gone',
+      },
+    ];
   }
   if (actual !== parsed.data.sha256) {
-    return [{ path: ARRIVAL_ORDER_FILE, kind: 'modified', detail: `its SHA-256 ${actual} is not the ${parsed.data.sha256} precommit.json committed to: the key was changed after precommit` }];
+    return [
+      {
+        path: ARRIVAL_ORDER_FILE,
+        kind: 'modified',
+        detail: `its SHA-256 ${actual} is not the ${parsed.data.sha256} precommit.json committed to: the key was changed after precommit`,
+      },
+    ];
   }
   return [];
 }

@@ -3,7 +3,19 @@ import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ImepError } from '../../core/index.js';
 import { ADJUDICATION_RECORD_RE, CROSS_CHECK_RECORD_RE, UNIT_FILES } from '../unit-layout.js';
-import { parseObject, keyFileStem, keysDir, trustedKeys, trustPublicKey, type KeyStoreOptions, type TrustedKey, checkRecordSignature, decodePublicKey, fingerprintOf, fingerprintText } from '../../signing/index.js';
+import {
+  parseObject,
+  keyFileStem,
+  keysDir,
+  trustedKeys,
+  trustPublicKey,
+  type KeyStoreOptions,
+  type TrustedKey,
+  checkRecordSignature,
+  decodePublicKey,
+  fingerprintOf,
+  fingerprintText,
+} from '../../signing/index.js';
 
 /**
  * The verifier's side of the key store (`imep keys list | trust | revoke`): which public keys it trusts, trusting
@@ -21,7 +33,10 @@ export async function listKeys(opts: KeyStoreOptions = {}): Promise<StoredKey[]>
   const dir = opts.dir ?? keysDir();
   const out: StoredKey[] = [];
   for (const t of await trustedKeys({ dir })) {
-    const own = await stat(join(dir, `${t.file.slice(dir.length + 1, -'.pub'.length)}.key`)).then(() => true, () => false);
+    const own = await stat(join(dir, `${t.file.slice(dir.length + 1, -'.pub'.length)}.key`)).then(
+      () => true,
+      () => false,
+    );
     out.push({ ...t, own });
   }
   return out;
@@ -32,24 +47,40 @@ function parsePem(pem: string, file: string): KeyObject {
   try {
     key = createPublicKey(pem);
   } catch (e) {
-    throw new ImepError('E_USAGE', 'not a public key (an SPKI PEM file, as `imep keys export` writes, expected)', { file, cause: e });
+    throw new ImepError('E_USAGE', 'not a public key (an SPKI PEM file, as `imep keys export` writes, expected)', {
+      file,
+      cause: e,
+    });
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new ImepError('E_USAGE', `not an Ed25519 public key (${String(key.asymmetricKeyType)})`, { file });
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new ImepError('E_USAGE', `not an Ed25519 public key (${String(key.asymmetricKeyType)})`, { file });
   return key;
 }
 
 /** Trusts the public key in a PEM file under `name`; with `fingerprint`, only when the key has it. */
-export async function trustKeyFile(file: string, name: string, fingerprint: string | undefined, opts: KeyStoreOptions = {}): Promise<TrustedKey> {
+export async function trustKeyFile(
+  file: string,
+  name: string,
+  fingerprint: string | undefined,
+  opts: KeyStoreOptions = {},
+): Promise<TrustedKey> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
-    throw new ImepError('E_USAGE', `cannot read the public key file (${String((e as { code?: unknown }).code ?? e)})`, { file, cause: e });
+    throw new ImepError('E_USAGE', `cannot read the public key file (${String((e as { code?: unknown }).code ?? e)})`, {
+      file,
+      cause: e,
+    });
   }
   const key = parsePem(text, file);
   const fp = fingerprintOf(key);
   if (fingerprint !== undefined && fp !== fingerprint) {
-    throw new ImepError('E_USAGE', `the key's fingerprint is ${fingerprintText(fp)}, not ${fingerprintText(fingerprint)}`, { file, hint: 'ask the key owner for the right file; nothing was trusted' });
+    throw new ImepError(
+      'E_USAGE',
+      `the key's fingerprint is ${fingerprintText(fp)}, not ${fingerprintText(fingerprint)}`,
+      { file, hint: 'ask the key owner for the right file; nothing was trusted' },
+    );
   }
   return trustPublicKey(name, key.export({ type: 'spki', format: 'pem' }).toString(), opts);
 }
@@ -63,7 +94,14 @@ export interface EmbeddedKey {
 /** The signers' keys a unit's records carry, from signatures that verify over their records (by fingerprint). */
 export async function embeddedKeys(unitDir: string): Promise<Map<string, EmbeddedKey>> {
   const adj = await readdir(join(unitDir, UNIT_FILES.adjudicationDir)).catch(() => [] as string[]);
-  const paths = [UNIT_FILES.precommit, UNIT_FILES.seal, UNIT_FILES.closeout, ...adj.filter((n) => ADJUDICATION_RECORD_RE.test(n) || CROSS_CHECK_RECORD_RE.test(n)).map((n) => `${UNIT_FILES.adjudicationDir}/${n}`)];
+  const paths = [
+    UNIT_FILES.precommit,
+    UNIT_FILES.seal,
+    UNIT_FILES.closeout,
+    ...adj
+      .filter((n) => ADJUDICATION_RECORD_RE.test(n) || CROSS_CHECK_RECORD_RE.test(n))
+      .map((n) => `${UNIT_FILES.adjudicationDir}/${n}`),
+  ];
   const records: Record<string, unknown>[] = [];
   for (const p of paths) {
     const bytes = await readFile(join(unitDir, p)).catch(() => null);
@@ -80,18 +118,28 @@ export async function embeddedKeys(unitDir: string): Promise<Map<string, Embedde
     const check = checkRecordSignature(r);
     if (check.status !== 'valid' || out.has(check.block.fingerprint)) continue;
     const key = decodePublicKey(check.block.publicKey);
-    if (key !== null) out.set(check.block.fingerprint, { keyOwner: check.block.keyOwner, fingerprint: check.block.fingerprint, key });
+    if (key !== null)
+      out.set(check.block.fingerprint, { keyOwner: check.block.keyOwner, fingerprint: check.block.fingerprint, key });
   }
   return out;
 }
 
 /** Trusts the key with `fingerprint` that a unit's signatures carry, under `name` (default: the owner it names). */
-export async function trustKeyFromUnit(unitDir: string, fingerprint: string, name: string | undefined, opts: KeyStoreOptions = {}): Promise<TrustedKey> {
+export async function trustKeyFromUnit(
+  unitDir: string,
+  fingerprint: string,
+  name: string | undefined,
+  opts: KeyStoreOptions = {},
+): Promise<TrustedKey> {
   const keys = await embeddedKeys(unitDir);
   const hit = keys.get(fingerprint);
   if (hit === undefined) {
     const carried = [...keys.values()].map((k) => `${k.keyOwner} ${fingerprintText(k.fingerprint)}`).join(', ');
-    throw new ImepError('E_USAGE', `no valid signature of the unit is made with the key ${fingerprintText(fingerprint)}${carried === '' ? '; the unit carries no valid signature' : `; it carries ${carried}`}`, { file: unitDir, hint: 'nothing was trusted' });
+    throw new ImepError(
+      'E_USAGE',
+      `no valid signature of the unit is made with the key ${fingerprintText(fingerprint)}${carried === '' ? '; the unit carries no valid signature' : `; it carries ${carried}`}`,
+      { file: unitDir, hint: 'nothing was trusted' },
+    );
   }
   return trustPublicKey(name ?? hit.keyOwner, hit.key.export({ type: 'spki', format: 'pem' }).toString(), opts);
 }
@@ -100,17 +148,32 @@ export async function trustKeyFromUnit(unitDir: string, fingerprint: string, nam
  * Stops trusting a key, named by its operator name or fingerprint: removes its `.pub`. Refuses the store's own
  * signing keys (removing one would leave its private key without the public half every record it signed needs).
  */
-export async function revokeKey(which: string, fingerprint: string | null, opts: KeyStoreOptions = {}): Promise<StoredKey[]> {
+export async function revokeKey(
+  which: string,
+  fingerprint: string | null,
+  opts: KeyStoreOptions = {},
+): Promise<StoredKey[]> {
   const dir = opts.dir ?? keysDir();
   const all = await listKeys({ dir });
-  const hits = all.filter((k) => (fingerprint !== null ? k.fingerprint === fingerprint : k.file === join(dir, `${keyFileStem(which)}.pub`)));
-  if (hits.length === 0) throw new ImepError('E_USAGE', `no trusted key ${fingerprint !== null ? fingerprintText(fingerprint) : `named ${which}`} in ${dir}`, { field: 'key', hint: '`imep keys list` shows the trusted keys' });
+  const hits = all.filter((k) =>
+    fingerprint !== null ? k.fingerprint === fingerprint : k.file === join(dir, `${keyFileStem(which)}.pub`),
+  );
+  if (hits.length === 0)
+    throw new ImepError(
+      'E_USAGE',
+      `no trusted key ${fingerprint !== null ? fingerprintText(fingerprint) : `named ${which}`} in ${dir}`,
+      { field: 'key', hint: '`imep keys list` shows the trusted keys' },
+    );
   const own = hits.find((k) => k.own);
   if (own !== undefined) {
-    throw new ImepError('E_USAGE', `${own.operator}'s key is this store's own signing key, not an imported one; revoking it here would orphan its private key`, {
-      file: own.file,
-      hint: 'to retire it, move both its .key and .pub out of the key store (records it signed then verify as untrusted here)',
-    });
+    throw new ImepError(
+      'E_USAGE',
+      `${own.operator}'s key is this store's own signing key, not an imported one; revoking it here would orphan its private key`,
+      {
+        file: own.file,
+        hint: 'to retire it, move both its .key and .pub out of the key store (records it signed then verify as untrusted here)',
+      },
+    );
   }
   for (const k of hits) await rm(k.file, { force: true });
   return hits;

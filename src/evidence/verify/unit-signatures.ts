@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { sha256Hex } from '../../core/index.js';
 import { ADJUDICATION_RECORD_RE, CROSS_CHECK_RECORD_RE, UNIT_FILES } from '../unit-layout.js';
 import { checkAmendmentSignatures } from './amendment-signatures.js';
-import { checkSignatureChain, parseObject, type ChainRecord, type SignatureReport, keysDir, trustedKeys } from '../../signing/index.js';
+import {
+  checkSignatureChain,
+  parseObject,
+  type ChainRecord,
+  type SignatureReport,
+  keysDir,
+  trustedKeys,
+} from '../../signing/index.js';
 
 /**
  * The signature check of one evidence unit (used by src/evidence/verify/verify.ts, which hands over the bytes it
@@ -43,8 +50,17 @@ async function bytesOf(path: string): Promise<Buffer | null> {
 
 /** The unit's files as they are on disk now. */
 async function diskFiles(dir: string): Promise<UnitFiles> {
-  const names = (await readdir(join(dir, UNIT_FILES.adjudicationDir)).catch(() => [] as string[])).filter((n) => ADJUDICATION_RECORD_RE.test(n) || CROSS_CHECK_RECORD_RE.test(n));
-  const paths = [UNIT_FILES.precommit, UNIT_FILES.seal, UNIT_FILES.closeout, UNIT_FILES.runRecord, UNIT_FILES.amendments, ...names.map((n) => `${UNIT_FILES.adjudicationDir}/${n}`)];
+  const names = (await readdir(join(dir, UNIT_FILES.adjudicationDir)).catch(() => [] as string[])).filter(
+    (n) => ADJUDICATION_RECORD_RE.test(n) || CROSS_CHECK_RECORD_RE.test(n),
+  );
+  const paths = [
+    UNIT_FILES.precommit,
+    UNIT_FILES.seal,
+    UNIT_FILES.closeout,
+    UNIT_FILES.runRecord,
+    UNIT_FILES.amendments,
+    ...names.map((n) => `${UNIT_FILES.adjudicationDir}/${n}`),
+  ];
   const held = new Map(await Promise.all(paths.map(async (p) => [p, await bytesOf(join(dir, p))] as const)));
   return { adjudicationNames: names, bytesOf: (p) => held.get(p) ?? null };
 }
@@ -84,7 +100,9 @@ function chainRecords(files: UnitFiles): ChainRecord[] {
   };
   const out: (ChainRecord | null)[] = [read(UNIT_FILES.precommit), read(UNIT_FILES.seal)];
   const { adjudications, crossChecks } = adjudicationNames(files);
-  const checks = crossChecks.map((n) => read(`${adj}/${n}`)).filter((r): r is ChainRecord => r !== null)
+  const checks = crossChecks
+    .map((n) => read(`${adj}/${n}`))
+    .filter((r): r is ChainRecord => r !== null)
     .map((r) => {
       const judged = field(r.bytes, (v) => v['adjudicationFile']);
       return judged === undefined ? { record: r, judged } : { record: { ...r, after: `${adj}/${judged}` }, judged };
@@ -98,7 +116,10 @@ function chainRecords(files: UnitFiles): ChainRecord[] {
   out.push(...checks.filter((c) => c.judged === undefined || !adjudications.includes(c.judged)).map((c) => c.record));
   const closeout = read(UNIT_FILES.closeout);
   if (closeout !== null) {
-    const legacy = legacyCloseout(closeout.bytes, checks.map((c) => c.record));
+    const legacy = legacyCloseout(
+      closeout.bytes,
+      checks.map((c) => c.record),
+    );
     if (legacy !== null) {
       out.push({ ...closeout, after: legacy.after });
       return out.filter((r): r is ChainRecord => r !== null && !legacy.bound.has(r.path));
@@ -116,16 +137,30 @@ function chainRecords(files: UnitFiles): ChainRecord[] {
  * closeout's `files` entry leave the chain (anything else — an unsigned cross-check the closeout does not
  * bind as it is — stays in it and is refused). null when the closeout is not of that form.
  */
-function legacyCloseout(bytes: Uint8Array, checks: readonly ChainRecord[]): { after: string; bound: Set<string> } | null {
-  const v = parseObject(bytes) as { signature?: { prev?: { file?: unknown } | null }; crossCheck?: { file?: unknown }; files?: { path?: unknown; sha256?: unknown }[] } | null;
+function legacyCloseout(
+  bytes: Uint8Array,
+  checks: readonly ChainRecord[],
+): { after: string; bound: Set<string> } | null {
+  const v = parseObject(bytes) as {
+    signature?: { prev?: { file?: unknown } | null };
+    crossCheck?: { file?: unknown };
+    files?: { path?: unknown; sha256?: unknown }[];
+  } | null;
   if (v === null) return null;
   const after = v.signature?.prev?.file;
   const relied = v.crossCheck?.file;
-  if (typeof after !== 'string' || !ADJUDICATION_RECORD_RE.test(after.slice(`${UNIT_FILES.adjudicationDir}/`.length)) || typeof relied !== 'string') return null;
+  if (
+    typeof after !== 'string' ||
+    !ADJUDICATION_RECORD_RE.test(after.slice(`${UNIT_FILES.adjudicationDir}/`.length)) ||
+    typeof relied !== 'string'
+  )
+    return null;
   const reliedOn = checks.find((c) => c.path === `${UNIT_FILES.adjudicationDir}/${relied}`);
   if (reliedOn === undefined || !isUnsignedRecord(reliedOn.bytes)) return null;
   const listed = new Map((v.files ?? []).map((f) => [f.path, f.sha256]));
-  const bound = new Set(checks.filter((c) => isUnsignedRecord(c.bytes) && listed.get(c.path) === sha256Hex(c.bytes)).map((c) => c.path));
+  const bound = new Set(
+    checks.filter((c) => isUnsignedRecord(c.bytes) && listed.get(c.path) === sha256Hex(c.bytes)).map((c) => c.path),
+  );
   return { after, bound };
 }
 
@@ -135,7 +170,9 @@ function runOperators(files: UnitFiles): string[] {
   if (bytes === null) return [];
   try {
     const run = JSON.parse(bytes.toString('utf8')) as { sessions?: { operator?: { id?: unknown } }[] };
-    return [...new Set((run.sessions ?? []).map((s) => s.operator?.id).filter((id): id is string => typeof id === 'string'))].sort();
+    return [
+      ...new Set((run.sessions ?? []).map((s) => s.operator?.id).filter((id): id is string => typeof id === 'string')),
+    ].sort();
   } catch {
     return [];
   }
@@ -145,7 +182,12 @@ export async function checkUnitSignatures(dir: string, opts: UnitSignatureOption
   const files = opts.files ?? (await diskFiles(dir));
   const records = chainRecords(files);
   const trusted = await trustedKeys({ dir: opts.keysDir ?? keysDir() });
-  const report = checkSignatureChain({ records, ranBy: runOperators(files), trusted, ...(opts.requireSigned ? { requireSigned: true } : {}) });
+  const report = checkSignatureChain({
+    records,
+    ranBy: runOperators(files),
+    trusted,
+    ...(opts.requireSigned ? { requireSigned: true } : {}),
+  });
   const amendmentFindings = checkAmendmentSignatures({
     seal: records.find((r) => r.path === UNIT_FILES.seal)?.bytes ?? null,
     amendments: files.bytesOf(UNIT_FILES.amendments),

@@ -47,7 +47,8 @@ export function artifactScope(nnn: string): ClaimScope {
   const folder = `${ADJ_PREFIX}${nnn}/`;
   return (path) => {
     if (!plainPath(path)) return 'not a plain relative path';
-    if (!path.startsWith(folder)) return `it lies outside ${folder}, the only folder adjudication ${nnn}'s artifacts may be in`;
+    if (!path.startsWith(folder))
+      return `it lies outside ${folder}, the only folder adjudication ${nnn}'s artifacts may be in`;
     return null;
   };
 }
@@ -67,7 +68,13 @@ export class Claims {
    * Registers a record's entries; returns the paths accepted. `exclusive` (the seal): no other record may
    * claim its paths afterwards.
    */
-  add(record: string, field: string, entries: readonly ManifestEntry[], scope: ClaimScope, exclusive = false): string[] {
+  add(
+    record: string,
+    field: string,
+    entries: readonly ManifestEntry[],
+    scope: ClaimScope,
+    exclusive = false,
+  ): string[] {
     const by = `${record} ${field}`;
     const accepted: string[] = [];
     const seen = new Set<string>();
@@ -80,7 +87,11 @@ export class Claims {
           : scope(path);
       seen.add(path);
       if (reason !== null) {
-        this.issues.push({ path: record, kind: 'modified', detail: `its field '${field}' claims ${path}: ${reason} — imep never writes such a record` });
+        this.issues.push({
+          path: record,
+          kind: 'modified',
+          detail: `its field '${field}' claims ${path}: ${reason} — imep never writes such a record`,
+        });
         continue;
       }
       const list = this.byPath.get(path) ?? [];

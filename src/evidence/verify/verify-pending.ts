@@ -35,8 +35,10 @@ export interface PendingCheck {
 export function checkAmendmentsAfterSeal(bytes: Buffer | null, seal: SealRecord): VerifyIssue[] {
   const path = UNIT_FILES.amendments;
   const sealed = seal.amendments;
-  if (bytes === null) return sealed.bytes > 0 ? [{ path, kind: 'missing', detail: `the seal bound ${sealed.count} amendment(s)` }] : [];
-  if (bytes.length < sealed.bytes) return [{ path, kind: 'truncated', detail: `${bytes.length} bytes; the seal bound the first ${sealed.bytes}` }];
+  if (bytes === null)
+    return sealed.bytes > 0 ? [{ path, kind: 'missing', detail: `the seal bound ${sealed.count} amendment(s)` }] : [];
+  if (bytes.length < sealed.bytes)
+    return [{ path, kind: 'truncated', detail: `${bytes.length} bytes; the seal bound the first ${sealed.bytes}` }];
   if (sha256Hex(bytes.subarray(0, sealed.bytes)) !== sealed.sha256) {
     return [{ path, kind: 'modified', detail: 'the amendments bound by the seal were changed' }];
   }
@@ -54,15 +56,23 @@ export function checkAmendmentsAfterSeal(bytes: Buffer | null, seal: SealRecord)
       return appended(`post-seal line ${i + 1} is not JSON`);
     }
     const a = AmendmentSchema.safeParse(value);
-    if (!a.success || canonicalJson(value) !== text) return appended(`post-seal line ${i + 1} is not an amendment written by imep`);
-    if (a.data.prevSha256 !== prev || a.data.id !== `A${sealed.count + i + 1}`) return appended(`post-seal line ${i + 1} does not extend the hash chain`);
-    if (a.data.classification !== 'after-formal-data') return appended(`post-seal amendment ${a.data.id} is not classified after-formal-data`);
+    if (!a.success || canonicalJson(value) !== text)
+      return appended(`post-seal line ${i + 1} is not an amendment written by imep`);
+    if (a.data.prevSha256 !== prev || a.data.id !== `A${sealed.count + i + 1}`)
+      return appended(`post-seal line ${i + 1} does not extend the hash chain`);
+    if (a.data.classification !== 'after-formal-data')
+      return appended(`post-seal amendment ${a.data.id} is not classified after-formal-data`);
     prev = sha256Hex(text);
   }
   return [];
 }
 
-export function checkAdjudicationRecords(names: readonly string[], bytesOf: HeldBytes, sealSha256: string | null, hashes: ReadonlyMap<string, string>): PendingCheck {
+export function checkAdjudicationRecords(
+  names: readonly string[],
+  bytesOf: HeldBytes,
+  sealSha256: string | null,
+  hashes: ReadonlyMap<string, string>,
+): PendingCheck {
   const known: string[] = [];
   const artifacts: PendingCheck['artifacts'] = [];
   const issues: VerifyIssue[] = [];
@@ -78,24 +88,39 @@ export function checkAdjudicationRecords(names: readonly string[], bytesOf: Held
     if (adj !== null) {
       const r = read(path, AdjudicationRecordSchema);
       if (r.kind !== 'ok' || !selfHashOk(r.value)) {
-        issues.push({ path, kind: 'modified', detail: r.kind === 'bad' ? `record ${r.reason}` : 'record does not match its own SHA-256' });
+        issues.push({
+          path,
+          kind: 'modified',
+          detail: r.kind === 'bad' ? `record ${r.reason}` : 'record does not match its own SHA-256',
+        });
         continue;
       }
       known.push(path);
-      if (sealSha256 !== null && r.value.sealSha256 !== sealSha256) otherSeal.push({ path, kind: 'modified', detail: 'it names a different seal.json' });
-      if (r.value.number !== Number(adj[1])) issues.push({ path, kind: 'modified', detail: `its number field says ${r.value.number}, its file name ${adj[1]}` });
+      if (sealSha256 !== null && r.value.sealSha256 !== sealSha256)
+        otherSeal.push({ path, kind: 'modified', detail: 'it names a different seal.json' });
+      if (r.value.number !== Number(adj[1]))
+        issues.push({
+          path,
+          kind: 'modified',
+          detail: `its number field says ${r.value.number}, its file name ${adj[1]}`,
+        });
       artifacts.push({ record: path, nnn: adj[1]!, entries: r.value.artifacts });
     } else if (CROSS_CHECK_RECORD_RE.test(name)) {
       const r = read(path, CrossCheckRecordSchema);
       if (r.kind !== 'ok' || !selfHashOk(r.value)) {
-        issues.push({ path, kind: 'modified', detail: r.kind === 'bad' ? `record ${r.reason}` : 'record does not match its own SHA-256' });
+        issues.push({
+          path,
+          kind: 'modified',
+          detail: r.kind === 'bad' ? `record ${r.reason}` : 'record does not match its own SHA-256',
+        });
         continue;
       }
       known.push(path);
       const judgedPath = `${prefix}${r.value.adjudicationFile}`;
       const judged = hashes.get(judgedPath);
       if (judged === undefined) issues.push({ path: judgedPath, kind: 'missing', detail: `${name} cross-checked it` });
-      else if (judged !== r.value.adjudicationSha256) issues.push({ path, kind: 'modified', detail: `it names ${r.value.adjudicationFile} with another SHA-256` });
+      else if (judged !== r.value.adjudicationSha256)
+        issues.push({ path, kind: 'modified', detail: `it names ${r.value.adjudicationFile} with another SHA-256` });
     }
   }
   // Records are numbered 001, 002, …: a gap is a removed record.
@@ -103,10 +128,18 @@ export function checkAdjudicationRecords(names: readonly string[], bytesOf: Held
     [ADJUDICATION_RECORD_RE, 'adjudication'],
     [CROSS_CHECK_RECORD_RE, 'cross-check'],
   ] as const) {
-    const numbers = names.map((p) => re.exec(p.slice(prefix.length))?.[1]).filter((n): n is string => n !== undefined).map(Number);
+    const numbers = names
+      .map((p) => re.exec(p.slice(prefix.length))?.[1])
+      .filter((n): n is string => n !== undefined)
+      .map(Number);
     const max = Math.max(0, ...numbers);
     for (let n = 1; n < max; n++) {
-      if (!numbers.includes(n)) issues.push({ path: `${prefix}${stem}-${String(n).padStart(3, '0')}.json`, kind: 'missing', detail: `a later ${stem} record exists` });
+      if (!numbers.includes(n))
+        issues.push({
+          path: `${prefix}${stem}-${String(n).padStart(3, '0')}.json`,
+          kind: 'missing',
+          detail: `a later ${stem} record exists`,
+        });
     }
   }
   return { known, artifacts, issues, otherSeal };

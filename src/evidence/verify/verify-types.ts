@@ -6,7 +6,16 @@ import type { SignatureReport, TrustReport } from '../../signing/index.js';
  * verifier merely does not trust (VerifyOk.trust). 'root-mismatch': the root cited outside the unit
  * (`expectedRoot`) is none of the unit's roots: another unit, a rolled-back one (closeout removed), or a wrong citation.
  */
-export const TAMPER_KINDS = ['modified', 'truncated', 'appended', 'missing', 'renamed', 'stray', 'signature', 'root-mismatch'] as const;
+export const TAMPER_KINDS = [
+  'modified',
+  'truncated',
+  'appended',
+  'missing',
+  'renamed',
+  'stray',
+  'signature',
+  'root-mismatch',
+] as const;
 export type TamperKind = (typeof TAMPER_KINDS)[number];
 
 export interface VerifyIssue {

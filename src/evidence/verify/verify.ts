@@ -61,10 +61,14 @@ export interface VerifyOptions {
 export function parseExpectedRoot(text: string): string {
   const t = text.trim();
   if (!/^[0-9a-fA-F]{64}$/.test(t)) {
-    throw new ImepError('E_USAGE', `'${t.length > 80 ? `${t.slice(0, 80)}…` : t}' is not a Merkle root (64 hex digits expected)`, {
-      field: '--expected-root',
-      hint: 'give the full root printed by `imep campaign seal` / `closeout` / `verify`',
-    });
+    throw new ImepError(
+      'E_USAGE',
+      `'${t.length > 80 ? `${t.slice(0, 80)}…` : t}' is not a Merkle root (64 hex digits expected)`,
+      {
+        field: '--expected-root',
+        hint: 'give the full root printed by `imep campaign seal` / `closeout` / `verify`',
+      },
+    );
   }
   return t.toLowerCase();
 }
@@ -100,7 +104,16 @@ async function readManifestRecord<S extends typeof SealRecordSchema | typeof Clo
   found: FoundEntry | undefined,
 ): Promise<{ record: z.infer<S> | null; issue: VerifyIssue | null; present: boolean; bytes: Buffer | null }> {
   if (found !== undefined && found.type !== 'file') {
-    return { record: null, issue: { path, kind: 'modified', detail: `replaced by a ${found.type === 'symlink' ? 'symbolic link' : 'special file'}` }, present: true, bytes: null };
+    return {
+      record: null,
+      issue: {
+        path,
+        kind: 'modified',
+        detail: `replaced by a ${found.type === 'symlink' ? 'symbolic link' : 'special file'}`,
+      },
+      present: true,
+      bytes: null,
+    };
   }
   // ONE read: the bytes hashed (for the closeout's entry and the records' sealSha256) are the bytes parsed.
   let bytes: Buffer;
@@ -109,14 +122,31 @@ async function readManifestRecord<S extends typeof SealRecordSchema | typeof Clo
   } catch (e) {
     const code = (e as { code?: string }).code;
     if (code === 'ENOENT') return { record: null, issue: null, present: false, bytes: null };
-    if (code === 'EISDIR') return { record: null, issue: { path, kind: 'modified', detail: `${path} is a directory` }, present: true, bytes: null };
+    if (code === 'EISDIR')
+      return {
+        record: null,
+        issue: { path, kind: 'modified', detail: `${path} is a directory` },
+        present: true,
+        bytes: null,
+      };
     throw ioError(join(dir, path), 'read', e);
   }
   const r = parseRecordBytes(bytes, schema);
-  if (r.kind !== 'ok') return { record: null, issue: { path, kind: 'modified', detail: `${path} ${r.kind === 'bad' ? r.reason : 'is missing'}` }, present: true, bytes };
+  if (r.kind !== 'ok')
+    return {
+      record: null,
+      issue: { path, kind: 'modified', detail: `${path} ${r.kind === 'bad' ? r.reason : 'is missing'}` },
+      present: true,
+      bytes,
+    };
   const rec = r.value as SealRecord | CloseoutRecord;
   if (!selfHashOk(rec) || merkleRoot(rec.files) !== rec.merkle.root) {
-    return { record: null, issue: { path, kind: 'modified', detail: `${path} does not match its own SHA-256 / Merkle root` }, present: true, bytes };
+    return {
+      record: null,
+      issue: { path, kind: 'modified', detail: `${path} does not match its own SHA-256 / Merkle root` },
+      present: true,
+      bytes,
+    };
   }
   return { record: r.value as z.infer<S>, issue: null, present: true, bytes };
 }
@@ -125,11 +155,24 @@ function compare(claim: Claim, act: FoundEntry | undefined, hash: string | undef
   const exp = claim.entry;
   const sealed = claim.by === `${UNIT_FILES.seal} files`;
   const recorded = sealed ? 'sealed' : `${claim.by} recorded`;
-  if (act === undefined) return { path: exp.path, kind: 'missing', detail: `expected ${exp.size} bytes${sealed ? '' : ` (${claim.by})`}` };
-  if (act.type !== 'file') return { path: exp.path, kind: 'modified', detail: `replaced by a ${act.type === 'symlink' ? 'symbolic link' : 'special file'}` };
-  if (act.size < exp.size) return { path: exp.path, kind: 'truncated', detail: `${act.size} bytes; ${recorded} ${exp.size}` };
-  if (act.size > exp.size) return { path: exp.path, kind: 'appended', detail: `${act.size} bytes; ${recorded} ${exp.size}` };
-  if (hash !== exp.sha256) return { path: exp.path, kind: 'modified', detail: `same size, different SHA-256${sealed ? '' : ` from what ${claim.by} recorded`}` };
+  if (act === undefined)
+    return { path: exp.path, kind: 'missing', detail: `expected ${exp.size} bytes${sealed ? '' : ` (${claim.by})`}` };
+  if (act.type !== 'file')
+    return {
+      path: exp.path,
+      kind: 'modified',
+      detail: `replaced by a ${act.type === 'symlink' ? 'symbolic link' : 'special file'}`,
+    };
+  if (act.size < exp.size)
+    return { path: exp.path, kind: 'truncated', detail: `${act.size} bytes; ${recorded} ${exp.size}` };
+  if (act.size > exp.size)
+    return { path: exp.path, kind: 'appended', detail: `${act.size} bytes; ${recorded} ${exp.size}` };
+  if (hash !== exp.sha256)
+    return {
+      path: exp.path,
+      kind: 'modified',
+      detail: `same size, different SHA-256${sealed ? '' : ` from what ${claim.by} recorded`}`,
+    };
   return null;
 }
 
@@ -164,8 +207,16 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
 
   // seal.json and closeout.json are hashed and parsed from one buffer each.
   const sealR = await readManifestRecord(dir, UNIT_FILES.seal, SealRecordSchema, actual.get(UNIT_FILES.seal));
-  const closeR = await readManifestRecord(dir, UNIT_FILES.closeout, CloseoutRecordSchema, actual.get(UNIT_FILES.closeout));
-  for (const [path, bytes] of [[UNIT_FILES.seal, sealR.bytes], [UNIT_FILES.closeout, closeR.bytes]] as const) {
+  const closeR = await readManifestRecord(
+    dir,
+    UNIT_FILES.closeout,
+    CloseoutRecordSchema,
+    actual.get(UNIT_FILES.closeout),
+  );
+  for (const [path, bytes] of [
+    [UNIT_FILES.seal, sealR.bytes],
+    [UNIT_FILES.closeout, closeR.bytes],
+  ] as const) {
     if (bytes === null) continue;
     hashes.set(path, sha256Hex(bytes));
     held.set(path, bytes);
@@ -184,7 +235,11 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
       assertAllowed(snap.header.id, snap.state, 'adjudicate', dir); // throws: not sealed yet
     }
     if (closeR.record === null) {
-      issues.push({ path: UNIT_FILES.seal, kind: 'missing', detail: 'the unit was sealed but seal.json is gone (if `imep campaign seal` was interrupted, run it again)' });
+      issues.push({
+        path: UNIT_FILES.seal,
+        kind: 'missing',
+        detail: 'the unit was sealed but seal.json is gone (if `imep campaign seal` was interrupted, run it again)',
+      });
     }
   }
   if (closeR.issue) issues.push(closeR.issue);
@@ -197,21 +252,44 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
   if (closeout !== null) claims.add(UNIT_FILES.closeout, 'files', closeout.files, closeoutScope);
   const known = new Set<string>([UNIT_FILES.seal, UNIT_FILES.closeout]);
   // Adjudication and cross-check records are checked whether or not a closeout binds them as well.
-  const check = checkAdjudicationRecords(adjEntries.filter((e) => e.type === 'file').map((e) => e.path), bytesOf, seal === null ? null : (hashes.get(UNIT_FILES.seal) ?? null), hashes);
+  const check = checkAdjudicationRecords(
+    adjEntries.filter((e) => e.type === 'file').map((e) => e.path),
+    bytesOf,
+    seal === null ? null : (hashes.get(UNIT_FILES.seal) ?? null),
+    hashes,
+  );
   for (const p of check.known) known.add(p);
   const artifactPaths: string[] = [];
-  for (const a of check.artifacts) artifactPaths.push(...claims.add(a.record, 'artifacts', a.entries, artifactScope(a.nnn)));
+  for (const a of check.artifacts)
+    artifactPaths.push(...claims.add(a.record, 'artifacts', a.entries, artifactScope(a.nnn)));
   let pending: string[] = [];
   if (closeout === null) {
     if (seal !== null) {
       const found = checkAmendmentsAfterSeal(bytesOf(UNIT_FILES.amendments), seal);
       const gone = found[0]?.kind === 'missing';
       const movedTo = gone ? await findMovedLog(dir, entries, claims, known, seal) : undefined;
-      issues.push(...(movedTo === undefined ? found : [{ path: UNIT_FILES.amendments, kind: 'renamed' as const, detail: `its bytes are now at ${movedTo}`, renamedTo: movedTo }]));
+      issues.push(
+        ...(movedTo === undefined
+          ? found
+          : [
+              {
+                path: UNIT_FILES.amendments,
+                kind: 'renamed' as const,
+                detail: `its bytes are now at ${movedTo}`,
+                renamedTo: movedTo,
+              },
+            ]),
+      );
       if (movedTo !== undefined) known.add(movedTo);
     }
     known.add(UNIT_FILES.amendments);
-    pending = [...check.known, ...artifactPaths, ...((actual.get(UNIT_FILES.amendments)?.size ?? 0) > (seal?.amendments.bytes ?? 0) ? [UNIT_FILES.amendments] : [])];
+    pending = [
+      ...check.known,
+      ...artifactPaths,
+      ...((actual.get(UNIT_FILES.amendments)?.size ?? 0) > (seal?.amendments.bytes ?? 0)
+        ? [UNIT_FILES.amendments]
+        : []),
+    ];
   }
   for (const i of [...check.issues, ...check.otherSeal]) known.add(i.path);
   // Without a usable seal manifest, only the closeout's scope can be judged: no stray reports.
@@ -230,7 +308,12 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
     const moved = await findMovedCloseout(dir, strays, seal.unitId);
     if (moved !== undefined) {
       strays.splice(strays.indexOf(moved), 1);
-      issues.push({ path: UNIT_FILES.closeout, kind: 'renamed', detail: `its bytes are now at ${moved.path} (the unit no longer shows its closeout)`, renamedTo: moved.path });
+      issues.push({
+        path: UNIT_FILES.closeout,
+        kind: 'renamed',
+        detail: `its bytes are now at ${moved.path} (the unit no longer shows its closeout)`,
+        renamedTo: moved.path,
+      });
     }
   }
   for (const m of missing) {
@@ -239,11 +322,22 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
     if (idx === -1) issues.push(m.issue);
     else {
       const [to] = strays.splice(idx, 1);
-      issues.push({ path: m.issue.path, kind: 'renamed', detail: `its bytes are now at ${to!.path}`, renamedTo: to!.path });
+      issues.push({
+        path: m.issue.path,
+        kind: 'renamed',
+        detail: `its bytes are now at ${to!.path}`,
+        renamedTo: to!.path,
+      });
     }
   }
-  for (const s of strays.filter((e) => strayScope(e.path))) issues.push({ path: s.path, kind: 'stray', detail: s.type === 'file' ? 'not in any manifest' : `a ${s.type} not in any manifest` });
-  for (const d of strayDirectories(directories, [...entries.map((e) => e.path), ...claims.paths()]).filter(strayScope)) issues.push({ path: d, kind: 'stray', detail: STRAY_DIRECTORY_DETAIL });
+  for (const s of strays.filter((e) => strayScope(e.path)))
+    issues.push({
+      path: s.path,
+      kind: 'stray',
+      detail: s.type === 'file' ? 'not in any manifest' : `a ${s.type} not in any manifest`,
+    });
+  for (const d of strayDirectories(directories, [...entries.map((e) => e.path), ...claims.paths()]).filter(strayScope))
+    issues.push({ path: d, kind: 'stray', detail: STRAY_DIRECTORY_DETAIL });
   // After the manifests' own verdicts (a closeout's 'truncated' says more than a record's 'not JSON'): the records'
   // checks, and each refused claim, on the record that makes it.
   issues.push(...check.issues, ...claims.issues);
@@ -252,14 +346,23 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
 
   if (closeout !== null && seal !== null) {
     // The closeout binds the log as it stands; the seal still binds its prefix and its hash chain.
-    if (!issues.some((i) => i.path === UNIT_FILES.amendments)) issues.push(...checkAmendmentsAfterSeal(bytesOf(UNIT_FILES.amendments), seal));
-    if (!issues.some((i) => i.path === UNIT_FILES.seal) && (closeout.sealSha256 !== hashes.get(UNIT_FILES.seal) || closeout.sealRoot !== seal.merkle.root)) {
-      issues.push({ path: UNIT_FILES.closeout, kind: 'modified', detail: `its sealSha256/sealRoot fields name another ${UNIT_FILES.seal} than the one it binds` });
+    if (!issues.some((i) => i.path === UNIT_FILES.amendments))
+      issues.push(...checkAmendmentsAfterSeal(bytesOf(UNIT_FILES.amendments), seal));
+    if (
+      !issues.some((i) => i.path === UNIT_FILES.seal) &&
+      (closeout.sealSha256 !== hashes.get(UNIT_FILES.seal) || closeout.sealRoot !== seal.merkle.root)
+    ) {
+      issues.push({
+        path: UNIT_FILES.closeout,
+        kind: 'modified',
+        detail: `its sealSha256/sealRoot fields name another ${UNIT_FILES.seal} than the one it binds`,
+      });
     }
   }
 
   // a hosted unit's arrival-order key is the one its precommit committed to (before the seal could bind another)
-  if (!issues.some((i) => i.path === ARRIVAL_ORDER_FILE)) issues.push(...arrivalOrderIssues(bytesOf(UNIT_FILES.precommit), hashes));
+  if (!issues.some((i) => i.path === ARRIVAL_ORDER_FILE))
+    issues.push(...arrivalOrderIssues(bytesOf(UNIT_FILES.precommit), hashes));
 
   // seal.json's own defect is reported unless the closeout manifest already classified it precisely.
   if (sealR.issue && !issues.some((i) => i.path === UNIT_FILES.seal)) issues.push(sealR.issue);
@@ -268,9 +371,13 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
   let rootMatched: 'seal' | 'closeout' | undefined;
   if (expectedRoot !== undefined && root !== null) {
     // A closed unit still answers to its seal root: the closeout binds seal.json's exact bytes.
-    const closeoutBindsSeal = closeout !== null && seal !== null && closeout.files.some((f) => f.path === UNIT_FILES.seal && f.sha256 === hashes.get(UNIT_FILES.seal));
+    const closeoutBindsSeal =
+      closeout !== null &&
+      seal !== null &&
+      closeout.files.some((f) => f.path === UNIT_FILES.seal && f.sha256 === hashes.get(UNIT_FILES.seal));
     if (closeout !== null && closeout.merkle.root === expectedRoot) rootMatched = 'closeout';
-    else if (seal !== null && seal.merkle.root === expectedRoot && (closeout === null || closeoutBindsSeal)) rootMatched = 'seal';
+    else if (seal !== null && seal.merkle.root === expectedRoot && (closeout === null || closeoutBindsSeal))
+      rootMatched = 'seal';
     else if (closeout !== null) {
       issues.push({
         path: UNIT_FILES.closeout,
@@ -285,8 +392,15 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
       });
     }
   }
-  const files = { adjudicationNames: adjEntries.filter((e) => held.has(e.path)).map((e) => e.path.slice(adjPrefix.length)), bytesOf };
-  const signatures = await checkUnitSignatures(dir, { files, ...(opts.keysDir === undefined ? {} : { keysDir: opts.keysDir }), ...(opts.requireSignatures ? { requireSigned: true } : {}) });
+  const files = {
+    adjudicationNames: adjEntries.filter((e) => held.has(e.path)).map((e) => e.path.slice(adjPrefix.length)),
+    bytesOf,
+  };
+  const signatures = await checkUnitSignatures(dir, {
+    files,
+    ...(opts.keysDir === undefined ? {} : { keysDir: opts.keysDir }),
+    ...(opts.requireSignatures ? { requireSigned: true } : {}),
+  });
   // a broken link that follows from a file already reported (changed, missing, renamed, a bad signature) is not
   // reported again; a key this verifier does not trust is not an integrity issue (trust.ts)
   const reported = new Set(issues.map((i) => i.path));
@@ -300,7 +414,18 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
   const read = { seal, sealBytes: sealR.bytes, closeout, closeoutBytes: closeR.bytes, hashes };
   if (issues.length > 0 || seal === null || root === null) {
     const sorted = dedupe(issues).sort((a, b) => comparePaths(a.path, b.path));
-    return { ...read, result: { ok: false, unitId, first: sorted[0]!, issues: sorted, filesChecked: entries.length, signatures, trust } satisfies VerifyFailed };
+    return {
+      ...read,
+      result: {
+        ok: false,
+        unitId,
+        first: sorted[0]!,
+        issues: sorted,
+        filesChecked: entries.length,
+        signatures,
+        trust,
+      } satisfies VerifyFailed,
+    };
   }
   const result = {
     ok: true,
@@ -313,13 +438,22 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
     pending: [...new Set(pending)].sort(comparePaths),
     signatures,
     trust,
-    stage: closeout !== null ? 'closed' : check.known.some((p) => ADJUDICATION_RECORD_RE.test(p.slice(adjPrefix.length))) ? 'adjudicated' : 'sealed',
+    stage:
+      closeout !== null
+        ? 'closed'
+        : check.known.some((p) => ADJUDICATION_RECORD_RE.test(p.slice(adjPrefix.length)))
+          ? 'adjudicated'
+          : 'sealed',
   } satisfies VerifyOk;
   return { ...read, result };
 }
 
 /** A stray file (at most 16 MiB) that is this unit's closeout record, moved away from closeout.json. */
-async function findMovedCloseout(dir: string, strays: readonly FoundEntry[], unitId: string): Promise<FoundEntry | undefined> {
+async function findMovedCloseout(
+  dir: string,
+  strays: readonly FoundEntry[],
+  unitId: string,
+): Promise<FoundEntry | undefined> {
   for (const e of strays) {
     if (e.type !== 'file' || e.size > 16 * 1024 * 1024) continue;
     const bytes = await readFile(join(dir, e.path)).catch(() => null);
@@ -331,7 +465,13 @@ async function findMovedCloseout(dir: string, strays: readonly FoundEntry[], uni
 }
 
 /** A file, not otherwise accounted for, that starts with the sealed amendment log's bytes. */
-async function findMovedLog(dir: string, entries: readonly FoundEntry[], claims: Claims, known: ReadonlySet<string>, seal: SealRecord): Promise<string | undefined> {
+async function findMovedLog(
+  dir: string,
+  entries: readonly FoundEntry[],
+  claims: Claims,
+  known: ReadonlySet<string>,
+  seal: SealRecord,
+): Promise<string | undefined> {
   for (const e of entries) {
     if (e.type !== 'file' || claims.has(e.path) || known.has(e.path) || e.size < seal.amendments.bytes) continue;
     const head = (await readFile(join(dir, e.path))).subarray(0, seal.amendments.bytes);
@@ -373,12 +513,25 @@ export async function assertUnitVerified(dir: string, opts: VerifyOptions = {}):
   }
   if (r.ok && v.seal !== null && v.sealBytes !== null) {
     await verifiedReadTestHooks.afterVerify?.(dir);
-    return { dir, result: r, seal: v.seal, sealBytes: v.sealBytes, closeout: v.closeout, closeoutBytes: v.closeout === null ? null : v.closeoutBytes, hashes: v.hashes };
+    return {
+      dir,
+      result: r,
+      seal: v.seal,
+      sealBytes: v.sealBytes,
+      closeout: v.closeout,
+      closeoutBytes: v.closeout === null ? null : v.closeoutBytes,
+      hashes: v.hashes,
+    };
   }
-  if (r.ok) throw new ImepError('E_INTERNAL', 'verification passed without a seal', { file: join(dir, UNIT_FILES.seal) });
+  if (r.ok)
+    throw new ImepError('E_INTERNAL', 'verification passed without a seal', { file: join(dir, UNIT_FILES.seal) });
   const more = r.issues.length > 1 ? ` (+${r.issues.length - 1} more)` : '';
-  throw new ImepError('E_UNIT_TAMPERED', `${r.first.kind}${r.first.renamedTo ? ` → ${r.first.renamedTo}` : ''}: ${r.first.detail}${more}`, {
-    file: join(dir, r.first.path),
-    hint: 'restore the unit from an intact copy; `imep campaign verify` lists every difference',
-  });
+  throw new ImepError(
+    'E_UNIT_TAMPERED',
+    `${r.first.kind}${r.first.renamedTo ? ` → ${r.first.renamedTo}` : ''}: ${r.first.detail}${more}`,
+    {
+      file: join(dir, r.first.path),
+      hint: 'restore the unit from an intact copy; `imep campaign verify` lists every difference',
+    },
+  );
 }

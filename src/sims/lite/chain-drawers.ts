@@ -60,7 +60,10 @@ export const CHAIN_OBJECTS: readonly ChainObject[] = Object.freeze([
 ] as const);
 
 export const DRAWER_ROW: { readonly x0: number; readonly x1: number; readonly y0: number; readonly y1: number } = {
-  x0: -0.7, x1: 0.7, y0: 0.25, y1: 0.65,
+  x0: -0.7,
+  x1: 0.7,
+  y0: 0.25,
+  y1: 0.65,
 };
 export const OBJECT_SIZE = 0.09;
 export const QUERY_OBJECT_POSITION: readonly [number, number] = [0, -0.25];
@@ -165,24 +168,33 @@ export class ChainDrawersLite extends LiteEnvBase {
 
   private readObject(value: unknown, fallback: number): number {
     if (value === undefined) return fallback;
-    if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < CHAIN_OBJECTS.length) return value;
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < CHAIN_OBJECTS.length)
+      return value;
     if (typeof value === 'string') {
       const i = CHAIN_OBJECTS.findIndex((o) => o.name === value);
       if (i >= 0) return i;
     }
-    throw new ImepError('E_USAGE', `${this.spec.id}: options.object must be an object name or index, got ${JSON.stringify(value)}`, {
-      field: 'options.object',
-      hint: `known objects: ${CHAIN_OBJECTS.map((o) => o.name).join(', ')}`,
-    });
+    throw new ImepError(
+      'E_USAGE',
+      `${this.spec.id}: options.object must be an object name or index, got ${JSON.stringify(value)}`,
+      {
+        field: 'options.object',
+        hint: `known objects: ${CHAIN_OBJECTS.map((o) => o.name).join(', ')}`,
+      },
+    );
   }
 
   private readDecision(action: ArrayLike<number>): number {
     if (action.length === 1) {
       const c = action[0] ?? Number.NaN;
       if (!Number.isInteger(c) || c < 0 || c >= this.k) {
-        throw new ImepError('E_USAGE', `${this.spec.id}: bad action: choice ${c} is not a drawer index in 0..${this.k - 1}`, {
-          field: 'action',
-        });
+        throw new ImepError(
+          'E_USAGE',
+          `${this.spec.id}: bad action: choice ${c} is not a drawer index in 0..${this.k - 1}`,
+          {
+            field: 'action',
+          },
+        );
       }
       return c;
     }

@@ -1,11 +1,5 @@
 /** The lite simulators: IMEP's embedded, deterministic, rendered-to-pixels memory tasks. */
-export {
-  LITE_ENV_IDS,
-  isLiteEnvId,
-  makeLiteEnv,
-  makeLiteEnvSync,
-  type LiteEnvId,
-} from './registry.js';
+export { LITE_ENV_IDS, isLiteEnvId, makeLiteEnv, makeLiteEnvSync, type LiteEnvId } from './registry.js';
 export {
   LiteEnvBase,
   LiteSimEnvironment,

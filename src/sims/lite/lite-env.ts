@@ -30,7 +30,16 @@
  * wraps it as the async SimEnvironment contract.
  */
 import { ImepError, sha256Hex, Prng } from '../../core/index.js';
-import type { EnvSpec, FactSpec, FieldSpec, NdArray, ObsValue, ResetRequest, SimEnvironment, StepResult } from '../../runtime/index.js';
+import type {
+  EnvSpec,
+  FactSpec,
+  FieldSpec,
+  NdArray,
+  ObsValue,
+  ResetRequest,
+  SimEnvironment,
+  StepResult,
+} from '../../runtime/index.js';
 import { asOptions, checkKnownKeys, checkSeed, optInt, type Options, type ToolStart } from './options.js';
 import { COLORS, FrameAllocator, Raster } from './render.js';
 
@@ -128,7 +137,8 @@ export function readAction(envId: string, action: LiteAction, lengths: readonly 
     }
     let n = 1;
     for (const d of nd.shape) n *= d;
-    if (n !== nd.data.length) throw badAction(envId, `shape [${nd.shape.join(', ')}] does not match ${nd.data.length} values`);
+    if (n !== nd.data.length)
+      throw badAction(envId, `shape [${nd.shape.join(', ')}] does not match ${nd.data.length} values`);
     values = nd.data;
   }
   if (!lengths.includes(values.length)) {
@@ -337,7 +347,11 @@ export abstract class LiteEnvBase implements LiteEnv {
     const rgb = result.obs['rgb'] as NdArray | undefined;
     const frame = rgb?.data;
     if (!(frame instanceof Uint8Array) || !this.outstanding.delete(frame)) {
-      throw new ImepError('E_USAGE', `${this.spec.id}: releaseObservation of a frame this environment did not return, or gave back twice`, { field: 'releaseObservation' });
+      throw new ImepError(
+        'E_USAGE',
+        `${this.spec.id}: releaseObservation of a frame this environment did not return, or gave back twice`,
+        { field: 'releaseObservation' },
+      );
     }
     this.spareFrames.push(frame);
   }

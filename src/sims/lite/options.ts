@@ -106,7 +106,12 @@ export function optResolution(envId: string, opts: Options): number {
   const v = opts['resolution'];
   if (v === undefined) return LITE_RESOLUTIONS[0];
   if (typeof v !== 'number' || !(LITE_RESOLUTIONS as readonly number[]).includes(v)) {
-    throw usage(envId, 'kwargs', 'resolution', `must be one of ${LITE_RESOLUTIONS.join(' | ')}, got ${JSON.stringify(v)}`);
+    throw usage(
+      envId,
+      'kwargs',
+      'resolution',
+      `must be one of ${LITE_RESOLUTIONS.join(' | ')}, got ${JSON.stringify(v)}`,
+    );
   }
   return v;
 }
@@ -129,9 +134,13 @@ export function optToolStart(envId: string, opts: Options): ToolStart {
 /** The reset seed: an integer in [0, 2^32 − 1]. */
 export function checkSeed(envId: string, seed: unknown): number {
   if (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
-    throw new ImepError('E_USAGE', `${envId}: reset seed must be an integer in [0, 2^32-1], got ${JSON.stringify(seed)}`, {
-      field: 'seed',
-    });
+    throw new ImepError(
+      'E_USAGE',
+      `${envId}: reset seed must be an integer in [0, 2^32-1], got ${JSON.stringify(seed)}`,
+      {
+        field: 'seed',
+      },
+    );
   }
   return seed;
 }
@@ -140,7 +149,9 @@ export function checkSeed(envId: string, seed: unknown): number {
 export function asOptions(envId: string, source: OptionSource, value: unknown): Options {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new ImepError('E_USAGE', `${envId}: ${source} must be a map, got ${JSON.stringify(value)}`, { field: source });
+    throw new ImepError('E_USAGE', `${envId}: ${source} must be a map, got ${JSON.stringify(value)}`, {
+      field: source,
+    });
   }
   return value as Options;
 }

@@ -53,7 +53,15 @@ export const REMEMBER_COLOR_PALETTE: readonly Rgb[] = Object.freeze([
   [0, 128, 128], // Teal
 ] as const);
 export const REMEMBER_COLOR_NAMES = Object.freeze([
-  'red', 'lime', 'blue', 'yellow', 'magenta', 'cyan', 'maroon', 'orange', 'teal',
+  'red',
+  'lime',
+  'blue',
+  'yellow',
+  'magenta',
+  'cyan',
+  'maroon',
+  'orange',
+  'teal',
 ] as const);
 
 export const REMEMBER_COLOR_MAX_STEPS = 60;

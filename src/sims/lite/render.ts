@@ -149,9 +149,14 @@ export class FrameAllocator {
   private offset = 0;
   private readonly slabBytes: number;
 
-  constructor(readonly frameBytes: number, framesPerSlab = Math.max(1, Math.floor(FRAME_SLAB_BYTES / frameBytes))) {
-    if (!Number.isInteger(frameBytes) || frameBytes < 1) throw new RangeError(`FrameAllocator: bad frame size ${frameBytes}`);
-    if (!Number.isInteger(framesPerSlab) || framesPerSlab < 1) throw new RangeError(`FrameAllocator: bad slab size ${framesPerSlab}`);
+  constructor(
+    readonly frameBytes: number,
+    framesPerSlab = Math.max(1, Math.floor(FRAME_SLAB_BYTES / frameBytes)),
+  ) {
+    if (!Number.isInteger(frameBytes) || frameBytes < 1)
+      throw new RangeError(`FrameAllocator: bad frame size ${frameBytes}`);
+    if (!Number.isInteger(framesPerSlab) || framesPerSlab < 1)
+      throw new RangeError(`FrameAllocator: bad slab size ${framesPerSlab}`);
     this.slabBytes = frameBytes * framesPerSlab;
   }
 
@@ -168,7 +173,8 @@ export class FrameAllocator {
 
   /** A new frame holding a copy of `bytes` (which must be `frameBytes` long). */
   copyOf(bytes: Uint8Array): Uint8Array {
-    if (bytes.length !== this.frameBytes) throw new RangeError(`FrameAllocator: ${bytes.length} bytes, frames hold ${this.frameBytes}`);
+    if (bytes.length !== this.frameBytes)
+      throw new RangeError(`FrameAllocator: ${bytes.length} bytes, frames hold ${this.frameBytes}`);
     const frame = this.next();
     frame.set(bytes);
     return frame;
@@ -196,7 +202,9 @@ export function colorCentroid(
   color: Rgb,
 ): { x: number; y: number; count: number } | null {
   const [r, g, b] = color;
-  let sx = 0, sy = 0, n = 0;
+  let sx = 0,
+    sy = 0,
+    n = 0;
   let k = 0;
   for (let j = 0; j < height; j++) {
     for (let i = 0; i < width; i++, k += 3) {

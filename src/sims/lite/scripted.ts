@@ -17,7 +17,12 @@ import type { NdArray, ObsValue, ResetRequest, StepResult } from '../../runtime/
 import { CHAIN_OBJECTS, drawerCenterX } from './chain-drawers.js';
 import { MAX_STEP, type LiteEnv } from './lite-env.js';
 import { COLORS, colorCentroid, type Rgb } from './render.js';
-import { CUE_POSITION, REMEMBER_COLOR_CANDIDATES_FROM, REMEMBER_COLOR_CUE_END, REMEMBER_COLOR_PALETTE } from './remember-color.js';
+import {
+  CUE_POSITION,
+  REMEMBER_COLOR_CANDIDATES_FROM,
+  REMEMBER_COLOR_CUE_END,
+  REMEMBER_COLOR_PALETTE,
+} from './remember-color.js';
 import { CUP_X, CUP_Y, SHELL_GAME_CUE_STEPS } from './shell-game.js';
 
 export type MethodObs = StepResult['obs'];
@@ -46,7 +51,8 @@ export function frameOf(obs: MethodObs): { data: Uint8Array; width: number; heig
 /** The tool position of an observation. */
 export function toolOf(obs: MethodObs): [number, number] {
   const t = obs['toolPosition'];
-  if (!(t instanceof Float32Array) || t.length !== 2) throw new ImepError('E_INTERNAL', 'observation has no toolPosition');
+  if (!(t instanceof Float32Array) || t.length !== 2)
+    throw new ImepError('E_INTERNAL', 'observation has no toolPosition');
   return [t[0] ?? 0, t[1] ?? 0];
 }
 
@@ -69,7 +75,10 @@ function nearest(xs: readonly number[], x: number): number {
 /** Visits the given points in order, moving to the next once within `reach` of the current one. */
 export class WaypointController implements LiteController {
   private next = 0;
-  constructor(private readonly points: readonly (readonly [number, number])[], private readonly reach = 0.03) {}
+  constructor(
+    private readonly points: readonly (readonly [number, number])[],
+    private readonly reach = 0.03,
+  ) {}
   beginEpisode(): void {
     this.next = 0;
   }
@@ -115,7 +124,10 @@ export type ColorMemory = 'none' | 'episode' | 'cross-episode';
 export class RememberColorPixelController implements LiteController {
   private color: number | null = null;
   private target: [number, number] | null = null;
-  constructor(private readonly k: number, private readonly memory: ColorMemory) {}
+  constructor(
+    private readonly k: number,
+    private readonly memory: ColorMemory,
+  ) {}
   /** Forgets cross-episode memory too. */
   clear(): void {
     this.color = null;
@@ -140,7 +152,9 @@ export class RememberColorPixelController implements LiteController {
     const i = Math.floor(((CUE_POSITION[0] + 1) * w) / 2);
     const j = Math.floor(((1 - CUE_POSITION[1]) * h) / 2);
     const k = (j * w + i) * 3;
-    const idx = REMEMBER_COLOR_PALETTE.findIndex((c) => c[0] === frame[k] && c[1] === frame[k + 1] && c[2] === frame[k + 2]);
+    const idx = REMEMBER_COLOR_PALETTE.findIndex(
+      (c) => c[0] === frame[k] && c[1] === frame[k + 1] && c[2] === frame[k + 2],
+    );
     return idx >= 0 && idx < this.k ? idx : null;
   }
   private locate(frame: Uint8Array, w: number, h: number, tool: [number, number]): [number, number] | null {
@@ -167,7 +181,10 @@ export class RememberColorPixelController implements LiteController {
 export class ChainDrawersReader implements LiteController {
   /** object index → drawer, written from write/distractor frames. */
   readonly records = new Map<number, number>();
-  constructor(private readonly k: number, private readonly memory: boolean) {}
+  constructor(
+    private readonly k: number,
+    private readonly memory: boolean,
+  ) {}
   clear(): void {
     this.records.clear();
   }
@@ -181,7 +198,10 @@ export class ChainDrawersReader implements LiteController {
     const out = new Float32Array(this.k);
     if (open !== null) {
       // A write/distractor frame: the open drawer reveals where the object goes.
-      const drawer = nearest(Array.from({ length: this.k }, (_, d) => drawerCenterX(d, this.k)), open.x);
+      const drawer = nearest(
+        Array.from({ length: this.k }, (_, d) => drawerCenterX(d, this.k)),
+        open.x,
+      );
       if (object !== null) this.records.set(object, drawer);
       out[drawer] = 1;
       return out;

@@ -124,7 +124,13 @@ export class ShellGameLite extends LiteEnvBase {
 
   protected onReset(scene: Prng, options: Options): void {
     this.blackoutFromStep = optNullableInt(
-      SHELL_GAME_ID, 'options', options, 'blackoutFromStep', this.defaults.blackoutFromStep, 0, 1_000_000,
+      SHELL_GAME_ID,
+      'options',
+      options,
+      'blackoutFromStep',
+      this.defaults.blackoutFromStep,
+      0,
+      1_000_000,
     );
     this.strict = optBool(SHELL_GAME_ID, 'options', options, 'strict', this.defaults.strict);
     this.ballCup = scene.nextInt(3);

@@ -49,8 +49,10 @@ function shuffleWords(a: Uint16Array | Int32Array, prng: Prng): void {
 function shuffleWordPairs(a: Int32Array, prng: Prng): void {
   for (let i = a.length / 2 - 1; i > 0; i--) {
     const j = below(prng, i + 1);
-    const p = 2 * i, q = 2 * j;
-    const t0 = a[p] as number, t1 = a[p + 1] as number;
+    const p = 2 * i,
+      q = 2 * j;
+    const t0 = a[p] as number,
+      t1 = a[p + 1] as number;
     a[p] = a[q] as number;
     a[p + 1] = a[q + 1] as number;
     a[q] = t0;

@@ -23,7 +23,12 @@ import { numberToBfloat16, numberToHalf, toFloat64, type FloatTensor } from '../
 import type { LeafOperator, LeafStats } from '../../../src/interventions/leaf-operator.js';
 import { fillStandardNormal } from './normal.js';
 
-const MAX_FINITE = { float16: 65504, bfloat16: 3.3895313892515355e38, float32: 3.4028234663852886e38, float64: Number.MAX_VALUE } as const;
+const MAX_FINITE = {
+  float16: 65504,
+  bfloat16: 3.3895313892515355e38,
+  float32: 3.4028234663852886e38,
+  float64: Number.MAX_VALUE,
+} as const;
 
 export interface Moments {
   readonly finite: number;
@@ -34,7 +39,8 @@ export interface Moments {
 
 /** Mean and population SD over the finite values (two-pass). */
 export function finiteMoments(values: Float64Array): Moments {
-  let n = 0, sum = 0;
+  let n = 0,
+    sum = 0;
   for (let i = 0; i < values.length; i++) {
     const v = values[i] as number;
     if (Number.isFinite(v)) {
@@ -114,7 +120,12 @@ function writeRounded(t: FloatTensor, values: Float64Array): void {
 
 export const resampleOperator: LeafOperator = {
   condition: 'T_mu',
-  params: { distribution: 'normal', moments: 'empirical-mean-population-sd', standardised: true, normal: 'ziggurat-128' },
+  params: {
+    distribution: 'normal',
+    moments: 'empirical-mean-population-sd',
+    standardised: true,
+    normal: 'ziggurat-128',
+  },
   usesPrng: true,
   apply: (leaf: FloatTensor, prng: Prng, stats: LeafStats) => resampleLeaf(leaf, prng, stats),
 };

@@ -58,13 +58,20 @@ const FORMATS: Readonly<Record<NarrowDtype, BitFormat>> = {
   float32: { sign: 0x80000000, mag: 0x7fffffff, inf: 0x7f800000, max: 0x7f7fffff },
 };
 
-const DIR_UP = 0, DIR_DOWN = 1, DIR_AWAY = 2, DIR_TOWARD = 3;
+const DIR_UP = 0,
+  DIR_DOWN = 1,
+  DIR_AWAY = 2,
+  DIR_TOWARD = 3;
 function dirCode(direction: UlpDirection): number {
   switch (direction) {
-    case 'up': return DIR_UP;
-    case 'down': return DIR_DOWN;
-    case 'away': return DIR_AWAY;
-    case 'toward-zero': return DIR_TOWARD;
+    case 'up':
+      return DIR_UP;
+    case 'down':
+      return DIR_DOWN;
+    case 'away':
+      return DIR_AWAY;
+    case 'toward-zero':
+      return DIR_TOWARD;
   }
 }
 
@@ -95,7 +102,8 @@ function stepNarrow(bits: number, f: BitFormat, dir: number): number {
 
 function checkBits(bits: number, dtype: NarrowDtype): void {
   const limit = dtype === 'float32' ? 0xffffffff : 0xffff;
-  if (!(Number.isInteger(bits) && bits >= 0 && bits <= limit)) throw new RangeError(`ulp: ${bits} is not a ${dtype} bit pattern`);
+  if (!(Number.isInteger(bits) && bits >= 0 && bits <= limit))
+    throw new RangeError(`ulp: ${bits} is not a ${dtype} bit pattern`);
 }
 
 /** U's one-ULP step on raw bits of a 16/32-bit dtype (see the module comment for every edge case). */
@@ -158,7 +166,8 @@ function stepF64Words(src: Uint32Array, dst: Uint32Array, k: number, dir: number
     return true;
   }
   const isMax = magHi === F64_MAX_HI && lo === 0xffffffff;
-  let nHi = magHi, nLo: number;
+  let nHi = magHi,
+    nLo: number;
   if (growsMagnitude(neg, isMax, dir)) {
     nLo = (lo + 1) >>> 0;
     if (nLo === 0) nHi += 1;
@@ -203,7 +212,12 @@ function fromBits(bits: number, dtype: NarrowDtype): number {
   return scratchF32[0] as number;
 }
 
-function valueOp(value: number, dtype: FloatDtype, narrow: (bits: number, d: NarrowDtype) => number, wide: (v: number) => number): number {
+function valueOp(
+  value: number,
+  dtype: FloatDtype,
+  narrow: (bits: number, d: NarrowDtype) => number,
+  wide: (v: number) => number,
+): number {
   return dtype === 'float64' ? wide(value) : fromBits(narrow(toBits(value, dtype), dtype), dtype);
 }
 
@@ -231,11 +245,16 @@ export function nextDown(value: number, dtype: FloatDtype): number {
 /** U's one-ULP step of a value representable in `dtype`; non-finite values are returned unchanged. */
 export function stepUlp(value: number, dtype: FloatDtype, direction: UlpDirection): number {
   const dir = dirCode(direction);
-  return valueOp(value, dtype, (b, d) => stepNarrow(b, FORMATS[d], dir), (v) => {
-    scratchF64[0] = v;
-    stepF64Words(scratchW64, scratchW64, 0, dir);
-    return scratchF64[0] as number;
-  });
+  return valueOp(
+    value,
+    dtype,
+    (b, d) => stepNarrow(b, FORMATS[d], dir),
+    (v) => {
+      scratchF64[0] = v;
+      stepF64Words(scratchW64, scratchW64, 0, dir);
+      return scratchF64[0] as number;
+    },
+  );
 }
 
 // ---------------------------------------------------------------- tensors

@@ -59,15 +59,33 @@ export async function runBridgeFaults(o: BridgeFaultOptions): Promise<BridgeFaul
     const totalSteps = refLines.reduce((n, l) => n + (JSON.parse(l) as { steps: number }).steps, 0);
     const prng = new Prng(o.seed);
     const faults: Fault[] = [
-      { atStep: Math.floor(totalSteps * (0.1 + 0.3 * prng.nextFloat())), server: prng.nextInt(o.servers), signal: 'SIGKILL' },
-      { atStep: Math.floor(totalSteps * (0.55 + 0.3 * prng.nextFloat())), server: prng.nextInt(o.servers), signal: 'SIGSTOP' },
+      {
+        atStep: Math.floor(totalSteps * (0.1 + 0.3 * prng.nextFloat())),
+        server: prng.nextInt(o.servers),
+        signal: 'SIGKILL',
+      },
+      {
+        atStep: Math.floor(totalSteps * (0.55 + 0.3 * prng.nextFloat())),
+        server: prng.nextInt(o.servers),
+        signal: 'SIGSTOP',
+      },
     ];
-    pool = await BridgePool.start(o.servers, { stepMs: o.stepMs, resetMs: 4 * o.stepMs, makeMs: 30_000, closeMs: o.stepMs }, faults);
-    const unit = await runCampaign(file, { ...quiet, campaignsDir: join(dir, 'bridged'), batchSize: o.batch, envs: pool.envs() });
+    pool = await BridgePool.start(
+      o.servers,
+      { stepMs: o.stepMs, resetMs: 4 * o.stepMs, makeMs: 30_000, closeMs: o.stepMs },
+      faults,
+    );
+    const unit = await runCampaign(file, {
+      ...quiet,
+      campaignsDir: join(dir, 'bridged'),
+      batchSize: o.batch,
+      envs: pool.envs(),
+    });
     const lines = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8').trimEnd().split('\n');
     const rows = lines.map((l) => JSON.parse(l) as Row);
     const failedByCode: Record<string, number> = {};
-    for (const r of rows) if (r.status !== 'ok') failedByCode[r.failure?.code ?? '?'] = (failedByCode[r.failure?.code ?? '?'] ?? 0) + 1;
+    for (const r of rows)
+      if (r.status !== 'ok') failedByCode[r.failure?.code ?? '?'] = (failedByCode[r.failure?.code ?? '?'] ?? 0) + 1;
     const differing: number[] = [];
     let identical = 0;
     rows.forEach((r, i) => {
@@ -99,7 +117,12 @@ export async function runBridgeFaults(o: BridgeFaultOptions): Promise<BridgeFaul
 }
 
 export function formatBridgeFaults(r: BridgeFaultReport, o: BridgeFaultOptions): string[] {
-  const faults = r.faults.map((f) => `${f.signal} server ${f.server} at step ${f.atStep}: detected ${f.detectedMs === null ? 'NEVER' : `${Math.round(f.detectedMs)} ms`} (${f.code ?? '-'})`).join('; ');
+  const faults = r.faults
+    .map(
+      (f) =>
+        `${f.signal} server ${f.server} at step ${f.atStep}: detected ${f.detectedMs === null ? 'NEVER' : `${Math.round(f.detectedMs)} ms`} (${f.code ?? '-'})`,
+    )
+    .join('; ');
   return [
     `bridged campaign: blackout ladder n=${o.n} (${r.planned} rows, ${r.totalSteps} steps), ${o.servers} lite servers (imep sim serve lite), batch ${o.batch}, step deadline ${o.stepMs} ms, executionFailures ${o.failures}`,
     `faults (seed "${o.seed}"): ${faults}`,

@@ -35,7 +35,12 @@ export class BridgePool {
   }
 
   /** `nodeFlags` go before the server's own arguments (e.g. a V8 heap limit). */
-  static async start(k: number, deadlines: Partial<RemoteDeadlines>, faults: readonly Fault[] = [], nodeFlags: readonly string[] = []): Promise<BridgePool> {
+  static async start(
+    k: number,
+    deadlines: Partial<RemoteDeadlines>,
+    faults: readonly Fault[] = [],
+    nodeFlags: readonly string[] = [],
+  ): Promise<BridgePool> {
     const self = new BridgePool(faults);
     self.#pool = await BridgeServerPool.spawn(
       k,
@@ -78,7 +83,8 @@ export class BridgePool {
 
   /** The runner's EnvProvider: slot s runs on server s mod K (lite specs are known locally). */
   envs(): EnvProvider {
-    return (task, slot) => this.pool.environment(slot % this.pool.size, task.envId, task.kwargs, makeLiteEnv(task.envId, task.kwargs).spec);
+    return (task, slot) =>
+      this.pool.environment(slot % this.pool.size, task.envId, task.kwargs, makeLiteEnv(task.envId, task.kwargs).spec);
   }
 
   /** Injects the faults due now (before a step sent to server i). */

@@ -29,14 +29,46 @@ export interface Canary {
   readonly patterns: readonly { readonly encoding: string; readonly bytes: Buffer }[];
 }
 
-const le32i = (v: number): Buffer => { const b = Buffer.alloc(4); b.writeInt32LE(v | 0); return b; };
-const be32i = (v: number): Buffer => { const b = Buffer.alloc(4); b.writeInt32BE(v | 0); return b; };
-const le64i = (v: number): Buffer => { const b = Buffer.alloc(8); b.writeBigInt64LE(BigInt(v)); return b; };
-const be64i = (v: number): Buffer => { const b = Buffer.alloc(8); b.writeBigInt64BE(BigInt(v)); return b; };
-const lef32 = (v: number): Buffer => { const b = Buffer.alloc(4); b.writeFloatLE(v); return b; };
-const bef32 = (v: number): Buffer => { const b = Buffer.alloc(4); b.writeFloatBE(v); return b; };
-const lef64 = (v: number): Buffer => { const b = Buffer.alloc(8); b.writeDoubleLE(v); return b; };
-const bef64 = (v: number): Buffer => { const b = Buffer.alloc(8); b.writeDoubleBE(v); return b; };
+const le32i = (v: number): Buffer => {
+  const b = Buffer.alloc(4);
+  b.writeInt32LE(v | 0);
+  return b;
+};
+const be32i = (v: number): Buffer => {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(v | 0);
+  return b;
+};
+const le64i = (v: number): Buffer => {
+  const b = Buffer.alloc(8);
+  b.writeBigInt64LE(BigInt(v));
+  return b;
+};
+const be64i = (v: number): Buffer => {
+  const b = Buffer.alloc(8);
+  b.writeBigInt64BE(BigInt(v));
+  return b;
+};
+const lef32 = (v: number): Buffer => {
+  const b = Buffer.alloc(4);
+  b.writeFloatLE(v);
+  return b;
+};
+const bef32 = (v: number): Buffer => {
+  const b = Buffer.alloc(4);
+  b.writeFloatBE(v);
+  return b;
+};
+const lef64 = (v: number): Buffer => {
+  const b = Buffer.alloc(8);
+  b.writeDoubleLE(v);
+  return b;
+};
+const bef64 = (v: number): Buffer => {
+  const b = Buffer.alloc(8);
+  b.writeDoubleBE(v);
+  return b;
+};
 const text = (s: string): { encoding: string; bytes: Buffer }[] => [
   { encoding: 'utf8', bytes: Buffer.from(s, 'utf8') },
   { encoding: 'utf16le', bytes: Buffer.from(s, 'utf16le') },
@@ -67,7 +99,8 @@ export function canaryValues(seed: string, fields: readonly string[]): Map<strin
   const out = new Map<string, number | string>();
   for (const f of fields) {
     if (f === 'task') out.set(f, `CANARY-task-${prng.nextUint32().toString(16)}`);
-    else if (f === 'reward' || f === 'success') out.set(f, 0.25 + prng.nextFloat() / 2); // a float no frame or action is likely to hold
+    else if (f === 'reward' || f === 'success')
+      out.set(f, 0.25 + prng.nextFloat() / 2); // a float no frame or action is likely to hold
     else out.set(f, 0x10000000 + prng.nextInt(0x60000000)); // integers in [2^28, 2^31): 4 high-entropy bytes
   }
   return out;
@@ -115,7 +148,14 @@ export class CanaryEnv implements SimEnvironment {
 /** Every byte a runner policy receives: observations, EpisodeInfo, and the memory the bank read returns. */
 export class RecordingRunnerPolicy implements RunnerPolicy {
   readonly chunks: Buffer[] = [];
-  readonly counts = { observationFields: 0, episodeInfos: 0, memoryTensors: 0, observationBytes: 0, infoBytes: 0, memoryBytes: 0 };
+  readonly counts = {
+    observationFields: 0,
+    episodeInfos: 0,
+    memoryTensors: 0,
+    observationBytes: 0,
+    infoBytes: 0,
+    memoryBytes: 0,
+  };
   constructor(private readonly inner: RunnerPolicy) {}
   get maxBatch(): number {
     return this.inner.maxBatch;
@@ -197,11 +237,31 @@ export function scan(chunks: readonly Buffer[], canaries: readonly Canary[]): Sc
       if (all.indexOf(p.bytes) !== -1) hits.push({ field: c.field, value: c.value, encoding: p.encoding });
     }
   }
-  return { bytesReceived: received, uniqueChunks: unique.length, bytesScanned: all.length, canaries: canaries.length, patterns, hits };
+  return {
+    bytesReceived: received,
+    uniqueChunks: unique.length,
+    bytesScanned: all.length,
+    canaries: canaries.length,
+    patterns,
+    hits,
+  };
 }
 
 export const CANARY_SEED = 'imep-reliability/canary/v1';
-export const EVALUATOR_FIELDS = ['success', 'reward', 'terminated', 'truncated', 'task', 'attempt1', 'attempt2', 'ballCup', 'firstVisit', 'decisionCorrect', 'lastTouch', 'blackout'];
+export const EVALUATOR_FIELDS = [
+  'success',
+  'reward',
+  'terminated',
+  'truncated',
+  'task',
+  'attempt1',
+  'attempt2',
+  'ballCup',
+  'firstVisit',
+  'decisionCorrect',
+  'lastTouch',
+  'blackout',
+];
 
 export interface CanaryCampaign {
   readonly rows: number;
@@ -218,7 +278,10 @@ export interface CanaryCampaign {
  * Runs the blackout ladder (n seeds from a canary seed band) with the lite checkpoint through the
  * recording wrapper and canary envs, then scans. `leak` (positive controls) rewrites each step result.
  */
-export async function canaryCampaign(n: number, leak?: (r: StepResult, values: ReadonlyMap<string, number | string>) => StepResult): Promise<CanaryCampaign> {
+export async function canaryCampaign(
+  n: number,
+  leak?: (r: StepResult, values: ReadonlyMap<string, number | string>) => StepResult,
+): Promise<CanaryCampaign> {
   const values = canaryValues(CANARY_SEED, EVALUATOR_FIELDS);
   const seedStart = 0x10000000 + new Prng(`${CANARY_SEED}/seeds`).nextInt(0x60000000);
   const { protocol } = parseProtocol(smallBlackoutYaml(n, { start: seedStart }), 'canary.yaml');
@@ -236,7 +299,14 @@ export async function canaryCampaign(n: number, leak?: (r: StepResult, values: R
   };
   const envs: EnvProvider = (t) => new CanaryEnv(makeLiteEnv(t.envId, t.kwargs), values, leak);
   const rows: unknown[] = [];
-  const sink = new RowSink({ appendRow: async (r) => void rows.push(r), appendTiming: async () => undefined, appendTrace: async () => undefined }, plan.episodes.map((e) => e.seq));
+  const sink = new RowSink(
+    {
+      appendRow: async (r) => void rows.push(r),
+      appendTiming: async () => undefined,
+      appendTrace: async () => undefined,
+    },
+    plan.episodes.map((e) => e.seq),
+  );
   try {
     await runPlan({ protocol, episodes: plan.episodes, policies: provider, envs, batchSize: 8, sink });
     await sink.drain();
@@ -246,9 +316,24 @@ export async function canaryCampaign(n: number, leak?: (r: StepResult, values: R
   const seeds = [...new Set(plan.episodes.map((e) => e.seed))];
   const canaries = [...[...values].map(([f, v]) => canaryOf(f, v)), ...seeds.map((s) => canaryOf('seed', s))];
   const chunks = recorders.flatMap((r) => r.chunks);
-  const counts = { observationFields: 0, episodeInfos: 0, memoryTensors: 0, observationBytes: 0, infoBytes: 0, memoryBytes: 0 };
+  const counts = {
+    observationFields: 0,
+    episodeInfos: 0,
+    memoryTensors: 0,
+    observationBytes: 0,
+    infoBytes: 0,
+    memoryBytes: 0,
+  };
   for (const r of recorders) for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] += r.counts[k];
-  return { rows: rows.length, planned: plan.episodes.length, failedRows: rows.filter((r) => (r as { status: string }).status !== 'ok').length, seeds, canaries, counts, result: scan(chunks, canaries) };
+  return {
+    rows: rows.length,
+    planned: plan.episodes.length,
+    failedRows: rows.filter((r) => (r as { status: string }).status !== 'ok').length,
+    seeds,
+    canaries,
+    counts,
+    result: scan(chunks, canaries),
+  };
 }
 
 export function formatCanary(c: CanaryCampaign): string[] {

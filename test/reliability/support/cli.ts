@@ -37,9 +37,24 @@ export interface SpawnOptions {
 export function imep(args: readonly string[], cwd: string, opts: SpawnOptions = {}): Promise<Exit> {
   return new Promise((resolvePromise, reject) => {
     const t0 = performance.now();
-    const line = [...(opts.prlimit ? ['prlimit', ...opts.prlimit, '--'] : []), ...(opts.wrapper ?? []), process.execPath, MAIN, ...args];
+    const line = [
+      ...(opts.prlimit ? ['prlimit', ...opts.prlimit, '--'] : []),
+      ...(opts.wrapper ?? []),
+      process.execPath,
+      MAIN,
+      ...args,
+    ];
     const [cmd, ...argv] = line as [string, ...string[]];
-    const child = spawn(cmd, argv, { cwd, env: { ...process.env, IMEP_KEYS_DIR: process.env['IMEP_KEYS_DIR'] ?? RELIABILITY_KEYS_DIR, IMEP_OPERATOR: 'reliability-test', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, argv, {
+      cwd,
+      env: {
+        ...process.env,
+        IMEP_KEYS_DIR: process.env['IMEP_KEYS_DIR'] ?? RELIABILITY_KEYS_DIR,
+        IMEP_OPERATOR: 'reliability-test',
+        ...opts.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -63,7 +78,9 @@ export function imep(args: readonly string[], cwd: string, opts: SpawnOptions = 
 
 /** SHA-256 of the shipped lite checkpoint's model.json (protocols bind it). */
 export function liteCheckpointSha(): string {
-  return createHash('sha256').update(readFileSync(join(ROOT, 'checkpoints/lite-memvla/model.json'))).digest('hex');
+  return createHash('sha256')
+    .update(readFileSync(join(ROOT, 'checkpoints/lite-memvla/model.json')))
+    .digest('hex');
 }
 
 /** The blackout ladder reduced to `n` seeds from `start` (strict ShellGame), bound to the lite checkpoint. */
@@ -75,7 +92,8 @@ export function smallBlackoutYaml(n: number, opts: { start?: number; id?: string
   text = text.replace(/^n: 400$/m, `n: ${n}`);
   text = text.replace(/strict: false/, 'strict: true');
   if (opts.id) text = text.replace(/^id: shellgame-blackout$/m, `id: ${opts.id}`);
-  if (opts.failures) text = text.replace('executionFailures: { policy: record }', `executionFailures: ${opts.failures}`);
+  if (opts.failures)
+    text = text.replace('executionFailures: { policy: record }', `executionFailures: ${opts.failures}`);
   return text;
 }
 
@@ -93,6 +111,8 @@ export function lineCount(file: string): number {
 /** The single unit folder under a campaigns dir (or null). */
 export function unitIn(campaigns: string): string | null {
   if (!existsSync(campaigns)) return null;
-  const d = readdirSync(campaigns, { withFileTypes: true }).find((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'reports' && !e.name.endsWith('.shards'));
+  const d = readdirSync(campaigns, { withFileTypes: true }).find(
+    (e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'reports' && !e.name.endsWith('.shards'),
+  );
   return d ? join(campaigns, d.name) : null;
 }

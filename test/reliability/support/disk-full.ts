@@ -13,7 +13,19 @@
  *   readonly     a chmod 0555 campaigns folder (as root: run as user nobody, since root ignores permission bits)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isTempName } from '../../../src/evidence/io/atomic-write.js';
@@ -75,7 +87,10 @@ function errorOf(e: Exit): { line: string; errno: string; file: string } {
   // the progress display also writes to stderr; the error is the last line, and the only `imep:` line
   const all = e.stderr.trim().split('\n');
   const lines = all.filter((l) => l.startsWith('imep:'));
-  const line: string = lines.length === 1 && all.at(-1) === lines[0] ? (lines[0] as string) : `(${lines.length} error lines) ${lines.join(' / ')}`;
+  const line: string =
+    lines.length === 1 && all.at(-1) === lines[0]
+      ? (lines[0] as string)
+      : `(${lines.length} error lines) ${lines.join(' / ')}`;
   const errno = /\((E[A-Z]+)\)/.exec(line)?.[1] ?? '';
   const file = /^imep: (\/[^:]+):/.exec(line)?.[1] ?? '';
   return { line, errno, file };
@@ -89,7 +104,11 @@ function durable(unit: string, ref: Buffer): { rows: number; prefixOk: boolean; 
   return { rows: lineCount(f), prefixOk: ref.subarray(0, prefix.length).equals(prefix), torn: buf.length - end };
 }
 
-async function recoverAndCheck(fx: Fixture, unit: string, cmd: 'resume' | 'seal'): Promise<Pick<Scenario, 'recoverCode' | 'rowsIdentical' | 'verifyCode' | 'notes'>> {
+async function recoverAndCheck(
+  fx: Fixture,
+  unit: string,
+  cmd: 'resume' | 'seal',
+): Promise<Pick<Scenario, 'recoverCode' | 'rowsIdentical' | 'verifyCode' | 'notes'>> {
   const r = await imep(['campaign', cmd, unit], fx.dir);
   const v = await imep(['campaign', 'verify', unit], fx.dir);
   return {
@@ -114,7 +133,9 @@ async function failureState(fx: Fixture, unit: string, exit: Exit): Promise<Part
     prefixOk: d.prefixOk,
     tornBytes: d.torn,
     sealJsonAfterFailure: existsSync(join(unit, 'seal.json')),
-    tempFiles: walk(unit).map((f) => f.path).filter((p) => isTempName(p.split('/').at(-1) ?? '')),
+    tempFiles: walk(unit)
+      .map((f) => f.path)
+      .filter((p) => isTempName(p.split('/').at(-1) ?? '')),
     statusCode: st.code,
     statusText: `${st.stdout}${st.stderr}`,
     statusLine: st.code === 0 ? st.stdout.split('\n').slice(0, 3).join(' | ') : st.stderr.trim(),
@@ -125,12 +146,23 @@ async function failureState(fx: Fixture, unit: string, exit: Exit): Promise<Part
 export async function fsizeRows(fx: Fixture): Promise<Scenario> {
   const files = walk(fx.refUnit);
   const n = Math.floor(fx.refRows.length * 0.4);
-  const precommitMax = Math.max(...files.filter((f) => !f.path.startsWith('rows/') && !f.path.startsWith('traces/') && f.path !== 'seal.json').map((f) => f.size));
-  if (precommitMax >= n) throw new Error(`fixture too small: a precommit file has ${precommitMax} bytes ≥ the limit ${n}`);
+  const precommitMax = Math.max(
+    ...files
+      .filter((f) => !f.path.startsWith('rows/') && !f.path.startsWith('traces/') && f.path !== 'seal.json')
+      .map((f) => f.size),
+  );
+  if (precommitMax >= n)
+    throw new Error(`fixture too small: a precommit file has ${precommitMax} bytes ≥ the limit ${n}`);
   const campaigns = join(fx.dir, 'fsize');
-  const exit = await imep(['campaign', 'run', fx.file, '--campaigns-dir', campaigns, '--batch', '4'], fx.dir, { prlimit: [`--fsize=${n}`] });
+  const exit = await imep(['campaign', 'run', fx.file, '--campaigns-dir', campaigns, '--batch', '4'], fx.dir, {
+    prlimit: [`--fsize=${n}`],
+  });
   const unit = unitIn(campaigns) as string;
-  return { name: `fsize-rows (prlimit --fsize=${n})`, ...(await failureState(fx, unit, exit)), ...(await recoverAndCheck(fx, unit, 'resume')) };
+  return {
+    name: `fsize-rows (prlimit --fsize=${n})`,
+    ...(await failureState(fx, unit, exit)),
+    ...(await recoverAndCheck(fx, unit, 'resume')),
+  };
 }
 
 /** A run-complete unit (CLI precommit, rows and timings copied from the reference through the formal-run API). */
@@ -139,8 +171,15 @@ async function runCompleteUnit(fx: Fixture, campaigns: string): Promise<string> 
   if (pre.code !== 0) throw new Error(`precommit failed: ${pre.stderr}`);
   const unit = unitIn(campaigns) as string;
   const run = await startRun(unit);
-  const timings = readFileSync(join(fx.refUnit, 'rows/timings.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { seq: number });
-  const rows = fx.refRows.toString('utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { seq: number });
+  const timings = readFileSync(join(fx.refUnit, 'rows/timings.jsonl'), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { seq: number });
+  const rows = fx.refRows
+    .toString('utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { seq: number });
   for (const [i, row] of rows.entries()) {
     await run.appendTiming(timings[i] as { seq: number });
     await run.appendRow(row);
@@ -157,9 +196,16 @@ export async function fsizeSeal(fx: Fixture): Promise<Scenario> {
   const sealSize = statSync(join(fx.refUnit, 'seal.json')).size;
   const header = statSync(join(unit, 'unit.json')).size;
   const m = Math.max(header + 256, Math.floor(sealSize * 0.75));
-  if (m >= sealSize - 64) throw new Error(`unit.json (${header} bytes) and seal.json (${sealSize} bytes) are too close for a limit between them`);
+  if (m >= sealSize - 64)
+    throw new Error(
+      `unit.json (${header} bytes) and seal.json (${sealSize} bytes) are too close for a limit between them`,
+    );
   const exit = await imep(['campaign', 'seal', unit], fx.dir, { prlimit: [`--fsize=${m}`] });
-  return { name: `fsize-seal (prlimit --fsize=${m}; seal.json is ${sealSize} bytes)`, ...(await failureState(fx, unit, exit)), ...(await recoverAndCheck(fx, unit, 'seal')) };
+  return {
+    name: `fsize-seal (prlimit --fsize=${m}; seal.json is ${sealSize} bytes)`,
+    ...(await failureState(fx, unit, exit)),
+    ...(await recoverAndCheck(fx, unit, 'seal')),
+  };
 }
 
 const isRoot = (): boolean => typeof process.getuid === 'function' && process.getuid() === 0;
@@ -189,7 +235,11 @@ export async function enospcRun(fx: Fixture): Promise<Scenario> {
     const exit = await imep(['campaign', 'run', fx.file, '--campaigns-dir', campaigns, '--batch', '4'], fx.dir);
     const failed = await failureState(fx, unit, exit);
     rmSync(join(mnt, 'filler'));
-    return { name: `${name}, ${Math.round(leave / 1024)} KiB left free`, ...failed, ...(await recoverAndCheck(fx, unit, 'resume')) };
+    return {
+      name: `${name}, ${Math.round(leave / 1024)} KiB left free`,
+      ...failed,
+      ...(await recoverAndCheck(fx, unit, 'resume')),
+    };
   } finally {
     execFileSync('umount', [mnt], { stdio: 'pipe' });
   }
@@ -203,9 +253,14 @@ const NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
  * running `node MAIN --version` as nobody, so whatever blocks it (the clone's parents, node's own folder) is caught.
  */
 function nobodyCannotRun(): string | null {
-  const r = spawnSync(NOBODY[0]!, [...NOBODY.slice(1), process.execPath, MAIN, '--version'], { encoding: 'utf8', cwd: tmpdir() });
+  const r = spawnSync(NOBODY[0]!, [...NOBODY.slice(1), process.execPath, MAIN, '--version'], {
+    encoding: 'utf8',
+    cwd: tmpdir(),
+  });
   if (r.status === 0) return null;
-  const blocked = [ROOT, dirname(process.execPath)].flatMap((p) => ancestors(p)).find((d) => (statSync(d).mode & 0o001) === 0);
+  const blocked = [ROOT, dirname(process.execPath)]
+    .flatMap((p) => ancestors(p))
+    .find((d) => (statSync(d).mode & 0o001) === 0);
   return `user nobody cannot run the CLI (${blocked === undefined ? (r.stderr.trim().split('\n')[0] ?? `exit ${r.status}`) : `${blocked} is not searchable by other users (mode ${(statSync(blocked).mode & 0o777).toString(8)})`}): clone IMEP under a world-searchable folder to run this check as nobody`;
 }
 
@@ -224,7 +279,8 @@ function ancestors(p: string): string[] {
 export async function readonlyFolder(fx: Fixture): Promise<Scenario> {
   const name = 'readonly (chmod 0555 campaigns folder)';
   const asNobody = isRoot();
-  if (asNobody && !existsSync('/usr/bin/setpriv')) return { name, skipped: 'root without setpriv: cannot drop to an unprivileged user' };
+  if (asNobody && !existsSync('/usr/bin/setpriv'))
+    return { name, skipped: 'root without setpriv: cannot drop to an unprivileged user' };
   if (asNobody) {
     const unreadable = nobodyCannotRun();
     if (unreadable !== null) return { name, skipped: unreadable };
@@ -237,9 +293,20 @@ export async function readonlyFolder(fx: Fixture): Promise<Scenario> {
     if (asNobody) for (const p of [base, join(base, 'p.yaml'), campaigns]) chownSync(p, 65534, 65534);
     chmodSync(campaigns, 0o555);
     const wrapper = asNobody ? NOBODY : [];
-    const exit = await imep(['campaign', 'run', 'p.yaml', '--campaigns-dir', campaigns], base, { wrapper, env: { HOME: base, IMEP_KEYS_DIR: join(base, 'keys') } });
+    const exit = await imep(['campaign', 'run', 'p.yaml', '--campaigns-dir', campaigns], base, {
+      wrapper,
+      env: { HOME: base, IMEP_KEYS_DIR: join(base, 'keys') },
+    });
     const err = errorOf(exit);
-    return { name: `${name}${asNobody ? ', as user nobody' : ''}`, exit, errorLine: err.line, errno: err.errno, namedFile: err.file, tempFiles: readdirSync(campaigns), durableRows: 0 };
+    return {
+      name: `${name}${asNobody ? ', as user nobody' : ''}`,
+      exit,
+      errorLine: err.line,
+      errno: err.errno,
+      namedFile: err.file,
+      tempFiles: readdirSync(campaigns),
+      durableRows: 0,
+    };
   } finally {
     chmodSync(campaigns, 0o755);
     rmSync(base, { recursive: true, force: true });
@@ -250,10 +317,16 @@ export function formatScenario(s: Scenario): string {
   if (s.skipped) return `${s.name}: skipped — ${s.skipped}`;
   const parts = [
     `${s.name}: exit ${s.exit?.code} (${s.errno || 'no errno'}) naming ${s.namedFile ? s.namedFile.split('/').slice(-2).join('/') : '(no file)'}`,
-    s.planned === undefined ? '' : `durable rows ${s.durableRows}/${s.planned} (byte prefix of the uninterrupted run: ${s.prefixOk ? 'yes' : 'NO'}, torn tail ${s.tornBytes} B)`,
-    s.sealJsonAfterFailure === undefined ? '' : `seal.json after the failure: ${s.sealJsonAfterFailure ? 'PRESENT' : 'none'}; temp files left: ${s.tempFiles?.length ?? 0}`,
+    s.planned === undefined
+      ? ''
+      : `durable rows ${s.durableRows}/${s.planned} (byte prefix of the uninterrupted run: ${s.prefixOk ? 'yes' : 'NO'}, torn tail ${s.tornBytes} B)`,
+    s.sealJsonAfterFailure === undefined
+      ? ''
+      : `seal.json after the failure: ${s.sealJsonAfterFailure ? 'PRESENT' : 'none'}; temp files left: ${s.tempFiles?.length ?? 0}`,
     s.statusCode === undefined ? '' : `status exit ${s.statusCode}`,
-    s.recoverCode === undefined ? '' : `after space is back: exit ${s.recoverCode}, rows byte-identical ${s.rowsIdentical ? 'yes' : 'NO'}, verify exit ${s.verifyCode}`,
+    s.recoverCode === undefined
+      ? ''
+      : `after space is back: exit ${s.recoverCode}, rows byte-identical ${s.rowsIdentical ? 'yes' : 'NO'}, verify exit ${s.verifyCode}`,
   ];
   return parts.filter((p) => p !== '').join('; ');
 }

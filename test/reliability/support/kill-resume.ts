@@ -56,7 +56,12 @@ export interface KillResumeReport {
   readonly errors: readonly string[];
 }
 
-export function killSchedule(seed: string, kills: number, planned: number, maxDelayMs: number): { threshold: number; delayMs: number }[] {
+export function killSchedule(
+  seed: string,
+  kills: number,
+  planned: number,
+  maxDelayMs: number,
+): { threshold: number; delayMs: number }[] {
   const prng = new Prng(seed);
   const picked = new Set<number>();
   if (kills > planned - 1) throw new RangeError(`cannot draw ${kills} distinct points from ${planned - 1} rows`);
@@ -84,7 +89,10 @@ export async function runKillResume(o: KillResumeOptions): Promise<KillResumeRep
   try {
     writeFileSync(join(dir, 'p.yaml'), smallBlackoutYaml(o.n));
     const planned = blackoutRows(o.n);
-    const whole = await imep(['campaign', 'run', 'p.yaml', '--campaigns-dir', 'A', '--batch', String(o.batchReference)], dir);
+    const whole = await imep(
+      ['campaign', 'run', 'p.yaml', '--campaigns-dir', 'A', '--batch', String(o.batchReference)],
+      dir,
+    );
     if (whole.code !== 0) throw new Error(`reference run failed (${whole.code}): ${whole.stderr}`);
     const refUnit = unitIn(join(dir, 'A')) as string;
     const want = readFileSync(join(refUnit, 'rows/rows.jsonl'));
@@ -117,9 +125,17 @@ export async function runKillResume(o: KillResumeOptions): Promise<KillResumeRep
     if (last.code !== 0) errors.push(`final run exited ${last.code}: ${last.stderr.trim()}`);
     const unit = unitIn(join(dir, 'B')) as string;
     const got = readFileSync(join(unit, 'rows/rows.jsonl'));
-    const seqs = got.toString('utf8').trimEnd().split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { seq: number }).seq);
+    const seqs = got
+      .toString('utf8')
+      .trimEnd()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => (JSON.parse(l) as { seq: number }).seq);
     const distinct = new Set(seqs);
-    const timings = readFileSync(join(unit, 'rows/timings.jsonl'), 'utf8').trimEnd().split('\n').map((l) => (JSON.parse(l) as { seq: number }).seq);
+    const timings = readFileSync(join(unit, 'rows/timings.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { seq: number }).seq);
     const verify = await imep(['campaign', 'verify', unit], dir);
     if (verify.code !== 0) errors.push(`verify exited ${verify.code}: ${verify.stderr.trim()}`);
     return {

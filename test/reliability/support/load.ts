@@ -89,7 +89,13 @@ export function growthOf(points: readonly { t: number; v: number }[], warmup: nu
   const mv = after.reduce((a, p) => a + p.v, 0) / n;
   const cov = after.reduce((a, p) => a + (p.t - mt) * (p.v - mv), 0);
   const vt = after.reduce((a, p) => a + (p.t - mt) ** 2, 0);
-  return { baseMb: base / MB, endMb: end / MB, maxMb: max / MB, growthMb: (end - base) / MB, slopeMbPerMin: vt > 0 ? ((cov / vt) * 60) / MB : 0 };
+  return {
+    baseMb: base / MB,
+    endMb: end / MB,
+    maxMb: max / MB,
+    growthMb: (end - base) / MB,
+    slopeMbPerMin: vt > 0 ? ((cov / vt) * 60) / MB : 0,
+  };
 }
 
 export async function runLoad(o: LoadOptions): Promise<LoadReport> {
@@ -99,7 +105,11 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
   writeFileSync(file, smallBlackoutYaml(o.n));
   const pool = await BridgePool.start(o.servers, { stepMs: 30_000 }, [], o.serverNodeFlags ?? []);
   const base = await checkpointPolicyProvider(join(ROOT, 'checkpoints/lite-memvla'));
-  const shared: PolicyProvider = { description: base.description, policyFor: (t, b) => base.policyFor(t, b), release: async () => undefined };
+  const shared: PolicyProvider = {
+    description: base.description,
+    policyFor: (t, b) => base.policyFor(t, b),
+    release: async () => undefined,
+  };
   const samples: Sample[] = [];
   const t0 = performance.now();
   setFlagsFromString('--expose-gc');
@@ -115,7 +125,12 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
       gc();
       heapAfterGc = process.memoryUsage().heapUsed;
     }
-    samples.push({ t: (performance.now() - t0) / 1000, orchestrator: process.memoryUsage().rss, servers: pool.pids().map(rssOfPid), heapAfterGc });
+    samples.push({
+      t: (performance.now() - t0) / 1000,
+      orchestrator: process.memoryUsage().rss,
+      servers: pool.pids().map(rssOfPid),
+      heapAfterGc,
+    });
   };
   sample();
   const timer = setInterval(sample, o.sampleMs);
@@ -125,7 +140,15 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
   try {
     while ((performance.now() - t0) / 1000 < o.seconds) {
       const campaignsDir = join(dir, `c${campaigns}`);
-      const unit = await runCampaign(file, { campaignsDir, batchSize: o.batch, envs: pool.envs(), policies: async () => shared, progress: null, say: () => undefined, operator: { id: 'reliability', source: 'explicit' } });
+      const unit = await runCampaign(file, {
+        campaignsDir,
+        batchSize: o.batch,
+        envs: pool.envs(),
+        policies: async () => shared,
+        progress: null,
+        say: () => undefined,
+        operator: { id: 'reliability', source: 'explicit' },
+      });
       const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8').trimEnd().split('\n');
       episodes += rows.length;
       for (const l of rows) steps += (JSON.parse(l) as { steps: number }).steps;
@@ -146,9 +169,23 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     episodes,
     steps,
     samples,
-    orchestrator: growthOf(samples.map((s) => ({ t: s.t, v: s.orchestrator })), o.warmupSeconds, window),
-    heap: growthOf(samples.map((s) => ({ t: s.t, v: s.heapAfterGc })), o.warmupSeconds, window),
-    servers: pool.pids().map((_, i) => growthOf(samples.map((s) => ({ t: s.t, v: s.servers[i] ?? NaN })), o.warmupSeconds, window)),
+    orchestrator: growthOf(
+      samples.map((s) => ({ t: s.t, v: s.orchestrator })),
+      o.warmupSeconds,
+      window,
+    ),
+    heap: growthOf(
+      samples.map((s) => ({ t: s.t, v: s.heapAfterGc })),
+      o.warmupSeconds,
+      window,
+    ),
+    servers: pool.pids().map((_, i) =>
+      growthOf(
+        samples.map((s) => ({ t: s.t, v: s.servers[i] ?? NaN })),
+        o.warmupSeconds,
+        window,
+      ),
+    ),
     restarts: pool.restarts,
     seconds,
   };
@@ -179,5 +216,10 @@ export const LOAD_BOUNDS = { orchestratorMb: 64, heapMb: 16, serverMb: 24 };
 export const LOAD_SERVER_FLAGS: readonly string[] = ['--max-old-space-size=48'];
 
 export function loadWithinBounds(r: LoadReport): boolean {
-  return r.orchestrator.growthMb < LOAD_BOUNDS.orchestratorMb && r.heap.growthMb < LOAD_BOUNDS.heapMb && r.servers.every((g) => g.growthMb < LOAD_BOUNDS.serverMb) && r.restarts === 0;
+  return (
+    r.orchestrator.growthMb < LOAD_BOUNDS.orchestratorMb &&
+    r.heap.growthMb < LOAD_BOUNDS.heapMb &&
+    r.servers.every((g) => g.growthMb < LOAD_BOUNDS.serverMb) &&
+    r.restarts === 0
+  );
 }

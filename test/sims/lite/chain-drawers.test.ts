@@ -42,7 +42,11 @@ describe('ChainDrawers-lite', () => {
       });
       seen.add(obsDigest(first));
       expect([last.step, last.done, ev(last, 'terminated'), ev(last, 'success'), ev(last, 'decision')]).toEqual([
-        3, true, true, false, null,
+        3,
+        true,
+        true,
+        false,
+        null,
       ]);
       expect(first.obs['instruction']).toBe(`the mug goes in drawer ${drawer + 1}`);
     }
@@ -54,7 +58,8 @@ describe('ChainDrawers-lite', () => {
   it('executes a decision with seeded stochastic success ≈ executionSuccess, identical per (executorSeed, choice)', () => {
     for (const p of [0.8, 0.5]) {
       const env = new ChainDrawersLite({ K: 2, executionSuccess: p });
-      let executed = 0, differ = 0;
+      let executed = 0,
+        differ = 0;
       const n = 2000;
       for (let s = 0; s < n; s++) {
         const r = env.resetSync({ seed: 9, options: { role: 'query', object: 0, drawer: 1, executorSeed: s } });
@@ -66,7 +71,12 @@ describe('ChainDrawers-lite', () => {
         expect(ev(out, 'executed')).toBe(executorSucceeds(s, 1, p));
         expect(ev(out, 'success')).toBe(ev(out, 'executed')); // correct choice: success = executed
         expect(ev(out2, 'success')).toBe(false); // wrong choice never succeeds
-        expect([out.done, ev(out, 'decision'), ev(out, 'firstVisit'), ev(out, 'decisionCorrect')]).toEqual([true, 1, 1, true]);
+        expect([out.done, ev(out, 'decision'), ev(out, 'firstVisit'), ev(out, 'decisionCorrect')]).toEqual([
+          true,
+          1,
+          1,
+          true,
+        ]);
         expect(again.done).toBe(false);
         if (ev(out, 'executed')) executed++;
         if (executorSucceeds(s, 0, p) !== executorSucceeds(s, 1, p)) differ++;
@@ -102,16 +112,24 @@ describe('ChainDrawers-lite', () => {
       const env = new ChainDrawersLite({ K: k });
       const n = 150;
       const run = (reader: ChainDrawersReader): { acc: number; sr: number; executed: number } => {
-        let acc = 0, sr = 0, executed = 0;
+        let acc = 0,
+          sr = 0,
+          executed = 0;
         for (let seed = 0; seed < n; seed++) {
           reader.clear();
           const object = seed % CHAIN_OBJECTS.length;
           const first = seed % k;
           const final = (seed * 7 + 1) % k;
           runLiteEpisode(env, reader, { seed, options: { role: 'write', object, drawer: first } });
-          runLiteEpisode(env, reader, { seed, options: { role: 'distractor', object: (object + 1) % 6, drawer: final } });
+          runLiteEpisode(env, reader, {
+            seed,
+            options: { role: 'distractor', object: (object + 1) % 6, drawer: final },
+          });
           runLiteEpisode(env, reader, { seed, options: { role: 'write', object, drawer: final } }); // latest write wins
-          runLiteEpisode(env, reader, { seed, options: { role: 'distractor', object: (object + 2) % 6, drawer: first } });
+          runLiteEpisode(env, reader, {
+            seed,
+            options: { role: 'distractor', object: (object + 2) % 6, drawer: first },
+          });
           const q = runLiteEpisode(env, reader, { seed, options: { role: 'query', object, drawer: final } }).last;
           if (ev(q, 'decisionCorrect')) acc++;
           if (ev(q, 'success')) sr++;

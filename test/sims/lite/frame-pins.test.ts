@@ -14,7 +14,11 @@ import type { StepResult } from '../../../src/runtime/environment.js';
 
 const PINS: readonly [string, Record<string, unknown>, string][] = [
   ['ShellGameTouch-lite', {}, '2c641372cf4aca632eca897443b2414fd015cda5c26232c1fb7d666dd9504e30'],
-  ['ShellGameTouch-lite', { blackoutFromStep: 6, strict: true }, '656c363e4dd6b36a057be25dabb721ec364f888aaa4d673f03d3f0afd5ad24ab'],
+  [
+    'ShellGameTouch-lite',
+    { blackoutFromStep: 6, strict: true },
+    '656c363e4dd6b36a057be25dabb721ec364f888aaa4d673f03d3f0afd5ad24ab',
+  ],
   ['RememberColor3-lite', {}, 'a005b60c3b6743fa25b4c737f175278914b4de5c5f66c9b46ca260ba9943147b'],
   ['RememberColor9-lite', { resolution: 128 }, '3ccf0acc0a0d561b48723a4f1267203514ea4fecb4ed2a05193d9b3e9e6d255e'],
 ];
@@ -66,8 +70,12 @@ describe('lite observation streams are pinned bit for bit', () => {
     // distinct frames never share bytes
     for (let i = 0; i < frames.length; i++) {
       for (let j = i + 1; j < frames.length; j++) {
-        const x = frames[i] as Uint8Array, y = frames[j] as Uint8Array;
-        const overlap = x.buffer === y.buffer && x.byteOffset < y.byteOffset + y.byteLength && y.byteOffset < x.byteOffset + x.byteLength;
+        const x = frames[i] as Uint8Array,
+          y = frames[j] as Uint8Array;
+        const overlap =
+          x.buffer === y.buffer &&
+          x.byteOffset < y.byteOffset + y.byteLength &&
+          y.byteOffset < x.byteOffset + x.byteLength;
         expect(overlap).toBe(false);
       }
     }

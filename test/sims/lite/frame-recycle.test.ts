@@ -19,7 +19,11 @@ const CASES: readonly [string, Record<string, unknown>][] = [
 ];
 
 /** sha256 of each frame as received, over three seeded random-action episodes; `give` decides what is given back. */
-function receivedHashes(id: string, kwargs: Record<string, unknown>, give: (r: StepResult, i: number) => boolean): { hashes: string[]; frames: Uint8Array[] } {
+function receivedHashes(
+  id: string,
+  kwargs: Record<string, unknown>,
+  give: (r: StepResult, i: number) => boolean,
+): { hashes: string[]; frames: Uint8Array[] } {
   const env = makeLiteEnvSync(id, kwargs);
   const hashes: string[] = [];
   const frames: Uint8Array[] = [];
@@ -48,20 +52,28 @@ const overlaps = (x: Uint8Array, y: Uint8Array): boolean =>
   x.buffer === y.buffer && x.byteOffset < y.byteOffset + y.byteLength && y.byteOffset < x.byteOffset + x.byteLength;
 
 describe('lite env releaseObservation', () => {
-  it.each(CASES)('%s %j: same pixels whether frames are given back or not, and given-back frames are reused', (id, kwargs) => {
-    const plain = receivedHashes(id, kwargs, () => false);
-    const all = receivedHashes(id, kwargs, () => true);
-    expect(all.hashes).toEqual(plain.hashes);
-    // every frame after the first was drawn into the one given back just before it
-    expect(new Set(all.frames).size).toBe(1);
-  });
+  it.each(CASES)(
+    '%s %j: same pixels whether frames are given back or not, and given-back frames are reused',
+    (id, kwargs) => {
+      const plain = receivedHashes(id, kwargs, () => false);
+      const all = receivedHashes(id, kwargs, () => true);
+      expect(all.hashes).toEqual(plain.hashes);
+      // every frame after the first was drawn into the one given back just before it
+      expect(new Set(all.frames).size).toBe(1);
+    },
+  );
 
   it('never draws into a frame that was not given back', () => {
     // give back every other frame: the kept ones still hold what they held when received, and no later frame overlaps them
     const { hashes, frames } = receivedHashes('ShellGameTouch-lite', {}, (_r, i) => i % 2 === 1);
     for (let i = 0; i < frames.length; i += 2) {
-      expect(createHash('sha256').update(frames[i] as Uint8Array).digest('hex')).toBe(hashes[i]);
-      for (let j = i + 1; j < frames.length; j++) expect(overlaps(frames[i] as Uint8Array, frames[j] as Uint8Array)).toBe(false);
+      expect(
+        createHash('sha256')
+          .update(frames[i] as Uint8Array)
+          .digest('hex'),
+      ).toBe(hashes[i]);
+      for (let j = i + 1; j < frames.length; j++)
+        expect(overlaps(frames[i] as Uint8Array, frames[j] as Uint8Array)).toBe(false);
     }
   });
 

@@ -20,7 +20,8 @@ const zero = Float32Array.of(0, 0);
 function present(r: StepResult, k: number): number[] {
   const f = frameOf(r.obs);
   const out: number[] = [];
-  for (let i = 0; i < k; i++) if (colorCentroid(f.data, f.width, f.height, REMEMBER_COLOR_PALETTE[i] as Rgb)) out.push(i);
+  for (let i = 0; i < k; i++)
+    if (colorCentroid(f.data, f.width, f.height, REMEMBER_COLOR_PALETTE[i] as Rgb)) out.push(i);
   return out;
 }
 
@@ -40,7 +41,8 @@ function where(r: StepResult, color: number): [number, number] {
 describe('RememberColor{3,5,9}-lite', () => {
   it('uses a well-separated palette, distinct from the table and tool', () => {
     const dist = (a: Rgb, b: Rgb): number => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
-    let pairwise = Infinity, scene = Infinity;
+    let pairwise = Infinity,
+      scene = Infinity;
     REMEMBER_COLOR_PALETTE.forEach((a, i) => {
       REMEMBER_COLOR_PALETTE.forEach((b, j) => {
         if (j > i) pairwise = Math.min(pairwise, dist(a, b));
@@ -77,28 +79,33 @@ describe('RememberColor{3,5,9}-lite', () => {
     expect(targets.size).toBeGreaterThan(1);
   });
 
-  it.each(KS)('K=%i keeps target and layout across attempts; reshowCueOnRetry=false hides the cue from attempt 2', (k) => {
-    const hide = new RememberColorLite(k, { reshowCueOnRetry: false });
-    const show = new RememberColorLite(k);
-    for (const seed of [3, 4, 5]) {
-      const a1 = rollZero(hide, seed, { attempt: 1 });
-      const a2 = rollZero(hide, seed, { attempt: 2 });
-      const s2 = rollZero(show, seed, { attempt: 2 });
-      const target = ev(a1[0] as StepResult, 'targetColorIndex');
-      expect(ev(a2[0] as StepResult, 'targetColorIndex')).toBe(target);
-      expect([ev(a1[0] as StepResult, 'cueShown'), ev(a2[0] as StepResult, 'cueShown'), ev(s2[0] as StepResult, 'cueShown')]).toEqual([
-        true, false, true,
-      ]);
-      for (let step = 0; step < 10; step++) expect(present(a2[step] as StepResult, k)).toEqual([]);
-      expect(present(a1[0] as StepResult, k)).toEqual([target]);
-      expect(present(s2[0] as StepResult, k)).toEqual([target]);
-      // Same candidate frames (same layout, same tool) in every attempt and either setting.
-      expect(obsDigest(a2[10] as StepResult)).toBe(obsDigest(a1[10] as StepResult));
-      expect(obsDigest(s2[10] as StepResult)).toBe(obsDigest(a1[10] as StepResult));
-      // The option can also be set per reset.
-      expect(ev(show.resetSync({ seed, options: { attempt: 3, reshowCueOnRetry: false } }), 'cueShown')).toBe(false);
-    }
-  });
+  it.each(KS)(
+    'K=%i keeps target and layout across attempts; reshowCueOnRetry=false hides the cue from attempt 2',
+    (k) => {
+      const hide = new RememberColorLite(k, { reshowCueOnRetry: false });
+      const show = new RememberColorLite(k);
+      for (const seed of [3, 4, 5]) {
+        const a1 = rollZero(hide, seed, { attempt: 1 });
+        const a2 = rollZero(hide, seed, { attempt: 2 });
+        const s2 = rollZero(show, seed, { attempt: 2 });
+        const target = ev(a1[0] as StepResult, 'targetColorIndex');
+        expect(ev(a2[0] as StepResult, 'targetColorIndex')).toBe(target);
+        expect([
+          ev(a1[0] as StepResult, 'cueShown'),
+          ev(a2[0] as StepResult, 'cueShown'),
+          ev(s2[0] as StepResult, 'cueShown'),
+        ]).toEqual([true, false, true]);
+        for (let step = 0; step < 10; step++) expect(present(a2[step] as StepResult, k)).toEqual([]);
+        expect(present(a1[0] as StepResult, k)).toEqual([target]);
+        expect(present(s2[0] as StepResult, k)).toEqual([target]);
+        // Same candidate frames (same layout, same tool) in every attempt and either setting.
+        expect(obsDigest(a2[10] as StepResult)).toBe(obsDigest(a1[10] as StepResult));
+        expect(obsDigest(s2[10] as StepResult)).toBe(obsDigest(a1[10] as StepResult));
+        // The option can also be set per reset.
+        expect(ev(show.resetSync({ seed, options: { attempt: 3, reshowCueOnRetry: false } }), 'cueShown')).toBe(false);
+      }
+    },
+  );
 
   it('places candidates by seed (the colour at a slot changes across seeds)', () => {
     const env = new RememberColorLite(5);
@@ -119,12 +126,15 @@ describe('RememberColor{3,5,9}-lite', () => {
       const path = [where(rs[10] as StepResult, wrong), where(rs[10] as StepResult, target)] as const;
       const lax = runLiteEpisode(env, new WaypointController(path), { seed }).last;
       expect([ev(lax, 'success'), ev(lax, 'firstVisit'), ev(lax, 'decisionCorrect'), ev(lax, 'reward')]).toEqual([
-        true, wrong, false, 1,
+        true,
+        wrong,
+        false,
+        1,
       ]);
       const strict = runLiteEpisode(env, new WaypointController(path), { seed, options: { strict: true } }).last;
-      expect([ev(strict, 'success'), ev(strict, 'terminated'), ev(strict, 'firstVisit'), ev(strict, 'reward')]).toEqual([
-        false, true, wrong, 0,
-      ]);
+      expect([ev(strict, 'success'), ev(strict, 'terminated'), ev(strict, 'firstVisit'), ev(strict, 'reward')]).toEqual(
+        [false, true, wrong, 0],
+      );
       expect(strict.step).toBeGreaterThanOrEqual(10);
     }
   });

@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { COLORS, FrameAllocator, Raster, colorCentroid, pixelToWorldX, pixelToWorldY } from '../../../src/sims/lite/render.js';
+import {
+  COLORS,
+  FrameAllocator,
+  Raster,
+  colorCentroid,
+  pixelToWorldX,
+  pixelToWorldY,
+} from '../../../src/sims/lite/render.js';
 
 function count(r: Raster, c: readonly [number, number, number]): number {
   let n = 0;
-  for (let k = 0; k < r.data.length; k += 3) if (r.data[k] === c[0] && r.data[k + 1] === c[1] && r.data[k + 2] === c[2]) n++;
+  for (let k = 0; k < r.data.length; k += 3)
+    if (r.data[k] === c[0] && r.data[k + 1] === c[1] && r.data[k + 2] === c[2]) n++;
   return n;
 }
 
@@ -26,12 +34,16 @@ describe('Raster', () => {
   });
 
   it('fills a disc whose pixel count matches the pixel-centre test', () => {
-    const size = 64, cx = 0.13, cy = -0.21, rad = 0.3;
+    const size = 64,
+      cx = 0.13,
+      cy = -0.21,
+      rad = 0.3;
     const r = new Raster(size).clear([0, 0, 0]).fillCircle(cx, cy, rad, [255, 1, 2]);
     let expected = 0;
     for (let j = 0; j < size; j++) {
       for (let i = 0; i < size; i++) {
-        const x = pixelToWorldX(i, size), y = pixelToWorldY(j, size);
+        const x = pixelToWorldX(i, size),
+          y = pixelToWorldY(j, size);
         if ((x - cx) ** 2 + (y - cy) ** 2 <= rad * rad) expected++;
       }
     }
@@ -40,7 +52,10 @@ describe('Raster', () => {
   });
 
   it('clips shapes at the frame border and never writes outside', () => {
-    const r = new Raster(16).clear([0, 0, 0]).fillCircle(0.99, 0.99, 0.5, [7, 7, 7]).fillRect(-3, -3, -0.9, 3, [8, 8, 8]);
+    const r = new Raster(16)
+      .clear([0, 0, 0])
+      .fillCircle(0.99, 0.99, 0.5, [7, 7, 7])
+      .fillRect(-3, -3, -0.9, 3, [8, 8, 8]);
     expect(r.data.length).toBe(16 * 16 * 3);
     expect(count(r, [7, 7, 7])).toBeGreaterThan(0);
     expect(count(r, [8, 8, 8])).toBe(16); // one column (centre −0.9375) × 16 rows
@@ -60,7 +75,15 @@ describe('FrameAllocator', () => {
   it('hands out zeroed, non-overlapping frames, starting a new slab when one is full', () => {
     const a = new FrameAllocator(6, 3);
     const frames = Array.from({ length: 7 }, () => a.next());
-    expect(frames.map((f) => [f.length, f.byteOffset])).toEqual([[6, 0], [6, 6], [6, 12], [6, 0], [6, 6], [6, 12], [6, 0]]);
+    expect(frames.map((f) => [f.length, f.byteOffset])).toEqual([
+      [6, 0],
+      [6, 6],
+      [6, 12],
+      [6, 0],
+      [6, 6],
+      [6, 12],
+      [6, 0],
+    ]);
     expect(frames[0]?.buffer).toBe(frames[2]?.buffer);
     expect(frames[3]?.buffer).not.toBe(frames[2]?.buffer);
     expect(frames.every((f) => f.every((v) => v === 0))).toBe(true);
@@ -81,7 +104,8 @@ describe('FrameAllocator', () => {
   });
 
   it('sizes slabs to about 64 KiB: 5 frames of 64×64×3, one of 128×128×3', () => {
-    const lengths = (a: FrameAllocator, n: number): number[] => Array.from({ length: n }, () => a.next().buffer.byteLength);
+    const lengths = (a: FrameAllocator, n: number): number[] =>
+      Array.from({ length: n }, () => a.next().buffer.byteLength);
     expect(lengths(new FrameAllocator(64 * 64 * 3), 1)).toEqual([5 * 64 * 64 * 3]);
     expect(lengths(new FrameAllocator(128 * 128 * 3), 2)).toEqual([128 * 128 * 3, 128 * 128 * 3]);
   });

@@ -77,7 +77,10 @@ function seedInversionHits(kwargs: Record<string, unknown>): number {
 }
 
 /** I(fact; visible stream from the cue's end on) in bits, exactly, over the band, under a fixed action script. */
-function factInformationBits(kwargs: Record<string, unknown>, actions: readonly Float32Array[]): { bits: number; streams: number } {
+function factInformationBits(
+  kwargs: Record<string, unknown>,
+  actions: readonly Float32Array[],
+): { bits: number; streams: number } {
   const env = new ShellGameLite(kwargs);
   const joint = new Map<string, number[]>();
   const prior = [0, 0, 0];
@@ -101,7 +104,7 @@ function factInformationBits(kwargs: Record<string, unknown>, actions: readonly 
   for (const counts of joint.values()) {
     const total = counts.reduce((s, c) => s + c, 0);
     counts.forEach((c, cup) => {
-      if (c > 0) bits += (c / n) * Math.log2((c / total) / ((prior[cup] ?? 0) / n));
+      if (c > 0) bits += (c / n) * Math.log2(c / total / ((prior[cup] ?? 0) / n));
     });
   }
   return { bits, streams: joint.size };
@@ -139,7 +142,9 @@ describe('ShellGameTouch-lite side channels (issue #24), on the flagship protoco
   it('the visible stream after the cue carries exactly 0 bits about the ball cup under toolStart home, all of it under seeded', () => {
     const stay = Array.from({ length: 90 }, () => Float32Array.of(0, 0));
     const rng = new Prng(24);
-    const wander = Array.from({ length: 90 }, () => Float32Array.of((rng.nextFloat() * 2 - 1) * 0.06, (rng.nextFloat() * 2 - 1) * 0.06));
+    const wander = Array.from({ length: 90 }, () =>
+      Float32Array.of((rng.nextFloat() * 2 - 1) * 0.06, (rng.nextFloat() * 2 - 1) * 0.06),
+    );
     for (const script of [stay, wander]) {
       const home = factInformationBits(FLAGSHIP_KWARGS, script);
       expect(home.streams).toBe(1); // one visible stream for all 400 seeds: P(cup | stream) = P(cup)
@@ -189,7 +194,8 @@ describe('ShellGameTouch-lite side channels (issue #24), on the flagship protoco
         act(obs: StepResult['obs']): Float32Array {
           const tool = toolOf(obs);
           let cup = 0;
-          for (let c = 1; c < 3; c++) if (Math.abs((CUP_X[c] ?? 0) - tool[0]) < Math.abs((CUP_X[cup] ?? 0) - tool[0])) cup = c;
+          for (let c = 1; c < 3; c++)
+            if (Math.abs((CUP_X[c] ?? 0) - tool[0]) < Math.abs((CUP_X[cup] ?? 0) - tool[0])) cup = c;
           return towards(tool, cupPosition(cup));
         },
       };

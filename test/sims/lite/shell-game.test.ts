@@ -111,7 +111,11 @@ describe('ShellGameTouch-lite', () => {
       expect(ev(last, 'decisionCorrect')).toBe(false);
       expect(last.step).toBeLessThan(90);
       const direct = runLiteEpisode(env, new WaypointController([cupPosition(cup)]), { seed }).last;
-      expect([ev(direct, 'success'), ev(direct, 'firstVisit'), ev(direct, 'decisionCorrect')]).toEqual([true, cup, true]);
+      expect([ev(direct, 'success'), ev(direct, 'firstVisit'), ev(direct, 'decisionCorrect')]).toEqual([
+        true,
+        cup,
+        true,
+      ]);
     }
   });
 
@@ -121,10 +125,13 @@ describe('ShellGameTouch-lite', () => {
       const cup = ev(env.resetSync({ seed }), 'ballCup') as number;
       const wrong = (cup + 2) % 3;
       const r = runLiteEpisode(env, new WaypointController([cupPosition(wrong), cupPosition(cup)]), { seed }).last;
-      expect([ev(r, 'success'), ev(r, 'terminated'), ev(r, 'firstVisit'), ev(r, 'lastTouch'), ev(r, 'reward')]).toEqual([
-        false, true, wrong, wrong, 0,
-      ]);
-      const ok = runLiteEpisode(env, new WaypointController([cupPosition(cup)]), { seed, options: { strict: true } }).last;
+      expect([ev(r, 'success'), ev(r, 'terminated'), ev(r, 'firstVisit'), ev(r, 'lastTouch'), ev(r, 'reward')]).toEqual(
+        [false, true, wrong, wrong, 0],
+      );
+      const ok = runLiteEpisode(env, new WaypointController([cupPosition(cup)]), {
+        seed,
+        options: { strict: true },
+      }).last;
       expect([ev(ok, 'success'), ev(ok, 'firstVisit')]).toEqual([true, cup]);
       const lax = runLiteEpisode(env, new WaypointController([cupPosition(wrong), cupPosition(cup)]), {
         seed,
@@ -138,7 +145,11 @@ describe('ShellGameTouch-lite', () => {
     const rs = rollZero(new ShellGameLite(), 9);
     const last = rs[rs.length - 1] as StepResult;
     expect([last.step, last.done, ev(last, 'truncated'), ev(last, 'terminated'), ev(last, 'success')]).toEqual([
-      90, true, true, false, false,
+      90,
+      true,
+      true,
+      false,
+      false,
     ]);
     expect(ev(last, 'firstVisit')).toBeNull();
     expect(ev(last, 'decisionCorrect')).toBeNull();
