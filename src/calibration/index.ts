@@ -8,8 +8,6 @@ export { PlantedEffectPolicy } from './planted-effect-policy.js';
 export type { Latch, PlantedEffectOptions, PlantedMode, WrappablePolicy } from './planted-effect-policy.js';
 export { decodeFact, fitFactDecoder, summariseRead } from './fact-decoder.js';
 export type { FactDecoderSpec, FitExample } from './fact-decoder.js';
-export { checkDonorWrites, readSwapHook } from './read-swap.js';
-export type { PrePointWrites, SwapCounters } from './read-swap.js';
 export { runLadder } from './ladder-run.js';
 export type { LadderInput, LadderPolicy, LadderRun, LadderTask, UnitOutcome } from './ladder-run.js';
 export { detects, ladderCounts, ladderReadout } from './ladder-readout.js';

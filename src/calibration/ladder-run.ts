@@ -15,11 +15,17 @@ import type { EpisodeBank } from '../banks/index.js';
 import { makeLiteEnv } from '../sims/index.js';
 import type { SimEnvironment, BatchPolicy, MemoryReadable } from '../runtime/index.js';
 import type { FloatTensor } from '../core/index.js';
-import { assignDonors, type DonorMode } from '../interventions/index.js';
+import {
+  assignDonors,
+  type DonorMode,
+  checkDonorWrites,
+  readSwapAtStepHook,
+  type PrePointWrites,
+  type SwapCounters,
+} from '../interventions/index.js';
 import { identityReadHook, type ReadHook } from '../banks/index.js';
 import { runLockstep, type LockstepEpisode } from '../runtime/index.js';
 import type { Latch } from './planted-effect-policy.js';
-import { checkDonorWrites, readSwapHook, type PrePointWrites, type SwapCounters } from './read-swap.js';
 
 export interface LadderPolicy {
   readonly policy: BatchPolicy & MemoryReadable;
@@ -166,7 +172,7 @@ export async function runLadder(lp: LadderPolicy, input: LadderInput): Promise<L
         }
       }
       const counters: SwapCounters = { reads: 0, substitutedReads: 0, substitutedItems: 0 };
-      const hook = readSwapHook({
+      const hook = readSwapAtStepHook({
         pointStep: task.pointStep,
         leaf: task.leaf,
         donorOf: (ep) => byEpisode.get(ep),

@@ -67,3 +67,4 @@ export {
 } from './trace-writer.js';
 export type { TraceHeader, TraceMeta, TraceReadOptions, TraceWriterOptions } from './trace-writer.js';
 export { PrePointCapture, alignByRank, type PrePointItems } from './read-swap.js';
+export { checkDonorWrites, readSwapAtStepHook, type PrePointWrites, type SwapCounters } from './read-swap-at-step.js';

@@ -1,4 +1,10 @@
 /**
+ * The S/T read-time swap at a registered ELAPSED STEP — the operator version `imep calibrate`'s ladder names (its
+ * designs register `pointStep` per task; src/calibration/ladder-run.ts). The campaign's read-time swap
+ * (read-swap.ts) acts at the first DECISION query the environment declares and pairs records by rank per bank;
+ * this one acts from a fixed step and pairs the donor's write at the same timestep, one leaf. Both live here, each
+ * named by what it does, so an operator a supported design can name has exactly one implementation.
+ *
  * Same-fact (S) and different-fact (T) donor swaps for episode-local banks, at read time.
  *
  * The campaign runner's S/T install donor records once at a registered point into a structured bank;
@@ -38,7 +44,7 @@ export function checkDonorWrites(recipient: PrePointWrites, donor: PrePointWrite
  * The swap hook. `donorOf(episode)` gives the donor's pre-point writes for a recipient episode (undefined:
  * the episode is not swapped — never the case for a unit that runs under S or T).
  */
-export function readSwapHook(options: {
+export function readSwapAtStepHook(options: {
   readonly pointStep: number;
   readonly leaf: string;
   readonly donorOf: (episode: string) => PrePointWrites | undefined;
