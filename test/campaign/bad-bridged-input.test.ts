@@ -150,4 +150,18 @@ describe('bad bridged input: one line, exit 2, nothing written', () => {
     expect(r.lines[0]).toContain('IMEP_PYTHON');
     expect(r.after).toEqual(['seed-registry.json']);
   }, 60_000);
+
+  it('a hosted policy whose python does not exist: names the interpreter and IMEP_PYTHON, exit 2, nothing written', async () => {
+    const python = join(dir, 'no-such-host-python');
+    const yaml = readFileSync(join(ROOT, 'protocols/shellgame-hosted-policy.yaml'), 'utf8').replace(
+      /^id: .*$/m,
+      'id: no-host-python',
+    );
+    const r = await refused('host-python', yaml, { IMEP_PYTHON: python });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.lines).toHaveLength(1);
+    expect(r.lines[0]).toContain(`${python} not found`);
+    expect(r.lines[0]).toContain('IMEP_PYTHON');
+    expect(r.after).toEqual(['seed-registry.json']);
+  }, 60_000);
 });
