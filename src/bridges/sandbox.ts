@@ -111,6 +111,13 @@ export interface SandboxRequest {
   readonly envAllowlist?: readonly string[];
 }
 
+/** A server command whose program does not exist: the user's to fix (exit 2), naming the program and IMEP_PYTHON. */
+export function commandNotFound(command: ServerCommand): ImepError {
+  return new ImepError('E_SIM_UNAVAILABLE', `${command.label}: ${command.file} not found`, {
+    hint: 'install it or set IMEP_PYTHON',
+  });
+}
+
 /** The command wrapped in the sandbox, and the isolation it gets (or why it gets none). */
 export function sandboxed(
   command: ServerCommand,
@@ -119,6 +126,9 @@ export function sandboxed(
 ): { command: ServerCommand; isolation: Isolation } {
   const want = (env['IMEP_SANDBOX'] ?? 'auto').toLowerCase();
   if (want === 'off') return { command, isolation: { mode: 'none', reason: 'turned off (IMEP_SANDBOX=off)' } };
+  // inside the sandbox the program bwrap execs is no longer the one spawned: a missing one is named here, as the
+  // supervisor names it when it spawns the program itself
+  if (command.file.includes('/') && !existsSync(command.file)) throw commandNotFound(command);
   const works = bubblewrapWorks();
   if (!works.ok) {
     if (want === 'require') {

@@ -12,6 +12,7 @@ import { BridgeClient, type RemoteLiveness } from './client.js';
 import type { CurveClientKeys } from './endpoint.js';
 import type { HelloReply } from './op-schemas.js';
 import { LITE_SERVER_NODE_FLAGS } from './node-flags.js';
+import { commandNotFound } from './sandbox.js';
 
 /** A command line that starts a bridge server. */
 export interface ServerCommand {
@@ -189,11 +190,7 @@ export class ServerSupervisor implements RemoteLiveness {
     const spawnFailed = new Promise<never>((_, reject) => {
       child.once('error', (e: NodeJS.ErrnoException) => {
         if (e.code === 'ENOENT') {
-          reject(
-            new ImepError('E_SIM_UNAVAILABLE', `${this.command.label}: ${this.command.file} not found`, {
-              hint: 'install it or set IMEP_PYTHON',
-            }),
-          );
+          reject(commandNotFound(this.command));
         }
       });
     });

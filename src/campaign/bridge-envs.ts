@@ -186,13 +186,6 @@ async function openPool(
     import('../bridges/index.js'),
     import('../bridges/supervisor.js'),
   ]);
-  // a missing interpreter is the user's to fix (exit 2), named before the sandbox would hide it behind bwrap's exit
-  const interpreter = plain('ipc://check');
-  if (interpreter.file.includes('/') && !existsSync(interpreter.file)) {
-    throw new ImepError('E_SIM_UNAVAILABLE', `${interpreter.label}: ${interpreter.file} not found`, {
-      hint: 'install it or set IMEP_PYTHON',
-    });
-  }
   const bridgePackage = join(packageRoot(), 'sim-bridge', 'imep_sim_bridge');
   // every server (and every restart) is started in the sandbox; all get the same isolation (bwrap is probed once per process)
   let isolation = 'isolation: none (no server started)';

@@ -273,14 +273,6 @@ export async function remotePolicyProvider(
         ...(config.python === undefined ? {} : { python: config.python }),
         pythonPath,
       });
-      // a missing interpreter is the user's to fix (exit 2), named before the sandbox would hide it behind bwrap's exit
-      if (plain.file.includes('/') && !existsSync(plain.file)) {
-        throw new ImepError('E_SIM_UNAVAILABLE', `the policy host's python ${plain.file} not found`, {
-          file: ctx.file,
-          field: config.python === undefined ? 'IMEP_PYTHON' : 'policy.python',
-          hint: "install it, or point IMEP_PYTHON (or the protocol's policy.python) at a python with imep_sim_bridge's needs (zmq, msgpack, numpy)",
-        });
-      }
       // the host reads only the system, its Python, imep_sim_bridge and the folders its module declares
       const boxed = sandboxed(plain, {
         readOnly: pythonPath,
