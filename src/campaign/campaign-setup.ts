@@ -24,8 +24,9 @@ import {
   ARRIVAL_ORDER_FILE,
   newArrivalKey,
   readArrivalKey,
+  processAlive,
 } from '../evidence/index.js';
-import { randomBytes } from 'node:crypto';
+import { precommitFolder, precommittedElsewhere, stalePrecommitFolders, targetTaken } from './precommit-folder.js';
 import { existsSync } from 'node:fs';
 import { readdir, rename, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
@@ -330,11 +331,11 @@ export async function createAndPrecommit(c: Campaign, opts: CampaignOptions): Pr
       throw ioError(opts.campaignsDir, 'create the campaigns folder (--campaigns-dir)', e);
     });
     const folder = basename(c.dir);
-    // a precommit killed mid-way leaves only a hidden temporary folder: remove it
-    for (const name of await readdir(opts.campaignsDir)) {
-      if (name.startsWith(`.${folder}.tmp-`)) await rm(join(opts.campaignsDir, name), { recursive: true, force: true });
+    // a precommit killed mid-way leaves only a hidden temporary folder: remove it (never one whose process still runs)
+    for (const name of stalePrecommitFolders(await readdir(opts.campaignsDir), folder, processAlive)) {
+      await rm(join(opts.campaignsDir, name), { recursive: true, force: true });
     }
-    const tmp = join(opts.campaignsDir, `.${folder}.tmp-${process.pid}-${randomBytes(3).toString('hex')}`);
+    const tmp = precommitFolder(opts.campaignsDir, folder);
     const operator = opts.operator ?? currentOperator();
     try {
       await createUnitDir(tmp, { id: c.protocol.id, operator, ...(opts.now ? { now: opts.now } : {}) });
@@ -365,7 +366,9 @@ export async function createAndPrecommit(c: Campaign, opts: CampaignOptions): Pr
         operator,
         ...(opts.now ? { now: opts.now } : {}),
       });
-      await rename(tmp, c.dir);
+      await rename(tmp, c.dir).catch((e: unknown) => {
+        throw targetTaken(e) ? precommittedElsewhere(c.dir, e) : e;
+      });
       await fsyncDir(opts.campaignsDir);
     } catch (e) {
       await rm(tmp, { recursive: true, force: true }).catch(() => undefined);

@@ -122,7 +122,14 @@ export { RunRecordSchema, runOperators } from './records/run-record.js';
 export { readVerifiedAmendments } from './transitions/amend.js';
 export { createUnitDir } from './transitions/create-unit.js';
 export { OperatorSchema, UnitIdSchema, recordNumber } from './unit-layout.js';
-export { lockShard, lockUnit, setRemoteHolderCheck, slurmJobOf, type RemoteHolderCheck } from './unit-lock.js';
+export {
+  lockShard,
+  lockUnit,
+  processAlive,
+  setRemoteHolderCheck,
+  slurmJobOf,
+  type RemoteHolderCheck,
+} from './unit-lock.js';
 export { listAdjudicationRecords, requireAction } from './unit-state.js';
 export { assertUnitVerified, parseExpectedRoot } from './verify/verify.js';
 export { arrivalOrderIssues } from './verify/arrival-order.js';

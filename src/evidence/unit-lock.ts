@@ -57,7 +57,8 @@ export interface UnitLock {
 /** Lock files held by this process (a holder with this process's pid is either one of these or stale). */
 const heldHere = new Set<string>();
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists on this host (one of another user counts). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -166,7 +167,7 @@ async function takeLock(file: string, what: string): Promise<UnitLock> {
         },
       );
     }
-    if (!remoteGone && (heldHere.has(file) || (holder !== null && holder.pid !== me.pid && alive(holder.pid)))) {
+    if (!remoteGone && (heldHere.has(file) || (holder !== null && holder.pid !== me.pid && processAlive(holder.pid)))) {
       throw new ImepError(
         'E_OUT_OF_ORDER',
         `${what} is being written by another imep ${holder === null || holder.pid === me.pid ? 'run in this process' : `process (pid ${holder.pid}, since ${holder.startedAt}: imep ${holder.command})`}`,
