@@ -87,6 +87,34 @@ def test_blocked_reads_fall_back_to_opening(mem_env) -> None:
     assert close["goal"] == "close" and close["success"] is False and steps == 220 and close["drawerOpen"]
 
 
+def _trajectory(env, seed: int, actions: list) -> list:  # noqa: ANN001
+    """Every field and the full MuJoCo state after the reset and after each action, as bytes."""
+
+    def snap(fields: dict) -> tuple:
+        state = env._env.sim.get_state().flatten()  # noqa: SLF001 — time, qpos, qvel: all of the physics
+        return tuple(sorted((k, v.tobytes() if isinstance(v, np.ndarray) else v) for k, v in fields.items())), state.tobytes()
+
+    out = [snap(env.reset(seed, {}, None).fields)]
+    out += [snap(env.step(a).fields) for a in actions]
+    return out
+
+
+def test_a_reset_does_not_depend_on_earlier_episodes(mem_env) -> None:
+    """The env is reused across episodes (hard_reset=False): seed s after other episodes == seed s on a fresh env."""
+    rng = np.random.default_rng(7)
+    close = [np.concatenate([rng.uniform(-0.5, 0.5, 6), [1.0]]).astype(np.float32) for _ in range(12)]  # gripper closed
+    probe = [rng.uniform(-0.5, 0.5, 7).astype(np.float32) for _ in range(6)]
+    _trajectory(mem_env, 720010, close)  # an episode that ends with the gripper commanded closed
+    after = _trajectory(mem_env, 720011, probe)
+    fresh_env = LiberoAdapter().make("libero-mem/top-drawer-cue", {})
+    try:
+        fresh = _trajectory(fresh_env, 720011, probe)
+    finally:
+        fresh_env.close()
+    diverged = [t for t, (x, y) in enumerate(zip(after, fresh)) if x != y]
+    assert diverged == [], f"steps {diverged} differ from a fresh env's"
+
+
 def test_standard_task_renders_real_frames_and_matches_the_recorded_spec() -> None:
     env = LiberoAdapter().make("libero/libero_90/7", {"resolution": 64})
     try:

@@ -3,7 +3,8 @@
 Built on LIBERO-90 task 7, KITCHEN_SCENE1_open_the_top_drawer_of_the_cabinet (its BDDL scene and its 50
 init states), run by LIBERO's own `OffScreenRenderEnv`:
 
-* Reset — `env.seed(seed)`, `env.reset()`, `env.set_init_state(init_states[k])` (k = `initStateId`, default
+* Reset — `env.seed(seed)`, `env.reset()` of the kept model with the gripper's command state as built
+  (libero_soft_reset.py: a reset does not depend on earlier episodes), `env.set_init_state(init_states[k])` (k = `initStateId`, default
   (seed div 2) mod 50), then the top drawer's slide joint `wooden_cabinet_1_top_level` is set half open
   (`HALF_OPEN` = −0.07 m, between LIBERO's WoodenCabinet open range (qpos < −0.14) and closed range
   (qpos > 0)) and 10 no-op steps let the scene settle (openpi's warm-up, not counted in `step`). The scene
@@ -34,6 +35,7 @@ import numpy as np
 from ..errors import AdapterError, BadAction
 from ..spec import ActionSpec, EnvSpec, FactSpec, FieldSpec, RawStep
 from .base import Env, check_sim_seed
+from .libero_soft_reset import soft_reset
 
 ENV_ID = "libero-mem/top-drawer-cue"
 SUITE, TASK_INDEX = "libero_90", 7
@@ -148,7 +150,7 @@ class LiberoMemEnv(Env):
         if not 0 <= k < n:
             raise AdapterError(f"{ENV_ID}: initStateId {k} is out of range (this task has {n} init states)")
         self._env.seed(seed)
-        self._env.reset()
+        soft_reset(self._env)
         self._env.set_init_state(self._init[k])
         sim = self._env.sim
         sim.data.qpos[self._qadr] = HALF_OPEN
