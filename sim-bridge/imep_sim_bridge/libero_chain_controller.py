@@ -13,7 +13,8 @@ above any lower one), and a horizontal grasp needs the Panda hand's 20 cm span v
 vertical (fingers along the bar, the hand's span along x), pitched 45° toward the cabinet about x, and
 closed; the closed fingertips come in along that slant, between the handle above and the bar, to the
 gap behind the bar's back edge, press down there and pull the drawer toward the robot (+y). The same
-plan opens every drawer. Actions are LIBERO's OSC_POSE deltas scaled to [−1, 1] (1 ↔ 5 cm, 0.5 rad per
+plan opens every drawer (measured: top and bottom from all 50 init states of their tasks, the middle one
+from the 10 init states 0, 5, … 45 of the top drawer's task, judged by LIBERO's `is_open`). Actions are LIBERO's OSC_POSE deltas scaled to [−1, 1] (1 ↔ 5 cm, 0.5 rad per
 step); each phase lasts a fixed number of steps; the run stops at LIBERO's first `done`.
 Tuned and measured on the real simulator (robosuite 1.4.0, MuJoCo 2.3.7; see the adapter's docstring).
 """
