@@ -167,24 +167,30 @@ def test_bad_input_is_one_line_exit_2(tmp_path) -> None:
     assert sorted(os.listdir(SIM_BRIDGE)) == before  # nothing written
 
 
-def test_scripted_chain_executor_opens_the_top_drawer_and_registers_its_controller() -> None:
+def test_scripted_chain_executor_opens_both_drawers_and_registers_its_controller() -> None:
     import hashlib
 
     from imep_sim_bridge.adapters.libero_chain import LiberoChainAdapter
+    from imep_sim_bridge.libero_chain_controller import STEPS
 
     env = LiberoChainAdapter().make("LIBERO-ChainDrawers-scripted", {"K": 2})
     try:
         registry = json.loads(env.registry)
-        sha = hashlib.sha256((SIM_BRIDGE / "imep_sim_bridge" / "libero_drawer_policy.py").read_bytes()).hexdigest()
-        assert registry["motorSource"] == "scripted-osc-open-drawer"
+        sha = hashlib.sha256((SIM_BRIDGE / "imep_sim_bridge" / "libero_chain_controller.py").read_bytes()).hexdigest()
+        assert registry["motorSource"] == "scripted-osc-hook-drawer"
+        assert [d["controllerFile"] for d in registry["drawers"]] == ["imep_sim_bridge/libero_chain_controller.py"] * 2
         assert [d["controllerSha256"] for d in registry["drawers"]] == [sha, sha]
         assert [d["task"] for d in registry["drawers"]] == [
             "KITCHEN_SCENE1_open_the_top_drawer_of_the_cabinet", "KITCHEN_SCENE1_open_the_bottom_drawer_of_the_cabinet"]
         env.reset(4, {"role": "query", "object": "bowl", "drawer": 0}, None)
         top = env.step(np.array([0], np.float32)).fields
-        assert top["executed"] and top["success"] and 0 < top["doneAt"] == top["motorSteps"] <= 165 and top["demoIndex"] == 4
+        assert top["executed"] and top["success"] and 0 < top["doneAt"] == top["motorSteps"] < STEPS and top["demoIndex"] == 4
+        assert top["demoSha256"] == sha and top["demoFile"] == "imep_sim_bridge/libero_chain_controller.py"
         env.reset(5, {"role": "query", "object": "bowl", "drawer": 1}, None)
-        bottom = env.step(np.array([1], np.float32)).fields  # the top-down grasp cannot reach the bottom handle
-        assert bottom["executed"] is False and bottom["doneAt"] == -1 and bottom["motorSteps"] == 165
+        bottom = env.step(np.array([1], np.float32)).fields  # the hook reaches the bottom handle under the two above it
+        assert bottom["executed"] and bottom["success"] and 0 < bottom["doneAt"] == bottom["motorSteps"] < STEPS and bottom["demoIndex"] == 5
+        env.reset(56, {"role": "query", "object": "bowl", "drawer": 0}, None)
+        wrong = env.step(np.array([1], np.float32)).fields  # the wrong drawer opened: executed, not a success
+        assert wrong["executed"] and not wrong["success"] and wrong["demoIndex"] == 6 and wrong["decision"] == 1
     finally:
         env.close()

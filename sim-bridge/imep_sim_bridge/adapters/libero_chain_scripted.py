@@ -8,19 +8,19 @@ registries). It needs only the installed LIBERO package:
 
 * Init state — entry `seed mod n` of the task's own init states (`suite.get_task_init_states(i)`), then
   `NUM_STEPS_WAIT` no-op steps (openpi's warm-up).
-* Motor — the open-drawer plan of `imep_sim_bridge/libero_drawer_policy.py` (`PLANS["open"]`, the same
-  OSC controller the hosted known-answer policy uses) toward the handle of drawer k, read from the
-  simulator at the start of the execution; at most the plan's length in steps, stopping at LIBERO's
-  first `done` (= `check_success()`).
+* Motor — the hook controller of `imep_sim_bridge/libero_chain_controller.py` (gripper closed, turned
+  along the handle bar and pitched 45° toward the cabinet; fingertips behind the bar, then pull) toward
+  the handle of drawer k, read from the simulator at the start of the execution; at most the plan's
+  length (`STEPS`) in steps, stopping at LIBERO's first `done` (= `check_success()`).
 * Registry — like a demo file, the controller's source file and the task's init states are registered by
   SHA-256 (`registry` evaluator field: `controllerFile`, `controllerSha256`, `initStatesSha256` per drawer);
   each execution's evaluator fields name them where the demo route names its demo: `demoFile` = the
   controller file, `demoSha256` = its SHA-256, `demoIndex` = the init-state index.
 
-Measured on the real stack (robosuite 1.4.0, MuJoCo 2.3.7): the plan opens the top drawer; it does not
-open the bottom one — a top-down grasp of the bottom handle is blocked by the top and middle handles
-above it (the gripper stops on them), so executions of k = bottom report executed = false. That is the
-registered motor source's real competence, reported as such, not hidden.
+Measured on the real stack (robosuite 1.4.0, MuJoCo 2.3.7): the controller opens both drawers from
+each of the tasks' 50 init states (top 50/50, bottom 50/50). The top-down grasp this env used before
+(the hosted policy's `PLANS["open"]`) opened the top drawer only: a top-down grasp of the bottom handle
+is blocked by the handles above it.
 """
 
 from __future__ import annotations
@@ -34,15 +34,15 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .. import libero_drawer_policy as controller
+from .. import libero_chain_controller as controller
 from ..errors import AdapterError
 from ..spec import RawStep
 from .libero_chain import DrawerTask, LiberoChainEnv
 from .libero_mem import HANDLE_SIZE, NUM_STEPS_WAIT, WAIT_ACTION
 
 SCRIPTED_ENV_ID = "LIBERO-ChainDrawers-scripted"
-MOTOR_SOURCE = "scripted-osc-open-drawer"
-CONTROLLER_FILE = "imep_sim_bridge/libero_drawer_policy.py"
+MOTOR_SOURCE = "scripted-osc-hook-drawer"
+CONTROLLER_FILE = "imep_sim_bridge/libero_chain_controller.py"
 
 
 def controller_sha256() -> str:
@@ -83,26 +83,6 @@ def handle_geom(sim: Any, drawer: str) -> int:
     raise AdapterError(f"{SCRIPTED_ENV_ID}: no {drawer}-drawer handle geom of size {HANDLE_SIZE} in this LIBERO's wooden cabinet")
 
 
-def run_open_plan(env: Any, obs: Mapping[str, Any], handle: np.ndarray, state_of: Any) -> tuple[int, int]:
-    """Drive `PLANS["open"]` from `obs`; (steps taken, 1-based step of the first done or −1)."""
-    state = state_of(obs).astype(np.float64)
-    target_rot = controller.yaw_matrix(controller.YAW) @ controller.axisangle_to_matrix(state[3:6])
-    steps = 0
-    for offset, grip, n in controller.PLANS["open"]:
-        for _ in range(n):
-            state = state_of(obs).astype(np.float64)
-            action = np.zeros(7, np.float64)
-            action[:3] = np.clip((handle + np.asarray(offset) - state[:3]) / controller.POS_SCALE, -1.0, 1.0)
-            err = controller.matrix_to_axisangle(target_rot @ controller.axisangle_to_matrix(state[3:6]).T)
-            action[3:6] = np.clip(err / controller.ROT_SCALE, -1.0, 1.0)
-            action[6] = grip
-            obs, _reward, done, _info = env.step(action.tolist())
-            steps += 1
-            if done:
-                return steps, steps
-    return steps, -1
-
-
 class LiberoChainScriptedEnv(LiberoChainEnv):
     def __init__(self, env_id: str, drawers: Sequence[ScriptedDrawer], state_of: Any) -> None:
         self._scripted = tuple(drawers)
@@ -135,7 +115,7 @@ class LiberoChainScriptedEnv(LiberoChainEnv):
         for _ in range(NUM_STEPS_WAIT):
             obs, _reward, _done, _info = env.step(list(WAIT_ACTION))
         handle = np.asarray(env.sim.data.geom_xpos[handle_geom(env.sim, d.task.drawer)], dtype=np.float64).copy()
-        steps, done_at = run_open_plan(env, obs, handle, self._state_of)
+        steps, done_at = controller.open_drawer(env, obs, handle, self._state_of)
         executed = bool(env.check_success())
         q["done"] = True
         fields = {
