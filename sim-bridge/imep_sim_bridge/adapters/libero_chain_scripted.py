@@ -39,6 +39,7 @@ from ..errors import AdapterError
 from ..spec import RawStep
 from .libero_chain import DrawerTask, LiberoChainEnv
 from .libero_mem import HANDLE_SIZE, NUM_STEPS_WAIT, WAIT_ACTION
+from .libero_soft_reset import soft_reset
 
 SCRIPTED_ENV_ID = "LIBERO-ChainDrawers-scripted"
 MOTOR_SOURCE = "scripted-osc-hook-drawer"
@@ -109,7 +110,7 @@ class LiberoChainScriptedEnv(LiberoChainEnv):
         index = q["seed"] % len(d.init_states)
         env = d.env
         env.seed(q["executorSeed"])
-        env.reset()
+        soft_reset(env)  # the env is reused across decisions: nothing of the previous one carries over
         env.set_init_state(d.init_states[index])
         obs: Mapping[str, Any] = {}
         for _ in range(NUM_STEPS_WAIT):
