@@ -35,6 +35,8 @@ export interface SimulatorOptions {
   /** Deadline of the hello that (re)connects to a server (ms). */
   readonly connectMs?: number;
   readonly observer?: ServerPoolObserver;
+  /** The run's batch slots: with `simulator.vectorize`, each server makes its slots' environments with one makeBatch. */
+  readonly slots?: number;
 }
 
 /** The environments of a run, and what reaches them. */
@@ -117,6 +119,7 @@ async function openPool(
     ...(options.deadlines ? { deadlines: options.deadlines } : {}),
     ...(options.connectMs === undefined ? {} : { connectMs: options.connectMs }),
     ...(options.observer ? { observer: options.observer } : {}),
+    ...(sim.kind === 'sim-bridge' && sim.vectorize === true ? { vectorize: true } : {}),
   };
   const servers = options.servers ?? 1;
   const plural = servers === 1 ? 'server' : 'servers';
@@ -260,6 +263,63 @@ async function preflightSpecs(
   return specs;
 }
 
+/** A slot's environment made before the run by a makeBatch, on server `server` in generation `generation`. */
+interface BatchMade {
+  readonly remote: RemoteEnvironment;
+  readonly server: number;
+  readonly generation: number;
+}
+
+const slotKey = (key: string, slot: number): string => `${slot}\u0000${key}`;
+
+/**
+ * Vectorised hosting: on every server that serves the batch ops, the environments of the run's slots on it (slot s on
+ * server s mod K) made with one makeBatch per protocol environment — slot 0's is the one the check made. Each is
+ * checked to declare the spec the check saw. Into `out` by slotKey.
+ */
+async function makeSlotBatches(
+  pool: BridgeServerPool,
+  protocol: Protocol,
+  slots: number,
+  specs: ReadonlyMap<string, EnvSpec>,
+  checked: ReadonlyMap<string, RemoteEnvironment>,
+  out: Map<string, BatchMade>,
+): Promise<void> {
+  const seen = new Set<string>();
+  for (const entry of protocol.envs) {
+    const kwargs = { ...(entry.kwargs ?? {}) };
+    const key = envKey(entry.id, kwargs);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    await Promise.all(
+      Array.from({ length: pool.size }, async (_, server) => {
+        if (!pool.batches(server)) return;
+        const mine: number[] = [];
+        for (let slot = server; slot < slots; slot += pool.size) if (!(slot === 0 && checked.has(key))) mine.push(slot);
+        if (mine.length === 0) return;
+        const generation = pool.generation(server);
+        const made = await RemoteEnvironment.makeBatch(
+          pool.client(server),
+          entry.id,
+          kwargs,
+          mine.length,
+          pool.deadlines,
+        );
+        mine.forEach((slot, k) =>
+          out.set(slotKey(key, slot), { remote: made[k] as RemoteEnvironment, server, generation }),
+        );
+        const want = canonicalJson(specs.get(key));
+        if (canonicalJson(made[0]?.spec) !== want)
+          throw new ImepError(
+            'E_BRIDGE_PROTOCOL',
+            `makeBatch of ${entry.id} on server ${server} declares another spec than its make did`,
+            { field: 'makeBatch' },
+          );
+      }),
+    );
+  }
+}
+
 /**
  * Refuses more than one server where IMEP starts none — in-process lite simulators, or a server the user started at
  * `simulator.endpoint` (campaign run calls it before anything is written; openSimulators again).
@@ -326,14 +386,19 @@ export async function openSimulators(
       close: async () => undefined,
     };
   }
-  const { pool, description, isolation } = await openPool(protocol, ctx, options);
+  const { pool, description: poolDescription, isolation } = await openPool(protocol, ctx, options);
   const made = new Map<string, RemoteEnvironment>();
+  const batchMade = new Map<string, BatchMade>();
   const generation = pool.generation(0);
-  // the environments the check made and no slot adopted: closed (a server IMEP did not start keeps running)
+  // the environments the check (and vectorised hosting) made and no slot adopted: closed (a server IMEP did not start keeps running)
   const closeMade = async (): Promise<void> => {
     for (const env of made.values())
       if (pool.generation(0) === generation && pool.client(0).alive) await env.close().catch(() => undefined);
     made.clear();
+    for (const b of batchMade.values())
+      if (pool.generation(b.server) === b.generation && pool.client(b.server).alive)
+        await b.remote.close().catch(() => undefined);
+    batchMade.clear();
   };
   let specs: Map<string, EnvSpec>;
   try {
@@ -345,6 +410,8 @@ export async function openSimulators(
         ctx.file,
       );
     specs = await preflightSpecs(pool, protocol, ctx, made);
+    if (sim.kind === 'sim-bridge' && sim.vectorize === true)
+      await makeSlotBatches(pool, protocol, Math.max(1, options.slots ?? 1), specs, made, batchMade);
   } catch (e) {
     await closeMade();
     await pool.dispose();
@@ -363,6 +430,14 @@ export async function openSimulators(
   return {
     envs: (task, slot) => {
       const key = envKey(task.envId, task.kwargs);
+      const batched = batchMade.get(slotKey(key, slot));
+      if (batched !== undefined) {
+        batchMade.delete(slotKey(key, slot));
+        return pool.environment(batched.server, task.envId, task.kwargs, specFor(task), {
+          remote: batched.remote,
+          generation: batched.generation,
+        });
+      }
       const checked = slot % pool.size === 0 ? made.get(key) : undefined;
       if (checked !== undefined) made.delete(key);
       return pool.environment(
@@ -373,7 +448,7 @@ export async function openSimulators(
         checked === undefined ? undefined : { remote: checked, generation },
       );
     },
-    description,
+    description: `${poolDescription}${vectorizedNote(pool, sim.kind === 'sim-bridge' && sim.vectorize === true)}`,
     isolation,
     specOf: (task) => specs.get(envKey(task.envId, task.kwargs)),
     environment: simulatorEnvironmentOf(adapter, pool.hello(0).environment?.[adapter]),
@@ -391,4 +466,14 @@ export async function openSimulators(
       await pool.dispose();
     },
   };
+}
+
+/** What the run's description says about vectorised hosting ('' when it was not asked for). */
+function vectorizedNote(pool: BridgeServerPool, asked: boolean): string {
+  if (!asked) return '';
+  const serving = Array.from({ length: pool.size }, (_, i) => pool.batches(i)).filter(Boolean).length;
+  if (serving === pool.size) return '; vectorised: one makeBatch per task and one stepBatch per tick on each server';
+  if (serving === 0)
+    return '; vectorised hosting asked, but the server does not list makeBatch/stepBatch in hello.ops: one message per slot';
+  return `; vectorised on ${serving} of ${pool.size} servers (the others do not list makeBatch/stepBatch: one message per slot)`;
 }
