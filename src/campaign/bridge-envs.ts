@@ -26,6 +26,7 @@ import type { Protocol } from '../protocol/index.js';
 import type { EnvProvider, TaskEntry, SpecSource } from './types.js';
 import { simulatorEnvironmentOf, type SimulatorEnvironment } from '../evidence/index.js';
 import { assertAdapterAvailable, assertSeedsTaken, makeRefusal } from './bridge-preflight.js';
+import { envKey, makeSlotBatches, slotKey, vectorizedNote, type BatchMade } from './slot-batches.js';
 
 /** Execution details of bridged simulators (none of them changes a row). */
 export interface SimulatorOptions {
@@ -76,8 +77,6 @@ export const SIM_BRIDGE_ADAPTERS = {
   libero: 'libero',
   replay: 'replay',
 } as const;
-
-const envKey = (envId: string, kwargs: Readonly<Record<string, unknown>>): string => canonicalJson({ envId, kwargs });
 
 /** The replay folder a sim-bridge replay protocol names, resolved against ctx.roots (undefined when none is named). */
 export function resolveReplayDir(protocol: Protocol, ctx: SimulatorContext): string | undefined {
@@ -263,63 +262,6 @@ async function preflightSpecs(
   return specs;
 }
 
-/** A slot's environment made before the run by a makeBatch, on server `server` in generation `generation`. */
-interface BatchMade {
-  readonly remote: RemoteEnvironment;
-  readonly server: number;
-  readonly generation: number;
-}
-
-const slotKey = (key: string, slot: number): string => `${slot}\u0000${key}`;
-
-/**
- * Vectorised hosting: on every server that serves the batch ops, the environments of the run's slots on it (slot s on
- * server s mod K) made with one makeBatch per protocol environment — slot 0's is the one the check made. Each is
- * checked to declare the spec the check saw. Into `out` by slotKey.
- */
-async function makeSlotBatches(
-  pool: BridgeServerPool,
-  protocol: Protocol,
-  slots: number,
-  specs: ReadonlyMap<string, EnvSpec>,
-  checked: ReadonlyMap<string, RemoteEnvironment>,
-  out: Map<string, BatchMade>,
-): Promise<void> {
-  const seen = new Set<string>();
-  for (const entry of protocol.envs) {
-    const kwargs = { ...(entry.kwargs ?? {}) };
-    const key = envKey(entry.id, kwargs);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    await Promise.all(
-      Array.from({ length: pool.size }, async (_, server) => {
-        if (!pool.batches(server)) return;
-        const mine: number[] = [];
-        for (let slot = server; slot < slots; slot += pool.size) if (!(slot === 0 && checked.has(key))) mine.push(slot);
-        if (mine.length === 0) return;
-        const generation = pool.generation(server);
-        const made = await RemoteEnvironment.makeBatch(
-          pool.client(server),
-          entry.id,
-          kwargs,
-          mine.length,
-          pool.deadlines,
-        );
-        mine.forEach((slot, k) =>
-          out.set(slotKey(key, slot), { remote: made[k] as RemoteEnvironment, server, generation }),
-        );
-        const want = canonicalJson(specs.get(key));
-        if (canonicalJson(made[0]?.spec) !== want)
-          throw new ImepError(
-            'E_BRIDGE_PROTOCOL',
-            `makeBatch of ${entry.id} on server ${server} declares another spec than its make did`,
-            { field: 'makeBatch' },
-          );
-      }),
-    );
-  }
-}
-
 /**
  * Refuses more than one server where IMEP starts none — in-process lite simulators, or a server the user started at
  * `simulator.endpoint` (campaign run calls it before anything is written; openSimulators again).
@@ -459,21 +401,13 @@ export async function openSimulators(
         s.origin === 'spawned'
           ? `${s.recoveries} restart${s.recoveries === 1 ? '' : 's'}`
           : `${s.recoveries} reconnect${s.recoveries === 1 ? '' : 's'}`;
-      return `${recovered}, failed calls: ${failed.length === 0 ? 'none' : failed.map(([c, n]) => `${c} ${n}`).join(', ')}`;
+      const b = pool.batchStats();
+      const batched = b.messages === 0 ? '' : `; ${b.steps} steps in ${b.messages} stepBatch messages`;
+      return `${recovered}, failed calls: ${failed.length === 0 ? 'none' : failed.map(([c, n]) => `${c} ${n}`).join(', ')}${batched}`;
     },
     close: async () => {
       await closeMade();
       await pool.dispose();
     },
   };
-}
-
-/** What the run's description says about vectorised hosting ('' when it was not asked for). */
-function vectorizedNote(pool: BridgeServerPool, asked: boolean): string {
-  if (!asked) return '';
-  const serving = Array.from({ length: pool.size }, (_, i) => pool.batches(i)).filter(Boolean).length;
-  if (serving === pool.size) return '; vectorised: one makeBatch per task and one stepBatch per tick on each server';
-  if (serving === 0)
-    return '; vectorised hosting asked, but the server does not list makeBatch/stepBatch in hello.ops: one message per slot';
-  return `; vectorised on ${serving} of ${pool.size} servers (the others do not list makeBatch/stepBatch: one message per slot)`;
 }
