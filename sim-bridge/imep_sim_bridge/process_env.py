@@ -10,13 +10,17 @@ next step; and the sim-bridge's own Python (the fakes' tests, the replay adapter
 
 Workers are started with multiprocessing's *spawn* method: a fresh interpreter that imports the adapter's
 module, never a fork of a server that may already hold a simulator, a renderer or torch threads. A worker
-exits when its pipe closes (the server closed the handle, or died).
+exits when its pipe closes (the server closed the handle, or died), and within a second of its server's death
+even while its simulator is stuck in a call (a watch thread compares its parent pid).
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.connection
+import os
+import threading
+import time
 from typing import Any, Mapping
 
 import numpy as np
@@ -34,8 +38,23 @@ def _failure(exc: BaseException) -> tuple[str, str, str]:
     return ("err", E_ADAPTER, f"{type(exc).__name__}: {exc}")
 
 
-def _worker(conn: multiprocessing.connection.Connection, adapter: Adapter, env_id: str, kwargs: dict[str, Any]) -> None:
+def _exit_with_parent(parent: int, period_s: float = 0.5) -> None:
+    """Ends this worker when the server that started it is gone, even in the middle of a wedged simulator call."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(period_s)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="imep-env-parent-watch", daemon=True).start()
+
+
+def _worker(
+    conn: multiprocessing.connection.Connection, adapter: Adapter, env_id: str, kwargs: dict[str, Any], parent: int
+) -> None:
     """The child: make the env, answer its spec, then serve reset / step / close until the pipe closes."""
+    _exit_with_parent(parent)
     try:
         env = adapter.make(env_id, kwargs)
         conn.send(("ok", env.spec()))
@@ -87,7 +106,7 @@ class ProcessEnv(Env):
         """Starts the worker, which begins making the env at once; `wait_made` takes its answer."""
         parent, child = _CTX.Pipe()
         process = _CTX.Process(
-            target=_worker, args=(child, adapter, env_id, dict(kwargs)), name=f"imep-env {env_id}", daemon=True
+            target=_worker, args=(child, adapter, env_id, dict(kwargs), os.getpid()), name=f"imep-env {env_id}", daemon=True
         )
         process.start()
         child.close()

@@ -217,3 +217,44 @@ def test_replay_in_worker_processes_matches_the_recording(serve, fixtures_dir: P
     steps = [{"handle": h0, "action": np.array([0.9, 0.9], np.float32)}]
     result = body(client.call("stepBatch", {"steps": steps}))["results"][0]
     assert result["error"]["code"] == "E_BAD_ACTION" and "differs from the recorded action" in result["error"]["message"]
+
+
+ORPHAN = """
+import sys, time
+sys.path[:0] = {paths!r}
+from imep_sim_bridge.process_env import ProcessEnv
+from fakes.vector_fake import SleepyAdapter
+import numpy as np
+env = ProcessEnv.start(SleepyAdapter(), "fake/counter", {{}})
+env.wait_made()
+env.reset(1, {{}}, None)
+env.begin_step(np.zeros(2, np.float32))  # the worker is now stuck in a 60 s step
+print(env.pid, flush=True)
+time.sleep(0.3)
+"""
+
+
+def test_a_worker_ends_when_its_server_dies_even_inside_a_stuck_step(tmp_path: Path) -> None:
+    import subprocess
+    import time
+
+    paths = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
+    script = tmp_path / "orphan.py"
+    script.write_text(ORPHAN.format(paths=paths))
+    # the "server" exits at once without closing its env (os._exit skips multiprocessing's clean-up of daemons)
+    out = subprocess.run(
+        [sys.executable, "-c", script.read_text() + "\nimport os\nos._exit(0)\n"], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    pid = int(out.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z":
+                break  # exited, waiting for whoever adopted it to reap it
+        except FileNotFoundError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        raise AssertionError(f"worker {pid} outlived its server by 10 s")

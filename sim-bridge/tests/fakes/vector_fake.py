@@ -101,3 +101,19 @@ class CounterAdapter(Adapter):
         if kwargs.get("fail_make"):
             raise RuntimeError("this fake was asked to fail its make")
         return CounterEnv(kwargs)
+
+
+class SleepyAdapter(CounterAdapter):
+    """fake/counter whose step sleeps `sleep_s` (default 60) seconds: a wedged simulator."""
+
+    def make(self, env_id: str, kwargs: Mapping[str, Any]) -> Env:
+        env = CounterEnv(kwargs)
+        sleep_s = float(kwargs.get("sleep_s", 60))
+        inner = env.step
+
+        def step(action: np.ndarray) -> RawStep:
+            time.sleep(sleep_s)
+            return inner(action)
+
+        env.step = step  # type: ignore[method-assign]
+        return env
