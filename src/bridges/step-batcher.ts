@@ -54,7 +54,11 @@ export class StepBatcher {
       this.#open = opened;
       this.#o.schedule(async () => {
         if (this.#open === opened) this.#open = null;
-        await this.#send(opened);
+        try {
+          await this.#send(opened);
+        } catch (e) {
+          for (const entry of opened) entry.reject(e); // no entry is left waiting (settled ones stay as they are)
+        }
       });
     }
     const entries = batch;
