@@ -11,7 +11,7 @@ next step; and the sim-bridge's own Python (the fakes' tests, the replay adapter
 Workers are started with multiprocessing's *spawn* method: a fresh interpreter that imports the adapter's
 module, never a fork of a server that may already hold a simulator, a renderer or torch threads. A worker
 exits when its pipe closes (the server closed the handle, or died), and within a second of its server's death
-even while its simulator is stuck in a call (a watch thread compares its parent pid).
+even while its simulator is stuck in a call (PR_SET_PDEATHSIG on Linux, and a thread watching its parent pid).
 """
 
 from __future__ import annotations
@@ -39,7 +39,21 @@ def _failure(exc: BaseException) -> tuple[str, str, str]:
 
 
 def _exit_with_parent(parent: int, period_s: float = 0.5) -> None:
-    """Ends this worker when the server that started it is gone, even in the middle of a wedged simulator call."""
+    """Ends this worker when the server that started it is gone, even in the middle of a wedged simulator call.
+
+    On Linux the kernel sends SIGKILL at the parent's death (prctl PR_SET_PDEATHSIG: also while a simulator holds
+    the GIL in native code); elsewhere, and as a second line, a thread compares the parent pid.
+    """
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux (or no prctl): the thread below does it
+        pass
+    if os.getppid() != parent:  # it died before the line above took effect
+        os._exit(1)
 
     def watch() -> None:
         while True:
