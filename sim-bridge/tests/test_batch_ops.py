@@ -258,3 +258,25 @@ def test_a_worker_ends_when_its_server_dies_even_inside_a_stuck_step(tmp_path: P
     else:
         os.kill(pid, signal.SIGKILL)
         raise AssertionError(f"worker {pid} outlived its server by 10 s")
+
+
+def test_an_adapter_that_vectorises_natively_steps_a_batch_as_one_group_step(serve) -> None:
+    from fakes.vector_fake import NativeCounterAdapter
+
+    adapter = NativeCounterAdapter()
+    _, client = serve([adapter])
+    made = body(client.call("makeBatch", {"env": ENV_ID, "count": 3}))
+    assert made["host"] == "native" and len(adapter.groups) == 1
+    handles = made["handles"]
+    seeds = [21, 22, 23]
+    got = [[wire_bytes(body(client.call("reset", {"handle": h, "seed": s})))] for h, s in zip(handles, seeds)]
+    for t, a in enumerate(ACTIONS):
+        # slot 1 sits out tick 2 (a partial batch): the group steps only the members that were sent
+        live = [k for k in range(3) if not (k == 1 and t == 2)]
+        results = body(client.call("stepBatch", {"steps": [{"handle": handles[k], "action": a} for k in live]}))["results"]
+        for k, r in zip(live, results):
+            got[k].append(wire_bytes(r))
+    assert adapter.groups[0].group_steps == len(ACTIONS)  # one group step per stepBatch, not one per member
+    for k, seed in enumerate(seeds):
+        acts = [a for t, a in enumerate(ACTIONS) if not (k == 1 and t == 2)]
+        assert got[k] == single_episode(client, ENV_ID, {}, seed, acts)

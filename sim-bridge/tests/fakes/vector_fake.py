@@ -117,3 +117,57 @@ class SleepyAdapter(CounterAdapter):
 
         env.step = step  # type: ignore[method-assign]
         return env
+
+
+class CounterGroup:
+    """A natively vectorised fake: its members' steps of one stepBatch run as ONE group step (counted)."""
+
+    def __init__(self, count: int, kwargs: Mapping[str, Any]) -> None:
+        self.envs = [CounterEnv(kwargs) for _ in range(count)]
+        self.pending: dict[int, np.ndarray] = {}
+        self.results: dict[int, RawStep] = {}
+        self.group_steps = 0
+
+    def begin(self, k: int, action: np.ndarray) -> None:
+        self.pending[k] = action
+
+    def end(self, k: int) -> RawStep:
+        if k not in self.results:  # the first end of a batch steps every member that began
+            self.group_steps += 1
+            self.results = {j: self.envs[j].step(a) for j, a in sorted(self.pending.items())}
+            self.pending = {}
+        return self.results.pop(k)
+
+
+class CounterMember(Env):
+    def __init__(self, group: CounterGroup, k: int) -> None:
+        self.group, self.k = group, k
+
+    def spec(self) -> EnvSpec:
+        return self.group.envs[self.k].spec()
+
+    def reset(self, seed: int, options: Mapping[str, Any], init_state_id: int | None) -> RawStep:
+        return self.group.envs[self.k].reset(seed, options, init_state_id)
+
+    def begin_step(self, action: np.ndarray) -> None:
+        self.group.begin(self.k, action)
+
+    def end_step(self) -> RawStep:
+        return self.group.end(self.k)
+
+    def step(self, action: np.ndarray) -> RawStep:
+        self.begin_step(action)
+        return self.end_step()
+
+
+class NativeCounterAdapter(CounterAdapter):
+    """fake/counter that vectorises natively (Adapter.make_batch): `groups` keeps every group it made."""
+
+    def __init__(self) -> None:
+        super().__init__(batch_host="inline")
+        self.groups: list[CounterGroup] = []
+
+    def make_batch(self, env_id: str, kwargs: Mapping[str, Any], count: int) -> Sequence[Env] | None:
+        group = CounterGroup(count, kwargs)
+        self.groups.append(group)
+        return [CounterMember(group, k) for k in range(count)]
