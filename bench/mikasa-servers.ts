@@ -4,12 +4,16 @@
  * to run environments side by side on CPU is what it already has: B lockstep slots (`--batch B`), each its own
  * single-env handle, on K server processes (`--servers K`; slot s on server s mod K). This bench runs the same
  * one-condition protocol (RememberColor3-VLA-v0, PhysX CPU, state observations, hosted remember-color-memory, A
- * only, N seeds) through `seal` three ways, in one command:
+ * only, N seeds) through `seal` these ways, in one command:
  *   base      --servers 1 --batch 1   one env at a time (what the CI campaign runs)
- *   1×2       --servers 1 --batch 2   two single envs in one server process
+ *   1×2       --servers 1 --batch 2   two single envs in one server process, one message per step
  *   2×2       --servers 2 --batch 2   two single envs, one per server process
- * and prints each run's wall time, environment steps per second (rows' steps ÷ wall, start-up included) and the
- * ratio to base, and checks that the three runs' rows are identical (rows never depend on batch or servers).
+ *   vec 1×2   --servers 1 --batch 2   vectorised hosting (`simulator.vectorize: true`): one server, each slot's env
+ *                                     in a worker process of its own, one makeBatch and one stepBatch per tick
+ *   1×4, vec 1×4                      the same with four slots
+ * and prints each run's wall time, environment steps per second (rows' steps ÷ wall, start-up included), the
+ * ratio to base and, for a vectorised arm, to the same batch with one message per step; and checks that every
+ * run's rows are identical (rows never depend on batch, servers or hosting).
  * On 2 cores shared with other work the figures move with the load (printed). Needs IMEP_PYTHON from
  * `bash scripts/setup-sims.sh mikasa`; prints one line and exits 0 without it.
  *
@@ -25,10 +29,12 @@ const N = Number(process.env['N'] ?? 8);
 const START = 660000;
 const PY = process.env['IMEP_PYTHON'];
 
-function protocol(): string {
+function protocol(vectorize: boolean): string {
   const base = readFileSync(join(ROOT, 'protocols/mikasa-remembercolor.yaml'), 'utf8');
   const head = base.slice(0, base.indexOf('\nseeds:'));
-  return `${head.replace(/^id: .*$/m, 'id: mikasa-servers')}
+  const sim = 'simulator: { kind: sim-bridge, adapter: mikasa }';
+  if (!head.includes(sim)) throw new Error(`protocols/mikasa-remembercolor.yaml no longer says "${sim}"`);
+  return `${head.replace(/^id: .*$/m, 'id: mikasa-servers').replace(sim, vectorize ? sim.replace(' }', ', vectorize: true }') : sim)}
 seeds: { bands: [{ start: ${START}, end: ${START + N - 1} }] }
 n: ${N}
 attempts: { count: 1, registered: 1 }
@@ -49,23 +55,27 @@ interface Arm {
   readonly name: string;
   readonly servers: number;
   readonly batch: number;
+  readonly vectorize: boolean;
 }
 
 const ARMS: readonly Arm[] = [
-  { name: 'base', servers: 1, batch: 1 },
-  { name: '1×2', servers: 1, batch: 2 },
-  { name: '2×2', servers: 2, batch: 2 },
+  { name: 'base', servers: 1, batch: 1, vectorize: false },
+  { name: '1×2', servers: 1, batch: 2, vectorize: false },
+  { name: '2×2', servers: 2, batch: 2, vectorize: false },
+  { name: 'vec 1×2', servers: 1, batch: 2, vectorize: true },
+  { name: '1×4', servers: 1, batch: 4, vectorize: false },
+  { name: 'vec 1×4', servers: 1, batch: 4, vectorize: true },
 ];
 
 async function run(dir: string, arm: Arm): Promise<{ wall: number; steps: number; rows: string; load: number }> {
   const load = loadavg()[0] ?? Number.NaN;
   const t0 = performance.now();
-  const campaigns = `c-${arm.servers}-${arm.batch}`;
+  const campaigns = `c-${arm.servers}-${arm.batch}${arm.vectorize ? '-vec' : ''}`;
   const r = await imep(
     [
       'campaign',
       'run',
-      'p.yaml',
+      arm.vectorize ? 'p-vec.yaml' : 'p.yaml',
       '--through',
       'seal',
       '--servers',
@@ -96,21 +106,27 @@ async function main(): Promise<void> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'imep-bench-mikasa-servers-'));
   try {
-    writeFileSync(join(dir, 'p.yaml'), protocol());
+    writeFileSync(join(dir, 'p.yaml'), protocol(false));
+    writeFileSync(join(dir, 'p-vec.yaml'), protocol(true));
     console.log(
       `mikasa-servers: RememberColor3-VLA-v0 (PhysX CPU, state), remember-color-memory, A on seeds ${START}…${START + N - 1}, through seal`,
     );
     const results: { arm: Arm; wall: number; steps: number; rows: string; load: number }[] = [];
     for (const arm of ARMS) results.push({ arm, ...(await run(dir, arm)) });
     const base = results[0] as (typeof results)[number];
+    const spsOf = (r: (typeof results)[number]): number => r.steps / r.wall;
     for (const r of results) {
-      const sps = r.steps / r.wall;
+      const sps = spsOf(r);
+      const plain = r.arm.vectorize
+        ? results.find((p) => !p.arm.vectorize && p.arm.servers === r.arm.servers && p.arm.batch === r.arm.batch)
+        : undefined;
+      const vsPlain = plain === undefined ? '' : `; ÷ ${plain.arm.name} = ${(sps / spsOf(plain)).toFixed(3)}`;
       console.log(
-        `${r.arm.name.padEnd(5)} --servers ${r.arm.servers} --batch ${r.arm.batch}: ${r.wall.toFixed(1)} s, ${r.steps} steps, ${sps.toFixed(2)} steps/s; steps/s ÷ base = ${(sps / (base.steps / base.wall)).toFixed(3)}; 1-min load at start ${r.load.toFixed(2)}`,
+        `${r.arm.name.padEnd(7)} --servers ${r.arm.servers} --batch ${r.arm.batch}${r.arm.vectorize ? ' vectorize' : ''}: ${r.wall.toFixed(1)} s, ${r.steps} steps, ${sps.toFixed(2)} steps/s; steps/s ÷ base = ${(sps / spsOf(base)).toFixed(3)}${vsPlain}; 1-min load at start ${r.load.toFixed(2)}`,
       );
     }
     const same = results.every((r) => r.rows === base.rows);
-    console.log(`rows identical across the three runs: ${same ? 'yes' : 'NO'}`);
+    console.log(`rows identical across the ${results.length} runs: ${same ? 'yes' : 'NO'}`);
     if (!same) process.exitCode = 1;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 """The bridge server: a ZeroMQ ROUTER speaking PROTOCOL.md version 1.
 
 One request → one reply matched by `id`; every message is one frame after the routing id. Ops:
-hello, ping, make, reset, step, close. Every error a request can cause is answered with an `error`
+hello, ping, make, reset, step, close, and the batch ops makeBatch / stepBatch (batch_ops.py). Every error a request can cause is answered with an `error`
 reply and the server keeps serving. The server can also *call* its client (`memory.read`, see
 `memory_read.MemoryReadProxy`): it sends a request with its own id space and pumps the socket until
 the matching reply or the deadline; requests that arrive meanwhile are answered afterwards, in order
@@ -44,13 +44,13 @@ from .errors import (
     BridgeError,
     BridgeTimeout,
     TooManyHandles,
-    UnknownEnv,
 )
+from .batch_ops import BATCH_OPS, BatchOps
 from .codec import RawBitsArray
-from .spec import EnvSpec, check_action, first_frame_hash, split
+from .spec import EnvSpec, RawStep, check_action, first_frame_hash, split
 
 SERVER_NAME = "imep-sim-bridge"
-OPS = ("hello", "ping", "make", "reset", "step", "close")
+OPS = ("hello", "ping", "make", "reset", "step", "close", *BATCH_OPS)
 _UINT32 = 2**32
 #: Open environments one client (one ROUTER peer) may hold; a further `make` is E_TOO_MANY_HANDLES (PROTOCOL.md).
 MAX_HANDLES_PER_CLIENT = 1024
@@ -72,7 +72,7 @@ class _Incoming:
     frame: bytes
 
 
-class BridgeServer:
+class BridgeServer(BatchOps):
     def __init__(
         self,
         adapters: Sequence[Adapter],
@@ -240,6 +240,8 @@ class BridgeServer:
             "reset": self._op_reset,
             "step": self._op_step,
             "close": self._op_close,
+            "makeBatch": self._op_make_batch,
+            "stepBatch": self._op_step_batch,
         }.get(env.op)
         if handler is None:
             raise BridgeError(f"unknown op '{env.op}'; this server answers {', '.join(OPS)}", code=E_UNKNOWN_OP)
@@ -273,27 +275,33 @@ class BridgeServer:
     def _op_make(self, body: dict[str, Any]) -> dict[str, Any]:
         env_id = body_str(body, "env")
         kwargs = body_map(body, "kwargs")
-        adapter = next((a for a in self.adapters if a.owns(env_id)), None)
-        if adapter is None:
-            raise UnknownEnv(f"no adapter hosts env '{env_id}' (adapters: {', '.join(a.name for a in self.adapters) or 'none'})")
-        owner = self.current_peer
-        held = self._held[owner]
-        if held >= MAX_HANDLES_PER_CLIENT:
-            raise TooManyHandles(
-                f"this client holds {held} open environments, the most one client may hold ({MAX_HANDLES_PER_CLIENT}): "
-                "close one before making another"
-            )
+        adapter = self._adapter_for(env_id)
+        self._check_room(1)
         env = adapter.make(env_id, kwargs)
         try:
             spec = env.spec()
         except BaseException:
             env.close()
             raise
+        return {"handle": self._register(env_id, env, spec), "spec": spec.to_wire()}
+
+    def _check_room(self, count: int) -> None:
+        """E_TOO_MANY_HANDLES unless the current client may open `count` more environments."""
+        held = self._held[self.current_peer]
+        if held + count > MAX_HANDLES_PER_CLIENT:
+            more = "another" if count == 1 else f"{count} more"
+            raise TooManyHandles(
+                f"this client holds {held} open environments, the most one client may hold ({MAX_HANDLES_PER_CLIENT}): "
+                f"close {'one' if count == 1 else count + held - MAX_HANDLES_PER_CLIENT} before making {more}"
+            )
+
+    def _register(self, env_id: str, env: Env, spec: EnvSpec) -> str:
+        owner = self.current_peer
         handle = f"h{self._next_handle}:{env_id}"
         self._next_handle += 1
         self._handles[handle] = _Handle(env=env, spec=spec, owner=owner)
         self._held[owner] += 1
-        return {"handle": handle, "spec": spec.to_wire()}
+        return handle
 
     def _handle_of(self, body: dict[str, Any]) -> tuple[str, _Handle]:
         handle = body_str(body, "handle")
@@ -319,6 +327,10 @@ class BridgeServer:
 
     def _op_step(self, body: dict[str, Any]) -> dict[str, Any]:
         _, entry = self._handle_of(body)
+        return self._stepped(entry, entry.env.step(self._checked_action(entry, body)))
+
+    def _checked_action(self, entry: _Handle, body: dict[str, Any]) -> Any:
+        """The step's action once every check of `step` passed (PROTOCOL.md order: body field, shape/dtype, reset)."""
         if "action" not in body:
             raise BridgeError("body field 'action' is missing", code=E_BAD_MESSAGE)
         action = body["action"]
@@ -330,7 +342,9 @@ class BridgeServer:
             raise BadAction(reason)
         if not entry.was_reset:
             raise AdapterError(f"{entry.spec.id}: step before reset")
-        raw = entry.env.step(action)
+        return action
+
+    def _stepped(self, entry: _Handle, raw: RawStep) -> dict[str, Any]:
         entry.steps += 1
         obs, evaluator = split(entry.spec, raw.fields)
         return {"obs": obs, "evaluator": evaluator, "done": bool(raw.done), "step": entry.steps}

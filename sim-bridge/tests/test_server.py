@@ -35,7 +35,7 @@ def test_hello_and_ping(serve, fixtures_dir: Path) -> None:
     assert hello["op"] == "reply" and hello["v"] == 1
     assert body["protocol"] == 1
     assert body["server"]["name"] == "imep-sim-bridge"
-    assert body["ops"] == ["hello", "ping", "make", "reset", "step", "close"]
+    assert body["ops"] == ["hello", "ping", "make", "reset", "step", "close", "makeBatch", "stepBatch"]
     assert body["envs"] == ["replay/tiny"]
     assert body["adapters"] == ["replay"]
     ping = client.call("ping", {})

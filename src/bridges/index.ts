@@ -30,6 +30,7 @@ export {
 export type { WireValue } from './wire-value.js';
 export { factsOf, type TaskFacts } from '../runtime/index.js';
 export {
+  BATCH_OPS,
   POLICY_OPS,
   PROTOCOL_VERSION,
   REQUEST_OPS,

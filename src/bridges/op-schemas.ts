@@ -25,9 +25,20 @@ export const REQUEST_OPS = [
   'memory.read',
   'policy.reset',
   'policy.infer',
+  'makeBatch',
+  'stepBatch',
 ] as const;
 /** The ops only a policy host serves. */
 export const POLICY_OPS = ['policy.reset', 'policy.infer'] as const;
+/**
+ * The batch ops (PROTOCOL.md "Batch ops"): a batch of slots as one `makeBatch` and one `stepBatch` per tick. A server
+ * that lists both in `hello.ops` serves them; clients fall back to per-handle `make` / `step` on one that does not.
+ */
+export const BATCH_OPS = ['makeBatch', 'stepBatch'] as const;
+
+/** How a server hosts a batch it made (`makeBatch` reply `host`). */
+export const BATCH_HOSTS = ['native', 'processes', 'inline'] as const;
+export type BatchHost = (typeof BATCH_HOSTS)[number];
 export type RequestOp = (typeof REQUEST_OPS)[number];
 
 export function isRequestOp(op: string): op is RequestOp {
@@ -199,7 +210,12 @@ export const requestBodySchemas = {
   'memory.read': z.object({ bank: z.string(), ctx: readContextSchema, items: z.array(retrievedItemSchema) }),
   'policy.reset': z.object({ policy: nonEmpty, slot: uintSchema, episode: z.object({ episode: nonEmpty }) }),
   'policy.infer': z.object({ policy: nonEmpty, requests: z.array(z.object({ slot: uintSchema, obs: obsMapSchema })) }),
+  makeBatch: z.object({ env: nonEmpty, kwargs: optionalMap, count: uintSchema.min(1) }),
+  stepBatch: z.object({ steps: z.array(z.object({ handle: nonEmpty, action: ndarraySchema })) }),
 } as const satisfies Record<RequestOp, z.ZodType>;
+
+/** One entry of a `stepBatch` reply that failed: coded as a whole-message error would be. */
+export const batchEntryErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
 /** Reply bodies by the op they answer. */
 export const replyBodySchemas = {
@@ -238,6 +254,9 @@ export const replyBodySchemas = {
   'memory.read': z.object({ items: z.array(retrievedItemSchema) }),
   'policy.reset': z.object({}),
   'policy.infer': z.object({ outputs: z.array(policyOutputSchema) }),
+  makeBatch: z.object({ handles: z.array(z.string().min(1)).min(1), spec: envSpecSchema, host: z.enum(BATCH_HOSTS) }),
+  /** Each entry is a StepResult or a { error } map; checked entry by entry (stepBatchEntry) where it is used. */
+  stepBatch: z.object({ results: z.array(mapSchema) }),
 } as const satisfies Record<RequestOp, z.ZodType>;
 
 export type RequestBodies = { [K in RequestOp]: z.output<(typeof requestBodySchemas)[K]> };
@@ -259,6 +278,8 @@ export interface RequestInputs {
     policy: string;
     requests: readonly { slot: number; obs: Readonly<Record<string, ObsValue | NdArray>> }[];
   };
+  makeBatch: { env: string; kwargs?: Readonly<Record<string, unknown>>; count: number };
+  stepBatch: { steps: readonly { handle: string; action: NdArray }[] };
 }
 
 /** What a replier passes as a reply body. */
@@ -278,6 +299,8 @@ export interface ReplyInputs {
       reads: readonly { ctx: ReadContext; identities: readonly RecordIdentity[] }[];
     }[];
   };
+  makeBatch: { handles: readonly string[]; spec: EnvSpec; host: BatchHost };
+  stepBatch: { results: readonly (StepResult | { error: { code: string; message: string } })[] };
 }
 
 // Compile-time checks that the schemas' outputs are assignable to the shared contracts.
@@ -338,4 +361,24 @@ export function describeIssue(error: z.ZodError, prefix: string): string {
   if (issue === undefined) return `${prefix}: invalid`;
   const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
   return `${prefix}${path}: ${issue.message}`;
+}
+
+/**
+ * Entry `i` of a `stepBatch` reply: its StepResult, or the error the server answered for that entry alone
+ * ({ error: { code, message } }), or a description of why the entry is neither (a protocol fault).
+ */
+export function stepBatchEntry(
+  v: Record<string, unknown>,
+):
+  | { readonly ok: StepResult }
+  | { readonly error: { readonly code: string; readonly message: string } }
+  | { readonly invalid: string } {
+  const fast = fastStepResult(v);
+  if (fast !== undefined) return { ok: fast };
+  if ('error' in v) {
+    const e = batchEntryErrorSchema.safeParse(v);
+    return e.success ? { error: e.data.error } : { invalid: describeIssue(e.error, 'result') };
+  }
+  const r = stepResultSchema.safeParse(v);
+  return r.success ? { ok: r.data } : { invalid: describeIssue(r.error, 'result') };
 }

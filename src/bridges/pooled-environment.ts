@@ -7,7 +7,9 @@
  *
  * - reset: recovers the server if needed (BridgeServerPool.ensure), re-makes if the generation changed,
  *   then resets. A failure fails the episode (the runner records it) and is reported to the pool.
- * - step: fails fast when the server was recovered during the episode (its state is gone) or is suspect.
+ * - step: fails fast when the server was recovered during the episode (its state is gone) or is suspect. With
+ *   vectorised hosting (the pool's `batches(i)`) the steps of one tick on a server travel as one `stepBatch`
+ *   (step-batcher.ts), each with these checks made when the batch is sent.
  * - close: closes the server-side environment only on a healthy server of the same generation.
  * Each runs in its server's turn (BridgeServerPool.inTurn): one environment call in flight per server, its checks
  * made when it is sent.
@@ -67,6 +69,8 @@ export class PooledEnvironment implements SimEnvironment {
   }
 
   step(action: NdArray): Promise<StepResult> {
+    if (this.#pool.batches(this.#server))
+      return this.#pool.stepInBatch(this.#server, () => this.#prepareStep(), action);
     return this.#pool.inTurn(this.#server, () => this.#step(action));
   }
 
@@ -79,8 +83,13 @@ export class PooledEnvironment implements SimEnvironment {
     const generation = this.#pool.generation(this.#server);
     if (this.#remote === null || this.#generation !== generation) {
       const client = this.#pool.client(this.#server);
-      this.#remote = await this.#call(() =>
-        RemoteEnvironment.make(client, this.#envId, this.#kwargs, this.#pool.deadlines),
+      // vectorised hosting: made as its batch siblings are (a batch of one), hosted as they are
+      this.#remote = await this.#call(async () =>
+        this.#pool.batches(this.#server)
+          ? ((
+              await RemoteEnvironment.makeBatch(client, this.#envId, this.#kwargs, 1, this.#pool.deadlines)
+            )[0] as RemoteEnvironment)
+          : RemoteEnvironment.make(client, this.#envId, this.#kwargs, this.#pool.deadlines),
       );
       this.#generation = generation;
     }
@@ -89,6 +98,12 @@ export class PooledEnvironment implements SimEnvironment {
   }
 
   async #step(action: NdArray): Promise<StepResult> {
+    const remote = this.#prepareStep();
+    return this.#call(() => remote.step(action));
+  }
+
+  /** The checks a step makes when it is sent (restarted or suspect server: this episode fails); its environment. */
+  #prepareStep(): RemoteEnvironment {
     if (this.#remote === null || this.#generation !== this.#pool.generation(this.#server)) {
       throw new ImepError(
         'E_BRIDGE_REMOTE',
@@ -98,8 +113,7 @@ export class PooledEnvironment implements SimEnvironment {
     const suspect = this.#pool.suspectError(this.#server);
     if (suspect !== null) throw suspect;
     this.#pool.beforeStep(this.#server);
-    const remote = this.#remote;
-    return this.#call(() => remote.step(action));
+    return this.#remote;
   }
 
   async #close(): Promise<void> {

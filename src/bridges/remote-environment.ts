@@ -4,6 +4,7 @@
  */
 import { ImepError } from '../core/index.js';
 import type { BridgeClient } from './client.js';
+import type { BatchHost } from './op-schemas.js';
 import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from '../runtime/index.js';
 
 export interface RemoteDeadlines {
@@ -24,13 +25,22 @@ export class RemoteEnvironment implements SimEnvironment {
   readonly spec: EnvSpec;
   /** The server's handle of this environment. */
   readonly handle: string;
+  /** How the server hosts it when it was made by `makeBatch` (undefined: by `make`, in the server). */
+  readonly host: BatchHost | undefined;
   readonly #client: BridgeClient;
   readonly #deadlines: RemoteDeadlines;
   #closed = false;
 
-  private constructor(client: BridgeClient, handle: string, spec: EnvSpec, deadlines: RemoteDeadlines) {
+  private constructor(
+    client: BridgeClient,
+    handle: string,
+    spec: EnvSpec,
+    deadlines: RemoteDeadlines,
+    host?: BatchHost,
+  ) {
     this.#client = client;
     this.handle = handle;
+    this.host = host;
     this.spec = spec;
     this.#deadlines = deadlines;
   }
@@ -47,6 +57,29 @@ export class RemoteEnvironment implements SimEnvironment {
     return new RemoteEnvironment(client, reply.handle, reply.spec, d);
   }
 
+  /**
+   * Creates `count` environments `envId` with one `makeBatch` (the server must list it in `hello.ops`): each its own
+   * handle, hosted as the server says (worker processes, natively vectorised, or inline). Its deadline is the make
+   * deadline: the server makes them at the same time.
+   */
+  static async makeBatch(
+    client: BridgeClient,
+    envId: string,
+    kwargs: Readonly<Record<string, unknown>>,
+    count: number,
+    deadlines: Partial<RemoteDeadlines> = {},
+  ): Promise<RemoteEnvironment[]> {
+    const d = { ...DEFAULT_REMOTE_DEADLINES, ...deadlines };
+    const reply = await client.call('makeBatch', { env: envId, kwargs, count }, { deadlineMs: d.makeMs });
+    if (reply.handles.length !== count)
+      throw new ImepError(
+        'E_BRIDGE_PROTOCOL',
+        `makeBatch of ${count} ${envId} answered ${reply.handles.length} handles`,
+        { field: 'makeBatch' },
+      );
+    return reply.handles.map((h) => new RemoteEnvironment(client, h, reply.spec, d, reply.host));
+  }
+
   reset(request: ResetRequest): Promise<StepResult> {
     this.#checkOpen('reset');
     const body = {
@@ -61,6 +94,12 @@ export class RemoteEnvironment implements SimEnvironment {
   step(action: NdArray): Promise<StepResult> {
     this.#checkOpen('step');
     return this.#client.call('step', { handle: this.handle, action }, { deadlineMs: this.#deadlines.stepMs });
+  }
+
+  /** This environment's entry of a `stepBatch` (the checks `step` makes before it sends). */
+  batchEntry(action: NdArray): { handle: string; action: NdArray } {
+    this.#checkOpen('step');
+    return { handle: this.handle, action };
   }
 
   /** Closes the server-side environment (idempotent; the client stays open). */

@@ -22,11 +22,13 @@ import { existsSync } from 'node:fs';
 import { ImepError, isImepError } from '../core/index.js';
 import { BridgeClient } from './client.js';
 import { privateIpcEndpoint, type CurveClientKeys, type PrivateIpcEndpoint } from './endpoint.js';
-import type { HelloReply } from './op-schemas.js';
+import { BATCH_OPS, type HelloReply } from './op-schemas.js';
 import { PooledEnvironment, type AdoptedEnvironment } from './pooled-environment.js';
 import { BridgeCallError } from './remote-error.js';
 import { DEFAULT_REMOTE_DEADLINES, type RemoteDeadlines } from './remote-environment.js';
-import type { EnvSpec, SimEnvironment } from '../runtime/index.js';
+import type { RemoteEnvironment } from './remote-environment.js';
+import type { EnvSpec, NdArray, SimEnvironment, StepResult } from '../runtime/index.js';
+import { StepBatcher } from './step-batcher.js';
 import { ServerSupervisor, type ServerCommand } from './supervisor.js';
 
 /**
@@ -52,6 +54,17 @@ export interface ServerPoolOptions {
   /** After an attached server failed to answer a reconnect, resets fail fast this long (ms; default 5 000). */
   readonly attachedRetryMs?: number;
   readonly observer?: ServerPoolObserver;
+  /**
+   * Vectorised hosting: on a server that lists the batch ops (`makeBatch`, `stepBatch`) in `hello.ops`, the steps
+   * of one tick travel as one `stepBatch` (step-batcher.ts) and environments are made with `makeBatch`; a server
+   * without them gets one message per handle, as without this option.
+   */
+  readonly vectorize?: boolean;
+}
+
+/** Whether a server's hello lists every batch op. */
+export function servesBatchOps(hello: HelloReply): boolean {
+  return BATCH_OPS.every((op) => hello.ops.includes(op));
 }
 
 /** How a pool's servers came to be. */
@@ -90,6 +103,7 @@ export class BridgeServerPool {
   readonly #servers: Server[];
   readonly #options: ServerPoolOptions;
   readonly #failed = new Map<string, number>();
+  readonly #batchers = new Map<number, StepBatcher>();
   #recoveries = 0;
   #disposed = false;
 
@@ -267,6 +281,40 @@ export class BridgeServerPool {
     const run = s.turn.then(op);
     s.turn = run.catch(() => undefined);
     return run;
+  }
+
+  /** Whether environments on server i are hosted vectorised: the option is on and the server serves the batch ops. */
+  batches(i: number): boolean {
+    return this.#options.vectorize === true && servesBatchOps(this.#server(i).hello);
+  }
+
+  /**
+   * A step of an environment on server i, sent with the other steps of its tick as one `stepBatch` (only where
+   * `batches(i)`); `prepare` makes the slot's checks when the batch is sent and gives its environment.
+   */
+  stepInBatch(i: number, prepare: () => RemoteEnvironment, action: NdArray): Promise<StepResult> {
+    let batcher = this.#batchers.get(i);
+    if (batcher === undefined) {
+      batcher = new StepBatcher({
+        client: () => this.client(i),
+        schedule: (send) => void this.inTurn(i, send),
+        stepMs: this.deadlines.stepMs,
+        fault: (e) => this.fault(i, e),
+      });
+      this.#batchers.set(i, batcher);
+    }
+    return batcher.step(prepare, action);
+  }
+
+  /** stepBatch messages sent to each server so far and the steps they carried. */
+  batchStats(): { readonly messages: number; readonly steps: number } {
+    let messages = 0;
+    let steps = 0;
+    for (const b of this.#batchers.values()) {
+      messages += b.messages;
+      steps += b.steps;
+    }
+    return { messages, steps };
   }
 
   /** The error a call on server i must fail with now (it is suspect), or null. */

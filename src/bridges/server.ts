@@ -14,6 +14,7 @@ import { checkEndpointPolicy, type CurveServerKeys } from './endpoint.js';
 import { FrameSlab } from './frame-slab.js';
 import { decodeMessage, encodeError, encodeMessage, type RequestMessage } from './envelope.js';
 import {
+  BATCH_OPS,
   MAX_HANDLES_PER_CLIENT,
   POLICY_OPS,
   PROTOCOL_VERSION,
@@ -43,7 +44,10 @@ export interface BridgeServerOptions {
 
 /** The ops this server serves (memory.read travels server → client; policy ops are a policy host's: refused here). */
 export const SERVED_OPS: readonly RequestOp[] = REQUEST_OPS.filter(
-  (op) => op !== 'memory.read' && !(POLICY_OPS as readonly string[]).includes(op),
+  (op) =>
+    op !== 'memory.read' &&
+    !(POLICY_OPS as readonly string[]).includes(op) &&
+    !(BATCH_OPS as readonly string[]).includes(op),
 );
 
 const EMPTY = Buffer.alloc(0);
@@ -221,6 +225,9 @@ export class BridgeServer {
           'E_UNKNOWN_OP',
           `${msg.op} is served by a policy host (python3 -m imep_sim_bridge.policy_host), not this simulator server`,
         );
+      case 'makeBatch':
+      case 'stepBatch': // refused by decodeMessage (not in SERVED_OPS): clients fall back to make / step per handle
+        throw new ServeError('E_UNKNOWN_OP', `${msg.op}: the lite simulator server serves one handle per message`);
     }
   }
 

@@ -26,6 +26,7 @@ import type { Protocol } from '../protocol/index.js';
 import type { EnvProvider, TaskEntry, SpecSource } from './types.js';
 import { simulatorEnvironmentOf, type SimulatorEnvironment } from '../evidence/index.js';
 import { assertAdapterAvailable, assertSeedsTaken, makeRefusal } from './bridge-preflight.js';
+import { envKey, makeSlotBatches, slotKey, vectorizedNote, type BatchMade } from './slot-batches.js';
 
 /** Execution details of bridged simulators (none of them changes a row). */
 export interface SimulatorOptions {
@@ -35,6 +36,8 @@ export interface SimulatorOptions {
   /** Deadline of the hello that (re)connects to a server (ms). */
   readonly connectMs?: number;
   readonly observer?: ServerPoolObserver;
+  /** The run's batch slots: with `simulator.vectorize`, each server makes its slots' environments with one makeBatch. */
+  readonly slots?: number;
 }
 
 /** The environments of a run, and what reaches them. */
@@ -74,8 +77,6 @@ export const SIM_BRIDGE_ADAPTERS = {
   libero: 'libero',
   replay: 'replay',
 } as const;
-
-const envKey = (envId: string, kwargs: Readonly<Record<string, unknown>>): string => canonicalJson({ envId, kwargs });
 
 /** The replay folder a sim-bridge replay protocol names, resolved against ctx.roots (undefined when none is named). */
 export function resolveReplayDir(protocol: Protocol, ctx: SimulatorContext): string | undefined {
@@ -117,6 +118,7 @@ async function openPool(
     ...(options.deadlines ? { deadlines: options.deadlines } : {}),
     ...(options.connectMs === undefined ? {} : { connectMs: options.connectMs }),
     ...(options.observer ? { observer: options.observer } : {}),
+    ...(sim.kind === 'sim-bridge' && sim.vectorize === true ? { vectorize: true } : {}),
   };
   const servers = options.servers ?? 1;
   const plural = servers === 1 ? 'server' : 'servers';
@@ -326,14 +328,19 @@ export async function openSimulators(
       close: async () => undefined,
     };
   }
-  const { pool, description, isolation } = await openPool(protocol, ctx, options);
+  const { pool, description: poolDescription, isolation } = await openPool(protocol, ctx, options);
   const made = new Map<string, RemoteEnvironment>();
+  const batchMade = new Map<string, BatchMade>();
   const generation = pool.generation(0);
-  // the environments the check made and no slot adopted: closed (a server IMEP did not start keeps running)
+  // the environments the check (and vectorised hosting) made and no slot adopted: closed (a server IMEP did not start keeps running)
   const closeMade = async (): Promise<void> => {
     for (const env of made.values())
       if (pool.generation(0) === generation && pool.client(0).alive) await env.close().catch(() => undefined);
     made.clear();
+    for (const b of batchMade.values())
+      if (pool.generation(b.server) === b.generation && pool.client(b.server).alive)
+        await b.remote.close().catch(() => undefined);
+    batchMade.clear();
   };
   let specs: Map<string, EnvSpec>;
   try {
@@ -345,6 +352,8 @@ export async function openSimulators(
         ctx.file,
       );
     specs = await preflightSpecs(pool, protocol, ctx, made);
+    if (sim.kind === 'sim-bridge' && sim.vectorize === true)
+      await makeSlotBatches(pool, protocol, Math.max(1, options.slots ?? 1), specs, made, batchMade);
   } catch (e) {
     await closeMade();
     await pool.dispose();
@@ -363,6 +372,14 @@ export async function openSimulators(
   return {
     envs: (task, slot) => {
       const key = envKey(task.envId, task.kwargs);
+      const batched = batchMade.get(slotKey(key, slot));
+      if (batched !== undefined) {
+        batchMade.delete(slotKey(key, slot));
+        return pool.environment(batched.server, task.envId, task.kwargs, specFor(task), {
+          remote: batched.remote,
+          generation: batched.generation,
+        });
+      }
       const checked = slot % pool.size === 0 ? made.get(key) : undefined;
       if (checked !== undefined) made.delete(key);
       return pool.environment(
@@ -373,7 +390,7 @@ export async function openSimulators(
         checked === undefined ? undefined : { remote: checked, generation },
       );
     },
-    description,
+    description: `${poolDescription}${vectorizedNote(pool, sim.kind === 'sim-bridge' && sim.vectorize === true)}`,
     isolation,
     specOf: (task) => specs.get(envKey(task.envId, task.kwargs)),
     environment: simulatorEnvironmentOf(adapter, pool.hello(0).environment?.[adapter]),
@@ -384,7 +401,9 @@ export async function openSimulators(
         s.origin === 'spawned'
           ? `${s.recoveries} restart${s.recoveries === 1 ? '' : 's'}`
           : `${s.recoveries} reconnect${s.recoveries === 1 ? '' : 's'}`;
-      return `${recovered}, failed calls: ${failed.length === 0 ? 'none' : failed.map(([c, n]) => `${c} ${n}`).join(', ')}`;
+      const b = pool.batchStats();
+      const batched = b.messages === 0 ? '' : `; ${b.steps} steps in ${b.messages} stepBatch messages`;
+      return `${recovered}, failed calls: ${failed.length === 0 ? 'none' : failed.map(([c, n]) => `${c} ${n}`).join(', ')}${batched}`;
     },
     close: async () => {
       await closeMade();

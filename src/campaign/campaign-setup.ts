@@ -153,7 +153,7 @@ export async function withSimulators<T>(
   if (opts.envs !== undefined) return fn(opts.envs, { isolation: null, environment: undefined });
   const ctx = simulatorContext(c, opts);
   await assertSimulatorInputsUnchanged(c.protocol, ctx, (await readPrecommit(c.dir)).simulatorHashes);
-  const sims = opts.heldSimulators ?? (await openSimulators(c.protocol, ctx, opts.simulators ?? {}));
+  const sims = opts.heldSimulators ?? (await openSimulators(c.protocol, ctx, simulatorOptions(c, opts)));
   if (sims.description !== null)
     say(opts, `simulator: ${sims.description}${sims.isolation === null ? '' : `; ${sims.isolation}`}`);
   try {
@@ -163,6 +163,11 @@ export async function withSimulators<T>(
     await sims.close();
     if (summary !== null) say(opts, `simulator: ${summary}`);
   }
+}
+
+/** The run's simulator options, with its batch slots (vectorised hosting makes their environments up front). */
+function simulatorOptions(c: Campaign, opts: CampaignOptions): SimulatorOptions {
+  return { ...opts.simulators, slots: Math.max(1, Math.min(batchOf(opts), c.plan.episodes.length)) };
 }
 
 /** `sims` whose close runs once, however often it is called. */
@@ -184,7 +189,7 @@ export async function withCheckedSimulators<T>(
   fn: (opts: CampaignOptions) => Promise<T>,
 ): Promise<T> {
   if (opts.envs !== undefined || opts.heldSimulators !== undefined) return fn(opts);
-  const held = closingOnce(await openSimulators(c.protocol, simulatorContext(c, opts), opts.simulators ?? {}));
+  const held = closingOnce(await openSimulators(c.protocol, simulatorContext(c, opts), simulatorOptions(c, opts)));
   try {
     return await fn({ ...opts, heldSimulators: held });
   } finally {

@@ -54,6 +54,12 @@ export const SimulatorSchema = z
       replayDir: NonEmptyText.optional().describe(
         'adapter replay, without endpoint: the folder of replay files (<stem>.msgpack → env replay/<stem>), resolved like checkpoint.path',
       ),
+      vectorize: z
+        .boolean()
+        .optional()
+        .describe(
+          "vectorised hosting: each server makes its batch slots with one makeBatch and steps them with one stepBatch per tick (each slot the adapter's own single env in a worker process, or the adapter's native vectorisation); a server without those ops gets one message per slot. Rows do not depend on it (default false)",
+        ),
     }),
   ])
   .describe('the simulator: { kind: lite } or { kind: sim-bridge, adapter }');

@@ -51,6 +51,18 @@ class Adapter(ABC):
         """Why `make` would fail with E_SIM_UNAVAILABLE (cheap check, imports nothing), or None."""
         return None
 
+    #: How `makeBatch` hosts a batch when `make_batch` gives None: "processes" (each env the adapter's own single
+    #: env in a worker process, the batch stepped in parallel; process_env.py) or "inline" (made and stepped in the
+    #: server, one after another) for an adapter whose envs cannot live in another process.
+    batch_host: str = "processes"
+
+    def make_batch(self, env_id: str, kwargs: Mapping[str, Any], count: int) -> Sequence[Env] | None:
+        """Native vectorisation: `count` envs made at once in one simulator, each a handle, whose results are those
+        of `count` separately made envs. An env here may offer `begin_step(action)` / `end_step()`: `stepBatch`
+        calls every begin_step of a batch before the first end_step, so a vector env can step all of its members
+        together. None (the default): the adapter has no native vectorisation and `batch_host` decides."""
+        return None
+
 
 def missing_module(names: Sequence[str]) -> str | None:
     """The first top-level module of `names` that cannot be found, without importing it."""

@@ -311,6 +311,14 @@ class MikasaEnv(Env):
 
 
 class MikasaAdapter(Adapter):
+    """`makeBatch` hosts a batch in worker processes (the Adapter default: each the single env `make` gives).
+
+    No native `make_batch`: ManiSkill's own vectorisation (`num_envs` > 1, partial reset via `options={'env_idx':
+    …}`) needs its GPU backend (3.0.0b15 on CPU: "Cannot set the sim backend to 'cpu' and have multiple
+    environments"), GPU PhysX does not give the CPU backend's trajectories, and no GPU was available to check one
+    against single envs; a batch is therefore never silently a different simulation than one env per slot.
+    """
+
     name = ADAPTER
 
     def env_ids(self) -> Sequence[str]:
@@ -344,7 +352,10 @@ class MikasaAdapter(Adapter):
         make_kwargs = dict(DEFAULT_MAKE_KWARGS)
         user = {k: v for k, v in kwargs.items() if k not in ADAPTER_KWARGS}
         if "num_envs" in user and user["num_envs"] != 1:
-            raise AdapterError(f"{env_id}: the bridge hosts one env per handle (num_envs must be 1)")
+            raise AdapterError(
+                f"{env_id}: the bridge hosts one env per handle (num_envs must be 1); for several envs per server "
+                "use vectorised hosting (simulator.vectorize: true, the makeBatch op)"
+            )
         user.pop("num_envs", None)
         make_kwargs.update(user)
         mode = str(make_kwargs["obs_mode"])
