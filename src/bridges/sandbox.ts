@@ -75,12 +75,21 @@ export function bubblewrapWorks(): { ok: true } | { ok: false; reason: string } 
   return probed;
 }
 
-/** The folders a Python interpreter needs: its own prefix and, for a virtual environment, its base's. */
-function pythonDirs(python: string): string[] {
+/**
+ * The folders a Python interpreter needs: its own prefix and, for a virtual environment, its base's. A prefix
+ * reached through a symbolic link is bound under its real path too: what the venv's files name by absolute path
+ * (MIKASA's Vulkan ICD `library_path`, written at setup) is the real one.
+ */
+export function pythonDirs(python: string): string[] {
   const file = isAbsolute(python) ? python : resolve(python);
   if (!existsSync(file)) return [];
   const prefix = dirname(dirname(file)); // …/bin/python → …
   const out = [prefix];
+  try {
+    out.push(realpathSync(prefix));
+  } catch {
+    // unreadable: the host will fail to start, and say so
+  }
   const cfg = join(prefix, 'pyvenv.cfg');
   if (existsSync(cfg)) {
     const home = /^home\s*=\s*(.+)$/m.exec(readFileSync(cfg, 'utf8'))?.[1]?.trim();
