@@ -53,6 +53,7 @@ def main() -> None:
         Arm("plain Python loop", plain_wall, plain_success, plain_steps),
         Arm("IMEP --servers 1 --batch 1", imep_wall, imep_success, imep_steps),
         Arm("vla-eval 0.8.0 run --no-docker", vla.wall, vla.success, vla.steps),
+        plain_counted="env make and the episodes, inside this bench's process (LIBERO is imported by the make)",
     )
     if not ok:
         sys.exit(1)

@@ -21,15 +21,15 @@ MEMORY_NOTE = (
     "hook (where its interventions act) and records it — that is what IMEP adds."
 )
 COUNTED_NOTE = (
-    "counted in each wall time: plain — env make and the episodes, in the bench's own process; IMEP — `imep campaign "
-    "run --through seal` from start to exit (sim-bridge server and policy host start-up, env make, episodes, rows "
+    "counted in each wall time: plain — {plain}; IMEP — `imep campaign run --through seal` from start to exit (sim-bridge server and policy host start-up, env make, episodes, rows "
     "sealed); vla-eval — from starting its model server (until GET /health answers) to the exit of `vla-eval run "
     "--no-docker` (its start-up, env make, episodes, SQLite step recording and aggregate JSON)."
 )
 
 
-def compare(title: str, seeds: list[int], plain: Arm, imep: Arm, vla: Arm) -> bool:
-    """Print the side-by-side table; True when all three arms ran and scored every seed alike."""
+def compare(title: str, seeds: list[int], plain: Arm, imep: Arm, vla: Arm, plain_counted: str) -> bool:
+    """Print the side-by-side table; True when all three arms ran and scored every seed alike.
+    `plain_counted` says what the plain arm's wall time covers."""
     arms = (plain, imep, vla)
     total = sum(plain.steps.values())
     print(title)
@@ -51,5 +51,5 @@ def compare(title: str, seeds: list[int], plain: Arm, imep: Arm, vla: Arm) -> bo
         for a in arms:
             print(f"    {a.label}: success {dict(sorted(a.success.items()))} steps {dict(sorted(a.steps.items()))}")
     print(f"  {MEMORY_NOTE}")
-    print(f"  {COUNTED_NOTE}")
+    print(f"  {COUNTED_NOTE.format(plain=plain_counted)}")
     return same_seeds and same_steps and same_success
