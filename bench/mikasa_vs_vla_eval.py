@@ -1,7 +1,7 @@
 """IMEP's wall time ÷ vla-eval's on real MIKASA-Robo, with the plain loop as the baseline, in one run:
 
     bash scripts/sims/mikasa.sh setup && bash bench/setup-vla-eval.sh mikasa && npm run build
-    .venvs/vla-eval-mikasa/bin/python bench/mikasa_vs_vla_eval.py [--episodes 24] [--small 8]
+    .venvs/vla-eval-mikasa/bin/python bench/mikasa_vs_vla_eval.py [--episodes 24] [--rounds 3] [--small 8]
 
 The same episodes — RememberColor3-VLA-v0 (PhysX CPU, state observations: the adapter's `joints` and `cubes`),
 seeds 650000 …, the known-answer policy `remember-color-memory` with its reads intact, the env's own end (its
@@ -13,9 +13,10 @@ time limit) and its `success` — are run
             model server serving the same policy (memory_policy_server.py), one episode at a time.
 vla-eval's own MIKASA benchmark resets without a seed, so it cannot run these seeds; the benchmark class here
 resets with seed_start + episode_idx. All three use this interpreter (IMEP_PYTHON = it). Prints the wall times,
-IMEP ÷ vla-eval and vla-eval ÷ plain, and checks seeds, steps and successes per seed agree (exit 1 when not).
-With --small K (default 8, as bench/mikasa-overhead.ts) each arm also runs the first K seeds first, and the
-per-episode cost (run of N − run of K) / (N − K), where start-up and env make cancel, is printed too.
+IMEP ÷ vla-eval and vla-eval ÷ plain, and checks seeds, steps and successes per seed agree in every run (exit 1 when not).
+Each of --rounds R rounds runs the three arms in turn, the order rotated each round; the ratios are of median
+wall times. With --small K (default 8, as bench/mikasa-overhead.ts), R rounds over the first K seeds run first,
+and the per-episode cost (median N-run − median K-run) / (N − K), where start-up and env make cancel, is printed.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,7 +35,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH / "vla-eval"))
 
-from imep_vla_eval.side_by_side import Arm, compare, notes, per_episode  # noqa: E402
+from imep_vla_eval.side_by_side import IMEP, PLAIN, Arm, compare, notes, per_episode, run_rounds  # noqa: E402
 from imep_vla_eval.vla_eval_arm import run_vla_eval  # noqa: E402
 
 START = 650000
@@ -91,35 +93,43 @@ def imep_run(n: int, tmp: Path) -> Arm:
     return Arm("IMEP --batch 1", wall, {r["seed"]: r["success"] for r in rows}, {r["seed"]: r["steps"] for r in rows})
 
 
-def arms(n: int) -> tuple[Arm, Arm, Arm, float]:
-    """The three arms over seeds START … START + n − 1, one after another; also the mean env.step s (plain loop)."""
-    plain, sim_step = plain_run(n)
+def run_arm(arm: int, n: int) -> Arm:
+    """One timed run of `arm` (PLAIN, IMEP, VLA) over seeds START … START + n − 1."""
+    if arm == PLAIN:
+        plain, sim_step = plain_run(n)
+        SIM_STEP.append(sim_step)
+        return plain
     with tempfile.TemporaryDirectory() as tmp:
-        imep = imep_run(n, Path(tmp))
-        vla = run_vla_eval(sys.executable, Path(tmp), adapter="mikasa", env_id=ENV_ID, env_kwargs=KWARGS, seed_start=START, n=n, policy="remember-color-memory", module=None)
-    return plain, imep, Arm("vla-eval 0.8.0 run --no-docker", vla.wall, vla.success, vla.steps), sim_step
+        if arm == IMEP:
+            return imep_run(n, Path(tmp))
+        return run_vla_eval(sys.executable, Path(tmp), adapter="mikasa", env_id=ENV_ID, env_kwargs=KWARGS, seed_start=START, n=n, policy="remember-color-memory", module=None)
+
+
+SIM_STEP: list[float] = []  # the mean env.step s of each plain run
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--episodes", type=int, default=24)
-    parser.add_argument("--small", type=int, default=8, help="also run each arm over the first SMALL seeds and print the per-episode difference (0: off)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the three arms, the order rotated each round; medians are compared")
+    parser.add_argument("--small", type=int, default=8, help="also run SMALL-episode rounds and print the per-episode difference (0: off)")
     args = parser.parse_args()
     n, n_small = args.episodes, args.small
-    if not 0 <= n_small < n:
-        sys.exit(f"bench: --small must be in 0 … --episodes − 1 (got {n_small}, --episodes {n})")
+    if not 0 <= n_small < n or args.rounds < 1:
+        sys.exit(f"bench: need --rounds ≥ 1 and 0 ≤ --small < --episodes (got --rounds {args.rounds}, --small {n_small}, --episodes {n})")
     if not (ROOT / "dist/cli/main.js").is_file():
         sys.exit("bench: dist/cli/main.js is missing — run npm run build first")
     if not (Path(sys.executable).parent / "vla-eval").is_file():
         sys.exit(f"bench: {sys.executable} has no vla-eval next to it — run with .venvs/vla-eval-mikasa/bin/python (bash bench/setup-vla-eval.sh mikasa)")
-    small = arms(n_small)[:3] if n_small else None
-    plain, imep, vla, sim_step = arms(n)
+    small = run_rounds(run_arm, n_small, args.rounds) if n_small else None
+    SIM_STEP.clear()
+    large = run_rounds(run_arm, n, args.rounds)
     ok = compare(
-        f"{ENV_ID} (PhysX CPU, state), remember-color-memory (env.step alone {sim_step * 1e3:.2f} ms/step); python {sys.executable}",
-        list(range(START, START + n)), plain, imep, vla,
+        f"{ENV_ID} (PhysX CPU, state), remember-color-memory (env.step alone {statistics.median(SIM_STEP) * 1e3:.2f} ms/step); python {sys.executable}",
+        list(range(START, START + n)), large,
     )
     if small is not None:
-        ok = per_episode(small, (plain, imep, vla), list(range(START, START + n_small)), n) and ok
+        ok = per_episode(small, large, list(range(START, START + n_small)), n) and ok
     notes("the whole mikasa_plain_loop.py process (start-up, imports, gym.make, the episodes)")
     if not ok:
         sys.exit(1)

@@ -19,21 +19,16 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
+
+from .side_by_side import Arm
 
 HERE = Path(__file__).resolve().parent.parent  # bench/vla-eval
 ROOT = HERE.parent.parent
 BENCHMARK = "imep_vla_eval.sim_bridge_benchmark:SimBridgeBenchmark"
 NAME = "imep-bench"
-
-
-@dataclass
-class ArmResult:
-    wall: float
-    success: dict[int, bool]  # seed -> success
-    steps: dict[int, int]  # seed -> env steps
 
 
 def free_port() -> int:
@@ -84,7 +79,8 @@ def read_episodes(out: Path) -> list[dict[str, Any]]:
 
 def run_vla_eval(
     python: str, workdir: Path, *, adapter: str, env_id: str, env_kwargs: dict[str, Any], seed_start: int, n: int, policy: str, module: str | None
-) -> ArmResult:
+) -> Arm:
+    """The timed run; the arm's success and steps per seed are the env-reported seeds' (metrics.seed)."""
     port, out = free_port(), workdir / "vla-eval-results"
     cfg = workdir / "vla-eval.yaml"
     cfg.write_text(json.dumps(eval_config(port, out, adapter, env_id, env_kwargs, seed_start, n), indent=2))  # JSON is YAML
@@ -110,4 +106,4 @@ def run_vla_eval(
     episodes = read_episodes(out)
     success = {int(e["metrics"]["seed"]): bool(e["metrics"]["success"]) for e in episodes}
     steps = {int(e["metrics"]["seed"]): int(e["metrics"]["steps"]) for e in episodes}
-    return ArmResult(wall=wall, success=success, steps=steps)
+    return Arm(f"vla-eval {version('vla-eval')} run --no-docker", wall, success, steps)
