@@ -1,7 +1,7 @@
 """IMEP's wall time ÷ vla-eval's on real MIKASA-Robo, with the plain loop as the baseline, in one run:
 
     bash scripts/sims/mikasa.sh setup && bash bench/setup-vla-eval.sh mikasa && npm run build
-    .venvs/vla-eval-mikasa/bin/python bench/mikasa_vs_vla_eval.py [--episodes 24] [--rounds 3] [--small 8]
+    .venvs/vla-eval-mikasa/bin/python bench/mikasa_vs_vla_eval.py [--episodes 64] [--rounds 3] [--small 8]
 
 The same episodes — RememberColor3-VLA-v0 (PhysX CPU, state observations: the adapter's `joints` and `cubes`),
 seeds 650000 …, the known-answer policy `remember-color-memory` with its reads intact, the env's own end (its
@@ -15,8 +15,9 @@ vla-eval's own MIKASA benchmark resets without a seed, so it cannot run these se
 resets with seed_start + episode_idx. All three use this interpreter (IMEP_PYTHON = it). Prints the wall times,
 IMEP ÷ vla-eval and vla-eval ÷ plain, and checks seeds, steps and successes per seed agree in every run (exit 1 when not).
 Each of --rounds R rounds runs the three arms in turn, the order rotated each round; the ratios are of median
-wall times. With --small K (default 8, as bench/mikasa-overhead.ts), R rounds over the first K seeds run first,
-and the per-episode cost (median N-run − median K-run) / (N − K), where start-up and env make cancel, is printed.
+wall times. With --small K (default 8), R rounds over the first K seeds run first, and the per-episode cost
+(median N-run − median K-run) / (N − K), where start-up and env make cancel, is printed (64 − 8 episodes by
+default: MIKASA's episodes take ~0.2 s, so a difference over 16 of them drowns in start-up noise).
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ SIM_STEP: list[float] = []  # the mean env.step s of each plain run
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--episodes", type=int, default=24)
+    parser.add_argument("--episodes", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the three arms, the order rotated each round; medians are compared")
     parser.add_argument("--small", type=int, default=8, help="also run SMALL-episode rounds and print the per-episode difference (0: off)")
     args = parser.parse_args()

@@ -9,6 +9,8 @@ scores. Episode `episode_idx` (vla-eval's orchestrator numbers a task's episodes
 `seed_start + episode_idx`. The model server sees the method-visible fields only (sim-bridge's `split`), as IMEP's
 policy host does. `get_step_result` returns `success`, `seed` (the evaluator field the env reports back, i.e.
 the seed that actually reached the env) and `steps` (the env's own count), which the bench compares across arms.
+Each step records reward, done, success and the action through vla-eval's recorder (per-step rows in its SQLite
+store when recording is on, its default), as vla-eval's own LIBERO benchmark does.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from imep_sim_bridge.spec import split
 
 
 class SimBridgeBenchmark(StepBenchmark):
+    #: what each step records into vla-eval's SQLite store (its default recording, as vla-eval's LIBERO benchmark does)
+    _ALL_RECORD_FIELDS = frozenset({"reward", "done", "success", "action"})
     # The adapters choose their own renderer (LIBERO's MUJOCO_GL, MIKASA's Vulkan ICD), as they do under IMEP;
     # the run's `render: cpu` only declares that no GPU is needed.
     render_backends = frozenset({"cpu"})
@@ -56,10 +60,13 @@ class SimBridgeBenchmark(StepBenchmark):
         return self._env.reset(self._seed, {}, None)
 
     def step(self, action: dict[str, Any]) -> StepResult:
-        raw = self._env.step(np.asarray(action["actions"]))
+        act = np.asarray(action["actions"])
+        raw = self._env.step(act)
         self._steps += 1
         _, evaluator = split(self._spec, raw.fields)
-        return StepResult(obs=raw, reward=float(evaluator.get("reward", 0.0)), done=bool(raw.done), info={})
+        reward, success = float(evaluator.get("reward", 0.0)), bool(evaluator["success"])
+        self._recorder.record_step(reward=reward, done=bool(raw.done), success=success, action=act.astype(np.float32))
+        return StepResult(obs=raw, reward=reward, done=bool(raw.done), info={})
 
     def make_obs(self, raw_obs: Any, task: dict[str, Any]) -> dict[str, Any]:
         obs, _ = split(self._spec, raw_obs.fields)
