@@ -93,7 +93,11 @@ def run_vla_eval(
     t0 = time.perf_counter()
     server = subprocess.Popen(serve, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        wait_healthy(port, server)
+        try:
+            wait_healthy(port, server)
+        except RuntimeError as exc:
+            tail = (workdir / "vla-eval-server.log").read_text(errors="replace").strip().splitlines()[-3:]
+            sys.exit(f"bench: {exc}: {' | '.join(tail)}")
         done = subprocess.run([cli, "run", "--no-docker", "--config", str(cfg)], env=env, capture_output=True, text=True, check=False)
         wall = time.perf_counter() - t0
     finally:
@@ -103,7 +107,10 @@ def run_vla_eval(
     if done.returncode != 0:
         tail = (done.stderr.strip() or done.stdout.strip()).splitlines()[-3:]
         sys.exit(f"bench: vla-eval run exited {done.returncode}: {' | '.join(tail)}")
-    episodes = read_episodes(out)
+    try:
+        episodes = read_episodes(out)
+    except (OSError, KeyError, ValueError, RuntimeError) as exc:
+        sys.exit(f"bench: vla-eval's results in {out} are unusable: {exc}")
     success = {int(e["metrics"]["seed"]): bool(e["metrics"]["success"]) for e in episodes}
     steps = {int(e["metrics"]["seed"]): int(e["metrics"]["steps"]) for e in episodes}
     return Arm(f"vla-eval {version('vla-eval')} run --no-docker", wall, success, steps)
