@@ -11,7 +11,7 @@ limit) and its `success` field — are run
   vla-eval  by `vla-eval run --no-docker` (allenai/vla-evaluation-harness 0.8.0 from PyPI) of a benchmark class over
             the same adapter (bench/vla-eval/imep_vla_eval/sim_bridge_benchmark.py) against a vla-eval model server
             serving the same policy (memory_policy_server.py), one episode at a time as IMEP's --batch 1 does.
-All three use this interpreter (IMEP_PYTHON = it), so the simulator stack is the same files. Prints the wall
+All three use this interpreter (IMEP_PYTHON = it, by its venv's physical path), so the simulator stack is the same files. Prints the wall
 times, IMEP ÷ vla-eval and vla-eval ÷ plain, and checks that all three ran the same seeds with the same steps and
 successes per seed in every run (exit 1 when not). Each of --rounds R rounds runs the three arms in turn, the order
 rotated each round; the ratios are of median wall times. With --small K (default 4), R rounds over the first K
@@ -33,7 +33,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH / "vla-eval"))
 
 from imep_vla_eval.side_by_side import IMEP, PLAIN, Arm, compare, notes, per_episode, run_rounds  # noqa: E402
-from imep_vla_eval.vla_eval_arm import run_vla_eval  # noqa: E402
+from imep_vla_eval.vla_eval_arm import imep_python, run_vla_eval  # noqa: E402
 from libero_overhead import ROOT, SEED0, imep_run, plain_loop  # noqa: E402
 
 
@@ -44,7 +44,7 @@ def run_arm(arm: int, n: int) -> Arm:
         SIM_STEP.append(sim_step)
         return Arm("plain Python loop", wall, success, steps)
     if arm == IMEP:
-        wall, success, steps = imep_run(n, 1)
+        wall, success, steps = imep_run(n, 1, python=imep_python())
         return Arm("IMEP --servers 1 --batch 1", wall, success, steps)
     with tempfile.TemporaryDirectory() as tmp:
         return run_vla_eval(

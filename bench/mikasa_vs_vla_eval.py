@@ -12,7 +12,7 @@ time limit) and its `success` — are run
             sim-bridge's MIKASA adapter (bench/vla-eval/imep_vla_eval/sim_bridge_benchmark.py) against a vla-eval
             model server serving the same policy (memory_policy_server.py), one episode at a time.
 vla-eval's own MIKASA benchmark resets without a seed, so it cannot run these seeds; the benchmark class here
-resets with seed_start + episode_idx. All three use this interpreter (IMEP_PYTHON = it). Prints the wall times,
+resets with seed_start + episode_idx. All three use this interpreter (IMEP_PYTHON = it, by its venv's physical path). Prints the wall times,
 IMEP ÷ vla-eval and vla-eval ÷ plain, and checks seeds, steps and successes per seed agree in every run (exit 1 when not).
 Each of --rounds R rounds runs the three arms in turn, the order rotated each round; the ratios are of median
 wall times. With --small K (default 8), R rounds over the first K seeds run first, and the per-episode cost
@@ -37,7 +37,7 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH / "vla-eval"))
 
 from imep_vla_eval.side_by_side import IMEP, PLAIN, Arm, compare, notes, per_episode, run_rounds  # noqa: E402
-from imep_vla_eval.vla_eval_arm import run_vla_eval  # noqa: E402
+from imep_vla_eval.vla_eval_arm import imep_python, run_vla_eval  # noqa: E402
 
 START = 650000
 ENV_ID = "mikasa/RememberColor3-VLA-v0"
@@ -85,7 +85,7 @@ def imep_run(n: int, tmp: Path) -> Arm:
     campaigns = tmp / "campaigns"
     cmd = ["node", str(ROOT / "dist/cli/main.js"), "campaign", "run", str(proto), "--through", "seal", "--batch", "1", "--campaigns-dir", str(campaigns)]
     t0 = time.perf_counter()
-    done = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "IMEP_PYTHON": sys.executable}, capture_output=True, text=True, check=False)
+    done = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "IMEP_PYTHON": imep_python()}, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t0
     if done.returncode != 0:
         sys.exit(f"bench: imep campaign run exited {done.returncode}: {done.stderr.strip().splitlines()[-1:]}")

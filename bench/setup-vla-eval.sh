@@ -17,7 +17,8 @@ reqs="$root/bench/vla-eval/requirements.txt"
 log() { echo "setup-vla-eval: $*" >&2; }
 pip_q() { "$1/bin/python" -m pip install -q --disable-pip-version-check "${@:2}" >&2; }
 
-stamp() { cat "$root/bench/setup-vla-eval.sh" "$reqs" "$root/sim-bridge/pyproject.toml" "$@" | sha256sum | cut -c1-16; }
+# what the venv was made from, and where (stdin: its path)
+stamp() { cat "$root/bench/setup-vla-eval.sh" "$reqs" "$root/sim-bridge/pyproject.toml" "$@" - | sha256sum | cut -c1-16; }
 
 libero_stack() {
   local venv="$1"
@@ -46,10 +47,14 @@ mikasa_stack() {
 }
 
 setup() {
-  local sim="$1" venv="$root/.venvs/vla-eval-$1" want t0
+  local sim="$1" venvs venv want t0
+  # the physical path: LIBERO's config and pip's console scripts record it, so a venv reached through a symlinked
+  # .venvs (a git worktree sharing another checkout's) must not record a path that goes away with the worktree
+  venvs=$(mkdir -p "$root/.venvs" && cd "$root/.venvs" && pwd -P)
+  venv="$venvs/vla-eval-$sim"
   case "$sim" in
-    libero) want=$(stamp "$root/scripts/sims/libero-constraints.txt") ;;
-    mikasa) want=$(stamp "$root/scripts/sims/mikasa.sh") ;;
+    libero) want=$(stamp "$root/scripts/sims/libero-constraints.txt" <<<"$venv") ;;
+    mikasa) want=$(stamp "$root/scripts/sims/mikasa.sh" <<<"$venv") ;;
   esac
   if [ -x "$venv/bin/python" ] && [ "$(cat "$venv/.imep-stamp" 2>/dev/null)" = "$want" ]; then
     log "$venv is up to date"

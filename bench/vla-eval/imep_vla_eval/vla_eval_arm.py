@@ -31,6 +31,13 @@ BENCHMARK = "imep_vla_eval.sim_bridge_benchmark:SimBridgeBenchmark"
 NAME = "imep-bench"
 
 
+def imep_python() -> str:
+    """This venv's python by the venv's physical path, for IMEP_PYTHON: IMEP's sandbox exposes the python's prefix
+    as named, and LIBERO's config in the venv names files by the physical path, so a venv reached through a
+    symlinked .venvs would be hidden from the simulator server under the other name."""
+    return str(Path(sys.prefix).resolve() / "bin" / "python")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
