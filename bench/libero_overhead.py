@@ -18,6 +18,7 @@ LIBERO's `env.step` in loop (1)). Timings are wall-clock on a shared machine: co
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -69,42 +70,51 @@ class PassThrough:
         return [dict(i) for i in items]
 
 
-def plain_loop(n: int) -> tuple[float, int, float]:
-    """(wall s including make, total steps, mean env.step s)."""
+def plain_loop(n: int) -> tuple[float, int, float, dict[int, bool], dict[int, int]]:
+    """(wall s including make, total steps, mean env.step s, success per seed, steps per seed)."""
     t0 = time.perf_counter()
     env = LiberoAdapter().make("libero-mem/top-drawer-cue", {})
     spec = env.spec()
     policy = LiberoDrawerMemoryPolicy(max_batch=1)
     steps, step_time = 0, 0.0
+    success: dict[int, bool] = {}
+    steps_by_seed: dict[int, int] = {}
     for seed in range(SEED0, SEED0 + n):
         obs, _ = split(spec, env.reset(seed, {}, None).fields)
         policy.reset(0, f"bench-{seed}")
+        steps_by_seed[seed] = 0
         while True:
             action = policy.infer(0, obs, PassThrough())["action"]
             s0 = time.perf_counter()
             raw = env.step(action)
             step_time += time.perf_counter() - s0
             steps += 1
-            obs, _ = split(spec, raw.fields)
+            steps_by_seed[seed] += 1
+            obs, evaluator = split(spec, raw.fields)
             if raw.done:
+                success[seed] = bool(evaluator["success"])
                 break
     env.close()
-    return time.perf_counter() - t0, steps, step_time / steps
+    return time.perf_counter() - t0, steps, step_time / steps, success, steps_by_seed
 
 
-def imep_run(n: int, servers: int, cli: Path = ROOT / "dist/cli/main.js") -> float:
+def imep_run(n: int, servers: int, cli: Path = ROOT / "dist/cli/main.js", python: str = sys.executable) -> tuple[float, dict[int, bool], dict[int, int]]:
+    """(wall s of `imep campaign run --through seal`, success per seed, steps per seed from its rows)."""
     with tempfile.TemporaryDirectory() as tmp:
         proto = Path(tmp) / "libero-overhead.yaml"
         proto.write_text(PROTOCOL.format(start=SEED0, end=SEED0 + n - 1, n=n))
+        campaigns = Path(tmp) / "campaigns"
         cmd = ["node", str(cli), "campaign", "run", str(proto), "--through", "seal",
-               "--campaigns-dir", str(Path(tmp) / "campaigns"), "--servers", str(servers), "--batch", str(servers)]
-        env = {**os.environ, "IMEP_PYTHON": sys.executable}
+               "--campaigns-dir", str(campaigns), "--servers", str(servers), "--batch", str(servers)]
+        env = {**os.environ, "IMEP_PYTHON": python}
         t0 = time.perf_counter()
         done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
         wall = time.perf_counter() - t0
         if done.returncode != 0:
             sys.exit(f"bench: imep campaign run failed ({done.returncode}): {done.stderr.strip().splitlines()[-1:]}")
-        return wall
+        (unit,) = [d for d in campaigns.iterdir() if d.name.startswith("libero-overhead-bench")]
+        rows = [json.loads(line) for line in (unit / "rows" / "rows.jsonl").read_text().splitlines() if line]
+        return wall, {r["seed"]: r["success"] for r in rows}, {r["seed"]: r["steps"] for r in rows}
 
 
 def main() -> None:
@@ -117,10 +127,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     n = args.episodes
-    plain, steps, sim_step = plain_loop(n)
-    baseline = imep_run(n, 1, args.baseline_cli) if args.baseline_cli is not None else None
-    one = imep_run(n, 1)
-    two = imep_run(n, 2)
+    plain, steps, sim_step, _, _ = plain_loop(n)
+    baseline = imep_run(n, 1, args.baseline_cli)[0] if args.baseline_cli is not None else None
+    one = imep_run(n, 1)[0]
+    two = imep_run(n, 2)[0]
     print(f"libero-mem/top-drawer-cue, {n} episodes, {steps} steps (plain loop)")
     print(f"  LIBERO env.step alone: {sim_step * 1e3:.1f} ms/step (robosuite 1.4.0, MuJoCo 2.3.7, no camera frames)")
     print(f"  plain Python loop:          {plain:7.1f} s  {steps / plain:6.1f} steps/s")

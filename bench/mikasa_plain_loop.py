@@ -5,7 +5,7 @@
 gym.make once, then per seed env.reset(seed=…) and env.step(torch action) until the time limit, with the same
 policy (remember-color-memory, its bank read in-process, nothing intervened) seeing the same two fields the
 adapter builds (joints, cubes) — no bridge, no IMEP. Prints one JSON line: make_s, episodes_s (all episodes),
-env_step_s (time inside env.step alone), steps, and per-seed success.
+env_step_s (time inside env.step alone), steps, and per-seed success and steps.
 """
 
 from __future__ import annotations
@@ -45,11 +45,12 @@ def main(start: int, n: int) -> None:
     base = env.unwrapped
     make_s = time.perf_counter() - t0
     policy, memory = RememberColorMemoryPolicy(max_batch=1), InProcessMemory()
-    step_s, steps, success = 0.0, 0, {}
+    step_s, steps, success, steps_by_seed = 0.0, 0, {}, {}
     t1 = time.perf_counter()
     for seed in range(start, start + n):
         obs, _ = env.reset(seed=seed)
         policy.reset(0, str(seed))
+        steps_by_seed[seed] = 0
         while True:
             view = {"joints": flatten_joints(obs), "cubes": cube_rows([base.cubes[k].pose.p for k in sorted(base.cubes)])}
             action = policy.infer(0, view, memory)["action"]
@@ -57,10 +58,11 @@ def main(start: int, n: int) -> None:
             obs, _, _, truncated, info = env.step(torch.from_numpy(np.array(action, np.float32)[None]))
             step_s += time.perf_counter() - s0
             steps += 1
+            steps_by_seed[seed] += 1
             if bool(truncated[0]):
                 break
         success[seed] = bool(info["success"][0])
-    print(json.dumps({"make_s": make_s, "episodes_s": time.perf_counter() - t1, "env_step_s": step_s, "steps": steps, "success": success}))
+    print(json.dumps({"make_s": make_s, "episodes_s": time.perf_counter() - t1, "env_step_s": step_s, "steps": steps, "success": success, "steps_by_seed": steps_by_seed}))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 //   npm run bench                       every benchmark; RESULTS.md is rewritten
 //   npm run bench -- reliability-tamper only the named ones; their sections in RESULTS.md are replaced,
 //                                       the others are kept as they were (each section says when it ran)
+// Sections of Python benches ("## name.py", run by hand with a simulator's venv and pasted in) are kept either way.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -21,14 +22,15 @@ if (benches.length === 0) {
   process.exit(2);
 }
 
-/** The sections of an existing RESULTS.md by benchmark file ("## name.ts" up to the next "## "). */
+/** The sections of an existing RESULTS.md by benchmark file ("## name.ts" or "## name.py" up to the next "## "):
+ * all of them for a partial run, the hand-run Python benches' alone for a full one. */
 function previousSections() {
   const out = new Map();
-  if (only.length === 0 || !existsSync(RESULTS)) return out;
+  if (!existsSync(RESULTS)) return out;
   const parts = readFileSync(RESULTS, 'utf8').split(/^(?=## )/m);
   for (const part of parts) {
-    const m = /^## (\S+\.ts)\n/.exec(part);
-    if (m) out.set(m[1], part.trimEnd() + '\n');
+    const m = /^## (\S+\.(?:ts|py))\n/.exec(part);
+    if (m && (only.length > 0 || m[1].endsWith('.py'))) out.set(m[1], part.trimEnd() + '\n');
   }
   return out;
 }
@@ -60,7 +62,10 @@ const header = [
   'Figures are ratios against baselines measured in the same run; absolute times are noisy on shared machines.',
   '',
 ].join('\n');
-const ordered = all.filter((f) => sections.has(f)).map((f) => sections.get(f));
+const ordered = [...sections.keys()]
+  .filter((f) => existsSync(`bench/${f}`))
+  .sort()
+  .map((f) => sections.get(f));
 writeFileSync(RESULTS, `${header}\n${ordered.join('\n')}`);
 process.stderr.write(
   `bench: wrote ${RESULTS} (${benches.length} benchmarks run, ${failed} failed; ${ordered.length} sections)\n`,
