@@ -50,6 +50,10 @@ setup() {
     mkdir -p "$venv/libero-config"
     LIBERO_CONFIG_PATH="$venv/libero-config" "$venv/bin/python" -c \
       "from libero.libero import set_libero_default_path; set_libero_default_path()"
+    # compile robosuite's numba-jitted helpers once, into their in-tree caches: a sandboxed simulator server cannot
+    # write there, so it copies them where numba looks (sim-bridge/imep_sim_bridge/numba_cache.py) instead of
+    # compiling them again in every run (~10 s)
+    "$venv/bin/python" -m imep_sim_bridge check --adapters libero --env libero-mem/top-drawer-cue >/dev/null
     echo "$want" >"$stamp_file"
     t1=$(date +%s)
     log "installed in $((t1 - t0)) s; venv size $(du -sh "$venv" | cut -f1)"

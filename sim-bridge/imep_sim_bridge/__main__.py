@@ -81,6 +81,7 @@ def _load_curve(secret_file: str) -> tuple[bytes, bytes]:
 
 def _serve(args: argparse.Namespace) -> int:
     from .adapters import ADAPTER_NAMES, CHAIN_ADAPTER_NAMES, build_adapters
+    from .numba_cache import seed_numba_cache
     from .server import BridgeServer, stderr_log
 
     names = [n.strip() for n in (args.adapters or "").split(",") if n.strip()]
@@ -123,7 +124,10 @@ def _serve(args: argparse.Namespace) -> int:
             f"make keys with `python3 -m imep_sim_bridge curve-keygen DIR`)"
         )
 
-    server = BridgeServer(build_adapters(names, replay_dir=args.replay_dir, libero_demo_pins=pins), log=stderr_log if args.verbose else None)
+    adapters = build_adapters(names, replay_dir=args.replay_dir, libero_demo_pins=pins)
+    # in IMEP's sandbox numba cannot use the in-tree caches in place: copy them where it looks (numba_cache.py)
+    seed_numba_cache(p for a in adapters for p in a.numba_packages)
+    server = BridgeServer(adapters, log=stderr_log if args.verbose else None)
     try:
         import zmq
 

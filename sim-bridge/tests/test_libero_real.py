@@ -115,6 +115,34 @@ def test_a_reset_does_not_depend_on_earlier_episodes(mem_env) -> None:
     assert diverged == [], f"steps {diverged} differ from a fresh env's"
 
 
+NUMBA_PROBE = """
+import json, sys
+import numpy as np
+from imep_sim_bridge.numba_cache import seed_numba_cache
+if sys.argv[1] == "seed":
+    seed_numba_cache(["robosuite"])
+from robosuite.utils import transform_utils as T
+T.quat2mat(T.mat2quat(np.eye(3)))
+print(json.dumps([[len(f.stats.cache_hits), len(f.stats.cache_misses)] for f in (T.mat2quat, T.quat2mat)]))
+"""
+
+
+def _numba_probe(mode: str, cache_dir: Path | None) -> list:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["PYTHONPATH"] = str(SIM_BRIDGE)
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache_dir)
+    out = subprocess.run([sys.executable, "-c", NUMBA_PROBE, mode], env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_sandboxed_server_loads_robosuites_numba_caches_instead_of_compiling(tmp_path) -> None:
+    """In the sandbox numba looks in $NUMBA_CACHE_DIR only (the in-tree cache is read-only): seeded, nothing compiles."""
+    _numba_probe("plain", None)  # in place, as a plain python: the in-tree caches exist afterwards
+    assert _numba_probe("none", tmp_path / "empty") == [[0, 1], [0, 1]]  # an empty cache folder: both compiled
+    assert _numba_probe("seed", tmp_path / "seeded") == [[1, 0], [1, 0]]  # seeded from the in-tree caches: loaded
+
+
 def test_standard_task_renders_real_frames_and_matches_the_recorded_spec() -> None:
     env = LiberoAdapter().make("libero/libero_90/7", {"resolution": 64})
     try:

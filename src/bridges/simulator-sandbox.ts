@@ -12,7 +12,8 @@
  *   (colon-separated, for a simulator installed elsewhere, e.g. an upstream LIBERO checkout and its datasets);
  * - writable: only the private folder of its ipc socket.
  *
- * It sees neither the campaigns folder nor the key store nor IMEP's other files. Where bubblewrap is missing the
+ * $NUMBA_CACHE_DIR points into its private /tmp (numba compiles there; the server seeds it from the read-only in-tree
+ * caches). It sees neither the campaigns folder nor the key store nor IMEP's other files. Where bubblewrap is missing the
  * server runs unsandboxed and the isolation says so (IMEP_SANDBOX=off|require as for policy hosts).
  */
 import { existsSync } from 'node:fs';
@@ -32,6 +33,9 @@ export const SIMULATOR_ENV_ALLOWLIST: readonly string[] = [
   'PYTHONPATH',
   'PYTHONUNBUFFERED',
 ];
+
+/** Where a sandboxed simulator server's numba keeps compiled functions: inside its private, per-process /tmp. */
+export const SANDBOX_NUMBA_CACHE_DIR = '/tmp/imep-numba-cache';
 
 /** Folders named by a colon-separated variable that exist (absolute paths only). */
 function listed(value: string | undefined): string[] {
@@ -63,9 +67,14 @@ export function sandboxSimulator(
     setEnv['MS_ASSET_DIR'] = assets;
   }
   const writable = endpoint.startsWith('ipc://') ? [dirname(endpoint.slice('ipc://'.length))] : [];
-  return sandboxed(
-    { ...command, env: { ...(command.env ?? {}), ...setEnv } },
+  const plain = { ...command, env: { ...(command.env ?? {}), ...setEnv } };
+  // numba cannot use a read-only in-tree cache: inside the sandbox it compiles into a folder of the private /tmp,
+  // which the server first fills from the in-tree caches its adapters declare (sim-bridge/imep_sim_bridge/numba_cache.py)
+  const wrapped = sandboxed(
+    { ...plain, env: { ...plain.env, NUMBA_CACHE_DIR: SANDBOX_NUMBA_CACHE_DIR } },
     { readOnly, writable, bridgePackage: options.bridgePackage, envAllowlist: SIMULATOR_ENV_ALLOWLIST },
     env,
   );
+  // unsandboxed, /tmp is the machine's: the server uses the in-tree caches in place, as a plain python would
+  return wrapped.isolation.mode === 'none' ? { command: plain, isolation: wrapped.isolation } : wrapped;
 }

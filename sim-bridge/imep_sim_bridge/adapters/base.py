@@ -51,6 +51,10 @@ class Adapter(ABC):
         """Why `make` would fail with E_SIM_UNAVAILABLE (cheap check, imports nothing), or None."""
         return None
 
+    #: Packages whose numba-jitted functions the adapter's simulator calls: their in-tree caches are copied into
+    #: $NUMBA_CACHE_DIR when the server starts in IMEP's sandbox, where numba cannot use them in place (numba_cache.py).
+    numba_packages: tuple[str, ...] = ()
+
     #: How `makeBatch` hosts a batch when `make_batch` gives None: "processes" (each env the adapter's own single
     #: env in a worker process, the batch stepped in parallel; process_env.py) or "inline" (made and stepped in the
     #: server, one after another) for an adapter whose envs cannot live in another process.

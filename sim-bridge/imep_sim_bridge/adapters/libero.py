@@ -307,6 +307,7 @@ class LiberoEnv(Env):
 
 class LiberoAdapter(Adapter):
     name = ADAPTER
+    numba_packages = ("robosuite",)  # its controllers and transforms (robosuite/utils/numba.py)
 
     def env_ids(self) -> Sequence[str]:
         return [*(f"{PREFIX}{suite}/{i}" for suite, (n, _) in SUITES.items() for i in range(n)), MEM_ENV_ID]

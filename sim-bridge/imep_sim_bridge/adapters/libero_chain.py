@@ -296,6 +296,7 @@ class LiberoChainEnv(Env):
 
 class LiberoChainAdapter(Adapter):
     name = ADAPTER
+    numba_packages = ("robosuite",)  # its controllers and transforms (robosuite/utils/numba.py)
 
     def __init__(self, pins: Mapping[str, str] | None = None) -> None:
         self._pins = dict(pins or {})
