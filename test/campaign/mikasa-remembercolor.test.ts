@@ -113,6 +113,7 @@ describe.skipIf(!REAL)('real MIKASA-Robo campaign (IMEP_REAL_MIKASA=1)', () => {
       ['path', true],
       ['replicate', true],
       ['G_surv', true],
+      ['read_canary', true],
     ]);
     expect(adjudication.verdicts).toEqual([expect.objectContaining({ criterion: 'Q1_eligibility', verdict: 'holds' })]);
     // the stack the server reported (hello.environment.mikasa) is in the run session's record and the report
