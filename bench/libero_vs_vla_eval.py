@@ -23,7 +23,6 @@ Wall-clock on a shared machine: compare ratios within one run.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import tempfile
@@ -32,9 +31,10 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH / "vla-eval"))
 
-from imep_vla_eval.side_by_side import IMEP, PLAIN, Arm, compare, notes, per_episode, run_rounds  # noqa: E402
+from imep_vla_eval import side_by_side  # noqa: E402
+from imep_vla_eval.side_by_side import IMEP, PLAIN, Arm  # noqa: E402
 from imep_vla_eval.vla_eval_arm import imep_python, run_vla_eval  # noqa: E402
-from libero_overhead import ROOT, SEED0, imep_run, plain_loop  # noqa: E402
+from libero_overhead import SEED0, imep_run, plain_loop  # noqa: E402
 
 
 def run_arm(arm: int, n: int) -> Arm:
@@ -57,31 +57,12 @@ SIM_STEP: list[float] = []  # LIBERO's mean env.step s of each plain run
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--episodes", type=int, default=24)
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of the three arms, the order rotated each round; medians are compared")
-    parser.add_argument("--small", type=int, default=4, help="also run SMALL-episode rounds and print the per-episode difference (0: off)")
-    args = parser.parse_args()
-    n, n_small = args.episodes, args.small
-    if not 0 <= n_small < n or args.rounds < 1:
-        sys.exit(f"bench: need --rounds ≥ 1 and 0 ≤ --small < --episodes (got --rounds {args.rounds}, --small {n_small}, --episodes {n})")
-    if not (ROOT / "dist/cli/main.js").is_file():
-        sys.exit("bench: dist/cli/main.js is missing — run npm run build first")
-    if not (Path(sys.executable).parent / "vla-eval").is_file():
-        sys.exit(f"bench: {sys.executable} has no vla-eval next to it — run with .venvs/vla-eval-libero/bin/python (bash bench/setup-vla-eval.sh libero)")
-    small = run_rounds(run_arm, n_small, args.rounds) if n_small else None
-    SIM_STEP.clear()
-    large = run_rounds(run_arm, n, args.rounds)
-    ok = compare(
-        f"libero-mem/top-drawer-cue, libero-drawer-memory (LIBERO env.step alone {statistics.median(SIM_STEP) * 1e3:.1f} ms/step, no camera frames); python {sys.executable}",
-        list(range(SEED0, SEED0 + n)), large,
+    side_by_side.main(
+        run_arm, seed0=SEED0, episodes=24, small=4, venv="vla-eval-libero",
+        title=lambda: f"libero-mem/top-drawer-cue, libero-drawer-memory (LIBERO env.step alone {statistics.median(SIM_STEP) * 1e3:.1f} ms/step, no camera frames); python {sys.executable}",
+        plain_counted="env make and the episodes, inside this bench's process (LIBERO is imported by the make)",
+        before_large=SIM_STEP.clear,
     )
-    if small is not None:
-        ok = per_episode(small, large, list(range(SEED0, SEED0 + n_small)), n) and ok
-    notes("env make and the episodes, inside this bench's process (LIBERO is imported by the make)")
-    if not ok:
-        sys.exit(1)
-
 
 if __name__ == "__main__":
     main()

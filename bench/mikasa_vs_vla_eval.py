@@ -22,7 +22,6 @@ default: MIKASA's episodes take ~0.2 s, so a difference over 16 of them drowns i
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -36,7 +35,8 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH / "vla-eval"))
 
-from imep_vla_eval.side_by_side import IMEP, PLAIN, Arm, compare, notes, per_episode, run_rounds  # noqa: E402
+from imep_vla_eval import side_by_side  # noqa: E402
+from imep_vla_eval.side_by_side import IMEP, PLAIN, Arm  # noqa: E402
 from imep_vla_eval.vla_eval_arm import imep_python, run_vla_eval  # noqa: E402
 
 START = 650000
@@ -110,31 +110,12 @@ SIM_STEP: list[float] = []  # the mean env.step s of each plain run
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--episodes", type=int, default=64)
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of the three arms, the order rotated each round; medians are compared")
-    parser.add_argument("--small", type=int, default=8, help="also run SMALL-episode rounds and print the per-episode difference (0: off)")
-    args = parser.parse_args()
-    n, n_small = args.episodes, args.small
-    if not 0 <= n_small < n or args.rounds < 1:
-        sys.exit(f"bench: need --rounds ≥ 1 and 0 ≤ --small < --episodes (got --rounds {args.rounds}, --small {n_small}, --episodes {n})")
-    if not (ROOT / "dist/cli/main.js").is_file():
-        sys.exit("bench: dist/cli/main.js is missing — run npm run build first")
-    if not (Path(sys.executable).parent / "vla-eval").is_file():
-        sys.exit(f"bench: {sys.executable} has no vla-eval next to it — run with .venvs/vla-eval-mikasa/bin/python (bash bench/setup-vla-eval.sh mikasa)")
-    small = run_rounds(run_arm, n_small, args.rounds) if n_small else None
-    SIM_STEP.clear()
-    large = run_rounds(run_arm, n, args.rounds)
-    ok = compare(
-        f"{ENV_ID} (PhysX CPU, state), remember-color-memory (env.step alone {statistics.median(SIM_STEP) * 1e3:.2f} ms/step); python {sys.executable}",
-        list(range(START, START + n)), large,
+    side_by_side.main(
+        run_arm, seed0=START, episodes=64, small=8, venv="vla-eval-mikasa",
+        title=lambda: f"{ENV_ID} (PhysX CPU, state), remember-color-memory (env.step alone {statistics.median(SIM_STEP) * 1e3:.2f} ms/step); python {sys.executable}",
+        plain_counted="the whole mikasa_plain_loop.py process (start-up, imports, gym.make, the episodes)",
+        before_large=SIM_STEP.clear,
     )
-    if small is not None:
-        ok = per_episode(small, large, list(range(START, START + n_small)), n) and ok
-    notes("the whole mikasa_plain_loop.py process (start-up, imports, gym.make, the episodes)")
-    if not ok:
-        sys.exit(1)
-
 
 if __name__ == "__main__":
     main()

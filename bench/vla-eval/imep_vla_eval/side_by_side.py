@@ -106,3 +106,46 @@ def notes(plain_counted: str) -> None:
     """What the comparison leaves out (memory hook) and what each wall time covers (`plain_counted`: the plain arm)."""
     print(f"  {MEMORY_NOTE}")
     print(f"  {COUNTED_NOTE.format(plain=plain_counted)}")
+
+
+def main(
+    run_arm: Callable[[int, int], Arm],
+    *,
+    seed0: int,
+    episodes: int,
+    small: int,
+    venv: str,
+    title: Callable[[], str],
+    plain_counted: str,
+    before_large: Callable[[], None] = lambda: None,
+) -> None:
+    """The command line of a side-by-side driver: --episodes / --rounds / --small, the checks, the runs, the printout.
+
+    `venv`: the vla-eval venv's name (`vla-eval-libero`); `title()` is called after the runs (it may report
+    what the plain runs measured); `before_large()` runs between the small and the large rounds."""
+    import argparse
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--episodes", type=int, default=episodes)
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the three arms, the order rotated each round; medians are compared")
+    parser.add_argument("--small", type=int, default=small, help="also run SMALL-episode rounds and print the per-episode difference (0: off)")
+    args = parser.parse_args()
+    n, n_small = args.episodes, args.small
+    if not 0 <= n_small < n or args.rounds < 1:
+        sys.exit(f"bench: need --rounds ≥ 1 and 0 ≤ --small < --episodes (got --rounds {args.rounds}, --small {n_small}, --episodes {n})")
+    if not (root / "dist/cli/main.js").is_file():
+        sys.exit("bench: dist/cli/main.js is missing — run npm run build first")
+    if not (Path(sys.executable).parent / "vla-eval").is_file():
+        sys.exit(f"bench: {sys.executable} has no vla-eval next to it — run with .venvs/{venv}/bin/python (bash bench/setup-vla-eval.sh {venv.split('-')[-1]})")
+    small_runs = run_rounds(run_arm, n_small, args.rounds) if n_small else None
+    before_large()
+    large = run_rounds(run_arm, n, args.rounds)
+    ok = compare(title(), list(range(seed0, seed0 + n)), large)
+    if small_runs is not None:
+        ok = per_episode(small_runs, large, list(range(seed0, seed0 + n_small)), n) and ok
+    notes(plain_counted)
+    if not ok:
+        sys.exit(1)
