@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .adapters.base import Adapter, Env
 from .envelope import body_map, body_str, body_uint
-from .errors import E_ADAPTER, E_BAD_MESSAGE, SERVER_ERROR_CODES, AdapterError, BridgeError, UnknownEnv
+from .errors import E_BAD_MESSAGE, AdapterError, BridgeError, UnknownEnv, wire_error
 from .process_env import make_in_processes
 
 if TYPE_CHECKING:
@@ -62,12 +62,9 @@ def make_envs(adapter: Adapter, env_id: str, kwargs: Mapping[str, Any], count: i
 
 def error_result(exc: BaseException) -> dict[str, Any]:
     """One entry's failure inside a stepBatch reply, coded as a whole-message error would be."""
-    if isinstance(exc, BridgeError):
-        code, message = exc.code, exc.message
-        if code not in SERVER_ERROR_CODES:  # e.g. a memory.read timeout inside a step
-            code, message = E_ADAPTER, f"{exc.code}: {exc.message}"
-    else:
-        code, message = E_ADAPTER, " ".join(f"{type(exc).__name__}: {exc}".split())
+    code, message = wire_error(exc)
+    if not isinstance(exc, BridgeError):  # the simulator's own text, on one line inside the reply's list
+        message = " ".join(message.split())
     return {"error": {"code": code, "message": message}}
 
 

@@ -111,3 +111,14 @@ class BridgeTimeout(BridgeError):
     """A server→client callback (memory.read) got no reply before its deadline."""
 
     code = E_BRIDGE_TIMEOUT
+
+
+def wire_error(exc: BaseException) -> tuple[str, str]:
+    """The (code, message) an error reply carries for `exc`: a BridgeError keeps its code where a server may answer
+    it, any other code (e.g. a memory.read timeout inside a step) is E_ADAPTER naming it; anything else the simulator
+    raised is E_ADAPTER with its type and text."""
+    if isinstance(exc, BridgeError):
+        if exc.code in SERVER_ERROR_CODES:
+            return exc.code, exc.message
+        return E_ADAPTER, f"{exc.code}: {exc.message}"
+    return E_ADAPTER, f"{type(exc).__name__}: {exc}"

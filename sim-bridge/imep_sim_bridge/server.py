@@ -34,16 +34,15 @@ from .envelope import (
     parse,
 )
 from .errors import (
-    E_ADAPTER,
     E_BAD_MESSAGE,
     E_UNKNOWN_OP,
-    SERVER_ERROR_CODES,
     AdapterError,
     BadAction,
     BadHandle,
     BridgeError,
     BridgeTimeout,
     TooManyHandles,
+    wire_error,
 )
 from .batch_ops import BATCH_OPS, BatchOps
 from .codec import RawBitsArray
@@ -216,16 +215,10 @@ class BridgeServer(BatchOps):
         self.current_peer = incoming.peer
         try:
             payload = encode_reply(env.id, self._dispatch(env))
-        except BridgeError as exc:
-            code, message = exc.code, exc.message
-            if code not in SERVER_ERROR_CODES:  # e.g. a memory.read timeout inside a step
-                code, message = E_ADAPTER, f"{exc.code}: {exc.message}"
+        except Exception as exc:  # a BridgeError, or the simulator raised (E_ADAPTER carries its text)
+            code, message = wire_error(exc)
             self._log(f"error {code} (id {env.id}, op {env.op}): {message}")
             payload = encode_error(env.id, code, message)
-        except Exception as exc:  # the simulator raised: E_ADAPTER carries its text
-            message = f"{type(exc).__name__}: {exc}"
-            self._log(f"error {E_ADAPTER} (id {env.id}, op {env.op}): {message}")
-            payload = encode_error(env.id, E_ADAPTER, message)
         finally:
             self.current_peer = None
         self._send(incoming.peer, incoming.delimited, payload)
