@@ -23,6 +23,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { imep } from '../test/campaign/cli-support.js';
+import { mikasaAOnlyProtocol } from './mikasa-a-only.js';
 import { ROOT } from '../test/campaign/helpers.js';
 
 const N = Number(process.env['N'] ?? 24);
@@ -30,26 +31,6 @@ const N_SMALL = Number(process.env['N_SMALL'] ?? 8);
 const BATCH = Number(process.env['BATCH'] ?? 1);
 const START = 650000;
 const PY = process.env['IMEP_PYTHON'];
-
-function protocol(n: number): string {
-  const base = readFileSync(join(ROOT, 'protocols/mikasa-remembercolor.yaml'), 'utf8');
-  const head = base.slice(0, base.indexOf('\nseeds:'));
-  return `${head.replace(/^id: .*$/m, `id: mikasa-overhead-${n}`)}
-seeds: { bands: [{ start: ${START}, end: ${START + n - 1} }] }
-n: ${n}
-attempts: { count: 1, registered: 1 }
-conditions:
-  - { id: A, kind: A }
-waves:
-  - { id: 1, conditions: [A], anchor: A }
-estimands:
-  - { id: SR_A, kind: successRate, condition: A }
-executionFailures: { policy: record }
-allowlists:
-  methodVisible: [joints, cubes]
-  evaluatorOnly: [success, success_once, reward, terminated, truncated, elapsed_steps, oracle_info, oracle_color, seed, task, attempt]
-`;
-}
 
 /** CPU seconds (user + system) of this process's waited-for children so far (Linux /proc; NaN elsewhere). */
 function childCpu(): number {
@@ -63,7 +44,7 @@ function childCpu(): number {
 
 async function imepRun(dir: string, n: number): Promise<{ wall: number; cpu: number; success: Map<number, boolean> }> {
   const file = join(dir, `p${n}.yaml`);
-  writeFileSync(file, protocol(n));
+  writeFileSync(file, mikasaAOnlyProtocol({ id: `mikasa-overhead-${n}`, start: START, n }));
   const t0 = performance.now();
   const c0 = childCpu();
   const r = await imep(

@@ -23,33 +23,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { imep } from '../test/campaign/cli-support.js';
-import { ROOT } from '../test/campaign/helpers.js';
+import { mikasaAOnlyProtocol } from './mikasa-a-only.js';
 
 const N = Number(process.env['N'] ?? 8);
 const START = 660000;
 const PY = process.env['IMEP_PYTHON'];
-
-function protocol(vectorize: boolean): string {
-  const base = readFileSync(join(ROOT, 'protocols/mikasa-remembercolor.yaml'), 'utf8');
-  const head = base.slice(0, base.indexOf('\nseeds:'));
-  const sim = 'simulator: { kind: sim-bridge, adapter: mikasa }';
-  if (!head.includes(sim)) throw new Error(`protocols/mikasa-remembercolor.yaml no longer says "${sim}"`);
-  return `${head.replace(/^id: .*$/m, 'id: mikasa-servers').replace(sim, vectorize ? sim.replace(' }', ', vectorize: true }') : sim)}
-seeds: { bands: [{ start: ${START}, end: ${START + N - 1} }] }
-n: ${N}
-attempts: { count: 1, registered: 1 }
-conditions:
-  - { id: A, kind: A }
-waves:
-  - { id: 1, conditions: [A], anchor: A }
-estimands:
-  - { id: SR_A, kind: successRate, condition: A }
-executionFailures: { policy: record }
-allowlists:
-  methodVisible: [joints, cubes]
-  evaluatorOnly: [success, success_once, reward, terminated, truncated, elapsed_steps, oracle_info, oracle_color, seed, task, attempt]
-`;
-}
 
 interface Arm {
   readonly name: string;
@@ -106,8 +84,11 @@ async function main(): Promise<void> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'imep-bench-mikasa-servers-'));
   try {
-    writeFileSync(join(dir, 'p.yaml'), protocol(false));
-    writeFileSync(join(dir, 'p-vec.yaml'), protocol(true));
+    writeFileSync(join(dir, 'p.yaml'), mikasaAOnlyProtocol({ id: 'mikasa-servers', start: START, n: N }));
+    writeFileSync(
+      join(dir, 'p-vec.yaml'),
+      mikasaAOnlyProtocol({ id: 'mikasa-servers', start: START, n: N, vectorize: true }),
+    );
     console.log(
       `mikasa-servers: RememberColor3-VLA-v0 (PhysX CPU, state), remember-color-memory, A on seeds ${START}…${START + N - 1}, through seal`,
     );

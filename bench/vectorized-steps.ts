@@ -10,8 +10,7 @@
  * sent as the episode loop sends them (sendSteps). Prints steps/s of each arm (best pass), their ratio, the make
  * times, and checks that both arms' results are byte-identical slot by slot. On a machine with few cores, shared,
  * the gain is bounded by the idle cores (the 1-min load is printed). Needs IMEP_PYTHON from
- * `bash scripts/setup-sims.sh mikasa` (its real path: a symlinked venv hides the Vulkan ICD); prints one line and
- * exits 0 without it.
+ * `bash scripts/setup-sims.sh mikasa`; prints one line and exits 0 without it.
  *
  * MODE=rgb renders both cameras every step (Mesa lavapipe on the CPU): a heavier step.
  *
