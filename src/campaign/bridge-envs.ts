@@ -26,7 +26,7 @@ import type { Protocol } from '../protocol/index.js';
 import type { EnvProvider, TaskEntry, SpecSource } from './types.js';
 import { simulatorEnvironmentOf, type SimulatorEnvironment } from '../evidence/index.js';
 import { assertAdapterAvailable, assertSeedsTaken, makeRefusal } from './bridge-preflight.js';
-import { envKey, makeSlotBatches, slotKey, vectorizedNote, type BatchMade } from './slot-batches.js';
+import { asksVectorized, envKey, makeSlotBatches, slotKey, vectorizedNote, type BatchMade } from './slot-batches.js';
 
 /** Execution details of bridged simulators (none of them changes a row). */
 export interface SimulatorOptions {
@@ -118,7 +118,7 @@ async function openPool(
     ...(options.deadlines ? { deadlines: options.deadlines } : {}),
     ...(options.connectMs === undefined ? {} : { connectMs: options.connectMs }),
     ...(options.observer ? { observer: options.observer } : {}),
-    ...(sim.kind === 'sim-bridge' && sim.vectorize === true ? { vectorize: true } : {}),
+    ...(asksVectorized(protocol) ? { vectorize: true } : {}),
   };
   const servers = options.servers ?? 1;
   const plural = servers === 1 ? 'server' : 'servers';
@@ -352,7 +352,7 @@ export async function openSimulators(
         ctx.file,
       );
     specs = await preflightSpecs(pool, protocol, ctx, made);
-    if (sim.kind === 'sim-bridge' && sim.vectorize === true)
+    if (asksVectorized(protocol))
       await makeSlotBatches(pool, protocol, Math.max(1, options.slots ?? 1), specs, made, batchMade);
   } catch (e) {
     await closeMade();
@@ -390,7 +390,7 @@ export async function openSimulators(
         checked === undefined ? undefined : { remote: checked, generation },
       );
     },
-    description: `${poolDescription}${vectorizedNote(pool, sim.kind === 'sim-bridge' && sim.vectorize === true)}`,
+    description: `${poolDescription}${vectorizedNote(pool, asksVectorized(protocol))}`,
     isolation,
     specOf: (task) => specs.get(envKey(task.envId, task.kwargs)),
     environment: simulatorEnvironmentOf(adapter, pool.hello(0).environment?.[adapter]),

@@ -9,6 +9,10 @@ import type { EnvSpec } from '../runtime/index.js';
 import { canonicalJson, ImepError } from '../core/index.js';
 import type { Protocol } from '../protocol/index.js';
 
+/** Whether the protocol asks for vectorised hosting (`simulator: { kind: sim-bridge, …, vectorize: true }`). */
+export const asksVectorized = (protocol: Protocol): boolean =>
+  protocol.simulator.kind === 'sim-bridge' && protocol.simulator.vectorize === true;
+
 /** The key of a protocol environment (its id and make kwargs). */
 export const envKey = (envId: string, kwargs: Readonly<Record<string, unknown>>): string =>
   canonicalJson({ envId, kwargs });
