@@ -86,6 +86,11 @@ interface Server {
   turn: Promise<unknown>;
 }
 
+/** A server as it is once connected: generation 0, healthy, nothing queued. */
+function newServer(s: Pick<Server, 'endpoint' | 'ipc' | 'sup' | 'client' | 'hello'>): Server {
+  return { ...s, generation: 0, suspect: null, recovering: null, downUntil: 0, turn: Promise.resolve() };
+}
+
 export interface ServerPoolStats {
   readonly origin: PoolOrigin;
   readonly servers: number;
@@ -134,18 +139,7 @@ export class BridgeServerPool {
         try {
           await sup.start();
           const hello = await client.connect({ deadlineMs: connectMs });
-          return {
-            endpoint: ipc.endpoint,
-            ipc,
-            sup,
-            client,
-            hello,
-            generation: 0,
-            suspect: null,
-            recovering: null,
-            downUntil: 0,
-            turn: Promise.resolve(),
-          };
+          return newServer({ endpoint: ipc.endpoint, ipc, sup, client, hello });
         } catch (e) {
           await client.close().catch(() => undefined);
           await sup.dispose().catch(() => undefined);
@@ -198,24 +192,7 @@ export class BridgeServerPool {
       }
       throw e;
     }
-    return new BridgeServerPool(
-      'attached',
-      [
-        {
-          endpoint,
-          ipc: null,
-          sup: null,
-          client,
-          hello,
-          generation: 0,
-          suspect: null,
-          recovering: null,
-          downUntil: 0,
-          turn: Promise.resolve(),
-        },
-      ],
-      options,
-    );
+    return new BridgeServerPool('attached', [newServer({ endpoint, ipc: null, sup: null, client, hello })], options);
   }
 
   get size(): number {
