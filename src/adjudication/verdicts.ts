@@ -101,6 +101,18 @@ function route(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Routed 
   };
 }
 
+/** The record of a bound rule's routed interval `interval` (its ends), compared against `threshold`. */
+function boundRecord(
+  base: Pick<RoutedBound, 'estimate' | 'companions' | 'p'>,
+  interval: RoutedBound['interval'],
+  ends: { lower: number; upper: number; label: RoutedBound['label'] },
+  threshold: number,
+  companions: RoutedBound['companions'] = base.companions,
+): RoutedBound {
+  const { lower, upper, label } = ends;
+  return { ...base, interval, label, lower, upper, threshold, companions, routedOn: 'bound' };
+}
+
 function routeWord(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Routed {
   const base = { estimate: e.estimate, companions: [] as RoutedBound['companions'], p: null as number | null };
   switch (c.rule) {
@@ -115,16 +127,7 @@ function routeWord(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Rou
         return { estimand: cid, interval: cidInterval, upper: ends(ce, cidInterval).upper };
       });
       const tau = Math.max(c.margin, ...companions.map((x) => x.upper));
-      const bound: RoutedBound = {
-        ...base,
-        interval: id,
-        label,
-        lower: L,
-        upper: U,
-        threshold: tau,
-        companions,
-        routedOn: 'bound',
-      };
+      const bound = boundRecord(base, id, { lower: L, upper: U, label }, tau, companions);
       const what =
         companions.length > 0
           ? `max(margin ${pp(c.margin)}, UB of ${companions.map((x) => x.estimand).join(', ')})`
@@ -162,15 +165,7 @@ function routeWord(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Rou
     case 'upper-bound-below': {
       const id = intervalId(routingRequest(c, ctx.protocol)!);
       const { lower: L, upper: U, label } = ends(e, id);
-      const bound: RoutedBound = {
-        ...base,
-        interval: id,
-        label,
-        lower: L,
-        upper: U,
-        threshold: c.margin,
-        routedOn: 'bound',
-      };
+      const bound = boundRecord(base, id, { lower: L, upper: U, label }, c.margin);
       const word = decideBound('upper-bound-below', { lower: L, upper: U, margin: c.margin });
       if (word === 'holds')
         return {
@@ -197,15 +192,7 @@ function routeWord(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Rou
     case 'equivalence': {
       const id = intervalId(routingRequest(c, ctx.protocol)!);
       const { lower: L, upper: U, label } = ends(e, id);
-      const bound: RoutedBound = {
-        ...base,
-        interval: id,
-        label,
-        lower: L,
-        upper: U,
-        threshold: c.margin,
-        routedOn: 'bound',
-      };
+      const bound = boundRecord(base, id, { lower: L, upper: U, label }, c.margin);
       const word = decideBound('equivalence', { lower: L, upper: U, margin: c.margin });
       if (word === 'holds')
         return {
