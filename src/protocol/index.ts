@@ -64,6 +64,7 @@ export {
 export { conditionSeed, pointLabel, toConditionSpec } from './conditions.js';
 export type { NoiseEpisode } from './execution-noise.js';
 export { checkFrozenPower } from './frozen-power.js';
+export { attainableWarnings, maxPairedUnits, type AttainableWarning } from './attainable.js';
 export { MdeSchema } from './schema-analysis.js';
 export { Kwargs, NonEmptyText, PositiveInt, Seed, SeedInt, Slug } from './schema-common.js';
 export type { Frames } from './schema-frames.js';
