@@ -15,8 +15,7 @@
  * method-visible field it does not show is E_PROTOCOL_INVALID. During the run the episode loop splits
  * every observation by the protocol's allowlists exactly as on the in-process path.
  */
-import { existsSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { makeLiteEnv } from '../sims/index.js';
 import { MAX_HANDLES_PER_CLIENT, RemoteEnvironment, type RemoteDeadlines } from '../bridges/index.js';
 import type { BridgeServerPool, ServerPoolObserver, ServerCommand } from '../bridges/index.js';
@@ -26,6 +25,7 @@ import type { Protocol } from '../protocol/index.js';
 import type { EnvProvider, TaskEntry, SpecSource } from './types.js';
 import { simulatorEnvironmentOf, type SimulatorEnvironment } from '../evidence/index.js';
 import { assertAdapterAvailable, assertSeedsTaken, makeRefusal } from './bridge-preflight.js';
+import { assertSimulatorSettings } from './simulator-settings.js';
 import { asksVectorized, envKey, makeSlotBatches, slotKey, vectorizedNote, type BatchMade } from './slot-batches.js';
 
 /** Execution details of bridged simulators (none of them changes a row). */
@@ -78,29 +78,7 @@ export const SIM_BRIDGE_ADAPTERS = {
   replay: 'replay',
 } as const;
 
-/** The replay folder a sim-bridge replay protocol names, resolved against ctx.roots (undefined when none is named). */
-export function resolveReplayDir(protocol: Protocol, ctx: SimulatorContext): string | undefined {
-  const sim = protocol.simulator;
-  if (sim.kind !== 'sim-bridge' || sim.replayDir === undefined) return undefined;
-  const dir = sim.replayDir;
-  const found = isAbsolute(dir)
-    ? existsSync(dir)
-      ? dir
-      : undefined
-    : ctx.roots.map((r) => resolve(r, dir)).find((p) => existsSync(p));
-  if (found === undefined) {
-    throw new ImepError(
-      'E_PROTOCOL_INVALID',
-      `replay directory ${dir} does not exist${isAbsolute(dir) ? '' : ` (looked in ${ctx.roots.join(', ')})`}`,
-      {
-        file: ctx.file,
-        field: 'simulator.replayDir',
-        hint: 'point it at a folder of replay files (<stem>.msgpack, format imep-replay/1; sim-bridge/PROTOCOL.md "Replay files")',
-      },
-    );
-  }
-  return found;
-}
+export { resolveReplayDir } from './simulator-settings.js';
 
 async function openPool(
   protocol: Protocol,
@@ -131,18 +109,8 @@ async function openPool(
     };
   }
   const adapter = SIM_BRIDGE_ADAPTERS[sim.adapter];
+  const replayDir = assertSimulatorSettings(protocol, ctx);
   if (sim.endpoint !== undefined) {
-    if (sim.replayDir !== undefined) {
-      throw new ImepError(
-        'E_PROTOCOL_INVALID',
-        'replayDir is given with an endpoint: a server someone else started has its own replay directory',
-        {
-          file: ctx.file,
-          field: 'simulator.replayDir',
-          hint: 'remove replayDir (the server at the endpoint was started with --replay-dir), or remove endpoint so IMEP starts the server',
-        },
-      );
-    }
     let pool: BridgeServerPool;
     try {
       pool = await BridgeServerPool.attach(sim.endpoint, poolOptions);
@@ -174,14 +142,6 @@ async function openPool(
       isolation: 'isolation: none (a server started outside IMEP: its isolation is whoever started it)',
     };
   }
-  if (sim.adapter === 'replay' && sim.replayDir === undefined) {
-    throw new ImepError('E_PROTOCOL_INVALID', 'the replay adapter needs its replay files', {
-      file: ctx.file,
-      field: 'simulator.replayDir',
-      hint: 'add replayDir: DIR (a folder of <stem>.msgpack replay files), or an endpoint of a server you started',
-    });
-  }
-  const replayDir = resolveReplayDir(protocol, ctx);
   const plain = (endpoint: string): ServerCommand =>
     pythonServerCommand(endpoint, { adapters: [adapter], ...(replayDir === undefined ? {} : { replayDir }) });
   const [{ sandboxSimulator, describeIsolation }, { packageRoot }] = await Promise.all([

@@ -15,12 +15,9 @@ import {
   loadFrozenProtocol,
   precommit,
   readPrecommit,
-  describeOverlap,
-  findSeedOverlaps,
   readSeedRegistry,
   unitPaths,
   type Operator,
-  type SeedBand,
   ARRIVAL_ORDER_FILE,
   newArrivalKey,
   readArrivalKey,
@@ -35,14 +32,11 @@ import {
   buildPlan,
   type Plan,
   type PlannedEpisode,
-  assertPlanSize,
-  describeEstimate,
   checkpointFile,
   verifyCheckpoint,
   loadProtocol,
   ProtocolSchema,
   type Protocol,
-  seedRanges,
 } from '../protocol/index.js';
 import {
   inProcessLiteEnvs,
@@ -65,6 +59,7 @@ import { preflightPlan } from './run-plan.js';
 import type { EnvProvider, PolicyProvider, RunnerSubscriber, SpecSource } from './types.js';
 import { makeLiteEnv } from '../sims/index.js';
 import { exists, unitDirFor } from './unit-dir.js';
+import { assertNoOverlapYet, runPrecommitChecks, seedBands, type PrecommitCheckInput } from './precommit-checks.js';
 
 /** Default lockstep batch (episodes per inferBatch call). Rows do not depend on it. */
 export const DEFAULT_BATCH = 32;
@@ -198,39 +193,37 @@ export async function withCheckedSimulators<T>(
 }
 
 /**
- * Loads a campaign. For a new unit the cheap checks come first, before the plan is built: its size
- * (refused above the limits with its estimate, plan-size.ts; a large one needs `allowLargePlan`) and the
- * seed registry's overlap check. An existing unit was checked when it was precommitted.
+ * Loads a campaign. For a new unit every check that writes nothing and starts nothing comes first, before the plan
+ * is built (precommit-checks.ts, the list `imep protocol check` runs too): its size (refused above the limits with
+ * its estimate; a large one needs `allowLargePlan`), the seed registry's overlap check, the checkpoint (file, hash,
+ * manifest), a hosted policy's module and name, the simulator settings, the conditions against the runtime; its
+ * warnings (a criterion that cannot hold at the registered n) are printed. An existing unit was checked when it
+ * was precommitted.
  */
 export async function openCampaign(file: string, opts: CampaignOptions): Promise<Campaign> {
   const loaded = await loadProtocol(file);
   const { dir, exists: known } = await unitDirFor(opts.campaignsDir, loaded.protocol.id, loaded.hash, file);
   if (!known) {
-    const estimate = assertPlanSize(loaded.protocol, { allowLarge: opts.allowLargePlan === true, file });
-    if (estimate.rows > PLAN_ROWS_ANNOUNCE) say(opts, `plan: ${describeEstimate(estimate)}`);
-    assertNoOverlapYet(loaded.protocol, file, await readSeedRegistry(join(opts.campaignsDir, 'seed-registry.json')));
+    const r = await runPrecommitChecks(precommitCheckInput(loaded.protocol, file, opts));
+    for (const line of r.notes) say(opts, line);
+    for (const line of r.warnings) say(opts, `warning: ${line}`);
   }
   const plan = buildPlan(loaded.protocol);
   return { file, protocol: loaded.protocol, hash: loaded.hash, plan, dir };
 }
 
-/** Plans above this many rows announce their estimate before they are built. */
-const PLAN_ROWS_ANNOUNCE = 20_000;
-
-function assertNoOverlapYet(
-  protocol: Protocol,
-  file: string,
-  registry: Awaited<ReturnType<typeof readSeedRegistry>>,
-): void {
-  const reuse = (protocol.seeds.reuse ?? []).map((r) => r.campaign);
-  const overlap = findSeedOverlaps(registry, protocol.id, seedBands(protocol), reuse)[0];
-  if (overlap !== undefined) {
-    throw new ImepError('E_SEED_OVERLAP', describeOverlap(overlap), {
-      file,
-      field: 'seeds',
-      hint: `pick a disjoint band, or declare \`reuse: [{ campaign: ${overlap.otherCampaignId}, reason: … }]\` if the reuse is intended`,
-    });
-  }
+/** What the precommit checks of `protocol` (from `file`) need from the campaign options. */
+export function precommitCheckInput(protocol: Protocol, file: string, opts: CampaignOptions): PrecommitCheckInput {
+  return {
+    file,
+    protocol,
+    roots: opts.root !== undefined ? [opts.root] : [process.cwd(), PACKAGE_ROOT],
+    checkpointRoot: checkpointRoot(protocol, opts),
+    campaignsDir: opts.campaignsDir,
+    allowLargePlan: opts.allowLargePlan === true,
+    ownPolicies: opts.policies !== undefined,
+    ownEnvs: opts.envs !== undefined,
+  };
 }
 
 /** The unit's arrival-order key (arrival-order.ts), checked against its precommit; null when it committed none. */
@@ -254,11 +247,6 @@ export async function openUnit(dir: string): Promise<Campaign> {
     );
   }
   return { file: unitPaths(dir).protocol, protocol, hash: frozen.protocolHash, plan, dir };
-}
-
-function seedBands(protocol: Protocol): SeedBand[] {
-  const ranges = seedRanges(protocol.seeds);
-  return protocol.envs.flatMap((e) => ranges.map((r) => ({ task: e.task ?? e.id, start: r.start, end: r.end })));
 }
 
 /** The frozen identity a hosted-policy provider carries (remote-policy-provider.ts), if any. */

@@ -16,8 +16,7 @@
  * every later run of the unit refuses a host that reports anything else (E_CHECKPOINT_MISMATCH naming the
  * files that changed). A protocol may bind the digest itself (`policy.sha256`).
  */
-import { isAbsolute, join, resolve } from 'node:path';
-import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 // The bridge client, process supervision and key loading (zeromq, execa) are imported inside
 // remotePolicyProvider: every campaign process imports this module via campaign-setup, and checkpoint
 // campaigns (every lite shard) must not pay their load time.
@@ -27,6 +26,7 @@ import type { RemotePolicy } from '../policies/index.js';
 import type { Protocol, RemotePolicyConfig } from '../protocol/index.js';
 import type { HostedPolicyRecord } from '../evidence/index.js';
 import type { PolicyProvider, RunnerPolicy, SlotMemory, TaskContext } from './types.js';
+import { resolvePythonPath } from './hosted-policy-check.js';
 
 /** The checkpointHashes key of a hosted policy's identity digest. */
 export const hostedPolicyKey = (name: string): string => `remote:${name}`;
@@ -69,28 +69,6 @@ function adapt(p: RemotePolicy): RunnerPolicy {
     setReadHook: (hook) => p.setReadHook(hook),
     slotMemory: () => memory,
   };
-}
-
-function resolvePythonPath(config: RemotePolicyConfig, ctx: RemotePolicyContext): string[] {
-  return (config.pythonPath ?? []).map((dir, i) => {
-    const found = isAbsolute(dir)
-      ? existsSync(dir)
-        ? dir
-        : undefined
-      : ctx.roots.map((r) => resolve(r, dir)).find((p) => existsSync(p));
-    if (found === undefined) {
-      throw new ImepError(
-        'E_PROTOCOL_INVALID',
-        `policy.pythonPath folder ${dir} does not exist${isAbsolute(dir) ? '' : ` (looked in ${ctx.roots.join(', ')})`}`,
-        {
-          file: ctx.file,
-          field: `policy.pythonPath[${i}]`,
-          hint: 'point it at the folder that holds the policy module',
-        },
-      );
-    }
-    return found;
-  });
 }
 
 async function curveOf(config: RemotePolicyConfig, ctx: RemotePolicyContext): Promise<CurveClientKeys | undefined> {

@@ -129,13 +129,19 @@ export function checkCondition(
   policy: RunnerPolicy,
   runtime: string,
 ): ConditionPlan {
-  const plan = checkRuntime(condition, policy, runtime);
+  const plan = checkRuntime(condition, installable(policy), runtime);
   checkFacts(plan, task);
   return plan;
 }
 
-/** What the policy runtime must offer the condition. */
-export function checkRuntime(condition: ProtocolCondition, policy: RunnerPolicy, runtime: string): ConditionPlan {
+/** Whether the runtime's bank can be installed into (a structured bank): what point-acting conditions need. */
+export const installable = (policy: RunnerPolicy): boolean => policy.slotMemory(0).target !== null;
+
+/**
+ * What the policy runtime must offer the condition: `installable` says whether its bank can be installed into (known
+ * before any policy is made: a structured-pcmb checkpoint only; precommit-checks.ts asks without loading it).
+ */
+export function checkRuntime(condition: ProtocolCondition, installable: boolean, runtime: string): ConditionPlan {
   const plan = conditionPlan(condition);
   if (plan.spec.kind === 'O') {
     throw new ImepError(
@@ -144,7 +150,7 @@ export function checkRuntime(condition: ProtocolCondition, policy: RunnerPolicy,
       { field: `conditions.${condition.id}` },
     );
   }
-  if (plan.pointAttempt !== null && policy.slotMemory(0).target === null) {
+  if (plan.pointAttempt !== null && !installable) {
     throw new ImepError(
       'E_PROTOCOL_INVALID',
       `condition "${condition.id}" acts at a registered point, but the policy's bank (${runtime}) cannot be installed into`,
@@ -207,7 +213,7 @@ export async function preflightPlan(
       const policy = await policies.policyFor(task ?? { ...entry, facts: factsOf(undefined) }, batchSize);
       made.set(seg.task, (m = { policy, task }));
     }
-    const plan = checkRuntime(conditionOf(protocol, seg.condition), m.policy, policies.description);
+    const plan = checkRuntime(conditionOf(protocol, seg.condition), installable(m.policy), policies.description);
     if (m.task !== null) checkFacts(plan, m.task);
   }
 }

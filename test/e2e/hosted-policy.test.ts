@@ -326,10 +326,11 @@ POLICIES = {MyPolicy.name: MyPolicy}
   it('refusals name the protocol file, the field and the fix', async () => {
     const cases: { policy: string; k?: number; code: string; field: string; says: RegExp }[] = [
       {
+        // found from the files before the host is started (src/campaign/hosted-policy-check.ts), as protocol check does
         policy: '{ runtime: remote, name: nope }',
-        code: 'E_BRIDGE_REMOTE',
+        code: 'E_PROTOCOL_INVALID',
         field: 'policy.name',
-        says: /did not start: .*no policy 'nope' \(this host can serve: [^)]*shell-game-memory[^)]*\)/s,
+        says: /hosted policy 'nope' is not one the policy host serves \(it serves: [^)]*shell-game-memory[^)]*\)/,
       },
       {
         policy: '{ runtime: remote, name: shell-game-memory }',

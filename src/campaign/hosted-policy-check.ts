@@ -1,0 +1,172 @@
+/**
+ * Whether a hosted policy (`policy: { runtime: remote, name, module?, pythonPath? }` without `endpoint`) can be
+ * found, read from files alone — nothing is imported and no policy runs (precommit-checks.ts; `imep protocol check`
+ * and precommit both ask it before the host is started):
+ *
+ *   policy.pythonPath   every folder exists (resolved like checkpoint.path)          → E_PROTOCOL_INVALID policy.pythonPath[i]
+ *   policy.python       a path (with a '/') names an existing file                      → E_PROTOCOL_INVALID policy.python
+ *   policy.module       `a.b.c` is a file a/b/c.py, a/b/c/__init__.py or an extension
+ *                       a/b/c.*.so in the host's search path: pythonPath, sim-bridge/,
+ *                       $PYTHONPATH; else the interpreter's own sys.path (asked once,
+ *                       `python -c 'import sys; print(sys.path)'`: no module is imported) → E_PROTOCOL_INVALID policy.module
+ *   policy.name         a built-in policy (a quoted literal of policy_host.py or of a
+ *                       module it takes POLICIES from), or, with a module, a quoted
+ *                       literal of the module's file or a .py file beside it          → E_PROTOCOL_INVALID policy.name
+ *
+ * A name is looked for as the quoted string a POLICIES key or a class's `name = "…"` writes, so a policy whose name is
+ * computed at import cannot be told apart from a misspelled one: write policy names literally. Where the module
+ * cannot be read as source (an extension module, a namespace folder) or the interpreter cannot be asked, the name
+ * is left to the host, which lists what it serves when it starts.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { ImepError } from '../core/index.js';
+import type { Protocol, RemotePolicyConfig } from '../protocol/index.js';
+
+export interface HostedPolicyContext {
+  /** The protocol file (named in refusals). */
+  readonly file: string;
+  /** Where relative pythonPath folders resolve, in order. */
+  readonly roots: readonly string[];
+  /** The sim-bridge folder (on the host's PYTHONPATH; its imep_sim_bridge serves the built-in policies). */
+  readonly bridgeDir: string;
+}
+
+/** The pythonPath folders, resolved (the first root that holds each); refuses one that exists nowhere. */
+export function resolvePythonPath(config: RemotePolicyConfig, ctx: Omit<HostedPolicyContext, 'bridgeDir'>): string[] {
+  return (config.pythonPath ?? []).map((dir, i) => {
+    const found = isAbsolute(dir)
+      ? existsSync(dir)
+        ? dir
+        : undefined
+      : ctx.roots.map((r) => resolve(r, dir)).find((p) => existsSync(p));
+    if (found === undefined) {
+      throw new ImepError(
+        'E_PROTOCOL_INVALID',
+        `policy.pythonPath folder ${dir} does not exist${isAbsolute(dir) ? '' : ` (looked in ${ctx.roots.join(', ')})`}`,
+        {
+          file: ctx.file,
+          field: `policy.pythonPath[${i}]`,
+          hint: 'point it at the folder that holds the policy module',
+        },
+      );
+    }
+    return found;
+  });
+}
+
+type Found = { kind: 'source'; file: string } | { kind: 'opaque'; path: string };
+
+const isFile = (p: string): boolean => existsSync(p) && statSync(p).isFile();
+const isDir = (p: string): boolean => existsSync(p) && statSync(p).isDirectory();
+
+/** Where module `name` lies under search folder `root`, if it does. */
+function findIn(root: string, name: string): Found | undefined {
+  const parts = name.split('.');
+  const base = join(root, ...parts);
+  if (isFile(`${base}.py`)) return { kind: 'source', file: `${base}.py` };
+  if (isFile(join(base, '__init__.py'))) return { kind: 'source', file: join(base, '__init__.py') };
+  const leaf = parts[parts.length - 1] as string;
+  const parent = dirname(base);
+  if (isDir(parent) && readdirSync(parent).some((f) => f.startsWith(`${leaf}.`) && /\.(so|pyd)$/.test(f)))
+    return { kind: 'opaque', path: parent };
+  if (isDir(base)) return { kind: 'opaque', path: base }; // a namespace package: nothing to read statically
+  return undefined;
+}
+
+/** The interpreter's sys.path (no module imported), or null when it cannot be asked. */
+function interpreterPath(python: string, env: NodeJS.ProcessEnv): string[] | null {
+  const r = spawnSync(python, ['-c', 'import sys; print("\\n".join(sys.path))'], {
+    env,
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  if (r.status !== 0 || typeof r.stdout !== 'string') return null;
+  return r.stdout.split('\n').filter((p) => p.length > 0);
+}
+
+function quoted(text: string, name: string): boolean {
+  return text.includes(`"${name}"`) || text.includes(`'${name}'`);
+}
+
+/** The files that define the host's built-in policies: policy_host.py and each module it takes POLICIES from. */
+function builtInFiles(bridgeDir: string): string[] {
+  const pkg = join(bridgeDir, 'imep_sim_bridge');
+  const host = join(pkg, 'policy_host.py');
+  if (!isFile(host)) return [];
+  const text = readFileSync(host, 'utf8');
+  const from = [...text.matchAll(/^from \.([A-Za-z_][A-Za-z0-9_]*) import POLICIES\b/gm)].map((m) =>
+    join(pkg, `${m[1] as string}.py`),
+  );
+  return [host, ...from.filter(isFile)];
+}
+
+function refuse(ctx: HostedPolicyContext, field: string, message: string, hint: string): never {
+  throw new ImepError('E_PROTOCOL_INVALID', message, { file: ctx.file, field, hint });
+}
+
+/** Refuses (E_PROTOCOL_INVALID, one line) a hosted policy that cannot be found; a no-op with an endpoint or none. */
+export function assertHostedPolicyResolvable(protocol: Protocol, ctx: HostedPolicyContext): void {
+  const config = protocol.policy;
+  if (config === undefined || config.endpoint !== undefined) return;
+  const pythonPath = resolvePythonPath(config, ctx);
+  const python = config.python ?? process.env['IMEP_PYTHON'] ?? '/usr/bin/python3';
+  if (config.python !== undefined && config.python.includes('/') && !isFile(config.python))
+    refuse(
+      ctx,
+      'policy.python',
+      `policy.python ${config.python} does not exist`,
+      'give the path of a Python interpreter, or remove it (default $IMEP_PYTHON, else /usr/bin/python3)',
+    );
+  const builtIn = builtInFiles(ctx.bridgeDir);
+  const isBuiltIn = builtIn.some((f) => quoted(readFileSync(f, 'utf8'), config.name));
+  const names = builtIn.flatMap((f) =>
+    [...readFileSync(f, 'utf8').matchAll(/^\s+name = ["']([^"']+)["']/gm)].map((m) => m[1] as string),
+  );
+  const serves = `it serves: ${names.length === 0 ? 'see its --help' : [...new Set(names)].sort().join(', ')}`;
+  if (config.module === undefined) {
+    if (builtIn.length > 0 && !isBuiltIn)
+      refuse(
+        ctx,
+        'policy.name',
+        `hosted policy '${config.name}' is not one the policy host serves (${serves}; no policy.module is named)`,
+        'fix policy.name (python3 -m imep_sim_bridge.policy_host --help lists the built-in policies), or name the policy.module whose POLICIES mapping serves it',
+      );
+    return;
+  }
+  const env = process.env['PYTHONPATH'];
+  const searched = [...pythonPath, ctx.bridgeDir, ...(env === undefined ? [] : env.split(delimiter))].filter(
+    (p) => p.length > 0,
+  );
+  let found: Found | undefined;
+  for (const root of searched) if ((found = findIn(root, config.module)) !== undefined) break;
+  if (found === undefined) {
+    const sysPath = interpreterPath(python, {
+      ...process.env,
+      PYTHONPATH: searched.join(delimiter),
+    });
+    if (sysPath === null) return; // the interpreter cannot be asked: the host's start reports what is wrong
+    for (const root of sysPath) if ((found = findIn(root, config.module)) !== undefined) break;
+  }
+  const rel = config.module.split('.').join('/');
+  if (found === undefined)
+    refuse(
+      ctx,
+      'policy.module',
+      `policy module ${config.module} is not found (no ${rel}.py or ${rel}/__init__.py in policy.pythonPath, sim-bridge/, $PYTHONPATH or ${python}'s sys.path)`,
+      'fix policy.module, or add the folder that holds it to policy.pythonPath',
+    );
+  if (found.kind !== 'source' || isBuiltIn) return;
+  const folder = dirname(found.file);
+  const beside = readdirSync(folder)
+    .filter((f) => f.endsWith('.py'))
+    .map((f) => join(folder, f));
+  if (!beside.some((f) => quoted(readFileSync(f, 'utf8'), config.name)))
+    refuse(
+      ctx,
+      'policy.name',
+      `hosted policy '${config.name}' is neither built in nor named in module ${config.module} (${found.file} and the .py files beside it never write '${config.name}')`,
+      "fix policy.name (a key of the module's POLICIES mapping, written as a literal), or policy.module",
+    );
+}

@@ -1,0 +1,219 @@
+/**
+ * Every check a new unit's precommit makes that writes nothing and starts nothing, as one list that both
+ * precommit (campaign-setup.ts openCampaign, before anything is written) and `imep protocol check` run — so the
+ * two cannot drift: what precommit refuses before writing, check refuses with the same line.
+ *
+ *   plan-size         the plan's size, computed before it is built (plan-size.ts)      → E_PROTOCOL_INVALID n
+ *   frozen-power      the registered MDE table is what its inputs give (frozen-power.ts) → mde.outputs[i]
+ *   seed-registry     the seed bands against the campaigns folder's registry (read)    → E_SEED_OVERLAP seeds
+ *   checkpoint        the checkpoint file readable and its SHA-256 the bound one       → E_CHECKPOINT_MISSING / _MISMATCH
+ *                     (verifyCheckpoint); its manifest serves the protocol's memory
+ *   hosted-policy     a hosted policy's pythonPath, module and name found, from files  → E_PROTOCOL_INVALID policy.*
+ *   simulator         the simulator settings and files (simulator-settings.ts)         → E_PROTOCOL_INVALID simulator.*
+ *   conditions        every registered condition on every task against what the policy → E_PROTOCOL_INVALID conditions.*
+ *                     runtime and the lite environments offer (run-plan.ts checkRuntime,
+ *                     checkFacts; the bank's installability read from the manifest)
+ *   attainable        warns (never refuses) for each criterion that cannot hold at the registered n
+ *                     (src/protocol/attainable.ts), naming it
+ *
+ * What a precommit checks only by starting something — a bridged simulator's servers (env ids, allowlists, seeds),
+ * a policy host's identity and memory — or from a run's options (--servers, --batch) is not here: `protocol check`
+ * says so, and precommit checks them next, still before anything is written.
+ *
+ * A check is { id, run(input) } returning its warnings; a refusal is an ImepError thrown. To add one, append it to
+ * PRECOMMIT_CHECKS: precommit and `protocol check` both pick it up (test/campaign/precommit-checks.test.ts runs every
+ * bad-protocol fixture through both).
+ */
+import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { ImepError } from '../core/index.js';
+import {
+  assertPlanSize,
+  attainableWarnings,
+  checkFrozenPower,
+  describeEstimate,
+  verifyCheckpoint,
+  type PlanEstimate,
+  type Protocol,
+} from '../protocol/index.js';
+import { describeOverlap, findSeedOverlaps, readSeedRegistry, type SeedBand } from '../evidence/index.js';
+import { seedRanges } from '../protocol/index.js';
+import { makeLiteEnv } from '../sims/index.js';
+import { factsOf } from '../runtime/index.js';
+import { assertCheckpointServes } from './checkpoint-policy.js';
+import { readManifest } from '../policies/checkpoint.js';
+import { assertHostedPolicyResolvable } from './hosted-policy-check.js';
+import { assertSimulatorSettings } from './simulator-settings.js';
+import { conditionPlan } from './condition-plan.js';
+import { checkFacts, checkRuntime, taskEntries } from './run-plan.js';
+
+/** The package root (its sim-bridge/ serves the built-in hosted policies). */
+const PACKAGE_ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
+
+export interface PrecommitCheckInput {
+  readonly file: string;
+  readonly protocol: Protocol;
+  /** Where the protocol's relative paths (pythonPath, replayDir) resolve, in order. */
+  readonly roots: readonly string[];
+  /** Where checkpoint.path resolves (campaign-setup.ts checkpointRoot). */
+  readonly checkpointRoot: string;
+  /** The campaigns folder whose seed registry the bands are checked against (only read). */
+  readonly campaignsDir: string;
+  /** The user confirmed a plan above PLAN_ROWS_CONFIRM rows. */
+  readonly allowLargePlan: boolean;
+  /** The caller runs its own policy runtime (CampaignOptions.policies): the default runtime's checks are skipped. */
+  readonly ownPolicies: boolean;
+  /** The caller runs its own environments (CampaignOptions.envs): the lite environments' facts are not asked. */
+  readonly ownEnvs: boolean;
+}
+
+export interface PrecommitCheckResult {
+  /** Lines a user should read that refuse nothing (e.g. a criterion that cannot hold). */
+  readonly warnings: string[];
+  /** Plain information (e.g. a large plan's estimate). */
+  readonly notes: string[];
+}
+
+export interface PrecommitCheck {
+  readonly id: string;
+  /** Refuses by throwing an ImepError (one line naming the field and the fix); returns what it has to say. */
+  run(input: PrecommitCheckInput): Promise<Partial<PrecommitCheckResult> | void> | Partial<PrecommitCheckResult> | void;
+}
+
+/** Plans above this many rows announce their estimate before they are built. */
+export const PLAN_ROWS_ANNOUNCE = 20_000;
+
+export function seedBands(protocol: Protocol): SeedBand[] {
+  const ranges = seedRanges(protocol.seeds);
+  return protocol.envs.flatMap((e) => ranges.map((r) => ({ task: e.task ?? e.id, start: r.start, end: r.end })));
+}
+
+/** Refuses seed bands that overlap a campaign in the registry (unless declared reuse). */
+export function assertNoOverlapYet(
+  protocol: Protocol,
+  file: string,
+  registry: Awaited<ReturnType<typeof readSeedRegistry>>,
+): void {
+  const reuse = (protocol.seeds.reuse ?? []).map((r) => r.campaign);
+  const overlap = findSeedOverlaps(registry, protocol.id, seedBands(protocol), reuse)[0];
+  if (overlap !== undefined) {
+    throw new ImepError('E_SEED_OVERLAP', describeOverlap(overlap), {
+      file,
+      field: 'seeds',
+      hint: `pick a disjoint band, or declare \`reuse: [{ campaign: ${overlap.otherCampaignId}, reason: … }]\` if the reuse is intended`,
+    });
+  }
+}
+
+const checkpointDir = (input: PrecommitCheckInput): string | null =>
+  input.protocol.checkpoint === undefined ? null : resolve(input.checkpointRoot, input.protocol.checkpoint.path);
+
+/** Whether the policy runtime's bank can be installed into, and how to name it; null when not known from files. */
+function runtimeOf(input: PrecommitCheckInput): { installable: boolean; name: string } | null {
+  const { protocol } = input;
+  if (protocol.policy !== undefined)
+    return { installable: false, name: `hosted policy '${protocol.policy.name}', whose bank the host keeps` };
+  const dir = checkpointDir(input);
+  if (dir === null) return null;
+  const { manifest } = readManifest(dir);
+  return manifest.bank.kind === 'structured-pcmb'
+    ? { installable: true, name: `checkpoint ${manifest.name}: a structured bank` }
+    : { installable: false, name: `checkpoint ${manifest.name}: an episode bank` };
+}
+
+export const PRECOMMIT_CHECKS: readonly PrecommitCheck[] = [
+  {
+    id: 'plan-size',
+    run(input) {
+      const estimate: PlanEstimate = assertPlanSize(input.protocol, {
+        allowLarge: input.allowLargePlan,
+        file: input.file,
+      });
+      return { notes: estimate.rows > PLAN_ROWS_ANNOUNCE ? [`plan: ${describeEstimate(estimate)}`] : [] };
+    },
+  },
+  {
+    id: 'frozen-power',
+    run(input) {
+      checkFrozenPower(input.protocol.mde);
+    },
+  },
+  {
+    id: 'seed-registry',
+    async run(input) {
+      const registry = await readSeedRegistry(join(input.campaignsDir, 'seed-registry.json'));
+      assertNoOverlapYet(input.protocol, input.file, registry);
+    },
+  },
+  {
+    id: 'checkpoint',
+    async run(input) {
+      if (input.protocol.checkpoint === undefined) return;
+      await verifyCheckpoint(input.protocol, input.checkpointRoot, input.file);
+      if (!input.ownPolicies && input.protocol.policy === undefined)
+        assertCheckpointServes(input.protocol, checkpointDir(input) as string);
+    },
+  },
+  {
+    id: 'hosted-policy',
+    run(input) {
+      if (input.ownPolicies) return;
+      assertHostedPolicyResolvable(input.protocol, {
+        file: input.file,
+        roots: input.roots,
+        bridgeDir: join(PACKAGE_ROOT, 'sim-bridge'),
+      });
+    },
+  },
+  {
+    id: 'simulator',
+    run(input) {
+      if (input.ownEnvs) return;
+      assertSimulatorSettings(input.protocol, { file: input.file, roots: input.roots });
+    },
+  },
+  {
+    id: 'conditions',
+    run(input) {
+      const { protocol } = input;
+      const runtime = input.ownPolicies ? null : runtimeOf(input);
+      const lite = !input.ownEnvs && protocol.simulator.kind === 'lite';
+      const tasks = [...taskEntries(protocol).values()];
+      const byId = new Map(protocol.conditions.map((c) => [c.id, c]));
+      const ran = new Set(protocol.waves.flatMap((w) => w.conditions));
+      const facts = new Map(
+        lite ? tasks.map((t) => [t.task, { ...t, facts: factsOf(makeLiteEnv(t.envId, t.kwargs).spec) }]) : [],
+      );
+      for (const id of ran) {
+        const condition = byId.get(id);
+        if (condition === undefined) continue; // cross-check refuses a wave naming an unknown condition
+        const plan =
+          runtime === null ? conditionPlan(condition) : checkRuntime(condition, runtime.installable, runtime.name);
+        for (const task of facts.values()) checkFacts(plan, task);
+      }
+    },
+  },
+  {
+    id: 'attainable',
+    run(input) {
+      return { warnings: attainableWarnings(input.protocol).map((w) => w.message) };
+    },
+  },
+];
+
+/**
+ * Runs `checks` in order: the first refusal is thrown (as precommit would), else every warning and note is returned.
+ */
+export async function runPrecommitChecks(
+  input: PrecommitCheckInput,
+  checks: readonly PrecommitCheck[] = PRECOMMIT_CHECKS,
+): Promise<PrecommitCheckResult> {
+  const warnings: string[] = [];
+  const notes: string[] = [];
+  for (const check of checks) {
+    const r = (await check.run(input)) ?? {};
+    warnings.push(...(r.warnings ?? []));
+    notes.push(...(r.notes ?? []));
+  }
+  return { warnings, notes };
+}
