@@ -54,6 +54,17 @@ const BAD: ReadonlyArray<{ name: string; text: string; line: RegExp }> = [
     line: /mde\.outputs\[0\]\.effect: registered 0\.03, src\/stats\/power\.ts computes 0\.02325/,
   },
   {
+    name: 'a condition the policy runtime cannot carry out (O without an oracle source)',
+    text: edit(BLACKOUT, [
+      [
+        '  - { id: C, kind: C, description: "C_det — exact replicate of the anchor" }',
+        '  - { id: C, kind: C, description: "C_det — exact replicate of the anchor" }\n  - { id: O, kind: O, provides: fact }',
+      ],
+      ['conditions: [A, N_blk, C]', 'conditions: [A, N_blk, C, O]'],
+    ]),
+    line: /conditions\.O: condition "O" \(O\) needs an oracle source, which this policy runtime does not provide/,
+  },
+  {
     name: 'a checkpoint path that does not exist',
     text: edit(BLACKOUT, [['path: checkpoints/lite-memvla', 'path: checkpoints/lite-memvla-typo']]),
     line: /checkpoint\.path: checkpoint file \S+lite-memvla-typo\/model\.json cannot be read/,
