@@ -151,6 +151,28 @@ export function cgroupEntryPrefix(dirs: readonly string[]): string[] {
   return ['/bin/sh', '-c', script, 'imep-cgroup', String(dirs.length), ...dirs];
 }
 
+/**
+ * Removes a stopped host's cgroups: whatever is left in them (children it left behind) is killed, and each folder
+ * removed once empty (waiting up to `waitMs`); one still populated then stays, for removeCgroups at exit.
+ */
+export async function releaseCgroups(dirs: readonly string[], waitMs = 2000): Promise<void> {
+  killCgroups(dirs);
+  const until = Date.now() + waitMs;
+  for (const dir of dirs) {
+    for (;;) {
+      try {
+        rmdirSync(dir);
+        const i = made.indexOf(dir);
+        if (i >= 0) made.splice(i, 1);
+        break;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT' || Date.now() > until) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  }
+}
+
 /** Kills every process in `dirs` (cgroup.kill where the kernel has it, else SIGKILL to each listed pid). */
 export function killCgroups(dirs: readonly string[]): void {
   for (const dir of dirs) {

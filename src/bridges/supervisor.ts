@@ -13,7 +13,7 @@ import type { CurveClientKeys } from './endpoint.js';
 import type { HelloReply } from './op-schemas.js';
 import { LITE_SERVER_NODE_FLAGS } from './node-flags.js';
 import { commandNotFound } from './sandbox.js';
-import { killCgroups } from './cgroup-limits.js';
+import { killCgroups, releaseCgroups } from './cgroup-limits.js';
 
 /** A command line that starts a bridge server. */
 export interface ServerCommand {
@@ -312,6 +312,7 @@ export class ServerSupervisor implements RemoteLiveness {
   async dispose(): Promise<void> {
     await this.stop();
     this.#listeners.clear();
+    await releaseCgroups(this.command.cgroups ?? []);
   }
 
   #deathErrorFor(status: ExitStatus, when = ''): ImepError {

@@ -105,6 +105,22 @@ function serverLimits(): string[] {
   return out;
 }
 
+describe('policy.limits in a protocol', () => {
+  const base = readFileSync(join(ROOT, 'protocols/shellgame-hosted-policy.yaml'), 'utf8');
+  it('is accepted for a host IMEP starts, refused with an endpoint (that host keeps its own limits)', () => {
+    const started = base.replace(
+      /name: shell-game-memory .*$/m,
+      'name: shell-game-memory\n  limits: { memoryMiB: 1024 }',
+    );
+    expect(parseProtocol(started, join(ROOT, 'p.yaml')).protocol.policy?.limits).toEqual({ memoryMiB: 1024 });
+    const attached = base.replace(
+      /name: shell-game-memory .*$/m,
+      'name: shell-game-memory\n  endpoint: tcp://127.0.0.1:5600\n  limits: { memoryMiB: 1024 }',
+    );
+    expect(() => parseProtocol(attached, join(ROOT, 'p.yaml'))).toThrow(/limits is given with an endpoint/);
+  });
+});
+
 describe('a simulator server IMEP starts', () => {
   it('runs under the registered limits, and the simulators say which are in force', async () => {
     const { protocol } = parseProtocol(
