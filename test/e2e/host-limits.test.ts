@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bubblewrapWorks } from '../../src/bridges/sandbox.js';
 import { ROOT } from '../campaign/helpers.js';
 import { imep, unitIn } from '../campaign/cli-support.js';
 
@@ -18,11 +19,13 @@ const DEADLINE_S = 2;
 const SLEEP_S = 60;
 
 const MODULE = `
-import os, time
+import os, sys, time
 import numpy as np
 from imep_sim_bridge.policy_host import ShellGameMemoryPolicy
 
-LOG = os.path.join(os.environ["LIMITS_TEST_DIR"], "hosts.log")
+# the test's folder; inside the sandbox the only folder every host generation can write: its socket's
+_where = os.environ.get("LIMITS_TEST_DIR") or os.path.dirname(sys.argv[sys.argv.index("--endpoint") + 1][len("ipc://"):])
+LOG = os.path.join(_where, "hosts.log")
 
 def _log(line):
     with open(LOG, "a") as f:
@@ -158,4 +161,40 @@ describe('resource limits and call deadlines on a policy host IMEP starts', () =
     expect(failed.length).toBeLessThanOrEqual(3 * 4); // three incidents, each failing the batch of 4 slots in flight
     expect(rows.slice(-6).every((x) => x.status === 'ok')).toBe(true);
   }, 180_000);
+
+  it.runIf(bubblewrapWorks().ok)(
+    'sandboxed: the same incidents, the limits applied inside the sandbox, the run goes on',
+    async () => {
+      const t0 = Date.now();
+      const r = await imep(
+        ['campaign', 'run', 'p.yaml', '--through', 'seal', '--campaigns-dir', 'c-box'],
+        dir,
+        undefined,
+        { OPENBLAS_NUM_THREADS: '1' },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect((Date.now() - t0) / 1000).toBeLessThan(SLEEP_S);
+      expect(r.stdout).toMatch(/; isolation: bubblewrap \(.*\); limits: memory 512 MiB \(RLIMIT_DATA per process/m);
+      const unit = unitIn(join(dir, 'c-box')) as string;
+      const run = JSON.parse(readFileSync(join(unit, 'rows/run.json'), 'utf8')) as {
+        sessions: { policyLimits?: string; policyIsolation?: string }[];
+      };
+      expect(run.sessions[0]?.policyIsolation).toMatch(/^isolation: bubblewrap/);
+      const limits = run.sessions[0]?.policyLimits ?? '';
+      // inside the sandbox RLIMIT_NPROC applies to a non-root user; root is exempt and needs a pids cgroup
+      if (process.getuid?.() !== 0) expect(limits).toMatch(/processes 64 \(RLIMIT_NPROC/);
+      const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Row);
+      const messages = rows.filter((x) => x.status !== 'ok').map((x) => `${x.failure?.code}: ${x.failure?.message}`);
+      expect(messages.some((m) => /^E_BRIDGE_TIMEOUT: .*killed and a fresh one started/.test(m))).toBe(true);
+      expect(messages.some((m) => /memory limit \(code 86\)/.test(m))).toBe(true);
+      if (!/processes 64 \(NOT enforced/.test(limits))
+        expect(messages.some((m) => /forks refused after \d+/.test(m))).toBe(true);
+      expect(messages.length).toBeLessThanOrEqual(3 * 4);
+      expect(rows.slice(-6).every((x) => x.status === 'ok')).toBe(true);
+    },
+    180_000,
+  );
 });
