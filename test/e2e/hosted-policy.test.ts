@@ -211,9 +211,9 @@ describe('campaigns on a hosted Python policy', () => {
     expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toContain(
       `| checkpoint remote:shell-game-memory | ${pre.hostedPolicy.digest} |`,
     );
-    // and how the policy host was isolated, as the run recorded it (src/bridges/sandbox.ts)
+    // and how the policy host was isolated and limited, as the run recorded it (src/bridges/sandbox.ts, resource-limits.ts)
     expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toMatch(
-      /^\| policy host, session 1 \(start\) \| isolation: (bubblewrap|none) /m,
+      /^\| policy host, session 1 \(start\) \| isolation: (bubblewrap|none) .*; limits: memory 16384 MiB \(/m,
     );
   }, 180_000);
 
