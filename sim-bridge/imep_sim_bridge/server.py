@@ -11,6 +11,7 @@ the matching reply or the deadline; requests that arrive meanwhile are answered 
 from __future__ import annotations
 
 import collections
+import os
 import sys
 import threading
 import time
@@ -47,6 +48,9 @@ from .errors import (
 from .batch_ops import BATCH_OPS, BatchOps
 from .codec import RawBitsArray
 from .spec import EnvSpec, RawStep, check_action, first_frame_hash, split
+
+#: the exit code of a server whose allocation failed under its memory limit (src/bridges/supervisor.ts knows it)
+EXIT_MEMORY_LIMIT = 86
 
 SERVER_NAME = "imep-sim-bridge"
 OPS = ("hello", "ping", "make", "reset", "step", "close", *BATCH_OPS)
@@ -215,6 +219,11 @@ class BridgeServer(BatchOps):
         self.current_peer = incoming.peer
         try:
             payload = encode_reply(env.id, self._dispatch(env))
+        except MemoryError:
+            # an allocation failed under the memory limit IMEP started this process with (RLIMIT_DATA): a process
+            # that ran out of memory mid-call cannot be trusted to go on; it exits, and the supervisor restarts it
+            stderr_log(f"out of memory in {env.op} (id {env.id}): exiting with {EXIT_MEMORY_LIMIT}")
+            os._exit(EXIT_MEMORY_LIMIT)
         except Exception as exc:  # a BridgeError, or the simulator raised (E_ADAPTER carries its text)
             code, message = wire_error(exc)
             self._log(f"error {code} (id {env.id}, op {env.op}): {message}")

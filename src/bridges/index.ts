@@ -78,3 +78,12 @@ export type { BridgeServerPool, ServerPoolObserver } from './server-pool.js';
 export { describeIsolation, sandboxed, type Isolation } from './sandbox.js';
 export { sandboxSimulator } from './simulator-sandbox.js';
 export type { ServerSupervisor } from './supervisor.js';
+export {
+  DEFAULT_HOST_LIMITS,
+  hostLimiter,
+  resolveHostLimits,
+  type HostKind,
+  type HostLimiter,
+  type HostLimits,
+} from './resource-limits.js';
+export { RestartingHost, type HostRecovery } from './host-recovery.js';

@@ -118,6 +118,8 @@ export interface SandboxRequest {
   readonly bridgePackage: string;
   /** Variables it may inherit besides SANDBOX_ENV_ALLOWLIST (a simulator's asset folders, e.g. MS_ASSET_DIR). */
   readonly envAllowlist?: readonly string[];
+  /** An argv prefix run inside the sandbox before the command (resource-limits.ts: `prlimit … --`). */
+  readonly wrap?: readonly string[];
 }
 
 /** A server command whose program does not exist: the user's to fix (exit 2), naming the program and IMEP_PYTHON. */
@@ -166,7 +168,7 @@ export function sandboxed(
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
   for (const d of readOnly) args.push('--ro-bind', d, d);
   for (const d of writable) args.push('--bind', d, d);
-  args.push('--chdir', '/tmp', '--', command.file, ...command.args);
+  args.push('--chdir', '/tmp', '--', ...(request.wrap ?? []), command.file, ...command.args);
   return {
     command: { file: 'bwrap', args, env: {}, extendEnv: false, label: command.label },
     isolation: { mode: 'bubblewrap', readOnly, writable, env: [...names, ...Object.keys(command.env ?? {}), 'HOME'] },

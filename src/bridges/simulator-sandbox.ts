@@ -46,7 +46,7 @@ function listed(value: string | undefined): string[] {
 export function sandboxSimulator(
   command: ServerCommand,
   endpoint: string,
-  options: { readonly replayDir?: string; readonly bridgePackage: string },
+  options: { readonly replayDir?: string; readonly bridgePackage: string; readonly wrap?: readonly string[] },
   env: NodeJS.ProcessEnv = process.env,
 ): { command: ServerCommand; isolation: Isolation } {
   const readOnly: string[] = [...listed(env['IMEP_SANDBOX_READ']), ...listed(command.env?.['PYTHONPATH'])];
@@ -72,7 +72,13 @@ export function sandboxSimulator(
   // which the server first fills from the in-tree caches its adapters declare (sim-bridge/imep_sim_bridge/numba_cache.py)
   const wrapped = sandboxed(
     { ...plain, env: { ...plain.env, NUMBA_CACHE_DIR: SANDBOX_NUMBA_CACHE_DIR } },
-    { readOnly, writable, bridgePackage: options.bridgePackage, envAllowlist: SIMULATOR_ENV_ALLOWLIST },
+    {
+      readOnly,
+      writable,
+      bridgePackage: options.bridgePackage,
+      envAllowlist: SIMULATOR_ENV_ALLOWLIST,
+      ...(options.wrap === undefined ? {} : { wrap: options.wrap }),
+    },
     env,
   );
   // unsandboxed, /tmp is the machine's: the server uses the in-tree caches in place, as a plain python would

@@ -13,6 +13,7 @@ import type { CurveClientKeys } from './endpoint.js';
 import type { HelloReply } from './op-schemas.js';
 import { LITE_SERVER_NODE_FLAGS } from './node-flags.js';
 import { commandNotFound } from './sandbox.js';
+import { killCgroups, releaseCgroups } from './cgroup-limits.js';
 
 /** A command line that starts a bridge server. */
 export interface ServerCommand {
@@ -24,6 +25,24 @@ export interface ServerCommand {
   readonly extendEnv?: boolean;
   /** For messages: "lite server", "sim-bridge". */
   readonly label: string;
+  /** The cgroups the process enters (resource-limits.ts): killing the host kills everything in them too. */
+  readonly cgroups?: readonly string[];
+}
+
+/** The exit code IMEP's Python servers use when an allocation fails under their memory limit (server.py). */
+export const EXIT_MEMORY_LIMIT = 86;
+
+/** Hosts still running, killed (whole process group) if IMEP exits without stopping them. */
+const live = new Set<number>();
+let exitHook = false;
+function killGroupsOnExit(): void {
+  for (const pid of live) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
 }
 
 /** The repository / package root (the directory holding IMEP's package.json). */
@@ -163,10 +182,21 @@ export class ServerSupervisor implements RemoteLiveness {
       stderr: 'pipe',
       buffer: false,
       reject: false,
-      cleanup: true,
-      forceKillAfterDelay: this.#options.stopTimeoutMs ?? 3000,
+      // its own process group: a stop or a kill reaches everything it forked (execa's cleanup does not cover a
+      // detached child: killGroupsOnExit does)
+      detached: true,
+      cleanup: false,
+      forceKillAfterDelay: false,
     });
     this.#child = child;
+    const pid = child.pid;
+    if (pid !== undefined) {
+      live.add(pid);
+      if (!exitHook) {
+        exitHook = true;
+        process.once('exit', killGroupsOnExit);
+      }
+    }
     child.stderr?.on('data', (chunk: Buffer) => {
       this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
     });
@@ -178,6 +208,10 @@ export class ServerSupervisor implements RemoteLiveness {
     });
     this.#exited = new Promise<ExitStatus>((resolve) => {
       child.once('exit', (code, signal) => {
+        if (pid !== undefined) {
+          live.delete(pid);
+          signalGroup(pid, 'SIGKILL'); // whatever it left behind in its group
+        }
         const status = { code, signal };
         this.#exit = status;
         resolve(status);
@@ -233,16 +267,38 @@ export class ServerSupervisor implements RemoteLiveness {
     return this.#child?.kill(signal) ?? false;
   }
 
-  /** Stops the process (SIGTERM, then SIGKILL after the grace period) and waits for its exit. */
+  /** Stops the process (SIGTERM to its process group, then SIGKILL after the grace period) and waits for its exit. */
   async stop(): Promise<ExitStatus | undefined> {
+    return this.#end(this.#options.stopTimeoutMs ?? 3000);
+  }
+
+  /**
+   * Kills the process at once, with its whole process group and cgroups (a host stuck past a call deadline has
+   * nothing to save), and waits for its exit. Its death is not reported to listeners: the caller restarts it.
+   */
+  async kill(): Promise<ExitStatus | undefined> {
+    return this.#end(0);
+  }
+
+  async #end(graceMs: number): Promise<ExitStatus | undefined> {
     const child = this.#child;
     if (child === undefined) return undefined;
     // never spawned (its file was not found): no process, and no 'exit' event will ever come
     if (child.pid === undefined && this.#exit === undefined) return undefined;
     if (this.#exit === undefined) {
       this.#stopping = true;
-      child.kill('SIGCONT'); // a stopped process cannot handle SIGTERM
-      child.kill('SIGTERM');
+      const pid = child.pid as number;
+      const hard = (): void => {
+        signalGroup(pid, 'SIGKILL');
+        killCgroups(this.command.cgroups ?? []);
+      };
+      if (graceMs <= 0) hard();
+      else {
+        signalGroup(pid, 'SIGCONT'); // a stopped process cannot handle SIGTERM
+        signalGroup(pid, 'SIGTERM');
+        const timer = setTimeout(hard, graceMs);
+        void (this.#exited as Promise<ExitStatus>).then(() => clearTimeout(timer));
+      }
     }
     return this.#exited;
   }
@@ -256,10 +312,15 @@ export class ServerSupervisor implements RemoteLiveness {
   async dispose(): Promise<void> {
     await this.stop();
     this.#listeners.clear();
+    await releaseCgroups(this.command.cgroups ?? []);
   }
 
   #deathErrorFor(status: ExitStatus, when = ''): ImepError {
-    const how = status.signal ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
+    const how = status.signal
+      ? `was killed by ${status.signal}${status.signal === 'SIGXCPU' || status.signal === 'SIGKILL' ? ' (a limit, the OOM killer or a kill)' : ''}`
+      : status.code === EXIT_MEMORY_LIMIT
+        ? `exited: an allocation failed under its memory limit (code ${EXIT_MEMORY_LIMIT})`
+        : `exited with code ${status.code}`;
     const stderr = this.#stderr;
     const missing = /No module named '([^']+)'/.exec(stderr);
     if (missing) {
@@ -280,6 +341,15 @@ export class ServerSupervisor implements RemoteLiveness {
       'E_BRIDGE_REMOTE',
       `${this.command.label} (pid ${this.pid}) ${how}${when ? ` ${when}` : ''}${tail}`,
     );
+  }
+}
+
+/** Signals a process group (its leader's pid); a group already gone is not an error. */
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // gone
   }
 }
 

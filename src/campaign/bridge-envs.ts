@@ -50,6 +50,8 @@ export interface Simulators {
    * "isolation: bubblewrap (…)" or "isolation: none (why)"; null for in-process lite (no server).
    */
   readonly isolation: string | null;
+  /** The resource limits in force on the servers IMEP started, one line (src/bridges/resource-limits.ts); else null. */
+  readonly limits: string | null;
   /** The spec each protocol environment declared when it was checked (undefined: in-process lite, not asked). */
   readonly specOf: SpecSource;
   /**
@@ -84,7 +86,7 @@ async function openPool(
   protocol: Protocol,
   ctx: SimulatorContext,
   options: SimulatorOptions,
-): Promise<{ pool: BridgeServerPool; description: string; isolation: string }> {
+): Promise<{ pool: BridgeServerPool; description: string; isolation: string; limits: string | null }> {
   // imported here, not at the top: in-process lite runs (every shard of a lite campaign) never load the
   // ZeroMQ client, msgpackr and execa (a tenth of a second of start-up per process)
   const [{ BridgeServerPool }, { liteServerCommand, pythonServerCommand }] = await Promise.all([
@@ -106,6 +108,7 @@ async function openPool(
       pool,
       description: `lite simulators over the bridge: ${servers} \`imep sim serve lite\` ${plural} started by IMEP`,
       isolation: "isolation: none (IMEP's own lite simulator server: no third-party code runs in it)",
+      limits: null,
     };
   }
   const adapter = SIM_BRIDGE_ADAPTERS[sim.adapter];
@@ -140,31 +143,48 @@ async function openPool(
       pool,
       description: `sim-bridge adapter ${sim.adapter} at ${sim.endpoint} (started outside IMEP; never restarted by it)`,
       isolation: 'isolation: none (a server started outside IMEP: its isolation is whoever started it)',
+      limits: null,
     };
   }
   const plain = (endpoint: string): ServerCommand =>
     pythonServerCommand(endpoint, { adapters: [adapter], ...(replayDir === undefined ? {} : { replayDir }) });
-  const [{ sandboxSimulator, describeIsolation }, { packageRoot }] = await Promise.all([
+  const [{ sandboxSimulator, describeIsolation, hostLimiter }, { packageRoot }] = await Promise.all([
     import('../bridges/index.js'),
     import('../bridges/supervisor.js'),
   ]);
   const bridgePackage = join(packageRoot(), 'sim-bridge', 'imep_sim_bridge');
   // every server (and every restart) is started in the sandbox; all get the same isolation (bwrap is probed once per process)
   let isolation = 'isolation: none (no server started)';
+  let limits: string | null = null;
+  // each server runs under the registered limits (simulator.limits over the simulator-server defaults), in a cgroup
+  // of its own where one can be made; a server past a call deadline is restarted by the pool (it kills its group)
+  const limiters = new Map<string, ReturnType<typeof hostLimiter>>();
   const command = (endpoint: string): ServerCommand => {
+    let limiter = limiters.get(endpoint);
+    if (limiter === undefined) limiters.set(endpoint, (limiter = hostLimiter('simulator server', sim.limits)));
     const boxed = sandboxSimulator(plain(endpoint), endpoint, {
       bridgePackage,
+      wrap: limiter.insideSandbox,
       ...(replayDir === undefined ? {} : { replayDir }),
     });
     isolation = describeIsolation(boxed.isolation);
-    return boxed.command;
+    limits = limiter.describe(boxed.isolation.mode === 'bubblewrap');
+    return limiter.finish(boxed.command, boxed.isolation.mode === 'bubblewrap');
   };
-  const pool = await BridgeServerPool.spawn(servers, command, poolOptions);
+  const registered = sim.limits?.callDeadlineS;
+  const pool = await BridgeServerPool.spawn(servers, command, {
+    ...poolOptions,
+    // a registered call deadline bounds every step and reset (an explicit option, e.g. a test's, still wins)
+    ...(registered === undefined
+      ? {}
+      : { deadlines: { stepMs: registered * 1000, resetMs: registered * 1000, ...(options.deadlines ?? {}) } }),
+  });
   const shown = plain('ipc://…');
   return {
     pool,
     description: `sim-bridge adapter ${sim.adapter}: ${servers} ${plural} started by IMEP (${[shown.file, ...shown.args].join(' ')})`,
     isolation,
+    limits,
   };
 }
 
@@ -282,13 +302,14 @@ export async function openSimulators(
       envs: inProcessLiteEnvs,
       description: null,
       isolation: null,
+      limits: null,
       specOf: () => undefined,
       environment: undefined,
       summary: () => null,
       close: async () => undefined,
     };
   }
-  const { pool, description: poolDescription, isolation } = await openPool(protocol, ctx, options);
+  const { pool, description: poolDescription, isolation, limits } = await openPool(protocol, ctx, options);
   const made = new Map<string, RemoteEnvironment>();
   const batchMade = new Map<string, BatchMade>();
   const generation = pool.generation(0);
@@ -352,6 +373,7 @@ export async function openSimulators(
     },
     description: `${poolDescription}${vectorizedNote(pool, asksVectorized(protocol))}`,
     isolation,
+    limits,
     specOf: (task) => specs.get(envKey(task.envId, task.kwargs)),
     environment: simulatorEnvironmentOf(adapter, pool.hello(0).environment?.[adapter]),
     summary: () => {

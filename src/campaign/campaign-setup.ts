@@ -137,6 +137,7 @@ function simulatorContext(c: Campaign, opts: CampaignOptions): SimulatorContext 
 /** What a session records of the simulators it ran on: how their servers were isolated, what stack they reported. */
 export interface SessionSimulators {
   readonly isolation: string | null;
+  readonly limits: string | null;
   readonly environment: SimulatorEnvironment | undefined;
 }
 
@@ -145,14 +146,17 @@ export async function withSimulators<T>(
   opts: CampaignOptions,
   fn: (envs: EnvProvider, simulators: SessionSimulators) => Promise<T>,
 ): Promise<T> {
-  if (opts.envs !== undefined) return fn(opts.envs, { isolation: null, environment: undefined });
+  if (opts.envs !== undefined) return fn(opts.envs, { isolation: null, limits: null, environment: undefined });
   const ctx = simulatorContext(c, opts);
   await assertSimulatorInputsUnchanged(c.protocol, ctx, (await readPrecommit(c.dir)).simulatorHashes);
   const sims = opts.heldSimulators ?? (await openSimulators(c.protocol, ctx, simulatorOptions(c, opts)));
   if (sims.description !== null)
-    say(opts, `simulator: ${sims.description}${sims.isolation === null ? '' : `; ${sims.isolation}`}`);
+    say(
+      opts,
+      `simulator: ${sims.description}${sims.isolation === null ? '' : `; ${sims.isolation}`}${sims.limits === null ? '' : `; ${sims.limits}`}`,
+    );
   try {
-    return await fn(sims.envs, { isolation: sims.isolation, environment: sims.environment });
+    return await fn(sims.envs, { isolation: sims.isolation, limits: sims.limits, environment: sims.environment });
   } finally {
     const summary = sims.summary();
     await sims.close();

@@ -104,7 +104,9 @@ async function formalRun(
   const operator = opts.operator ?? currentOperator();
   const isolation = {
     ...('isolation' in provider ? { policyIsolation: (provider as { isolation: string }).isolation } : {}),
+    ...('limits' in provider ? { policyLimits: (provider as { limits: string }).limits } : {}),
     ...(simulators.isolation === null ? {} : { simulatorIsolation: simulators.isolation }),
+    ...(simulators.limits === null ? {} : { simulatorLimits: simulators.limits }),
     ...(simulators.environment === undefined ? {} : { simulatorEnvironment: simulators.environment }),
   };
   let run: FormalRun;

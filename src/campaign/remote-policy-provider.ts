@@ -52,9 +52,9 @@ export interface RemotePolicyProvider extends PolicyProvider {
   readonly record: HostedPolicyRecord;
   /** How the host was isolated from IMEP's files and secrets (src/bridges/sandbox.ts), as one line. */
   readonly isolation: string;
+  /** The resource limits in force on the host and what enforced each (src/bridges/resource-limits.ts), one line. */
+  readonly limits: string;
 }
-
-const DEADLINE_MS = 60_000;
 
 function noOpMemory(): SlotMemory {
   return { target: null, beginScope: () => undefined, endScope: () => undefined };
@@ -223,7 +223,7 @@ export async function remotePolicyProvider(
       { privateIpcEndpoint },
       { ServerSupervisor, packageRoot },
       { policyHostCommand, RemotePolicy },
-      { describeIsolation, sandboxed },
+      { describeIsolation, sandboxed, hostLimiter, resolveHostLimits, RestartingHost },
     ] = await Promise.all([
       import('../bridges/endpoint.js'),
       import('../bridges/supervisor.js'),
@@ -234,11 +234,16 @@ export async function remotePolicyProvider(
     let supervisor: ServerSupervisor | undefined;
     let how: string;
     let isolation: string;
+    let limits: string;
+    let host: InstanceType<typeof RestartingHost> | undefined;
+    // a host someone else started keeps its own limits; its calls still have the policy host's deadline
+    let deadlineMs = resolveHostLimits('policy host', config.limits).callDeadlineS * 1000;
     const curve = await curveOf(config, ctx);
     if (config.endpoint !== undefined) {
       endpoint = config.endpoint;
       how = 'started outside IMEP; never restarted by it';
       isolation = 'isolation: none (a host started outside IMEP: its isolation is whoever started it)';
+      limits = `limits: none set by IMEP (a host started outside IMEP); call deadline ${deadlineMs / 1000} s, never restarted`;
     } else {
       const pythonPath = resolvePythonPath(config, ctx);
       const ipc = await privateIpcEndpoint('policy.sock');
@@ -251,16 +256,23 @@ export async function remotePolicyProvider(
         ...(config.python === undefined ? {} : { python: config.python }),
         pythonPath,
       });
-      // the host reads only the system, its Python, imep_sim_bridge and the folders its module declares
+      // the host reads only the system, its Python, imep_sim_bridge and the folders its module declares; it runs
+      // under the registered resource limits (rlimits inside the sandbox, a cgroup where one is writable)
+      const limiter = hostLimiter('policy host', config.limits);
+      deadlineMs = limiter.limits.callDeadlineS * 1000;
       const boxed = sandboxed(plain, {
         readOnly: pythonPath,
         writable: [ipc.dir],
         bridgePackage: join(packageRoot(), 'sim-bridge', 'imep_sim_bridge'),
+        wrap: limiter.insideSandbox,
       });
-      const command = boxed.command;
+      const inSandbox = boxed.isolation.mode === 'bubblewrap';
+      const command = limiter.finish(boxed.command, inSandbox);
       isolation = describeIsolation(boxed.isolation);
+      limits = limiter.describe(inSandbox);
       const sup = new ServerSupervisor(command, { endpoint });
       supervisor = sup;
+      host = new RestartingHost(sup);
       cleanups.push(() => sup.dispose());
       try {
         await sup.start();
@@ -281,9 +293,10 @@ export async function remotePolicyProvider(
           endpoint,
           policy: config.name,
           maxBatch: batch,
-          deadlineMs: DEADLINE_MS,
+          deadlineMs,
           ...(curve === undefined ? {} : { curve }),
           ...(supervisor === undefined ? {} : { liveness: supervisor }),
+          ...(host === undefined ? {} : { host }),
           ...(decisionFromStep === undefined ? {} : { decisionStep: (step: number) => step >= decisionFromStep }),
         });
         cleanups.push(() => p.close());
@@ -306,9 +319,10 @@ export async function remotePolicyProvider(
     const record = checkIdentity(protocol, config, probe, ctx);
     const description = `remote ${config.name} v${record.version} on ${record.host.name} ${record.host.version} (${how}; identity sha256 ${record.digest})`;
     return {
-      description: `${description}; ${isolation}`,
+      description: `${description}; ${isolation}; ${limits}`,
       record,
       isolation,
+      limits,
       async policyFor(task: TaskContext, batchSize: number): Promise<RunnerPolicy> {
         return adapt(await connect(batchSize, task.facts.decisionFromStep));
       },

@@ -33,10 +33,18 @@ import type { ReadContext, ReadHook, RecordIdentity, RetrievedItem } from '../ba
 import { identityReadHook } from '../banks/index.js';
 import { BridgeClient } from '../bridges/client.js';
 import { type RemoteLiveness, type ServerCommand } from '../bridges/index.js';
-import type { CurveClientKeys, HelloReply, PolicyIdentity } from '../bridges/index.js';
+import type {
+  CurveClientKeys,
+  HelloReply,
+  HostRecovery,
+  PolicyIdentity,
+  ReplyBodies,
+  RequestInputs,
+} from '../bridges/index.js';
 import { privateIpcEndpoint } from '../bridges/endpoint.js';
 import { bridgePython, packageRoot, ServerSupervisor } from '../bridges/supervisor.js';
-import { ImepError } from '../core/index.js';
+import { ImepError, isImepError } from '../core/index.js';
+
 import type {
   BatchPolicy,
   EpisodeInfo,
@@ -65,6 +73,12 @@ export interface RemotePolicyOptions {
   readonly liveness?: RemoteLiveness;
   /** The evaluator's decision-step rule by elapsed step (relabels every read's ctx.decisionStep). */
   readonly decisionStep?: (step: number) => boolean;
+  /**
+   * The recovery of a host IMEP started (src/bridges/host-recovery.ts): a call past its deadline or a dead host
+   * replaces the host; the connection says hello again before its next call, and a slot whose episode began on the
+   * replaced host fails (its memory went with it).
+   */
+  readonly host?: HostRecovery;
 }
 
 /** How a policy host process is started. */
@@ -147,6 +161,11 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
   #readsSeen = 0;
   #supervisor: ServerSupervisor | undefined;
   #disposeEndpoint: (() => Promise<void>) | undefined;
+  readonly #host: HostRecovery | undefined;
+  readonly #liveness: RemoteLiveness | undefined;
+  /** The host generation this connection said hello to, and each slot's reset was made on. */
+  #connGeneration: number;
+  readonly #slotGeneration: number[];
 
   private constructor(client: BridgeClient, hello: HelloReply, options: RemotePolicyOptions) {
     this.#client = client;
@@ -158,6 +177,39 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
     this.#episodes = new Array<string | undefined>(options.maxBatch).fill(undefined);
     this.#steps = new Array<number>(options.maxBatch).fill(0);
     this.#decisionStep = options.decisionStep;
+    this.#host = options.host;
+    this.#liveness = options.liveness;
+    this.#connGeneration = options.host?.generation ?? 0;
+    this.#slotGeneration = new Array<number>(options.maxBatch).fill(this.#connGeneration);
+  }
+
+  /**
+   * One call to the host. With host recovery: after a replacement the connection first says hello again, and a call
+   * that fails by deadline or death replaces the host before the error goes on (the episode is an execution failure).
+   */
+  async #call<K extends 'policy.reset' | 'policy.infer'>(op: K, body: RequestInputs[K]): Promise<ReplyBodies[K]> {
+    const host = this.#host;
+    if (host === undefined) return this.#client.call(op, body, { deadlineMs: this.#deadlineMs });
+    const generation = host.generation;
+    try {
+      if (generation !== this.#connGeneration) {
+        await this.#client.reconnect({ deadlineMs: this.#deadlineMs });
+        this.#connGeneration = generation;
+      }
+      return await this.#client.call(op, body, { deadlineMs: this.#deadlineMs });
+    } catch (e) {
+      // past the deadline (or a missed heartbeat), or the host died; an error the live host replied with is the
+      // episode's failure alone and leaves the host as it is
+      const died = this.#liveness?.deathError() !== undefined;
+      if (!isImepError(e) || (e.code !== 'E_BRIDGE_TIMEOUT' && !died)) throw e;
+      let then = 'the policy host was killed and a fresh one started';
+      try {
+        await host.recover(generation, e);
+      } catch (r) {
+        then = `the policy host was killed; a fresh one did not start: ${r instanceof Error ? r.message : String(r)}`;
+      }
+      throw new ImepError(e.code, `${e.message}; ${then}`, { ...(e.field ? { field: e.field } : {}), cause: e });
+    }
   }
 
   /** Connects to a running policy host and checks that it serves `policy`. */
@@ -268,13 +320,11 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
     });
     this.#episodes[slot] = undefined;
     const token = this.#newToken(info.episode);
-    await this.#client.call(
-      'policy.reset',
-      { policy: this.policy, slot, episode: { episode: token } },
-      { deadlineMs: this.#deadlineMs },
-    );
+    const generation = this.#host?.generation ?? 0;
+    await this.#call('policy.reset', { policy: this.policy, slot, episode: { episode: token } });
     this.#episodes[slot] = info.episode;
     this.#steps[slot] = 0;
+    this.#slotGeneration[slot] = generation;
   }
 
   async inferBatch(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[]> {
@@ -291,16 +341,22 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
           field: 'slot',
         });
       }
+      if (this.#host !== undefined && this.#slotGeneration[r.slot] !== this.#host.generation) {
+        throw new ImepError(
+          'E_BRIDGE_REMOTE',
+          `RemotePolicy: the policy host was replaced after slot ${r.slot}'s episode began; the episode's memory went with it`,
+          { field: 'slot' },
+        );
+      }
       inFlight.set(episode, { slot: r.slot, reads: [], hostCtx: [] });
     }
     this.#inFlight = inFlight;
     let reply;
     try {
-      reply = await this.#client.call(
-        'policy.infer',
-        { policy: this.policy, requests: requests.map((r) => ({ slot: r.slot, obs: r.obs })) },
-        { deadlineMs: this.#deadlineMs },
-      );
+      reply = await this.#call('policy.infer', {
+        policy: this.policy,
+        requests: requests.map((r) => ({ slot: r.slot, obs: r.obs })),
+      });
     } finally {
       this.#inFlight = undefined;
     }

@@ -14,7 +14,7 @@
  * - allowlists: disjoint (E_ALLOWLIST_OVERLAP naming the fields); with lite, method-visible fields
  *   are fields the simulator shows the policy.
  * - policy: exactly one of `checkpoint` / `policy`; a hosted policy (runtime remote) keeps an
- *   episode-local bank; `curve` only with `endpoint`, `module` / `pythonPath` / `python` only without.
+ *   episode-local bank; `curve` only with `endpoint`, `module` / `pythonPath` / `python` / `limits` only without.
  * - estimands, criteria, gates, Holm families, go/no-go, MDE: cross-check-analysis.ts.
  * - frames (rollout frames for the report): cross-check-frames.ts.
  *
@@ -416,7 +416,7 @@ function checkPolicy(ctx: CheckContext): void {
     );
   }
   if (policy.endpoint !== undefined) {
-    for (const key of ['module', 'pythonPath', 'python'] as const) {
+    for (const key of ['module', 'pythonPath', 'python', 'limits'] as const) {
       if (policy[key] !== undefined) {
         ctx.push(
           ['policy', key],

@@ -24,6 +24,7 @@ export type {
   Simulator,
   Wave,
 } from './schema.js';
+export type { HostLimitsConfig } from './schema-limits.js';
 export { CONDITION_KINDS, SHAM_KINDS, SUBSTITUTING_KINDS, TARGET_KINDS } from './schema-conditions.js';
 export { BOUND_METHODS } from './schema-analysis.js';
 export { loadProtocol, loadProtocolSync, parseProtocol, type LoadedProtocol } from './load.js';

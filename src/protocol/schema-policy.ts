@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { NonEmptyText } from './schema-common.js';
+import { HostLimitsSchema } from './schema-limits.js';
 
 export const RemotePolicySchema = z
   .strictObject({
@@ -40,6 +41,9 @@ export const RemotePolicySchema = z
       .describe('without endpoint: folders put first on the host’s PYTHONPATH, resolved like checkpoint.path'),
     python: NonEmptyText.optional().describe(
       'without endpoint: the Python interpreter (default: $IMEP_PYTHON, else /usr/bin/python3)',
+    ),
+    limits: HostLimitsSchema.optional().describe(
+      'without endpoint: the resource limits of the host IMEP starts (memory, processes, CPU time, call deadline); missing fields take the policy-host defaults',
     ),
     sha256: z
       .string()

@@ -26,6 +26,7 @@ import { ConditionSchema } from './schema-conditions.js';
 import { FramesSchema } from './schema-frames.js';
 import { ExecutionFailureSchema, GateSchema, GoNoGoSchema } from './schema-gates.js';
 import { RemotePolicySchema } from './schema-policy.js';
+import { HostLimitsSchema } from './schema-limits.js';
 import { ExecutionNoiseSchema } from './execution-noise.js';
 
 export const PROTOCOL_VERSION = 1;
@@ -53,6 +54,9 @@ export const SimulatorSchema = z
       ),
       replayDir: NonEmptyText.optional().describe(
         'adapter replay, without endpoint: the folder of replay files (<stem>.msgpack → env replay/<stem>), resolved like checkpoint.path',
+      ),
+      limits: HostLimitsSchema.optional().describe(
+        'without endpoint: the resource limits of each server IMEP starts (memory, processes, CPU time, call deadline); missing fields take the simulator-server defaults',
       ),
       vectorize: z
         .boolean()

@@ -293,12 +293,12 @@ function amendmentTables(inputs: ReportInputs): Table[] {
   ];
 }
 
-/** How each run session's policy host was isolated; "not recorded" for a hosted policy run before IMEP recorded it. */
+/** How each run session's policy host was isolated and limited; "not recorded" for a hosted policy run before IMEP recorded it. */
 function policyIsolationRows(inputs: ReportInputs): string[][] {
   if (inputs.protocol.policy === undefined) return [];
   return inputs.run.sessions.map((s, i) => [
     `policy host, session ${i + 1} (${s.action})`,
-    s.policyIsolation ?? 'isolation: not recorded (run before IMEP recorded it)',
+    `${s.policyIsolation ?? 'isolation: not recorded (run before IMEP recorded it)'}${s.policyLimits === undefined ? '' : `; ${s.policyLimits}`}`,
   ]);
 }
 
@@ -324,7 +324,7 @@ function simulatorIsolationRows(inputs: ReportInputs): string[][] {
   if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') return [];
   return inputs.run.sessions.map((s, i) => [
     `simulator servers, session ${i + 1} (${s.action})`,
-    s.simulatorIsolation ?? 'isolation: not recorded (run before IMEP recorded it)',
+    `${s.simulatorIsolation ?? 'isolation: not recorded (run before IMEP recorded it)'}${s.simulatorLimits === undefined ? '' : `; ${s.simulatorLimits}`}`,
   ]);
 }
 

@@ -126,7 +126,7 @@ describe('campaigns on a hosted Python policy', () => {
     );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
-      /^policy: remote shell-game-memory v1 on imep-policy-host \S+ \(started by IMEP: \S+ -m imep_sim_bridge\.policy_host --endpoint ipc:\/\/… --policy shell-game-memory --max-batch 32; identity sha256 [0-9a-f]{64}\); isolation: (bubblewrap \(own namespaces, no capabilities, scrubbed environment; reads \d+ folders, writes only its socket folder\)|none \(.+\))$/m,
+      /^policy: remote shell-game-memory v1 on imep-policy-host \S+ \(started by IMEP: \S+ -m imep_sim_bridge\.policy_host --endpoint ipc:\/\/… --policy shell-game-memory --max-batch 32; identity sha256 [0-9a-f]{64}\); isolation: (bubblewrap \(own namespaces, no capabilities, scrubbed environment; reads \d+ folders, writes only its socket folder\)|none \(.+\)); limits: memory 16384 MiB \(.+\); call deadline 60 s \(then the policy host is killed and restarted\)$/m,
     );
     expect(r.stdout).toMatch(/^closed out /m);
     const unit = unitIn(join(dir, 'cli')) as string;
@@ -211,9 +211,9 @@ describe('campaigns on a hosted Python policy', () => {
     expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toContain(
       `| checkpoint remote:shell-game-memory | ${pre.hostedPolicy.digest} |`,
     );
-    // and how the policy host was isolated, as the run recorded it (src/bridges/sandbox.ts)
+    // and how the policy host was isolated and limited, as the run recorded it (src/bridges/sandbox.ts, resource-limits.ts)
     expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toMatch(
-      /^\| policy host, session 1 \(start\) \| isolation: (bubblewrap|none) /m,
+      /^\| policy host, session 1 \(start\) \| isolation: (bubblewrap|none) .*; limits: memory 16384 MiB \(/m,
     );
   }, 180_000);
 

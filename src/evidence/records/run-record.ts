@@ -25,6 +25,10 @@ export const RunSessionSchema = z.object({
   policyIsolation: z.string().optional(),
   /** The simulator servers this session started or attached to: how they were isolated (src/bridges/simulator-sandbox.ts). */
   simulatorIsolation: z.string().optional(),
+  /** The resource limits in force on the policy host this session started and what enforced each (src/bridges/resource-limits.ts). */
+  policyLimits: z.string().optional(),
+  /** The resource limits in force on the simulator servers this session started. */
+  simulatorLimits: z.string().optional(),
   /** What the bridged simulator this session ran on reported about its stack (packages, renderer); absent for lite. */
   simulatorEnvironment: SimulatorEnvironmentSchema.optional(),
 });

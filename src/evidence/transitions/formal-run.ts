@@ -29,6 +29,9 @@ export interface RunOptions {
   readonly policyIsolation?: string;
   /** The isolation of the simulator servers this session runs on (bridged simulators only; recorded in the session). */
   readonly simulatorIsolation?: string;
+  /** The resource limits in force on the policy host / simulator servers this session started (one line each). */
+  readonly policyLimits?: string;
+  readonly simulatorLimits?: string;
   /** What the bridged simulator this session runs on reported about its stack (recorded in the session). */
   readonly simulatorEnvironment?: SimulatorEnvironment;
 }
@@ -117,6 +120,8 @@ export async function startRun(dir: string, opts: RunOptions = {}): Promise<Form
         droppedSideLines: null,
         ...(opts.policyIsolation === undefined ? {} : { policyIsolation: opts.policyIsolation }),
         ...(opts.simulatorIsolation === undefined ? {} : { simulatorIsolation: opts.simulatorIsolation }),
+        ...(opts.policyLimits === undefined ? {} : { policyLimits: opts.policyLimits }),
+        ...(opts.simulatorLimits === undefined ? {} : { simulatorLimits: opts.simulatorLimits }),
         ...(opts.simulatorEnvironment === undefined ? {} : { simulatorEnvironment: opts.simulatorEnvironment }),
       },
     ],
@@ -166,6 +171,8 @@ export async function resumeRun(
         droppedSideLines,
         ...(opts.policyIsolation === undefined ? {} : { policyIsolation: opts.policyIsolation }),
         ...(opts.simulatorIsolation === undefined ? {} : { simulatorIsolation: opts.simulatorIsolation }),
+        ...(opts.policyLimits === undefined ? {} : { policyLimits: opts.policyLimits }),
+        ...(opts.simulatorLimits === undefined ? {} : { simulatorLimits: opts.simulatorLimits }),
         ...(opts.simulatorEnvironment === undefined ? {} : { simulatorEnvironment: opts.simulatorEnvironment }),
       },
     ],
