@@ -22,6 +22,7 @@ export type {
   ProtocolInput,
   Seeds,
   Simulator,
+  ValidityChecks,
   Wave,
 } from './schema.js';
 export { CONDITION_KINDS, SHAM_KINDS, SUBSTITUTING_KINDS, TARGET_KINDS } from './schema-conditions.js';

@@ -52,7 +52,8 @@ describe('fisherExact', () => {
       [5, 0, 7, 0],
       [0, 0, 0, 0],
     ] as const)
-      for (const alt of ['two-sided', 'greater', 'less'] as const) expect(fisherExact(...t, alt)).toBe(1);
+      for (const alt of ['two-sided', 'greater', 'less'] as const)
+        expect(fisherExact(t[0], t[1], t[2], t[3], alt)).toBe(1);
   });
 
   it('is symmetric: swapping the groups keeps the two-sided p and swaps the one-sided ones', () => {
