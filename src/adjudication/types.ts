@@ -146,7 +146,10 @@ export interface AvailableEstimand extends EstimandCommon {
 
 export type EstimandResult = UnavailableEstimand | AvailableEstimand;
 
-/** The validity checks every protocol runs (protocol `validity`), reported as gates. */
+/**
+ * The validity checks every protocol runs (protocol `validity`), reported as gates with ids 'informative-removal' and
+ * 'blocked-reads' — hyphenated, so no registered gate (an identifier: letters, digits, _) can take them.
+ */
 export type ValidityCheckKind = 'informative-removal' | 'blocked-reads';
 
 export interface GateResult {
