@@ -88,8 +88,10 @@ describe('informative donor removal (issue #31 item 2)', () => {
         /number withheld: .*gate informative-removal: informative removal: .*selected sub-population/,
       );
     }
-    // estimands not losing units keep their numbers
-    expect(verdict(a, 'Q3_S_pi').verdict).toBe('holds');
+    // estimands not losing units keep their numbers and words
+    const before = adjudicate(blackoutProtocol(), blackoutOutcome).a;
+    expect(verdict(a, 'Q3_S_pi').verdict).toBe(verdict(before, 'Q3_S_pi').verdict);
+    expect(verdict(a, 'Q1').verdict).toBe(verdict(before, 'Q1').verdict);
     expect(estimand(a, 'theta').cohort.removed).toEqual({
       total: 10,
       byCode: { E_DONOR_SHORT: 10 },
