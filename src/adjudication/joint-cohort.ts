@@ -193,7 +193,7 @@ export function populationWords(
       : `${removed} removed (${Object.entries(byCondition)
           .map(([c, k]) => `${c}: ${k}`)
           .join(', ')}; ${Object.entries(reasons)
-          .map(([code, why]) => `${code}: ${why}`)
+          .map(([code, why]) => `${code}, first: ${why}`)
           .join('; ')}) — the estimand covers the kept units only`;
   return `${head}; ${gone}${unpaired > 0 ? `; ${unpaired} unpaired` : ''}`;
 }

@@ -99,7 +99,7 @@ describe('informative donor removal (issue #31 item 2)', () => {
       reasons: { E_DONOR_SHORT: 'removed in the fixture' },
     });
     expect(estimand(a, 'theta').cohort.population).toBe(
-      '30 of 40 paired units kept, 30 resolved; 10 removed (T_mu: 10; E_DONOR_SHORT: removed in the fixture) — the estimand covers the kept units only',
+      '30 of 40 paired units kept, 30 resolved; 10 removed (T_mu: 10; E_DONOR_SHORT, first: removed in the fixture) — the estimand covers the kept units only',
     );
     expect(estimand(a, 'D_N').cohort.population).toBe('40 of 40 paired units kept, 40 resolved; none removed');
     expect(cross.disagreements).toEqual([]);
