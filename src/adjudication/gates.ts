@@ -35,12 +35,16 @@
  *   after the clear or install), else the registered attempts. A pair where exactly one row made a query
  *   is a mismatch; a pair where neither did is counted (noQuery) but checks nothing. Each condition × wave
  *   passes when compared > 0 and mismatches = 0.
- * Tasks excluded by competence are left out of every other gate.
+ * Tasks excluded by competence are left out of every other gate. After the registered gates come the validity
+ * checks every protocol runs (protocol `validity`): informative-removal (removal-check.ts) and blocked-reads
+ * (blocked-reads-check.ts).
  */
 import type { Gate, Protocol } from '../protocol/index.js';
 import { wilson } from '../stats/index.js';
 import type { EpisodeRow } from '../evidence/index.js';
+import { blockedReads } from './blocked-reads-check.js';
 import { outcomeOf, type RowIndex } from './joint-cohort.js';
+import { informativeRemoval } from './removal-check.js';
 import type { GateResult } from './types.js';
 
 export interface GateContext {
@@ -492,5 +496,9 @@ export function evaluateGates(
   const excludedTasks = excludedTasksOf([...competenceResults.values()]);
   const ctx = { protocol, index, excludedTasks };
   const results = protocol.gates.map((g) => competenceResults.get(g.id) ?? evaluateGate(g, ctx));
+  // the validity checks every protocol runs (protocol `validity`), after the registered gates
+  results.push(informativeRemoval(protocol, index, excludedTasks));
+  const blocked = blockedReads(protocol, index, excludedTasks);
+  if (blocked !== null) results.push(blocked);
   return { results, excludedTasks };
 }

@@ -134,6 +134,8 @@ export class RowIndex {
     let paired = 0;
     let unresolved = 0;
     const byCode: Record<string, number> = {};
+    const byCondition: Record<string, number> = {};
+    const reasons: Record<string, string> = {};
     let removedTotal = 0;
     const units: CohortUnit[] = [];
     for (const [key, id] of keys) {
@@ -147,6 +149,10 @@ export class RowIndex {
       if (removed !== undefined) {
         const code = removed.failure?.code ?? 'removed';
         byCode[code] = (byCode[code] ?? 0) + 1;
+        reasons[code] ??= removed.failure?.message ?? 'removed by a fail-closed rule';
+        conditions.forEach((c, k) => {
+          if ((rows[k] as EpisodeRow).status === 'removed') byCondition[c] = (byCondition[c] ?? 0) + 1;
+        });
         removedTotal++;
         continue;
       }
@@ -159,7 +165,8 @@ export class RowIndex {
       wave: w,
       paired,
       unpaired,
-      removed: { total: removedTotal, byCode },
+      removed: { total: removedTotal, byCode, byCondition, reasons },
+      population: populationWords(paired, unpaired, removedTotal, byCondition, reasons, units.length - unresolved),
       unresolved,
       resolved: units.length - unresolved,
       excludedTasks: [...excludedTasks].sort(),
@@ -167,6 +174,28 @@ export class RowIndex {
     if (unavailable.length > 0) return { status: 'unavailable', conditions, unavailable, summary };
     return { status: 'available', conditions, units, summary };
   }
+}
+
+/** The population an estimand covers, in words: units kept and removed, per condition and why. */
+export function populationWords(
+  paired: number,
+  unpaired: number,
+  removed: number,
+  byCondition: Readonly<Record<string, number>>,
+  reasons: Readonly<Record<string, string>>,
+  resolved: number,
+): string {
+  const kept = paired - removed;
+  const head = `${kept} of ${paired} paired units kept, ${resolved} resolved`;
+  const gone =
+    removed === 0
+      ? 'none removed'
+      : `${removed} removed (${Object.entries(byCondition)
+          .map(([c, k]) => `${c}: ${k}`)
+          .join(', ')}; ${Object.entries(reasons)
+          .map(([code, why]) => `${code}, first: ${why}`)
+          .join('; ')}) — the estimand covers the kept units only`;
+  return `${head}; ${gone}${unpaired > 0 ? `; ${unpaired} unpaired` : ''}`;
 }
 
 /** The resolved units of a cohort as a src/stats PairedDesign (tasks named in order of appearance). */

@@ -26,8 +26,18 @@ export interface CohortSummary {
   readonly paired: number;
   /** Units present in some but not all listed conditions (e.g. a condition run at a smaller n). */
   readonly unpaired: number;
-  /** Units that left the contrast because a row was 'removed' (fail-closed rule), by failure code. */
-  readonly removed: { readonly total: number; readonly byCode: Readonly<Record<string, number>> };
+  /**
+   * Units that left the contrast because a row was 'removed' (fail-closed rule): by failure code, by the condition
+   * whose row was removed (a unit removed in two conditions counts in both), and the first message of each code.
+   */
+  readonly removed: {
+    readonly total: number;
+    readonly byCode: Readonly<Record<string, number>>;
+    readonly byCondition: Readonly<Record<string, number>>;
+    readonly reasons: Readonly<Record<string, string>>;
+  };
+  /** The population the estimand covers, in words (units kept and removed, per condition and why). */
+  readonly population: string;
   /** Units kept in the denominator with an unresolved outcome ('failed' rows, unobservable readouts). */
   readonly unresolved: number;
   /** Units resolved in every listed condition (the n of the exact statistics). */
@@ -136,9 +146,15 @@ export interface AvailableEstimand extends EstimandCommon {
 
 export type EstimandResult = UnavailableEstimand | AvailableEstimand;
 
+/**
+ * The validity checks every protocol runs (protocol `validity`), reported as gates with ids 'informative-removal' and
+ * 'blocked-reads' — hyphenated, so no registered gate (an identifier: letters, digits, _) can take them.
+ */
+export type ValidityCheckKind = 'informative-removal' | 'blocked-reads';
+
 export interface GateResult {
   readonly gate: string;
-  readonly kind: Gate['kind'];
+  readonly kind: Gate['kind'] | ValidityCheckKind;
   readonly hard: boolean;
   readonly onFail: Gate['onFail'];
   readonly passed: boolean;

@@ -32,7 +32,7 @@ import { anatomy, companionRequest, exactConfirmation, findInterval, routingRequ
 import { discordantPair, holmAdjusted } from './holm-families.js';
 import { intervalId } from './intervals.js';
 import type { AvailableEstimand, EstimandResult, GateResult, GoNoGoResult, HolmFamilyResult } from './types.js';
-import { everythingExcluded, exclusionGates, invalidBecause } from './validity.js';
+import { everythingExcluded, exclusionGates, invalidBecause, qualificationsOf } from './validity.js';
 import type { RoutedBound, Verdict } from './verdict-types.js';
 
 export interface VerdictContext {
@@ -327,12 +327,14 @@ export function verdictFor(c: Criterion, ctx: VerdictContext): Verdict {
       reason: `campaign ${ctx.goNoGo.status}: ${down.join('; ')}; reported without a verdict`,
     };
   }
+  const qualified = deps.flatMap((id) => qualificationsOf(estimandOf(ctx, id, `criteria.${c.id}`), ctx.gates));
   return {
     ...base,
     verdict: routed.verdict,
     bound: routed.bound,
     registeredRuleMet: routed.met,
-    reason: routed.reason,
+    reason:
+      qualified.length === 0 ? routed.reason : `${routed.reason} — QUALIFIED: ${[...new Set(qualified)].join('; ')}`,
   };
 }
 

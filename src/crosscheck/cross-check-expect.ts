@@ -9,6 +9,7 @@ import { holmStepDown, mcnemarBig } from './cross-check-math.js';
 import { arr, num, obj, str, type Json, type Obj, type PlainStudy } from './cross-check-model.js';
 import { protocolEstimands, recomputeEstimand, type XBoot, type XEstimand } from './cross-check-estimands.js';
 import { competenceFailures, expectedConditions, expectedGates } from './cross-check-gates.js';
+import { blockedReadsX, informativeRemovalX } from './cross-check-validity.js';
 import { confirmedWord, exactConfirmationId, expectedRoutingId, expectedWord } from './cross-check-verdicts.js';
 
 const ALPHA_METHODS = ['exact-cp-difference', 'clopper-pearson', 'conditional-exact'];
@@ -43,7 +44,10 @@ export function expectedDocument(study: PlainStudy, adjudication: Obj): Expected
   const protocol = study.protocol;
   const problems: Expected['problems'] = [];
   const excluded = competenceFailures(study);
-  const gates = expectedGates(study, excluded);
+  const removal = informativeRemovalX(study, excluded);
+  const blocked = blockedReadsX(study, excluded);
+  const validity = blocked === null ? [removal] : [removal, blocked];
+  const gates = [...expectedGates(study, excluded), ...validity];
   const conditions = expectedConditions(study, excluded);
   const criteria = arr(protocol['criteria']).map(obj);
   const boot = obj(protocol['bootstrap']);
@@ -91,7 +95,11 @@ export function expectedDocument(study: PlainStudy, adjudication: Obj): Expected
     const cohort: Obj = {
       paired: x.cohort.paired,
       unpaired: x.cohort.unpaired,
-      removed: { total: x.cohort.removedTotal, byCode: x.cohort.removedByCode },
+      removed: {
+        total: x.cohort.removedTotal,
+        byCode: x.cohort.removedByCode,
+        byCondition: x.cohort.removedByCondition,
+      },
       unresolved: x.cohort.unresolved,
       resolved: x.cohort.resolved,
     };
@@ -180,6 +188,30 @@ export function expectedDocument(study: PlainStudy, adjudication: Obj): Expected
     });
 
   const producerVerdicts = new Map(arr(adjudication['verdicts']).map((v) => [str(obj(v)['criterion']), obj(v)]));
+  // the validity checks registered to withhold: a criterion reading an estimand they touch must read 'invalid'
+  const estimandConds = new Map(
+    protocolEstimands(protocol).map((e) => [str(e['id']), xs.get(str(e['id']))?.conds ?? []] as const),
+  );
+  const withheldBy = (estimand: string): string[] =>
+    validity
+      .filter((g) => g.withhold && !g.passed)
+      .filter((g) =>
+        g.gate === 'informative-removal'
+          ? g.failing.includes(estimand)
+          : (estimandConds.get(estimand) ?? []).some((c) => g.failing.includes(c)),
+      )
+      .map((g) => g.gate);
+  for (const c of criteria) {
+    const cid = str(c['id']);
+    const deps = [str(c['estimand']), ...arr(c['aboveUpperBoundOf']).map(str), ...(c['than'] ? [str(c['than'])] : [])];
+    const by = [...new Set(deps.flatMap(withheldBy))];
+    const word = str(producerVerdicts.get(cid)?.['verdict']);
+    if (by.length > 0 && word !== 'invalid' && word !== 'excluded')
+      problems.push({
+        path: `verdicts[${cid}].verdict`,
+        note: `the adjudication reads '${word}', the cross-check withholds it (validity check ${by.join(', ')})`,
+      });
+  }
   const verdicts = criteria.map((c) => {
     const cid = str(c['id']);
     const pv = producerVerdicts.get(cid);

@@ -1,6 +1,7 @@
 /**
  * The cross-check's own arithmetic — a SECOND code path that shares nothing with src/stats:
  *   - McNemar: exact BigInt binomial sums Σ C(m, j) over 2^m, rounded to a double at the end;
+ *   - Fisher: exact BigInt hypergeometric weights C(r1, x)·C(r2, s − x) over C(N, s);
  *   - Clopper–Pearson: bisection on p of log-space binomial tails (a log-factorial table and
  *     log-sum-exp), not the inverse incomplete beta;
  *   - Wilson: the closed form, with z from bisection on Φ computed by the all-positive series
@@ -53,6 +54,30 @@ export function mcnemarBig(b: number, c: number, alternative: 'two-sided' | 'gre
   if (b === c) return 1;
   const tail = sum(0, Math.min(b, c)) * 2n;
   return tail >= den ? 1 : ratioToDouble(tail, den);
+}
+
+/**
+ * Exact two-sided Fisher p on [[a, b], [c, d]] in BigInt: the tables of the hypergeometric support whose
+ * C(r1, x)·C(r2, s − x) is at most the observed one's times (1 + 1e-7) (the documented tie slack, compared as
+ * integers: 10^7·q ≤ (10^7 + 1)·q_obs), summed and divided by C(N, s). An empty row or column gives 1.
+ */
+export function fisherBig(a: number, b: number, c: number, d: number): number {
+  const r1 = a + b,
+    r2 = c + d,
+    s = a + c,
+    n = r1 + r2;
+  if (r1 === 0 || r2 === 0 || s === 0 || s === n) return 1;
+  const row1 = binomialRow(r1),
+    row2 = binomialRow(r2);
+  const weight = (x: number): bigint => (row1[x] as bigint) * (row2[s - x] as bigint);
+  const observed = weight(a) * 10_000_001n;
+  let sum = 0n;
+  for (let x = Math.max(0, s - r2); x <= Math.min(r1, s); x++) {
+    const q = weight(x);
+    if (q * 10_000_000n <= observed) sum += q;
+  }
+  const den = binomialRow(n)[s] as bigint;
+  return sum >= den ? 1 : ratioToDouble(sum, den);
 }
 
 // ------------------------------------------------------ binomial tails ----

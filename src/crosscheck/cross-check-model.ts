@@ -98,6 +98,10 @@ export interface PlainCohort {
   unpaired: number;
   removedTotal: number;
   removedByCode: Record<string, number>;
+  /** Removed units counted per condition whose row was removed (a unit removed in two counts in both). */
+  removedByCondition: Record<string, number>;
+  /** Keys `task|seed|attempt` of the paired units removed (any listed row 'removed'). */
+  removedKeys: string[];
   unresolved: number;
   resolved: number;
   unavailable: string[];
@@ -180,6 +184,8 @@ export class PlainStudy {
       unpaired: 0,
       removedTotal: 0,
       removedByCode: {},
+      removedByCondition: {},
+      removedKeys: [],
       unresolved: 0,
       resolved: 0,
       unavailable,
@@ -201,6 +207,10 @@ export class PlainStudy {
       if (removed !== undefined) {
         const code = removed.failureCode ?? 'removed';
         c.removedByCode[code] = (c.removedByCode[code] ?? 0) + 1;
+        for (let k = 0; k < rows.length; k++)
+          if (rows[k]!.status === 'removed')
+            c.removedByCondition[conditions[k]!] = (c.removedByCondition[conditions[k]!] ?? 0) + 1;
+        c.removedKeys.push(key);
         c.removedTotal += 1;
         continue;
       }

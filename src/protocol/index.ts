@@ -22,6 +22,7 @@ export type {
   ProtocolInput,
   Seeds,
   Simulator,
+  ValidityChecks,
   Wave,
 } from './schema.js';
 export type { HostLimitsConfig } from './schema-limits.js';

@@ -8,7 +8,7 @@
  * excluded; one failing path or wiring is invalid.
  */
 import { z } from 'zod';
-import { Ident, IdentList, Level, NonEmptyText, NonNegativeInt, PositiveInt, Rate } from './schema-common.js';
+import { Alpha, Ident, IdentList, Level, NonEmptyText, NonNegativeInt, PositiveInt, Rate } from './schema-common.js';
 
 const gateCommon = {
   id: Ident.describe('the gate id, unique in the protocol'),
@@ -148,7 +148,49 @@ export const ExecutionFailureSchema = z
   ])
   .describe('execution-failure policy; unresolved units stay in denominators and enter identification bounds');
 
+/**
+ * The validity checks every protocol runs, registered with safe defaults (docs/validity-checks.md):
+ *   informativeRemoval  units removed by a fail-closed rule (a donor too short) are compared with the units kept, on
+ *                       every condition's registered outcome, by Fisher's exact test at alpha; a difference means the
+ *                       estimand covers a selected sub-population: 'withhold' its number (default) or 'qualify' the
+ *                       verdict in words;
+ *   blockedReads        when wrong read content changes outcomes (exact McNemar p < alpha) but blocking the reads
+ *                       changes none detectably (p ≥ alpha), the decisions under blocking do not follow from what the
+ *                       policy was given (it may tell an empty read and decide from a copy of its own): the N family
+ *                       is withheld (default) or its verdicts qualified in words.
+ */
+export const ValidityChecksSchema = z
+  .strictObject({
+    informativeRemoval: z
+      .strictObject({
+        test: z
+          .literal('fisher-exact')
+          .default('fisher-exact')
+          .describe('the exact test of kept against removed units'),
+        alpha: Alpha.default(0.05).describe(
+          'per outcome tested; no multiplicity adjustment (the check errs toward flagging)',
+        ),
+        onInformative: z
+          .enum(['withhold', 'qualify'])
+          .default('withhold')
+          .describe('withhold: the estimands losing the units are invalid; qualify: the verdict says so in words'),
+      })
+      .prefault({}),
+    blockedReads: z
+      .strictObject({
+        alpha: Alpha.default(0.05).describe('level of both exact McNemar tests (content, blocking) against the anchor'),
+        onFail: z
+          .enum(['withhold', 'qualify'])
+          .default('withhold')
+          .describe('withhold: the N family is invalid; qualify: its verdicts say so in words'),
+      })
+      .prefault({}),
+  })
+  .prefault({})
+  .describe('validity checks run on every protocol (safe defaults)');
+
 export type Gate = z.infer<typeof GateSchema>;
+export type ValidityChecks = z.infer<typeof ValidityChecksSchema>;
 export type GateKind = Gate['kind'];
 export type GoNoGo = z.infer<typeof GoNoGoSchema>;
 export type ExecutionFailurePolicy = z.infer<typeof ExecutionFailureSchema>;

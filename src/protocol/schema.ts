@@ -5,7 +5,7 @@
  * in cross-check.ts.
  *
  * Top-level keys: version, id, title, description, simulator, envs, checkpoint | policy, memory, seeds, n,
- * attempts | chains, factors, conditions, waves, estimands, criteria, gates, holmFamilies, goNoGo,
+ * attempts | chains, factors, conditions, waves, estimands, criteria, gates, validity, holmFamilies, goNoGo,
  * executionFailures, allowlists, bootstrap, mde, frames, amendments.
  */
 import { z } from 'zod';
@@ -24,7 +24,7 @@ import {
 } from './schema-common.js';
 import { ConditionSchema } from './schema-conditions.js';
 import { FramesSchema } from './schema-frames.js';
-import { ExecutionFailureSchema, GateSchema, GoNoGoSchema } from './schema-gates.js';
+import { ExecutionFailureSchema, GateSchema, GoNoGoSchema, ValidityChecksSchema } from './schema-gates.js';
 import { RemotePolicySchema } from './schema-policy.js';
 import { HostLimitsSchema } from './schema-limits.js';
 import { ExecutionNoiseSchema } from './execution-noise.js';
@@ -225,6 +225,7 @@ export const ProtocolSchema = z
       .default([])
       .describe('the registered criteria (frozen decision rules)'),
     gates: z.array(GateSchema).max(MAX_ENTRIES).default([]),
+    validity: ValidityChecksSchema,
     holmFamilies: z.array(HolmFamilySchema).max(MAX_ENTRIES).default([]),
     goNoGo: z.array(GoNoGoSchema).max(MAX_ENTRIES).default([]),
     executionFailures: ExecutionFailureSchema,
@@ -258,4 +259,4 @@ export type {
   Mde,
   BoundMethod,
 } from './schema-analysis.js';
-export type { Gate, GateKind, GoNoGo, ExecutionFailurePolicy } from './schema-gates.js';
+export type { Gate, GateKind, GoNoGo, ExecutionFailurePolicy, ValidityChecks } from './schema-gates.js';

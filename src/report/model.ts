@@ -98,12 +98,8 @@ function estimandTable(a: Adjudication): Table {
   const rows: string[][] = [];
   for (const e of a.estimands) {
     const cohort = `${e.cohort.resolved}/${e.cohort.paired}`;
-    const removed =
-      e.cohort.removed.total === 0
-        ? '0'
-        : `${e.cohort.removed.total} (${Object.entries(e.cohort.removed.byCode)
-            .map(([k, v]) => `${k}: ${v}`)
-            .join(', ')})`;
+    // the population the estimand covers, in words (kept and removed units, per condition and why)
+    const removed = e.cohort.removed.total === 0 ? '0' : e.cohort.population;
     const head = [e.id, e.kind, conditionsText(e), cohort, removed, String(e.cohort.unresolved)];
     const withheld = withheldReasons(a, e);
     if (withheld.length > 0 || e.status !== 'available') {

@@ -6,6 +6,7 @@ export * from './cluster-sign-flip.js';
 export * from './conditional-theta-bound.js';
 export * from './decision-bound.js';
 export * from './estimands.js';
+export * from './fisher-exact.js';
 export * from './holm.js';
 export * from './identification-bounds.js';
 export * from './mcnemar.js';

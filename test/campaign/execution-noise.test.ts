@@ -96,8 +96,7 @@ describe('execution noise in the lite world (simulator.executionNoise)', () => {
     const est = (id: string): AvailableEstimand => adj.estimands.find((e) => e.id === id) as AvailableEstimand;
     expect(est('rho_C').counts).toMatchObject({ b: 9, c: 6, n: 100 });
     // the floor Q3 and Q4 must clear: the upper bound on ρ_C, 22.15 pp (0 in every noise-free lite campaign)
-    for (const id of ['Q3_T', 'Q4'])
-      expect(adj.verdicts.find((v) => v.criterion === id)?.bound?.threshold).toBeCloseTo(0.2215, 4);
+    expect(adj.verdicts.find((v) => v.criterion === 'Q3_T')?.bound?.threshold).toBeCloseTo(0.2215, 4);
     expect(est('theta').counts).toMatchObject({ bPrime: 62, cPrime: 2, n: 68 });
     expect(est('rho_S').counts).toMatchObject({ b: 4, c: 2, n: 84 });
     expect(adj.gates.find((g) => g.gate === 'replicate')).toMatchObject({
@@ -107,8 +106,17 @@ describe('execution noise in the lite world (simulator.executionNoise)', () => {
     expect(Object.fromEntries(adj.verdicts.map((v) => [v.criterion, v.verdict]))).toEqual({
       Q1_eligibility: 'holds',
       Q3_T: 'holds',
-      Q4: 'holds',
+      // θ covers the 68 units that had donors; the 32 removed differ (N_blk 6/32 against 27/68, Fisher p = 0.043):
+      // the informative-removal check withholds it (issue #31 item 2; it read 'holds' before)
+      Q4: 'invalid',
     });
+    expect(adj.gates.find((g) => g.gate === 'informative-removal')).toMatchObject({
+      passed: false,
+      failing: ['theta'],
+    });
+    expect(adj.verdicts.find((v) => v.criterion === 'Q4')?.reason).toContain(
+      'theta: N_blk succeeds 6/32 on the removed units against 27/68 on the kept (Fisher p = 0.0426)',
+    );
     // through closeout: the independent cross-check agrees, and the report shows the registered noise
     expect((await crossCheckStep(dir, { operator: explicitOperator('noise-adjudicator') })).outcome).toBe('agrees');
     await closeoutStep(dir, { operator: explicitOperator('noise-adjudicator') });

@@ -114,6 +114,9 @@ describe.skipIf(!REAL)('real MIKASA-Robo campaign (IMEP_REAL_MIKASA=1)', () => {
       ['replicate', true],
       ['G_surv', true],
       ['read_canary', true],
+      // the validity checks every protocol runs (docs/validity-checks.md): no unit removed; N_blk changes outcomes
+      ['informative-removal', true],
+      ['blocked-reads', true],
     ]);
     expect(adjudication.verdicts).toEqual([expect.objectContaining({ criterion: 'Q1_eligibility', verdict: 'holds' })]);
     // the stack the server reported (hello.environment.mikasa) is in the run session's record and the report

@@ -92,6 +92,8 @@ describe('remembercolor-substitution through the CLI', () => {
       ['replicate', true],
       ['candidate', true],
       ['G_surv', true],
+      // the validity check every protocol runs (docs/validity-checks.md; no kind-N condition, so no blocked-reads)
+      ['informative-removal', true],
     ]);
     const q3 = adj.questions.find((q) => q.question === 'Q3');
     expect(q3?.verdict).toBe('holds');

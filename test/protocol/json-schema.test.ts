@@ -36,6 +36,7 @@ describe('JSON Schema export', () => {
       'estimands',
       'criteria',
       'gates',
+      'validity',
       'holmFamilies',
       'goNoGo',
       'executionFailures',
