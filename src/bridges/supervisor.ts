@@ -24,6 +24,8 @@ export interface ServerCommand {
   readonly extendEnv?: boolean;
   /** For messages: "lite server", "sim-bridge". */
   readonly label: string;
+  /** Written to the process's stdin, then closed (a sandbox reads its options there, off its command line). */
+  readonly input?: string;
 }
 
 /** The repository / package root (the directory holding IMEP's package.json). */
@@ -158,7 +160,7 @@ export class ServerSupervisor implements RemoteLiveness {
       cwd: this.command.cwd,
       env: this.command.env,
       extendEnv: this.command.extendEnv ?? true,
-      stdin: 'ignore',
+      ...(this.command.input === undefined ? { stdin: 'ignore' as const } : { input: this.command.input }),
       stdout: 'pipe',
       stderr: 'pipe',
       buffer: false,

@@ -19,7 +19,8 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { makeLiteEnv } from '../sims/index.js';
 import { MAX_HANDLES_PER_CLIENT, RemoteEnvironment, type RemoteDeadlines } from '../bridges/index.js';
-import type { BridgeServerPool, ServerPoolObserver, ServerCommand } from '../bridges/index.js';
+import type { BridgeServerPool, ServerPoolObserver, ServerCommand, SimulatorSandboxOptions } from '../bridges/index.js';
+import { protectedZones } from '../bridges/index.js';
 import type { EnvSpec } from '../runtime/index.js';
 import { canonicalJson, ImepError, isImepError } from '../core/index.js';
 import type { Protocol } from '../protocol/index.js';
@@ -66,6 +67,8 @@ export interface Simulators {
 export interface SimulatorContext {
   readonly file: string;
   readonly roots: readonly string[];
+  /** The run's campaigns folder: no folder a simulator server's sandbox binds may expose it (sandbox-binds.ts). */
+  readonly campaignsDir?: string;
 }
 
 export const inProcessLiteEnvs: EnvProvider = (task) => makeLiteEnv(task.envId, task.kwargs);
@@ -100,6 +103,27 @@ export function resolveReplayDir(protocol: Protocol, ctx: SimulatorContext): str
     );
   }
   return found;
+}
+
+/**
+ * What a started simulator server's sandbox is given (src/bridges/simulator-sandbox.ts): the replay folder, the devices
+ * `simulator.devices` declares, and what no bind may expose (the campaigns folder among them).
+ */
+export function simulatorSandboxOptions(
+  protocol: Protocol,
+  ctx: SimulatorContext,
+  root: string,
+  replayDir: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): SimulatorSandboxOptions {
+  const sim = protocol.simulator;
+  return {
+    bridgePackage: join(root, 'sim-bridge', 'imep_sim_bridge'),
+    ...(replayDir === undefined ? {} : { replayDir }),
+    ...(sim.kind === 'sim-bridge' && sim.devices !== undefined ? { devices: sim.devices } : {}),
+    protect: protectedZones({ campaignsDir: ctx.campaignsDir, env }),
+    file: ctx.file,
+  };
 }
 
 async function openPool(
@@ -188,14 +212,11 @@ async function openPool(
     import('../bridges/index.js'),
     import('../bridges/supervisor.js'),
   ]);
-  const bridgePackage = join(packageRoot(), 'sim-bridge', 'imep_sim_bridge');
+  const boxOptions = simulatorSandboxOptions(protocol, ctx, packageRoot(), replayDir);
   // every server (and every restart) is started in the sandbox; all get the same isolation (bwrap is probed once per process)
   let isolation = 'isolation: none (no server started)';
   const command = (endpoint: string): ServerCommand => {
-    const boxed = sandboxSimulator(plain(endpoint), endpoint, {
-      bridgePackage,
-      ...(replayDir === undefined ? {} : { replayDir }),
-    });
+    const boxed = sandboxSimulator(plain(endpoint), endpoint, boxOptions);
     isolation = describeIsolation(boxed.isolation);
     return boxed.command;
   };

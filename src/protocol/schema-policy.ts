@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { NonEmptyText } from './schema-common.js';
+import { DevicesSchema } from './schema-devices.js';
 
 export const RemotePolicySchema = z
   .strictObject({
@@ -41,6 +42,7 @@ export const RemotePolicySchema = z
     python: NonEmptyText.optional().describe(
       'without endpoint: the Python interpreter (default: $IMEP_PYTHON, else /usr/bin/python3)',
     ),
+    devices: DevicesSchema.optional(),
     sha256: z
       .string()
       .regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lower-case hex digits' })

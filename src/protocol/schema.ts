@@ -26,6 +26,7 @@ import { ConditionSchema } from './schema-conditions.js';
 import { FramesSchema } from './schema-frames.js';
 import { ExecutionFailureSchema, GateSchema, GoNoGoSchema } from './schema-gates.js';
 import { RemotePolicySchema } from './schema-policy.js';
+import { DevicesSchema } from './schema-devices.js';
 import { ExecutionNoiseSchema } from './execution-noise.js';
 
 export const PROTOCOL_VERSION = 1;
@@ -54,6 +55,7 @@ export const SimulatorSchema = z
       replayDir: NonEmptyText.optional().describe(
         'adapter replay, without endpoint: the folder of replay files (<stem>.msgpack → env replay/<stem>), resolved like checkpoint.path',
       ),
+      devices: DevicesSchema.optional(),
       vectorize: z
         .boolean()
         .optional()
