@@ -60,14 +60,22 @@ describe('a bind that would expose the campaigns folder, the key store or HOME',
   const unitsIn = (c: string): string[] => (existsSync(c) ? readdirSync(c).filter((n) => !n.startsWith('seed-')) : []);
 
   let count = 0;
-  const refused = async (yaml: string, extraEnv: Record<string, string> = {}) => {
+  const refused = async (yaml: string, extraEnv: Record<string, string> = {}, campaigns = 'campaigns') => {
     // each case its own protocol id: a case that ran (before the fix) never makes the next one "edited"
-    writeFileSync(join(project, 'p.yaml'), yaml.replace(/^id: (.*)$/m, `id: $1-${++count}`));
-    const r = await imep(['campaign', 'precommit', 'p.yaml', '--campaigns-dir', 'campaigns'], project, undefined, {
+    // and its own seeds: a case that ran never overlaps the next one's in the seed registry
+    const n = ++count;
+    const own = yaml
+      .replace(/^id: (.*)$/m, `id: $1-${n}`)
+      .replace(
+        /start: (\d{6}), end: (\d{6})/,
+        (_m, a: string, b: string) => `start: ${+a + n * 100}, end: ${+b + n * 100}`,
+      );
+    writeFileSync(join(project, 'p.yaml'), own);
+    const r = await imep(['campaign', 'precommit', 'p.yaml', '--campaigns-dir', campaigns], project, undefined, {
       ...env,
       ...extraEnv,
     });
-    return { ...r, units: unitsIn(join(project, 'campaigns')) };
+    return { ...r, units: unitsIn(join(project, campaigns)) };
   };
 
   it('policy.pythonPath = the project folder that holds campaigns/: refused, nothing written', async () => {
@@ -114,8 +122,10 @@ describe('a bind that would expose the campaigns folder, the key store or HOME',
   }, 60_000);
 
   it('IMEP_SANDBOX_READ = HOME for a simulator server: refused naming IMEP_SANDBOX_READ', async () => {
-    const r = await refused(REPLAY, { IMEP_SANDBOX_READ: home });
+    // its own campaigns folder: the replay environment has two seeds, which the case before registered (before the fix)
+    const r = await refused(REPLAY, { IMEP_SANDBOX_READ: home }, 'campaigns-2');
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/IMEP_SANDBOX_READ: .*home would be bound into the sandboxed simulator server/);
+    expect(r.units).toEqual([]);
   }, 60_000);
 });
