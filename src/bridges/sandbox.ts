@@ -61,7 +61,6 @@ export const INSIDE = {
   bridge: '/imep/bridge',
   ipc: '/imep/ipc',
   policy: '/imep/policy',
-  replay: '/imep/replay',
 } as const;
 
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -282,20 +281,21 @@ export function sandboxed(
     ...ownPath.filter((d) => existsSync(d)),
     ...devices.driverFiles,
   ]);
-  // IMEP's folders at neutral paths: the package, the module folders, the replay folder, the socket folder
+  // IMEP's folders at neutral paths: the package, the module folders, the socket folder
   const neutral: [string, string][] = [[request.bridgePackage, `${INSIDE.bridge}/imep_sim_bridge`]];
   for (const b of request.readOnly) if (b.inside !== undefined && existsSync(b.path)) neutral.push([b.path, b.inside]);
   const writable = outermost(request.writable).map((d, i): [string, string] => [
     d,
     i === 0 ? INSIDE.ipc : `${INSIDE.ipc}${i}`,
   ]);
-  const inside = translator([...neutral, ...writable, [dirname(request.bridgePackage), INSIDE.bridge]]);
+  const inside = translator([...neutral, ...writable]);
+  const bridgeDir = resolve(dirname(request.bridgePackage)); // on PYTHONPATH: the package's parent, INSIDE.bridge
   const targets = [...readOnly, ...neutral.map(([, t]) => t), INSIDE.bridge];
   // PYTHONPATH: each entry where it appears inside; one that is not bound does not exist there and is dropped
   const pythonPath = (command.env?.['PYTHONPATH'] ?? '')
     .split(':')
     .filter((p) => p !== '')
-    .map(inside)
+    .map((p) => (resolve(p) === bridgeDir ? INSIDE.bridge : inside(p)))
     .filter((p) => targets.some((t) => p === t || p.startsWith(`${t}/`)));
   const childEnv: Record<string, string> = {};
   const names = [...new Set([...SANDBOX_ENV_ALLOWLIST, ...(request.envAllowlist ?? [])])].filter(

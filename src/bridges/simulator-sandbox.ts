@@ -19,7 +19,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { INSIDE, requestedBinds, sandboxed, type Isolation, type SandboxBind, type SandboxRequest } from './sandbox.js';
+import { requestedBinds, sandboxed, type Isolation, type SandboxBind, type SandboxRequest } from './sandbox.js';
 import type { DeviceName } from './sandbox-devices.js';
 import type { ProtectedZone, RequestedBind } from './sandbox-exposure.js';
 import type { ServerCommand } from './supervisor.js';
@@ -57,7 +57,7 @@ export interface SimulatorSandboxOptions {
 
 /**
  * What a simulator server's sandbox is asked for: its data folders and the variables naming them (HOME is /tmp inside:
- * ~/.libero must be named), the replay folder (at INSIDE.replay), the socket folder, the declared devices.
+ * ~/.libero must be named), the replay folder, the socket folder, the declared devices.
  */
 export function simulatorSandboxRequest(
   command: ServerCommand,
@@ -73,8 +73,8 @@ export function simulatorSandboxRequest(
       .filter((p) => resolve(p) !== bridgeDir)
       .map((path) => ({ path, field: 'PYTHONPATH' })),
   ];
-  if (options.replayDir !== undefined)
-    readOnly.push({ path: options.replayDir, field: 'simulator.replayDir', inside: INSIDE.replay });
+  // at its own path: the adapter reports it (the run record's simulatorEnvironment names the host folder)
+  if (options.replayDir !== undefined) readOnly.push({ path: options.replayDir, field: 'simulator.replayDir' });
   const setEnv: Record<string, string> = {};
   const home = env['HOME'] ?? homedir();
   const liberoConfig =
