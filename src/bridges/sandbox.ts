@@ -1,15 +1,22 @@
 /**
  * The sandbox IMEP starts a policy host in (a policy it did not write is code it must not trust): with bubblewrap
- * (Debian `bubblewrap`), the host runs in its own user, pid, ipc, uts, cgroup and network namespaces, in its own
- * session, with every capability dropped, a scrubbed environment (an allowlist of variables), a private /tmp as its
- * working directory and HOME, and a filesystem of read-only binds: the system (/usr, /bin, /lib…, /etc), the Python
- * it runs on, IMEP's `imep_sim_bridge` package and the folders the protocol declares for its module — and, writable,
- * only the private folder of its ipc socket. It sees neither the campaigns folder (plans, rows being written), nor
- * the key store, nor IMEP's other files, nor the parent's command line or environment (its /proc is its own).
+ * (Debian `bubblewrap`), the host runs in its own user, pid, ipc, uts, cgroup and network namespaces as uid/gid 65534
+ * (where user namespaces work), in its own session, with every capability dropped, a scrubbed environment (an
+ * allowlist of variables; PATH and HOME set), a private /tmp as its working directory and HOME, and a filesystem of
+ * read-only binds: the system (/usr, /bin, /lib…), only the parts of /etc a Python program needs (ETC_ALLOWLIST: no
+ * shadow, gshadow, sudoers, ssh), the Python it runs on, and IMEP's folders at neutral paths (INSIDE: imep_sim_bridge
+ * at /imep/bridge, the module folders at /imep/policy/<i>) — and, writable, only the private folder of its ipc socket
+ * (at /imep/ipc). bubblewrap reads its options on stdin (`--args 0`), so no command line inside names a host path.
+ * It sees neither the campaigns folder, nor the key store, nor IMEP's other files, nor the parent's command line or
+ * environment (its /proc is its own); a bind that would expose one of them is refused (sandbox-exposure.ts). Device
+ * nodes are bound only where the protocol declares them (sandbox-devices.ts). docs/sandbox.md is the user's page.
  *
  * Where bubblewrap is missing or cannot make namespaces here, the host runs unsandboxed and the isolation says so
  * (`mode: 'none'` with the reason), which the run prints and records — never silently. `IMEP_SANDBOX=off` turns it
  * off on purpose (recorded the same way); `IMEP_SANDBOX=require` refuses to start a host without it.
+ *
+ * The seam for wrappers (resource limits): `sandboxed()` returns one ServerCommand { file: 'bwrap', args, input };
+ * a wrapper prepends its own program to file/args and passes stdin through.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
