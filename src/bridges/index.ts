@@ -75,8 +75,26 @@ export type { ExitStatus, ServerCommand, SupervisorOptions } from './supervisor.
 export { MAX_HANDLES_PER_CLIENT } from './handle-limit.js';
 export type { PolicyIdentity } from './op-schemas.js';
 export type { BridgeServerPool, ServerPoolObserver } from './server-pool.js';
-export { describeIsolation, sandboxed, type Isolation } from './sandbox.js';
-export { sandboxSimulator } from './simulator-sandbox.js';
+export {
+  bubblewrapWorks,
+  describeIsolation,
+  INSIDE,
+  requestedBinds,
+  sandboxed,
+  type Isolation,
+  type SandboxBind,
+  type SandboxRequest,
+} from './sandbox.js';
+export { sandboxSimulator, simulatorBinds, type SimulatorSandboxOptions } from './simulator-sandbox.js';
+export { resolveDevices, type DeviceName, type ResolvedDevices } from './sandbox-devices.js';
+export {
+  assertNoExposure,
+  findExposure,
+  HOME_PRIVATE,
+  protectedZones,
+  type ProtectedZone,
+  type RequestedBind,
+} from './sandbox-exposure.js';
 export type { ServerSupervisor } from './supervisor.js';
 export {
   DEFAULT_HOST_LIMITS,

@@ -27,6 +27,8 @@ export interface ServerCommand {
   readonly label: string;
   /** The cgroups the process enters (resource-limits.ts): killing the host kills everything in them too. */
   readonly cgroups?: readonly string[];
+  /** Written to the process's stdin, then closed (a sandbox reads its options there, off its command line). */
+  readonly input?: string;
 }
 
 /** The exit code IMEP's Python servers use when an allocation fails under their memory limit (server.py). */
@@ -177,7 +179,7 @@ export class ServerSupervisor implements RemoteLiveness {
       cwd: this.command.cwd,
       env: this.command.env,
       extendEnv: this.command.extendEnv ?? true,
-      stdin: 'ignore',
+      ...(this.command.input === undefined ? { stdin: 'ignore' as const } : { input: this.command.input }),
       stdout: 'pipe',
       stderr: 'pipe',
       buffer: false,

@@ -18,7 +18,8 @@
 import { join } from 'node:path';
 import { makeLiteEnv } from '../sims/index.js';
 import { MAX_HANDLES_PER_CLIENT, RemoteEnvironment, type RemoteDeadlines } from '../bridges/index.js';
-import type { BridgeServerPool, ServerPoolObserver, ServerCommand } from '../bridges/index.js';
+import type { BridgeServerPool, ServerPoolObserver, ServerCommand, SimulatorSandboxOptions } from '../bridges/index.js';
+import { protectedZones } from '../bridges/index.js';
 import type { EnvSpec } from '../runtime/index.js';
 import { canonicalJson, ImepError, isImepError } from '../core/index.js';
 import type { Protocol } from '../protocol/index.js';
@@ -68,6 +69,8 @@ export interface Simulators {
 export interface SimulatorContext {
   readonly file: string;
   readonly roots: readonly string[];
+  /** The run's campaigns folder: no folder a simulator server's sandbox binds may expose it (sandbox-binds.ts). */
+  readonly campaignsDir?: string;
 }
 
 export const inProcessLiteEnvs: EnvProvider = (task) => makeLiteEnv(task.envId, task.kwargs);
@@ -81,6 +84,27 @@ export const SIM_BRIDGE_ADAPTERS = {
 } as const;
 
 export { resolveReplayDir } from './simulator-settings.js';
+
+/**
+ * What a started simulator server's sandbox is given (src/bridges/simulator-sandbox.ts): the replay folder, the devices
+ * `simulator.devices` declares, and what no bind may expose (the campaigns folder among them).
+ */
+export function simulatorSandboxOptions(
+  protocol: Protocol,
+  ctx: SimulatorContext,
+  root: string,
+  replayDir: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): SimulatorSandboxOptions {
+  const sim = protocol.simulator;
+  return {
+    bridgePackage: join(root, 'sim-bridge', 'imep_sim_bridge'),
+    ...(replayDir === undefined ? {} : { replayDir }),
+    ...(sim.kind === 'sim-bridge' && sim.devices !== undefined ? { devices: sim.devices } : {}),
+    protect: protectedZones({ campaignsDir: ctx.campaignsDir, env }),
+    file: ctx.file,
+  };
+}
 
 async function openPool(
   protocol: Protocol,
@@ -152,7 +176,7 @@ async function openPool(
     import('../bridges/index.js'),
     import('../bridges/supervisor.js'),
   ]);
-  const bridgePackage = join(packageRoot(), 'sim-bridge', 'imep_sim_bridge');
+  const boxOptions = simulatorSandboxOptions(protocol, ctx, packageRoot(), replayDir);
   // every server (and every restart) is started in the sandbox; all get the same isolation (bwrap is probed once per process)
   let isolation = 'isolation: none (no server started)';
   let limits: string | null = null;
@@ -162,11 +186,7 @@ async function openPool(
   const command = (endpoint: string): ServerCommand => {
     let limiter = limiters.get(endpoint);
     if (limiter === undefined) limiters.set(endpoint, (limiter = hostLimiter('simulator server', sim.limits)));
-    const boxed = sandboxSimulator(plain(endpoint), endpoint, {
-      bridgePackage,
-      wrap: limiter.insideSandbox,
-      ...(replayDir === undefined ? {} : { replayDir }),
-    });
+    const boxed = sandboxSimulator(plain(endpoint), endpoint, { ...boxOptions, wrap: limiter.insideSandbox });
     isolation = describeIsolation(boxed.isolation);
     limits = limiter.describe(boxed.isolation.mode === 'bubblewrap');
     return limiter.finish(boxed.command, boxed.isolation.mode === 'bubblewrap');

@@ -26,7 +26,7 @@ import {
 import { precommitFolder, precommittedElsewhere, stalePrecommitFolders, targetTaken } from './precommit-folder.js';
 import { existsSync } from 'node:fs';
 import { readdir, rename, rm } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   buildPlan,
@@ -130,8 +130,12 @@ export const defaultEnvs: EnvProvider = inProcessLiteEnvs;
  * `simulator` names (bridge-envs.ts) — servers started or attached and every environment checked before
  * `fn` runs, stopped after it; a bridged run says what it ran on and its restarts / failed calls.
  */
-function simulatorContext(c: Campaign, opts: CampaignOptions): SimulatorContext {
-  return { file: c.file, roots: opts.root !== undefined ? [opts.root] : [process.cwd(), PACKAGE_ROOT] };
+export function simulatorContext(c: Campaign, opts: CampaignOptions): SimulatorContext {
+  return {
+    file: c.file,
+    roots: opts.root !== undefined ? [opts.root] : [process.cwd(), PACKAGE_ROOT],
+    campaignsDir: dirname(resolve(c.dir)), // the folder the unit lives in (a resumed unit's, wherever it is)
+  };
 }
 
 /** What a session records of the simulators it ran on: how their servers were isolated, what stack they reported. */

@@ -41,6 +41,7 @@ import {
   progressFor,
   runtimeFor,
   say,
+  simulatorContext,
   withCheckedSimulators,
   withSimulators,
   type Campaign,
@@ -48,6 +49,7 @@ import {
   type SessionSimulators,
 } from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';
+import { checkSandboxBinds } from './sandbox-binds.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
 import type { ShardSpec } from './shard.js';
@@ -68,6 +70,12 @@ export interface RunCampaignOptions extends CampaignOptions {
   readonly afterSeal?: (unitDir: string, opts: RunCampaignOptions) => Promise<void>;
 }
 
+/** Which of the protocol's processes IMEP starts in a sandbox (a caller's own policy or environments: none). */
+const sandboxScope = (opts: CampaignOptions): { policy: boolean; simulator: boolean } => ({
+  policy: opts.policies === undefined,
+  simulator: opts.envs === undefined,
+});
+
 /** `imep campaign precommit FILE`: the unit exists and is precommitted afterwards; returns its folder. */
 export async function precommitCampaign(file: string, opts: CampaignOptions): Promise<string> {
   const c = await openCampaign(file, opts);
@@ -79,6 +87,7 @@ export async function precommitCampaign(file: string, opts: CampaignOptions): Pr
     );
     return c.dir;
   }
+  await checkSandboxBinds(c.protocol, simulatorContext(c, opts), sandboxScope(opts));
   await withCheckedSimulators(c, opts, async (checked) => {
     const provider = await createAndPrecommit(c, checked);
     await provider.release();
@@ -240,7 +249,9 @@ export async function runCampaign(file: string, opts: RunCampaignOptions): Promi
     await (opts.shard !== undefined ? runShard(c, opts.shard, opts, null) : continueCampaign(c, opts, null));
     return c.dir;
   }
-  // a new unit: its simulators are checked before the precommit writes anything, and its run uses them
+  // a new unit: what its sandboxes would bind, then its simulators are checked before the precommit writes anything,
+  // and its run uses them
+  await checkSandboxBinds(c.protocol, simulatorContext(c, opts), sandboxScope(opts));
   await withCheckedSimulators(c, opts, async (checked) => {
     const provider = await createAndPrecommit(c, checked);
     say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);

@@ -20,7 +20,8 @@ import { join } from 'node:path';
 // The bridge client, process supervision and key loading (zeromq, execa) are imported inside
 // remotePolicyProvider: every campaign process imports this module via campaign-setup, and checkpoint
 // campaigns (every lite shard) must not pay their load time.
-import type { CurveClientKeys, PolicyIdentity, ServerSupervisor } from '../bridges/index.js';
+import type { CurveClientKeys, PolicyIdentity, SandboxRequest, ServerSupervisor } from '../bridges/index.js';
+import { INSIDE, protectedZones } from '../bridges/index.js';
 import { canonicalJson, ImepError, isImepError, sha256Hex } from '../core/index.js';
 import type { RemotePolicy } from '../policies/index.js';
 import type { Protocol, RemotePolicyConfig } from '../protocol/index.js';
@@ -46,6 +47,8 @@ export interface RemotePolicyContext {
   readonly file: string;
   /** Where relative pythonPath folders resolve, in order. */
   readonly roots: readonly string[];
+  /** The run's campaigns folder: no folder the host's sandbox binds may expose it (src/bridges/sandbox-exposure.ts). */
+  readonly campaignsDir?: string;
 }
 
 export interface RemotePolicyProvider extends PolicyProvider {
@@ -205,6 +208,34 @@ export function assertHostedPolicyUnchanged(
   );
 }
 
+/**
+ * What a started policy host's sandbox is asked for (src/bridges/sandbox.ts): its module folders, read-only at neutral
+ * paths, its socket folder, the declared devices, and what no bind may expose (the campaigns folder among them).
+ */
+export function policyHostSandboxRequest(
+  config: RemotePolicyConfig,
+  ctx: RemotePolicyContext,
+  pythonPath: readonly string[],
+  writable: readonly string[],
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+): SandboxRequest {
+  return {
+    readOnly: pythonPath.map((path, i) => ({
+      path,
+      field: `policy.pythonPath[${i}]`,
+      inside: `${INSIDE.policy}/${i}`,
+    })),
+    writable,
+    bridgePackage: join(root, 'sim-bridge', 'imep_sim_bridge'),
+    pythonField: config.python === undefined ? 'IMEP_PYTHON' : 'policy.python',
+    ...(config.devices === undefined ? {} : { devices: { names: config.devices, field: 'policy.devices' } }),
+    protect: protectedZones({ campaignsDir: ctx.campaignsDir, env }),
+    who: 'policy host',
+    file: ctx.file,
+  };
+}
+
 /** Starts (or attaches to) the protocol's policy host and checks what it serves; `maxBatch` = the lockstep batch. */
 export async function remotePolicyProvider(
   protocol: Protocol,
@@ -256,14 +287,13 @@ export async function remotePolicyProvider(
         ...(config.python === undefined ? {} : { python: config.python }),
         pythonPath,
       });
-      // the host reads only the system, its Python, imep_sim_bridge and the folders its module declares; it runs
-      // under the registered resource limits (rlimits inside the sandbox, a cgroup where one is writable)
+      // the host reads only the system, its Python, imep_sim_bridge and the folders its module declares (each at
+      // INSIDE.policy/<i>), opens only the devices the protocol declares, and runs under the registered resource
+      // limits (rlimits inside the sandbox, a cgroup where one is writable)
       const limiter = hostLimiter('policy host', config.limits);
       deadlineMs = limiter.limits.callDeadlineS * 1000;
       const boxed = sandboxed(plain, {
-        readOnly: pythonPath,
-        writable: [ipc.dir],
-        bridgePackage: join(packageRoot(), 'sim-bridge', 'imep_sim_bridge'),
+        ...policyHostSandboxRequest(config, ctx, pythonPath, [ipc.dir], packageRoot()),
         wrap: limiter.insideSandbox,
       });
       const inSandbox = boxed.isolation.mode === 'bubblewrap';

@@ -71,6 +71,7 @@ export { MdeSchema } from './schema-analysis.js';
 export { Kwargs, NonEmptyText, PositiveInt, Seed, SeedInt, Slug } from './schema-common.js';
 export type { Frames } from './schema-frames.js';
 export type { RemotePolicyConfig } from './schema.js';
+export type { DeviceRequest } from './schema-devices.js';
 export {
   SHARD_RULE,
   arraySpec,

@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { NonEmptyText } from './schema-common.js';
 import { HostLimitsSchema } from './schema-limits.js';
+import { DevicesSchema } from './schema-devices.js';
 
 export const RemotePolicySchema = z
   .strictObject({
@@ -45,6 +46,7 @@ export const RemotePolicySchema = z
     limits: HostLimitsSchema.optional().describe(
       'without endpoint: the resource limits of the host IMEP starts (memory, processes, CPU time, call deadline); missing fields take the policy-host defaults',
     ),
+    devices: DevicesSchema.optional(),
     sha256: z
       .string()
       .regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lower-case hex digits' })

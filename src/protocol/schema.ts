@@ -27,6 +27,7 @@ import { FramesSchema } from './schema-frames.js';
 import { ExecutionFailureSchema, GateSchema, GoNoGoSchema, ValidityChecksSchema } from './schema-gates.js';
 import { RemotePolicySchema } from './schema-policy.js';
 import { HostLimitsSchema } from './schema-limits.js';
+import { DevicesSchema } from './schema-devices.js';
 import { ExecutionNoiseSchema } from './execution-noise.js';
 
 export const PROTOCOL_VERSION = 1;
@@ -58,6 +59,7 @@ export const SimulatorSchema = z
       limits: HostLimitsSchema.optional().describe(
         'without endpoint: the resource limits of each server IMEP starts (memory, processes, CPU time, call deadline); missing fields take the simulator-server defaults',
       ),
+      devices: DevicesSchema.optional(),
       vectorize: z
         .boolean()
         .optional()

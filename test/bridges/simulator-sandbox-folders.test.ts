@@ -32,11 +32,12 @@ describe("a sandboxed simulator server's numba cache", () => {
   it('points into the private /tmp when the server is sandboxed', () => {
     const { command, isolation } = sandboxSimulator(plain, 'ipc:///tmp/x/bridge.sock', options, { ...process.env });
     if (isolation.mode === 'none') return expect(isolation.reason).not.toBe(''); // no bubblewrap here: nothing to check
-    const at = command.args.findIndex((a, i) => a === '--setenv' && command.args[i + 1] === 'NUMBA_CACHE_DIR');
+    const opts = (command.input ?? '').split('\0'); // bwrap reads its options on stdin (--args 0)
+    const at = opts.findIndex((a, i) => a === '--setenv' && opts[i + 1] === 'NUMBA_CACHE_DIR');
     expect(at).toBeGreaterThanOrEqual(0);
-    expect(command.args[at + 2]).toBe(SANDBOX_NUMBA_CACHE_DIR);
+    expect(opts[at + 2]).toBe(SANDBOX_NUMBA_CACHE_DIR);
     // inside the private tmpfs bwrap mounts on /tmp, not a bind of the machine's /tmp
-    expect(command.args.join(' ')).toContain('--tmpfs /tmp');
+    expect(opts.join(' ')).toContain('--tmpfs /tmp');
     expect(SANDBOX_NUMBA_CACHE_DIR.startsWith('/tmp/')).toBe(true);
   });
 

@@ -126,7 +126,7 @@ describe('campaigns on a hosted Python policy', () => {
     );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
-      /^policy: remote shell-game-memory v1 on imep-policy-host \S+ \(started by IMEP: \S+ -m imep_sim_bridge\.policy_host --endpoint ipc:\/\/… --policy shell-game-memory --max-batch 32; identity sha256 [0-9a-f]{64}\); isolation: (bubblewrap \(own namespaces, no capabilities, scrubbed environment; reads \d+ folders, writes only its socket folder\)|none \(.+\)); limits: memory 16384 MiB \(.+\); call deadline 60 s \(then the policy host is killed and restarted\)$/m,
+      /^policy: remote shell-game-memory v1 on imep-policy-host \S+ \(started by IMEP: \S+ -m imep_sim_bridge\.policy_host --endpoint ipc:\/\/… --policy shell-game-memory --max-batch 32; identity sha256 [0-9a-f]{64}\); isolation: (bubblewrap \(own namespaces, uid 65534, no capabilities, scrubbed environment, minimal \/etc; reads \d+ folders, writes only its socket folder; no devices\)|none \(.+\)); limits: memory 16384 MiB \(.+\); call deadline 60 s \(then the policy host is killed and restarted\)$/m,
     );
     expect(r.stdout).toMatch(/^closed out /m);
     const unit = unitIn(join(dir, 'cli')) as string;

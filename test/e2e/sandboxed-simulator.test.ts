@@ -101,7 +101,7 @@ describe('a simulator server whose import path holds code that snoops', () => {
       const sims = await openSimulators(protocol, { file: 'p.yaml', roots: [ROOT] });
       try {
         expect(sims.isolation).toMatch(
-          /^isolation: bubblewrap \(own namespaces, no capabilities, scrubbed environment; reads \d+ folders, writes only its socket folder\)$/,
+          /^isolation: bubblewrap \(own namespaces, uid 65534, no capabilities, scrubbed environment, minimal \/etc; reads \d+ folders, writes only its socket folder; no devices\)$/,
         );
         const env = await sims.envs({ task: 'replay/tiny', envId: 'replay/tiny', kwargs: {} }, 0);
         const first = await env.reset({ seed: 0, options: {} });
@@ -123,6 +123,7 @@ describe('a simulator server whose import path holds code that snoops', () => {
         expect(command.file).toBe('bwrap');
         const r = spawnSync(command.file, [...command.args], {
           env: { ...(command.env ?? {}) },
+          ...(command.input === undefined ? {} : { input: command.input }),
           encoding: 'utf8',
           timeout: 8000,
         });

@@ -1,0 +1,116 @@
+/**
+ * Declared devices (issue 32 item 7), on CPU with stand-in device nodes (root can mknod a character device in a
+ * temporary folder; /dev/null's numbers, so it can be opened and written): a declared GPU class binds exactly its nodes
+ * as found under the device root, each at /dev/<name> inside, which the sandboxed process can open, while an undeclared
+ * node is not there; a declared class with no node, or a path that is no device node, is refused naming the field; the
+ * isolation line and record list the devices. Before the fix no device was ever bound.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { resolveDevices } from '../../src/bridges/sandbox-devices.js';
+import { bubblewrapWorks, describeIsolation, sandboxed } from '../../src/bridges/sandbox.js';
+import { sandboxSimulator } from '../../src/bridges/simulator-sandbox.js';
+import { ImepError } from '../../src/core/errors.js';
+import { ROOT } from '../campaign/helpers.js';
+
+const isRoot = process.getuid?.() === 0;
+const mknod = (p: string): void => {
+  const r = spawnSync('mknod', [p, 'c', '1', '3']);
+  if (r.status !== 0) throw new Error(`mknod ${p}: ${r.stderr.toString()}`);
+};
+
+describe.runIf(isRoot)('declared devices, with stand-in nodes', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'imep-devices-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dev = join(dir, 'dev');
+  mkdirSync(join(dev, 'dri'), { recursive: true });
+  for (const n of ['nvidia0', 'nvidiactl', 'nvidia-uvm', 'dri/renderD128', 'other0']) mknod(join(dev, n));
+  writeFileSync(join(dev, 'nvidia-notes.txt'), 'not a node');
+  const loose = join(dir, 'gpu0');
+  const undeclared = join(dir, 'gpu1');
+  mknod(loose);
+  mknod(undeclared);
+
+  it('nvidia: exactly the NVIDIA nodes under the device root, each at /dev/<name>', () => {
+    const r = resolveDevices(['nvidia'], 'policy.devices', { devRoot: dev });
+    expect(r.nodes).toEqual([
+      { source: join(dev, 'nvidia-uvm'), target: '/dev/nvidia-uvm' },
+      { source: join(dev, 'nvidia0'), target: '/dev/nvidia0' },
+      { source: join(dev, 'nvidiactl'), target: '/dev/nvidiactl' },
+    ]);
+    const dri = resolveDevices(['dri', loose], 'simulator.devices', { devRoot: dev });
+    expect(dri.nodes).toEqual([
+      { source: join(dev, 'dri'), target: '/dev/dri' },
+      { source: loose, target: loose },
+    ]);
+  });
+
+  it('refuses a class with no node here and a path that is no device node, naming the field', () => {
+    const empty = join(dir, 'empty');
+    mkdirSync(empty);
+    const e1 = (() => {
+      try {
+        resolveDevices(['nvidia'], 'policy.devices', { devRoot: empty });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(e1).toBeInstanceOf(ImepError);
+    expect((e1 as ImepError).field).toBe('policy.devices[0]');
+    expect((e1 as ImepError).message).toMatch(/declares nvidia, but this machine has no NVIDIA device node/);
+    expect(() => resolveDevices([join(dev, 'nvidia-notes.txt')], 'simulator.devices')).toThrow(/not a device node/);
+  });
+
+  it.runIf(bubblewrapWorks().ok)(
+    'inside: the declared nodes open, undeclared ones are absent; the isolation line lists the devices',
+    () => {
+      const script = [
+        'import os',
+        "for p in ['/dev/nvidia0', '/dev/nvidiactl', " + JSON.stringify(loose) + ']:',
+        "    open(p, 'wb').write(b'x')",
+        "print('opened')",
+        'for p in ["/dev/other0", "/dev/nvidia1", ' + JSON.stringify(undeclared) + ']:',
+        "    print('present' if os.path.exists(p) else 'absent', p)",
+      ].join('\n');
+      const { command, isolation } = sandboxed(
+        { file: '/usr/bin/python3', args: ['-c', script], label: 'probe' },
+        {
+          readOnly: [],
+          writable: [],
+          bridgePackage: join(ROOT, 'sim-bridge/imep_sim_bridge'),
+          devices: { names: ['nvidia', loose], field: 'policy.devices', devRoot: dev },
+        },
+      );
+      const r = spawnSync(command.file, [...command.args], { input: command.input, encoding: 'utf8', timeout: 20_000 });
+      expect(r.stderr).toBe('');
+      expect(r.stdout.trim().split('\n')).toEqual([
+        'opened',
+        'absent /dev/other0',
+        'absent /dev/nvidia1',
+        `absent ${undeclared}`,
+      ]);
+      expect(isolation.mode === 'bubblewrap' && isolation.devices).toEqual([
+        '/dev/nvidia-uvm',
+        '/dev/nvidia0',
+        '/dev/nvidiactl',
+        loose,
+      ]);
+      expect(describeIsolation(isolation)).toMatch(
+        /; devices \/dev\/nvidia-uvm, \/dev\/nvidia0, \/dev\/nvidiactl, .*gpu0\)$/,
+      );
+    },
+  );
+
+  it.runIf(bubblewrapWorks().ok)("a simulator server's declared devices are bound and recorded the same way", () => {
+    const { command, isolation } = sandboxSimulator(
+      { file: '/usr/bin/python3', args: ['-m', 'imep_sim_bridge', 'serve'], label: 'sim-bridge' },
+      'ipc:///tmp/x/bridge.sock',
+      { bridgePackage: join(ROOT, 'sim-bridge/imep_sim_bridge'), devices: [loose] },
+    );
+    expect(isolation.mode === 'bubblewrap' && isolation.devices).toEqual([loose]);
+    expect((command.input ?? '').split('\0').join(' ')).toContain(`--dev-bind ${loose} ${loose}`);
+  });
+});
