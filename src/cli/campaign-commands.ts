@@ -31,7 +31,7 @@ import {
   parseExpectedRoot,
   verifyUnit,
 } from '../evidence/index.js';
-import { smallRunSummary } from './small-run-summary.js';
+import { refuseFailedSmallRun, smallRunSummary } from './small-run-summary.js';
 import { readCanaryNote } from '../adjudication/index.js';
 import { describeUntrusted, describeSignatures } from '../signing/index.js';
 import { describeVerified, identityWarnings, stageShortfall } from './verify-output.js';
@@ -203,6 +203,7 @@ export function registerCampaign(group: Command): void {
         const folder = await smallRunCampaign(file, kind, positiveN(o.n), options(o));
         // what it found, on stdout (descriptive: small runs are never adjudicated)
         out(await smallRunSummary(join(folder, 'rows.jsonl')));
+        await refuseFailedSmallRun(join(folder, 'rows.jsonl'), kind);
       });
   }
 

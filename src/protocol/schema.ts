@@ -254,4 +254,5 @@ export type {
   Mde,
   BoundMethod,
 } from './schema-analysis.js';
-export type { Gate, GateKind, GoNoGo, ExecutionFailurePolicy } from './schema-gates.js';
+export type { Gate, GateKind, GoNoGo, ExecutionFailurePolicy, FailureBudget } from './schema-gates.js';
+export { FAILURE_BUDGET_DEFAULTS } from './schema-gates.js';
