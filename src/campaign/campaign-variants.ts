@@ -211,7 +211,7 @@ async function smallRun(
     );
     // what failed, on the terminal; the formal run is suggested only after a small run in which nothing failed
     const failures = failureSummary((await readRows(small.files.rows)).rows);
-    for (const l of failureSectionLines(failures)) say(opts, l);
+    for (const l of failureSectionLines(failures, `a ${kind} run: descriptive, never adjudicated`)) say(opts, l);
     if (failures.failed === 0) say(opts, `next: imep campaign run ${c.file}`);
     else
       say(

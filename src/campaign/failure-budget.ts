@@ -121,7 +121,7 @@ export class FailureBudgetWatch {
     const codes = failureCodeLines(s).join('; ');
     return new ImepError(
       'E_FAILURE_BUDGET',
-      `the formal run ${before ? 'cannot go on' : 'stopped'} before the seal: ${why} (executionFailures.budget: firstFailed ${b.firstFailed}, maxFraction ${b.maxFraction}); ${s.failed} of ${s.rows} rows written failed — ${codes}`,
+      `the formal run ${before ? 'cannot go on' : 'stopped'} before the seal: ${why} (budget: firstFailed ${b.firstFailed}, maxFraction ${b.maxFraction}); ${s.failed} of ${s.rows} rows written failed — ${codes}`,
       {
         field: 'executionFailures.budget',
         hint: `the unit is NOT sealed and its ${s.rows} rows are kept; ${this.next}`,

@@ -74,10 +74,13 @@ export function failureCodeLines(s: FailureSummary): string[] {
 }
 
 /** The terminal's "Failures" section: nothing when no row failed. */
-export function failureSectionLines(s: FailureSummary): string[] {
+export function failureSectionLines(
+  s: FailureSummary,
+  note = 'recorded as failed; they stay in the denominators',
+): string[] {
   if (s.failed === 0) return [];
   return [
-    `Failures: ${s.failed} of ${s.rows} rows failed to execute (recorded as failed; they stay in the denominators)`,
+    `Failures: ${s.failed} of ${s.rows} rows failed to execute (${note})`,
     ...failureCodeLines(s).map((l) => `  ${l}`),
   ];
 }
