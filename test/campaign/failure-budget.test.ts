@@ -14,7 +14,7 @@ import { exitCodeFor } from '../../src/cli/exit-codes.js';
 import { readUnitState } from '../../src/evidence/unit-state.js';
 import type { EnvProvider } from '../../src/campaign/index.js';
 import { resumeCampaign, runCampaign } from '../../src/campaign/campaign.js';
-import { loadProtocolSync } from '../../src/protocol/index.js';
+import { loadProtocolSync, parseProtocol } from '../../src/protocol/index.js';
 import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
 import { FlakyEnv } from './flaky-env.js';
 
@@ -154,4 +154,39 @@ describe('the execution-failure budget', () => {
     expect(rowLines(unit)).toEqual(rows);
     expect((await readUnitState(unit)).state).toBe('running');
   }, 120_000);
+});
+
+describe('the execution-failure budget in a protocol file', () => {
+  const base = blackoutYaml({ n: 2, sha: 'a'.repeat(64) });
+  it.each([
+    ['firstFailed: 0', /executionFailures\.budget\.firstFailed/],
+    ['maxFraction: 1.5', /executionFailures\.budget\.maxFraction/],
+    ['firstFailed: 2, typo: 1', /executionFailures\.budget/],
+  ])('refuses budget { %s }, naming the field', (body, field) => {
+    const text = base.replace(
+      'executionFailures: { policy: record }',
+      `executionFailures: { policy: record, budget: { ${body} } }`,
+    );
+    let err: unknown;
+    try {
+      parseProtocol(text, 'p.yaml');
+    } catch (e) {
+      err = e;
+    }
+    expect(isImepError(err) && err.code).toBe('E_PROTOCOL_INVALID');
+    expect(isImepError(err) ? err.oneLine() : '').toMatch(field);
+  });
+
+  it('keeps a registered budget as written', () => {
+    const text = base.replace(
+      'executionFailures: { policy: record }',
+      'executionFailures: { policy: retry, maxRetries: 2, budget: { maxFraction: 1 } }',
+    );
+    expect(parseProtocol(text, 'p.yaml').protocol.executionFailures).toEqual({
+      policy: 'retry',
+      maxRetries: 2,
+      unresolved: 'in-denominator',
+      budget: { firstFailed: 5, maxFraction: 1 },
+    });
+  });
 });
