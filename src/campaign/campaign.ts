@@ -116,13 +116,10 @@ async function formalRun(
   // the registered execution-failure budget watches what the sink writes; a resume whose rows spent it refuses here,
   // before the run record is touched
   const durable = snap.state === 'precommitted' ? [] : (await readRows(unitPaths(c.dir).rows)).rows;
-  const budget = new FailureBudgetWatch(
-    c.protocol.executionFailures.budget,
-    c.plan.episodes,
-    durable,
-    `fix the cause and run \`imep campaign resume ${c.dir}\` (it goes on at the next unit; the rows written stay as they are, failed ones included), or set this run aside with \`imep campaign fail-run ${c.dir} --reason "…"\` (its rows move to failed-runs/, the seeds are not spent) and run it again`,
-  );
-  budget.assertWithin();
+  const next = `fix the cause and run \`imep campaign resume ${c.dir}\` (it goes on at the next unit; the rows written stay as they are, failed ones included), or set this run aside with \`imep campaign fail-run ${c.dir} --reason "…"\` (its rows move to failed-runs/, the seeds are not spent) and run it again`;
+  const budgetOf = (rows: typeof durable): FailureBudgetWatch =>
+    new FailureBudgetWatch(c.protocol.executionFailures.budget, c.plan.episodes, rows, next);
+  budgetOf(durable).assertWithin();
   if (snap.state === 'precommitted') {
     run = await startRun(c.dir, { operator, ...isolation, ...(opts.now ? { now: opts.now } : {}) });
   } else {
@@ -133,6 +130,8 @@ async function formalRun(
     const repaired = r.report.tornRow ? `; truncated a torn final line (${r.report.tornRow.bytes} bytes)` : '';
     say(opts, `resuming ${c.dir} at row ${startSeq} of ${c.plan.episodes.length}${repaired}`);
   }
+  // the rows this run goes on from, exactly (the rows it writes are watched as they are appended)
+  const budget = budgetOf(durable.filter((r) => r.seq < startSeq));
   const todo = c.plan.episodes.filter((e) => e.seq >= startSeq);
   const sink = new RowSink(
     budget.wrap(run),

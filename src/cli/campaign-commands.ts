@@ -32,6 +32,7 @@ import {
   verifyUnit,
 } from '../evidence/index.js';
 import { refuseFailedSmallRun, smallRunSummary } from './small-run-summary.js';
+import { unitFailureLines } from './failure-lines.js';
 import { readCanaryNote } from '../adjudication/index.js';
 import { describeUntrusted, describeSignatures } from '../signing/index.js';
 import { describeVerified, identityWarnings, stageShortfall } from './verify-output.js';
@@ -338,8 +339,9 @@ export function registerCampaign(group: Command): void {
     .argument('<unit>', 'the unit folder')
     .option('--json', 'print the summary as JSON')
     .action(async (unit: string, o: { json?: boolean }) => {
-      const s = await unitStatus(await unitArg(unit));
-      out(o.json ? JSON.stringify(s, null, 2) : formatStatus(s));
+      const dir = await unitArg(unit);
+      const s = await unitStatus(dir);
+      out(o.json ? JSON.stringify(s, null, 2) : [formatStatus(s), ...(await unitFailureLines(dir))].join('\n'));
     });
 
   group

@@ -98,6 +98,10 @@ describe('a hosted policy that fails every episode (KeyError at step 7)', () => 
     expect((await readUnitState(unit)).state).toBe('running');
     const before = rowLines(unit);
     expect(before).toHaveLength(5);
+    const status = await imep(['campaign', 'status', unit], dir);
+    expect(status.stdout).toMatch(/^unit keyerror-run: running/m);
+    expect(status.stdout).toContain('Failures: 5 of 5 rows failed to execute');
+    expect(status.stdout).toMatch(FIRST);
 
     // the fix: the key the policy looks up; its frozen identity (its source) is unchanged
     writeFileSync(settings, '{"gain": 1}\n');
