@@ -50,7 +50,7 @@ describe('cluster: merge and the execution-failure budget', () => {
     const unit = await precommitCampaign(file, scriptedOptions(box, 'shell'));
     await planCluster(unit, 2);
     for (const index of [0, 1])
-      await runCampaign(file, scriptedOptions(box, 'shell', { envs, shard: { index, count: 2 } }));
+      await runCampaign(file, { ...scriptedOptions(box, 'shell', { envs }), shard: { index, count: 2 } });
     const failedIn = (index: number): number =>
       readFileSync(join(shardDir(unit, { index, count: 2 }), 'rows.jsonl'), 'utf8')
         .trimEnd()
