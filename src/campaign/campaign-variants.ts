@@ -14,6 +14,10 @@ import {
   type SmallRunKind,
   lockShard,
   readUnitState,
+  readRows,
+  failureSummary,
+  failureSectionLines,
+  readJsonLines,
 } from '../evidence/index.js';
 import {
   arrivalKeyOf,
@@ -30,6 +34,7 @@ import {
 } from './campaign-setup.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
+import { FailureBudgetWatch } from './failure-budget.js';
 import { completeShard, openShard, shardDir, shardFilter, type ShardSpec } from './shard.js';
 import type { PolicyProvider } from './types.js';
 import { exists } from './unit-dir.js';
@@ -73,8 +78,16 @@ export async function runShard(
     );
     const runtime = provider ?? (await runtimeFor(c, opts));
     const todo = mine.filter((e) => e.seq >= shard.startSeq);
-    const sink = new RowSink(shard.target, shard.expected, shard.existing, join(shard.dir, 'rows.jsonl'));
+    // the registered execution-failure budget, on the shard's own units (a shard cannot see the others' rows)
+    const budget = new FailureBudgetWatch(
+      c.protocol.executionFailures.budget,
+      mine,
+      (await readJsonLines(join(shard.dir, 'rows.jsonl'))).lines as { seq: number }[],
+      `fix the cause and run the shard again (imep campaign run ${c.file} --shard ${spec.index}/${spec.count}: it goes on at its next unit), or remove ${shard.dir} to run the shard from its start`,
+    );
+    const sink = new RowSink(budget.wrap(shard.target), shard.expected, shard.existing, join(shard.dir, 'rows.jsonl'));
     try {
+      budget.assertWithin();
       if (todo.length > 0) {
         const durableDonors = shard.startSeq > 0 ? await readDurableDonors(join(shard.dir, 'traces')) : null;
         const arrivalKey = await arrivalKeyOf(c.dir);
@@ -196,7 +209,15 @@ async function smallRun(
       opts,
       `${kind} run ${small.runId}: ${episodes.length} rows in ${small.folder} (apart from the formal evidence)`,
     );
-    say(opts, `next: imep campaign run ${c.file}`);
+    // what failed, on the terminal; the formal run is suggested only after a small run in which nothing failed
+    const failures = failureSummary((await readRows(small.files.rows)).rows);
+    for (const l of failureSectionLines(failures, `a ${kind} run: descriptive, never adjudicated`)) say(opts, l);
+    if (failures.failed === 0) say(opts, `next: imep campaign run ${c.file}`);
+    else
+      say(
+        opts,
+        `next: fix the cause of the failures above, then run the ${kind} again (imep campaign ${kind} ${c.file} --n ${n})`,
+      );
     return small.folder;
   } finally {
     await provider?.release();

@@ -11,10 +11,12 @@
  *
  * Every refusal is an ImepError (one line, non-zero exit in the CLI) thrown before the write it refuses.
  */
-import { canonicalJson, ImepError } from '../core/index.js';
+import { canonicalJson, ImepError, isImepError } from '../core/index.js';
 import { episodesPerUnit, checkShardCount, planUnits } from '../protocol/index.js';
 import {
   readRows,
+  failureSectionLines,
+  failureSummary,
   completeRun,
   resumeRun,
   startRun,
@@ -52,6 +54,7 @@ import { runShard } from './campaign-variants.js';
 import { checkSandboxBinds } from './sandbox-binds.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
+import { FailureBudgetWatch } from './failure-budget.js';
 import type { ShardSpec } from './shard.js';
 import type { PolicyProvider } from './types.js';
 import { exists } from './unit-dir.js';
@@ -121,6 +124,13 @@ async function formalRun(
   let run: FormalRun;
   let startSeq = 0;
   let existing = new Map<number, string>();
+  // the registered execution-failure budget watches what the sink writes; a resume whose rows spent it refuses here,
+  // before the run record is touched
+  const durable = snap.state === 'precommitted' ? [] : (await readRows(unitPaths(c.dir).rows)).rows;
+  const next = `fix the cause and run \`imep campaign resume ${c.dir}\` (it goes on at the next unit; the rows written stay as they are, failed ones included), or set this run aside with \`imep campaign fail-run ${c.dir} --reason "…"\` (its rows move to failed-runs/, the seeds are not spent) and run it again`;
+  const budgetOf = (rows: typeof durable): FailureBudgetWatch =>
+    new FailureBudgetWatch(c.protocol.executionFailures.budget, c.plan.episodes, rows, next);
+  budgetOf(durable).assertWithin();
   if (snap.state === 'precommitted') {
     run = await startRun(c.dir, { operator, ...isolation, ...(opts.now ? { now: opts.now } : {}) });
   } else {
@@ -131,9 +141,11 @@ async function formalRun(
     const repaired = r.report.tornRow ? `; truncated a torn final line (${r.report.tornRow.bytes} bytes)` : '';
     say(opts, `resuming ${c.dir} at row ${startSeq} of ${c.plan.episodes.length}${repaired}`);
   }
+  // the rows this run goes on from, exactly (the rows it writes are watched as they are appended)
+  const budget = budgetOf(durable.filter((r) => r.seq < startSeq));
   const todo = c.plan.episodes.filter((e) => e.seq >= startSeq);
   const sink = new RowSink(
-    run,
+    budget.wrap(run),
     todo.map((e) => e.seq),
     existing,
     unitPaths(c.dir).rows,
@@ -153,6 +165,11 @@ async function formalRun(
       subscribers: progressFor(opts, todo, c.protocol.id),
     });
     await sink.drain();
+  } catch (e) {
+    // a budget stop: the terminal gets the Failures section, then the error (its line says how to go on)
+    if (isImepError(e) && e.code === 'E_FAILURE_BUDGET')
+      for (const l of failureSectionLines(budget.summary())) say(opts, l);
+    throw e;
   } finally {
     await sink.settle();
     await run.close();
@@ -168,6 +185,12 @@ async function sealAndSay(c: Campaign, opts: CampaignOptions): Promise<void> {
 async function sayWhere(c: Campaign, opts: CampaignOptions): Promise<void> {
   const s = await unitStatus(c.dir);
   say(opts, formatStatus(s));
+  // the error text of failed rows on the terminal, not only inside rows/rows.jsonl
+  const rows = await readRows(unitPaths(c.dir).rows).then(
+    (r) => r.rows,
+    () => [],
+  );
+  for (const l of failureSectionLines(failureSummary(rows))) say(opts, l);
   say(opts, `unit: ${c.dir}`);
   if (s.state !== 'closed') say(opts, `next: ${s.next} ${c.dir}`);
   else say(opts, `next: imep campaign verify ${c.dir}`);

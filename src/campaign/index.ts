@@ -15,6 +15,7 @@ export type { ConditionPlan } from './condition-plan.js';
 export type { DonorPlan } from './donors.js';
 export { RowRecorder } from './row-recorder.js';
 export { RowSink } from './row-sink.js';
+export { FailureBudgetWatch } from './failure-budget.js';
 export type { FinishedRow, RowTarget, TraceLine } from './row-sink.js';
 export { ReadSummaryBuilder, emptyReadSummary } from './read-summary.js';
 export { ActionDigest, EMPTY_ACTION_DIGEST } from './action-digest.js';

@@ -370,6 +370,9 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
         abort: () => sink.error,
         ...noise,
       });
+      // the segment's rows are written before the next segment starts, so a write error or a stop the row target
+      // raised (the execution-failure budget) ends the run here instead of after another segment's episodes
+      await sink.settle();
       if (sink.error !== undefined) throw sink.error;
     }
   } finally {

@@ -31,7 +31,8 @@ import {
   parseExpectedRoot,
   verifyUnit,
 } from '../evidence/index.js';
-import { smallRunSummary } from './small-run-summary.js';
+import { refuseFailedSmallRun, smallRunSummary } from './small-run-summary.js';
+import { unitFailureLines } from './failure-lines.js';
 import { readCanaryNote } from '../adjudication/index.js';
 import { describeUntrusted, describeSignatures } from '../signing/index.js';
 import { describeVerified, identityWarnings, stageShortfall } from './verify-output.js';
@@ -203,6 +204,7 @@ export function registerCampaign(group: Command): void {
         const folder = await smallRunCampaign(file, kind, positiveN(o.n), options(o));
         // what it found, on stdout (descriptive: small runs are never adjudicated)
         out(await smallRunSummary(join(folder, 'rows.jsonl')));
+        await refuseFailedSmallRun(join(folder, 'rows.jsonl'), kind);
       });
   }
 
@@ -337,8 +339,9 @@ export function registerCampaign(group: Command): void {
     .argument('<unit>', 'the unit folder')
     .option('--json', 'print the summary as JSON')
     .action(async (unit: string, o: { json?: boolean }) => {
-      const s = await unitStatus(await unitArg(unit));
-      out(o.json ? JSON.stringify(s, null, 2) : formatStatus(s));
+      const dir = await unitArg(unit);
+      const s = await unitStatus(dir);
+      out(o.json ? JSON.stringify(s, null, 2) : [formatStatus(s), ...(await unitFailureLines(dir))].join('\n'));
     });
 
   group

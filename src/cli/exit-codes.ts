@@ -11,6 +11,8 @@ import { ImepError, type ErrorCode, asTyped } from '../core/index.js';
  * 5: evidence intact, but not vouched for: signed by keys this verifier does not trust (`imep keys trust`),
  *    or not signed at all (a reviewer's `verify` refuses an unsigned unit unless --allow-unsigned or a matching
  *    --expected-root vouches for it).
+ * 6: a formal run stopped UNSEALED because its execution failures exceeded the protocol's registered budget
+ *    (`executionFailures.budget`): every row it wrote is kept; fix the cause and resume, or `imep campaign fail-run`.
  * 1: anything else (a bug: please report it).
  */
 const EXIT_BY_CODE: Record<ErrorCode, number> = {
@@ -37,6 +39,7 @@ const EXIT_BY_CODE: Record<ErrorCode, number> = {
   E_SIM_UNAVAILABLE: 2,
   E_IO: 4,
   E_CLUSTER: 4,
+  E_FAILURE_BUDGET: 6,
   E_INTERNAL: 1,
 };
 

@@ -26,6 +26,7 @@ import { copyFile, mkdir, open, readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { canonicalJson, ImepError } from '../core/index.js';
+import { FailureBudgetWatch } from '../campaign/index.js';
 import {
   lockUnit,
   fsyncDir,
@@ -288,6 +289,14 @@ async function mergeLocked(unit: ClusterUnit, sealInterrupted: boolean, opts: Me
     for (const m of plan.shards) shards.push(await readShard(unit, m));
     checkCoverage(unit, shards);
     const merged = mergeLines(shards, unitPaths(unit.dir).tracesDir);
+    // the registered execution-failure budget over the whole run (each shard kept only its own share): a merge that
+    // spends it is refused before it writes anything
+    new FailureBudgetWatch(
+      unit.protocol.executionFailures.budget,
+      unit.plan.episodes,
+      merged.rows.map((r) => JSON.parse(r.text) as { seq: number }),
+      `nothing was merged; fix the cause, then remove the folders of the shards whose units failed (${unit.dir}.shards/shard-I-of-N) and run those shards again before the merge`,
+    ).assertWithin();
     let runId: string;
     if (unit.state === 'precommitted') {
       runId = mergeRunId(now());

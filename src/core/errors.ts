@@ -27,6 +27,7 @@ export const ERROR_CODES = [
   'E_STATS_DOMAIN',
   'E_MANIFEST_INVALID',
   'E_CLUSTER',
+  'E_FAILURE_BUDGET', // a formal run stopped before the seal: its execution failures exceeded the registered budget
   'E_INTERNAL',
 ] as const;
 

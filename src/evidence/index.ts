@@ -76,6 +76,8 @@ export {
 export type { SeedRegistry, SeedRegistryEntry, SeedOverlap, RegisterSeedsInput } from './seed-registry.js';
 export { unitStatus, formatStatus } from './status.js';
 export type { UnitStatusSummary } from './status.js';
+export { failureSummary, failureCodeLines, failureSectionLines } from './failure-summary.js';
+export type { FailureSummary, FailureCodeSummary, FailureRowLike } from './failure-summary.js';
 export { currentOperator, explicitOperator, checkAdjudicator } from './operator.js';
 export type { SameOperatorOverride, OverrideRecord } from './operator.js';
 export { detectCodeIdentity, detectPackageVersions } from './code-identity.js';

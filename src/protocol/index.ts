@@ -9,6 +9,7 @@ export type {
   Estimand,
   EstimandKind,
   ExecutionFailurePolicy,
+  FailureBudget,
   Gate,
   GateKind,
   GoNoGo,

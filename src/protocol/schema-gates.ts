@@ -132,11 +132,41 @@ export const GoNoGoSchema = z
   ])
   .describe('a go/no-go rule: when it fails, the campaign is downgraded (descriptive) or aborted');
 
+/** The registered defaults of `executionFailures.budget` (a protocol that names no budget is frozen with these). */
+export const FAILURE_BUDGET_DEFAULTS = { firstFailed: 5, maxFraction: 0.1 } as const;
+
+export const FailureBudgetSchema = z
+  .strictObject({
+    firstFailed: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .default(FAILURE_BUDGET_DEFAULTS.firstFailed)
+      .describe(
+        'the formal run stops, unsealed, when the first firstFailed rows of a wave × condition (in plan order) all failed',
+      ),
+    maxFraction: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(FAILURE_BUDGET_DEFAULTS.maxFraction)
+      .describe(
+        'the formal run stops, unsealed, when the failed rows of a wave × condition exceed this fraction of its planned rows (1: never)',
+      ),
+  })
+  .describe(
+    'the execution-failure budget: beyond it the formal run stops before the seal, naming the first message of each failure code; the rows written are kept (fix the cause and resume, or fail-run)',
+  );
+
+const budget = FailureBudgetSchema.prefault({});
+
 export const ExecutionFailureSchema = z
   .discriminatedUnion('policy', [
     z.strictObject({
       policy: z.literal('record').describe('a failed episode is recorded as failed, never retried'),
       unresolved: z.literal('in-denominator').default('in-denominator'),
+      budget,
     }),
     z.strictObject({
       policy: z
@@ -144,6 +174,7 @@ export const ExecutionFailureSchema = z
         .describe('a failed episode is retried up to maxRetries times; every attempt is logged'),
       maxRetries: z.number().int().min(1).max(10),
       unresolved: z.literal('in-denominator').default('in-denominator'),
+      budget,
     }),
   ])
   .describe('execution-failure policy; unresolved units stay in denominators and enter identification bounds');
@@ -194,3 +225,4 @@ export type ValidityChecks = z.infer<typeof ValidityChecksSchema>;
 export type GateKind = Gate['kind'];
 export type GoNoGo = z.infer<typeof GoNoGoSchema>;
 export type ExecutionFailurePolicy = z.infer<typeof ExecutionFailureSchema>;
+export type FailureBudget = z.infer<typeof FailureBudgetSchema>;

@@ -261,4 +261,5 @@ export type {
   Mde,
   BoundMethod,
 } from './schema-analysis.js';
-export type { Gate, GateKind, GoNoGo, ExecutionFailurePolicy, ValidityChecks } from './schema-gates.js';
+export type { Gate, GateKind, GoNoGo, ExecutionFailurePolicy, FailureBudget, ValidityChecks } from './schema-gates.js';
+export { FAILURE_BUDGET_DEFAULTS } from './schema-gates.js';

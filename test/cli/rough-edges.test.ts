@@ -61,20 +61,21 @@ describe('a unit run, adjudicated and reported from the command line', () => {
     expect(report.stderr).toContain('cannot create the report folder');
   }, 30_000);
 
-  it('a probe run prints what it found: rows, successes and correct decisions per wave, task and condition', async () => {
+  it('a probe run prints what it found: rows, completed and failed, successes and correct decisions per wave, task and condition', async () => {
     const r = await imep(['campaign', 'probe', 'p.yaml', '--n', '1', '--campaigns-dir', 'probe-c'], dir);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
     const head = lines.findIndex((l) =>
-      /^wave\s+task\s+condition\s+rows\s+completed\s+successes\s+correct decisions$/.test(l),
+      /^wave\s+task\s+condition\s+rows\s+completed\s+failed\s+successes\s+correct decisions$/.test(l),
     );
     expect(head).toBeGreaterThan(-1);
     const body = lines
       .slice(head + 2)
-      .filter((l) => /^\s*\d+\s+\S+\s+\S+\s+\d+\s+\d+\s+\d+\/\d+\s+(\d+\/\d+|—)$/.test(l));
+      .filter((l) => /^\s*\d+\s+\S+\s+\S+\s+\d+\s+\d+\s+\d+\s+\d+\/\d+\s+(\d+\/\d+|—)$/.test(l));
     // the blackout ladder's seven conditions, one unit (two attempts) each
     const cols = body.map((l) => l.trim().split(/\s+/));
     expect(cols.map((c) => `${c[0]}:${c[2]}`)).toEqual(['1:A', '1:S_pi', '1:T_mu', '1:U', '2:A', '2:N_blk', '2:C']);
-    for (const c of cols) expect(c[3]).toBe('2');
+    // rows, how many ran to their end (status ok; was counted as 'completed' and printed 0) and how many failed
+    for (const c of cols) expect([c[3], c[4], c[5]]).toEqual(['2', '2', '0']);
   }, 60_000);
 });

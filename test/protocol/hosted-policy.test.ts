@@ -34,8 +34,8 @@ describe('protocol policy section (hosted policies)', () => {
     const p = parseProtocol(BASE, 'base.yaml').protocol;
     expect('policy' in p).toBe(false);
     // the shipped ladder's hash is the one its quick start prints (README.md)
-    expect(loadProtocolSync(join(ROOT, 'protocols/shellgame-blackout.yaml')).hash.slice(0, 12)).toBe('0e0df358266f');
-    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('shellgame-blackout-d37d7317ccac');
+    expect(loadProtocolSync(join(ROOT, 'protocols/shellgame-blackout.yaml')).hash.slice(0, 12)).toBe('750efa7a9384');
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('shellgame-blackout-750efa7a9384');
   });
 
   const cases: { name: string; text: string; path: string; at: string; says: string[] }[] = [

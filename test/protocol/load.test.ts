@@ -199,7 +199,11 @@ describe('the registered example protocols', () => {
       repairBudget: 0,
       onUnavailable: 'stay-at-p-1',
     });
-    expect(p.executionFailures).toEqual({ policy: 'record', unresolved: 'in-denominator' });
+    expect(p.executionFailures).toEqual({
+      policy: 'record',
+      unresolved: 'in-denominator',
+      budget: { firstFailed: 5, maxFraction: 0.1 },
+    });
     expect(p.gates[0]).toMatchObject({ maxChanged: 0 });
     expect(p.criteria[0]).toMatchObject({ role: 'primary' });
   });
