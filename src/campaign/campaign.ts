@@ -51,7 +51,6 @@ import {
   type SessionSimulators,
 } from './campaign-setup.js';
 import { runShard } from './campaign-variants.js';
-import { checkSandboxBinds } from './sandbox-binds.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
 import { FailureBudgetWatch } from './failure-budget.js';
@@ -73,12 +72,6 @@ export interface RunCampaignOptions extends CampaignOptions {
   readonly afterSeal?: (unitDir: string, opts: RunCampaignOptions) => Promise<void>;
 }
 
-/** Which of the protocol's processes IMEP starts in a sandbox (a caller's own policy or environments: none). */
-const sandboxScope = (opts: CampaignOptions): { policy: boolean; simulator: boolean } => ({
-  policy: opts.policies === undefined,
-  simulator: opts.envs === undefined,
-});
-
 /** `imep campaign precommit FILE`: the unit exists and is precommitted afterwards; returns its folder. */
 export async function precommitCampaign(file: string, opts: CampaignOptions): Promise<string> {
   const c = await openCampaign(file, opts);
@@ -90,7 +83,6 @@ export async function precommitCampaign(file: string, opts: CampaignOptions): Pr
     );
     return c.dir;
   }
-  await checkSandboxBinds(c.protocol, simulatorContext(c, opts), sandboxScope(opts));
   await withCheckedSimulators(c, opts, async (checked) => {
     const provider = await createAndPrecommit(c, checked);
     await provider.release();
@@ -272,9 +264,8 @@ export async function runCampaign(file: string, opts: RunCampaignOptions): Promi
     await (opts.shard !== undefined ? runShard(c, opts.shard, opts, null) : continueCampaign(c, opts, null));
     return c.dir;
   }
-  // a new unit: what its sandboxes would bind, then its simulators are checked before the precommit writes anything,
-  // and its run uses them
-  await checkSandboxBinds(c.protocol, simulatorContext(c, opts), sandboxScope(opts));
+  // a new unit (what its sandboxes would bind was checked with precommit's other write-free checks, openCampaign):
+  // its simulators are checked before the precommit writes anything, and its run uses them
   await withCheckedSimulators(c, opts, async (checked) => {
     const provider = await createAndPrecommit(c, checked);
     say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);

@@ -9,14 +9,16 @@
  *                       a/b/c.*.so in the host's search path: pythonPath, sim-bridge/,
  *                       $PYTHONPATH; else the interpreter's own sys.path (asked once,
  *                       `python -c 'import sys; print(sys.path)'`: no module is imported) → E_PROTOCOL_INVALID policy.module
- *   policy.name         a built-in policy (a quoted literal of policy_host.py or of a
- *                       module it takes POLICIES from), or, with a module, a quoted
- *                       literal of the module's file or a .py file beside it          → E_PROTOCOL_INVALID policy.name
+ *   policy.name         without a module: a built-in policy (a quoted literal of
+ *                       policy_host.py or of a module it takes POLICIES from)          → E_PROTOCOL_INVALID policy.name
+ *                       with a module: a quoted literal of the module's file or a .py
+ *                       file beside it                                                 → a warning, never a refusal
  *
- * A name is looked for as the quoted string a POLICIES key or a class's `name = "…"` writes, so a policy whose name is
- * computed at import cannot be told apart from a misspelled one: write policy names literally. Where the module
- * cannot be read as source (an extension module, a namespace folder) or the interpreter cannot be asked, the name
- * is left to the host, which lists what it serves when it starts.
+ * A module's name is looked for as the quoted string a POLICIES key or a class's `name = "…"` writes. A module may
+ * also compute its names at import, or take them from files further down its package, so a name not found is a
+ * warning: precommit then starts the host, which refuses a name it does not serve and lists what it serves. Where the
+ * module cannot be read as source (an extension module, a namespace folder) or the interpreter cannot be asked, the
+ * name is left to the host alike.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -106,10 +108,13 @@ function refuse(ctx: HostedPolicyContext, field: string, message: string, hint: 
   throw new ImepError('E_PROTOCOL_INVALID', message, { file: ctx.file, field, hint });
 }
 
-/** Refuses (E_PROTOCOL_INVALID, one line) a hosted policy that cannot be found; a no-op with an endpoint or none. */
-export function assertHostedPolicyResolvable(protocol: Protocol, ctx: HostedPolicyContext): void {
+/**
+ * Refuses (E_PROTOCOL_INVALID, one line) a hosted policy that cannot be found; returns the warnings (a module's policy
+ * name not found written in its files); a no-op with an endpoint or none.
+ */
+export function assertHostedPolicyResolvable(protocol: Protocol, ctx: HostedPolicyContext): string[] {
   const config = protocol.policy;
-  if (config === undefined || config.endpoint !== undefined) return;
+  if (config === undefined || config.endpoint !== undefined) return [];
   const pythonPath = resolvePythonPath(config, ctx);
   const python = config.python ?? process.env['IMEP_PYTHON'] ?? '/usr/bin/python3';
   if (config.python !== undefined && config.python.includes('/') && !isFile(config.python))
@@ -133,7 +138,7 @@ export function assertHostedPolicyResolvable(protocol: Protocol, ctx: HostedPoli
         `hosted policy '${config.name}' is not one the policy host serves (${serves}; no policy.module is named)`,
         'fix policy.name (python3 -m imep_sim_bridge.policy_host --help lists the built-in policies), or name the policy.module whose POLICIES mapping serves it',
       );
-    return;
+    return [];
   }
   const env = process.env['PYTHONPATH'];
   const searched = [...pythonPath, ctx.bridgeDir, ...(env === undefined ? [] : env.split(delimiter))].filter(
@@ -146,7 +151,7 @@ export function assertHostedPolicyResolvable(protocol: Protocol, ctx: HostedPoli
       ...process.env,
       PYTHONPATH: searched.join(delimiter),
     });
-    if (sysPath === null) return; // the interpreter cannot be asked: the host's start reports what is wrong
+    if (sysPath === null) return []; // the interpreter cannot be asked: the host's start reports what is wrong
     for (const root of sysPath) if ((found = findIn(root, config.module)) !== undefined) break;
   }
   const rel = config.module.split('.').join('/');
@@ -157,16 +162,13 @@ export function assertHostedPolicyResolvable(protocol: Protocol, ctx: HostedPoli
       `policy module ${config.module} is not found (no ${rel}.py or ${rel}/__init__.py in policy.pythonPath, sim-bridge/, $PYTHONPATH or ${python}'s sys.path)`,
       'fix policy.module, or add the folder that holds it to policy.pythonPath',
     );
-  if (found.kind !== 'source' || isBuiltIn) return;
+  if (found.kind !== 'source' || isBuiltIn) return [];
   const folder = dirname(found.file);
   const beside = readdirSync(folder)
     .filter((f) => f.endsWith('.py'))
     .map((f) => join(folder, f));
-  if (!beside.some((f) => quoted(readFileSync(f, 'utf8'), config.name)))
-    refuse(
-      ctx,
-      'policy.name',
-      `hosted policy '${config.name}' is neither built in nor named in module ${config.module} (${found.file} and the .py files beside it never write '${config.name}')`,
-      "fix policy.name (a key of the module's POLICIES mapping, written as a literal), or policy.module",
-    );
+  if (beside.some((f) => quoted(readFileSync(f, 'utf8'), config.name))) return [];
+  return [
+    `${ctx.file}: policy.name: hosted policy '${config.name}' is neither built in nor written in module ${config.module}'s files (${found.file} and the .py files beside it never write '${config.name}'): precommit asks the host, which refuses a name it does not serve — if it is misspelled, fix policy.name`,
+  ];
 }

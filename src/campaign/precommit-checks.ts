@@ -9,7 +9,11 @@
  *   checkpoint        the checkpoint file readable and its SHA-256 the bound one       → E_CHECKPOINT_MISSING / _MISMATCH
  *                     (verifyCheckpoint); its manifest serves the protocol's memory
  *   hosted-policy     a hosted policy's pythonPath, module and name found, from files  → E_PROTOCOL_INVALID policy.*
+ *                     (a module's name not written in its files: a warning; the host decides)
  *   simulator         the simulator settings and files (simulator-settings.ts)         → E_PROTOCOL_INVALID simulator.*
+ *   sandbox-binds     no folder a started host's or server's sandbox would bind exposes  → E_PROTOCOL_INVALID policy.* /
+ *                     the campaigns folder, the key store, IMEP's state or HOME           simulator.* / the variable
+ *                     (sandbox-binds.ts)
  *   conditions        every registered condition on every task against what the policy → E_PROTOCOL_INVALID conditions.*
  *                     runtime and the lite environments offer (run-plan.ts checkRuntime,
  *                     checkFacts; the bank's installability read from the manifest)
@@ -46,6 +50,7 @@ import { assertHostedPolicyResolvable } from './hosted-policy-check.js';
 import { assertSimulatorSettings } from './simulator-settings.js';
 import { conditionPlan } from './condition-plan.js';
 import { checkFacts, checkRuntime, taskEntries } from './run-plan.js';
+import { checkSandboxBinds } from './sandbox-binds.js';
 
 /** The package root (its sim-bridge/ serves the built-in hosted policies). */
 const PACKAGE_ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
@@ -158,11 +163,12 @@ export const PRECOMMIT_CHECKS: readonly PrecommitCheck[] = [
     id: 'hosted-policy',
     run(input) {
       if (input.ownPolicies) return;
-      assertHostedPolicyResolvable(input.protocol, {
+      const warnings = assertHostedPolicyResolvable(input.protocol, {
         file: input.file,
         roots: input.roots,
         bridgeDir: join(PACKAGE_ROOT, 'sim-bridge'),
       });
+      return { warnings };
     },
   },
   {
@@ -170,6 +176,16 @@ export const PRECOMMIT_CHECKS: readonly PrecommitCheck[] = [
     run(input) {
       if (input.ownEnvs) return;
       assertSimulatorSettings(input.protocol, { file: input.file, roots: input.roots });
+    },
+  },
+  {
+    id: 'sandbox-binds',
+    async run(input) {
+      await checkSandboxBinds(
+        input.protocol,
+        { file: input.file, roots: input.roots, campaignsDir: input.campaignsDir },
+        { policy: !input.ownPolicies, simulator: !input.ownEnvs },
+      );
     },
   },
   {

@@ -87,11 +87,6 @@ const BAD: ReadonlyArray<{ name: string; text: string; line: RegExp }> = [
     line: /policy\.module: policy module imep_sim_bridge\.libero_drawer_polcy is not found/,
   },
   {
-    name: 'a policy name its module never names',
-    text: edit(LIBERO, [['name: libero-drawer-memory', 'name: libero-drawer-memroy']]),
-    line: /policy\.name: hosted policy 'libero-drawer-memroy' is neither built in nor named in module imep_sim_bridge\.libero_drawer_policy/,
-  },
-  {
     name: 'a pythonPath folder that does not exist',
     text: edit(HOSTED, [['name: shell-game-memory ', 'pythonPath: [no-such-folder]\n  name: shell-game-memory ']]),
     line: /policy\.pythonPath\[0\]: policy\.pythonPath folder no-such-folder does not exist/,
@@ -121,6 +116,28 @@ describe('protocol check refuses what precommit refuses before writing, with the
       expect(existsSync(campaigns) ? readdirSync(campaigns) : []).toEqual([]);
     });
   }
+});
+
+describe("a module's policy name not written in its files", () => {
+  it('check warns (exit 0: a module may compute its names); precommit asks the host, which refuses it, nothing written', () => {
+    const text = edit(HOSTED, [
+      ['name: shell-game-memory ', 'module: imep_sim_bridge.libero_drawer_policy\n  name: shell-game-memroy '],
+    ]);
+    const file = join(dir, 'name-not-written.yaml');
+    writeFileSync(file, text);
+    const campaigns = join(dir, 'campaigns-name');
+    const check = runCli(['protocol', 'check', file, '--campaigns-dir', campaigns], { cwd: ROOT });
+    expect(check.code, check.stdout + check.stderr).toBe(0);
+    expect(check.stdout).toMatch(
+      /^warning: \S+name-not-written\.yaml: policy\.name: hosted policy 'shell-game-memroy' is neither built in nor written in module imep_sim_bridge\.libero_drawer_policy's files/m,
+    );
+    const pre = runCli(['campaign', 'precommit', file, '--campaigns-dir', campaigns], { cwd: ROOT });
+    // the host refuses it when precommit starts it (exit 4, the host's own line listing what it serves)
+    expect(pre.code, pre.stdout + pre.stderr).toBe(4);
+    expect(pre.stdout).toMatch(/^warning: .*shell-game-memroy/m);
+    expect(refusalLine(pre.stderr)).toMatch(/no policy 'shell-game-memroy' \(this host can serve: [^)]*shell-game-memory/);
+    expect(existsSync(campaigns) ? readdirSync(campaigns).filter((f) => !f.startsWith('.')) : []).toEqual([]);
+  });
 });
 
 describe('attainable-level warnings', () => {
