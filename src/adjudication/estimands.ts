@@ -267,8 +267,12 @@ export function requestsFor(e: Estimand, protocol: Protocol): IntervalRequest[] 
       const exact = exactConfirmation(c, shape, protocol);
       if (exact !== null) add(exact);
     }
-    if (c.rule === 'lower-bound-above' && c.aboveUpperBoundOf?.includes(e.id))
+    if (c.rule === 'lower-bound-above' && c.aboveUpperBoundOf?.includes(e.id)) {
       add(companionRequest(shape, c, protocol));
+      // the exact floor that confirms an approximate criterion's word (verdicts.ts route)
+      const exact = exactConfirmation(c, shape, protocol);
+      if (exact !== null) add(exact);
+    }
   }
   return [...out.values()];
 }

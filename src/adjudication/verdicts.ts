@@ -80,8 +80,18 @@ function route(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Routed 
   const { lower, upper } = ends(e, id);
   const rule = c.rule as 'lower-bound-above' | 'upper-bound-below' | 'equivalence';
   const margin = (c as { margin: number }).margin;
-  const exactWord = decideBound(rule, { lower, upper, margin, threshold: r.bound.threshold });
-  const exactText = `the exact bound ${id} [${pp(lower)}, ${pp(upper)}]`;
+  // a companion's floor is confirmed too: its exact bound at the same level, never its approximate upper bound
+  const exactCompanions = (c.rule === 'lower-bound-above' ? (c.aboveUpperBoundOf ?? []) : []).map((cid) => {
+    const shape = anatomy(ctx.protocol.estimands.find((x) => x.id === cid)!).spec.shape;
+    const cidInterval = intervalId(exactConfirmation(c, shape, ctx.protocol)!);
+    const ce = estimandOf(ctx, cid, `criteria.${c.id}.aboveUpperBoundOf`) as AvailableEstimand;
+    return { estimand: cid, interval: cidInterval, upper: ends(ce, cidInterval).upper };
+  });
+  const threshold =
+    c.rule === 'lower-bound-above' ? Math.max(margin, ...exactCompanions.map((x) => x.upper)) : r.bound.threshold;
+  const exactWord = decideBound(rule, { lower, upper, margin, threshold });
+  const floors = exactCompanions.map((x) => `UB of ${x.estimand} by ${x.interval} ${pp(x.upper)}`).join(', ');
+  const exactText = `the exact bound ${id} [${pp(lower)}, ${pp(upper)}]${floors === '' ? '' : ` against max(margin ${pp(margin)}, ${floors})`}`;
   if (exactWord === r.verdict) return { ...r, reason: `${r.reason}; confirmed by ${exactText}` };
   return {
     verdict: 'unresolved',
