@@ -95,17 +95,21 @@ describe('the cross-check recomputes the same confirmation', () => {
   });
 });
 
+function blindProtocol(): string {
+  const sha = createHash('sha256')
+    .update(readFileSync(join(ROOT, 'checkpoints/lite-blind-rc/model.json')))
+    .digest('hex');
+  return readFileSync(join(ROOT, 'protocols/remembercolor-substitution.yaml'), 'utf8')
+    .replace(/path: checkpoints\/\S+/, 'path: checkpoints/lite-blind-rc')
+    .replace(/sha256: \S+/, `sha256: ${sha}`)
+    .replace(/- \{ start: 9001, end: 9200 \}/, '- { start: 9001, end: 9010 }')
+    .replace(/^n: 200 .*$/m, 'n: 10')
+    .replace(/^id: remembercolor-substitution$/m, 'id: rc-blind-10');
+}
+
 describe('remembercolor-substitution with lite-blind-rc at n = 10 per task (the issue)', () => {
   it('Q4_equivalence is unresolved, not holds on the bootstrap [0, 0]; both intervals are reported', async () => {
-    const sha = createHash('sha256')
-      .update(readFileSync(join(ROOT, 'checkpoints/lite-blind-rc/model.json')))
-      .digest('hex');
-    const text = readFileSync(join(ROOT, 'protocols/remembercolor-substitution.yaml'), 'utf8')
-      .replace(/path: checkpoints\/\S+/, 'path: checkpoints/lite-blind-rc')
-      .replace(/sha256: \S+/, `sha256: ${sha}`)
-      .replace(/- \{ start: 9001, end: 9200 \}/, '- { start: 9001, end: 9010 }')
-      .replace(/^n: 200 .*$/m, 'n: 10')
-      .replace(/^id: remembercolor-substitution$/m, 'id: rc-blind-10');
+    const text = blindProtocol();
     const dir = mkdtempSync(join(tmpdir(), 'imep-rc-blind-10-'));
     writeFileSync(join(dir, 'rc.yaml'), text);
     const r = await imep(
@@ -143,5 +147,29 @@ describe('remembercolor-substitution with lite-blind-rc at n = 10 per task (the 
     expect(html).toContain('exact union bound on θ̄');
     expect(html).toContain('task-stratified paired bootstrap 90% percentile');
     expect(html).toContain('does not confirm it');
+  }, 120_000);
+
+  it('exact-cp-difference may be registered on θ̄ directly: routed on the union bound, the cross-check agrees', async () => {
+    const text = blindProtocol().replace(
+      /method: task-stratified-bootstrap\n\s+replicates: 10000\n\s+seed: 20260824/,
+      'method: exact-cp-difference',
+    );
+    expect(text).toMatch(/level: 0\.90\n\s+method: exact-cp-difference\n/);
+    const dir = mkdtempSync(join(tmpdir(), 'imep-rc-blind-10-exact-'));
+    writeFileSync(join(dir, 'rc.yaml'), text);
+    const r = await imep(
+      ['campaign', 'run', 'rc.yaml', '--through', 'closeout', '--same-operator-reason', 'single-operator check'],
+      dir,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(': agrees');
+    const unit = unitIn(join(dir, 'campaigns')) as string;
+    const adj = JSON.parse(readFileSync(join(unit, 'adjudication/001/adjudication.json'), 'utf8')) as {
+      verdicts: { criterion: string; verdict: string; bound: { interval: string; lower: number; upper: number } }[];
+    };
+    const q4 = adj.verdicts.find((v) => v.criterion === 'Q4_equivalence')!;
+    expect(q4.verdict).toBe('unresolved');
+    expect(q4.bound.interval).toBe('exact-cp-difference/a0.025');
+    expect(q4.bound.upper).toBeCloseTo(BOTH_ZERO, 12);
   }, 120_000);
 });
