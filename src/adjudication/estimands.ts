@@ -174,9 +174,10 @@ export function routingRequest(c: Criterion, protocol: Protocol): IntervalReques
 /**
  * The exact bound that must confirm a verdict routed on an approximate interval (a score interval or a
  * bootstrap), at the same stated one-sided level: Clopper–Pearson at (1 − level)/2 for a proportion, the
- * exact difference bound at (1 − level)/4 per proportion for D, G and θ (over b′, c′). A word the two do not
- * share is unresolved, so the verdict's error is at most the exact method's. Null for an exact method and
- * for θ̄ (no exact bound exists: its verdict keeps the bootstrap's approximate coverage, and says so).
+ * exact difference bound at (1 − level)/4 per proportion for D, G and θ (over b′, c′), and for θ̄ the same
+ * bound per task at (1 − level)/(4K), averaged with the registered weights (the union bound over the K
+ * tasks: stats/theta-bar-bound.ts). A word the two do not share is unresolved, so the verdict's error is at
+ * most the exact method's. Null for an exact method.
  */
 export function exactConfirmation(c: Criterion, shape: EstimandShape, protocol: Protocol): IntervalRequest | null {
   const r = criterionRequest(c, protocol);
@@ -184,9 +185,7 @@ export function exactConfirmation(c: Criterion, shape: EstimandShape, protocol: 
   const level = normalise(r).level as number;
   if (shape === 'proportion-flips' || shape === 'rate')
     return { method: 'clopper-pearson', alpha: alphaForLevel('clopper-pearson', level), level: null };
-  if (shape === 'difference' || shape === 'theta')
-    return { method: 'exact-cp-difference', alpha: alphaForLevel('exact-cp-difference', level), level: null };
-  return null;
+  return { method: 'exact-cp-difference', alpha: alphaForLevel('exact-cp-difference', level), level: null };
 }
 
 const ALPHA_METHOD_SET = new Set<BoundMethod>(['exact-cp-difference', 'clopper-pearson', 'conditional-exact']);
@@ -216,12 +215,8 @@ function ownOrExactCompanion(shape: EstimandShape, c: Criterion, protocol: Proto
     case 'theta':
       return { method: 'conditional-exact', alpha: alphaFor('conditional-exact'), level: null };
     case 'thetaBar':
-      return {
-        method: defaultBootstrapMethod(protocol),
-        alpha: null,
-        level: level ?? 1 - 2 * (registeredAlpha ?? 0.05),
-        ...bootstrapDefaults(protocol),
-      } as IntervalRequest;
+      // the exact union bound over the tasks (stats/theta-bar-bound.ts), never a bootstrap
+      return { method: 'exact-cp-difference', alpha: alphaFor('exact-cp-difference'), level: null };
   }
 }
 
@@ -272,8 +267,12 @@ export function requestsFor(e: Estimand, protocol: Protocol): IntervalRequest[] 
       const exact = exactConfirmation(c, shape, protocol);
       if (exact !== null) add(exact);
     }
-    if (c.rule === 'lower-bound-above' && c.aboveUpperBoundOf?.includes(e.id))
+    if (c.rule === 'lower-bound-above' && c.aboveUpperBoundOf?.includes(e.id)) {
       add(companionRequest(shape, c, protocol));
+      // the exact floor that confirms an approximate criterion's word (verdicts.ts route)
+      const exact = exactConfirmation(c, shape, protocol);
+      if (exact !== null) add(exact);
+    }
   }
   return [...out.values()];
 }

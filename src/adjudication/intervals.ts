@@ -1,7 +1,8 @@
 /**
  * Intervals on one estimand by its registered method, wrapping src/stats (pure). Each interval is
  * labelled at the coverage of the quantity bounded, never at a component's:
- *   exact-cp-difference  UB = CP₊(b; α) − CP₋(c; α), LB = CP₋(b; α) − CP₊(c; α)   (D, G; θ on b′, c′ — unconditional)
+ *   exact-cp-difference  UB = CP₊(b; α) − CP₋(c; α), LB = CP₋(b; α) − CP₊(c; α)   (D, G; θ on b′, c′ — unconditional);
+ *                        on θ̄ the per-task bound at α/K, weighted (the union bound, stats/theta-bar-bound.ts)
  *   clopper-pearson      exact bounds on a proportion (ρ = (b+c)/n, a success rate), each one-sided 1 − α
  *   conditional-exact    the exact bound on θ given b′ + c′ (conditional, never unconditional)
  *   wilson / tango / newcombe   two-sided score intervals at `level`
@@ -25,6 +26,9 @@ import {
   pairedBootstrap,
   successCount,
   tango,
+  taskThetas,
+  taskWeights,
+  thetaBarExactBound,
   wilson,
   type Estimand as StatsEstimand,
   type PairedDesign,
@@ -41,7 +45,7 @@ const APPLICABLE: Readonly<Record<EstimandShape, readonly BoundMethod[]>> = {
   difference: ['exact-cp-difference', 'tango', 'newcombe', ...BOOTSTRAP_METHODS],
   'proportion-flips': ['clopper-pearson', 'wilson', ...BOOTSTRAP_METHODS],
   theta: ['conditional-exact', 'exact-cp-difference', ...BOOTSTRAP_METHODS],
-  thetaBar: ['task-stratified-bootstrap', 'cluster-bootstrap'],
+  thetaBar: ['exact-cp-difference', 'task-stratified-bootstrap', 'cluster-bootstrap'],
   rate: ['clopper-pearson', 'wilson', ...BOOTSTRAP_METHODS],
 };
 
@@ -125,6 +129,29 @@ function differenceCounts(
   return { a, b, c, d: n - a - b - c, n };
 }
 
+/** θ̄'s exact bound: per task the difference bound on (b′, c′) at α/K per proportion, averaged with the weights. */
+function thetaBarCore(design: PairedDesign, spec: EstimandSpec, alpha: number): Core {
+  const s = spec.stats;
+  if (s.kind !== 'thetaBar') throw new ImepError('E_INTERNAL', 'the θ̄ bound needs θ̄');
+  const w = taskWeights(design, s.weights);
+  const per = taskThetas(design, s.reference, s.target, s.sham).map((t, k) => ({
+    n: t.n,
+    bPrime: t.bPrime,
+    cPrime: t.cPrime,
+    weight: w[k] as number,
+  }));
+  const t = thetaBarExactBound(per, alpha);
+  return {
+    lower: t.lower,
+    upper: t.upper,
+    label: t.intervalLabel,
+    boundLabel: t.label,
+    conditional: false,
+    degenerate: false,
+    bootstrap: null,
+  };
+}
+
 function bootstrapCore(
   design: PairedDesign,
   spec: EstimandSpec,
@@ -177,6 +204,10 @@ export function intervalOn(design: PairedDesign, spec: EstimandSpec, request: In
   const level = req.level as number;
   switch (req.method) {
     case 'exact-cp-difference': {
+      if (spec.stats.kind === 'thetaBar') {
+        core = thetaBarCore(design, spec, alpha);
+        break;
+      }
       const { b, c, n } = differenceCounts(design, spec);
       const d = decisionBound(b, c, n, alpha);
       core = {

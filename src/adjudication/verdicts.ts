@@ -20,8 +20,8 @@
  *      A conditional-exact criterion routes on its conditional bound only against a threshold of 0 (the exact
  *      conditional sign test); otherwise on the unconditional exact bound on θ (estimands.ts routingRequest).
  *      A word routed on a score interval or a bootstrap stands only when the exact bound at the same stated
- *      level gives it too (estimands.ts exactConfirmation), else unresolved; θ̄ (no exact bound) says its
- *      coverage is approximate. docs/error-rates.md enumerates the resulting error rates exactly.
+ *      level gives it too (estimands.ts exactConfirmation; for θ̄ the union of per-task exact bounds at α/K), else
+ *      unresolved. docs/error-rates.md enumerates the resulting error rates exactly.
  *   4. descriptive — a go/no-go rule (or a hard 'descriptive' gate) failed: the numbers stay, no word.
  */
 import { ImepError } from '../core/index.js';
@@ -45,16 +45,6 @@ export interface VerdictContext {
 }
 
 const pp = (x: number): string => `${(100 * x).toFixed(2)} pp`;
-
-const EXACT_METHODS = new Set(['exact-cp-difference', 'clopper-pearson', 'conditional-exact']);
-
-/** Appended to a verdict routed on a bootstrap without an exact bound to confirm it (θ̄): its error is not exact. */
-function approximate(e: AvailableEstimand, id: string): string {
-  const m = findInterval(e, id).method;
-  return EXACT_METHODS.has(m)
-    ? ''
-    : ` [${m}: approximate coverage, its error may exceed the nominal level — docs/error-rates.md]`;
-}
 
 function estimandOf(ctx: VerdictContext, id: string, field: string): EstimandResult {
   const e = ctx.estimands.find((x) => x.id === id);
@@ -84,14 +74,24 @@ function route(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Routed 
     anatomy(ctx.protocol.estimands.find((x) => x.id === e.id)!).spec.shape,
     ctx.protocol,
   );
-  if (confirm === null) return { ...r, reason: `${r.reason}${approximate(e, r.bound.interval)}` };
+  if (confirm === null) return r; // routed on an exact bound
   // an approximate interval's word stands only when the exact bound at the same level gives it too
   const id = intervalId(confirm);
   const { lower, upper } = ends(e, id);
   const rule = c.rule as 'lower-bound-above' | 'upper-bound-below' | 'equivalence';
   const margin = (c as { margin: number }).margin;
-  const exactWord = decideBound(rule, { lower, upper, margin, threshold: r.bound.threshold });
-  const exactText = `the exact bound ${id} [${pp(lower)}, ${pp(upper)}]`;
+  // a companion's floor is confirmed too: its exact bound at the same level, never its approximate upper bound
+  const exactCompanions = (c.rule === 'lower-bound-above' ? (c.aboveUpperBoundOf ?? []) : []).map((cid) => {
+    const shape = anatomy(ctx.protocol.estimands.find((x) => x.id === cid)!).spec.shape;
+    const cidInterval = intervalId(exactConfirmation(c, shape, ctx.protocol)!);
+    const ce = estimandOf(ctx, cid, `criteria.${c.id}.aboveUpperBoundOf`) as AvailableEstimand;
+    return { estimand: cid, interval: cidInterval, upper: ends(ce, cidInterval).upper };
+  });
+  const threshold =
+    c.rule === 'lower-bound-above' ? Math.max(margin, ...exactCompanions.map((x) => x.upper)) : r.bound.threshold;
+  const exactWord = decideBound(rule, { lower, upper, margin, threshold });
+  const floors = exactCompanions.map((x) => `UB of ${x.estimand} by ${x.interval} ${pp(x.upper)}`).join(', ');
+  const exactText = `the exact bound ${id} [${pp(lower)}, ${pp(upper)}]${floors === '' ? '' : ` against max(margin ${pp(margin)}, ${floors})`}`;
   if (exactWord === r.verdict) return { ...r, reason: `${r.reason}; confirmed by ${exactText}` };
   return {
     verdict: 'unresolved',

@@ -377,7 +377,7 @@ function buildResult(
         matching: bands.filter((b) => b.verdictMatchesTest).length,
         passed: bands.every((b) => b.verdictMatchesTest),
       },
-      noisy: noisyChecks(loaded, cds, campaignDesigns?.template.criterion.id ?? '', eff.simulated),
+      noisy: noisyChecks(loaded, cds, campaignDesigns?.template.criterion.id ?? '', eff.simulated, opts.quick === true),
     },
   };
 }

@@ -10,6 +10,8 @@
 import type { BoundMethod } from '../protocol/index.js';
 import type { BoundRule } from '../adjudication/index.js';
 import { errorRate, mcnemarSize, type ErrorRate, type Family, type Scenario } from './error-rates.js';
+import { fullRangeWorst, mcnemarFullRange, type RangeWorst } from './error-rate-range.js';
+import type { McNemarRangeRow } from './error-rate-table.js';
 
 export const GRID_N = [50, 120, 300, 690] as const;
 export const GRID_DELTA = [0.02, 0.1, 0.3] as const;
@@ -90,5 +92,35 @@ export function gridMcNemar(ns: readonly number[] = GRID_N): McNemarRow[] {
       for (const direction of ['greater', 'two-sided'] as const) {
         out.push({ n, delta, alpha: 0.05, direction, pHolds: mcnemarSize(n, delta, 0.05, direction).pHolds });
       }
+  return out;
+}
+
+/** One grid scenario's worst case over the whole discordance range δ ∈ [|truth|, 1] (error-rate-range.ts). */
+export interface FullRangeRate {
+  /** A grid row of the scenario (its δ is irrelevant here). */
+  readonly base: ErrorRate;
+  readonly holds: RangeWorst;
+  readonly notDetected: RangeWorst;
+}
+
+/** Per (rule, method, margin, n, truth) of the two-count families: the worst case over the feasible δ range. */
+export function fullRangeRates(rows: readonly ErrorRate[]): FullRangeRate[] {
+  const seen = new Map<string, FullRangeRate>();
+  for (const r of rows) {
+    if (r.family === 'proportion') continue;
+    const key = JSON.stringify([r.family, r.rule, r.method, r.alphaPerComponent, r.level, r.margin, r.n, r.truth]);
+    if (seen.has(key)) continue;
+    const w = fullRangeWorst(r);
+    seen.set(key, { base: r, holds: w.holds, notDetected: w.notDetected });
+  }
+  return [...seen.values()];
+}
+
+/** p-below's worst size over δ ∈ [0, 1] per n and direction (α = 0.05). */
+export function mcnemarRangeRows(ns: readonly number[] = GRID_N): McNemarRangeRow[] {
+  const out: McNemarRangeRow[] = [];
+  for (const n of ns)
+    for (const direction of ['greater', 'two-sided'] as const)
+      out.push({ n, alpha: 0.05, direction, worst: mcnemarFullRange(n, 0.05, direction) });
   return out;
 }

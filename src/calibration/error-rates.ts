@@ -78,14 +78,14 @@ function statedError(method: BoundMethod, alpha: number | null, level: number | 
 
 const EXACT: readonly BoundMethod[] = ['exact-cp-difference', 'clopper-pearson', 'conditional-exact'];
 
-function logFactorials(n: number): Float64Array {
+export function logFactorials(n: number): Float64Array {
   const f = new Float64Array(n + 1);
   for (let k = 1; k <= n; k++) f[k] = (f[k - 1] as number) + Math.log(k);
   return f;
 }
 
 /** Smallest and largest k whose Binomial(n, p) tail beyond it is ≥ 1e-18 (a coarse, safe window). */
-function window(n: number, p: number, lf: Float64Array): [number, number] {
+export function window(n: number, p: number, lf: Float64Array): [number, number] {
   if (p <= 0) return [0, 0];
   if (p >= 1) return [n, n];
   const lp = Math.log(p),
@@ -151,21 +151,37 @@ function makeBounds(
   }
 }
 
-/** The exact error rates of one scenario. */
-export function errorRate(s: Scenario): ErrorRate {
-  const criterion = criterionOf(s);
+export type Word = 'holds' | 'not detected' | 'unresolved';
+
+/**
+ * The scenario's verdict on counts (x, y) — (b, c) or (b′, c′); (x, 0) for a proportion — through the adjudicator's
+ * routing and, for an approximate interval, its exact confirmation. Independent of the truth and δ.
+ */
+export function verdictOn(s: Omit<Scenario, 'delta' | 'truth'>): {
+  decide: (x: number, y: number) => Word;
+  confirmed: boolean;
+  norm: ReturnType<typeof normalise>;
+} {
+  const criterion = criterionOf(s as Scenario);
   const req = routingRequest(criterion, NO_BOOTSTRAP)!;
   const norm = normalise(req);
   const bounds = boundsFor(s.family, norm.method, norm.alpha, norm.level, s.n);
   // an approximate interval's word stands only when the exact bound at the same level gives it (verdicts.ts)
   const confirm = exactConfirmation(criterion, s.family === 'proportion' ? 'proportion-flips' : s.family, NO_BOOTSTRAP);
   const exactBounds = confirm === null ? null : boundsFor(s.family, confirm.method, confirm.alpha, null, s.n);
-  const decide = (lower: number, upper: number, x: number, y: number) => {
+  const decide = (x: number, y: number): Word => {
+    const [lower, upper] = bounds(x, y);
     const w = decideBound(s.rule, { lower, upper, margin: s.margin });
     if (exactBounds === null || w === 'unresolved') return w;
     const [el, eu] = exactBounds(x, y);
     return decideBound(s.rule, { lower: el, upper: eu, margin: s.margin }) === w ? w : 'unresolved';
   };
+  return { decide, confirmed: confirm !== null, norm };
+}
+
+/** The exact error rates of one scenario. */
+export function errorRate(s: Scenario): ErrorRate {
+  const { decide: decideOn, confirmed, norm } = verdictOn(s);
   const lf = logFactorials(s.n);
   let pHolds = 0,
     pNot = 0,
@@ -185,8 +201,7 @@ export function errorRate(s: Scenario): ErrorRate {
             x * Math.log(s.truth) +
             (s.n - x) * Math.log1p(-s.truth);
       const p = Math.exp(lp);
-      const [L, U] = bounds(x, 0);
-      const w = decide(L, U, x, 0);
+      const w = decideOn(x, 0);
       tables++;
       mass += p;
       if (w === 'holds') pHolds += p;
@@ -212,8 +227,7 @@ export function errorRate(s: Scenario): ErrorRate {
             c * lpc +
             r * lrest,
         );
-        const [L, U] = bounds(b, c);
-        const w = decide(L, U, b, c);
+        const w = decideOn(b, c);
         tables++;
         mass += p;
         if (w === 'holds') pHolds += p;
@@ -231,7 +245,7 @@ export function errorRate(s: Scenario): ErrorRate {
     pHolds,
     pNotDetected: pNot,
     stated,
-    exact: EXACT.includes(s.method) || confirm !== null,
+    exact: EXACT.includes(s.method) || confirmed,
     routedOn,
     tables,
     skipped: Math.max(0, 1 - mass),

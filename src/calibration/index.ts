@@ -34,6 +34,8 @@ export type { CampaignUnitInput, CampaignUnitResult } from './campaign-run.js';
 export { designRates } from './design-rates.js';
 export type { DesignRates, RatesInput } from './design-rates.js';
 export { noisyChecks, noisyLines } from './noisy-checks.js';
+export { FPR_PASS_LEVEL, FPR_POWER, fprCheckSize, fprPassRule, fprRuleText } from './fpr-check-size.js';
+export type { FprRule } from './fpr-check-size.js';
 export type { NoisyChecks, NoisyFalsePositive, NoisyPower } from './noisy-checks.js';
 export { criterionRates, pooledFloor } from './criterion-rates.js';
 export type { CriterionRate, PooledFloor } from './criterion-rates.js';

@@ -4,10 +4,12 @@
  * exact replicate C is not exact (a non-trivial floor).
  *
  *   false positives   every design whose truth is "none" (the memory-blind checkpoint), EVERY registered criterion
- *                     of its template: the rate x/B of 'holds' over its B real campaigns must stay ≤ α + 2·√(α(1−α)/B)
- *                     — α (the criterion's alphaPerComponent, else the suite's α) plus twice the Monte-Carlo
- *                     standard error of a rate whose true value is α; printed with its two-sided 95% Clopper–Pearson
- *                     interval.
+ *                     of its template: the count x of 'holds' over its B real campaigns must be ≤ k, the exact
+ *                     binomial pass rule at α (the criterion's alphaPerComponent, else the suite's α): a rule at α
+ *                     passes with probability ≥ 0.95 (fpr-check-size.ts). The check is SIZED when B is large enough
+ *                     that a rule at 2α fails with probability ≥ 0.9 (α = 0.05: B = 233, k = 17); a full run passes
+ *                     only a sized check, a --quick run prints its smaller check as QUICK with its own operating
+ *                     characteristic. Printed with x/B's two-sided 95% Clopper–Pearson interval.
  *   power             every design whose truth is fact use (the positive control), on the suite's criterion: (i) it
  *                     holds in ≥ the registered power (80%) of the real campaigns; (ii) the control sits at or above the
  *                     registered MDE — pooled θ̂ ≥ MDE, the minimum detectable θ at the control's own discordance
@@ -19,6 +21,7 @@
 import { minimumDetectableEffect, type PairedTest } from '../stats/index.js';
 import type { LoadedSuite } from './load-suite.js';
 import { fork } from './design-rates.js';
+import { fprCheckSize, fprPassRule, fprRuleText, type FprRule } from './fpr-check-size.js';
 import { rateWithInterval, type RateWithInterval } from './operating-characteristics.js';
 import type { CampaignDesignResult } from './result.js';
 import { simulateCampaigns } from './stats-simulation.js';
@@ -27,8 +30,14 @@ export interface NoisyFalsePositive extends RateWithInterval {
   readonly design: string;
   readonly criterion: string;
   readonly alpha: number;
-  /** α + 2·√(α(1−α)/B). */
-  readonly limit: number;
+  /** The exact pass rule at these B campaigns (pass iff detected ≤ rule.maxFalsePositives) and its OC. */
+  readonly rule: FprRule;
+  /** The sized check at this α: the smallest B that fails a rule at 2α with probability ≥ 0.9. */
+  readonly sizedRule: FprRule;
+  /** Whether this check fails a rule at 2α with probability ≥ 0.9. */
+  readonly sized: boolean;
+  /** A --quick run: an unsized check may pass, labelled QUICK. */
+  readonly quick: boolean;
   readonly passed: boolean;
 }
 
@@ -68,13 +77,12 @@ export interface NoisyChecks {
   readonly passed: boolean;
 }
 
-const mcLimit = (alpha: number, b: number): number => alpha + 2 * Math.sqrt((alpha * (1 - alpha)) / Math.max(1, b));
-
 export function noisyChecks(
   loaded: LoadedSuite,
   designs: readonly CampaignDesignResult[],
   criterion: string,
   simulated: number,
+  quick = false,
 ): NoisyChecks | null {
   const noisy = designs.filter((d) => d.executionNoise !== null);
   if (noisy.length === 0) return null;
@@ -84,14 +92,18 @@ export function noisyChecks(
     .flatMap((d) =>
       d.criteria.map((k) => {
         const alpha = k.alpha ?? inputs.alpha;
-        const limit = mcLimit(alpha, k.campaigns);
+        const rule = fprPassRule(alpha, Math.max(1, k.campaigns));
+        const sized = rule.failAtTwiceAlpha >= 0.9;
         return {
           design: d.id,
           criterion: k.criterion,
           alpha,
-          limit,
+          rule,
+          sizedRule: fprCheckSize(alpha),
+          sized,
+          quick,
           ...stripCriterion(k),
-          passed: k.campaigns > 0 && k.rate <= limit,
+          passed: k.campaigns > 0 && k.detected <= rule.maxFalsePositives && (sized || quick),
         };
       }),
     );
@@ -153,7 +165,7 @@ export function noisyChecks(
       };
     });
   return {
-    rule: `noisy designs: on the memory-blind checkpoint every registered criterion holds in ≤ α + 2·√(α(1−α)/B) of the B real campaigns (Clopper–Pearson 95% printed); on the positive control ${criterion} holds in ≥ ${inputs.power} of them, its pooled θ̂ is ≥ the MDE at its own discordance and n, and stats-level campaigns at exactly that MDE reach ${inputs.power} within 2 Monte-Carlo SE`,
+    rule: `noisy designs: on the memory-blind checkpoint every registered criterion holds in ≤ k of the B real campaigns, k the exact binomial pass rule at α (a rule at α passes with probability ≥ 0.95; the check is sized when a rule at 2α fails with probability ≥ 0.9, which a full run requires; Clopper–Pearson 95% printed); on the positive control ${criterion} holds in ≥ ${inputs.power} of them, its pooled θ̂ is ≥ the MDE at its own discordance and n, and stats-level campaigns at exactly that MDE reach ${inputs.power} within 2 Monte-Carlo SE`,
     designs: noisy.map((d) => ({
       id: d.id,
       truth: d.truth,
@@ -189,8 +201,14 @@ export function noisyLines(c: NoisyChecks | null): string[] {
     out.push(`noisy design ${d.id} (σ = ${d.sigma}, ${d.scope}): Σb′ = ${d.bPrime}, Σc′ = ${d.cPrime}; ${floor}`);
   }
   for (const f of c.falsePositive) {
+    const within = f.detected <= f.rule.maxFalsePositives;
+    const size = f.sized
+      ? 'sized'
+      : f.quick
+        ? `QUICK check, not sized — the sized check is ${fprRuleText(f.sizedRule)} (the full command, docs/calibration.md)`
+        : `NOT SIZED: too few campaigns to fail a rule at 2α with probability ≥ 0.9 — the sized check is ${fprRuleText(f.sizedRule)}`;
     out.push(
-      `noisy false-positive ${f.design} ${f.criterion}: ${cp(f)} ${f.passed ? '≤' : '>'} α + MC error = ${pct(f.limit)} (α = ${f.alpha}) — ${f.passed ? 'passed' : 'FAILED'}`,
+      `noisy false-positive ${f.design} ${f.criterion}: ${cp(f)}, ${f.detected} ${within ? '≤' : '>'} ${f.rule.maxFalsePositives} (α = ${f.alpha}; OC ${fprRuleText(f.rule)}; ${size}) — ${f.passed ? 'passed' : 'FAILED'}`,
     );
   }
   for (const p of c.power) {

@@ -243,6 +243,38 @@ function bootstrap(
   return [type7(reps, (1 - confidence) / 2), type7(reps, (1 + confidence) / 2)];
 }
 
+/**
+ * θ̄'s exact bound, recomputed from protocols/README.md's definition: in each of the K tasks with positive
+ * weight, CP bounds (bisection) on b′ and c′ of that task's units at α/K each; the weighted sums of the task
+ * bounds (union bound: each end one-sided ≥ 1 − 2α).
+ */
+function thetaBarUnion(
+  units: readonly Filled[],
+  w: readonly number[],
+  tasks: readonly string[],
+  alpha: number,
+): [number, number] {
+  const used = tasks.map((t, k) => ({ t, w: w[k]! })).filter((x) => x.w > 0);
+  const a = alpha / used.length;
+  let lo = 0,
+    hi = 0;
+  for (const { t, w: wk } of used) {
+    let bp = 0,
+      cp = 0,
+      n = 0;
+    for (const u of units) {
+      if (u.task !== t) continue;
+      n++;
+      const f = contribution('theta', u.y);
+      if (f === 1) bp++;
+      else if (f === -1) cp++;
+    }
+    lo += wk * (cpLower(bp, n, a) - cpUpper(cp, n, a));
+    hi += wk * (cpUpper(bp, n, a) - cpLower(cp, n, a));
+  }
+  return [lo, hi];
+}
+
 export interface XBoot {
   replicates: number;
   seed: number | string;
@@ -267,6 +299,7 @@ export function intervalX(
   const x = kind === 'rho' ? b + c : (k['successes'] ?? 0);
   switch (method) {
     case 'exact-cp-difference':
+      if (kind === 'thetaBar') return thetaBarUnion(units, w as number[], tasks, value);
       return [cpLower(b, n, value) - cpUpper(c, n, value), cpUpper(b, n, value) - cpLower(c, n, value)];
     case 'clopper-pearson':
       return [cpLower(x, n, value), cpUpper(x, n, value)];

@@ -61,7 +61,16 @@ export function expectedDocument(study: PlainStudy, adjudication: Obj): Expected
       .filter((c) => str(c['estimand']) === id)
       .map(registeredIntervalId)
       .filter((x): x is string => x !== null);
-    const ids = [...new Set([...listed, ...registered])];
+    // the exact bounds that confirm an approximate criterion's word, on its estimand and on its companions
+    const confirming = criteria
+      .filter(
+        (c) =>
+          str(c['estimand']) === id ||
+          (Array.isArray(c['aboveUpperBoundOf']) && (c['aboveUpperBoundOf'] as unknown[]).includes(id)),
+      )
+      .map((c) => exactConfirmationId(registeredIntervalId(c), str(e['kind'])))
+      .filter((x): x is string => x !== null);
+    const ids = [...new Set([...listed, ...registered, ...confirming])];
     const bootFor = (iid: string): XBoot | null => {
       const [method, param] = iid.split('/') as [string, string];
       const eq = criteria.find(
@@ -87,6 +96,12 @@ export function expectedDocument(study: PlainStudy, adjudication: Obj): Expected
           problems.push({
             path: `estimands[${id}].intervals[${r}]`,
             note: 'the registered interval is missing from the adjudication',
+          });
+      for (const r of confirming)
+        if (!listed.includes(r))
+          problems.push({
+            path: `estimands[${id}].intervals[${r}]`,
+            note: 'the exact bound that confirms an approximate verdict is missing from the adjudication',
           });
     }
   }
@@ -256,6 +271,18 @@ export function expectedDocument(study: PlainStudy, adjudication: Obj): Expected
       });
       const confirmId = exactConfirmationId(registeredIntervalId(c), x.kind);
       const ce = confirmId === null ? null : ends(x, confirmId);
+      // the confirmation's floor: each companion's exact bound at the same level (never its approximate UB)
+      const exactThreshold =
+        rule === 'lower-bound-above'
+          ? Math.max(
+              num(c['margin']) ?? 0,
+              ...companions.map((co) => {
+                const cx = xs.get(co.estimand);
+                const cid = cx ? exactConfirmationId(registeredIntervalId(c), cx.kind) : null;
+                return (cx && cid ? ends(cx, cid)?.upper : undefined) ?? Number.NaN;
+              }),
+            )
+          : threshold;
       const want =
         confirmId === null
           ? routed
@@ -264,7 +291,7 @@ export function expectedDocument(study: PlainStudy, adjudication: Obj): Expected
               expectedWord(c, {
                 lower: ce?.lower ?? null,
                 upper: ce?.upper ?? null,
-                threshold,
+                threshold: Number.isNaN(exactThreshold as number) ? null : exactThreshold,
                 p,
                 estimate: x.estimate,
                 discordant,

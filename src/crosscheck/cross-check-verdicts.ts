@@ -28,7 +28,7 @@ export function expectedRoutingId(c: Obj, registered: string | null): string | n
 /**
  * The exact bound that must confirm a word routed on a score interval or a bootstrap, from the registered id
  * and the estimand kind: Clopper–Pearson at (1 − level)/2 (ρ, success rate), the exact difference bound at
- * (1 − level)/4 per proportion (D, G, θ); null for exact methods and θ̄.
+ * (1 − level)/4 per proportion (D, G, θ; θ̄ per task at that α/K); null for exact methods.
  */
 export function exactConfirmationId(registered: string | null, kind: string): string | null {
   if (registered === null) return null;
@@ -37,7 +37,8 @@ export function exactConfirmationId(registered: string | null, kind: string): st
   const level = Number(param.slice(1));
   const a = (tails: number): number => Number(((1 - level) / tails).toPrecision(12));
   if (kind === 'rho' || kind === 'successRate') return `clopper-pearson/a${a(2)}`;
-  if (kind === 'D' || kind === 'G' || kind === 'theta') return `exact-cp-difference/a${a(4)}`;
+  // θ̄: the same id; its bound is the per-task union bound at α/K (cross-check-estimands.ts thetaBarUnion)
+  if (kind === 'D' || kind === 'G' || kind === 'theta' || kind === 'thetaBar') return `exact-cp-difference/a${a(4)}`;
   return null;
 }
 

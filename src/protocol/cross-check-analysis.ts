@@ -24,7 +24,7 @@ const BOOTSTRAPS: readonly BoundMethod[] = ['unit-bootstrap', 'task-stratified-b
 
 /** Which estimand kinds each bound method can bound. */
 const METHOD_FITS: Readonly<Record<BoundMethod, readonly EstimandKind[]>> = {
-  'exact-cp-difference': ['D', 'theta'],
+  'exact-cp-difference': ['D', 'theta', 'thetaBar'],
   'clopper-pearson': ['rho', 'successRate'],
   'conditional-exact': ['theta'],
   wilson: ['rho', 'successRate'],

@@ -17,5 +17,6 @@ export * from './paired-summary.js';
 export * from './permutation-test.js';
 export * from './power.js';
 export * from './tango.js';
+export * from './theta-bar-bound.js';
 export * from './tost.js';
 export * from './wilson.js';

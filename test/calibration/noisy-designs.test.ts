@@ -73,13 +73,17 @@ describe('noisy campaign designs through IMEP’s verdict path', () => {
       ['Q3_T', 2],
       ['Q3_S', 0],
     ]);
-    const checks = noisyChecks(loaded, result.designs, 'Q4_theta', 400)!;
+    const checks = noisyChecks(loaded, result.designs, 'Q4_theta', 400, true)!;
     expect(checks.falsePositive.map((f) => [f.criterion, f.detected, f.passed])).toEqual([
       ['Q4_theta', 0, true],
       ['Q3_T', 0, true],
       ['Q3_S', 0, true],
     ]);
-    expect(checks.falsePositive[0]!.limit).toBeCloseTo(0.05 + 2 * Math.sqrt((0.05 * 0.95) / 2), 12);
+    // a quick check of 2 campaigns: pass iff ≤ 1 'holds'; it cannot fail a rule at 2α (P = 1 − P(Bin(2, 0.1) ≤ 1) = 0.01)
+    expect(checks.falsePositive[0]!.rule.maxFalsePositives).toBe(1);
+    expect(checks.falsePositive[0]!.rule.failAtTwiceAlpha).toBeCloseTo(0.01, 12);
+    expect(checks.falsePositive[0]!.sized).toBe(false);
+    expect(checks.falsePositive[0]!.quick).toBe(true);
     expect(checks.falsePositive[0]!.cp95.upper).toBeCloseTo(1 - 0.025 ** 0.5, 12); // exact CP at 0/2
     const power = checks.power[0]!;
     expect(power.real).toMatchObject({ detected: 2, campaigns: 2, rate: 1 });
@@ -88,8 +92,11 @@ describe('noisy campaign designs through IMEP’s verdict path', () => {
     expect(power.passed).toBe(true);
     expect(checks.passed).toBe(true);
     expect(
-      noisyLines(checks).some((l) =>
-        l.startsWith('noisy false-positive rc-blind-noisy Q3_T: 0/2 = 0.00%, CP 95% [0.00%, 84.19%]'),
+      noisyLines(checks).some(
+        (l) =>
+          l.startsWith('noisy false-positive rc-blind-noisy Q3_T: 0/2 = 0.00%, CP 95% [0.00%, 84.19%], 0 ≤ 1') &&
+          l.includes('P(fail | FPR = 0.1) = 1.00%') &&
+          l.includes('QUICK check, not sized — the sized check is B = 233, pass iff ≤ 17 false positives'),
       ),
     ).toBe(true);
   });
@@ -170,18 +177,30 @@ describe('noisy designs in the suite', () => {
 });
 
 describe('noisy checks (pure)', () => {
-  it('a rule above α + 2 MC SE fails; at or below passes (B = 20: limit 14.75%, so 2/20 passes and 3/20 fails)', () => {
-    const c = noisyChecks(
+  it('B = 20 is too weak to fail: a full run fails it as not sized even at 0/20; B = 233 passes 17 and fails 18', () => {
+    const small = noisyChecks(
       loaded,
-      [fakeDesign('blind', 'none', { Q4_theta: 2, Q3_T: 3 }, 20, { b: 10, c: 10, n: 1200 })],
+      [fakeDesign('blind', 'none', { Q4_theta: 0, Q3_T: 3 }, 20, { b: 10, c: 10, n: 1200 })],
       'Q4_theta',
       400,
     )!;
-    expect(c.falsePositive.map((f) => [f.criterion, f.limit.toFixed(4), f.passed])).toEqual([
-      ['Q4_theta', '0.1475', true],
-      ['Q3_T', '0.1475', false],
+    // at B = 20 the exact rule is ≤ 3, which fails a rule at 2α with probability 0.133 only
+    expect(small.falsePositive.map((f) => [f.criterion, f.rule.maxFalsePositives, f.sized, f.passed])).toEqual([
+      ['Q4_theta', 3, false, false],
+      ['Q3_T', 3, false, false],
     ]);
-    expect(c.passed).toBe(false);
+    expect(small.passed).toBe(false);
+    expect(noisyLines(small).find((l) => l.includes('Q4_theta: 0/20'))).toContain('NOT SIZED');
+    const sized = noisyChecks(
+      loaded,
+      [fakeDesign('blind', 'none', { Q4_theta: 17, Q3_T: 18 }, 233, { b: 10, c: 10, n: 1200 })],
+      'Q4_theta',
+      400,
+    )!;
+    expect(sized.falsePositive.map((f) => [f.criterion, f.rule.maxFalsePositives, f.sized, f.passed])).toEqual([
+      ['Q4_theta', 17, true, true],
+      ['Q3_T', 17, true, false],
+    ]);
   });
 
   it('a positive control below the MDE at its discordance fails even when every campaign detects', () => {
