@@ -135,7 +135,9 @@ describe("a module's policy name not written in its files", () => {
     // the host refuses it when precommit starts it (exit 4, the host's own line listing what it serves)
     expect(pre.code, pre.stdout + pre.stderr).toBe(4);
     expect(pre.stdout).toMatch(/^warning: .*shell-game-memroy/m);
-    expect(refusalLine(pre.stderr)).toMatch(/no policy 'shell-game-memroy' \(this host can serve: [^)]*shell-game-memory/);
+    expect(refusalLine(pre.stderr)).toMatch(
+      /no policy 'shell-game-memroy' \(this host can serve: [^)]*shell-game-memory/,
+    );
     expect(existsSync(campaigns) ? readdirSync(campaigns).filter((f) => !f.startsWith('.')) : []).toEqual([]);
   });
 });
