@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
-import { ImepError } from '../core/index.js';
+import { ImepError, OUTSIDE_MESSAGE_MAX, outsideText } from '../core/index.js';
 import { BridgeClient, type RemoteLiveness } from './client.js';
 import type { CurveClientKeys } from './endpoint.js';
 import type { HelloReply } from './op-schemas.js';
@@ -284,5 +284,6 @@ export class ServerSupervisor implements RemoteLiveness {
 }
 
 function lastLines(text: string, n = 3): string {
-  return text.trim().split('\n').slice(-n).join(' | ');
+  // the process's own words (a policy's, a simulator's): one cleaned, capped line (src/core/outside-text.ts)
+  return outsideText(text.trim().split('\n').slice(-n).join(' | '), OUTSIDE_MESSAGE_MAX);
 }
