@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
-import { ImepError, OUTSIDE_MESSAGE_MAX, outsideText } from '../core/index.js';
+import { ImepError, OUTSIDE_MESSAGE_MAX, OUTSIDE_NAME_MAX, outsideText } from '../core/index.js';
 import { BridgeClient, type RemoteLiveness } from './client.js';
 import type { CurveClientKeys } from './endpoint.js';
 import type { HelloReply } from './op-schemas.js';
@@ -263,7 +263,7 @@ export class ServerSupervisor implements RemoteLiveness {
     const stderr = this.#stderr;
     const missing = /No module named '([^']+)'/.exec(stderr);
     if (missing) {
-      const pkg = missing[1] as string;
+      const pkg = outsideText(missing[1] as string, OUTSIDE_NAME_MAX); // the process's words
       return new ImepError(
         'E_SIM_UNAVAILABLE',
         `${this.command.label} ${how}${when ? ` ${when}` : ''}: Python package '${pkg}' is not importable by ${this.command.file}`,

@@ -17,9 +17,9 @@
  * Printable text (every script, emoji) passes unchanged, and clean text within the cap is returned as it is.
  */
 
-/** The cap of a name, a version, a key, a spec or metadata string from outside. */
+/** The cap of a short name from outside (a wire error code, a key quoted in an IMEP message). */
 export const OUTSIDE_NAME_MAX = 256;
-/** The cap of an error message or other free text from outside (what a row's failure message keeps). */
+/** The cap of an error message, a name, a version, a key, a spec or metadata value: any other text from outside. */
 export const OUTSIDE_MESSAGE_MAX = 1024;
 
 const REPLACEMENT = '\uFFFD';
@@ -59,13 +59,13 @@ export function outsideText(text: unknown, max: number = OUTSIDE_MESSAGE_MAX): s
 }
 
 /**
- * A value from outside (a decoded reply body: plain maps, arrays, strings, numbers) with every string and every map
- * key passed through outsideText (`keyMax` for keys and strings). Binary values (typed arrays, ndarrays' data) and
- * class instances pass untouched. Returns the value itself when nothing changed. For bodies of rare ops (hello,
- * make): the hot ops' observations are checked against the declared spec instead (observation-spec.ts).
+ * A value from outside (a decoded reply body: plain maps, arrays, strings, numbers) with every map key and every string
+ * passed through outsideText at `max` (one cap for both: a key and a list entry naming it stay equal). Binary values (typed arrays, ndarrays' data) and class
+ * instances pass untouched. Returns the value itself when nothing changed. For bodies of rare ops (hello, make): the
+ * hot ops' observations are checked against the declared spec instead (src/bridges/observation-spec.ts).
  */
-export function outsideTree<T>(value: T, keyMax: number = OUTSIDE_NAME_MAX): T {
-  return walk(value, keyMax, 0) as T;
+export function outsideTree<T>(value: T, max: number = OUTSIDE_MESSAGE_MAX): T {
+  return walk(value, max, 0) as T;
 }
 
 const MAX_DEPTH = 64;

@@ -150,7 +150,7 @@ describe('strings from a server are cleaned where they enter', () => {
     expect(hello.server).toEqual({ name: `evil${FORGED_CLEAN}`, version: '9\uFFFD1' });
     expect(hello.envs).toEqual(['fake/Env-v0', 'env\uFFFDred']);
     expect(hello.adapters).toEqual(['fake\\r\\nforged: line']);
-    expect(hello.unavailable?.['mikasa']).toBe(`missing ${'y'.repeat(248)}…[truncated, 5008 chars]`);
+    expect(hello.unavailable?.['mikasa']).toBe(`missing ${'y'.repeat(1016)}…[truncated, 5008 chars]`);
     expect(hello.environment).toEqual({ fake: { renderer: 'egl\uFFFD', 'pkg\uFFFD': { version: '1\\n2' } } });
     expect(hello.policies).toEqual([`p${FORGED_CLEAN}`]);
     const id = hello.policyIdentity?.[`p${FORGED_CLEAN}`];

@@ -73,7 +73,7 @@ describe('outsideTree', () => {
     expect(Object.keys(out)).toEqual(['a\uFFFD', 'a\uFFFD#2']);
   });
 
-  it('caps keys and strings at the name cap', () => {
+  it('caps keys and strings at the given cap', () => {
     const out = outsideTree({ ['k'.repeat(300)]: 'v'.repeat(300) }, 256);
     expect(Object.entries(out)).toEqual([
       [`${'k'.repeat(256)}…[truncated, 300 chars]`, `${'v'.repeat(256)}…[truncated, 300 chars]`],
