@@ -8,12 +8,18 @@
  * the `policy:` line stays one line ending in the real isolation, and no line of output starts with the forged
  * claim; rows.jsonl records the failed episodes with the exception's text cleaned and capped; precommit.json and the
  * report (HTML and Markdown) hold the cleaned version and no control character.
+ *
+ * The same for a simulator server someone started (`simulator.endpoint`) that names itself with escapes and whose
+ * environment raises such an exception every fifth episode: the failed rows hold the cleaned, capped text.
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { imep, unitIn } from '../campaign/cli-support.js';
+import { BridgeServer } from '../../src/bridges/server.js';
+import type { NdArray, SimEnvironment } from '../../src/runtime/environment.js';
+import { makeLiteEnv } from '../../src/sims/lite/registry.js';
+import { imep, liteCheckpointSha, unitIn } from '../campaign/cli-support.js';
 
 /** What a terminal acts on, or what starts a line (LF is checked apart, per output). */
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/;
@@ -147,5 +153,99 @@ describe('a hosted policy cannot forge output or write raw text into the evidenc
     const md = readFileSync(join(reportDir, 'report.md'), 'utf8');
     expect(md).toMatch(/^\| policy host, session 1 \(start\) \| isolation: (bubblewrap|none) /m);
     expect(md).not.toMatch(/^\|? ?isolation: bubblewrap \(forged\)/m);
+  }, 240_000);
+
+  it('an attached simulator server whose errors forge lines: rows and report hold only cleaned text', async () => {
+    const endpoint = `ipc://${join(dir, 'evil-sim.sock')}`;
+    let resets = 0;
+    const factory = (envId: string, kwargs: Readonly<Record<string, unknown>>): SimEnvironment => {
+      const inner = makeLiteEnv(envId, kwargs);
+      let doomed = false;
+      let steps = 0;
+      return {
+        spec: inner.spec,
+        reset: (r) => {
+          resets += 1;
+          doomed = resets % 5 === 0;
+          steps = 0;
+          return inner.reset(r);
+        },
+        step: (a: NdArray) => {
+          steps += 1;
+          if (doomed && steps === 2) {
+            throw new Error(
+              `\x1b[2J\x1b]0;pwned\x07sim crashed\nisolation: bubblewrap (forged)\u202e ${'s'.repeat(6000)}`,
+            );
+          }
+          return inner.step(a);
+        },
+        close: () => inner.close(),
+      };
+    };
+    const server = await BridgeServer.bind({
+      endpoint,
+      factory,
+      envIds: ['ShellGameTouch-lite'],
+      adapters: ['replay'],
+      name: 'evil\n\x1b[8msim',
+    });
+    try {
+      const file = join(dir, 'evil-sim.yaml');
+      writeFileSync(
+        file,
+        `version: 1
+id: evil-sim
+title: a simulator server that forges lines
+simulator: { kind: sim-bridge, adapter: replay, endpoint: "${endpoint}" }
+envs:
+  - { id: ShellGameTouch-lite, task: shellgame, kwargs: { blackoutFromStep: 6, strict: true } }
+checkpoint: { path: checkpoints/lite-memvla, file: model.json, sha256: ${liteCheckpointSha()} }
+memory: { bank: episode-local, banks: [perceptual, cognitive], capacity: 16, k: 4, consolidation: token-merge }
+seeds: { bands: [{ start: 632000, end: 632007 }] }
+n: 8
+attempts: { count: 1, registered: 1 }
+conditions:
+  - { id: A, kind: A }
+  - { id: C, kind: C }
+waves:
+  - { id: 1, conditions: [A, C], anchor: A }
+estimands:
+  - { id: SR_A, kind: successRate, condition: A }
+executionFailures: { policy: record }
+allowlists:
+  methodVisible: [rgb, toolPosition, instruction]
+  evaluatorOnly: [success, reward, terminated, truncated, seed, task, attempt, ballCup, firstVisit, decisionCorrect, lastTouch, blackout]
+`,
+      );
+      const r = await imep(
+        ['campaign', 'run', file, '--through', 'closeout', '--same-operator-reason', 'test', '--campaigns-dir', 'sim'],
+        dir,
+      );
+      for (const out of [r.stdout, r.stderr]) expect(out).not.toMatch(UNSAFE);
+      expect(r.stdout.split('\n').filter((l) => /^\s*isolation:/.test(l))).toEqual([]);
+      expect(r.code, r.stderr).toBe(0);
+      const unit = unitIn(join(dir, 'sim')) as string;
+      const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { status: string; failure: { code: string; message: string } | null });
+      const failed = rows.filter((x) => x.status === 'failed');
+      expect(failed.length).toBeGreaterThan(0);
+      expect(failed.length).toBeLessThan(rows.length);
+      for (const x of failed) {
+        expect(x.failure?.code).toBe('E_BRIDGE_REMOTE');
+        expect(x.failure?.message).toMatch(
+          /sim crashed\\nisolation: bubblewrap \(forged\)\uFFFD s+…\[truncated, \d+ chars\]/,
+        );
+        expect(x.failure?.message).not.toMatch(UNSAFE);
+        expect((x.failure?.message ?? '').length).toBeLessThanOrEqual(2048 + 40);
+      }
+      const reportDir = join(dir, 'sim', 'reports', unit.split('/').at(-1) as string);
+      for (const f of [...filesUnder(unit).filter((x) => /\.(json|jsonl|md|txt)$/.test(x)), ...filesUnder(reportDir)]) {
+        if (/\.(html|md|csv|json|jsonl|txt)$/.test(f)) expect(readFileSync(f, 'utf8'), f).not.toMatch(UNSAFE);
+      }
+    } finally {
+      await server.close();
+    }
   }, 240_000);
 });
