@@ -79,23 +79,54 @@ function offSpec(spec: EnvSpec, part: 'obs' | 'evaluator', key: string, why: str
   );
 }
 
-function checkPart(spec: EnvSpec, part: 'obs' | 'evaluator', fields: Readonly<Record<string, unknown>>): void {
-  const allowed = part === 'obs' ? spec.methodVisible : spec.evaluatorOnly;
-  const declared = spec.observation;
+/** Per spec (made once, at its first result): each declared field's part and dtype/shape, for one Map lookup a key. */
+interface Declared {
+  readonly obs: ReadonlyMap<string, FieldSpec>;
+  readonly evaluator: ReadonlyMap<string, FieldSpec>;
+}
+const DECLARED = new WeakMap<EnvSpec, Declared>();
+
+function declaredOf(spec: EnvSpec): Declared {
+  let d = DECLARED.get(spec);
+  if (d === undefined) {
+    const pick = (names: readonly string[]): Map<string, FieldSpec> => {
+      const m = new Map<string, FieldSpec>();
+      for (const k of names)
+        if (Object.prototype.hasOwnProperty.call(spec.observation, k)) m.set(k, spec.observation[k] as FieldSpec);
+      return m;
+    };
+    d = { obs: pick(spec.methodVisible), evaluator: pick(spec.evaluatorOnly) };
+    DECLARED.set(spec, d);
+  }
+  return d;
+}
+
+function checkPart(
+  spec: EnvSpec,
+  part: 'obs' | 'evaluator',
+  declared: ReadonlyMap<string, FieldSpec>,
+  fields: Readonly<Record<string, unknown>>,
+): void {
   for (const key in fields) {
     if (!Object.prototype.hasOwnProperty.call(fields, key)) continue;
-    if (!allowed.includes(key))
-      throw offSpec(spec, part, key, `not ${part === 'obs' ? 'method-visible' : 'evaluator-only'} in the spec`);
-    const field = Object.prototype.hasOwnProperty.call(declared, key) ? declared[key] : undefined;
-    if (field === undefined) throw offSpec(spec, part, key, 'no dtype and shape declared for it');
+    const field = declared.get(key);
+    if (field === undefined) throw offSpec(spec, part, key, whyUndeclared(spec, part, key));
     const why = misfit(fields[key], field);
     if (why !== undefined) throw offSpec(spec, part, key, why);
   }
 }
 
+function whyUndeclared(spec: EnvSpec, part: 'obs' | 'evaluator', key: string): string {
+  const listed = (part === 'obs' ? spec.methodVisible : spec.evaluatorOnly).includes(key);
+  return listed
+    ? 'no dtype and shape declared for it'
+    : `not ${part === 'obs' ? 'method-visible' : 'evaluator-only'} in the spec`;
+}
+
 /** `result` when it fits the spec; otherwise throws E_BRIDGE_PROTOCOL naming the first off-spec field. */
 export function checkObservation(spec: EnvSpec, result: StepResult): StepResult {
-  checkPart(spec, 'obs', result.obs);
-  checkPart(spec, 'evaluator', result.evaluator);
+  const declared = declaredOf(spec);
+  checkPart(spec, 'obs', declared.obs, result.obs);
+  checkPart(spec, 'evaluator', declared.evaluator, result.evaluator);
   return result;
 }
