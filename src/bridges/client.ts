@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import * as zmq from 'zeromq';
 import type { ReadHook } from '../banks/index.js';
-import { ImepError, OUTSIDE_MESSAGE_MAX, outsideText, outsideTree } from '../core/index.js';
+import { ImepError, isImepError, OUTSIDE_MESSAGE_MAX, outsideText, outsideTree } from '../core/index.js';
 import { checkEndpointPolicy, type CurveClientKeys } from './endpoint.js';
 import { decodeMessage, encodeError, encodeMessage, parseReplyBody, type RequestMessage } from './envelope.js';
 import type { HelloReply, ReplyBodies, RequestInputs, RequestOp } from './op-schemas.js';
@@ -54,11 +54,18 @@ export interface CallOptions {
   readonly deadlineMs?: number;
 }
 
+/** A call's options, with a check of its reply made as the reply arrives (no extra promise on the hot path). */
+export interface CheckedCallOptions<T> extends CallOptions {
+  /** Returns the body the call resolves with, or throws the ImepError it rejects with. */
+  readonly check?: (body: T) => T;
+}
+
 interface Pending {
   readonly op: RequestOp;
   readonly deadlineMs: number;
   /** performance.now() at which the call is due. */
   readonly due: number;
+  readonly check: ((body: never) => unknown) | undefined;
   resolve(body: unknown): void;
   reject(error: ImepError): void;
 }
@@ -158,7 +165,11 @@ export class BridgeClient {
   }
 
   /** One request → one reply, or a typed rejection no later than the deadline. */
-  call<K extends RequestOp>(op: K, body: RequestInputs[K], options: CallOptions = {}): Promise<ReplyBodies[K]> {
+  call<K extends RequestOp>(
+    op: K,
+    body: RequestInputs[K],
+    options: CheckedCallOptions<ReplyBodies[K]> = {},
+  ): Promise<ReplyBodies[K]> {
     if (this.#closed)
       return Promise.reject(new ImepError('E_INTERNAL', `bridge client for ${this.endpoint} is closed`));
     const remote = this.#options.liveness?.deathError();
@@ -174,7 +185,14 @@ export class BridgeClient {
     const deadlineMs = options.deadlineMs ?? this.#options.deadlineMs ?? DEFAULT_DEADLINE_MS;
     return new Promise<ReplyBodies[K]>((resolve, reject) => {
       const due = performance.now() + deadlineMs;
-      this.#pending.set(id, { op, deadlineMs, due, resolve: resolve as (b: unknown) => void, reject });
+      this.#pending.set(id, {
+        op,
+        deadlineMs,
+        due,
+        check: options.check,
+        resolve: resolve as (b: unknown) => void,
+        reject,
+      });
       this.#armDeadline(due);
       this.#send(encoded.bytes);
     });
@@ -341,12 +359,21 @@ export class BridgeClient {
     const p = this.#pending.get(msg.id);
     if (p === undefined) return; // a late reply to a call already failed
     const parsed = parseReplyBody(p.op, msg.body);
-    this.#settle(
-      msg.id,
-      parsed.ok
-        ? { value: CLEANED_OPS.has(p.op) ? outsideTree(parsed.body) : parsed.body }
-        : new ImepError('E_BRIDGE_PROTOCOL', outsideText(parsed.message, OUTSIDE_MESSAGE_MAX), { field: p.op }),
-    );
+    if (!parsed.ok) {
+      const message = outsideText(parsed.message, OUTSIDE_MESSAGE_MAX);
+      this.#settle(msg.id, new ImepError('E_BRIDGE_PROTOCOL', message, { field: p.op }));
+      return;
+    }
+    let value: unknown = CLEANED_OPS.has(p.op) ? outsideTree(parsed.body) : parsed.body;
+    if (p.check !== undefined) {
+      try {
+        value = p.check(value as never);
+      } catch (e) {
+        this.#settle(msg.id, isImepError(e) ? e : new ImepError('E_BRIDGE_PROTOCOL', outsideText(String(e))));
+        return;
+      }
+    }
+    this.#settle(msg.id, { value });
   }
 
   #settle(id: number, outcome: { value: unknown } | ImepError): void {

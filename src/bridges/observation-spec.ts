@@ -124,7 +124,7 @@ function whyUndeclared(spec: EnvSpec, part: 'obs' | 'evaluator', key: string): s
 }
 
 /** `result` when it fits the spec; otherwise throws E_BRIDGE_PROTOCOL naming the first off-spec field. */
-export function checkObservation(spec: EnvSpec, result: StepResult): StepResult {
+export function checkObservation<R extends StepResult>(spec: EnvSpec, result: R): R {
   const declared = declaredOf(spec);
   checkPart(spec, 'obs', declared.obs, result.obs);
   checkPart(spec, 'evaluator', declared.evaluator, result.evaluator);

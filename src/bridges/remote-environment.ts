@@ -32,6 +32,8 @@ export class RemoteEnvironment implements SimEnvironment {
   readonly #client: BridgeClient;
   readonly #deadlines: RemoteDeadlines;
   #closed = false;
+  /** The spec check of every result, made as the reply arrives (observation-spec.ts). */
+  readonly #check = <R extends StepResult>(r: R): R => checkObservation(this.spec, r);
 
   private constructor(
     client: BridgeClient,
@@ -90,16 +92,16 @@ export class RemoteEnvironment implements SimEnvironment {
       options: request.options ?? {},
       ...(request.initStateId === undefined ? {} : { initStateId: request.initStateId }),
     };
-    return this.#client
-      .call('reset', body, { deadlineMs: this.#deadlines.resetMs })
-      .then((r) => checkObservation(this.spec, r));
+    return this.#client.call('reset', body, { deadlineMs: this.#deadlines.resetMs, check: this.#check });
   }
 
   step(action: NdArray): Promise<StepResult> {
     this.#checkOpen('step');
-    return this.#client
-      .call('step', { handle: this.handle, action }, { deadlineMs: this.#deadlines.stepMs })
-      .then((r) => checkObservation(this.spec, r));
+    return this.#client.call(
+      'step',
+      { handle: this.handle, action },
+      { deadlineMs: this.#deadlines.stepMs, check: this.#check },
+    );
   }
 
   /** This environment's entry of a `stepBatch` (the checks `step` makes before it sends). */
