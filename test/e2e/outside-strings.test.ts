@@ -1,16 +1,17 @@
 /**
  * Issue 32 items 1 and 4 end to end: a hosted policy module that tries to forge terminal lines and to write its own
- * words into the evidence. Its version is "1" + newline + a conceal escape + "isolation: bubblewrap (forged)"; every
- * fourth episode it raises an exception whose text clears the screen, sets the window title, starts a new line with
- * a forged isolation claim, flips the text direction (U+202E) and runs to 6,000 characters.
+ * words into the evidence. Its version is "1" + newline + a conceal escape + "isolation: bubblewrap (forged)"; the
+ * third episode it serves raises an exception whose text clears the screen, sets the window title, starts a new line
+ * with a forged isolation claim, flips the text direction (U+202E) and runs to 6,000 characters (one failed row: within
+ * the default execution-failure budget).
  *
  * `imep campaign run … --through closeout` (the built CLI): stdout and stderr carry no escape sequence or control,
  * the `policy:` line stays one line ending in the real isolation, and no line of output starts with the forged
- * claim; rows.jsonl records the failed episodes with the exception's text cleaned and capped; precommit.json and the
+ * claim; rows.jsonl records the failed episode with the exception's text cleaned and capped; precommit.json and the
  * report (HTML and Markdown) hold the cleaned version and no control character.
  *
  * The same for a simulator server someone started (`simulator.endpoint`) that names itself with escapes and whose
- * environment raises such an exception every fifth episode: the failed rows hold the cleaned, capped text.
+ * environment raises such an exception in its fourth episode: its failed row holds the cleaned, capped text.
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,7 +41,7 @@ class EvilPolicy(ShellGameMemoryPolicy):
     def reset(self, slot, episode):
         super().reset(slot, episode)
         self.resets += 1
-        self.doomed[slot] = self.resets % 4 == 0
+        self.doomed[slot] = self.resets == 3
         self.steps[slot] = 0
 
     def infer(self, slot, obs, memory):
@@ -130,8 +131,7 @@ describe('a hosted policy cannot forge output or write raw text into the evidenc
       .split('\n')
       .map((l) => JSON.parse(l) as { status: string; failure: { code: string; message: string } | null });
     const failed = rows.filter((x) => x.status === 'failed');
-    expect(failed.length).toBeGreaterThan(0);
-    expect(failed.length).toBeLessThan(rows.length);
+    expect(failed.length).toBe(1); // one failure: within the default execution-failure budget
     for (const x of failed) {
       expect(x.failure?.code).toBe('E_BRIDGE_REMOTE');
       expect(x.failure?.message).toMatch(/policy crashed\\nisolation: bubblewrap \(forged\)\uFFFD x+/);
@@ -166,7 +166,7 @@ describe('a hosted policy cannot forge output or write raw text into the evidenc
         spec: inner.spec,
         reset: (r) => {
           resets += 1;
-          doomed = resets % 5 === 0;
+          doomed = resets === 4;
           steps = 0;
           return inner.reset(r);
         },
@@ -230,8 +230,7 @@ allowlists:
         .split('\n')
         .map((l) => JSON.parse(l) as { status: string; failure: { code: string; message: string } | null });
       const failed = rows.filter((x) => x.status === 'failed');
-      expect(failed.length).toBeGreaterThan(0);
-      expect(failed.length).toBeLessThan(rows.length);
+      expect(failed.length).toBe(1); // one failure: within the default execution-failure budget
       for (const x of failed) {
         expect(x.failure?.code).toBe('E_BRIDGE_REMOTE');
         expect(x.failure?.message).toMatch(
