@@ -8,6 +8,8 @@ an `E_ADAPTER` reply whose message starts with `E_BRIDGE_TIMEOUT`.
 
 from __future__ import annotations
 
+import re
+
 E_VERSION = "E_VERSION"
 E_BAD_MESSAGE = "E_BAD_MESSAGE"
 E_UNKNOWN_OP = "E_UNKNOWN_OP"
@@ -113,12 +115,35 @@ class BridgeTimeout(BridgeError):
     code = E_BRIDGE_TIMEOUT
 
 
+#: The most an error reply's message carries (IMEP's client cleans and caps it again: src/core/outside-text.ts).
+MESSAGE_MAX = 1024
+
+_ESCAPES = re.compile(
+    r"\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?|\x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[\x20-\x7e]?"
+    r"|\x9b[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?|[\x90\x98\x9d-\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+)
+_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff\ud800-\udfff]")
+
+
+def outside_text(text: object, limit: int = MESSAGE_MAX) -> str:
+    """`text` as one printable line: escape sequences and controls (bidi controls and lone surrogates included)
+    become U+FFFD, line breaks the visible `\\n`, and text over `limit` characters ends with a marker naming its
+    length. The error text of a simulator or a hosted policy is its own words; they reach terminals and rows."""
+    s = text if isinstance(text, str) else str(text)
+    cut = s[:limit]
+    clean = _ESCAPES.sub("\ufffd", cut)
+    clean = _BREAKS.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), clean).replace("\t", " ")
+    clean = _CONTROLS.sub("\ufffd", clean)
+    return f"{clean}…[truncated, {len(s)} chars]" if len(s) > limit else clean
+
+
 def wire_error(exc: BaseException) -> tuple[str, str]:
     """The (code, message) an error reply carries for `exc`: a BridgeError keeps its code where a server may answer
     it, any other code (e.g. a memory.read timeout inside a step) is E_ADAPTER naming it; anything else the simulator
-    raised is E_ADAPTER with its type and text."""
+    raised is E_ADAPTER with its type and text. The message is cleaned and capped (outside_text)."""
     if isinstance(exc, BridgeError):
         if exc.code in SERVER_ERROR_CODES:
-            return exc.code, exc.message
-        return E_ADAPTER, f"{exc.code}: {exc.message}"
-    return E_ADAPTER, f"{type(exc).__name__}: {exc}"
+            return exc.code, outside_text(exc.message)
+        return E_ADAPTER, outside_text(f"{exc.code}: {exc.message}")
+    return E_ADAPTER, outside_text(f"{type(exc).__name__}: {exc}")

@@ -11,6 +11,7 @@ import { readCanaryNote, type AdjudicateUnitResult } from '../adjudication/index
 import { resumeCampaign, runCampaign } from '../campaign/campaign.js';
 import { type RunCampaignOptions } from '../campaign/index.js';
 import type { CrossCheckUnitResult } from '../crosscheck/index.js';
+import { terminalText } from '../core/index.js';
 import { currentOperator, sameOperatorOverride, type SameOperatorOverride, readUnitState } from '../evidence/index.js';
 import type { CloseoutRecord, Operator } from '../evidence/index.js';
 import type { WrittenReport } from '../report/index.js';
@@ -50,7 +51,7 @@ export async function reportStep(unitDir: string, outDir = defaultReportDir(unit
 }
 
 const say = (opts: RunCampaignOptions, line: string): void =>
-  (opts.say ?? ((l: string) => process.stdout.write(`${l}\n`)))(line);
+  (opts.say ?? ((l: string) => process.stdout.write(`${terminalText(l)}\n`)))(line);
 
 /** The post-seal steps on a sealed unit, each from the state the last one left, through the report. */
 export async function postSeal(unitDir: string, opts: RunCampaignOptions): Promise<void> {

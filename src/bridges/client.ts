@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import * as zmq from 'zeromq';
 import type { ReadHook } from '../banks/index.js';
-import { ImepError } from '../core/index.js';
+import { ImepError, isImepError, OUTSIDE_MESSAGE_MAX, outsideText, outsideTree } from '../core/index.js';
 import { checkEndpointPolicy, type CurveClientKeys } from './endpoint.js';
 import { decodeMessage, encodeError, encodeMessage, parseReplyBody, type RequestMessage } from './envelope.js';
 import type { HelloReply, ReplyBodies, RequestInputs, RequestOp } from './op-schemas.js';
@@ -43,10 +43,21 @@ export interface BridgeClientOptions {
   readonly liveness?: RemoteLiveness;
   /** Sent in `hello`. */
   readonly clientName?: string;
+  /**
+   * The largest message accepted from the server (bytes; default DEFAULT_MAX_MESSAGE_BYTES). ZeroMQ drops the
+   * connection on a larger one before allocating it; the call it answered then fails at its deadline, saying so.
+   */
+  readonly maxMessageBytes?: number;
 }
 
 export interface CallOptions {
   readonly deadlineMs?: number;
+}
+
+/** A call's options, with a check of its reply made as the reply arrives (no extra promise on the hot path). */
+export interface CheckedCallOptions<T> extends CallOptions {
+  /** Returns the body the call resolves with, or throws the ImepError it rejects with. */
+  readonly check?: (body: T) => T;
 }
 
 interface Pending {
@@ -54,11 +65,25 @@ interface Pending {
   readonly deadlineMs: number;
   /** performance.now() at which the call is due. */
   readonly due: number;
+  readonly check: ((body: never) => unknown) | undefined;
   resolve(body: unknown): void;
   reject(error: ImepError): void;
 }
 
 export const DEFAULT_DEADLINE_MS = 30_000;
+/**
+ * The wire cap of a message from a server: 256 MiB, over 20× a stepBatch of 64 slots with two 256×256 RGB cameras.
+ * A server cannot make IMEP allocate more for one message (an observation's own size is then the spec's:
+ * observation-spec.ts).
+ */
+export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Replies whose every string and key is outside text that IMEP prints, records or reports (server and policy names,
+ * versions, env ids, spec fields and observation keys, adapter metadata, policy identities): cleaned and capped
+ * once here (src/core/outside-text.ts). The hot ops' observations are checked against the declared spec instead.
+ */
+const CLEANED_OPS: ReadonlySet<RequestOp> = new Set<RequestOp>(['hello', 'make', 'makeBatch']);
 
 const ignore = (): void => undefined;
 export const DEFAULT_HEARTBEAT_MS = 5_000;
@@ -76,6 +101,8 @@ export class BridgeClient {
   #dead: ImepError | undefined;
   #closed = false;
   #handshakeError: string | undefined;
+  /** Connections the server side dropped since the socket opened (a message over the cap is one way). */
+  #disconnects = 0;
   #lastActivity = performance.now();
   #heartbeat: NodeJS.Timeout | undefined;
   /**
@@ -138,7 +165,11 @@ export class BridgeClient {
   }
 
   /** One request → one reply, or a typed rejection no later than the deadline. */
-  call<K extends RequestOp>(op: K, body: RequestInputs[K], options: CallOptions = {}): Promise<ReplyBodies[K]> {
+  call<K extends RequestOp>(
+    op: K,
+    body: RequestInputs[K],
+    options: CheckedCallOptions<ReplyBodies[K]> = {},
+  ): Promise<ReplyBodies[K]> {
     if (this.#closed)
       return Promise.reject(new ImepError('E_INTERNAL', `bridge client for ${this.endpoint} is closed`));
     const remote = this.#options.liveness?.deathError();
@@ -154,7 +185,14 @@ export class BridgeClient {
     const deadlineMs = options.deadlineMs ?? this.#options.deadlineMs ?? DEFAULT_DEADLINE_MS;
     return new Promise<ReplyBodies[K]>((resolve, reject) => {
       const due = performance.now() + deadlineMs;
-      this.#pending.set(id, { op, deadlineMs, due, resolve: resolve as (b: unknown) => void, reject });
+      this.#pending.set(id, {
+        op,
+        deadlineMs,
+        due,
+        check: options.check,
+        resolve: resolve as (b: unknown) => void,
+        reject,
+      });
       this.#armDeadline(due);
       this.#send(encoded.bytes);
     });
@@ -182,6 +220,7 @@ export class BridgeClient {
     const curve = this.#options.curve;
     const socket = new zmq.Dealer({
       linger: 0,
+      maxMessageSize: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
       ...(curve
         ? { curveServerKey: curve.serverPublicKey, curvePublicKey: curve.publicKey, curveSecretKey: curve.secretKey }
         : {}),
@@ -190,6 +229,7 @@ export class BridgeClient {
     this.#socket = socket;
     this.#generation += 1;
     this.#handshakeError = undefined;
+    this.#disconnects = 0;
     void this.#receiveLoop(socket, this.#generation);
     void this.#watchEvents(socket, this.#generation);
   }
@@ -272,6 +312,7 @@ export class BridgeClient {
       for await (const event of socket.events) {
         if (gen !== this.#generation) break;
         if (event.type === 'handshake') this.#handshakeError = undefined;
+        else if (event.type === 'disconnect') this.#disconnects += 1;
         else if (event.type.startsWith('handshake:error')) {
           const detail = 'error' in event && event.error instanceof Error ? event.error.message : event.type;
           this.#handshakeError = `${event.type} (${detail})`;
@@ -296,7 +337,10 @@ export class BridgeClient {
       if (decoded.op === 'reply' || decoded.op === 'error') {
         this.#settle(
           decoded.id,
-          new ImepError('E_BRIDGE_PROTOCOL', `malformed reply: ${decoded.code}: ${decoded.message}`),
+          new ImepError(
+            'E_BRIDGE_PROTOCOL',
+            `malformed reply: ${decoded.code}: ${outsideText(decoded.message, OUTSIDE_MESSAGE_MAX)}`,
+          ),
         );
       } else if (decoded.op !== null) {
         // a malformed or unserved request from the server (its id space): answer it with the error
@@ -315,10 +359,21 @@ export class BridgeClient {
     const p = this.#pending.get(msg.id);
     if (p === undefined) return; // a late reply to a call already failed
     const parsed = parseReplyBody(p.op, msg.body);
-    this.#settle(
-      msg.id,
-      parsed.ok ? { value: parsed.body } : new ImepError('E_BRIDGE_PROTOCOL', parsed.message, { field: p.op }),
-    );
+    if (!parsed.ok) {
+      const message = outsideText(parsed.message, OUTSIDE_MESSAGE_MAX);
+      this.#settle(msg.id, new ImepError('E_BRIDGE_PROTOCOL', message, { field: p.op }));
+      return;
+    }
+    let value: unknown = CLEANED_OPS.has(p.op) ? outsideTree(parsed.body) : parsed.body;
+    if (p.check !== undefined) {
+      try {
+        value = p.check(value as never);
+      } catch (e) {
+        this.#settle(msg.id, isImepError(e) ? e : new ImepError('E_BRIDGE_PROTOCOL', outsideText(String(e))));
+        return;
+      }
+    }
+    this.#settle(msg.id, { value });
   }
 
   #settle(id: number, outcome: { value: unknown } | ImepError): void {
@@ -394,11 +449,16 @@ export class BridgeClient {
     if (p === undefined) return;
     const remote = this.#options.liveness?.deathError();
     const handshake = this.#handshakeError ? ` (last handshake error: ${this.#handshakeError})` : '';
+    const cap = this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    const dropped =
+      this.#disconnects > 0
+        ? ` (the connection dropped while it waited: a reply over the ${cap}-byte message cap is refused so, or the server went away)`
+        : '';
     const error =
       remote ??
       new ImepError(
         'E_BRIDGE_TIMEOUT',
-        `${p.op} #${id}: no reply from ${this.endpoint} within ${p.deadlineMs} ms${handshake}`,
+        `${p.op} #${id}: no reply from ${this.endpoint} within ${p.deadlineMs} ms${handshake}${dropped}`,
         {
           field: p.op,
           hint: 'the server may be dead, stopped or overloaded; it is checked and the connection is reset',

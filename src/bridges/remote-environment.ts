@@ -1,9 +1,11 @@
 /**
  * A simulator hosted by a bridge server, as the SimEnvironment contract: `make` creates it on the
- * server; reset / step / close are calls with per-op deadlines.
+ * server; reset / step / close are calls with per-op deadlines. Every result is checked against the spec the
+ * server declared at make time (observation-spec.ts): an off-spec field fails the call, naming it.
  */
 import { ImepError } from '../core/index.js';
 import type { BridgeClient } from './client.js';
+import { checkObservation } from './observation-spec.js';
 import type { BatchHost } from './op-schemas.js';
 import type { EnvSpec, NdArray, ResetRequest, SimEnvironment, StepResult } from '../runtime/index.js';
 
@@ -30,6 +32,8 @@ export class RemoteEnvironment implements SimEnvironment {
   readonly #client: BridgeClient;
   readonly #deadlines: RemoteDeadlines;
   #closed = false;
+  /** The spec check of every result, made as the reply arrives (observation-spec.ts). */
+  readonly #check = <R extends StepResult>(r: R): R => checkObservation(this.spec, r);
 
   private constructor(
     client: BridgeClient,
@@ -88,12 +92,16 @@ export class RemoteEnvironment implements SimEnvironment {
       options: request.options ?? {},
       ...(request.initStateId === undefined ? {} : { initStateId: request.initStateId }),
     };
-    return this.#client.call('reset', body, { deadlineMs: this.#deadlines.resetMs });
+    return this.#client.call('reset', body, { deadlineMs: this.#deadlines.resetMs, check: this.#check });
   }
 
   step(action: NdArray): Promise<StepResult> {
     this.#checkOpen('step');
-    return this.#client.call('step', { handle: this.handle, action }, { deadlineMs: this.#deadlines.stepMs });
+    return this.#client.call(
+      'step',
+      { handle: this.handle, action },
+      { deadlineMs: this.#deadlines.stepMs, check: this.#check },
+    );
   }
 
   /** This environment's entry of a `stepBatch` (the checks `step` makes before it sends). */

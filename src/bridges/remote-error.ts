@@ -3,7 +3,7 @@
  * E_SIM_UNAVAILABLE stays E_SIM_UNAVAILABLE; the peer refusing our message (E_VERSION, E_BAD_MESSAGE,
  * E_UNKNOWN_OP) is E_BRIDGE_PROTOCOL; everything else the remote reports is E_BRIDGE_REMOTE.
  */
-import { ImepError, type ErrorCode } from '../core/index.js';
+import { ImepError, OUTSIDE_MESSAGE_MAX, OUTSIDE_NAME_MAX, outsideText, type ErrorCode } from '../core/index.js';
 
 export class BridgeCallError extends ImepError {
   /** The wire error code the peer sent (E_BAD_HANDLE, E_ADAPTER, …). */
@@ -21,8 +21,13 @@ export class BridgeCallError extends ImepError {
 
 const PROTOCOL_REFUSALS = new Set(['E_VERSION', 'E_BAD_MESSAGE', 'E_UNKNOWN_OP']);
 
-/** The ImepError for an `error` reply to a call of `op`. */
-export function errorFromWire(op: string, wireCode: string, message: string): BridgeCallError {
+/**
+ * The ImepError for an `error` reply to a call of `op`. The peer's code and message are outside text: they are
+ * cleaned and capped here, where they enter (src/core/outside-text.ts), before any terminal, row or report sees them.
+ */
+export function errorFromWire(op: string, rawCode: string, rawMessage: string): BridgeCallError {
+  const wireCode = outsideText(rawCode, OUTSIDE_NAME_MAX);
+  const message = outsideText(rawMessage, OUTSIDE_MESSAGE_MAX);
   const code: ErrorCode =
     wireCode === 'E_SIM_UNAVAILABLE'
       ? 'E_SIM_UNAVAILABLE'

@@ -12,6 +12,7 @@
  */
 import { ImepError } from '../core/index.js';
 import type { BridgeClient } from './client.js';
+import { checkObservation } from './observation-spec.js';
 import { stepBatchEntry } from './op-schemas.js';
 import { errorFromWire } from './remote-error.js';
 import type { RemoteEnvironment } from './remote-environment.js';
@@ -104,8 +105,16 @@ export class StepBatcher {
     }
     sent.forEach((x, k) => {
       const got = stepBatchEntry(results[k] as Record<string, unknown>);
-      if ('ok' in got) x.entry.resolve(got.ok);
-      else if ('error' in got) this.#fail(x.entry, errorFromWire('step', got.error.code, got.error.message));
+      if ('ok' in got) {
+        let checked: StepResult;
+        try {
+          checked = checkObservation(x.remote.spec, got.ok); // as a per-handle step checks it
+        } catch (e) {
+          this.#fail(x.entry, e);
+          return;
+        }
+        x.entry.resolve(checked);
+      } else if ('error' in got) this.#fail(x.entry, errorFromWire('step', got.error.code, got.error.message));
       else
         this.#fail(
           x.entry,

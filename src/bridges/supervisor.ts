@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
-import { ImepError } from '../core/index.js';
+import { ImepError, OUTSIDE_MESSAGE_MAX, OUTSIDE_NAME_MAX, outsideText } from '../core/index.js';
 import { BridgeClient, type RemoteLiveness } from './client.js';
 import type { CurveClientKeys } from './endpoint.js';
 import type { HelloReply } from './op-schemas.js';
@@ -326,7 +326,7 @@ export class ServerSupervisor implements RemoteLiveness {
     const stderr = this.#stderr;
     const missing = /No module named '([^']+)'/.exec(stderr);
     if (missing) {
-      const pkg = missing[1] as string;
+      const pkg = outsideText(missing[1] as string, OUTSIDE_NAME_MAX); // the process's words
       return new ImepError(
         'E_SIM_UNAVAILABLE',
         `${this.command.label} ${how}${when ? ` ${when}` : ''}: Python package '${pkg}' is not importable by ${this.command.file}`,
@@ -356,5 +356,6 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 function lastLines(text: string, n = 3): string {
-  return text.trim().split('\n').slice(-n).join(' | ');
+  // the process's own words (a policy's, a simulator's): one cleaned, capped line (src/core/outside-text.ts)
+  return outsideText(text.trim().split('\n').slice(-n).join(' | '), OUTSIDE_MESSAGE_MAX);
 }

@@ -4,7 +4,7 @@
  * of a new unit — everything that can refuse is checked before anything is written, and the unit is
  * built in a hidden temporary folder renamed into place.
  */
-import { makeDirs, ImepError } from '../core/index.js';
+import { makeDirs, ImepError, terminalText } from '../core/index.js';
 import {
   ioError,
   fsyncDir,
@@ -104,7 +104,7 @@ export interface Campaign {
 }
 
 export const say = (opts: CampaignOptions, line: string): void =>
-  (opts.say ?? ((l: string) => process.stdout.write(`${l}\n`)))(line);
+  (opts.say ?? ((l: string) => process.stdout.write(`${terminalText(l)}\n`)))(line);
 
 export function batchOf(opts: CampaignOptions): number {
   const b = opts.batchSize ?? DEFAULT_BATCH;

@@ -45,7 +45,7 @@ import {
 } from '../runtime/index.js';
 import type { SimEnvironment, StepResult, PolicyOutput } from '../runtime/index.js';
 import type { ReadHook, RetrievedItem } from '../banks/index.js';
-import { isImepError } from '../core/index.js';
+import { isImepError, outsideText } from '../core/index.js';
 import type { InterventionHandle, BankWriteEvent, InstallTarget } from '../interventions/index.js';
 import { TraceRecorder } from '../interventions/index.js';
 import type { PlannedEpisode, ExecutionNoise } from '../protocol/index.js';
@@ -83,9 +83,16 @@ export interface LoopInput {
   readonly executionNoise?: ExecutionNoise;
 }
 
+/** The most a row's failure message keeps (a policy's or simulator's words may be in it). */
+export const ROW_MESSAGE_MAX = 2048;
+
+/**
+ * The row's record of a failed try. Its message may carry a policy's or a simulator's own words (an exception's
+ * text), and rows are sealed and reported: one line, controls and escape sequences removed, capped (outside-text.ts).
+ */
 export function failureOf(e: unknown): FailureInfo {
-  if (isImepError(e)) return { code: e.code, message: e.oneLine() };
-  return { code: 'E_INTERNAL', message: e instanceof Error ? e.message : String(e) };
+  if (isImepError(e)) return { code: e.code, message: outsideText(e.oneLine(), ROW_MESSAGE_MAX) };
+  return { code: 'E_INTERNAL', message: outsideText(e instanceof Error ? e.message : String(e), ROW_MESSAGE_MAX) };
 }
 
 /**

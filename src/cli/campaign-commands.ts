@@ -18,7 +18,7 @@ import { PLAN_ROWS_CONFIRM, PLAN_ROWS_MAX } from '../protocol/index.js';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { ImepError, asTyped, cliName } from '../core/index.js';
+import { ImepError, asTyped, cliName, terminalText } from '../core/index.js';
 import {
   amend,
   failRun,
@@ -52,7 +52,7 @@ interface CommonOpts {
 }
 
 function out(line: string): void {
-  process.stdout.write(`${asTyped(line)}\n`);
+  process.stdout.write(`${terminalText(asTyped(line))}\n`);
 }
 
 function options(o: CommonOpts): CampaignOptions {

@@ -1,4 +1,4 @@
-import { ImepError, type ErrorCode, asTyped } from '../core/index.js';
+import { ImepError, type ErrorCode, asTyped, terminalText } from '../core/index.js';
 
 /**
  * The one place that maps error codes to exit codes.
@@ -48,7 +48,7 @@ export function exitCodeFor(error: unknown): number {
 }
 
 export function messageFor(error: unknown): string {
-  if (error instanceof ImepError) return `imep: ${asTyped(error.oneLine())}`;
+  if (error instanceof ImepError) return `imep: ${terminalText(asTyped(error.oneLine()))}`;
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  return `imep: internal error (please report): ${text}`;
+  return `imep: internal error (please report): ${terminalText(text)}`;
 }

@@ -12,6 +12,7 @@ export { asTyped, cliName } from './cli-name.js';
 export { ImepError, domainError, escapeLineBreaks, isImepError, type ErrorCode } from './errors.js';
 export { sha256Hex, truncatedId } from './hash.js';
 export { makeDirs } from './make-dirs.js';
+export { OUTSIDE_MESSAGE_MAX, OUTSIDE_NAME_MAX, outsideText, outsideTree, terminalText } from './outside-text.js';
 export { downsampleRgb, encodePngRgb } from './png.js';
 export { PRNG_NAME, PRNG_VERSION, Prng, type PrngSpec, type Seed } from './prng.js';
 export {
