@@ -27,6 +27,7 @@ import { FramesSchema } from './schema-frames.js';
 import { ExecutionFailureSchema, GateSchema, GoNoGoSchema } from './schema-gates.js';
 import { RemotePolicySchema } from './schema-policy.js';
 import { ExecutionNoiseSchema } from './execution-noise.js';
+import { liteStatedKwargs } from '../sims/index.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -230,7 +231,18 @@ export const ProtocolSchema = z
     frames: FramesSchema.optional(),
     amendments: z.array(AmendmentSchema).max(MAX_ENTRIES).default([]),
   })
-  .describe('an IMEP protocol (version 1)');
+  .describe('an IMEP protocol (version 1)')
+  .transform(stateLiteKwargs);
+
+/**
+ * A lite protocol's envs with the kwargs every lite protocol states filled in where the YAML leaves them out
+ * (liteStatedKwargs: toolStart home, RememberColor layout fixed — nothing visible depends on the seed, issue #32),
+ * so the protocol hash binds them like any other default. A value the YAML gives is kept.
+ */
+function stateLiteKwargs<P extends { simulator: { kind: string }; envs: Array<z.infer<typeof EnvSchema>> }>(p: P): P {
+  if (p.simulator.kind !== 'lite') return p;
+  return { ...p, envs: p.envs.map((e) => ({ ...e, kwargs: { ...liteStatedKwargs(e.id), ...(e.kwargs ?? {}) } })) };
+}
 
 export type Protocol = z.infer<typeof ProtocolSchema>;
 export type ProtocolInput = z.input<typeof ProtocolSchema>;
