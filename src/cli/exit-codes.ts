@@ -11,6 +11,8 @@ import { ImepError, type ErrorCode, asTyped } from '../core/index.js';
  * 5: evidence intact, but not vouched for: signed by keys this verifier does not trust (`imep keys trust`),
  *    or not signed at all (a reviewer's `verify` refuses an unsigned unit unless --allow-unsigned or a matching
  *    --expected-root vouches for it).
+ * 6: evidence intact, but rolled back: this machine saw the unit at a later stage or under another root
+ *    (src/evidence/seen-store.ts; `--accept-rollback` records an intended one).
  * 1: anything else (a bug: please report it).
  */
 const EXIT_BY_CODE: Record<ErrorCode, number> = {
@@ -30,6 +32,7 @@ const EXIT_BY_CODE: Record<ErrorCode, number> = {
   E_UNIT_TAMPERED: 3,
   E_UNIT_SEALED: 2,
   E_UNTRUSTED: 5,
+  E_ROLLBACK: 6,
   E_SAME_OPERATOR: 2,
   E_BRIDGE_TIMEOUT: 4,
   E_BRIDGE_PROTOCOL: 4,
