@@ -105,23 +105,29 @@ function shippedLiteTargets(): { targets: Target[]; files: string[]; skipped: st
 }
 
 /** The attack's hits over the band and the fact domain's size, for one target at one attempt. */
-function lookupAttack(t: Target, attempt: number, kwargs = t.kwargs): { hits: number; m: number; streams: number } {
+function lookupAttack(
+  t: Target,
+  attempt: number,
+  kwargs = t.kwargs,
+  factOf?: { field: string; m: number },
+): { hits: number; m: number; streams: number } {
   const env = makeLiteEnvSync(t.envId, kwargs);
-  const fact = env.spec.fact;
+  const fact = factOf ?? (env.spec.fact && { field: env.spec.fact.field, m: env.spec.fact.domain.length });
   if (fact === undefined) throw new Error(`${t.name}: the env declares no fact`);
   const from = env.spec.decisionFromStep ?? 0;
   const dim = env.spec.action.shape[0] ?? 2;
   const play = (seed: number): { key: string; value: number } => {
     let r = env.resetSync({ seed, options: { attempt } });
     const value = ev(r, fact.field) as number;
-    const seen: string[] = [];
-    while (!r.done && r.step < from + WINDOW) {
+    // a decision from step 0 is taken on the reset frame: that is what the attacker keys on
+    const seen: string[] = from === 0 ? [obsDigest(r)] : [];
+    while (from > 0 && !r.done && r.step < from + WINDOW) {
       r = env.stepSync(new Float32Array(dim));
       if (r.step >= from) seen.push(obsDigest(r));
     }
     return { key: seen.join('\n'), value };
   };
-  const m = fact.domain.length;
+  const m = fact.m;
   const table = new Map<string, number[]>();
   for (const seed of t.seeds) {
     const { key, value } = play(seed);
@@ -168,6 +174,25 @@ describe('the seed-lookup attack on every shipped lite protocol (issue #32 item 
       });
     }
   }
+
+  it('ChainDrawers-lite (no shipped protocol; chainbench): a bare query shows nothing that names its drawer', () => {
+    const seeds = Array.from({ length: 400 }, (_, i) => 900000 + i);
+    for (const K of [2, 3, 4]) {
+      const t: Target = {
+        name: `ChainDrawers-lite K=${K}`,
+        envId: 'ChainDrawers-lite',
+        kwargs: { K },
+        seeds,
+        attempts: [1],
+      };
+      const fact = { field: 'correctDrawer', m: K };
+      const { hits } = lookupAttack(t, 1, t.kwargs, fact);
+      expect(hits).toBeLessThanOrEqual(upperCritical(seeds.length, 1 / K));
+      expect(hits).toBeGreaterThanOrEqual(lowerCritical(seeds.length, 1 / K));
+      // under the old seeded start the reset pose names the seed, and so the drawer
+      expect(lookupAttack(t, 1, { K, toolStart: 'seeded' }, fact).hits).toBe(seeds.length);
+    }
+  });
 
   it('the attack reads the fact off every seed under the old seeded kwargs (its power), on each shipped env', () => {
     const seen = new Set<string>();
