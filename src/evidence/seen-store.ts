@@ -2,8 +2,8 @@
  * What this machine has seen of each evidence unit (issue #32 item 8): a small append-only store under IMEP's state
  * folder — `~/.imep/seen/`, or `IMEP_SEEN_DIR` — with one JSON-lines file per unit instance (unit id + the SHA-256 of
  * its precommit.json, so a re-run of the same protocol, which precommits anew, is another instance). Each line records
- * a stage and the roots the machine saw the unit at, when, and by which command (it ran it, sealed it, closed it out,
- * or verified it). Every line carries the store's format name and version; a file is rewritten whole through a
+ * a stage and the roots the machine saw the unit at, when, and by which command (it ran it, sealed, adjudicated or
+ * closed it out, verified it, or trusted a key from it). Every line carries the store's format name and version; a file is rewritten whole through a
  * temporary file and a rename (old lines + the new one), so it is never half-written.
  *
  * A later look at the unit is a ROLLBACK when, against the lines since the last accepted rollback:
@@ -27,7 +27,7 @@ export const SEEN_DIR_ENV = 'IMEP_SEEN_DIR';
 
 export const SEEN_STAGES = ['sealed', 'adjudicated', 'closed'] as const;
 export type SeenStage = (typeof SEEN_STAGES)[number];
-export const SEEN_EVENTS = ['verify', 'seal', 'adjudicate', 'closeout', 'run', 'accept-rollback'] as const;
+export const SEEN_EVENTS = ['verify', 'seal', 'adjudicate', 'closeout', 'run', 'trust', 'accept-rollback'] as const;
 export type SeenEvent = (typeof SEEN_EVENTS)[number];
 
 const Hex64 = z.string().regex(/^[0-9a-f]{64}$/);

@@ -141,6 +141,25 @@ describe('a machine remembers the stage it saw a unit at and refuses a rollback 
     expect(lines[0]).toMatchObject({ format: SEEN_FORMAT, version: SEEN_VERSION, unitId: 'unit-under-test' });
   });
 
+  it('a machine that closed the unit out itself (it never verified it) refuses the adjudicated-stage files', async () => {
+    const home = await freshHome();
+    const own = join(root, 'own');
+    await buildUnit(own, 'cross-checked');
+    const before = join(root, 'own-adjudicated');
+    await copyUnit(own, before);
+    const closed = await imep(['campaign', 'closeout', own], root, undefined, { HOME: home, IMEP_SEEN_DIR: '' });
+    expect(closed.code, closed.stderr).toBe(0);
+    const v = await verify(before, home);
+    expect(v.code, v.stderr).toBe(6);
+    expect(v.stderr).toMatch(
+      /this machine saw it at stage 'closed' .* \(closeout\), and it now shows stage 'adjudicated'/,
+    );
+    // and closing out the restored copy again is refused before anything is written
+    const again = await imep(['campaign', 'closeout', before], root, undefined, { HOME: home, IMEP_SEEN_DIR: '' });
+    expect(again.code).toBe(6);
+    expect(await readFile(join(before, 'closeout.json')).catch(() => null)).toBeNull();
+  });
+
   it('a damaged store refuses (exit 2) naming the file, rather than forgetting what it saw', async () => {
     const home = await freshHome();
     expect((await verify(unit, home)).code).toBe(0);
