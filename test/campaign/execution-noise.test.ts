@@ -91,18 +91,19 @@ describe('execution noise in the lite world (simulator.executionNoise)', () => {
       stream: 'imep.execution-noise.v1/612003/<scopeId>/<wave>/<condition>/<attempt>/<step>',
     });
     // the exact replicate is no longer exact: C changes outcomes against A in BOTH directions
-    expect(pairs(rows, 'C')).toEqual({ b: 9, c: 6, n: 100, sameDigest: 0 });
+    expect(pairs(rows, 'C')).toEqual({ b: 7, c: 4, n: 100, sameDigest: 0 });
     const { adjudication: adj } = await adjudicateStep(dir, { operator: explicitOperator('noise-adjudicator') });
     const est = (id: string): AvailableEstimand => adj.estimands.find((e) => e.id === id) as AvailableEstimand;
-    expect(est('rho_C').counts).toMatchObject({ b: 9, c: 6, n: 100 });
-    // the floor Q3 and Q4 must clear: the upper bound on ρ_C, 22.15 pp (0 in every noise-free lite campaign)
+    expect(est('rho_C').counts).toMatchObject({ b: 7, c: 4, n: 100 });
+    // the floor Q3 and Q4 must clear: the upper bound on ρ_C, 17.55 pp (0 in every noise-free lite campaign; the
+    // numbers are those of the tool starting at home, issue #32)
     for (const id of ['Q3_T', 'Q4'])
-      expect(adj.verdicts.find((v) => v.criterion === id)?.bound?.threshold).toBeCloseTo(0.2215, 4);
-    expect(est('theta').counts).toMatchObject({ bPrime: 62, cPrime: 2, n: 68 });
-    expect(est('rho_S').counts).toMatchObject({ b: 4, c: 2, n: 84 });
+      expect(adj.verdicts.find((v) => v.criterion === id)?.bound?.threshold).toBeCloseTo(0.1755, 4);
+    expect(est('theta').counts).toMatchObject({ bPrime: 65, cPrime: 4, n: 70 });
+    expect(est('rho_S').counts).toMatchObject({ b: 2, c: 4, n: 88 });
     expect(adj.gates.find((g) => g.gate === 'replicate')).toMatchObject({
       passed: true,
-      observed: { changed: 15, digestMismatches: 100 },
+      observed: { changed: 11, digestMismatches: 100 },
     });
     expect(Object.fromEntries(adj.verdicts.map((v) => [v.criterion, v.verdict]))).toEqual({
       Q1_eligibility: 'holds',
