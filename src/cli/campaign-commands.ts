@@ -408,6 +408,7 @@ export function registerCampaign(group: Command): void {
     .argument('<unit>', 'the unit folder')
     .action(async (unit: string) => {
       const dir = await unitArg(unit);
+      await refuseSeenRollback(dir);
       const x = await crossCheckStep(dir, { operator: currentOperator() });
       out(`cross-checked ${dir}: ${x.outcome}`);
       out(`next: imep campaign closeout ${dir}`);

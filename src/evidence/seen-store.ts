@@ -18,7 +18,7 @@ import { readFile, mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ImepError } from '../core/index.js';
+import { ImepError, isImepError } from '../core/index.js';
 import { ioError, writeFileAtomic } from './io/atomic-write.js';
 
 export const SEEN_FORMAT = 'imep-seen';
@@ -173,10 +173,13 @@ export async function rememberSeen(
     dir: how.dir.slice(0, 4096),
   };
   const file = seenFile(now, storeDir);
+  const hint = `this machine records the units it saw in ${storeDir}: make it writable, or set ${SEEN_DIR_ENV} to a writable folder`;
   await mkdir(storeDir, { recursive: true, mode: 0o700 }).catch((e: unknown) => {
-    throw ioError(storeDir, 'create', e);
+    throw ioError(storeDir, 'create', e, hint);
   });
   const text = [...lines, line].map((l) => JSON.stringify(l)).join('\n') + '\n';
-  await writeFileAtomic(file, text, 0o600);
+  await writeFileAtomic(file, text, 0o600).catch((e: unknown) => {
+    throw isImepError(e) ? new ImepError(e.code, e.message, { file, hint, cause: e }) : ioError(file, 'write', e, hint);
+  });
   return rolled;
 }
