@@ -194,7 +194,8 @@ export const AmendmentSchema = z
   })
   .describe('a recorded amendment (changing the protocol changes its hash)');
 
-export const ProtocolSchema = z
+/** The protocol object as written (the issue walk in issues.ts reads its shape); ProtocolSchema validates through it. */
+export const ProtocolObjectSchema = z
   .strictObject({
     version: z.literal(PROTOCOL_VERSION).describe('the protocol format version: 1'),
     id: Slug.describe('the protocol id, a lower-case slug'),
@@ -231,8 +232,10 @@ export const ProtocolSchema = z
     frames: FramesSchema.optional(),
     amendments: z.array(AmendmentSchema).max(MAX_ENTRIES).default([]),
   })
-  .describe('an IMEP protocol (version 1)')
-  .transform(stateLiteKwargs);
+  .describe('an IMEP protocol (version 1)');
+
+/** The protocol schema: the object, then the kwargs every lite protocol states filled in (stateLiteKwargs). */
+export const ProtocolSchema = ProtocolObjectSchema.transform(stateLiteKwargs);
 
 /**
  * A lite protocol's envs with the kwargs every lite protocol states filled in where the YAML leaves them out
