@@ -30,12 +30,16 @@ import {
   describeIssue,
   parseExpectedRoot,
   verifyUnit,
+  rememberSeen,
+  seenFile,
+  seenStateOfVerified,
 } from '../evidence/index.js';
 import { refuseFailedSmallRun, smallRunSummary } from './small-run-summary.js';
 import { unitFailureLines } from './failure-lines.js';
 import { readCanaryNote } from '../adjudication/index.js';
 import { describeUntrusted, describeSignatures } from '../signing/index.js';
 import { describeVerified, identityWarnings, stageShortfall } from './verify-output.js';
+import { recordSeen, refuseSeenRollback } from './seen-guard.js';
 import type { VerifyOk } from '../evidence/index.js';
 import { adjudicateStep, closeoutStep, crossCheckStep, resumeThrough, runThrough } from '../app/pipeline.js';
 import { DEFAULT_BATCH } from '../campaign/campaign-setup.js';
@@ -154,12 +158,13 @@ export function registerCampaign(group: Command): void {
     .option(...largeOpt)
     .action(async (file: string, o: CommonOpts & { through: string; shard?: string; sameOperatorReason?: string }) => {
       const through = parseChoice<Through>('--through', o.through, ['seal', 'closeout']);
-      await runThrough(file, {
+      const dir = await runThrough(file, {
         ...options(o),
         through,
         ...reasonOf(o),
         ...(o.shard === undefined ? {} : { shard: parseShard(o.shard) }),
       });
+      await recordSeen(dir, 'run');
     });
 
   group
@@ -179,6 +184,7 @@ export function registerCampaign(group: Command): void {
           ...(o.servers === undefined ? {} : { servers: o.servers }),
         };
         await resumeThrough(dir, { ...options({ campaignsDir: join(dir, '..'), ...given }), through, ...reasonOf(o) });
+        await recordSeen(dir, 'run');
       },
     );
 
@@ -234,6 +240,7 @@ export function registerCampaign(group: Command): void {
     .action(async (unit: string) => {
       const dir = await unitArg(unit);
       const r = await seal(dir);
+      await recordSeen(dir, 'seal');
       out(`sealed ${dir}: ${r.record.files.length} files, Merkle root ${r.record.merkle.root}`);
       out(`next: imep campaign adjudicate ${dir}`);
     });
@@ -264,6 +271,10 @@ export function registerCampaign(group: Command): void {
       '--expected-stage <stage>',
       'the stage its producer said the unit reached (sealed | adjudicated | closed): an earlier one is refused as a rollback (exit 3)',
     )
+    .option(
+      '--accept-rollback',
+      'this machine saw the unit at a later stage or under another root (exit 6 without this): accept the rollback as intended and record it as the new baseline',
+    )
     .action(
       async (
         unit: string,
@@ -273,6 +284,7 @@ export function registerCampaign(group: Command): void {
           requireSignatures?: boolean;
           allowUnsigned?: boolean;
           expectedStage?: string;
+          acceptRollback?: boolean;
         },
       ) => {
         const expectedRoot = o.expectedRoot === undefined ? undefined : parseExpectedRoot(o.expectedRoot);
@@ -312,6 +324,15 @@ export function registerCampaign(group: Command): void {
         }
         out(describeVerified(r));
         for (const w of identityWarnings(r.signatures)) out(`warning: ${w}`);
+        const seenNow = seenStateOfVerified(r);
+        if (seenNow !== null) {
+          const accepted = await rememberSeen(seenNow, {
+            event: 'verify',
+            dir,
+            ...(o.acceptRollback ? { acceptRollback: true } : {}),
+          });
+          if (accepted !== null) out(`warning: rollback accepted and recorded in ${seenFile(seenNow)}`);
+        }
         const short = expectedStage === undefined ? null : stageShortfall(r, expectedStage);
         if (short !== null)
           throw new ImepError('E_UNIT_TAMPERED', short, {
@@ -372,10 +393,12 @@ export function registerCampaign(group: Command): void {
     )
     .action(async (unit: string, o: { allowSameOperator?: string }) => {
       const dir = await unitArg(unit);
+      await refuseSeenRollback(dir);
       const a = await adjudicateStep(dir, {
         operator: currentOperator(),
         ...(o.allowSameOperator === undefined ? {} : { allowSameOperator: { reason: o.allowSameOperator } }),
       });
+      await recordSeen(dir, 'adjudicate');
       out(`adjudicated ${dir}: ${a.file} (${a.adjudication.goNoGo.status})`);
       for (const v of a.adjudication.verdicts) out(`  ${v.criterion}: ${v.verdict}`);
       out(`  ${readCanaryNote(a.adjudication.gates)}`);
@@ -388,6 +411,7 @@ export function registerCampaign(group: Command): void {
     .argument('<unit>', 'the unit folder')
     .action(async (unit: string) => {
       const dir = await unitArg(unit);
+      await refuseSeenRollback(dir);
       const x = await crossCheckStep(dir, { operator: currentOperator() });
       out(`cross-checked ${dir}: ${x.outcome}`);
       out(`next: imep campaign closeout ${dir}`);
@@ -399,7 +423,9 @@ export function registerCampaign(group: Command): void {
     .argument('<unit>', 'the unit folder')
     .action(async (unit: string) => {
       const dir = await unitArg(unit);
+      await refuseSeenRollback(dir);
       const r = await closeoutStep(dir, { operator: currentOperator() });
+      await recordSeen(dir, 'closeout');
       out(`closed out ${dir}: Merkle root ${r.merkle.root}`);
       out(`next: imep campaign verify ${dir}`);
     });

@@ -13,6 +13,8 @@ import { ImepError, type ErrorCode, asTyped, terminalText } from '../core/index.
  *    --expected-root vouches for it).
  * 6: a formal run stopped UNSEALED because its execution failures exceeded the protocol's registered budget
  *    (`executionFailures.budget`): every row it wrote is kept; fix the cause and resume, or `imep campaign fail-run`.
+ * 7: evidence intact, but rolled back: this machine saw the unit at a later stage or under another root
+ *    (src/evidence/seen-store.ts; `--accept-rollback` records an intended one).
  * 1: anything else (a bug: please report it).
  */
 const EXIT_BY_CODE: Record<ErrorCode, number> = {
@@ -32,6 +34,7 @@ const EXIT_BY_CODE: Record<ErrorCode, number> = {
   E_UNIT_TAMPERED: 3,
   E_UNIT_SEALED: 2,
   E_UNTRUSTED: 5,
+  E_ROLLBACK: 7,
   E_SAME_OPERATOR: 2,
   E_BRIDGE_TIMEOUT: 4,
   E_BRIDGE_PROTOCOL: 4,

@@ -14,6 +14,7 @@ import { basename, join } from 'node:path';
 import type { Command } from 'commander';
 import { ImepError } from '../core/index.js';
 import { currentOperator, listKeys, revokeKey, trustKeyFile, trustKeyFromUnit } from '../evidence/index.js';
+import { recordSeen, refuseSeenRollback } from './seen-guard.js';
 import {
   keyFileStem,
   keysDir,
@@ -108,7 +109,9 @@ export function registerKeys(group: Command): void {
             },
           );
         }
+        await refuseSeenRollback(source);
         t = await trustKeyFromUnit(source, fingerprint, o.name);
+        await recordSeen(source, 'trust');
       } else {
         const name = o.name ?? operatorOfStem(basename(source).replace(/\.(pub|pem)$/, ''));
         t = await trustKeyFile(source, name, fingerprint);

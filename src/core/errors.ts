@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   'E_SIM_UNAVAILABLE',
   'E_UNIT_TAMPERED',
   'E_UNIT_SEALED',
+  'E_ROLLBACK', // evidence intact, but at an earlier stage or another root than this machine saw it at
   'E_UNTRUSTED', // evidence intact, but not signed by keys this verifier trusts (or not signed at all)
   'E_SAME_OPERATOR', // adjudication by the session that ran the conditions, without a recorded override
   'E_IO',

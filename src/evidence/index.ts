@@ -134,5 +134,20 @@ export {
 } from './unit-lock.js';
 export { listAdjudicationRecords, requireAction } from './unit-state.js';
 export { assertUnitVerified, parseExpectedRoot } from './verify/verify.js';
+export {
+  SEEN_DIR_ENV,
+  SEEN_FORMAT,
+  SEEN_VERSION,
+  readSeen,
+  rememberSeen,
+  rollbackError,
+  rollbackOf,
+  seenDir,
+  seenFile,
+  type SeenEvent,
+  type SeenLine,
+  type SeenState,
+} from './seen-store.js';
+export { seenStateOfUnit, seenStateOfVerified } from './seen-state.js';
 export { arrivalOrderIssues } from './verify/arrival-order.js';
 export { simulatorEnvironmentOf, type SimulatorEnvironment } from './records/simulator-environment.js';

@@ -17,7 +17,7 @@ import { IssueSink, MAX_ISSUES, MAX_PROTOCOL_BYTES } from './issue-cap.js';
 import { crossCheckBounded } from './cross-check.js';
 import { ProtocolError, zodIssues, type LocatedIssue, type ProtocolIssue } from './issues.js';
 import { protocolHash } from './protocol-hash.js';
-import { ProtocolSchema, type Protocol } from './schema.js';
+import { ProtocolObjectSchema, ProtocolSchema, type Protocol } from './schema.js';
 import { findDuplicateKeys, locate } from './yaml-locate.js';
 
 export interface LoadedProtocol {
@@ -99,7 +99,7 @@ export function parseProtocol(text: string, file: string): LoadedProtocol {
     ]);
   }
   const parsed = ProtocolSchema.safeParse(data);
-  if (!parsed.success) failAll(file, doc, lc, zodIssues(ProtocolSchema, parsed.error, data));
+  if (!parsed.success) failAll(file, doc, lc, zodIssues(ProtocolObjectSchema, parsed.error, data));
   const protocol = parsed.data;
   const issues = crossCheckBounded(protocol);
   if (issues.total > 0) failAll(file, doc, lc, issues);

@@ -29,6 +29,7 @@ import { RemotePolicySchema } from './schema-policy.js';
 import { HostLimitsSchema } from './schema-limits.js';
 import { DevicesSchema } from './schema-devices.js';
 import { ExecutionNoiseSchema } from './execution-noise.js';
+import { liteStatedKwargs } from '../sims/index.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -199,7 +200,8 @@ export const AmendmentSchema = z
   })
   .describe('a recorded amendment (changing the protocol changes its hash)');
 
-export const ProtocolSchema = z
+/** The protocol object as written (the issue walk in issues.ts reads its shape); ProtocolSchema validates through it. */
+export const ProtocolObjectSchema = z
   .strictObject({
     version: z.literal(PROTOCOL_VERSION).describe('the protocol format version: 1'),
     id: Slug.describe('the protocol id, a lower-case slug'),
@@ -238,6 +240,19 @@ export const ProtocolSchema = z
     amendments: z.array(AmendmentSchema).max(MAX_ENTRIES).default([]),
   })
   .describe('an IMEP protocol (version 1)');
+
+/** The protocol schema: the object, then the kwargs every lite protocol states filled in (stateLiteKwargs). */
+export const ProtocolSchema = ProtocolObjectSchema.transform(stateLiteKwargs);
+
+/**
+ * A lite protocol's envs with the kwargs every lite protocol states filled in where the YAML leaves them out
+ * (liteStatedKwargs: toolStart home, RememberColor layout fixed — nothing visible depends on the seed, issue #32),
+ * so the protocol hash binds them like any other default. A value the YAML gives is kept.
+ */
+function stateLiteKwargs<P extends { simulator: { kind: string }; envs: Array<z.infer<typeof EnvSchema>> }>(p: P): P {
+  if (p.simulator.kind !== 'lite') return p;
+  return { ...p, envs: p.envs.map((e) => ({ ...e, kwargs: { ...liteStatedKwargs(e.id), ...(e.kwargs ?? {}) } })) };
+}
 
 export type Protocol = z.infer<typeof ProtocolSchema>;
 export type ProtocolInput = z.input<typeof ProtocolSchema>;

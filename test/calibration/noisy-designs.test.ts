@@ -57,8 +57,8 @@ describe('noisy campaign designs through IMEP’s verdict path', () => {
     expect(blind.pooled.cOnlyS).toBeGreaterThan(0);
     expect(memvla.replicateFloor).toMatchObject(MEMVLA_FLOOR);
     expect(blind.replicateFloor).toMatchObject(BLIND_FLOOR);
-    expect(memvla.replicateFloor!.maxUpper!).toBeCloseTo(0.4994, 4); // the floor Q3 must clear in memvla's band 1
-    expect(blind.replicateFloor!.maxUpper!).toBeCloseTo(0.1953, 4);
+    expect(memvla.replicateFloor!.maxUpper!).toBeCloseTo(0.5331, 4); // the floor Q3 must clear in memvla's band 1
+    expect(blind.replicateFloor!.maxUpper!).toBeCloseTo(0.319, 4);
     for (const d of [memvla, blind]) for (const c of d.campaigns) expect(c.gates.every((g) => g.passed)).toBe(true);
   }, 600_000);
 
@@ -241,14 +241,15 @@ describe('noisy checks (pure)', () => {
 
 // The measured values (deterministic: same suite, checkpoints and code → the same counts).
 // [b′, c′, n] per band (RC3 + RC5, 15 seeds each; one unit of band 1 is removed, donor-short, fail closed)
+// re-measured after issue #32 (RememberColor-lite: tool at home, candidates at fixed places)
 const MEMVLA_COUNTS = [
-  [20, 4, 30],
-  [22, 2, 29],
+  [21, 3, 30],
+  [15, 6, 29],
 ];
 const BLIND_COUNTS = [
-  [1, 1, 30],
-  [2, 1, 29],
+  [0, 3, 30],
+  [1, 1, 29],
 ];
 // C against A, pooled: without noise these are b = c = 0 in every lite campaign
-const MEMVLA_FLOOR = { estimand: 'rho_C', b: 11, c: 6, n: 60, campaignsWithChanges: 2 };
-const BLIND_FLOOR = { estimand: 'rho_C', b: 4, c: 0, n: 60, campaignsWithChanges: 2 };
+const MEMVLA_FLOOR = { estimand: 'rho_C', b: 10, c: 9, n: 60, campaignsWithChanges: 2 };
+const BLIND_FLOOR = { estimand: 'rho_C', b: 4, c: 3, n: 60, campaignsWithChanges: 2 };

@@ -91,32 +91,30 @@ describe('execution noise in the lite world (simulator.executionNoise)', () => {
       stream: 'imep.execution-noise.v1/612003/<scopeId>/<wave>/<condition>/<attempt>/<step>',
     });
     // the exact replicate is no longer exact: C changes outcomes against A in BOTH directions
-    expect(pairs(rows, 'C')).toEqual({ b: 9, c: 6, n: 100, sameDigest: 0 });
+    expect(pairs(rows, 'C')).toEqual({ b: 7, c: 4, n: 100, sameDigest: 0 });
     const { adjudication: adj } = await adjudicateStep(dir, { operator: explicitOperator('noise-adjudicator') });
     const est = (id: string): AvailableEstimand => adj.estimands.find((e) => e.id === id) as AvailableEstimand;
-    expect(est('rho_C').counts).toMatchObject({ b: 9, c: 6, n: 100 });
-    // the floor Q3 and Q4 must clear: the upper bound on ρ_C, 22.15 pp (0 in every noise-free lite campaign)
-    expect(adj.verdicts.find((v) => v.criterion === 'Q3_T')?.bound?.threshold).toBeCloseTo(0.2215, 4);
-    expect(est('theta').counts).toMatchObject({ bPrime: 62, cPrime: 2, n: 68 });
-    expect(est('rho_S').counts).toMatchObject({ b: 4, c: 2, n: 84 });
+    expect(est('rho_C').counts).toMatchObject({ b: 7, c: 4, n: 100 });
+    // the floor Q3 and Q4 must clear: the upper bound on ρ_C, 17.55 pp (0 in every noise-free lite campaign; the
+    // numbers are those of the tool starting at home, issue #32)
+    for (const id of ['Q3_T', 'Q4'])
+      expect(adj.verdicts.find((v) => v.criterion === id)?.bound?.threshold).toBeCloseTo(0.1755, 4);
+    expect(est('theta').counts).toMatchObject({ bPrime: 65, cPrime: 4, n: 70 });
+    expect(est('rho_S').counts).toMatchObject({ b: 2, c: 4, n: 88 });
     expect(adj.gates.find((g) => g.gate === 'replicate')).toMatchObject({
       passed: true,
-      observed: { changed: 15, digestMismatches: 100 },
+      observed: { changed: 11, digestMismatches: 100 },
     });
     expect(Object.fromEntries(adj.verdicts.map((v) => [v.criterion, v.verdict]))).toEqual({
       Q1_eligibility: 'holds',
       Q3_T: 'holds',
-      // θ covers the 68 units that had donors; the 32 removed differ (N_blk 6/32 against 27/68, Fisher p = 0.043):
-      // the informative-removal check withholds it (issue #31 item 2; it read 'holds' before)
-      Q4: 'invalid',
+      // θ covers the 70 units that had donors; the 30 removed do not differ from them on any registered outcome
+      // (the informative-removal check, issue #31 item 2; with the seeded tool start the removed ones did, and Q4
+      // was withheld — test/adjudication/validity-checks.test.ts keeps a constructed informative removal)
+      Q4: 'holds',
     });
-    expect(adj.gates.find((g) => g.gate === 'informative-removal')).toMatchObject({
-      passed: false,
-      failing: ['theta'],
-    });
-    expect(adj.verdicts.find((v) => v.criterion === 'Q4')?.reason).toContain(
-      'theta: N_blk succeeds 6/32 on the removed units against 27/68 on the kept (Fisher p = 0.0426)',
-    );
+    expect(adj.gates.find((g) => g.gate === 'informative-removal')).toMatchObject({ passed: true, failing: [] });
+    expect(est('theta').cohort).toMatchObject({ paired: 100, removed: { total: 30, byCondition: { S: 12, T: 18 } } });
     // through closeout: the independent cross-check agrees, and the report shows the registered noise
     expect((await crossCheckStep(dir, { operator: explicitOperator('noise-adjudicator') })).outcome).toBe('agrees');
     await closeoutStep(dir, { operator: explicitOperator('noise-adjudicator') });

@@ -85,7 +85,8 @@ describe('the stage verify verified to, and a rolled-back unit', () => {
       `${join(dir, 'closeout.json')}: the unit shows stage 'sealed', not 'closed': closeout.json and its adjudication records are not in it`,
     );
     expect((await imep(['campaign', 'verify', closed, '--expected-stage', 'closed'], root)).code).toBe(0);
-    expect((await imep(['campaign', 'verify', dir, '--expected-stage', 'sealed'], root)).code).toBe(0);
+    // this machine has now seen the unit closed: the rolled-back copy is refused as a rollback (exit 7, issue #32)
+    expect((await imep(['campaign', 'verify', dir, '--expected-stage', 'sealed'], root)).code).toBe(7);
     expect((await imep(['campaign', 'verify', dir, '--expected-stage', 'done'], root)).code).toBe(2);
   });
 

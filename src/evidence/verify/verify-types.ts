@@ -35,6 +35,8 @@ export interface VerifyOk {
   /** The Merkle root to cite: the closeout's when closed, else the seal's. */
   readonly root: string;
   readonly sealRoot: string;
+  /** The SHA-256 of precommit.json as the seal lists it: with unitId, the unit instance (seen-store.ts). */
+  readonly precommitSha256: string | null;
   /** With an expected root: which root it equals ('seal' for a closed unit cited by its seal root). */
   readonly rootMatched?: 'seal' | 'closeout';
   readonly filesChecked: number;

@@ -433,6 +433,7 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
     scope: closeout ? 'closeout' : 'seal',
     root,
     sealRoot: seal.merkle.root,
+    precommitSha256: seal.files.find((f) => f.path === UNIT_FILES.precommit)?.sha256 ?? null,
     ...(rootMatched === undefined ? {} : { rootMatched }),
     filesChecked: entries.length,
     pending: [...new Set(pending)].sort(comparePaths),

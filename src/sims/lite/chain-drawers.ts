@@ -6,7 +6,7 @@
  * to commit to one drawer. A seeded stochastic motor executor then carries the choice out.
  *
  * Scene: K drawers (kwargs.K, 2–4, default 2) in a row (fronts spanning x ∈ [−0.7, 0.7], y ∈ [0.25,
- * 0.65]); objects from CHAIN_OBJECTS (each a distinct colour). The tool sits at its seeded home and never
+ * 0.65]); objects from CHAIN_OBJECTS (each a distinct colour). The tool sits at home (kwarg `toolStart`) and never
  * moves (the robot only decides here).
  *
  * Reset options `{ role, object, drawer, executorSeed, attempt }`:

@@ -1,5 +1,12 @@
 /** The lite simulators: IMEP's embedded, deterministic, rendered-to-pixels memory tasks. */
-export { LITE_ENV_IDS, isLiteEnvId, makeLiteEnv, makeLiteEnvSync, type LiteEnvId } from './registry.js';
+export {
+  LITE_ENV_IDS,
+  isLiteEnvId,
+  liteStatedKwargs,
+  makeLiteEnv,
+  makeLiteEnvSync,
+  type LiteEnvId,
+} from './registry.js';
 export {
   LiteEnvBase,
   LiteSimEnvironment,
@@ -30,6 +37,7 @@ export {
   REMEMBER_COLOR_MAX_STEPS,
   REMEMBER_COLOR_NAMES,
   REMEMBER_COLOR_PALETTE,
+  RC_LAYOUTS,
   RememberColorLite,
   rememberColorId,
   type RememberColorK,

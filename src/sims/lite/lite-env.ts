@@ -4,10 +4,10 @@
  * - The scene is a 2-D table, the square [−1, 1]² (x right, y up), rendered top-down to an RGB frame
  *   (uint8, HWC, 64×64 by default or 128×128 with `kwargs.resolution`; see render.ts).
  * - The robot's end effector is a *tool* (a dark disc of radius 0.05). At reset it starts at the home
- *   position (0, −0.7): with kwarg `toolStart: seeded` (the default, the first version) jittered by a uniform
- *   offset in [−0.05, 0.05] on each axis drawn from the seeded PRNG (Prng(seed).fork('tool')) — a start that
- *   identifies the public seed, and so the hidden fact, to anyone who replays this code —, with `toolStart: home`
- *   exactly at home (options.ts, TOOL_STARTS).
+ *   position (0, −0.7): with kwarg `toolStart: home` (the default since issue #32) exactly at home; with
+ *   `toolStart: seeded` (the first version, kept for old units) jittered by a uniform offset in [−0.05, 0.05] on
+ *   each axis drawn from the seeded PRNG (Prng(seed).fork('tool')) — a start that identifies the public seed, and so
+ *   the hidden fact, to anyone who replays this code (options.ts, TOOL_STARTS).
  * - Continuous tasks take action = float32 [dx, dy]: the displacement is scaled down so that its
  *   Euclidean length is at most 0.06 (MAX_STEP), then the tool is clamped to [−0.95, 0.95]².
  * - "Touch": the tool centre is within 0.08 (TOUCH_RADIUS, inclusive — MIKASA-Robo's GOAL_THRESH for
@@ -174,7 +174,7 @@ export abstract class LiteEnvBase implements LiteEnv {
   protected toolX = 0;
   protected toolY = 0;
   /** Where the tool starts at reset (kwarg `toolStart`); subclasses set it from their kwargs. */
-  protected toolStart: ToolStart = 'seeded';
+  protected toolStart: ToolStart = 'home';
   protected elapsed = 0;
   protected seed = 0;
   protected attempt = 1;

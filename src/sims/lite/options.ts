@@ -118,17 +118,19 @@ export function optResolution(envId: string, opts: Options): number {
 
 /**
  * Where the tool starts at reset (make-time kwarg `toolStart`, every lite task):
- * - `'seeded'` (the lite tasks' first version and still the default, so units precommitted before this option
- *   replay byte for byte): TOOL_HOME jittered by a draw from Prng(seed).fork('tool'). The seed is public and so is
- *   this code, so the visible start position identifies the seed among a band's seeds — and with it the hidden fact.
- * - `'home'`: exactly TOOL_HOME on every reset. The start then carries no information about the seed or the fact;
- *   protocols whose hidden fact must not be recoverable from visible state set it (the shipped ShellGame ones do).
+ * - `'home'` (the default since issue #32): exactly TOOL_HOME on every reset. The start then carries no information
+ *   about the seed or the fact.
+ * - `'seeded'` (the lite tasks' first version, kept so units precommitted with it replay byte for byte): TOOL_HOME
+ *   jittered by a draw from Prng(seed).fork('tool'). The seed is public and so is this code, so the visible start
+ *   position identifies the seed among a band's seeds — and with it the hidden fact. Never use it in an evaluation.
+ * A lite protocol states the value in each env's kwargs (the schema fills the default, LITE_STATED_KWARGS), so its
+ * hash binds it.
  */
-export const TOOL_STARTS = ['seeded', 'home'] as const;
+export const TOOL_STARTS = ['home', 'seeded'] as const;
 export type ToolStart = (typeof TOOL_STARTS)[number];
 
 export function optToolStart(envId: string, opts: Options): ToolStart {
-  return optEnum(envId, 'kwargs', opts, 'toolStart', 'seeded', TOOL_STARTS);
+  return optEnum(envId, 'kwargs', opts, 'toolStart', 'home', TOOL_STARTS);
 }
 
 /** The reset seed: an integer in [0, 2^32 − 1]. */

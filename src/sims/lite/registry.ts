@@ -48,6 +48,16 @@ export function makeLiteEnvSync(id: string, kwargs?: Readonly<Record<string, unk
   }
 }
 
+/**
+ * The kwargs a lite protocol states for every env even when its YAML leaves them out (the protocol schema fills them,
+ * so the protocol hash binds them): the values under which nothing visible depends on the reset seed (issue #32) —
+ * `toolStart: home` for every task, and `layout: fixed` for RememberColor. A unit precommitted before they were
+ * stated hashes differently and is refused on resume (run it with the code that precommitted it).
+ */
+export function liteStatedKwargs(id: string): Readonly<Record<string, string>> {
+  return id.startsWith('RememberColor') ? { toolStart: 'home', layout: 'fixed' } : { toolStart: 'home' };
+}
+
 /** Lite env `id` as the async SimEnvironment contract. */
 export function makeLiteEnv(id: string, kwargs?: Readonly<Record<string, unknown>>): SimEnvironment {
   return new LiteSimEnvironment(makeLiteEnvSync(id, kwargs));

@@ -17,8 +17,11 @@
  *   (`angle = np.pi * (key - (len(self.color_dict) // 2)) / len(self.color_dict)`, `radius = 0.3`), are
  *   jittered (`torch.randn(2) * CUBE_HALFSIZE * 0.5`) and shuffled (`torch.randperm`). Lite layout: K
  *   slots on an arc of radius 0.95 around the tool's home (0, −0.7), centred straight ahead (90°) at
- *   angular spacing min(40°, 120°/(K−1)); colours are assigned to slots by a seeded shuffle and each
- *   centre is jittered uniformly by ±0.03 per axis. All candidates are about equally far from home, and a
+ *   angular spacing min(40°, 120°/(K−1)). Kwarg `layout` (RC_LAYOUTS): 'fixed' (the default since issue #32)
+ *   puts colour c in slot c, unjittered, the same scene every episode; 'seeded' (the first version, kept for old
+ *   units) assigns colours to slots by a seeded shuffle and jitters each centre uniformly by ±0.03 per axis — a
+ *   layout that identifies the public seed among a band's seeds, and with it the target colour, to anyone who
+ *   replays this code (the candidates stay visible when the cue is not re-shown). All candidates are about equally far from home, and a
  *   straight path from home to one passes well clear (> 0.08) of every other, so `strict` does not
  *   punish a direct reach; neighbouring centres stay ≈ 0.2 or more apart (> 2·0.08).
  * - MIKASA re-shows the cue in every episode. `reshowCueOnRetry` (default true) keeps that; when false
@@ -29,7 +32,8 @@
  * the lite envs use the common touch radius 0.08 (lite-env.ts) and no dynamics.
  *
  * Options (kwargs set defaults; reset options override): `strict` (as ShellGame: the first candidate
- * touched ends the episode; success iff it is the target), `reshowCueOnRetry`. Make-only: `resolution`.
+ * touched ends the episode; success iff it is the target), `reshowCueOnRetry`. Make-only: `resolution`, `layout`,
+ * `toolStart`.
  * Touches count from step 10 (when candidates exist). Evaluator-only extras: `targetColorIndex` (oracle),
  * `firstVisit` (palette index of the first candidate touched, or null), `decisionCorrect`, `lastTouch`,
  * `cueShown` (whether this episode shows the cue).
@@ -37,7 +41,7 @@
 import type { Prng } from '../../core/index.js';
 import type { ObsValue } from '../../runtime/index.js';
 import { LiteEnvBase, liteSpec } from './lite-env.js';
-import { checkKnownKeys, optBool, optResolution, type Options, optToolStart } from './options.js';
+import { checkKnownKeys, optBool, optEnum, optResolution, type Options, optToolStart } from './options.js';
 import { Raster, type Rgb } from './render.js';
 
 /** MIKASA-Robo RememberColor COLOR_MAPPING (RGB), in its order. */
@@ -87,13 +91,18 @@ export function rememberColorId<K extends RememberColorK>(k: K): `RememberColor$
   return `RememberColor${k}-lite`;
 }
 
-const KWARG_KEYS = ['resolution', 'strict', 'reshowCueOnRetry', 'toolStart'] as const;
+/** Where the candidates stand (kwarg `layout`): 'fixed' (default) shows nothing of the seed; 'seeded' identifies it. */
+export const RC_LAYOUTS = ['fixed', 'seeded'] as const;
+export type RememberColorLayout = (typeof RC_LAYOUTS)[number];
+
+const KWARG_KEYS = ['resolution', 'strict', 'reshowCueOnRetry', 'toolStart', 'layout'] as const;
 const RESET_KEYS = ['strict', 'reshowCueOnRetry'] as const;
 
 export interface RememberColorOptions {
   readonly resolution: number;
   readonly strict: boolean;
   readonly reshowCueOnRetry: boolean;
+  readonly layout: RememberColorLayout;
 }
 
 export class RememberColorLite extends LiteEnvBase {
@@ -143,6 +152,7 @@ export class RememberColorLite extends LiteEnvBase {
       resolution,
       strict: optBool(id, 'kwargs', kwargs, 'strict', false),
       reshowCueOnRetry: optBool(id, 'kwargs', kwargs, 'reshowCueOnRetry', true),
+      layout: optEnum(id, 'kwargs', kwargs, 'layout', 'fixed', RC_LAYOUTS),
     };
     this.xs = new Float64Array(k);
     this.ys = new Float64Array(k);
@@ -157,12 +167,16 @@ export class RememberColorLite extends LiteEnvBase {
     const reshow = optBool(id, 'options', options, 'reshowCueOnRetry', this.defaults.reshowCueOnRetry);
     this.cueShown = reshow || this.attempt < 2;
     this.target = scene.nextInt(this.k);
-    const slots = scene.shuffle(Array.from({ length: this.k }, (_, i) => i));
+    // the target is drawn first, so each seed keeps its target whatever the layout
+    const seeded = this.defaults.layout === 'seeded';
+    const slotOf = Array.from({ length: this.k }, (_, i) => i);
+    const slots = seeded ? scene.shuffle(slotOf) : slotOf;
+    const jitter = (): number => (seeded ? (scene.nextFloat() * 2 - 1) * SLOT_JITTER : 0);
     const candidates = this.tableFrame.clone();
     for (let c = 0; c < this.k; c++) {
       const angle = arcSlotAngle(slots[c] ?? 0, this.k);
-      const x = ARC_CENTER[0] + ARC_RADIUS * Math.cos(angle) + (scene.nextFloat() * 2 - 1) * SLOT_JITTER;
-      const y = ARC_CENTER[1] + ARC_RADIUS * Math.sin(angle) + (scene.nextFloat() * 2 - 1) * SLOT_JITTER;
+      const x = ARC_CENTER[0] + ARC_RADIUS * Math.cos(angle) + jitter();
+      const y = ARC_CENTER[1] + ARC_RADIUS * Math.sin(angle) + jitter();
       this.xs[c] = x;
       this.ys[c] = y;
       candidates.fillSquare(x, y, CANDIDATE_HALF, REMEMBER_COLOR_PALETTE[c] ?? [0, 0, 0]);

@@ -20,11 +20,10 @@
  *   all zeros, including the tool — the registered camera blackout (e.g. 6: steps 6–90, 85 of 90 frames).
  * - `strict` (bool, default false): the episode ends at the first cup touched; success iff it is the
  *   ball cup. Default: success = the ball cup touched at any step; the episode ends on success or at 90.
- * - `toolStart` ('seeded' | 'home', default 'seeded', every lite task; options.ts TOOL_STARTS): 'seeded' jitters the
- *   tool's start from the seed, which identifies the seed among a public band and so the ball cup while the pose stays
- *   visible through the blackout; 'home' starts every episode at TOOL_HOME, leaving the ball cup's draw untouched.
- *   Memory evaluations set 'home' (protocols/shellgame-blackout.yaml); 'seeded' stays the default so units
- *   precommitted before the option replay byte for byte.
+ * - `toolStart` ('home' | 'seeded', default 'home', every lite task; options.ts TOOL_STARTS): 'home' starts every
+ *   episode at TOOL_HOME, leaving the ball cup's draw untouched; 'seeded' (the first version, kept for old units)
+ *   jitters the tool's start from the seed, which identifies the seed among a public band and so the ball cup while
+ *   the pose stays visible through the blackout.
  * Reset option `attempt` (int ≥ 1) is recorded only; it does not change the scene.
  *
  * Evaluator-only extras: `ballCup` (oracle, 0–2), `firstVisit` (first cup touched from step 5, or null),

@@ -107,14 +107,29 @@ describe('RememberColor{3,5,9}-lite', () => {
     },
   );
 
-  it('places candidates by seed (the colour at a slot changes across seeds)', () => {
-    const env = new RememberColorLite(5);
+  it('layout seeded (the first version) places candidates by seed: the colour at a slot changes across seeds', () => {
+    const env = new RememberColorLite(5, { layout: 'seeded' });
     const red = new Set<string>();
     for (let seed = 0; seed < 20; seed++) {
       const p = where(rollZero(env, seed)[10] as StepResult, 0);
       red.add(`${Math.round(p[0] * 5)},${Math.round(p[1] * 5)}`);
     }
     expect(red.size).toBeGreaterThanOrEqual(4);
+  });
+
+  it('layout fixed (the default, issue #32): one candidate frame for every seed, each seed keeps its target', () => {
+    const fixed = new RememberColorLite(5);
+    const seeded = new RememberColorLite(5, { layout: 'seeded' });
+    const frames = new Set<string>();
+    for (let seed = 0; seed < 20; seed++) {
+      const rs = rollZero(fixed, seed);
+      frames.add(obsDigest(rs[10] as StepResult));
+      expect(ev(rs[0] as StepResult, 'targetColorIndex')).toBe(ev(seeded.resetSync({ seed }), 'targetColorIndex'));
+    }
+    expect(frames.size).toBe(1);
+    expect(() => new RememberColorLite(5, { layout: 'random' })).toThrow(
+      /kwargs\.layout must be one of fixed \| seeded/,
+    );
   });
 
   it('scores touches from step 10: default any-touch success, strict first-touch, first visit read out', () => {
