@@ -151,8 +151,11 @@ describe('chain manifest: validation refusals (E_MANIFEST_INVALID, one line nami
     m.chains[5]!.queryFrameHash = '0'.repeat(64);
     check(m, /^chains\[5\]\.queryFrameHash$/, /hidden fact drawer 0 hashes to .* not the recorded 000000000000/);
     m.chains[5]!.queryFrameHash = fixture(12, 3).manifest.chains[5]!.queryFrameHash;
-    m.chains[5]!.sceneSeed += 1; // the recorded hash no longer describes this scene
-    check(m, /^chains\[5\]\.queryFrameHash$/, /chain chain-00006/);
+    // another scene seed shows the same query: with the tool starting at home (the lite default since issue #32) no
+    // visible part of the query depends on the seed, so the recorded hash still describes it (before, the seeded tool
+    // pose made it differ — the side channel that issue closed)
+    m.chains[5]!.sceneSeed += 1;
+    expect(() => validateManifest(m, { file: 'm.json' })).not.toThrow();
     expect(() => validateManifest(m, { simulator: false })).not.toThrow();
   });
 
