@@ -144,10 +144,12 @@ export function placeInCgroup(memoryBytes: number, processes: number, env: NodeJ
 /**
  * The argv prefix that puts the process into `dirs` and then execs the rest: `/bin/sh -c '…' imep-cgroup N d1 … dN`.
  * A host that cannot enter its cgroup does not start (exit 126, saying why on stderr): it never runs unlimited.
+ * The shell exports the working folder as PWD, which the program it execs would inherit — bubblewrap's own
+ * process, pid 1 inside the sandbox, whose /proc/1/environ the host can read: unset first, so nothing names it.
  */
 export function cgroupEntryPrefix(dirs: readonly string[]): string[] {
   const script =
-    'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || { echo "imep: cannot enter cgroup $1" >&2; exit 126; }; shift; n=$((n-1)); done; exec "$@"';
+    'unset PWD OLDPWD; n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || { echo "imep: cannot enter cgroup $1" >&2; exit 126; }; shift; n=$((n-1)); done; exec "$@"';
   return ['/bin/sh', '-c', script, 'imep-cgroup', String(dirs.length), ...dirs];
 }
 

@@ -93,7 +93,7 @@ describe('inside the sandbox of a policy host', () => {
         .trimEnd()
         .split('\n')
         .map((l) => JSON.parse(l) as { status: string; failure: { message: string } | null });
-      expect(rows.length).toBe(6 * 2);
+      expect(rows.length, r.stdout + r.stderr).toBe(6 * 2);
       expect(rows.map((x) => x.failure?.message ?? null).filter((m) => m !== null)).toEqual([]);
       expect(rows.every((x) => x.status === 'ok')).toBe(true);
       expect(r.stdout).toMatch(
