@@ -151,6 +151,18 @@ export async function reproduceAdjudication(unitDir: string): Promise<Adjudicate
     amendments: amendments.slice(0, listed),
   });
   const text = renderAdjudication(adjudication);
+  const storedBy = storedJson.adjudicator;
+  if (text !== stored && storedBy !== undefined && storedBy.version !== ADJUDICATOR.version) {
+    throw new ImepError(
+      'E_USAGE',
+      `the stored adjudication was written by ${storedBy.name} v${storedBy.version}; this IMEP's adjudicator is v${ADJUDICATOR.version}, whose rules differ, so it cannot regenerate it byte for byte`,
+      {
+        file: path,
+        field: 'adjudicator.version',
+        hint: `regenerate it with the IMEP that wrote it (the unit's precommit names its code identity), or adjudicate the sealed unit again with this one (\`imep campaign adjudicate\`, a new numbered adjudication beside the stored one)`,
+      },
+    );
+  }
   if (text !== stored) {
     const d = firstDifference(stored, text);
     throw new ImepError(

@@ -13,8 +13,12 @@ import type { Verdict } from './verdict-types.js';
 
 export const ADJUDICATION_KIND = 'imep.adjudication-result';
 export const ADJUDICATION_VERSION = 1;
-/** The frozen adjudicator's identity; bump the version whenever any number or rule could change. */
-export const ADJUDICATOR = { name: 'imep-adjudicator', version: 1 } as const;
+/**
+ * The frozen adjudicator's identity; bump the version whenever any number or rule could change.
+ * v2 (issues #31): a bootstrap or score verdict on θ̄ and companion floors stands only when an exact bound gives the
+ * same word; the informative-removal and blocked-reads validity checks run on every protocol.
+ */
+export const ADJUDICATOR = { name: 'imep-adjudicator', version: 2 } as const;
 export { ADJUDICATION_FILE } from '../evidence/index.js';
 
 export type Readout = 'success' | 'decision';
