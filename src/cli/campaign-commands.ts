@@ -30,7 +30,10 @@ import {
   describeIssue,
   parseExpectedRoot,
   verifyUnit,
+  readSeen,
   rememberSeen,
+  rollbackError,
+  rollbackOf,
   seenFile,
   seenStateOfVerified,
 } from '../evidence/index.js';
@@ -273,7 +276,7 @@ export function registerCampaign(group: Command): void {
     )
     .option(
       '--accept-rollback',
-      'this machine saw the unit at a later stage or under another root (exit 6 without this): accept the rollback as intended and record it as the new baseline',
+      'this machine saw the unit at a later stage or under another root (exit 7 without this): accept the rollback as intended and record it as the new baseline',
     )
     .action(
       async (
@@ -324,14 +327,11 @@ export function registerCampaign(group: Command): void {
         }
         out(describeVerified(r));
         for (const w of identityWarnings(r.signatures)) out(`warning: ${w}`);
+        // a rollback of what this machine saw is refused first; what it sees is recorded only once every check passed
         const seenNow = seenStateOfVerified(r);
-        if (seenNow !== null) {
-          const accepted = await rememberSeen(seenNow, {
-            event: 'verify',
-            dir,
-            ...(o.acceptRollback ? { acceptRollback: true } : {}),
-          });
-          if (accepted !== null) out(`warning: rollback accepted and recorded in ${seenFile(seenNow)}`);
+        if (seenNow !== null && !o.acceptRollback) {
+          const rolled = rollbackOf(await readSeen(seenNow), seenNow);
+          if (rolled !== null) throw rollbackError(rolled, seenNow);
         }
         const short = expectedStage === undefined ? null : stageShortfall(r, expectedStage);
         if (short !== null)
@@ -350,6 +350,14 @@ export function registerCampaign(group: Command): void {
               hint: 'vouch for it with --expected-root <the root its producer published>, or accept it with --allow-unsigned',
             },
           );
+        }
+        if (seenNow !== null) {
+          const accepted = await rememberSeen(seenNow, {
+            event: 'verify',
+            dir,
+            ...(o.acceptRollback ? { acceptRollback: true } : {}),
+          });
+          if (accepted !== null) out(`warning: rollback accepted and recorded in ${seenFile(seenNow)}`);
         }
       },
     );

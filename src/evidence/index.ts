@@ -145,6 +145,7 @@ export {
   seenDir,
   seenFile,
   type SeenEvent,
+  type SeenAdjudication,
   type SeenLine,
   type SeenState,
 } from './seen-store.js';

@@ -9,7 +9,12 @@
  * A later look at the unit is a ROLLBACK when, against the lines since the last accepted rollback:
  *   - it shows a lower stage than one seen (closeout.json deleted; sealed- or adjudicated-stage files restored), or
  *   - its seal root differs from one seen (the same precommit sealed over other files), or
- *   - it is closed out under a closeout root other than one seen closed.
+ *   - it is closed out under a closeout root other than one seen closed, or
+ *   - its latest adjudication has a lower number than one seen, or the same number with other bytes (a
+ *     re-adjudication deleted: stage and seal root stay 'adjudicated' and the same), or
+ *   - it holds fewer amendments than seen (post-seal amendments deleted from amendments.jsonl).
+ * Version 2 lines add the adjudication and amendment count; version 1 lines (written before them) are still read,
+ * and compared on stage and roots only.
  * A default `verify` proves only that the files match the unit's own manifests: a unit rolled back to an earlier,
  * intact stage verifies. This store lets a machine that saw the later stage refuse it (E_ROLLBACK); a machine that
  * never saw it cannot tell — there the cited root and stage (`--expected-root`, `--expected-stage`) are the defence.
@@ -22,7 +27,9 @@ import { ImepError, isImepError } from '../core/index.js';
 import { ioError, writeFileAtomic } from './io/atomic-write.js';
 
 export const SEEN_FORMAT = 'imep-seen';
-export const SEEN_VERSION = 1;
+export const SEEN_VERSION = 2;
+/** The versions a store file may hold (1: before the adjudication and amendment count were recorded). */
+export const SEEN_VERSIONS_READ = [1, 2] as const;
 export const SEEN_DIR_ENV = 'IMEP_SEEN_DIR';
 
 export const SEEN_STAGES = ['sealed', 'adjudicated', 'closed'] as const;
@@ -32,9 +39,17 @@ export type SeenEvent = (typeof SEEN_EVENTS)[number];
 
 const Hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 
-export const SeenLineSchema = z.strictObject({
+const SeenAdjudicationSchema = z.strictObject({
+  /** NNN of the latest adjudication/adjudication-NNN.json. */
+  n: z.number().int().min(1).max(999),
+  /** The SHA-256 of that record's bytes. */
+  sha256: Hex64,
+});
+export type SeenAdjudication = z.infer<typeof SeenAdjudicationSchema>;
+
+const SeenLineV1Schema = z.strictObject({
   format: z.literal(SEEN_FORMAT),
-  version: z.literal(SEEN_VERSION),
+  version: z.literal(1),
   unitId: z.string().min(1).max(200),
   precommitSha256: Hex64,
   stage: z.enum(SEEN_STAGES),
@@ -46,6 +61,16 @@ export const SeenLineSchema = z.strictObject({
   /** The unit folder as given to the command (informative only). */
   dir: z.string().max(4096),
 });
+
+const SeenLineV2Schema = SeenLineV1Schema.extend({
+  version: z.literal(SEEN_VERSION),
+  /** The latest adjudication record the unit held (null: none). */
+  adjudication: SeenAdjudicationSchema.nullable(),
+  /** The lines of amendments.jsonl (pre- and post-seal). */
+  amendments: z.number().int().min(0),
+});
+
+export const SeenLineSchema = z.discriminatedUnion('version', [SeenLineV1Schema, SeenLineV2Schema]);
 export type SeenLine = z.infer<typeof SeenLineSchema>;
 
 /** What a command saw of a unit just now. */
@@ -55,6 +80,10 @@ export interface SeenState {
   readonly stage: SeenStage;
   readonly root: string;
   readonly sealRoot: string;
+  /** The latest adjudication record (null: none). */
+  readonly adjudication: SeenAdjudication | null;
+  /** The lines of amendments.jsonl. */
+  readonly amendments: number;
 }
 
 /** The store folder: IMEP_SEEN_DIR, else ~/.imep/seen. */
@@ -90,15 +119,22 @@ export async function readSeen(s: Pick<SeenState, 'unitId' | 'precommitSha256'>,
     }
     const r = SeenLineSchema.safeParse(parsed);
     if (!r.success || r.data.unitId !== s.unitId || r.data.precommitSha256 !== s.precommitSha256) {
-      throw new ImepError('E_USAGE', `line ${i + 1} is not a ${SEEN_FORMAT} v${SEEN_VERSION} record of this unit`, {
-        file,
-        hint: `this machine's record of what it saw of the unit is damaged: inspect it; move it aside to forget the unit (${SEEN_DIR_ENV} picks another store)`,
-      });
+      throw new ImepError(
+        'E_USAGE',
+        `line ${i + 1} is not a ${SEEN_FORMAT} v1 or v${SEEN_VERSION} record of this unit`,
+        {
+          file,
+          hint: `this machine's record of what it saw of the unit is damaged: inspect it; move it aside to forget the unit (${SEEN_DIR_ENV} picks another store)`,
+        },
+      );
     }
     lines.push(r.data);
   }
   return lines;
 }
+
+const sameAdjudication = (a: SeenAdjudication | null, b: SeenAdjudication | null): boolean =>
+  a === null || b === null ? a === b : a.n === b.n && a.sha256 === b.sha256;
 
 const rank = (stage: SeenStage): number => SEEN_STAGES.indexOf(stage);
 
@@ -118,16 +154,39 @@ export function rollbackOf(lines: readonly SeenLine[], now: SeenState): SeenLine
   if (lower !== undefined) return lower;
   const otherSeal = seen.find((l) => l.sealRoot !== now.sealRoot);
   if (otherSeal !== undefined) return otherSeal;
-  if (now.stage === 'closed') return seen.find((l) => l.stage === 'closed' && l.root !== now.root) ?? null;
+  if (now.stage === 'closed') {
+    const otherCloseout = seen.find((l) => l.stage === 'closed' && l.root !== now.root);
+    if (otherCloseout !== undefined) return otherCloseout;
+  }
+  for (const l of seen) {
+    if (l.version === 1) continue; // recorded before adjudications and amendments were
+    const was = l.adjudication;
+    const is = now.adjudication;
+    if (was !== null && (is === null || is.n < was.n || (is.n === was.n && is.sha256 !== was.sha256))) return l;
+    if (now.amendments < l.amendments) return l;
+  }
   return null;
 }
 
 const short = (root: string): string => `${root.slice(0, 12)}…`;
 
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** Stage, roots and (when recorded) the latest adjudication and the amendment count. */
+function describeState(
+  s: Pick<SeenState, 'stage' | 'root' | 'sealRoot'> & Partial<Pick<SeenState, 'adjudication' | 'amendments'>>,
+): string {
+  const more =
+    s.amendments === undefined || s.adjudication === undefined
+      ? ''
+      : `, ${s.adjudication === null ? 'no adjudication' : `adjudication ${String(s.adjudication.n).padStart(3, '0')} ${short(s.adjudication.sha256)}`}, ${plural(s.amendments, 'amendment')}`;
+  return `stage '${s.stage}' (root ${short(s.root)}, seal root ${short(s.sealRoot)}${more})`;
+}
+
 /** The one line of a refusal: what was seen before, when, by what, and what the unit shows now. */
 export function describeRollback(seen: SeenLine, now: SeenState): string {
-  const was = `stage '${seen.stage}' (root ${short(seen.root)}, seal root ${short(seen.sealRoot)})`;
-  const is = `stage '${now.stage}' (root ${short(now.root)}, seal root ${short(now.sealRoot)})`;
+  const was = describeState(seen);
+  const is = describeState(now);
   return `unit ${now.unitId} was rolled back: this machine saw it at ${was} on ${seen.at} (${seen.event}), and it now shows ${is}`;
 }
 
@@ -158,7 +217,10 @@ export async function rememberSeen(
     last !== undefined &&
     last.stage === now.stage &&
     last.root === now.root &&
-    last.sealRoot === now.sealRoot;
+    last.sealRoot === now.sealRoot &&
+    last.version === SEEN_VERSION &&
+    sameAdjudication(last.adjudication, now.adjudication) &&
+    last.amendments === now.amendments;
   if (same) return null;
   const line: SeenLine = {
     format: SEEN_FORMAT,
@@ -168,6 +230,8 @@ export async function rememberSeen(
     stage: now.stage,
     root: now.root,
     sealRoot: now.sealRoot,
+    adjudication: now.adjudication,
+    amendments: now.amendments,
     at: (how.at ?? new Date()).toISOString(),
     event: rolled !== null ? 'accept-rollback' : how.event,
     dir: how.dir.slice(0, 4096),

@@ -1,6 +1,6 @@
 /**
  * Issue #32 item 8: a machine that saw a unit at a stage remembers it (src/evidence/seen-store.ts) and refuses a later
- * rollback with its own exit code (6), one line saying what it saw, when, and how to proceed. The three rollbacks of
+ * rollback with its own exit code (7), one line saying what it saw, when, and how to proceed. The three rollbacks of
  * the issue — closeout.json deleted; the sealed-stage files restored; the adjudicated-stage files restored — each
  * verify "intact" by default on a machine that never saw the later stage (the lower stage printed), and are refused
  * on one that did. Each machine is a fresh HOME (the store lives in ~/.imep/seen).
@@ -103,7 +103,7 @@ describe('a machine remembers the stage it saw a unit at and refuses a rollback 
       const lines = v.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(
-        /unit unit-under-test was rolled back: this machine saw it at stage 'closed' \(root [0-9a-f]{12}…, seal root [0-9a-f]{12}…\) on \d{4}-\d\d-\d\dT[\d:.]+Z \(verify\), and it now shows stage '(sealed|adjudicated)'/,
+        /unit unit-under-test was rolled back: this machine saw it at stage 'closed' \(root [0-9a-f]{12}…, seal root [0-9a-f]{12}…, adjudication 001 [0-9a-f]{12}…, 0 amendments\) on \d{4}-\d\d-\d\dT[\d:.]+Z \(verify\), and it now shows stage '(sealed|adjudicated)'/,
       );
       expect(lines[0]).toContain(join(home, '.imep', 'seen'));
       expect(lines[0]).toContain('--accept-rollback');
@@ -170,7 +170,7 @@ describe('a machine remembers the stage it saw a unit at and refuses a rollback 
     const v = await verify(sealedCopy, home);
     expect(v.code).toBe(2);
     expect(v.stderr).toContain(join(store, file!));
-    expect(v.stderr).toContain('line 1 is not a imep-seen v1 record of this unit');
+    expect(v.stderr).toContain('line 1 is not a imep-seen v1 or v2 record of this unit');
   });
 });
 
@@ -181,6 +181,8 @@ describe('rollbackOf: a lower stage, another seal root, another closeout root', 
     stage: 'closed',
     root: 'c'.repeat(64),
     sealRoot: 'b'.repeat(64),
+    adjudication: { n: 2, sha256: '2'.repeat(64) },
+    amendments: 3,
   };
   it('refuses each, and nothing else', async () => {
     const dir = await tempDir('imep-seen-store-');
@@ -196,8 +198,45 @@ describe('rollbackOf: a lower stage, another seal root, another closeout root', 
     } catch (e) {
       expect(isImepError(e) && e.code).toBe('E_ROLLBACK');
     }
+    // a lower adjudication number, other bytes at the same number, none, or fewer amendments
+    expect(rollbackOf(lines, { ...base, adjudication: { n: 1, sha256: '2'.repeat(64) } })).not.toBeNull();
+    expect(rollbackOf(lines, { ...base, adjudication: { n: 2, sha256: '3'.repeat(64) } })).not.toBeNull();
+    expect(rollbackOf(lines, { ...base, adjudication: null })).not.toBeNull();
+    expect(rollbackOf(lines, { ...base, amendments: 2 })).not.toBeNull();
+    expect(rollbackOf(lines, { ...base, adjudication: { n: 3, sha256: '3'.repeat(64) }, amendments: 4 })).toBeNull();
     // another precommit is another unit instance (a re-run): not a rollback
     expect(await readSeen({ ...base, precommitSha256: 'f'.repeat(64) }, dir)).toEqual([]);
+    await removeTree(dir);
+  });
+
+  it('reads a version 1 store (stage and roots only) and appends version 2 lines to it', async () => {
+    const dir = await tempDir('imep-seen-store-v1-');
+    const { seenFile } = await import('../../src/evidence/index.js');
+    const v1 = {
+      format: SEEN_FORMAT,
+      version: 1,
+      unitId: base.unitId,
+      precommitSha256: base.precommitSha256,
+      stage: 'adjudicated',
+      root: base.sealRoot,
+      sealRoot: base.sealRoot,
+      at: '2026-12-05T07:00:00.000Z',
+      event: 'verify',
+      dir: 'x',
+    };
+    await writeFile(seenFile(base, dir), `${JSON.stringify(v1)}\n`);
+    const old = await readSeen(base, dir);
+    expect(old).toHaveLength(1);
+    const adjudicated = { ...base, stage: 'adjudicated' as const, root: base.sealRoot };
+    // a v1 line knows no adjudication number: none is compared against it
+    expect(
+      rollbackOf(old, { ...adjudicated, adjudication: { n: 1, sha256: '1'.repeat(64) }, amendments: 0 }),
+    ).toBeNull();
+    expect(rollbackOf(old, { ...base, stage: 'sealed', root: base.sealRoot, adjudication: null })?.version).toBe(1);
+    await rememberSeen(adjudicated, { event: 'verify', dir: 'x' }, dir);
+    const both = await readSeen(base, dir);
+    expect(both.map((l) => l.version)).toEqual([1, SEEN_VERSION]);
+    expect(rollbackOf(both, { ...adjudicated, adjudication: { n: 1, sha256: '2'.repeat(64) } })?.version).toBe(2);
     await removeTree(dir);
   });
 });

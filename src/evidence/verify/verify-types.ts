@@ -48,6 +48,10 @@ export interface VerifyOk {
   readonly trust: TrustReport;
   /** The last stage the unit's records show: sealed, adjudicated (records pending a closeout) or closed (closed out). */
   readonly stage: UnitStage;
+  /** The latest adjudication record (adjudication/adjudication-NNN.json: NNN and its SHA-256), null when none. */
+  readonly latestAdjudication: { readonly n: number; readonly sha256: string } | null;
+  /** The lines of amendments.jsonl (sealed and post-seal). */
+  readonly amendments: number;
 }
 
 export type UnitStage = 'sealed' | 'adjudicated' | 'closed';

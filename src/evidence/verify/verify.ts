@@ -427,6 +427,11 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
       } satisfies VerifyFailed,
     };
   }
+  const latest = check.known
+    .map((p) => ({ p, m: ADJUDICATION_RECORD_RE.exec(p.slice(adjPrefix.length)) }))
+    .filter((x) => x.m !== null)
+    .map((x) => ({ n: Number(x.m![1]), sha256: hashes.get(x.p) }))
+    .sort((a, b) => b.n - a.n)[0];
   const result = {
     ok: true,
     unitId: seal.unitId,
@@ -445,8 +450,17 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
         : check.known.some((p) => ADJUDICATION_RECORD_RE.test(p.slice(adjPrefix.length)))
           ? 'adjudicated'
           : 'sealed',
+    latestAdjudication: latest?.sha256 === undefined ? null : { n: latest.n, sha256: latest.sha256 },
+    amendments: countLines(bytesOf(UNIT_FILES.amendments)),
   } satisfies VerifyOk;
   return { ...read, result };
+}
+
+/** The complete lines of a JSON-lines file's bytes (0 when absent). */
+export function countLines(bytes: Uint8Array | null): number {
+  let n = 0;
+  if (bytes !== null) for (const b of bytes) if (b === 0x0a) n++;
+  return n;
 }
 
 /** A stray file (at most 16 MiB) that is this unit's closeout record, moved away from closeout.json. */
