@@ -6,8 +6,10 @@
  *   reply's code and message (escape codes, newlines, bidi controls, ill-formed UTF-8, 5,000 characters) — reaches
  *   IMEP cleaned and capped (src/core/outside-text.ts), and so does a server process's stderr tail;
  * - a reset / step / stepBatch result that does not fit the spec the environment declared at make time (a frame of
- *   another shape or dtype, an undeclared or evaluator-only key in obs, a 100k-character string, an untyped blob) is
- *   refused naming the key, and a message over the client's wire cap never reaches it.
+ *   another shape or dtype, an undeclared or evaluator-only key in obs, a 100k-character string, an untyped blob, a
+ *   map or list where a scalar dtype is declared, a boolean / nil / string / fraction / out-of-range integer for a
+ *   numeric dtype, a number for a bool, a declared method-visible key left out) is refused naming the key, while an
+ *   evaluator field may be nil or absent; and a message over the client's wire cap never reaches it.
  */
 import * as zmq from 'zeromq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -90,17 +92,23 @@ const SPEC: EnvSpec = {
     rgb: { shape: [4, 4, 3], dtype: 'uint8' },
     toolPosition: { shape: [2], dtype: 'float32' },
     instruction: { shape: [], dtype: 'string' },
+    q: { shape: [], dtype: 'float32' },
+    cue: { shape: [], dtype: 'uint8' },
     success: { shape: [], dtype: 'bool' },
     stats: { shape: [], dtype: 'map' },
+    firstVisit: { shape: [], dtype: 'int32' },
+    episode: { shape: [], dtype: 'int64' },
   },
-  methodVisible: ['rgb', 'toolPosition', 'instruction'],
-  evaluatorOnly: ['success', 'stats'],
+  methodVisible: ['rgb', 'toolPosition', 'instruction', 'q', 'cue'],
+  evaluatorOnly: ['success', 'stats', 'firstVisit', 'episode'],
 };
 
 const goodObs = (): Record<string, unknown> => ({
   rgb: ndarray('uint8', [4, 4, 3], new Uint8Array(48).fill(7)),
   toolPosition: ndarray('float32', [2], Float32Array.from([0.5, -0.5])),
   instruction: 'find the ball',
+  q: 0.25,
+  cue: 2,
 });
 const result = (obs: Record<string, unknown>, evaluator: Record<string, unknown> = { success: false }) => ({
   obs,
@@ -256,8 +264,13 @@ describe('observations are checked against the spec declared at make time', () =
 
   it('an honest result passes as it came', async () => {
     const r = await resetWith(goodObs, { success: true, stats: { k: [1, 2] } });
-    expect(Object.keys(r.obs)).toEqual(['rgb', 'toolPosition', 'instruction']);
+    expect(Object.keys(r.obs)).toEqual(['rgb', 'toolPosition', 'instruction', 'q', 'cue']);
     expect(r.evaluator).toEqual({ success: true, stats: { k: [1, 2] } });
+  });
+
+  it('an evaluator field may be nil (not yet known) or absent; int64 takes any safe integer', async () => {
+    const r = await resetWith(goodObs, { firstVisit: null, success: null, episode: -(2 ** 53 - 1) });
+    expect(r.evaluator).toEqual({ firstVisit: null, success: null, episode: -(2 ** 53 - 1) });
   });
 
   const offSpec: [string, () => Record<string, unknown>, RegExp][] = [
@@ -296,6 +309,60 @@ describe('observations are checked against the spec declared at make time', () =
       () => ({ ...goodObs(), toolPosition: [0.5, -0.5] }),
       /"toolPosition" \(obs\) is off spec: a list, the spec declares float32 \[2\]/,
     ],
+    [
+      'a map with a 60,000-character string for a float32 [] field',
+      () => ({ ...goodObs(), q: { evil: 'x'.repeat(60_000), more: [1, 2] } }),
+      /"q" \(obs\) is off spec: a map, the spec declares float32 \[\]/,
+    ],
+    [
+      'a list for a float32 [] field',
+      () => ({ ...goodObs(), q: [0.5] }),
+      /"q" \(obs\) is off spec: a list, the spec declares float32 \[\]/,
+    ],
+    [
+      'a boolean for a float32 field',
+      () => ({ ...goodObs(), q: true }),
+      /"q" \(obs\) is off spec: a boolean, the spec declares float32/,
+    ],
+    [
+      'nil for a float32 field',
+      () => ({ ...goodObs(), q: null }),
+      /"q" \(obs\) is off spec: nil \(no value\), the spec declares float32 \[\]/,
+    ],
+    [
+      'a string for a float32 field',
+      () => ({ ...goodObs(), q: 'x' }),
+      /"q" \(obs\) is off spec: a string, the spec declares float32/,
+    ],
+    [
+      'a fraction for a uint8 field',
+      () => ({ ...goodObs(), cue: 2.5 }),
+      /"cue" \(obs\) is off spec: 2.5, the spec declares uint8 \(an integer in 0 … 255\)/,
+    ],
+    [
+      'an integer out of a uint8 range',
+      () => ({ ...goodObs(), cue: 256 }),
+      /"cue" \(obs\) is off spec: 256, the spec declares uint8 \(an integer in 0 … 255\)/,
+    ],
+    [
+      'a boolean for a uint8 field',
+      () => ({ ...goodObs(), cue: false }),
+      /"cue" \(obs\) is off spec: a boolean, the spec declares uint8/,
+    ],
+    [
+      'a number for a string field',
+      () => ({ ...goodObs(), instruction: 7 }),
+      /"instruction" \(obs\) is off spec: a number, the spec declares string/,
+    ],
+    [
+      'a declared method-visible field left out',
+      () => {
+        const { toolPosition: _, ...rest } = goodObs();
+        return rest;
+      },
+      /"toolPosition" \(obs\) is off spec: missing: the spec declares it method-visible, float32 \[2\]/,
+    ],
+    ['an empty obs', () => ({}), /"rgb" \(obs\) is off spec: missing: the spec declares it method-visible/],
   ];
   for (const [what, obs, message] of offSpec) {
     it(`reset refuses ${what}, naming the key`, async () => {
@@ -314,6 +381,42 @@ describe('observations are checked against the spec declared at make time', () =
     e = await rejection(resetWith(goodObs, { success: true, rgb: goodObs()['rgb'] }));
     expect(e.message).toMatch(/"rgb" \(evaluator\) is off spec: not evaluator-only in the spec/);
   });
+
+  const evaluatorOffSpec: [string, Record<string, unknown>, RegExp][] = [
+    [
+      'a number for a bool field',
+      { success: 1 },
+      /"success" \(evaluator\) is off spec: a number, the spec declares bool/,
+    ],
+    [
+      'a string for a bool field',
+      { success: 'yes' },
+      /"success" \(evaluator\) is off spec: a string, the spec declares bool/,
+    ],
+    ['a number for a map field', { stats: 3 }, /"stats" \(evaluator\) is off spec: a number, the spec declares map/],
+    [
+      'a map for an int32 field',
+      { firstVisit: { a: 1 } },
+      /"firstVisit" \(evaluator\) is off spec: a map, the spec declares int32 \[\]/,
+    ],
+    [
+      'a boolean for an int32 field',
+      { firstVisit: true },
+      /"firstVisit" \(evaluator\) is off spec: a boolean, the spec declares int32/,
+    ],
+    [
+      'an integer beyond int32',
+      { firstVisit: 2 ** 31 },
+      /"firstVisit" \(evaluator\) is off spec: 2147483648, the spec declares int32 \(an integer in -2147483648 … 2147483647\)/,
+    ],
+  ];
+  for (const [what, evaluator, message] of evaluatorOffSpec) {
+    it(`reset refuses ${what} in evaluator, naming the key`, async () => {
+      const e = await rejection(resetWith(goodObs, evaluator));
+      expect(isImepError(e) && e.code).toBe('E_BRIDGE_PROTOCOL');
+      expect(e.message).toMatch(message);
+    });
+  }
 
   it('step refuses an off-spec frame; stepBatch fails that slot naming the key', async () => {
     let frames = 0;
