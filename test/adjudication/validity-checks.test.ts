@@ -67,6 +67,15 @@ const INFORMATIVE = [30, 31, 32, 33, 34, 35, 36, 37, 38, 39];
 // seeds 10, 20, 33, 38: A wins 2 of 4 (kept: 30/36) — not informative
 const BENIGN = [10, 20, 33, 38];
 
+/** T_mu removed on seeds 0–9; they differ from the kept on A alone (4/10 against 24/30, p = 0.0411); S_pi, U: even seeds. */
+function rawOnlyOnA(ctx: EpisodeContext): RowSpec {
+  const c = ctx.ep.condition;
+  if (c === 'T_mu' && ctx.i < 10) return { status: 'removed', failureCode: 'E_DONOR_SHORT' };
+  if (c === 'S_pi' || c === 'U') return { success: ctx.i % 2 === 0 };
+  const a = ctx.i < 10 ? ctx.i < 4 : ctx.i < 34;
+  return c === 'A' || c === 'C' || c === 'T_mu' ? { success: a } : blackoutOutcome(ctx);
+}
+
 describe('informative donor removal (issue #31 item 2)', () => {
   it('withholds every estimand covering a selected sub-population, says why in words, and the cross-check agrees', () => {
     const { a, cross } = adjudicate(blackoutProtocol(), removedT(INFORMATIVE));
@@ -135,14 +144,7 @@ describe('informative donor removal (issue #31 item 2)', () => {
     // T_mu removed on seeds 0–9. A succeeds 4/10 on the removed units against 24/30 on the kept (Fisher p = 0.0411);
     // S_pi and U succeed on even seeds (5/10 against 15/30, p = 1). theta, D_T_mu and rho_T_mu each test 3 tables
     // (A, S_pi, U): Holm gives A 3 × 0.0411 = 0.123 ≥ 0.05. Unadjusted (before the fix) all three were withheld.
-    const outcome = (ctx: EpisodeContext): RowSpec => {
-      const c = ctx.ep.condition;
-      if (c === 'T_mu' && ctx.i < 10) return { status: 'removed', failureCode: 'E_DONOR_SHORT' };
-      if (c === 'S_pi' || c === 'U') return { success: ctx.i % 2 === 0 };
-      const a = ctx.i < 10 ? ctx.i < 4 : ctx.i < 34;
-      return c === 'A' || c === 'C' || c === 'T_mu' ? { success: a } : blackoutOutcome(ctx);
-    };
-    const { a, cross } = adjudicate(blackoutProtocol(), outcome);
+    const { a, cross } = adjudicate(blackoutProtocol(), rawOnlyOnA);
     const g = gate(a, 'informative-removal')!;
     expect(g.passed).toBe(true);
     expect(g.failing).toEqual([]);
@@ -165,6 +167,27 @@ describe('informative donor removal (issue #31 item 2)', () => {
     expect(g.detail).toMatch(/Holm-adjusted within each estimand, α = 0\.05/);
     for (const id of ['Q3_T_mu', 'Q4']) expect(verdict(a, id).verdict).not.toBe('invalid');
     expect(cross.disagreements).toEqual([]);
+  });
+
+  it('the cross-check applies Holm on its own: an adjudication flagging the raw p = 0.041 (the old rule) is refused', () => {
+    const protocol = ProtocolSchema.parse(blackoutProtocol());
+    const { a } = adjudicate(blackoutProtocol(), rawOnlyOnA);
+    const forged = {
+      ...a,
+      gates: a.gates.map((g) =>
+        g.gate === 'informative-removal' ? { ...g, passed: false, failing: ['D_T_mu', 'rho_T_mu', 'theta'] } : g,
+      ),
+    };
+    const rows = makeRows(protocol, rawOnlyOnA);
+    const x = crossCheckAdjudication(
+      {
+        protocolText: JSON.stringify(protocol),
+        rowsText: rows.map((r) => JSON.stringify(r)).join('\n') + '\n',
+        sealText: JSON.stringify({ merkle: { root: 'r'.repeat(64) } }),
+      },
+      JSON.stringify(forged),
+    );
+    expect(x.disagreements.map((d) => d.path)).toContain('gates[informative-removal].passed');
   });
 
   it("registered 'qualify': the verdict keeps its word and carries the reason; the cross-check agrees", () => {
