@@ -3,12 +3,13 @@
  * src/adjudication removal-check.ts and blocked-reads-check.ts for the definitions), with its own loops over the
  * plain rows and its own exact arithmetic (BigInt Fisher, BigInt McNemar):
  *   informative-removal  per estimand with removed units: each condition of its wave, its readout on the removed
- *                        against the kept units, Fisher two-sided < α → the estimand fails;
+ *                        against the kept units, Fisher two-sided; Holm step-down over that estimand's tables,
+ *                        some adjusted p < α → the estimand fails;
  *   blocked-reads        some T / S_pi / T_mu condition changes outcomes against its wave anchor (McNemar two-sided
  *                        p < α) while a kind-N condition does not (p ≥ α) → that N condition fails.
  * Each result also says which estimands or conditions it withholds, so the verdict words can be checked.
  */
-import { fisherBig, mcnemarBig } from './cross-check-math.js';
+import { fisherBig, holmStepDown, mcnemarBig } from './cross-check-math.js';
 import { arr, num, obj, str, type Obj, type PlainStudy } from './cross-check-model.js';
 
 export interface ValidityX {
@@ -54,6 +55,7 @@ export function informativeRemovalX(study: PlainStudy, excluded: Set<string>): V
     const keptKeys = new Set(co.units.map((u) => `${u.task}|${u.seed}|${u.attempt}`));
     removedCounts.push(o({ estimand: id, wave, removed: removedKeys.size, kept: keptKeys.size }));
     const waveConditions = study.waves().find((w) => w.id === wave)?.conditions ?? [];
+    const mine: { t: Obj; p: number }[] = [];
     for (const y of waveConditions) {
       let ks = 0,
         kn = 0,
@@ -75,18 +77,18 @@ export function informativeRemovalX(study: PlainStudy, excluded: Set<string>): V
       }
       if (kn === 0 || rn === 0) continue;
       const p = fisherBig(ks, kn - ks, rs, rn - rs);
-      if (p < alpha && !failing.includes(id)) failing.push(id);
-      tables.push(
-        o({
-          estimand: id,
-          wave,
-          outcome: y,
-          kept: { successes: ks, n: kn },
-          removed: { successes: rs, n: rn },
-          p,
-        }),
-      );
+      mine.push({
+        t: o({ estimand: id, wave, outcome: y, kept: { successes: ks, n: kn }, removed: { successes: rs, n: rn }, p }),
+        p,
+      });
     }
+    // the estimand's tables are one family: Holm step-down, the estimand fails when some adjusted p < α
+    const adjusted = holmStepDown(mine.map((m) => m.p));
+    mine.forEach((m, i) => {
+      const pAdjusted = adjusted[i] ?? 1;
+      if (pAdjusted < alpha && !failing.includes(id)) failing.push(id);
+      tables.push(o({ ...m.t, pAdjusted }));
+    });
   }
   return {
     gate: 'informative-removal',

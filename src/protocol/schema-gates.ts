@@ -182,9 +182,9 @@ export const ExecutionFailureSchema = z
 /**
  * The validity checks every protocol runs, registered with safe defaults (docs/validity-checks.md):
  *   informativeRemoval  units removed by a fail-closed rule (a donor too short) are compared with the units kept, on
- *                       every condition's registered outcome, by Fisher's exact test at alpha; a difference means the
- *                       estimand covers a selected sub-population: 'withhold' its number (default) or 'qualify' the
- *                       verdict in words;
+ *                       every condition's registered outcome, by Fisher's exact test, Holm-adjusted within each
+ *                       estimand at alpha (family-wise); a difference means the estimand covers a selected
+ *                       sub-population: 'withhold' its number (default) or 'qualify' the verdict in words;
  *   blockedReads        when wrong read content changes outcomes (exact McNemar p < alpha) but blocking the reads
  *                       changes none detectably (p ≥ alpha), the decisions under blocking do not follow from what the
  *                       policy was given (it may tell an empty read and decide from a copy of its own): the N family
@@ -199,7 +199,7 @@ export const ValidityChecksSchema = z
           .default('fisher-exact')
           .describe('the exact test of kept against removed units'),
         alpha: Alpha.default(0.05).describe(
-          'per outcome tested; no multiplicity adjustment (the check errs toward flagging)',
+          "family-wise per estimand: Holm across the estimand's tables (one per condition of its wave)",
         ),
         onInformative: z
           .enum(['withhold', 'qualify'])

@@ -5,6 +5,8 @@
  *                        the kept units are the ones A wins) — every estimand reading T_mu (D_T_mu, rho_T_mu,
  *                        theta) is withheld with the reason in words, and states its population; removed on 4 units
  *                        that look like the rest (non-informative) — nothing is withheld, the population is stated;
+ *                        removed on 10 units differing on A alone at raw p = 0.041 — Holm-adjusted over the estimand's
+ *                        3 tables (0.123) it is not flagged (the family-wise rule of the fix-removal review);
  *                        registered 'qualify' — the verdict keeps its word and says why it is qualified;
  *   blocked-reads        a policy whose outcomes under N_blk equal A's while wrong content (S_pi) changes 12 of them
  *                        — the N family (D_N: Q1, Q1_eligibility) is withheld with the reason in words; the honest
@@ -65,6 +67,15 @@ const INFORMATIVE = [30, 31, 32, 33, 34, 35, 36, 37, 38, 39];
 // seeds 10, 20, 33, 38: A wins 2 of 4 (kept: 30/36) — not informative
 const BENIGN = [10, 20, 33, 38];
 
+/** T_mu removed on seeds 0–9; they differ from the kept on A alone (4/10 against 24/30, p = 0.0411); S_pi, U: even seeds. */
+function rawOnlyOnA(ctx: EpisodeContext): RowSpec {
+  const c = ctx.ep.condition;
+  if (c === 'T_mu' && ctx.i < 10) return { status: 'removed', failureCode: 'E_DONOR_SHORT' };
+  if (c === 'S_pi' || c === 'U') return { success: ctx.i % 2 === 0 };
+  const a = ctx.i < 10 ? ctx.i < 4 : ctx.i < 34;
+  return c === 'A' || c === 'C' || c === 'T_mu' ? { success: a } : blackoutOutcome(ctx);
+}
+
 describe('informative donor removal (issue #31 item 2)', () => {
   it('withholds every estimand covering a selected sub-population, says why in words, and the cross-check agrees', () => {
     const { a, cross } = adjudicate(blackoutProtocol(), removedT(INFORMATIVE));
@@ -73,11 +84,20 @@ describe('informative donor removal (issue #31 item 2)', () => {
     expect(g.onFail).toBe('invalid');
     expect([...g.failing].sort()).toEqual(['D_T_mu', 'rho_T_mu', 'theta']);
     const table = (
-      g.observed['tables'] as { estimand: string; outcome: string; kept: unknown; removed: unknown; p: number }[]
+      g.observed['tables'] as {
+        estimand: string;
+        outcome: string;
+        kept: unknown;
+        removed: unknown;
+        p: number;
+        pAdjusted: number;
+      }[]
     ).find((t) => t.estimand === 'theta' && t.outcome === 'A')!;
     expect(table.kept).toEqual({ successes: 30, n: 30 });
     expect(table.removed).toEqual({ successes: 2, n: 10 });
     expect(Math.abs(table.p - 5.85139904025353e-7)).toBeLessThan(1e-15); // scipy.stats.fisher_exact([[30, 0], [2, 8]])
+    // Holm over theta's 3 tables (A, S_pi, U; all three differ here): still far below α, so still informative
+    expect(table.pAdjusted).toBeLessThan(0.05 / 3);
     expect(g.detail).toMatch(
       /^informative removal: .*theta: A succeeds 2\/10 on the removed units against 30\/30 on the kept/,
     );
@@ -118,6 +138,56 @@ describe('informative donor removal (issue #31 item 2)', () => {
       /^36 of 40 paired units kept, 36 resolved; 4 removed \(T_mu: 4;/,
     );
     expect(cross.disagreements).toEqual([]);
+  });
+
+  it("one raw p < α among an estimand's tables, Holm-adjusted ≥ α: not flagged (family-wise per estimand); the cross-check agrees", () => {
+    // T_mu removed on seeds 0–9. A succeeds 4/10 on the removed units against 24/30 on the kept (Fisher p = 0.0411);
+    // S_pi and U succeed on even seeds (5/10 against 15/30, p = 1). theta, D_T_mu and rho_T_mu each test 3 tables
+    // (A, S_pi, U): Holm gives A 3 × 0.0411 = 0.123 ≥ 0.05. Unadjusted (before the fix) all three were withheld.
+    const { a, cross } = adjudicate(blackoutProtocol(), rawOnlyOnA);
+    const g = gate(a, 'informative-removal')!;
+    expect(g.passed).toBe(true);
+    expect(g.failing).toEqual([]);
+    const tables = g.observed['tables'] as {
+      estimand: string;
+      outcome: string;
+      kept: unknown;
+      removed: unknown;
+      p: number;
+      pAdjusted: number;
+      informative: boolean;
+    }[];
+    const thetaA = tables.find((t) => t.estimand === 'theta' && t.outcome === 'A')!;
+    expect(thetaA.kept).toEqual({ successes: 24, n: 30 });
+    expect(thetaA.removed).toEqual({ successes: 4, n: 10 });
+    expect(Math.abs(thetaA.p - 0.041089489069615)).toBeLessThan(1e-12); // scipy.stats.fisher_exact([[24, 6], [4, 6]])
+    expect(Math.abs(thetaA.pAdjusted - 3 * 0.041089489069615)).toBeLessThan(1e-12);
+    expect(thetaA.informative).toBe(false);
+    expect(tables.filter((t) => t.estimand === 'theta').map((t) => t.outcome)).toEqual(['A', 'S_pi', 'U']);
+    expect(g.detail).toMatch(/Holm-adjusted within each estimand, α = 0\.05/);
+    for (const id of ['Q3_T_mu', 'Q4']) expect(verdict(a, id).verdict).not.toBe('invalid');
+    expect(cross.disagreements).toEqual([]);
+  });
+
+  it('the cross-check applies Holm on its own: an adjudication flagging the raw p = 0.041 (the old rule) is refused', () => {
+    const protocol = ProtocolSchema.parse(blackoutProtocol());
+    const { a } = adjudicate(blackoutProtocol(), rawOnlyOnA);
+    const forged = {
+      ...a,
+      gates: a.gates.map((g) =>
+        g.gate === 'informative-removal' ? { ...g, passed: false, failing: ['D_T_mu', 'rho_T_mu', 'theta'] } : g,
+      ),
+    };
+    const rows = makeRows(protocol, rawOnlyOnA);
+    const x = crossCheckAdjudication(
+      {
+        protocolText: JSON.stringify(protocol),
+        rowsText: rows.map((r) => JSON.stringify(r)).join('\n') + '\n',
+        sealText: JSON.stringify({ merkle: { root: 'r'.repeat(64) } }),
+      },
+      JSON.stringify(forged),
+    );
+    expect(x.disagreements.map((d) => d.path)).toContain('gates[informative-removal].passed');
   });
 
   it("registered 'qualify': the verdict keeps its word and carries the reason; the cross-check agrees", () => {
