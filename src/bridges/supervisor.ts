@@ -13,7 +13,7 @@ import type { CurveClientKeys } from './endpoint.js';
 import type { HelloReply } from './op-schemas.js';
 import { LITE_SERVER_NODE_FLAGS } from './node-flags.js';
 import { commandNotFound } from './sandbox.js';
-import { killCgroups, releaseCgroups } from './cgroup-limits.js';
+import { clearCgroups, killCgroups, releaseCgroups } from './cgroup-limits.js';
 
 /** A command line that starts a bridge server. */
 export interface ServerCommand {
@@ -171,6 +171,9 @@ export class ServerSupervisor implements RemoteLiveness {
   /** Starts the process and waits until it answers hello; a process that exits first is reported. */
   async start(): Promise<HelloReply> {
     if (this.running) throw new ImepError('E_INTERNAL', `${this.command.label} is already running (pid ${this.pid})`);
+    // whatever a previous host left in its cgroups (children out of its process group) dies before a fresh one
+    // enters them: it would share their pids and memory limits
+    if (this.#child !== undefined) await clearCgroups(this.command.cgroups ?? []);
     this.#exit = undefined;
     this.#stopping = false;
     this.#stderr = '';
@@ -214,6 +217,9 @@ export class ServerSupervisor implements RemoteLiveness {
           live.delete(pid);
           signalGroup(pid, 'SIGKILL'); // whatever it left behind in its group
         }
+        // and in its cgroups (a child that left its group: setsid, a daemon), however it ended — a crash, the OOM
+        // killer, a prompt exit on SIGTERM
+        killCgroups(this.command.cgroups ?? []);
         const status = { code, signal };
         this.#exit = status;
         resolve(status);
@@ -302,7 +308,9 @@ export class ServerSupervisor implements RemoteLiveness {
         void (this.#exited as Promise<ExitStatus>).then(() => clearTimeout(timer));
       }
     }
-    return this.#exited;
+    const status = await (this.#exited as Promise<ExitStatus>);
+    await clearCgroups(this.command.cgroups ?? []); // nothing of the host outlives its stop
+    return status;
   }
 
   /** Stops a running process (if any) and starts a fresh one on the same endpoint. */
