@@ -175,22 +175,40 @@ export async function releaseCgroups(dirs: readonly string[], waitMs = 2000): Pr
   }
 }
 
+/** The processes listed in a cgroup (none when it is gone or unreadable). */
+function procsIn(dir: string): number[] {
+  try {
+    return readFileSync(join(dir, 'cgroup.procs'), 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
 /** Kills every process in `dirs` (cgroup.kill where the kernel has it, else SIGKILL to each listed pid). */
 export function killCgroups(dirs: readonly string[]): void {
   for (const dir of dirs) {
     if (existsSync(join(dir, 'cgroup.kill')) && tryWrite(join(dir, 'cgroup.kill'), '1')) continue;
-    let pids: string[] = [];
-    try {
-      pids = readFileSync(join(dir, 'cgroup.procs'), 'utf8').trim().split(/\s+/).filter(Boolean);
-    } catch {
-      continue;
-    }
-    for (const pid of pids) {
+    for (const pid of procsIn(dir)) {
       try {
-        process.kill(Number(pid), 'SIGKILL');
+        process.kill(pid, 'SIGKILL');
       } catch {
         // already gone
       }
     }
+  }
+}
+
+/**
+ * Kills every process in `dirs` until none is listed (waiting up to `waitMs`; a process forked meanwhile is killed on
+ * the next round), so that a fresh host entering them shares their limits with nothing its predecessor left behind
+ * (a child that left the host's process group). Returns whether they are empty.
+ */
+export async function clearCgroups(dirs: readonly string[], waitMs = 2000): Promise<boolean> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    killCgroups(dirs);
+    if (dirs.every((dir) => procsIn(dir).length === 0)) return true;
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 20));
   }
 }

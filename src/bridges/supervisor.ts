@@ -13,7 +13,7 @@ import type { CurveClientKeys } from './endpoint.js';
 import type { HelloReply } from './op-schemas.js';
 import { LITE_SERVER_NODE_FLAGS } from './node-flags.js';
 import { commandNotFound } from './sandbox.js';
-import { killCgroups, releaseCgroups } from './cgroup-limits.js';
+import { clearCgroups, killCgroups, releaseCgroups } from './cgroup-limits.js';
 
 /** A command line that starts a bridge server. */
 export interface ServerCommand {
@@ -34,17 +34,64 @@ export interface ServerCommand {
 /** The exit code IMEP's Python servers use when an allocation fails under their memory limit (server.py). */
 export const EXIT_MEMORY_LIMIT = 86;
 
-/** Hosts still running, killed (whole process group) if IMEP exits without stopping them. */
-const live = new Set<number>();
+/**
+ * Hosts still running (each its process group's leader) with their cgroups: killed, whole group and cgroups, if
+ * IMEP ends without stopping them — at 'exit', and on the signals that end Node without an 'exit' event.
+ */
+const live = new Map<number, readonly string[]>();
 let exitHook = false;
-function killGroupsOnExit(): void {
-  for (const pid of live) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
+
+function killLiveHosts(): void {
+  for (const [pid, cgroups] of live) {
+    signalGroup(pid, 'SIGKILL');
+    killCgroups(cgroups);
   }
+}
+
+/**
+ * The signals that end Node at once, without 'exit' (its default for them), and that a terminal's Ctrl-C or hang-up
+ * no longer delivers to a host (a process group of its own; a sandboxed host also has bwrap's --die-with-parent, an
+ * unsandboxed one nothing else).
+ */
+const END_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Prepended, so it runs before every other handler of the signal and sees them all. Another handler decides how IMEP
+ * ends (unit-lock.ts removes its locks and exits 128 + n; a graceful stop finishes first): the 'exit' hook kills the
+ * hosts then, and a stop that ends without 'exit' re-raises the signal into this handler alone. With no other
+ * handler the hosts are killed now and the signal raised again with Node's default, ending IMEP as it would have.
+ */
+function onEndSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
+  killLiveHosts();
+  unwatchSignals();
+  process.kill(process.pid, signal);
+}
+
+let watching = false;
+function watchSignals(): void {
+  if (watching) return;
+  watching = true;
+  for (const signal of END_SIGNALS) process.prependListener(signal, onEndSignal);
+}
+function unwatchSignals(): void {
+  if (!watching) return;
+  watching = false;
+  for (const signal of END_SIGNALS) process.removeListener(signal, onEndSignal);
+}
+
+function addLive(pid: number, cgroups: readonly string[]): void {
+  live.set(pid, cgroups);
+  watchSignals();
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', killLiveHosts);
+  }
+}
+
+function removeLive(pid: number): void {
+  live.delete(pid);
+  if (live.size === 0) unwatchSignals(); // no host: IMEP's signals behave as Node's defaults again
 }
 
 /** The repository / package root (the directory holding IMEP's package.json). */
@@ -171,6 +218,9 @@ export class ServerSupervisor implements RemoteLiveness {
   /** Starts the process and waits until it answers hello; a process that exits first is reported. */
   async start(): Promise<HelloReply> {
     if (this.running) throw new ImepError('E_INTERNAL', `${this.command.label} is already running (pid ${this.pid})`);
+    // whatever a previous host left in its cgroups (children out of its process group) dies before a fresh one
+    // enters them: it would share their pids and memory limits
+    if (this.#child !== undefined) await clearCgroups(this.command.cgroups ?? []);
     this.#exit = undefined;
     this.#stopping = false;
     this.#stderr = '';
@@ -185,20 +235,14 @@ export class ServerSupervisor implements RemoteLiveness {
       buffer: false,
       reject: false,
       // its own process group: a stop or a kill reaches everything it forked (execa's cleanup does not cover a
-      // detached child: killGroupsOnExit does)
+      // detached child: killLiveHosts does, at exit and on SIGINT / SIGTERM / SIGHUP)
       detached: true,
       cleanup: false,
       forceKillAfterDelay: false,
     });
     this.#child = child;
     const pid = child.pid;
-    if (pid !== undefined) {
-      live.add(pid);
-      if (!exitHook) {
-        exitHook = true;
-        process.once('exit', killGroupsOnExit);
-      }
-    }
+    if (pid !== undefined) addLive(pid, this.command.cgroups ?? []);
     child.stderr?.on('data', (chunk: Buffer) => {
       this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
     });
@@ -211,9 +255,12 @@ export class ServerSupervisor implements RemoteLiveness {
     this.#exited = new Promise<ExitStatus>((resolve) => {
       child.once('exit', (code, signal) => {
         if (pid !== undefined) {
-          live.delete(pid);
+          removeLive(pid);
           signalGroup(pid, 'SIGKILL'); // whatever it left behind in its group
         }
+        // and in its cgroups (a child that left its group: setsid, a daemon), however it ended — a crash, the OOM
+        // killer, a prompt exit on SIGTERM
+        killCgroups(this.command.cgroups ?? []);
         const status = { code, signal };
         this.#exit = status;
         resolve(status);
@@ -302,7 +349,9 @@ export class ServerSupervisor implements RemoteLiveness {
         void (this.#exited as Promise<ExitStatus>).then(() => clearTimeout(timer));
       }
     }
-    return this.#exited;
+    const status = await (this.#exited as Promise<ExitStatus>);
+    await clearCgroups(this.command.cgroups ?? []); // nothing of the host outlives its stop
+    return status;
   }
 
   /** Stops a running process (if any) and starts a fresh one on the same endpoint. */
