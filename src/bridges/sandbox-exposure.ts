@@ -2,14 +2,15 @@
  * What a sandbox must never expose, whatever a protocol or the environment binds into it (issue 32 item 1):
  *
  * - the campaigns folder (the run's output folder: plans, rows being written, arrival-order keys);
- * - IMEP's own state: `~/.imep` (the default key store `~/.imep/keys`) and every absolute path an `IMEP_*` variable
- *   names (the key store `IMEP_KEYS_DIR` included) — except IMEP_PYTHON (the interpreter, bound on purpose) and
+ * - IMEP's own state: `~/.imep` (the default key store `~/.imep/keys`), the key store where key-store.ts finds it
+ *   (`IMEP_KEYS_DIR`, a relative value from the working directory) and every absolute path an `IMEP_*` variable
+ *   names — except IMEP_PYTHON (the interpreter, bound on purpose) and
  *   IMEP_SANDBOX_READ (the operator's extra sandbox folders, themselves checked as binds);
  * - HOME itself: a bind may lie inside HOME (a module folder, a venv) but never be HOME or contain it;
  * - HOME's private folders (HOME_PRIVATE: ~/.ssh, ~/.gnupg, ~/.aws, ~/.config, …): neither bound nor contained.
  *
  * A bind exposes a protected folder when it is that folder, contains it, or (except for HOME) lies inside it; paths are
- * compared by their real paths (a symbolic link is no way round). `findExposure` names the first such pair;
+ * compared by their real paths as the kernel resolves them (a symbolic link, or a `..` after one, is no way round). `findExposure` names the first such pair;
  * `assertNoExposure` refuses it in one line naming the field that asked for the bind and what it would expose.
  */
 import { realpathSync } from 'node:fs';
@@ -60,15 +61,44 @@ export const HOME_PRIVATE: readonly string[] = [
 /** IMEP_* variables that name what the sandbox is given on purpose, not IMEP's state. */
 const NOT_STATE = new Set(['IMEP_PYTHON', 'IMEP_SANDBOX', 'IMEP_SANDBOX_READ']);
 
-/** The real path of `p`: its nearest existing ancestor resolved, the rest appended (p need not exist). */
+/**
+ * The real path of `p`, as the kernel (and bubblewrap) would reach it: libc's realpath (`realpathSync.native`: Node's
+ * own `realpathSync` removes `..` as text first) on the path as written, so a
+ * `..` after a symbolic link goes up from where the link lands (`mods/link/..` with `link -> ~/.imep/keys/sub` is
+ * ~/.imep/keys, not mods). Only components that do not exist are resolved as text (p need not exist). A relative p is
+ * taken from the working directory.
+ */
 export function realish(p: string): string {
-  const abs = resolve(p);
+  const abs = isAbsolute(p) ? p : `${process.cwd()}/${p}`;
   try {
-    return realpathSync(abs);
+    return realpathSync.native(abs);
   } catch {
-    const up = dirname(abs);
-    return up === abs ? abs : join(realish(up), basename(abs));
+    // walk it: each existing prefix by its real path, the rest (and a `..` after it) as text
+    let cur = '/';
+    for (const c of abs.split('/')) {
+      if (c === '' || c === '.') continue;
+      if (c === '..') {
+        cur = dirname(cur);
+        continue;
+      }
+      const next = join(cur, c);
+      try {
+        cur = realpathSync.native(next);
+      } catch {
+        cur = next;
+      }
+    }
+    return cur;
   }
+}
+
+/**
+ * Where the key store is (the rule of src/signing/key-store.ts `keysDir`, which bridges may not import; a test holds
+ * the two together): IMEP_KEYS_DIR when set (a relative value from the working directory), else ~/.imep/keys.
+ */
+export function keyStoreDir(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+  const fromEnv = env['IMEP_KEYS_DIR']?.trim();
+  return fromEnv ? resolve(fromEnv) : join(home, '.imep', 'keys');
 }
 
 const inside = (p: string, dir: string): boolean => dir === '/' || p.startsWith(`${dir}/`);
@@ -87,11 +117,12 @@ export function protectedZones(
   if (options.campaignsDir !== undefined)
     zones.push({ path: options.campaignsDir, what: 'the campaigns folder (plans, rows, arrival-order keys)' });
   zones.push({ path: join(home, '.imep', 'keys'), what: 'the key store (~/.imep/keys)' });
+  // the key store where the key store itself looks for it (a relative IMEP_KEYS_DIR from the working directory)
+  if (env['IMEP_KEYS_DIR']?.trim()) zones.push({ path: keyStoreDir(env, home), what: 'the key store (IMEP_KEYS_DIR)' });
   for (const [k, v] of Object.entries(env)) {
-    if (!k.startsWith('IMEP_') || NOT_STATE.has(k) || v === undefined) continue;
-    for (const p of v.split(':'))
-      if (isAbsolute(p))
-        zones.push({ path: p, what: k === 'IMEP_KEYS_DIR' ? 'the key store (IMEP_KEYS_DIR)' : `IMEP's state (${k})` });
+    if (!k.startsWith('IMEP_') || NOT_STATE.has(k) || k === 'IMEP_KEYS_DIR' || v === undefined) continue;
+    // only absolute values: the others are names and switches (IMEP_OPERATOR, IMEP_SIGNING, IMEP_CGROUPS), not folders
+    for (const p of v.split(':')) if (isAbsolute(p)) zones.push({ path: p, what: `IMEP's state (${k})` });
   }
   for (const p of HOME_PRIVATE)
     zones.push({

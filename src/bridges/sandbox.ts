@@ -23,7 +23,13 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ImepError } from '../core/index.js';
 import { resolveDevices, type DeviceName } from './sandbox-devices.js';
-import { assertNoExposure, protectedZones, type ProtectedZone, type RequestedBind } from './sandbox-exposure.js';
+import {
+  assertNoExposure,
+  protectedZones,
+  realish,
+  type ProtectedZone,
+  type RequestedBind,
+} from './sandbox-exposure.js';
 import type { ServerCommand } from './supervisor.js';
 
 export type Isolation =
@@ -182,10 +188,23 @@ export function pythonDirs(python: string): string[] {
   return out;
 }
 
-/** Removes paths that lie inside another one of the list (bwrap binds the outer one). */
-function outermost(paths: readonly string[]): string[] {
-  const uniq = [...new Set(paths.map((p) => resolve(p)))].sort();
-  return uniq.filter((p) => !uniq.some((q) => q !== p && (p.startsWith(`${q}/`) || q === '/')));
+/** Removes binds that lie inside another one of the list at the same offset (bwrap binds the outer one). */
+function outermost(pairs: readonly (readonly [string, string])[]): [string, string][] {
+  const seen = new Set<string>();
+  const uniq = pairs
+    .map(([s, t]): [string, string] => [s, resolve(t)])
+    .filter(([s, t]) => (seen.has(`${s}\0${t}`) ? false : (seen.add(`${s}\0${t}`), true)))
+    .sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  const under = (p: string, q: string): string | undefined =>
+    q === '/' ? p.slice(1) : p.startsWith(`${q}/`) ? p.slice(q.length + 1) : undefined;
+  return uniq.filter(
+    ([s, t]) =>
+      !uniq.some(([qs, qt]) => {
+        if (qs === s && qt === t) return false;
+        const rest = under(t, qt);
+        return rest !== undefined && (qs === '/' ? s === `/${rest}` : s === `${qs}/${rest}`);
+      }),
+  );
 }
 
 /** A folder the sandbox binds read-only: where from, which field asked for it, and where it appears inside. */
@@ -281,25 +300,40 @@ export function sandboxed(
       : resolveDevices(request.devices.names, request.devices.field, {
           ...(request.devices.devRoot === undefined ? {} : { devRoot: request.devices.devRoot }),
         });
+  // every bind's source is the real path that was checked above (sandbox-exposure.ts realish: a `..` after a symbolic
+  // link goes up from where the link lands), never the path as written
+  const own = (p: string): [string, string] => [realish(p), resolve(p)];
   // the system, /etc's needed parts, the Python and the data folders an adapter names by absolute path: at their own paths
   const ownPath = request.readOnly.filter((b) => b.inside === undefined).map((b) => b.path);
   const readOnly = outermost([
-    ...SYSTEM_DIRS.filter((d) => existsSync(d)),
-    ...etcEntries(),
-    ...pythonDirs(command.file),
-    ...ownPath.filter((d) => existsSync(d)),
-    ...devices.driverFiles,
+    ...SYSTEM_DIRS.filter((d) => existsSync(d)).map(own),
+    ...etcEntries().map(own),
+    ...pythonDirs(command.file).map(own),
+    ...ownPath.filter((d) => existsSync(d)).map(own),
+    ...devices.driverFiles.map(own),
   ]);
   // IMEP's folders at neutral paths: the package, the module folders, the socket folder
-  const neutral: [string, string][] = [[request.bridgePackage, `${INSIDE.bridge}/imep_sim_bridge`]];
-  for (const b of request.readOnly) if (b.inside !== undefined && existsSync(b.path)) neutral.push([b.path, b.inside]);
-  const writable = outermost(request.writable).map((d, i): [string, string] => [
+  const neutral: [string, string][] = [[realish(request.bridgePackage), `${INSIDE.bridge}/imep_sim_bridge`]];
+  for (const b of request.readOnly)
+    if (b.inside !== undefined && existsSync(b.path)) neutral.push([realish(b.path), b.inside]);
+  const writable = outermost(request.writable.map(own)).map(([d], i): [string, string] => [
     d,
     i === 0 ? INSIDE.ipc : `${INSIDE.ipc}${i}`,
   ]);
-  const inside = translator([...neutral, ...writable]);
+  // host paths as written (and as resolved as text) name what they are bound at
+  const aliases: [string, string][] = [
+    [request.bridgePackage, `${INSIDE.bridge}/imep_sim_bridge`],
+    ...request.readOnly.flatMap((b): [string, string][] =>
+      b.inside !== undefined ? [[b.path, b.inside]] : [[b.path, resolve(b.path)]],
+    ),
+    ...request.writable.flatMap((d): [string, string][] => {
+      const at = writable.find(([w]) => w === realish(d) || realish(d).startsWith(`${w}/`));
+      return at === undefined ? [] : [[d, `${at[1]}${realish(d).slice(at[0].length)}`]];
+    }),
+  ];
+  const inside = translator([...aliases.filter(([h, t]) => h !== t), ...neutral, ...writable]);
   const bridgeDir = resolve(dirname(request.bridgePackage)); // on PYTHONPATH: the package's parent, INSIDE.bridge
-  const targets = [...readOnly, ...neutral.map(([, t]) => t), INSIDE.bridge];
+  const targets = [...readOnly.map(([, t]) => t), ...neutral.map(([, t]) => t), INSIDE.bridge];
   // PYTHONPATH: each entry where it appears inside; one that is not bound does not exist there and is dropped
   const pythonPath = (command.env?.['PYTHONPATH'] ?? '')
     .split(':')
@@ -322,7 +356,7 @@ export function sandboxed(
   for (const [k, v] of Object.entries(childEnv)) options.push('--setenv', k, v);
   // a private /tmp first, so that binds below it (a module or a socket folder under /tmp) are made inside it
   options.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
-  for (const d of readOnly) options.push('--ro-bind', d, d);
+  for (const [d, t] of readOnly) options.push('--ro-bind', d, t);
   for (const [d, t] of neutral) options.push('--ro-bind', d, t);
   for (const [d, t] of writable) options.push('--bind', d, t);
   for (const n of devices.nodes) options.push('--dev-bind', n.source, n.target);
@@ -340,7 +374,7 @@ export function sandboxed(
     },
     isolation: {
       mode: 'bubblewrap',
-      readOnly: [...readOnly, ...neutral.map(([d]) => d)],
+      readOnly: [...readOnly.map(([d]) => d), ...neutral.map(([d]) => d)],
       writable: writable.map(([d]) => d),
       env: Object.keys(childEnv),
       uid,
