@@ -86,7 +86,14 @@ export {
   type SandboxRequest,
 } from './sandbox.js';
 export { sandboxSimulator, simulatorBinds, type SimulatorSandboxOptions } from './simulator-sandbox.js';
-export { resolveDevices, type DeviceName, type ResolvedDevices } from './sandbox-devices.js';
+export {
+  deviceRefusal,
+  NOT_A_NODE,
+  refusedDevice,
+  resolveDevices,
+  type DeviceName,
+  type ResolvedDevices,
+} from './sandbox-devices.js';
 export {
   assertNoExposure,
   findExposure,

@@ -7,13 +7,17 @@
  *           /etc/OpenCL, /etc/nvidia: the rest of /etc is not in the sandbox) and the folder of libcuda.so.1 where it
  *           lies outside /usr; sysfs (read-only) for device enumeration
  *   dri     /dev/dri (card*, renderD*); /etc/vulkan, /etc/glvnd, /etc/drirc; sysfs (libdrm enumerates through it)
- *   /path   one character or block device node, bound at the same path
+ *   /path   one GPU / accelerator character device node, bound at the same path: its real path (symbolic links
+ *           followed) must be named as one (ACCELERATOR_NODE: nvidia*, dri/card*, dri/renderD*, accel/accel*, kfd,
+ *           neuron*, davinci*), and its numbers must not be a terminal's, memory's, a disk's or a misc device's
+ *           (DENIED_MAJORS): a disk (/dev/sda, /dev/nvme0n1), a terminal (/dev/tty, /dev/pts/N, /dev/console),
+ *           /dev/mem, /dev/kmsg, /dev/loop*, /dev/fuse or /dev/kvm is refused (E_PROTOCOL_INVALID naming the field)
  *
  * A declared class with no node on this machine, or a path that is not a device node, is refused when the sandbox is
  * made (E_SIM_UNAVAILABLE naming the field) — never a silent run without the device.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { ImepError } from '../core/index.js';
 
 /** A declared device: a GPU class or the absolute path of one node (protocol: DeviceRequest). */
@@ -41,13 +45,64 @@ const SYSFS = ['/sys/dev', '/sys/devices', '/sys/bus', '/sys/class', '/sys/modul
 /** Where an NVIDIA driver's user-space libraries may lie outside /usr (container toolkits, WSL). */
 const NVIDIA_LIB_DIRS = ['/usr/local/nvidia/lib64', '/usr/local/nvidia/lib', '/usr/lib/wsl/lib', '/opt/nvidia/lib64'];
 
-function isDeviceNode(p: string): boolean {
+/**
+ * The names of GPU / accelerator character devices (the last component of the real path; a dri / accel node with its
+ * folder): NVIDIA (nvidia0…, nvidiactl, nvidia-uvm*, nvidia-modeset, nvidia-caps/nvidia-cap*), DRM (dri/card*,
+ * dri/renderD*), the kernel's compute accelerators (accel/accel*), AMD's compute node (kfd), AWS Neuron (neuron*) and
+ * Huawei Ascend (davinci*, davinci_manager, devmm_svm, hisi_hdc).
+ */
+export const ACCELERATOR_NODE =
+  /(^|\/)(nvidia(\d+|ctl|-uvm|-uvm-tools|-modeset)|nvidia-caps\/nvidia-cap\d+|dri\/(card|renderD)\d+|accel\/accel\d+|kfd|neuron\d+|davinci(\d+|_manager)|devmm_svm|hisi_hdc)$/;
+
+/**
+ * Device numbers refused whatever the node is called (a node renamed to look like a GPU): memory (1: mem, kmem, port,
+ * kmsg), terminals and consoles (4, 5, 7: tty*, console, ptmx, vcs; 136–143: pts), misc (10: fuse, kvm, loop-control,
+ * uinput, tun…), input (13), SCSI generic (21: a disk by another door) and USB (180, 189).
+ */
+const DENIED_MAJORS = new Set([4, 5, 7, 10, 13, 21, 180, 189, 136, 137, 138, 139, 140, 141, 142, 143]);
+const DENIED_MEMORY_MINORS = new Set([1, 2, 4, 11]); // major 1: mem, kmem, port, kmsg (null, zero, random are harmless)
+
+// glibc's dev_t: major in bits 8–19 and 32–43, minor in bits 0–7 and 20–31 (arithmetic: rdev may pass 2^32)
+const bits = (n: number, from: number, count: number): number => Math.floor(n / 2 ** from) % 2 ** count;
+const majorOf = (rdev: number): number => bits(rdev, 8, 12) + bits(rdev, 32, 12) * 2 ** 12;
+const minorOf = (rdev: number): number => bits(rdev, 0, 8) + bits(rdev, 20, 12) * 2 ** 8;
+
+/** deviceRefusal's answer for a path that is no device node here (missing, a file, a folder). */
+export const NOT_A_NODE = 'which is not a device node on this machine';
+
+/** Why `path` (a declared device) may not be bound, or undefined when it is a GPU / accelerator character device. */
+export function deviceRefusal(path: string): string | undefined {
+  let real: string;
+  let s: ReturnType<typeof statSync>;
   try {
-    const s = statSync(p);
-    return s.isCharacterDevice() || s.isBlockDevice();
+    real = realpathSync.native(path);
+    s = statSync(real);
   } catch {
-    return false;
+    return NOT_A_NODE;
   }
+  const shown = real === path ? '' : ` (${real})`;
+  if (s.isBlockDevice()) return `which is a block device${shown} (a disk)`;
+  if (!s.isCharacterDevice()) return NOT_A_NODE;
+  const major = majorOf(s.rdev);
+  const minor = minorOf(s.rdev);
+  if (DENIED_MAJORS.has(major) || (major === 1 && DENIED_MEMORY_MINORS.has(minor)))
+    return `which is character device ${major}:${minor}${shown}, a terminal, memory or misc device`;
+  const named = `${basename(dirname(real))}/${basename(real)}`;
+  if (!ACCELERATOR_NODE.test(named)) return `which${shown} is not a GPU or accelerator device`;
+  return undefined;
+}
+
+/** A declared device that is no GPU or accelerator (E_PROTOCOL_INVALID, one line naming the field). */
+export function refusedDevice(field: string, path: string, why: string, file?: string): ImepError {
+  return new ImepError(
+    'E_PROTOCOL_INVALID',
+    `${field} declares ${path}, ${why}: only GPU or accelerator devices are bound`,
+    {
+      ...(file === undefined ? {} : { file }),
+      field,
+      hint: 'declare nvidia or dri, or the path of one GPU / accelerator node (nvidia*, dri/renderD*, accel/accel*, kfd)',
+    },
+  );
 }
 
 function unavailable(field: string, message: string, hint: string): ImepError {
@@ -88,13 +143,16 @@ export function resolveDevices(
         );
       nodes.push({ source: dri, target: '/dev/dri' });
     } else {
-      if (!isDeviceNode(d))
+      const why = deviceRefusal(d);
+      if (why === NOT_A_NODE)
         throw unavailable(
           where,
-          `${where} declares ${d}, which is not a device node on this machine`,
-          'name an existing character or block device (ls -l shows c or b), or nvidia / dri',
+          `${where} declares ${d}, ${why}`,
+          'name an existing GPU or accelerator device node (ls -l shows c), or nvidia / dri',
         );
-      nodes.push({ source: d, target: d });
+      if (why !== undefined) throw refusedDevice(where, d, why);
+      // bound from its real path, the one that was checked
+      nodes.push({ source: realpathSync.native(d), target: d });
     }
     const gpu = d === 'nvidia' ? 'nvidia' : d === 'dri' ? 'dri' : undefined;
     if (gpu !== undefined) for (const p of [...GPU_ETC[gpu], ...SYSFS]) if (existsSync(p)) driver.add(p);

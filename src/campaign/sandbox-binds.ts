@@ -3,14 +3,23 @@
  * and `policy.python` (or IMEP_PYTHON), a simulator server's `simulator.replayDir`, PYTHONPATH, IMEP_SANDBOX_READ,
  * LIBERO_CONFIG_PATH and MS_ASSET_DIR. A bind that is, contains or lies inside the campaigns folder, the key store,
  * IMEP's own state or one of HOME's private folders, or that is or contains HOME, is refused in one line naming the
- * field and what it would expose (src/bridges/sandbox-exposure.ts) — before anything is written or started. It writes
+ * field and what it would expose (src/bridges/sandbox-exposure.ts) — before anything is written or started. A declared
+ * device path that exists here and is no GPU or accelerator node (a disk, a terminal, /dev/mem) is refused the same
+ * way (src/bridges/sandbox-devices.ts). It writes
  * nothing and starts nothing, so it belongs with precommit's other write-free checks. The sandbox itself checks the
  * same binds again each time it starts a process (a resumed run, a changed environment).
  *
  * Nothing is checked where nothing is sandboxed on purpose (IMEP_SANDBOX=off: the run records isolation: none) or
  * where IMEP starts no process (an `endpoint`, in-process lite simulators, a caller's own policy or environments).
  */
-import { assertNoExposure, requestedBinds, simulatorBinds } from '../bridges/index.js';
+import {
+  assertNoExposure,
+  deviceRefusal,
+  NOT_A_NODE,
+  refusedDevice,
+  requestedBinds,
+  simulatorBinds,
+} from '../bridges/index.js';
 import type { Protocol } from '../protocol/index.js';
 import {
   resolveReplayDir,
@@ -44,6 +53,18 @@ export async function checkSandboxBinds(
   // loaded only here: a protocol that starts a process pays for execa, no other
   const { bridgePython, packageRoot, pythonServerCommand } = await import('../bridges/supervisor.js');
   const root = packageRoot();
+  const devices = [
+    ...(hostStarted ? (config.devices ?? []).map((d, i) => [d, `policy.devices[${i}]`] as const) : []),
+    ...(serverStarted && sim.kind === 'sim-bridge'
+      ? (sim.devices ?? []).map((d, i) => [d, `simulator.devices[${i}]`] as const)
+      : []),
+  ];
+  for (const [d, field] of devices) {
+    if (d === 'nvidia' || d === 'dri') continue;
+    // one missing here may exist where the run starts (checked again there); one that exists must be a GPU's
+    const why = deviceRefusal(d);
+    if (why !== undefined && why !== NOT_A_NODE) throw refusedDevice(field, d, why, ctx.file);
+  }
   if (hostStarted) {
     const pythonPath = resolvePythonPath(config, ctx);
     const request = policyHostSandboxRequest(config, ctx, pythonPath, [], root, env);

@@ -15,7 +15,9 @@ export const DeviceSchema = z
     z
       .string()
       .regex(/^\/[^\0]*$/, { error: 'must be nvidia, dri, or the absolute path of a device node' })
-      .describe('the absolute path of one character or block device node, bound at the same path'),
+      .describe(
+        'the absolute path of one GPU or accelerator character device (nvidia*, dri/renderD*, accel/accel*, kfd…), bound at the same path; a disk, a terminal or /dev/mem is refused',
+      ),
   ])
   .describe('a device the sandboxed process may open');
 

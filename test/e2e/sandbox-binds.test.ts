@@ -112,6 +112,51 @@ describe('a bind that would expose the campaigns folder, the key store or HOME',
     rmSync(join(project, 'campaigns', 'x'), { recursive: true });
   }, 60_000);
 
+  // review defect 1: a `..` after a symbolic link goes up from where the link lands (the kernel's rule, and bwrap's):
+  // before the fix the `..` was removed as text (…/mods), the bind let through, and bwrap handed …/mods/link/..
+  it('policy.pythonPath = mods/link/.. with link -> the key store’s subfolder: refused', async () => {
+    mkdirSync(join(home, '.imep', 'keys', 'sub'), { recursive: true });
+    mkdirSync(join(project, 'mods'), { recursive: true });
+    symlinkSync(join(home, '.imep', 'keys', 'sub'), join(project, 'mods', 'link'));
+    const r = await refused(hosted(`  pythonPath: [${join(project, 'mods')}/link/..]`));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /policy\.pythonPath\[0\]: .*mods\/link\/\.\. would be bound into the sandboxed policy host, exposing the key store/,
+    );
+    expect(r.units).toEqual([]);
+  }, 60_000);
+
+  it('policy.pythonPath = mods/clink/.. with clink -> a folder of a campaigns unit: refused', async () => {
+    mkdirSync(join(project, 'campaigns', 'unit-0', 'rows'), { recursive: true });
+    mkdirSync(join(project, 'mods'), { recursive: true });
+    symlinkSync(join(project, 'campaigns', 'unit-0', 'rows'), join(project, 'mods', 'clink'));
+    const r = await refused(hosted(`  pythonPath: [${join(project, 'mods')}/clink/..]`));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/policy\.pythonPath\[0\]: .*mods\/clink\/\.\. .* exposing the campaigns folder/);
+    rmSync(join(project, 'campaigns', 'unit-0'), { recursive: true });
+  }, 60_000);
+
+  // review defect 2: a declared device that is a disk or a terminal is refused at precommit, naming the field
+  it.runIf(process.getuid?.() === 0)(
+    'policy.devices = a disk (a block node) or a terminal: refused',
+    async () => {
+      const { spawnSync } = await import('node:child_process');
+      mkdirSync(join(dir, 'nodes'), { recursive: true });
+      expect(spawnSync('mknod', [join(dir, 'nodes', 'sda'), 'b', '8', '0']).status).toBe(0);
+      expect(spawnSync('mknod', [join(dir, 'nodes', 'tty'), 'c', '5', '0']).status).toBe(0);
+      const disk = await refused(hosted(`  devices: [nvidia, ${join(dir, 'nodes', 'sda')}]`));
+      expect(disk.code).toBe(2);
+      expect(disk.stderr).toMatch(
+        /policy\.devices\[1\]: .*sda, which is a block device \(a disk\): only GPU or accelerator/,
+      );
+      expect(disk.units).toEqual([]);
+      const tty = await refused(hosted(`  devices: [${join(dir, 'nodes', 'tty')}]`));
+      expect(tty.code).toBe(2);
+      expect(tty.stderr).toMatch(/policy\.devices\[0\]: .*tty, which is character device 5:0, a terminal/);
+    },
+    60_000,
+  );
+
   it('a simulator server given the project folder on PYTHONPATH: refused naming PYTHONPATH, no server started', async () => {
     const r = await refused(REPLAY, { PYTHONPATH: project });
     expect(r.code).toBe(2);

@@ -1,6 +1,6 @@
 /**
  * A protocol that declares a device (issue 32 item 7): `policy.devices: [<a stand-in node>]` — a character device root
- * makes with mknod (/dev/null's numbers) — is bound into the policy host's sandbox, which opens and writes it at every
+ * makes with mknod (/dev/null's numbers), named as an accelerator node (accel/accel0: only those are bound) — is bound into the policy host's sandbox, which opens and writes it at every
  * reset, while an undeclared node beside it is absent; the terminal and the run record (rows/run.json policyIsolation)
  * name the device. Before the fix the protocol field did not exist (and no device was ever bound).
  */
@@ -16,8 +16,9 @@ import { imep, unitIn } from '../campaign/cli-support.js';
 describe.runIf(process.getuid?.() === 0 && bubblewrapWorks().ok)('a hosted policy that declares a device', () => {
   const dir = mkdtempSync(join(tmpdir(), 'imep-devrun-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const declared = join(dir, 'gpu0');
-  const undeclared = join(dir, 'gpu1');
+  mkdirSync(join(dir, 'accel'));
+  const declared = join(dir, 'accel', 'accel0');
+  const undeclared = join(dir, 'accel', 'accel1');
   for (const p of [declared, undeclared]) expect(spawnSync('mknod', [p, 'c', '1', '3']).status).toBe(0);
   const moduleDir = join(dir, 'policy-module');
   mkdirSync(moduleDir);
