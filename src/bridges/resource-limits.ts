@@ -6,8 +6,10 @@
  * - rlimits, set by util-linux `prlimit` right before the host's program runs — inside the sandbox when there is one
  *   (so RLIMIT_NPROC counts the sandbox's own user namespace, not every process of the user): RLIMIT_DATA (private
  *   writable memory of each process: an allocation past it fails, and IMEP's servers exit on a MemoryError),
- *   RLIMIT_CPU (CPU seconds of each process: SIGXCPU, then SIGKILL), RLIMIT_CORE 0 and, for a non-root user inside the
- *   sandbox, RLIMIT_NPROC (root is exempt from it: the kernel does not count root's processes);
+ *   RLIMIT_CPU (CPU seconds of each process: SIGXCPU, then SIGKILL), RLIMIT_CORE 0 and, for a non-root user inside a
+ *   sandbox with its own uid (a user namespace), RLIMIT_NPROC (root is exempt from it: the kernel does not count root's
+ *   processes; a setuid bubblewrap without a user namespace keeps the user's uid, where it would count every process of
+ *   the user, so it is left out and the line says so);
  * - a cgroup where one is writable (cgroup-limits.ts): memory.max / pids.max of the whole host;
  * - the call deadline: past it the host is killed, its whole process group and cgroup, and restarted
  *   (ServerSupervisor.kill, RemotePolicy's host recovery, the server pool's recovery); the episode is an execution
@@ -67,14 +69,20 @@ const isRoot = (): boolean => process.getuid?.() === 0;
 export interface HostLimiter {
   readonly kind: HostKind;
   readonly limits: HostLimits;
-  /** The argv prefix a sandbox runs its command under (prlimit … --, RLIMIT_NPROC included); [] without prlimit. */
-  readonly insideSandbox: readonly string[];
+  /**
+   * The argv prefix a sandbox runs its command under (prlimit … --; RLIMIT_NPROC only when the sandbox has its own uid,
+   * ownUid: a user namespace); [] without prlimit.
+   */
+  readonly insideSandbox: (ownUid: boolean) => readonly string[];
   /** The cgroups the host enters (empty where none could be made). */
   readonly cgroups: readonly string[];
   /** The command as started: rlimits around it unless the sandbox applied them inside, then the cgroup entry. */
   finish(command: ServerCommand, sandboxed: boolean): ServerCommand;
-  /** "limits: memory 16384 MiB per process (RLIMIT_DATA) …" — what is in force and what enforces it. */
-  describe(sandboxed: boolean): string;
+  /**
+   * "limits: memory 16384 MiB per process (RLIMIT_DATA) …" — what is in force and what enforces it; ownUid: the
+   * sandbox has its own uid (Isolation.uid not null), where alone RLIMIT_NPROC is set.
+   */
+  describe(sandboxed: boolean, ownUid?: boolean): string;
 }
 
 function rlimitArgs(prlimit: string, limits: HostLimits, nproc: boolean): string[] {
@@ -102,7 +110,7 @@ export function hostLimiter(
   return {
     kind,
     limits,
-    insideSandbox: prlimit === null ? [] : rlimitArgs(prlimit, limits, !root),
+    insideSandbox: (ownUid) => (prlimit === null ? [] : rlimitArgs(prlimit, limits, ownUid && !root)),
     cgroups,
     finish(command, sandboxed) {
       let file = command.file;
@@ -114,16 +122,18 @@ export function hostLimiter(
       if (cgroups.length > 0) [file, ...args] = [...cgroupEntryPrefix(cgroups), file, ...args] as [string, ...string[]];
       return { ...command, file, args, cgroups };
     },
-    describe(sandboxed) {
+    describe(sandboxed, ownUid = false) {
       const rl = prlimit !== null;
       const memory = [rl ? 'RLIMIT_DATA per process' : null, placement?.enforces.memory ?? null].filter(Boolean);
-      const nprocHere = rl && sandboxed && !root;
+      const nprocHere = rl && sandboxed && ownUid && !root;
       const procs = [nprocHere ? 'RLIMIT_NPROC' : null, placement?.enforces.processes ?? null].filter(Boolean);
       const why = root
         ? 'root is exempt from RLIMIT_NPROC and no writable pids cgroup'
-        : rl
-          ? 'RLIMIT_NPROC needs the sandbox, and no writable pids cgroup'
-          : 'prlimit is missing and no writable pids cgroup';
+        : rl && sandboxed
+          ? "RLIMIT_NPROC needs the sandbox's own uid (bubblewrap made no user namespace here, so it would count every process of the user), and no writable pids cgroup"
+          : rl
+            ? 'RLIMIT_NPROC needs the sandbox, and no writable pids cgroup'
+            : 'prlimit is missing and no writable pids cgroup';
       const parts = [
         `memory ${limits.memoryMiB} MiB (${memory.length > 0 ? memory.join(', ') : 'NOT enforced: prlimit is missing (apt-get install util-linux)'})`,
         `processes ${limits.processes} (${procs.length > 0 ? procs.join(', ') : `NOT enforced: ${why}`})`,

@@ -225,8 +225,11 @@ export interface SandboxRequest {
   readonly bridgePackage: string;
   /** Variables it may inherit besides SANDBOX_ENV_ALLOWLIST (a simulator's asset folders, e.g. MS_ASSET_DIR). */
   readonly envAllowlist?: readonly string[];
-  /** An argv prefix run inside the sandbox before the command (resource-limits.ts: `prlimit … --`). */
-  readonly wrap?: readonly string[];
+  /**
+   * An argv prefix run inside the sandbox before the command (resource-limits.ts: `prlimit … --`), or a function of
+   * whether the sandbox has its own uid (a user namespace: RLIMIT_NPROC counts only the sandbox's processes).
+   */
+  readonly wrap?: readonly string[] | ((ownUid: boolean) => readonly string[]);
   /** The field or variable that names the interpreter (refusals name it): policy.python, IMEP_PYTHON. */
   readonly pythonField?: string;
   /** The devices the protocol declares (sandbox-devices.ts) and the field that declares them. */
@@ -350,6 +353,7 @@ export function sandboxed(
   childEnv['HOME'] = '/tmp';
   childEnv['PATH'] = [...new Set([dirname(command.file), '/usr/local/bin', '/usr/bin', '/bin'])].join(':');
   const uid = works.userns ? SANDBOX_UID : null;
+  const wrap = typeof request.wrap === 'function' ? request.wrap(uid !== null) : (request.wrap ?? []);
   const options = ['--die-with-parent', '--new-session', '--unshare-all', '--cap-drop', 'ALL', '--clearenv'];
   if (uid !== null) options.push('--unshare-user', '--uid', String(uid), '--gid', String(uid));
   options.push('--hostname', 'sandbox');
@@ -366,7 +370,7 @@ export function sandboxed(
   return {
     command: {
       file: 'bwrap',
-      args: ['--args', '0', '--', ...(request.wrap ?? []), command.file, ...command.args.map(inside)],
+      args: ['--args', '0', '--', ...wrap, command.file, ...command.args.map(inside)],
       input: `${options.join('\0')}\0`,
       env: {},
       extendEnv: false,

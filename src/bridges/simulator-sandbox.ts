@@ -53,8 +53,8 @@ export interface SimulatorSandboxOptions {
   readonly protect?: readonly ProtectedZone[];
   /** The protocol file, for refusals. */
   readonly file?: string;
-  /** An argv prefix run inside the sandbox before the command (resource-limits.ts: `prlimit … --`). */
-  readonly wrap?: readonly string[];
+  /** An argv prefix run inside the sandbox before the command (resource-limits.ts: `prlimit … --`; SandboxRequest.wrap). */
+  readonly wrap?: SandboxRequest['wrap'];
 }
 
 /**

@@ -188,8 +188,9 @@ async function openPool(
     if (limiter === undefined) limiters.set(endpoint, (limiter = hostLimiter('simulator server', sim.limits)));
     const boxed = sandboxSimulator(plain(endpoint), endpoint, { ...boxOptions, wrap: limiter.insideSandbox });
     isolation = describeIsolation(boxed.isolation);
-    limits = limiter.describe(boxed.isolation.mode === 'bubblewrap');
-    return limiter.finish(boxed.command, boxed.isolation.mode === 'bubblewrap');
+    const inSandbox = boxed.isolation.mode === 'bubblewrap';
+    limits = limiter.describe(inSandbox, boxed.isolation.mode === 'bubblewrap' && boxed.isolation.uid !== null);
+    return limiter.finish(boxed.command, inSandbox);
   };
   const registered = sim.limits?.callDeadlineS;
   const pool = await BridgeServerPool.spawn(servers, command, {

@@ -299,7 +299,7 @@ export async function remotePolicyProvider(
       const inSandbox = boxed.isolation.mode === 'bubblewrap';
       const command = limiter.finish(boxed.command, inSandbox);
       isolation = describeIsolation(boxed.isolation);
-      limits = limiter.describe(inSandbox);
+      limits = limiter.describe(inSandbox, boxed.isolation.mode === 'bubblewrap' && boxed.isolation.uid !== null);
       const sup = new ServerSupervisor(command, { endpoint });
       supervisor = sup;
       host = new RestartingHost(sup);
