@@ -22,9 +22,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { ImepError } from '../core/index.js';
 import type { Protocol, RemotePolicyConfig } from '../protocol/index.js';
+import { findProtocolFolder, lookedIn } from './protocol-folder.js';
 
 export interface HostedPolicyContext {
   /** The protocol file (named in refusals). */
@@ -38,15 +39,11 @@ export interface HostedPolicyContext {
 /** The pythonPath folders, resolved (the first root that holds each); refuses one that exists nowhere. */
 export function resolvePythonPath(config: RemotePolicyConfig, ctx: Omit<HostedPolicyContext, 'bridgeDir'>): string[] {
   return (config.pythonPath ?? []).map((dir, i) => {
-    const found = isAbsolute(dir)
-      ? existsSync(dir)
-        ? dir
-        : undefined
-      : ctx.roots.map((r) => resolve(r, dir)).find((p) => existsSync(p));
+    const found = findProtocolFolder(dir, ctx.roots);
     if (found === undefined) {
       throw new ImepError(
         'E_PROTOCOL_INVALID',
-        `policy.pythonPath folder ${dir} does not exist${isAbsolute(dir) ? '' : ` (looked in ${ctx.roots.join(', ')})`}`,
+        `policy.pythonPath folder ${dir} does not exist${lookedIn(dir, ctx.roots)}`,
         {
           file: ctx.file,
           field: `policy.pythonPath[${i}]`,

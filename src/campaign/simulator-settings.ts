@@ -11,9 +11,8 @@
  */
 import { ImepError } from '../core/index.js';
 import type { Protocol } from '../protocol/index.js';
-import { existsSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
 import type { SimulatorContext } from './bridge-envs.js';
+import { findProtocolFolder, lookedIn } from './protocol-folder.js';
 
 /** Refuses a simulator section that no server could serve; returns the resolved replay folder, if any. */
 export function assertSimulatorSettings(protocol: Protocol, ctx: SimulatorContext): string | undefined {
@@ -48,21 +47,13 @@ export function resolveReplayDir(protocol: Protocol, ctx: SimulatorContext): str
   const sim = protocol.simulator;
   if (sim.kind !== 'sim-bridge' || sim.replayDir === undefined) return undefined;
   const dir = sim.replayDir;
-  const found = isAbsolute(dir)
-    ? existsSync(dir)
-      ? dir
-      : undefined
-    : ctx.roots.map((r) => resolve(r, dir)).find((p) => existsSync(p));
+  const found = findProtocolFolder(dir, ctx.roots);
   if (found === undefined) {
-    throw new ImepError(
-      'E_PROTOCOL_INVALID',
-      `replay directory ${dir} does not exist${isAbsolute(dir) ? '' : ` (looked in ${ctx.roots.join(', ')})`}`,
-      {
-        file: ctx.file,
-        field: 'simulator.replayDir',
-        hint: 'point it at a folder of replay files (<stem>.msgpack, format imep-replay/1; sim-bridge/PROTOCOL.md "Replay files")',
-      },
-    );
+    throw new ImepError('E_PROTOCOL_INVALID', `replay directory ${dir} does not exist${lookedIn(dir, ctx.roots)}`, {
+      file: ctx.file,
+      field: 'simulator.replayDir',
+      hint: 'point it at a folder of replay files (<stem>.msgpack, format imep-replay/1; sim-bridge/PROTOCOL.md "Replay files")',
+    });
   }
   return found;
 }
