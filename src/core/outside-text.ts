@@ -16,6 +16,7 @@
  *   ill-formed UTF-8 on the wire) by U+FFFD.
  * Printable text (every script, emoji) passes unchanged, and clean text within the cap is returned as it is.
  */
+import { escapeLineBreaks } from './errors.js';
 
 /** The cap of a short name from outside (a wire error code, a key quoted in an IMEP message). */
 export const OUTSIDE_NAME_MAX = 256;
@@ -31,15 +32,6 @@ const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
  */
 const ESCAPES =
   /\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?|\x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[\x20-\x7e]?|\x9b[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?|[\x90\x98\x9d-\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?/g;
-const LINE_BREAKS = /\r\n|[\r\n\x85\u2028\u2029]/g;
-const BREAK_TEXT: Readonly<Record<string, string>> = {
-  '\r\n': '\\r\\n',
-  '\r': '\\r',
-  '\n': '\\n',
-  '\x85': '\\u0085',
-  '\u2028': '\\u2028',
-  '\u2029': '\\u2029',
-};
 const CONTROLS =
   /[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
@@ -50,9 +42,9 @@ export function outsideText(text: unknown, max: number = OUTSIDE_MESSAGE_MAX): s
   let cut = s.length > max ? s.slice(0, max) : s;
   // do not leave half of a surrogate pair at the cut (it would read as ill-formed text)
   if (cut.length < s.length && /[\ud800-\udbff]$/.test(cut)) cut = cut.slice(0, -1);
-  const clean = cut
-    .replace(ESCAPES, REPLACEMENT)
-    .replace(LINE_BREAKS, (b) => BREAK_TEXT[b] ?? REPLACEMENT)
+  // line breaks as ImepError's one-line messages write them (CR, LF, U+2028, U+2029), and NEL alike
+  const clean = escapeLineBreaks(cut.replace(ESCAPES, REPLACEMENT))
+    .replace(/\x85/g, '\\u0085')
     .replace(/\t/g, ' ')
     .replace(CONTROLS, REPLACEMENT);
   return cut.length < s.length ? `${clean}…[truncated, ${s.length} chars]` : clean;
@@ -100,8 +92,10 @@ function walk(v: unknown, max: number, depth: number): unknown {
 }
 
 /** Escape sequences, and controls other than LF and tab, that a printed line must not carry to a terminal. */
-const TERMINAL_UNSAFE =
-  /\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?|\x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[\x20-\x7e]?|\x9b[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?|[\x90\x98\x9d-\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
+const TERMINAL_UNSAFE = new RegExp(
+  `${ESCAPES.source}|[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u061c\\u200b-\\u200f\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff]`,
+  'g',
+);
 
 /**
  * The terminal printers' own defence (cheap, whatever the text's origin): escape sequences and control characters

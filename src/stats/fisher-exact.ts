@@ -21,21 +21,12 @@
  * sums (no gamma approximation), relative precision ≈1e-13 for N up to 1e5. Pure, no I/O.
  */
 import { domainError } from '../core/index.js';
+import { logChoose } from './special-functions.js';
 
 export type FisherAlternative = 'two-sided' | 'greater' | 'less';
 
 const ALTERNATIVES: readonly FisherAlternative[] = ['two-sided', 'greater', 'less'];
 const TIE_SLACK = 1 + 1e-7;
-
-const logFactorials: number[] = [0];
-function logFactorial(n: number): number {
-  for (let k = logFactorials.length; k <= n; k++) logFactorials.push((logFactorials[k - 1] as number) + Math.log(k));
-  return logFactorials[n] as number;
-}
-
-function logChoose(n: number, k: number): number {
-  return logFactorial(n) - logFactorial(k) - logFactorial(n - k);
-}
 
 function checkCount(field: 'a' | 'b' | 'c' | 'd', v: number): void {
   if (!Number.isSafeInteger(v) || v < 0) domainError(field, `${field} must be an integer ≥ 0, got ${v}`);
