@@ -14,7 +14,8 @@
 //   repository root. A trailing :LINE or #anchor is dropped, and so are quotes and brackets around the token and
 //   , ; : . ) after it.
 // - Skipped: fenced code blocks (transcripts, whose paths are a run's output), tokens holding a placeholder or a
-//   pattern (< > * … { } $ | or a URL's ://).
+//   pattern (< > * … { } $ | or a URL's ://): write a placeholder inside a path as <name> (`scripts/sims/<name>.sh`).
+// Code spans are matched per paragraph, so a span may run over a line break.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -47,19 +48,32 @@ export function topFolders(root) {
   );
 }
 
-/** Lines of a markdown text outside fenced code blocks, as [lineNumber, text]. */
-function proseLines(text) {
+/**
+ * The paragraphs of a markdown text outside fenced code blocks, as [firstLineNumber, text]: a code span may run over
+ * a line break inside its paragraph, so spans are matched per paragraph, not per line.
+ */
+function proseBlocks(text) {
   const out = [];
   let fence = null;
+  let block = null;
+  const flush = () => {
+    if (block !== null) out.push([block.start, block.lines.join('\n')]);
+    block = null;
+  };
   text.split('\n').forEach((line, i) => {
     const m = /^\s*(```+|~~~+)/.exec(line);
     if (m) {
+      flush();
       if (fence === null) fence = m[1][0];
       else if (m[1][0] === fence) fence = null;
       return;
     }
-    if (fence === null) out.push([i + 1, line]);
+    if (fence !== null) return;
+    if (line.trim() === '') return flush();
+    if (block === null) block = { start: i + 1, lines: [] };
+    block.lines.push(line);
   });
+  flush();
   return out;
 }
 
@@ -76,19 +90,21 @@ export function pathOf(token, tops) {
 export function referencesOf(root, file, tops) {
   const refs = [];
   const text = readFileSync(join(root, file), 'utf8');
-  for (const [line, raw] of proseLines(text)) {
-    const spans = [...raw.matchAll(/(`+)([^`]+?)\1/g)].map((m) => m[2]);
-    const prose = raw.replace(/(`+)([^`]+?)\1/g, '');
+  for (const [first, block] of proseBlocks(text)) {
+    const lineAt = (index) => first + (block.slice(0, index).match(/\n/g)?.length ?? 0);
+    const spanPattern = /(`+)([^`]+?)\1/g;
+    const prose = block.replace(spanPattern, (m) => m.replace(/[^\n]/g, ' '));
     for (const m of prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
       const target = m[1];
       if (SCHEME.test(target) || target.startsWith('#')) continue;
       const bare = decodeURIComponent(target.replace(/#.*$/, ''));
-      refs.push({ line, ref: target, kind: 'link', target: resolve(root, dirname(file), bare) });
+      refs.push({ line: lineAt(m.index), ref: target, kind: 'link', target: resolve(root, dirname(file), bare) });
     }
-    for (const span of spans) {
-      for (const token of span.split(/\s+/)) {
-        const p = pathOf(token, tops);
-        if (p !== null) refs.push({ line, ref: p, kind: 'path', target: resolve(root, p) });
+    for (const m of block.matchAll(spanPattern)) {
+      const start = m.index + m[1].length;
+      for (const t of m[2].matchAll(/\S+/g)) {
+        const p = pathOf(t[0], tops);
+        if (p !== null) refs.push({ line: lineAt(start + t.index), ref: p, kind: 'path', target: resolve(root, p) });
       }
     }
   }

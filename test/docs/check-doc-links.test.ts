@@ -62,7 +62,7 @@ describe('check-doc-links', () => {
 
   it('names every broken link and path with its file and line, and exits 1', () => {
     const d = repo(
-      '# map\n\nSee [the missing page](docs/nope.md) and `src/b.ts`.\n',
+      '# map\n\nSee [the missing page](docs/nope.md) and `src/b.ts`; a span over a line break: `node\nsrc/c.ts --x`.\n',
       '# page\n\n[up](../guide.md) [wrong](../../docs/gone.md)\n`scripts/run.sh` `scripts/gone.sh`\n',
     );
     const r = check(d);
@@ -71,9 +71,10 @@ describe('check-doc-links', () => {
     expect(r.stderr.trim().split('\n')).toEqual([
       'README.md:3: relative link docs/nope.md does not exist — fix the reference or the file',
       'README.md:3: repository path src/b.ts does not exist — fix the reference or the file',
+      'README.md:4: repository path src/c.ts does not exist — fix the reference or the file',
       'docs/sub/page.md:3: relative link ../../docs/gone.md does not exist — fix the reference or the file',
       'docs/sub/page.md:4: repository path scripts/gone.sh does not exist — fix the reference or the file',
-      'check-doc-links: 3 docs (README.md, docs/**/*.md), 4 relative links, 4 repository paths checked: 4 broken',
+      'check-doc-links: 3 docs (README.md, docs/**/*.md), 4 relative links, 5 repository paths checked: 5 broken',
     ]);
   });
 
