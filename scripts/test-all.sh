@@ -14,6 +14,7 @@ npm run build
 npm run typecheck
 # the dependency rule set: arrows of scripts/import-rules.json, no cycle, every folder entered through its face
 node scripts/import-graph.mjs > /dev/null
+node scripts/check-doc-links.mjs # every relative link and back-quoted repo path in README.md, docs/**/*.md exists
 # the formatter: the TypeScript and scripts as prettier (.prettierrc.json) writes them (fix: npm run format)
 npm run --silent format:check
 # test/cluster/cluster.test.ts runs array jobs on a one-node SLURM cluster (it FAILS under CI=true without
