@@ -63,13 +63,13 @@ def stop(proc: subprocess.Popen, sig: int = signal.SIGTERM) -> int:
 
 def test_serve_prints_endpoint_first_and_stops_on_sigterm(tmp_path: Path, fixtures_dir: Path) -> None:
     endpoint = f"ipc://{tmp_path}/b.sock"
-    proc = spawn("serve", "--endpoint", endpoint, "--adapters", "replay,mikasa,simpler,libero", "--replay-dir", str(fixtures_dir / "replay"))
+    proc = spawn("serve", "--endpoint", endpoint, "--adapters", "replay,mikasa,simplerenv,libero", "--replay-dir", str(fixtures_dir / "replay"))
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == endpoint
         reply = hello(endpoint)
         assert reply is not None and reply["op"] == "reply"
-        assert reply["body"]["adapters"] == ["replay", "mikasa", "simpler", "libero"]
+        assert reply["body"]["adapters"] == ["replay", "mikasa", "simplerenv", "libero"]
         assert "replay/tiny" in reply["body"]["envs"] and "mikasa/ShellGameTouch-v0" in reply["body"]["envs"]
     finally:
         rc = stop(proc)

@@ -47,7 +47,7 @@ from ..errors import AdapterError
 from ..spec import ActionSpec, EnvSpec, FieldSpec, RawStep
 from .base import Adapter, Env, check_sim_seed, import_or_unavailable, missing_module, to_numpy, uniform_bounds
 
-ADAPTER = "simpler"
+ADAPTER = "simplerenv"
 PREFIX = "simpler/"
 TASKS: dict[str, dict[str, Any]] = {
     "google_robot_pick_coke_can": {"max_steps": 80, "image": (512, 640, 3), "episode_table": False},
@@ -173,7 +173,7 @@ def _pristine_map(simpler_env: Any) -> dict[str, tuple[str, dict[str, Any]]]:
     return _PRISTINE[simpler_env]
 
 
-class SimplerAdapter(Adapter):
+class SimplerEnvAdapter(Adapter):
     name = ADAPTER
 
     def env_ids(self) -> Sequence[str]:
