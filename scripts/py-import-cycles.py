@@ -197,7 +197,10 @@ def main(argv: list[str]) -> int:
         ms = (time.monotonic() - t0) * 1000
         if lines:
             failed = True
-            print(f"py-import-cycles: {arg}: {len(lines)} cycle(s) among {n_modules} modules; break each by moving what both sides share into a module of its own")
+            print(
+                f"py-import-cycles: {arg}: {len(lines)} cycle(s) among {n_modules} modules; "
+                "break each by moving what both sides share into a module of its own"
+            )
         else:
             print(f"py-import-cycles: {arg}: {n_modules} modules, {n_edges} import edges, no cycle ({ms:.0f} ms)")
     return 1 if failed else 0

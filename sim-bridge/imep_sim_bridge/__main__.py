@@ -24,7 +24,7 @@ import shutil
 import signal
 import sys
 import tempfile
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import __version__
 

@@ -15,7 +15,8 @@ Resets stay per handle (`reset`): slots end their episodes at different times.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .adapters.base import Adapter, Env
 from .envelope import body_map, body_str, body_uint

@@ -1,11 +1,12 @@
 """The bridge server: a ZeroMQ ROUTER speaking PROTOCOL.md version 1.
 
 One request → one reply matched by `id`; every message is one frame after the routing id. Ops:
-hello, ping, make, reset, step, close, and the batch ops makeBatch / stepBatch (batch_ops.py). Every error a request can cause is answered with an `error`
-reply and the server keeps serving. The server can also *call* its client (`memory.read`, see
-`memory_read.MemoryReadProxy`, which reaches it through `call_client`): it sends a request with its own id space and pumps the socket until
-the matching reply or the deadline; requests that arrive meanwhile are answered afterwards, in order
-(pings are answered at once so the client's heartbeat survives a long read).
+hello, ping, make, reset, step, close, and the batch ops makeBatch / stepBatch (batch_ops.py). Every error a
+request can cause is answered with an `error` reply and the server keeps serving. The server can also *call* its
+client (`memory.read`, see `memory_read.MemoryReadProxy`, which reaches it through `call_client`): it sends a
+request with its own id space and pumps the socket until the matching reply or the deadline; requests that arrive
+meanwhile are answered afterwards, in order (pings are answered at once so the client's heartbeat survives a long
+read).
 """
 
 from __future__ import annotations
@@ -15,14 +16,17 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 import zmq
 
 from . import __version__
 from .adapters.base import Adapter, Env
+from .batch_ops import BATCH_OPS, BatchOps
+from .codec import RawBitsArray
 from .envelope import (
     Envelope,
     EnvelopeError,
@@ -45,8 +49,6 @@ from .errors import (
     TooManyHandles,
     wire_error,
 )
-from .batch_ops import BATCH_OPS, BatchOps
-from .codec import RawBitsArray
 from .handles import Handle
 from .spec import EnvSpec, RawStep, check_action, first_frame_hash, split
 
@@ -373,10 +375,7 @@ class BridgeServer(BatchOps):
         finally:
             self._pending.pop(call_id, None)
         if response is None:
-            raise BridgeTimeout(
-                f"{op} to the client got no reply within {timeout_s * 1000:.0f} ms; the read fails "
-                "(it is never served unintervened)"
-            )
+            raise BridgeTimeout(f"{op} to the client got no reply within {timeout_s * 1000:.0f} ms; the read fails (it is never served unintervened)")
         if response.op == "error":
             code = response.body.get("code")
             message = response.body.get("message")

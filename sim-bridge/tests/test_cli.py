@@ -122,8 +122,17 @@ def test_non_loopback_with_curve_keys(tmp_path: Path, fixtures_dir: Path) -> Non
     client_public, client_secret = zmq.auth.load_certificate(client_secret_file)
 
     proc = spawn(
-        "serve", "--endpoint", "tcp://0.0.0.0:*", "--adapters", "replay", "--replay-dir", str(fixtures_dir / "replay"),
-        "--curve-secret-key-file", str(keys / "server.key_secret"), "--curve-authorized-keys", str(authorized),
+        "serve",
+        "--endpoint",
+        "tcp://0.0.0.0:*",
+        "--adapters",
+        "replay",
+        "--replay-dir",
+        str(fixtures_dir / "replay"),
+        "--curve-secret-key-file",
+        str(keys / "server.key_secret"),
+        "--curve-authorized-keys",
+        str(authorized),
     )
     try:
         assert proc.stdout is not None
@@ -192,8 +201,17 @@ curve
 
 def _serve_with_secret(secret_file: Path, fixtures_dir: Path, authorized: Path) -> subprocess.CompletedProcess:
     return run(
-        "serve", "--endpoint", "tcp://0.0.0.0:0", "--adapters", "replay", "--replay-dir", str(fixtures_dir / "replay"),
-        "--curve-secret-key-file", str(secret_file), "--curve-authorized-keys", str(authorized),
+        "serve",
+        "--endpoint",
+        "tcp://0.0.0.0:0",
+        "--adapters",
+        "replay",
+        "--replay-dir",
+        str(fixtures_dir / "replay"),
+        "--curve-secret-key-file",
+        str(secret_file),
+        "--curve-authorized-keys",
+        str(authorized),
     )
 
 
@@ -216,7 +234,7 @@ def test_curve_certificate_refusals(tmp_path: Path, fixtures_dir: Path) -> None:
     assert res.returncode == 2 and "readable by group or others" in res.stderr
 
     public_only = tmp_path / "server.key"
-    public_only.write_text('metadata\ncurve\n    public-key = "%s"\n' % public.decode())
+    public_only.write_text(f'metadata\ncurve\n    public-key = "{public.decode()}"\n')
     public_only.chmod(0o600)
     res = _serve_with_secret(public_only, fixtures_dir, authorized)
     assert res.returncode == 2 and "holds no secret key" in res.stderr

@@ -13,7 +13,7 @@ from imep_sim_bridge.adapters import build_adapters
 from imep_sim_bridge.adapters.replay import ReplayAdapter, write_replay
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
-import make_replay_fixture as tiny  # noqa: E402
+import make_replay_fixture as tiny
 
 
 def error_of(msg: dict) -> tuple[str, str]:

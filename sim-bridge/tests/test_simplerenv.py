@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from fakes import simpler_fake
-from fakes.common import install
-from fakes.common import Box
+from fakes.common import Box, install
 from imep_sim_bridge.adapters.base import uniform_bounds
 from imep_sim_bridge.adapters.simplerenv import TASKS, SimplerEnvAdapter
 from imep_sim_bridge.errors import AdapterError

@@ -10,8 +10,9 @@ simulators (`ADAPTER_NAMES` are the campaign ones)."""
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from .base import Adapter, Env
 
@@ -69,9 +70,7 @@ def entry(name: str) -> AdapterEntry:
     return found
 
 
-def build_adapters(
-    names: Sequence[str], *, replay_dir: str | None = None, libero_demo_pins: Mapping[str, str] | None = None
-) -> list[Adapter]:
+def build_adapters(names: Sequence[str], *, replay_dir: str | None = None, libero_demo_pins: Mapping[str, str] | None = None) -> list[Adapter]:
     """Adapters by name, in the order given. Imports only the named adapters' modules, and no simulator."""
     options: dict[str, Any] = {"replayDir": replay_dir, "liberoDemoPins": libero_demo_pins}
     out: list[Adapter] = []

@@ -28,9 +28,10 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
