@@ -22,8 +22,8 @@ def write_package(root: Path, files: dict[str, str]) -> Path:
     return pkg
 
 
-def run(*args: Path | str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True, timeout=60)
+def run(*args: Path | str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True, timeout=60, cwd=cwd)
 
 
 def test_a_package_without_a_cycle_passes(tmp_path: Path) -> None:
@@ -85,6 +85,14 @@ def test_every_module_of_a_strongly_connected_group_is_on_a_named_cycle(tmp_path
     assert result.returncode == 1
     cycles = [line.split(": cycle: ")[1].split(" (")[0] for line in result.stdout.splitlines() if ": cycle: " in line]
     assert cycles == ["toy.batch → toy.server → toy.batch", "toy.memory → toy.server → toy.memory"]
+
+
+def test_a_relative_package_folder_is_named_by_its_real_name(tmp_path: Path) -> None:
+    pkg = write_package(tmp_path, {"a.py": "from .b import B\n", "b.py": "from .a import A\n"})
+    result = run(".", cwd=pkg)
+    assert result.returncode == 1
+    assert "./: cycle: " not in result.stdout
+    assert ".: cycle: toy.a → toy.b → toy.a (imports at a.py:1, b.py:1)" in result.stdout
 
 
 def test_a_folder_that_is_not_a_package_is_refused(tmp_path: Path) -> None:
