@@ -39,7 +39,8 @@ from __future__ import annotations
 import copy
 import random
 import weakref
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ from ..errors import AdapterError
 from ..spec import ActionSpec, EnvSpec, FieldSpec, RawStep
 from .base import Adapter, Env, check_sim_seed, import_or_unavailable, missing_module, to_numpy, uniform_bounds
 
-ADAPTER = "simpler"
+ADAPTER = "simplerenv"
 PREFIX = "simpler/"
 TASKS: dict[str, dict[str, Any]] = {
     "google_robot_pick_coke_can": {"max_steps": 80, "image": (512, 640, 3), "episode_table": False},
@@ -136,10 +137,7 @@ class SimplerEnv(Env):
         opts = copy.deepcopy(dict(options))
         if init_state_id is not None:
             if not self._meta["episode_table"]:
-                raise AdapterError(
-                    f"{self._id}: initStateId is not supported (no episode table); pass "
-                    "options.obj_init_options.init_xy instead"
-                )
+                raise AdapterError(f"{self._id}: initStateId is not supported (no episode table); pass options.obj_init_options.init_xy instead")
             obj = dict(opts.get("obj_init_options") or {})
             obj["episode_id"] = int(init_state_id)
             opts["obj_init_options"] = obj
@@ -164,7 +162,7 @@ class SimplerEnv(Env):
 
 #: ENVIRONMENT_MAP as first seen in this process, per simpler_env module object (shared by every
 #: adapter instance, so a second adapter cannot snapshot an already-mutated map).
-_PRISTINE: "weakref.WeakKeyDictionary[Any, dict[str, tuple[str, dict[str, Any]]]]" = weakref.WeakKeyDictionary()
+_PRISTINE: weakref.WeakKeyDictionary[Any, dict[str, tuple[str, dict[str, Any]]]] = weakref.WeakKeyDictionary()
 
 
 def _pristine_map(simpler_env: Any) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -173,7 +171,7 @@ def _pristine_map(simpler_env: Any) -> dict[str, tuple[str, dict[str, Any]]]:
     return _PRISTINE[simpler_env]
 
 
-class SimplerAdapter(Adapter):
+class SimplerEnvAdapter(Adapter):
     name = ADAPTER
 
     def env_ids(self) -> Sequence[str]:
@@ -185,9 +183,7 @@ class SimplerAdapter(Adapter):
 
     def make(self, env_id: str, kwargs: Mapping[str, Any]) -> Env:
         simpler_env = import_or_unavailable(ADAPTER, "simpler_env", "simpler_env", INSTALL_HINT)
-        obs_utils = import_or_unavailable(
-            ADAPTER, "simpler_env.utils.env.observation_utils", "simpler_env", INSTALL_HINT
-        )
+        obs_utils = import_or_unavailable(ADAPTER, "simpler_env.utils.env.observation_utils", "simpler_env", INSTALL_HINT)
         task = env_id[len(PREFIX) :]
         pristine = _pristine_map(simpler_env)
         if task not in pristine:

@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 
 from fakes import simpler_fake
-from fakes.common import install
-from fakes.common import Box
+from fakes.common import Box, install
 from imep_sim_bridge.adapters.base import uniform_bounds
-from imep_sim_bridge.adapters.simpler import TASKS, SimplerAdapter
+from imep_sim_bridge.adapters.simplerenv import TASKS, SimplerEnvAdapter
 from imep_sim_bridge.errors import AdapterError
 from imep_sim_bridge.spec import split
 
@@ -31,7 +30,7 @@ def test_the_real_make_leaks_kwargs_between_calls(world) -> None:
 
 
 def test_fresh_kwargs_per_make(world) -> None:
-    adapter = SimplerAdapter()
+    adapter = SimplerEnvAdapter()
     first = adapter.make("simpler/widowx_carrot_on_plate", {"rgb_overlay_path": "/tmp/x.png"})
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the real make warns when a key is already present
@@ -44,7 +43,7 @@ def test_fresh_kwargs_per_make(world) -> None:
 
 @pytest.mark.parametrize("task", list(TASKS))
 def test_instruction_image_and_split(world, task: str) -> None:
-    env = SimplerAdapter().make(f"simpler/{task}", {})
+    env = SimplerEnvAdapter().make(f"simpler/{task}", {})
     spec = env.spec()
     raw = env.reset(4, {}, None)
     obs, evaluator = split(spec, raw.fields)
@@ -63,7 +62,7 @@ def test_instruction_image_and_split(world, task: str) -> None:
 
 
 def test_seed_and_init_state_reach_reset(world) -> None:
-    env = SimplerAdapter().make("simpler/widowx_spoon_on_towel", {})
+    env = SimplerEnvAdapter().make("simpler/widowx_spoon_on_towel", {})
     raw = env.reset(9, {"robot_init_options": {"init_xy": [0.1, 0.2]}}, 17)
     (call,) = world.made[0].resets
     assert call["seed"] == 9
@@ -75,13 +74,13 @@ def test_seed_and_init_state_reach_reset(world) -> None:
 
 
 def test_coke_can_has_no_episode_table(world) -> None:
-    env = SimplerAdapter().make("simpler/google_robot_pick_coke_can", {})
+    env = SimplerEnvAdapter().make("simpler/google_robot_pick_coke_can", {})
     with pytest.raises(AdapterError, match="init_xy"):
         env.reset(0, {}, 2)
 
 
 def test_step_success_is_evaluator_only_and_episode_runs_to_truncation(world) -> None:
-    env = SimplerAdapter().make("simpler/widowx_stack_cube", {})
+    env = SimplerEnvAdapter().make("simpler/widowx_stack_cube", {})
     env.reset(0, {}, None)
     raw = env.step(np.array([0, 0, 0, 0, 0, 0, 1.0], np.float32))
     assert raw.fields["success"] is True and raw.done is False
@@ -95,7 +94,7 @@ def test_step_success_is_evaluator_only_and_episode_runs_to_truncation(world) ->
 @pytest.mark.parametrize("task", list(TASKS))
 def test_per_dimension_action_bounds_are_omitted_not_widened(world, task: str) -> None:
     """The real Box is [-1,1]^3 × [-π/2,π/2]^3 × [-1,1]; the spec's scalar low/high cannot say that."""
-    env = SimplerAdapter().make(f"simpler/{task}", {})
+    env = SimplerEnvAdapter().make(f"simpler/{task}", {})
     box = world.made[0].action_space
     assert box.low.tolist() == pytest.approx([-1, -1, -1, -np.pi / 2, -np.pi / 2, -np.pi / 2, -1])
     assert box.high.tolist() == pytest.approx([1, 1, 1, np.pi / 2, np.pi / 2, np.pi / 2, 1])
@@ -112,7 +111,7 @@ def test_uniform_bounds() -> None:
 
 
 def test_seed_above_2_32_is_refused_not_wrapped(world) -> None:
-    env = SimplerAdapter().make("simpler/widowx_carrot_on_plate", {})
+    env = SimplerEnvAdapter().make("simpler/widowx_carrot_on_plate", {})
     with pytest.raises(AdapterError) as info:
         env.reset(2**32, {}, None)
     assert info.value.message == (
