@@ -78,7 +78,7 @@ export const inProcessLiteEnvs: EnvProvider = (task) => makeLiteEnv(task.envId, 
 /** Protocol adapter names → the sim-bridge's `--adapters` names (sim-bridge/imep_sim_bridge/adapters). */
 export const SIM_BRIDGE_ADAPTERS = {
   mikasa: 'mikasa',
-  simplerenv: 'simpler',
+  simplerenv: 'simplerenv',
   libero: 'libero',
   replay: 'replay',
 } as const;
