@@ -39,7 +39,7 @@ const toyShell: PolicyRuntimeKind = {
   preflight: () => [],
   memoryAccess: () => ({ installable: false, name: 'toy-shell (an episode bank)' }),
   open(protocol) {
-    const from = (protocol.policy as { decisionFrom: number }).decisionFrom;
+    const from = (protocol.policy as unknown as { decisionFrom: number }).decisionFrom;
     opened.push(`decisionFrom ${from}`);
     return Promise.resolve({
       description: `toy-shell (decisions from step ${from})`,
@@ -48,7 +48,7 @@ const toyShell: PolicyRuntimeKind = {
     });
   },
   describe: (protocol) =>
-    `toy-shell, decisions from step ${(protocol.policy as { decisionFrom: number }).decisionFrom}`,
+    `toy-shell, decisions from step ${(protocol.policy as unknown as { decisionFrom: number }).decisionFrom}`,
 };
 
 /** The blackout ladder with `policy: { runtime: toy-shell, … }` instead of its checkpoint. */
