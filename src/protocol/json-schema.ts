@@ -16,7 +16,7 @@ export function protocolJsonSchema(): Record<string, unknown> {
     target: 'draft-2020-12',
     // a block naming a registered kind (kind-block.ts): oneOf the registered kinds' own objects
     override: (ctx) => {
-      const block = kindBlockJsonSchema(ctx.zodSchema as z.ZodType);
+      const block = kindBlockJsonSchema(ctx.zodSchema as unknown as z.ZodType);
       if (block === undefined) return;
       for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Record<string, unknown>)[key];
       Object.assign(ctx.jsonSchema, block);
