@@ -319,12 +319,19 @@ export async function openSimulators(
   const sim = protocol.simulator;
   checkServerCount(protocol, ctx.file, options.servers);
   if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') {
+    // the lite environments' specs are known without starting anything: made once per task, asked by the checks
+    const specs = new Map<string, EnvSpec>();
     return {
       envs: inProcessLiteEnvs,
       description: null,
       isolation: null,
       limits: null,
-      specOf: () => undefined,
+      specOf: (task) => {
+        const key = envKey(task.envId, task.kwargs);
+        let spec = specs.get(key);
+        if (spec === undefined) specs.set(key, (spec = makeLiteEnv(task.envId, task.kwargs).spec));
+        return spec;
+      },
       environment: undefined,
       summary: () => null,
       close: async () => undefined,

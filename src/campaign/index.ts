@@ -43,3 +43,15 @@ export type {
   UnitOutcome,
 } from './types.js';
 export { ShardRecordSchema } from './shard.js';
+export {
+  policyRuntimeKinds,
+  policyRuntimeKindOf,
+  policyRuntimeOf,
+  registerPolicyRuntimeKind,
+  type MemoryAccess,
+  type PolicyRuntimeContext,
+  type PolicyRuntimeKind,
+} from './policy-runtime-kind.js';
+export { checkpointRuntime } from './checkpoint-runtime.js';
+export { remoteRuntime } from './remote-runtime.js';
+export { RemotePolicySchema, remotePolicyConfig, type RemotePolicyConfig } from './remote-policy-config.js';

@@ -21,6 +21,7 @@ import {
   simulatorBinds,
 } from '../bridges/index.js';
 import type { Protocol } from '../protocol/index.js';
+import { remotePolicyConfig } from './remote-policy-config.js';
 import {
   resolveReplayDir,
   simulatorSandboxOptions,
@@ -45,7 +46,7 @@ export async function checkSandboxBinds(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   if ((env['IMEP_SANDBOX'] ?? '').toLowerCase() === 'off') return;
-  const config = protocol.policy;
+  const config = remotePolicyConfig(protocol);
   const sim = protocol.simulator;
   const hostStarted = scope.policy && config !== undefined && config.endpoint === undefined;
   const serverStarted = scope.simulator && sim.kind === 'sim-bridge' && sim.endpoint === undefined;

@@ -15,6 +15,7 @@ import type {
 } from '../runtime/index.js';
 import type { InstallTarget, PointOutcome, TraceEntry } from '../interventions/index.js';
 import type { PlannedEpisode, ProtocolCondition } from '../protocol/index.js';
+import type { HostedPolicyRecord } from '../evidence/index.js';
 
 /** The memory of one batch slot, as the runner sees it. */
 export interface SlotMemory {
@@ -43,6 +44,12 @@ export interface RunnerPolicy extends BatchPolicy, MemoryReadable {
 export interface PolicyProvider {
   /** One line naming the runtime (recorded nowhere in rows; printed). */
   readonly description: string;
+  /** A hosted policy's frozen identity (precommit records it; every later run must report the same). */
+  readonly record?: HostedPolicyRecord;
+  /** How a started policy host was isolated, one line (recorded with the run session). */
+  readonly isolation?: string;
+  /** The resource limits in force on a started policy host, one line (recorded with the run session). */
+  readonly limits?: string;
   policyFor(task: TaskContext, batchSize: number): Promise<RunnerPolicy>;
   release(): Promise<void>;
 }

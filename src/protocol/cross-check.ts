@@ -20,7 +20,7 @@
  *
  * `crossCheck` returns every issue (with its data path); `assertCrossChecked` throws the first.
  */
-import { isImepError } from '../core/index.js';
+import { isImepError, policyRuntimeFaces } from '../core/index.js';
 import { LITE_ENV_IDS, isLiteEnvId, makeLiteEnvSync } from '../sims/index.js';
 import { checkAnalysis } from './cross-check-analysis.js';
 import { checkFrames } from './cross-check-frames.js';
@@ -401,31 +401,8 @@ function checkPolicy(ctx: CheckContext): void {
       'remove checkpoint (a hosted policy is frozen by the identity its host reports) or remove policy',
     );
   }
-  if (p.memory.bank !== 'episode-local') {
-    ctx.push(
-      ['memory', 'bank'],
-      `a hosted policy keeps its own episode-local bank, but memory.bank is ${p.memory.bank}`,
-      'register memory.bank: episode-local with the hosted policy’s banks and k',
-    );
-  }
-  if (policy.endpoint === undefined && policy.curve !== undefined) {
-    ctx.push(
-      ['policy', 'curve'],
-      'curve keys are given without an endpoint: a host IMEP starts listens on a private ipc:// endpoint',
-      'remove curve, or add the endpoint of the host you started',
-    );
-  }
-  if (policy.endpoint !== undefined) {
-    for (const key of ['module', 'pythonPath', 'python', 'limits'] as const) {
-      if (policy[key] !== undefined) {
-        ctx.push(
-          ['policy', key],
-          `${key} is given with an endpoint: a host someone else started was started with its own ${key}`,
-          `remove ${key}, or remove endpoint so IMEP starts the host`,
-        );
-      }
-    }
-  }
+  // the rules of the runtime the policy names (e.g. a hosted policy keeps an episode-local bank)
+  policyRuntimeFaces.get(policy.runtime)?.checkProtocol?.(p, ctx);
 }
 
 /** Every cross-field problem of a schema-valid protocol, in check order (at most MAX_ISSUES; crossCheckBounded counts all). */

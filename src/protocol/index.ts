@@ -71,7 +71,11 @@ export { attainableWarnings, maxPairedUnits, type AttainableWarning } from './at
 export { MdeSchema } from './schema-analysis.js';
 export { Kwargs, NonEmptyText, PositiveInt, Seed, SeedInt, Slug } from './schema-common.js';
 export type { Frames } from './schema-frames.js';
-export type { RemotePolicyConfig } from './schema.js';
+export type { PolicyBlock } from './schema.js';
+export { PolicyBlockSchema, MEMORY_CONSOLIDATION_MODES } from './schema.js';
+export { HostLimitsSchema } from './schema-limits.js';
+export { DevicesSchema } from './schema-devices.js';
+export { kindBlock, kindBlockJsonSchema } from './kind-block.js';
 export type { DeviceRequest } from './schema-devices.js';
 export {
   SHARD_RULE,

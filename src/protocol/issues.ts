@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { escapeLineBreaks, ImepError, type ErrorCode } from '../core/index.js';
 import { IssueSink, listSome } from './issue-cap.js';
+import { isKindBlock, kindBlockObject } from './kind-block.js';
 import { formatYamlPath, valueAt, type PathSegment, type SourcePos } from './yaml-locate.js';
 
 export interface ProtocolIssue {
@@ -67,6 +68,7 @@ function inner(schema: z.ZodType): { schema: z.ZodType; description: string | un
   let s: z.ZodType = schema;
   let description = s.description;
   for (;;) {
+    if (isKindBlock(s)) return { schema: s, description };
     if (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault) {
       s = s.unwrap() as z.ZodType;
       description ??= s.description;
@@ -103,6 +105,12 @@ export function schemaAt(
   let cur = inner(root);
   for (let i = 0; i <= path.length; i++) {
     const here = valueAt(data, path.slice(0, i));
+    if (isKindBlock(cur.schema)) {
+      // a block naming a registered kind (kind-block.ts): on into that kind's object
+      const o = kindBlockObject(cur.schema, here);
+      if (!o) return i === path.length ? cur : undefined;
+      cur = { schema: o, description: cur.description ?? o.description };
+    }
     if (cur.schema instanceof z.ZodDiscriminatedUnion) {
       const o = pickOption(cur.schema, here);
       if (!o) return i === path.length ? cur : undefined;

@@ -9,7 +9,7 @@
  * executionFailures, allowlists, bootstrap, mde, frames, amendments.
  */
 import { z } from 'zod';
-import { CONSOLIDATION_MODES } from '../banks/index.js';
+import { policyRuntimeFaces } from '../core/index.js';
 import { BootstrapSchema, CriterionSchema, EstimandSchema, HolmFamilySchema, MdeSchema } from './schema-analysis.js';
 import {
   Ident,
@@ -25,7 +25,7 @@ import {
 import { ConditionSchema } from './schema-conditions.js';
 import { FramesSchema } from './schema-frames.js';
 import { ExecutionFailureSchema, GateSchema, GoNoGoSchema, ValidityChecksSchema } from './schema-gates.js';
-import { RemotePolicySchema } from './schema-policy.js';
+import { kindBlock } from './kind-block.js';
 import { HostLimitsSchema } from './schema-limits.js';
 import { DevicesSchema } from './schema-devices.js';
 import { ExecutionNoiseSchema } from './execution-noise.js';
@@ -92,6 +92,22 @@ export const CheckpointSchema = z
   })
   .describe('the checkpoint binding: directory, file and SHA-256');
 
+/**
+ * The consolidation modes of an episode-local bank (src/banks/token-merge.ts CONSOLIDATION_MODES; the protocol
+ * keeps its own list so it depends on core only — src/campaign/memory-modes.ts fails to compile if they differ).
+ */
+export const MEMORY_CONSOLIDATION_MODES = ['token-merge', 'fifo'] as const;
+
+/**
+ * The `policy:` block: `{ runtime: NAME, … }` naming a registered policy runtime (src/campaign/policy-runtime-kind.ts),
+ * parsed by that runtime's own fields. Without it, the `checkpoint:` block names the `checkpoint` runtime.
+ */
+export const PolicyBlockSchema = kindBlock(
+  policyRuntimeFaces,
+  'runtime',
+  'a policy run by a registered policy runtime instead of a checkpoint: { runtime: remote, name, endpoint? | module? }',
+);
+
 const bankCommon = {
   capacity: PositiveInt.default(16).describe('records (slots or tokens) per bank before consolidation or eviction'),
   k: PositiveInt.describe('records returned per read (top-k)'),
@@ -109,8 +125,8 @@ export const MemorySchema = z
         .min(1)
         .default(['perceptual', 'cognitive']),
       consolidation: z
-        .enum(CONSOLIDATION_MODES)
-        .describe(`consolidation when full: ${CONSOLIDATION_MODES.join(' | ')}`),
+        .enum(MEMORY_CONSOLIDATION_MODES)
+        .describe(`consolidation when full: ${MEMORY_CONSOLIDATION_MODES.join(' | ')}`),
     }),
     z.strictObject({
       ...bankCommon,
@@ -210,7 +226,7 @@ export const ProtocolObjectSchema = z
     simulator: SimulatorSchema,
     envs: z.array(EnvSchema).min(1).max(MAX_ENVS).describe('the environments (tasks); units are task × seed'),
     checkpoint: CheckpointSchema.optional(),
-    policy: RemotePolicySchema.optional(),
+    policy: PolicyBlockSchema.optional(),
     memory: MemorySchema,
     seeds: SeedsSchema,
     n: PositiveInt.describe('units per condition per task: the first n seeds of the band'),
@@ -263,7 +279,7 @@ export type Seeds = z.infer<typeof SeedsSchema>;
 export type Wave = z.infer<typeof WaveSchema>;
 export type Allowlists = z.infer<typeof AllowlistsSchema>;
 export type CheckpointBinding = z.infer<typeof CheckpointSchema>;
-export type { RemotePolicyConfig } from './schema-policy.js';
+export type PolicyBlock = z.infer<typeof PolicyBlockSchema>;
 export type { Frames } from './schema-frames.js';
 
 export type { ProtocolCondition, InstallPoint, ProtocolConditionKind } from './schema-conditions.js';
