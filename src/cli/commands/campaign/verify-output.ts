@@ -1,7 +1,6 @@
-import type { VerifyOk } from '../evidence/index.js';
-import type { SignatureReport } from '../signing/index.js';
-
 /** The words of `imep campaign verify` for a unit whose files are intact (the caller decides the exit code by trust). */
+import type { VerifyOk } from '../../../evidence/index.js';
+import type { SignatureReport } from '../../../signing/index.js';
 
 const STAGE_WORDS: Record<VerifyOk['stage'], string> = {
   sealed: 'sealed (not adjudicated)',

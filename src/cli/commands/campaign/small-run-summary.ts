@@ -1,12 +1,11 @@
-import { ImepError } from '../core/index.js';
-import { failureSummary, readRows } from '../evidence/index.js';
-import { textTable } from '../report/index.js';
-
 /**
  * What a probe or smoke run found, for stdout: per wave, task and condition (in plan order) the rows, how many ran to
  * their end (status ok), how many failed to execute, successes and correct decisions. Descriptive only — small runs are stored apart from the formal
  * evidence and no statistic is computed from them. Pure but for reading the run's rows.jsonl.
  */
+import { ImepError } from '../../../core/index.js';
+import { failureSummary, readRows } from '../../../evidence/index.js';
+import { textTable } from '../../../report/index.js';
 
 interface SmallRow {
   readonly wave?: unknown;
