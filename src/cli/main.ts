@@ -2,7 +2,6 @@
 /** `imep`: the CLI entry — builds the program with the command argv names, runs it, and maps a refusal to its exit code (exit-codes.ts). */
 import { buildLazyProgram, isCommanderExit, lazyGroup, type LazyCommand } from './program.js';
 import { exitCodeFor, messageFor } from './exit-codes.js';
-import { registerBuiltinKinds } from '../kinds/index.js';
 
 /**
  * Every command of `imep`, each module imported only when its command runs (program.ts: LazyCommand). Each group
@@ -12,20 +11,48 @@ import { registerBuiltinKinds } from '../kinds/index.js';
  *   { name: 'x', load: async () => (await import('./commands/x/command.js')).registerX },
  */
 const COMMANDS: readonly LazyCommand[] = [
-  lazyGroup('campaign', async () => (await import('./commands/campaign/group.js')).registerCampaign),
+  lazyGroup(
+    'campaign',
+    withKinds(async () => (await import('./commands/campaign/group.js')).registerCampaign),
+  ),
   lazyGroup('stats', async () => (await import('./commands/stats/group.js')).registerStats),
   lazyGroup('sim', async () => (await import('./commands/sim/group.js')).registerSim),
-  lazyGroup('chainbench', async () => (await import('./commands/chainbench/group.js')).registerChainbench),
-  lazyGroup('cluster', async () => (await import('./commands/cluster/group.js')).registerCluster),
-  lazyGroup('report', async () => (await import('./commands/report/group.js')).registerReport),
+  lazyGroup(
+    'chainbench',
+    withKinds(async () => (await import('./commands/chainbench/group.js')).registerChainbench),
+  ),
+  lazyGroup(
+    'cluster',
+    withKinds(async () => (await import('./commands/cluster/group.js')).registerCluster),
+  ),
+  lazyGroup(
+    'report',
+    withKinds(async () => (await import('./commands/report/group.js')).registerReport),
+  ),
   lazyGroup('keys', async () => (await import('./commands/keys/group.js')).registerKeys),
-  lazyGroup('protocol', async () => (await import('./commands/protocol/group.js')).registerProtocol),
-  { name: 'calibrate', load: async () => (await import('./commands/calibrate/command.js')).registerCalibrateCommand },
+  lazyGroup(
+    'protocol',
+    withKinds(async () => (await import('./commands/protocol/group.js')).registerProtocol),
+  ),
+  {
+    name: 'calibrate',
+    load: withKinds(async () => (await import('./commands/calibrate/command.js')).registerCalibrateCommand),
+  },
 ];
+
+/**
+ * A command module that reads protocols, loaded after the built-in simulator, policy runtime and condition kinds
+ * are registered (src/kinds) — only for the commands that need them, so `imep --help`, `keys` and `stats` stay light.
+ */
+function withKinds<T>(load: () => Promise<T>): () => Promise<T> {
+  return async () => {
+    (await import('../kinds/index.js')).registerBuiltinKinds();
+    return load();
+  };
+}
 
 async function main(argv: string[]): Promise<number> {
   try {
-    registerBuiltinKinds();
     const program = await buildLazyProgram(argv, COMMANDS);
     await program.parseAsync(argv);
     return 0;
