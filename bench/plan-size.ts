@@ -72,7 +72,9 @@ const probe = join(dir, 'probe.mts');
 writeFileSync(
   probe,
   `
+import { registerBuiltinKinds } from '${process.cwd()}/src/kinds/index.js';
 import { loadProtocol } from '${process.cwd()}/src/protocol/load.js';
+registerBuiltinKinds();
 import { buildPlan } from '${process.cwd()}/src/protocol/plan.js';
 import { canonicalBytes } from '${process.cwd()}/src/core/canonical-json.js';
 const { protocol } = await loadProtocol(process.argv[2]);

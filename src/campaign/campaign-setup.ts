@@ -41,6 +41,7 @@ import {
 import {
   inProcessLiteEnvs,
   openSimulators,
+  simulatorKindOf,
   type SimulatorContext,
   type SimulatorOptions,
   type Simulators,
@@ -57,7 +58,6 @@ import { assertSimulatorInputsUnchanged, simulatorInputHashes } from './simulato
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { preflightPlan } from './run-plan.js';
 import type { EnvProvider, PolicyProvider, RunnerSubscriber, SpecSource } from './types.js';
-import { makeLiteEnv } from '../sims/index.js';
 import { exists, unitDirFor } from './unit-dir.js';
 import { assertNoOverlapYet, runPrecommitChecks, seedBands, type PrecommitCheckInput } from './precommit-checks.js';
 
@@ -263,19 +263,20 @@ function hostedRecordOf(provider: PolicyProvider): HostedPolicyRecord | undefine
 }
 
 /**
- * The specs known before the run: the lite simulators' (in process or over the bridge, the same environments), and
- * a bridged simulator's held since its check (withCheckedSimulators, a new unit). Otherwise (a caller's own
- * environments, a resumed unit's bridged simulator) they declare theirs when made, and the runner checks them
- * before any row (run-plan.ts).
+ * The specs known before the run: those the simulator kind knows without a server (SimulatorKind.knownSpec: the
+ * lite simulators', in process or over the bridge, the same environments), else a bridged simulator's held since its
+ * check (withCheckedSimulators, a new unit). Otherwise (a caller's own environments, a resumed unit's bridged
+ * simulator) they declare theirs when made, and the runner checks them before any row (run-plan.ts).
  */
 function knownSpecs(protocol: Protocol, opts: CampaignOptions): SpecSource {
-  if (opts.envs === undefined && opts.heldSimulators !== undefined && protocol.simulator.kind !== 'lite')
-    return opts.heldSimulators.specOf;
-  if (opts.envs !== undefined || protocol.simulator.kind !== 'lite') return () => undefined;
+  if (opts.envs !== undefined) return () => undefined;
+  const kind = simulatorKindOf(protocol);
+  const known = kind.knownSpec?.bind(kind, protocol.simulator);
+  if (known === undefined) return opts.heldSimulators?.specOf ?? (() => undefined);
   const specs = new Map<string, ReturnType<SpecSource>>();
   return (task) => {
     let spec = specs.get(task.task);
-    if (spec === undefined) specs.set(task.task, (spec = makeLiteEnv(task.envId, task.kwargs).spec));
+    if (spec === undefined) specs.set(task.task, (spec = known(task.envId, task.kwargs)));
     return spec;
   };
 }

@@ -5,7 +5,7 @@
  */
 export type { RunCampaignOptions, Through } from './campaign.js';
 export type { CampaignOptions } from './campaign-setup.js';
-export { inProcessLiteEnvs, openSimulators, SIM_BRIDGE_ADAPTERS } from './bridge-envs.js';
+export { inProcessLiteEnvs, openSimulators, simulatorKindOf } from './bridge-envs.js';
 export type { SimulatorContext, SimulatorOptions, Simulators } from './bridge-envs.js';
 export type { RunPlanInput, Segment } from './run-plan.js';
 export { runSegmentLoop } from './episode-loop.js';

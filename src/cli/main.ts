@@ -1,6 +1,7 @@
 #!/usr/bin/env -S node --initial-old-space-size=128
 import { buildLazyProgram, isCommanderExit, lazyGroup, type LazyCommand } from './program.js';
 import { exitCodeFor, messageFor } from './exit-codes.js';
+import { registerBuiltinKinds } from '../kinds/index.js';
 
 /**
  * Every command of `imep`, each module imported only when its command runs (program.ts: LazyCommand).
@@ -21,6 +22,8 @@ const COMMANDS: readonly LazyCommand[] = [
 ];
 
 async function main(argv: string[]): Promise<number> {
+  // the built-in simulator (and policy runtime, condition) kinds, before any command parses a protocol
+  registerBuiltinKinds();
   try {
     const program = await buildLazyProgram(argv, COMMANDS);
     await program.parseAsync(argv);

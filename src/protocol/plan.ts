@@ -22,12 +22,11 @@
  * and wave (conditions are separate runs with separate banks). planHash = SHA-256 of the canonical
  * JSON of { version, protocolHash, episodes }.
  */
-import { truncatedId, canonicalHash } from '../core/index.js';
+import { canonicalHash, noiseStreamRecipe, simulatorFaces, truncatedId, type ExecutionNoise } from '../core/index.js';
 import { protocolHash } from './protocol-hash.js';
 import type { Protocol } from './schema.js';
 import { firstSeeds } from './seeds.js';
 import { assertPlanSize } from './plan-size.js';
-import { noiseStreamRecipe, type ExecutionNoise } from './execution-noise.js';
 
 export const PLAN_VERSION = 2;
 
@@ -108,7 +107,7 @@ export function buildPlan(protocol: Protocol): Plan {
   }
   const pHash = protocolHash(protocol);
   const registered = protocol.attempts ? [protocol.attempts.registered] : [...(protocol.chains?.registered ?? [])];
-  const spec = protocol.simulator.kind === 'lite' ? protocol.simulator.executionNoise : undefined;
+  const spec = simulatorFaces.get(protocol.simulator.kind)?.executionNoise?.(protocol.simulator);
   const noise = spec === undefined ? {} : { executionNoise: { ...spec, stream: noiseStreamRecipe(spec) } };
   return {
     version: PLAN_VERSION,

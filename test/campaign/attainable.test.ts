@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseProtocol } from '../../src/protocol/load.js';
-import { attainableWarnings } from '../../src/protocol/attainable.js';
+import { attainableWarnings } from '../../src/campaign/attainable.js';
 import { decideBound, type BoundRule } from '../../src/adjudication/decide.js';
 import { intervalOn } from '../../src/adjudication/intervals.js';
 import { mcnemarExact, pairedDesign } from '../../src/stats/index.js';
