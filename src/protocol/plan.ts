@@ -49,7 +49,7 @@ export interface Plan {
   readonly registered: readonly number[];
   readonly episodes: readonly PlannedEpisode[];
   /**
-   * The registered execution noise (lite only, src/protocol/execution-noise.ts) with the recipe of its stream
+   * The registered execution noise (SimulatorFace.executionNoise; src/core/execution-noise.ts) with the recipe of its stream
    * labels; absent when the protocol registers none (then the plan's bytes and hash are what they were before
    * the option existed). When present it enters planHash.
    */

@@ -1,5 +1,5 @@
 /**
- * Attainable verdicts (src/protocol/attainable.ts): a criterion is warned about exactly when no outcome at its n lets
+ * Attainable verdicts (src/campaign/attainable.ts): a criterion is warned about exactly when no outcome at its n lets
  * it hold. Checked against brute force: every (b, c) with b + c ≤ n, each bound computed by adjudication's own
  * interval routine (intervalOn) and decided by its own decideBound / p < α.
  */
