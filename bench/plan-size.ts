@@ -74,6 +74,7 @@ writeFileSync(
   `
 import { registerBuiltinKinds } from '${process.cwd()}/src/kinds/index.js';
 import { loadProtocol } from '${process.cwd()}/src/protocol/load.js';
+registerBuiltinKinds();
 import { buildPlan } from '${process.cwd()}/src/protocol/plan.js';
 import { canonicalBytes } from '${process.cwd()}/src/core/canonical-json.js';
 registerBuiltinKinds();

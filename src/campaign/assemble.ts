@@ -17,7 +17,7 @@
 import { resolve } from 'node:path';
 import { readPrecommit, unitPaths } from '../evidence/index.js';
 import type { PolicyProvider, SpecSource } from './types.js';
-import { openSimulators, type Simulators } from './bridge-envs.js';
+import { openSimulators, simulatorKindOf, type Simulators } from './bridge-envs.js';
 import {
   batchOf,
   checkpointRoot,
@@ -101,6 +101,25 @@ async function assemblePolicy(c: Campaign, opts: CampaignOptions, precommitted: 
 }
 
 /**
+ * The specs known before the run: those the simulator kind knows without a server (SimulatorKind.knownSpec: the lite
+ * simulators', in process or over the bridge), else those its opened servers declared when each environment was
+ * checked; none for a caller's own environments (they declare theirs when made, and the runner checks them before
+ * any row, run-plan.ts).
+ */
+function knownSpecs(c: Campaign, opts: CampaignOptions, simulators: Simulators): SpecSource {
+  if (opts.envs !== undefined) return () => undefined;
+  const kind = simulatorKindOf(c.protocol, c.file);
+  const known = kind.knownSpec?.bind(kind, c.protocol.simulator);
+  if (known === undefined) return simulators.specOf;
+  const specs = new Map<string, ReturnType<SpecSource>>();
+  return (task) => {
+    let spec = specs.get(task.task);
+    if (spec === undefined) specs.set(task.task, (spec = known(task.envId, task.kwargs)));
+    return spec;
+  };
+}
+
+/**
  * Assembles campaign `c`: its simulators, then its policy, then every condition checked on every task against both.
  * Throws (after closing whatever it opened) on the first refusal; writes nothing.
  */
@@ -114,7 +133,7 @@ export async function assemble(c: Campaign, opts: CampaignOptions): Promise<Asse
     await simulators.close();
     throw e;
   }
-  const specs: SpecSource = opts.envs !== undefined ? () => undefined : simulators.specOf;
+  const specs = knownSpecs(c, opts, simulators);
   try {
     await preflightPlan(c.protocol, c.plan.episodes, policy, batchOf(opts), specs);
   } catch (e) {

@@ -4,7 +4,7 @@
  * two cannot drift: what precommit refuses before writing, check refuses with the same line.
  *
  *   plan-size         the plan's size, computed before it is built (plan-size.ts)      → E_PROTOCOL_INVALID n
- *   frozen-power      the registered MDE table is what its inputs give (frozen-power.ts) → mde.outputs[i]
+ *   frozen-power      the registered MDE table is what its inputs give (src/evidence/frozen-power.ts) → mde.outputs[i]
  *   seed-registry     the seed bands against the campaigns folder's registry (read)    → E_SEED_OVERLAP seeds
  *   checkpoint        the checkpoint file readable and its SHA-256 the bound one       → E_CHECKPOINT_MISSING / _MISMATCH
  *                     (verifyCheckpoint)
@@ -17,10 +17,10 @@
  *                     the campaigns folder, the key store, IMEP's state or HOME           simulator.* / the variable
  *                     (sandbox-binds.ts)
  *   conditions        every registered condition on every task against what the policy → E_PROTOCOL_INVALID conditions.*
- *                     runtime and the lite environments offer (run-plan.ts checkRuntime,
- *                     checkFacts; the bank's installability from the runtime's memoryAccess)
+ *                     runtime and the environments offer whose specs the simulator kind knows (run-plan.ts checkRuntime,
+ *                     checkFacts; the bank's installability read from the manifest)
  *   attainable        warns (never refuses) for each criterion that cannot hold at the registered n
- *                     (src/protocol/attainable.ts), naming it
+ *                     (attainable.ts), naming it
  *
  * What a precommit checks only by starting something — a bridged simulator's servers (env ids, allowlists, seeds),
  * a policy host's identity and memory — or from a run's options (--servers, --batch) is not here: `protocol check`
@@ -34,22 +34,27 @@ import { join } from 'node:path';
 import { ImepError } from '../core/index.js';
 import {
   assertPlanSize,
-  attainableWarnings,
-  checkFrozenPower,
   describeEstimate,
   verifyCheckpoint,
   type PlanEstimate,
   type Protocol,
 } from '../protocol/index.js';
-import { describeOverlap, findSeedOverlaps, readSeedRegistry, type SeedBand } from '../evidence/index.js';
+import { attainableWarnings } from './attainable.js';
+import {
+  checkFrozenPower,
+  describeOverlap,
+  findSeedOverlaps,
+  readSeedRegistry,
+  type SeedBand,
+} from '../evidence/index.js';
 import { seedRanges } from '../protocol/index.js';
-import { makeLiteEnv } from '../sims/index.js';
 import { factsOf } from '../runtime/index.js';
 import { policyRuntimeKindOf, type PolicyRuntimeContext } from './policy-runtime-kind.js';
 import { assertSimulatorSettings } from './simulator-settings.js';
 import { conditionPlan } from './condition-plan.js';
 import { checkFacts, checkRuntime, taskEntries } from './run-plan.js';
 import { checkSandboxBinds } from './sandbox-binds.js';
+import { simulatorKindOf } from './bridge-envs.js';
 
 export interface PrecommitCheckInput {
   readonly file: string;
@@ -178,12 +183,19 @@ export const PRECOMMIT_CHECKS: readonly PrecommitCheck[] = [
       const runtime = input.ownPolicies
         ? null
         : await policyRuntimeKindOf(protocol, input.file).memoryAccess(protocol, runtimeContext(input));
-      const lite = !input.ownEnvs && protocol.simulator.kind === 'lite';
+      // the facts of environments whose specs the simulator kind knows without a server (the lite simulators')
+      const kind = simulatorKindOf(protocol, input.file);
+      const knownSpec = input.ownEnvs ? undefined : kind.knownSpec?.bind(kind, protocol.simulator);
       const tasks = [...taskEntries(protocol).values()];
       const byId = new Map(protocol.conditions.map((c) => [c.id, c]));
       const ran = new Set(protocol.waves.flatMap((w) => w.conditions));
       const facts = new Map(
-        lite ? tasks.map((t) => [t.task, { ...t, facts: factsOf(makeLiteEnv(t.envId, t.kwargs).spec) }]) : [],
+        knownSpec === undefined
+          ? []
+          : tasks.flatMap((t) => {
+              const spec = knownSpec(t.envId, t.kwargs);
+              return spec === undefined ? [] : [[t.task, { ...t, facts: factsOf(spec) }] as const];
+            }),
       );
       for (const id of ran) {
         const condition = byId.get(id);

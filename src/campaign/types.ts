@@ -8,6 +8,7 @@ import type {
   EnvSpec,
   SimEnvironment,
   StepResult,
+  TaskEntry,
   BatchPolicy,
   MemoryReadable,
   PolicyOutput,
@@ -16,6 +17,9 @@ import type {
 import type { InstallTarget, PointOutcome, TraceEntry } from '../interventions/index.js';
 import type { PlannedEpisode, ProtocolCondition } from '../protocol/index.js';
 import type { HostedPolicyRecord } from '../evidence/index.js';
+
+/** The task, environment and spec contracts a simulator kind meets (src/runtime/simulator-kind.ts). */
+export type { EnvProvider, SpecSource, TaskEntry } from '../runtime/index.js';
 
 /** The memory of one batch slot, as the runner sees it. */
 export interface SlotMemory {
@@ -54,27 +58,10 @@ export interface PolicyProvider {
   release(): Promise<void>;
 }
 
-/** A task as the protocol names it: what makes its environment. */
-export interface TaskEntry {
-  /** The plan's task name (env.task ?? env.id). */
-  readonly task: string;
-  readonly envId: string;
-  readonly kwargs: Readonly<Record<string, unknown>>;
-}
-
 /** What the runner knows about a task: its protocol entry and the facts its environment declares. */
 export interface TaskContext extends TaskEntry {
   readonly facts: TaskFacts;
 }
-
-/** Makes the environment for one slot of one task (make-time kwargs from the protocol). */
-export type EnvProvider = (task: TaskEntry, slot: number) => SimEnvironment;
-
-/**
- * The spec of a task's environment where it is known before the simulators start (in-process lite, a test's
- * provider); undefined for a bridged simulator, whose specs are checked when its servers start (bridge-envs.ts).
- */
-export type SpecSource = (task: TaskEntry) => EnvSpec | undefined;
 
 /** A unit (scope) of one segment: its attempts in plan order. */
 export interface UnitJob {

@@ -1,27 +1,32 @@
 /**
  * The protocol schema as JSON Schema (draft 2020-12) for editors: input form (defaults optional),
- * with the field descriptions. A block naming a registered kind (`policy`, …) is a oneOf over the kinds registered
- * when it is exported (the built-ins: scripts/export-protocol-schema.ts registers them). That script writes it to
- * schemas/protocol.schema.json; a test keeps the committed file up to date.
+ * with the field descriptions. A registered-kind field (simulator) is written as the union over the kinds registered
+ * when it is called (kind-field.ts), so callers register the built-in kinds first (src/kinds).
+ * scripts/export-protocol-schema.ts writes it to schemas/protocol.schema.json; a test keeps the committed file up to date.
  */
 import { z } from 'zod';
-import { kindBlockJsonSchema } from './kind-block.js';
-import { ProtocolSchema } from './schema.js';
+import { kindFieldInfo } from './kind-field.js';
+import { ProtocolObjectSchema } from './schema.js';
 
 export const PROTOCOL_SCHEMA_ID = 'https://imep.dev/schemas/protocol.schema.json';
 
+/** The protocol object with every registered-kind field (simulator) written as the union over its registered kinds. */
+function describedProtocol(): z.ZodObject {
+  const unions: Record<string, z.ZodType> = {};
+  for (const [key, field] of Object.entries(ProtocolObjectSchema.shape)) {
+    const info = kindFieldInfo(field as z.ZodType);
+    if (info !== undefined) unions[key] = info.union();
+  }
+  const extended = ProtocolObjectSchema.extend(unions);
+  const description = ProtocolObjectSchema.description;
+  return description === undefined ? extended : extended.describe(description);
+}
+
 export function protocolJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(ProtocolSchema, {
-    io: 'input',
-    target: 'draft-2020-12',
-    // a block naming a registered kind (kind-block.ts): oneOf the registered kinds' own objects
-    override: (ctx) => {
-      const block = kindBlockJsonSchema(ctx.zodSchema as unknown as z.ZodType);
-      if (block === undefined) return;
-      for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Record<string, unknown>)[key];
-      Object.assign(ctx.jsonSchema, block);
-    },
-  }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(describedProtocol(), { io: 'input', target: 'draft-2020-12' }) as Record<
+    string,
+    unknown
+  >;
   // exactly one of checkpoint / policy (cross-check.ts), which zod's object schema cannot say
   const oneOf = [{ required: ['checkpoint'] }, { required: ['policy'] }];
   return { ...schema, oneOf, $id: PROTOCOL_SCHEMA_ID, title: 'IMEP protocol (version 1)' };

@@ -31,7 +31,8 @@ describe('cluster: start-up imports', () => {
     }
   });
 
-  it('the walker does see them where they are imported (shard-run loads the policy runtime)', () => {
-    expect(staticPackages('cluster/shard-run.ts').has('onnxruntime-node')).toBe(true);
+  it('the walker does see them where they are imported (the checkpoint runtime loads ONNX Runtime when it opens)', () => {
+    expect(staticPackages('campaign/checkpoint-policy.ts').has('onnxruntime-node')).toBe(true);
+    expect(staticPackages('cluster/shard-run.ts').has('onnxruntime-node')).toBe(false);
   });
 });

@@ -30,7 +30,7 @@ async function calibrateCommand(options: CalibrateOpts): Promise<void> {
     import('../../../calibration/calibrate.js'),
     import('../../../calibration/index.js'),
     import('../../../calibration/write-calibration.js'),
-    import('../../../campaign/campaign-setup.js'),
+    import('../../../campaign/index.js'),
   ]);
   const suiteFile = options.suite ?? (existsSync(DEFAULT_SUITE) ? DEFAULT_SUITE : join(PACKAGE_ROOT, DEFAULT_SUITE));
   const loaded = await loadSuite(suiteFile);

@@ -3,7 +3,7 @@
  * rows (by a session other than the one that ran them).
  */
 import type { Command } from 'commander';
-import { adjudicateStep } from '../../../app/pipeline.js';
+import { adjudicateStep } from '../../../app/index.js';
 import { readCanaryNote } from '../../../adjudication/index.js';
 import { currentOperator } from '../../../evidence/index.js';
 import { recordSeen, refuseSeenRollback } from '../../seen-guard.js';

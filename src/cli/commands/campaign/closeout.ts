@@ -1,6 +1,6 @@
 /** `imep campaign closeout UNIT`: bind the seal, amendments and adjudication records under one closeout manifest. */
 import type { Command } from 'commander';
-import { closeoutStep } from '../../../app/pipeline.js';
+import { closeoutStep } from '../../../app/index.js';
 import { currentOperator } from '../../../evidence/index.js';
 import { recordSeen, refuseSeenRollback } from '../../seen-guard.js';
 import { out } from './options.js';

@@ -1,6 +1,6 @@
 /** `imep campaign cross-check UNIT`: independent re-computation of the adjudication. */
 import type { Command } from 'commander';
-import { crossCheckStep } from '../../../app/pipeline.js';
+import { crossCheckStep } from '../../../app/index.js';
 import { currentOperator } from '../../../evidence/index.js';
 import { refuseSeenRollback } from '../../seen-guard.js';
 import { out } from './options.js';

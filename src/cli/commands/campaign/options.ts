@@ -4,7 +4,7 @@
  */
 import { PLAN_ROWS_CONFIRM, PLAN_ROWS_MAX } from '../../../protocol/index.js';
 import { ImepError, asTyped, terminalText } from '../../../core/index.js';
-import { DEFAULT_BATCH } from '../../../campaign/campaign-setup.js';
+import { DEFAULT_BATCH } from '../../../campaign/index.js';
 import type { CampaignOptions, Through } from '../../../campaign/index.js';
 import { parseChoice, parseCount } from '../../args.js';
 

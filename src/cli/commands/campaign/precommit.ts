@@ -3,7 +3,7 @@
  * protocol and plan, register the seed bands.
  */
 import type { Command } from 'commander';
-import { precommitCampaign } from '../../../campaign/campaign.js';
+import { precommitCampaign } from '../../../campaign/index.js';
 import { dirOpt, largeOpt, options, type CommonOpts } from './options.js';
 
 export function registerPrecommit(group: Command): void {

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { resumeThrough } from '../../../app/pipeline.js';
+import { resumeThrough } from '../../../app/index.js';
 import { recordSeen } from '../../seen-guard.js';
 import { batchOpt, options, parseThrough, reasonOf, reasonOpt, serversOpt } from './options.js';
 import { unitArg } from './unit-arg.js';

@@ -4,7 +4,7 @@
  * resumes an interrupted run; a sealed unit prints its status.
  */
 import type { Command } from 'commander';
-import { runThrough } from '../../../app/pipeline.js';
+import { runThrough } from '../../../app/index.js';
 import { parseShard } from '../../../campaign/index.js';
 import { recordSeen } from '../../seen-guard.js';
 import {

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { smallRunCampaign } from '../../../campaign/campaign-variants.js';
+import { smallRunCampaign } from '../../../campaign/index.js';
 import { refuseFailedSmallRun, smallRunSummary } from './small-run-summary.js';
 import { batchOpt, dirOpt, options, out, positiveN, type CommonOpts } from './options.js';
 

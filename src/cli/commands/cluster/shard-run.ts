@@ -9,7 +9,7 @@ import { out, positive, type ClusterDeps } from './shared.js';
 
 async function shardRun(unit: string, o: { shard: string; batch?: string }, deps: ClusterDeps): Promise<void> {
   const spec = parseShard(o.shard);
-  const { runShardOfUnit } = await import('../../../cluster/shard-run.js');
+  const { runShardOfUnit } = await import('../../../cluster/index.js');
   await runShardOfUnit(unit, spec, {
     say: out,
     ...(o.batch === undefined ? {} : { batchSize: positive('--batch', o.batch) }),

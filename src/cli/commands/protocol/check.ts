@@ -8,10 +8,10 @@
  * and exit 0.
  */
 import type { Command } from 'commander';
-import { ImepError } from '../../../core/index.js';
+import { ImepError, simulatorFaces } from '../../../core/index.js';
 import { ProtocolError, loadProtocol, type Protocol } from '../../../protocol/index.js';
-import { precommitCheckInput } from '../../../campaign/campaign-setup.js';
-import { runPrecommitChecks } from '../../../campaign/precommit-checks.js';
+import { precommitCheckInput } from '../../../campaign/index.js';
+import { runPrecommitChecks } from '../../../campaign/index.js';
 
 export const MAX_LISTED = 100;
 
@@ -41,7 +41,7 @@ async function loadListingEvery(file: string): Promise<Loaded> {
 function startedAtPrecommit(protocol: Protocol): string | null {
   const sim = protocol.simulator;
   const parts: string[] = [];
-  if (sim.kind !== 'lite' || (sim.transport ?? 'in-process') !== 'in-process')
+  if (simulatorFaces.get(sim.kind)?.inProcess?.(sim) !== true)
     parts.push('the simulator servers (env ids, allowlists, seeds, declared facts)');
   if (protocol.policy !== undefined) parts.push(`the policy host's identity and memory`);
   return parts.length === 0

@@ -8,7 +8,7 @@
  */
 import type { Command } from 'commander';
 import { writeReport } from '../../../report/write-report.js';
-import { defaultReportDir } from '../../../app/pipeline.js';
+import { defaultReportDir } from '../../../app/index.js';
 
 async function report(unit: string, options: { out?: string }): Promise<void> {
   const outDir = options.out ?? defaultReportDir(unit);

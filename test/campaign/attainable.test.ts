@@ -1,5 +1,5 @@
 /**
- * Attainable verdicts (src/protocol/attainable.ts): a criterion is warned about exactly when no outcome at its n lets
+ * Attainable verdicts (src/campaign/attainable.ts): a criterion is warned about exactly when no outcome at its n lets
  * it hold. Checked against brute force: every (b, c) with b + c ≤ n, each bound computed by adjudication's own
  * interval routine (intervalOn) and decided by its own decideBound / p < α.
  */
@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseProtocol } from '../../src/protocol/load.js';
-import { attainableWarnings } from '../../src/protocol/attainable.js';
+import { attainableWarnings } from '../../src/campaign/attainable.js';
 import { decideBound, type BoundRule } from '../../src/adjudication/decide.js';
 import { intervalOn } from '../../src/adjudication/intervals.js';
 import { mcnemarExact, pairedDesign } from '../../src/stats/index.js';

@@ -1,5 +1,7 @@
 /**
- * Registered execution noise for the lite world (`simulator: { kind: lite, executionNoise }`).
+ * Registered execution noise for the lite world (`simulator: { kind: lite, executionNoise }`; the lite simulator kind
+ * owns the field, src/sims/lite/kind.ts, and hands it to the plan through SimulatorFace.executionNoise). It lives in
+ * core because the plan (src/protocol), the runner and the adjudication all read the same spec and stream recipe.
  *
  * The lite simulators and checkpoints are deterministic, so without this option every lite campaign has
  * c = 0 and the exact-replicate floor (C) is 0 by construction. Real simulators and sampling policies are
@@ -20,8 +22,10 @@
  * same stream (the key has no try number). Pure: the same spec, episode and step give the same bytes.
  */
 import { z } from 'zod';
-import { Prng } from '../core/index.js';
-import { SeedInt } from './schema-common.js';
+import { Prng } from './prng.js';
+
+/** protocol's SeedInt (src/protocol/schema-common.ts), repeated here: core imports nothing above it. */
+const SeedInt = z.number().int().min(0).max(0xffff_ffff).describe('an integer seed in [0, 4294967295]');
 
 export const EXECUTION_NOISE_STREAM = 'imep.execution-noise.v1';
 export const EXECUTION_NOISE_SCOPES = ['shared', 'per-condition'] as const;

@@ -8,7 +8,7 @@
  */
 import { ImepError } from '../core/index.js';
 import { minimumDetectableEffect } from '../stats/index.js';
-import type { Mde } from './schema-analysis.js';
+import type { Mde } from '../protocol/index.js';
 
 export const MDE_EFFECT_TOLERANCE = 0.0005;
 export const MDE_POWER_TOLERANCE = 0.005;

@@ -19,7 +19,7 @@
  * against a non-zero threshold routes on the unconditional exact bound at α/2); an approximate interval (score,
  * bootstrap) decides only when its exact confirmation agrees, so the exact confirmation's best case is the one that
  * is tested (a necessary condition: never a false warning). θ̄ (no exact bound) and point-below are not assessed.
- * test/protocol/attainable.test.ts checks the warnings against brute force over every (b, c) with adjudication's own
+ * test/campaign/attainable.test.ts checks the warnings against brute force over every (b, c) with adjudication's own
  * interval (intervalOn) and decision (decideBound) routines.
  */
 import {
@@ -29,8 +29,7 @@ import {
   decisionBound,
   mcnemarExact,
 } from '../stats/index.js';
-import type { BoundMethod, Criterion, Estimand, Protocol } from './schema.js';
-import { seedCount } from './seeds.js';
+import { seedCount, type BoundMethod, type Criterion, type Estimand, type Protocol } from '../protocol/index.js';
 
 export interface AttainableWarning {
   /** The criterion id. */
