@@ -1,6 +1,6 @@
 /**
  * The protocol schema as JSON Schema (draft 2020-12) for editors: input form (defaults optional),
- * with the field descriptions. A registered-kind field (simulator) is written as the union over the kinds registered
+ * with the field descriptions. A registered-kind field (simulator, policy) is written as the union over the kinds registered
  * when it is called (kind-field.ts), so callers register the built-in kinds first (src/kinds).
  * scripts/export-protocol-schema.ts writes it to schemas/protocol.schema.json; a test keeps the committed file up to date.
  */
@@ -14,8 +14,9 @@ export const PROTOCOL_SCHEMA_ID = 'https://imep.dev/schemas/protocol.schema.json
 function describedProtocol(): z.ZodObject {
   const unions: Record<string, z.ZodType> = {};
   for (const [key, field] of Object.entries(ProtocolObjectSchema.shape)) {
-    const info = kindFieldInfo(field as z.ZodType);
-    if (info !== undefined) unions[key] = info.union();
+    const optional = field instanceof z.ZodOptional;
+    const info = kindFieldInfo((optional ? field.unwrap() : field) as z.ZodType);
+    if (info !== undefined) unions[key] = optional ? info.union().optional() : info.union();
   }
   const extended = ProtocolObjectSchema.extend(unions);
   const description = ProtocolObjectSchema.description;
