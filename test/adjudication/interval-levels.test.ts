@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { alphaForLevel, intervalId, intervalOn } from '../../src/adjudication/intervals.js';
-import { registeredIntervalId } from '../../src/crosscheck/cross-check-expect.js';
+import { registeredIntervalId } from '../../src/crosscheck/cross-check-verdicts.js';
 import { clopperPearsonLower, clopperPearsonUpper, decisionBound, pairedDesign, tost } from '../../src/stats/index.js';
 
 /** n units with b (reference succeeds, intervention fails), c (the reverse), a both succeed, the rest both fail. */
