@@ -165,6 +165,9 @@ const GATES: Readonly<Record<string, GateFn>> = {
   candidate,
 };
 
+/** The gate kinds the cross-check recomputes. */
+export const GATE_KINDS_X: readonly string[] = Object.keys(GATES);
+
 /** Expected `observed` of every registered gate, and whether it passes, in protocol order. */
 export function expectedGates(study: PlainStudy, excluded: Set<string>): GateX[] {
   const ctx: GateCtx = { study, excluded };

@@ -38,11 +38,15 @@ const discordantPairs: RuleFn = (rule, r, { xs }) => {
   return { rule, subject: str(r['estimand']), observed: x?.available && x.pair ? x.pair[0] + x.pair[1] : null };
 };
 
-/** One observation per rule kind; any other rule reads its estimand's discordant pairs. */
+/** One observation per rule kind; a rule not listed reads its estimand's discordant pairs, as min-discordant does. */
 const RULES: Readonly<Record<string, RuleFn>> = {
   'min-competent-cells': minCompetentCells,
   'reference-success-floor': referenceSuccessFloor,
+  'min-discordant': discordantPairs,
 };
+
+/** The go/no-go rules the cross-check recomputes. */
+export const GO_NO_GO_RULES_X: readonly string[] = Object.keys(RULES);
 
 /** The `goNoGo.rules` section, in protocol order. */
 export function expectedGoNoGo(protocol: Obj, inputs: RuleInputs): RuleX[] {

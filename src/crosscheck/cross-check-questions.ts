@@ -49,7 +49,8 @@ const q4: ReadingFn = (ctx, conditions, id, subject) => {
   };
 };
 
-const READINGS: Readonly<Record<string, ReadingFn>> = { Q3: q3, Q2: q2 };
+/** One reading per kind; a kind not listed reads as Q4. */
+const READINGS: Readonly<Record<string, ReadingFn>> = { Q2: q2, Q3: q3, Q4: q4 };
 
 /** The `questions` section: the adjudication's questions and readings, in its order, every number recomputed. */
 export function expectedQuestions(ctx: ExpectCtx, conditions: readonly Obj[]): Obj[] {
