@@ -77,6 +77,7 @@ function weights(e: Obj, tasks: readonly string[], units: readonly Filled[]): nu
   return raw.map((w) => w / total);
 }
 
+/** The point estimate: the mean contribution (θ̄: the weighted mean over tasks of each task's mean). */
 function estimateOf(kind: string, units: readonly Filled[], w: number[] | null, tasks: readonly string[]): number {
   const contribution = estimandKind(kind).contribution;
   if (kind === 'thetaBar') {
