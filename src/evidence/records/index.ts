@@ -131,3 +131,4 @@ export { parseJsonText, parseRecordText } from './json-text.js';
 export { FramesLineSchema, type FramesLine } from './frames-line.js';
 export { ShardRecordSchema, type ShardRecord } from './shard-record.js';
 export { readUnitHeader } from './unit-header.js';
+export { RECORD_JSON_SCHEMAS, recordJsonSchemaText, recordSchemaPath } from './json-schemas.js';
