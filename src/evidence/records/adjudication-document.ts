@@ -173,13 +173,22 @@ export function readAdjudicationHeader(
   return { adjudicator: header.adjudicator, listedAmendments: header.amendments?.log?.length ?? 0 };
 }
 
+/**
+ * A type guard rather than zod's output, so a reader gets the very object it parsed — its key order is the file's
+ * (zod rebuilds objects in schema order) — and what it renders from the document cannot change with the schema. The
+ * schema has no defaults or transforms: the accepted value and zod's output hold the same fields and values.
+ */
+function isDocumentV1(value: unknown): value is z.infer<typeof AdjudicationDocumentV1Schema> {
+  return AdjudicationDocumentV1Schema.safeParse(value).success;
+}
+
 function parseV1(value: unknown, where: string): AdjudicationDocument {
-  const r = AdjudicationDocumentV1Schema.safeParse(value);
-  if (r.success) return r.data;
-  const issue = r.error.issues[0];
+  if (isDocumentV1(value)) return value;
+  const issues = AdjudicationDocumentV1Schema.safeParse(value).error?.issues ?? [];
+  const issue = issues[0];
   throw new ImepError(
     'E_INTERNAL',
-    `${where} does not match the adjudication document schema: ${firstIssue(r.error)}`,
+    `${where} does not match the adjudication document schema: ${describeIssue(issue)}`,
     {
       file: where,
       ...(issue !== undefined && issue.path.length > 0 ? { field: issue.path.join('.') } : {}),
@@ -189,7 +198,10 @@ function parseV1(value: unknown, where: string): AdjudicationDocument {
 }
 
 function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
+  return describeIssue(error.issues[0]);
+}
+
+function describeIssue(issue: z.core.$ZodIssue | undefined): string {
   if (issue === undefined) return 'invalid';
   return `at ${issue.path.length > 0 ? issue.path.join('.') : '(root)'}: ${issue.message}`;
 }
