@@ -13,6 +13,7 @@ import { registerCampaign } from '../../src/cli/commands/campaign/group.js';
 import { registerCluster } from '../../src/cli/commands/cluster/group.js';
 import { exitCodeFor, messageFor } from '../../src/cli/exit-codes.js';
 import { buildProgram, isCommanderExit } from '../../src/cli/program.js';
+import { registerBuiltinKinds } from '../../src/kinds/index.js';
 
 const delay = Number(process.env['IMEP_TEST_EPISODE_DELAY_MS'] ?? '0');
 
@@ -35,6 +36,7 @@ const envs: EnvProvider = (task) => {
 const launcher = [process.execPath, ...process.execArgv, fileURLToPath(import.meta.url)];
 
 async function main(argv: string[]): Promise<number> {
+  registerBuiltinKinds(); // as the imep entry does for the commands that read protocols
   const program = buildProgram({ campaign: registerCampaign, cluster: (g) => registerCluster(g, { envs, launcher }) });
   try {
     await program.parseAsync(argv);
