@@ -36,6 +36,7 @@ import type {
   ObsValue,
   BatchPolicy,
   EpisodeInfo,
+  LendsInputRows,
   MemoryReadable,
   Observation,
   PolicyOutput,
@@ -117,7 +118,7 @@ function isNdArray(v: ObsValue | NdArray | undefined): v is NdArray {
   );
 }
 
-export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
+export class ExternalMemoryPolicy implements BatchPolicy, LendsInputRows, MemoryReadable {
   readonly maxBatch: number;
   private readonly slots: Slot[] = [];
   private hook: ReadHook = identityReadHook;
@@ -670,7 +671,7 @@ export class ExternalMemoryPolicy implements BatchPolicy, MemoryReadable {
   }
 
   /**
-   * BatchPolicy.nextInputRow: row `row` of the buffer the next call of `batch` observations packs the uint8 observation
+   * LendsInputRows.nextInputRow: row `row` of the buffer the next call of `batch` observations packs the uint8 observation
    * field `field` into (the first graph input fed from that field). Null for a batch of one (fed without packing)
    * or a field that no uint8 observation input reads.
    */
