@@ -241,9 +241,17 @@ export class ExternalMemoryPolicy implements BatchPolicy, LendsInputRows, Memory
     if (B === 0) return [];
     const slots = this.slotsOf(requests);
     const obs = requests.map((r) => r.obs);
-    const { rows, carry } = await this.encode(obs, B);
+    // the graph runs are awaited here, the steps around them are plain calls (no promise of their own)
+    const encFeeds = this.encodeFeeds(obs);
+    let t0 = performance.now();
+    const enc = await this.checkpoint.graphs.encode.run(encFeeds);
+    this.encodeMs += performance.now() - t0;
+    const rows = this.encodedRows(enc, B);
     const { memoryFeed, maskFeed, reads } = this.readBanks(slots, rows, B);
-    const act = await this.act(obs, carry, memoryFeed, maskFeed, B);
+    const actFeeds = this.actFeeds(obs, enc, memoryFeed, maskFeed, B);
+    t0 = performance.now();
+    const act = await this.checkpoint.graphs.act.run(actFeeds);
+    this.actMs += performance.now() - t0;
     const outputs = this.writeAndAnswer(slots, rows, act, reads);
     this.calls += 1;
     this.slotSteps += B;
@@ -275,11 +283,8 @@ export class ExternalMemoryPolicy implements BatchPolicy, LendsInputRows, Memory
     return slots;
   }
 
-  /** 1. encode: the query keys, write candidates (and gates) of the batch, and the encode outputs act carries. */
-  private async encode(
-    obs: readonly Observation[],
-    B: number,
-  ): Promise<{ rows: EncodedRows; carry: Record<string, HostTensor> }> {
+  /** 1. encode's feeds: its observation inputs packed. */
+  private encodeFeeds(obs: readonly Observation[]): Record<string, HostTensor> {
     const encFeeds: Record<string, HostTensor> = {};
     const encInputs = this.checkpoint.manifest.graphs.encode.inputs;
     const parity = this.calls & 1;
@@ -287,19 +292,20 @@ export class ExternalMemoryPolicy implements BatchPolicy, LendsInputRows, Memory
       const c = encInputs[i] as InputContract;
       encFeeds[c.name] = this.packer.observationTensor(c, obs, this.where('encode', i), parity);
     }
-    const t0 = performance.now();
-    const enc = await this.checkpoint.graphs.encode.run(encFeeds);
-    this.encodeMs += performance.now() - t0;
+    return encFeeds;
+  }
+
+  /** encode's outputs, checked: the batch's query keys, write candidates (and gates). */
+  private encodedRows(enc: Record<string, HostTensor>, B: number): EncodedRows {
     const qk = this.output(enc, this.encodeOut.queryKey, 'encode', B);
     const wc = this.output(enc, this.encodeOut.writeCandidate, 'encode', B);
     const gate =
       this.encodeOut.writeGate === undefined ? undefined : this.output(enc, this.encodeOut.writeGate, 'encode', B);
-    const rows: EncodedRows = {
+    return {
       queryKeys: qk.data as Float32Array,
       candidates: wc.data as Float32Array,
       gates: gate === undefined ? undefined : (gate.data as Float32Array),
     };
-    return { rows, carry: enc };
   }
 
   /** 2. each slot's bank read through its hook, in request order, into the memory input and its mask. */
@@ -321,14 +327,14 @@ export class ExternalMemoryPolicy implements BatchPolicy, LendsInputRows, Memory
     return { memoryFeed, maskFeed, reads };
   }
 
-  /** 3. act: the action (and decision logits) of the batch. */
-  private async act(
+  /** 3. act's feeds: observation inputs, encode's carried outputs, the memory input and its mask. */
+  private actFeeds(
     obs: readonly Observation[],
     enc: Record<string, HostTensor>,
     memoryFeed: FloatFeed,
     maskFeed: FloatFeed,
     B: number,
-  ): Promise<{ action: HostTensor; logits: HostTensor | undefined }> {
+  ): Record<string, HostTensor> {
     const actFeeds: Record<string, HostTensor> = {};
     const actInputs = this.checkpoint.manifest.graphs.act.inputs;
     const parity = this.calls & 1;
@@ -349,24 +355,20 @@ export class ExternalMemoryPolicy implements BatchPolicy, LendsInputRows, Memory
           break;
       }
     }
-    const t0 = performance.now();
-    const act = await this.checkpoint.graphs.act.run(actFeeds);
-    this.actMs += performance.now() - t0;
-    const action = this.output(act, this.actOut.action, 'act', B);
-    const logits =
-      this.actOut.decisionLogits === undefined ? undefined : this.output(act, this.actOut.decisionLogits, 'act', B);
-    return { action, logits };
+    return actFeeds;
   }
 
-  /** 4. each slot's write (read-before-write), its step advanced, and its answer. */
+  /** 4. act's outputs checked; each slot's write (read-before-write), its step advanced, and its answer. */
   private writeAndAnswer(
     slots: readonly Slot[],
     rows: EncodedRows,
-    act: { action: HostTensor; logits: HostTensor | undefined },
+    act: Record<string, HostTensor>,
     reads: readonly ReadReadout[],
   ): PolicyOutput[] {
     const B = slots.length;
-    const { action, logits } = act;
+    const action = this.output(act, this.actOut.action, 'act', B);
+    const logits =
+      this.actOut.decisionLogits === undefined ? undefined : this.output(act, this.actOut.decisionLogits, 'act', B);
     // The contract fixes every dimension after the batch (output() checked them), so the row shapes are the contract's.
     const actionShape = this.actionRow.shape;
     const per = this.actionRow.per;

@@ -91,6 +91,11 @@ export class SlotLoop<E> {
     this.stopped = new Array<EpisodeStop | undefined>(this.width).fill(undefined);
   }
 
+  /**
+   * Fills the slots, then runs batched steps while any episode runs: one inferBatch over the stepping slots, one step
+   * of each slot's environment, then the ended episodes out. Its awaits are the policy's call, bridged steps and the
+   * scheduler's: a batch of in-process environments is stepped without a promise of the loop's own.
+   */
   async run(): Promise<void> {
     // a start that found nothing leaves the later slots unasked until one frees
     for (let slot = 0; slot < this.width; slot++) {
@@ -100,7 +105,27 @@ export class SlotLoop<E> {
     while (this.active > 0) {
       const aborted = this.options.abort?.();
       if (aborted !== undefined) throw aborted;
-      await this.batchedStep(this.gather());
+      const requests = this.gather();
+      const n = requests.length;
+      const tIter = performance.now();
+      const hook0 = this.options.hookMs?.() ?? 0;
+      let outputs: readonly PolicyOutput[];
+      try {
+        outputs = this.executed(await this.policy.inferBatch(requests), n);
+      } catch (error) {
+        await this.failAll(n, error);
+        continue;
+      }
+      const inferMs = performance.now() - tIter;
+      const share = (inferMs - ((this.options.hookMs?.() ?? 0) - hook0)) / n;
+      const sent = this.sendAsyncSteps(n, outputs);
+      const simMs =
+        sent === null ? this.stepAllInProcess(n, outputs, share) : await this.stepAll(n, outputs, share, sent);
+      this.chargeOther(n, performance.now() - tIter - inferMs - simMs);
+      for (let i = 0; i < n; i++) {
+        const stop = this.stopped[i];
+        if (stop !== undefined) await this.end(this.slots[i] as number, this.stepping[i] as Running<E>, stop);
+      }
     }
   }
 
@@ -148,52 +173,54 @@ export class SlotLoop<E> {
     return requests;
   }
 
-  /** One inferBatch over the stepping slots, one step of each slot's environment, then the ended episodes out. */
-  private async batchedStep(requests: readonly SlotObservation[]): Promise<void> {
-    const n = requests.length;
-    const tIter = performance.now();
-    const hook0 = this.options.hookMs?.() ?? 0;
-    const outputs = await this.infer(requests);
-    if (outputs === null) return;
-    const inferMs = performance.now() - tIter;
-    const share = (inferMs - ((this.options.hookMs?.() ?? 0) - hook0)) / n;
-    const sent = this.sendAsyncSteps(n, outputs);
+  /** The policy's outputs, checked (one per request) and as executed (registered execution noise). */
+  private executed(outputs: readonly PolicyOutput[], n: number): readonly PolicyOutput[] {
+    if (outputs.length !== n) throw new Error(`inferBatch answered ${outputs.length} of ${n} observations`);
+    const execute = this.options.execute;
+    if (execute === undefined) return outputs;
+    return outputs.map((o, i) =>
+      execute((this.stepping[i] as Running<E>).started.episode, (this.stepping[i] as Running<E>).steps, o),
+    );
+  }
+
+  /** The batched call failed: so did the episode of every stepping slot (the runtime cannot say which caused it). */
+  private async failAll(n: number, error: unknown): Promise<void> {
+    for (let i = 0; i < n; i++)
+      await this.end(this.slots[i] as number, this.stepping[i] as Running<E>, { kind: 'failed', error });
+  }
+
+  /** Steps every stepping slot in process, in slot order; returns the loop's time stepping (ms). */
+  private stepAllInProcess(n: number, outputs: readonly PolicyOutput[], share: number): number {
+    let simMs = 0;
+    for (let i = 0; i < n; i++) simMs += this.stepInProcess(i, n, outputs[i] as PolicyOutput, share);
+    return simMs;
+  }
+
+  /** Steps or takes the sent step of every stepping slot, in slot order; returns the loop's time on them (ms). */
+  private async stepAll(
+    n: number,
+    outputs: readonly PolicyOutput[],
+    share: number,
+    sent: readonly (SentStep | undefined)[],
+  ): Promise<number> {
     let simMs = 0;
     for (let i = 0; i < n; i++) {
       const output = outputs[i] as PolicyOutput;
-      const inFlight = sent?.[i];
+      const inFlight = sent[i];
       simMs +=
         inFlight === undefined
           ? this.stepInProcess(i, n, output, share)
           : await this.takeSent(i, output, share, inFlight);
     }
-    const other = Math.max(0, performance.now() - tIter - inferMs - simMs) / n;
+    return simMs;
+  }
+
+  /** Each stepping episode's share of the step's wall time that was neither the policy's nor stepping. */
+  private chargeOther(n: number, restMs: number): void {
+    const other = Math.max(0, restMs) / n;
     for (let i = 0; i < n; i++) {
       const clock = (this.stepping[i] as Running<E>).started.clock;
       if (clock !== undefined) clock.otherMs += other;
-    }
-    for (let i = 0; i < n; i++) {
-      const stop = this.stopped[i];
-      if (stop !== undefined) await this.end(this.slots[i] as number, this.stepping[i] as Running<E>, stop);
-    }
-  }
-
-  /** The policy's outputs (as executed), or null when the call failed: then every stepping slot's episode failed. */
-  private async infer(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[] | null> {
-    const n = requests.length;
-    try {
-      let outputs = await this.policy.inferBatch(requests);
-      if (outputs.length !== n) throw new Error(`inferBatch answered ${outputs.length} of ${n} observations`);
-      const execute = this.options.execute;
-      if (execute !== undefined)
-        outputs = outputs.map((o, i) =>
-          execute((this.stepping[i] as Running<E>).started.episode, (this.stepping[i] as Running<E>).steps, o),
-        );
-      return outputs;
-    } catch (error) {
-      for (let i = 0; i < n; i++)
-        await this.end(this.slots[i] as number, this.stepping[i] as Running<E>, { kind: 'failed', error });
-      return null;
     }
   }
 
