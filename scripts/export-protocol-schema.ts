@@ -5,7 +5,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { registerBuiltinKinds } from '../src/kinds/index.js';
 import { protocolJsonSchemaText } from '../src/protocol/json-schema.js';
+
+// every block naming a kind (simulator, policy) is the union over the registered kinds
+registerBuiltinKinds();
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = resolve(root, 'schemas/protocol.schema.json');

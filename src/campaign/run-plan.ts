@@ -15,7 +15,7 @@
  */
 import { assertDisjointAllowlists } from '../runtime/index.js';
 import type { SimEnvironment } from '../runtime/index.js';
-import { ImepError } from '../core/index.js';
+import { ImepError, simulatorFaces } from '../core/index.js';
 import { arrivalOrder } from '../evidence/index.js';
 import { interventionHook, type InterventionHandle } from '../interventions/index.js';
 import type { ExecutionNoise, PlannedEpisode, Protocol } from '../protocol/index.js';
@@ -114,7 +114,7 @@ class PlanRun {
     this.include = input.include ?? (() => true);
     this.tasks = taskEntries(protocol);
     this.maxTries = protocol.executionFailures.policy === 'retry' ? 1 + protocol.executionFailures.maxRetries : 1;
-    const noiseSpec = protocol.simulator.kind === 'lite' ? protocol.simulator.executionNoise : undefined;
+    const noiseSpec = simulatorFaces.get(protocol.simulator.kind)?.executionNoise?.(protocol.simulator);
     this.noise = noiseSpec === undefined ? {} : { executionNoise: noiseSpec };
     this.frameSeeds = protocol.frames === undefined ? null : recordedSeeds(protocol.frames, input.episodes);
   }

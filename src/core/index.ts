@@ -34,3 +34,32 @@ export {
   valueAt,
 } from './tensor.js';
 export { bytesOf } from './typed-bytes.js';
+export {
+  KindRegistry,
+  conditionFaces,
+  policyRuntimeFaces,
+  simulatorFaces,
+  type ConditionFace,
+  type ConditionRole,
+  type ConditionView,
+  type EnvView,
+  type Kind,
+  type KindBlock,
+  type KindLookupSite,
+  type PolicyRuntimeFace,
+  type ProtocolIssueSink,
+  type ProtocolPath,
+  type ProtocolView,
+  type SimulatorFace,
+} from './kinds/index.js';
+export {
+  EXECUTION_NOISE_SCOPES,
+  EXECUTION_NOISE_SIGMA_MAX,
+  EXECUTION_NOISE_STREAM,
+  ExecutionNoiseSchema,
+  noisyAction,
+  noiseStreamLabel,
+  noiseStreamRecipe,
+  type ExecutionNoise,
+  type NoiseEpisode,
+} from './execution-noise.js';

@@ -1,15 +1,33 @@
 /**
  * The protocol schema as JSON Schema (draft 2020-12) for editors: input form (defaults optional),
- * with the field descriptions. scripts/export-protocol-schema.ts writes it to
- * schemas/protocol.schema.json; a test keeps the committed file up to date.
+ * with the field descriptions. A registered-kind field (simulator, policy) is written as the union over the kinds registered
+ * when it is called (kind-field.ts), so callers register the built-in kinds first (src/kinds).
+ * scripts/export-protocol-schema.ts writes it to schemas/protocol.schema.json; a test keeps the committed file up to date.
  */
 import { z } from 'zod';
-import { ProtocolSchema } from './schema.js';
+import { kindFieldInfo } from './kind-field.js';
+import { ProtocolObjectSchema } from './schema.js';
 
 export const PROTOCOL_SCHEMA_ID = 'https://imep.dev/schemas/protocol.schema.json';
 
+/** The protocol object with every registered-kind field (simulator) written as the union over its registered kinds. */
+function describedProtocol(): z.ZodObject {
+  const unions: Record<string, z.ZodType> = {};
+  for (const [key, field] of Object.entries(ProtocolObjectSchema.shape)) {
+    const optional = field instanceof z.ZodOptional;
+    const info = kindFieldInfo((optional ? field.unwrap() : field) as z.ZodType);
+    if (info !== undefined) unions[key] = optional ? info.union().optional() : info.union();
+  }
+  const extended = ProtocolObjectSchema.extend(unions);
+  const description = ProtocolObjectSchema.description;
+  return description === undefined ? extended : extended.describe(description);
+}
+
 export function protocolJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(ProtocolSchema, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(describedProtocol(), { io: 'input', target: 'draft-2020-12' }) as Record<
+    string,
+    unknown
+  >;
   // exactly one of checkpoint / policy (cross-check.ts), which zod's object schema cannot say
   const oneOf = [{ required: ['checkpoint'] }, { required: ['policy'] }];
   return { ...schema, oneOf, $id: PROTOCOL_SCHEMA_ID, title: 'IMEP protocol (version 1)' };
