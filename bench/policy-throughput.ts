@@ -44,7 +44,10 @@ const RECYCLE = process.env['RECYCLE'] !== '0';
 /** The simulator core, timed around each synchronous reset/step. */
 class TimedCore implements LiteEnv {
   static ns = 0n;
-  constructor(private readonly inner: LiteEnv) {}
+  readonly frameField: string;
+  constructor(private readonly inner: LiteEnv) {
+    this.frameField = inner.frameField;
+  }
   get spec() {
     return this.inner.spec;
   }
@@ -63,12 +66,12 @@ class TimedCore implements LiteEnv {
     TimedCore.ns += process.hrtime.bigint() - t;
     return out;
   }
-  drawNextInto(field: string, view: Uint8Array): boolean {
-    return this.inner.drawNextInto?.(field, view) ?? false;
+  drawNextInto(view: Uint8Array): boolean {
+    return this.inner.drawNextInto(view);
   }
   releaseObservation(r: StepResult): void {
     const t = process.hrtime.bigint();
-    this.inner.releaseObservation?.(r);
+    this.inner.releaseObservation(r);
     TimedCore.ns += process.hrtime.bigint() - t;
   }
 }

@@ -12,7 +12,8 @@
  *   (step-batcher.ts), each with these checks made when the batch is sent.
  * - close: closes the server-side environment only on a healthy server of the same generation.
  * Each runs in its server's turn (BridgeServerPool.inTurn): one environment call in flight per server, its checks
- * made when it is sent.
+ * made when it is sent. Like the RemoteEnvironment it wraps, it offers none of the runtime's capabilities
+ * (src/runtime/capabilities.ts): its own step (with the checks above) always runs.
  */
 import { ImepError } from '../core/index.js';
 import { RemoteEnvironment } from './remote-environment.js';

@@ -1,7 +1,8 @@
 /**
  * A simulator hosted by a bridge server, as the SimEnvironment contract: `make` creates it on the
  * server; reset / step / close are calls with per-op deadlines. Every result is checked against the spec the
- * server declared at make time (observation-spec.ts): an off-spec field fails the call, naming it.
+ * server declared at make time (observation-spec.ts): an off-spec field fails the call, naming it. It offers none of
+ * the runtime's capabilities (src/runtime/capabilities.ts): every step is a round trip, sent with the batch's others.
  */
 import { ImepError } from '../core/index.js';
 import type { BridgeClient } from './client.js';

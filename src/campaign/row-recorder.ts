@@ -33,6 +33,8 @@ interface UnitAcc {
   installation: InstallationRecord | null;
 }
 
+type RanOutcome = Extract<UnitOutcome, { kind: 'ran' }>;
+
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
 
 function bool(v: ObsValue | undefined): boolean | null {
@@ -121,68 +123,90 @@ export class RowRecorder implements RunnerSubscriber {
     this.units.delete(slot);
     unit.episodes.forEach((ep, i) => {
       const e = acc?.episodes.get(ep.seq);
-      let row: EpisodeRow;
-      let timing: EpisodeTiming;
-      if (outcome.kind === 'removed') {
-        row = this.bare(ep, 'removed', outcome.failure, 1);
-        timing = { seq: ep.seq, simMs: 0, policyMs: 0, bankMs: 0, totalMs: 0, failedTries: [] };
-      } else if (outcome.skipped[i] === true || e === undefined || e.end === null) {
-        const cause = outcome.failedTries.at(-1);
-        const failure: FailureInfo = {
-          code: cause?.code ?? 'E_INTERNAL',
-          message: `not run: attempt ${cause?.attempt ?? '?'} of this scope failed${cause ? ` (${cause.message})` : ''}`,
-        };
-        row = this.bare(ep, 'failed', failure, outcome.tries);
-        timing = {
-          seq: ep.seq,
-          simMs: 0,
-          policyMs: 0,
-          bankMs: 0,
-          totalMs: 0,
-          failedTries: this.triesAt(outcome, ep.attempt),
-        };
-      } else {
-        const end = e.end;
-        const ok = outcome.statuses[i] === 'ok' && end.status === 'ok';
-        const ev = ok ? end.last?.evaluator : undefined;
-        row = {
-          v: 1,
-          seq: ep.seq,
-          wave: ep.wave,
-          condition: ep.condition,
-          task: ep.task,
-          seed: ep.seed,
-          attempt: ep.attempt,
-          scopeId: ep.scopeId,
-          episodeId: ep.episodeId,
-          status: ok ? 'ok' : 'failed',
-          failure: ok ? null : (end.failure ?? { code: 'E_INTERNAL', message: 'failed' }),
-          success: ev === undefined ? null : bool(ev['success'] as ObsValue | undefined),
-          firstVisit: ev === undefined ? null : index(ev['firstVisit'] as ObsValue | undefined),
-          decisionCorrect: ev === undefined ? null : bool(ev['decisionCorrect'] as ObsValue | undefined),
-          steps: end.steps,
-          firstFrameHash: e.firstFrameHash,
-          actionDigest: e.actions.digest,
-          actionHashes: e.actions.hashes,
-          reads: e.reads.build(),
-          tries: outcome.tries,
-        };
-        const c = end.clock;
-        timing = {
-          seq: ep.seq,
-          simMs: round(c.simMs),
-          policyMs: round(c.policyMs),
-          bankMs: round(c.bankMs),
-          totalMs: round(c.totalMs),
-          failedTries: this.triesAt(outcome, ep.attempt),
-        };
-      }
+      const { row, timing } =
+        outcome.kind === 'removed'
+          ? this.removedRow(ep, outcome.failure)
+          : outcome.skipped[i] === true || e === undefined || e.end === null
+            ? this.notRunRow(ep, outcome)
+            : this.ranRow(ep, outcome, outcome.statuses[i] === 'ok', e, e.end);
       this.sink.put({
         row: EpisodeRowSchema.parse(row),
         timing: EpisodeTimingSchema.parse(timing),
         traces: e?.traces ?? [],
       });
     });
+  }
+
+  /** An episode of a removed unit (a donor fell short): 'removed', with the removal's failure. */
+  private removedRow(ep: PlannedEpisode, failure: FailureInfo): { row: EpisodeRow; timing: EpisodeTiming } {
+    return {
+      row: this.bare(ep, 'removed', failure, 1),
+      timing: { seq: ep.seq, simMs: 0, policyMs: 0, bankMs: 0, totalMs: 0, failedTries: [] },
+    };
+  }
+
+  /** An attempt not run (an earlier attempt of its scope failed on the last try): 'failed', naming that cause. */
+  private notRunRow(ep: PlannedEpisode, outcome: RanOutcome): { row: EpisodeRow; timing: EpisodeTiming } {
+    const cause = outcome.failedTries.at(-1);
+    const failure: FailureInfo = {
+      code: cause?.code ?? 'E_INTERNAL',
+      message: `not run: attempt ${cause?.attempt ?? '?'} of this scope failed${cause ? ` (${cause.message})` : ''}`,
+    };
+    return {
+      row: this.bare(ep, 'failed', failure, outcome.tries),
+      timing: {
+        seq: ep.seq,
+        simMs: 0,
+        policyMs: 0,
+        bankMs: 0,
+        totalMs: 0,
+        failedTries: this.triesAt(outcome, ep.attempt),
+      },
+    };
+  }
+
+  /** An episode that ran: its outcome fields (when ok), digests, read summary and timing. */
+  private ranRow(
+    ep: PlannedEpisode,
+    outcome: RanOutcome,
+    statusOk: boolean,
+    e: EpisodeAcc,
+    end: EpisodeEnd,
+  ): { row: EpisodeRow; timing: EpisodeTiming } {
+    const ok = statusOk && end.status === 'ok';
+    const ev = ok ? end.last?.evaluator : undefined;
+    const row: EpisodeRow = {
+      v: 1,
+      seq: ep.seq,
+      wave: ep.wave,
+      condition: ep.condition,
+      task: ep.task,
+      seed: ep.seed,
+      attempt: ep.attempt,
+      scopeId: ep.scopeId,
+      episodeId: ep.episodeId,
+      status: ok ? 'ok' : 'failed',
+      failure: ok ? null : (end.failure ?? { code: 'E_INTERNAL', message: 'failed' }),
+      success: ev === undefined ? null : bool(ev['success'] as ObsValue | undefined),
+      firstVisit: ev === undefined ? null : index(ev['firstVisit'] as ObsValue | undefined),
+      decisionCorrect: ev === undefined ? null : bool(ev['decisionCorrect'] as ObsValue | undefined),
+      steps: end.steps,
+      firstFrameHash: e.firstFrameHash,
+      actionDigest: e.actions.digest,
+      actionHashes: e.actions.hashes,
+      reads: e.reads.build(),
+      tries: outcome.tries,
+    };
+    const c = end.clock;
+    const timing: EpisodeTiming = {
+      seq: ep.seq,
+      simMs: round(c.simMs),
+      policyMs: round(c.policyMs),
+      bankMs: round(c.bankMs),
+      totalMs: round(c.totalMs),
+      failedTries: this.triesAt(outcome, ep.attempt),
+    };
+    return { row, timing };
   }
 
   private triesAt(outcome: UnitOutcome, attempt: number): { code: string; message: string }[] {

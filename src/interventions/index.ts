@@ -1,4 +1,13 @@
-/** Public face of the interventions layer: the A/N/O/C/U/S/T ladder, installation, traces and coverage. */
+/**
+ * Public face of the interventions layer: the A/N/O/C/U/S/T ladder, installation, traces and coverage.
+ *   condition.ts            the one factory: a condition spec → its read hook / point action (interventionHook)
+ *   leaf-operator.ts        what every per-leaf operator is; reference / no-access / oracle / replicate hooks
+ *   one-ulp.ts permute.ts resample.ts   U, S_π, T_μ as small operators over ulp.ts and normal.ts
+ *   donor-swap.ts donor-assignment.ts read-swap*.ts   S/T donors: assignment, installation, read-time swaps
+ *   install*.ts read-hook.ts   installation on a bank, the operator read hook
+ *   trace.ts trace-writer.ts coverage.ts gates.ts digest.ts   what a run records and checks
+ *   kernels/                the hand-assembled WebAssembly (SIMD) fast paths of U and S_π, behind kernels/index.ts
+ */
 export {
   ULP_DIRECTIONS,
   nextUp,

@@ -9,12 +9,12 @@
  * permutation as `prng.shuffle` of 0…n−1, and the stream is left where those calls leave it.
  *
  * Speed: the draws are taken in bulk (`Prng.fillUint32`, state in locals) and turned into indices and swaps
- * by WebAssembly kernels (wasm-permute.ts) or, where those do not apply, by one tight JS loop per element
+ * by WebAssembly kernels (kernels/wasm-permute.ts) or, where those do not apply, by one tight JS loop per element
  * width, in place on a fresh copy (details above `shuffle32`). Both give the same permutation.
  */
 import type { Prng, FloatTensor } from '../core/index.js';
 import type { LeafOperator, LeafStats } from './leaf-operator.js';
-import { wasmPermute } from './wasm-permute.js';
+import { wasmPermute } from './kernels/index.js';
 
 const TWO32 = 4294967296;
 const INV_TWO32 = 1 / TWO32; // exact (a power of two)

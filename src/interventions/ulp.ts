@@ -22,7 +22,7 @@
  *
  * The tensor routines work on typed-array views of the raw bits (no per-element allocation); float64 is
  * handled as (hi, lo) uint32 word pairs so NaN payloads never pass through a JS number. `stepTensorUlp` runs
- * WebAssembly SIMD kernels where available (simd-ulp.ts) and these scalar loops otherwise; both give the
+ * WebAssembly SIMD kernels where available (kernels/simd-ulp.ts) and these scalar loops otherwise; both give the
  * same bits (test/interventions/bit-identical.test.ts).
  */
 import {
@@ -33,7 +33,7 @@ import {
   type FloatDtype,
   type FloatTensor,
 } from '../core/index.js';
-import { simdStepUlp } from './simd-ulp.js';
+import { simdStepUlp } from './kernels/index.js';
 
 export const ULP_DIRECTIONS = ['up', 'down', 'away', 'toward-zero'] as const;
 export type UlpDirection = (typeof ULP_DIRECTIONS)[number];
@@ -308,7 +308,7 @@ function step16(w: Uint16Array, f: BitFormat, dir: number): number {
 /** A new tensor (own buffer, same dtype and shape) with every finite element stepped by one ULP. */
 export function stepTensorUlp(t: FloatTensor, direction: UlpDirection): UlpTensorResult {
   const shape = [...t.shape];
-  // Fast path: WebAssembly SIMD kernels (simd-ulp.ts), bit-identical to the scalar loops below.
+  // Fast path: WebAssembly SIMD kernels (kernels/simd-ulp.ts), bit-identical to the scalar loops below.
   switch (t.dtype) {
     case 'float32': {
       const r = simdStepUlp(t.data, 'float32', direction);

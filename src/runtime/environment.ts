@@ -2,6 +2,8 @@
  * The one contract between the episode loop and a simulator (after openpi's client runtime):
  * reset / step / observation / completion. Lite simulators implement it in-process; the bridge
  * client implements it over ZeroMQ; wrappers (recording, allowlist filtering) implement it too.
+ * Fast paths (a synchronous step, frame buffers given back or drawn into the caller's memory) are not part of it:
+ * they are capability interfaces of their own (capabilities.ts).
  */
 
 /** A value a simulator observation may carry. */
@@ -97,25 +99,4 @@ export interface SimEnvironment {
   reset(request: ResetRequest): Promise<StepResult>;
   step(action: NdArray): Promise<StepResult>;
   close(): Promise<void>;
-  /**
-   * Optional. The caller gives back the observation buffers of a result this environment returned: neither it nor
-   * anything it handed them to will read them again, so the environment may draw a later frame into them. Each
-   * result at most once. Results never given back stay valid for good (no later frame overlaps them); an
-   * environment without this method simply allocates every frame.
-   */
-  releaseObservation?(result: StepResult): void;
-  /**
-   * Optional. Asks that the next step draw its uint8 frame field `field` into `view` (the caller's memory) unless
-   * that step ends the episode; the result's field data is then `view` itself, which the caller owns (it is never
-   * given back with releaseObservation). One step only; a reset cancels it. Returns false where the environment
-   * has no such field of that size (nothing changes).
-   */
-  drawNextInto?(field: string, view: Uint8Array): boolean;
-  /**
-   * Optional. An in-process environment's step without a promise: the same result as `step`, its errors thrown
-   * instead of rejected. Loops that step every slot of a batch one after another (lockstep, the campaign's episode
-   * loop) call it where it exists, saving a promise and a microtask per slot-step. A wrapper that adds logic to
-   * `step` (allowlists, pooling, a bridge) does not have it, so its own step always runs.
-   */
-  stepSync?(action: NdArray): StepResult;
 }

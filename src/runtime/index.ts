@@ -1,8 +1,11 @@
 /**
  * src/runtime — the contracts every simulator and policy meets, and the lockstep loop over them (public face).
- *   environment.ts  SimEnvironment: reset / step (+ capability interfaces), EnvSpec with its declared fact
+ *   environment.ts  SimEnvironment: reset / step / close, EnvSpec with its declared fact
  *   policy.ts       BatchPolicy: resetSlot / inferBatch, the memory read hook's context
- *   lockstep.ts     runLockstep: B episodes in batch slots, subscribers for everything it learns
+ *   capabilities.ts fast paths beside the contracts, each an interface with a type guard (stepSync,
+ *                   releaseObservation, drawNextInto with the frame field the environment declares, nextInputRow)
+ *   lockstep.ts     runSlots / runLockstep: B episodes in batch slots, subscribers for everything it learns
+ *   slot-loop.ts    the loop's body, one named method per part of a batched step
  *   allowlist.ts    observation split: what the policy may see, what only the evaluator sees
  *   task-facts.ts   the fact (field, domain, decision steps) an environment's spec declares
  *   send-steps.ts   every bridged slot's step sent before any is awaited
@@ -12,6 +15,7 @@
  */
 export * from './environment.js';
 export * from './policy.js';
+export * from './capabilities.js';
 export * from './lockstep.js';
 export * from './allowlist.js';
 export * from './task-facts.js';

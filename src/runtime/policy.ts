@@ -5,7 +5,8 @@
  *
  * `BatchPolicy` is the same contract for several episodes stepping in lockstep: one `inferBatch` call carries
  * one observation per active slot, and each slot's results are what a batch-of-one call would give
- * (see src/policies/README.md for how exactly).
+ * (see src/policies/README.md for how exactly). A policy that lends the rows of its next input (frames drawn in
+ * place) says so with a capability interface of its own (capabilities.ts, LendsInputRows).
  */
 import type { ReadContext, ReadHook, RecordIdentity } from '../banks/index.js';
 import type { NdArray, StepResult } from './environment.js';
@@ -62,13 +63,6 @@ export interface BatchPolicy {
   resetSlot(slot: number, info: EpisodeInfo): Promise<void>;
   /** One output per request, in request order; slots must be distinct and reset. */
   inferBatch(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[]>;
-  /**
-   * Optional. Where the next inferBatch of `batch` observations will pack row `row` of the uint8 observation field
-   * `field`, or null. An observation whose field data is exactly this view is used in place, not copied. Asked
-   * between two calls; the view's bytes are read by the next call and left alone by the policy until the call
-   * after it, so whoever fills it must keep it unchanged until then.
-   */
-  nextInputRow?(field: string, batch: number, row: number): Uint8Array | null;
 }
 
 /** A policy whose memory reads can be intercepted (the intervention hook is set on its bank(s)). */

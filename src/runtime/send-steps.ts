@@ -2,8 +2,9 @@
  * Stepping a batch of environments at once: every environment without a synchronous step (a bridged simulator) is
  * sent its step before any is awaited, so simulators on different servers step at the same time; the caller then
  * takes the results in its own order (the lockstep loops: slot order), so what it does with them does not depend on
- * which step answered first. Environments with `stepSync` (in-process) are left to the caller to step in turn.
+ * which step answered first. Environments that step synchronously (in-process, capabilities.ts) are left to the caller to step in turn.
  */
+import { stepsSynchronously } from './capabilities.js';
 import type { NdArray, SimEnvironment, StepResult } from './environment.js';
 
 /** A step in flight and its round trip (ms), from when it was sent to when its result arrived. */
@@ -19,7 +20,7 @@ export function sendSteps(envs: readonly SimEnvironment[], actionOf: (i: number)
   const sent = new Array<SentStep | undefined>(envs.length);
   for (let i = 0; i < envs.length; i++) {
     const env = envs[i] as SimEnvironment;
-    if (env.stepSync !== undefined) continue;
+    if (stepsSynchronously(env)) continue;
     const t0 = performance.now();
     let p: SentStep;
     try {

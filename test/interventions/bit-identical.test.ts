@@ -13,8 +13,12 @@ import { emptyLeafStats } from '../../src/interventions/leaf-operator.js';
 import { fillStandardNormal, standardNormal } from '../../src/interventions/normal.js';
 import { permuteLeaf } from '../../src/interventions/permute.js';
 import { resampleLeaf } from '../../src/interventions/resample.js';
-import { setSimdUlpEnabled, simdUlpAvailable } from '../../src/interventions/simd-ulp.js';
-import { setWasmPermuteEnabled, wasmPermuteApplies } from '../../src/interventions/wasm-permute.js';
+import {
+  setSimdUlpEnabled,
+  setWasmPermuteEnabled,
+  simdUlpAvailable,
+  wasmPermuteApplies,
+} from '../../src/interventions/kernels/index.js';
 import { stepTensorUlp, ULP_DIRECTIONS, type UlpDirection } from '../../src/interventions/ulp.js';
 import { goldenDigests } from './golden-cases.js';
 import { fillStandardNormal as oracleFillNormal, standardNormal as oracleNormal } from './oracle/normal.js';

@@ -15,6 +15,7 @@ import {
   type LockstepOptions,
 } from '../../src/runtime/lockstep.js';
 import type { BatchPolicy, EpisodeInfo, PolicyOutput, SlotObservation } from '../../src/runtime/policy.js';
+import { stepsSynchronously, type StepsSynchronously } from '../../src/runtime/capabilities.js';
 
 /** Episode `seed` lasts 1 + (seed * 7) % 5 steps. */
 class ScriptedEnv implements SimEnvironment {
@@ -115,7 +116,7 @@ async function referenceLockstep(
     const outputs = await policy.inferBatch(slots.map((slot) => ({ slot, obs: running.get(slot)!.current.obs })));
     // bridged environments: every step sent, in slot order, before any result is taken
     const sent = slots.map((slot, i) =>
-      env(slot).stepSync === undefined ? env(slot).step(outputs[i]!.action) : undefined,
+      stepsSynchronously(env(slot)) ? undefined : env(slot).step(outputs[i]!.action),
     );
     // every result of the step taken first; then the ended episodes leave and their slots refill, in slot order
     const ended: number[] = [];
@@ -125,7 +126,8 @@ async function referenceLockstep(
       const output = outputs[i]!;
       const before = r.current;
       const e = env(slot);
-      const after = sent[i] !== undefined ? await sent[i]! : e.stepSync!(output.action);
+      const after =
+        sent[i] !== undefined ? await sent[i]! : (e as SimEnvironment & StepsSynchronously).stepSync(output.action);
       r.current = after;
       r.steps += 1;
       for (const s of subs) s.onStep?.(slot, r.episode, before, output, after);

@@ -31,6 +31,7 @@
  */
 import { ImepError, sha256Hex, Prng } from '../../core/index.js';
 import type {
+  DrawsFramesInto,
   EnvSpec,
   FactSpec,
   FieldSpec,
@@ -39,6 +40,8 @@ import type {
   ResetRequest,
   SimEnvironment,
   StepResult,
+  StepsSynchronously,
+  TakesBackObservations,
 } from '../../runtime/index.js';
 import { asOptions, checkKnownKeys, checkSeed, optInt, type Options, type ToolStart } from './options.js';
 import { COLORS, FrameAllocator, Raster } from './render.js';
@@ -52,6 +55,9 @@ export const TOOL_RADIUS = 0.05;
 
 /** The method-visible fields of every lite env, in this order. */
 export const LITE_METHOD_VISIBLE = ['rgb', 'toolPosition', 'instruction'] as const;
+
+/** The observation field holding a lite env's frame (DrawsFramesInto.frameField). */
+export const LITE_FRAME_FIELD = 'rgb';
 
 /** Evaluator-only fields every lite env reports (tasks add their oracle info and readouts). */
 export const LITE_BASE_EVALUATOR: Readonly<Record<string, FieldSpec>> = {
@@ -67,17 +73,16 @@ export const LITE_BASE_EVALUATOR: Readonly<Record<string, FieldSpec>> = {
 /** What the synchronous core accepts as an action. */
 export type LiteAction = NdArray | Float32Array | Float64Array | readonly number[];
 
-/** The synchronous core of a lite simulator. */
-export interface LiteEnv {
+/**
+ * The synchronous core of a lite simulator. It takes back the frames of results given back (a later reset or step
+ * draws into them) and draws its next frame into the caller's memory on request (capabilities.ts).
+ */
+export interface LiteEnv extends TakesBackObservations, DrawsFramesInto {
   readonly spec: EnvSpec;
   /** True between a reset and the end of its episode. */
   readonly running: boolean;
   resetSync(request: ResetRequest): StepResult;
   stepSync(action: LiteAction): StepResult;
-  /** SimEnvironment.releaseObservation: the result's frame may be drawn over by a later reset/step of this core. */
-  releaseObservation?(result: StepResult): void;
-  /** SimEnvironment.drawNextInto. */
-  drawNextInto?(field: string, view: Uint8Array): boolean;
 }
 
 /** Builds an EnvSpec with the common method-visible fields and the given evaluator-only ones. */
@@ -157,6 +162,7 @@ export function readAction(envId: string, action: LiteAction, lengths: readonly 
  */
 export abstract class LiteEnvBase implements LiteEnv {
   readonly spec: EnvSpec;
+  readonly frameField = LITE_FRAME_FIELD;
   readonly resolution: number;
   protected readonly frameShape: readonly number[];
   /** A raster holding the bare table, copied into each new frame (shared by every env of this resolution: read only). */
@@ -330,21 +336,21 @@ export abstract class LiteEnvBase implements LiteEnv {
   }
 
   /**
-   * SimEnvironment.drawNextInto for the frame field `rgb`: the next step that does not end the episode draws its
+   * DrawsFramesInto.drawNextInto (the frame field `rgb`): the next step that does not end the episode draws its
    * frame into `view` (never a reset). Such a frame is the caller's: it cannot be given back.
    */
-  drawNextInto(field: string, view: Uint8Array): boolean {
-    if (field !== 'rgb' || !(view instanceof Uint8Array) || view.length !== this.frames.frameBytes) return false;
+  drawNextInto(view: Uint8Array): boolean {
+    if (!(view instanceof Uint8Array) || view.length !== this.frames.frameBytes) return false;
     this.drawTarget = view;
     return true;
   }
 
   /**
-   * Gives back the frame of a result this env returned (SimEnvironment.releaseObservation): a later reset or step
-   * draws its frame into it. Throws for a frame this env did not return or that was already given back.
+   * Gives back the frame of a result this env returned (TakesBackObservations.releaseObservation): a later reset or
+   * step draws its frame into it. Throws for a frame this env did not return or that was already given back.
    */
   releaseObservation(result: StepResult): void {
-    const rgb = result.obs['rgb'] as NdArray | undefined;
+    const rgb = result.obs[this.frameField] as NdArray | undefined;
     const frame = rgb?.data;
     if (!(frame instanceof Uint8Array) || !this.outstanding.delete(frame)) {
       throw new ImepError(
@@ -385,15 +391,20 @@ export abstract class LiteEnvBase implements LiteEnv {
   }
 }
 
-/** The async SimEnvironment over a synchronous lite core (errors become rejections). */
-export class LiteSimEnvironment implements SimEnvironment {
+/**
+ * The async SimEnvironment over a synchronous lite core (errors become rejections), with the core's fast paths as
+ * capabilities: its synchronous step, frames taken back, frames drawn into the caller's memory.
+ */
+export class LiteSimEnvironment implements SimEnvironment, StepsSynchronously, TakesBackObservations, DrawsFramesInto {
   readonly spec: EnvSpec;
   readonly core: LiteEnv;
+  readonly frameField: string;
   private closed = false;
 
   constructor(core: LiteEnv) {
     this.core = core;
     this.spec = core.spec;
+    this.frameField = core.frameField;
   }
 
   private assertOpen(): void {
@@ -415,11 +426,11 @@ export class LiteSimEnvironment implements SimEnvironment {
   }
 
   releaseObservation(result: StepResult): void {
-    this.core.releaseObservation?.(result);
+    this.core.releaseObservation(result);
   }
 
-  drawNextInto(field: string, view: Uint8Array): boolean {
-    return this.core.drawNextInto?.(field, view) ?? false;
+  drawNextInto(view: Uint8Array): boolean {
+    return this.core.drawNextInto(view);
   }
 
   async close(): Promise<void> {

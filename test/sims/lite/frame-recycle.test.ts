@@ -32,7 +32,7 @@ function receivedHashes(
     const f = frameOf(r.obs).data;
     hashes.push(createHash('sha256').update(f).digest('hex'));
     frames.push(f);
-    if (give(r, i++)) env.releaseObservation?.(r);
+    if (give(r, i++)) env.releaseObservation(r);
   };
   for (let seed = 0; seed < 3; seed++) {
     const rng = new Prng(200 + seed);
@@ -81,9 +81,9 @@ describe('lite env releaseObservation', () => {
     const a = makeLiteEnvSync('ShellGameTouch-lite', {});
     const b = makeLiteEnvSync('ShellGameTouch-lite', {});
     const r = a.resetSync({ seed: 1 });
-    expect(() => b.releaseObservation?.(r)).toThrow(/did not return, or gave back twice/);
-    a.releaseObservation?.(r);
-    expect(() => a.releaseObservation?.(r)).toThrow(/did not return, or gave back twice/);
+    expect(() => b.releaseObservation(r)).toThrow(/did not return, or gave back twice/);
+    a.releaseObservation(r);
+    expect(() => a.releaseObservation(r)).toThrow(/did not return, or gave back twice/);
   });
 });
 
@@ -96,14 +96,14 @@ describe('lite env drawNextInto', () => {
     let inView = 0;
     for (let seed = 0; seed < 3; seed++) {
       const rng = new Prng(200 + seed);
-      expect(env.drawNextInto?.('rgb', view)).toBe(true);
+      expect(env.drawNextInto(view)).toBe(true);
       let r = env.resetSync({ seed });
       expect(frameOf(r.obs).data).not.toBe(view); // a reset cancels it and never draws into it
       hashes.push(createHash('sha256').update(frameOf(r.obs).data).digest('hex'));
       while (!r.done) {
         const a = new Float32Array(2);
         for (let k = 0; k < 2; k++) a[k] = (rng.nextFloat() * 2 - 1) * 0.08;
-        expect(env.drawNextInto?.('rgb', view)).toBe(true);
+        expect(env.drawNextInto(view)).toBe(true);
         r = env.stepSync(a);
         const f = frameOf(r.obs).data;
         if (r.done) expect(f).not.toBe(view);
@@ -111,7 +111,7 @@ describe('lite env drawNextInto', () => {
           expect(f).toBe(view);
           inView += 1;
           // the caller's memory: the env does not take it back
-          expect(() => env.releaseObservation?.(r)).toThrow(/did not return/);
+          expect(() => env.releaseObservation(r)).toThrow(/did not return/);
         }
         hashes.push(createHash('sha256').update(f).digest('hex'));
       }
@@ -120,16 +120,17 @@ describe('lite env drawNextInto', () => {
     expect(inView).toBeGreaterThan(0);
   });
 
-  it('applies to one step only (also one that throws) and refuses a view of the wrong size or field', () => {
+  it('applies to one step only (also one that throws) and refuses a view of the wrong size; declares its frame field', () => {
     const env = makeLiteEnvSync('ShellGameTouch-lite', {});
-    expect(env.drawNextInto?.('rgb', new Uint8Array(10))).toBe(false);
-    expect(env.drawNextInto?.('toolPosition', new Uint8Array(64 * 64 * 3))).toBe(false);
+    expect(env.frameField).toBe('rgb'); // the frame field the env declares
+    expect(env.drawNextInto(new Uint8Array(10))).toBe(false);
+    expect(env.drawNextInto(new Uint8Array(64 * 64 * 3 + 1))).toBe(false);
     env.resetSync({ seed: 1 });
     const view = new Uint8Array(64 * 64 * 3);
-    env.drawNextInto?.('rgb', view);
+    env.drawNextInto(view);
     expect(() => env.stepSync(Float32Array.of(Number.NaN, 0))).toThrow(/bad action/);
     expect(frameOf(env.stepSync(Float32Array.of(0, 0)).obs).data).not.toBe(view);
-    env.drawNextInto?.('rgb', view);
+    env.drawNextInto(view);
     expect(frameOf(env.stepSync(Float32Array.of(0, 0)).obs).data).toBe(view);
     expect(frameOf(env.stepSync(Float32Array.of(0, 0)).obs).data).not.toBe(view);
   });

@@ -1,5 +1,5 @@
 /**
- * S_π's Fisher–Yates swaps as WebAssembly kernels: the fast path of `permuteLeaf` (permute.ts) for leaves of up
+ * S_π's Fisher–Yates swaps as WebAssembly kernels: the fast path of `permuteLeaf` (../permute.ts) for leaves of up
  * to 2^21 elements and MAX_BYTES bytes. The draws still come from `Prng.fillUint32`, written straight into the
  * module's memory; a kernel turns each draw into its Lemire index (a 64-bit product) and swaps, and hands back
  * to JS at a draw that nextInt might reject (low product word below the bound: probability < 2^-11 per step),
@@ -9,7 +9,7 @@
  *
  * Memory: [0, DATA) holds one chunk of draws, [DATA, DATA + bytes) the leaf being shuffled in place.
  */
-import type { Prng } from '../core/index.js';
+import type { Prng } from '../../core/index.js';
 import {
   BLOCK,
   br,
@@ -254,7 +254,7 @@ export function wasmPermuteApplies(n: number, width: number): boolean {
 
 /**
  * A shuffled copy of `data` (same type), or undefined when the WebAssembly path does not apply. The draws and
- * the permutation are those of permute.ts's JS loops (Fisher–Yates, i = n−1 … 1, j = prng.nextInt(i + 1)).
+ * the permutation are those of ../permute.ts's JS loops (Fisher–Yates, i = n−1 … 1, j = prng.nextInt(i + 1)).
  */
 export function wasmPermute<T extends Uint16Array | Float32Array | Float64Array>(data: T, prng: Prng): T | undefined {
   const n = data.length;
@@ -280,7 +280,7 @@ export function wasmPermute<T extends Uint16Array | Float32Array | Float64Array>
       p += used;
       i -= used;
       if (p === count) break;
-      // The kernel stopped at a draw nextInt may reject (see permute.ts's `indicesFrom`): resolve it here.
+      // The kernel stopped at a draw nextInt may reject (see ../permute.ts's `indicesFrom`): resolve it here.
       const bound = i + 1;
       let m = (draws[p++] as number) * bound;
       let l = m >>> 0;

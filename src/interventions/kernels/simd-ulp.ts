@@ -1,11 +1,11 @@
 /**
  * U's one-ULP step as WebAssembly SIMD kernels (128-bit vectors of 8 × 16-bit, 4 × 32-bit or 2 × 64-bit
- * words): the fast path of `stepTensorUlp` (ulp.ts). A plain-JS loop costs several times a byte copy of the
+ * words): the fast path of `stepTensorUlp` (../ulp.ts). A plain-JS loop costs several times a byte copy of the
  * leaf; these kernels step 16 bytes per handful of instructions, so U costs little more than the copy it makes.
  *
  * The module is assembled here at load time from the instruction sequences below (no build step, no binary
  * file). Where WebAssembly SIMD is unavailable, or on a big-endian platform, `simdStepUlp` returns undefined and
- * ulp.ts runs its scalar loops; both give the same bits (test/interventions/bit-identical.test.ts).
+ * ../ulp.ts runs its scalar loops; both give the same bits (test/interventions/bit-identical.test.ts).
  *
  * Two kernels per dtype and direction, both reading the words at [src, end) of the module's memory and writing
  * the stepped words to the output region OUT bytes further on (the leaf is copied in once and the result sliced
@@ -23,7 +23,7 @@
  *     otherwise        → δ = ((s ^ nX) & nA) | nB
  *   with (nX, nA, nB, zX, zA) per direction (`GENERAL_PARAMS`), and returns the count of non-finite words.
  *
- * Both are exactly the rules of ulp.ts (module comment there): 'away' δ = +1 (also from ±0); 'toward-zero'
+ * Both are exactly the rules of ../ulp.ts (module comment there): 'away' δ = +1 (also from ±0); 'toward-zero'
  * δ = −1 but +1 from ±0; 'up' +1 for positives, −1 for negatives, and ±0 lands on +smallest subnormal; 'down'
  * the mirror image.
  */
