@@ -22,6 +22,9 @@ import { runCampaign } from '../src/campaign/campaign.js';
 import { type EnvProvider } from '../src/campaign/index.js';
 import { BridgePool } from '../test/reliability/support/bridge-pool.js';
 import { RELIABILITY_KEYS_DIR, smallBlackoutYaml } from '../test/reliability/support/cli.js';
+import { registerBuiltinKinds } from '../src/kinds/index.js';
+
+registerBuiltinKinds();
 
 const N = Number(process.env['N'] ?? 8);
 const SERVERS = Number(process.env['SERVERS'] ?? 4);

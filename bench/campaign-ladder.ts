@@ -17,6 +17,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_BATCH, PACKAGE_ROOT } from '../src/campaign/campaign-setup.js';
 import { runCampaign } from '../src/campaign/campaign.js';
+import { registerBuiltinKinds } from '../src/kinds/index.js';
+
+registerBuiltinKinds();
 
 const { values } = parseArgs({
   options: { batch: { type: 'string' }, n: { type: 'string' }, keep: { type: 'boolean' } },

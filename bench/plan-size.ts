@@ -75,6 +75,8 @@ writeFileSync(
 import { loadProtocol } from '${process.cwd()}/src/protocol/load.js';
 import { buildPlan } from '${process.cwd()}/src/protocol/plan.js';
 import { canonicalBytes } from '${process.cwd()}/src/core/canonical-json.js';
+import { registerBuiltinKinds } from '${process.cwd()}/src/kinds/index.js';
+registerBuiltinKinds();
 const { protocol } = await loadProtocol(process.argv[2]);
 const rss0 = process.memoryUsage().rss;
 const t0 = performance.now();

@@ -6,6 +6,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { protocolJsonSchemaText } from '../src/protocol/json-schema.js';
+import { registerBuiltinKinds } from '../src/kinds/index.js';
+
+registerBuiltinKinds();
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = resolve(root, 'schemas/protocol.schema.json');

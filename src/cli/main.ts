@@ -1,6 +1,7 @@
 #!/usr/bin/env -S node --initial-old-space-size=128
 import { buildLazyProgram, isCommanderExit, lazyGroup, type LazyCommand } from './program.js';
 import { exitCodeFor, messageFor } from './exit-codes.js';
+import { registerBuiltinKinds } from '../kinds/index.js';
 
 /**
  * Every command of `imep`, each module imported only when its command runs (program.ts: LazyCommand).
@@ -22,6 +23,7 @@ const COMMANDS: readonly LazyCommand[] = [
 
 async function main(argv: string[]): Promise<number> {
   try {
+    registerBuiltinKinds();
     const program = await buildLazyProgram(argv, COMMANDS);
     await program.parseAsync(argv);
     return 0;

@@ -27,7 +27,8 @@ export type {
   Wave,
 } from './schema.js';
 export type { HostLimitsConfig } from './schema-limits.js';
-export { CONDITION_KINDS, SHAM_KINDS, SUBSTITUTING_KINDS, TARGET_KINDS } from './schema-conditions.js';
+export { faceOf, hasRole, kindsWithRole } from './schema-conditions.js';
+export { kindBlock, kindBlockSchemaOf, kindBlockUnionOf, type BlockKind, type KindBlockOptions } from './kind-block.js';
 export { BOUND_METHODS } from './schema-analysis.js';
 export { loadProtocol, loadProtocolSync, parseProtocol, type LoadedProtocol } from './load.js';
 export { assertCrossChecked, crossCheck } from './cross-check.js';
@@ -64,7 +65,6 @@ export {
   noiseStreamRecipe,
   type ExecutionNoise,
 } from './execution-noise.js';
-export { conditionSeed, pointLabel, toConditionSpec } from './conditions.js';
 export type { NoiseEpisode } from './execution-noise.js';
 export { checkFrozenPower } from './frozen-power.js';
 export { attainableWarnings, maxPairedUnits, type AttainableWarning } from './attainable.js';

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { escapeLineBreaks, ImepError, type ErrorCode } from '../core/index.js';
 import { IssueSink, listSome } from './issue-cap.js';
 import { formatYamlPath, valueAt, type PathSegment, type SourcePos } from './yaml-locate.js';
+import { kindBlockSchemaOf } from './kind-block.js';
 
 export interface ProtocolIssue {
   readonly code: ErrorCode;
@@ -103,6 +104,8 @@ export function schemaAt(
   let cur = inner(root);
   for (let i = 0; i <= path.length; i++) {
     const here = valueAt(data, path.slice(0, i));
+    const block = kindBlockSchemaOf(cur.schema, here);
+    if (block) cur = { schema: block, description: cur.description ?? block.description };
     if (cur.schema instanceof z.ZodDiscriminatedUnion) {
       const o = pickOption(cur.schema, here);
       if (!o) return i === path.length ? cur : undefined;
