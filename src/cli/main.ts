@@ -1,7 +1,6 @@
 #!/usr/bin/env -S node --initial-old-space-size=128
-import { buildLazyProgram, isCommanderExit, lazyGroup, type LazyCommand } from './program.js';
+import { buildLazyProgram, isCommanderExit, lazyGroup, selectedCommand, type LazyCommand } from './program.js';
 import { exitCodeFor, messageFor } from './exit-codes.js';
-import { registerBuiltinKinds } from '../kinds/index.js';
 
 /**
  * Every command of `imep`, each module imported only when its command runs (program.ts: LazyCommand).
@@ -23,8 +22,10 @@ const COMMANDS: readonly LazyCommand[] = [
 
 async function main(argv: string[]): Promise<number> {
   try {
-    registerBuiltinKinds();
     const program = await buildLazyProgram(argv, COMMANDS);
+    // the built-in kinds (src/kinds), before a command parses a protocol; loaded with the command it runs, like the
+    // command modules, so `imep --help` and `--version` stay light
+    if (selectedCommand(argv.slice(2)) !== undefined) (await import('../kinds/index.js')).registerBuiltinKinds();
     await program.parseAsync(argv);
     return 0;
   } catch (e) {
