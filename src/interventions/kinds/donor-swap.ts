@@ -5,7 +5,9 @@
  * written before it carries the donor episode's payload (installation: read).
  */
 import { z } from 'zod';
-import type { ConditionKind, ConditionSpec } from '../condition-kind.js';
+import type { ConditionView } from '../../core/index.js';
+import type { ConditionKind, ConditionOperator, ConditionSpec } from '../condition-kind.js';
+import type { InterventionContext } from '../condition.js';
 import type { DonorMode } from '../donor-assignment.js';
 import { installPayloads } from '../install.js';
 import { readSwapHook, type ReadSwapCounters } from '../read-swap.js';
@@ -19,7 +21,7 @@ function donorSwapKind(
   donorMode: DonorMode,
   roles: ConditionKind['roles'],
 ): ConditionKind {
-  const readTime = (c: Parameters<ConditionKind['acts']>[0]) => pick(c, 'installation', INSTALLATIONS) === 'read';
+  const readTime = (c: ConditionView) => pick(c, 'installation', INSTALLATIONS) === 'read';
   return {
     name,
     summary,
@@ -49,7 +51,7 @@ function donorSwapKind(
   };
 }
 
-function operator(name: 'S' | 'T', spec: ConditionSpec, ctx: Parameters<ConditionKind['operator']>[1]) {
+function operator(name: 'S' | 'T', spec: ConditionSpec, ctx: InterventionContext): ConditionOperator {
   const seed = spec['seed'] as number | string;
   if (spec['installation'] === 'read') {
     const d = ctx.donorReads ?? invalid(`condition ${name} at read needs an assigned donor's reads`, 'donor');
@@ -63,7 +65,7 @@ function operator(name: 'S' | 'T', spec: ConditionSpec, ctx: Parameters<Conditio
   return {
     seed,
     donor: d.scope,
-    atPoint: (t: Parameters<typeof installPayloads>[0]) => {
+    atPoint: (t) => {
       const r = installPayloads(t, ctx.scope, ctx.point, {
         kind: 'donor',
         condition: name,
@@ -73,7 +75,7 @@ function operator(name: 'S' | 'T', spec: ConditionSpec, ctx: Parameters<Conditio
       return r.kind === 'installed'
         ? r
         : {
-            kind: 'donor-short' as const,
+            kind: 'donor-short',
             scope: r.scope,
             donor: r.donor,
             recipientCount: r.recipientCount,

@@ -3,6 +3,7 @@
  * (installation: read) or once through the install routine at the registered point (installation: install).
  */
 import { z } from 'zod';
+import type { ConditionView } from '../../core/index.js';
 import type { ConditionKind, ConditionSpec } from '../condition-kind.js';
 import { installPayloads } from '../install.js';
 import { DEFAULT_ULP_DIRECTION, oneUlpOperator } from '../one-ulp.js';
@@ -15,8 +16,7 @@ const INSTALLATIONS = ['read', 'install'] as const;
 /** The default U spec: away from zero, through the installation routine. */
 export const U_DEFAULT: ConditionSpec = { kind: 'U', direction: DEFAULT_ULP_DIRECTION, installation: 'install' };
 
-const installation = (c: Readonly<Record<string, unknown>> & { id: string; kind: string }) =>
-  pick(c, 'installation', INSTALLATIONS);
+const installation = (c: ConditionView) => pick(c, 'installation', INSTALLATIONS);
 
 export const oneUlpKind: ConditionKind = {
   name: 'U',
