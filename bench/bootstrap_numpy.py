@@ -5,6 +5,7 @@ Reads JSON on stdin: {"A": [...], "S": [...], "T": [...], "task": [...], "replic
 draws with rng.integers, fancy-indexing, mean; equal task weights; sort; linear = type-7 percentiles)
 and prints one JSON line with the best time. Run by bench/bootstrap-vs-numpy.ts with /usr/bin/python3.
 """
+
 import json
 import sys
 import time
@@ -42,14 +43,18 @@ def main():
         t0 = time.perf_counter()
         reps, lo, hi = bootstrap(a, s, t, task, int(cfg["replicates"]), int(cfg["seed"]) + run)
         best = min(best, time.perf_counter() - t0)
-    print(json.dumps({
-        "numpy_version": np.__version__,
-        "best_ms": best * 1e3,
-        "runs": int(cfg["runs"]),
-        "mean": float(reps.mean()),
-        "se": float(reps.std(ddof=1)),
-        "interval95": [float(lo), float(hi)],
-    }))
+    print(
+        json.dumps(
+            {
+                "numpy_version": np.__version__,
+                "best_ms": best * 1e3,
+                "runs": int(cfg["runs"]),
+                "mean": float(reps.mean()),
+                "se": float(reps.std(ddof=1)),
+                "interval95": [float(lo), float(hi)],
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -19,12 +19,12 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NdArray, SimEnvironment, StepResult } from '../src/runtime/environment.js';
 import { runCampaign } from '../src/campaign/campaign.js';
+import { registerBuiltinKinds } from '../src/kinds/index.js';
 import { type EnvProvider } from '../src/campaign/index.js';
 import { BridgePool } from '../test/reliability/support/bridge-pool.js';
 import { RELIABILITY_KEYS_DIR, smallBlackoutYaml } from '../test/reliability/support/cli.js';
-import { registerBuiltinKinds } from '../src/kinds/index.js';
 
-registerBuiltinKinds();
+registerBuiltinKinds(); // the simulator, policy runtime and condition kinds a protocol names (src/kinds)
 
 const N = Number(process.env['N'] ?? 8);
 const SERVERS = Number(process.env['SERVERS'] ?? 4);

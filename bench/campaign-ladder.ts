@@ -19,7 +19,7 @@ import { DEFAULT_BATCH, PACKAGE_ROOT } from '../src/campaign/campaign-setup.js';
 import { runCampaign } from '../src/campaign/campaign.js';
 import { registerBuiltinKinds } from '../src/kinds/index.js';
 
-registerBuiltinKinds();
+registerBuiltinKinds(); // the simulator, policy runtime and condition kinds a protocol names (src/kinds)
 
 const { values } = parseArgs({
   options: { batch: { type: 'string' }, n: { type: 'string' }, keep: { type: 'boolean' } },

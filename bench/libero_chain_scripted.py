@@ -24,7 +24,7 @@ import numpy as np
 if not any(Path(p, "imep_sim_bridge").is_dir() for p in sys.path if p):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sim-bridge"))
 
-from imep_sim_bridge.adapters.libero_chain import LiberoChainAdapter  # noqa: E402
+from imep_sim_bridge.adapters.libero_chain import LiberoChainAdapter
 
 
 def main() -> int:
@@ -56,10 +56,7 @@ def main() -> int:
                     failed.append(seed)
             total += len(done_at)
             steps = f"steps to done min {min(done_at)} median {int(np.median(done_at))} max {max(done_at)}" if done_at else "never done"
-            print(
-                f"drawer {k} ({drawer['drawer']}): opened {len(done_at)}/{args.inits}; failed seeds {failed}; {steps}; "
-                f"{time.time() - t1:.1f} s"
-            )
+            print(f"drawer {k} ({drawer['drawer']}): opened {len(done_at)}/{args.inits}; failed seeds {failed}; {steps}; {time.time() - t1:.1f} s")
         print(f"all: {total}/{args.inits * len(registry['drawers'])}")
     finally:
         env.close()

@@ -29,9 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "sim-bridge"))
 
-from imep_sim_bridge.adapters.libero import LiberoAdapter  # noqa: E402
-from imep_sim_bridge.libero_drawer_policy import LiberoDrawerMemoryPolicy  # noqa: E402
-from imep_sim_bridge.spec import split  # noqa: E402
+from imep_sim_bridge.adapters.libero import LiberoAdapter  # noqa: E402 - imported after the sys.path entry above
+from imep_sim_bridge.libero_drawer_policy import LiberoDrawerMemoryPolicy  # noqa: E402 - imported after the sys.path entry above
+from imep_sim_bridge.spec import split  # noqa: E402 - imported after the sys.path entry above
 
 SEED0 = 720000
 PROTOCOL = """version: 1
@@ -66,7 +66,7 @@ allowlists:
 
 
 class PassThrough:
-    def read(self, bank, ctx, items):  # noqa: ANN001, ANN201
+    def read(self, bank, ctx, items):
         return [dict(i) for i in items]
 
 
@@ -98,14 +98,29 @@ def plain_loop(n: int) -> tuple[float, int, float, dict[int, bool], dict[int, in
     return time.perf_counter() - t0, steps, step_time / steps, success, steps_by_seed
 
 
-def imep_run(n: int, servers: int, cli: Path = ROOT / "dist/cli/main.js", python: str = sys.executable) -> tuple[float, dict[int, bool], dict[int, int]]:
+def imep_run(
+    n: int, servers: int, cli: Path = ROOT / "dist/cli/main.js", python: str = sys.executable
+) -> tuple[float, dict[int, bool], dict[int, int]]:
     """(wall s of `imep campaign run --through seal`, success per seed, steps per seed from its rows)."""
     with tempfile.TemporaryDirectory() as tmp:
         proto = Path(tmp) / "libero-overhead.yaml"
         proto.write_text(PROTOCOL.format(start=SEED0, end=SEED0 + n - 1, n=n))
         campaigns = Path(tmp) / "campaigns"
-        cmd = ["node", str(cli), "campaign", "run", str(proto), "--through", "seal",
-               "--campaigns-dir", str(campaigns), "--servers", str(servers), "--batch", str(servers)]
+        cmd = [
+            "node",
+            str(cli),
+            "campaign",
+            "run",
+            str(proto),
+            "--through",
+            "seal",
+            "--campaigns-dir",
+            str(campaigns),
+            "--servers",
+            str(servers),
+            "--batch",
+            str(servers),
+        ]
         env = {**os.environ, "IMEP_PYTHON": python}
         t0 = time.perf_counter()
         done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)

@@ -31,10 +31,10 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH / "vla-eval"))
 
-from imep_vla_eval import side_by_side  # noqa: E402
-from imep_vla_eval.side_by_side import IMEP, PLAIN, Arm  # noqa: E402
-from imep_vla_eval.vla_eval_arm import imep_python, run_vla_eval  # noqa: E402
-from libero_overhead import SEED0, imep_run, plain_loop  # noqa: E402
+from imep_vla_eval import side_by_side  # noqa: E402 - imported after the sys.path entry above
+from imep_vla_eval.side_by_side import IMEP, PLAIN, Arm  # noqa: E402 - imported after the sys.path entry above
+from imep_vla_eval.vla_eval_arm import imep_python, run_vla_eval  # noqa: E402 - imported after the sys.path entry above
+from libero_overhead import SEED0, imep_run, plain_loop  # noqa: E402 - imported after the sys.path entry above
 
 
 def run_arm(arm: int, n: int) -> Arm:
@@ -48,8 +48,15 @@ def run_arm(arm: int, n: int) -> Arm:
         return Arm("IMEP --servers 1 --batch 1", wall, success, steps)
     with tempfile.TemporaryDirectory() as tmp:
         return run_vla_eval(
-            sys.executable, Path(tmp), adapter="libero", env_id="libero-mem/top-drawer-cue", env_kwargs={},
-            seed_start=SEED0, n=n, policy="libero-drawer-memory", module="imep_sim_bridge.libero_drawer_policy",
+            sys.executable,
+            Path(tmp),
+            adapter="libero",
+            env_id="libero-mem/top-drawer-cue",
+            env_kwargs={},
+            seed_start=SEED0,
+            n=n,
+            policy="libero-drawer-memory",
+            module="imep_sim_bridge.libero_drawer_policy",
         )
 
 
@@ -58,11 +65,19 @@ SIM_STEP: list[float] = []  # LIBERO's mean env.step s of each plain run
 
 def main() -> None:
     side_by_side.main(
-        run_arm, seed0=SEED0, episodes=24, small=4, venv="vla-eval-libero",
-        title=lambda: f"libero-mem/top-drawer-cue, libero-drawer-memory (LIBERO env.step alone {statistics.median(SIM_STEP) * 1e3:.1f} ms/step, no camera frames); python {sys.executable}",
+        run_arm,
+        seed0=SEED0,
+        episodes=24,
+        small=4,
+        venv="vla-eval-libero",
+        title=lambda: (
+            f"libero-mem/top-drawer-cue, libero-drawer-memory (LIBERO env.step alone {statistics.median(SIM_STEP) * 1e3:.1f} ms/step, "
+            f"no camera frames); python {sys.executable}"
+        ),
         plain_counted="env make and the episodes, inside this bench's process (LIBERO is imported by the make)",
         before_large=SIM_STEP.clear,
     )
+
 
 if __name__ == "__main__":
     main()

@@ -17,30 +17,38 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sim-bridge"))
 
-from imep_sim_bridge.adapters import mikasa_runtime as runtime  # noqa: E402
-from imep_sim_bridge.adapters.mikasa import cube_rows, flatten_joints  # noqa: E402
-from imep_sim_bridge.remember_color_policy import RememberColorMemoryPolicy  # noqa: E402
+from imep_sim_bridge.adapters import mikasa_runtime as runtime
+from imep_sim_bridge.adapters.mikasa import cube_rows, flatten_joints
+from imep_sim_bridge.remember_color_policy import RememberColorMemoryPolicy
 
 
 class InProcessMemory:
-    def read(self, bank, ctx, items):  # noqa: ANN001, ANN201 - the proxy's surface
+    def read(self, bank, ctx, items):  # the proxy's surface
         return items
 
 
 def main(start: int, n: int) -> None:
     runtime.use_venv_vulkan_icd()
     import gymnasium as gym
+    import mikasa_robo_suite.vla.memory_envs  # noqa: F401 - imported for its side effect: registers the *-VLA-v0 envs
     import numpy as np
     import torch
-
-    import mikasa_robo_suite.vla.memory_envs  # noqa: F401
 
     runtime.cpu_torch(torch)
     t0 = time.perf_counter()
     env = gym.make(
         "RememberColor3-VLA-v0",
         num_envs=1,
-        **runtime.render_kwargs({"obs_mode": "state_dict", "control_mode": "pd_ee_delta_pos", "sim_backend": "cpu", "reward_mode": "normalized_dense", "reconfiguration_freq": 1, "render_mode": "all"}),
+        **runtime.render_kwargs(
+            {
+                "obs_mode": "state_dict",
+                "control_mode": "pd_ee_delta_pos",
+                "sim_backend": "cpu",
+                "reward_mode": "normalized_dense",
+                "reconfiguration_freq": 1,
+                "render_mode": "all",
+            }
+        ),
     )
     base = env.unwrapped
     make_s = time.perf_counter() - t0
@@ -62,7 +70,18 @@ def main(start: int, n: int) -> None:
             if bool(truncated[0]):
                 break
         success[seed] = bool(info["success"][0])
-    print(json.dumps({"make_s": make_s, "episodes_s": time.perf_counter() - t1, "env_step_s": step_s, "steps": steps, "success": success, "steps_by_seed": steps_by_seed}))
+    print(
+        json.dumps(
+            {
+                "make_s": make_s,
+                "episodes_s": time.perf_counter() - t1,
+                "env_step_s": step_s,
+                "steps": steps,
+                "success": success,
+                "steps_by_seed": steps_by_seed,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

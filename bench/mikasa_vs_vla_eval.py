@@ -35,9 +35,9 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH / "vla-eval"))
 
-from imep_vla_eval import side_by_side  # noqa: E402
-from imep_vla_eval.side_by_side import IMEP, PLAIN, Arm  # noqa: E402
-from imep_vla_eval.vla_eval_arm import imep_python, run_vla_eval  # noqa: E402
+from imep_vla_eval import side_by_side  # noqa: E402 - imported after the sys.path entry above
+from imep_vla_eval.side_by_side import IMEP, PLAIN, Arm  # noqa: E402 - imported after the sys.path entry above
+from imep_vla_eval.vla_eval_arm import imep_python, run_vla_eval  # noqa: E402 - imported after the sys.path entry above
 
 START = 650000
 ENV_ID = "mikasa/RememberColor3-VLA-v0"
@@ -83,7 +83,19 @@ def imep_run(n: int, tmp: Path) -> Arm:
     proto = tmp / "mikasa-vs-vla-eval.yaml"
     proto.write_text(protocol(n))
     campaigns = tmp / "campaigns"
-    cmd = ["node", str(ROOT / "dist/cli/main.js"), "campaign", "run", str(proto), "--through", "seal", "--batch", "1", "--campaigns-dir", str(campaigns)]
+    cmd = [
+        "node",
+        str(ROOT / "dist/cli/main.js"),
+        "campaign",
+        "run",
+        str(proto),
+        "--through",
+        "seal",
+        "--batch",
+        "1",
+        "--campaigns-dir",
+        str(campaigns),
+    ]
     t0 = time.perf_counter()
     done = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "IMEP_PYTHON": imep_python()}, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t0
@@ -103,7 +115,17 @@ def run_arm(arm: int, n: int) -> Arm:
     with tempfile.TemporaryDirectory() as tmp:
         if arm == IMEP:
             return imep_run(n, Path(tmp))
-        return run_vla_eval(sys.executable, Path(tmp), adapter="mikasa", env_id=ENV_ID, env_kwargs=KWARGS, seed_start=START, n=n, policy="remember-color-memory", module=None)
+        return run_vla_eval(
+            sys.executable,
+            Path(tmp),
+            adapter="mikasa",
+            env_id=ENV_ID,
+            env_kwargs=KWARGS,
+            seed_start=START,
+            n=n,
+            policy="remember-color-memory",
+            module=None,
+        )
 
 
 SIM_STEP: list[float] = []  # the mean env.step s of each plain run
@@ -111,11 +133,19 @@ SIM_STEP: list[float] = []  # the mean env.step s of each plain run
 
 def main() -> None:
     side_by_side.main(
-        run_arm, seed0=START, episodes=64, small=8, venv="vla-eval-mikasa",
-        title=lambda: f"{ENV_ID} (PhysX CPU, state), remember-color-memory (env.step alone {statistics.median(SIM_STEP) * 1e3:.2f} ms/step); python {sys.executable}",
+        run_arm,
+        seed0=START,
+        episodes=64,
+        small=8,
+        venv="vla-eval-mikasa",
+        title=lambda: (
+            f"{ENV_ID} (PhysX CPU, state), remember-color-memory (env.step alone {statistics.median(SIM_STEP) * 1e3:.2f} ms/step); "
+            f"python {sys.executable}"
+        ),
         plain_counted="the whole mikasa_plain_loop.py process (start-up, imports, gym.make, the episodes)",
         before_large=SIM_STEP.clear,
     )
+
 
 if __name__ == "__main__":
     main()

@@ -72,10 +72,11 @@ const probe = join(dir, 'probe.mts');
 writeFileSync(
   probe,
   `
+import { registerBuiltinKinds } from '${process.cwd()}/src/kinds/index.js';
 import { loadProtocol } from '${process.cwd()}/src/protocol/load.js';
+registerBuiltinKinds();
 import { buildPlan } from '${process.cwd()}/src/protocol/plan.js';
 import { canonicalBytes } from '${process.cwd()}/src/core/canonical-json.js';
-import { registerBuiltinKinds } from '${process.cwd()}/src/kinds/index.js';
 registerBuiltinKinds();
 const { protocol } = await loadProtocol(process.argv[2]);
 const rss0 = process.memoryUsage().rss;

@@ -5,9 +5,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { protocolJsonSchemaText } from '../src/protocol/json-schema.js';
 import { registerBuiltinKinds } from '../src/kinds/index.js';
+import { protocolJsonSchemaText } from '../src/protocol/json-schema.js';
 
+// every block naming a kind (simulator, policy) is the union over the registered kinds
 registerBuiltinKinds();
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The folder-level import graph of src/ (DESIGN.md "Layout"): prints every folder → folder edge with its count,
+// The folder-level import graph of src/ (docs/architecture.md "Layout"): prints every folder → folder edge with its count,
 // the strongly connected components (cycles), and imports that enter another folder other than through its
 // index.ts ("face bypasses"). Exit 1 on a cycle, on a bypass, or on an arrow scripts/import-rules.json does not
-// allow (the dependency rule set of DESIGN.md "Layout").
+// allow (the dependency rule set of docs/architecture.md "Layout").
 //   node scripts/import-graph.mjs
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -156,7 +156,7 @@ if (problems.length > 0) {
   for (const p of problems.slice(0, 40)) console.error(`import-graph: ${p}`);
   if (problems.length > 40) console.error(`import-graph: … and ${problems.length - 40} more`);
   console.error(
-    'import-graph: import another folder only through its index.ts, along the arrows of scripts/import-rules.json (DESIGN.md "Layout")',
+    'import-graph: import another folder only through its index.ts, along the arrows of scripts/import-rules.json (docs/architecture.md "Layout")',
   );
   process.exit(1);
 }

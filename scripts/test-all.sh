@@ -14,8 +14,13 @@ npm run build
 npm run typecheck
 # the dependency rule set: arrows of scripts/import-rules.json, no cycle, every folder entered through its face
 node scripts/import-graph.mjs > /dev/null
+node scripts/check-doc-links.mjs # every relative link and back-quoted repo path in README.md, docs/**/*.md exists
 # the formatter: the TypeScript and scripts as prettier (.prettierrc.json) writes them (fix: npm run format)
 npm run --silent format:check
+# the Python: ruff's linter and formatter (pinned in scripts/tools-requirements.txt, installed into .venvs/tools;
+# ruff.toml: sim-bridge/, bench/, scripts/) and no import cycle inside sim-bridge's package; each says what it
+# covered and how long it took (scripts/py-checks.sh says how to fix what it finds)
+bash scripts/py-checks.sh
 # test/cluster/cluster.test.ts runs array jobs on a one-node SLURM cluster (it FAILS under CI=true without
 # one): start it when this runs as root with apt (always so in CI), and stop it afterwards if started here.
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then

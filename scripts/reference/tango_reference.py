@@ -20,6 +20,7 @@ Independence from the TypeScript code:
   quantile); scipy's ndtr / ndtri are recorded beside it for comparison only (ndtr rounds x/sqrt(2) and
   loses ~x^2 * 2^-53 relative accuracy in the far tail).
 """
+
 import json
 import math
 import os
@@ -38,6 +39,7 @@ def z_two_sided(level):
 
 
 # ---------------------------------------------------------------- Tango ----
+
 
 def restricted_p21(b, c, n, delta):
     """argmax over q of b log(q + delta) + c log q + (n - b - c) log(1 - 2q - delta)."""
@@ -78,14 +80,17 @@ def tango_t(b, c, n, delta):
 
 def tango_interval(b, c, n, level, grid=4001):
     z = z_two_sided(level)
-    h = lambda d: abs(tango_t(b, c, n, d)) - z
+
+    def h(d):
+        return abs(tango_t(b, c, n, d)) - z
+
     ds = np.linspace(-1.0, 1.0, grid)
     ds = np.unique(np.append(ds, (b - c) / n))
     acc = np.array([h(d) <= 0.0 for d in ds])
     idx = np.nonzero(acc)[0]
     if len(idx) == 0:
         raise RuntimeError("empty acceptance set")
-    if not np.all(acc[idx[0]: idx[-1] + 1]):
+    if not np.all(acc[idx[0] : idx[-1] + 1]):
         raise RuntimeError(f"acceptance set not an interval for {(b, c, n, level)}")
     i, j = idx[0], idx[-1]
     lower = -1.0 if i == 0 else brentq(h, ds[i - 1], ds[i], xtol=1e-16, rtol=4 * np.finfo(float).eps)
@@ -95,12 +100,33 @@ def tango_interval(b, c, n, level, grid=4001):
 
 def tango_cases():
     cases = [
-        (2, 2, 200, 0.95), (64, 91, 690, 0.90), (64, 91, 690, 0.95), (91, 64, 690, 0.90),
-        (91, 64, 690, 0.95), (6, 16, 161, 0.95), (0, 0, 200, 0.95), (0, 0, 1, 0.95), (0, 0, 10, 0.90),
-        (5, 0, 5, 0.95), (0, 5, 5, 0.95), (1, 0, 1, 0.95), (0, 1, 1, 0.95), (10, 0, 10, 0.99),
-        (3, 3, 200, 0.95), (9, 1, 200, 0.95), (13, 6, 72, 0.95), (145, 0, 200, 0.95), (5, 6, 200, 0.95),
-        (68, 66, 690, 0.90), (71, 0, 202, 0.95), (3, 92, 143, 0.95), (0, 3, 10, 0.95), (7, 2, 9, 0.80),
-        (1, 1, 2, 0.95), (0, 1, 2, 0.50), (12, 9, 196, 0.95),
+        (2, 2, 200, 0.95),
+        (64, 91, 690, 0.90),
+        (64, 91, 690, 0.95),
+        (91, 64, 690, 0.90),
+        (91, 64, 690, 0.95),
+        (6, 16, 161, 0.95),
+        (0, 0, 200, 0.95),
+        (0, 0, 1, 0.95),
+        (0, 0, 10, 0.90),
+        (5, 0, 5, 0.95),
+        (0, 5, 5, 0.95),
+        (1, 0, 1, 0.95),
+        (0, 1, 1, 0.95),
+        (10, 0, 10, 0.99),
+        (3, 3, 200, 0.95),
+        (9, 1, 200, 0.95),
+        (13, 6, 72, 0.95),
+        (145, 0, 200, 0.95),
+        (5, 6, 200, 0.95),
+        (68, 66, 690, 0.90),
+        (71, 0, 202, 0.95),
+        (3, 92, 143, 0.95),
+        (0, 3, 10, 0.95),
+        (7, 2, 9, 0.80),
+        (1, 1, 2, 0.95),
+        (0, 1, 2, 0.50),
+        (12, 9, 196, 0.95),
     ]
     rng = np.random.default_rng(20240601)
     levels = [0.5, 0.8, 0.9, 0.95, 0.99, 0.999]
@@ -112,21 +138,35 @@ def tango_cases():
     out = []
     for b, c, n, level in cases:
         lo, hi = tango_interval(b, c, n, level)
-        out.append({"b": b, "c": c, "n": n, "level": level, "lower": lo, "upper": hi,
-                    "statisticAtZero": tango_t(b, c, n, 0.0), "p21AtZero": restricted_p21(b, c, n, 0.0)})
+        out.append(
+            {
+                "b": b,
+                "c": c,
+                "n": n,
+                "level": level,
+                "lower": lo,
+                "upper": hi,
+                "statisticAtZero": tango_t(b, c, n, 0.0),
+                "p21AtZero": restricted_p21(b, c, n, 0.0),
+            }
+        )
     return out
 
 
 # ------------------------------------------------------------- Newcombe ----
 
+
 def wilson_roots(x, n, z):
     """Roots of f(p) = (x - n p)^2 - z^2 n p (1 - p), bracketed on each side of x/n and found by brentq."""
-    f = lambda p: (x - n * p) ** 2 - z * z * n * p * (1 - p)
+
+    def f(p):
+        return (x - n * p) ** 2 - z * z * n * p * (1 - p)
+
     ph = x / n
     if x == 0:
         ph = 1e-300  # f(0) = 0 is the trivial root; the upper limit is the other sign change
     elif x == n:
-        ph = 1.0 - 2.0 ** -53
+        ph = 1.0 - 2.0**-53
     tol = dict(xtol=1e-17, rtol=4 * np.finfo(float).eps, maxiter=500)
     lo = 0.0 if x == 0 else brentq(f, 0.0, ph, **tol)
     hi = 1.0 if x == n else brentq(f, ph, 1.0, **tol)
@@ -157,9 +197,19 @@ def newcombe(a, b, c, d, level, corrected):
 
 
 def newcombe_cases():
-    cases = [(59, 6, 16, 80, 0.95), (1, 1, 7, 12, 0.95), (36, 12, 2, 0, 0.95), (181, 2, 2, 15, 0.95),
-             (0, 0, 0, 10, 0.95), (10, 0, 0, 0, 0.95), (0, 5, 0, 0, 0.95), (0, 0, 5, 0, 0.90),
-             (3, 0, 0, 3, 0.95), (5, 3, 3, 5, 0.99), (0, 2, 3, 0, 0.95)]
+    cases = [
+        (59, 6, 16, 80, 0.95),
+        (1, 1, 7, 12, 0.95),
+        (36, 12, 2, 0, 0.95),
+        (181, 2, 2, 15, 0.95),
+        (0, 0, 0, 10, 0.95),
+        (10, 0, 0, 0, 0.95),
+        (0, 5, 0, 0, 0.95),
+        (0, 0, 5, 0, 0.90),
+        (3, 0, 0, 3, 0.95),
+        (5, 3, 3, 5, 0.99),
+        (0, 2, 3, 0, 0.95),
+    ]
     rng = np.random.default_rng(19980417)
     levels = [0.8, 0.9, 0.95, 0.99]
     for _ in range(40):
@@ -169,9 +219,19 @@ def newcombe_cases():
     for a, b, c, d, level in cases:
         for corrected in (True, False):
             lo, hi, phi = newcombe(a, b, c, d, level, corrected)
-            out.append({"a": a, "b": b, "c": c, "d": d, "level": level,
-                        "phi": "corrected" if corrected else "plain",
-                        "lower": lo, "upper": hi, "phiValue": phi})
+            out.append(
+                {
+                    "a": a,
+                    "b": b,
+                    "c": c,
+                    "d": d,
+                    "level": level,
+                    "phi": "corrected" if corrected else "plain",
+                    "lower": lo,
+                    "upper": hi,
+                    "phiValue": phi,
+                }
+            )
     return out
 
 
@@ -215,11 +275,71 @@ def d_quantile(p):
 
 
 def normal_cases():
-    xs = [-38.0, -37.5, -30.0, -20.0, -10.0, -8.0, -6.0, -5.0, -3.0, -2.5, -1.96, -1.5, -1.25, -1.0,
-          -0.84375, -0.5, -0.25, -1e-10, 0.0, 1e-10, 0.1, 0.3, 0.5, 0.9, 1.0, 1.2, 1.3, 1.6448536269514722,
-          1.959963984540054, 2.0, 2.8, 3.0, 4.0, 6.0, 8.0, 10.0, 20.0, 30.0]
-    ps = [1e-300, 1e-100, 1e-20, 1e-10, 1e-5, 0.001, 0.0125, 0.025, 0.05, 0.075, 0.1, 0.2, 0.3, 0.5,
-          0.6, 0.7, 0.9, 0.925, 0.95, 0.975, 0.99, 0.999, 1 - 1e-10]
+    xs = [
+        -38.0,
+        -37.5,
+        -30.0,
+        -20.0,
+        -10.0,
+        -8.0,
+        -6.0,
+        -5.0,
+        -3.0,
+        -2.5,
+        -1.96,
+        -1.5,
+        -1.25,
+        -1.0,
+        -0.84375,
+        -0.5,
+        -0.25,
+        -1e-10,
+        0.0,
+        1e-10,
+        0.1,
+        0.3,
+        0.5,
+        0.9,
+        1.0,
+        1.2,
+        1.3,
+        1.6448536269514722,
+        1.959963984540054,
+        2.0,
+        2.8,
+        3.0,
+        4.0,
+        6.0,
+        8.0,
+        10.0,
+        20.0,
+        30.0,
+    ]
+    ps = [
+        1e-300,
+        1e-100,
+        1e-20,
+        1e-10,
+        1e-5,
+        0.001,
+        0.0125,
+        0.025,
+        0.05,
+        0.075,
+        0.1,
+        0.2,
+        0.3,
+        0.5,
+        0.6,
+        0.7,
+        0.9,
+        0.925,
+        0.95,
+        0.975,
+        0.99,
+        0.999,
+        1 - 1e-10,
+    ]
     cdf = []
     for x in xs:
         c = d_cdf(Decimal(x))
@@ -229,8 +349,7 @@ def normal_cases():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    meta = {"generator": "scripts/reference/tango_reference.py",
-            "numpy": np.__version__, "scipy": __import__("scipy").__version__}
+    meta = {"generator": "scripts/reference/tango_reference.py", "numpy": np.__version__, "scipy": __import__("scipy").__version__}
     for name, payload in (("tango", tango_cases()), ("newcombe", newcombe_cases()), ("normal", normal_cases())):
         path = os.path.join(OUT, f"{name}-reference.json")
         with open(path, "w") as f:

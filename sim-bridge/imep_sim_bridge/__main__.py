@@ -1,9 +1,10 @@
-"""Command line: `python3 -m imep_sim_bridge serve ...`, `check ...` and `curve-keygen`.
+"""Command line: `python3 -m imep_sim_bridge serve ...`, `check ...`, `adapters` and `curve-keygen`.
 
-    python3 -m imep_sim_bridge serve --endpoint ENDPOINT --adapters replay,mikasa,simpler,libero \
+    python3 -m imep_sim_bridge serve --endpoint ENDPOINT --adapters replay,mikasa,simplerenv,libero \
         --replay-dir DIR [--curve-secret-key-file FILE --curve-authorized-keys DIR] [--verbose]
     python3 -m imep_sim_bridge serve --adapters libero-chain [--libero-demo-pins PINS.json]
     python3 -m imep_sim_bridge check --adapters libero --env libero-mem/top-drawer-cue [--seed S]   (check.py)
+    python3 -m imep_sim_bridge adapters [--json]   (the adapter table, adapters/__init__.py ADAPTERS)
 
 The chain executor `libero-chain` (env LIBERO-ChainDrawers) is served only when named in --adapters.
 
@@ -23,7 +24,7 @@ import shutil
 import signal
 import sys
 import tempfile
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import __version__
 
@@ -163,6 +164,20 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _adapters(args: argparse.Namespace) -> int:
+    import json
+
+    from .adapters import ADAPTERS, OPTIONS, table_wire
+
+    if args.json:
+        print(json.dumps(table_wire(), sort_keys=True), flush=True)
+        return 0
+    for e in ADAPTERS:
+        takes = "" if e.takes is None else f"  (takes {OPTIONS[e.takes]})"
+        print(f"{e.name:<14} {e.role:<15} {e.module}.{e.cls}{takes}")
+    return 0
+
+
 def _keygen(args: argparse.Namespace) -> int:
     import zmq.auth
 
@@ -181,7 +196,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="serve simulators over ZeroMQ until SIGTERM/SIGINT")
     serve.add_argument("--endpoint", help="ipc://PATH or tcp://HOST:PORT (default: ipc:// in a private 0700 directory)")
-    serve.add_argument("--adapters", help="comma-separated: replay,mikasa,simpler,libero (default: all available by flags)")
+    serve.add_argument(
+        "--adapters",
+        help="comma-separated adapter names, as `adapters` lists them: replay,mikasa,simplerenv,libero,libero-chain "
+        "(default: every campaign adapter; replay only with --replay-dir)",
+    )
     serve.add_argument("--replay-dir", help="directory of replay files (<stem>.msgpack → env replay/<stem>)")
     serve.add_argument(
         "--libero-demo-pins",
@@ -199,6 +218,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--seed", type=int, default=0, help="the reset seed (default 0)")
     check.add_argument("--replay-dir", help="for the replay adapter")
     check.set_defaults(func=_check)
+
+    table = sub.add_parser("adapters", help="list the adapter table (name, role, module.class, build option)")
+    table.add_argument("--json", action="store_true", help="print it as one JSON line {adapters, campaign, chainExecutors}")
+    table.set_defaults(func=_adapters)
 
     keygen = sub.add_parser("curve-keygen", help="create a CurveZMQ key pair (NAME.key, NAME.key_secret)")
     keygen.add_argument("directory")

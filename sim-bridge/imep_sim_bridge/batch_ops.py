@@ -15,15 +15,14 @@ Resets stay per handle (`reset`): slots end their episodes at different times.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .adapters.base import Adapter, Env
 from .envelope import body_map, body_str, body_uint
 from .errors import E_BAD_MESSAGE, AdapterError, BridgeError, UnknownEnv, wire_error
+from .handles import Handle
 from .process_env import make_in_processes
-
-if TYPE_CHECKING:
-    from .server import _Handle
 
 BATCH_OPS = ("makeBatch", "stepBatch")
 HOSTS = ("native", "processes", "inline")
@@ -72,15 +71,15 @@ class BatchOps:
     """Mixed into BridgeServer: the batch ops on its handle table (server.py)."""
 
     adapters: list[Adapter]
-    _handles: dict[str, "_Handle"]
+    _handles: dict[str, Handle]
 
     if TYPE_CHECKING:
 
         def _check_room(self, count: int) -> None: ...
         def _register(self, env_id: str, env: Env, spec: Any) -> str: ...
-        def _handle_of(self, body: dict[str, Any]) -> tuple[str, "_Handle"]: ...
-        def _checked_action(self, entry: "_Handle", body: dict[str, Any]) -> Any: ...
-        def _stepped(self, entry: "_Handle", raw: Any) -> dict[str, Any]: ...
+        def _handle_of(self, body: dict[str, Any]) -> tuple[str, Handle]: ...
+        def _checked_action(self, entry: Handle, body: dict[str, Any]) -> Any: ...
+        def _stepped(self, entry: Handle, raw: Any) -> dict[str, Any]: ...
         def _log(self, line: str) -> None: ...
 
     def _adapter_for(self, env_id: str) -> Adapter:
@@ -117,7 +116,7 @@ class BatchOps:
             got = "nothing" if steps is None else type(steps).__name__
             raise BridgeError(f"body field 'steps' must be an array of {{handle, action}} maps, got {got}", code=E_BAD_MESSAGE)
         results: list[dict[str, Any] | None] = [None] * len(steps)
-        ready: list[tuple[int, "_Handle", Any]] = []
+        ready: list[tuple[int, Handle, Any]] = []
         seen: set[str] = set()
         for i, item in enumerate(steps):
             try:
@@ -130,7 +129,7 @@ class BatchOps:
                 ready.append((i, entry, self._checked_action(entry, item)))
             except BridgeError as exc:
                 results[i] = self._entry_error(i, BridgeError(f"steps[{i}]: {exc.message}", code=exc.code))
-        sent: list[tuple[int, "_Handle", Any, bool]] = []
+        sent: list[tuple[int, Handle, Any, bool]] = []
         for i, entry, action in ready:
             begin = getattr(entry.env, "begin_step", None)
             if begin is None:

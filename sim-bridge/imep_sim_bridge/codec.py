@@ -100,7 +100,7 @@ class RawBitsArray:
         return (self.bits.astype(np.uint32) << 16).view(np.float32)
 
     @staticmethod
-    def bfloat16_from_float32(values: np.ndarray) -> "RawBitsArray":
+    def bfloat16_from_float32(values: np.ndarray) -> RawBitsArray:
         """Round-to-nearest-even float32 → bfloat16 bits."""
         f = np.ascontiguousarray(values, dtype=np.float32)
         u = f.view(np.uint32).astype(np.uint64)
@@ -191,10 +191,7 @@ def decode_ndarray(payload: bytes | memoryview) -> np.ndarray | RawBitsArray:
         count *= d
     expected = count * storage.itemsize
     if buf.nbytes - offset != expected:
-        raise BadMessage(
-            f"ndarray extension holds {buf.nbytes - offset} element bytes; shape {list(shape)} of "
-            f"{name} needs exactly {expected}"
-        )
+        raise BadMessage(f"ndarray extension holds {buf.nbytes - offset} element bytes; shape {list(shape)} of {name} needs exactly {expected}")
     arr = np.frombuffer(buf, dtype=storage, count=count, offset=offset).reshape(shape)
     if not arr.flags.aligned:
         arr = arr.copy()
@@ -232,10 +229,7 @@ def _openpi_dtype(value: Any) -> np.dtype:
     except TypeError as exc:
         raise BadMessage(f"openpi ndarray map: unknown dtype {value!r}") from exc
     if value[:1] not in ("<", "|") or dt.kind not in _OPENPI_KINDS or dt.byteorder == ">":
-        raise BadMessage(
-            f"openpi ndarray map: dtype {value!r} not accepted (little-endian or byte-order-free "
-            "bool/int/uint/float only)"
-        )
+        raise BadMessage(f"openpi ndarray map: dtype {value!r} not accepted (little-endian or byte-order-free bool/int/uint/float only)")
     return dt
 
 
@@ -250,18 +244,13 @@ def decode_openpi_map(d: dict) -> Any:
             raise BadMessage("openpi ndarray map: 'data' is not bin")
         dt = _openpi_dtype(_key(d, "dtype"))
         shape = _key(d, "shape")
-        if not isinstance(shape, (list, tuple)) or not all(
-            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape
-        ):
+        if not isinstance(shape, (list, tuple)) or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape):
             raise BadMessage("openpi ndarray map: 'shape' is not a list of non-negative integers")
         count = 1
         for s in shape:
             count *= s
         if len(data) != count * dt.itemsize:
-            raise BadMessage(
-                f"openpi ndarray map: {len(data)} data bytes, shape {list(shape)} of {dt.str} needs "
-                f"{count * dt.itemsize}"
-            )
+            raise BadMessage(f"openpi ndarray map: {len(data)} data bytes, shape {list(shape)} of {dt.str} needs {count * dt.itemsize}")
         arr = np.frombuffer(data, dtype=dt, count=count).reshape(shape)
         return arr.astype(dt.newbyteorder("="), copy=False)
     if _has(d, "__npgeneric__"):

@@ -90,9 +90,7 @@ def encode_reply(msg_id: int, body: dict[str, Any]) -> bytes:
 
 def encode_error(msg_id: int | None, code: str, message: str) -> bytes:
     one_line = " ".join(str(message).split())
-    return codec.packb(
-        {"v": PROTOCOL_VERSION, "id": msg_id, "op": ERROR_OP, "body": {"code": code, "message": one_line}}
-    )
+    return codec.packb({"v": PROTOCOL_VERSION, "id": msg_id, "op": ERROR_OP, "body": {"code": code, "message": one_line}})
 
 
 def _kind(value: Any) -> str:

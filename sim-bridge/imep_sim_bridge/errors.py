@@ -83,10 +83,7 @@ class SimUnavailable(BridgeError):
 
     def __init__(self, adapter: str, package: str, install_hint: str, cause: BaseException | None = None):
         detail = f" ({type(cause).__name__}: {cause})" if cause is not None else ""
-        super().__init__(
-            f"adapter '{adapter}' needs the Python package '{package}', which is not importable"
-            f"{detail}; install it: {install_hint}"
-        )
+        super().__init__(f"adapter '{adapter}' needs the Python package '{package}', which is not importable{detail}; install it: {install_hint}")
         self.adapter = adapter
         self.package = package
 

@@ -17,7 +17,8 @@ handled, and is the default callee.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -25,12 +26,17 @@ from .codec import RawBitsArray
 from .envelope import is_uint
 from .errors import AdapterError
 
-if TYPE_CHECKING:
-    from .server import BridgeServer
-
 IDENTITY_KEYS = ("slot", "scope", "sourceEpisode", "timestep", "version")
 CONTEXT_KEYS = ("bank", "scope", "episode", "queryIndex", "decisionStep", "candidateCount")
 DEFAULT_DEADLINE_S = 10.0
+
+
+class ClientCaller(Protocol):
+    """What the proxy needs of the server (server.BridgeServer is one): the client being served, and a call to it."""
+
+    current_peer: bytes | None
+
+    def call_client(self, peer: bytes, op: str, body: dict[str, Any], timeout_s: float) -> dict[str, Any]: ...
 
 
 def _check_item(i: int, item: Any, where: str = "memory.read reply") -> dict[str, Any]:
@@ -61,7 +67,7 @@ def _check_item(i: int, item: Any, where: str = "memory.read reply") -> dict[str
 class MemoryReadProxy:
     """Routes a server-hosted policy's bank reads through the client's intervention hook."""
 
-    def __init__(self, server: "BridgeServer", peer: bytes | None = None, deadline_s: float = DEFAULT_DEADLINE_S) -> None:
+    def __init__(self, server: ClientCaller, peer: bytes | None = None, deadline_s: float = DEFAULT_DEADLINE_S) -> None:
         if deadline_s <= 0:
             raise ValueError("deadline_s must be positive")
         self._server = server

@@ -22,7 +22,7 @@ import hashlib
 import importlib.util
 import os
 import shutil
-from typing import Iterable
+from collections.abc import Iterable
 
 CACHE_SUFFIXES = (".nbi", ".nbc")
 

@@ -21,7 +21,8 @@ import multiprocessing.connection
 import os
 import threading
 import time
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -64,9 +65,7 @@ def _exit_with_parent(parent: int, period_s: float = 0.5) -> None:
     threading.Thread(target=watch, name="imep-env-parent-watch", daemon=True).start()
 
 
-def _worker(
-    conn: multiprocessing.connection.Connection, adapter: Adapter, env_id: str, kwargs: dict[str, Any], parent: int
-) -> None:
+def _worker(conn: multiprocessing.connection.Connection, adapter: Adapter, env_id: str, kwargs: dict[str, Any], parent: int) -> None:
     """The child: make the env, answer its spec, then serve reset / step / close until the pipe closes."""
     _exit_with_parent(parent)
     try:
@@ -116,12 +115,10 @@ class ProcessEnv(Env):
         return self._process.pid
 
     @staticmethod
-    def start(adapter: Adapter, env_id: str, kwargs: Mapping[str, Any]) -> "ProcessEnv":
+    def start(adapter: Adapter, env_id: str, kwargs: Mapping[str, Any]) -> ProcessEnv:
         """Starts the worker, which begins making the env at once; `wait_made` takes its answer."""
         parent, child = _CTX.Pipe()
-        process = _CTX.Process(
-            target=_worker, args=(child, adapter, env_id, dict(kwargs), os.getpid()), name=f"imep-env {env_id}", daemon=True
-        )
+        process = _CTX.Process(target=_worker, args=(child, adapter, env_id, dict(kwargs), os.getpid()), name=f"imep-env {env_id}", daemon=True)
         process.start()
         child.close()
         return ProcessEnv(env_id, parent, process)
@@ -139,8 +136,7 @@ class ProcessEnv(Env):
         except (EOFError, OSError):
             self._process.join(5)
             raise AdapterError(
-                f"{self._id}: its worker process (pid {self._process.pid}) exited during {what} "
-                f"(exit code {self._process.exitcode})"
+                f"{self._id}: its worker process (pid {self._process.pid}) exited during {what} (exit code {self._process.exitcode})"
             ) from None
         if reply[0] == "ok":
             return reply[1]
@@ -152,8 +148,7 @@ class ProcessEnv(Env):
         except (BrokenPipeError, OSError):
             self._process.join(5)
             raise AdapterError(
-                f"{self._id}: its worker process (pid {self._process.pid}) is gone before {what} "
-                f"(exit code {self._process.exitcode})"
+                f"{self._id}: its worker process (pid {self._process.pid}) is gone before {what} (exit code {self._process.exitcode})"
             ) from None
 
     def spec(self) -> EnvSpec:

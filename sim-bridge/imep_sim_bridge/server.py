@@ -1,11 +1,12 @@
 """The bridge server: a ZeroMQ ROUTER speaking PROTOCOL.md version 1.
 
 One request → one reply matched by `id`; every message is one frame after the routing id. Ops:
-hello, ping, make, reset, step, close, and the batch ops makeBatch / stepBatch (batch_ops.py). Every error a request can cause is answered with an `error`
-reply and the server keeps serving. The server can also *call* its client (`memory.read`, see
-`memory_read.MemoryReadProxy`): it sends a request with its own id space and pumps the socket until
-the matching reply or the deadline; requests that arrive meanwhile are answered afterwards, in order
-(pings are answered at once so the client's heartbeat survives a long read).
+hello, ping, make, reset, step, close, and the batch ops makeBatch / stepBatch (batch_ops.py). Every error a
+request can cause is answered with an `error` reply and the server keeps serving. The server can also *call* its
+client (`memory.read`, see `memory_read.MemoryReadProxy`, which reaches it through `call_client`): it sends a
+request with its own id space and pumps the socket until the matching reply or the deadline; requests that arrive
+meanwhile are answered afterwards, in order (pings are answered at once so the client's heartbeat survives a long
+read).
 """
 
 from __future__ import annotations
@@ -15,14 +16,17 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 import zmq
 
 from . import __version__
 from .adapters.base import Adapter, Env
+from .batch_ops import BATCH_OPS, BatchOps
+from .codec import RawBitsArray
 from .envelope import (
     Envelope,
     EnvelopeError,
@@ -45,8 +49,7 @@ from .errors import (
     TooManyHandles,
     wire_error,
 )
-from .batch_ops import BATCH_OPS, BatchOps
-from .codec import RawBitsArray
+from .handles import Handle
 from .spec import EnvSpec, RawStep, check_action, first_frame_hash, split
 
 #: the exit code of a server whose allocation failed under its memory limit (src/bridges/supervisor.ts knows it)
@@ -57,15 +60,6 @@ OPS = ("hello", "ping", "make", "reset", "step", "close", *BATCH_OPS)
 _UINT32 = 2**32
 #: Open environments one client (one ROUTER peer) may hold; a further `make` is E_TOO_MANY_HANDLES (PROTOCOL.md).
 MAX_HANDLES_PER_CLIENT = 1024
-
-
-@dataclass
-class _Handle:
-    env: Env
-    spec: EnvSpec
-    steps: int = 0
-    was_reset: bool = False
-    owner: bytes | None = None
 
 
 @dataclass
@@ -96,7 +90,7 @@ class BridgeServer(BatchOps):
         self._sock: zmq.Socket | None = None
         self._auth: Any = None
         self._log = log or (lambda _line: None)
-        self._handles: dict[str, _Handle] = {}
+        self._handles: dict[str, Handle] = {}
         self._held: collections.Counter[bytes | None] = collections.Counter()
         self._next_handle = 1
         self._next_call_id = 1
@@ -301,11 +295,11 @@ class BridgeServer(BatchOps):
         owner = self.current_peer
         handle = f"h{self._next_handle}:{env_id}"
         self._next_handle += 1
-        self._handles[handle] = _Handle(env=env, spec=spec, owner=owner)
+        self._handles[handle] = Handle(env=env, spec=spec, owner=owner)
         self._held[owner] += 1
         return handle
 
-    def _handle_of(self, body: dict[str, Any]) -> tuple[str, _Handle]:
+    def _handle_of(self, body: dict[str, Any]) -> tuple[str, Handle]:
         handle = body_str(body, "handle")
         entry = self._handles.get(handle)
         if entry is None:
@@ -331,7 +325,7 @@ class BridgeServer(BatchOps):
         _, entry = self._handle_of(body)
         return self._stepped(entry, entry.env.step(self._checked_action(entry, body)))
 
-    def _checked_action(self, entry: _Handle, body: dict[str, Any]) -> Any:
+    def _checked_action(self, entry: Handle, body: dict[str, Any]) -> Any:
         """The step's action once every check of `step` passed (PROTOCOL.md order: body field, shape/dtype, reset)."""
         if "action" not in body:
             raise BridgeError("body field 'action' is missing", code=E_BAD_MESSAGE)
@@ -346,7 +340,7 @@ class BridgeServer(BatchOps):
             raise AdapterError(f"{entry.spec.id}: step before reset")
         return action
 
-    def _stepped(self, entry: _Handle, raw: RawStep) -> dict[str, Any]:
+    def _stepped(self, entry: Handle, raw: RawStep) -> dict[str, Any]:
         entry.steps += 1
         obs, evaluator = split(entry.spec, raw.fields)
         return {"obs": obs, "evaluator": evaluator, "done": bool(raw.done), "step": entry.steps}
@@ -381,10 +375,7 @@ class BridgeServer(BatchOps):
         finally:
             self._pending.pop(call_id, None)
         if response is None:
-            raise BridgeTimeout(
-                f"{op} to the client got no reply within {timeout_s * 1000:.0f} ms; the read fails "
-                "(it is never served unintervened)"
-            )
+            raise BridgeTimeout(f"{op} to the client got no reply within {timeout_s * 1000:.0f} ms; the read fails (it is never served unintervened)")
         if response.op == "error":
             code = response.body.get("code")
             message = response.body.get("message")
@@ -419,7 +410,4 @@ def stderr_log(line: str) -> None:
     print(f"imep-sim-bridge: {line}", file=sys.stderr, flush=True)
 
 
-# The server-side helper a hosted policy uses for each bank read (kept in its own module).
-from .memory_read import MemoryReadProxy  # noqa: E402
-
-__all__ = ["BridgeServer", "MemoryReadProxy", "OPS", "SERVER_NAME", "stderr_log"]
+__all__ = ["BridgeServer", "OPS", "SERVER_NAME", "stderr_log"]

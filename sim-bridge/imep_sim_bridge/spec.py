@@ -9,12 +9,14 @@ reach a policy.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
 from .codec import RawBitsArray, wire_dtype
+
 
 @dataclass(frozen=True)
 class FieldSpec:
@@ -92,25 +94,24 @@ class EnvSpec:
             raise ValueError(f"EnvSpec {self.id}: listed fields without an observation spec: {missing}")
         if self.fact is not None and self.fact.field not in self.evaluator_only:
             raise ValueError(
-                f"EnvSpec {self.id}: the fact field {self.fact.field!r} must be evaluator-only "
-                "(a policy must never see the fact it is tested on)"
+                f"EnvSpec {self.id}: the fact field {self.fact.field!r} must be evaluator-only (a policy must never see the fact it is tested on)"
             )
-        if isinstance(self.decision_from_step, bool) or not isinstance(self.decision_from_step, int) or not (
-            0 <= self.decision_from_step <= self.max_steps
+        if (
+            isinstance(self.decision_from_step, bool)
+            or not isinstance(self.decision_from_step, int)
+            or not (0 <= self.decision_from_step <= self.max_steps)
         ):
             raise ValueError(
-                f"EnvSpec {self.id}: decision_from_step must be an integer in 0..max_steps ({self.max_steps}), "
-                f"got {self.decision_from_step!r}"
+                f"EnvSpec {self.id}: decision_from_step must be an integer in 0..max_steps ({self.max_steps}), got {self.decision_from_step!r}"
             )
 
         if self.seeds is not None:
-            if not self.seeds or any(
-                isinstance(v, bool) or not isinstance(v, int) or v < 0 for r in self.seeds for v in r
-            ) or any(len(r) != 2 or r[0] > r[1] for r in self.seeds):
-                raise ValueError(
-                    f"EnvSpec {self.id}: seeds must be a non-empty tuple of (start, end) uint ranges, start <= end, "
-                    f"got {self.seeds!r}"
-                )
+            if (
+                not self.seeds
+                or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for r in self.seeds for v in r)
+                or any(len(r) != 2 or r[0] > r[1] for r in self.seeds)
+            ):
+                raise ValueError(f"EnvSpec {self.id}: seeds must be a non-empty tuple of (start, end) uint ranges, start <= end, got {self.seeds!r}")
 
     def to_wire(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -132,7 +133,7 @@ class EnvSpec:
         return out
 
     @staticmethod
-    def from_wire(d: Mapping[str, Any], *, env_id: str | None = None) -> "EnvSpec":
+    def from_wire(d: Mapping[str, Any], *, env_id: str | None = None) -> EnvSpec:
         action = d["action"]
         return EnvSpec(
             id=env_id if env_id is not None else str(d["id"]),
@@ -143,22 +144,13 @@ class EnvSpec:
                 low=action.get("low"),
                 high=action.get("high"),
             ),
-            observation={
-                str(k): FieldSpec(tuple(int(x) for x in v["shape"]), str(v["dtype"]))
-                for k, v in d["observation"].items()
-            },
+            observation={str(k): FieldSpec(tuple(int(x) for x in v["shape"]), str(v["dtype"])) for k, v in d["observation"].items()},
             method_visible=tuple(str(x) for x in d["methodVisible"]),
             evaluator_only=tuple(str(x) for x in d["evaluatorOnly"]),
             instruction=d.get("instruction"),
-            fact=(
-                FactSpec(field=str(d["fact"]["field"]), domain=tuple(d["fact"]["domain"]))
-                if d.get("fact") is not None
-                else None
-            ),
+            fact=(FactSpec(field=str(d["fact"]["field"]), domain=tuple(d["fact"]["domain"])) if d.get("fact") is not None else None),
             decision_from_step=int(d.get("decisionFromStep", 0)),
-            seeds=(
-                tuple((int(r["start"]), int(r["end"])) for r in d["seeds"]) if d.get("seeds") is not None else None
-            ),
+            seeds=(tuple((int(r["start"]), int(r["end"])) for r in d["seeds"]) if d.get("seeds") is not None else None),
         )
 
     def rgb_field(self) -> str | None:

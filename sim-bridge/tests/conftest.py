@@ -5,8 +5,9 @@ import os
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
 import zmq
@@ -15,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from imep_sim_bridge import codec  # noqa: E402
-from imep_sim_bridge.server import BridgeServer  # noqa: E402
+from imep_sim_bridge import codec  # noqa: E402 - imported after the sys.path entry above
+from imep_sim_bridge.server import BridgeServer  # noqa: E402 - imported after the sys.path entry above
 
 FIXTURES = ROOT / "tests" / "fixtures"
 

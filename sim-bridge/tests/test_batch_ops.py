@@ -15,8 +15,9 @@ from imep_sim_bridge import server as server_module
 from imep_sim_bridge.adapters.replay import ReplayAdapter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
-import make_replay_fixture as tiny  # noqa: E402
-from fakes.vector_fake import ENV_ID, CounterAdapter  # noqa: E402
+import make_replay_fixture as tiny
+
+from fakes.vector_fake import ENV_ID, CounterAdapter
 
 ACTIONS = [np.array([0.25 * k - 0.5, 0.1 * k], np.float32) for k in range(5)]
 
@@ -97,20 +98,24 @@ def test_the_workers_step_together(serve, tmp_path: Path) -> None:
 
     # the same rendezvous on inline envs (stepped one after another) fails: the check can fail
     _, inline_client = serve_inline(serve)
-    inline = body(inline_client.call("makeBatch", {"env": ENV_ID, "kwargs": {"rendezvous": str(tmp_path / "i"), "parties": 2, "wait_s": 1.0}, "count": 2}))
+    inline = body(
+        inline_client.call("makeBatch", {"env": ENV_ID, "kwargs": {"rendezvous": str(tmp_path / "i"), "parties": 2, "wait_s": 1.0}, "count": 2})
+    )
     assert inline["host"] == "inline"
     (tmp_path / "i").mkdir()
     for h in inline["handles"]:
         inline_client.call("reset", {"handle": h, "seed": 1})
-    results = body(inline_client.call("stepBatch", {"steps": [{"handle": h, "action": ACTIONS[0]} for h in inline["handles"]]}, timeout_s=20))["results"]
+    results = body(inline_client.call("stepBatch", {"steps": [{"handle": h, "action": ACTIONS[0]} for h in inline["handles"]]}, timeout_s=20))[
+        "results"
+    ]
     assert results[0]["error"]["code"] == "E_ADAPTER" and "did not step together" in results[0]["error"]["message"]
 
 
 def serve_inline(serve: Any) -> Any:
     # a second server on its own endpoint (the serve fixture binds one endpoint per test)
-    from conftest import Client, RunningServer
-
     import tempfile
+
+    from conftest import Client, RunningServer
 
     d = tempfile.mkdtemp(prefix="imep-test-")
     running = RunningServer([CounterAdapter(batch_host="inline")], f"ipc://{d}/inline.sock")
@@ -242,9 +247,7 @@ def test_a_worker_ends_when_its_server_dies_even_inside_a_stuck_step(tmp_path: P
     script = tmp_path / "orphan.py"
     script.write_text(ORPHAN.format(paths=paths))
     # the "server" exits at once without closing its env (os._exit skips multiprocessing's clean-up of daemons)
-    out = subprocess.run(
-        [sys.executable, "-c", script.read_text() + "\nimport os\nos._exit(0)\n"], capture_output=True, text=True, timeout=60
-    )
+    out = subprocess.run([sys.executable, "-c", script.read_text() + "\nimport os\nos._exit(0)\n"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     pid = int(out.stdout.split()[0])
     deadline = time.monotonic() + 10

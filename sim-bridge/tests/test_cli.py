@@ -63,13 +63,13 @@ def stop(proc: subprocess.Popen, sig: int = signal.SIGTERM) -> int:
 
 def test_serve_prints_endpoint_first_and_stops_on_sigterm(tmp_path: Path, fixtures_dir: Path) -> None:
     endpoint = f"ipc://{tmp_path}/b.sock"
-    proc = spawn("serve", "--endpoint", endpoint, "--adapters", "replay,mikasa,simpler,libero", "--replay-dir", str(fixtures_dir / "replay"))
+    proc = spawn("serve", "--endpoint", endpoint, "--adapters", "replay,mikasa,simplerenv,libero", "--replay-dir", str(fixtures_dir / "replay"))
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == endpoint
         reply = hello(endpoint)
         assert reply is not None and reply["op"] == "reply"
-        assert reply["body"]["adapters"] == ["replay", "mikasa", "simpler", "libero"]
+        assert reply["body"]["adapters"] == ["replay", "mikasa", "simplerenv", "libero"]
         assert "replay/tiny" in reply["body"]["envs"] and "mikasa/ShellGameTouch-v0" in reply["body"]["envs"]
     finally:
         rc = stop(proc)
@@ -122,8 +122,17 @@ def test_non_loopback_with_curve_keys(tmp_path: Path, fixtures_dir: Path) -> Non
     client_public, client_secret = zmq.auth.load_certificate(client_secret_file)
 
     proc = spawn(
-        "serve", "--endpoint", "tcp://0.0.0.0:*", "--adapters", "replay", "--replay-dir", str(fixtures_dir / "replay"),
-        "--curve-secret-key-file", str(keys / "server.key_secret"), "--curve-authorized-keys", str(authorized),
+        "serve",
+        "--endpoint",
+        "tcp://0.0.0.0:*",
+        "--adapters",
+        "replay",
+        "--replay-dir",
+        str(fixtures_dir / "replay"),
+        "--curve-secret-key-file",
+        str(keys / "server.key_secret"),
+        "--curve-authorized-keys",
+        str(authorized),
     )
     try:
         assert proc.stdout is not None
@@ -192,8 +201,17 @@ curve
 
 def _serve_with_secret(secret_file: Path, fixtures_dir: Path, authorized: Path) -> subprocess.CompletedProcess:
     return run(
-        "serve", "--endpoint", "tcp://0.0.0.0:0", "--adapters", "replay", "--replay-dir", str(fixtures_dir / "replay"),
-        "--curve-secret-key-file", str(secret_file), "--curve-authorized-keys", str(authorized),
+        "serve",
+        "--endpoint",
+        "tcp://0.0.0.0:0",
+        "--adapters",
+        "replay",
+        "--replay-dir",
+        str(fixtures_dir / "replay"),
+        "--curve-secret-key-file",
+        str(secret_file),
+        "--curve-authorized-keys",
+        str(authorized),
     )
 
 
@@ -216,7 +234,7 @@ def test_curve_certificate_refusals(tmp_path: Path, fixtures_dir: Path) -> None:
     assert res.returncode == 2 and "readable by group or others" in res.stderr
 
     public_only = tmp_path / "server.key"
-    public_only.write_text('metadata\ncurve\n    public-key = "%s"\n' % public.decode())
+    public_only.write_text(f'metadata\ncurve\n    public-key = "{public.decode()}"\n')
     public_only.chmod(0o600)
     res = _serve_with_secret(public_only, fixtures_dir, authorized)
     assert res.returncode == 2 and "holds no secret key" in res.stderr

@@ -11,6 +11,8 @@ import pytest
 
 from fakes.common import LazyFakeFinder, fake_renderers, install_lazy
 from fakes.libero_fake import FakeWorld
+from imep_sim_bridge.adapters import build_adapters
+from imep_sim_bridge.adapters import libero as libero_adapter
 from imep_sim_bridge.adapters.libero import (
     LIBERO_DUMMY_ACTION,
     LiberoAdapter,
@@ -18,8 +20,6 @@ from imep_sim_bridge.adapters.libero import (
     parse_env_id,
     quat2axisangle,
 )
-from imep_sim_bridge.adapters import build_adapters
-from imep_sim_bridge.adapters import libero as libero_adapter
 from imep_sim_bridge.errors import E_SIM_UNAVAILABLE, AdapterError, SimUnavailable
 from imep_sim_bridge.spec import first_frame_hash, frame_hash, split
 
@@ -207,10 +207,10 @@ def test_the_fake_prompts_for_a_missing_config_like_upstream(world, monkeypatch,
     monkeypatch.setenv("LIBERO_CONFIG_PATH", str(config))
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # the supervisor's closed stdin
     with pytest.raises(EOFError, match="EOF when reading a line"):
-        import libero.libero  # noqa: F401
+        import libero.libero
     monkeypatch.delitem(sys.modules, "libero.libero", raising=False)
     monkeypatch.setattr(sys, "stdin", io.StringIO("n\n"))
-    import libero.libero  # noqa: F401, F811
+    import libero.libero  # noqa: F401 - imported for its side effect: writes the config file
 
     assert "datasets: /fake/libero/../datasets" in (config / "config.yaml").read_text()
 

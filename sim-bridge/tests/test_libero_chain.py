@@ -16,8 +16,9 @@ from imep_sim_bridge.errors import AdapterError, BadAction, SimUnavailable
 
 FAKES = Path(__file__).resolve().parent / "fakes"
 sys.path.insert(0, str(FAKES))
-from libero_chain_fixture import BOTTOM, EXPECTED, TOP, write_fixture  # noqa: E402
-from fakes.common import fake_renderers  # noqa: E402
+from libero_chain_fixture import BOTTOM, EXPECTED, TOP, write_fixture  # noqa: E402 - imported after the sys.path entry above
+
+from fakes.common import fake_renderers  # noqa: E402 - imported after the sys.path entry above
 
 FAKE_MODULES = ("libero", "libero.libero", "libero.libero.benchmark", "libero.libero.envs", "h5py", "robosuite")
 
@@ -103,7 +104,7 @@ def test_query_observation_does_not_depend_on_the_hidden_drawer(fake_root: dict)
 
 def test_replay_starts_from_the_demo_state_and_stops_at_done(fake_root: dict) -> None:
     env = LiberoChainAdapter().make(ENV_ID, {"K": 2})
-    fake = env._drawers[0].env  # noqa: SLF001 - the fake env of drawer 0 (top)
+    fake = env._drawers[0].env  # the fake env of drawer 0 (top)
     query(env, 2, 0, executor_seed=5)
     env.step(np.array([0], np.float32))
     # demo_2 of the top task: start q_top 0.05 (states[0]), 2 steps of +0.03 → 0.11, stopped at done
@@ -165,7 +166,9 @@ def test_served_over_the_protocol(fake_root: dict, serve) -> None:
     assert hello["envs"] == [ENV_ID, "LIBERO-ChainDrawers-scripted"] and hello["adapters"] == ["libero-chain"] and hello["unavailable"] == {}
     made = client.call("make", {"env": ENV_ID, "kwargs": {"K": 2, "executionSuccess": 0.8}})["body"]
     assert made["spec"]["action"] == {"shape": [1], "dtype": "float32", "low": 0.0, "high": 1.0}
-    r = client.call("reset", {"handle": made["handle"], "seed": 7, "options": {"role": "query", "object": "mug", "drawer": 1, "executorSeed": 3}})["body"]
+    r = client.call("reset", {"handle": made["handle"], "seed": 7, "options": {"role": "query", "object": "mug", "drawer": 1, "executorSeed": 3}})[
+        "body"
+    ]
     assert list(r["obs"]) == ["instruction"] and r["evaluator"]["correctDrawer"] == 1
     s = client.call("step", {"handle": made["handle"], "action": np.array([1], np.float32)})["body"]
     ev = s["evaluator"]
@@ -181,7 +184,10 @@ def test_cli_serves_libero_chain_only_when_named(fake_root: dict, tmp_path: Path
     pins.write_text(json.dumps({TOP: "f" * 64}))
     res = subprocess.run(
         [sys.executable, "-m", "imep_sim_bridge", "serve", "--adapters", "libero", "--libero-demo-pins", str(pins)],
-        cwd=root, capture_output=True, text=True, timeout=30,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert res.returncode == 2 and "--libero-demo-pins is for the libero-chain adapter" in res.stderr
     from imep_sim_bridge.adapters import ADAPTER_NAMES
@@ -189,9 +195,7 @@ def test_cli_serves_libero_chain_only_when_named(fake_root: dict, tmp_path: Path
     assert "libero-chain" not in ADAPTER_NAMES  # not a campaign simulator
 
 
-def test_missing_libero_config_is_sim_unavailable_before_any_import(
-    fake_root: dict, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_missing_libero_config_is_sim_unavailable_before_any_import(fake_root: dict, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import io
 
     config = tmp_path / "no-config"

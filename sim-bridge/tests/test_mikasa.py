@@ -21,7 +21,7 @@ def world(monkeypatch):
 def test_make_uses_mikasas_own_kwargs_without_the_state_wrapper(world) -> None:
     torch, gym = world
     env = MikasaAdapter().make("mikasa/ShellGameTouch-v0", {})
-    (env_id, kwargs), = gym.make_calls
+    ((env_id, kwargs),) = gym.make_calls
     assert env_id == "ShellGameTouch-v0"
     assert kwargs == {
         "num_envs": 1,
@@ -50,7 +50,7 @@ def test_make_uses_mikasas_own_kwargs_without_the_state_wrapper(world) -> None:
 def test_user_kwargs_override_and_num_envs_is_one(world) -> None:
     torch, gym = world
     MikasaAdapter().make("mikasa/RememberColor9-v0", {"sim_backend": "cpu", "reward_mode": "sparse", "ignore_terminations": False})
-    (_, kwargs), = gym.make_calls
+    ((_, kwargs),) = gym.make_calls
     assert kwargs["sim_backend"] == "cpu" and kwargs["reward_mode"] == "sparse"
     assert kwargs["render_backend"] == "sapien-default"  # CPU sim: SAPIEN's own Vulkan device, not Device("cpu")
     assert "ignore_terminations" not in kwargs
@@ -193,9 +193,17 @@ def test_translate_fixture_directly() -> None:
         "oracle_info": FakeTensor(np.array([[2]], np.uint8)),
     }
     info = {"success": FakeTensor(np.array([True])), "elapsed_steps": FakeTensor(np.array([7], np.int32))}
-    fields = translate(obs, oracle=2, oracle_field="oracle_cup", task="ShellGameTouch-v0", seed=4,
-                       reward=FakeTensor(np.array([3.0])), terminated=FakeTensor(np.array([True])),
-                       truncated=FakeTensor(np.array([False])), info=info)
+    fields = translate(
+        obs,
+        oracle=2,
+        oracle_field="oracle_cup",
+        task="ShellGameTouch-v0",
+        seed=4,
+        reward=FakeTensor(np.array([3.0])),
+        terminated=FakeTensor(np.array([True])),
+        truncated=FakeTensor(np.array([False])),
+        info=info,
+    )
     assert fields["image"].shape == (128, 128, 3) and "wrist_image" not in fields
     assert fields["success"] is True and fields["elapsed_steps"] == 7 and fields["reward"] == 3.0
     assert "task_cue" not in fields and "oracle_info" in fields and "cubes" not in fields
@@ -215,7 +223,6 @@ def test_missing_mani_skill_is_sim_unavailable(world, monkeypatch) -> None:
 def test_joints_takes_tcp_pose_qpos_qvel_only() -> None:
     """joints carries obs['extra']'s tcp_pose only: the answer MIKASA adds to extra in state modes is never copied."""
     from fakes.common import FakeTensor
-
     from imep_sim_bridge.adapters.mikasa import flatten_joints
 
     obs = {
@@ -223,7 +230,10 @@ def test_joints_takes_tcp_pose_qpos_qvel_only() -> None:
         "extra": {"tcp_pose": FakeTensor(np.full((1, 7), 2.0, np.float32))},
     }
     plain = flatten_joints(obs)
-    leaky = {**obs, "extra": {"oracle_info": FakeTensor(np.array([2], np.uint8)), "goal_2_pose": FakeTensor(np.full((1, 3), 9.0, np.float32)), **obs["extra"]}}
+    leaky = {
+        **obs,
+        "extra": {"oracle_info": FakeTensor(np.array([2], np.uint8)), "goal_2_pose": FakeTensor(np.full((1, 3), 9.0, np.float32)), **obs["extra"]},
+    }
     assert plain.shape == (25,) and np.array_equal(flatten_joints(leaky), plain)
     with pytest.raises(AdapterError, match=r"obs\['agent'\] has no 'qvel'"):
         flatten_joints({**obs, "agent": {"qpos": obs["agent"]["qpos"]}})

@@ -50,7 +50,9 @@ def test_the_legacy_remembercolor_never_puts_its_cubes_back() -> None:
 
 
 def test_cube_rows_zero_what_mikasa_hides() -> None:
-    rows = cube_rows([FakeTensor(np.array([[0.1, 0.2, 0.02]])), FakeTensor(np.array([[0.3, -0.1, 1000.0]])), FakeTensor(np.array([[0.0, 0.0, 963.0]]))])
+    rows = cube_rows(
+        [FakeTensor(np.array([[0.1, 0.2, 0.02]])), FakeTensor(np.array([[0.3, -0.1, 1000.0]])), FakeTensor(np.array([[0.0, 0.0, 963.0]]))]
+    )
     assert rows.dtype == np.float32
     assert rows.tolist() == [[pytest.approx(0.1), pytest.approx(0.2), pytest.approx(0.02), 1.0], [0.0] * 4, [0.0] * 4]
 
@@ -58,7 +60,7 @@ def test_cube_rows_zero_what_mikasa_hides() -> None:
 def test_state_mode_shows_the_cue_then_the_candidates_never_the_oracle(world) -> None:
     torch, gym = world
     env = MikasaAdapter().make("mikasa/RememberColor3-VLA-v0", STATE)
-    (_, kwargs), = gym.make_calls
+    ((_, kwargs),) = gym.make_calls
     assert kwargs["obs_mode"] == "state_dict"
     spec = env.spec()
     assert spec.method_visible == ("joints", "cubes") and spec.first_frame_field is None

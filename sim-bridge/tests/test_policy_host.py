@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 import pytest
 
-from conftest import Client
 import imep_sim_bridge.policy_host as policy_host_module
+from conftest import Client
 from imep_sim_bridge.policy_host import CUE_STEPS, PolicyHost, ShellGameMemoryPolicy, ball_feature, load_policies, main, policy_identity
 
 
@@ -63,7 +64,9 @@ def obs(ball_cup: int | None, tool=(0.0, -0.6)) -> dict[str, Any]:
     return {"rgb": frame(ball_cup), "toolPosition": np.array(tool, np.float32), "instruction": "touch"}
 
 
-def infer(client: Client, slot_obs: list[tuple[int, dict[str, Any]]], hook: Callable[[dict[str, Any]], list[Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def infer(
+    client: Client, slot_obs: list[tuple[int, dict[str, Any]]], hook: Callable[[dict[str, Any]], list[Any]]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Sends policy.infer and answers each memory.read with hook(body); returns (reply, read bodies)."""
     msg_id = client.send("policy.infer", {"policy": "shell-game-memory", "requests": [{"slot": s, "obs": o} for s, o in slot_obs]})
     reads = []
@@ -146,9 +149,9 @@ def test_blocked_reads_leave_the_policy_without_memory(host) -> None:
 
 def test_substituted_items_are_what_the_policy_uses(host) -> None:
     _, client = host()
-    outputs, _ = run_episode(client, 0, "ep-s", 0, lambda body: [
-        {**item, "leaves": {"feature": np.array([0.0, 9.0, 0.0, 1.0], np.float32)}} for item in body["items"]
-    ])
+    outputs, _ = run_episode(
+        client, 0, "ep-s", 0, lambda body: [{**item, "leaves": {"feature": np.array([0.0, 9.0, 0.0, 1.0], np.float32)}} for item in body["items"]]
+    )
     assert int(np.argmax(outputs[-1]["decisionLogits"])) == 1  # the substitute, not the ball cup 0
     assert outputs[-1]["decisionLogits"].tolist() == [0.0, 36.0, 0.0]
 

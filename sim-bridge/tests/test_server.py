@@ -13,7 +13,7 @@ from imep_sim_bridge.adapters import build_adapters
 from imep_sim_bridge.adapters.replay import ReplayAdapter, write_replay
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
-import make_replay_fixture as tiny  # noqa: E402
+import make_replay_fixture as tiny
 
 
 def error_of(msg: dict) -> tuple[str, str]:
@@ -192,7 +192,7 @@ def test_absent_simulator_is_one_clear_line(serve, monkeypatch, fixtures_dir, en
         if name == blocked or name.startswith(blocked + "."):
             monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, blocked, None)  # import → ImportError
-    adapters = build_adapters(["replay", "mikasa", "simpler", "libero"], replay_dir=str(fixtures_dir / "replay"))
+    adapters = build_adapters(["replay", "mikasa", "simplerenv", "libero"], replay_dir=str(fixtures_dir / "replay"))
     _, client = serve(adapters)
     hello = client.call("hello", {})["body"]
     assert env_id in hello["envs"]
@@ -203,6 +203,6 @@ def test_absent_simulator_is_one_clear_line(serve, monkeypatch, fixtures_dir, en
 
 
 def test_unknown_env_ids_of_sim_adapters(serve, fixtures_dir: Path) -> None:
-    _, client = serve(build_adapters(["mikasa", "simpler", "libero"]))
+    _, client = serve(build_adapters(["mikasa", "simplerenv", "libero"]))
     for env_id in ("mikasa/RememberColor4-v0", "simpler/google_robot_open_drawer", "libero/libero_spatial/10", "libero/nope/0"):
         assert error_of(client.call("make", {"env": env_id, "kwargs": {}}))[0] == "E_UNKNOWN_ENV", env_id

@@ -10,9 +10,9 @@ import pytest
 
 from conftest import Client
 from imep_sim_bridge import codec
+from imep_sim_bridge import server as server_module
 from imep_sim_bridge.adapters.replay import ReplayAdapter
 from imep_sim_bridge.envelope import EnvelopeError, is_uint, parse
-from imep_sim_bridge import server as server_module
 from imep_sim_bridge.server import MAX_HANDLES_PER_CLIENT
 
 

@@ -39,6 +39,7 @@
  * checks every protocol runs (protocol `validity`): informative-removal (removal-check.ts) and blocked-reads
  * (blocked-reads-check.ts).
  */
+import { simulatorFaces } from '../core/index.js';
 import type { Gate, Protocol } from '../protocol/index.js';
 import { wilson } from '../stats/index.js';
 import type { EpisodeRow } from '../evidence/index.js';
@@ -78,7 +79,7 @@ function firstWave(ctx: GateContext, conditions: readonly string[]): number | un
 
 /** Whether the protocol registers execution noise drawn independently per condition (then C's actions differ from A's). */
 function perConditionNoise(protocol: Protocol): boolean {
-  return protocol.simulator.kind === 'lite' && protocol.simulator.executionNoise?.scope === 'per-condition';
+  return simulatorFaces.get(protocol.simulator.kind)?.executionNoise?.(protocol.simulator)?.scope === 'per-condition';
 }
 
 function key(r: EpisodeRow): string {

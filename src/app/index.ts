@@ -4,3 +4,13 @@
  */
 export { closeoutUnit } from './closeout.js';
 export type { CloseoutUnitOptions } from './closeout.js';
+export {
+  adjudicateStep,
+  closeoutStep,
+  crossCheckStep,
+  defaultReportDir,
+  postSeal,
+  reportStep,
+  resumeThrough,
+  runThrough,
+} from './pipeline.js';

@@ -8,7 +8,7 @@
  */
 import { basename, dirname, join } from 'node:path';
 import { readCanaryNote, type AdjudicateUnitResult } from '../adjudication/index.js';
-import { resumeCampaign, runCampaign } from '../campaign/campaign.js';
+import { resumeCampaign, runCampaign } from '../campaign/index.js';
 import { type RunCampaignOptions } from '../campaign/index.js';
 import type { CrossCheckUnitResult } from '../crosscheck/index.js';
 import { terminalText } from '../core/index.js';

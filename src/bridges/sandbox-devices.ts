@@ -1,6 +1,6 @@
 /**
  * The devices a sandbox binds (issue 32 item 7): exactly those a protocol declares (`policy.devices`,
- * `simulator.devices`; src/protocol/schema-devices.ts), as found on this machine, and the driver files they need.
+ * `simulator.devices`; src/runtime/devices-schema.ts), as found on this machine, and the driver files they need.
  *
  *   nvidia  /dev/nvidia[0-9]*, /dev/nvidiactl, /dev/nvidia-uvm, /dev/nvidia-uvm-tools, /dev/nvidia-modeset and
  *           /dev/nvidia-caps; the driver's ICD / vendor JSON folders under /etc (/etc/vulkan, /etc/glvnd,

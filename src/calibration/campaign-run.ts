@@ -17,7 +17,7 @@ import { ImepError } from '../core/index.js';
 import { explicitOperator } from '../evidence/index.js';
 import { adjudicateUnit } from '../adjudication/index.js';
 import { hasRole } from '../protocol/index.js';
-import { runCampaign } from '../campaign/campaign.js';
+import { runCampaign } from '../campaign/index.js';
 import type { AvailableEstimand, EstimandResult } from '../adjudication/index.js';
 import type { CampaignTemplate, DerivedProtocol } from './campaign-protocol.js';
 

@@ -38,26 +38,13 @@ import {
   ProtocolSchema,
   type Protocol,
 } from '../protocol/index.js';
-import {
-  inProcessLiteEnvs,
-  openSimulators,
-  type SimulatorContext,
-  type SimulatorOptions,
-  type Simulators,
-} from './bridge-envs.js';
-import { assertCheckpointServes, checkpointPolicyProvider } from './checkpoint-policy.js';
+import type { Assembly } from './assemble.js';
+import { inProcessLiteEnvs, type SimulatorContext, type SimulatorOptions, type Simulators } from './bridge-envs.js';
 import type { HostedPolicyRecord, SimulatorEnvironment } from '../evidence/index.js';
-import {
-  assertHostedPolicyUnchanged,
-  hostedPolicyKey,
-  remotePolicyProvider,
-  type RemotePolicyProvider,
-} from './remote-policy-provider.js';
-import { assertSimulatorInputsUnchanged, simulatorInputHashes } from './simulator-inputs.js';
+import { hostedPolicyKey, type RemotePolicyProvider } from './remote-policy-provider.js';
+import { simulatorInputHashes } from './simulator-inputs.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
-import { preflightPlan } from './run-plan.js';
 import type { EnvProvider, PolicyProvider, RunnerSubscriber, SpecSource } from './types.js';
-import { makeLiteEnv } from '../sims/index.js';
 import { exists, unitDirFor } from './unit-dir.js';
 import { assertNoOverlapYet, runPrecommitChecks, seedBands, type PrecommitCheckInput } from './precommit-checks.js';
 
@@ -88,11 +75,6 @@ export interface CampaignOptions {
   readonly now?: () => Date;
   /** The user confirmed a plan above PLAN_ROWS_CONFIRM rows (`--allow-large-plan`). */
   readonly allowLargePlan?: boolean;
-  /**
-   * Simulators opened and checked before a new unit was precommitted (withCheckedSimulators): the run that follows
-   * uses them instead of starting its own, and closes them when it ends.
-   */
-  readonly heldSimulators?: Simulators;
 }
 
 export interface Campaign {
@@ -143,61 +125,6 @@ export interface SessionSimulators {
   readonly isolation: string | null;
   readonly limits: string | null;
   readonly environment: SimulatorEnvironment | undefined;
-}
-
-export async function withSimulators<T>(
-  c: Campaign,
-  opts: CampaignOptions,
-  fn: (envs: EnvProvider, simulators: SessionSimulators) => Promise<T>,
-): Promise<T> {
-  if (opts.envs !== undefined) return fn(opts.envs, { isolation: null, limits: null, environment: undefined });
-  const ctx = simulatorContext(c, opts);
-  await assertSimulatorInputsUnchanged(c.protocol, ctx, (await readPrecommit(c.dir)).simulatorHashes);
-  const sims = opts.heldSimulators ?? (await openSimulators(c.protocol, ctx, simulatorOptions(c, opts)));
-  if (sims.description !== null)
-    say(
-      opts,
-      `simulator: ${sims.description}${sims.isolation === null ? '' : `; ${sims.isolation}`}${sims.limits === null ? '' : `; ${sims.limits}`}`,
-    );
-  try {
-    return await fn(sims.envs, { isolation: sims.isolation, limits: sims.limits, environment: sims.environment });
-  } finally {
-    const summary = sims.summary();
-    await sims.close();
-    if (summary !== null) say(opts, `simulator: ${summary}`);
-  }
-}
-
-/** The run's simulator options, with its batch slots (vectorised hosting makes their environments up front). */
-function simulatorOptions(c: Campaign, opts: CampaignOptions): SimulatorOptions {
-  return { ...opts.simulators, slots: Math.max(1, Math.min(batchOf(opts), c.plan.episodes.length)) };
-}
-
-/** `sims` whose close runs once, however often it is called. */
-function closingOnce(sims: Simulators): Simulators {
-  let closed: Promise<void> | null = null;
-  return { ...sims, close: () => (closed ??= sims.close()) };
-}
-
-/**
- * For a new unit: its simulators opened and checked before anything is written (bridge-envs.ts, bridge-preflight.ts:
- * the adapter runs here, every env id is made, the allowlists and the registered seeds fit what each environment
- * declares — else one line, exit 2, no unit and no registry entry), then `fn` with them held: the precommit's
- * runtime checks see the declared specs (facts for S/T), and the run that follows uses these servers instead of
- * starting and checking its own. They are closed when that run ends, or after `fn` at the latest.
- */
-export async function withCheckedSimulators<T>(
-  c: Campaign,
-  opts: CampaignOptions,
-  fn: (opts: CampaignOptions) => Promise<T>,
-): Promise<T> {
-  if (opts.envs !== undefined || opts.heldSimulators !== undefined) return fn(opts);
-  const held = closingOnce(await openSimulators(c.protocol, simulatorContext(c, opts), simulatorOptions(c, opts)));
-  try {
-    return await fn({ ...opts, heldSimulators: held });
-  } finally {
-    await held.close();
-  }
 }
 
 /**
@@ -257,72 +184,18 @@ export async function openUnit(dir: string): Promise<Campaign> {
   return { file: unitPaths(dir).protocol, protocol, hash: frozen.protocolHash, plan, dir };
 }
 
-/** The frozen identity a hosted-policy provider carries (remote-policy-provider.ts), if any. */
-function hostedRecordOf(provider: PolicyProvider): HostedPolicyRecord | undefined {
-  return 'record' in provider ? (provider as RemotePolicyProvider).record : undefined;
-}
-
 /**
- * The specs known before the run: the lite simulators' (in process or over the bridge, the same environments), and
- * a bridged simulator's held since its check (withCheckedSimulators, a new unit). Otherwise (a caller's own
- * environments, a resumed unit's bridged simulator) they declare theirs when made, and the runner checks them
- * before any row (run-plan.ts).
+ * Creates and precommits the unit of a campaign whose folder does not exist yet, from its assembly (assemble.ts:
+ * simulators and policy opened and checked, so everything that can refuse was checked first); the unit is built in
+ * a temporary folder and renamed into place, so a refusal or a crash never leaves a half-made unit under the real
+ * name.
  */
-function knownSpecs(protocol: Protocol, opts: CampaignOptions): SpecSource {
-  if (opts.envs === undefined && opts.heldSimulators !== undefined && protocol.simulator.kind !== 'lite')
-    return opts.heldSimulators.specOf;
-  if (opts.envs !== undefined || protocol.simulator.kind !== 'lite') return () => undefined;
-  const specs = new Map<string, ReturnType<SpecSource>>();
-  return (task) => {
-    let spec = specs.get(task.task);
-    if (spec === undefined) specs.set(task.task, (spec = makeLiteEnv(task.envId, task.kwargs).spec));
-    return spec;
-  };
-}
-
-/**
- * The policy runtime for a campaign, checked against the checkpoint (or the hosted policy's frozen
- * identity, once the unit is precommitted) and every condition.
- */
-export async function runtimeFor(c: Campaign, opts: CampaignOptions): Promise<PolicyProvider> {
-  const root = checkpointRoot(c.protocol, opts);
-  const ckptDir = c.protocol.checkpoint === undefined ? root : resolve(root, c.protocol.checkpoint.path);
-  let provider: PolicyProvider;
-  if (opts.policies) provider = await opts.policies(c.protocol, ckptDir);
-  else if (c.protocol.policy !== undefined)
-    provider = await remotePolicyProvider(c.protocol, simulatorContext(c, opts), batchOf(opts));
-  else {
-    assertCheckpointServes(c.protocol, ckptDir);
-    provider = await checkpointPolicyProvider(ckptDir, { memory: c.protocol.memory });
-  }
-  try {
-    opts.onPolicy?.(provider);
-    const hosted = hostedRecordOf(provider);
-    if (hosted !== undefined) {
-      if (await exists(unitPaths(c.dir).precommit))
-        assertHostedPolicyUnchanged(hosted, (await readPrecommit(c.dir)).hostedPolicy, c.file);
-      say(opts, `policy: ${provider.description}`);
-    }
-    await preflightPlan(c.protocol, c.plan.episodes, provider, batchOf(opts), knownSpecs(c.protocol, opts));
-  } catch (e) {
-    await provider.release();
-    throw e;
-  }
-  return provider;
-}
-
-/**
- * Creates and precommits the unit of a campaign whose folder does not exist yet. Everything that can
- * refuse is checked first; the unit is built in a temporary folder and renamed into place, so a refusal
- * or a crash never leaves a half-made unit under the real name.
- */
-export async function createAndPrecommit(c: Campaign, opts: CampaignOptions): Promise<PolicyProvider> {
+export async function createAndPrecommit(c: Campaign, a: Assembly, opts: CampaignOptions): Promise<void> {
   const root = checkpointRoot(c.protocol, opts);
   const digest = c.protocol.checkpoint === undefined ? null : await verifyCheckpoint(c.protocol, root, c.file);
-  const provider = await runtimeFor(c, opts);
-  const hosted = hostedRecordOf(provider);
+  const hosted = a.policy.record;
   const checkpoint = c.protocol.checkpoint;
-  try {
+  {
     const registryFile = join(opts.campaignsDir, 'seed-registry.json');
     const bands = seedBands(c.protocol);
     const reuse = (c.protocol.seeds.reuse ?? []).map((r) => r.campaign);
@@ -375,10 +248,6 @@ export async function createAndPrecommit(c: Campaign, opts: CampaignOptions): Pr
       await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
       throw e;
     }
-    return provider;
-  } catch (e) {
-    await provider.release();
-    throw e;
   }
 }
 

@@ -25,25 +25,37 @@ import {
   createAndPrecommit,
   openCampaign,
   progressFor,
-  runtimeFor,
   say,
-  withSimulators,
   type Campaign,
   type CampaignOptions,
-  withCheckedSimulators,
 } from './campaign-setup.js';
+import { announceSimulators, assemble, type Assembly } from './assemble.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
 import { FailureBudgetWatch } from './failure-budget.js';
 import { completeShard, openShard, shardDir, shardFilter, type ShardSpec } from './shard.js';
-import type { PolicyProvider } from './types.js';
 import { exists } from './unit-dir.js';
 
 export async function runShard(
   c: Campaign,
   spec: ShardSpec,
   opts: CampaignOptions,
-  provider: PolicyProvider | null,
+  assembled: Assembly | null,
+): Promise<void> {
+  let assembly = assembled;
+  try {
+    await runShardOf(c, spec, opts, (a) => (assembly = a), assembly);
+  } finally {
+    await assembly?.close();
+  }
+}
+
+async function runShardOf(
+  c: Campaign,
+  spec: ShardSpec,
+  opts: CampaignOptions,
+  hold: (a: Assembly) => void,
+  assembled: Assembly | null,
 ): Promise<void> {
   const snap = await readUnitState(c.dir);
   if (snap.state !== 'precommitted') {
@@ -65,10 +77,7 @@ export async function runShard(
   await mkdir(dirname(dir), { recursive: true }).catch((e: unknown) => {
     throw new ImepError('E_IO', 'cannot create the shards folder', { file: dirname(dir), cause: e });
   });
-  const lock = await lockShard(dir, `shard ${spec.index}/${spec.count} of ${c.dir}`).catch(async (e: unknown) => {
-    await provider?.release();
-    throw e;
-  });
+  const lock = await lockShard(dir, `shard ${spec.index}/${spec.count} of ${c.dir}`);
   try {
     const shard = await openShard(
       dir,
@@ -76,7 +85,6 @@ export async function runShard(
       mine.map((e) => e.seq),
       episodesPerUnit(c.protocol),
     );
-    const runtime = provider ?? (await runtimeFor(c, opts));
     const todo = mine.filter((e) => e.seq >= shard.startSeq);
     // the registered execution-failure budget, on the shard's own units (a shard cannot see the others' rows)
     const budget = new FailureBudgetWatch(
@@ -91,27 +99,27 @@ export async function runShard(
       if (todo.length > 0) {
         const durableDonors = shard.startSeq > 0 ? await readDurableDonors(join(shard.dir, 'traces')) : null;
         const arrivalKey = await arrivalKeyOf(c.dir);
-        await withSimulators(c, opts, (envs) =>
-          runPlan({
-            protocol: c.protocol,
-            episodes: c.plan.episodes,
-            policies: runtime,
-            envs,
-            batchSize: batchOf(opts),
-            sink,
-            startSeq: shard.startSeq,
-            arrivalKey,
-            ...(durableDonors === null ? {} : { durableDonors }),
-            include,
-            subscribers: progressFor(opts, todo, `${c.protocol.id} shard ${spec.index}/${spec.count}`),
-          }),
-        );
+        const a = assembled ?? (await assemble(c, opts));
+        hold(a);
+        announceSimulators(a, opts);
+        await runPlan({
+          protocol: c.protocol,
+          episodes: c.plan.episodes,
+          policies: a.policy,
+          envs: a.simulators.envs,
+          batchSize: batchOf(opts),
+          sink,
+          startSeq: shard.startSeq,
+          arrivalKey,
+          ...(durableDonors === null ? {} : { durableDonors }),
+          include,
+          subscribers: progressFor(opts, todo, `${c.protocol.id} shard ${spec.index}/${spec.count}`),
+        });
       }
       await sink.drain();
     } finally {
       await sink.settle();
       await shard.close();
-      await runtime.release();
     }
     await completeShard(shard);
     say(opts, `shard ${spec.index}/${spec.count} of ${c.dir}: ${mine.length} rows in ${shard.dir}`);
@@ -152,12 +160,17 @@ export async function smallRunCampaign(
   batchOf(opts);
   const c = await openCampaign(file, opts);
   if (!(await exists(c.dir))) {
-    // a new unit: its simulators are checked before the precommit writes anything, and the small run uses them
-    return withCheckedSimulators(c, opts, async (checked) => {
-      const provider = await createAndPrecommit(c, checked);
-      say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
-      return smallRun(c, kind, n, checked, provider);
-    });
+    // a new unit: it is assembled (simulators and policy checked) before the precommit writes anything, and the
+    // small run uses that assembly
+    const a = await assemble(c, opts);
+    try {
+      await createAndPrecommit(c, a, opts);
+    } catch (e) {
+      await a.close();
+      throw e;
+    }
+    say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
+    return smallRun(c, kind, n, opts, a);
   }
   return smallRun(c, kind, n, opts, null);
 }
@@ -167,16 +180,16 @@ async function smallRun(
   kind: SmallRunKind,
   n: number,
   opts: CampaignOptions,
-  precommitted: PolicyProvider | null,
+  precommitted: Assembly | null,
 ): Promise<string> {
-  let provider = precommitted;
+  let assembly = precommitted;
   try {
     const small = await startSmallRun(c.dir, kind, {
       operator: opts.operator ?? currentOperator(),
       label: `${kind} --n ${n}`,
       ...(opts.now ? { now: opts.now } : {}),
     });
-    provider ??= await runtimeFor(c, opts);
+    const a = (assembly ??= await assemble(c, opts));
     const episodes = smallPlan(c.plan.episodes, n);
     const sink = new RowSink(
       small,
@@ -185,20 +198,19 @@ async function smallRun(
       small.files.rows,
     );
     try {
-      const runtime = provider;
       const arrivalKey = await arrivalKeyOf(c.dir);
-      await withSimulators(c, opts, (envs) =>
-        runPlan({
-          protocol: c.protocol,
-          episodes,
-          policies: runtime,
-          envs,
-          batchSize: batchOf(opts),
-          sink,
-          arrivalKey,
-          subscribers: progressFor(opts, episodes, `${kind}`),
-        }),
-      );
+      announceSimulators(a, opts);
+      await runPlan({
+        protocol: c.protocol,
+        episodes,
+        policies: a.policy,
+        envs: a.simulators.envs,
+        batchSize: batchOf(opts),
+        sink,
+        arrivalKey,
+        subscribers: progressFor(opts, episodes, `${kind}`),
+      });
+      await a.close();
       await sink.drain();
     } finally {
       await sink.settle();
@@ -220,6 +232,6 @@ async function smallRun(
       );
     return small.folder;
   } finally {
-    await provider?.release();
+    await assembly?.close();
   }
 }

@@ -37,25 +37,19 @@ import {
   arrivalKeyOf,
   batchOf,
   createAndPrecommit,
-  defaultEnvs,
   openCampaign,
   openUnit,
   progressFor,
-  runtimeFor,
   say,
-  simulatorContext,
-  withCheckedSimulators,
-  withSimulators,
   type Campaign,
   type CampaignOptions,
-  type SessionSimulators,
 } from './campaign-setup.js';
+import { announceSimulators, assemble, withAssembly, type Assembly } from './assemble.js';
 import { runShard } from './campaign-variants.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
 import { FailureBudgetWatch } from './failure-budget.js';
 import type { ShardSpec } from './shard.js';
-import type { PolicyProvider } from './types.js';
 import { exists } from './unit-dir.js';
 
 export type Through = 'seal' | 'closeout';
@@ -83,10 +77,7 @@ export async function precommitCampaign(file: string, opts: CampaignOptions): Pr
     );
     return c.dir;
   }
-  await withCheckedSimulators(c, opts, async (checked) => {
-    const provider = await createAndPrecommit(c, checked);
-    await provider.release();
-  });
+  await withAssembly(c, opts, (a) => createAndPrecommit(c, a, opts));
   say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
   say(opts, `next: imep campaign run ${c.file}`);
   return c.dir;
@@ -98,21 +89,23 @@ async function lastRows(file: string, perUnit: number, nextSeq: number): Promise
   return new Map(rows.slice(Math.max(0, rows.length - perUnit)).map((r) => [r.seq, canonicalJson(r)]));
 }
 
-async function formalRun(
-  c: Campaign,
-  provider: PolicyProvider,
-  opts: CampaignOptions,
-  simulators: SessionSimulators,
-): Promise<void> {
-  const snap = await readUnitState(c.dir);
-  const operator = opts.operator ?? currentOperator();
-  const isolation = {
-    ...('isolation' in provider ? { policyIsolation: (provider as { isolation: string }).isolation } : {}),
-    ...('limits' in provider ? { policyLimits: (provider as { limits: string }).limits } : {}),
+/** What a run session records of how its policy host and simulator servers were isolated and limited. */
+function sessionIsolation(a: Assembly): Record<string, unknown> {
+  const { policy: provider, simulators } = a;
+  return {
+    ...(provider.isolation === undefined ? {} : { policyIsolation: provider.isolation }),
+    ...(provider.limits === undefined ? {} : { policyLimits: provider.limits }),
     ...(simulators.isolation === null ? {} : { simulatorIsolation: simulators.isolation }),
     ...(simulators.limits === null ? {} : { simulatorLimits: simulators.limits }),
     ...(simulators.environment === undefined ? {} : { simulatorEnvironment: simulators.environment }),
   };
+}
+
+async function formalRun(c: Campaign, a: Assembly, opts: CampaignOptions): Promise<void> {
+  const snap = await readUnitState(c.dir);
+  const operator = opts.operator ?? currentOperator();
+  const isolation = sessionIsolation(a);
+  announceSimulators(a, opts);
   let run: FormalRun;
   let startSeq = 0;
   let existing = new Map<number, string>();
@@ -147,8 +140,8 @@ async function formalRun(
     await runPlan({
       protocol: c.protocol,
       episodes: c.plan.episodes,
-      policies: provider,
-      envs: opts.envs ?? defaultEnvs,
+      policies: a.policy,
+      envs: a.simulators.envs,
       batchSize: batchOf(opts),
       sink,
       startSeq,
@@ -188,11 +181,11 @@ async function sayWhere(c: Campaign, opts: CampaignOptions): Promise<void> {
   else say(opts, `next: imep campaign verify ${c.dir}`);
 }
 
-async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider: PolicyProvider | null): Promise<void> {
-  let runtime = provider;
+async function continueCampaign(c: Campaign, opts: RunCampaignOptions, assembled: Assembly | null): Promise<void> {
+  let assembly = assembled;
   // one writer per unit: a second run/resume of it refuses here instead of appending the same rows again
   const lock = await lockUnit(c.dir).catch(async (e: unknown) => {
-    await runtime?.release();
+    await assembly?.close();
     throw e;
   });
   if (lock.tookOverFrom !== null)
@@ -208,13 +201,13 @@ async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider:
         hint: 'remove the folder and run again',
       });
     if (state === 'precommitted' || state === 'running') {
-      const rt = (runtime ??= await runtimeFor(c, opts));
-      await withSimulators(c, opts, (envs, simulators) => formalRun(c, rt, { ...opts, envs }, simulators));
+      assembly ??= await assemble(c, opts);
+      await formalRun(c, assembly, opts);
       state = 'run-complete';
     }
-    if (runtime !== null) {
-      await runtime.release();
-      runtime = null;
+    if (assembly !== null) {
+      await assembly.close();
+      assembly = null;
     }
     // a seal killed between unit.json ('sealed') and seal.json is completed, never left for adjudication
     if (state === 'run-complete' || snap.sealInterrupted) await sealAndSay(c, opts);
@@ -228,7 +221,7 @@ async function continueCampaign(c: Campaign, opts: RunCampaignOptions, provider:
     }
     await sayWhere(c, opts);
   } finally {
-    await runtime?.release();
+    await assembly?.close();
     await lock.release();
   }
 }
@@ -265,16 +258,17 @@ export async function runCampaign(file: string, opts: RunCampaignOptions): Promi
     return c.dir;
   }
   // a new unit (what its sandboxes would bind was checked with precommit's other write-free checks, openCampaign):
-  // its simulators are checked before the precommit writes anything, and its run uses them
-  await withCheckedSimulators(c, opts, async (checked) => {
-    const provider = await createAndPrecommit(c, checked);
-    say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
-    const o: RunCampaignOptions = {
-      ...opts,
-      ...(checked.heldSimulators === undefined ? {} : { heldSimulators: checked.heldSimulators }),
-    };
-    await (o.shard !== undefined ? runShard(c, o.shard, o, provider) : continueCampaign(c, o, provider));
-  });
+  // it is assembled — simulators and policy opened, every condition checked — before the precommit writes anything,
+  // and its run uses that assembly
+  const a = await assemble(c, opts);
+  try {
+    await createAndPrecommit(c, a, opts);
+  } catch (e) {
+    await a.close();
+    throw e;
+  }
+  say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
+  await (opts.shard !== undefined ? runShard(c, opts.shard, opts, a) : continueCampaign(c, opts, a));
   return c.dir;
 }
 

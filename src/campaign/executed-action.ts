@@ -1,6 +1,6 @@
 /**
  * The action the simulator executes: the policy's action, or — under the protocol's registered execution
- * noise (src/protocol/execution-noise.ts) — that action plus the (episode, step) draw. The episode loop
+ * noise (src/core/execution-noise.ts) — that action plus the (episode, step) draw. The episode loop
  * steps the environment with it and tells its subscribers it (so rows' action digests are of what was
  * executed). A non-float action under noise is refused, naming the field (the noise is defined on floats).
  */

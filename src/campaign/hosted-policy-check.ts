@@ -24,7 +24,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { ImepError } from '../core/index.js';
-import type { Protocol, RemotePolicyConfig } from '../protocol/index.js';
+import type { Protocol } from '../protocol/index.js';
+import { remotePolicyConfig, type RemotePolicyConfig } from './remote-policy-config.js';
 import { findProtocolFolder, lookedIn } from './protocol-folder.js';
 
 export interface HostedPolicyContext {
@@ -110,7 +111,7 @@ function refuse(ctx: HostedPolicyContext, field: string, message: string, hint: 
  * name not found written in its files); a no-op with an endpoint or none.
  */
 export function assertHostedPolicyResolvable(protocol: Protocol, ctx: HostedPolicyContext): string[] {
-  const config = protocol.policy;
+  const config = remotePolicyConfig(protocol);
   if (config === undefined || config.endpoint !== undefined) return [];
   const pythonPath = resolvePythonPath(config, ctx);
   const python = config.python ?? process.env['IMEP_PYTHON'] ?? '/usr/bin/python3';

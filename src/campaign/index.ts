@@ -5,7 +5,7 @@
  */
 export type { RunCampaignOptions, Through } from './campaign.js';
 export type { CampaignOptions } from './campaign-setup.js';
-export { inProcessLiteEnvs, openSimulators, SIM_BRIDGE_ADAPTERS } from './bridge-envs.js';
+export { inProcessLiteEnvs, openSimulators, simulatorKindOf } from './bridge-envs.js';
 export type { SimulatorContext, SimulatorOptions, Simulators } from './bridge-envs.js';
 export type { RunPlanInput, Segment } from './run-plan.js';
 export { runSegmentLoop } from './episode-loop.js';
@@ -43,3 +43,20 @@ export type {
   UnitOutcome,
 } from './types.js';
 export { ShardRecordSchema } from './shard.js';
+export {
+  policyRuntimeKinds,
+  policyRuntimeKindOf,
+  policyRuntimeOf,
+  registerPolicyRuntimeKind,
+  type MemoryAccess,
+  type PolicyRuntimeContext,
+  type PolicyRuntimeKind,
+} from './policy-runtime-kind.js';
+export { checkpointRuntime } from './checkpoint-runtime.js';
+export { remoteRuntime } from './remote-runtime.js';
+export { RemotePolicySchema, remotePolicyConfig, type RemotePolicyConfig } from './remote-policy-config.js';
+export { precommitCampaign, resumeCampaign, runCampaign } from './campaign.js';
+export { smallRunCampaign } from './campaign-variants.js';
+export { DEFAULT_BATCH, PACKAGE_ROOT, precommitCheckInput } from './campaign-setup.js';
+export { runPrecommitChecks, PRECOMMIT_CHECKS } from './precommit-checks.js';
+export { assemble, withAssembly, type Assembly } from './assemble.js';

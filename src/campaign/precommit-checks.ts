@@ -4,21 +4,23 @@
  * two cannot drift: what precommit refuses before writing, check refuses with the same line.
  *
  *   plan-size         the plan's size, computed before it is built (plan-size.ts)      → E_PROTOCOL_INVALID n
- *   frozen-power      the registered MDE table is what its inputs give (frozen-power.ts) → mde.outputs[i]
+ *   frozen-power      the registered MDE table is what its inputs give (src/evidence/frozen-power.ts) → mde.outputs[i]
  *   seed-registry     the seed bands against the campaigns folder's registry (read)    → E_SEED_OVERLAP seeds
  *   checkpoint        the checkpoint file readable and its SHA-256 the bound one       → E_CHECKPOINT_MISSING / _MISMATCH
- *                     (verifyCheckpoint); its manifest serves the protocol's memory
- *   hosted-policy     a hosted policy's pythonPath, module and name found, from files  → E_PROTOCOL_INVALID policy.*
- *                     (a module's name not written in its files: a warning; the host decides)
+ *                     (verifyCheckpoint)
+ *   policy-runtime    the registered policy runtime's preflight (policy-runtime-kind.ts), from files: a checkpoint's
+ *                     manifest serves the protocol's memory (E_CHECKPOINT_MISMATCH); a hosted policy's pythonPath,
+ *                     module and name found (E_PROTOCOL_INVALID policy.*; a module's name not written in its
+ *                     files: a warning, the host decides)
  *   simulator         the simulator settings and files (simulator-settings.ts)         → E_PROTOCOL_INVALID simulator.*
  *   sandbox-binds     no folder a started host's or server's sandbox would bind exposes  → E_PROTOCOL_INVALID policy.* /
  *                     the campaigns folder, the key store, IMEP's state or HOME           simulator.* / the variable
  *                     (sandbox-binds.ts)
  *   conditions        every registered condition on every task against what the policy → E_PROTOCOL_INVALID conditions.*
- *                     runtime and the lite environments offer (run-plan.ts checkRuntime,
+ *                     runtime and the environments offer whose specs the simulator kind knows (run-plan.ts checkRuntime,
  *                     checkFacts; the bank's installability read from the manifest)
  *   attainable        warns (never refuses) for each criterion that cannot hold at the registered n
- *                     (src/protocol/attainable.ts), naming it
+ *                     (attainable.ts), naming it
  *
  * What a precommit checks only by starting something — a bridged simulator's servers (env ids, allowlists, seeds),
  * a policy host's identity and memory — or from a run's options (--servers, --batch) is not here: `protocol check`
@@ -28,32 +30,31 @@
  * PRECOMMIT_CHECKS: precommit and `protocol check` both pick it up (test/campaign/precommit-checks.test.ts runs every
  * bad-protocol fixture through both).
  */
-import { fileURLToPath } from 'node:url';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { ImepError } from '../core/index.js';
 import {
   assertPlanSize,
-  attainableWarnings,
-  checkFrozenPower,
   describeEstimate,
   verifyCheckpoint,
   type PlanEstimate,
   type Protocol,
 } from '../protocol/index.js';
-import { describeOverlap, findSeedOverlaps, readSeedRegistry, type SeedBand } from '../evidence/index.js';
+import { attainableWarnings } from './attainable.js';
+import {
+  checkFrozenPower,
+  describeOverlap,
+  findSeedOverlaps,
+  readSeedRegistry,
+  type SeedBand,
+} from '../evidence/index.js';
 import { seedRanges } from '../protocol/index.js';
-import { makeLiteEnv } from '../sims/index.js';
 import { factsOf } from '../runtime/index.js';
-import { assertCheckpointServes } from './checkpoint-policy.js';
-import { readManifest } from '../policies/checkpoint.js';
-import { assertHostedPolicyResolvable } from './hosted-policy-check.js';
+import { policyRuntimeKindOf, type PolicyRuntimeContext } from './policy-runtime-kind.js';
 import { assertSimulatorSettings } from './simulator-settings.js';
 import { conditionPlan } from './condition-plan.js';
 import { checkFacts, checkRuntime, taskEntries } from './run-plan.js';
 import { checkSandboxBinds } from './sandbox-binds.js';
-
-/** The package root (its sim-bridge/ serves the built-in hosted policies). */
-const PACKAGE_ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
+import { simulatorKindOf } from './bridge-envs.js';
 
 export interface PrecommitCheckInput {
   readonly file: string;
@@ -110,21 +111,14 @@ export function assertNoOverlapYet(
   }
 }
 
-const checkpointDir = (input: PrecommitCheckInput): string | null =>
-  input.protocol.checkpoint === undefined ? null : resolve(input.checkpointRoot, input.protocol.checkpoint.path);
-
-/** Whether the policy runtime's bank can be installed into, and how to name it; null when not known from files. */
-function runtimeOf(input: PrecommitCheckInput): { installable: boolean; name: string } | null {
-  const { protocol } = input;
-  if (protocol.policy !== undefined)
-    return { installable: false, name: `hosted policy '${protocol.policy.name}', whose bank the host keeps` };
-  const dir = checkpointDir(input);
-  if (dir === null) return null;
-  const { manifest } = readManifest(dir);
-  return manifest.bank.kind === 'structured-pcmb'
-    ? { installable: true, name: `checkpoint ${manifest.name}: a structured bank` }
-    : { installable: false, name: `checkpoint ${manifest.name}: an episode bank` };
-}
+/** The policy runtime's context for the checks (nothing is started: batch size 1). */
+const runtimeContext = (input: PrecommitCheckInput): PolicyRuntimeContext => ({
+  file: input.file,
+  roots: input.roots,
+  checkpointRoot: input.checkpointRoot,
+  campaignsDir: input.campaignsDir,
+  batchSize: 1,
+});
 
 export const PRECOMMIT_CHECKS: readonly PrecommitCheck[] = [
   {
@@ -155,20 +149,14 @@ export const PRECOMMIT_CHECKS: readonly PrecommitCheck[] = [
     async run(input) {
       if (input.protocol.checkpoint === undefined) return;
       await verifyCheckpoint(input.protocol, input.checkpointRoot, input.file);
-      if (!input.ownPolicies && input.protocol.policy === undefined)
-        assertCheckpointServes(input.protocol, checkpointDir(input) as string);
     },
   },
   {
-    id: 'hosted-policy',
-    run(input) {
+    id: 'policy-runtime',
+    async run(input) {
       if (input.ownPolicies) return;
-      const warnings = assertHostedPolicyResolvable(input.protocol, {
-        file: input.file,
-        roots: input.roots,
-        bridgeDir: join(PACKAGE_ROOT, 'sim-bridge'),
-      });
-      return { warnings };
+      const kind = policyRuntimeKindOf(input.protocol, input.file);
+      return { warnings: [...(await kind.preflight(input.protocol, runtimeContext(input)))] };
     },
   },
   {
@@ -190,15 +178,24 @@ export const PRECOMMIT_CHECKS: readonly PrecommitCheck[] = [
   },
   {
     id: 'conditions',
-    run(input) {
+    async run(input) {
       const { protocol } = input;
-      const runtime = input.ownPolicies ? null : runtimeOf(input);
-      const lite = !input.ownEnvs && protocol.simulator.kind === 'lite';
+      const runtime = input.ownPolicies
+        ? null
+        : await policyRuntimeKindOf(protocol, input.file).memoryAccess(protocol, runtimeContext(input));
+      // the facts of environments whose specs the simulator kind knows without a server (the lite simulators')
+      const kind = simulatorKindOf(protocol, input.file);
+      const knownSpec = input.ownEnvs ? undefined : kind.knownSpec?.bind(kind, protocol.simulator);
       const tasks = [...taskEntries(protocol).values()];
       const byId = new Map(protocol.conditions.map((c) => [c.id, c]));
       const ran = new Set(protocol.waves.flatMap((w) => w.conditions));
       const facts = new Map(
-        lite ? tasks.map((t) => [t.task, { ...t, facts: factsOf(makeLiteEnv(t.envId, t.kwargs).spec) }]) : [],
+        knownSpec === undefined
+          ? []
+          : tasks.flatMap((t) => {
+              const spec = knownSpec(t.envId, t.kwargs);
+              return spec === undefined ? [] : [[t.task, { ...t, facts: factsOf(spec) }] as const];
+            }),
       );
       for (const id of ran) {
         const condition = byId.get(id);

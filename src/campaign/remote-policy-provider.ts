@@ -1,5 +1,5 @@
 /**
- * The policy provider of a protocol with `policy: { runtime: remote, … }` (src/protocol/schema-policy.ts):
+ * The policy provider of a protocol with `policy: { runtime: remote, … }` (remote-runtime.ts, remote-policy-config.ts):
  * a policy hosted in Python by `imep_sim_bridge.policy_host`, driven by RemotePolicy
  * (src/policies/remote-policy.ts). Without `endpoint` IMEP starts the host on a private ipc endpoint and
  * supervises it (a death fails the next call at once, E_BRIDGE_REMOTE); with one it attaches (never
@@ -24,7 +24,8 @@ import type { CurveClientKeys, PolicyIdentity, SandboxRequest, ServerSupervisor 
 import { INSIDE, protectedZones } from '../bridges/index.js';
 import { canonicalJson, ImepError, isImepError, sha256Hex } from '../core/index.js';
 import type { RemotePolicy } from '../policies/index.js';
-import type { Protocol, RemotePolicyConfig } from '../protocol/index.js';
+import type { Protocol } from '../protocol/index.js';
+import { remotePolicyConfig, type RemotePolicyConfig } from './remote-policy-config.js';
 import type { HostedPolicyRecord } from '../evidence/index.js';
 import type { PolicyProvider, RunnerPolicy, SlotMemory, TaskContext } from './types.js';
 import { resolvePythonPath } from './hosted-policy-check.js';
@@ -242,9 +243,9 @@ export async function remotePolicyProvider(
   ctx: RemotePolicyContext,
   maxBatch: number,
 ): Promise<RemotePolicyProvider> {
-  const config = protocol.policy;
+  const config = remotePolicyConfig(protocol);
   if (config === undefined)
-    throw new ImepError('E_INTERNAL', 'remotePolicyProvider: the protocol has no policy section');
+    throw new ImepError('E_INTERNAL', 'remotePolicyProvider: the protocol names no remote policy');
   const cleanups: (() => Promise<void>)[] = [];
   const cleanup = async (): Promise<void> => {
     for (const f of cleanups.splice(0).reverse()) await f().catch(() => undefined);

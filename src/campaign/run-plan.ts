@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertDisjointAllowlists, factsOf } from '../runtime/index.js';
 import type { EnvSpec, SimEnvironment } from '../runtime/index.js';
-import { canonicalJson, ImepError } from '../core/index.js';
+import { canonicalJson, ImepError, simulatorFaces } from '../core/index.js';
 import { readJsonLines, arrivalOrder } from '../evidence/index.js';
 import { interventionHook } from '../interventions/index.js';
 import type { PlannedEpisode, Protocol, ProtocolCondition } from '../protocol/index.js';
@@ -261,7 +261,7 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
   const tasks = taskEntries(protocol);
   const contexts = new Map<string, TaskContext>();
   const maxTries = protocol.executionFailures.policy === 'retry' ? 1 + protocol.executionFailures.maxRetries : 1;
-  const noiseSpec = protocol.simulator.kind === 'lite' ? protocol.simulator.executionNoise : undefined;
+  const noiseSpec = simulatorFaces.get(protocol.simulator.kind)?.executionNoise?.(protocol.simulator);
   const noise = noiseSpec === undefined ? {} : { executionNoise: noiseSpec };
   const policies = new Map<string, RunnerPolicy>();
   const envs = new Map<string, SimEnvironment[]>();

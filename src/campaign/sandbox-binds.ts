@@ -21,12 +21,9 @@ import {
   simulatorBinds,
 } from '../bridges/index.js';
 import type { Protocol } from '../protocol/index.js';
-import {
-  resolveReplayDir,
-  simulatorSandboxOptions,
-  SIM_BRIDGE_ADAPTERS,
-  type SimulatorContext,
-} from './bridge-envs.js';
+import { remotePolicyConfig } from './remote-policy-config.js';
+import { simulatorKindOf, simulatorSandboxOptions, type SimulatorContext } from './bridge-envs.js';
+import type { StartedPythonServers } from './bridge-open.js';
 import { policyHostSandboxRequest } from './remote-policy-provider.js';
 import { resolvePythonPath } from './hosted-policy-check.js';
 
@@ -45,19 +42,20 @@ export async function checkSandboxBinds(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   if ((env['IMEP_SANDBOX'] ?? '').toLowerCase() === 'off') return;
-  const config = protocol.policy;
-  const sim = protocol.simulator;
+  const config = remotePolicyConfig(protocol);
+  const kind = simulatorKindOf(protocol, ctx.file);
+  const source = scope.simulator ? kind.servers(protocol.simulator) : undefined;
+  // the servers IMEP starts in a sandbox (a Python sim-bridge's; IMEP's own lite servers run none of a third party's code)
+  const started = source !== undefined && 'start' in source && source.start === 'python' ? source : undefined;
   const hostStarted = scope.policy && config !== undefined && config.endpoint === undefined;
-  const serverStarted = scope.simulator && sim.kind === 'sim-bridge' && sim.endpoint === undefined;
+  const serverStarted = started !== undefined;
   if (!hostStarted && !serverStarted) return;
   // loaded only here: a protocol that starts a process pays for execa, no other
   const { bridgePython, packageRoot, pythonServerCommand } = await import('../bridges/supervisor.js');
   const root = packageRoot();
   const devices = [
     ...(hostStarted ? (config.devices ?? []).map((d, i) => [d, `policy.devices[${i}]`] as const) : []),
-    ...(serverStarted && sim.kind === 'sim-bridge'
-      ? (sim.devices ?? []).map((d, i) => [d, `simulator.devices[${i}]`] as const)
-      : []),
+    ...(started?.devices ?? []).map((d, i) => [d, `simulator.devices[${i}]`] as const),
   ];
   for (const [d, field] of devices) {
     if (d === 'nvidia' || d === 'dri') continue;
@@ -72,10 +70,12 @@ export async function checkSandboxBinds(
     assertNoExposure(requestedBinds(command, request), request.protect ?? [], { who: 'policy host', file: ctx.file });
   }
   if (serverStarted) {
-    const replayDir = resolveReplayDir(protocol, ctx);
-    const options = simulatorSandboxOptions(protocol, ctx, root, replayDir, env);
+    // with the context: the replay folder resolved (a missing one refused as the simulator check refuses it)
+    const resolved = kind.servers(protocol.simulator, ctx) as StartedPythonServers;
+    const { replayDir } = resolved;
+    const options = simulatorSandboxOptions(resolved, ctx, root, env);
     const command = pythonServerCommand('ipc:///nonexistent/bridge.sock', {
-      adapters: [SIM_BRIDGE_ADAPTERS[sim.adapter]],
+      adapters: [resolved.adapter],
       ...(replayDir === undefined ? {} : { replayDir }),
     });
     assertNoExposure(simulatorBinds(command, options, env), options.protect ?? [], {

@@ -12,7 +12,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { canonicalJson, ImepError, sha256Hex } from '../core/index.js';
 import type { Protocol } from '../protocol/index.js';
-import { resolveReplayDir, type SimulatorContext } from './bridge-envs.js';
+import { simulatorKindOf, type SimulatorContext } from './bridge-envs.js';
 
 export async function folderDigest(dir: string): Promise<string> {
   const files: { path: string; bytes: number; sha256: string }[] = [];
@@ -31,10 +31,16 @@ export async function folderDigest(dir: string): Promise<string> {
   return sha256Hex(Buffer.from(canonicalJson(files), 'utf8'));
 }
 
+/** The folders the protocol's simulator reads whose contents are frozen (SimulatorKind.inputFolders), by field. */
+function inputFolders(protocol: Protocol, ctx: SimulatorContext): Readonly<Record<string, string>> {
+  return simulatorKindOf(protocol, ctx.file).inputFolders?.(protocol.simulator, ctx) ?? {};
+}
+
 /** The digests to freeze for this protocol's simulator ({} when it reads no such files). */
 export async function simulatorInputHashes(protocol: Protocol, ctx: SimulatorContext): Promise<Record<string, string>> {
-  const dir = resolveReplayDir(protocol, ctx);
-  return dir === undefined ? {} : { 'simulator.replayDir': await folderDigest(dir) };
+  const hashes: Record<string, string> = {};
+  for (const [field, dir] of Object.entries(inputFolders(protocol, ctx))) hashes[field] = await folderDigest(dir);
+  return hashes;
 }
 
 /** Refuses to run when a frozen simulator input changed since precommit. */
@@ -49,7 +55,7 @@ export async function assertSimulatorInputsUnchanged(
     const was = frozen?.[key];
     const is = now[key];
     if (was === is) continue;
-    const where = key === 'simulator.replayDir' ? (resolveReplayDir(protocol, ctx) ?? '(missing)') : key;
+    const where = inputFolders(protocol, ctx)[key] ?? '(missing)';
     throw new ImepError(
       'E_PROTOCOL_FROZEN',
       was === undefined

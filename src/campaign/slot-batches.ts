@@ -1,17 +1,13 @@
 /**
- * Vectorised hosting of a run's batch slots (protocol `simulator.vectorize`; sim-bridge/PROTOCOL.md "Batch ops"):
+ * Vectorised hosting of a run's batch slots (a kind's BridgedRequest.vectorize, e.g. sim-bridge's `simulator.vectorize`; sim-bridge/PROTOCOL.md "Batch ops"):
  * before the run, each server that serves the batch ops makes the environments of its slots (slot s on server
- * s mod K) with one makeBatch per protocol environment; the runner's slots adopt them (bridge-envs.ts). Steps then
+ * s mod K) with one makeBatch per protocol environment; the runner's slots adopt them (bridge-open.ts). Steps then
  * travel one stepBatch per server and tick (bridges/step-batcher.ts).
  */
 import { RemoteEnvironment, type BridgeServerPool } from '../bridges/index.js';
 import type { EnvSpec } from '../runtime/index.js';
 import { canonicalJson, ImepError } from '../core/index.js';
 import type { Protocol } from '../protocol/index.js';
-
-/** Whether the protocol asks for vectorised hosting (`simulator: { kind: sim-bridge, …, vectorize: true }`). */
-export const asksVectorized = (protocol: Protocol): boolean =>
-  protocol.simulator.kind === 'sim-bridge' && protocol.simulator.vectorize === true;
 
 /** The key of a protocol environment (its id and make kwargs). */
 export const envKey = (envId: string, kwargs: Readonly<Record<string, unknown>>): string =>

@@ -8,6 +8,7 @@ import type {
   EnvSpec,
   SimEnvironment,
   StepResult,
+  TaskEntry,
   BatchPolicy,
   MemoryReadable,
   PolicyOutput,
@@ -15,6 +16,10 @@ import type {
 } from '../runtime/index.js';
 import type { InstallTarget, PointOutcome, TraceEntry } from '../interventions/index.js';
 import type { PlannedEpisode, ProtocolCondition } from '../protocol/index.js';
+import type { HostedPolicyRecord } from '../evidence/index.js';
+
+/** The task, environment and spec contracts a simulator kind meets (src/runtime/simulator-kind.ts). */
+export type { EnvProvider, SpecSource, TaskEntry } from '../runtime/index.js';
 
 /** The memory of one batch slot, as the runner sees it. */
 export interface SlotMemory {
@@ -43,31 +48,20 @@ export interface RunnerPolicy extends BatchPolicy, MemoryReadable {
 export interface PolicyProvider {
   /** One line naming the runtime (recorded nowhere in rows; printed). */
   readonly description: string;
+  /** A hosted policy's frozen identity (precommit records it; every later run must report the same). */
+  readonly record?: HostedPolicyRecord;
+  /** How a started policy host was isolated, one line (recorded with the run session). */
+  readonly isolation?: string;
+  /** The resource limits in force on a started policy host, one line (recorded with the run session). */
+  readonly limits?: string;
   policyFor(task: TaskContext, batchSize: number): Promise<RunnerPolicy>;
   release(): Promise<void>;
-}
-
-/** A task as the protocol names it: what makes its environment. */
-export interface TaskEntry {
-  /** The plan's task name (env.task ?? env.id). */
-  readonly task: string;
-  readonly envId: string;
-  readonly kwargs: Readonly<Record<string, unknown>>;
 }
 
 /** What the runner knows about a task: its protocol entry and the facts its environment declares. */
 export interface TaskContext extends TaskEntry {
   readonly facts: TaskFacts;
 }
-
-/** Makes the environment for one slot of one task (make-time kwargs from the protocol). */
-export type EnvProvider = (task: TaskEntry, slot: number) => SimEnvironment;
-
-/**
- * The spec of a task's environment where it is known before the simulators start (in-process lite, a test's
- * provider); undefined for a bridged simulator, whose specs are checked when its servers start (bridge-envs.ts).
- */
-export type SpecSource = (task: TaskEntry) => EnvSpec | undefined;
 
 /** A unit (scope) of one segment: its attempts in plan order. */
 export interface UnitJob {

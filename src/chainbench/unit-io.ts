@@ -1,5 +1,5 @@
 /**
- * ChainBench evidence units, on src/campaign's unit machinery (create → precommit → formal run → seal;
+ * ChainBench evidence units, on src/evidence's unit machinery (create → precommit → formal run → seal;
  * verify on read). Decisions (decision-unit.ts) and replays (replay-unit.ts) are each one unit:
  *
  *   protocol.json  what is frozen before any row exists: for decisions the whole chain manifest, its

@@ -1,6 +1,5 @@
-import { ImepError } from '../core/index.js';
-
 /** Strict argument parsers for the CLI: each names the offending argument in its error. */
+import { ImepError } from '../core/index.js';
 
 export function parseCount(flag: string, raw: string): number {
   if (!/^\d+$/.test(raw.trim())) {

@@ -1,5 +1,3 @@
-import { ImepError, type ErrorCode, asTyped, terminalText } from '../core/index.js';
-
 /**
  * The one place that maps error codes to exit codes.
  * 2: the user's input was refused (usage, protocol, manifest, domain), or the unit's state refuses the step
@@ -17,6 +15,8 @@ import { ImepError, type ErrorCode, asTyped, terminalText } from '../core/index.
  *    (src/evidence/seen-store.ts; `--accept-rollback` records an intended one).
  * 1: anything else (a bug: please report it).
  */
+import { ImepError, type ErrorCode, asTyped, terminalText } from '../core/index.js';
+
 const EXIT_BY_CODE: Record<ErrorCode, number> = {
   E_USAGE: 2,
   E_PROTOCOL_INVALID: 2,

@@ -1,3 +1,7 @@
+/**
+ * The `imep` program: the command groups (COMMAND_GROUPS, declared with their descriptions so `imep --help` loads
+ * no group module) and the lazy loading of each command's module (LazyCommand); main.ts lists the commands.
+ */
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 

@@ -38,4 +38,4 @@ export { clusterStatus, formatClusterStatus, shardCountOf, SHARD_STATES } from '
 export type { ClusterStatus, ShardState, ShardStatus } from './status.js';
 export { MERGE_RUN_PREFIX, mergeCluster, mergeLines } from './merge.js';
 export type { MergeOptions, MergeResult } from './merge.js';
-export type { ShardRunOptions, ShardRunResult } from './shard-run.js';
+export { runShardOfUnit, type ShardRunOptions, type ShardRunResult } from './shard-run.js';

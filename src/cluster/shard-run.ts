@@ -24,8 +24,8 @@ import {
   slurmJobOf,
   type RemoteHolderCheck,
 } from '../evidence/index.js';
-import { DEFAULT_BATCH } from '../campaign/campaign-setup.js';
-import { runCampaign } from '../campaign/campaign.js';
+import { DEFAULT_BATCH } from '../campaign/index.js';
+import { runCampaign } from '../campaign/index.js';
 import { type CampaignOptions, type EnvProvider, type ShardSpec } from '../campaign/index.js';
 import { clusterPaths, sessionFile } from './cluster-layout.js';
 import { openClusterUnit, readShardPlanRecord, shardRowsDone } from './cluster-unit.js';

@@ -52,3 +52,14 @@ export {
   type ProtocolView,
   type SimulatorFace,
 } from './kinds/index.js';
+export {
+  EXECUTION_NOISE_SCOPES,
+  EXECUTION_NOISE_SIGMA_MAX,
+  EXECUTION_NOISE_STREAM,
+  ExecutionNoiseSchema,
+  noisyAction,
+  noiseStreamLabel,
+  noiseStreamRecipe,
+  type ExecutionNoise,
+  type NoiseEpisode,
+} from './execution-noise.js';

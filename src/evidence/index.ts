@@ -152,3 +152,4 @@ export {
 export { seenStateOfUnit, seenStateOfVerified } from './seen-state.js';
 export { arrivalOrderIssues } from './verify/arrival-order.js';
 export { simulatorEnvironmentOf, type SimulatorEnvironment } from './records/simulator-environment.js';
+export { checkFrozenPower, MDE_EFFECT_TOLERANCE } from './frozen-power.js';

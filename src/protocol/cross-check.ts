@@ -4,15 +4,15 @@
  * - episodes: exactly one of `attempts` / `chains`; the registered attempt/positions exist.
  * - seeds: exactly one of `bands` / `list`; start ≤ end; no seed twice (E_SEED_OVERLAP); n ≤ the
  *   number of seeds; a condition's own n ≤ the protocol n.
- * - envs: task names unique; with `simulator: lite`, ids in LITE_ENV_IDS and kwargs (merged with each
- *   condition's envKwargs) accepted by the simulator.
+ * - envs: task names unique; then the simulator kind's own checks (SimulatorFace.checkProtocol; lite: ids it
+ *   knows, kwargs merged with each condition's envKwargs accepted by the simulator).
  * - conditions: ids unique; installation points where the kind acts at a point and nowhere else,
  *   within the attempts, on a bank that keeps records that long; factor levels declared and
  *   every factor combination at most once.
  * - waves: ids unique; every listed condition exists, once; the anchor is in its wave; every
  *   condition runs in some wave.
- * - allowlists: disjoint (E_ALLOWLIST_OVERLAP naming the fields); with lite, method-visible fields
- *   are fields the simulator shows the policy.
+ * - allowlists: disjoint (E_ALLOWLIST_OVERLAP naming the fields); then the simulator kind's check that the
+ *   method-visible fields are fields it shows the policy (SimulatorFace.checkMethodVisible).
  * - policy: exactly one of `checkpoint` / `policy`; a hosted policy (runtime remote) keeps an
  *   episode-local bank; `curve` only with `endpoint`, `module` / `pythonPath` / `python` / `limits` only without.
  * - estimands, criteria, gates, Holm families, go/no-go, MDE: cross-check-analysis.ts.
@@ -20,13 +20,12 @@
  *
  * `crossCheck` returns every issue (with its data path); `assertCrossChecked` throws the first.
  */
-import { conditionFaces, isImepError } from '../core/index.js';
-import { LITE_ENV_IDS, isLiteEnvId, makeLiteEnvSync } from '../sims/index.js';
+import { conditionFaces, policyRuntimeFaces, simulatorFaces, type ProtocolIssueSink } from '../core/index.js';
 import { checkAnalysis } from './cross-check-analysis.js';
 import { checkFrames } from './cross-check-frames.js';
 import { CheckContext } from './cross-check-context.js';
 import { listSome, type IssueSink } from './issue-cap.js';
-import { didYouMean, ProtocolError, type ProtocolIssue } from './issues.js';
+import { ProtocolError, type ProtocolIssue } from './issues.js';
 import type { Protocol, ProtocolCondition } from './schema.js';
 import { faceOf } from './schema-conditions.js';
 import { overlappingBands, seedCount } from './seeds.js';
@@ -122,9 +121,9 @@ function checkSeeds(ctx: CheckContext): void {
   });
 }
 
-/** The kwargs key an E_USAGE error from the lite options names (`kwargs.<key>`), if any. */
-function kwargKey(field: string | undefined): string | undefined {
-  return field?.startsWith('kwargs.') ? field.slice('kwargs.'.length) : undefined;
+/** The simulator kind's checks report into the context (a kind check's path names the YAML line too). */
+function sinkOf(ctx: CheckContext): ProtocolIssueSink {
+  return { push: (path, message, hint, code) => ctx.push(path, message, hint, code) };
 }
 
 function checkEnvs(ctx: CheckContext): void {
@@ -141,46 +140,7 @@ function checkEnvs(ctx: CheckContext): void {
       );
     else tasks.set(task, i);
   });
-  if (p.simulator.kind !== 'lite') return;
-  p.envs.forEach((env, i) => {
-    if (!isLiteEnvId(env.id)) {
-      ctx.push(
-        ['envs', i, 'id'],
-        `unknown lite environment "${env.id}"`,
-        `${didYouMean(env.id, LITE_ENV_IDS)}known lite environments: ${LITE_ENV_IDS.join(', ')}`,
-      );
-      return;
-    }
-    const variants: Array<{ condition: ProtocolCondition | undefined; index: number }> = [
-      { condition: undefined, index: -1 },
-    ];
-    p.conditions.forEach((c, j) => {
-      if (c.envKwargs) variants.push({ condition: c, index: j });
-    });
-    for (const { condition, index } of variants) {
-      const merged = { ...(env.kwargs ?? {}), ...(condition?.envKwargs ?? {}) };
-      try {
-        makeLiteEnvSync(env.id, merged);
-      } catch (e) {
-        if (!isImepError(e)) throw e;
-        const key = kwargKey(e.field);
-        const fromCondition = condition?.envKwargs && key !== undefined && key in condition.envKwargs;
-        const path = fromCondition
-          ? ['conditions', index, 'envKwargs', key]
-          : key !== undefined && key in (env.kwargs ?? {})
-            ? ['envs', i, 'kwargs', key]
-            : ['envs', i, 'kwargs'];
-        ctx.push(
-          path,
-          e.message,
-          e.hint ?? `see the kwargs of ${env.id} in src/sims/lite`,
-          'E_PROTOCOL_INVALID',
-          false,
-        );
-        return;
-      }
-    }
-  });
+  simulatorFaces.get(p.simulator.kind)?.checkProtocol?.(p, sinkOf(ctx));
 }
 
 function checkConditions(ctx: CheckContext): void {
@@ -350,26 +310,7 @@ function checkAllowlists(ctx: CheckContext): void {
       seen.add(f);
     });
   }
-  if (ctx.protocol.simulator.kind !== 'lite') return;
-  const reported = new Set<string>();
-  for (const env of ctx.protocol.envs) {
-    if (!isLiteEnvId(env.id)) continue;
-    let shown: readonly string[];
-    try {
-      shown = makeLiteEnvSync(env.id, env.kwargs).spec.methodVisible;
-    } catch {
-      continue; // reported by checkEnvs
-    }
-    methodVisible.forEach((f, i) => {
-      if (shown.includes(f) || reported.has(f)) return;
-      reported.add(f);
-      ctx.push(
-        ['allowlists', 'methodVisible', i],
-        `${env.id} does not show "${f}" to the policy`,
-        `method-visible fields of ${env.id}: ${shown.join(', ')}`,
-      );
-    });
-  }
+  simulatorFaces.get(ctx.protocol.simulator.kind)?.checkMethodVisible?.(ctx.protocol, sinkOf(ctx));
 }
 
 function checkPolicy(ctx: CheckContext): void {
@@ -390,31 +331,8 @@ function checkPolicy(ctx: CheckContext): void {
       'remove checkpoint (a hosted policy is frozen by the identity its host reports) or remove policy',
     );
   }
-  if (p.memory.bank !== 'episode-local') {
-    ctx.push(
-      ['memory', 'bank'],
-      `a hosted policy keeps its own episode-local bank, but memory.bank is ${p.memory.bank}`,
-      'register memory.bank: episode-local with the hosted policy’s banks and k',
-    );
-  }
-  if (policy.endpoint === undefined && policy.curve !== undefined) {
-    ctx.push(
-      ['policy', 'curve'],
-      'curve keys are given without an endpoint: a host IMEP starts listens on a private ipc:// endpoint',
-      'remove curve, or add the endpoint of the host you started',
-    );
-  }
-  if (policy.endpoint !== undefined) {
-    for (const key of ['module', 'pythonPath', 'python', 'limits'] as const) {
-      if (policy[key] !== undefined) {
-        ctx.push(
-          ['policy', key],
-          `${key} is given with an endpoint: a host someone else started was started with its own ${key}`,
-          `remove ${key}, or remove endpoint so IMEP starts the host`,
-        );
-      }
-    }
-  }
+  // the rules of the runtime the policy names (e.g. a hosted policy keeps an episode-local bank)
+  policyRuntimeFaces.get(policy.runtime)?.checkProtocol?.(p, ctx);
 }
 
 /** Every cross-field problem of a schema-valid protocol, in check order (at most MAX_ISSUES; crossCheckBounded counts all). */

@@ -1,5 +1,6 @@
 /** Public face of protocols: schema, loading, cross-field checks, canonical JSON, hashes, plan. */
 export { PROTOCOL_VERSION, PENDING_SHA256, ProtocolSchema } from './schema.js';
+export { kindField, kindFieldInfo, type KindFieldInfo, type KindBlockOf } from './kind-field.js';
 export type {
   Allowlists,
   BootstrapConfig,
@@ -28,7 +29,6 @@ export type {
 } from './schema.js';
 export type { HostLimitsConfig } from './schema-limits.js';
 export { faceOf, hasRole, kindsWithRole } from './schema-conditions.js';
-export { kindBlock, kindBlockSchemaOf, kindBlockUnionOf, type BlockKind, type KindBlockOptions } from './kind-block.js';
 export { BOUND_METHODS } from './schema-analysis.js';
 export { loadProtocol, loadProtocolSync, parseProtocol, type LoadedProtocol } from './load.js';
 export { assertCrossChecked, crossCheck } from './cross-check.js';
@@ -64,14 +64,16 @@ export {
   noiseStreamLabel,
   noiseStreamRecipe,
   type ExecutionNoise,
-} from './execution-noise.js';
-export type { NoiseEpisode } from './execution-noise.js';
-export { checkFrozenPower } from './frozen-power.js';
-export { attainableWarnings, maxPairedUnits, type AttainableWarning } from './attainable.js';
+} from '../core/index.js';
+export type { NoiseEpisode } from '../core/index.js';
 export { MdeSchema } from './schema-analysis.js';
 export { Kwargs, NonEmptyText, PositiveInt, Seed, SeedInt, Slug } from './schema-common.js';
 export type { Frames } from './schema-frames.js';
-export type { RemotePolicyConfig } from './schema.js';
+export type { PolicyBlock } from './schema.js';
+export { PolicyBlockSchema, MEMORY_CONSOLIDATION_MODES } from './schema.js';
+export { HostLimitsSchema } from './schema-limits.js';
+export { DevicesSchema } from './schema-devices.js';
+
 export type { DeviceRequest } from './schema-devices.js';
 export {
   SHARD_RULE,

@@ -9,8 +9,8 @@
 import { z } from 'zod';
 import { escapeLineBreaks, ImepError, type ErrorCode } from '../core/index.js';
 import { IssueSink, listSome } from './issue-cap.js';
+import { kindFieldInfo, type WordedIssueParams } from './kind-field.js';
 import { formatYamlPath, valueAt, type PathSegment, type SourcePos } from './yaml-locate.js';
-import { kindBlockSchemaOf } from './kind-block.js';
 
 export interface ProtocolIssue {
   readonly code: ErrorCode;
@@ -66,7 +66,7 @@ export class ProtocolError extends ImepError {
 
 function inner(schema: z.ZodType): { schema: z.ZodType; description: string | undefined } {
   let s: z.ZodType = schema;
-  let description = s.description;
+  let description = s.description ?? kindFieldInfo(s)?.describe();
   for (;;) {
     if (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault) {
       s = s.unwrap() as z.ZodType;
@@ -104,8 +104,13 @@ export function schemaAt(
   let cur = inner(root);
   for (let i = 0; i <= path.length; i++) {
     const here = valueAt(data, path.slice(0, i));
-    const block = kindBlockSchemaOf(cur.schema, here);
-    if (block) cur = { schema: block, description: cur.description ?? block.description };
+    const kindField = kindFieldInfo(cur.schema);
+    if (kindField !== undefined) {
+      // a registered kind's block (kind-field.ts): the object schema of the kind the data names
+      const o = kindField.objectOf(here);
+      if (!o) return i === path.length ? cur : undefined;
+      cur = { schema: o, description: cur.description };
+    }
     if (cur.schema instanceof z.ZodDiscriminatedUnion) {
       const o = pickOption(cur.schema, here);
       if (!o) return i === path.length ? cur : undefined;
@@ -283,6 +288,15 @@ export function zodIssues(root: z.ZodType, error: z.ZodError, data: unknown): Is
         out.push({ code, path, message, ...(desc ? { hint: about(path, desc) } : {}) });
         break;
       }
+      case 'custom': {
+        // a kind field's own words (kind-field.ts): an unknown or missing kind name
+        const worded = (issue.params as Partial<WordedIssueParams> | undefined)?.worded;
+        if (worded !== undefined) {
+          out.push({ code, path, message: worded.message, ...(worded.hint ? { hint: worded.hint } : {}) });
+          break;
+        }
+      }
+      // falls through
       default:
         out.push({
           code,

@@ -22,12 +22,11 @@
  * and wave (conditions are separate runs with separate banks). planHash = SHA-256 of the canonical
  * JSON of { version, protocolHash, episodes }.
  */
-import { truncatedId, canonicalHash } from '../core/index.js';
+import { canonicalHash, noiseStreamRecipe, simulatorFaces, truncatedId, type ExecutionNoise } from '../core/index.js';
 import { protocolHash } from './protocol-hash.js';
 import type { Protocol } from './schema.js';
 import { firstSeeds } from './seeds.js';
 import { assertPlanSize } from './plan-size.js';
-import { noiseStreamRecipe, type ExecutionNoise } from './execution-noise.js';
 
 export const PLAN_VERSION = 2;
 
@@ -50,7 +49,7 @@ export interface Plan {
   readonly registered: readonly number[];
   readonly episodes: readonly PlannedEpisode[];
   /**
-   * The registered execution noise (lite only, src/protocol/execution-noise.ts) with the recipe of its stream
+   * The registered execution noise (SimulatorFace.executionNoise; src/core/execution-noise.ts) with the recipe of its stream
    * labels; absent when the protocol registers none (then the plan's bytes and hash are what they were before
    * the option existed). When present it enters planHash.
    */
@@ -108,7 +107,7 @@ export function buildPlan(protocol: Protocol): Plan {
   }
   const pHash = protocolHash(protocol);
   const registered = protocol.attempts ? [protocol.attempts.registered] : [...(protocol.chains?.registered ?? [])];
-  const spec = protocol.simulator.kind === 'lite' ? protocol.simulator.executionNoise : undefined;
+  const spec = simulatorFaces.get(protocol.simulator.kind)?.executionNoise?.(protocol.simulator);
   const noise = spec === undefined ? {} : { executionNoise: { ...spec, stream: noiseStreamRecipe(spec) } };
   return {
     version: PLAN_VERSION,

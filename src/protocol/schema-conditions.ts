@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { conditionFaces, type ConditionFace, type ConditionRole, type ConditionView } from '../core/index.js';
-import { kindBlock } from './kind-block.js';
+import { kindField } from './kind-field.js';
 import { Ident, Kwargs, NonEmptyText, PositiveInt } from './schema-common.js';
 
 const common = {
@@ -47,12 +47,16 @@ export type ProtocolCondition = z.infer<z.ZodObject<typeof common>> & {
 /** The name a protocol gives a condition kind (a registered one: conditionFaces.names()). */
 export type ProtocolConditionKind = string;
 
-export const ConditionSchema = kindBlock<ConditionFace, ProtocolCondition>({
-  registry: conditionFaces,
-  nameField: 'kind',
-  common,
-  description: 'a condition: { id, kind, …parameters of that kind }',
-});
+export const ConditionSchema = kindField<ConditionFace, 'kind', ProtocolCondition>(
+  conditionFaces,
+  'kind',
+  'a condition',
+  {
+    common,
+    description: 'a condition: { id, kind, …parameters of that kind }',
+    unknown: 'choices',
+  },
+);
 
 /** The registered face of a parsed condition (its kind was registered when the protocol was parsed). */
 export function faceOf(c: ConditionView): ConditionFace {

@@ -9,7 +9,7 @@
  * executionFailures, allowlists, bootstrap, mde, frames, amendments.
  */
 import { z } from 'zod';
-import { CONSOLIDATION_MODES } from '../banks/index.js';
+import { policyRuntimeFaces, simulatorFaces } from '../core/index.js';
 import { BootstrapSchema, CriterionSchema, EstimandSchema, HolmFamilySchema, MdeSchema } from './schema-analysis.js';
 import {
   Ident,
@@ -25,51 +25,18 @@ import {
 import { ConditionSchema } from './schema-conditions.js';
 import { FramesSchema } from './schema-frames.js';
 import { ExecutionFailureSchema, GateSchema, GoNoGoSchema, ValidityChecksSchema } from './schema-gates.js';
-import { RemotePolicySchema } from './schema-policy.js';
-import { HostLimitsSchema } from './schema-limits.js';
-import { DevicesSchema } from './schema-devices.js';
-import { ExecutionNoiseSchema } from './execution-noise.js';
-import { liteStatedKwargs } from '../sims/index.js';
+import { kindField } from './kind-field.js';
 
 export const PROTOCOL_VERSION = 1;
 
 /** The value `checkpoint.sha256` may hold until the checkpoint exists; freezing refuses it. */
 export const PENDING_SHA256 = 'pending';
 
-export const SimulatorSchema = z
-  .discriminatedUnion('kind', [
-    z.strictObject({
-      kind: z.literal('lite').describe('the in-repo lite simulators (src/sims/lite)'),
-      transport: z
-        .enum(['in-process', 'bridge'])
-        .optional()
-        .describe(
-          'in-process (the default, fastest) or bridge: the same simulators behind `imep sim serve lite` servers IMEP starts (for testing and parity; rows are identical)',
-        ),
-      executionNoise: ExecutionNoiseSchema.optional(),
-    }),
-    z.strictObject({
-      kind: z.literal('sim-bridge').describe('a real simulator behind the Python sim-bridge'),
-      adapter: z.enum(['mikasa', 'simplerenv', 'libero', 'replay']).describe('the sim-bridge adapter'),
-      endpoint: NonEmptyText.optional().describe(
-        'the ZeroMQ endpoint of a server you started, e.g. tcp://127.0.0.1:5555 (never restarted by IMEP); without it IMEP starts and supervises `python3 -m imep_sim_bridge serve`',
-      ),
-      replayDir: NonEmptyText.optional().describe(
-        'adapter replay, without endpoint: the folder of replay files (<stem>.msgpack → env replay/<stem>), resolved like checkpoint.path',
-      ),
-      limits: HostLimitsSchema.optional().describe(
-        'without endpoint: the resource limits of each server IMEP starts (memory, processes, CPU time, call deadline); missing fields take the simulator-server defaults',
-      ),
-      devices: DevicesSchema.optional(),
-      vectorize: z
-        .boolean()
-        .optional()
-        .describe(
-          "vectorised hosting: each server makes its batch slots with one makeBatch and steps them with one stepBatch per tick (each slot the adapter's own single env in a worker process, or the adapter's native vectorisation); a server without those ops gets one message per slot. Rows do not depend on it (default false)",
-        ),
-    }),
-  ])
-  .describe('the simulator: { kind: lite } or { kind: sim-bridge, adapter }');
+/**
+ * The simulator: `{ kind, … }`, the kind one registered with registerSimulatorKind (src/runtime; the built-ins
+ * lite and sim-bridge by src/kinds), its other fields that kind's own (kind-field.ts).
+ */
+export const SimulatorSchema = kindField(simulatorFaces, 'kind', 'the simulator');
 
 export const EnvSchema = z
   .strictObject({
@@ -92,6 +59,22 @@ export const CheckpointSchema = z
   })
   .describe('the checkpoint binding: directory, file and SHA-256');
 
+/**
+ * The consolidation modes of an episode-local bank (src/banks/token-merge.ts CONSOLIDATION_MODES; the protocol
+ * keeps its own list so it depends on core only — src/campaign/memory-modes.ts fails to compile if they differ).
+ */
+export const MEMORY_CONSOLIDATION_MODES = ['token-merge', 'fifo'] as const;
+
+/**
+ * The `policy:` block: `{ runtime: NAME, … }` naming a registered policy runtime (src/campaign/policy-runtime-kind.ts),
+ * parsed by that runtime's own fields. Without it, the `checkpoint:` block names the `checkpoint` runtime.
+ */
+export const PolicyBlockSchema = kindField(
+  policyRuntimeFaces,
+  'runtime',
+  'the policy, run by a registered policy runtime instead of a checkpoint',
+);
+
 const bankCommon = {
   capacity: PositiveInt.default(16).describe('records (slots or tokens) per bank before consolidation or eviction'),
   k: PositiveInt.describe('records returned per read (top-k)'),
@@ -109,8 +92,8 @@ export const MemorySchema = z
         .min(1)
         .default(['perceptual', 'cognitive']),
       consolidation: z
-        .enum(CONSOLIDATION_MODES)
-        .describe(`consolidation when full: ${CONSOLIDATION_MODES.join(' | ')}`),
+        .enum(MEMORY_CONSOLIDATION_MODES)
+        .describe(`consolidation when full: ${MEMORY_CONSOLIDATION_MODES.join(' | ')}`),
     }),
     z.strictObject({
       ...bankCommon,
@@ -210,7 +193,7 @@ export const ProtocolObjectSchema = z
     simulator: SimulatorSchema,
     envs: z.array(EnvSchema).min(1).max(MAX_ENVS).describe('the environments (tasks); units are task × seed'),
     checkpoint: CheckpointSchema.optional(),
-    policy: RemotePolicySchema.optional(),
+    policy: PolicyBlockSchema.optional(),
     memory: MemorySchema,
     seeds: SeedsSchema,
     n: PositiveInt.describe('units per condition per task: the first n seeds of the band'),
@@ -241,17 +224,18 @@ export const ProtocolObjectSchema = z
   })
   .describe('an IMEP protocol (version 1)');
 
-/** The protocol schema: the object, then the kwargs every lite protocol states filled in (stateLiteKwargs). */
-export const ProtocolSchema = ProtocolObjectSchema.transform(stateLiteKwargs);
+/** The protocol schema: the object, then the kwargs its simulator kind states filled in (stateKwargs). */
+export const ProtocolSchema = ProtocolObjectSchema.transform(stateKwargs);
 
 /**
- * A lite protocol's envs with the kwargs every lite protocol states filled in where the YAML leaves them out
- * (liteStatedKwargs: toolStart home, RememberColor layout fixed — nothing visible depends on the seed, issue #32),
- * so the protocol hash binds them like any other default. A value the YAML gives is kept.
+ * The envs with the kwargs the simulator kind states for every protocol filled in where the YAML leaves them out
+ * (SimulatorFace.statedKwargs; lite: toolStart home, RememberColor layout fixed — nothing visible depends on the
+ * seed, issue #32), so the protocol hash binds them like any other default. A value the YAML gives is kept.
  */
-function stateLiteKwargs<P extends { simulator: { kind: string }; envs: Array<z.infer<typeof EnvSchema>> }>(p: P): P {
-  if (p.simulator.kind !== 'lite') return p;
-  return { ...p, envs: p.envs.map((e) => ({ ...e, kwargs: { ...liteStatedKwargs(e.id), ...(e.kwargs ?? {}) } })) };
+function stateKwargs<P extends { simulator: { kind: string }; envs: Array<z.infer<typeof EnvSchema>> }>(p: P): P {
+  const stated = simulatorFaces.get(p.simulator.kind)?.statedKwargs;
+  if (stated === undefined) return p;
+  return { ...p, envs: p.envs.map((e) => ({ ...e, kwargs: { ...stated(e.id), ...(e.kwargs ?? {}) } })) };
 }
 
 export type Protocol = z.infer<typeof ProtocolSchema>;
@@ -263,7 +247,7 @@ export type Seeds = z.infer<typeof SeedsSchema>;
 export type Wave = z.infer<typeof WaveSchema>;
 export type Allowlists = z.infer<typeof AllowlistsSchema>;
 export type CheckpointBinding = z.infer<typeof CheckpointSchema>;
-export type { RemotePolicyConfig } from './schema-policy.js';
+export type PolicyBlock = z.infer<typeof PolicyBlockSchema>;
 export type { Frames } from './schema-frames.js';
 
 export type { ProtocolCondition, InstallPoint, ProtocolConditionKind } from './schema-conditions.js';

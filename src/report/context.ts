@@ -10,7 +10,7 @@ import type { Protocol } from '../protocol/index.js';
 import type { Table } from './model.js';
 import { claimText } from './verdict-claims.js';
 
-/** What each condition kind does (README "Vocabulary"; the paper's ladder). */
+/** What each condition kind does (docs/architecture.md "Vocabulary"; the paper's ladder). */
 export const CONDITION_GLOSSARY: readonly (readonly [string, string])[] = [
   ['A', 'reference: the policy reads its memory unmodified (the anchor every contrast is paired against)'],
   ['N', 'no access: memory reads are blocked, or the bank is cleared with its query clock kept'],

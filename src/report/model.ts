@@ -7,7 +7,7 @@
  */
 import { invalidBecause, readCanaryNote } from '../adjudication/index.js';
 import type { Adjudication, AvailableEstimand, EstimandResult, Interval, Verdict } from '../adjudication/index.js';
-import { noiseStreamRecipe } from '../protocol/index.js';
+import { noiseStreamRecipe, simulatorFaces } from '../core/index.js';
 import type { ReportInputs } from './load.js';
 import { describeSimulatorEnvironment } from './simulator-environment-text.js';
 import { firstQueryTable } from './first-query-table.js';
@@ -299,10 +299,10 @@ function policyIsolationRows(inputs: ReportInputs): string[][] {
   ]);
 }
 
-/** The registered execution noise (lite only), when the protocol has one: what every executed action carried. */
+/** The registered execution noise (SimulatorFace.executionNoise), when the protocol has one: what every executed action carried. */
 function executionNoiseRows(inputs: ReportInputs): string[][] {
   const sim = inputs.protocol.simulator;
-  const noise = sim.kind === 'lite' ? sim.executionNoise : undefined;
+  const noise = simulatorFaces.get(sim.kind)?.executionNoise?.(sim);
   if (noise === undefined) return [];
   return [
     [
@@ -318,7 +318,7 @@ function executionNoiseRows(inputs: ReportInputs): string[][] {
  */
 function simulatorIsolationRows(inputs: ReportInputs): string[][] {
   const sim = inputs.protocol.simulator;
-  if (sim.kind === 'lite' && (sim.transport ?? 'in-process') === 'in-process') return [];
+  if (simulatorFaces.get(sim.kind)?.inProcess?.(sim) === true) return [];
   return inputs.run.sessions.map((s, i) => [
     `simulator servers, session ${i + 1} (${s.action})`,
     `${s.simulatorIsolation ?? 'isolation: not recorded (run before IMEP recorded it)'}${s.simulatorLimits === undefined ? '' : `; ${s.simulatorLimits}`}`,

@@ -6,6 +6,9 @@
  *   allowlist.ts    observation split: what the policy may see, what only the evaluator sees
  *   task-facts.ts   the fact (field, domain, decision steps) an environment's spec declares
  *   send-steps.ts   every bridged slot's step sent before any is awaited
+ *   simulator-kind.ts  SimulatorKind (preflight / open / describe over core's SimulatorFace), its registry, Simulators
+ *   host-limits-schema.ts, devices-schema.ts  the `limits` / `devices` fields of hosts and servers IMEP starts
+ *   protocol-folder.ts  where a folder a protocol names lies (replayDir, pythonPath)
  */
 export * from './environment.js';
 export * from './policy.js';
@@ -13,3 +16,7 @@ export * from './lockstep.js';
 export * from './allowlist.js';
 export * from './task-facts.js';
 export * from './send-steps.js';
+export * from './simulator-kind.js';
+export { findProtocolFolder, lookedIn } from './protocol-folder.js';
+export { DeviceSchema, DevicesSchema, type DeviceRequest } from './devices-schema.js';
+export { HostLimitsSchema, type HostLimitsConfig } from './host-limits-schema.js';

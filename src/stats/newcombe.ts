@@ -2,7 +2,7 @@
  * Newcombe (1998) square-and-add interval for a paired difference of proportions when all four cells
  * of the paired 2×2 table are known ("method 10", Stat Med 1998;17:2635–2650).
  *
- * Cells (DESIGN.md orientation): a = both succeed, b = reference succeeds and intervention fails,
+ * Cells (docs/architecture.md orientation): a = both succeed, b = reference succeeds and intervention fails,
  * c = reference fails and intervention succeeds, d = both fail; n = a + b + c + d. Then
  * p₁ = (a + b)/n (reference), p₂ = (a + c)/n (intervention) and the estimate is D = p₁ − p₂ = (b − c)/n.
  *

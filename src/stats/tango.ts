@@ -1,8 +1,8 @@
 /**
  * Tango (1998) score interval and score test for a paired difference of proportions.
  *
- * Orientation (DESIGN.md): b counts pairs in which the reference succeeds and the intervention fails,
- * c the reverse, n all pairs; the difference is D = (b − c)/n = SR(reference) − SR(intervention).
+ * Orientation (docs/architecture.md "Vocabulary"): b counts pairs in which the reference succeeds and the
+ * intervention fails, c the reverse, n all pairs; the difference is D = (b − c)/n = SR(reference) − SR(intervention).
  *
  * Definition followed (Tango, Stat Med 1998;17:891–908): for a hypothesised difference δ the score
  * statistic is

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { registerCalibrateCommand } from '../../src/cli/calibrate-command.js';
+import { registerCalibrateCommand } from '../../src/cli/commands/calibrate/command.js';
 import { derivedSuite } from './support.js';
 
 async function calibrateCli(args: string[]): Promise<void> {

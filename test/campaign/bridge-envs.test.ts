@@ -14,7 +14,7 @@ import { makeLiteEnv } from '../../src/sims/lite/registry.js';
 import { BridgeServer } from '../../src/bridges/server.js';
 import { bridgePython, pythonServerCommand, ServerSupervisor } from '../../src/bridges/supervisor.js';
 import type { TaskEntry } from '../../src/campaign/types.js';
-import { inProcessLiteEnvs, openSimulators, SIM_BRIDGE_ADAPTERS } from '../../src/campaign/bridge-envs.js';
+import { inProcessLiteEnvs, openSimulators } from '../../src/campaign/bridge-envs.js';
 import { taskEntries } from '../../src/campaign/run-plan.js';
 import { ImepError } from '../../src/core/errors.js';
 import { parseProtocol } from '../../src/protocol/load.js';
@@ -292,19 +292,4 @@ describe('openSimulators', () => {
       await ipc.dispose();
     }
   }, 30_000);
-
-  it('maps every protocol adapter to an adapter the sim-bridge knows (its ADAPTER_NAMES)', () => {
-    const known = execFileSync(
-      bridgePython(),
-      ['-c', 'from imep_sim_bridge.adapters import ADAPTER_NAMES; print(",".join(ADAPTER_NAMES))'],
-      { cwd: join(ROOT, 'sim-bridge') },
-    )
-      .toString()
-      .trim()
-      .split(',');
-    expect(Object.keys(SIM_BRIDGE_ADAPTERS).sort()).toEqual(
-      [...SimulatorSchema.options[1].shape.adapter.options].sort(),
-    );
-    expect(Object.values(SIM_BRIDGE_ADAPTERS).sort()).toEqual([...known].sort());
-  });
 });

@@ -8,7 +8,7 @@ import {
 } from '../../src/chainbench/index.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { exitCodeFor, messageFor } from '../../src/cli/exit-codes.js';
-import { registerChainbench } from '../../src/cli/chainbench-commands.js';
+import { registerChainbench } from '../../src/cli/commands/chainbench/group.js';
 
 export interface Fixture {
   readonly manifest: ChainManifest;

@@ -81,8 +81,8 @@ describe('cli: lazy command modules', () => {
   });
 
   it('the top-level help imports no heavy package: the CLI entry and the top-level command modules it registers', () => {
-    // what `imep --help` loads: main.ts's static graph, and calibrate-command.ts (its runner is imported when it runs)
-    for (const entry of ['cli/main.ts', 'cli/calibrate-command.ts']) {
+    // what `imep --help` loads: main.ts's static graph, and commands/calibrate/command.ts (its runner is imported when it runs)
+    for (const entry of ['cli/main.ts', 'cli/commands/calibrate/command.ts']) {
       const heavy = [...staticPackages(entry)].filter((p) => (HEAVY_PACKAGES as readonly string[]).includes(p));
       expect({ entry, heavy }).toEqual({ entry, heavy: [] });
     }

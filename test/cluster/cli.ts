@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeLiteEnv } from '../../src/sims/lite/registry.js';
 import type { EnvProvider } from '../../src/campaign/types.js';
-import { registerCampaign } from '../../src/cli/campaign-commands.js';
-import { registerCluster } from '../../src/cli/cluster-commands.js';
+import { registerCampaign } from '../../src/cli/commands/campaign/group.js';
+import { registerCluster } from '../../src/cli/commands/cluster/group.js';
 import { exitCodeFor, messageFor } from '../../src/cli/exit-codes.js';
 import { buildProgram, isCommanderExit } from '../../src/cli/program.js';
 

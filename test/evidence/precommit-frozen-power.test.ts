@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { precommit, readUnitState, unitPaths } from '../../src/evidence/index.js';
 import { exitCodeFor } from '../../src/cli/exit-codes.js';
-import { checkFrozenPower, MDE_EFFECT_TOLERANCE } from '../../src/protocol/frozen-power.js';
+import { checkFrozenPower, MDE_EFFECT_TOLERANCE } from '../../src/evidence/frozen-power.js';
 import { loadProtocol } from '../../src/protocol/load.js';
 import { minimumDetectableEffect } from '../../src/stats/power.js';
 import { buildUnit, exists, expectImepError, precommitInput, PROTOCOL, removeTree, tempDir } from './helpers.js';

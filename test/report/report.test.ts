@@ -6,7 +6,7 @@ import { adjudicateUnit, type Adjudication, type AvailableEstimand } from '../..
 import { crossCheckUnit } from '../../src/crosscheck/index.js';
 import { closeoutUnit } from '../../src/app/index.js';
 import { buildProgram } from '../../src/cli/program.js';
-import { registerReport } from '../../src/cli/report-commands.js';
+import { registerReport } from '../../src/cli/commands/report/group.js';
 import { writeReport } from '../../src/report/write-report.js';
 import { intervalText, ppText } from '../../src/report/model.js';
 import { expectImepError, removeTree, snapshot, tempDir } from '../evidence/helpers.js';

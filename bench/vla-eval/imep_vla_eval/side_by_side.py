@@ -41,7 +41,7 @@ def run_rounds(run_arm: Callable[[int, int], Arm], n: int, rounds: int) -> list[
     """runs[arm][round]: `run_arm(arm, n)` for arm PLAIN, IMEP, VLA, `rounds` times, the order rotated each round."""
     runs: list[list[Arm]] = [[], [], []]
     for r in range(rounds):
-        for arm in ((PLAIN, IMEP, VLA)[r % 3 :] + (PLAIN, IMEP, VLA)[: r % 3]):
+        for arm in (PLAIN, IMEP, VLA)[r % 3 :] + (PLAIN, IMEP, VLA)[: r % 3]:
             runs[arm].append(run_arm(arm, n))
     return runs
 
@@ -139,7 +139,10 @@ def main(
     if not (root / "dist/cli/main.js").is_file():
         sys.exit("bench: dist/cli/main.js is missing — run npm run build first")
     if not (Path(sys.executable).parent / "vla-eval").is_file():
-        sys.exit(f"bench: {sys.executable} has no vla-eval next to it — run with .venvs/{venv}/bin/python (bash bench/setup-vla-eval.sh {venv.split('-')[-1]})")
+        sys.exit(
+            f"bench: {sys.executable} has no vla-eval next to it — "
+            f"run with .venvs/{venv}/bin/python (bash bench/setup-vla-eval.sh {venv.split('-')[-1]})"
+        )
     small_runs = run_rounds(run_arm, n_small, args.rounds) if n_small else None
     before_large()
     large = run_rounds(run_arm, n, args.rounds)

@@ -96,7 +96,7 @@ def run_vla_eval(
     if module is not None:
         serve += ["--args.module", module]
     cli = str(Path(python).parent / "vla-eval")
-    log = open(workdir / "vla-eval-server.log", "wb")  # noqa: SIM115 - closed below
+    log = open(workdir / "vla-eval-server.log", "wb")  # closed below
     t0 = time.perf_counter()
     server = subprocess.Popen(serve, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:

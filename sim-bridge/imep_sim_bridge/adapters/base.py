@@ -11,7 +11,8 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from abc import ABC, abstractmethod
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

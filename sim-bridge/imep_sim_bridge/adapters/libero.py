@@ -55,8 +55,9 @@ import math
 import os
 import re
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -146,7 +147,7 @@ def missing_config() -> str | None:
     return (
         f"LIBERO's config file {path} does not exist, and importing libero.libero without it asks for a dataset "
         "folder on stdin (the bridge has no terminal: 'EOF when reading a line', or a hang); create it once: run "
-        "`python -c \"import libero.libero\"` in a terminal and answer the prompt (N keeps the default folders), or "
+        '`python -c "import libero.libero"` in a terminal and answer the prompt (N keeps the default folders), or '
         "write it as YAML with the keys of libero.libero.get_default_path_dict(): "
         f"benchmark_root: {root}, bddl_files: {root}/bddl_files, init_states: {root}/init_files, "
         f"datasets: {root}/../datasets, assets: {root}/assets ({CONFIG_ENV} chooses another directory than "
@@ -354,9 +355,7 @@ class LiberoAdapter(Adapter):
         task = task_suite.get_task(task_id)
         init_states = task_suite.get_task_init_states(task_id) if torch is None else load_init_states(torch, libero_root, task)
         bddl = Path(libero_root.get_libero_path("bddl_files")) / task.problem_folder / task.bddl_file
-        env = envs.OffScreenRenderEnv(
-            bddl_file_name=str(bddl), camera_heights=resolution, camera_widths=resolution
-        )
+        env = envs.OffScreenRenderEnv(bddl_file_name=str(bddl), camera_heights=resolution, camera_widths=resolution)
         return LiberoEnv(
             env_id,
             env,

@@ -28,20 +28,20 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from .. import libero_chain_controller as controller
-from ..errors import AdapterError
+from ..errors import AdapterError, BadAction
 from ..spec import RawStep
-from .libero_chain import DrawerTask, LiberoChainEnv
+from .libero_chain_env import SCRIPTED_ENV_ID, DrawerTask, LiberoChainEnv
 from .libero_mem import HANDLE_SIZE, NUM_STEPS_WAIT, WAIT_ACTION
 from .libero_soft_reset import soft_reset
 
-SCRIPTED_ENV_ID = "LIBERO-ChainDrawers-scripted"
 MOTOR_SOURCE = "scripted-osc-hook-drawer"
 CONTROLLER_FILE = "imep_sim_bridge/libero_chain_controller.py"
 
@@ -102,8 +102,6 @@ class LiberoChainScriptedEnv(LiberoChainEnv):
             raise AdapterError(f"{self._id}: step without a query reset (one decision per reset)")
         value = float(np.asarray(action).reshape(-1)[0])
         if not value.is_integer() or not 0 <= value < self._k:
-            from ..errors import BadAction
-
             raise BadAction(f"{self._id}: the action is the drawer index, an integer in 0..{self._k - 1}; got {value!r}")
         k = int(value)
         d = self._scripted[k]

@@ -27,8 +27,9 @@ init states), run by LIBERO's own `OffScreenRenderEnv`:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 

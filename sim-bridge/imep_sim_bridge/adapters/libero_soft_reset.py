@@ -16,7 +16,8 @@ state and every field against a fresh env).
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 

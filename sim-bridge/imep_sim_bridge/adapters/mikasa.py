@@ -42,7 +42,8 @@ scripts/sims/mikasa.sh), run on PhysX CPU with Mesa 25 lavapipe rendering (adapt
 from __future__ import annotations
 
 import random
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -276,9 +277,7 @@ class MikasaEnv(Env):
         self._torch.manual_seed(seed)
 
     def _fields(self, obs: Any, **kwargs: Any) -> dict[str, Any]:
-        return translate(
-            obs, oracle=self._oracle(), oracle_field=self._meta["oracle_field"], task=self._task, cubes=self._cubes(), **kwargs
-        )
+        return translate(obs, oracle=self._oracle(), oracle_field=self._meta["oracle_field"], task=self._task, cubes=self._cubes(), **kwargs)
 
     def reset(self, seed: int, options: Mapping[str, Any], init_state_id: int | None) -> RawStep:
         if init_state_id is not None:
@@ -376,6 +375,4 @@ class MikasaAdapter(Adapter):
                 raise
             raise failure from exc
         max_steps = int(registration.REGISTERED_ENVS[task].max_episode_steps)
-        return MikasaEnv(
-            env_id, env, torch, max_steps=max_steps, state=state, ignore_terminations=bool(kwargs.get("ignore_terminations", True))
-        )
+        return MikasaEnv(env_id, env, torch, max_steps=max_steps, state=state, ignore_terminations=bool(kwargs.get("ignore_terminations", True)))

@@ -71,9 +71,7 @@ def probe(backend: str, python: str = sys.executable) -> tuple[str | None, str]:
     """(None, GL_RENDERER) when `backend` renders a red frame in a child process, else (a one-line reason, "")."""
     env = {**os.environ, **backend_env(backend)}
     try:
-        done = subprocess.run(
-            [python, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False
-        )
+        done = subprocess.run([python, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
         return f"{backend}: no frame within {PROBE_TIMEOUT_S:.0f} s", ""
     words = done.stdout.split()

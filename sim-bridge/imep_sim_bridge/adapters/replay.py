@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Iterable
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -165,10 +165,7 @@ class ReplayEnv(Env):
         ep = branches[0]
         recorded_init = ep.get("initStateId")
         if init_state_id is not None and recorded_init is not None and init_state_id != recorded_init:
-            raise AdapterError(
-                f"{self._spec.id}: the episode with seed {seed} was recorded with initStateId {recorded_init}, "
-                f"not {init_state_id}"
-            )
+            raise AdapterError(f"{self._spec.id}: the episode with seed {seed} was recorded with initStateId {recorded_init}, not {init_state_id}")
         self._branches = list(branches)
         self._seed = seed
         self._cursor = 0
@@ -204,11 +201,7 @@ class ReplayAdapter(Adapter):
     def _files(self) -> dict[str, Path]:
         if not self.directory.is_dir():
             return {}
-        return {
-            PREFIX + p.name[: -len(REPLAY_SUFFIX)]: p
-            for p in sorted(self.directory.iterdir())
-            if p.name.endswith(REPLAY_SUFFIX) and p.is_file()
-        }
+        return {PREFIX + p.name[: -len(REPLAY_SUFFIX)]: p for p in sorted(self.directory.iterdir()) if p.name.endswith(REPLAY_SUFFIX) and p.is_file()}
 
     def env_ids(self) -> Sequence[str]:
         return list(self._files())

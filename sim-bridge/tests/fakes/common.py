@@ -17,16 +17,16 @@ class FakeTensor:
     def __init__(self, array: Any) -> None:
         self._a = np.asarray(array)
 
-    def detach(self) -> "FakeTensor":
+    def detach(self) -> FakeTensor:
         return self
 
-    def cpu(self) -> "FakeTensor":
+    def cpu(self) -> FakeTensor:
         return self
 
     def numpy(self) -> np.ndarray:
         return self._a
 
-    def clone(self) -> "FakeTensor":
+    def clone(self) -> FakeTensor:
         return FakeTensor(self._a.copy())
 
     @property
@@ -37,7 +37,7 @@ class FakeTensor:
     def dtype(self) -> Any:
         return self._a.dtype
 
-    def __getitem__(self, idx: Any) -> "FakeTensor":
+    def __getitem__(self, idx: Any) -> FakeTensor:
         return FakeTensor(self._a[idx])
 
     def __len__(self) -> int:

@@ -48,7 +48,7 @@ TASK_NAMES = [f"pick_up_the_black_bowl_{i}_and_place_it_on_the_plate" for i in r
 
 class FakeWorld:
     def __init__(self) -> None:
-        self.envs: list["FakeOffScreenRenderEnv"] = []
+        self.envs: list[FakeOffScreenRenderEnv] = []
         self.torch_version = "2.6"
         self.load_calls: list[tuple[str, Any]] = []
 
@@ -60,19 +60,14 @@ class FakeWorld:
             def __init__(self, task_order_index: int = 0) -> None:
                 self.name = "libero_spatial"
                 self.task_order_index = task_order_index
-                self.tasks = [
-                    Task(n, n.replace("_", " "), "Libero", "libero_spatial", f"{n}.bddl", f"{n}.pruned_init")
-                    for n in TASK_NAMES
-                ]
+                self.tasks = [Task(n, n.replace("_", " "), "Libero", "libero_spatial", f"{n}.bddl", f"{n}.pruned_init") for n in TASK_NAMES]
                 self.n_tasks = len(self.tasks)
 
             def get_task(self, i: int) -> Task:
                 return self.tasks[i]
 
             def get_task_init_states(self, i: int) -> np.ndarray:
-                init_states_path = os.path.join(
-                    world.get_libero_path("init_states"), self.tasks[i].problem_folder, self.tasks[i].init_states_file
-                )
+                init_states_path = os.path.join(world.get_libero_path("init_states"), self.tasks[i].problem_folder, self.tasks[i].init_states_file)
                 return world.torch_load(init_states_path)  # upstream: torch.load(init_states_path)
 
         world.benchmark_cls = LIBERO_SPATIAL
@@ -99,8 +94,16 @@ class FakeWorld:
             raise FileNotFoundError(2, "No such file or directory", path)
         return files[path].copy()
 
-    def torch_load_2_6(self, f: Any, map_location: Any = None, pickle_module: Any = None, *, weights_only: bool | None = None,
-                       mmap: bool | None = None, **pickle_load_args: Any) -> Any:
+    def torch_load_2_6(
+        self,
+        f: Any,
+        map_location: Any = None,
+        pickle_module: Any = None,
+        *,
+        weights_only: bool | None = None,
+        mmap: bool | None = None,
+        **pickle_load_args: Any,
+    ) -> Any:
         """torch 2.6 `torch.load`: weights_only=None means True, which refuses a pickled numpy array."""
         self.load_calls.append((os.fspath(f), weights_only))
         data = self._read(f)
@@ -131,7 +134,7 @@ class FakeWorld:
         write_config_or_prompt()
         return {"get_libero_path": self.get_libero_path}
 
-    def offscreen_env(self, **kwargs: Any) -> "FakeOffScreenRenderEnv":
+    def offscreen_env(self, **kwargs: Any) -> FakeOffScreenRenderEnv:
         env = FakeOffScreenRenderEnv(**kwargs)
         self.envs.append(env)
         return env
@@ -155,8 +158,13 @@ def write_config_or_prompt() -> None:
         os.makedirs(libero_config_path)
     if not os.path.exists(config_file):
         root = "/fake/libero"
-        default_path_dict = {"benchmark_root": root, "bddl_files": f"{root}/./bddl_files", "init_states": f"{root}/./init_files",
-                             "datasets": f"{root}/../datasets", "assets": f"{root}/./assets"}
+        default_path_dict = {
+            "benchmark_root": root,
+            "bddl_files": f"{root}/./bddl_files",
+            "init_states": f"{root}/./init_files",
+            "datasets": f"{root}/../datasets",
+            "assets": f"{root}/./assets",
+        }
         answer = input("Do you want to specify a custom path for the dataset folder? (Y/N): ").lower()
         if answer == "y":
             custom_dataset_path = input("Enter the path where you want to store the datasets: ")

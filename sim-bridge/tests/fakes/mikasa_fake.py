@@ -48,7 +48,13 @@ def _task_facts(task: str) -> dict[str, Any]:
     vla = "VLA" in task
     if colours:
         rec = fixture("RememberColor3-VLA-v0" if vla else "RememberColor3-v0", "state_dict")
-        return {"colours": colours, "vla": vla, "max_steps": rec["max_episode_steps"], "constants": {**rec["constants"], "COLORS": colours}, "assets": []}
+        return {
+            "colours": colours,
+            "vla": vla,
+            "max_steps": rec["max_episode_steps"],
+            "constants": {**rec["constants"], "COLORS": colours},
+            "assets": [],
+        }
     return {"colours": 0, "vla": False, "max_steps": 90, "constants": {"TIME_OFFSET": 5}, "assets": ["ycb"]}
 
 
@@ -85,7 +91,15 @@ class FakeTorch:
         return FakeTensor(array)
 
     def as_module(self) -> Any:
-        return module("torch", manual_seed=self.manual_seed, rand=self.rand, randperm=self.randperm, from_numpy=self.from_numpy, Tensor=FakeTensor, cuda=self.cuda)
+        return module(
+            "torch",
+            manual_seed=self.manual_seed,
+            rand=self.rand,
+            randperm=self.randperm,
+            from_numpy=self.from_numpy,
+            Tensor=FakeTensor,
+            cuda=self.cuda,
+        )
 
 
 def _space(structure: dict[str, list[Any]]) -> dict[str, Any]:
@@ -139,7 +153,7 @@ class FakeMikasaEnv:
         self.closed = False
 
     @property
-    def unwrapped(self) -> "FakeMikasaEnv":
+    def unwrapped(self) -> FakeMikasaEnv:
         return self
 
     def _phase(self) -> str:
@@ -221,7 +235,12 @@ class FakeMikasaEnv:
         jitter = self.torch.rand(n, 2).numpy() * 0.02 - 0.01
         self.layout = np.stack([jitter[:, 0], ys[order] + jitter[:, 1]], axis=1)
         self.reset_log.append(
-            {"seed": seed, "options": options, "torch_seeds": list(self.torch.manual_seed_calls), "np_state_head": np.random.get_state()[1][:4].copy()}
+            {
+                "seed": seed,
+                "options": options,
+                "torch_seeds": list(self.torch.manual_seed_calls),
+                "np_state_head": np.random.get_state()[1][:4].copy(),
+            }
         )
         self.elapsed = 0
         self.tcp = np.array([0.0, 0.0, 0.3])
@@ -296,9 +315,7 @@ class FakeAssets:
 def modules() -> tuple[dict[str, Any], FakeTorch, FakeGym]:
     torch = FakeTorch()
     gym = FakeGym(torch)
-    registered = {
-        t: types.SimpleNamespace(max_episode_steps=_task_facts(t)["max_steps"], asset_download_ids=_task_facts(t)["assets"]) for t in TASKS
-    }
+    registered = {t: types.SimpleNamespace(max_episode_steps=_task_facts(t)["max_steps"], asset_download_ids=_task_facts(t)["assets"]) for t in TASKS}
     assets = FakeAssets()
     gym.assets = assets  # type: ignore[attr-defined]
     mods = {

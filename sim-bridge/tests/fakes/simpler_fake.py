@@ -146,7 +146,8 @@ class FakeSimplerWorld:
 
         for key, value in kwargs.items():
             if key in env_kwargs:
-                warnings.warn(f"default value [{env_kwargs[key]}] for Key {key} changes to value [{value}]")
+                # upstream's make() warns without a stacklevel (B028), and the fake keeps its statements
+                warnings.warn(f"default value [{env_kwargs[key]}] for Key {key} changes to value [{value}]")  # noqa: B028 - as upstream
             env_kwargs[key] = value
 
         return self.gym_make(env_name, **env_kwargs)

@@ -1,8 +1,9 @@
 """A small deterministic adapter for the batch ops' tests (test_batch_ops.py); importable by spawned workers.
 
 `fake/counter`: the seed draws the start state; each step moves it by the action. kwargs:
-- `rendezvous: DIR, parties: N[, wait_s: S]` — a step waits (at most S s, default 5) until N envs have begun a step (each step marks a file in DIR), so a
-  batch whose envs were stepped one after another fails (E_ADAPTER), and one stepped together passes;
+- `rendezvous: DIR, parties: N[, wait_s: S]` — a step waits (at most S s, default 5) until N envs have begun a step
+  (each step marks a file in DIR), so a batch whose envs were stepped one after another fails (E_ADAPTER), and one
+  stepped together passes;
 - `fail_make: true` — make raises.
 An action whose first element is above 100 makes the step raise (an adapter error of that handle alone).
 """
@@ -12,8 +13,9 @@ from __future__ import annotations
 import os
 import time
 import uuid
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -15,13 +15,13 @@ import pytest
 
 REAL = os.environ.get("IMEP_REAL_MIKASA") == "1"
 try:
-    import mani_skill  # noqa: F401
+    import mani_skill  # noqa: F401 - only whether it imports: skip the module otherwise
 except ImportError:
     if REAL:
         raise
     pytest.skip("mani_skill is not installed (bash scripts/setup-sims.sh mikasa)", allow_module_level=True)
 
-from imep_sim_bridge.adapters.mikasa import MikasaAdapter  # noqa: E402
+from imep_sim_bridge.adapters.mikasa import MikasaAdapter  # noqa: E402 - after the module-level skip when mani_skill is absent
 
 STATE = {"obs_mode": "state", "sim_backend": "cpu", "control_mode": "pd_ee_delta_pos"}
 VLA = "mikasa/RememberColor3-VLA-v0"

@@ -5,7 +5,8 @@
  */
 import type { z } from 'zod';
 import type { Kind } from './registry.js';
-import type { ProtocolIssueSink, ProtocolView } from './protocol-view.js';
+import type { ExecutionNoise } from '../execution-noise.js';
+import type { KindBlock, ProtocolIssueSink, ProtocolView } from './protocol-view.js';
 
 export interface SimulatorFace extends Kind {
   /** The fields of its `simulator:` block besides `kind` (the protocol builds the strict object from them). */
@@ -20,4 +21,20 @@ export interface SimulatorFace extends Kind {
    * run with the protocol's cross-field checks; report through `issues`. Optional.
    */
   checkProtocol?(protocol: ProtocolView, issues: ProtocolIssueSink): void;
+  /**
+   * The checks of the protocol's method-visible allowlist against the fields the simulator shows the policy, run
+   * with the allowlist checks (after the analysis checks, so the first issue a protocol reports is unchanged).
+   * Optional: a simulator that declares its fields only when its servers start checks them there.
+   */
+  checkMethodVisible?(protocol: ProtocolView, issues: ProtocolIssueSink): void;
+  /**
+   * The registered execution noise the block asks for (the plan binds it, the runner applies it, the adjudication
+   * reads its scope); undefined for none. Optional: a kind without the capability has none.
+   */
+  executionNoise?(block: KindBlock): ExecutionNoise | undefined;
+  /**
+   * Whether the block's simulators run inside IMEP's process (no server: nothing isolated, nothing started before a
+   * precommit). Optional: absent is false (servers).
+   */
+  inProcess?(block: KindBlock): boolean;
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ImepError, sha256Hex, PRNG_NAME, PRNG_VERSION, canonicalBytes, type JsonValue } from '../../core/index.js';
 import { ioError, writeFileAtomic } from '../io/atomic-write.js';
 import { assertAllowed } from '../lifecycle.js';
-import { checkFrozenPower } from '../../protocol/index.js';
+import { checkFrozenPower } from '../frozen-power.js';
 import type { Mde } from '../../protocol/index.js';
 import { currentOperator } from '../operator.js';
 import { readRequiredRecord, selfHashOk, withSelfHash, writeRecord } from '../io/record-file.js';

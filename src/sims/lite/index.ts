@@ -21,6 +21,7 @@ export {
   type LiteEnv,
 } from './lite-env.js';
 export { LITE_RESOLUTIONS } from './options.js';
+export { liteInProcessEnvs, liteSimulatorKind } from './kind.js';
 export { COLORS, Raster, colorCentroid, pixelToWorldX, pixelToWorldY, type Rgb } from './render.js';
 export {
   CUP_X,

@@ -14,7 +14,7 @@ import numpy as np
 
 class MjModel:
     @staticmethod
-    def from_xml_string(xml: str) -> "MjModel":
+    def from_xml_string(xml: str) -> MjModel:
         return MjModel()
 
 

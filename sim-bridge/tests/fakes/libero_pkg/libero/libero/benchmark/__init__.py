@@ -48,8 +48,7 @@ class LIBERO_90:
         self.task_order_index = task_order_index
         self.name = "libero_90"
         self.tasks = [
-            Task(n, grab_language_from_filename(n + ".bddl"), "Libero", "libero_90", f"{n}.bddl", f"{n}.pruned_init")
-            for n in LIBERO_90_HEAD
+            Task(n, grab_language_from_filename(n + ".bddl"), "Libero", "libero_90", f"{n}.bddl", f"{n}.pruned_init") for n in LIBERO_90_HEAD
         ]
         self.n_tasks = len(self.tasks)
 

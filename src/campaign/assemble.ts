@@ -1,0 +1,180 @@
+/**
+ * The one assembly step: a campaign's frozen protocol → { plan, simulators, policy }, every part opened and checked
+ * once, before anything is written — the runner that follows only runs.
+ *
+ *   campaign     the frozen protocol, its hash and plan (openCampaign / openUnit, campaign-setup.ts)
+ *   simulators   through the protocol's simulator kind (bridge-envs.ts openSimulators): servers started or attached,
+ *                every environment made once and checked against the allowlists and seeds; a precommitted unit's
+ *                simulator inputs (replay files) checked against the precommit first
+ *   policy       through the protocol's registered policy runtime (policy-runtime-kind.ts), or the caller's own
+ *                (CampaignOptions.policies); a hosted policy's identity checked against the precommit's
+ *   conditions   every registered condition on every task checked against what the policy runtime and the
+ *                environments' declared facts offer (run-plan.ts preflightPlan)
+ *
+ * Nothing here switches on a kind's name: the kinds decide. `close()` closes the simulators (their summary line)
+ * and releases the policy, once.
+ */
+import { resolve } from 'node:path';
+import { readPrecommit, unitPaths } from '../evidence/index.js';
+import type { PolicyProvider, SpecSource } from './types.js';
+import { openSimulators, simulatorKindOf, type Simulators } from './bridge-envs.js';
+import {
+  batchOf,
+  checkpointRoot,
+  say,
+  simulatorContext,
+  type Campaign,
+  type CampaignOptions,
+} from './campaign-setup.js';
+import { policyRuntimeKindOf, type PolicyRuntimeContext } from './policy-runtime-kind.js';
+import { assertHostedPolicyUnchanged } from './remote-policy-provider.js';
+import { preflightPlan } from './run-plan.js';
+import { assertSimulatorInputsUnchanged } from './simulator-inputs.js';
+import { exists } from './unit-dir.js';
+
+export interface Assembly {
+  readonly campaign: Campaign;
+  readonly simulators: Simulators;
+  readonly policy: PolicyProvider;
+  /** Closes the simulators (saying their summary) and releases the policy; later calls do nothing. */
+  close(): Promise<void>;
+}
+
+/** The policy runtime's context for campaign `c`. */
+export function policyRuntimeContext(c: Campaign, opts: CampaignOptions): PolicyRuntimeContext {
+  const sim = simulatorContext(c, opts);
+  return {
+    file: c.file,
+    roots: sim.roots,
+    checkpointRoot: checkpointRoot(c.protocol, opts),
+    ...(sim.campaignsDir === undefined ? {} : { campaignsDir: sim.campaignsDir }),
+    batchSize: batchOf(opts),
+  };
+}
+
+/** The environments a caller gave (CampaignOptions.envs): nothing to start, nothing to say, specs declared when made. */
+function ownSimulators(opts: CampaignOptions): Simulators {
+  return {
+    envs: opts.envs as NonNullable<CampaignOptions['envs']>,
+    description: null,
+    isolation: null,
+    limits: null,
+    specOf: () => undefined,
+    environment: undefined,
+    summary: () => null,
+    close: async () => undefined,
+  };
+}
+
+/** The campaign's simulators, opened through its simulator kind (or the caller's own environments). */
+async function assembleSimulators(c: Campaign, opts: CampaignOptions, precommitted: boolean): Promise<Simulators> {
+  if (opts.envs !== undefined) return ownSimulators(opts);
+  const ctx = simulatorContext(c, opts);
+  if (precommitted) await assertSimulatorInputsUnchanged(c.protocol, ctx, (await readPrecommit(c.dir)).simulatorHashes);
+  const slots = Math.max(1, Math.min(batchOf(opts), c.plan.episodes.length));
+  return openSimulators(c.protocol, ctx, { ...opts.simulators, slots });
+}
+
+/** The campaign's policy, opened through its registered runtime (or the caller's own), its frozen identity checked. */
+async function assemblePolicy(c: Campaign, opts: CampaignOptions, precommitted: boolean): Promise<PolicyProvider> {
+  const ctx = policyRuntimeContext(c, opts);
+  const provider =
+    opts.policies !== undefined
+      ? await opts.policies(
+          c.protocol,
+          c.protocol.checkpoint === undefined
+            ? ctx.checkpointRoot
+            : resolve(ctx.checkpointRoot, c.protocol.checkpoint.path),
+        )
+      : await policyRuntimeKindOf(c.protocol, c.file).open(c.protocol, ctx);
+  try {
+    opts.onPolicy?.(provider);
+    if (provider.record !== undefined) {
+      if (precommitted) assertHostedPolicyUnchanged(provider.record, (await readPrecommit(c.dir)).hostedPolicy, c.file);
+      say(opts, `policy: ${provider.description}`);
+    }
+  } catch (e) {
+    await provider.release();
+    throw e;
+  }
+  return provider;
+}
+
+/**
+ * The specs known before the run: those the simulator kind knows without a server (SimulatorKind.knownSpec: the lite
+ * simulators', in process or over the bridge), else those its opened servers declared when each environment was
+ * checked; none for a caller's own environments (they declare theirs when made, and the runner checks them before
+ * any row, run-plan.ts).
+ */
+function knownSpecs(c: Campaign, opts: CampaignOptions, simulators: Simulators): SpecSource {
+  if (opts.envs !== undefined) return () => undefined;
+  const kind = simulatorKindOf(c.protocol, c.file);
+  const known = kind.knownSpec?.bind(kind, c.protocol.simulator);
+  if (known === undefined) return simulators.specOf;
+  const specs = new Map<string, ReturnType<SpecSource>>();
+  return (task) => {
+    let spec = specs.get(task.task);
+    if (spec === undefined) specs.set(task.task, (spec = known(task.envId, task.kwargs)));
+    return spec;
+  };
+}
+
+/**
+ * Assembles campaign `c`: its simulators, then its policy, then every condition checked on every task against both.
+ * Throws (after closing whatever it opened) on the first refusal; writes nothing.
+ */
+export async function assemble(c: Campaign, opts: CampaignOptions): Promise<Assembly> {
+  const precommitted = await exists(unitPaths(c.dir).precommit);
+  const simulators = await assembleSimulators(c, opts, precommitted);
+  let policy: PolicyProvider;
+  try {
+    policy = await assemblePolicy(c, opts, precommitted);
+  } catch (e) {
+    await simulators.close();
+    throw e;
+  }
+  const specs = knownSpecs(c, opts, simulators);
+  try {
+    await preflightPlan(c.protocol, c.plan.episodes, policy, batchOf(opts), specs);
+  } catch (e) {
+    await policy.release();
+    await simulators.close();
+    throw e;
+  }
+  let closed: Promise<void> | null = null;
+  return {
+    campaign: c,
+    simulators,
+    policy,
+    close: () =>
+      (closed ??= (async () => {
+        try {
+          const summary = simulators.summary();
+          await simulators.close();
+          if (summary !== null) say(opts, `simulator: ${summary}`);
+        } finally {
+          await policy.release();
+        }
+      })()),
+  };
+}
+
+/** Says which simulators a run is on (nothing for in-process ones), as each run starts. */
+export function announceSimulators(a: Assembly, opts: CampaignOptions): void {
+  const sims = a.simulators;
+  if (sims.description !== null)
+    say(
+      opts,
+      `simulator: ${sims.description}${sims.isolation === null ? '' : `; ${sims.isolation}`}${sims.limits === null ? '' : `; ${sims.limits}`}`,
+    );
+}
+
+/** Runs `fn` with campaign `c` assembled, closing the assembly after it (whether it returns or throws). */
+export async function withAssembly<T>(c: Campaign, opts: CampaignOptions, fn: (a: Assembly) => Promise<T>): Promise<T> {
+  const a = await assemble(c, opts);
+  try {
+    return await fn(a);
+  } finally {
+    await a.close();
+  }
+}

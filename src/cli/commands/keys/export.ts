@@ -1,0 +1,40 @@
+/**
+ * `imep keys export [NAME]`: the public key (PEM) of NAME (default: the current operator, whose key is created
+ * if it has none) on stdout; its fingerprint on stderr.
+ */
+import { createPublicKey } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { ImepError } from '../../../core/index.js';
+import { currentOperator } from '../../../evidence/index.js';
+import { fingerprintOf, fingerprintText, keyFileStem, keysDir, operatorKey } from '../../../signing/index.js';
+
+async function exportKey(name?: string): Promise<void> {
+  const dir = keysDir();
+  const who = name ?? currentOperator().id;
+  const pub = join(dir, `${keyFileStem(who)}.pub`);
+  let pem = await readFile(pub, 'utf8').catch(() => null);
+  if (pem === null) {
+    if (name !== undefined && name !== currentOperator().id) {
+      throw new ImepError('E_USAGE', `no key for ${name} in the key store`, {
+        file: dir,
+        hint: '`imep keys list` shows the keys it holds',
+      });
+    }
+    pem = (await operatorKey(who, { dir })).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  }
+  process.stdout.write(pem);
+  process.stderr.write(`${who} ${fingerprintText(fingerprintOf(createPublicKey(pem)))}\n`);
+}
+
+export function registerExport(group: Command): void {
+  group
+    .command('export')
+    .description('print a public key (PEM) to hand to a reviewer; its fingerprint goes to stderr')
+    .argument(
+      '[name]',
+      'whose key (default: the current operator, IMEP_OPERATOR or <user>@<host>; created if it has none)',
+    )
+    .action(exportKey);
+}

@@ -1,4 +1,0 @@
-/** Every test file runs with the built-in kinds registered, as the CLI does (src/kinds/index.ts). */
-import { registerBuiltinKinds } from '../../src/kinds/index.js';
-
-registerBuiltinKinds();
