@@ -6,5 +6,5 @@ import { BUILTIN_CONDITION_KINDS, conditionKinds, registerConditionKind } from '
 
 /** Registers every built-in condition kind not registered yet (idempotent). */
 export function registerBuiltinConditionKinds(): void {
-  for (const kind of BUILTIN_CONDITION_KINDS) if (conditionKinds.get(kind.name) !== kind) registerConditionKind(kind);
+  for (const kind of BUILTIN_CONDITION_KINDS) if (!conditionKinds.has(kind.name)) registerConditionKind(kind);
 }
