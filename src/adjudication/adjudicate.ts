@@ -39,6 +39,7 @@ import {
   type VerifiedUnit,
   assertUnitVerified,
   readAdjudicationArtifact,
+  readAdjudicationHeader,
 } from '../evidence/index.js';
 import { computeAdjudication, renderAdjudication } from './compute.js';
 import { loadSealedInputs } from './sealed-inputs.js';
@@ -140,8 +141,8 @@ export async function reproduceAdjudication(unitDir: string): Promise<Adjudicate
   }
   const unit = await assertUnitVerified(unitDir);
   const { record, file, path, text: stored } = await readAdjudicationArtifact(unitDir, unit);
-  const storedJson = JSON.parse(stored) as Partial<Adjudication>;
-  const listed = storedJson.amendments?.log?.length ?? 0;
+  const storedHeader = readAdjudicationHeader(stored, path);
+  const listed = storedHeader.listedAmendments;
   const { amendments } = await readVerifiedAmendments(unit);
   const inputs = await loadSealedInputs(unitDir, unit);
   const adjudication = computeAdjudication(inputs, {
@@ -151,7 +152,7 @@ export async function reproduceAdjudication(unitDir: string): Promise<Adjudicate
     amendments: amendments.slice(0, listed),
   });
   const text = renderAdjudication(adjudication);
-  const storedBy = storedJson.adjudicator;
+  const storedBy = storedHeader.adjudicator;
   if (text !== stored && storedBy !== undefined && storedBy.version !== ADJUDICATOR.version) {
     throw new ImepError(
       'E_USAGE',

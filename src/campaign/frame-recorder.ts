@@ -12,6 +12,7 @@ import { downsampleRgb, encodePngRgb } from '../core/index.js';
 import type { NdArray, StepResult } from '../runtime/index.js';
 import type { TraceEntry } from '../interventions/index.js';
 import type { PlannedEpisode, Frames } from '../protocol/index.js';
+import type { DeepReadonly, FramesLine as FramesLineRecord } from '../evidence/index.js';
 import type { RowSink } from './row-sink.js';
 import type { EpisodeEnd, RunnerSubscriber } from './types.js';
 
@@ -26,23 +27,8 @@ export interface FrameRead {
   readonly changed: boolean;
 }
 
-export type FramesLine = {
-  readonly seq: number;
-  readonly condition: string;
-  readonly task: string;
-  readonly seed: number;
-  readonly attempt: number;
-  readonly episodeId: string;
-  readonly status: 'ok' | 'failed';
-  readonly steps: number;
-  readonly frames: readonly {
-    readonly step: number;
-    readonly width: number;
-    readonly height: number;
-    readonly png: string;
-  }[];
-  readonly reads: readonly FrameRead[];
-};
+/** One line of traces/frames.jsonl (its schema: src/evidence/records/frames-line.ts). */
+export type FramesLine = DeepReadonly<FramesLineRecord>;
 
 interface Recording {
   step: number;

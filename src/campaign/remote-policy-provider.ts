@@ -237,6 +237,132 @@ export function policyHostSandboxRequest(
   };
 }
 
+/** The policy host a provider talks to: where, how it was reached, and what (if anything) IMEP supervises. */
+interface HostConnection {
+  readonly endpoint: string;
+  readonly how: string;
+  readonly isolation: string;
+  readonly limits: string;
+  readonly deadlineMs: number;
+  readonly supervisor?: ServerSupervisor;
+  readonly host?: RestartingHostLike;
+}
+
+type RestartingHostLike = InstanceType<Awaited<typeof import('../bridges/index.js')>['RestartingHost']>;
+
+/** A host someone else started at `config.endpoint`: its own isolation and limits, the policy host's call deadline. */
+async function attachedHost(config: RemotePolicyConfig & { endpoint: string }): Promise<HostConnection> {
+  const { resolveHostLimits } = await import('../bridges/index.js');
+  const deadlineMs = resolveHostLimits('policy host', config.limits).callDeadlineS * 1000;
+  return {
+    endpoint: config.endpoint,
+    how: 'started outside IMEP; never restarted by it',
+    isolation: 'isolation: none (a host started outside IMEP: its isolation is whoever started it)',
+    limits: `limits: none set by IMEP (a host started outside IMEP); call deadline ${deadlineMs / 1000} s, never restarted`,
+    deadlineMs,
+  };
+}
+
+/**
+ * A host IMEP starts on a private ipc endpoint: it reads only the system, its Python, imep_sim_bridge and the folders
+ * its module declares (each at INSIDE.policy/<i>), opens only the devices the protocol declares, and runs under the
+ * registered resource limits (rlimits inside the sandbox, a cgroup where one is writable). Its cleanups are pushed.
+ */
+async function startedHost(
+  config: RemotePolicyConfig,
+  ctx: RemotePolicyContext,
+  maxBatch: number,
+  cleanups: (() => Promise<void>)[],
+): Promise<HostConnection> {
+  const [{ privateIpcEndpoint }, { ServerSupervisor, packageRoot }, { policyHostCommand }, bridges] = await Promise.all(
+    [
+      import('../bridges/endpoint.js'),
+      import('../bridges/supervisor.js'),
+      import('../policies/remote-policy.js'),
+      import('../bridges/index.js'),
+    ],
+  );
+  const pythonPath = resolvePythonPath(config, ctx);
+  const ipc = await privateIpcEndpoint('policy.sock');
+  cleanups.push(ipc.dispose);
+  const endpoint = ipc.endpoint;
+  const plain = policyHostCommand(endpoint, {
+    policy: config.name,
+    maxBatch,
+    ...(config.module === undefined ? {} : { module: config.module }),
+    ...(config.python === undefined ? {} : { python: config.python }),
+    pythonPath,
+  });
+  const limiter = bridges.hostLimiter('policy host', config.limits);
+  const boxed = bridges.sandboxed(plain, {
+    ...policyHostSandboxRequest(config, ctx, pythonPath, [ipc.dir], packageRoot()),
+    wrap: limiter.insideSandbox,
+  });
+  const inSandbox = boxed.isolation.mode === 'bubblewrap';
+  const supervisor = new ServerSupervisor(limiter.finish(boxed.command, inSandbox), { endpoint });
+  const host = new bridges.RestartingHost(supervisor);
+  cleanups.push(() => supervisor.dispose());
+  try {
+    await supervisor.start();
+  } catch (e) {
+    if (!isImepError(e)) throw e;
+    throw new ImepError(e.code, `the policy host for '${config.name}' did not start: ${e.message}`, {
+      file: ctx.file,
+      field: config.module === undefined ? 'policy.name' : 'policy.module',
+      hint: 'check policy.name / policy.module / policy.pythonPath (the host lists what it can serve), and that python has zmq, msgpack and numpy',
+      cause: e,
+    });
+  }
+  return {
+    endpoint,
+    how: `started by IMEP: ${plain.file} ${plain.args.join(' ').replace(endpoint, 'ipc://…')}`,
+    isolation: bridges.describeIsolation(boxed.isolation),
+    limits: limiter.describe(inSandbox, boxed.isolation.mode === 'bubblewrap' && boxed.isolation.uid !== null),
+    deadlineMs: limiter.limits.callDeadlineS * 1000,
+    supervisor,
+    host,
+  };
+}
+
+/** A connection to the host for `batch` slots (a refusal names the protocol field to fix); closed with the provider. */
+async function connectTo(
+  conn: HostConnection,
+  config: RemotePolicyConfig,
+  ctx: RemotePolicyContext,
+  curve: CurveClientKeys | undefined,
+  cleanups: (() => Promise<void>)[],
+  batch: number,
+  decisionFromStep?: number,
+): Promise<RemotePolicy> {
+  const { RemotePolicy } = await import('../policies/remote-policy.js');
+  try {
+    const p = await RemotePolicy.connect({
+      endpoint: conn.endpoint,
+      policy: config.name,
+      maxBatch: batch,
+      deadlineMs: conn.deadlineMs,
+      ...(curve === undefined ? {} : { curve }),
+      ...(conn.supervisor === undefined ? {} : { liveness: conn.supervisor }),
+      ...(conn.host === undefined ? {} : { host: conn.host }),
+      ...(decisionFromStep === undefined ? {} : { decisionStep: (step: number) => step >= decisionFromStep }),
+    });
+    cleanups.push(() => p.close());
+    return p;
+  } catch (e) {
+    if (!isImepError(e)) throw e;
+    throw new ImepError(e.code, e.message, {
+      file: ctx.file,
+      field: config.endpoint === undefined ? 'policy.name' : 'policy.endpoint',
+      hint:
+        e.hint ??
+        (config.endpoint === undefined
+          ? 'check policy.name'
+          : `start a policy host at ${config.endpoint} (python3 -m imep_sim_bridge.policy_host --endpoint E --policy ${config.name}), or remove endpoint so IMEP starts one`),
+      cause: e,
+    });
+  }
+}
+
 /** Starts (or attaches to) the protocol's policy host and checks what it serves; `maxBatch` = the lockstep batch. */
 export async function remotePolicyProvider(
   protocol: Protocol,
@@ -251,109 +377,22 @@ export async function remotePolicyProvider(
     for (const f of cleanups.splice(0).reverse()) await f().catch(() => undefined);
   };
   try {
-    const [
-      { privateIpcEndpoint },
-      { ServerSupervisor, packageRoot },
-      { policyHostCommand, RemotePolicy },
-      { describeIsolation, sandboxed, hostLimiter, resolveHostLimits, RestartingHost },
-    ] = await Promise.all([
-      import('../bridges/endpoint.js'),
-      import('../bridges/supervisor.js'),
-      import('../policies/remote-policy.js'),
-      import('../bridges/index.js'),
-    ]);
-    let endpoint: string;
-    let supervisor: ServerSupervisor | undefined;
-    let how: string;
-    let isolation: string;
-    let limits: string;
-    let host: InstanceType<typeof RestartingHost> | undefined;
-    // a host someone else started keeps its own limits; its calls still have the policy host's deadline
-    let deadlineMs = resolveHostLimits('policy host', config.limits).callDeadlineS * 1000;
     const curve = await curveOf(config, ctx);
-    if (config.endpoint !== undefined) {
-      endpoint = config.endpoint;
-      how = 'started outside IMEP; never restarted by it';
-      isolation = 'isolation: none (a host started outside IMEP: its isolation is whoever started it)';
-      limits = `limits: none set by IMEP (a host started outside IMEP); call deadline ${deadlineMs / 1000} s, never restarted`;
-    } else {
-      const pythonPath = resolvePythonPath(config, ctx);
-      const ipc = await privateIpcEndpoint('policy.sock');
-      cleanups.push(ipc.dispose);
-      endpoint = ipc.endpoint;
-      const plain = policyHostCommand(endpoint, {
-        policy: config.name,
-        maxBatch,
-        ...(config.module === undefined ? {} : { module: config.module }),
-        ...(config.python === undefined ? {} : { python: config.python }),
-        pythonPath,
-      });
-      // the host reads only the system, its Python, imep_sim_bridge and the folders its module declares (each at
-      // INSIDE.policy/<i>), opens only the devices the protocol declares, and runs under the registered resource
-      // limits (rlimits inside the sandbox, a cgroup where one is writable)
-      const limiter = hostLimiter('policy host', config.limits);
-      deadlineMs = limiter.limits.callDeadlineS * 1000;
-      const boxed = sandboxed(plain, {
-        ...policyHostSandboxRequest(config, ctx, pythonPath, [ipc.dir], packageRoot()),
-        wrap: limiter.insideSandbox,
-      });
-      const inSandbox = boxed.isolation.mode === 'bubblewrap';
-      const command = limiter.finish(boxed.command, inSandbox);
-      isolation = describeIsolation(boxed.isolation);
-      limits = limiter.describe(inSandbox, boxed.isolation.mode === 'bubblewrap' && boxed.isolation.uid !== null);
-      const sup = new ServerSupervisor(command, { endpoint });
-      supervisor = sup;
-      host = new RestartingHost(sup);
-      cleanups.push(() => sup.dispose());
-      try {
-        await sup.start();
-      } catch (e) {
-        if (!isImepError(e)) throw e;
-        throw new ImepError(e.code, `the policy host for '${config.name}' did not start: ${e.message}`, {
-          file: ctx.file,
-          field: config.module === undefined ? 'policy.name' : 'policy.module',
-          hint: 'check policy.name / policy.module / policy.pythonPath (the host lists what it can serve), and that python has zmq, msgpack and numpy',
-          cause: e,
-        });
-      }
-      how = `started by IMEP: ${plain.file} ${plain.args.join(' ').replace(endpoint, 'ipc://…')}`;
-    }
-    const connect = async (batch: number, decisionFromStep?: number): Promise<RemotePolicy> => {
-      try {
-        const p = await RemotePolicy.connect({
-          endpoint,
-          policy: config.name,
-          maxBatch: batch,
-          deadlineMs,
-          ...(curve === undefined ? {} : { curve }),
-          ...(supervisor === undefined ? {} : { liveness: supervisor }),
-          ...(host === undefined ? {} : { host }),
-          ...(decisionFromStep === undefined ? {} : { decisionStep: (step: number) => step >= decisionFromStep }),
-        });
-        cleanups.push(() => p.close());
-        return p;
-      } catch (e) {
-        if (!isImepError(e)) throw e;
-        throw new ImepError(e.code, e.message, {
-          file: ctx.file,
-          field: config.endpoint === undefined ? 'policy.name' : 'policy.endpoint',
-          hint:
-            e.hint ??
-            (config.endpoint === undefined
-              ? 'check policy.name'
-              : `start a policy host at ${config.endpoint} (python3 -m imep_sim_bridge.policy_host --endpoint E --policy ${config.name}), or remove endpoint so IMEP starts one`),
-          cause: e,
-        });
-      }
-    };
+    const { endpoint } = config;
+    const conn =
+      endpoint !== undefined
+        ? await attachedHost({ ...config, endpoint })
+        : await startedHost(config, ctx, maxBatch, cleanups);
+    const connect = (batch: number, from?: number): Promise<RemotePolicy> =>
+      connectTo(conn, config, ctx, curve, cleanups, batch, from);
     const probe = await connect(1);
     const record = checkIdentity(protocol, config, probe, ctx);
-    const description = `remote ${config.name} v${record.version} on ${record.host.name} ${record.host.version} (${how}; identity sha256 ${record.digest})`;
+    const description = `remote ${config.name} v${record.version} on ${record.host.name} ${record.host.version} (${conn.how}; identity sha256 ${record.digest})`;
     return {
-      description: `${description}; ${isolation}; ${limits}`,
+      description: `${description}; ${conn.isolation}; ${conn.limits}`,
       record,
-      isolation,
-      limits,
+      isolation: conn.isolation,
+      limits: conn.limits,
       async policyFor(task: TaskContext, batchSize: number): Promise<RunnerPolicy> {
         return adapt(await connect(batchSize, task.facts.decisionFromStep));
       },

@@ -20,7 +20,6 @@
  */
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { canonicalJson, ImepError } from '../core/index.js';
 import {
   writeJsonAtomic,
@@ -28,8 +27,9 @@ import {
   readJsonLines,
   readRecord,
   RowWriter,
-  OperatorSchema,
+  ShardRecordSchema,
   type Operator,
+  type ShardRecord,
 } from '../evidence/index.js';
 import type { RowTarget } from './row-sink.js';
 
@@ -40,21 +40,7 @@ export function shardDir(unitDir: string, spec: ShardSpec): string {
   return join(`${unitDir}.shards`, `shard-${spec.index}-of-${spec.count}`);
 }
 
-/** The shard folder's `shard.json` (version 2); src/cluster reads it through this one schema. */
-export const ShardRecordSchema = z.object({
-  kind: z.literal('imep.shard'),
-  version: z.literal(2),
-  unitId: z.string(),
-  protocolHash: z.string(),
-  planHash: z.string(),
-  index: z.number().int().nonnegative(),
-  count: z.number().int().positive(),
-  rows: z.number().int().nonnegative(),
-  /** Everyone who ran or resumed this shard, in order of first run (one entry per id). */
-  operators: z.array(OperatorSchema).min(1),
-  complete: z.boolean(),
-});
-export type ShardRecord = z.infer<typeof ShardRecordSchema>;
+export { ShardRecordSchema, type ShardRecord } from '../evidence/index.js';
 
 /** nextSeq of a writer that has written every row of its shard. */
 const DONE = Number.MAX_SAFE_INTEGER;

@@ -1,20 +1,10 @@
 /**
- * The cross-check's recomputation of every estimand: counts by separate loops over the plain cohort,
- * point estimates, every interval by the independent arithmetic of cross-check-math.ts, the bootstrap
- * re-run through its own resampling loop (the same named PRNG, xoshiro128** v1 from src/core, and the
- * same registered seed and lane rule: 16-bit lanes, high half first, Lemire rejection, a fresh uint32
- * per stratum, strata in task order), identification bounds and the envelopes over extreme fillings.
+ * The cross-check's recomputation of every estimand: counts by separate loops over the plain cohort
+ * (cross-check-estimand-kinds.ts, one entry per kind), point estimates, every interval by the independent
+ * arithmetic of cross-check-math.ts, the bootstrap re-run through its own resampling loop
+ * (cross-check-bootstrap.ts), identification bounds and the envelopes over extreme fillings.
  */
-import { Prng } from '../core/index.js';
-import {
-  cpLower,
-  cpUpper,
-  mcnemarBig,
-  newcombeInterval,
-  tangoInterval,
-  type7,
-  wilsonClosed,
-} from './cross-check-math.js';
+import { cpLower, cpUpper, mcnemarBig, newcombeInterval, tangoInterval, wilsonClosed } from './cross-check-math.js';
 import {
   arr,
   num,
@@ -25,6 +15,8 @@ import {
   type PlainStudy,
   type PlainUnit,
 } from './cross-check-model.js';
+import { bootstrap } from './cross-check-bootstrap.js';
+import { conditionsOf, estimandKind, readoutOf, type Filled, type Y } from './cross-check-estimand-kinds.js';
 
 export interface XInterval {
   lower: number;
@@ -47,30 +39,9 @@ export interface XEstimand {
   pair: [number, number] | null;
 }
 
-type Y = 0 | 1;
-
-function contribution(kind: string, y: readonly Y[]): number {
-  if (kind === 'D' || kind === 'G') return y[0]! - y[1]!;
-  if (kind === 'rho') return Math.abs(y[0]! - y[1]!);
-  if (kind === 'theta' || kind === 'thetaBar') return (y[0]! ^ y[1]!) - (y[0]! ^ y[2]!);
-  return y[0]!;
-}
-
-function conditionsOf(e: Obj): string[] {
-  const k = str(e['kind']);
-  if (k === 'D' || k === 'rho') return [str(e['reference']), str(e['intervention'])];
-  if (k === 'G') return [str(e['oracle']), str(e['none'])];
-  if (k === 'theta' || k === 'thetaBar') return [str(e['reference']), str(e['T']), str(e['S'])];
-  return [str(e['condition'])];
-}
-
-interface Filled {
-  task: string;
-  seed: number;
-  y: Y[];
-}
-
+/** Each unresolved unit filled with the outcomes that make its contribution smallest (`min`) or largest. */
 function fill(units: readonly PlainUnit[], kind: string, dir: 'min' | 'max'): Filled[] {
+  const contribution = estimandKind(kind).contribution;
   const out: Filled[] = [];
   for (const u of units) {
     const open: number[] = [];
@@ -84,7 +55,7 @@ function fill(units: readonly PlainUnit[], kind: string, dir: 'min' | 'max'): Fi
     for (let mask = 0; mask < 2 ** open.length; mask++) {
       const y = u.y.map((v) => (v === null ? 0 : v)) as Y[];
       for (let k = 0; k < open.length; k++) y[open[k]!] = (Math.floor(mask / 2 ** k) % 2) as Y;
-      const v = contribution(kind, y);
+      const v = contribution(y);
       if (best === null || (dir === 'max' && v > bestV) || (dir === 'min' && v < bestV)) {
         best = y;
         bestV = v;
@@ -93,34 +64,6 @@ function fill(units: readonly PlainUnit[], kind: string, dir: 'min' | 'max'): Fi
     out.push({ task: u.task, seed: u.seed, y: best as Y[] });
   }
   return out;
-}
-
-function counts(kind: string, units: readonly Filled[]): Record<string, number> {
-  let b = 0,
-    c = 0,
-    bp = 0,
-    cp = 0,
-    ft = 0,
-    fs = 0,
-    s = 0;
-  for (const u of units) {
-    const y = u.y;
-    if (kind === 'D' || kind === 'G' || kind === 'rho') {
-      if (y[0] === 1 && y[1] === 0) b++;
-      if (y[0] === 0 && y[1] === 1) c++;
-    } else if (kind === 'theta' || kind === 'thetaBar') {
-      const t = y[0] !== y[1] ? 1 : 0;
-      const sh = y[0] !== y[2] ? 1 : 0;
-      ft += t;
-      fs += sh;
-      if (t === 1 && sh === 0) bp++;
-      if (t === 0 && sh === 1) cp++;
-    } else if (y[0] === 1) s++;
-  }
-  const n = units.length;
-  if (kind === 'D' || kind === 'G' || kind === 'rho') return { n, b, c };
-  if (kind === 'theta' || kind === 'thetaBar') return { n, bPrime: bp, cPrime: cp, flipsT: ft, flipsS: fs };
-  return { n, successes: s };
 }
 
 /** Normalised θ̄ weights over `tasks` (null when a weighted task has no units: the estimand is then unavailable). */
@@ -134,113 +77,23 @@ function weights(e: Obj, tasks: readonly string[], units: readonly Filled[]): nu
   return raw.map((w) => w / total);
 }
 
+/** The point estimate: the mean contribution (θ̄: the weighted mean over tasks of each task's mean). */
 function estimateOf(kind: string, units: readonly Filled[], w: number[] | null, tasks: readonly string[]): number {
+  const contribution = estimandKind(kind).contribution;
   if (kind === 'thetaBar') {
     let s = 0;
     tasks.forEach((t, k) => {
       if ((w as number[])[k]! <= 0) return;
       const mine = units.filter((u) => u.task === t);
       let sum = 0;
-      for (const u of mine) sum += contribution(kind, u.y);
+      for (const u of mine) sum += contribution(u.y);
       s += (w as number[])[k]! * (sum / mine.length);
     });
     return s;
   }
   let sum = 0;
-  for (const u of units) sum += contribution(kind, u.y);
+  for (const u of units) sum += contribution(u.y);
   return sum / units.length;
-}
-
-interface Stratum {
-  sums: number[];
-  sizes: number[];
-  weight: number;
-}
-
-function strata(
-  kind: string,
-  level: string,
-  units: readonly Filled[],
-  w: number[] | null,
-  tasks: readonly string[],
-): Stratum[] {
-  const byTask = kind === 'thetaBar';
-  const blocksOf = (list: readonly Filled[]): { sums: number[]; sizes: number[] } => {
-    if (level !== 'cluster') return { sums: list.map((u) => contribution(kind, u.y)), sizes: list.map(() => 1) };
-    const order: string[] = [];
-    const acc = new Map<string, { s: number; z: number }>();
-    for (const u of list) {
-      const key = `${u.task}\u001f${u.seed}`;
-      if (!acc.has(key)) {
-        acc.set(key, { s: 0, z: 0 });
-        order.push(key);
-      }
-      const a = acc.get(key)!;
-      a.s += contribution(kind, u.y);
-      a.z += 1;
-    }
-    return { sums: order.map((k) => acc.get(k)!.s), sizes: order.map((k) => acc.get(k)!.z) };
-  };
-  if (level === 'unit' || (level === 'cluster' && !byTask)) return [{ ...blocksOf(units), weight: 1 }];
-  const out: Stratum[] = [];
-  tasks.forEach((t, k) => {
-    const mine = units.filter((u) => u.task === t);
-    const weight = byTask ? (w as number[])[k]! : mine.length / units.length;
-    if (mine.length > 0 && weight > 0) out.push({ ...blocksOf(mine), weight });
-  });
-  return out;
-}
-
-function resampleOnce(prng: Prng, s: Stratum): number {
-  const m = s.sums.length;
-  let sum = 0,
-    size = 0,
-    drawn = 0;
-  if (m > 0x10000) {
-    for (let j = 0; j < m; j++) {
-      const i = prng.nextInt(m);
-      sum += s.sums[i]!;
-      size += s.sizes[i]!;
-    }
-    return sum / size;
-  }
-  const reject = (0x10000 - m) % m;
-  while (drawn < m) {
-    const x = prng.nextUint32();
-    for (const lane of [Math.floor(x / 0x10000), x % 0x10000]) {
-      const prod = lane * m;
-      if (prod % 0x10000 >= reject) {
-        const i = Math.floor(prod / 0x10000);
-        sum += s.sums[i]!;
-        size += s.sizes[i]!;
-        drawn++;
-        if (drawn === m) break;
-      }
-    }
-  }
-  return sum / size;
-}
-
-function bootstrap(
-  kind: string,
-  level: string,
-  units: readonly Filled[],
-  w: number[] | null,
-  tasks: readonly string[],
-  replicates: number,
-  seed: number | string,
-  confidence: number,
-): [number, number] {
-  const st = strata(kind, level, units, w, tasks);
-  const prng = new Prng(seed);
-  const reps = new Float64Array(replicates);
-  for (let r = 0; r < replicates; r++) {
-    let stat = 0;
-    for (const s of st) stat += s.weight * resampleOnce(prng, s);
-    reps[r] = stat;
-  }
-  reps.sort();
-  return [type7(reps, (1 - confidence) / 2), type7(reps, (1 + confidence) / 2)];
 }
 
 /**
@@ -265,7 +118,7 @@ function thetaBarUnion(
     for (const u of units) {
       if (u.task !== t) continue;
       n++;
-      const f = contribution('theta', u.y);
+      const f = estimandKind('theta').contribution(u.y);
       if (f === 1) bp++;
       else if (f === -1) cp++;
     }
@@ -291,7 +144,7 @@ export function intervalX(
 ): [number, number] {
   const [method, param] = id.split('/') as [string, string];
   const value = Number(param.slice(1));
-  const k = counts(kind, units);
+  const k = estimandKind(kind).counts(units);
   const n = k['n']!;
   // θ's unconditional exact bound is the difference bound on b′, c′
   const b = k['b'] ?? k['bPrime'] ?? 0,
@@ -327,7 +180,126 @@ export function intervalX(
   }
 }
 
-/** Recomputes one protocol estimand; `ids` lists the interval ids to recompute. */
+/** The cohort filled at both extremes, with θ̄'s weights over each (present only when some unit is unresolved). */
+interface Extremes {
+  lo: Filled[];
+  hi: Filled[];
+  wLo: number[] | null;
+  wHi: number[] | null;
+}
+
+function extremesOf(
+  e: Obj,
+  kind: string,
+  units: readonly PlainUnit[],
+  tasks: readonly string[],
+  w: number[] | null,
+): Extremes {
+  const lo = fill(units, kind, 'min');
+  const hi = fill(units, kind, 'max');
+  return {
+    lo,
+    hi,
+    wLo: kind === 'thetaBar' ? weights(e, tasks, lo) : w,
+    wHi: kind === 'thetaBar' ? weights(e, tasks, hi) : w,
+  };
+}
+
+/** Every requested interval on the resolved units; with unresolved units, the envelope over both fillings too. */
+function intervalsOf(
+  ids: readonly string[],
+  kind: string,
+  resolved: readonly Filled[],
+  w: number[] | null,
+  tasks: readonly string[],
+  ext: Extremes | null,
+  bootFor: (id: string) => XBoot | null,
+): Map<string, XInterval> {
+  const intervals = new Map<string, XInterval>();
+  for (const id of ids) {
+    const [lower, upper] = intervalX(id, kind, resolved, w, tasks, bootFor(id));
+    let envelope: XInterval['envelope'] = null;
+    if (ext !== null) {
+      const a = intervalX(id, kind, ext.lo, ext.wLo, tasks, bootFor(id));
+      const b = intervalX(id, kind, ext.hi, ext.wHi, tasks, bootFor(id));
+      envelope = { lower: Math.min(a[0], b[0]), upper: Math.max(a[1], b[1]) };
+    }
+    intervals.set(id, { lower, upper, envelope });
+  }
+  return intervals;
+}
+
+/** The discordant pair (b, c) or (b′, c′) of the counts; null for a success rate. */
+function pairOf(k: Record<string, number>): [number, number] | null {
+  if (k['b'] !== undefined) return [k['b'], k['c']!];
+  if (k['bPrime'] !== undefined) return [k['bPrime'], k['cPrime']!];
+  return null;
+}
+
+/** Exact McNemar on the discordant pair, two-sided and greater (none for ρ, which has no direction). */
+function testsOf(kind: string, pair: [number, number] | null): Record<string, number> {
+  const tests: Record<string, number> = {};
+  if (pair !== null && kind !== 'rho') {
+    tests['mcnemar-exact/two-sided'] = mcnemarBig(pair[0], pair[1], 'two-sided');
+    tests['mcnemar-exact/greater'] = mcnemarBig(pair[0], pair[1], 'greater');
+  }
+  return tests;
+}
+
+/** Identification bounds under the unresolved units: by the arms' observed-or-open successes, or over the fillings. */
+function identificationOf(
+  kind: string,
+  units: readonly PlainUnit[],
+  ext: Extremes,
+  tasks: readonly string[],
+): { lower: number; upper: number } {
+  const N = units.length;
+  const arm = (j: number): [number, number] => {
+    let s = 0,
+      u = 0;
+    for (const unit of units) {
+      if (unit.y[j] === 1) s++;
+      else if (unit.y[j] === null) u++;
+    }
+    return [s / N, (s + u) / N];
+  };
+  const how = estimandKind(kind).identification;
+  if (how === 'arm') {
+    const [l, h] = arm(0);
+    return { lower: l, upper: h };
+  }
+  if (how === 'arms') {
+    const [l0, h0] = arm(0);
+    const [l1, h1] = arm(1);
+    return { lower: l0 - h1, upper: h0 - l1 };
+  }
+  return { lower: estimateOf(kind, ext.lo, ext.wLo, tasks), upper: estimateOf(kind, ext.hi, ext.wHi, tasks) };
+}
+
+/** θ̄'s per-task b′, c′, θ and weight on the resolved units. */
+function perTaskOf(
+  resolved: readonly Filled[],
+  w: number[],
+  tasks: readonly string[],
+): NonNullable<XEstimand['perTask']> {
+  return tasks.map((t, j) => {
+    const mine = estimandKind('thetaBar').counts(resolved.filter((u) => u.task === t));
+    const n = mine['n']!;
+    return {
+      task: t,
+      n,
+      bPrime: mine['bPrime']!,
+      cPrime: mine['cPrime']!,
+      theta: n === 0 ? null : (mine['bPrime']! - mine['cPrime']!) / n,
+      weight: w[j]!,
+    };
+  });
+}
+
+/**
+ * Recomputes one protocol estimand on its first wave's cohort; `ids` lists the interval ids to recompute.
+ * Unavailable (no numbers) when a condition is unavailable, no paired unit is resolved, or a θ̄ weight has no units.
+ */
 export function recomputeEstimand(
   study: PlainStudy,
   e: Obj,
@@ -337,9 +309,8 @@ export function recomputeEstimand(
 ): XEstimand {
   const kind = str(e['kind']);
   const conds = conditionsOf(e);
-  const readout = str(e['readout']) || (kind === 'G' ? 'decision' : 'success');
   const wave = study.firstWave(conds) ?? -1;
-  const cohort = study.cohort(conds, readout, excluded, wave);
+  const cohort = study.cohort(conds, readoutOf(e), excluded, wave);
   const tasks = study.tasks.filter((t) => !excluded.has(t));
   const base: XEstimand = {
     id: str(e['id']),
@@ -361,80 +332,18 @@ export function recomputeEstimand(
   if (cohort.unavailable.length > 0 || resolved.length === 0) return base;
   const w = kind === 'thetaBar' ? weights(e, tasks, resolved) : null;
   if (kind === 'thetaBar' && w === null) return base;
-  const k = counts(kind, resolved);
-  const unresolved = cohort.unresolved > 0;
-  const lo = unresolved ? fill(cohort.units, kind, 'min') : null;
-  const hi = unresolved ? fill(cohort.units, kind, 'max') : null;
-  const wLo = lo && kind === 'thetaBar' ? weights(e, tasks, lo) : w;
-  const wHi = hi && kind === 'thetaBar' ? weights(e, tasks, hi) : w;
-  const intervals = new Map<string, XInterval>();
-  for (const id of ids) {
-    const [lower, upper] = intervalX(id, kind, resolved, w, tasks, bootFor(id));
-    let envelope: XInterval['envelope'] = null;
-    if (lo !== null && hi !== null) {
-      const a = intervalX(id, kind, lo, wLo, tasks, bootFor(id));
-      const b = intervalX(id, kind, hi, wHi, tasks, bootFor(id));
-      envelope = { lower: Math.min(a[0], b[0]), upper: Math.max(a[1], b[1]) };
-    }
-    intervals.set(id, { lower, upper, envelope });
-  }
-  const pair: [number, number] | null =
-    k['b'] !== undefined ? [k['b'], k['c']!] : k['bPrime'] !== undefined ? [k['bPrime'], k['cPrime']!] : null;
-  const tests: Record<string, number> = {};
-  if (pair !== null && kind !== 'rho') {
-    tests['mcnemar-exact/two-sided'] = mcnemarBig(pair[0], pair[1], 'two-sided');
-    tests['mcnemar-exact/greater'] = mcnemarBig(pair[0], pair[1], 'greater');
-  }
-  let identification: XEstimand['identification'] = null;
-  if (unresolved) {
-    const N = cohort.units.length;
-    const arm = (j: number): [number, number] => {
-      let s = 0,
-        u = 0;
-      for (const unit of cohort.units) {
-        if (unit.y[j] === 1) s++;
-        else if (unit.y[j] === null) u++;
-      }
-      return [s / N, (s + u) / N];
-    };
-    if (kind === 'successRate') {
-      const [l, h] = arm(0);
-      identification = { lower: l, upper: h };
-    } else if (kind === 'D' || kind === 'G') {
-      const [l0, h0] = arm(0);
-      const [l1, h1] = arm(1);
-      identification = { lower: l0 - h1, upper: h0 - l1 };
-    } else {
-      identification = { lower: estimateOf(kind, lo!, wLo, tasks), upper: estimateOf(kind, hi!, wHi, tasks) };
-    }
-  }
-  let perTask: XEstimand['perTask'] = null;
-  if (kind === 'thetaBar') {
-    perTask = tasks.map((t, j) => {
-      const mine = counts(
-        kind,
-        resolved.filter((u) => u.task === t),
-      );
-      const n = mine['n']!;
-      return {
-        task: t,
-        n,
-        bPrime: mine['bPrime']!,
-        cPrime: mine['cPrime']!,
-        theta: n === 0 ? null : (mine['bPrime']! - mine['cPrime']!) / n,
-        weight: w![j]!,
-      };
-    });
-  }
+  const counts = estimandKind(kind).counts(resolved);
+  const ext = cohort.unresolved > 0 ? extremesOf(e, kind, cohort.units, tasks, w) : null;
+  const pair = pairOf(counts);
   return {
     ...base,
     available: true,
-    counts: k,
+    counts,
     estimate: estimateOf(kind, resolved, w, tasks),
-    intervals,
-    tests,
-    identification,
-    perTask,
+    intervals: intervalsOf(ids, kind, resolved, w, tasks, ext, bootFor),
+    tests: testsOf(kind, pair),
+    identification: ext === null ? null : identificationOf(kind, cohort.units, ext, tasks),
+    perTask: kind === 'thetaBar' ? perTaskOf(resolved, w!, tasks) : null,
     pair,
   };
 }

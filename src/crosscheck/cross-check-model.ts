@@ -1,11 +1,14 @@
 /**
- * The cross-check's own reading of the sealed inputs: protocol.json and rows/rows.jsonl through a plain
- * JSON reader (no zod schema, no src/protocol or src/stats code), and its own pairing of rows into
+ * The cross-check's own reading of the sealed inputs: rows/rows.jsonl through the row schema of src/evidence/records
+ * (the contract every consumer reads rows by), protocol.json as a plain JSON value (no src/protocol or src/stats
+ * code: the frozen protocol's bytes, read with its own accessors), and its own pairing of rows into
  * cohorts by (task, seed, attempt) within one wave. The rules are the documented ones (joint-cohort.ts),
  * implemented again with separate loops: registered attempts only; a 'removed' row removes the unit
  * (counted by failure code); a 'failed' row or an unobservable readout leaves the unit unresolved; any
  * 'unavailable' row makes the condition unavailable; units ordered by task (envs order), seed, attempt.
  */
+
+import { EpisodeRowSchema, parseRecordText, UNIT_FILES } from '../evidence/index.js';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type Obj = { [k: string]: Json };
@@ -49,35 +52,35 @@ export function num(v: Json | undefined): number | undefined {
   return typeof v === 'number' ? v : undefined;
 }
 
-export function readRowsPlain(text: string): PlainRow[] {
+/** The sealed rows, each read through the row schema (EpisodeRowSchema), as the cross-check's own plain rows. */
+export function readRowsPlain(text: string, where: string = UNIT_FILES.rows): PlainRow[] {
   const out: PlainRow[] = [];
+  let lineNo = 0;
   for (const line of text.split('\n')) {
+    lineNo++;
     if (line === '') continue;
-    const r = obj(JSON.parse(line) as Json);
-    const reads = obj(r['reads']);
+    const r = parseRecordText(EpisodeRowSchema, line, `${where}:${lineNo}`);
+    const reads = r.reads;
     out.push({
-      wave: r['wave'] as number,
-      condition: r['condition'] as string,
-      task: r['task'] as string,
-      seed: r['seed'] as number,
-      attempt: r['attempt'] as number,
-      status: r['status'] as string,
-      failureCode: r['failure'] === null ? null : str(obj(r['failure'])['code']),
-      success: r['success'] as boolean | null,
-      decisionCorrect: r['decisionCorrect'] as boolean | null,
-      actionDigest: r['actionDigest'] as string,
+      wave: r.wave,
+      condition: r.condition,
+      task: r.task,
+      seed: r.seed,
+      attempt: r.attempt,
+      status: r.status,
+      failureCode: r.failure === null ? null : r.failure.code,
+      success: r.success,
+      decisionCorrect: r.decisionCorrect,
+      actionDigest: r.actionDigest,
       reads: {
-        total: reads['total'] as number,
-        empty: reads['empty'] as number,
-        emptyPositions: reads['emptyPositions'] as number[],
-        withHistory: reads['withHistory'] as number,
-        substituted: reads['substituted'] as number,
-        substitutedUnchanged: reads['substitutedUnchanged'] as number,
-        covered: reads['covered'] as boolean | null,
-        firstQuery:
-          reads['firstQuery'] === null || reads['firstQuery'] === undefined
-            ? null
-            : [obj(reads['firstQuery'])['clock'] as number, obj(reads['firstQuery'])['candidates'] as number],
+        total: reads.total,
+        empty: reads.empty,
+        emptyPositions: reads.emptyPositions,
+        withHistory: reads.withHistory,
+        substituted: reads.substituted,
+        substitutedUnchanged: reads.substitutedUnchanged,
+        covered: reads.covered,
+        firstQuery: reads.firstQuery === null ? null : [reads.firstQuery.clock, reads.firstQuery.candidates],
       },
     });
   }

@@ -11,6 +11,7 @@
  */
 import { fisherBig, holmStepDown, mcnemarBig } from './cross-check-math.js';
 import { arr, num, obj, str, type Obj, type PlainStudy } from './cross-check-model.js';
+import { conditionsOf, readoutOf } from './cross-check-estimand-kinds.js';
 
 export interface ValidityX {
   gate: string;
@@ -24,18 +25,66 @@ export interface ValidityX {
 
 const o = (x: unknown): Obj => x as Obj;
 
-function conditionsOf(e: Obj): string[] {
-  const k = str(e['kind']);
-  if (k === 'D' || k === 'rho') return [str(e['reference']), str(e['intervention'])];
-  if (k === 'G') return [str(e['oracle']), str(e['none'])];
-  if (k === 'theta' || k === 'thetaBar') return [str(e['reference']), str(e['T']), str(e['S'])];
-  return [str(e['condition'])];
-}
-
 function settings(study: PlainStudy, which: string): { alpha: number; withhold: boolean } {
   const v = obj(obj(study.protocol['validity'])[which]);
   const word = str(v[which === 'informativeRemoval' ? 'onInformative' : 'onFail']);
   return { alpha: num(v['alpha']) ?? 0.05, withhold: word !== 'qualify' };
+}
+
+/** The units of one estimand's cohort: its wave, its readout, the removed and the kept unit keys. */
+interface RemovalCohort {
+  estimand: string;
+  wave: number;
+  readout: string;
+  removedKeys: Set<string>;
+  keptKeys: Set<string>;
+}
+
+/** One condition of the wave: its readout on the removed against the kept units, Fisher two-sided; null if one is empty. */
+function removalTable(
+  study: PlainStudy,
+  excluded: Set<string>,
+  k: RemovalCohort,
+  y: string,
+): { t: Obj; p: number } | null {
+  let ks = 0,
+    kn = 0,
+    rs = 0,
+    rn = 0;
+  for (const r of study.rows) {
+    if (r.wave !== k.wave || r.condition !== y || excluded.has(r.task) || !study.registered.includes(r.attempt))
+      continue;
+    const v = study.outcome(r, k.readout);
+    if (v === null) continue;
+    const key = `${r.task}|${r.seed}|${r.attempt}`;
+    if (k.removedKeys.has(key)) {
+      rn++;
+      rs += v;
+    } else if (k.keptKeys.has(key)) {
+      kn++;
+      ks += v;
+    }
+  }
+  if (kn === 0 || rn === 0) return null;
+  const p = fisherBig(ks, kn - ks, rs, rn - rs);
+  const { estimand, wave } = k;
+  return {
+    t: o({ estimand, wave, outcome: y, kept: { successes: ks, n: kn }, removed: { successes: rs, n: rn }, p }),
+    p,
+  };
+}
+
+/** The estimand's cohort when some of its paired units were removed; null when none was (or no wave runs it). */
+function removalCohort(study: PlainStudy, excluded: Set<string>, e: Obj): RemovalCohort | null {
+  const conds = conditionsOf(e);
+  const readout = readoutOf(e);
+  const wave = study.firstWave(conds);
+  if (wave === null) return null;
+  const co = study.cohort(conds, readout, excluded, wave);
+  if (co.removedKeys.length === 0) return null;
+  const removedKeys = new Set(co.removedKeys);
+  const keptKeys = new Set(co.units.map((u) => `${u.task}|${u.seed}|${u.attempt}`));
+  return { estimand: str(e['id']), wave, readout, removedKeys, keptKeys };
 }
 
 export function informativeRemovalX(study: PlainStudy, excluded: Set<string>): ValidityX {
@@ -44,44 +93,14 @@ export function informativeRemovalX(study: PlainStudy, excluded: Set<string>): V
   const tables: Obj[] = [];
   const failing: string[] = [];
   for (const e of arr(study.protocol['estimands']).map(obj)) {
-    const id = str(e['id']);
-    const conds = conditionsOf(e);
-    const readout = str(e['readout']) || (str(e['kind']) === 'G' ? 'decision' : 'success');
-    const wave = study.firstWave(conds);
-    if (wave === null) continue;
-    const co = study.cohort(conds, readout, excluded, wave);
-    if (co.removedKeys.length === 0) continue;
-    const removedKeys = new Set(co.removedKeys);
-    const keptKeys = new Set(co.units.map((u) => `${u.task}|${u.seed}|${u.attempt}`));
-    removedCounts.push(o({ estimand: id, wave, removed: removedKeys.size, kept: keptKeys.size }));
+    const k = removalCohort(study, excluded, e);
+    if (k === null) continue;
+    const { estimand: id, wave } = k;
+    removedCounts.push(o({ estimand: id, wave, removed: k.removedKeys.size, kept: k.keptKeys.size }));
     const waveConditions = study.waves().find((w) => w.id === wave)?.conditions ?? [];
-    const mine: { t: Obj; p: number }[] = [];
-    for (const y of waveConditions) {
-      let ks = 0,
-        kn = 0,
-        rs = 0,
-        rn = 0;
-      for (const r of study.rows) {
-        if (r.wave !== wave || r.condition !== y || excluded.has(r.task) || !study.registered.includes(r.attempt))
-          continue;
-        const v = study.outcome(r, readout);
-        if (v === null) continue;
-        const key = `${r.task}|${r.seed}|${r.attempt}`;
-        if (removedKeys.has(key)) {
-          rn++;
-          rs += v;
-        } else if (keptKeys.has(key)) {
-          kn++;
-          ks += v;
-        }
-      }
-      if (kn === 0 || rn === 0) continue;
-      const p = fisherBig(ks, kn - ks, rs, rn - rs);
-      mine.push({
-        t: o({ estimand: id, wave, outcome: y, kept: { successes: ks, n: kn }, removed: { successes: rs, n: rn }, p }),
-        p,
-      });
-    }
+    const mine = waveConditions
+      .map((y) => removalTable(study, excluded, k, y))
+      .filter((m): m is { t: Obj; p: number } => m !== null);
     // the estimand's tables are one family: Holm step-down, the estimand fails when some adjusted p < α
     const adjusted = holmStepDown(mine.map((m) => m.p));
     mine.forEach((m, i) => {

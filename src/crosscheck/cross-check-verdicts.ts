@@ -13,6 +13,22 @@
  */
 import { num, str, type Obj } from './cross-check-model.js';
 
+const ALPHA_METHODS = ['exact-cp-difference', 'clopper-pearson', 'conditional-exact'];
+
+/** The registered interval id of a bound criterion (the documented id convention of types.ts). */
+export function registeredIntervalId(c: Obj): string | null {
+  const rule = str(c['rule']);
+  if (rule === 'p-below' || rule === 'point-below') return null;
+  const method = str(c['method']);
+  const alpha = num(c['alphaPerComponent']);
+  const level = num(c['level']);
+  // a level on an α-method: the α whose two-sided interval covers it — four tails for the difference bound, two otherwise
+  const tails = method === 'exact-cp-difference' ? 4 : 2;
+  if (ALPHA_METHODS.includes(method))
+    return `${method}/a${alpha ?? (level !== undefined ? Number(((1 - level) / tails).toPrecision(12)) : 0.05)}`;
+  return `${method}/l${level ?? (alpha !== undefined ? 1 - 2 * alpha : 0.95)}`;
+}
+
 /** The interval id the criterion must route on, from its registered id. */
 export function expectedRoutingId(c: Obj, registered: string | null): string | null {
   if (registered === null || !registered.startsWith('conditional-exact/a')) return registered;

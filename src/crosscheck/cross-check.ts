@@ -1,8 +1,9 @@
 /**
  * `crossCheckUnit`: adjudicated → cross-checked. Every number of the adjudication is recomputed by an
- * INDEPENDENT code path that calls none of the producer's functions (no src/stats, no zod schemas, no
+ * INDEPENDENT code path that calls none of the producer's functions (no src/stats, no src/protocol, no
  * adjudication module other than this cross-check's own files):
- *   rows and protocol re-parsed with a plain JSON reader (cross-check-model.ts); b, c, b′, c′, successes
+ *   the adjudication document, the rows and the seal read through their record schemas (src/evidence/records: the
+ *   contract, not the computation), the protocol as a plain JSON value (cross-check-model.ts); b, c, b′, c′, successes
  *   and every gate count by separate loops; McNemar by exact BigInt binomial sums; Clopper–Pearson by
  *   bisection on log-space binomial tails; Wilson by its closed form (z by bisection on a series Φ);
  *   Tango and Newcombe re-derived; the bootstrap re-run with the same named PRNG and seed through a
@@ -25,10 +26,14 @@ import {
   readSealed,
   assertUnitVerified,
   readAdjudicationArtifact,
+  adjudicationSchemaIssues,
+  parseJsonText,
+  parseRecordText,
+  SealRecordSchema,
 } from '../evidence/index.js';
 import type { CrossCheckRecord } from '../evidence/index.js';
 import { expectedDocument } from './cross-check-expect.js';
-import { arr, obj, PlainStudy, readRowsPlain, str, type Json, type Obj } from './cross-check-model.js';
+import { arr, obj, PlainStudy, readRowsPlain, str, type Json } from './cross-check-model.js';
 import { flattenNumbers } from './flatten.js';
 
 export const CROSS_CHECK_TOLERANCE = 1e-9;
@@ -98,8 +103,13 @@ export function crossCheckAdjudication(
   adjudicationText: string,
   adjudicationFile = 'adjudication.json',
 ): CrossCheckResult {
-  const adjudication = obj(JSON.parse(adjudicationText) as Json);
-  const protocol = obj(JSON.parse(sources.protocolText) as Json);
+  // The adjudication is read through its schema: every departure from it is a disagreement named by its field, and
+  // the recomputation below still walks the same JSON value with its own plain accessors (so a forged number in an
+  // unknown field is also reported as not recomputed).
+  const adjudicationJson = parseJsonText(adjudicationText, adjudicationFile);
+  const schemaIssues = adjudicationSchemaIssues(adjudicationJson);
+  const adjudication = obj(adjudicationJson);
+  const protocol = obj(parseJsonText(sources.protocolText, UNIT_FILES.protocol));
   const study = new PlainStudy(protocol, readRowsPlain(sources.rowsText));
   const expected = expectedDocument(study, adjudication);
   const got = flattenNumbers(adjudication);
@@ -110,6 +120,13 @@ export function crossCheckAdjudication(
     recomputed: null,
     note: p.note,
   }));
+  for (const issue of schemaIssues)
+    out.push({
+      path: issue.path,
+      adjudication: null,
+      recomputed: null,
+      note: `does not match the adjudication document schema: ${issue.message}`,
+    });
   let compared = 0;
   let constants = 0;
   let maxAbsDifference = 0;
@@ -141,11 +158,12 @@ export function crossCheckAdjudication(
       });
   }
   const prov = obj(adjudication['provenance']);
-  const seal = obj(JSON.parse(sources.sealText) as Json);
+  // the seal's part the comparison uses (its Merkle root), read through the seal record's schema
+  const seal = parseRecordText(SealRecordSchema.pick({ merkle: true }), sources.sealText, UNIT_FILES.seal);
   const strings: [string, Json | undefined, string][] = [
     ['provenance.rowsSha256', prov['rowsSha256'], sha256Hex(sources.rowsText)],
     ['provenance.protocolHash', prov['protocolHash'], sha256Hex(sources.protocolText)],
-    ['unit.sealRoot', obj(adjudication['unit'])['sealRoot'], str(obj(seal['merkle'])['root'])],
+    ['unit.sealRoot', obj(adjudication['unit'])['sealRoot'], seal.merkle.root],
     ['unit.sealSha256', obj(adjudication['unit'])['sealSha256'], sha256Hex(sources.sealText)],
   ];
   for (const [path, have, want2] of strings)
@@ -194,7 +212,7 @@ export async function crossCheckUnit(unitDir: string, opts: CrossCheckUnitOption
   const record = await storeCrossCheck(unitDir, {
     outcome,
     method: CROSS_CHECK_METHOD,
-    detail: result as unknown as Obj,
+    detail: result,
     ...(opts.operator ? { operator: opts.operator } : {}),
     ...(opts.now ? { now: opts.now } : {}),
   });

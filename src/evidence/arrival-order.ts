@@ -23,29 +23,15 @@
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
 import { ImepError } from '../core/index.js';
 import { writeFileAtomic } from './io/atomic-write.js';
-import { Sha256HexSchema } from './unit-layout.js';
-
-export const ARRIVAL_ORDER_FILE = 'arrival-order.json';
-export const ARRIVAL_ORDER_VERSION = 1;
-
-/** `arrival-order.json`: the key (64 hex digits). */
-export const ArrivalKeyFileSchema = z.object({
-  kind: z.literal('imep.arrival-order'),
-  version: z.literal(ARRIVAL_ORDER_VERSION),
-  key: z.string().regex(/^[0-9a-f]{64}$/),
-});
-export type ArrivalKeyFile = z.infer<typeof ArrivalKeyFileSchema>;
-
-/** precommit.json `arrivalOrder`: the SHA-256 of arrival-order.json's bytes (canonical JSON). */
-export const ArrivalOrderCommitmentSchema = z.object({
-  version: z.literal(ARRIVAL_ORDER_VERSION),
-  file: z.literal(ARRIVAL_ORDER_FILE),
-  sha256: Sha256HexSchema,
-});
-export type ArrivalOrderCommitment = z.infer<typeof ArrivalOrderCommitmentSchema>;
+import {
+  ARRIVAL_ORDER_FILE,
+  ARRIVAL_ORDER_VERSION,
+  ArrivalKeyFileSchema,
+  type ArrivalKeyFile,
+  type ArrivalOrderCommitment,
+} from './records/arrival-order-record.js';
 
 /** A fresh key file (256 random bits). */
 export function newArrivalKey(): ArrivalKeyFile {

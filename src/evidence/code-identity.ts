@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { CodeIdentity } from './unit-layout.js';
+import type { CodeIdentity } from './records/evidence-unit.js';
 
 /**
  * The code identity recorded in a precommit and the spec block: git commit, dirty flag and the

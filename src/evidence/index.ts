@@ -1,9 +1,12 @@
 /**
- * src/campaign — the evidence-unit store and the campaign lifecycle (public face).
- * Layout: unit-layout.ts. State machine: lifecycle.ts. Typed handles: unit.ts.
+ * src/evidence — the evidence-unit store and its lifecycle (public face).
+ * Layout: unit-layout.ts. State machine: lifecycle.ts. Typed handles: unit.ts. Every record's schema (and the
+ * adjudication document's, with its one reader `readAdjudication`): records/ (records/index.ts). Writing:
+ * transitions/. Checking: verify/. Reading files once and verified: io/verified-read.ts.
  */
-export { UNIT_FILES, UNIT_SCHEMA_VERSION, STORED_STATUSES, EvidenceUnitV1Schema, unitPaths } from './unit-layout.js';
-export type { EvidenceUnit, UnitSpec, CodeIdentity, SeedBand, Operator } from './unit-layout.js';
+export * from './records/index.js';
+export { UNIT_FILES, UNIT_SCHEMA_VERSION, STORED_STATUSES, unitPaths } from './unit-layout.js';
+export type { Operator } from './unit-layout.js';
 export {
   UNIT_STATES,
   UNIT_ACTIONS,
@@ -16,7 +19,6 @@ export {
 export type { UnitState, UnitAction } from './lifecycle.js';
 export { readUnitState } from './unit-state.js';
 export type { UnitSnapshot } from './unit-state.js';
-export { readUnitHeader } from './records/unit-header.js';
 
 export { createUnit, loadUnit } from './unit.js';
 export type {
@@ -32,39 +34,26 @@ export type {
   ClosedUnit,
 } from './unit.js';
 
-export {
-  precommit,
-  readPrecommit,
-  loadFrozenProtocol,
-  assertProtocolUnchanged,
-  PrecommitRecordSchema,
-} from './transitions/precommit.js';
-export type { PrecommitInput, PrecommitRecord, FrozenProtocol } from './transitions/precommit.js';
+export { precommit, readPrecommit, loadFrozenProtocol, assertProtocolUnchanged } from './transitions/precommit.js';
+export type { PrecommitInput, FrozenProtocol } from './transitions/precommit.js';
 export { startRun, resumeRun, completeRun, failRun, readRunRecord } from './transitions/formal-run.js';
 export type { RunOptions, ResumeReport, FailRunInput, FormalRun } from './transitions/formal-run.js';
 export { startSmallRun, listSmallRuns } from './small-run.js';
 export type { SmallRun, SmallRunKind, SmallRunOptions } from './small-run.js';
 export type { SeqLine } from './io/row-writer.js';
-export type { RunRecord, RunKind } from './records/run-record.js';
 
-export { seal, readSeal, SealRecordSchema } from './transitions/seal.js';
-export type { SealRecord, SealResult, SealOptions } from './transitions/seal.js';
+export { seal, readSeal } from './transitions/seal.js';
+export type { SealResult, SealOptions } from './transitions/seal.js';
 export { verifyUnit, assertUnitIntact, describeIssue, TAMPER_KINDS } from './verify/verify.js';
 export type { VerifyResult, VerifyOk, VerifyFailed, VerifyIssue, TamperKind, VerifyOptions } from './verify/verify.js';
 export { MERKLE_SCHEME, merkleRoot, merkleLeaf } from './manifest.js';
 export type { ManifestEntry } from './manifest.js';
 export { adjudicate, crossCheck, readAdjudications, readCrossChecks } from './transitions/post-seal-write.js';
 export type { AdjudicateInput, CrossCheckInput } from './transitions/post-seal-write.js';
-export type {
-  AdjudicationRecord,
-  CrossCheckRecord,
-  CloseoutRecord,
-  CrossCheckOutcome,
-} from './records/post-seal-records.js';
 export { closeout } from './transitions/closeout-write.js';
 export type { CloseoutInput } from './transitions/closeout-write.js';
-export { amend, readAmendments, classifyAmendment, AMENDMENT_CLASSES } from './transitions/amend.js';
-export type { Amendment, AmendInput, AmendmentClass } from './transitions/amend.js';
+export { amend, readAmendments, classifyAmendment } from './transitions/amend.js';
+export type { AmendInput } from './transitions/amend.js';
 
 export {
   DEFAULT_SEED_REGISTRY,
@@ -96,13 +85,7 @@ export { listKeys, trustKeyFile, trustKeyFromUnit, revokeKey, embeddedKeys } fro
 export type { StoredKey, EmbeddedKey } from './verify/trust-store.js';
 export { checkUnitSignatures, chainRecordPaths } from './verify/unit-signatures.js';
 export type { UnitSignatureOptions } from './verify/unit-signatures.js';
-export {
-  ARRIVAL_ORDER_FILE,
-  ArrivalOrderCommitmentSchema,
-  arrivalOrder,
-  newArrivalKey,
-  readArrivalKey,
-} from './arrival-order.js';
+export { arrivalOrder, newArrivalKey, readArrivalKey } from './arrival-order.js';
 export { fsyncDir, ioError, writeAll } from './io/atomic-write.js';
 export { cutToCommittedRows } from './io/durable-append.js';
 export { readRecord, selfHashOk, withSelfHash, writeRecord } from './io/record-file.js';
@@ -110,17 +93,6 @@ export { RowWriter } from './io/row-writer.js';
 export { readSealed, readVerified, readVerifiedRecord, sealedSha256, type VerifiedUnit } from './io/verified-read.js';
 export { sameOperatorOverride } from './operator.js';
 export { notPlannedError, planMismatch } from './planned-rows.js';
-export { ADJUDICATION_FILE, readAdjudicationArtifact } from './records/adjudication-artifact.js';
-export {
-  EpisodeRowSchema,
-  EpisodeTimingSchema,
-  type EpisodeRow,
-  type EpisodeTiming,
-  type ReadSummary,
-} from './records/episode-row.js';
-export type { HostedPolicyRecord } from './records/hosted-policy-record.js';
-export { AdjudicationRecordSchema, CrossCheckRecordSchema } from './records/post-seal-records.js';
-export { RunRecordSchema, runOperators } from './records/run-record.js';
 export { readVerifiedAmendments } from './transitions/amend.js';
 export { createUnitDir } from './transitions/create-unit.js';
 export { OperatorSchema, UnitIdSchema, recordNumber } from './unit-layout.js';

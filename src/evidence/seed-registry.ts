@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { ioError, writeJsonAtomic } from './io/atomic-write.js';
 import { readRecord } from './io/record-file.js';
-import { SeedBandSchema, type SeedBand } from './unit-layout.js';
+import { SeedBandSchema, type SeedBand } from './records/evidence-unit.js';
 
 /**
  * The seed registry: campaign id → seed bands per task (inclusive integer ranges). Two campaigns'

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { merkleRoot } from './manifest.js';
 import { readRecord, selfHashOk } from './io/record-file.js';
 import { CloseoutRecordSchema } from './records/post-seal-records.js';
-import { SealRecordSchema } from './transitions/seal.js';
+import { SealRecordSchema } from './records/seal-record.js';
 import { ADJUDICATION_RECORD_RE, UNIT_FILES } from './unit-layout.js';
 import type { VerifyOk } from './verify/verify-types.js';
 import type { SeenAdjudication, SeenState } from './seen-store.js';

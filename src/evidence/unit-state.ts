@@ -4,7 +4,8 @@ import { ImepError } from '../core/index.js';
 import { ioError } from './io/atomic-write.js';
 import { assertAllowed, type UnitAction, type UnitState } from './lifecycle.js';
 import { readUnitHeader } from './records/unit-header.js';
-import { ADJUDICATION_RECORD_RE, CROSS_CHECK_RECORD_RE, unitPaths, type EvidenceUnit } from './unit-layout.js';
+import { ADJUDICATION_RECORD_RE, CROSS_CHECK_RECORD_RE, unitPaths } from './unit-layout.js';
+import type { EvidenceUnit } from './records/evidence-unit.js';
 
 /**
  * Finds a unit's lifecycle state from disk. Pre-seal states come from unit.json `status`; after

@@ -1,5 +1,6 @@
 import { adjudicate, crossCheck, type AdjudicateInput, type CrossCheckInput } from './transitions/post-seal-write.js';
-import { amend, type AmendInput, type Amendment } from './transitions/amend.js';
+import { amend, type AmendInput } from './transitions/amend.js';
+import type { Amendment } from './records/amendment.js';
 import { closeout, type CloseoutInput } from './transitions/closeout-write.js';
 import { createUnitDir, type CreateUnitInput } from './transitions/create-unit.js';
 import {

@@ -3,41 +3,12 @@
  * protocol registers `frames`), read once against the seal's SHA-256 and parsed line by line; an empty
  * list when the protocol recorded none. A line that does not parse names the unit as tampered.
  */
-import { z } from 'zod';
 import { ImepError } from '../core/index.js';
-import { readSealed, sealedSha256, type VerifiedUnit } from '../evidence/index.js';
+import { FramesLineSchema, readSealed, sealedSha256, type FramesLine, type VerifiedUnit } from '../evidence/index.js';
 
 export const FRAMES_TRACE = 'traces/frames.jsonl';
 
-const FramesLineSchema = z.object({
-  seq: z.number().int().nonnegative(),
-  condition: z.string().min(1),
-  task: z.string().min(1),
-  seed: z.number().int().nonnegative(),
-  attempt: z.number().int().positive(),
-  episodeId: z.string().regex(/^[0-9a-f]+$/),
-  status: z.enum(['ok', 'failed']),
-  steps: z.number().int().nonnegative(),
-  frames: z.array(
-    z.object({
-      step: z.number().int().nonnegative(),
-      width: z.number().int().positive(),
-      height: z.number().int().positive(),
-      png: z.string().min(1),
-    }),
-  ),
-  reads: z.array(
-    z.object({
-      step: z.number().int().nonnegative(),
-      bank: z.string(),
-      query: z.number().int().nonnegative(),
-      decision: z.boolean(),
-      substituted: z.boolean(),
-      changed: z.boolean(),
-    }),
-  ),
-});
-export type RecordedEpisode = z.infer<typeof FramesLineSchema>;
+export type RecordedEpisode = FramesLine;
 
 export async function loadRecordedFrames(unit: VerifiedUnit): Promise<RecordedEpisode[]> {
   if (sealedSha256(unit, FRAMES_TRACE) === undefined) return [];

@@ -9,6 +9,7 @@ import {
   readVerifiedAmendments,
   type Amendment,
   readAdjudicationArtifact,
+  readAdjudicationText,
   CrossCheckRecordSchema,
   type CloseoutRecord,
   type CrossCheckRecord,
@@ -66,8 +67,8 @@ export async function loadReportInputs(dir: string): Promise<ReportInputs> {
   }
   // Each input is read once and checked against the verified entry (the seal's, the record's) before it is parsed.
   const unit = await assertUnitVerified(dir);
-  const { file, text, record } = await readAdjudicationArtifact(dir, unit);
-  const adjudication = JSON.parse(text) as Adjudication;
+  const { file, path, text, record } = await readAdjudicationArtifact(dir, unit);
+  const adjudication = readAdjudicationText(text, path);
   const { rows } = await loadVerifiedRows(unit);
   const listed = new Set(adjudication.amendments.log.map((a) => a.id));
   const laterAmendments = (await readVerifiedAmendments(unit)).amendments.filter((a) => !listed.has(a.id));
@@ -90,7 +91,7 @@ export async function loadReportInputs(dir: string): Promise<ReportInputs> {
     closeout: unit.closeout,
     laterAmendments,
     run: await readVerifiedRecord(dir, UNIT_FILES.runRecord, unit.hashes.get(UNIT_FILES.runRecord), RunRecordSchema),
-    identityWarning: identityWarning(record as unknown as Record<string, unknown>),
+    identityWarning: identityWarning(record),
     recordedFrames: await loadRecordedFrames(unit),
   };
 }

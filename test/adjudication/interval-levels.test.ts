@@ -3,11 +3,11 @@
  * two-sided interval covers at least that level: (1 − level)/4 for the exact-CP difference bound (its two-sided
  * interval is ≥ 1 − 4α: one tail on each proportion), (1 − level)/2 for Clopper–Pearson. Taking (1 − level)/2
  * for the difference gave a TOST "at 0.90" on a ≥ 80% interval, so a difference at the margin read equivalent.
- * The producer (intervals.ts) and the independent cross-check (cross-check-expect.ts) agree on the interval id.
+ * The producer (intervals.ts) and the independent cross-check (cross-check-verdicts.ts) agree on the interval id.
  */
 import { describe, expect, it } from 'vitest';
 import { alphaForLevel, intervalId, intervalOn } from '../../src/adjudication/intervals.js';
-import { registeredIntervalId } from '../../src/crosscheck/cross-check-expect.js';
+import { registeredIntervalId } from '../../src/crosscheck/cross-check-verdicts.js';
 import { clopperPearsonLower, clopperPearsonUpper, decisionBound, pairedDesign, tost } from '../../src/stats/index.js';
 
 /** n units with b (reference succeeds, intervention fails), c (the reverse), a both succeed, the rest both fail. */

@@ -26,18 +26,18 @@ function adjudicate(input: ProtocolInput, outcome: (ctx: EpisodeContext) => RowS
   const rows = makeRows(protocol, outcome);
   const protocolText = JSON.stringify(protocol);
   const rowsText = rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
-  const sealText = JSON.stringify({ merkle: { root: 'r'.repeat(64) } });
+  const sealText = JSON.stringify({ merkle: { scheme: 'imep-merkle-v1', root: 'a'.repeat(64) } });
   const a = computeAdjudication(
     {
       dir: '/nowhere',
       unitId: 'u',
       protocol,
       protocolHash: sha256Hex(protocolText),
-      precommitSha256: 'p'.repeat(64),
+      precommitSha256: 'b'.repeat(64),
       planHash: 'h'.repeat(64),
       rows,
       rowsSha256: sha256Hex(rowsText),
-      sealRoot: 'r'.repeat(64),
+      sealRoot: 'a'.repeat(64),
       sealSha256: sha256Hex(sealText),
       code: { gitCommit: null, dirty: null, packageVersion: '0' },
       checkpointHashes: {},
@@ -183,7 +183,7 @@ describe('informative donor removal (issue #31 item 2)', () => {
       {
         protocolText: JSON.stringify(protocol),
         rowsText: rows.map((r) => JSON.stringify(r)).join('\n') + '\n',
-        sealText: JSON.stringify({ merkle: { root: 'r'.repeat(64) } }),
+        sealText: JSON.stringify({ merkle: { scheme: 'imep-merkle-v1', root: 'a'.repeat(64) } }),
       },
       JSON.stringify(forged),
     );
@@ -215,7 +215,7 @@ describe('informative donor removal (issue #31 item 2)', () => {
     const rows = makeRows(protocol, removedT(INFORMATIVE));
     const protocolText = JSON.stringify(protocol);
     const rowsText = rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
-    const sealText = JSON.stringify({ merkle: { root: 'r'.repeat(64) } });
+    const sealText = JSON.stringify({ merkle: { scheme: 'imep-merkle-v1', root: 'a'.repeat(64) } });
     const x = crossCheckAdjudication({ protocolText, rowsText, sealText }, JSON.stringify(forged));
     const paths = x.disagreements.map((d) => d.path);
     expect(paths).toContain('gates[informative-removal].passed');

@@ -112,7 +112,7 @@ describe('a policy runtime registered from test code', () => {
     );
     const unknown = writeProtocol(box, 'unknown.yaml', toyYaml(2, '{ runtime: toy-shel, decisionFrom: 5 }'));
     expect(await line(unknown)).toMatch(
-      /policy\.runtime: unknown runtime "toy-shel" — did you mean "toy-shell"\? use one of: .*checkpoint, remote, toy-shell/,
+      /policy\.runtime: unknown policy runtime "toy-shel" — did you mean "toy-shell"\? registered policy runtimes: checkpoint, remote, toy-shell/,
     );
     const structured = writeProtocol(
       box,

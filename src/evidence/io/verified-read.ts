@@ -13,7 +13,7 @@ import type { z } from 'zod';
 import { ImepError, sha256Hex } from '../../core/index.js';
 import type { CloseoutRecord } from '../records/post-seal-records.js';
 import { parseRecordBytes } from './record-file.js';
-import type { SealRecord } from '../transitions/seal.js';
+import type { SealRecord } from '../records/seal-record.js';
 import type { VerifyOk } from '../verify/verify-types.js';
 
 /** A unit as one verification saw it: the seal and closeout parsed from the very bytes it hashed. */

@@ -90,7 +90,7 @@ export const EpisodeRowSchema = z.object({
    * hex(SHA-256("imep.action-digest.v1" ‖ f32(action 1) ‖ … ‖ f32(action T))), where f32(a) is the bytes
    * of a's values as a Float32Array (a non-float32 action is converted to float32 first), in the host's
    * byte order — little-endian on x86-64 and arm64. An episode with no action has
-   * hex(SHA-256("imep.action-digest.v1")). See runner/action-digest.ts.
+   * hex(SHA-256("imep.action-digest.v1")). See src/campaign/action-digest.ts.
    */
   actionDigest: hex,
   /** Per-step action hashes: hex(SHA-256(f32(action t)))[0:12], for query↔action alignment audits. */
@@ -106,7 +106,7 @@ export const EpisodeTimingSchema = z.object({
   seq: z.number().int().nonnegative(),
   /**
    * Milliseconds spent in the simulator, the policy runtime, the bank + intervention hook, and in total. A bridged
-   * step counts its own round trip, which overlaps the other slots' steps of the batch (bridges/send-steps.ts), so
+   * step counts its own round trip, which overlaps the other slots' steps of the batch (src/runtime/send-steps.ts), so
    * the rows' sums can exceed the run's wall time.
    */
   simMs: z.number().nonnegative(),

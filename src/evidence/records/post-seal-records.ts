@@ -4,8 +4,8 @@ import { OperatorSchema, Sha256HexSchema } from '../unit-layout.js';
 import { SignatureBlockSchema } from '../../signing/index.js';
 
 /**
- * The post-seal records — adjudication/ and closeout.json (schemas only; writing is in adjudicate.ts, checking in
- * verify.ts). Each record is self-hashed and names the seal it judged, so it is tamper-evident
+ * The post-seal records — adjudication/ and closeout.json (schemas only; writing is in transitions/post-seal-write.ts, checking in
+ * verify/verify.ts). Each record is self-hashed and names the seal it judged, so it is tamper-evident
  * before the closeout binds it; artifacts of adjudication NNN live in adjudication/NNN/ and are
  * listed (path, size, sha256) in its record.
  */

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ImepError } from '../../core/index.js';
 import { readRecord, writeRecord } from '../io/record-file.js';
-import { EvidenceUnitV1Schema, unitPaths, type EvidenceUnit } from '../unit-layout.js';
+import { EvidenceUnitV1Schema, type EvidenceUnit } from './evidence-unit.js';
+import { unitPaths } from '../unit-layout.js';
 
 /**
  * unit.json reader/writer. The reader branches on `version` (inspect_ai style): version 1 is the

@@ -14,6 +14,7 @@ import { currentOperator } from '../operator.js';
 import { listSmallRuns } from '../small-run.js';
 import { OperatorSchema, Sha256HexSchema, UNIT_FILES, unitPaths, type Operator } from '../unit-layout.js';
 import { readVerified, type VerifiedUnit } from '../io/verified-read.js';
+import { AmendmentSchema, type Amendment, type AmendmentClass } from '../records/amendment.js';
 import { requireAction } from '../unit-state.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -35,23 +36,6 @@ import { amendmentPrevLink } from '../verify/amendment-signatures.js';
  * signed by its author's key (unless IMEP_SIGNING=off), chained to seal.json (the first post-seal line)
  * or to the line before it, so it cannot be forged or moved without `imep campaign verify` refusing it.
  */
-
-export const AMENDMENT_CLASSES = ['before-data', 'after-smoke', 'after-formal-data'] as const;
-export type AmendmentClass = (typeof AMENDMENT_CLASSES)[number];
-
-export const AmendmentSchema = z.object({
-  id: z.string().regex(/^A\d+$/),
-  at: z.string(),
-  author: OperatorSchema,
-  text: z.string().min(1),
-  classification: z.enum(AMENDMENT_CLASSES),
-  stateAtAmendment: z.enum(UNIT_STATES),
-  affects: z.array(z.string().min(1)).min(1),
-  prevSha256: Sha256HexSchema.nullable(),
-  /** Post-seal lines of a signed unit: the author's Ed25519 signature over the line (src/evidence/verify/amendment-signatures.ts). */
-  signature: SignatureBlockSchema.optional(),
-});
-export type Amendment = z.infer<typeof AmendmentSchema>;
 
 export interface AmendInput {
   readonly text: string;

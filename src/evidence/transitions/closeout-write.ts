@@ -13,7 +13,7 @@ import { UNIT_FILES, unitPaths, type Operator } from '../unit-layout.js';
 import { listAdjudicationRecords, requireAction } from '../unit-state.js';
 import { assertUnitIntact } from '../verify/verify.js';
 import { prepareSigner, prevLink, signRecord } from '../../signing/index.js';
-import type { Amendment } from './amend.js';
+import type { Amendment } from '../records/amendment.js';
 
 /**
  * Closeout: cross-checked → closed. Verifies the unit, then writes closeout.json — a second

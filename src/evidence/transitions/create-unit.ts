@@ -3,7 +3,8 @@ import { makeDirs, ImepError } from '../../core/index.js';
 import { fsyncDir, ioError } from '../io/atomic-write.js';
 import { currentOperator } from '../operator.js';
 import { writeUnitHeader } from '../records/unit-header.js';
-import { UnitIdSchema, UNIT_FILES, UNIT_SCHEMA_VERSION, type EvidenceUnit, type Operator } from '../unit-layout.js';
+import { UnitIdSchema, UNIT_FILES, UNIT_SCHEMA_VERSION, type Operator } from '../unit-layout.js';
+import type { EvidenceUnit } from '../records/evidence-unit.js';
 
 export interface CreateUnitInput {
   readonly id: string;

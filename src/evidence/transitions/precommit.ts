@@ -10,25 +10,13 @@ import { readRequiredRecord, selfHashOk, withSelfHash, writeRecord } from '../io
 import { registerSeeds } from '../seed-registry.js';
 import { writeUnitHeader } from '../records/unit-header.js';
 import { SignatureBlockSchema, signRecord } from '../../signing/index.js';
-import {
-  CodeIdentitySchema,
-  OperatorSchema,
-  SeedBandSchema,
-  Sha256HexSchema,
-  unitPaths,
-  type CodeIdentity,
-  type Operator,
-  type SeedBand,
-} from '../unit-layout.js';
+import { Sha256HexSchema, unitPaths, type Operator } from '../unit-layout.js';
+import { SeedBandSchema, type CodeIdentity, type SeedBand } from '../records/evidence-unit.js';
 import { readUnitState, requireAction } from '../unit-state.js';
-import { HostedPolicyRecordSchema, type HostedPolicyRecord } from '../records/hosted-policy-record.js';
-import {
-  ARRIVAL_ORDER_FILE,
-  ArrivalOrderCommitmentSchema,
-  arrivalCommitment,
-  writeArrivalKey,
-  type ArrivalKeyFile,
-} from '../arrival-order.js';
+import type { HostedPolicyRecord } from '../records/hosted-policy-record.js';
+import { arrivalCommitment, writeArrivalKey } from '../arrival-order.js';
+import { ARRIVAL_ORDER_FILE, type ArrivalKeyFile } from '../records/arrival-order-record.js';
+import { PrecommitRecordSchema, type PrecommitRecord } from '../records/precommit-record.js';
 import { join } from 'node:path';
 
 /**
@@ -45,34 +33,6 @@ import { join } from 'node:path';
  * refused with E_PROTOCOL_FROZEN — changes go through `imep campaign amend`, which never edits
  * protocol.json.
  */
-
-export const PrecommitRecordSchema = z.object({
-  kind: z.literal('imep.precommit'),
-  version: z.literal(1),
-  unitId: z.string(),
-  protocolFile: z.literal('protocol.json'),
-  protocolHash: Sha256HexSchema,
-  planFile: z.literal('plan.json'),
-  planHash: z.string().min(1),
-  planSha256: Sha256HexSchema,
-  plannedRows: z.number().int().positive(),
-  code: CodeIdentitySchema,
-  checkpointHashes: z.record(z.string(), Sha256HexSchema),
-  /** Digests of files the simulator reads (e.g. simulator.replayDir: runner/simulator-inputs.ts); absent when none. */
-  simulatorHashes: z.record(z.string(), Sha256HexSchema).optional(),
-  /** A protocol's hosted policy (runtime remote): its host and identity (runner/remote-policy-provider.ts); absent otherwise. */
-  hostedPolicy: HostedPolicyRecordSchema.optional(),
-  /** The SHA-256 of the unit's arrival-order key file (arrival-order.ts): units with a hosted policy; absent otherwise. */
-  arrivalOrder: ArrivalOrderCommitmentSchema.optional(),
-  seeds: z.array(SeedBandSchema),
-  reuse: z.array(z.string()),
-  createdAt: z.string(),
-  operator: OperatorSchema,
-  /** Ed25519 signature by the operator's key (src/signing); absent in units written before signing. */
-  signature: SignatureBlockSchema.optional(),
-  sha256: Sha256HexSchema,
-});
-export type PrecommitRecord = z.infer<typeof PrecommitRecordSchema>;
 
 export interface PrecommitInput {
   /** The validated protocol (any JSON-serialisable object). */

@@ -14,6 +14,7 @@ import { readRequiredRecord, selfHashOk, withSelfHash, writeRecord } from '../io
 import { writeUnitHeader } from '../records/unit-header.js';
 import { OperatorSchema, Sha256HexSchema, UNIT_FILES, unitPaths, type Operator } from '../unit-layout.js';
 import { requireAction } from '../unit-state.js';
+import { SealRecordSchema, type SealRecord } from '../records/seal-record.js';
 import { SignatureBlockSchema, prepareSigner, prevLink, signRecord } from '../../signing/index.js';
 
 /**
@@ -28,30 +29,6 @@ import { SignatureBlockSchema, prepareSigner, prevLink, signRecord } from '../..
  * ultimately the Merkle root cited outside the unit. A unit with symlinks, special files, files in
  * adjudication/ or a directory holding no file outside the layout (unit-directories.ts) is refused.
  */
-
-export const AmendmentsPrefixSchema = z.object({
-  count: z.number().int().nonnegative(),
-  bytes: z.number().int().nonnegative(),
-  sha256: Sha256HexSchema,
-  headSha256: Sha256HexSchema.nullable(),
-});
-
-export const SealRecordSchema = z.object({
-  kind: z.literal('imep.seal'),
-  version: z.literal(1),
-  unitId: z.string(),
-  sealedAt: z.string(),
-  operator: OperatorSchema,
-  protocolHash: Sha256HexSchema,
-  precommitSha256: Sha256HexSchema,
-  merkle: z.object({ scheme: z.literal(MERKLE_SCHEME), root: Sha256HexSchema }),
-  files: z.array(ManifestEntrySchema),
-  amendments: AmendmentsPrefixSchema,
-  /** Ed25519 signature by the operator's key, chained to precommit.json (src/signing); absent in older units. */
-  signature: SignatureBlockSchema.optional(),
-  sha256: Sha256HexSchema,
-});
-export type SealRecord = z.infer<typeof SealRecordSchema>;
 
 export interface SealOptions {
   readonly operator?: Operator;

@@ -3,7 +3,7 @@
  * commits to the SHA-256 of arrival-order.json, so the key a verifier replays the arrival order with is the one
  * drawn at precommit — not one swapped in before the seal (which the seal's manifest alone would accept).
  */
-import { ARRIVAL_ORDER_FILE, ArrivalOrderCommitmentSchema } from '../arrival-order.js';
+import { ARRIVAL_ORDER_FILE, ArrivalOrderCommitmentSchema } from '../records/arrival-order-record.js';
 import type { VerifyIssue } from './verify-types.js';
 
 /** Issues of arrival-order.json against the commitment in precommit.json's bytes (none when it commits none). */

@@ -1,10 +1,10 @@
 import { sha256Hex, canonicalJson } from '../../core/index.js';
-import { AmendmentSchema } from '../transitions/amend.js';
+import { AmendmentSchema } from '../records/amendment.js';
 import type { z } from 'zod';
 import { parseRecordBytes, selfHashOk, type RecordRead } from '../io/record-file.js';
 import { AdjudicationRecordSchema, CrossCheckRecordSchema } from '../records/post-seal-records.js';
 import type { ManifestEntry } from '../manifest.js';
-import type { SealRecord } from '../transitions/seal.js';
+import type { SealRecord } from '../records/seal-record.js';
 import { ADJUDICATION_RECORD_RE, CROSS_CHECK_RECORD_RE, UNIT_FILES } from '../unit-layout.js';
 import type { VerifyIssue } from './verify-types.js';
 

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { ARRIVAL_ORDER_FILE } from '../arrival-order.js';
+import { ARRIVAL_ORDER_FILE } from '../records/arrival-order-record.js';
 import { arrivalOrderIssues } from './arrival-order.js';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -9,7 +9,7 @@ import { CloseoutRecordSchema, type CloseoutRecord } from '../records/post-seal-
 import { parseRecordBytes, readRecord, selfHashOk } from '../io/record-file.js';
 import { ioError } from '../io/atomic-write.js';
 import { verifiedReadTestHooks, type VerifiedUnit } from '../io/verified-read.js';
-import { SealRecordSchema, type SealRecord } from '../transitions/seal.js';
+import { SealRecordSchema, type SealRecord } from '../records/seal-record.js';
 import { assertAllowed } from '../lifecycle.js';
 import { ADJUDICATION_RECORD_RE, CROSS_CHECK_RECORD_RE, UNIT_FILES, unitPaths } from '../unit-layout.js';
 import { readUnitState } from '../unit-state.js';
