@@ -50,6 +50,9 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PACKAGE_ROOT } from '../src/campaign/campaign-setup.js';
 import { defaultLauncher } from '../src/cluster/launcher.js';
+import { registerBuiltinKinds } from '../src/kinds/index.js';
+
+registerBuiltinKinds();
 
 const { values } = parseArgs({
   options: {

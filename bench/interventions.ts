@@ -24,6 +24,9 @@ import { applyToItems, emptyLeafStats, type LeafOperator } from '../src/interven
 import { oneUlpOperator } from '../src/interventions/one-ulp.js';
 import { permuteOperator } from '../src/interventions/permute.js';
 import { resampleOperator } from '../src/interventions/resample.js';
+import { registerBuiltinKinds } from '../src/kinds/index.js';
+
+registerBuiltinKinds();
 
 const ITEMS = 4;
 const SHAPE = [16, 256] as const;

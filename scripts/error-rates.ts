@@ -6,6 +6,9 @@ import { writeFileSync } from 'node:fs';
 import { fullRangeRates, gridErrorRates, gridMcNemar, mcnemarRangeRows } from '../src/calibration/error-rate-grid.js';
 import { thetaBarRows } from '../src/calibration/error-rate-theta-bar.js';
 import { errorRateMarkdown } from '../src/calibration/error-rate-table.js';
+import { registerBuiltinKinds } from '../src/kinds/index.js';
+
+registerBuiltinKinds();
 
 const at = process.argv.indexOf('--out');
 const out = at >= 0 ? (process.argv[at + 1] as string) : 'docs/error-rates.md';

@@ -20,13 +20,12 @@
  * withheld with this reason, never published wrongly. A policy that cheats only partly (blocking still changes
  * outcomes detectably) passes; its D_N is then a lower bound on what its memory does. Readout: success.
  */
-import type { Protocol } from '../protocol/index.js';
+import { hasRole, kindsWithRole, type Protocol } from '../protocol/index.js';
 import { mcnemarExact } from '../stats/index.js';
 import type { RowIndex } from './joint-cohort.js';
 import type { GateResult } from './types.js';
 
 export const BLOCKED_READS_GATE = 'blocked-reads';
-const CONTENT_KINDS: readonly string[] = ['T', 'S_pi', 'T_mu'];
 
 interface Contrast {
   readonly condition: string;
@@ -62,12 +61,11 @@ const words = (k: Contrast): string =>
 
 /** The check's result, or null when the protocol has no kind-N condition. */
 export function blockedReads(protocol: Protocol, index: RowIndex, excluded: ReadonlySet<string>): GateResult | null {
-  const kindOf = new Map(protocol.conditions.map((c) => [c.id, c.kind as string]));
-  const blocks = protocol.conditions.filter((c) => c.kind === 'N').map((c) => c.id);
+  const blocks = protocol.conditions.filter((c) => hasRole(c, 'no-access')).map((c) => c.id);
   if (blocks.length === 0) return null;
   const { alpha, onFail } = protocol.validity.blockedReads;
   const content = protocol.conditions
-    .filter((c) => CONTENT_KINDS.includes(kindOf.get(c.id) ?? ''))
+    .filter((c) => hasRole(c, 'read-canary'))
     .map((c) => contrast(protocol, index, excluded, c.id))
     .filter((k): k is Contrast => k !== null);
   const blocking = blocks.map((id) => contrast(protocol, index, excluded, id)).filter((k): k is Contrast => k !== null);
@@ -76,7 +74,7 @@ export function blockedReads(protocol: Protocol, index: RowIndex, excluded: Read
   const consequence = onFail === 'withhold' ? 'numbers are withheld' : 'verdicts are qualified';
   const detail =
     content.length === 0
-      ? `not checked: no condition returning wrong content (kind T, S_pi or T_mu) runs, so nothing shows whether decisions under blocked reads follow from what the policy was given`
+      ? `not checked: no condition returning wrong content (kind ${contentKinds()}) runs, so nothing shows whether decisions under blocked reads follow from what the policy was given`
       : shown.length === 0
         ? `not triggered: no wrong-content condition changes outcomes detectably (${content.map(words).join('; ')})`
         : failing.length === 0
@@ -99,4 +97,10 @@ export function blockedReads(protocol: Protocol, index: RowIndex, excluded: Read
     detail,
     failing,
   };
+}
+
+/** The kinds whose reads return wrong content (the read canaries), in words: "T, S_pi or T_mu". */
+function contentKinds(): string {
+  const kinds = kindsWithRole('read-canary');
+  return kinds.length < 2 ? kinds.join('') : `${kinds.slice(0, -1).join(', ')} or ${kinds[kinds.length - 1]}`;
 }

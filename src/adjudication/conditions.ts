@@ -6,7 +6,7 @@
  * coverage for substituting conditions. Competent tasks only; success readout.
  */
 import type { Protocol } from '../protocol/index.js';
-import { SUBSTITUTING_KINDS } from '../protocol/index.js';
+import { hasRole } from '../protocol/index.js';
 import { clopperPearson, clopperPearsonLower, clopperPearsonUpper, wilson } from '../stats/index.js';
 import { outcomeOf, type RowIndex } from './joint-cohort.js';
 import type { ConditionSummary } from './types.js';
@@ -79,7 +79,7 @@ export function conditionSummaries(
         }
       }
       let coverage: ConditionSummary['coverage'] = null;
-      if ((SUBSTITUTING_KINDS as readonly string[]).includes(kind)) {
+      if (hasRole({ kind }, 'substituting')) {
         const okRows = all.filter((r) => r.status === 'ok');
         const covered = okRows.filter((r) => r.reads.covered === true).length;
         coverage = okRows.length === 0 ? null : { covered, units: okRows.length, rate: covered / okRows.length };

@@ -19,7 +19,7 @@
  *                  substituted, so never divide by all reads unless the protocol registered 'all-reads');
  *                  with requireContentChange, no applied substitution left the content unchanged (reads
  *                  of every attempt from the sham's installation point on)
- *   read-canary    the canary (reads returning known-wrong content, READ_CANARY_KINDS) changes ≥ minChanged outcomes
+ *   read-canary    the canary (reads returning known-wrong content, kinds with the read-canary role) changes ≥ minChanged outcomes
  *                  against its wave's anchor and substituted ≥ 1 read; else the read path is not exercised and the
  *                  guarded conditions' numbers are withheld (failing = canary + guards)
  *   empty-read     identical empty-read positions per (task, seed, attempt) across the conditions (each

@@ -13,6 +13,7 @@
  * "not detected" needs the upper bound below 0 (decide.ts), never below a floor raised by an upper bound.
  * Each is 'invalid' when a failed hard path/wiring gate touches its conditions.
  */
+import { hasRole } from '../protocol/index.js';
 import type { ConditionSummary, EstimandResult, GateResult, QuestionResult, RetrospectiveReading } from './types.js';
 import type { Verdict } from './verdict-types.js';
 import { invalidBecause } from './validity.js';
@@ -36,10 +37,10 @@ function word(lower: number, upper: number, floor: number): 'holds' | 'not detec
 }
 
 function q3(conditions: readonly ConditionSummary[], gates: readonly GateResult[]): RetrospectiveReading[] {
-  const replicates = conditions.filter((c) => c.kind === 'C' && c.vsAnchor !== null);
+  const replicates = conditions.filter((c) => hasRole(c, 'replicate') && c.vsAnchor !== null);
   const floor = replicates.length === 0 ? null : Math.max(...replicates.map((c) => c.vsAnchor!.rhoCpOneSided95.upper));
   return conditions
-    .filter((c) => c.vsAnchor !== null && c.kind !== 'C' && c.kind !== 'A')
+    .filter((c) => c.vsAnchor !== null && !hasRole(c, 'replicate') && !hasRole(c, 'reference'))
     .map((c): RetrospectiveReading => {
       const id = `Q3:${c.id}`;
       const rule = 'LB(ρ_X) > UB(ρ_C), exact-repeat floor';
@@ -78,7 +79,7 @@ function q4(
       const id = `Q4:${e.id}`;
       const rule = 'LB(θ) > max(0, UB(ρ_U))';
       const wave = e.cohort.wave;
-      const u = conditions.filter((c) => c.wave === wave && c.kind === 'U' && c.vsAnchor !== null);
+      const u = conditions.filter((c) => c.wave === wave && hasRole(c, 'numeric-control') && c.vsAnchor !== null);
       if (u.length === 0)
         return {
           id,

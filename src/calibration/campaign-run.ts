@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { ImepError } from '../core/index.js';
 import { explicitOperator } from '../evidence/index.js';
 import { adjudicateUnit } from '../adjudication/index.js';
+import { hasRole } from '../protocol/index.js';
 import { runCampaign } from '../campaign/index.js';
 import type { AvailableEstimand, EstimandResult } from '../adjudication/index.js';
 import type { CampaignTemplate, DerivedProtocol } from './campaign-protocol.js';
@@ -72,7 +73,7 @@ export interface CampaignUnitResult {
 }
 
 function floorOf(derived: DerivedProtocol, estimands: readonly EstimandResult[]): CampaignUnitResult['replicateFloor'] {
-  const replicates = new Set(derived.protocol.conditions.filter((c) => c.kind === 'C').map((c) => c.id));
+  const replicates = new Set(derived.protocol.conditions.filter((c) => hasRole(c, 'replicate')).map((c) => c.id));
   const spec = derived.protocol.estimands.find((e) => e.kind === 'rho' && replicates.has(e.intervention));
   const est = spec === undefined ? undefined : estimands.find((e) => e.id === spec.id);
   if (spec === undefined || est === undefined || est.status !== 'available') return null;

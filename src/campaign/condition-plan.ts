@@ -13,8 +13,8 @@
  * null for conditions that act at every read, whose "point" is the start of every episode.
  */
 import { ImepError } from '../core/index.js';
+import { conditionKindOf, conditionSeed, pointLabel, toConditionSpec } from '../interventions/index.js';
 import type { ConditionSpec, SubstitutionMode } from '../interventions/index.js';
-import { conditionSeed, pointLabel, toConditionSpec, SUBSTITUTING_KINDS } from '../protocol/index.js';
 import type { ProtocolCondition } from '../protocol/index.js';
 
 export interface ConditionPlan {
@@ -25,28 +25,25 @@ export interface ConditionPlan {
   readonly pointLabel: string;
   readonly seed: number | string | undefined;
   readonly substituting: boolean;
+  /** The harness supplies what the reads return (O): the runtime must offer an oracle source. */
+  readonly oracle: boolean;
   /** S / T: donors are assigned (same-fact or different-fact) from the registered seed. */
   readonly donorMode: 'same-fact' | 'different-fact' | null;
   /** S / T: where the donor's payload enters — installed at the point, or swapped in at read time. */
   readonly donorInstallation: 'install' | 'read' | null;
 }
 
+/** The plan of one protocol condition, asked of its registered kind (src/interventions/condition-kind.ts). */
 export function conditionPlan(c: ProtocolCondition): ConditionPlan {
+  const kind = conditionKindOf(c);
   const spec = toConditionSpec(c);
-  const at = 'installAt' in c ? c.installAt : undefined;
-  let mode: SubstitutionMode = 'none';
-  const readSwap = (c.kind === 'S' || c.kind === 'T') && c.installation === 'read';
-  if (readSwap) mode = 'read-swap';
-  else if (c.kind === 'S_pi' || c.kind === 'T_mu' || (c.kind === 'U' && c.installation === 'read')) mode = 'per-read';
-  else if (c.kind === 'S' || c.kind === 'T' || (c.kind === 'U' && c.installation === 'install')) mode = 'installed';
-  const pointAttempt = at?.attempt ?? null;
-  if (mode === 'installed' || (c.kind === 'N' && c.variant === 'clear')) {
-    if (pointAttempt === null) {
-      throw new ImepError('E_PROTOCOL_INVALID', `condition "${c.id}" acts at a registered point but has no installAt`, {
-        field: `conditions.${c.id}.installAt`,
-        hint: 'add installAt: { attempt: 2, before: first-query }',
-      });
-    }
+  const { mode, donor } = kind.mode(c);
+  const pointAttempt = c.installAt?.attempt ?? null;
+  if (kind.acts(c) === 'point' && pointAttempt === null) {
+    throw new ImepError('E_PROTOCOL_INVALID', `condition "${c.id}" acts at a registered point but has no installAt`, {
+      field: `conditions.${c.id}.installAt`,
+      hint: 'add installAt: { attempt: 2, before: first-query }',
+    });
   }
   return {
     condition: c,
@@ -55,9 +52,10 @@ export function conditionPlan(c: ProtocolCondition): ConditionPlan {
     pointAttempt,
     pointLabel: pointLabel(c),
     seed: conditionSeed(c),
-    substituting: SUBSTITUTING_KINDS.includes(c.kind),
-    donorMode: c.kind === 'S' ? 'same-fact' : c.kind === 'T' ? 'different-fact' : null,
-    donorInstallation: c.kind === 'S' || c.kind === 'T' ? (readSwap ? 'read' : 'install') : null,
+    substituting: kind.roles.includes('substituting'),
+    oracle: kind.roles.includes('oracle'),
+    donorMode: donor?.mode ?? null,
+    donorInstallation: donor?.installation ?? null,
   };
 }
 

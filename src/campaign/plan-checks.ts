@@ -34,10 +34,10 @@ export const installable = (policy: RunnerPolicy): boolean => policy.slotMemory(
  */
 export function checkRuntime(condition: ProtocolCondition, installable: boolean, runtime: string): ConditionPlan {
   const plan = conditionPlan(condition);
-  if (plan.spec.kind === 'O') {
+  if (plan.oracle) {
     throw new ImepError(
       'E_PROTOCOL_INVALID',
-      `condition "${condition.id}" (O) needs an oracle source, which this policy runtime does not provide`,
+      `condition "${condition.id}" (${condition.kind}) needs an oracle source, which this policy runtime does not provide`,
       { field: `conditions.${condition.id}` },
     );
   }

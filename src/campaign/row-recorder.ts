@@ -63,7 +63,7 @@ export class RowRecorder implements RunnerSubscriber {
         actions: new ActionDigest(),
         reads: new ReadSummaryBuilder({
           mode: this.plan.mode,
-          oracle: this.plan.spec.kind === 'O',
+          oracle: this.plan.oracle,
           afterPoint: afterPoint(this.plan, ep.attempt),
           substituting: this.plan.substituting,
         }),

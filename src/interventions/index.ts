@@ -1,5 +1,7 @@
 /**
- * Public face of the interventions layer: the A/N/O/C/U/S/T ladder, installation, traces and coverage.
+ * Public face of the interventions layer: registered condition kinds (the A/N/O/C/U/S/T ladder built in, others
+ * registered with registerConditionKind), the one factory, installation, traces and coverage.
+ *   condition-kind.ts kinds/   the condition kinds: their registry and the built-in entries, one file per kind
  *   condition.ts            the one factory: a condition spec → its read hook / point action (interventionHook)
  *   leaf-operator.ts        what every per-leaf operator is; reference / no-access / oracle / replicate hooks
  *   one-ulp.ts permute.ts resample.ts   U, S_π, T_μ as small operators over ulp.ts and normal.ts
@@ -43,17 +45,14 @@ export { installDonorSwaps, installPayloads, snapshotRecords } from './install.j
 export type { InstallResult, InstallTransform, InstallationRecord, InstalledRecordDigest } from './install.js';
 export { readHook } from './read-hook.js';
 export type { OperatorReadHook, ReadHookStats } from './read-hook.js';
-export { SCRAMBLE_VERSIONS, U_DEFAULT, conditionLabel, interventionHook, scrambleOperator } from './condition.js';
-export type {
-  ConditionKind,
-  ConditionLabel,
-  ConditionSpec,
-  InterventionBookkeeping,
-  InterventionContext,
-  InterventionHandle,
-  PointOutcome,
-  ScrambleVersion,
-} from './condition.js';
+export { conditionLabel, interventionHook } from './condition.js';
+export type { InterventionBookkeeping, InterventionContext, InterventionHandle, PointOutcome } from './condition.js';
+export { conditionKinds, registerConditionKind } from './condition-kind.js';
+export type { ConditionKind, ConditionMode, ConditionOperator, ConditionSpec } from './condition-kind.js';
+export { conditionKindOf, conditionSeed, pointLabel, toConditionSpec } from './condition-spec.js';
+export { BUILTIN_CONDITION_KINDS } from './kinds/index.js';
+export { U_DEFAULT } from './kinds/one-ulp.js';
+export { SCRAMBLE_VERSIONS, scrambleOperator, type ScrambleVersion } from './kinds/scramble.js';
 export { TraceRecorder } from './trace.js';
 export type { SelectedRecordTrace, SubstitutionMode, TraceEntry, TraceRecorderOptions } from './trace.js';
 export { survivalCoverage } from './coverage.js';

@@ -7,7 +7,8 @@
 import { PAYLOAD_FIELDS, type Payload, type PayloadField, type RetrievedItem } from '../banks/index.js';
 import type { Prng, FloatTensor } from '../core/index.js';
 
-export type LeafOperatorCondition = 'U' | 'S_pi' | 'T_mu';
+/** The condition kind an operator belongs to (U, S_pi, T_mu, or a registered kind's name): errors and records name it. */
+export type LeafOperatorCondition = string;
 
 export type RegisteredParams = Readonly<Record<string, string | number | boolean>>;
 

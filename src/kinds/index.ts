@@ -5,11 +5,13 @@
  * test setup (test/support/builtin-kinds.ts), bench/ and scripts/. A user's own kind is registered the same way, with
  * the register function of its family (docs/extending.md).
  */
+import { registerBuiltinConditionKinds } from './conditions.js';
 import { registerBuiltinPolicyRuntimeKinds } from './policy-runtimes.js';
 import { registerBuiltinSimulatorKinds } from './simulators.js';
 
 export { registerBuiltinSimulatorKinds } from './simulators.js';
 export { registerBuiltinPolicyRuntimeKinds } from './policy-runtimes.js';
+export { registerBuiltinConditionKinds } from './conditions.js';
 
 let registered = false;
 
@@ -19,4 +21,5 @@ export function registerBuiltinKinds(): void {
   registered = true;
   registerBuiltinSimulatorKinds();
   registerBuiltinPolicyRuntimeKinds();
+  registerBuiltinConditionKinds();
 }

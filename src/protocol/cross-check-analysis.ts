@@ -13,7 +13,7 @@
  * - go/no-go and MDE references resolve.
  */
 import { ALPHA_METHODS, type BoundMethod } from './schema-analysis.js';
-import { READ_CANARY_KINDS, SHAM_KINDS, SUBSTITUTING_KINDS, TARGET_KINDS } from './schema-conditions.js';
+import { faceOf, kindsWithRole } from './schema-conditions.js';
 import type { CheckContext } from './cross-check-context.js';
 import type { Estimand, EstimandKind } from './schema.js';
 import { listSome } from './issue-cap.js';
@@ -78,15 +78,11 @@ function checkEstimands(ctx: CheckContext): void {
         );
     }
     if (e.kind === 'theta' || e.kind === 'thetaBar') {
-      const t = ctx.conditionOfKind(at('T'), e.T, TARGET_KINDS, 'the T (different-fact) side of θ');
-      const s = ctx.conditionOfKind(at('S'), e.S, SHAM_KINDS, 'the S (same-fact) side of θ');
-      ctx.conditionOfKind(at('reference'), e.reference, ['A'], 'the reference of θ');
-      if (t && s && (t.kind === 'T') !== (s.kind === 'S')) {
-        ctx.push(
-          at('S'),
-          `θ pairs ${t.kind} with ${s.kind}; substitutions must be of one family`,
-          'pair T with S (donor swaps) or T_mu with S_pi (latent scrambles)',
-        );
+      const t = ctx.conditionOfRole(at('T'), e.T, ['target'], 'the T (different-fact) side of θ');
+      const s = ctx.conditionOfRole(at('S'), e.S, ['sham'], 'the S (same-fact) side of θ');
+      ctx.conditionOfRole(at('reference'), e.reference, ['reference'], 'the reference of θ');
+      if (t && s && faceOf(t).family !== faceOf(s).family) {
+        ctx.push(at('S'), `θ pairs ${t.kind} with ${s.kind}; substitutions must be of one family`, pairHint());
       }
       if (e.kind === 'thetaBar' && e.weights) {
         for (const task of Object.keys(e.weights)) {
@@ -235,36 +231,38 @@ function checkGates(ctx: CheckContext): void {
       case 'path':
         g.reads.forEach((id, j) => ctx.condition(at('reads', j), id));
         g.emptyReads?.forEach((id, j) =>
-          ctx.conditionOfKind(at('emptyReads', j), id, ['N'], 'a condition with empty reads'),
+          ctx.conditionOfRole(at('emptyReads', j), id, ['no-access'], 'a condition with empty reads'),
         );
         break;
       case 'replicate':
-        ctx.conditionOfKind(at('condition'), g.condition, ['C'], 'the replicate');
+        ctx.conditionOfRole(at('condition'), g.condition, ['replicate'], 'the replicate');
         ctx.condition(at('reference'), g.reference);
         break;
       case 'survival':
         g.conditions.forEach((id, j) =>
-          ctx.conditionOfKind(at('conditions', j), id, SUBSTITUTING_KINDS, 'a survival-gated condition'),
+          ctx.conditionOfRole(at('conditions', j), id, ['substituting'], 'a survival-gated condition'),
         );
         break;
       case 'clock':
-        g.conditions.forEach((id, j) => ctx.conditionOfKind(at('conditions', j), id, ['N'], 'a clock-gated condition'));
+        g.conditions.forEach((id, j) =>
+          ctx.conditionOfRole(at('conditions', j), id, ['no-access'], 'a clock-gated condition'),
+        );
         break;
       case 'candidate':
         g.conditions.forEach((id, j) =>
-          ctx.conditionOfKind(
+          ctx.conditionOfRole(
             at('conditions', j),
             id,
-            [...SUBSTITUTING_KINDS, 'N', 'C'],
+            ['substituting', 'no-access', 'replicate'],
             'a candidate-gated condition',
           ),
         );
         break;
       case 'sham-validity':
-        ctx.conditionOfKind(at('sham'), g.sham, SHAM_KINDS, 'the sham');
+        ctx.conditionOfRole(at('sham'), g.sham, ['sham'], 'the sham');
         break;
       case 'read-canary':
-        ctx.conditionOfKind(at('canary'), g.canary, READ_CANARY_KINDS, 'the read canary');
+        ctx.conditionOfRole(at('canary'), g.canary, ['read-canary'], 'the read canary');
         g.guards.forEach((id, j) => ctx.condition(at('guards', j), id));
         break;
       case 'empty-read':
@@ -339,3 +337,16 @@ export function checkAnalysis(ctx: CheckContext): void {
   checkGates(ctx);
   checkFamilies(ctx);
 }
+
+/** How θ pairs targets with shams: each family's targets with its shams, e.g. "pair T with S (donor swaps) or …". */
+function pairHint(): string {
+  const shams = kindsWithRole('sham').map((k) => ({ k, family: faceOfName(k) }));
+  const pairs = kindsWithRole('target').map((t) => {
+    const family = faceOfName(t);
+    const same = shams.filter((s) => s.family === family).map((s) => s.k);
+    return `${t} with ${same.join(' or ')}${family === undefined ? '' : ` (${family})`}`;
+  });
+  return `pair ${pairs.join(' or ')}`;
+}
+
+const faceOfName = (kind: string): string | undefined => faceOf({ id: kind, kind }).family;

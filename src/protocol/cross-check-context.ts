@@ -5,6 +5,8 @@
 import type { ErrorCode } from '../core/index.js';
 import { IssueSink, listSome } from './issue-cap.js';
 import { didYouMean, type ProtocolIssue } from './issues.js';
+import type { ConditionRole } from '../core/index.js';
+import { kindsWithRole } from './schema-conditions.js';
 import type { Estimand, Protocol, ProtocolCondition, ProtocolConditionKind } from './schema.js';
 import type { PathSegment } from './yaml-locate.js';
 
@@ -86,6 +88,16 @@ export class CheckContext {
       return undefined;
     }
     return c;
+  }
+
+  /** The condition `id` at `path`, checked to be of a registered kind with one of `roles` (kinds listed role by role). */
+  conditionOfRole(
+    path: readonly PathSegment[],
+    id: string,
+    roles: readonly ConditionRole[],
+    role: string,
+  ): ProtocolCondition | undefined {
+    return this.conditionOfKind(path, id, [...new Set(roles.flatMap((r) => kindsWithRole(r)))], role);
   }
 
   estimand(path: readonly PathSegment[], id: string): Estimand | undefined {

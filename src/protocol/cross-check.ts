@@ -20,13 +20,14 @@
  *
  * `crossCheck` returns every issue (with its data path); `assertCrossChecked` throws the first.
  */
-import { policyRuntimeFaces, simulatorFaces, type ProtocolIssueSink } from '../core/index.js';
+import { conditionFaces, policyRuntimeFaces, simulatorFaces, type ProtocolIssueSink } from '../core/index.js';
 import { checkAnalysis } from './cross-check-analysis.js';
 import { checkFrames } from './cross-check-frames.js';
 import { CheckContext } from './cross-check-context.js';
 import { listSome, type IssueSink } from './issue-cap.js';
 import { ProtocolError, type ProtocolIssue } from './issues.js';
 import type { Protocol, ProtocolCondition } from './schema.js';
+import { faceOf } from './schema-conditions.js';
 import { overlappingBands, seedCount } from './seeds.js';
 
 function checkEpisodes(ctx: CheckContext): void {
@@ -142,13 +143,6 @@ function checkEnvs(ctx: CheckContext): void {
   simulatorFaces.get(p.simulator.kind)?.checkProtocol?.(p, sinkOf(ctx));
 }
 
-function acts(c: ProtocolCondition): 'point' | 'read' | 'none' {
-  if (c.kind === 'N') return c.variant === 'clear' ? 'point' : 'read';
-  if (c.kind === 'U') return c.installation === 'install' ? 'point' : 'read';
-  if (c.kind === 'S' || c.kind === 'T') return c.installation === 'read' ? 'read' : 'point';
-  return 'none';
-}
-
 function checkConditions(ctx: CheckContext): void {
   const p = ctx.protocol;
   ctx.unique(p.conditions, ['conditions'], 'condition');
@@ -166,17 +160,15 @@ function checkConditions(ctx: CheckContext): void {
   }
   const combos = new Map<string, number>();
   p.conditions.forEach((c, i) => {
-    const at = 'installAt' in c ? c.installAt : undefined;
-    const mode = acts(c);
+    const at = c.installAt;
+    const face = faceOf(c);
+    const mode = face.acts(c);
+    const installs = face.installsPayloads?.(c) ?? false;
     if (mode === 'point' && !at) {
-      const hint =
-        c.kind === 'S' || c.kind === 'T'
-          ? 'add installAt: { attempt: 2, before: first-query }, or installation: read to swap at read time'
-          : 'add installAt: { attempt: 2, before: first-query }';
       ctx.push(
         ['conditions', i],
-        `condition "${c.id}" (${c.kind}${c.kind === 'N' ? ' clear' : c.kind === 'U' ? ' install' : ''}) needs an installation point`,
-        hint,
+        `condition "${c.id}" (${face.pointWords?.(c) ?? c.kind}) needs an installation point`,
+        face.pointHint ?? 'add installAt: { attempt: 2, before: first-query }',
       );
     }
     if (mode !== 'point' && at) {
@@ -196,7 +188,7 @@ function checkConditions(ctx: CheckContext): void {
       else if (
         at.attempt > 1 &&
         (p.memory.bank !== 'structured-pcmb' || p.memory.persistence !== 'across-attempts') &&
-        c.kind !== 'N'
+        installs
       ) {
         ctx.push(
           ['conditions', i, 'installAt', 'attempt'],
@@ -205,9 +197,6 @@ function checkConditions(ctx: CheckContext): void {
         );
       }
     }
-    const installs =
-      ((c.kind === 'S' || c.kind === 'T') && c.installation !== 'read') ||
-      (c.kind === 'U' && c.installation === 'install');
     if (installs && at?.attempt === 1) {
       ctx.push(
         ['conditions', i, 'installAt', 'attempt'],
@@ -219,7 +208,7 @@ function checkConditions(ctx: CheckContext): void {
       ctx.push(
         ['conditions', i, 'kind'],
         `condition "${c.id}" installs payloads, which needs the structured bank`,
-        'use memory.bank: structured-pcmb, or installation: read (U, S, T)',
+        `use memory.bank: structured-pcmb, or installation: read (${installingKinds().join(', ')})`,
       );
     }
     if (c.levels) {
@@ -378,3 +367,10 @@ export function assertCrossChecked(protocol: Protocol, file?: string): void {
       issues.total,
     );
 }
+
+/** The registered kinds that can install payloads (and so take installation: read instead). */
+const installingKinds = (): string[] =>
+  conditionFaces
+    .all()
+    .filter((k) => k.installsPayloads !== undefined)
+    .map((k) => k.name);

@@ -28,7 +28,7 @@ export type {
   Wave,
 } from './schema.js';
 export type { HostLimitsConfig } from './schema-limits.js';
-export { CONDITION_KINDS, SHAM_KINDS, SUBSTITUTING_KINDS, TARGET_KINDS } from './schema-conditions.js';
+export { faceOf, hasRole, kindsWithRole } from './schema-conditions.js';
 export { BOUND_METHODS } from './schema-analysis.js';
 export { loadProtocol, loadProtocolSync, parseProtocol, type LoadedProtocol } from './load.js';
 export { assertCrossChecked, crossCheck } from './cross-check.js';
@@ -65,7 +65,6 @@ export {
   noiseStreamRecipe,
   type ExecutionNoise,
 } from '../core/index.js';
-export { conditionSeed, pointLabel, toConditionSpec } from './conditions.js';
 export type { NoiseEpisode } from '../core/index.js';
 export { MdeSchema } from './schema-analysis.js';
 export { Kwargs, NonEmptyText, PositiveInt, Seed, SeedInt, Slug } from './schema-common.js';

@@ -17,6 +17,12 @@ function describedProtocol(): z.ZodObject {
     const optional = field instanceof z.ZodOptional;
     const info = kindFieldInfo((optional ? field.unwrap() : field) as z.ZodType);
     if (info !== undefined) unions[key] = optional ? info.union().optional() : info.union();
+    // a list of kind blocks (conditions): the same list, of the union
+    const listed = field instanceof z.ZodArray ? kindFieldInfo(field.element as z.ZodType) : undefined;
+    if (listed !== undefined && field instanceof z.ZodArray) {
+      const list = (field as z.ZodArray).clone({ ...field._zod.def, element: listed.union() });
+      unions[key] = field.description === undefined ? list : list.describe(field.description);
+    }
   }
   const extended = ProtocolObjectSchema.extend(unions);
   const description = ProtocolObjectSchema.description;

@@ -46,25 +46,45 @@ function required(fields: z.ZodRawShape): string[] {
 
 export type KindBlockOf<N extends string> = { readonly [K in N]: string } & Readonly<Record<string, unknown>>;
 
+/** How a kind field is built beyond its registry, name field and label (all optional). */
+export interface KindFieldOptions {
+  /** Fields every block has besides its kind's (they come first, then the name field, then the kind's fields). */
+  readonly common?: z.ZodRawShape;
+  /** The block's description (else generated from the registered kinds and `label`). */
+  readonly description?: string;
+  /**
+   * How an unknown name is refused: 'registry' (the registry's own message and hint, the default) or 'choices' — the
+   * words of a discriminated union over the registered kinds: `unknown kind "Q"` — `use one of: A, N, …` (the
+   * condition kinds' refusal, which protocols and tests have always read).
+   */
+  readonly unknown?: 'registry' | 'choices';
+}
+
 /**
  * The zod field of a kind block named by `nameField` (e.g. 'kind'), its kinds looked up in `registry`.
  * `label` words the description: `${label}: { kind: a } or { kind: b, x }`.
  */
-export function kindField<K extends KindWithFields, N extends string>(
+export function kindField<K extends KindWithFields, N extends string, Out = KindBlockOf<N>>(
   registry: KindRegistry<K>,
   nameField: N,
   label: string,
-): z.ZodType<KindBlockOf<N>, Readonly<Record<string, unknown>>> {
+  options: KindFieldOptions = {},
+): z.ZodType<Out, Readonly<Record<string, unknown>>> {
   const objects = new WeakMap<K, z.ZodObject>();
   const objectOfKind = (kind: K): z.ZodObject => {
     let o = objects.get(kind);
     if (o === undefined) {
-      o = z.strictObject({ [nameField]: z.literal(kind.name).describe(kind.summary), ...kind.fields });
+      o = z.strictObject({
+        ...options.common,
+        [nameField]: z.literal(kind.name).describe(kind.summary),
+        ...kind.fields,
+      });
       objects.set(kind, o);
     }
     return o;
   };
   const describe = (): string =>
+    options.description ??
     `${label}: ${registry
       .all()
       .map((k) => `{ ${[`${nameField}: ${k.name}`, ...required(k.fields)].join(', ')} }`)
@@ -75,6 +95,19 @@ export function kindField<K extends KindWithFields, N extends string>(
       const params: WordedIssueParams = { worded: { message, hint } };
       ctx.issues.push({ code: 'custom', path: [nameField], message, input: name, params });
     };
+    if (options.unknown === 'choices' && (typeof name !== 'string' || !registry.has(name))) {
+      // the issue a discriminated union over the registered kinds raises (issues.ts words it, with a close name)
+      ctx.issues.push({
+        code: 'invalid_union',
+        errors: [],
+        note: 'No matching discriminator',
+        discriminator: nameField,
+        options: registry.names(),
+        path: [nameField],
+        input: block,
+      });
+      return z.NEVER;
+    }
     if (typeof name !== 'string') {
       worded(
         name === undefined ? `missing required field "${nameField}"` : `unknown ${nameField} ${JSON.stringify(name)}`,
@@ -95,7 +128,7 @@ export function kindField<K extends KindWithFields, N extends string>(
       for (const issue of parsed.error.issues) ctx.issues.push({ ...issue, input: undefined });
       return z.NEVER;
     }
-    return parsed.data as KindBlockOf<N>;
+    return parsed.data as Out;
   });
   infos.set(schema, {
     describe,
@@ -110,5 +143,5 @@ export function kindField<K extends KindWithFields, N extends string>(
       return u.describe(describe());
     },
   });
-  return schema as unknown as z.ZodType<KindBlockOf<N>, Readonly<Record<string, unknown>>>;
+  return schema as unknown as z.ZodType<Out, Readonly<Record<string, unknown>>>;
 }

@@ -1,12 +1,14 @@
 /**
  * docs/protocol.md documents every top-level key of the protocol and every condition kind, so the page cannot go
- * stale silently: a key added to ProtocolObjectSchema (src/protocol/schema.ts) or a kind added to the condition union
+ * stale silently: a key added to ProtocolObjectSchema (src/protocol/schema.ts) or a condition kind registered (src/kinds)
  * fails here until the page has its entry, and an entry for a key or kind that no longer exists fails too.
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONDITION_KINDS } from '../../src/protocol/index.js';
+import { z } from 'zod';
+import { conditionFaces } from '../../src/core/index.js';
+import { kindFieldInfo } from '../../src/protocol/index.js';
 import { ProtocolObjectSchema } from '../../src/protocol/schema.js';
 
 const ROOT = resolve(__dirname, '../..');
@@ -31,11 +33,15 @@ describe('docs/protocol.md', () => {
 
   it('has one table row for each condition kind', () => {
     const rows = [...section('Condition kinds').matchAll(/^\| `([^`]+)` \| (\S[^|]*)\|/gm)].map((m) => m[1]);
-    expect(rows).toEqual([...CONDITION_KINDS]);
+    expect(rows).toEqual(conditionFaces.names());
   });
 
-  it('names every condition kind the schema accepts (the discriminated union, not only the exported list)', () => {
-    const kinds = ProtocolObjectSchema.shape.conditions.element.options.map((o) => o.shape.kind.value);
-    expect([...kinds].sort()).toEqual([...CONDITION_KINDS].sort());
+  it('names every condition kind the schema accepts (the union over the registered kinds)', () => {
+    const union = kindFieldInfo(ProtocolObjectSchema.shape.conditions.element)?.union();
+    expect(union).toBeInstanceOf(z.ZodDiscriminatedUnion);
+    const options = (union as z.ZodDiscriminatedUnion).options as readonly z.ZodObject[];
+    const kinds = options.map((o) => (o.shape['kind'] as z.ZodLiteral).value);
+    expect(kinds).toEqual(['A', 'N', 'O', 'C', 'U', 'S_pi', 'T_mu', 'S', 'T']);
+    expect([...kinds].sort()).toEqual([...conditionFaces.names()].sort());
   });
 });

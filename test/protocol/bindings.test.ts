@@ -7,17 +7,15 @@ import {
   assertCrossChecked,
   assertFreezable,
   assertNoSeedOverlap,
-  conditionSeed,
   firstSeeds,
   parseProtocol,
-  pointLabel,
   seedCount,
-  toConditionSpec,
   verifyCheckpoint,
   checkpointOf,
   type Protocol,
   loadProtocolSync,
 } from '../../src/protocol/index.js';
+import { conditionSeed, pointLabel, toConditionSpec } from '../../src/interventions/index.js';
 import { BASE, ROOT } from './helpers.js';
 import { ConditionSchema } from '../../src/protocol/schema-conditions.js';
 

@@ -22,10 +22,20 @@ export interface EnvView {
   readonly kwargs?: Readonly<Record<string, unknown>> | undefined;
 }
 
+/** The registered point at whose start a point-acting condition acts (the `installAt` field of those kinds). */
+export interface InstallPointView {
+  readonly attempt: number;
+  readonly before: 'first-query';
+}
+
 export interface ConditionView extends KindBlock {
   readonly id: string;
   readonly kind: string;
   readonly envKwargs?: Readonly<Record<string, unknown>> | undefined;
+  /** Point-acting kinds: where they act (their own schema parses it). */
+  readonly installAt?: InstallPointView | undefined;
+  /** Kinds with random draws or a donor choice: the registered seed (their own schema parses it). */
+  readonly seed?: number | string | undefined;
 }
 
 /** The protocol, as far as kinds look at it. */
