@@ -36,8 +36,11 @@ export interface Assembly {
   readonly campaign: Campaign;
   readonly simulators: Simulators;
   readonly policy: PolicyProvider;
-  /** Closes the simulators (saying their summary) and releases the policy; later calls do nothing. */
-  close(): Promise<void>;
+  /**
+   * Closes the simulators and releases the policy; later calls do nothing. After a run it says the simulators'
+   * summary (restarts, failed calls); `quiet` (a precommit alone, a refusal) says nothing.
+   */
+  close(opts?: { readonly quiet?: boolean }): Promise<void>;
 }
 
 /** The policy runtime's context for campaign `c`. */
@@ -137,8 +140,11 @@ export async function assemble(c: Campaign, opts: CampaignOptions): Promise<Asse
   try {
     await preflightPlan(c.protocol, c.plan.episodes, policy, batchOf(opts), specs);
   } catch (e) {
-    await policy.release();
-    await simulators.close();
+    try {
+      await policy.release();
+    } finally {
+      await simulators.close();
+    }
     throw e;
   }
   let closed: Promise<void> | null = null;
@@ -146,12 +152,12 @@ export async function assemble(c: Campaign, opts: CampaignOptions): Promise<Asse
     campaign: c,
     simulators,
     policy,
-    close: () =>
+    close: (how = {}) =>
       (closed ??= (async () => {
         try {
           const summary = simulators.summary();
           await simulators.close();
-          if (summary !== null) say(opts, `simulator: ${summary}`);
+          if (summary !== null && how.quiet !== true) say(opts, `simulator: ${summary}`);
         } finally {
           await policy.release();
         }
@@ -169,12 +175,12 @@ export function announceSimulators(a: Assembly, opts: CampaignOptions): void {
     );
 }
 
-/** Runs `fn` with campaign `c` assembled, closing the assembly after it (whether it returns or throws). */
+/** Runs `fn` with campaign `c` assembled (no run: a precommit), closing the assembly quietly after it, whatever happens. */
 export async function withAssembly<T>(c: Campaign, opts: CampaignOptions, fn: (a: Assembly) => Promise<T>): Promise<T> {
   const a = await assemble(c, opts);
   try {
     return await fn(a);
   } finally {
-    await a.close();
+    await a.close({ quiet: true });
   }
 }

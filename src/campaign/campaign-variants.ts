@@ -43,8 +43,13 @@ export async function runShard(
   assembled: Assembly | null,
 ): Promise<void> {
   let assembly = assembled;
+  // the shard's simulators and policy are closed as soon as its rows are run (before the shard is completed and its
+  // lock released: a resubmitted task never finds this one's servers still up); the finally is the safety net
+  const closeHeld = async (): Promise<void> => {
+    await assembly?.close();
+  };
   try {
-    await runShardOf(c, spec, opts, (a) => (assembly = a), assembly);
+    await runShardOf(c, spec, opts, (a) => (assembly = a), assembly, closeHeld);
   } finally {
     await assembly?.close();
   }
@@ -56,6 +61,7 @@ async function runShardOf(
   opts: CampaignOptions,
   hold: (a: Assembly) => void,
   assembled: Assembly | null,
+  closeHeld: () => Promise<void>,
 ): Promise<void> {
   const snap = await readUnitState(c.dir);
   if (snap.state !== 'precommitted') {
@@ -115,11 +121,13 @@ async function runShardOf(
           include,
           subscribers: progressFor(opts, todo, `${c.protocol.id} shard ${spec.index}/${spec.count}`),
         });
+        await closeHeld();
       }
       await sink.drain();
     } finally {
       await sink.settle();
       await shard.close();
+      await closeHeld();
     }
     await completeShard(shard);
     say(opts, `shard ${spec.index}/${spec.count} of ${c.dir}: ${mine.length} rows in ${shard.dir}`);
@@ -166,7 +174,7 @@ export async function smallRunCampaign(
     try {
       await createAndPrecommit(c, a, opts);
     } catch (e) {
-      await a.close();
+      await a.close({ quiet: true });
       throw e;
     }
     say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);

@@ -264,7 +264,7 @@ export async function runCampaign(file: string, opts: RunCampaignOptions): Promi
   try {
     await createAndPrecommit(c, a, opts);
   } catch (e) {
-    await a.close();
+    await a.close({ quiet: true });
     throw e;
   }
   say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);

@@ -70,7 +70,7 @@ function inner(schema: z.ZodType): { schema: z.ZodType; description: string | un
   for (;;) {
     if (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault) {
       s = s.unwrap() as z.ZodType;
-      description ??= s.description;
+      description ??= s.description ?? kindFieldInfo(s)?.describe();
     } else {
       return { schema: s, description };
     }

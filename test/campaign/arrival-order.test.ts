@@ -31,6 +31,10 @@ import type { PlannedEpisode } from '../../src/protocol/plan.js';
 import { exactBinomialTailNumber } from '../../src/stats/binomial-exact.js';
 import { blackoutYaml, sandbox, scriptedOptions, writeProtocol } from './helpers.js';
 import { ShellScriptedPolicy } from './scripted-policies.js';
+import { registerBuiltinKinds } from '../../src/kinds/index.js';
+
+// this file reads protocols while it loads (before the setup file's beforeAll registers the kinds)
+registerBuiltinKinds();
 
 const ALPHA = 0.001;
 

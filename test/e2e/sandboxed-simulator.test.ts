@@ -20,6 +20,10 @@ import { openSimulators } from '../../src/campaign/bridge-envs.js';
 import { ImepError } from '../../src/core/errors.js';
 import { parseProtocol } from '../../src/protocol/load.js';
 import { ROOT } from '../campaign/helpers.js';
+import { registerBuiltinKinds } from '../../src/kinds/index.js';
+
+// this file reads protocols while it loads (before the setup file's beforeAll registers the kinds)
+registerBuiltinKinds();
 
 const SECRET = 'imep-test-secret-sim-7c21';
 

@@ -23,6 +23,10 @@ import {
 import type { InstallationRecord } from '../../src/interventions/install.js';
 import { TraceRecorder, type SubstitutionMode, type TraceEntry } from '../../src/interventions/trace.js';
 import { FakeBank, makeRecord } from './helpers.js';
+import { registerBuiltinKinds } from '../../src/kinds/index.js';
+
+// this file reads protocols while it loads (before the setup file's beforeAll registers the kinds)
+registerBuiltinKinds();
 
 const UNITS = Array.from({ length: 10 }, (_, i) => `u${i}`);
 const POINT = 'attempt-2-start';

@@ -4,6 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { isMap, isSeq, parseDocument, type Node } from 'yaml';
 import { parseProtocol, protocolHash, type Protocol } from '../../src/protocol/index.js';
 import { BASE, ROOT, protocolFiles, replaceOnce } from './helpers.js';
+import { registerBuiltinKinds } from '../../src/kinds/index.js';
+
+// this file reads protocols while it loads (before the setup file's beforeAll registers the kinds)
+registerBuiltinKinds();
 
 /** Reverses the order of every mapping's keys and turns every collection into flow or block style. */
 function restyle(text: string, flow: boolean): string {

@@ -23,6 +23,10 @@ import { loadProtocolSync } from '../../../src/protocol/load.js';
 import { firstSeeds } from '../../../src/protocol/seeds.js';
 import { exactBinomialTailNumber } from '../../../src/stats/binomial-exact.js';
 import { ev, obsDigest } from './helpers.js';
+import { registerBuiltinKinds } from '../../../src/kinds/index.js';
+
+// this file reads protocols while it loads (before the setup file's beforeAll registers the kinds)
+registerBuiltinKinds();
 
 const FLAGSHIP = loadProtocolSync('protocols/shellgame-blackout.yaml').protocol;
 const FLAGSHIP_KWARGS = (FLAGSHIP.envs[0]?.kwargs ?? {}) as Record<string, unknown>;

@@ -23,6 +23,10 @@ import { bandSeeds, parseSuite } from '../../../src/calibration/index.js';
 import { makeLiteEnvSync } from '../../../src/sims/lite/registry.js';
 import { exactBinomialTailNumber } from '../../../src/stats/binomial-exact.js';
 import { ev, obsDigest } from './helpers.js';
+import { registerBuiltinKinds } from '../../../src/kinds/index.js';
+
+// this file reads protocols while it loads (before the setup file's beforeAll registers the kinds)
+registerBuiltinKinds();
 
 const ALPHA = 0.001;
 /** Visible steps the attacker keys on, from the decision step on. */
