@@ -123,5 +123,10 @@ describe('a policy runtime registered from test code', () => {
       ),
     );
     expect(await line(structured)).toMatch(/memory\.bank: toy-shell keeps an episode-local bank/);
+    // a policy block that is not a map still says what the block is (the union of the registered runtimes)
+    const scalar = writeProtocol(box, 'scalar.yaml', toyYaml(2, 'toy-shell'));
+    expect(await line(scalar)).toMatch(
+      /policy: expected a map, got "toy-shell" — policy: the policy, run by a registered policy runtime instead of a checkpoint: \{ runtime: checkpoint \} or \{ runtime: remote, name \} or \{ runtime: toy-shell, decisionFrom \}/,
+    );
   });
 });
