@@ -18,9 +18,11 @@ import { resolve } from 'node:path';
 import { readPrecommit, unitPaths } from '../evidence/index.js';
 import type { PolicyProvider, SpecSource } from './types.js';
 import { openSimulators, simulatorKindOf, type Simulators } from './bridge-envs.js';
+import { inProcessSimulators } from '../runtime/index.js';
 import {
   batchOf,
   checkpointRoot,
+  createAndPrecommit,
   say,
   simulatorContext,
   type Campaign,
@@ -55,23 +57,10 @@ export function policyRuntimeContext(c: Campaign, opts: CampaignOptions): Policy
   };
 }
 
-/** The environments a caller gave (CampaignOptions.envs): nothing to start, nothing to say, specs declared when made. */
-function ownSimulators(opts: CampaignOptions): Simulators {
-  return {
-    envs: opts.envs as NonNullable<CampaignOptions['envs']>,
-    description: null,
-    isolation: null,
-    limits: null,
-    specOf: () => undefined,
-    environment: undefined,
-    summary: () => null,
-    close: async () => undefined,
-  };
-}
-
 /** The campaign's simulators, opened through its simulator kind (or the caller's own environments). */
 async function assembleSimulators(c: Campaign, opts: CampaignOptions, precommitted: boolean): Promise<Simulators> {
-  if (opts.envs !== undefined) return ownSimulators(opts);
+  // a caller's own environments (CampaignOptions.envs): nothing to start, nothing to say, specs declared when made
+  if (opts.envs !== undefined) return inProcessSimulators(opts.envs);
   const ctx = simulatorContext(c, opts);
   if (precommitted) await assertSimulatorInputsUnchanged(c.protocol, ctx, (await readPrecommit(c.dir)).simulatorHashes);
   const slots = Math.max(1, Math.min(batchOf(opts), c.plan.episodes.length));
@@ -163,6 +152,22 @@ export async function assemble(c: Campaign, opts: CampaignOptions): Promise<Asse
         }
       })()),
   };
+}
+
+/**
+ * A new unit: assembled — simulators and policy opened, every condition checked — then precommitted, so nothing is
+ * written before everything that can refuse was asked; the run that follows uses (and closes) the assembly.
+ */
+export async function assembleAndPrecommit(c: Campaign, opts: CampaignOptions): Promise<Assembly> {
+  const a = await assemble(c, opts);
+  try {
+    await createAndPrecommit(c, a, opts);
+  } catch (e) {
+    await a.close({ quiet: true });
+    throw e;
+  }
+  say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
+  return a;
 }
 
 /** Says which simulators a run is on (nothing for in-process ones), as each run starts. */

@@ -22,14 +22,13 @@ import {
 import {
   arrivalKeyOf,
   batchOf,
-  createAndPrecommit,
   openCampaign,
   progressFor,
   say,
   type Campaign,
   type CampaignOptions,
 } from './campaign-setup.js';
-import { announceSimulators, assemble, type Assembly } from './assemble.js';
+import { announceSimulators, assemble, assembleAndPrecommit, type Assembly } from './assemble.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
 import { FailureBudgetWatch } from './failure-budget.js';
@@ -170,14 +169,7 @@ export async function smallRunCampaign(
   if (!(await exists(c.dir))) {
     // a new unit: it is assembled (simulators and policy checked) before the precommit writes anything, and the
     // small run uses that assembly
-    const a = await assemble(c, opts);
-    try {
-      await createAndPrecommit(c, a, opts);
-    } catch (e) {
-      await a.close({ quiet: true });
-      throw e;
-    }
-    say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
+    const a = await assembleAndPrecommit(c, opts);
     return smallRun(c, kind, n, opts, a);
   }
   return smallRun(c, kind, n, opts, null);

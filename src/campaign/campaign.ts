@@ -44,7 +44,7 @@ import {
   type Campaign,
   type CampaignOptions,
 } from './campaign-setup.js';
-import { announceSimulators, assemble, withAssembly, type Assembly } from './assemble.js';
+import { announceSimulators, assemble, assembleAndPrecommit, withAssembly, type Assembly } from './assemble.js';
 import { runShard } from './campaign-variants.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
@@ -260,14 +260,7 @@ export async function runCampaign(file: string, opts: RunCampaignOptions): Promi
   // a new unit (what its sandboxes would bind was checked with precommit's other write-free checks, openCampaign):
   // it is assembled — simulators and policy opened, every condition checked — before the precommit writes anything,
   // and its run uses that assembly
-  const a = await assemble(c, opts);
-  try {
-    await createAndPrecommit(c, a, opts);
-  } catch (e) {
-    await a.close({ quiet: true });
-    throw e;
-  }
-  say(opts, `precommitted ${c.dir} (protocol ${c.hash.slice(0, 12)}…, ${c.plan.episodes.length} planned rows)`);
+  const a = await assembleAndPrecommit(c, opts);
   await (opts.shard !== undefined ? runShard(c, opts.shard, opts, a) : continueCampaign(c, opts, a));
   return c.dir;
 }

@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import type { ProtocolView } from '../core/index.js';
-import { DevicesSchema, HostLimitsSchema, NonEmptyText, type Protocol } from '../protocol/index.js';
+import { NonEmptyText, type Protocol } from '../protocol/index.js';
+import { DevicesSchema, HostLimitsSchema } from '../runtime/index.js';
 
 export const REMOTE_RUNTIME = 'remote';
 

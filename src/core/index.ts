@@ -9,6 +9,7 @@ export {
   type JsonValue,
 } from './canonical-json.js';
 export { asTyped, cliName } from './cli-name.js';
+export { closestName, didYouMean, editDistance } from './did-you-mean.js';
 export { ImepError, domainError, escapeLineBreaks, isImepError, type ErrorCode } from './errors.js';
 export { sha256Hex, truncatedId } from './hash.js';
 export { makeDirs } from './make-dirs.js';

@@ -27,7 +27,6 @@ export type {
   ValidityChecks,
   Wave,
 } from './schema.js';
-export type { HostLimitsConfig } from './schema-limits.js';
 export { faceOf, hasRole, kindsWithRole } from './schema-conditions.js';
 export { BOUND_METHODS } from './schema-analysis.js';
 export { loadProtocol, loadProtocolSync, parseProtocol, type LoadedProtocol } from './load.js';
@@ -71,10 +70,7 @@ export { Kwargs, NonEmptyText, PositiveInt, Seed, SeedInt, Slug } from './schema
 export type { Frames } from './schema-frames.js';
 export type { PolicyBlock } from './schema.js';
 export { PolicyBlockSchema, MEMORY_CONSOLIDATION_MODES } from './schema.js';
-export { HostLimitsSchema } from './schema-limits.js';
-export { DevicesSchema } from './schema-devices.js';
 
-export type { DeviceRequest } from './schema-devices.js';
 export {
   SHARD_RULE,
   arraySpec,

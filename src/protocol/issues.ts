@@ -7,7 +7,9 @@
  * all of them in `issues`.
  */
 import { z } from 'zod';
-import { escapeLineBreaks, ImepError, type ErrorCode } from '../core/index.js';
+import { didYouMean, escapeLineBreaks, ImepError, type ErrorCode } from '../core/index.js';
+
+export { didYouMean };
 import { IssueSink, listSome } from './issue-cap.js';
 import { kindFieldInfo, type WordedIssueParams } from './kind-field.js';
 import { formatYamlPath, valueAt, type PathSegment, type SourcePos } from './yaml-locate.js';
@@ -158,35 +160,6 @@ const EXPECTED: Readonly<Record<string, string>> = {
   array: 'a list',
   null: 'null',
 };
-
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) (d[0] as number[])[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const row = d[i] as number[];
-      const prev = d[i - 1] as number[];
-      row[j] = Math.min(
-        (prev[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-  }
-  return (d[a.length] as number[])[b.length] as number;
-}
-
-/** Words longer than this get no suggestion (the edit distance costs length × length). */
-const MAX_SUGGEST_LENGTH = 64;
-
-/** `did you mean "x"? ` when one candidate is close, else ''. */
-export function didYouMean(word: string, candidates: readonly string[]): string {
-  if (word.length > MAX_SUGGEST_LENGTH) return '';
-  const best = candidates
-    .map((c) => ({ c, d: editDistance(word.toLowerCase(), c.toLowerCase()) }))
-    .sort((x, y) => x.d - y.d)[0];
-  return best && best.d <= Math.max(1, Math.floor(word.length / 3)) ? `did you mean "${best.c}"? ` : '';
-}
 
 function bound(n: number | bigint, inclusive: boolean | undefined, up: boolean): string {
   return `${up ? (inclusive === false ? '<' : '≤') : inclusive === false ? '>' : '≥'} ${String(n)}`;

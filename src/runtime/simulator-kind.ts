@@ -56,6 +56,23 @@ export interface Simulators {
   close(): Promise<void>;
 }
 
+/**
+ * Environments made in IMEP's own process: no server to start, isolate or recover, nothing to report; their specs
+ * are declared when each is made (a kind that knows them earlier says so with `knownSpec`).
+ */
+export function inProcessSimulators(envs: EnvProvider): Simulators {
+  return {
+    envs,
+    description: null,
+    isolation: null,
+    limits: null,
+    specOf: () => undefined,
+    environment: undefined,
+    summary: () => null,
+    close: async () => undefined,
+  };
+}
+
 /** Where the protocol's relative paths (replayDir) resolve, in order: the first that holds the path. */
 export interface SimulatorContext {
   readonly file: string;

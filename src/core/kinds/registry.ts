@@ -5,6 +5,7 @@
  * docs/extending.md). A name is registered once; looking up an unknown name is the user's error (a protocol names
  * a kind nobody registered) and says which names exist.
  */
+import { closestName } from '../did-you-mean.js';
 import { ImepError } from '../errors.js';
 
 /** What every registered kind has: the name a protocol uses for it and one line saying what it is. */
@@ -81,7 +82,7 @@ export class KindRegistry<K extends Kind> {
     const kind = this.#entries.get(name);
     if (kind !== undefined) return kind;
     const names = this.names();
-    const close = closest(name, names);
+    const close = closestName(name, names);
     throw new ImepError('E_PROTOCOL_INVALID', `unknown ${this.what} "${name}"`, {
       ...(site.file === undefined ? {} : { file: site.file }),
       field: site.field ?? this.field,
@@ -98,31 +99,4 @@ export class KindRegistry<K extends Kind> {
   all(): K[] {
     return [...this.#entries.values()];
   }
-}
-
-/** The registered name at edit distance ≤ max(1, ⌊|word|/3⌋) from `word`, if any (case-insensitive). */
-function closest(word: string, names: readonly string[]): string | undefined {
-  let best: { name: string; d: number } | undefined;
-  for (const name of names) {
-    const d = distance(word.toLowerCase(), name.toLowerCase());
-    if (best === undefined || d < best.d) best = { name, d };
-  }
-  return best !== undefined && best.d <= Math.max(1, Math.floor(word.length / 3)) ? best.name : undefined;
-}
-
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row.push(
-        Math.min(
-          (prev[j] as number) + 1,
-          (row[j - 1] as number) + 1,
-          (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-        ),
-      );
-    prev = row;
-  }
-  return prev[b.length] as number;
 }

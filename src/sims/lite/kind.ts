@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import {
+  didYouMean,
   ExecutionNoiseSchema,
   isImepError,
   type ExecutionNoise,
@@ -15,7 +16,7 @@ import {
   type ProtocolPath,
   type ProtocolView,
 } from '../../core/index.js';
-import type { EnvProvider, SimulatorKind, Simulators } from '../../runtime/index.js';
+import { inProcessSimulators, type EnvProvider, type SimulatorKind } from '../../runtime/index.js';
 import { LITE_ENV_IDS, isLiteEnvId, liteStatedKwargs, makeLiteEnv, makeLiteEnvSync } from './registry.js';
 
 const fields = {
@@ -35,44 +36,6 @@ const inProcess = (block: KindBlock): boolean => (liteBlock(block).transport ?? 
 
 /** The lite environments in process: one per task and slot, made from the protocol's id and kwargs. */
 export const liteInProcessEnvs: EnvProvider = (task) => makeLiteEnv(task.envId, task.kwargs);
-
-/** The in-process lite environments (no server, no isolation to record). */
-const inProcessSimulators: Simulators = {
-  envs: liteInProcessEnvs,
-  description: null,
-  isolation: null,
-  limits: null,
-  specOf: () => undefined,
-  environment: undefined,
-  summary: () => null,
-  close: async () => undefined,
-};
-
-/** `did you mean "x"? ` when one id is close, else '' (the protocol's hint wording). */
-function didYouMean(word: string, candidates: readonly string[]): string {
-  if (word.length > 64) return '';
-  const best = candidates
-    .map((c) => ({ c, d: editDistance(word.toLowerCase(), c.toLowerCase()) }))
-    .sort((x, y) => x.d - y.d)[0];
-  return best && best.d <= Math.max(1, Math.floor(word.length / 3)) ? `did you mean "${best.c}"? ` : '';
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row.push(
-        Math.min(
-          (prev[j] as number) + 1,
-          (row[j - 1] as number) + 1,
-          (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-        ),
-      );
-    prev = row;
-  }
-  return prev[b.length] as number;
-}
 
 /** The kwargs key an E_USAGE error from the lite options names (`kwargs.<key>`), if any. */
 function kwargKey(field: string | undefined): string | undefined {
@@ -147,7 +110,7 @@ export const liteSimulatorKind: SimulatorKind = {
   inProcess,
   preflight: () => undefined,
   async open(block, ctx) {
-    if (inProcess(block)) return inProcessSimulators;
+    if (inProcess(block)) return inProcessSimulators(liteInProcessEnvs);
     return ctx.bridged({ servers: { start: 'imep-lite' }, adapter: 'lite', checkAdapter: false, vectorize: false });
   },
   describe: (block) =>
