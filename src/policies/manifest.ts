@@ -3,7 +3,7 @@
  * and how it was trained. Parsed with zod; a bad manifest is refused with one line naming model.json and the
  * field (ImepError E_CHECKPOINT_MISMATCH).
  *
- * A checkpoint has two graphs run once per step each (see README.md for the per-step sequence):
+ * A checkpoint has two graphs run once per step each (see src/policies/README.md, "Per-step sequence"):
  *   encode: observation fields → queryKey, writeCandidate, carry tensors
  *   act:    observation fields, carry tensors, retrieved memory [k × d], memory mask [k] → action, decisionLogits
  * Every tensor of a graph is declared with its real name, dtype and shape; the leading dimension of every tensor

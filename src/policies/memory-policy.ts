@@ -2,7 +2,7 @@
  * The external-memory policy runtime: a checkpoint's two graphs (encode, act) plus one episode-local bank per
  * batch slot, living in IMEP outside the graphs, so every read passes through the bank's read hook.
  *
- * Per step, for the active slots S (in request order; B = |S|) — see README.md:
+ * Per step, for the active slots S (in request order; B = |S|) — see src/policies/README.md, "Per-step sequence":
  *   1. encode(observation fields of S, stacked) → queryKey[B,d], writeCandidate[B,d], carry tensors
  *   2. for each slot s in order: items = bank_s.query(queryKey[s])   — top-k by cosine over the writes of steps
  *      0..t−1 of this episode; the bank passes them through its read hook (the intervention point) and returns

@@ -11,7 +11,7 @@
  * (after openpi's runtime). Fast paths an environment or the policy offers (a synchronous step, frames given back
  * or drawn into the policy's input) are capability interfaces, asked once per environment (capabilities.ts).
  * Episodes are independent: each slot has its own environment and its own bank, and the
- * policy's per-slot results do not depend on which other slots share the batch (README.md).
+ * policy's per-slot results do not depend on which other slots share the batch (src/policies/README.md).
  */
 import { SlotLoop } from './slot-loop.js';
 import type { ResetRequest, SimEnvironment, StepResult } from './environment.js';
