@@ -112,6 +112,14 @@ function knownSpecs(c: Campaign, opts: CampaignOptions, simulators: Simulators):
 }
 
 /**
+ * Waits for a cleanup after a refusal, whatever it does: the refusal is what the user must read, and a release or a
+ * close that fails after it must neither hide it nor stop the next cleanup (the simulators still close).
+ */
+async function settle(cleanup: Promise<void>): Promise<void> {
+  await cleanup.catch(() => undefined);
+}
+
+/**
  * Assembles campaign `c`: its simulators, then its policy, then every condition checked on every task against both.
  * Throws (after closing whatever it opened) on the first refusal; writes nothing.
  */
@@ -122,18 +130,15 @@ export async function assemble(c: Campaign, opts: CampaignOptions): Promise<Asse
   try {
     policy = await assemblePolicy(c, opts, precommitted);
   } catch (e) {
-    await simulators.close();
+    await settle(simulators.close());
     throw e;
   }
   const specs = knownSpecs(c, opts, simulators);
   try {
     await preflightPlan(c.protocol, c.plan.episodes, policy, batchOf(opts), specs);
   } catch (e) {
-    try {
-      await policy.release();
-    } finally {
-      await simulators.close();
-    }
+    await settle(policy.release());
+    await settle(simulators.close());
     throw e;
   }
   let closed: Promise<void> | null = null;
