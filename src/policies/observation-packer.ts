@@ -6,25 +6,13 @@
  * in. An observation already in that row (a frame drawn in place) is not copied.
  */
 import { ImepError, sameShape } from '../core/index.js';
-import type { NdArray, ObsValue, Observation } from '../runtime/index.js';
+import { isNdArray, type NdArray, type ObsValue, type Observation } from '../runtime/index.js';
 import type { HostTensor } from './backend.js';
 import { elementCountOf } from './backend.js';
 import type { CheckpointManifest, InputContract } from './manifest.js';
 
 /** Observation values of at most this many elements are packed even in a batch of one (observationTensor). */
 const DIRECT_FEED_MIN = 64;
-
-function isNdArray(v: ObsValue | NdArray | undefined): v is NdArray {
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    !Array.isArray(v) &&
-    'dtype' in v &&
-    'shape' in v &&
-    'data' in v &&
-    ArrayBuffer.isView((v as NdArray).data)
-  );
-}
 
 export class ObservationPacker {
   /** The packing buffers, by input, then 2·B + parity. */

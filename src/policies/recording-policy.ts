@@ -5,7 +5,15 @@
  * policy. It forwards calls unchanged and returns the wrapped policy's outputs unchanged.
  */
 import { sha256Hex } from '../core/index.js';
-import type { NdArray, ObsValue, EpisodeInfo, Observation, Policy, PolicyOutput } from '../runtime/index.js';
+import {
+  isNdArray,
+  type NdArray,
+  type ObsValue,
+  type EpisodeInfo,
+  type Observation,
+  type Policy,
+  type PolicyOutput,
+} from '../runtime/index.js';
 
 /** One received field: its kind, dtype/shape when an array, and its exact bytes. */
 export interface ReceivedField {
@@ -22,18 +30,6 @@ export type ReceivedCall =
 
 function copyBytes(view: ArrayBufferView): Uint8Array {
   return new Uint8Array(view.buffer, view.byteOffset, view.byteLength).slice();
-}
-
-function isNdArray(v: ObsValue | NdArray): v is NdArray {
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    !Array.isArray(v) &&
-    'dtype' in v &&
-    'shape' in v &&
-    'data' in v &&
-    ArrayBuffer.isView((v as NdArray).data)
-  );
 }
 
 function jsonReplacer(_key: string, v: unknown): unknown {

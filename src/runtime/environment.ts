@@ -35,6 +35,19 @@ export interface NdArray {
   >;
 }
 
+/** An observation value that is an NdArray: dtype, shape and a typed-array view as its data. */
+export function isNdArray(v: ObsValue | NdArray | undefined): v is NdArray {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    'dtype' in v &&
+    'shape' in v &&
+    'data' in v &&
+    ArrayBuffer.isView((v as NdArray).data)
+  );
+}
+
 export interface FieldSpec {
   readonly shape: readonly number[];
   readonly dtype: string;
