@@ -8,7 +8,7 @@
  *   npx tsx scripts/checkpoints/write-manifest.ts --dir checkpoints/lite-memvla --name lite-memvla \
  *     --description "…"
  */
-import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -181,12 +181,105 @@ export function liteManifest(dir: string, name: string, description: string): Ch
   return parseManifest(manifest, join(dir, 'model.json'));
 }
 
+interface StateTrainReport {
+  readonly recipe: string;
+  readonly task: string;
+  readonly variant: 'memvla' | 'blind';
+  readonly contract: {
+    encodeFields: [string, number[]][];
+    actFields: [string, number[]][];
+    actionDim: number;
+    choices: number;
+    capacity: number;
+    decisionStep: number;
+    opset: number;
+  };
+  readonly hyperparameters: { k: number; d: number; enc: number; seed: number; [key: string]: unknown };
+  readonly seeds: Record<string, number>;
+  readonly demos: { env: string; kwargs: Record<string, unknown>; [key: string]: unknown };
+  readonly [key: string]: unknown;
+}
+
+const STATE_RECIPE_FILES = ['record-real-demos.sh', 'train_state.py', 'write-manifest.ts', 'build-real.sh'] as const;
+
+/** model.json of a real-simulator state checkpoint from train_state.py: episode bank, attention read in act. */
+export function stateManifest(dir: string, name: string, description: string): CheckpointManifest {
+  const report = JSON.parse(readFileSync(join(dir, 'train-report.json'), 'utf8')) as StateTrainReport;
+  const { k, d, enc } = report.hyperparameters;
+  const c = report.contract;
+  const obs = ([field, shape]: [string, number[]]) => ({
+    name: field,
+    role: 'observation',
+    field,
+    dtype: 'float32',
+    shape: ['batch', ...shape],
+  });
+  const manifest = {
+    format: 'imep-checkpoint',
+    version: 1,
+    name,
+    description,
+    backend: 'onnx',
+    task: { env: report.demos.env, kwargs: report.demos.kwargs },
+    graphs: {
+      encode: {
+        file: 'encode.onnx',
+        inputs: c.encodeFields.map(obs),
+        outputs: [
+          { name: 'query_key', role: 'queryKey', dtype: 'float32', shape: ['batch', d] },
+          { name: 'write_candidate', role: 'writeCandidate', dtype: 'float32', shape: ['batch', d] },
+          { name: 'encoding', role: 'carry', dtype: 'float32', shape: ['batch', enc] },
+        ],
+      },
+      act: {
+        file: 'act.onnx',
+        inputs: [
+          { name: 'encoding', role: 'carry', dtype: 'float32', shape: ['batch', enc] },
+          ...c.actFields.map(obs),
+          { name: 'memory', role: 'memory', dtype: 'float32', shape: ['batch', k, d] },
+          { name: 'memory_mask', role: 'memoryMask', dtype: 'float32', shape: ['batch', k] },
+        ],
+        outputs: [
+          { name: 'action', role: 'action', dtype: 'float32', shape: ['batch', c.actionDim] },
+          { name: 'decision_logits', role: 'decisionLogits', dtype: 'float32', shape: ['batch', c.choices] },
+        ],
+      },
+    },
+    bank: { kind: 'episode', name: 'perceptual', capacity: c.capacity, k, consolidation: 'token-merge', leaf: 'feature', order: 'read-before-write' },
+    files: filesOf(dir),
+    training: {
+      recipe: 'scripts/checkpoints/build-real.sh (record-real-demos.sh → train_state.py → write-manifest.ts)',
+      recipeFiles: Object.fromEntries(
+        STATE_RECIPE_FILES.filter((f) => existsSync(join(import.meta.dirname, f))).map((f) => [f, sha256Hex(readFileSync(join(import.meta.dirname, f)))]),
+      ),
+      task: report.task,
+      variant: report.variant,
+      memoryInputs:
+        report.variant === 'blind'
+          ? 'blocked in every training episode (memory_mask 0); the decision head memory weight initialised to zero and frozen'
+          : 'bank reads (read-before-write top-k by cosine), read by attention in act',
+      seeds: report.seeds,
+      hyperparameters: report.hyperparameters,
+      demos: report.demos,
+      final: report['final'],
+      parity: report['parity'],
+      torch: report['torch'],
+    },
+  };
+  return parseManifest(manifest, join(dir, 'model.json'));
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { dir: { type: 'string' }, name: { type: 'string' }, description: { type: 'string', default: '' } } });
   if (values.dir === undefined || values.name === undefined) throw new Error('write-manifest: --dir and --name are required');
   const file = join(values.dir, 'model.json');
   const recipe = (JSON.parse(readFileSync(join(values.dir, 'train-report.json'), 'utf8')) as { recipe?: string }).recipe;
-  const build = recipe === 'scripts/checkpoints/train_rc.py' ? liteRcManifest : liteManifest;
+  const build =
+    recipe === 'scripts/checkpoints/train_rc.py'
+      ? liteRcManifest
+      : recipe === 'scripts/checkpoints/train_state.py'
+        ? stateManifest
+        : liteManifest;
   const manifest = build(values.dir, values.name, values.description ?? '');
   writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
   try {

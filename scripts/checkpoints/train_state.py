@@ -1,0 +1,524 @@
+#!/usr/bin/env python3
+"""Trains a learned memory policy for a REAL simulator from state observations, and exports it as an IMEP checkpoint.
+
+    .venvs/train/bin/python scripts/checkpoints/train_state.py --task mikasa-rc3 \
+        --demos /work/demos/mikasa-rc3 --out checkpoints/mikasa-rc3-memvla --variant memvla --seed 1
+
+Runs with torch 2.13.0 (CPU build; `bash scripts/checkpoints/setup-train.sh` makes .venvs/train), 1 thread,
+deterministic algorithms, no downloads. Demonstrations: a LeRobot dataset v3.0 folder
+(sim-bridge/imep_sim_bridge/demos, recorded by scripts/checkpoints/record-real-demos.sh).
+
+Tasks (TASKS below): `mikasa-rc3` (MIKASA-Robo RememberColor3-VLA-v0, obs_mode state, pd_ee_delta_pos) and
+`libero-drawer` (libero-mem/top-drawer-cue). The graphs, in IMEP's checkpoint format (src/policies/README.md):
+
+  encode(<observation fields>) -> query_key f32[B,d], write_candidate f32[B,d], encoding f32[B,e]
+      x = the fields flattened and concatenated, standardised by the demonstrations' mean/std (constants in the
+      graph); e = relu(W2 relu(W1 x)); query_key = Wq e; write_candidate = Ww e.
+  act(encoding, <observation fields>, memory f32[B,k,d], memory_mask f32[B,k]) -> action f32[B,A], decision_logits f32[B,C]
+      READ BY ATTENTION over the k records the bank returned (after IMEP's read hook):
+        a = Wa e;  s_j = <a, memory_j>/sqrt(d) (masked);  alpha = softmax(s) * mask;  r = sum_j alpha_j memory_j
+        (r = 0 when every row is masked: blocked reads);  decision_logits = Wc r + bc;  p = softmax(decision_logits)
+      mikasa-rc3: target = sum_c p_c * cubes[c, :3] (a pointer over the candidate cubes' positions, soft);
+                  h = MLP([10 (target - tcp), 10 tcp, all-visible flag, e]); action = Wo h  (A = 4)
+      libero-drawer: h = MLP([10 (handle - eef), standardised state, p, e]); action = Wo h   (A = 7)
+
+The bank is IMEP's episode bank, OUTSIDE the graphs: at step t the runtime ranks the write candidates of steps
+0 … t-1 of the episode by float64 cosine to query_key (ties -> earlier step), takes the top k, passes them through
+the read hook, feeds them as memory, then writes write_candidate of step t (read before write; capacity >= the
+episode's step limit, so it never consolidates). Training reimplements exactly that retrieval (stable sort = the
+tie rule), with gradients into the retrieved values. A hard top-k gives the query key no gradient, so it is trained
+by retrieval supervision: from the first non-cue step on, -log of the softmax(cosine / tau_r) mass on the writes of
+the cue steps (a training-only label: the steps whose observation shows the cue).
+
+Losses: action MSE against the expert's CLEAN action (the demonstrations' `action`; the executed one carried noise),
+cross-entropy of decision_logits on the episode's fact (`imep.fact`, evaluator-only in IMEP, a label here) from the
+decision step on, and the retrieval loss.
+
+Variants: memvla — as above. blind — the memoryless twin: same architecture and data, every read blocked in
+training (memory_mask = 0) and the decision head's memory weight Wc initialised to exactly zero and frozen, so its
+outputs cannot depend on the bank (0 * r = 0).
+
+Export: ONNX opset 17 (TorchScript exporter, dynamo=False), dynamic batch axis, metadata imep.graph/variant/seed/task;
+then the parity check: ONNX Runtime (Python) against torch on held-out observations (validation episodes, real
+retrieved memory), max |difference| <= 1e-5 on every output or the script exits 1; the inputs and torch's outputs
+are written to parity.json, which test/policies/state-checkpoints-parity.test.ts replays through onnxruntime-node.
+"""
+import argparse
+import base64
+import glob
+import hashlib
+import json
+import os
+import random
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+OPSET = 17
+PARITY_TOLERANCE = 1e-5
+
+TASKS = {
+    'mikasa-rc3': {
+        'env': 'mikasa/RememberColor3-VLA-v0',
+        'kwargs': {'obs_mode': 'state', 'sim_backend': 'cpu', 'control_mode': 'pd_ee_delta_pos'},
+        'encode_fields': [('joints', [25]), ('cubes', [3, 4])],
+        'act_fields': [('joints', [25]), ('cubes', [3, 4])],
+        'action_dim': 4, 'choices': 3, 'capacity': 32, 'decision_step': 10,
+    },
+    'libero-drawer': {
+        'env': 'libero-mem/top-drawer-cue',
+        'kwargs': {},
+        'encode_fields': [('state', [8]), ('handle', [3]), ('cue', [])],
+        'act_fields': [('state', [8]), ('handle', [3])],
+        'action_dim': 7, 'choices': 2, 'capacity': 224, 'decision_step': 5,
+    },
+}
+
+
+def numel(shape):
+    return int(np.prod(shape)) if shape else 1
+
+
+# ---------------------------------------------------------------------------------------------------------------- data
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for chunk in iter(lambda: f.read(1 << 20), b''):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def load_demos(path, task):
+    """Reads a LeRobot v3.0 dataset: every data/*/*.parquet file, the columns this task needs, as episodes."""
+    import pyarrow.parquet as pq
+    info = json.load(open(os.path.join(path, 'meta', 'info.json')))
+    if info.get('codebase_version') != 'v3.0':
+        raise SystemExit(f'{path}/meta/info.json: codebase_version {info.get("codebase_version")!r}, expected "v3.0"')
+    files = sorted(glob.glob(os.path.join(path, 'data', '*', '*.parquet')))
+    if not files:
+        raise SystemExit(f'{path}: no data/*/*.parquet files')
+    names = sorted({n for n, _ in task['encode_fields'] + task['act_fields']})
+    cols = {n: [] for n in names}
+    action, executed, episode, frame, fact = [], [], [], [], []
+    for f in files:
+        t = pq.read_table(f)
+        for n in names:
+            shape = task_shape(task, n)
+            col = f'observation.{n}'
+            if col not in t.column_names:
+                raise SystemExit(f'{f}: no column {col!r} (columns: {t.column_names})')
+            cols[n].append(np.asarray(t.column(col).to_pylist(), np.float32).reshape(-1, numel(shape)))
+        action.append(np.asarray(t.column('action').to_pylist(), np.float32))
+        executed.append(np.asarray(t.column('imep.executed_action').to_pylist(), np.float32))
+        episode.append(np.asarray(t.column('episode_index').to_pylist(), np.int64))
+        frame.append(np.asarray(t.column('frame_index').to_pylist(), np.int64))
+        fact.append(np.asarray(t.column('imep.fact').to_pylist(), np.int64))
+    data = {n: np.concatenate(v) for n, v in cols.items()}
+    data['action'] = np.concatenate(action)
+    data['episode'] = np.concatenate(episode)
+    data['frame'] = np.concatenate(frame)
+    data['fact'] = np.concatenate(fact)
+    digests = {os.path.relpath(f, path): sha256_file(f) for f in files + [os.path.join(path, 'meta', 'info.json')]}
+    return info, data, digests
+
+
+def task_shape(task, name):
+    for n, s in task['encode_fields'] + task['act_fields']:
+        if n == name:
+            return s
+    raise KeyError(name)
+
+
+def is_cue(task_name, obs):
+    """Training-only label: the steps whose observation shows the cue."""
+    if task_name == 'mikasa-rc3':
+        visible = obs['cubes'].reshape(-1, 3, 4)[:, :, 3] > 0.5
+        return visible.sum(-1) == 1
+    return obs['cue'].reshape(-1) != 0
+
+
+def episodes_tensor(task_name, task, data):
+    """Pads episodes to [E, T, ...]."""
+    ep = data['episode']
+    ids = np.unique(ep)
+    remap = {int(e): i for i, e in enumerate(ids)}
+    rows = np.array([remap[int(e)] for e in ep], np.int64)
+    E = len(ids)
+    lengths = np.bincount(rows, minlength=E)
+    T = int(lengths.max())
+    steps = data['frame']
+    out = {}
+    for n in sorted({n for n, _ in task['encode_fields'] + task['act_fields']}):
+        per = numel(task_shape(task, n))
+        x = torch.zeros(E, T, per)
+        x[rows, steps] = torch.from_numpy(data[n])
+        out[n] = x
+    a = torch.zeros(E, T, task['action_dim'])
+    a[rows, steps] = torch.from_numpy(data['action'])
+    cue = torch.zeros(E, T, dtype=torch.bool)
+    cue[rows, steps] = torch.from_numpy(is_cue(task_name, data))
+    fact = torch.zeros(E, dtype=torch.long)
+    fact[rows] = torch.from_numpy(data['fact'])
+    return out, a, cue, fact, torch.from_numpy(lengths.astype(np.int64))
+
+
+# -------------------------------------------------------------------------------------------------------------- model
+
+class Encode(nn.Module):
+    def __init__(self, fields, mean, std, hidden, enc, d):
+        super().__init__()
+        self.fields = fields
+        self.register_buffer('mean', torch.from_numpy(mean))
+        self.register_buffer('inv_std', torch.from_numpy(1.0 / std))
+        self.fc1 = nn.Linear(len(mean), hidden)
+        self.fc2 = nn.Linear(hidden, enc)
+        self.q = nn.Linear(enc, d)
+        self.w = nn.Linear(enc, d)
+
+    def forward(self, *xs):
+        B = xs[0].shape[0]
+        x = torch.cat([v.reshape(B, -1) for v in xs], -1)
+        x = (x - self.mean) * self.inv_std
+        e = F.relu(self.fc2(F.relu(self.fc1(x))))
+        return self.q(e), self.w(e), e
+
+
+class Attend(nn.Module):
+    """The decision head's read: attention over the k records the bank returned, masked; zero when all are masked."""
+
+    def __init__(self, enc, d, choices):
+        super().__init__()
+        self.a = nn.Linear(enc, d)
+        self.head = nn.Linear(d, choices)
+        self.scale = 1.0 / float(np.sqrt(d))
+
+    def forward(self, e, memory, mask):
+        a = self.a(e)
+        s = (memory * a.unsqueeze(1)).sum(-1) * self.scale
+        s = s + (mask - 1.0) * 1e9
+        alpha = torch.softmax(s, -1) * mask
+        r = (alpha.unsqueeze(-1) * memory).sum(1)
+        return self.head(r)
+
+
+class ActRememberColor(nn.Module):
+    def __init__(self, enc, d, hidden, choices, action_dim):
+        super().__init__()
+        self.read = Attend(enc, d, choices)
+        self.fc1 = nn.Linear(3 + 3 + 1 + enc, hidden)
+        self.fc2 = nn.Linear(hidden, hidden)
+        self.out = nn.Linear(hidden, action_dim)
+
+    def forward(self, encoding, joints, cubes, memory, memory_mask):
+        logits = self.read(encoding, memory, memory_mask)
+        p = torch.softmax(logits, -1)
+        target = (p.unsqueeze(-1) * cubes[:, :, :3]).sum(1)
+        tcp = joints[:, :3]
+        all_visible = cubes[:, :, 3].min(-1, keepdim=True).values
+        h = F.relu(self.fc1(torch.cat([(target - tcp) * 10.0, tcp * 10.0, all_visible, encoding], -1)))
+        h = F.relu(self.fc2(h))
+        return self.out(h), logits
+
+
+class ActDrawer(nn.Module):
+    def __init__(self, enc, d, hidden, choices, action_dim, state_mean, state_std):
+        super().__init__()
+        self.read = Attend(enc, d, choices)
+        self.register_buffer('state_mean', torch.from_numpy(state_mean))
+        self.register_buffer('state_inv_std', torch.from_numpy(1.0 / state_std))
+        self.fc1 = nn.Linear(3 + 8 + choices + enc, hidden)
+        self.fc2 = nn.Linear(hidden, hidden)
+        self.out = nn.Linear(hidden, action_dim)
+
+    def forward(self, encoding, state, handle, memory, memory_mask):
+        logits = self.read(encoding, memory, memory_mask)
+        p = torch.softmax(logits, -1)
+        rel = (handle - state[:, :3]) * 10.0
+        s = (state - self.state_mean) * self.state_inv_std
+        h = F.relu(self.fc1(torch.cat([rel, s, p, encoding], -1)))
+        h = F.relu(self.fc2(h))
+        return self.out(h), logits
+
+
+def build(task_name, task, args, data):
+    enc_x = np.concatenate([data[n].reshape(len(data[n]), -1) for n, _ in task['encode_fields']], -1)
+    mean = enc_x.mean(0).astype(np.float32)
+    std = np.maximum(enc_x.std(0), 1e-3).astype(np.float32)
+    enc = Encode(task['encode_fields'], mean, std, args.hidden, args.enc, args.d)
+    if task_name == 'mikasa-rc3':
+        act = ActRememberColor(args.enc, args.d, args.hidden, task['choices'], task['action_dim'])
+    else:
+        st = data['state'].reshape(-1, 8)
+        act = ActDrawer(args.enc, args.d, args.hidden, task['choices'], task['action_dim'],
+                        st.mean(0).astype(np.float32), np.maximum(st.std(0), 1e-3).astype(np.float32))
+    if args.variant == 'blind':
+        nn.init.zeros_(act.read.head.weight)
+        act.read.head.weight.requires_grad_(False)
+    return enc, act
+
+
+# ---------------------------------------------------------------------------------------------------------- training
+
+def retrieve(q, w, lengths, k):
+    """The runtime's read-before-write top-k: picked indices [B,T,k], their validity, and the validity matrix."""
+    B, T, _ = q.shape
+    with torch.no_grad():
+        qu = F.normalize(q.double(), dim=-1)
+        wu = F.normalize(w.double(), dim=-1)
+        cos = qu @ wu.transpose(1, 2)
+        t = torch.arange(T)
+        valid = (t.view(1, 1, T) < t.view(1, T, 1)) & (t.view(1, 1, T) < lengths.view(B, 1, 1))
+        cos = cos.masked_fill(~valid, float('-inf'))
+        order = torch.sort(cos, dim=-1, descending=True, stable=True).indices[..., :k]
+        picked_valid = torch.gather(valid, -1, order)
+    return order, picked_valid, valid
+
+
+def run_episodes(enc, act, task, obs, lengths, k, blocked):
+    """encode every step, retrieve as the runtime does, act: returns (action, logits, q, w, valid, memory, mask)."""
+    first = next(iter(obs.values()))
+    B, T, _ = first.shape
+    enc_in = [obs[n].reshape(B * T, *([*s] if s else [])) for n, s in task['encode_fields']]
+    q, w, e = enc(*enc_in)
+    q, w, e = q.view(B, T, -1), w.view(B, T, -1), e.view(B, T, -1)
+    order, picked_valid, valid = retrieve(q, w, lengths, k)
+    d = w.shape[-1]
+    memory = torch.gather(w.unsqueeze(1).expand(B, T, T, d), 2, order.unsqueeze(-1).expand(B, T, k, d))
+    mask = picked_valid.float()
+    if blocked:
+        mask = torch.zeros_like(mask)
+        memory = torch.zeros_like(memory)
+    act_in = [obs[n].reshape(B * T, *([*s] if s else [])) for n, s in task['act_fields']]
+    a, lg = act(e.reshape(B * T, -1), *act_in, memory.reshape(B * T, k, d), mask.reshape(B * T, k))
+    return a.view(B, T, -1), lg.view(B, T, -1), q, w, valid, memory, mask
+
+
+def losses(task, args, batch, enc, act, blocked):
+    obs, action, cue, fact, lengths = batch
+    B, T = cue.shape
+    a, lg, q, w, valid, _, _ = run_episodes(enc, act, task, obs, lengths, args.k, blocked)
+    smask = (torch.arange(T).view(1, T) < lengths.view(B, 1)).float()
+    la = (((a - action) ** 2).sum(-1) * smask).sum() / smask.sum()
+    dmask = smask * (torch.arange(T).view(1, T) >= task['decision_step']).float()
+    C = lg.shape[-1]
+    ld = F.cross_entropy(lg.reshape(-1, C), fact.view(B, 1).expand(B, T).reshape(-1), reduction='none').view(B, T)
+    ld = (ld * dmask).sum() / dmask.sum().clamp(min=1)
+    lr = torch.tensor(0.0)
+    if not blocked:
+        cos = F.normalize(q, dim=-1) @ F.normalize(w, dim=-1).transpose(1, 2)
+        is_cue = cue.view(B, 1, T) & valid
+        later = (~cue) & smask.bool() & is_cue.any(-1)
+        z = cos / args.retrieval_tau
+        lr_all = torch.logsumexp(z.masked_fill(~valid, float('-inf')), -1)
+        lr_cue = torch.logsumexp(z.masked_fill(~is_cue, float('-inf')), -1)
+        lr = torch.where(later, lr_all - lr_cue, torch.zeros(())).sum() / later.sum().clamp(min=1)
+    return la + args.decision_weight * ld + args.retrieval_weight * lr, la, ld, lr
+
+
+@torch.no_grad()
+def evaluate(task, args, data, enc, act):
+    """Teacher-forced, on validation episodes: decision accuracy at the decision step (with memory / blocked), the
+    cue writes' share of the top-k at the decision step, action MSE."""
+    obs, action, cue, fact, lengths = data
+    B, T = cue.shape
+    out = {}
+    for label, blocked in (('memory', False), ('blocked', True)):
+        a, lg, q, w, valid, _, _ = run_episodes(enc, act, task, obs, lengths, args.k, blocked)
+        t = task['decision_step']
+        acc = (lg[:, t].argmax(-1) == fact).float().mean()
+        smask = (torch.arange(T).view(1, T) < lengths.view(B, 1)).float()
+        mse = (((a - action) ** 2).sum(-1) * smask).sum() / smask.sum()
+        out[label] = {'decisionAccuracy': round(float(acc), 4), 'actionMse': round(float(mse), 5)}
+    order, picked_valid, _ = retrieve(q, w, lengths, args.k)
+    t = task['decision_step']
+    picked_cue = torch.gather(cue, 1, order[:, t].reshape(B, -1)) & picked_valid[:, t]
+    out['cueShareOfTopK'] = round(float(picked_cue.float().sum() / picked_valid[:, t].float().sum().clamp(min=1)), 4)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------------ export
+
+def export(task, args, enc, act, out):
+    enc.eval()
+    act.eval()
+    enc_names = [n for n, _ in task['encode_fields']]
+    act_names = [n for n, _ in task['act_fields']]
+    enc_dummy = tuple(torch.zeros(2, *s) for _, s in task['encode_fields'])
+    torch.onnx.export(enc, enc_dummy, os.path.join(out, 'encode.onnx'), input_names=enc_names,
+                      output_names=['query_key', 'write_candidate', 'encoding'], opset_version=OPSET, dynamo=False,
+                      dynamic_axes={n: {0: 'batch'} for n in enc_names + ['query_key', 'write_candidate', 'encoding']})
+    act_dummy = (torch.zeros(2, args.enc), *(torch.zeros(2, *s) for _, s in task['act_fields']),
+                 torch.zeros(2, args.k, args.d), torch.zeros(2, args.k))
+    act_inputs = ['encoding', *act_names, 'memory', 'memory_mask']
+    torch.onnx.export(act, act_dummy, os.path.join(out, 'act.onnx'), input_names=act_inputs,
+                      output_names=['action', 'decision_logits'], opset_version=OPSET, dynamo=False,
+                      dynamic_axes={n: {0: 'batch'} for n in act_inputs + ['action', 'decision_logits']})
+    import onnx
+    for name in ('encode.onnx', 'act.onnx'):
+        path = os.path.join(out, name)
+        model = onnx.load(path)
+        onnx.checker.check_model(model)
+        del model.metadata_props[:]
+        for key, value in (('imep.graph', name[:-5]), ('imep.variant', args.variant), ('imep.seed', str(args.seed)),
+                           ('imep.task', args.task)):
+            p = model.metadata_props.add()
+            p.key, p.value = key, value
+        onnx.save(model, path)
+
+
+def b64(a):
+    return base64.b64encode(np.ascontiguousarray(a, dtype=np.float32).tobytes()).decode('ascii')
+
+
+@torch.no_grad()
+def parity(task, args, enc, act, val, out, rows):
+    """ONNX Runtime (Python) against torch on held-out observations; writes parity.json; returns the max |diff|."""
+    import onnxruntime as ort
+    obs, _, cue, _, lengths = val
+    B, T = cue.shape
+    _, _, q, w, valid, memory, mask = run_episodes(enc, act, task, obs, lengths, args.k, False)
+    step_ok = (torch.arange(T).view(1, T) < lengths.view(B, 1)).reshape(-1)
+    idx = torch.nonzero(step_ok).view(-1)
+    g = torch.Generator().manual_seed(args.seed + 7)
+    idx = idx[torch.randperm(len(idx), generator=g)[:rows]].sort().values
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    enc_sess = ort.InferenceSession(os.path.join(out, 'encode.onnx'), so, providers=['CPUExecutionProvider'])
+    act_sess = ort.InferenceSession(os.path.join(out, 'act.onnx'), so, providers=['CPUExecutionProvider'])
+    feeds_enc = {n: obs[n].reshape(B * T, *s)[idx].numpy() for n, s in task['encode_fields']}
+    torch_enc = enc(*(torch.from_numpy(feeds_enc[n]) for n, _ in task['encode_fields']))
+    onnx_enc = enc_sess.run(['query_key', 'write_candidate', 'encoding'], feeds_enc)
+    feeds_act = {'encoding': torch_enc[2].numpy(),
+                 **{n: obs[n].reshape(B * T, *s)[idx].numpy() for n, s in task['act_fields']},
+                 'memory': memory.reshape(B * T, args.k, -1)[idx].float().numpy(),
+                 'memory_mask': mask.reshape(B * T, args.k)[idx].numpy()}
+    torch_act = act(*(torch.from_numpy(feeds_act[n]) for n in feeds_act))
+    onnx_act = act_sess.run(['action', 'decision_logits'], feeds_act)
+    diffs = {}
+    for name, t_out, o_out in zip(['query_key', 'write_candidate', 'encoding'], torch_enc, onnx_enc):
+        diffs[name] = float(np.abs(t_out.numpy() - o_out).max())
+    for name, t_out, o_out in zip(['action', 'decision_logits'], torch_act, onnx_act):
+        diffs[name] = float(np.abs(t_out.numpy() - o_out).max())
+    doc = {
+        'what': 'held-out observations (validation episodes, memory as retrieved by the runtime rule) and what torch computed; '
+                'float32 little-endian, base64; ONNX Runtime must agree within tolerance',
+        'tolerance': PARITY_TOLERANCE, 'rows': int(len(idx)), 'torch': torch.__version__, 'onnxruntimePython': ort.__version__,
+        'maxAbsDiffOnnxruntimePython': diffs,
+        'encode': {'inputs': {n: {'shape': list(v.shape), 'data': b64(v)} for n, v in feeds_enc.items()},
+                   'outputs': {n: {'shape': list(t.shape), 'data': b64(t.numpy())} for n, t in zip(['query_key', 'write_candidate', 'encoding'], torch_enc)}},
+        'act': {'inputs': {n: {'shape': list(v.shape), 'data': b64(v)} for n, v in feeds_act.items()},
+                'outputs': {n: {'shape': list(t.shape), 'data': b64(t.numpy())} for n, t in zip(['action', 'decision_logits'], torch_act)}},
+    }
+    with open(os.path.join(out, 'parity.json'), 'w') as f:
+        json.dump(doc, f, indent=1)
+        f.write('\n')
+    return diffs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--task', choices=sorted(TASKS), required=True)
+    ap.add_argument('--demos', required=True)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--variant', choices=['memvla', 'blind'], required=True)
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--epochs', type=int, default=60)
+    ap.add_argument('--batch', type=int, default=16, help='episodes per batch')
+    ap.add_argument('--lr', type=float, default=3e-3)
+    ap.add_argument('--k', type=int, default=4)
+    ap.add_argument('--d', type=int, default=8)
+    ap.add_argument('--enc', type=int, default=32)
+    ap.add_argument('--hidden', type=int, default=64)
+    ap.add_argument('--retrieval-weight', type=float, default=0.3)
+    ap.add_argument('--retrieval-tau', type=float, default=0.2)
+    ap.add_argument('--decision-weight', type=float, default=0.3)
+    ap.add_argument('--validation', type=float, default=0.1, help='share of episodes held out (the last ones)')
+    ap.add_argument('--parity-rows', type=int, default=48)
+    ap.add_argument('--threads', type=int, default=1)
+    args = ap.parse_args()
+    task = TASKS[args.task]
+
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    torch.use_deterministic_algorithms(True)
+    gen = torch.Generator().manual_seed(args.seed + 1000)
+
+    t0 = time.time()
+    info, raw, digests = load_demos(args.demos, task)
+    enc, act = build(args.task, task, args, raw)
+    obs, action, cue, fact, lengths = episodes_tensor(args.task, task, raw)
+    E = len(lengths)
+    n_val = max(1, int(round(E * args.validation)))
+    n_train = E - n_val
+    pick = lambda sl: ({n: v[sl] for n, v in obs.items()}, action[sl], cue[sl], fact[sl], lengths[sl])
+    val = pick(slice(n_train, E))
+    params = [p for p in list(enc.parameters()) + list(act.parameters()) if p.requires_grad]
+    opt = torch.optim.Adam(params, lr=args.lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(1, args.epochs))
+    blocked = args.variant == 'blind'
+    history = []
+    for epoch in range(args.epochs):
+        enc.train()
+        act.train()
+        perm = torch.randperm(n_train, generator=gen)
+        sums = np.zeros(4)
+        nb = 0
+        for i in range(0, n_train, args.batch):
+            idx = perm[i:i + args.batch]
+            T = int(lengths[idx].max())
+            batch = ({n: v[idx, :T] for n, v in obs.items()}, action[idx, :T], cue[idx, :T], fact[idx], lengths[idx])
+            total, la, ld, lr = losses(task, args, batch, enc, act, blocked)
+            opt.zero_grad()
+            total.backward()
+            opt.step()
+            sums += [float(total), float(la), float(ld), float(lr)]
+            nb += 1
+        sched.step()
+        if epoch % 10 == 0 or epoch == args.epochs - 1:
+            enc.eval()
+            act.eval()
+            row = {'epoch': epoch, 'loss': round(sums[0] / nb, 5), 'actionLoss': round(sums[1] / nb, 5),
+                   'decisionLoss': round(sums[2] / nb, 5), 'retrievalLoss': round(sums[3] / nb, 5),
+                   'validation': evaluate(task, args, val, enc, act)}
+            history.append(row)
+            print(json.dumps(row), flush=True)
+    os.makedirs(args.out, exist_ok=True)
+    export(task, args, enc, act, args.out)
+    diffs = parity(task, args, enc, act, val, args.out, args.parity_rows)
+    worst = max(diffs.values())
+    print(f'parity: ONNX Runtime (Python) vs torch, max |diff| per output {json.dumps(diffs)}')
+    if not worst <= PARITY_TOLERANCE:
+        raise SystemExit(f'parity: max |diff| {worst:.3g} exceeds {PARITY_TOLERANCE}')
+    report = {
+        'recipe': 'scripts/checkpoints/train_state.py',
+        'task': args.task,
+        'variant': args.variant,
+        'contract': {'encodeFields': task['encode_fields'], 'actFields': task['act_fields'],
+                     'actionDim': task['action_dim'], 'choices': task['choices'], 'capacity': task['capacity'],
+                     'decisionStep': task['decision_step'], 'opset': OPSET},
+        'hyperparameters': {k: v for k, v in vars(args).items() if k not in ('demos', 'out')},
+        'seeds': {'torch': args.seed, 'numpy': args.seed, 'python': args.seed, 'batchOrder': args.seed + 1000},
+        'demos': {'format': 'LeRobot dataset v3.0', 'env': task['env'], 'kwargs': task['kwargs'],
+                  'episodes': int(E), 'frames': int(lengths.sum()), 'info': {k: info.get(k) for k in ('codebase_version', 'fps', 'total_episodes', 'total_frames')},
+                  'sha256': digests, 'imep': info.get('imep')},
+        'trainEpisodes': int(n_train), 'validationEpisodes': int(n_val),
+        'final': history[-1] if history else None,
+        'parity': {'tolerance': PARITY_TOLERANCE, 'maxAbsDiff': diffs},
+        'torch': torch.__version__, 'numpy': np.__version__, 'threads': args.threads,
+    }
+    with open(os.path.join(args.out, 'train-report.json'), 'w') as f:
+        json.dump(report, f, indent=2)
+        f.write('\n')
+    print(f'train_state: {args.task} {args.variant} done in {time.time() - t0:.1f} s -> {args.out}')
+
+
+if __name__ == '__main__':
+    main()
