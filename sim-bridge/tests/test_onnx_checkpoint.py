@@ -236,3 +236,61 @@ def test_runner_refuses_a_tampered_file_before_loading(tmp_path: Path, ort) -> N
     (folder / "train-report.json").write_text("{}")
     with pytest.raises(CheckpointError, match="train-report.json has sha256 [0-9a-f]{64}, model.json says c278e407"):
         OnnxCheckpoint(folder)
+
+
+# ---------------------------------------------------------------------------- the hosted policy imep-checkpoint
+
+
+class Proxy:
+    """A MemoryReadProxy stand-in: records each read and answers with what `answer` makes of the items."""
+
+    def __init__(self, answer=lambda items: items) -> None:
+        self.calls: list[tuple[str, dict, list]] = []
+        self.answer = answer
+
+    def read(self, bank: str, ctx: dict, items: list) -> list:
+        self.calls.append((bank, ctx, items))
+        return self.answer(items)
+
+
+def test_hosted_checkpoint_policy_reads_through_memory_read_and_freezes_its_files(ort) -> None:
+    import hashlib
+
+    from imep_sim_bridge.checkpoint_policy import CheckpointPolicy
+    from imep_sim_bridge.policy_host import POLICIES, policy_identity
+
+    assert POLICIES["imep-checkpoint"] is CheckpointPolicy
+    policy = CheckpointPolicy(max_batch=2, checkpoint=LITE)
+    ident = policy_identity(policy)
+    assert ident["version"] == f"1+onnxruntime-{ort.__version__}"
+    assert ident["memory"] == {"bank": "episode-local", "banks": ["perceptual"], "k": 4}
+    files = {f["path"]: f["sha256"] for f in ident["files"]}
+    assert files["checkpoint/act.onnx"] == ACT_SHA
+    assert files["checkpoint/model.json"] == hashlib.sha256((LITE / "model.json").read_bytes()).hexdigest()
+    assert {"checkpoint/encode.onnx", "checkpoint/train-report.json", "imep_sim_bridge/checkpoint_policy.py"} <= set(files)
+    assert {"imep_sim_bridge/onnx_checkpoint.py", "imep_sim_bridge/checkpoint_bank.py"} <= set(files)
+
+    intact, blocked = Proxy(), Proxy(lambda items: [])
+    policy.reset(0, "tok-a")
+    policy.reset(1, "tok-b")
+    for t in range(7):
+        a = policy.infer(0, {"rgb": frame(t), "toolPosition": f32(0, 0.1)}, intact)  # type: ignore[arg-type]
+        b = policy.infer(1, {"rgb": frame(t), "toolPosition": f32(0, 0.1)}, blocked)  # type: ignore[arg-type]
+    bank, ctx, items = intact.calls[-1]
+    assert bank == "perceptual" and ctx["episode"] == "tok-a" and ctx["queryIndex"] == 7 and len(items) == 4
+    assert a["reads"] == [{"ctx": ctx, "identities": [it["identity"] for it in items]}]
+    assert a["action"].dtype == np.float32 and a["decisionLogits"].dtype == np.float32
+    assert b["reads"][0]["identities"] == [] and b["action"].tobytes() != a["action"].tobytes()
+    with pytest.raises(ValueError, match="--checkpoint DIR"):
+        CheckpointPolicy(max_batch=1)
+
+
+def test_host_cli_gives_the_checkpoint_only_to_a_policy_that_serves_one(capsys) -> None:
+    from imep_sim_bridge.policy_host import main
+
+    assert main(["--endpoint", "ipc:///tmp/x.sock", "--policy", "imep-checkpoint"]) == 2
+    assert "policy 'imep-checkpoint' needs --checkpoint DIR" in capsys.readouterr().err
+    assert main(["--endpoint", "ipc:///tmp/x.sock", "--policy", "shell-game-memory", "--checkpoint", str(LITE)]) == 2
+    assert "serves no checkpoint: remove --checkpoint" in capsys.readouterr().err
+    assert main(["--endpoint", "ipc:///tmp/x.sock", "--policy", "imep-checkpoint", "--checkpoint", "/nonexistent"]) == 2
+    assert "/nonexistent/model.json: cannot read model.json" in capsys.readouterr().err
