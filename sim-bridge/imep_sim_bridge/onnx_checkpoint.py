@@ -127,11 +127,11 @@ def pack_observation(c: Mapping[str, Any], obs: Sequence[Mapping[str, Any]]) -> 
         if not isinstance(v, np.ndarray):
             got = "missing from the observation" if v is None else f"not an array ({type(v).__name__})"
             raise CheckpointError(f"observation field {field!r}: {got}")
-        if v.ndim > 1 and tuple(v.shape) != rest or v.size != per:
+        if (v.ndim > 1 and tuple(v.shape) != rest) or v.size != per:  # a flat array of the right length passes, as a typed array does
             raise CheckpointError(f"observation field {field!r}: shape {list(v.shape)}, the graph input needs {list(rest)}")
         if dtype == "uint8" and v.dtype != np.uint8:
             raise CheckpointError(f"observation field {field!r}: is {v.dtype}, the graph input needs uint8")
-        if v.dtype.kind in "iu" and v.dtype.itemsize == 8 or v.dtype.kind not in "iuf":
+        if (v.dtype.kind in "iu" and v.dtype.itemsize == 8) or v.dtype.kind not in "iuf":
             raise CheckpointError(f"observation field {field!r}: {v.dtype} observations are not supported")
         flat[i] = v.reshape(per)  # float64 → float32 rounds to nearest even, as Float32Array.set does
     return out
