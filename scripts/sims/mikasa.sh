@@ -108,9 +108,12 @@ run_tests() {
   local t0
   t0=$(date +%s)
   # (test_mikasa_vector_real.py: a makeBatch / stepBatch batch in worker processes is one env per slot, byte for byte; ~25 s)
-  (cd sim-bridge && IMEP_REAL_MIKASA=1 "$PY" -m pytest -q -p no:warnings tests/real/test_mikasa_real.py tests/real/test_mikasa_vector_real.py)
-  # the campaign through closeout, and bad input on the real stack (one line, exit 2, nothing written)
-  IMEP_PYTHON="$PY" IMEP_REAL_MIKASA=1 npx vitest run test/campaign/mikasa-remembercolor.test.ts test/campaign/real-sim-bad-input.test.ts
+  # (test_onnx_checkpoint.py: the Python checkpoint runner with the venv's onnxruntime, which the bare suite skips)
+  (cd sim-bridge && IMEP_REAL_MIKASA=1 "$PY" -m pytest -q -p no:warnings tests/real/test_mikasa_real.py tests/real/test_mikasa_vector_real.py tests/test_onnx_checkpoint.py)
+  # the campaign through closeout, and bad input on the real stack (one line, exit 2, nothing written); and
+  # checkpoints/lite-memvla in process vs hosted by this venv's Python (onnxruntime), rows and steps byte-identical
+  IMEP_PYTHON="$PY" IMEP_REAL_MIKASA=1 IMEP_HOSTED_ONNX=1 npx vitest run test/campaign/mikasa-remembercolor.test.ts test/campaign/real-sim-bad-input.test.ts \
+    test/e2e/hosted-checkpoint.test.ts test/policies/onnx-checkpoint-parity.test.ts
   log "tests took $(($(date +%s) - t0)) s"
 }
 

@@ -1,12 +1,15 @@
 """Policy host: serves a Python policy over the bridge (PROTOCOL.md, "Hosted policies").
 
-    python3 -m imep_sim_bridge.policy_host --endpoint ENDPOINT --policy NAME [--module M] [--read-deadline-s S]
+    python3 -m imep_sim_bridge.policy_host --endpoint ENDPOINT --policy NAME [--module M] [--checkpoint DIR]
+                                           [--read-deadline-s S]
 
 The first stdout line is the bound endpoint (flushed); the host runs until SIGTERM or SIGINT. It
 answers `hello` (with `policies: [names]`, the policy ops in `ops` and each policy's identity in
 `policyIdentity`), `ping`, `policy.reset` and `policy.infer`; it hosts no environments (`make` →
 E_UNKNOWN_ENV). `--module M` imports M (importable from the working directory or PYTHONPATH) and
 serves the policies of its `POLICIES` mapping (name → class taking `max_batch=`) besides the built-in ones.
+`--checkpoint DIR` gives a policy that serves a checkpoint folder (a class with `takes_checkpoint = True`, such as
+the built-in `imep-checkpoint`, checkpoint_policy.py) its folder, as `checkpoint=DIR`.
 
 A policy's identity (`policy_identity`) is what a campaign freezes at precommit: its version, its
 memory (bank kind, bank names, k) and the SHA-256 of every file it is made of — the Python source
@@ -31,6 +34,7 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
+from .checkpoint_policy import POLICIES as CHECKPOINT_POLICIES
 from .codec import RawBitsArray
 from .envelope import Envelope, body_str, is_uint
 from .errors import E_BAD_MESSAGE, E_UNKNOWN_OP, AdapterError, BridgeError
@@ -173,7 +177,7 @@ class ShellGameMemoryPolicy:
         }
 
 
-POLICIES = {ShellGameMemoryPolicy.name: ShellGameMemoryPolicy, **REMEMBER_COLOR_POLICIES}
+POLICIES = {ShellGameMemoryPolicy.name: ShellGameMemoryPolicy, **REMEMBER_COLOR_POLICIES, **CHECKPOINT_POLICIES}
 
 
 # ---------------------------------------------------------------------------- identity
@@ -324,6 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--endpoint", required=True, help="ipc://PATH or tcp://127.0.0.1:PORT (loopback only)")
     parser.add_argument("--policy", required=True, help=f"the policy to serve (built in: {', '.join(sorted(POLICIES))})")
     parser.add_argument("--module", help="import this module and also serve its POLICIES mapping (name -> class)")
+    parser.add_argument("--checkpoint", help="the checkpoint folder of a policy that serves one (e.g. imep-checkpoint)")
     parser.add_argument("--max-batch", type=int, default=64, help="slots the policy holds (default 64)")
     parser.add_argument("--read-deadline-s", type=float, default=DEFAULT_DEADLINE_S, help="deadline of each memory.read")
     parser.add_argument("--verbose", action="store_true", help="log every error reply to stderr")
@@ -354,8 +359,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.policy not in policies:
         print(f"imep-policy-host: error: no policy '{args.policy}' (this host can serve: {', '.join(sorted(policies))})", file=sys.stderr)
         return 2
+    factory = policies[args.policy]
+    takes = bool(getattr(factory, "takes_checkpoint", False))
+    if takes != (args.checkpoint is not None):
+        why = "needs --checkpoint DIR" if takes else "serves no checkpoint: remove --checkpoint"
+        print(f"imep-policy-host: error: policy '{args.policy}' {why}", file=sys.stderr)
+        return 2
+    try:
+        policy = factory(max_batch=args.max_batch, **({"checkpoint": args.checkpoint} if takes else {}))
+    except (BridgeError, ValueError, OSError, ImportError) as exc:
+        print(f"imep-policy-host: error: policy '{args.policy}': {exc}", file=sys.stderr)
+        return 2
     host = PolicyHost(
-        [policies[args.policy](max_batch=args.max_batch)],
+        [policy],
         read_deadline_s=args.read_deadline_s,
         log=stderr_log if args.verbose else None,
     )

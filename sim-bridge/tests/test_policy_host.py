@@ -214,7 +214,7 @@ def test_a_module_adds_policies_whose_identity_lists_their_files(tmp_path, monke
     weights.write_bytes(b"\x01\x02")
     monkeypatch.setenv(hosted_policy_fake.WEIGHTS_ENV, str(weights))
     policies = load_policies("fakes.hosted_policy_fake")
-    assert sorted(policies) == ["fake-weights", "remember-color-memory", "remember-color-no-memory", "shell-game-memory"]
+    assert sorted(policies) == ["fake-weights", "imep-checkpoint", "remember-color-memory", "remember-color-no-memory", "shell-game-memory"]
     ident = policy_identity(policies["fake-weights"](max_batch=2))
     assert ident["version"] == "7"
     assert [f["path"] for f in ident["files"]] == ["fakes/hosted_policy_fake.py", "weights.bin"]

@@ -4,6 +4,7 @@
  * and precommit both ask it before the host is started):
  *
  *   policy.pythonPath   every folder exists (resolved like checkpoint.path)          → E_PROTOCOL_INVALID policy.pythonPath[i]
+ *   policy.checkpoint   a folder holding model.json (resolved like checkpoint.path)    → E_PROTOCOL_INVALID policy.checkpoint
  *   policy.python       a path (with a '/') names an existing file                      → E_PROTOCOL_INVALID policy.python
  *   policy.module       `a.b.c` is a file a/b/c.py, a/b/c/__init__.py or an extension
  *                       a/b/c.*.so in the host's search path: pythonPath, sim-bridge/,
@@ -54,6 +55,28 @@ export function resolvePythonPath(config: RemotePolicyConfig, ctx: Omit<HostedPo
     }
     return found;
   });
+}
+
+/**
+ * The folder of policy.checkpoint, resolved like checkpoint.path (undefined without one); refuses one that exists
+ * nowhere or holds no model.json.
+ */
+export function resolveHostedCheckpoint(
+  config: RemotePolicyConfig,
+  ctx: Omit<HostedPolicyContext, 'bridgeDir'>,
+): string | undefined {
+  if (config.checkpoint === undefined) return undefined;
+  const found = findProtocolFolder(config.checkpoint, ctx.roots);
+  if (found === undefined || !existsSync(join(found, 'model.json'))) {
+    const what =
+      found === undefined ? `does not exist${lookedIn(config.checkpoint, ctx.roots)}` : 'holds no model.json';
+    throw new ImepError('E_PROTOCOL_INVALID', `policy.checkpoint folder ${config.checkpoint} ${what}`, {
+      file: ctx.file,
+      field: 'policy.checkpoint',
+      hint: 'point it at a checkpoint folder (model.json + the files it lists)',
+    });
+  }
+  return found;
 }
 
 type Found = { kind: 'source'; file: string } | { kind: 'opaque'; path: string };
@@ -114,6 +137,7 @@ export function assertHostedPolicyResolvable(protocol: Protocol, ctx: HostedPoli
   const config = remotePolicyConfig(protocol);
   if (config === undefined || config.endpoint !== undefined) return [];
   const pythonPath = resolvePythonPath(config, ctx);
+  resolveHostedCheckpoint(config, ctx);
   const python = config.python ?? process.env['IMEP_PYTHON'] ?? '/usr/bin/python3';
   if (config.python !== undefined && config.python.includes('/') && !isFile(config.python))
     refuse(

@@ -30,6 +30,9 @@ export const REMOTE_POLICY_FIELDS = {
     .min(1)
     .optional()
     .describe('without endpoint: folders put first on the host’s PYTHONPATH, resolved like checkpoint.path'),
+  checkpoint: NonEmptyText.optional().describe(
+    'without endpoint: a checkpoint folder (model.json + graphs) the host serves, for a policy that serves one (imep-checkpoint); passed as --checkpoint, resolved like checkpoint.path, read-only in the host’s sandbox',
+  ),
   python: NonEmptyText.optional().describe(
     'without endpoint: the Python interpreter (default: $IMEP_PYTHON, else /usr/bin/python3)',
   ),

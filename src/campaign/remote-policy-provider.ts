@@ -28,7 +28,7 @@ import type { Protocol } from '../protocol/index.js';
 import { remotePolicyConfig, type RemotePolicyConfig } from './remote-policy-config.js';
 import type { HostedPolicyRecord } from '../evidence/index.js';
 import type { PolicyProvider, RunnerPolicy, SlotMemory, TaskContext } from './types.js';
-import { resolvePythonPath } from './hosted-policy-check.js';
+import { resolveHostedCheckpoint, resolvePythonPath } from './hosted-policy-check.js';
 
 /** The checkpointHashes key of a hosted policy's identity digest. */
 export const hostedPolicyKey = (name: string): string => `remote:${name}`;
@@ -210,8 +210,9 @@ export function assertHostedPolicyUnchanged(
 }
 
 /**
- * What a started policy host's sandbox is asked for (src/bridges/sandbox.ts): its module folders, read-only at neutral
- * paths, its socket folder, the declared devices, and what no bind may expose (the campaigns folder among them).
+ * What a started policy host's sandbox is asked for (src/bridges/sandbox.ts): its module folders and its checkpoint
+ * folder (policy.checkpoint), read-only at neutral paths, its socket folder, the declared devices, and what no bind may
+ * expose (the campaigns folder among them).
  */
 export function policyHostSandboxRequest(
   config: RemotePolicyConfig,
@@ -221,12 +222,14 @@ export function policyHostSandboxRequest(
   root: string,
   env: NodeJS.ProcessEnv = process.env,
 ): SandboxRequest {
+  const checkpoint = resolveHostedCheckpoint(config, ctx);
   return {
-    readOnly: pythonPath.map((path, i) => ({
-      path,
-      field: `policy.pythonPath[${i}]`,
-      inside: `${INSIDE.policy}/${i}`,
-    })),
+    readOnly: [
+      ...pythonPath.map((path, i) => ({ path, field: `policy.pythonPath[${i}]`, inside: `${INSIDE.policy}/${i}` })),
+      ...(checkpoint === undefined
+        ? []
+        : [{ path: checkpoint, field: 'policy.checkpoint', inside: `${INSIDE.policy}/checkpoint` }]),
+    ],
     writable,
     bridgePackage: join(root, 'sim-bridge', 'imep_sim_bridge'),
     pythonField: config.python === undefined ? 'IMEP_PYTHON' : 'policy.python',
@@ -283,6 +286,7 @@ async function startedHost(
     ],
   );
   const pythonPath = resolvePythonPath(config, ctx);
+  const checkpoint = resolveHostedCheckpoint(config, ctx);
   const ipc = await privateIpcEndpoint('policy.sock');
   cleanups.push(ipc.dispose);
   const endpoint = ipc.endpoint;
@@ -291,6 +295,7 @@ async function startedHost(
     maxBatch,
     ...(config.module === undefined ? {} : { module: config.module }),
     ...(config.python === undefined ? {} : { python: config.python }),
+    ...(checkpoint === undefined ? {} : { checkpoint }),
     pythonPath,
   });
   const limiter = bridges.hostLimiter('policy host', config.limits);

@@ -41,7 +41,7 @@ function checkRemoteProtocol(protocol: ProtocolView, issues: ProtocolIssueSink):
     );
   }
   if (config.endpoint !== undefined) {
-    for (const key of ['module', 'pythonPath', 'python', 'limits'] as const) {
+    for (const key of ['module', 'pythonPath', 'checkpoint', 'python', 'limits'] as const) {
       if (config[key] !== undefined) {
         issues.push(
           ['policy', key],

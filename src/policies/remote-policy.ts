@@ -92,6 +92,8 @@ export interface PolicyHostOptions {
   readonly module?: string;
   /** Folders put first on the host's PYTHONPATH (where `module` is found). */
   readonly pythonPath?: readonly string[];
+  /** The checkpoint folder of a policy that serves one (`--checkpoint`, e.g. for imep-checkpoint). */
+  readonly checkpoint?: string;
 }
 
 /** `python3 -m imep_sim_bridge.policy_host --endpoint E --policy NAME …`, run from sim-bridge/. */
@@ -99,6 +101,7 @@ export function policyHostCommand(endpoint: string, options: PolicyHostOptions):
   const bridgeDir = join(packageRoot(), 'sim-bridge');
   const args = ['-m', 'imep_sim_bridge.policy_host', '--endpoint', endpoint, '--policy', options.policy];
   if (options.module !== undefined) args.push('--module', options.module);
+  if (options.checkpoint !== undefined) args.push('--checkpoint', options.checkpoint);
   if (options.maxBatch !== undefined) args.push('--max-batch', String(options.maxBatch));
   if (options.readDeadlineS !== undefined) args.push('--read-deadline-s', String(options.readDeadlineS));
   const pythonPath = [...(options.pythonPath ?? []), bridgeDir, process.env['PYTHONPATH']]

@@ -14,7 +14,8 @@
  * - allowlists: disjoint (E_ALLOWLIST_OVERLAP naming the fields); then the simulator kind's check that the
  *   method-visible fields are fields it shows the policy (SimulatorFace.checkMethodVisible).
  * - policy: exactly one of `checkpoint` / `policy`; a hosted policy (runtime remote) keeps an
- *   episode-local bank; `curve` only with `endpoint`, `module` / `pythonPath` / `python` / `limits` only without.
+ *   episode-local bank; `curve` only with `endpoint`, `module` / `pythonPath` / `checkpoint` / `python` / `limits`
+ *   only without.
  * - estimands, criteria, gates, Holm families, go/no-go, MDE: cross-check-analysis.ts.
  * - frames (rollout frames for the report): cross-check-frames.ts.
  *

@@ -92,6 +92,18 @@ const BAD: ReadonlyArray<{ name: string; text: string; line: RegExp }> = [
     line: /policy\.pythonPath\[0\]: policy\.pythonPath folder no-such-folder does not exist/,
   },
   {
+    name: 'a hosted checkpoint folder that does not exist',
+    text: edit(HOSTED, [
+      ['name: shell-game-memory ', 'checkpoint: checkpoints/no-such-ckpt\n  name: imep-checkpoint '],
+    ]),
+    line: /policy\.checkpoint: policy\.checkpoint folder checkpoints\/no-such-ckpt does not exist \(looked in /,
+  },
+  {
+    name: 'a hosted checkpoint folder without model.json',
+    text: edit(HOSTED, [['name: shell-game-memory ', 'checkpoint: checkpoints\n  name: imep-checkpoint ']]),
+    line: /policy\.checkpoint: policy\.checkpoint folder checkpoints holds no model\.json/,
+  },
+  {
     name: 'a replay folder that does not exist',
     text: edit(LIBERO, [['adapter: libero }', 'adapter: replay, replayDir: no-such-replays }']]),
     line: /simulator\.replayDir: replay directory no-such-replays does not exist/,

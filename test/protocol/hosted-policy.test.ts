@@ -30,6 +30,23 @@ describe('protocol policy section (hosted policies)', () => {
     expect(shipped.memory).toMatchObject({ bank: 'episode-local', banks: ['perceptual'], k: 4 });
   });
 
+  it('parses a checkpoint folder served by the host (policy.checkpoint), adding nothing to other protocols', () => {
+    const text = replaceOnce(
+      HOSTED,
+      '  name: shell-game-memory\n',
+      '  name: imep-checkpoint\n  checkpoint: checkpoints/lite-memvla\n',
+    );
+    expect(parseProtocol(text, 'hosted.yaml').protocol.policy).toEqual({
+      runtime: 'remote',
+      name: 'imep-checkpoint',
+      checkpoint: 'checkpoints/lite-memvla',
+    });
+    expect(parseProtocol(HOSTED, 'hosted.yaml').protocol.policy).toEqual({
+      runtime: 'remote',
+      name: 'shell-game-memory',
+    });
+  });
+
   it('leaves protocols without it as they were (no policy key in the frozen JSON)', () => {
     const p = parseProtocol(BASE, 'base.yaml').protocol;
     expect('policy' in p).toBe(false);
@@ -85,6 +102,17 @@ describe('protocol policy section (hosted policies)', () => {
       path: 'policy.module',
       at: 'module:',
       says: ['module is given with an endpoint', 'remove endpoint so IMEP starts the host'],
+    },
+    {
+      name: 'a checkpoint folder with an endpoint',
+      text: replaceOnce(
+        HOSTED,
+        '  name: shell-game-memory\n',
+        '  name: imep-checkpoint\n  endpoint: tcp://127.0.0.1:5600\n  checkpoint: checkpoints/lite-memvla\n',
+      ),
+      path: 'policy.checkpoint',
+      at: 'checkpoint: checkpoints/lite-memvla',
+      says: ['checkpoint is given with an endpoint', 'remove endpoint so IMEP starts the host'],
     },
     {
       name: 'an unknown runtime',
