@@ -107,8 +107,10 @@ run_tests() {
   [ -x "$PY" ] || { log "no venv at $VENV: run bash scripts/sims/mikasa.sh setup first"; exit 1; }
   local t0
   t0=$(date +%s)
+  # (test_demos_mikasa_real.py: 2 demonstrations recorded and read back in LeRobot v3.0 layout; ~30 s)
   # (test_mikasa_vector_real.py: a makeBatch / stepBatch batch in worker processes is one env per slot, byte for byte; ~25 s)
-  (cd sim-bridge && IMEP_REAL_MIKASA=1 "$PY" -m pytest -q -p no:warnings tests/real/test_mikasa_real.py tests/real/test_mikasa_vector_real.py)
+  (cd sim-bridge && IMEP_REAL_MIKASA=1 "$PY" -m pytest -q -p no:warnings tests/real/test_mikasa_real.py tests/real/test_mikasa_vector_real.py \
+    tests/test_lerobot_v3.py tests/real/test_demos_mikasa_real.py)
   # the campaign through closeout, and bad input on the real stack (one line, exit 2, nothing written)
   IMEP_PYTHON="$PY" IMEP_REAL_MIKASA=1 npx vitest run test/campaign/mikasa-remembercolor.test.ts test/campaign/real-sim-bad-input.test.ts
   log "tests took $(($(date +%s) - t0)) s"
