@@ -66,7 +66,7 @@ run_test() {
   [ -x "$py" ] || { echo "sims/libero: $venv does not exist; run: bash scripts/sims/libero.sh setup" >&2; exit 2; }
   export IMEP_PYTHON="$py"
   t0=$(date +%s)
-  (cd sim-bridge && IMEP_REQUIRE_REAL_LIBERO=1 "$py" -m pytest -q -p no:warnings tests/test_libero_real.py)
+  (cd sim-bridge && IMEP_REQUIRE_REAL_LIBERO=1 "$py" -m pytest -q -p no:warnings tests/test_libero_real.py tests/test_lerobot_v3.py tests/real/test_demos_libero_real.py)
   log "real-LIBERO pytest: $(( $(date +%s) - t0 )) s"
   t0=$(date +%s)
   [ -f dist/cli/main.js ] || npm run build >&2

@@ -107,13 +107,16 @@ run_tests() {
   [ -x "$PY" ] || { log "no venv at $VENV: run bash scripts/sims/mikasa.sh setup first"; exit 1; }
   local t0
   t0=$(date +%s)
+  # (test_demos_mikasa_real.py: 2 demonstrations recorded and read back in LeRobot v3.0 layout; ~30 s)
   # (test_mikasa_vector_real.py: a makeBatch / stepBatch batch in worker processes is one env per slot, byte for byte; ~25 s)
   # (test_onnx_checkpoint.py: the Python checkpoint runner with the venv's onnxruntime, which the bare suite skips)
-  (cd sim-bridge && IMEP_REAL_MIKASA=1 "$PY" -m pytest -q -p no:warnings tests/real/test_mikasa_real.py tests/real/test_mikasa_vector_real.py tests/test_onnx_checkpoint.py)
-  # the campaign through closeout, and bad input on the real stack (one line, exit 2, nothing written); and
-  # checkpoints/lite-memvla in process vs hosted by this venv's Python (onnxruntime), rows and steps byte-identical
+  (cd sim-bridge && IMEP_REAL_MIKASA=1 "$PY" -m pytest -q -p no:warnings tests/real/test_mikasa_real.py tests/real/test_mikasa_vector_real.py \
+    tests/test_onnx_checkpoint.py tests/test_lerobot_v3.py tests/real/test_demos_mikasa_real.py)
+  # the campaign through closeout, and bad input on the real stack (one line, exit 2, nothing written); the learned
+  # policy (in-process ONNX Runtime) and its memoryless twin through closeout; and checkpoints/lite-memvla in process
+  # vs hosted by this venv's Python (onnxruntime), rows and steps byte-identical
   IMEP_PYTHON="$PY" IMEP_REAL_MIKASA=1 IMEP_HOSTED_ONNX=1 npx vitest run test/campaign/mikasa-remembercolor.test.ts test/campaign/real-sim-bad-input.test.ts \
-    test/e2e/hosted-checkpoint.test.ts test/policies/onnx-checkpoint-parity.test.ts
+    test/campaign/learned-policy-real.test.ts test/e2e/hosted-checkpoint.test.ts test/policies/onnx-checkpoint-parity.test.ts
   log "tests took $(($(date +%s) - t0)) s"
 }
 

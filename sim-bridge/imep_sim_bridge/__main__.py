@@ -4,6 +4,7 @@
         --replay-dir DIR [--curve-secret-key-file FILE --curve-authorized-keys DIR] [--verbose]
     python3 -m imep_sim_bridge serve --adapters libero-chain [--libero-demo-pins PINS.json]
     python3 -m imep_sim_bridge check --adapters libero --env libero-mem/top-drawer-cue [--seed S]   (check.py)
+    python3 -m imep_sim_bridge record-demos --adapter A --env ID --policy NAME --seeds A:B --out DIR   (demos/record.py)
     python3 -m imep_sim_bridge adapters [--json]   (the adapter table, adapters/__init__.py ADAPTERS)
 
 The chain executor `libero-chain` (env LIBERO-ChainDrawers) is served only when named in --adapters.
@@ -164,6 +165,18 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _record_demos(args: argparse.Namespace) -> int:
+    import json
+
+    from .demos.record import RecordError, run_record
+
+    try:
+        print(json.dumps({"summary": run_record(args)}, sort_keys=True), flush=True)
+    except RecordError as exc:
+        raise CliError(str(exc)) from None
+    return 0
+
+
 def _adapters(args: argparse.Namespace) -> int:
     import json
 
@@ -218,6 +231,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--seed", type=int, default=0, help="the reset seed (default 0)")
     check.add_argument("--replay-dir", help="for the replay adapter")
     check.set_defaults(func=_check)
+
+    from .demos.record import add_parser as add_record_demos
+
+    add_record_demos(sub)
+    sub.choices["record-demos"].set_defaults(func=_record_demos)
 
     table = sub.add_parser("adapters", help="list the adapter table (name, role, module.class, build option)")
     table.add_argument("--json", action="store_true", help="print it as one JSON line {adapters, campaign, chainExecutors}")
