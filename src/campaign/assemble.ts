@@ -7,7 +7,9 @@
  *                every environment made once and checked against the allowlists and seeds; a precommitted unit's
  *                simulator inputs (replay files) checked against the precommit first
  *   policy       through the protocol's registered policy runtime (policy-runtime-kind.ts), or the caller's own
- *                (CampaignOptions.policies); a hosted policy's identity checked against the precommit's
+ *                (CampaignOptions.policies); a hosted policy's identity checked against the precommit's; the
+ *                runtime's declared I/O checked against every environment's known spec (checkEnvironments: a
+ *                checkpoint's observation inputs and action output, src/policies/env-contract.ts)
  *   conditions   every registered condition on every task checked against what the policy runtime and the
  *                environments' declared facts offer (run-plan.ts preflightPlan)
  *
@@ -135,6 +137,13 @@ export async function assemble(c: Campaign, opts: CampaignOptions): Promise<Asse
   }
   const specs = knownSpecs(c, opts, simulators);
   try {
+    // the registered runtime's I/O against every environment's spec known now (a caller's own policies: theirs to check)
+    if (opts.policies === undefined)
+      await policyRuntimeKindOf(c.protocol, c.file).checkEnvironments?.(
+        c.protocol,
+        policyRuntimeContext(c, opts),
+        specs,
+      );
     await preflightPlan(c.protocol, c.plan.episodes, policy, batchOf(opts), specs);
   } catch (e) {
     await settle(policy.release());

@@ -15,11 +15,19 @@
  * whether the scope's records survive from attempt 1 into attempt 2 (across-attempts) or are emptied at
  * every attempt (within-episode).
  */
+import { resolve } from 'node:path';
 import { ImepError } from '../core/index.js';
-import { loadCheckpoint, readManifest } from '../policies/checkpoint.js';
-import { type CheckpointOptions, type LoadedCheckpoint, ExternalMemoryPolicy } from '../policies/index.js';
+import { loadCheckpoint, readManifest, verifyFiles } from '../policies/checkpoint.js';
+import {
+  type CheckpointManifest,
+  type CheckpointOptions,
+  type LoadedCheckpoint,
+  ExternalMemoryPolicy,
+  verifyEnvContract,
+} from '../policies/index.js';
 import type { MemoryConfig, Protocol } from '../protocol/index.js';
-import type { PolicyProvider, RunnerPolicy, SlotMemory, TaskContext } from './types.js';
+import { taskEntries } from './plan-segments.js';
+import type { PolicyProvider, RunnerPolicy, SlotMemory, SpecSource, TaskContext } from './types.js';
 
 function adapt(p: ExternalMemoryPolicy, structured: boolean): RunnerPolicy {
   const memories: SlotMemory[] = [];
@@ -43,10 +51,36 @@ function adapt(p: ExternalMemoryPolicy, structured: boolean): RunnerPolicy {
   };
 }
 
+const fmt = (s: readonly (number | string)[]): string => `[${s.join(', ')}]`;
+
+/**
+ * The protocol's memory.k against the records the act graph reads: its memory input [batch, k, d] and mask
+ * [batch, k] (parseManifest has checked both against bank.k), refused naming the memory tensor and its shape.
+ */
+function assertMemoryK(manifest: CheckpointManifest, manifestFile: string, k: number): void {
+  const inputs = manifest.graphs.act.inputs;
+  const i = inputs.findIndex((t) => t.role === 'memory');
+  const mem = inputs[i];
+  if (mem === undefined || mem.shape[1] === k) return;
+  const mask = inputs.find((t) => t.role === 'memoryMask');
+  throw new ImepError(
+    'E_CHECKPOINT_MISMATCH',
+    `act input ${JSON.stringify(mem.name)} has shape ${fmt(mem.shape)}${mask === undefined ? '' : ` (and ${JSON.stringify(mask.name)} ${fmt(mask.shape)})`} but the protocol's memory.k is ${k} (expected ${fmt([mem.shape[0] as string, k, ...mem.shape.slice(2)])})`,
+    {
+      file: manifestFile,
+      field: `graphs.act.inputs[${i}].shape`,
+      hint: `register memory.k: ${manifest.bank.k} in the protocol (checkpoint ${manifest.name} reads ${manifest.bank.k} records), or bind a checkpoint built for k = ${k}`,
+    },
+  );
+}
+
 /**
  * Refuses a protocol whose memory the checkpoint's runtime cannot serve (before anything is written): an
- * episode-local protocol needs an episode-bank checkpoint; a structured-pcmb protocol needs a structured-pcmb
- * checkpoint with the same capacity, k, gate (and merge threshold, when the protocol registers one).
+ * episode-local protocol needs an episode-bank checkpoint whose bank is one of memory.banks, with the same
+ * consolidation; a structured-pcmb protocol needs a structured-pcmb checkpoint with the same capacity, gate (and
+ * merge threshold, when the protocol registers one). Either way memory.k must be the k of the act graph's memory
+ * input. (An episode-local protocol's capacity is not compared: the schema fills it in when it is left out, and the
+ * checkpoint's bank.capacity is what runs.)
  */
 export function assertCheckpointServes(protocol: Protocol, checkpointDir: string): void {
   const { manifest, manifestFile } = readManifest(checkpointDir);
@@ -64,6 +98,26 @@ export function assertCheckpointServes(protocol: Protocol, checkpointDir: string
       },
     );
   }
+  if (mem.bank === 'episode-local' && bank.kind === 'episode') {
+    if (!mem.banks.includes(bank.name as (typeof mem.banks)[number])) {
+      throw new ImepError(
+        'E_CHECKPOINT_MISMATCH',
+        `checkpoint ${manifest.name} reads bank ${JSON.stringify(bank.name)}, but the protocol's memory.banks is [${mem.banks.join(', ')}]`,
+        { file: manifestFile, field: 'bank.name', hint: `register memory.banks: [${bank.name}] in the protocol` },
+      );
+    }
+    if (mem.consolidation !== bank.consolidation) {
+      throw new ImepError(
+        'E_CHECKPOINT_MISMATCH',
+        `the protocol's memory.consolidation is ${mem.consolidation}, but checkpoint ${manifest.name} was built for bank.consolidation ${bank.consolidation}`,
+        {
+          file: manifestFile,
+          field: 'bank.consolidation',
+          hint: `register memory.consolidation: ${bank.consolidation} in the protocol`,
+        },
+      );
+    }
+  }
   if (mem.bank === 'structured-pcmb') {
     if (bank.kind !== 'structured-pcmb') {
       throw new ImepError(
@@ -78,7 +132,6 @@ export function assertCheckpointServes(protocol: Protocol, checkpointDir: string
     }
     const pairs: [string, number, number | undefined][] = [
       ['capacity', bank.capacity, mem.capacity],
-      ['k', bank.k, mem.k],
       ['gate', bank.gate, mem.gate],
       ['mergeThreshold', bank.mergeThreshold, mem.mergeThreshold],
     ];
@@ -95,6 +148,35 @@ export function assertCheckpointServes(protocol: Protocol, checkpointDir: string
         );
       }
     }
+  }
+  assertMemoryK(manifest, manifestFile, mem.k);
+}
+
+/**
+ * Refuses a checkpoint folder whose files are not those model.json lists (a SHA-256 or size that differs, a listed
+ * file missing), from the files alone: the protocol binds model.json's hash, model.json binds every other file's.
+ */
+export function verifyCheckpointFiles(checkpointDir: string): void {
+  const dir = resolve(checkpointDir);
+  const { manifest, manifestFile } = readManifest(dir);
+  verifyFiles(dir, manifest, manifestFile);
+}
+
+/**
+ * Refuses a checkpoint whose observation inputs or action output the protocol's environments cannot feed or take
+ * (src/policies/env-contract.ts), for every environment whose spec `specs` knows (the lite kind's, or what a bridged
+ * server declared when the environment was made); an environment not known yet is not checked here.
+ */
+export function assertCheckpointFitsEnvironments(protocol: Protocol, checkpointDir: string, specs: SpecSource): void {
+  const { manifest, manifestFile } = readManifest(checkpointDir);
+  for (const entry of taskEntries(protocol).values()) {
+    const spec = specs(entry);
+    if (spec === undefined) continue;
+    verifyEnvContract(manifest, manifestFile, {
+      spec,
+      allowlist: protocol.allowlists.methodVisible,
+      label: entry.envId,
+    });
   }
 }
 

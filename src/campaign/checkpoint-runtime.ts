@@ -27,8 +27,15 @@ export const checkpointRuntime: PolicyRuntimeKind = {
   },
   async preflight(protocol, ctx) {
     const dir = folderOf(protocol, ctx);
-    if (dir !== null) (await import('./checkpoint-policy.js')).assertCheckpointServes(protocol, dir);
+    if (dir === null) return [];
+    const { assertCheckpointServes, verifyCheckpointFiles } = await import('./checkpoint-policy.js');
+    verifyCheckpointFiles(dir);
+    assertCheckpointServes(protocol, dir);
     return [];
+  },
+  async checkEnvironments(protocol, ctx, specs) {
+    const dir = folderOf(protocol, ctx);
+    if (dir !== null) (await import('./checkpoint-policy.js')).assertCheckpointFitsEnvironments(protocol, dir, specs);
   },
   async memoryAccess(protocol, ctx) {
     const dir = folderOf(protocol, ctx);

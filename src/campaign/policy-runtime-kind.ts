@@ -9,7 +9,7 @@
  */
 import { KindRegistry, policyRuntimeFaces, type PolicyRuntimeFace } from '../core/index.js';
 import type { Protocol } from '../protocol/index.js';
-import type { PolicyProvider } from './types.js';
+import type { PolicyProvider, SpecSource } from './types.js';
 
 /** Where a runtime finds what the protocol names, and how it is run. */
 export interface PolicyRuntimeContext {
@@ -37,6 +37,12 @@ export interface PolicyRuntimeKind extends PolicyRuntimeFace {
    * the field; returns lines the user should read.
    */
   preflight(protocol: Protocol, ctx: PolicyRuntimeContext): Promise<readonly string[]> | readonly string[];
+  /**
+   * Checks the policy's I/O against each environment's spec that `specs` knows (the simulator kind's known specs, or
+   * those its opened servers declared), before anything is written: refuses by throwing an ImepError naming the
+   * tensor. Optional: a runtime whose I/O is not declared in files (a hosted policy) has none.
+   */
+  checkEnvironments?(protocol: Protocol, ctx: PolicyRuntimeContext, specs: SpecSource): Promise<void> | void;
   /** What its bank allows, known from files; null where only a started runtime can say. */
   memoryAccess(protocol: Protocol, ctx: PolicyRuntimeContext): Promise<MemoryAccess | null> | MemoryAccess | null;
   /** The runner's policy provider (a started host, a loaded checkpoint); released by the caller. */

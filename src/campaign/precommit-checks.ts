@@ -19,10 +19,14 @@
  *   conditions        every registered condition on every task against what the policy → E_PROTOCOL_INVALID conditions.*
  *                     runtime and the environments offer whose specs the simulator kind knows (run-plan.ts checkRuntime,
  *                     checkFacts; the bank's installability read from the manifest)
+ *   policy-io         the policy's declared I/O against each environment's spec the    → E_CHECKPOINT_MISMATCH
+ *                     simulator kind knows (a checkpoint: every observation input's       graphs.<g>.inputs[i] / outputs[i]
+ *                     field, shape and dtype, the action's shape; src/policies/env-contract.ts)
  *   attainable        warns (never refuses) for each criterion that cannot hold at the registered n
  *                     (attainable.ts), naming it
  *
- * What a precommit checks only by starting something — a bridged simulator's servers (env ids, allowlists, seeds),
+ * What a precommit checks only by starting something — a bridged simulator's servers (env ids, allowlists, seeds, the
+ * policy's I/O against the specs they declare: assemble.ts),
  * a policy host's identity and memory — or from a run's options (--servers, --batch) is not here: `protocol check`
  * says so, and precommit checks them next, still before anything is written.
  *
@@ -204,6 +208,18 @@ export const PRECOMMIT_CHECKS: readonly PrecommitCheck[] = [
           runtime === null ? conditionPlan(condition) : checkRuntime(condition, runtime.installable, runtime.name);
         for (const task of facts.values()) checkFacts(plan, task);
       }
+    },
+  },
+  {
+    id: 'policy-io',
+    async run(input) {
+      if (input.ownPolicies || input.ownEnvs) return;
+      const { protocol } = input;
+      const runtime = policyRuntimeKindOf(protocol, input.file);
+      const kind = simulatorKindOf(protocol, input.file);
+      const knownSpec = kind.knownSpec?.bind(kind, protocol.simulator);
+      if (knownSpec === undefined) return; // a bridged simulator's specs: checked when its servers start (assemble.ts)
+      await runtime.checkEnvironments?.(protocol, runtimeContext(input), (t) => knownSpec(t.envId, t.kwargs));
     },
   },
   {
