@@ -2,7 +2,7 @@
 """Trains a learned memory policy for a REAL simulator from state observations, and exports it as an IMEP checkpoint.
 
     .venvs/train/bin/python scripts/checkpoints/train_state.py --task mikasa-rc3 \
-        --demos /work/demos/mikasa-rc3 --out checkpoints/mikasa-rc3-memvla --variant memvla --seed 1
+        --demos /tmp/imep-demos/real/mikasa-rc3 --out checkpoints/mikasa-rc3-memvla --variant memvla --seed 1
 
 Runs with torch 2.13.0 (CPU build; `bash scripts/checkpoints/setup-train.sh` makes .venvs/train), 1 thread,
 deterministic algorithms, no downloads. Demonstrations: a LeRobot dataset v3.0 folder
@@ -66,14 +66,14 @@ TASKS = {
         'kwargs': {'obs_mode': 'state', 'sim_backend': 'cpu', 'control_mode': 'pd_ee_delta_pos'},
         'encode_fields': [('joints', [25]), ('cubes', [3, 4])],
         'act_fields': [('joints', [25]), ('cubes', [3, 4])],
-        'action_dim': 4, 'choices': 3, 'capacity': 32, 'decision_step': 10,
+        'action_dim': 4, 'choices': 3, 'capacity': 32,
     },
     'libero-drawer': {
         'env': 'libero-mem/top-drawer-cue',
         'kwargs': {},
         'encode_fields': [('state', [8]), ('handle', [3]), ('cue', [])],
         'act_fields': [('state', [8]), ('handle', [3])],
-        'action_dim': 7, 'choices': 2, 'capacity': 224, 'decision_step': 5,
+        'action_dim': 7, 'choices': 2, 'capacity': 224,
     },
 }
 
@@ -141,6 +141,14 @@ def is_cue(task_name, obs):
     return obs['cue'].reshape(-1) != 0
 
 
+def is_decision(task_name, obs, frame):
+    """The steps at which the policy must act on the fact: RememberColor, once all candidates are shown (the phase
+    lengths vary by episode); the drawer, from the end of the cue (step 5, the env's decisionFromStep) on."""
+    if task_name == 'mikasa-rc3':
+        return (obs['cubes'].reshape(-1, 3, 4)[:, :, 3] > 0.5).all(-1)
+    return frame >= 5
+
+
 def episodes_tensor(task_name, task, data):
     """Pads episodes to [E, T, ...]."""
     ep = data['episode']
@@ -161,9 +169,11 @@ def episodes_tensor(task_name, task, data):
     a[rows, steps] = torch.from_numpy(data['action'])
     cue = torch.zeros(E, T, dtype=torch.bool)
     cue[rows, steps] = torch.from_numpy(is_cue(task_name, data))
+    dec = torch.zeros(E, T, dtype=torch.bool)
+    dec[rows, steps] = torch.from_numpy(is_decision(task_name, data, steps))
     fact = torch.zeros(E, dtype=torch.long)
     fact[rows] = torch.from_numpy(data['fact'])
-    return out, a, cue, fact, torch.from_numpy(lengths.astype(np.int64))
+    return out, a, cue, dec, fact, torch.from_numpy(lengths.astype(np.int64))
 
 
 # -------------------------------------------------------------------------------------------------------------- model
@@ -298,12 +308,12 @@ def run_episodes(enc, act, task, obs, lengths, k, blocked):
 
 
 def losses(task, args, batch, enc, act, blocked):
-    obs, action, cue, fact, lengths = batch
+    obs, action, cue, dec, fact, lengths = batch
     B, T = cue.shape
     a, lg, q, w, valid, _, _ = run_episodes(enc, act, task, obs, lengths, args.k, blocked)
     smask = (torch.arange(T).view(1, T) < lengths.view(B, 1)).float()
     la = (((a - action) ** 2).sum(-1) * smask).sum() / smask.sum()
-    dmask = smask * (torch.arange(T).view(1, T) >= task['decision_step']).float()
+    dmask = smask * dec.float()
     C = lg.shape[-1]
     ld = F.cross_entropy(lg.reshape(-1, C), fact.view(B, 1).expand(B, T).reshape(-1), reduction='none').view(B, T)
     ld = (ld * dmask).sum() / dmask.sum().clamp(min=1)
@@ -321,22 +331,22 @@ def losses(task, args, batch, enc, act, blocked):
 
 @torch.no_grad()
 def evaluate(task, args, data, enc, act):
-    """Teacher-forced, on validation episodes: decision accuracy at the decision step (with memory / blocked), the
-    cue writes' share of the top-k at the decision step, action MSE."""
-    obs, action, cue, fact, lengths = data
+    """Teacher-forced, on validation episodes: decision accuracy over the decision steps (with memory / blocked), the
+    cue writes' share of the top-k there, action MSE."""
+    obs, action, cue, dec, fact, lengths = data
     B, T = cue.shape
+    smask = torch.arange(T).view(1, T) < lengths.view(B, 1)
+    dm = dec & smask
     out = {}
     for label, blocked in (('memory', False), ('blocked', True)):
         a, lg, q, w, valid, _, _ = run_episodes(enc, act, task, obs, lengths, args.k, blocked)
-        t = task['decision_step']
-        acc = (lg[:, t].argmax(-1) == fact).float().mean()
-        smask = (torch.arange(T).view(1, T) < lengths.view(B, 1)).float()
-        mse = (((a - action) ** 2).sum(-1) * smask).sum() / smask.sum()
+        acc = ((lg.argmax(-1) == fact.view(B, 1)) & dm).float().sum() / dm.float().sum()
+        mse = (((a - action) ** 2).sum(-1) * smask.float()).sum() / smask.float().sum()
         out[label] = {'decisionAccuracy': round(float(acc), 4), 'actionMse': round(float(mse), 5)}
     order, picked_valid, _ = retrieve(q, w, lengths, args.k)
-    t = task['decision_step']
-    picked_cue = torch.gather(cue, 1, order[:, t].reshape(B, -1)) & picked_valid[:, t]
-    out['cueShareOfTopK'] = round(float(picked_cue.float().sum() / picked_valid[:, t].float().sum().clamp(min=1)), 4)
+    picked_cue = torch.gather(cue.unsqueeze(1).expand(B, T, T), 2, order) & picked_valid
+    share = (picked_cue.float().sum(-1) / picked_valid.float().sum(-1).clamp(min=1))
+    out['cueShareOfTopK'] = round(float((share * dm.float()).sum() / dm.float().sum()), 4)
     return out
 
 
@@ -378,7 +388,7 @@ def b64(a):
 def parity(task, args, enc, act, val, out, rows):
     """ONNX Runtime (Python) against torch on held-out observations; writes parity.json; returns the max |diff|."""
     import onnxruntime as ort
-    obs, _, cue, _, lengths = val
+    obs, _, cue, _, _, lengths = val
     B, T = cue.shape
     _, _, q, w, valid, memory, mask = run_episodes(enc, act, task, obs, lengths, args.k, False)
     step_ok = (torch.arange(T).view(1, T) < lengths.view(B, 1)).reshape(-1)
@@ -454,11 +464,11 @@ def main():
     t0 = time.time()
     info, raw, digests = load_demos(args.demos, task)
     enc, act = build(args.task, task, args, raw)
-    obs, action, cue, fact, lengths = episodes_tensor(args.task, task, raw)
+    obs, action, cue, dec, fact, lengths = episodes_tensor(args.task, task, raw)
     E = len(lengths)
     n_val = max(1, int(round(E * args.validation)))
     n_train = E - n_val
-    pick = lambda sl: ({n: v[sl] for n, v in obs.items()}, action[sl], cue[sl], fact[sl], lengths[sl])
+    pick = lambda sl: ({n: v[sl] for n, v in obs.items()}, action[sl], cue[sl], dec[sl], fact[sl], lengths[sl])
     val = pick(slice(n_train, E))
     params = [p for p in list(enc.parameters()) + list(act.parameters()) if p.requires_grad]
     opt = torch.optim.Adam(params, lr=args.lr)
@@ -474,7 +484,7 @@ def main():
         for i in range(0, n_train, args.batch):
             idx = perm[i:i + args.batch]
             T = int(lengths[idx].max())
-            batch = ({n: v[idx, :T] for n, v in obs.items()}, action[idx, :T], cue[idx, :T], fact[idx], lengths[idx])
+            batch = ({n: v[idx, :T] for n, v in obs.items()}, action[idx, :T], cue[idx, :T], dec[idx, :T], fact[idx], lengths[idx])
             total, la, ld, lr = losses(task, args, batch, enc, act, blocked)
             opt.zero_grad()
             total.backward()
@@ -503,7 +513,7 @@ def main():
         'variant': args.variant,
         'contract': {'encodeFields': task['encode_fields'], 'actFields': task['act_fields'],
                      'actionDim': task['action_dim'], 'choices': task['choices'], 'capacity': task['capacity'],
-                     'decisionStep': task['decision_step'], 'opset': OPSET},
+                     'opset': OPSET},
         'hyperparameters': {k: v for k, v in vars(args).items() if k not in ('demos', 'out')},
         'seeds': {'torch': args.seed, 'numpy': args.seed, 'python': args.seed, 'batchOrder': args.seed + 1000},
         'demos': {'format': 'LeRobot dataset v3.0', 'env': task['env'], 'kwargs': task['kwargs'],

@@ -191,7 +191,6 @@ interface StateTrainReport {
     actionDim: number;
     choices: number;
     capacity: number;
-    decisionStep: number;
     opset: number;
   };
   readonly hyperparameters: { k: number; d: number; enc: number; seed: number; [key: string]: unknown };
