@@ -66,14 +66,14 @@ TASKS = {
         'kwargs': {'obs_mode': 'state', 'sim_backend': 'cpu', 'control_mode': 'pd_ee_delta_pos'},
         'encode_fields': [('joints', [25]), ('cubes', [3, 4])],
         'act_fields': [('joints', [25]), ('cubes', [3, 4])],
-        'action_dim': 4, 'choices': 3, 'capacity': 32,
+        'action_dim': 4, 'choices': 3, 'capacity': 32, 'epochs': 60,
     },
     'libero-drawer': {
         'env': 'libero-mem/top-drawer-cue',
         'kwargs': {},
         'encode_fields': [('state', [8]), ('handle', [3]), ('cue', [])],
         'act_fields': [('state', [8]), ('handle', [3])],
-        'action_dim': 7, 'choices': 2, 'capacity': 224,
+        'action_dim': 7, 'choices': 2, 'capacity': 224, 'epochs': 150,
     },
 }
 
@@ -438,7 +438,7 @@ def main():
     ap.add_argument('--out', required=True)
     ap.add_argument('--variant', choices=['memvla', 'blind'], required=True)
     ap.add_argument('--seed', type=int, default=1)
-    ap.add_argument('--epochs', type=int, default=60)
+    ap.add_argument('--epochs', type=int, default=None, help="default: the task's (TASKS)")
     ap.add_argument('--batch', type=int, default=16, help='episodes per batch')
     ap.add_argument('--lr', type=float, default=3e-3)
     ap.add_argument('--k', type=int, default=4)
@@ -453,6 +453,8 @@ def main():
     ap.add_argument('--threads', type=int, default=1)
     args = ap.parse_args()
     task = TASKS[args.task]
+    if args.epochs is None:
+        args.epochs = task['epochs']
 
     random.seed(args.seed)
     np.random.seed(args.seed)

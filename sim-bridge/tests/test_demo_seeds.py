@@ -32,7 +32,7 @@ def protocol_bands() -> dict[str, list[tuple[int, int]]]:
 
 
 def test_recipe_names_the_two_demo_sets() -> None:
-    assert recipe_ranges() == [(900000, 900399), (910000, 910199)]
+    assert recipe_ranges() == [(900000, 900399), (910000, 910299)]
 
 
 def test_protocols_declare_bands() -> None:
