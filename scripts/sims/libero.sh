@@ -75,6 +75,10 @@ run_test() {
   IMEP_REAL_LIBERO=1 npx vitest run test/campaign/real-sim-bad-input.test.ts
   log "real-LIBERO bad-input checks: $(( $(date +%s) - t0 )) s"
   t0=$(date +%s)
+  # the learned policy (checkpoints/libero-drawer-memvla, in-process ONNX Runtime) and its memoryless twin through closeout
+  IMEP_REAL_LIBERO=1 npx vitest run test/campaign/learned-policy-real.test.ts
+  log "real-LIBERO learned policy and twin through closeout: $(( $(date +%s) - t0 )) s"
+  t0=$(date +%s)
   local dir
   dir="$(mktemp -d)"
   trap 'rm -rf "$dir"' RETURN
