@@ -186,22 +186,30 @@ describe.skipIf(process.env['IMEP_REAL_MIKASA'] !== '1')(
 describe.skipIf(process.env['IMEP_REAL_LIBERO'] !== '1')(
   'learned memory policy on real LIBERO (IMEP_REAL_LIBERO=1)',
   () => {
-    it('libero-drawer-memvla through closeout: EXPECTATIONS', async () => {
+    it('libero-drawer-memvla through closeout: a different-goal donor flips every success, but blocked reads do not lower success (Q1 unresolved)', async () => {
       const u = await runThroughCloseout('libero-learned-memvla.yaml');
       expectInProcess(u, 'libero-drawer-memvla');
       expect(u.rows).toHaveLength(8 * 16);
+      expect([wins(of(u, 1, 'A')), wins(of(u, 2, 'A')), wins(of(u, 3, 'A'))]).toEqual([10, 10, 10]);
+      expect([wins(of(u, 1, 'U')), wins(of(u, 2, 'C'))]).toEqual([10, 10]);
       expect(of(u, 2, 'C').map((x) => x.actionDigest)).toEqual(of(u, 2, 'A').map((x) => x.actionDigest));
-      console.log(
-        JSON.stringify({
-          A: [wins(of(u, 1, 'A')), wins(of(u, 2, 'A')), wins(of(u, 3, 'A'))],
-          U: wins(of(u, 1, 'U')),
-          N: wins(of(u, 2, 'N_blk')),
-          S: wins(of(u, 3, 'S')),
-          T: wins(of(u, 3, 'T')),
-          gates: u.adjudication.gates,
-          verdicts: u.adjudication.verdicts,
-        }),
-      );
+      expect(wins(of(u, 2, 'N_blk'))).toBe(8);
+      expect(of(u, 2, 'N_blk').every((x) => x.reads.total > 0 && x.reads.empty === x.reads.total)).toBe(true);
+      // read-time donor swaps need a donor that holds as many records as the receiver at each read: episodes end at
+      // their first success, so shorter donors leave some units without one (removed, E_DONOR_SHORT, reported)
+      const ok = (c: string): Row[] => of(u, 3, c).filter((x) => x.status === 'ok');
+      expect([ok('S').length, wins(ok('S')), ok('T').length, wins(ok('T'))]).toEqual([12, 8, 9, 0]);
+      for (const x of [...ok('S'), ...ok('T')]) expect(x.reads.covered).toBe(true);
+      expect(u.adjudication.gates.map((g) => [g.gate, g.passed])).toEqual([
+        ['competence', true],
+        ['path', true],
+        ['replicate', true],
+        ['G_surv', true],
+        ['read_canary', true],
+        ['informative-removal', true],
+        ['blocked-reads', true],
+      ]);
+      expect(u.adjudication.verdicts.map((v) => [v.criterion, v.verdict])).toEqual([['Q1_eligibility', 'unresolved']]);
     }, 1_800_000);
 
     it('libero-drawer-blind (the memoryless twin) through closeout: the same actions under every read condition', async () => {
