@@ -6,8 +6,9 @@
 #   bash scripts/setup-sims.sh mikasa libero && bash scripts/checkpoints/setup-train.sh    # once
 #   bash scripts/checkpoints/build-real.sh [all|mikasa|libero]
 #
-# Cost here (2 cores, shared): demonstrations ≈ 15 min (MIKASA, 400 episodes) and ≈ 20 min (LIBERO, 200 episodes);
-# training ≤ 15 min per checkpoint (one thread each; memvla and blind in parallel).
+# Cost here (2 cores, shared; 2026-12-05): demonstrations 145 s (MIKASA, 400 episodes) and 212 s (LIBERO, 300
+# episodes); training 12 + 10 s (MIKASA) and 46 + 34 s (LIBERO), one thread each, memvla and blind in parallel.
+# A from-scratch run reproduced every committed ONNX file, parity.json and train-report.json byte for byte.
 # IMEP_DEMOS_DIR (default /tmp/imep-demos/real) holds the demonstration sets; they are not committed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
