@@ -30,7 +30,7 @@ mikasa() {
 
 libero() {
   (cd sim-bridge && "$root/.venvs/libero/bin/python" -m imep_sim_bridge record-demos --adapter libero \
-    --env libero-mem/top-drawer-cue --policy libero-drawer-memory-reactive --module imep_sim_bridge.libero_drawer_policy \
+    --env libero-mem/top-drawer-cue --policy libero-drawer-memory-reactive --module imep_sim_bridge.libero_drawer_reactive_policy \
     --seeds 910000:910299 --noise 0.05 --noise-seed 7 --out "$out/libero-drawer")
 }
 

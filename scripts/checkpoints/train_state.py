@@ -43,6 +43,7 @@ then the parity check: ONNX Runtime (Python) against torch on held-out observati
 retrieved memory), max |difference| <= 1e-5 on every output or the script exits 1; the inputs and torch's outputs
 are written to parity.json, which test/policies/state-checkpoints-parity.test.ts replays through onnxruntime-node.
 """
+
 import argparse
 import base64
 import glob
@@ -57,23 +58,32 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+# The runtime's read-before-write top-k retrieval (stable sort = the bank's tie rule), shared with the lite trainer.
+from train import retrieve
+
 OPSET = 17
 PARITY_TOLERANCE = 1e-5
 
 TASKS = {
-    'mikasa-rc3': {
-        'env': 'mikasa/RememberColor3-VLA-v0',
-        'kwargs': {'obs_mode': 'state', 'sim_backend': 'cpu', 'control_mode': 'pd_ee_delta_pos'},
-        'encode_fields': [('joints', [25]), ('cubes', [3, 4])],
-        'act_fields': [('joints', [25]), ('cubes', [3, 4])],
-        'action_dim': 4, 'choices': 3, 'capacity': 32, 'epochs': 60,
+    "mikasa-rc3": {
+        "env": "mikasa/RememberColor3-VLA-v0",
+        "kwargs": {"obs_mode": "state", "sim_backend": "cpu", "control_mode": "pd_ee_delta_pos"},
+        "encode_fields": [("joints", [25]), ("cubes", [3, 4])],
+        "act_fields": [("joints", [25]), ("cubes", [3, 4])],
+        "action_dim": 4,
+        "choices": 3,
+        "capacity": 32,
+        "epochs": 60,
     },
-    'libero-drawer': {
-        'env': 'libero-mem/top-drawer-cue',
-        'kwargs': {},
-        'encode_fields': [('state', [8]), ('handle', [3]), ('cue', [])],
-        'act_fields': [('state', [8]), ('handle', [3])],
-        'action_dim': 7, 'choices': 2, 'capacity': 224, 'epochs': 150,
+    "libero-drawer": {
+        "env": "libero-mem/top-drawer-cue",
+        "kwargs": {},
+        "encode_fields": [("state", [8]), ("handle", [3]), ("cue", [])],
+        "act_fields": [("state", [8]), ("handle", [3])],
+        "action_dim": 7,
+        "choices": 2,
+        "capacity": 224,
+        "epochs": 150,
     },
 }
 
@@ -84,10 +94,11 @@ def numel(shape):
 
 # ---------------------------------------------------------------------------------------------------------------- data
 
+
 def sha256_file(path):
     h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for chunk in iter(lambda: f.read(1 << 20), b''):
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
 
@@ -95,39 +106,40 @@ def sha256_file(path):
 def load_demos(path, task):
     """Reads a LeRobot v3.0 dataset: every data/*/*.parquet file, the columns this task needs, as episodes."""
     import pyarrow.parquet as pq
-    info = json.load(open(os.path.join(path, 'meta', 'info.json')))
-    if info.get('codebase_version') != 'v3.0':
+
+    info = json.load(open(os.path.join(path, "meta", "info.json")))
+    if info.get("codebase_version") != "v3.0":
         raise SystemExit(f'{path}/meta/info.json: codebase_version {info.get("codebase_version")!r}, expected "v3.0"')
-    files = sorted(glob.glob(os.path.join(path, 'data', '*', '*.parquet')))
+    files = sorted(glob.glob(os.path.join(path, "data", "*", "*.parquet")))
     if not files:
-        raise SystemExit(f'{path}: no data/*/*.parquet files')
-    names = sorted({n for n, _ in task['encode_fields'] + task['act_fields']})
+        raise SystemExit(f"{path}: no data/*/*.parquet files")
+    names = sorted({n for n, _ in task["encode_fields"] + task["act_fields"]})
     cols = {n: [] for n in names}
     action, executed, episode, frame, fact = [], [], [], [], []
     for f in files:
         t = pq.read_table(f)
         for n in names:
             shape = task_shape(task, n)
-            col = f'observation.{n}'
+            col = f"observation.{n}"
             if col not in t.column_names:
-                raise SystemExit(f'{f}: no column {col!r} (columns: {t.column_names})')
+                raise SystemExit(f"{f}: no column {col!r} (columns: {t.column_names})")
             cols[n].append(np.asarray(t.column(col).to_pylist(), np.float32).reshape(-1, numel(shape)))
-        action.append(np.asarray(t.column('action').to_pylist(), np.float32))
-        executed.append(np.asarray(t.column('imep.executed_action').to_pylist(), np.float32))
-        episode.append(np.asarray(t.column('episode_index').to_pylist(), np.int64))
-        frame.append(np.asarray(t.column('frame_index').to_pylist(), np.int64))
-        fact.append(np.asarray(t.column('imep.fact').to_pylist(), np.int64))
+        action.append(np.asarray(t.column("action").to_pylist(), np.float32))
+        executed.append(np.asarray(t.column("imep.executed_action").to_pylist(), np.float32))
+        episode.append(np.asarray(t.column("episode_index").to_pylist(), np.int64))
+        frame.append(np.asarray(t.column("frame_index").to_pylist(), np.int64))
+        fact.append(np.asarray(t.column("imep.fact").to_pylist(), np.int64))
     data = {n: np.concatenate(v) for n, v in cols.items()}
-    data['action'] = np.concatenate(action)
-    data['episode'] = np.concatenate(episode)
-    data['frame'] = np.concatenate(frame)
-    data['fact'] = np.concatenate(fact)
-    digests = {os.path.relpath(f, path): sha256_file(f) for f in files + [os.path.join(path, 'meta', 'info.json')]}
+    data["action"] = np.concatenate(action)
+    data["episode"] = np.concatenate(episode)
+    data["frame"] = np.concatenate(frame)
+    data["fact"] = np.concatenate(fact)
+    digests = {os.path.relpath(f, path): sha256_file(f) for f in files + [os.path.join(path, "meta", "info.json")]}
     return info, data, digests
 
 
 def task_shape(task, name):
-    for n, s in task['encode_fields'] + task['act_fields']:
+    for n, s in task["encode_fields"] + task["act_fields"]:
         if n == name:
             return s
     raise KeyError(name)
@@ -135,55 +147,56 @@ def task_shape(task, name):
 
 def is_cue(task_name, obs):
     """Training-only label: the steps whose observation shows the cue."""
-    if task_name == 'mikasa-rc3':
-        visible = obs['cubes'].reshape(-1, 3, 4)[:, :, 3] > 0.5
+    if task_name == "mikasa-rc3":
+        visible = obs["cubes"].reshape(-1, 3, 4)[:, :, 3] > 0.5
         return visible.sum(-1) == 1
-    return obs['cue'].reshape(-1) != 0
+    return obs["cue"].reshape(-1) != 0
 
 
 def is_decision(task_name, obs, frame):
     """The steps at which the policy must act on the fact: RememberColor, once all candidates are shown (the phase
     lengths vary by episode); the drawer, from the end of the cue (step 5, the env's decisionFromStep) on."""
-    if task_name == 'mikasa-rc3':
-        return (obs['cubes'].reshape(-1, 3, 4)[:, :, 3] > 0.5).all(-1)
+    if task_name == "mikasa-rc3":
+        return (obs["cubes"].reshape(-1, 3, 4)[:, :, 3] > 0.5).all(-1)
     return frame >= 5
 
 
 def episodes_tensor(task_name, task, data):
     """Pads episodes to [E, T, ...]."""
-    ep = data['episode']
+    ep = data["episode"]
     ids = np.unique(ep)
     remap = {int(e): i for i, e in enumerate(ids)}
     rows = np.array([remap[int(e)] for e in ep], np.int64)
     E = len(ids)
     lengths = np.bincount(rows, minlength=E)
     T = int(lengths.max())
-    steps = data['frame']
+    steps = data["frame"]
     out = {}
-    for n in sorted({n for n, _ in task['encode_fields'] + task['act_fields']}):
+    for n in sorted({n for n, _ in task["encode_fields"] + task["act_fields"]}):
         per = numel(task_shape(task, n))
         x = torch.zeros(E, T, per)
         x[rows, steps] = torch.from_numpy(data[n])
         out[n] = x
-    a = torch.zeros(E, T, task['action_dim'])
-    a[rows, steps] = torch.from_numpy(data['action'])
+    a = torch.zeros(E, T, task["action_dim"])
+    a[rows, steps] = torch.from_numpy(data["action"])
     cue = torch.zeros(E, T, dtype=torch.bool)
     cue[rows, steps] = torch.from_numpy(is_cue(task_name, data))
     dec = torch.zeros(E, T, dtype=torch.bool)
     dec[rows, steps] = torch.from_numpy(is_decision(task_name, data, steps))
     fact = torch.zeros(E, dtype=torch.long)
-    fact[rows] = torch.from_numpy(data['fact'])
+    fact[rows] = torch.from_numpy(data["fact"])
     return out, a, cue, dec, fact, torch.from_numpy(lengths.astype(np.int64))
 
 
 # -------------------------------------------------------------------------------------------------------------- model
 
+
 class Encode(nn.Module):
     def __init__(self, fields, mean, std, hidden, enc, d):
         super().__init__()
         self.fields = fields
-        self.register_buffer('mean', torch.from_numpy(mean))
-        self.register_buffer('inv_std', torch.from_numpy(1.0 / std))
+        self.register_buffer("mean", torch.from_numpy(mean))
+        self.register_buffer("inv_std", torch.from_numpy(1.0 / std))
         self.fc1 = nn.Linear(len(mean), hidden)
         self.fc2 = nn.Linear(hidden, enc)
         self.q = nn.Linear(enc, d)
@@ -238,8 +251,8 @@ class ActDrawer(nn.Module):
     def __init__(self, enc, d, hidden, choices, action_dim, state_mean, state_std):
         super().__init__()
         self.read = Attend(enc, d, choices)
-        self.register_buffer('state_mean', torch.from_numpy(state_mean))
-        self.register_buffer('state_inv_std', torch.from_numpy(1.0 / state_std))
+        self.register_buffer("state_mean", torch.from_numpy(state_mean))
+        self.register_buffer("state_inv_std", torch.from_numpy(1.0 / state_std))
         self.fc1 = nn.Linear(3 + 8 + choices + enc, hidden)
         self.fc2 = nn.Linear(hidden, hidden)
         self.out = nn.Linear(hidden, action_dim)
@@ -255,17 +268,24 @@ class ActDrawer(nn.Module):
 
 
 def build(task_name, task, args, data):
-    enc_x = np.concatenate([data[n].reshape(len(data[n]), -1) for n, _ in task['encode_fields']], -1)
+    enc_x = np.concatenate([data[n].reshape(len(data[n]), -1) for n, _ in task["encode_fields"]], -1)
     mean = enc_x.mean(0).astype(np.float32)
     std = np.maximum(enc_x.std(0), 1e-3).astype(np.float32)
-    enc = Encode(task['encode_fields'], mean, std, args.hidden, args.enc, args.d)
-    if task_name == 'mikasa-rc3':
-        act = ActRememberColor(args.enc, args.d, args.hidden, task['choices'], task['action_dim'])
+    enc = Encode(task["encode_fields"], mean, std, args.hidden, args.enc, args.d)
+    if task_name == "mikasa-rc3":
+        act = ActRememberColor(args.enc, args.d, args.hidden, task["choices"], task["action_dim"])
     else:
-        st = data['state'].reshape(-1, 8)
-        act = ActDrawer(args.enc, args.d, args.hidden, task['choices'], task['action_dim'],
-                        st.mean(0).astype(np.float32), np.maximum(st.std(0), 1e-3).astype(np.float32))
-    if args.variant == 'blind':
+        st = data["state"].reshape(-1, 8)
+        act = ActDrawer(
+            args.enc,
+            args.d,
+            args.hidden,
+            task["choices"],
+            task["action_dim"],
+            st.mean(0).astype(np.float32),
+            np.maximum(st.std(0), 1e-3).astype(np.float32),
+        )
+    if args.variant == "blind":
         nn.init.zeros_(act.read.head.weight)
         act.read.head.weight.requires_grad_(False)
     return enc, act
@@ -273,26 +293,12 @@ def build(task_name, task, args, data):
 
 # ---------------------------------------------------------------------------------------------------------- training
 
-def retrieve(q, w, lengths, k):
-    """The runtime's read-before-write top-k: picked indices [B,T,k], their validity, and the validity matrix."""
-    B, T, _ = q.shape
-    with torch.no_grad():
-        qu = F.normalize(q.double(), dim=-1)
-        wu = F.normalize(w.double(), dim=-1)
-        cos = qu @ wu.transpose(1, 2)
-        t = torch.arange(T)
-        valid = (t.view(1, 1, T) < t.view(1, T, 1)) & (t.view(1, 1, T) < lengths.view(B, 1, 1))
-        cos = cos.masked_fill(~valid, float('-inf'))
-        order = torch.sort(cos, dim=-1, descending=True, stable=True).indices[..., :k]
-        picked_valid = torch.gather(valid, -1, order)
-    return order, picked_valid, valid
-
 
 def run_episodes(enc, act, task, obs, lengths, k, blocked):
     """encode every step, retrieve as the runtime does, act: returns (action, logits, q, w, valid, memory, mask)."""
     first = next(iter(obs.values()))
     B, T, _ = first.shape
-    enc_in = [obs[n].reshape(B * T, *([*s] if s else [])) for n, s in task['encode_fields']]
+    enc_in = [obs[n].reshape(B * T, *([*s] if s else [])) for n, s in task["encode_fields"]]
     q, w, e = enc(*enc_in)
     q, w, e = q.view(B, T, -1), w.view(B, T, -1), e.view(B, T, -1)
     order, picked_valid, valid = retrieve(q, w, lengths, k)
@@ -302,7 +308,7 @@ def run_episodes(enc, act, task, obs, lengths, k, blocked):
     if blocked:
         mask = torch.zeros_like(mask)
         memory = torch.zeros_like(memory)
-    act_in = [obs[n].reshape(B * T, *([*s] if s else [])) for n, s in task['act_fields']]
+    act_in = [obs[n].reshape(B * T, *([*s] if s else [])) for n, s in task["act_fields"]]
     a, lg = act(e.reshape(B * T, -1), *act_in, memory.reshape(B * T, k, d), mask.reshape(B * T, k))
     return a.view(B, T, -1), lg.view(B, T, -1), q, w, valid, memory, mask
 
@@ -315,7 +321,7 @@ def losses(task, args, batch, enc, act, blocked):
     la = (((a - action) ** 2).sum(-1) * smask).sum() / smask.sum()
     dmask = smask * dec.float()
     C = lg.shape[-1]
-    ld = F.cross_entropy(lg.reshape(-1, C), fact.view(B, 1).expand(B, T).reshape(-1), reduction='none').view(B, T)
+    ld = F.cross_entropy(lg.reshape(-1, C), fact.view(B, 1).expand(B, T).reshape(-1), reduction="none").view(B, T)
     ld = (ld * dmask).sum() / dmask.sum().clamp(min=1)
     lr = torch.tensor(0.0)
     if not blocked:
@@ -323,8 +329,8 @@ def losses(task, args, batch, enc, act, blocked):
         is_cue = cue.view(B, 1, T) & valid
         later = (~cue) & smask.bool() & is_cue.any(-1)
         z = cos / args.retrieval_tau
-        lr_all = torch.logsumexp(z.masked_fill(~valid, float('-inf')), -1)
-        lr_cue = torch.logsumexp(z.masked_fill(~is_cue, float('-inf')), -1)
+        lr_all = torch.logsumexp(z.masked_fill(~valid, float("-inf")), -1)
+        lr_cue = torch.logsumexp(z.masked_fill(~is_cue, float("-inf")), -1)
         lr = torch.where(later, lr_all - lr_cue, torch.zeros(())).sum() / later.sum().clamp(min=1)
     return la + args.decision_weight * ld + args.retrieval_weight * lr, la, ld, lr
 
@@ -338,56 +344,76 @@ def evaluate(task, args, data, enc, act):
     smask = torch.arange(T).view(1, T) < lengths.view(B, 1)
     dm = dec & smask
     out = {}
-    for label, blocked in (('memory', False), ('blocked', True)):
+    for label, blocked in (("memory", False), ("blocked", True)):
         a, lg, q, w, valid, _, _ = run_episodes(enc, act, task, obs, lengths, args.k, blocked)
         acc = ((lg.argmax(-1) == fact.view(B, 1)) & dm).float().sum() / dm.float().sum()
         mse = (((a - action) ** 2).sum(-1) * smask.float()).sum() / smask.float().sum()
-        out[label] = {'decisionAccuracy': round(float(acc), 4), 'actionMse': round(float(mse), 5)}
+        out[label] = {"decisionAccuracy": round(float(acc), 4), "actionMse": round(float(mse), 5)}
     order, picked_valid, _ = retrieve(q, w, lengths, args.k)
     picked_cue = torch.gather(cue.unsqueeze(1).expand(B, T, T), 2, order) & picked_valid
-    share = (picked_cue.float().sum(-1) / picked_valid.float().sum(-1).clamp(min=1))
-    out['cueShareOfTopK'] = round(float((share * dm.float()).sum() / dm.float().sum()), 4)
+    share = picked_cue.float().sum(-1) / picked_valid.float().sum(-1).clamp(min=1)
+    out["cueShareOfTopK"] = round(float((share * dm.float()).sum() / dm.float().sum()), 4)
     return out
 
 
 # ------------------------------------------------------------------------------------------------------------ export
 
+
 def export(task, args, enc, act, out):
     enc.eval()
     act.eval()
-    enc_names = [n for n, _ in task['encode_fields']]
-    act_names = [n for n, _ in task['act_fields']]
-    enc_dummy = tuple(torch.zeros(2, *s) for _, s in task['encode_fields'])
-    torch.onnx.export(enc, enc_dummy, os.path.join(out, 'encode.onnx'), input_names=enc_names,
-                      output_names=['query_key', 'write_candidate', 'encoding'], opset_version=OPSET, dynamo=False,
-                      dynamic_axes={n: {0: 'batch'} for n in enc_names + ['query_key', 'write_candidate', 'encoding']})
-    act_dummy = (torch.zeros(2, args.enc), *(torch.zeros(2, *s) for _, s in task['act_fields']),
-                 torch.zeros(2, args.k, args.d), torch.zeros(2, args.k))
-    act_inputs = ['encoding', *act_names, 'memory', 'memory_mask']
-    torch.onnx.export(act, act_dummy, os.path.join(out, 'act.onnx'), input_names=act_inputs,
-                      output_names=['action', 'decision_logits'], opset_version=OPSET, dynamo=False,
-                      dynamic_axes={n: {0: 'batch'} for n in act_inputs + ['action', 'decision_logits']})
+    enc_names = [n for n, _ in task["encode_fields"]]
+    act_names = [n for n, _ in task["act_fields"]]
+    enc_dummy = tuple(torch.zeros(2, *s) for _, s in task["encode_fields"])
+    torch.onnx.export(
+        enc,
+        enc_dummy,
+        os.path.join(out, "encode.onnx"),
+        input_names=enc_names,
+        output_names=["query_key", "write_candidate", "encoding"],
+        opset_version=OPSET,
+        dynamo=False,
+        dynamic_axes={n: {0: "batch"} for n in enc_names + ["query_key", "write_candidate", "encoding"]},
+    )
+    act_dummy = (
+        torch.zeros(2, args.enc),
+        *(torch.zeros(2, *s) for _, s in task["act_fields"]),
+        torch.zeros(2, args.k, args.d),
+        torch.zeros(2, args.k),
+    )
+    act_inputs = ["encoding", *act_names, "memory", "memory_mask"]
+    torch.onnx.export(
+        act,
+        act_dummy,
+        os.path.join(out, "act.onnx"),
+        input_names=act_inputs,
+        output_names=["action", "decision_logits"],
+        opset_version=OPSET,
+        dynamo=False,
+        dynamic_axes={n: {0: "batch"} for n in act_inputs + ["action", "decision_logits"]},
+    )
     import onnx
-    for name in ('encode.onnx', 'act.onnx'):
+
+    for name in ("encode.onnx", "act.onnx"):
         path = os.path.join(out, name)
         model = onnx.load(path)
         onnx.checker.check_model(model)
         del model.metadata_props[:]
-        for key, value in (('imep.graph', name[:-5]), ('imep.variant', args.variant), ('imep.seed', str(args.seed)),
-                           ('imep.task', args.task)):
+        for key, value in (("imep.graph", name[:-5]), ("imep.variant", args.variant), ("imep.seed", str(args.seed)), ("imep.task", args.task)):
             p = model.metadata_props.add()
             p.key, p.value = key, value
         onnx.save(model, path)
 
 
 def b64(a):
-    return base64.b64encode(np.ascontiguousarray(a, dtype=np.float32).tobytes()).decode('ascii')
+    return base64.b64encode(np.ascontiguousarray(a, dtype=np.float32).tobytes()).decode("ascii")
 
 
 @torch.no_grad()
 def parity(task, args, enc, act, val, out, rows):
     """ONNX Runtime (Python) against torch on held-out observations; writes parity.json; returns the max |diff|."""
     import onnxruntime as ort
+
     obs, _, cue, _, _, lengths = val
     B, T = cue.shape
     _, _, q, w, valid, memory, mask = run_episodes(enc, act, task, obs, lengths, args.k, False)
@@ -399,62 +425,71 @@ def parity(task, args, enc, act, val, out, rows):
     so.intra_op_num_threads = 1
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    enc_sess = ort.InferenceSession(os.path.join(out, 'encode.onnx'), so, providers=['CPUExecutionProvider'])
-    act_sess = ort.InferenceSession(os.path.join(out, 'act.onnx'), so, providers=['CPUExecutionProvider'])
-    feeds_enc = {n: obs[n].reshape(B * T, *s)[idx].numpy() for n, s in task['encode_fields']}
-    torch_enc = enc(*(torch.from_numpy(feeds_enc[n]) for n, _ in task['encode_fields']))
-    onnx_enc = enc_sess.run(['query_key', 'write_candidate', 'encoding'], feeds_enc)
-    feeds_act = {'encoding': torch_enc[2].numpy(),
-                 **{n: obs[n].reshape(B * T, *s)[idx].numpy() for n, s in task['act_fields']},
-                 'memory': memory.reshape(B * T, args.k, -1)[idx].float().numpy(),
-                 'memory_mask': mask.reshape(B * T, args.k)[idx].numpy()}
+    enc_sess = ort.InferenceSession(os.path.join(out, "encode.onnx"), so, providers=["CPUExecutionProvider"])
+    act_sess = ort.InferenceSession(os.path.join(out, "act.onnx"), so, providers=["CPUExecutionProvider"])
+    feeds_enc = {n: obs[n].reshape(B * T, *s)[idx].numpy() for n, s in task["encode_fields"]}
+    torch_enc = enc(*(torch.from_numpy(feeds_enc[n]) for n, _ in task["encode_fields"]))
+    onnx_enc = enc_sess.run(["query_key", "write_candidate", "encoding"], feeds_enc)
+    feeds_act = {
+        "encoding": torch_enc[2].numpy(),
+        **{n: obs[n].reshape(B * T, *s)[idx].numpy() for n, s in task["act_fields"]},
+        "memory": memory.reshape(B * T, args.k, -1)[idx].float().numpy(),
+        "memory_mask": mask.reshape(B * T, args.k)[idx].numpy(),
+    }
     torch_act = act(*(torch.from_numpy(feeds_act[n]) for n in feeds_act))
-    onnx_act = act_sess.run(['action', 'decision_logits'], feeds_act)
+    onnx_act = act_sess.run(["action", "decision_logits"], feeds_act)
     diffs = {}
-    for name, t_out, o_out in zip(['query_key', 'write_candidate', 'encoding'], torch_enc, onnx_enc):
+    for name, t_out, o_out in zip(["query_key", "write_candidate", "encoding"], torch_enc, onnx_enc):
         diffs[name] = float(np.abs(t_out.numpy() - o_out).max())
-    for name, t_out, o_out in zip(['action', 'decision_logits'], torch_act, onnx_act):
+    for name, t_out, o_out in zip(["action", "decision_logits"], torch_act, onnx_act):
         diffs[name] = float(np.abs(t_out.numpy() - o_out).max())
     doc = {
-        'what': 'held-out observations (validation episodes, memory as retrieved by the runtime rule) and what torch computed; '
-                'float32 little-endian, base64; ONNX Runtime must agree within tolerance',
-        'tolerance': PARITY_TOLERANCE, 'rows': int(len(idx)), 'torch': torch.__version__, 'onnxruntimePython': ort.__version__,
-        'maxAbsDiffOnnxruntimePython': diffs,
-        'encode': {'inputs': {n: {'shape': list(v.shape), 'data': b64(v)} for n, v in feeds_enc.items()},
-                   'outputs': {n: {'shape': list(t.shape), 'data': b64(t.numpy())} for n, t in zip(['query_key', 'write_candidate', 'encoding'], torch_enc)}},
-        'act': {'inputs': {n: {'shape': list(v.shape), 'data': b64(v)} for n, v in feeds_act.items()},
-                'outputs': {n: {'shape': list(t.shape), 'data': b64(t.numpy())} for n, t in zip(['action', 'decision_logits'], torch_act)}},
+        "what": "held-out observations (validation episodes, memory as retrieved by the runtime rule) and what torch computed; "
+        "float32 little-endian, base64; ONNX Runtime must agree within tolerance",
+        "tolerance": PARITY_TOLERANCE,
+        "rows": int(len(idx)),
+        "torch": torch.__version__,
+        "onnxruntimePython": ort.__version__,
+        "maxAbsDiffOnnxruntimePython": diffs,
+        "encode": {
+            "inputs": {n: {"shape": list(v.shape), "data": b64(v)} for n, v in feeds_enc.items()},
+            "outputs": {n: {"shape": list(t.shape), "data": b64(t.numpy())} for n, t in zip(["query_key", "write_candidate", "encoding"], torch_enc)},
+        },
+        "act": {
+            "inputs": {n: {"shape": list(v.shape), "data": b64(v)} for n, v in feeds_act.items()},
+            "outputs": {n: {"shape": list(t.shape), "data": b64(t.numpy())} for n, t in zip(["action", "decision_logits"], torch_act)},
+        },
     }
-    with open(os.path.join(out, 'parity.json'), 'w') as f:
+    with open(os.path.join(out, "parity.json"), "w") as f:
         json.dump(doc, f, indent=1)
-        f.write('\n')
+        f.write("\n")
     return diffs
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--task', choices=sorted(TASKS), required=True)
-    ap.add_argument('--demos', required=True)
-    ap.add_argument('--out', required=True)
-    ap.add_argument('--variant', choices=['memvla', 'blind'], required=True)
-    ap.add_argument('--seed', type=int, default=1)
-    ap.add_argument('--epochs', type=int, default=None, help="default: the task's (TASKS)")
-    ap.add_argument('--batch', type=int, default=16, help='episodes per batch')
-    ap.add_argument('--lr', type=float, default=3e-3)
-    ap.add_argument('--k', type=int, default=4)
-    ap.add_argument('--d', type=int, default=8)
-    ap.add_argument('--enc', type=int, default=32)
-    ap.add_argument('--hidden', type=int, default=64)
-    ap.add_argument('--retrieval-weight', type=float, default=0.3)
-    ap.add_argument('--retrieval-tau', type=float, default=0.2)
-    ap.add_argument('--decision-weight', type=float, default=0.3)
-    ap.add_argument('--validation', type=float, default=0.1, help='share of episodes held out (the last ones)')
-    ap.add_argument('--parity-rows', type=int, default=48)
-    ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument("--task", choices=sorted(TASKS), required=True)
+    ap.add_argument("--demos", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--variant", choices=["memvla", "blind"], required=True)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--epochs", type=int, default=None, help="default: the task's (TASKS)")
+    ap.add_argument("--batch", type=int, default=16, help="episodes per batch")
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--k", type=int, default=4)
+    ap.add_argument("--d", type=int, default=8)
+    ap.add_argument("--enc", type=int, default=32)
+    ap.add_argument("--hidden", type=int, default=64)
+    ap.add_argument("--retrieval-weight", type=float, default=0.3)
+    ap.add_argument("--retrieval-tau", type=float, default=0.2)
+    ap.add_argument("--decision-weight", type=float, default=0.3)
+    ap.add_argument("--validation", type=float, default=0.1, help="share of episodes held out (the last ones)")
+    ap.add_argument("--parity-rows", type=int, default=48)
+    ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     task = TASKS[args.task]
     if args.epochs is None:
-        args.epochs = task['epochs']
+        args.epochs = task["epochs"]
 
     random.seed(args.seed)
     np.random.seed(args.seed)
@@ -470,12 +505,12 @@ def main():
     E = len(lengths)
     n_val = max(1, int(round(E * args.validation)))
     n_train = E - n_val
-    pick = lambda sl: ({n: v[sl] for n, v in obs.items()}, action[sl], cue[sl], dec[sl], fact[sl], lengths[sl])
-    val = pick(slice(n_train, E))
+    sl = slice(n_train, E)
+    val = ({n: v[sl] for n, v in obs.items()}, action[sl], cue[sl], dec[sl], fact[sl], lengths[sl])
     params = [p for p in list(enc.parameters()) + list(act.parameters()) if p.requires_grad]
     opt = torch.optim.Adam(params, lr=args.lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(1, args.epochs))
-    blocked = args.variant == 'blind'
+    blocked = args.variant == "blind"
     history = []
     for epoch in range(args.epochs):
         enc.train()
@@ -484,7 +519,7 @@ def main():
         sums = np.zeros(4)
         nb = 0
         for i in range(0, n_train, args.batch):
-            idx = perm[i:i + args.batch]
+            idx = perm[i : i + args.batch]
             T = int(lengths[idx].max())
             batch = ({n: v[idx, :T] for n, v in obs.items()}, action[idx, :T], cue[idx, :T], dec[idx, :T], fact[idx], lengths[idx])
             total, la, ld, lr = losses(task, args, batch, enc, act, blocked)
@@ -497,40 +532,60 @@ def main():
         if epoch % 10 == 0 or epoch == args.epochs - 1:
             enc.eval()
             act.eval()
-            row = {'epoch': epoch, 'loss': round(sums[0] / nb, 5), 'actionLoss': round(sums[1] / nb, 5),
-                   'decisionLoss': round(sums[2] / nb, 5), 'retrievalLoss': round(sums[3] / nb, 5),
-                   'validation': evaluate(task, args, val, enc, act)}
+            row = {
+                "epoch": epoch,
+                "loss": round(sums[0] / nb, 5),
+                "actionLoss": round(sums[1] / nb, 5),
+                "decisionLoss": round(sums[2] / nb, 5),
+                "retrievalLoss": round(sums[3] / nb, 5),
+                "validation": evaluate(task, args, val, enc, act),
+            }
             history.append(row)
             print(json.dumps(row), flush=True)
     os.makedirs(args.out, exist_ok=True)
     export(task, args, enc, act, args.out)
     diffs = parity(task, args, enc, act, val, args.out, args.parity_rows)
     worst = max(diffs.values())
-    print(f'parity: ONNX Runtime (Python) vs torch, max |diff| per output {json.dumps(diffs)}')
+    print(f"parity: ONNX Runtime (Python) vs torch, max |diff| per output {json.dumps(diffs)}")
     if not worst <= PARITY_TOLERANCE:
-        raise SystemExit(f'parity: max |diff| {worst:.3g} exceeds {PARITY_TOLERANCE}')
+        raise SystemExit(f"parity: max |diff| {worst:.3g} exceeds {PARITY_TOLERANCE}")
     report = {
-        'recipe': 'scripts/checkpoints/train_state.py',
-        'task': args.task,
-        'variant': args.variant,
-        'contract': {'encodeFields': task['encode_fields'], 'actFields': task['act_fields'],
-                     'actionDim': task['action_dim'], 'choices': task['choices'], 'capacity': task['capacity'],
-                     'opset': OPSET},
-        'hyperparameters': {k: v for k, v in vars(args).items() if k not in ('demos', 'out')},
-        'seeds': {'torch': args.seed, 'numpy': args.seed, 'python': args.seed, 'batchOrder': args.seed + 1000},
-        'demos': {'format': 'LeRobot dataset v3.0', 'env': task['env'], 'kwargs': task['kwargs'],
-                  'episodes': int(E), 'frames': int(lengths.sum()), 'info': {k: info.get(k) for k in ('codebase_version', 'fps', 'total_episodes', 'total_frames')},
-                  'sha256': digests, 'imep': info.get('imep')},
-        'trainEpisodes': int(n_train), 'validationEpisodes': int(n_val),
-        'final': history[-1] if history else None,
-        'parity': {'tolerance': PARITY_TOLERANCE, 'maxAbsDiff': diffs},
-        'torch': torch.__version__, 'numpy': np.__version__, 'threads': args.threads,
+        "recipe": "scripts/checkpoints/train_state.py",
+        "task": args.task,
+        "variant": args.variant,
+        "contract": {
+            "encodeFields": task["encode_fields"],
+            "actFields": task["act_fields"],
+            "actionDim": task["action_dim"],
+            "choices": task["choices"],
+            "capacity": task["capacity"],
+            "opset": OPSET,
+        },
+        "hyperparameters": {k: v for k, v in vars(args).items() if k not in ("demos", "out")},
+        "seeds": {"torch": args.seed, "numpy": args.seed, "python": args.seed, "batchOrder": args.seed + 1000},
+        "demos": {
+            "format": "LeRobot dataset v3.0",
+            "env": task["env"],
+            "kwargs": task["kwargs"],
+            "episodes": int(E),
+            "frames": int(lengths.sum()),
+            "info": {k: info.get(k) for k in ("codebase_version", "fps", "total_episodes", "total_frames")},
+            "sha256": digests,
+            "imep": info.get("imep"),
+        },
+        "trainEpisodes": int(n_train),
+        "validationEpisodes": int(n_val),
+        "final": history[-1] if history else None,
+        "parity": {"tolerance": PARITY_TOLERANCE, "maxAbsDiff": diffs},
+        "torch": torch.__version__,
+        "numpy": np.__version__,
+        "threads": args.threads,
     }
-    with open(os.path.join(args.out, 'train-report.json'), 'w') as f:
+    with open(os.path.join(args.out, "train-report.json"), "w") as f:
         json.dump(report, f, indent=2)
-        f.write('\n')
-    print(f'train_state: {args.task} {args.variant} done in {time.time() - t0:.1f} s -> {args.out}')
+        f.write("\n")
+    print(f"train_state: {args.task} {args.variant} done in {time.time() - t0:.1f} s -> {args.out}")
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     main()

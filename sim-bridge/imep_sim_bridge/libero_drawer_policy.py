@@ -18,9 +18,6 @@
   scene). Close: gripper shut, above a point 6 cm in front of the handle, down to handle height, push
   15 cm past the handle into the cabinet (−y). Waypoints and step counts were tuned on the real
   simulator (robosuite 1.4.0, MuJoCo 2.3.7); each phase lasts a fixed number of steps.
-
-`libero-drawer-memory-reactive` is the same policy whose phases end when the arm or the fingers have settled
-(LiberoDrawerReactivePolicy below): the expert of the learned checkpoints' demonstrations.
 """
 
 from __future__ import annotations
@@ -174,58 +171,4 @@ class LiberoDrawerMemoryPolicy:
         return {"action": action.astype(np.float32), "decisionLogits": logits.astype(np.float32), "reads": reads}
 
 
-#: Reactive plans: (offset from the decision-time handle position, gripper action, how the phase ends) per goal.
-#: "reach": the end effector within REACH_M of the waypoint; "grasp": the fingers stopped closing; None: last phase.
-REACH_M = 0.01
-REACTIVE_PLANS: dict[str, tuple[tuple[tuple[float, float, float], float, str | None], ...]] = {
-    "open": (((0.0, 0.0, 0.12), -1.0, "reach"), ((0.0, 0.0, 0.0), -1.0, "reach"), ((0.0, 0.0, 0.0), 1.0, "grasp"), ((0.0, 0.3, 0.0), 1.0, None)),
-    "close": (((0.0, 0.06, 0.12), 1.0, "reach"), ((0.0, 0.06, 0.0), 1.0, "reach"), ((0.0, -0.15, 0.0), 1.0, None)),
-}
-
-
-class LiberoDrawerReactivePolicy(LiberoDrawerMemoryPolicy):
-    """The same known-answer policy (same memory use: it writes the cue, reads it back from the decision step on and
-    follows what the read returns), with plans whose phases end on what the robot's own state shows — a waypoint
-    reached, the fingers stopped closing — instead of after fixed step counts. A learner that sees only the state
-    cannot tell a fixed-count dwell's "wait" steps from its "go" steps (they look the same), so demonstrations for
-    training (scripts/checkpoints/record-real-demos.sh) come from this variant; the campaigns keep the fixed-count one."""
-
-    name = "libero-drawer-memory-reactive"
-
-    def reset(self, slot: int, episode: str) -> None:
-        super().reset(slot, episode)
-        if not hasattr(self, "_phase"):
-            self._phase: dict[int, tuple[int, int, np.ndarray | None]] = {}
-        self._phase[slot] = (0, 0, None)  # (phase index, steps in it, state at the previous step)
-
-    def _action(self, s: _Slot, goal: str, state: np.ndarray, since_decision: int) -> np.ndarray:
-        assert s.handle is not None and s.target_rot is not None
-        slot = next(i for i, x in enumerate(self._slots) if x is s)
-        phase, steps, last = self._phase[slot]
-        plan = REACTIVE_PLANS[goal]
-        offset, grip, until = plan[phase]
-        target = s.handle + np.asarray(offset)
-        # settled: the arm (reach) or the fingers (grasp) stopped moving — a waypoint the hand cannot quite reach
-        # (the handle bar under the fingers) ends its phase too
-        moved = (
-            None
-            if last is None
-            else float(np.abs(state[:3] - last[:3]).max() if until == "reach" else abs((state[6] - state[7]) - (last[6] - last[7])))
-        )
-        settled = steps >= 3 and moved is not None and moved < (5e-4 if until == "reach" else 1e-4)
-        reached = until == "reach" and (float(np.linalg.norm(target - state[:3])) < REACH_M or settled)
-        grasped = until == "grasp" and settled
-        if (reached or grasped) and phase + 1 < len(plan):
-            phase, steps = phase + 1, 0
-            offset, grip, until = plan[phase]
-            target = s.handle + np.asarray(offset)
-        self._phase[slot] = (phase, steps + 1, state.copy())
-        action = np.zeros(7, np.float64)
-        action[:3] = np.clip((target - state[:3]) / POS_SCALE, -1.0, 1.0)
-        err = matrix_to_axisangle(s.target_rot @ axisangle_to_matrix(state[3:6]).T)
-        action[3:6] = np.clip(err / ROT_SCALE, -1.0, 1.0)
-        action[6] = grip
-        return action
-
-
-POLICIES = {p.name: p for p in (LiberoDrawerMemoryPolicy, LiberoDrawerReactivePolicy)}
+POLICIES = {LiberoDrawerMemoryPolicy.name: LiberoDrawerMemoryPolicy}

@@ -24,7 +24,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list, dict
     lines, summary = record(
         out,
         *("--adapter", "libero", "--env", "libero-mem/top-drawer-cue"),
-        *("--policy", "libero-drawer-memory-reactive", "--module", "imep_sim_bridge.libero_drawer_policy"),
+        *("--policy", "libero-drawer-memory-reactive", "--module", "imep_sim_bridge.libero_drawer_reactive_policy"),
         *("--seeds", "910000:910001", "--noise", "0.03", "--noise-seed", "7"),
     )
     return out, lines, summary
