@@ -199,7 +199,15 @@ interface StateTrainReport {
   readonly [key: string]: unknown;
 }
 
-const STATE_RECIPE_FILES = ['record-real-demos.sh', 'train_state.py', 'write-manifest.ts', 'build-real.sh'] as const;
+const STATE_RECIPE_FILES = [
+  'record-real-demos.sh',
+  'train_state.py',
+  'state_demos.py',
+  'state_model.py',
+  'train.py',
+  'write-manifest.ts',
+  'build-real.sh',
+] as const;
 
 /** model.json of a real-simulator state checkpoint from train_state.py: episode bank, attention read in act. */
 export function stateManifest(dir: string, name: string, description: string): CheckpointManifest {
