@@ -18,6 +18,10 @@ describe('the registered example protocols', () => {
     const files = protocolFiles();
     expect(files).toEqual([
       'protocols/libero-drawer-memory.yaml',
+      'protocols/libero-learned-blind.yaml',
+      'protocols/libero-learned-memvla.yaml',
+      'protocols/mikasa-learned-blind.yaml',
+      'protocols/mikasa-learned-memvla.yaml',
       'protocols/mikasa-remembercolor.yaml',
       'protocols/remembercolor-substitution.yaml',
       'protocols/shellgame-blackout.yaml',
