@@ -196,6 +196,7 @@ class OnnxCheckpoint:
         self.manifest = m = read_manifest(folder)
         verified = verify_files(folder, m)
         import onnxruntime as ort
+
         bank = m.get("bank") or {}
         if bank.get("kind") != "episode":
             raise CheckpointError(f"{self.folder / 'model.json'}: bank.kind {bank.get('kind')!r}; this runner runs episode banks only")
