@@ -1,11 +1,13 @@
 """The baseline of bench/mikasa-overhead.ts: MIKASA-Robo's evaluation-style loop in one Python process.
 
-    $IMEP_PYTHON bench/mikasa_plain_loop.py SEED_START N
+    $IMEP_PYTHON bench/mikasa_plain_loop.py SEED_START N [CHECKPOINT_DIR]
 
 gym.make once, then per seed env.reset(seed=…) and env.step(torch action) until the time limit, with the same
-policy (remember-color-memory, its bank read in-process, nothing intervened) seeing the same two fields the
-adapter builds (joints, cubes) — no bridge, no IMEP. Prints one JSON line: make_s, episodes_s (all episodes),
-env_step_s (time inside env.step alone), steps, and per-seed success and steps.
+policy (remember-color-memory, or the IMEP checkpoint in CHECKPOINT_DIR run by onnxruntime in Python —
+bench/vla-eval/imep_vla_eval/checkpoint_policy.py; its bank read in-process, nothing intervened) seeing the same
+two fields the adapter builds (joints, cubes) — no bridge, no IMEP. Prints one JSON line: make_s, episodes_s (all
+episodes), env_step_s (time inside env.step alone), steps, and per seed success, steps and action digest (IMEP's
+actionDigest of the episode's float32 actions).
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sim-bridge"))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "vla-eval"))
 
 from imep_sim_bridge.adapters import mikasa_runtime as runtime
 from imep_sim_bridge.adapters.mikasa import cube_rows, flatten_joints
 from imep_sim_bridge.remember_color_policy import RememberColorMemoryPolicy
+from imep_vla_eval.side_by_side import action_digest
 
 
 class InProcessMemory:
@@ -27,7 +31,7 @@ class InProcessMemory:
         return items
 
 
-def main(start: int, n: int) -> None:
+def main(start: int, n: int, checkpoint: str | None = None) -> None:
     runtime.use_venv_vulkan_icd()
     import gymnasium as gym
     import mikasa_robo_suite.vla.memory_envs  # noqa: F401 - imported for its side effect: registers the *-VLA-v0 envs
@@ -52,24 +56,33 @@ def main(start: int, n: int) -> None:
     )
     base = env.unwrapped
     make_s = time.perf_counter() - t0
-    policy, memory = RememberColorMemoryPolicy(max_batch=1), InProcessMemory()
-    step_s, steps, success, steps_by_seed = 0.0, 0, {}, {}
+    if checkpoint is None:
+        policy = RememberColorMemoryPolicy(max_batch=1)
+    else:
+        from imep_vla_eval.checkpoint_policy import CheckpointPolicy
+
+        policy = CheckpointPolicy(checkpoint, max_batch=1)
+    memory = InProcessMemory()
+    step_s, steps, success, steps_by_seed, digest = 0.0, 0, {}, {}, {}
     t1 = time.perf_counter()
     for seed in range(start, start + n):
         obs, _ = env.reset(seed=seed)
         policy.reset(0, str(seed))
         steps_by_seed[seed] = 0
+        actions = []
         while True:
             view = {"joints": flatten_joints(obs), "cubes": cube_rows([base.cubes[k].pose.p for k in sorted(base.cubes)])}
-            action = policy.infer(0, view, memory)["action"]
+            action = np.array(policy.infer(0, view, memory)["action"], np.float32)
+            actions.append(action)
             s0 = time.perf_counter()
-            obs, _, _, truncated, info = env.step(torch.from_numpy(np.array(action, np.float32)[None]))
+            obs, _, _, truncated, info = env.step(torch.from_numpy(action[None]))
             step_s += time.perf_counter() - s0
             steps += 1
             steps_by_seed[seed] += 1
             if bool(truncated[0]):
                 break
         success[seed] = bool(info["success"][0])
+        digest[seed] = action_digest(actions)
     print(
         json.dumps(
             {
@@ -79,10 +92,11 @@ def main(start: int, n: int) -> None:
                 "steps": steps,
                 "success": success,
                 "steps_by_seed": steps_by_seed,
+                "digest": digest,
             }
         )
     )
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), int(sys.argv[2]))
+    main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else None)
