@@ -23,7 +23,9 @@ default: MIKASA's episodes take ~0.2 s, so a difference over 16 of them drowns i
 --checkpoint DIR: every arm runs that IMEP checkpoint (model.json + ONNX graphs, the bank outside them) instead of
 the hosted known-answer policy — plain and vla-eval through onnxruntime in Python (imep_vla_eval/checkpoint_policy.py
 over imep_sim_bridge.onnx_checkpoint), IMEP in process with onnxruntime-node (a `checkpoint:` protocol, no policy
-host). Every arm reports IMEP's actionDigest per seed, so the arms must also agree on every action's float32 bytes.
+host) — and the plain loop makes and steps the env through sim-bridge's MIKASA adapter, as the other two arms do
+(mikasa_plain_loop.py --adapter). Every arm reports IMEP's actionDigest per seed, so the arms must also agree on
+every action's float32 bytes.
 --parallel 2: two episodes at once — the plain loop as two processes over the two halves of the seeds, IMEP
 --servers 2 --batch 2, vla-eval as 2 shards of one run against one model server (a slot per shard) — and the
 table's episodes/h is the throughput.
@@ -94,7 +96,7 @@ allowlists:
 def plain_run(n: int, opts: Options) -> tuple[Arm, float]:
     """The plain loop as one process (start-up, imports, make, episodes) — or, with opts.parallel 2, two at once over
     the two halves of the seeds; also its mean env.step s."""
-    extra = [] if opts.checkpoint is None else [str(opts.checkpoint)]
+    extra = [] if opts.checkpoint is None else [str(opts.checkpoint), "--adapter"]
     t0 = time.perf_counter()
     procs = [
         subprocess.Popen(
@@ -116,7 +118,8 @@ def plain_run(n: int, opts: Options) -> tuple[Arm, float]:
         steps.update({int(k): int(v) for k, v in r["steps_by_seed"].items()})
         digest.update({int(k): str(v) for k, v in r["digest"].items()})
         step_s, total = step_s + r["env_step_s"], total + r["steps"]
-    label = "plain loop (one process)" if opts.parallel == 1 else f"plain loop ({opts.parallel} processes)"
+    how = "" if opts.checkpoint is None else "adapter env, "
+    label = f"plain loop ({how}one process)" if opts.parallel == 1 else f"plain loop ({how}{opts.parallel} processes)"
     return Arm(label, wall, success, steps, digest), step_s / total
 
 
