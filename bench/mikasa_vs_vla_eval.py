@@ -206,7 +206,10 @@ def main() -> None:
             f"{ENV_ID} (PhysX CPU, state), {policy_name(opts)} (env.step alone {statistics.median(SIM_STEP) * 1e3:.2f} ms/step); "
             f"python {sys.executable}"
         ),
-        plain_counted="the whole mikasa_plain_loop.py process or processes (start-up, imports, gym.make, the episodes)",
+        plain_counted=(
+            "the whole mikasa_plain_loop.py process or processes (start-up, imports, env make — gym.make, or the adapter's make with "
+            "--checkpoint — and the episodes)"
+        ),
         before_large=SIM_STEP.clear,
     )
 
