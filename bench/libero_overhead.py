@@ -118,8 +118,9 @@ def plain_loop(
 
 def imep_run(
     n: int, servers: int, cli: Path = ROOT / "dist/cli/main.js", python: str = sys.executable, protocol: str | None = None
-) -> tuple[float, dict[int, bool], dict[int, int], dict[int, str]]:
-    """(wall s of `imep campaign run --through seal`, success, steps and action digest per seed from its rows);
+) -> tuple[float, dict[int, bool], dict[int, int], dict[int, str], str]:
+    """(wall s of `imep campaign run --through seal`, success, steps and action digest per seed from its rows, the
+    text of its rows/timings.jsonl);
     `protocol`: the protocol's text (unit id libero-overhead-bench; default PROTOCOL over seeds SEED0 …)."""
     with tempfile.TemporaryDirectory() as tmp:
         proto = Path(tmp) / "libero-overhead.yaml"
@@ -148,7 +149,13 @@ def imep_run(
             sys.exit(f"bench: imep campaign run failed ({done.returncode}): {done.stderr.strip().splitlines()[-1:]}")
         (unit,) = [d for d in campaigns.iterdir() if d.name.startswith("libero-overhead-bench")]
         rows = [json.loads(line) for line in (unit / "rows" / "rows.jsonl").read_text().splitlines() if line]
-        return wall, {r["seed"]: r["success"] for r in rows}, {r["seed"]: r["steps"] for r in rows}, {r["seed"]: r["actionDigest"] for r in rows}
+        return (
+            wall,
+            {r["seed"]: r["success"] for r in rows},
+            {r["seed"]: r["steps"] for r in rows},
+            {r["seed"]: r["actionDigest"] for r in rows},
+            (unit / "rows" / "timings.jsonl").read_text(),
+        )
 
 
 def main() -> None:

@@ -45,7 +45,7 @@ sys.path.insert(0, str(BENCH / "vla-eval"))
 
 from imep_vla_eval import side_by_side  # noqa: E402 - imported after the sys.path entry above
 from imep_vla_eval.checkpoint_protocol import checkpoint_protocol  # noqa: E402 - imported after the sys.path entry above
-from imep_vla_eval.side_by_side import IMEP, PLAIN, Arm, Options, split_seeds  # noqa: E402 - imported after the sys.path entry above
+from imep_vla_eval.side_by_side import IMEP, PLAIN, Arm, Options, imep_clock, split_seeds  # noqa: E402 - imported after the sys.path entry above
 from imep_vla_eval.vla_eval_arm import imep_python, run_vla_eval  # noqa: E402 - imported after the sys.path entry above
 from libero_overhead import SEED0, imep_run, plain_loop  # noqa: E402 - imported after the sys.path entry above
 
@@ -94,9 +94,9 @@ def run_arm(arm: int, n: int, opts: Options) -> Arm:
                 method_visible=METHOD_VISIBLE,
                 evaluator_only=EVALUATOR_ONLY,
             )
-        wall, success, steps, digest = imep_run(n, opts.parallel, python=imep_python(), protocol=proto)
+        wall, success, steps, digest, timings = imep_run(n, opts.parallel, python=imep_python(), protocol=proto)
         how = "" if opts.checkpoint is None else ", ONNX in process"
-        return Arm(f"IMEP --servers {opts.parallel} --batch {opts.parallel}{how}", wall, success, steps, digest)
+        return Arm(f"IMEP --servers {opts.parallel} --batch {opts.parallel}{how}", wall, success, steps, digest, imep_clock(timings))
     with tempfile.TemporaryDirectory() as tmp:
         return run_vla_eval(
             sys.executable,

@@ -49,7 +49,7 @@ sys.path.insert(0, str(BENCH / "vla-eval"))
 
 from imep_vla_eval import side_by_side  # noqa: E402 - imported after the sys.path entry above
 from imep_vla_eval.checkpoint_protocol import checkpoint_protocol  # noqa: E402 - imported after the sys.path entry above
-from imep_vla_eval.side_by_side import IMEP, PLAIN, Arm, Options, split_seeds  # noqa: E402 - imported after the sys.path entry above
+from imep_vla_eval.side_by_side import IMEP, PLAIN, Arm, Options, imep_clock, split_seeds  # noqa: E402 - imported after the sys.path entry above
 from imep_vla_eval.vla_eval_arm import imep_python, run_vla_eval  # noqa: E402 - imported after the sys.path entry above
 
 START = 650000
@@ -159,6 +159,7 @@ def imep_run(n: int, tmp: Path, opts: Options) -> Arm:
         {r["seed"]: r["success"] for r in rows},
         {r["seed"]: r["steps"] for r in rows},
         {r["seed"]: r["actionDigest"] for r in rows},
+        imep_clock((unit / "rows" / "timings.jsonl").read_text()),
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import statistics
 from collections.abc import Iterable
@@ -31,6 +32,14 @@ class Arm:
     success: dict[int, bool]  # seed -> success
     steps: dict[int, int]  # seed -> env steps
     digest: dict[int, str] = field(default_factory=dict)  # seed -> action digest (empty: the arm does not report it)
+    clock: dict[str, float] = field(default_factory=dict)  # IMEP's own clock summed over the run's rows (ms): simMs, policyMs, bankMs, totalMs
+
+
+def imep_clock(timings_jsonl: str) -> dict[str, float]:
+    """rows/timings.jsonl of an IMEP unit summed: simMs (each step's round trip to the simulator server, the env step
+    in it), policyMs (the policy's infer), bankMs (bank reads and writes), totalMs (the episodes' own time)."""
+    rows = [json.loads(line) for line in timings_jsonl.splitlines() if line.strip()]
+    return {k: float(sum(r[k] for r in rows)) for k in ("simMs", "policyMs", "bankMs", "totalMs")}
 
 
 @dataclass(frozen=True)
@@ -147,6 +156,16 @@ def compare(title: str, seeds: list[int], runs: list[list[Arm]]) -> bool:
     print(f"  ratio IMEP ÷ vla-eval  = {imep / vla:.3f}")
     print(f"  ratio vla-eval ÷ plain = {vla / plain:.3f}")
     print(f"  ratio IMEP ÷ plain     = {imep / plain:.3f}")
+    clocked = [a for a in runs[IMEP] if a.clock]
+    if clocked:
+        mid = sorted(clocked, key=lambda a: a.wall)[len(clocked) // 2]
+        per = {k: v / total for k, v in mid.clock.items()}
+        rest = per["totalMs"] - per["simMs"] - per["policyMs"] - per["bankMs"]
+        print(
+            f"  IMEP's own clock (rows/timings.jsonl of its median run), per env step: simulator {per['simMs']:.2f} ms (the step's round trip, "
+            f"env step included), policy {per['policyMs']:.2f} ms, bank {per['bankMs']:.2f} ms, rest {rest:.2f} ms; "
+            f"episodes {mid.clock['totalMs'] / 1e3:.1f} s of its {mid.wall:.1f} s wall"
+        )
     same_seeds, same_steps, same_success, same_actions = agreement(seeds, runs)
     wins = sum(runs[PLAIN][0].success.values())
     print(f"  every run of every arm ran exactly these seeds: {'yes' if same_seeds else 'NO'}")

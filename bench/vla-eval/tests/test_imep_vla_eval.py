@@ -108,3 +108,13 @@ def test_session_slots_one_per_session_up_to_n():
     assert [slots.of("a"), slots.of("b"), slots.of("a"), slots.of("b")] == [0, 1, 0, 1]
     with pytest.raises(RuntimeError, match="more than 2 vla-eval sessions"):
         slots.of("c")
+
+
+def test_imep_clock_sums_the_units_timings():
+    from imep_vla_eval.side_by_side import imep_clock
+
+    text = (
+        '{"bankMs":1.5,"failedTries":[],"policyMs":2,"seq":0,"simMs":10,"totalMs":14}\n'
+        '{"bankMs":0.5,"failedTries":[],"policyMs":1,"seq":1,"simMs":20,"totalMs":22.5}\n'
+    )
+    assert imep_clock(text) == {"simMs": 30.0, "policyMs": 3.0, "bankMs": 2.0, "totalMs": 36.5}
