@@ -189,13 +189,14 @@ class OnnxCheckpoint:
         intra_op_threads: int = 1,
         decision_step: Callable[[int], bool] | None = None,
     ) -> None:
-        import onnxruntime as ort
-
         if max_batch < 1 or intra_op_threads < 1:
             raise ValueError("max_batch and intra_op_threads must be positive")
         self.folder = Path(folder)
+        # the folder and its hashes first: a wrong folder is named even where onnxruntime is missing
         self.manifest = m = read_manifest(folder)
         verified = verify_files(folder, m)
+        import onnxruntime as ort
+
         bank = m.get("bank") or {}
         if bank.get("kind") != "episode":
             raise CheckpointError(f"{self.folder / 'model.json'}: bank.kind {bank.get('kind')!r}; this runner runs episode banks only")
