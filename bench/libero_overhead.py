@@ -26,12 +26,17 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "sim-bridge"))
 
 from imep_sim_bridge.adapters.libero import LiberoAdapter  # noqa: E402 - imported after the sys.path entry above
 from imep_sim_bridge.libero_drawer_policy import LiberoDrawerMemoryPolicy  # noqa: E402 - imported after the sys.path entry above
 from imep_sim_bridge.spec import split  # noqa: E402 - imported after the sys.path entry above
+
+sys.path.insert(0, str(ROOT / "bench" / "vla-eval"))
+from imep_vla_eval.side_by_side import action_digest  # noqa: E402 - imported after the sys.path entry above
 
 SEED0 = 720000
 PROTOCOL = """version: 1
@@ -70,21 +75,33 @@ class PassThrough:
         return [dict(i) for i in items]
 
 
-def plain_loop(n: int) -> tuple[float, int, float, dict[int, bool], dict[int, int]]:
-    """(wall s including make, total steps, mean env.step s, success per seed, steps per seed)."""
+def plain_loop(
+    n: int, start: int = SEED0, checkpoint: str | None = None
+) -> tuple[float, int, float, dict[int, bool], dict[int, int], dict[int, str]]:
+    """(wall s including make, total steps, mean env.step s, success per seed, steps per seed, action digest per
+    seed) over seeds start … start + n − 1; the policy is libero-drawer-memory, or the IMEP checkpoint folder
+    `checkpoint` run by onnxruntime in Python (bench/vla-eval/imep_vla_eval/checkpoint_policy.py)."""
     t0 = time.perf_counter()
     env = LiberoAdapter().make("libero-mem/top-drawer-cue", {})
     spec = env.spec()
-    policy = LiberoDrawerMemoryPolicy(max_batch=1)
+    if checkpoint is None:
+        policy = LiberoDrawerMemoryPolicy(max_batch=1)
+    else:
+        from imep_vla_eval.checkpoint_policy import CheckpointPolicy
+
+        policy = CheckpointPolicy(checkpoint, max_batch=1)
     steps, step_time = 0, 0.0
     success: dict[int, bool] = {}
     steps_by_seed: dict[int, int] = {}
-    for seed in range(SEED0, SEED0 + n):
+    digest: dict[int, str] = {}
+    for seed in range(start, start + n):
         obs, _ = split(spec, env.reset(seed, {}, None).fields)
         policy.reset(0, f"bench-{seed}")
         steps_by_seed[seed] = 0
+        actions = []
         while True:
             action = policy.infer(0, obs, PassThrough())["action"]
+            actions.append(np.asarray(action, np.float32))
             s0 = time.perf_counter()
             raw = env.step(action)
             step_time += time.perf_counter() - s0
@@ -94,17 +111,20 @@ def plain_loop(n: int) -> tuple[float, int, float, dict[int, bool], dict[int, in
             if raw.done:
                 success[seed] = bool(evaluator["success"])
                 break
+        digest[seed] = action_digest(actions)
     env.close()
-    return time.perf_counter() - t0, steps, step_time / steps, success, steps_by_seed
+    return time.perf_counter() - t0, steps, step_time / steps, success, steps_by_seed, digest
 
 
 def imep_run(
-    n: int, servers: int, cli: Path = ROOT / "dist/cli/main.js", python: str = sys.executable
-) -> tuple[float, dict[int, bool], dict[int, int]]:
-    """(wall s of `imep campaign run --through seal`, success per seed, steps per seed from its rows)."""
+    n: int, servers: int, cli: Path = ROOT / "dist/cli/main.js", python: str = sys.executable, protocol: str | None = None
+) -> tuple[float, dict[int, bool], dict[int, int], dict[int, str], str]:
+    """(wall s of `imep campaign run --through seal`, success, steps and action digest per seed from its rows, the
+    text of its rows/timings.jsonl);
+    `protocol`: the protocol's text (unit id libero-overhead-bench; default PROTOCOL over seeds SEED0 …)."""
     with tempfile.TemporaryDirectory() as tmp:
         proto = Path(tmp) / "libero-overhead.yaml"
-        proto.write_text(PROTOCOL.format(start=SEED0, end=SEED0 + n - 1, n=n))
+        proto.write_text(protocol if protocol is not None else PROTOCOL.format(start=SEED0, end=SEED0 + n - 1, n=n))
         campaigns = Path(tmp) / "campaigns"
         cmd = [
             "node",
@@ -129,7 +149,13 @@ def imep_run(
             sys.exit(f"bench: imep campaign run failed ({done.returncode}): {done.stderr.strip().splitlines()[-1:]}")
         (unit,) = [d for d in campaigns.iterdir() if d.name.startswith("libero-overhead-bench")]
         rows = [json.loads(line) for line in (unit / "rows" / "rows.jsonl").read_text().splitlines() if line]
-        return wall, {r["seed"]: r["success"] for r in rows}, {r["seed"]: r["steps"] for r in rows}
+        return (
+            wall,
+            {r["seed"]: r["success"] for r in rows},
+            {r["seed"]: r["steps"] for r in rows},
+            {r["seed"]: r["actionDigest"] for r in rows},
+            (unit / "rows" / "timings.jsonl").read_text(),
+        )
 
 
 def main() -> None:
@@ -142,7 +168,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     n = args.episodes
-    plain, steps, sim_step, _, _ = plain_loop(n)
+    plain, steps, sim_step, _, _, _ = plain_loop(n)
     baseline = imep_run(n, 1, args.baseline_cli)[0] if args.baseline_cli is not None else None
     one = imep_run(n, 1)[0]
     two = imep_run(n, 2)[0]

@@ -8,7 +8,8 @@ own step limit) and its success predicate (the evaluator field `success` of the 
 scores. Episode `episode_idx` (vla-eval's orchestrator numbers a task's episodes 0, 1, …) resets with seed
 `seed_start + episode_idx`. The model server sees the method-visible fields only (sim-bridge's `split`), as IMEP's
 policy host does. `get_step_result` returns `success`, `seed` (the evaluator field the env reports back, i.e.
-the seed that actually reached the env) and `steps` (the env's own count), which the bench compares across arms.
+the seed that actually reached the env), `steps` (the env's own count) and `action_digest` (IMEP's actionDigest of
+the actions stepped, side_by_side.action_digest), which the bench compares across arms.
 Each step records reward, done, success and the action through vla-eval's recorder (per-step rows in its SQLite
 store when recording is on, its default), as vla-eval's own LIBERO benchmark does.
 """
@@ -22,6 +23,8 @@ from vla_eval.benchmarks.base import StepBenchmark, StepResult
 
 from imep_sim_bridge.adapters import build_adapters
 from imep_sim_bridge.spec import split
+
+from .side_by_side import action_digest
 
 
 class SimBridgeBenchmark(StepBenchmark):
@@ -44,6 +47,7 @@ class SimBridgeBenchmark(StepBenchmark):
         self._spec = self._env.spec()
         self._seed = -1
         self._steps = 0
+        self._actions: list[np.ndarray] = []
 
     def get_tasks(self) -> list[dict[str, Any]]:
         return [{"name": self.env_id}]
@@ -57,12 +61,14 @@ class SimBridgeBenchmark(StepBenchmark):
     def reset(self, task: dict[str, Any]) -> Any:
         self._seed = self.seed_start + int(task["episode_idx"])
         self._steps = 0
+        self._actions = []
         return self._env.reset(self._seed, {}, None)
 
     def step(self, action: dict[str, Any]) -> StepResult:
         act = np.asarray(action["actions"])
         raw = self._env.step(act)
         self._steps += 1
+        self._actions.append(act)
         _, evaluator = split(self._spec, raw.fields)
         reward, success = float(evaluator.get("reward", 0.0)), bool(evaluator["success"])
         self._recorder.record_step(reward=reward, done=bool(raw.done), success=success, action=act.astype(np.float32))
@@ -74,7 +80,12 @@ class SimBridgeBenchmark(StepBenchmark):
 
     def get_step_result(self, step_result: StepResult) -> dict[str, Any]:
         _, evaluator = split(self._spec, step_result.obs.fields)
-        return {"success": bool(evaluator["success"]), "seed": int(evaluator["seed"]), "steps": self._steps}
+        return {
+            "success": bool(evaluator["success"]),
+            "seed": int(evaluator["seed"]),
+            "steps": self._steps,
+            "action_digest": action_digest(self._actions),
+        }
 
     def cleanup(self) -> None:
         self._env.close()

@@ -1,12 +1,16 @@
-"""The vla-eval arm of the comparison benches: one timed `vla-eval run` against one model server.
+"""The vla-eval arm of the comparison benches: one timed `vla-eval run` (or S shards of one) against one model server.
 
 `run_vla_eval` starts the model server (imep_vla_eval.memory_policy_server, vla-eval's `run_server`) on a free
 local port, waits for its `GET /health` to answer 200, runs `vla-eval run --no-docker --config EVAL.yaml` (one
 benchmark entry: SimBridgeBenchmark, `episodes_per_task` = n, max steps from the env's spec, recording at vla-eval's
 default — per-step rows into its SQLite store, no video — and the exported `<name>_aggregate.json`), stops the
-server and reads each episode's metrics back. The wall time runs from starting the model server to the end of
-`vla-eval run`: server start-up, env make and result export counted, as IMEP's `campaign run` counts starting its
-policy host and simulator server, making the env and sealing the rows.
+server and reads each episode's metrics back. With `shards` S > 1 it runs S `vla-eval run … --shard-id i
+--num-shards S --eval-id E` processes at once against the one server (vla-eval's sharding: with recording on, the
+shards take episodes from a queue in the shared SQLite store as they free up) and then `vla-eval export` of that
+store (a sharded run does not export by itself), as vla-eval's sharded launch does. The wall time runs from
+starting the model server to the end of `vla-eval run` (or of the export): server start-up, env make and result
+export counted, as IMEP's `campaign run` counts starting its policy host and simulator server, making the env and
+sealing the rows.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -85,17 +90,33 @@ def read_episodes(out: Path) -> list[dict[str, Any]]:
 
 
 def run_vla_eval(
-    python: str, workdir: Path, *, adapter: str, env_id: str, env_kwargs: dict[str, Any], seed_start: int, n: int, policy: str, module: str | None
+    python: str,
+    workdir: Path,
+    *,
+    adapter: str,
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    seed_start: int,
+    n: int,
+    serve_args: list[str],
+    label: str = "",
+    shards: int = 1,
 ) -> Arm:
-    """The timed run; the arm's success and steps per seed are the env-reported seeds' (metrics.seed)."""
+    """The timed run; the arm's success and steps per seed are the env-reported seeds' (metrics.seed).
+    `serve_args`: the model server's own arguments (`--args.policy NAME` …, `--args.checkpoint DIR`); `label`
+    follows vla-eval's name and version in the arm's label."""
     port, out = free_port(), workdir / "vla-eval-results"
     cfg = workdir / "vla-eval.yaml"
     cfg.write_text(json.dumps(eval_config(port, out, adapter, env_id, env_kwargs, seed_start, n), indent=2))  # JSON is YAML
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(ROOT / "sim-bridge"), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
-    serve = [python, "-m", "imep_vla_eval.memory_policy_server", "--host", "127.0.0.1", "--port", str(port), "--args.policy", policy]
-    if module is not None:
-        serve += ["--args.module", module]
+    serve = [python, "-m", "imep_vla_eval.memory_policy_server", "--host", "127.0.0.1", "--port", str(port), *serve_args]
+    if shards > 1:
+        serve += ["--args.slots", str(shards)]
     cli = str(Path(python).parent / "vla-eval")
+    runs = [[cli, "run", "--no-docker", "--config", str(cfg)]]
+    if shards > 1:
+        eval_id = f"imep-bench-{uuid.uuid4().hex[:12]}"
+        runs = [[*runs[0], "--shard-id", str(i), "--num-shards", str(shards), "--eval-id", eval_id] for i in range(shards)]
     log = open(workdir / "vla-eval-server.log", "wb")  # closed below
     t0 = time.perf_counter()
     server = subprocess.Popen(serve, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -105,19 +126,28 @@ def run_vla_eval(
         except RuntimeError as exc:
             tail = (workdir / "vla-eval-server.log").read_text(errors="replace").strip().splitlines()[-3:]
             sys.exit(f"bench: {exc}: {' | '.join(tail)}")
-        done = subprocess.run([cli, "run", "--no-docker", "--config", str(cfg)], env=env, capture_output=True, text=True, check=False)
+        procs = [subprocess.Popen(r, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for r in runs]
+        done = [(p, *p.communicate()) for p in procs]
+        if shards > 1 and all(p.returncode == 0 for p, _, _ in done):
+            export = subprocess.run([cli, "export", str(out / f"recording-{eval_id}.sqlite")], env=env, capture_output=True, text=True, check=False)
+            done.append((export, export.stdout, export.stderr))
         wall = time.perf_counter() - t0
     finally:
         server.terminate()
         server.wait(timeout=30)
         log.close()
-    if done.returncode != 0:
-        tail = (done.stderr.strip() or done.stdout.strip()).splitlines()[-3:]
-        sys.exit(f"bench: vla-eval run exited {done.returncode}: {' | '.join(tail)}")
+    for p, stdout, stderr in done:
+        if p.returncode != 0:
+            tail = (stderr.strip() or stdout.strip()).splitlines()[-3:]
+            sys.exit(f"bench: {' '.join(p.args[1:3])} exited {p.returncode}: {' | '.join(tail)}")
     try:
         episodes = read_episodes(out)
     except (OSError, KeyError, ValueError, RuntimeError) as exc:
         sys.exit(f"bench: vla-eval's results in {out} are unusable: {exc}")
     success = {int(e["metrics"]["seed"]): bool(e["metrics"]["success"]) for e in episodes}
     steps = {int(e["metrics"]["seed"]): int(e["metrics"]["steps"]) for e in episodes}
-    return Arm(f"vla-eval {version('vla-eval')} run --no-docker", wall, success, steps)
+    digest = {int(e["metrics"]["seed"]): str(e["metrics"]["action_digest"]) for e in episodes}
+    if len(success) != len(episodes):
+        sys.exit(f"bench: vla-eval ran {len(episodes)} episodes over {len(success)} seeds (a seed ran twice)")
+    shard = f" ×{shards} shards" if shards > 1 else ""
+    return Arm(f"vla-eval {version('vla-eval')} run --no-docker{shard}{label}", wall, success, steps, digest)
