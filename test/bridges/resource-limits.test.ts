@@ -119,12 +119,30 @@ describe('hostLimiter', () => {
   });
 });
 
+/** The parent pid of a process (field 4 of /proc/PID/stat, after the parenthesised command name), or null. */
+function parentOf(pid: string): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** /proc/PID/limits of every sim-bridge server this test process started (descendants only: other IMEP runs on the
+ * machine start servers with other limits). */
 function serverLimits(): string[] {
   const out: string[] = [];
+  const me = String(process.pid);
+  const descends = (pid: string): boolean => {
+    for (let p: string | null = parentOf(pid), hops = 0; p !== null && p !== '0' && hops < 64; p = parentOf(p), hops++)
+      if (p === me) return true;
+    return false;
+  };
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      if (cmd[0]?.includes('python') && cmd.includes('imep_sim_bridge') && cmd.includes('serve'))
+      if (cmd[0]?.includes('python') && cmd.includes('imep_sim_bridge') && cmd.includes('serve') && descends(pid))
         out.push(readFileSync(`/proc/${pid}/limits`, 'utf8'));
     } catch {
       // ended while we looked
