@@ -80,16 +80,16 @@ def plain_loop(
 ) -> tuple[float, int, float, dict[int, bool], dict[int, int], dict[int, str]]:
     """(wall s including make, total steps, mean env.step s, success per seed, steps per seed, action digest per
     seed) over seeds start … start + n − 1; the policy is libero-drawer-memory, or the IMEP checkpoint folder
-    `checkpoint` run by onnxruntime in Python (bench/vla-eval/imep_vla_eval/checkpoint_policy.py)."""
+    `checkpoint` run by onnxruntime in Python (sim-bridge's imep-checkpoint policy, imep_sim_bridge/checkpoint_policy.py)."""
     t0 = time.perf_counter()
     env = LiberoAdapter().make("libero-mem/top-drawer-cue", {})
     spec = env.spec()
     if checkpoint is None:
         policy = LiberoDrawerMemoryPolicy(max_batch=1)
     else:
-        from imep_vla_eval.checkpoint_policy import CheckpointPolicy
+        from imep_sim_bridge.checkpoint_policy import CheckpointPolicy
 
-        policy = CheckpointPolicy(checkpoint, max_batch=1)
+        policy = CheckpointPolicy(max_batch=1, checkpoint=checkpoint)
     steps, step_time = 0, 0.0
     success: dict[int, bool] = {}
     steps_by_seed: dict[int, int] = {}

@@ -22,7 +22,7 @@ vla-eval fewer seconds per episode than the plain loop it contains).
 Wall-clock on a shared machine: compare ratios within one run.
 
 --checkpoint DIR: every arm runs that IMEP checkpoint (model.json + ONNX graphs, the bank outside them) instead of
-the hosted known-answer policy — plain and vla-eval through onnxruntime in Python (imep_vla_eval/checkpoint_policy.py
+the hosted known-answer policy — plain and vla-eval through onnxruntime in Python (the policy host's imep-checkpoint,
 over imep_sim_bridge.onnx_checkpoint), IMEP in process with onnxruntime-node (a `checkpoint:` protocol, no policy
 host). Every arm reports IMEP's actionDigest per seed, so the arms must also agree on every action's float32 bytes.
 --parallel 2: two episodes at once — the plain loop as two processes over the two halves of the seeds, IMEP

@@ -4,7 +4,7 @@
 
 gym.make once, then per seed env.reset(seed=…) and env.step(torch action) until the time limit, with the same
 policy (remember-color-memory, or the IMEP checkpoint in CHECKPOINT_DIR run by onnxruntime in Python —
-bench/vla-eval/imep_vla_eval/checkpoint_policy.py; its bank read in-process, nothing intervened) seeing the same
+imep_sim_bridge/checkpoint_policy.py, the policy host's imep-checkpoint; its bank read in-process, nothing intervened) seeing the same
 two fields the adapter builds (joints, cubes) — no bridge, no IMEP. Prints one JSON line: make_s, episodes_s (all
 episodes), env_step_s (time inside env.step alone), steps, and per seed success, steps and action digest (IMEP's
 actionDigest of the episode's float32 actions). With --adapter the env is made, reset and stepped through
@@ -38,9 +38,9 @@ class InProcessMemory:
 def make_policy(checkpoint: str | None):
     if checkpoint is None:
         return RememberColorMemoryPolicy(max_batch=1)
-    from imep_vla_eval.checkpoint_policy import CheckpointPolicy
+    from imep_sim_bridge.checkpoint_policy import CheckpointPolicy
 
-    return CheckpointPolicy(checkpoint, max_batch=1)
+    return CheckpointPolicy(max_batch=1, checkpoint=checkpoint)
 
 
 def adapter_loop(start: int, n: int, checkpoint: str | None) -> dict:

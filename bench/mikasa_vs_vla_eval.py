@@ -21,7 +21,7 @@ wall times. With --small K (default 8), R rounds over the first K seeds run firs
 default: MIKASA's episodes take ~0.2 s, so a difference over 16 of them drowns in start-up noise).
 
 --checkpoint DIR: every arm runs that IMEP checkpoint (model.json + ONNX graphs, the bank outside them) instead of
-the hosted known-answer policy — plain and vla-eval through onnxruntime in Python (imep_vla_eval/checkpoint_policy.py
+the hosted known-answer policy — plain and vla-eval through onnxruntime in Python (the policy host's imep-checkpoint,
 over imep_sim_bridge.onnx_checkpoint), IMEP in process with onnxruntime-node (a `checkpoint:` protocol, no policy
 host) — and the plain loop makes and steps the env through sim-bridge's MIKASA adapter, as the other two arms do
 (mikasa_plain_loop.py --adapter). Every arm reports IMEP's actionDigest per seed, so the arms must also agree on

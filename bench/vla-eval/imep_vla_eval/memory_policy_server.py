@@ -52,9 +52,9 @@ class MemoryPolicyServer(PredictModelServer):
         if (policy is None) == (checkpoint is None):
             raise ValueError("give exactly one of --args.policy NAME and --args.checkpoint DIR")
         if checkpoint is not None:
-            from .checkpoint_policy import CheckpointPolicy
+            from imep_sim_bridge.checkpoint_policy import CheckpointPolicy
 
-            self._policy: Any = CheckpointPolicy(checkpoint, max_batch=slots)
+            self._policy: Any = CheckpointPolicy(max_batch=slots, checkpoint=checkpoint)
         else:
             policies = load_policies(module)
             if policy not in policies:
