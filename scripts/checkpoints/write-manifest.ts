@@ -122,12 +122,7 @@ export function liteManifest(dir: string, name: string, description: string): Ch
   const report = JSON.parse(readFileSync(join(dir, 'train-report.json'), 'utf8')) as TrainReport;
   const { k, d, enc } = report.hyperparameters;
   const { choices, resolution: res } = report.demos;
-  const files: Record<string, { sha256: string; bytes: number }> = {};
-  for (const f of readdirSync(dir).sort()) {
-    if (f === 'model.json' || !statSync(join(dir, f)).isFile()) continue;
-    const bytes = readFileSync(join(dir, f));
-    files[f] = { sha256: sha256Hex(bytes), bytes: bytes.length };
-  }
+  const files = filesOf(dir);
   const manifest = {
     format: 'imep-checkpoint',
     version: 1,

@@ -23,6 +23,7 @@ import {
   type CheckpointOptions,
   type LoadedCheckpoint,
   ExternalMemoryPolicy,
+  shapeText,
   verifyEnvContract,
 } from '../policies/index.js';
 import type { MemoryConfig, Protocol } from '../protocol/index.js';
@@ -51,8 +52,6 @@ function adapt(p: ExternalMemoryPolicy, structured: boolean): RunnerPolicy {
   };
 }
 
-const fmt = (s: readonly (number | string)[]): string => `[${s.join(', ')}]`;
-
 /**
  * The protocol's memory.k against the records the act graph reads: its memory input [batch, k, d] and mask
  * [batch, k] (parseManifest has checked both against bank.k), refused naming the memory tensor and its shape.
@@ -65,7 +64,7 @@ function assertMemoryK(manifest: CheckpointManifest, manifestFile: string, k: nu
   const mask = inputs.find((t) => t.role === 'memoryMask');
   throw new ImepError(
     'E_CHECKPOINT_MISMATCH',
-    `act input ${JSON.stringify(mem.name)} has shape ${fmt(mem.shape)}${mask === undefined ? '' : ` (and ${JSON.stringify(mask.name)} ${fmt(mask.shape)})`} but the protocol's memory.k is ${k} (expected ${fmt([mem.shape[0] as string, k, ...mem.shape.slice(2)])})`,
+    `act input ${JSON.stringify(mem.name)} has shape ${shapeText(mem.shape)}${mask === undefined ? '' : ` (and ${JSON.stringify(mask.name)} ${shapeText(mask.shape)})`} but the protocol's memory.k is ${k} (expected ${shapeText([mem.shape[0] as string, k, ...mem.shape.slice(2)])})`,
     {
       file: manifestFile,
       field: `graphs.act.inputs[${i}].shape`,

@@ -27,7 +27,8 @@ export interface EnvContractTarget {
   readonly label?: string;
 }
 
-const fmt = (s: readonly (number | string)[]): string => `[${s.join(', ')}]`;
+/** A tensor shape as the refusals print it: `[batch, 3, 4]`. */
+export const shapeText = (s: readonly (number | string)[]): string => `[${s.join(', ')}]`;
 
 const FLOATS = new Set(['float16', 'float32', 'float64']);
 const INTS32 = new Set(['int8', 'int16', 'int32', 'uint8', 'uint16']);
@@ -94,7 +95,7 @@ export function verifyEnvContract(manifest: CheckpointManifest, manifestFile: st
       if (!sameShape(rest, fieldSpec.shape)) {
         fail(
           `${where}.shape`,
-          `${name} has shape ${fmt(t.shape)} but ${env} gives ${field} ${fmt(fieldSpec.shape)} (expected ${fmt([BATCH_AXIS, ...fieldSpec.shape])})`,
+          `${name} has shape ${shapeText(t.shape)} but ${env} gives ${field} ${shapeText(fieldSpec.shape)} (expected ${shapeText([BATCH_AXIS, ...fieldSpec.shape])})`,
           retrain,
         );
       }
@@ -116,7 +117,7 @@ export function verifyEnvContract(manifest: CheckpointManifest, manifestFile: st
   if (!sameShape(rest, want) && !(rest.length === want.length + 1 && sameShape(rest.slice(1), want))) {
     fail(
       `graphs.act.outputs[${i}].shape`,
-      `act output ${JSON.stringify(action.name)} has shape ${fmt(action.shape)} but ${env} takes actions of shape ${fmt(want)} (expected ${fmt([BATCH_AXIS, ...want])}, or ${fmt([BATCH_AXIS, 'H', ...want])} for a chunk)`,
+      `act output ${JSON.stringify(action.name)} has shape ${shapeText(action.shape)} but ${env} takes actions of shape ${shapeText(want)} (expected ${shapeText([BATCH_AXIS, ...want])}, or ${shapeText([BATCH_AXIS, 'H', ...want])} for a chunk)`,
       retrain,
     );
   }

@@ -36,7 +36,7 @@ export type {
 } from './manifest.js';
 export type { BackendReport, GraphRunner, GraphSignature, HostTensor, ValueInfo } from './backend.js';
 export { verifyGraphContract } from './contract.js';
-export { feedsDtype, verifyEnvContract } from './env-contract.js';
+export { feedsDtype, shapeText, verifyEnvContract } from './env-contract.js';
 export type { EnvContractTarget } from './env-contract.js';
 export type { CheckpointOptions, LoadedCheckpoint } from './checkpoint.js';
 export {
