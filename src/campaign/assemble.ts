@@ -12,6 +12,8 @@
  *                checkpoint's observation inputs and action output, src/policies/env-contract.ts)
  *   conditions   every registered condition on every task checked against what the policy runtime and the
  *                environments' declared facts offer (run-plan.ts preflightPlan)
+ *   conventions  a few policy calls on a seed outside every band, what it returns and is given checked against each
+ *                environment's declared conventions (convention-preflight.ts); nothing recorded
  *
  * Nothing here switches on a kind's name: the kinds decide. `close()` closes the simulators (their summary line)
  * and releases the policy, once.
@@ -33,6 +35,8 @@ import {
 import { policyRuntimeKindOf, type PolicyRuntimeContext } from './policy-runtime-kind.js';
 import { assertHostedPolicyUnchanged } from './remote-policy-provider.js';
 import { preflightPlan } from './run-plan.js';
+import { allDeclarations } from './convention-check.js';
+import { runConventionPreflight } from './convention-preflight.js';
 import { assertSimulatorInputsUnchanged } from './simulator-inputs.js';
 import { exists } from './unit-dir.js';
 
@@ -145,6 +149,20 @@ export async function assemble(c: Campaign, opts: CampaignOptions): Promise<Asse
         specs,
       );
     await preflightPlan(c.protocol, c.plan.episodes, policy, batchOf(opts), specs);
+    // a few steps of the policy on a seed outside every band, against each environment's declared conventions
+    const runtimeCtx = opts.policies === undefined ? policyRuntimeContext(c, opts) : null;
+    await runConventionPreflight({
+      protocol: c.protocol,
+      file: c.file,
+      declarations: await allDeclarations(c.protocol, c.file, runtimeCtx, policy),
+      policy,
+      envs: simulators.envs,
+      specs,
+      batchSize: batchOf(opts),
+      ...(simulatorContext(c, opts).campaignsDir === undefined
+        ? {}
+        : { campaignsDir: simulatorContext(c, opts).campaignsDir }),
+    });
   } catch (e) {
     await settle(policy.release());
     await settle(simulators.close());
