@@ -13,7 +13,8 @@
  *   conditions   every registered condition on every task checked against what the policy runtime and the
  *                environments' declared facts offer (run-plan.ts preflightPlan)
  *   conventions  a few policy calls on a seed outside every band, what it returns and is given checked against each
- *                environment's declared conventions (convention-preflight.ts); nothing recorded
+ *                environment's declared conventions (convention-preflight.ts); nothing recorded; not for a caller's
+ *                own policies or environments (CampaignOptions.policies / envs)
  *
  * Nothing here switches on a kind's name: the kinds decide. `close()` closes the simulators (their summary line)
  * and releases the policy, once.
@@ -149,20 +150,27 @@ export async function assemble(c: Campaign, opts: CampaignOptions): Promise<Asse
         specs,
       );
     await preflightPlan(c.protocol, c.plan.episodes, policy, batchOf(opts), specs);
-    // a few steps of the policy on a seed outside every band, against each environment's declared conventions
-    const runtimeCtx = opts.policies === undefined ? policyRuntimeContext(c, opts) : null;
-    await runConventionPreflight({
-      protocol: c.protocol,
-      file: c.file,
-      declarations: await allDeclarations(c.protocol, c.file, runtimeCtx, policy),
-      policy,
-      envs: simulators.envs,
-      specs,
-      batchSize: batchOf(opts),
-      ...(simulatorContext(c, opts).campaignsDir === undefined
-        ? {}
-        : { campaignsDir: simulatorContext(c, opts).campaignsDir }),
-    });
+    // a few steps of the policy on a seed outside every band, against each environment's declared conventions (a
+    // caller's own policies or environments: theirs to check, as precommit-checks.ts leaves them)
+    if (opts.policies === undefined && opts.envs === undefined) {
+      const sim = simulatorContext(c, opts);
+      const reports = await runConventionPreflight({
+        protocol: c.protocol,
+        file: c.file,
+        declarations: await allDeclarations(c.protocol, c.file, policyRuntimeContext(c, opts), policy),
+        policy,
+        envs: simulators.envs,
+        specs,
+        batchSize: batchOf(opts),
+        ...(sim.campaignsDir === undefined ? {} : { campaignsDir: sim.campaignsDir }),
+      });
+      for (const r of reports)
+        if (r.stopped !== undefined)
+          say(
+            opts,
+            `convention preflight: ${r.task} stopped after ${r.calls} call${r.calls === 1 ? '' : 's'} (${r.stopped}); its declarations were checked, the run records such failures under the failure budget`,
+          );
+    }
   } catch (e) {
     await settle(policy.release());
     await settle(simulators.close());

@@ -122,10 +122,11 @@ export function assertDeclaredConventions(
 export const declaredChunk = (declarations: readonly DeclaredConventions[]): number | undefined =>
   declarations.find((d) => d.conventions.chunk !== undefined)?.conventions.chunk;
 
-/** The preflight's policy calls: the most any declaration asks for, else DEFAULT_PREFLIGHT_CALLS. */
+/** The preflight's policy calls: what the first declaration that says (the protocol's first) asks for, else 3. */
 export const DEFAULT_PREFLIGHT_CALLS = 3;
 export const preflightCalls = (declarations: readonly DeclaredConventions[]): number =>
-  Math.max(0, ...declarations.map((d) => d.conventions.preflightCalls ?? 0)) || DEFAULT_PREFLIGHT_CALLS;
+  declarations.find((d) => d.conventions.preflightCalls !== undefined)?.conventions.preflightCalls ??
+  DEFAULT_PREFLIGHT_CALLS;
 
 const UINT32_MAX = 0xffff_ffff;
 

@@ -14,8 +14,10 @@
  *   chunk         the chunk length seen (H of an [H, A] action, or ReportsChunkLength.lastChunkLength of a runtime
  *                 that executes a server's chunk step by step) against the declared one (conventions.chunk)
  *
- * Any disagreement is E_CONVENTION_MISMATCH in one line naming both sides (exit 2). It works over any RunnerPolicy,
- * so every runtime kind gets it; a runtime adds its own declaration through PolicyProvider.conventions or
+ * Any disagreement is E_CONVENTION_MISMATCH in one line naming both sides (exit 2). A policy or environment that FAILS
+ * here (a timeout, a host that dies) is not a convention: the episode stops, the report says why (assemble.ts prints
+ * it), and the run records such failures under the registered failure budget as it always did. It works over any RunnerPolicy,
+ * so every registered runtime kind gets it (assemble.ts; not a library caller's own policies or environments); a runtime adds its own declaration through PolicyProvider.conventions or
  * PolicyRuntimeKind.declaredConventions, and its chunk length through ReportsChunkLength.
  */
 import { join } from 'node:path';
@@ -35,7 +37,7 @@ import {
   type PlacedComponent,
   type SimEnvironment,
 } from '../runtime/index.js';
-import { sameShape } from '../core/index.js';
+import { isImepError, sameShape } from '../core/index.js';
 import {
   assertDeclaredConventions,
   conventionMismatch,
@@ -66,6 +68,11 @@ export interface ConventionPreflightReport {
   readonly calls: number;
   /** Per action entry, the largest |value| the policy returned. */
   readonly maxAbs: readonly number[];
+  /**
+   * Why the episode stopped early: the policy or the environment failed (a timeout, a host that died) — not a
+   * convention, so not refused here: the run records such failures under the registered failure budget.
+   */
+  readonly stopped?: string;
 }
 
 const flatLength = (v: unknown): number | undefined => {
@@ -121,23 +128,31 @@ export async function runConventionPreflight(input: ConventionPreflightInput): P
       const envName = entry.envId;
       assertDeclaredConventions(declarations, spec, envName, protocol, file);
       const seed = preflightSeed(avoid, spec.seeds);
-      if (seed === null) continue; // the env takes no seed outside the bands: nothing to run on (never in practice)
-      const runner = await input.policy.policyFor(taskContext(entry, spec), input.batchSize);
-      const who = `policy ${input.policy.description}`;
-      const report = await runEpisode({
-        ...input,
-        env,
-        spec,
-        envName,
-        runner,
-        who,
-        seed,
-        calls,
-        task: entry.task,
-        chunk,
-        chunkSource,
-      });
-      reports.push(report);
+      // no calls registered, or no seed outside the bands the env takes (a replay of the band's seeds): declarations only
+      if (seed === null || calls === 0) continue;
+      const progress = { calls: 0, maxAbs: [] as number[] };
+      try {
+        const runner = await input.policy.policyFor(taskContext(entry, spec), input.batchSize);
+        const who = `policy ${input.policy.description}`;
+        const episode = {
+          ...input,
+          env,
+          spec,
+          envName,
+          runner,
+          who,
+          seed,
+          calls,
+          task: entry.task,
+          chunk,
+          chunkSource,
+        };
+        reports.push(await runEpisode(episode, progress));
+      } catch (e) {
+        if (isImepError(e) && e.code === 'E_CONVENTION_MISMATCH') throw e;
+        const why = e instanceof Error ? e.message : String(e);
+        reports.push({ task: entry.task, seed, calls: progress.calls, maxAbs: progress.maxAbs, stopped: why });
+      }
     } finally {
       await env.close().catch(() => undefined);
     }
@@ -184,12 +199,31 @@ function checkObservation(e: EpisodeInput, obs: Observation): void {
   }
 }
 
-async function runEpisode(e: EpisodeInput): Promise<ConventionPreflightReport> {
+interface Progress {
+  calls: number;
+  maxAbs: number[];
+}
+
+async function runEpisode(e: EpisodeInput, progress: Progress): Promise<ConventionPreflightReport> {
+  const policy = e.runner;
+  // as the runner starts a unit: the slot's memory scoped (a structured bank cleared), then the episode reset
+  const scope = `convention-preflight/${e.task}`;
+  const memory = policy.slotMemory(0);
+  memory.beginScope(scope);
+  try {
+    return await steps(e, scope, progress);
+  } finally {
+    memory.endScope(scope);
+  }
+}
+
+async function steps(e: EpisodeInput, scope: string, progress: Progress): Promise<ConventionPreflightReport> {
   const { spec, runner: policy, file, who, envName } = e;
   const want = spec.action.shape;
   const placed = actionComponents(spec);
   const maxAbs: number[] = Array.from({ length: actionLength(want) }, () => 0);
-  await policy.resetSlot(0, { episode: `convention-preflight/${e.task}`, task: e.task, seed: e.seed, attempt: 1 });
+  progress.maxAbs = maxAbs;
+  await policy.resetSlot(0, { episode: scope, task: e.task, seed: e.seed, attempt: 1 });
   let result = splitObservation(await e.env.reset({ seed: e.seed, options: { attempt: 1 } }), e.protocol.allowlists);
   let made = 0;
   for (let call = 1; call <= e.calls && !result.done; call++) {
@@ -197,6 +231,7 @@ async function runEpisode(e: EpisodeInput): Promise<ConventionPreflightReport> {
     const [out] = await policy.inferBatch([{ slot: 0, obs: result.obs }]);
     if (out === undefined) break;
     made = call;
+    progress.calls = call;
     const a = out.action;
     const isChunk = a.shape.length === want.length + 1 && sameShape(a.shape.slice(1), want);
     if (!sameShape(a.shape, want) && !isChunk)

@@ -69,10 +69,12 @@ export const PolicyConventionsSchema = z
     preflightCalls: z
       .number()
       .int()
-      .min(1)
+      .min(0)
       .max(64)
       .optional()
-      .describe('policy calls the convention preflight makes (default 3)'),
+      .describe(
+        'policy calls the convention preflight makes (default 3; 0: none, the declarations are still checked — for a policy whose calls must not be spent, e.g. one that counts them)',
+      ),
   })
   .describe("the policy's conventions, checked against each environment's before anything is written");
 

@@ -339,6 +339,39 @@ describe('the convention preflight refuses each class of mismatch in one line na
   });
 });
 
+describe('what the preflight does not refuse', () => {
+  it('preflightCalls: 0 makes no call, yet still checks the declarations', async () => {
+    const env = new FakeLibero();
+    const { runner, calls } = fakeRunner(zeros7);
+    expect(await liberoPreflight(runner, { env, protocol: { preflightCalls: 0 } })).toEqual([]);
+    expect(calls()).toBe(0);
+    expect(env.resets).toEqual([]);
+    const msg = await refusal(() =>
+      liberoPreflight(runner, { protocol: { preflightCalls: 0, action: [POS, AA, CLOSE_NEG] } }),
+    );
+    expect(msg).toContain("action[6] 'gripper' is binary_close_negative");
+  });
+
+  it('a policy that fails (a timeout) stops the episode and is reported, not refused: the run records failures', async () => {
+    const { runner } = fakeRunner((call) => {
+      if (call === 2) throw new Error('policy.infer #2: no reply within 2000 ms');
+      return zeros7();
+    });
+    const env = new FakeLibero();
+    const reports = await liberoPreflight(runner, { env });
+    expect(reports).toEqual([
+      {
+        task: 'libero-fake',
+        seed: 998_999,
+        calls: 1,
+        maxAbs: [0, 0, 0, 0, 0, 0, 1],
+        stopped: 'policy.infer #2: no reply within 2000 ms',
+      },
+    ]);
+    expect(env.closed).toBe(true);
+  });
+});
+
 describe('the preflight seed and the declarations', () => {
   it('is the highest seed the env takes outside every band', () => {
     expect(preflightSeed([])).toBe(0xffff_ffff);
