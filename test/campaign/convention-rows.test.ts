@@ -4,8 +4,9 @@
  * protocol passes the preflight, and a protocol whose declared conventions disagree is refused before anything is
  * written (exit 2).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../../src/cli/exit-codes.js';
 import { isImepError } from '../../src/core/index.js';
@@ -133,6 +134,27 @@ describe('a protocol whose declared conventions disagree is refused before anyth
     expect(
       existsSync(box.campaigns) ? readdirSync(box.campaigns).filter((f) => f !== 'seed-registry.json') : [],
     ).toEqual([]);
+  }, 120_000);
+
+  it('by the static check: a checkpoint whose model.json declares absolute positions (precommit and protocol check)', async () => {
+    const box = sandbox('imep-conv-');
+    const ckpt = join(box.dir, 'ck', 'checkpoints', 'lite-memvla');
+    mkdirSync(dirname(ckpt), { recursive: true });
+    cpSync(join(ROOT, 'checkpoints', 'lite-memvla'), ckpt, { recursive: true });
+    const m = JSON.parse(readFileSync(join(ckpt, 'model.json'), 'utf8')) as Record<string, unknown>;
+    m['conventions'] = { action: [{ name: 'position', dims: 2, format: 'absolute_xy' }], chunk: 1 };
+    const text = `${JSON.stringify(m, null, 2)}\n`;
+    writeFileSync(join(ckpt, 'model.json'), text);
+    const sha = createHash('sha256').update(text).digest('hex');
+    const file = writeProtocol(box, 'p.yaml', blackoutYaml({ n: 3, sha, id: 'conv-model' }));
+    const line =
+      "checkpoint checkpoints/lite-memvla/model.json conventions: action[0:2] 'position' is absolute_xy, but env ShellGameTouch-lite declares action[0:2] 'position' delta_xy (tool displacement (dx, dy), x right, y up; scaled down to length ≤ 0.06)";
+    const e = await precommitCampaign(file, { ...options(box.campaigns), root: join(box.dir, 'ck') }).catch(
+      (x: unknown) => x,
+    );
+    expect(isImepError(e) && e.code).toBe('E_CONVENTION_MISMATCH');
+    expect((e as Error).message).toBe(line);
+    expect(existsSync(box.campaigns) ? readdirSync(box.campaigns) : []).toEqual([]);
   }, 120_000);
 
   it('by the preflight: the policy declared to return chunks of 4 returns single actions', async () => {
