@@ -21,8 +21,16 @@ import { imep, unitIn } from '../campaign/cli-support.js';
 import { ROOT } from '../campaign/helpers.js';
 
 const PYTHON = '.venvs/policies/bin/python'; // as the guide and the example protocols write it (from the repository root)
-const HAS_VENV = existsSync(join(ROOT, PYTHON));
-const SKIP = HAS_VENV ? null : `${PYTHON} is missing: run bash scripts/policies/setup.sh`;
+const MODULES = ['torch', 'onnx', 'onnxruntime', 'zmq', 'msgpack', 'numpy'];
+/** Why the examples cannot run here (null: they can): no venv, or one set up before a module they need was pinned. */
+function skipReason(): string | null {
+  if (!existsSync(join(ROOT, PYTHON))) return `${PYTHON} is missing: run bash scripts/policies/setup.sh`;
+  const probe = `import importlib.util as u; print(' '.join(m for m in ${JSON.stringify(MODULES)} if u.find_spec(m) is None))`;
+  const r = spawnSync(join(ROOT, PYTHON), ['-c', probe], { encoding: 'utf8', timeout: 30_000 });
+  const missing = r.status === 0 ? r.stdout.trim() : `(${PYTHON} did not run: ${r.stderr.trim() || r.error?.message})`;
+  return missing === '' ? null : `${PYTHON} lacks ${missing}: rerun bash scripts/policies/setup.sh`;
+}
+const SKIP = skipReason();
 const N = 24;
 const SAME_OPERATOR = ['--same-operator-reason', 'trying the example alone'];
 
