@@ -1,4 +1,4 @@
-"""IMEP bank hook: route a policy server's own bank reads through IMEP (docs/bank-hook.md).
+"""IMEP bank hook: route a policy server's own bank reads through IMEP (PROTOCOL.md, "Server-side banks").
 
 A policy server that keeps its own memory bank (MemoryVLA-style) and runs UNMODIFIED behind its usual protocol
 (openpi's WebsocketPolicyServer, a vla-eval model server) adds a few lines to its policy's `infer`:

@@ -111,6 +111,8 @@ def test_read_raises_on_error_reply_and_uses_the_answer():
     def handler(ws):
         for frame in ws:
             m = bh.unpackb(frame)
+            if m["token"] == "slow":
+                continue  # never answers
             if m["token"] == "bad":
                 ws.send(bh.packb({"type": "error", "id": m["id"], "code": "E_BANK_HOOK_TOKEN", "message": "stale"}))
             else:
@@ -125,5 +127,9 @@ def test_read_raises_on_error_reply_and_uses_the_answer():
         assert len(got) == 1 and got[0]["identity"]["timestep"] == 0
         with pytest.raises(bh.BankHookError, match="E_BANK_HOOK_TOKEN: stale"):
             bh.BankHook(endpoint, "bad").read("b", {"queryIndex": 1, "candidateCount": 0}, [])
+        with pytest.raises(bh.BankHookError, match="E_BANK_HOOK_TIMEOUT"):
+            bh.BankHook(endpoint, "slow", deadline_s=0.2).read("b", {"queryIndex": 1, "candidateCount": 0}, [])
+        # the connection that timed out is dropped: the next read opens a fresh one and gets its own answer
+        assert bh.BankHook(endpoint, "tok").read("b", {"queryIndex": 2, "candidateCount": 0}, []) == []
         bh.close_all()
         server.shutdown()

@@ -1,10 +1,11 @@
 /**
  * BankHookMemory: the memory of a policy server that keeps its own bank (MemoryVLA-style) and routes every bank read
- * through IMEP's read hook over the bank-hook extension (docs/bank-hook.md). The server's protocol is unchanged
- * (openpi's WebsocketPolicyServer calls `policy.infer(obs)` synchronously inside its handler, so a read cannot come
- * back in-band): IMEP listens on a loopback WebSocket endpoint of its own, and every observation it sends carries
- * `imep/bank_hook` = { endpoint, token }. The server's wrapper (sim-bridge/imep_sim_bridge/bank_hook.py) sends each
- * read there as a `memory.read` message and uses the items IMEP answers with.
+ * through IMEP's read hook over the bank-hook extension (sim-bridge/PROTOCOL.md, "Server-side banks"). The
+ * server's protocol is unchanged (openpi's WebsocketPolicyServer calls `policy.infer(obs)` synchronously inside its
+ * handler, so a read cannot come back in-band): IMEP listens on a loopback WebSocket endpoint of its own, and every
+ * observation it sends carries `imep/bank_hook` = { endpoint, token }. The server's wrapper
+ * (sim-bridge/imep_sim_bridge/bank_hook.py) sends each read there as a `memory.read` message and uses the items IMEP
+ * answers with.
  *
  * - The token is random, fresh at every resetSlot, and never the episode id (episode-tokens.ts); ids the server sends
  *   (ctx.scope, identities) are mapped back to episode ids before the hook sees them, and the hook's answer is mapped

@@ -1,7 +1,7 @@
 /**
- * The messages of the server-side bank extension (docs/bank-hook.md): what a policy server's wrapper
- * (sim-bridge/imep_sim_bridge/bank_hook.py) sends to IMEP's hook endpoint and what IMEP answers, one msgpack map per
- * WebSocket binary frame.
+ * The messages of the server-side bank extension (sim-bridge/PROTOCOL.md, "Server-side banks"): what a policy
+ * server's wrapper (sim-bridge/imep_sim_bridge/bank_hook.py) sends to IMEP's hook endpoint and what IMEP answers,
+ * one msgpack map per WebSocket binary frame.
  *
  *   request   { type: "memory.read", id?: uint, token, bank, ctx: ReadContext, items: RetrievedItem[] }
  *   answer    { type: "memory.read.result", id, items: RetrievedItem[] }
