@@ -109,11 +109,11 @@ function replyMap(endpoint: string, frame: Frame, channel: WsChannel, expected: 
   throw err;
 }
 
-/** Connects to an openpi WebsocketPolicyServer and reads its metadata frame (all within `deadlineMs`). */
-export const connectOpenpi: ServerConnector = async (
-  endpoint: string,
-  options: ServerConnectOptions,
-): Promise<OpenpiSession> => {
+/**
+ * Connects to an openpi WebsocketPolicyServer and reads its metadata frame (all within `deadlineMs`). A
+ * ServerConnector whose sessions also carry `lastServerTiming`.
+ */
+export const connectOpenpi = (async (endpoint: string, options: ServerConnectOptions): Promise<OpenpiSession> => {
   const started = Date.now();
   const channel = await WsChannel.open(endpoint, options.deadlineMs);
   try {
@@ -125,7 +125,7 @@ export const connectOpenpi: ServerConnector = async (
     await channel.close();
     throw e;
   }
-};
+}) satisfies ServerConnector;
 
 /**
  * openpi's health check: plain HTTP GET /healthz on the endpoint's host and port (its path is not used: the server
