@@ -58,5 +58,4 @@ export { RecordingPolicy, captureField } from './recording-policy.js';
 export type { ReceivedCall, ReceivedField } from './recording-policy.js';
 export type { RemotePolicyOptions } from './remote-policy.js';
 export type { RemotePolicy } from './remote-policy.js';
-export { BANK_HOOK_KEY, BankHookMemory } from './servers/bank-hook-memory.js';
-export type { BankHookMemoryOptions } from './servers/bank-hook-memory.js';
+export * from './servers/index.js';

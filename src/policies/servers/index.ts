@@ -29,3 +29,13 @@ export {
   type VlaEvalMessage,
   type VlaEvalMessageType,
 } from './vla-eval-session.js';
+export { BANK_HOOK_KEY, BankHookMemory, type BankHookMemoryOptions } from './bank-hook-memory.js';
+export {
+  BANK_HOOK_ERROR_CODES,
+  BankHookRefusal,
+  decodeBankHookRead,
+  encodeBankHookError,
+  encodeBankHookResult,
+  type BankHookErrorCode,
+  type BankHookRead,
+} from './bank-hook-wire.js';
