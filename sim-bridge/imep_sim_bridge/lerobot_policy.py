@@ -152,7 +152,13 @@ class LeRobotPolicy:
                 f"lerobot: {self.folder / MAPPING_FILE} maps {sorted(self.mapping)}, the policy's input features are "
                 f"{sorted(features)} (missing {missing}, unknown {unknown})"
             )
-        self.version = f"{importlib.metadata.version('lerobot')}-{kind}"
+        try:
+            self.version = f"{importlib.metadata.version('lerobot')}-{kind}"
+        except importlib.metadata.PackageNotFoundError:
+            raise AdapterError(
+                f"lerobot: lerobot is not installed in {sys.executable}; serve it from .venvs/lerobot/bin/python "
+                "(policy.python; bash scripts/policies/lerobot.sh installs it)"
+            ) from None
         self.policy: Any = None
         self._slots = [_Slot() for _ in range(max_batch)]
 

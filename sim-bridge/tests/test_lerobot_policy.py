@@ -115,3 +115,15 @@ def test_refuses_a_mapping_that_does_not_match_the_input_features(tmp_path: Path
 def test_refuses_a_folder_that_is_no_lerobot_policy(tmp_path: Path) -> None:
     with pytest.raises(AdapterError, match=r"holds no config\.json \+ model\.safetensors"):
         LeRobotPolicy(checkpoint=str(tmp_path))
+
+
+def test_refuses_a_python_without_lerobot_naming_the_venv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+
+    def missing(name: str) -> str:
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", missing)
+    folder = _folder(tmp_path, {"observation": {"observation.state": "toolPosition"}})
+    with pytest.raises(AdapterError, match=r"lerobot is not installed in .*\.venvs/lerobot/bin/python"):
+        LeRobotPolicy(checkpoint=str(folder))
