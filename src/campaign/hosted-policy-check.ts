@@ -4,7 +4,8 @@
  * and precommit both ask it before the host is started):
  *
  *   policy.pythonPath   every folder exists (resolved like checkpoint.path)          → E_PROTOCOL_INVALID policy.pythonPath[i]
- *   policy.checkpoint   a folder holding model.json (resolved like checkpoint.path)    → E_PROTOCOL_INVALID policy.checkpoint
+ *   policy.checkpoint   a folder holding model.json, or a LeRobot policy folder
+ *                       (config.json + model.safetensors), resolved like checkpoint.path → E_PROTOCOL_INVALID policy.checkpoint
  *   policy.python       a path (with a '/') names an existing file (a relative one
  *                       resolved like pythonPath)                                       → E_PROTOCOL_INVALID policy.python
  *   policy.module       `a.b.c` is a file a/b/c.py, a/b/c/__init__.py or an extension
@@ -58,9 +59,13 @@ export function resolvePythonPath(config: RemotePolicyConfig, ctx: Omit<HostedPo
   });
 }
 
+/** A LeRobot policy folder (`save_pretrained`), served by imep_sim_bridge.lerobot_policy (docs/lerobot.md). */
+const isLeRobotFolder = (dir: string): boolean =>
+  existsSync(join(dir, 'config.json')) && existsSync(join(dir, 'model.safetensors'));
+
 /**
  * The folder of policy.checkpoint, resolved like checkpoint.path (undefined without one); refuses one that exists
- * nowhere or holds no model.json.
+ * nowhere or holds neither model.json nor a LeRobot policy (config.json + model.safetensors).
  */
 export function resolveHostedCheckpoint(
   config: RemotePolicyConfig,
@@ -68,13 +73,15 @@ export function resolveHostedCheckpoint(
 ): string | undefined {
   if (config.checkpoint === undefined) return undefined;
   const found = findProtocolFolder(config.checkpoint, ctx.roots);
-  if (found === undefined || !existsSync(join(found, 'model.json'))) {
+  if (found === undefined || !(existsSync(join(found, 'model.json')) || isLeRobotFolder(found))) {
     const what =
-      found === undefined ? `does not exist${lookedIn(config.checkpoint, ctx.roots)}` : 'holds no model.json';
+      found === undefined
+        ? `does not exist${lookedIn(config.checkpoint, ctx.roots)}`
+        : 'holds no model.json (nor a LeRobot config.json + model.safetensors)';
     throw new ImepError('E_PROTOCOL_INVALID', `policy.checkpoint folder ${config.checkpoint} ${what}`, {
       file: ctx.file,
       field: 'policy.checkpoint',
-      hint: 'point it at a checkpoint folder (model.json + the files it lists)',
+      hint: 'point it at a checkpoint folder (model.json + the files it lists) or a LeRobot save_pretrained folder',
     });
   }
   return found;
