@@ -16,7 +16,7 @@
  * every later run of the unit refuses a host that reports anything else (E_CHECKPOINT_MISMATCH naming the
  * files that changed). A protocol may bind the digest itself (`policy.sha256`).
  */
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 // The bridge client, process supervision and key loading (zeromq, execa) are imported inside
 // remotePolicyProvider: every campaign process imports this module via campaign-setup, and checkpoint
 // campaigns (every lite shard) must not pay their load time.
