@@ -38,6 +38,11 @@ fi
 t0=$(date +%s)
 bash scripts/policies/setup.sh > /dev/null
 echo "test-all: .venvs/policies ready in $(($(date +%s) - t0)) s ($(du -sh .venvs/policies | cut -f1)); test/examples runs docs/your-policy.md's examples from it"
+# LeRobot 0.4.4 with the CPU torch in .venvs/lerobot (scripts/policies/lerobot.sh; ~1.5 GB, ~110 s the first time):
+# the hosted LeRobot policy's tests (sim-bridge/tests/test_lerobot_policy.py, test/campaign/lerobot-policy.test.ts).
+t0=$(date +%s)
+bash scripts/policies/lerobot.sh > /dev/null
+echo "test-all: .venvs/lerobot ready in $(($(date +%s) - t0)) s ($(du -sh .venvs/lerobot | cut -f1)); the hosted LeRobot policy's tests run from it"
 npx vitest run
 PY="${IMEP_PYTHON:-/usr/bin/python3}"
 if [ -d sim-bridge/tests ]; then

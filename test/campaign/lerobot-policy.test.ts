@@ -40,6 +40,12 @@ function docProtocol(): string {
   return m[1];
 }
 
+// Skipped where .venvs/lerobot was not made (bash scripts/policies/lerobot.sh); under CI=true (scripts/test-all.sh makes
+// it) a missing venv FAILS instead of skipping.
+it.runIf(process.env['CI'] === 'true')('CI: .venvs/lerobot exists (scripts/test-all.sh makes it)', () => {
+  expect(existsSync(PYTHON), `${PYTHON} is missing: run bash scripts/policies/lerobot.sh`).toBe(true);
+});
+
 describe.skipIf(!existsSync(PYTHON))('a LeRobot ACT policy hosted by IMEP (docs/lerobot.md)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'imep-lerobot-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
