@@ -24,7 +24,7 @@ import type { CurveClientKeys, PolicyIdentity, SandboxRequest, ServerSupervisor 
 import { INSIDE, protectedZones } from '../bridges/index.js';
 import { canonicalJson, ImepError, isImepError, sha256Hex } from '../core/index.js';
 import type { RemotePolicy } from '../policies/index.js';
-import type { Protocol } from '../protocol/index.js';
+import { memoryK, type Protocol } from '../protocol/index.js';
 import { remotePolicyConfig, type RemotePolicyConfig } from './remote-policy-config.js';
 import type { HostedPolicyRecord } from '../evidence/index.js';
 import type { PolicyProvider, RunnerPolicy, SlotMemory, TaskContext } from './types.js';
@@ -136,10 +136,10 @@ function checkIdentity(
       `register memory.banks: [${id.memory.banks.join(', ')}]`,
     );
   }
-  if (id.memory.k !== undefined && id.memory.k !== mem.k)
+  if (id.memory.k !== undefined && id.memory.k !== memoryK(mem))
     throw bad(
       'k',
-      `${mem.k}, but hosted policy '${config.name}' reads top-${id.memory.k}`,
+      `${memoryK(mem)}, but hosted policy '${config.name}' reads top-${id.memory.k}`,
       `register memory.k: ${id.memory.k}`,
     );
   const digest = hostedPolicyDigest(config.name, id);
