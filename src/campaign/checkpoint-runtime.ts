@@ -18,12 +18,6 @@ export const checkpointRuntime: PolicyRuntimeKind = {
     'a checkpoint folder (model.json + graphs) run in process by ONNX Runtime or TF.js, its bank outside the graphs',
   fields: {},
   checkProtocol(protocol, issues) {
-    if (protocol.memory.bank === 'history')
-      issues.push(
-        ['memory', 'bank'],
-        'a checkpoint runs its own bank; history memory is given to a policy served over a wire',
-        'register the checkpoint’s bank (episode-local or structured-pcmb), or serve the policy (policy.runtime: openpi-websocket or vla-eval)',
-      );
     if (protocol.policy !== undefined)
       issues.push(
         ['policy', 'runtime'],

@@ -325,6 +325,12 @@ function checkPolicy(ctx: CheckContext): void {
     );
   }
   const policy = p.policy;
+  if (policy === undefined && p.memory.bank === 'history')
+    ctx.push(
+      ['memory', 'bank'],
+      'a checkpoint runs its own bank; history memory is given to a policy served over a wire',
+      'register the checkpoint’s bank (episode-local or structured-pcmb), or serve the policy (policy.runtime: openpi-websocket or vla-eval)',
+    );
   if (policy === undefined) return;
   if (p.checkpoint !== undefined) {
     ctx.push(
