@@ -23,7 +23,8 @@ import { join } from 'node:path';
 import type { CurveClientKeys, PolicyIdentity, SandboxRequest, ServerSupervisor } from '../bridges/index.js';
 import { INSIDE, protectedZones } from '../bridges/index.js';
 import { canonicalJson, ImepError, isImepError, sha256Hex } from '../core/index.js';
-import type { RemotePolicy } from '../policies/index.js';
+import { HistoryMemory, type RemotePolicy } from '../policies/index.js';
+import { withHistory } from './history-policy.js';
 import { memoryK, type Protocol } from '../protocol/index.js';
 import { remotePolicyConfig, type RemotePolicyConfig } from './remote-policy-config.js';
 import type { HostedPolicyRecord } from '../evidence/index.js';
@@ -399,7 +400,12 @@ export async function remotePolicyProvider(
       isolation: conn.isolation,
       limits: conn.limits,
       async policyFor(task: TaskContext, batchSize: number): Promise<RunnerPolicy> {
-        return adapt(await connect(batchSize, task.facts.decisionFromStep));
+        const policy = adapt(await connect(batchSize, task.facts.decisionFromStep));
+        const mem = protocol.memory;
+        // a hosted policy with no bank of its own is given IMEP's history of the episode (history-policy.ts)
+        return mem.bank === 'history'
+          ? withHistory(policy, new HistoryMemory(mem, batchSize), task.facts.decisionFromStep)
+          : policy;
       },
       release: cleanup,
     };

@@ -103,11 +103,8 @@ export function checkServerProtocol(protocol: ProtocolView, issues: ProtocolIssu
         'map a method-visible field',
       );
   }
+  checkHistoryKeys(protocol, issues);
   if (history !== null) {
-    history.keys.forEach((field, i) => {
-      if (!visible.has(field))
-        issues.push(['memory', 'keys', i], `${notVisible(field)}: history keeps method-visible fields only`);
-    });
     if (history.stride % config.action.execute !== 0)
       issues.push(
         ['memory', 'stride'],
@@ -115,4 +112,19 @@ export function checkServerProtocol(protocol: ProtocolView, issues: ProtocolIssu
         `register a stride that is a multiple of ${config.action.execute}`,
       );
   }
+}
+
+/** memory.keys of a history memory name method-visible fields only (any runtime that gives the history). */
+export function checkHistoryKeys(protocol: ProtocolView, issues: ProtocolIssueSink): void {
+  if (protocol.memory.bank !== 'history') return;
+  const keys = (protocol.memory as unknown as { keys: readonly string[] }).keys;
+  const visible = new Set(protocol.allowlists.methodVisible);
+  const evaluator = new Set(protocol.allowlists.evaluatorOnly);
+  keys.forEach((field, i) => {
+    if (!visible.has(field))
+      issues.push(
+        ['memory', 'keys', i],
+        `${evaluator.has(field) ? `${field} is evaluator-only` : `${field} is not in allowlists.methodVisible`}: history keeps method-visible fields only`,
+      );
+  });
 }
