@@ -21,6 +21,7 @@ import type { ServerConnector, ServerMemory, ServerSession } from '../policies/i
 import type { Protocol } from '../protocol/index.js';
 import type { EnvSpec, SpecSource } from '../runtime/index.js';
 import { simulatorKindOf } from './bridge-envs.js';
+import { taskEntries } from './plan-segments.js';
 import type { PolicyRuntimeContext, PolicyRuntimeKind } from './policy-runtime-kind.js';
 import {
   SERVER_POLICY_FIELDS,
@@ -155,6 +156,43 @@ async function serverPolicyProvider(
   };
 }
 
+/**
+ * The fields the policy is given against each environment's spec known now: every mapped field and every history key
+ * must be one the environment sends (a history key a numeric one); refused naming the field and the environment.
+ */
+function checkFieldsSent(protocol: Protocol, file: string, specs: SpecSource): void {
+  const config = serverPolicyConfig(protocol);
+  if (config === undefined) return;
+  const history = protocol.memory.bank === 'history' ? protocol.memory.keys : [];
+  for (const task of taskEntries(protocol).values()) {
+    const spec = specs(task);
+    if (spec === undefined) continue;
+    const refuse = (field: string, what: string): never => {
+      throw new ImepError('E_PROTOCOL_INVALID', `${what}, but the environment ${spec.id} sends no such field`, {
+        file,
+        field,
+        hint: `its method-visible fields: ${spec.methodVisible.join(', ')}`,
+      });
+    };
+    for (const [key, source] of Object.entries(config.observation))
+      if (!source.startsWith('$') && !source.startsWith('history/') && spec.observation[source] === undefined)
+        refuse(`policy.observation.${key}`, `policy.observation.${key} is ${source}`);
+    history.forEach((field, i) => {
+      const f = spec.observation[field];
+      if (f === undefined) refuse(`memory.keys[${i}]`, `memory.keys lists ${field}`);
+      else if (/^(str|string|object)/.test(f.dtype))
+        throw new ImepError(
+          'E_PROTOCOL_INVALID',
+          `memory.keys lists ${field}, which the environment ${spec.id} sends as ${f.dtype}: history keeps numeric fields`,
+          {
+            file,
+            field: `memory.keys[${i}]`,
+          },
+        );
+    });
+  }
+}
+
 /** The registered kind of one policy-server wire protocol (src/kinds registers it with the real connector). */
 export function serverRuntimeKind(
   name: ServerRuntimeName,
@@ -178,8 +216,9 @@ export function serverRuntimeKind(
         `policy: the ${name} server at ${config.endpoint} is not contacted by the checks; the run connects ${ctx.batchSize} session(s) before anything is written`,
       ];
     },
-    checkEnvironments(protocol, _ctx, specs) {
+    checkEnvironments(protocol, ctx, specs) {
       handedSpecs.set(protocol, specs);
+      checkFieldsSent(protocol, ctx.file, specs);
     },
     memoryAccess(protocol) {
       const config = serverPolicyConfig(protocol);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPolicyRuntimeKind, serverRuntimeKind } from '../../src/campaign/index.js';
 import { isImepError } from '../../src/core/index.js';
 import { loadProtocol } from '../../src/protocol/index.js';
+import { liteSimulatorKind } from '../../src/sims/index.js';
 import { fakeConnector } from '../policies/servers/fake-session.js';
 import { blackoutYaml, sandbox, writeProtocol } from './helpers.js';
 import { historyYaml } from './server-history-campaign.js';
@@ -165,6 +166,30 @@ describe('server runtime protocol rules', () => {
       'policy: the openpi-websocket server at ws://127.0.0.1:18000 is not contacted by the checks; the run connects 2 session(s) before anything is written',
     ]);
     expect(connector.sessions).toEqual([]); // nothing connected by the checks
+  });
+
+  it('checkEnvironments refuses a history key the environment sends as text, and a field it does not send', async () => {
+    const specs =
+      (p: Awaited<ReturnType<typeof loadProtocol>>['protocol']) =>
+      (t: { envId: string; kwargs: Readonly<Record<string, unknown>> }) =>
+        liteSimulatorKind.knownSpec!(p.simulator, t.envId, t.kwargs);
+    const ctx = { file: 'x.yaml', roots: [box.root], checkpointRoot: box.root, batchSize: 1 };
+    const load = async (text: string) => (await loadProtocol(writeProtocol(box, `e${count++}.yaml`, text))).protocol;
+    const text = await load(historyYaml({ n: 2, memory: '{ bank: history, window: 2, keys: [rgb, instruction] }' }));
+    expect(() => kinds[0]!.checkEnvironments!(text, ctx, specs(text))).toThrow(
+      'memory.keys lists instruction, which the environment ShellGameTouch-lite sends as string: history keeps numeric fields',
+    );
+    // a bridged environment's spec (known when its server starts) that sends no toolPosition
+    const ok = await load(historyYaml({ n: 2 }));
+    const without = (t: { envId: string; kwargs: Readonly<Record<string, unknown>> }) => {
+      const spec = specs(ok)(t)!;
+      const { toolPosition: _gone, ...observation } = spec.observation;
+      return { ...spec, id: 'Bridged-v0', observation };
+    };
+    expect(() => kinds[0]!.checkEnvironments!(ok, ctx, without)).toThrow(
+      'policy.observation.state is toolPosition, but the environment Bridged-v0 sends no such field',
+    );
+    expect(() => kinds[0]!.checkEnvironments!(ok, ctx, specs(ok))).not.toThrow();
   });
 });
 

@@ -63,8 +63,13 @@ interface SlotState {
   step: number;
   /** Rows of the current chunk still to execute, in order. */
   queue: Float32Array[];
-  started: boolean;
 }
+
+/**
+ * The episode each session has open (the policies a provider makes for its tasks share its sessions, one after the
+ * other): the next episode start on the session ends it first, whichever policy started it.
+ */
+const openEpisodes = new WeakMap<ServerSession, SlotState>();
 
 /** A plain observation value as a wire value (typed arrays as ndarrays). */
 export function wireValueOf(v: ObsValue | NdArray): WireValue {
@@ -147,17 +152,20 @@ export class ServerPolicy implements BatchPolicy, MemoryReadable {
 
   async resetSlot(slot: number, info: EpisodeInfo): Promise<void> {
     const session = this.#session(slot);
-    const prev = this.#slots[slot];
+    const prev = openEpisodes.get(session);
+    openEpisodes.delete(session);
     this.#slots[slot] = undefined;
     await this.#wire(async () => {
-      if (prev?.started) await session.endEpisode({ success: false, steps: prev.step });
+      if (prev !== undefined) await session.endEpisode({ success: false, steps: prev.step });
       this.#o.memory.resetSlot(slot, info.episode);
       await session.startEpisode({
         envId: this.#o.envId,
         ...(this.#o.instruction === undefined ? {} : { instruction: this.#o.instruction }),
       });
     });
-    this.#slots[slot] = { step: 0, queue: [], started: true };
+    const state: SlotState = { step: 0, queue: [] };
+    openEpisodes.set(session, state);
+    this.#slots[slot] = state;
   }
 
   inferBatch(requests: readonly SlotObservation[]): Promise<readonly PolicyOutput[]> {

@@ -185,6 +185,26 @@ describe('ServerPolicy', () => {
     expect(next!.readouts.reads!.map((r) => r.ctx.queryIndex)).toEqual([1]);
   });
 
+  it('a policy made later on the same session ends the episode an earlier one left open', async () => {
+    const session = new FakeSession(EP, chunkOf(3));
+    const make = () =>
+      new ServerPolicy({
+        endpoint: EP,
+        sessions: [session],
+        memory: new HistoryMemory({ window: 1, stride: 3, keys: ['state'], pad: 'zeros' }, 1),
+        observation: { s: 'state' },
+        action: { key: 'actions', execute: 3 },
+        envId: 'Toy-lite',
+        decisionFromStep: 0,
+      });
+    const first = make();
+    await first.resetSlot(0, { episode: 'a' });
+    await steps(first, 4);
+    await make().resetSlot(0, { episode: 'b' });
+    expect(session.ends).toEqual([{ success: false, steps: 4 }]);
+    expect(session.starts).toEqual([{ envId: 'Toy-lite' }, { envId: 'Toy-lite' }]);
+  });
+
   it('slots step concurrently on their own sessions', async () => {
     let inFlight = 0;
     let most = 0;
