@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ReadContext, ReadHook, RetrievedItem } from '../../../src/banks/index.js';
-import { blockHook, oneUlpOperator, readHook } from '../../../src/interventions/index.js';
+import {
+  blockHook,
+  oneUlpOperator,
+  permuteOperator,
+  readHook,
+  resampleOperator,
+} from '../../../src/interventions/index.js';
 import { HistoryMemory, type HistoryConfig } from '../../../src/policies/index.js';
 import type { NdArray, Observation } from '../../../src/runtime/index.js';
 
@@ -103,6 +109,30 @@ describe('HistoryMemory', () => {
     expect(got[2]).toBe(Math.fround(2 + 2 ** -22)); // 2 → next float32 away from zero
     expect(got[0]).not.toBe(0); // 0 → the smallest subnormal
     expect(got.slice(0, 4).every((v, i) => v !== ref[i])).toBe(true);
+  });
+
+  it('S_pi permutes each past record within itself (same values, same shape); T_mu resamples them; the current step is kept', async () => {
+    const wide = (t: number): Observation => ({ state: Float32Array.from({ length: 16 }, (_, i) => t * 100 + i) });
+    const cfg = config({ keys: ['state'], window: 2, stride: 1 });
+    const runWide = async (mem: HistoryMemory) => {
+      mem.resetSlot(0, 'ep');
+      await mem.beginCall({ slot: 0, step: 0, decision: true, obs: wide(0) });
+      mem.endCall(0);
+      const extras = await mem.beginCall({ slot: 0, step: 1, decision: true, obs: wide(1) });
+      return values(extras['history/state']);
+    };
+    const ref = await runWide(new HistoryMemory(cfg, 1));
+    const sPi = new HistoryMemory(cfg, 1);
+    sPi.setReadHook(readHook(permuteOperator, { seed: 7 }).hook);
+    const permuted = await runWide(sPi);
+    expect(permuted.slice(16)).toEqual(ref.slice(16));
+    expect(permuted.slice(0, 16)).not.toEqual(ref.slice(0, 16));
+    expect([...permuted.slice(0, 16)].sort((a, b) => a - b)).toEqual(ref.slice(0, 16));
+    const tMu = new HistoryMemory(cfg, 1);
+    tMu.setReadHook(readHook(resampleOperator, { seed: 7 }).hook);
+    const resampled = await runWide(tMu);
+    expect(resampled.slice(16)).toEqual(ref.slice(16));
+    expect(resampled.slice(0, 16)).not.toEqual(ref.slice(0, 16));
   });
 
   it('S: a donor record at the same timestep fills that timestep’s position; readouts name the donor', async () => {
