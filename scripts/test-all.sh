@@ -32,6 +32,12 @@ if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     fi
   fi
 fi
+# The policy-server stack in .venvs/policies (scripts/policies/setup.sh: openpi-server, openpi-client, vla-eval, torch
+# CPU, onnxruntime, onnx; ~1.2 GB and ~30 s the first time, nothing once its stamp matches): the policy-server tests
+# and the runnable examples of docs/your-policy.md (test/examples/) run from it.
+t0=$(date +%s)
+bash scripts/policies/setup.sh > /dev/null
+echo "test-all: .venvs/policies ready in $(($(date +%s) - t0)) s ($(du -sh .venvs/policies | cut -f1)); test/examples runs docs/your-policy.md's examples from it"
 npx vitest run
 PY="${IMEP_PYTHON:-/usr/bin/python3}"
 if [ -d sim-bridge/tests ]; then

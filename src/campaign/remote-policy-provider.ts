@@ -29,7 +29,7 @@ import { memoryK, type Protocol } from '../protocol/index.js';
 import { remotePolicyConfig, type RemotePolicyConfig } from './remote-policy-config.js';
 import type { HostedPolicyRecord } from '../evidence/index.js';
 import type { PolicyProvider, RunnerPolicy, SlotMemory, TaskContext } from './types.js';
-import { resolveHostedCheckpoint, resolvePythonPath } from './hosted-policy-check.js';
+import { resolveHostedCheckpoint, resolveHostPython, resolvePythonPath } from './hosted-policy-check.js';
 
 /** The checkpointHashes key of a hosted policy's identity digest. */
 export const hostedPolicyKey = (name: string): string => `remote:${name}`;
@@ -288,6 +288,7 @@ async function startedHost(
   );
   const pythonPath = resolvePythonPath(config, ctx);
   const checkpoint = resolveHostedCheckpoint(config, ctx);
+  const python = resolveHostPython(config, ctx);
   const ipc = await privateIpcEndpoint('policy.sock');
   cleanups.push(ipc.dispose);
   const endpoint = ipc.endpoint;
@@ -295,7 +296,7 @@ async function startedHost(
     policy: config.name,
     maxBatch,
     ...(config.module === undefined ? {} : { module: config.module }),
-    ...(config.python === undefined ? {} : { python: config.python }),
+    ...(python === undefined ? {} : { python }),
     ...(checkpoint === undefined ? {} : { checkpoint }),
     pythonPath,
   });

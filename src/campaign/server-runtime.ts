@@ -6,7 +6,7 @@
  *
  * Memory: `memory.bank: history` (IMEP keeps the episode's observations and gives the window with each call, every
  * read through the hook: history-memory.ts), or `bankHook: true` with `memory.bank: episode-local` (the server keeps
- * its bank and routes each read through IMEP; the memory comes from `options.bankHookMemory`). Neither can be installed
+ * its bank and routes each read through IMEP: a BankHookMemory, or `options.bankHookMemory`). Neither can be installed
  * into: point-acting conditions are refused (plan-checks.ts; src/protocol/cross-check.ts names the history case).
  *
  * Preflight reads files only (the server is not contacted). `open` connects one session per batch slot, each within
@@ -16,7 +16,7 @@
  * dimension is refused naming both.
  */
 import { ImepError, isImepError } from '../core/index.js';
-import { HistoryMemory, ServerPolicy } from '../policies/index.js';
+import { BankHookMemory, HistoryMemory, ServerPolicy } from '../policies/index.js';
 import type { ServerConnector, ServerMemory, ServerSession } from '../policies/index.js';
 import type { Protocol } from '../protocol/index.js';
 import type { EnvSpec, SpecSource } from '../runtime/index.js';
@@ -33,9 +33,14 @@ import {
 import type { PolicyProvider, RunnerPolicy, SlotMemory, TaskContext } from './types.js';
 
 export interface ServerRuntimeOptions {
-  /** The memory of a server that routes its own bank's reads through IMEP (bankHook: true); absent: refused. */
-  readonly bankHookMemory?: (config: ServerPolicyConfig, slots: number) => Promise<ServerMemory>;
+  /**
+   * The memory of a server that routes its own bank's reads through IMEP (bankHook: true). Default: a BankHookMemory
+   * listening on a loopback port (bank-hook-memory.ts); null: bankHook: true is refused at preflight.
+   */
+  readonly bankHookMemory?: ((config: ServerPolicyConfig, slots: number) => Promise<ServerMemory>) | null;
 }
+
+const startBankHook = (): Promise<ServerMemory> => BankHookMemory.start();
 
 /** The specs handed to checkEnvironments, per protocol object (what policyFor reads the action dimension from). */
 const handedSpecs = new WeakMap<object, SpecSource>();
@@ -121,8 +126,8 @@ async function serverPolicyProvider(
       const mem = protocol.memory;
       let memory: ServerMemory;
       if (mem.bank === 'history') memory = new HistoryMemory(mem, batchSize);
-      else if (config.bankHook && options.bankHookMemory !== undefined)
-        memory = await options.bankHookMemory(config, batchSize);
+      else if (config.bankHook && options.bankHookMemory !== null)
+        memory = await (options.bankHookMemory ?? startBankHook)(config, batchSize);
       else
         throw new ImepError('E_PROTOCOL_INVALID', `the ${name} runtime has no memory for memory.bank ${mem.bank}`, {
           file: ctx.file,
@@ -206,7 +211,7 @@ export function serverRuntimeKind(
     checkProtocol: checkServerProtocol,
     preflight(protocol, ctx) {
       const config = configOf(protocol, ctx.file);
-      if (config.bankHook && options.bankHookMemory === undefined)
+      if (config.bankHook && options.bankHookMemory === null)
         throw new ImepError(
           'E_PROTOCOL_INVALID',
           `policy.bankHook: true, but this build's ${name} runtime has no bank-hook memory`,

@@ -58,17 +58,4 @@ export { RecordingPolicy, captureField } from './recording-policy.js';
 export type { ReceivedCall, ReceivedField } from './recording-policy.js';
 export type { RemotePolicyOptions } from './remote-policy.js';
 export type { RemotePolicy } from './remote-policy.js';
-// policy servers: the runtime layer (ServerPolicy over ServerSessions) and IMEP-owned history memory
-export type { ServerCall, ServerMemory } from './servers/server-memory.js';
-export type {
-  ServerConnectOptions,
-  ServerConnector,
-  ServerEpisodeStart,
-  ServerSession,
-  WireMap,
-  WireValue,
-} from './servers/session.js';
-export { INSTRUCTION_SOURCE, ServerPolicy, wireValueOf } from './servers/server-policy.js';
-export type { ServerPolicyOptions } from './servers/server-policy.js';
-export { HISTORY_BANK, HISTORY_MASK_KEY, HistoryMemory, historyKey, obsTensor } from './servers/history-memory.js';
-export type { HistoryConfig } from './servers/history-memory.js';
+export * from './servers/index.js';

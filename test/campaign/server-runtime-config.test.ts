@@ -14,7 +14,10 @@ import { blackoutYaml, sandbox, writeProtocol } from './helpers.js';
 import { historyYaml } from './server-history-campaign.js';
 
 const connector = fakeConnector(() => ({}));
-const kinds = [serverRuntimeKind('openpi-websocket', connector), serverRuntimeKind('vla-eval', connector)];
+const kinds = [
+  serverRuntimeKind('openpi-websocket', connector, { bankHookMemory: null }),
+  serverRuntimeKind('vla-eval', connector),
+];
 let off: (() => void)[] = [];
 beforeAll(() => {
   off = kinds.map((k) => registerPolicyRuntimeKind(k));
