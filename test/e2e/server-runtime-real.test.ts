@@ -3,7 +3,9 @@
  * (openpi-server 0.1.0, unmodified) serving examples/servers/openpi_bank_server.py — a policy that keeps its own bank
  * and routes each read through IMEP's bank hook (`bankHook: true`, memory.bank: episode-local): a lite campaign
  * through the seal. A finds the ball, N_blk (every read answered []) falls to cup 0, C's rows equal A's.
- * Registered from the test (src/kinds registers the real connectors at merge). Needs .venvs/policies; skipped without.
+ * Registered from the test (src/kinds registers the real connectors at merge). And ServerPolicy over connectVlaEval
+ * against vla-eval 0.8.0's PredictModelServer (examples/servers/vla_eval_echo_server.py: actions[h] = state + h, H = 4):
+ * the chunk's rows run open loop, one call per `execute` steps. Needs .venvs/policies; skipped without.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCampaign } from '../../src/campaign/campaign.js';
 import { registerPolicyRuntimeKind, serverRuntimeKind } from '../../src/campaign/index.js';
 import { explicitOperator } from '../../src/evidence/index.js';
-import { connectOpenpi } from '../../src/policies/index.js';
+import type { ReadContext } from '../../src/banks/index.js';
+import { connectOpenpi, connectVlaEval, HistoryMemory, ServerPolicy } from '../../src/policies/index.js';
 import {
   POLICIES_VENV_MISSING,
   REPO_ROOT,
@@ -108,3 +111,60 @@ describe.skipIf(POLICIES_VENV_MISSING !== undefined)(
     }, 300_000);
   },
 );
+
+describe.skipIf(POLICIES_VENV_MISSING !== undefined)('ServerPolicy against a real vla-eval model server', () => {
+  let server: RunningPolicyServer | undefined;
+  beforeAll(async () => {
+    server = await startPolicyServer(join(REPO_ROOT, 'examples/servers/vla_eval_echo_server.py'), {
+      healthPath: '/health',
+    });
+  }, 60_000);
+  afterAll(async () => server?.stop());
+
+  it('executes 4 rows of each chunk open loop (calls at steps 0 and 4), decision from the chunk covering step 5', async () => {
+    const endpoint = (server as RunningPolicyServer).endpoint;
+    const make = async (actionDim: number) => {
+      const policy = new ServerPolicy({
+        endpoint,
+        sessions: [await connectVlaEval(endpoint, { deadlineMs: 10_000 })],
+        memory: new HistoryMemory({ window: 2, stride: 4, keys: ['state'], pad: 'first' }, 1),
+        observation: { state: 'state', task_description: '$instruction' },
+        action: { key: 'actions', execute: 4 },
+        envId: 'Echo-lite',
+        instruction: 'echo the state',
+        actionDim,
+        decisionFromStep: 5,
+      });
+      const contexts: ReadContext[] = [];
+      policy.setReadHook((items, ctx) => (contexts.push(ctx), items));
+      await policy.resetSlot(0, { episode: 'e' });
+      return { policy, contexts };
+    };
+    const { policy, contexts } = await make(3);
+    const actions: number[][] = [];
+    for (let t = 0; t < 8; t++) {
+      const [out] = await policy.inferBatch([{ slot: 0, obs: { state: Float32Array.of(t, 2 * t, 3 * t) } }]);
+      actions.push([...(out!.action.data as Float32Array)]);
+    }
+    expect(actions).toEqual([
+      [0, 0, 0],
+      [1, 1, 1],
+      [2, 2, 2],
+      [3, 3, 3],
+      [4, 8, 12],
+      [5, 9, 13],
+      [6, 10, 14],
+      [7, 11, 15],
+    ]);
+    expect(contexts.map((c) => [c.queryIndex, c.decisionStep, c.candidateCount])).toEqual([
+      [1, false, 0],
+      [5, true, 1],
+    ]);
+    await policy.close();
+    const { policy: wrong } = await make(2);
+    await expect(wrong.inferBatch([{ slot: 0, obs: { state: Float32Array.of(0, 0, 0) } }])).rejects.toThrow(
+      `the server at ${endpoint} replied "actions" of shape [4, 3] (action dimension 3), but the environment Echo-lite's action is [2]`,
+    );
+    await wrong.close();
+  }, 120_000);
+});
