@@ -39,3 +39,12 @@ export {
   type BankHookErrorCode,
   type BankHookRead,
 } from './bank-hook-wire.js';
+export { INSTRUCTION_SOURCE, ServerPolicy, wireValueOf, type ServerPolicyOptions } from './server-policy.js';
+export {
+  HISTORY_BANK,
+  HISTORY_MASK_KEY,
+  HistoryMemory,
+  historyKey,
+  obsTensor,
+  type HistoryConfig,
+} from './history-memory.js';
