@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # The checks of the repository's Python (test-all.sh runs them): ruff's linter and formatter over what ruff.toml
-# covers (sim-bridge/, bench/, scripts/), then the import-cycle check of sim-bridge's package. Each prints what
+# covers (sim-bridge/, bench/, scripts/, examples/), then the import-cycle check of sim-bridge's package. Each prints what
 # it covered and how long it took; any finding fails.
 #   bash scripts/py-checks.sh
-# fix: .venvs/tools/bin/ruff check --fix sim-bridge bench scripts && .venvs/tools/bin/ruff format sim-bridge bench scripts
+# fix: .venvs/tools/bin/ruff check --fix sim-bridge bench scripts examples && .venvs/tools/bin/ruff format sim-bridge bench scripts examples
 #      (after bash scripts/setup-tools.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$(bash scripts/setup-tools.sh | sed -n 's/^IMEP_TOOLS_BIN=//p')"
 ruff="$bin/ruff"
-targets=(sim-bridge bench scripts) # the folders that hold the repository's Python
+targets=(sim-bridge bench scripts examples) # the folders that hold the repository's Python
 version="$("$ruff" --version)"
 ms() { echo $((($(date +%s%N) - $1) / 1000000)); }
 files="$("$ruff" check --show-files "${targets[@]}" | grep '\.py$' | sed "s|^$(pwd)/||")"

@@ -32,6 +32,17 @@ if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     fi
   fi
 fi
+# The policy-server stack in .venvs/policies (scripts/policies/setup.sh: openpi-server, openpi-client, vla-eval, torch
+# CPU, onnxruntime, onnx; ~1.2 GB and ~30 s the first time, nothing once its stamp matches): the policy-server tests
+# and the runnable examples of docs/your-policy.md (test/examples/) run from it.
+t0=$(date +%s)
+bash scripts/policies/setup.sh > /dev/null
+echo "test-all: .venvs/policies ready in $(($(date +%s) - t0)) s ($(du -sh .venvs/policies | cut -f1)); test/examples runs docs/your-policy.md's examples from it"
+# LeRobot 0.4.4 with the CPU torch in .venvs/lerobot (scripts/policies/lerobot.sh; ~1.5 GB, ~110 s the first time):
+# the hosted LeRobot policy's tests (sim-bridge/tests/test_lerobot_policy.py, test/campaign/lerobot-policy.test.ts).
+t0=$(date +%s)
+bash scripts/policies/lerobot.sh > /dev/null
+echo "test-all: .venvs/lerobot ready in $(($(date +%s) - t0)) s ($(du -sh .venvs/lerobot | cut -f1)); the hosted LeRobot policy's tests run from it"
 npx vitest run
 PY="${IMEP_PYTHON:-/usr/bin/python3}"
 if [ -d sim-bridge/tests ]; then

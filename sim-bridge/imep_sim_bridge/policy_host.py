@@ -215,7 +215,9 @@ def policy_identity(policy: HostedPolicy) -> dict[str, Any]:
     files.sort(key=lambda f: f["path"])
     bank = getattr(policy, "bank", None)
     memory: dict[str, Any] = {"bank": "episode-local"}
-    if isinstance(bank, str):
+    if bank == "history":  # no bank of its own: IMEP gives it the episode's history (memory.bank: history)
+        memory = {"bank": "history"}
+    elif isinstance(bank, str):
         memory["banks"] = [bank]
     k = getattr(policy, "k", None)
     if isinstance(k, int):

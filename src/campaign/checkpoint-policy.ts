@@ -86,6 +86,17 @@ export function assertCheckpointServes(protocol: Protocol, checkpointDir: string
   const mem = protocol.memory;
   const bank = manifest.bank;
   const runs = bank.kind === 'episode' ? 'an episode-local' : 'a structured-pcmb';
+  if (mem.bank === 'history') {
+    throw new ImepError(
+      'E_CHECKPOINT_MISMATCH',
+      `the protocol's memory.bank is history, but checkpoint ${manifest.name} runs ${runs} bank of its own`,
+      {
+        file: manifestFile,
+        field: 'bank',
+        hint: 'history memory is given to a policy served over a wire (policy.runtime: openpi-websocket or vla-eval); register the checkpoint’s own bank',
+      },
+    );
+  }
   if (mem.bank === 'episode-local' && bank.kind !== 'episode') {
     throw new ImepError(
       'E_CHECKPOINT_MISMATCH',

@@ -4,8 +4,10 @@
  * and precommit both ask it before the host is started):
  *
  *   policy.pythonPath   every folder exists (resolved like checkpoint.path)          → E_PROTOCOL_INVALID policy.pythonPath[i]
- *   policy.checkpoint   a folder holding model.json (resolved like checkpoint.path)    → E_PROTOCOL_INVALID policy.checkpoint
- *   policy.python       a path (with a '/') names an existing file                      → E_PROTOCOL_INVALID policy.python
+ *   policy.checkpoint   a folder holding model.json, or a LeRobot policy folder
+ *                       (config.json + model.safetensors), resolved like checkpoint.path → E_PROTOCOL_INVALID policy.checkpoint
+ *   policy.python       a path (with a '/') names an existing file (a relative one
+ *                       resolved like pythonPath)                                       → E_PROTOCOL_INVALID policy.python
  *   policy.module       `a.b.c` is a file a/b/c.py, a/b/c/__init__.py or an extension
  *                       a/b/c.*.so in the host's search path: pythonPath, sim-bridge/,
  *                       $PYTHONPATH; else the interpreter's own sys.path (asked once,
@@ -57,9 +59,13 @@ export function resolvePythonPath(config: RemotePolicyConfig, ctx: Omit<HostedPo
   });
 }
 
+/** A LeRobot policy folder (`save_pretrained`), served by imep_sim_bridge.lerobot_policy (docs/lerobot.md). */
+const isLeRobotFolder = (dir: string): boolean =>
+  existsSync(join(dir, 'config.json')) && existsSync(join(dir, 'model.safetensors'));
+
 /**
  * The folder of policy.checkpoint, resolved like checkpoint.path (undefined without one); refuses one that exists
- * nowhere or holds no model.json.
+ * nowhere or holds neither model.json nor a LeRobot policy (config.json + model.safetensors).
  */
 export function resolveHostedCheckpoint(
   config: RemotePolicyConfig,
@@ -67,15 +73,42 @@ export function resolveHostedCheckpoint(
 ): string | undefined {
   if (config.checkpoint === undefined) return undefined;
   const found = findProtocolFolder(config.checkpoint, ctx.roots);
-  if (found === undefined || !existsSync(join(found, 'model.json'))) {
+  if (found === undefined || !(existsSync(join(found, 'model.json')) || isLeRobotFolder(found))) {
     const what =
-      found === undefined ? `does not exist${lookedIn(config.checkpoint, ctx.roots)}` : 'holds no model.json';
+      found === undefined
+        ? `does not exist${lookedIn(config.checkpoint, ctx.roots)}`
+        : 'holds no model.json (nor a LeRobot config.json + model.safetensors)';
     throw new ImepError('E_PROTOCOL_INVALID', `policy.checkpoint folder ${config.checkpoint} ${what}`, {
       file: ctx.file,
       field: 'policy.checkpoint',
-      hint: 'point it at a checkpoint folder (model.json + the files it lists)',
+      hint: 'point it at a checkpoint folder (model.json + the files it lists) or a LeRobot save_pretrained folder',
     });
   }
+  return found;
+}
+
+/**
+ * policy.python as the host is started with it (undefined without one): a bare command name (`python3`) as written, a
+ * path with a '/' made absolute like policy.pythonPath (the working folder, then the package root), so a protocol may
+ * name a venv's interpreter relative to the repository (`.venvs/policies/bin/python`); refuses one that exists nowhere.
+ */
+export function resolveHostPython(
+  config: RemotePolicyConfig,
+  ctx: Pick<HostedPolicyContext, 'file' | 'roots'>,
+): string | undefined {
+  const python = config.python;
+  if (python === undefined || !python.includes('/')) return python;
+  const found = findProtocolFolder(python, ctx.roots);
+  if (found === undefined || !isFile(found))
+    throw new ImepError(
+      'E_PROTOCOL_INVALID',
+      `policy.python ${python} does not exist${found === undefined ? lookedIn(python, ctx.roots) : ' as a file'}`,
+      {
+        file: ctx.file,
+        field: 'policy.python',
+        hint: 'give the path of a Python interpreter, or remove it (default $IMEP_PYTHON, else /usr/bin/python3)',
+      },
+    );
   return found;
 }
 
@@ -138,14 +171,7 @@ export function assertHostedPolicyResolvable(protocol: Protocol, ctx: HostedPoli
   if (config === undefined || config.endpoint !== undefined) return [];
   const pythonPath = resolvePythonPath(config, ctx);
   resolveHostedCheckpoint(config, ctx);
-  const python = config.python ?? process.env['IMEP_PYTHON'] ?? '/usr/bin/python3';
-  if (config.python !== undefined && config.python.includes('/') && !isFile(config.python))
-    refuse(
-      ctx,
-      'policy.python',
-      `policy.python ${config.python} does not exist`,
-      'give the path of a Python interpreter, or remove it (default $IMEP_PYTHON, else /usr/bin/python3)',
-    );
+  const python = resolveHostPython(config, ctx) ?? process.env['IMEP_PYTHON'] ?? '/usr/bin/python3';
   const builtIn = builtInFiles(ctx.bridgeDir);
   const isBuiltIn = builtIn.some((f) => quoted(readFileSync(f, 'utf8'), config.name));
   const names = builtIn.flatMap((f) =>

@@ -55,6 +55,16 @@ export {
 export { checkpointRuntime } from './checkpoint-runtime.js';
 export { remoteRuntime } from './remote-runtime.js';
 export { RemotePolicySchema, remotePolicyConfig, type RemotePolicyConfig } from './remote-policy-config.js';
+export { serverRuntimeKind, type ServerRuntimeOptions } from './server-runtime.js';
+export {
+  DEFAULT_SERVER_DEADLINE_MS,
+  SERVER_POLICY_FIELDS,
+  SERVER_RUNTIMES,
+  checkServerProtocol,
+  serverPolicyConfig,
+  type ServerPolicyConfig,
+  type ServerRuntimeName,
+} from './server-policy-config.js';
 export { precommitCampaign, resumeCampaign, runCampaign } from './campaign.js';
 export { smallRunCampaign } from './campaign-variants.js';
 export { DEFAULT_BATCH, PACKAGE_ROOT, precommitCheckInput } from './campaign-setup.js';

@@ -23,12 +23,13 @@ import { join } from 'node:path';
 import type { CurveClientKeys, PolicyIdentity, SandboxRequest, ServerSupervisor } from '../bridges/index.js';
 import { INSIDE, protectedZones } from '../bridges/index.js';
 import { canonicalJson, ImepError, isImepError, sha256Hex } from '../core/index.js';
-import type { RemotePolicy } from '../policies/index.js';
-import type { Protocol } from '../protocol/index.js';
+import { HistoryMemory, type RemotePolicy } from '../policies/index.js';
+import { withHistory } from './history-policy.js';
+import { memoryK, type Protocol } from '../protocol/index.js';
 import { remotePolicyConfig, type RemotePolicyConfig } from './remote-policy-config.js';
 import type { HostedPolicyRecord } from '../evidence/index.js';
 import type { PolicyProvider, RunnerPolicy, SlotMemory, TaskContext } from './types.js';
-import { resolveHostedCheckpoint, resolvePythonPath } from './hosted-policy-check.js';
+import { resolveHostedCheckpoint, resolveHostPython, resolvePythonPath } from './hosted-policy-check.js';
 
 /** The checkpointHashes key of a hosted policy's identity digest. */
 export const hostedPolicyKey = (name: string): string => `remote:${name}`;
@@ -136,10 +137,10 @@ function checkIdentity(
       `register memory.banks: [${id.memory.banks.join(', ')}]`,
     );
   }
-  if (id.memory.k !== undefined && id.memory.k !== mem.k)
+  if (id.memory.k !== undefined && id.memory.k !== memoryK(mem))
     throw bad(
       'k',
-      `${mem.k}, but hosted policy '${config.name}' reads top-${id.memory.k}`,
+      `${memoryK(mem)}, but hosted policy '${config.name}' reads top-${id.memory.k}`,
       `register memory.k: ${id.memory.k}`,
     );
   const digest = hostedPolicyDigest(config.name, id);
@@ -287,6 +288,7 @@ async function startedHost(
   );
   const pythonPath = resolvePythonPath(config, ctx);
   const checkpoint = resolveHostedCheckpoint(config, ctx);
+  const python = resolveHostPython(config, ctx);
   const ipc = await privateIpcEndpoint('policy.sock');
   cleanups.push(ipc.dispose);
   const endpoint = ipc.endpoint;
@@ -294,7 +296,7 @@ async function startedHost(
     policy: config.name,
     maxBatch,
     ...(config.module === undefined ? {} : { module: config.module }),
-    ...(config.python === undefined ? {} : { python: config.python }),
+    ...(python === undefined ? {} : { python }),
     ...(checkpoint === undefined ? {} : { checkpoint }),
     pythonPath,
   });
@@ -399,7 +401,12 @@ export async function remotePolicyProvider(
       isolation: conn.isolation,
       limits: conn.limits,
       async policyFor(task: TaskContext, batchSize: number): Promise<RunnerPolicy> {
-        return adapt(await connect(batchSize, task.facts.decisionFromStep));
+        const policy = adapt(await connect(batchSize, task.facts.decisionFromStep));
+        const mem = protocol.memory;
+        // a hosted policy with no bank of its own is given IMEP's history of the episode (history-policy.ts)
+        return mem.bank === 'history'
+          ? withHistory(policy, new HistoryMemory(mem, batchSize), task.facts.decisionFromStep)
+          : policy;
       },
       release: cleanup,
     };

@@ -17,6 +17,7 @@ import {
   remotePolicyConfig,
 } from './remote-policy-config.js';
 import { remotePolicyProvider } from './remote-policy-provider.js';
+import { checkHistoryKeys } from './server-policy-config.js';
 
 /** The package root (its sim-bridge/ serves the built-in hosted policies). */
 const PACKAGE_ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
@@ -26,13 +27,14 @@ function checkRemoteProtocol(protocol: ProtocolView, issues: ProtocolIssueSink):
   const policy = RemotePolicySchema.safeParse(protocol.policy);
   if (!policy.success) return; // the schema reported it
   const config = policy.data;
-  if (protocol.memory.bank !== 'episode-local') {
+  if (protocol.memory.bank !== 'episode-local' && protocol.memory.bank !== 'history') {
     issues.push(
       ['memory', 'bank'],
-      `a hosted policy keeps its own episode-local bank, but memory.bank is ${protocol.memory.bank}`,
-      'register memory.bank: episode-local with the hosted policy’s banks and k',
+      `a hosted policy keeps its own episode-local bank, or is given IMEP's history, but memory.bank is ${protocol.memory.bank}`,
+      'register memory.bank: episode-local with the hosted policy’s banks and k, or memory.bank: history',
     );
   }
+  checkHistoryKeys(protocol, issues);
   if (config.endpoint === undefined && config.curve !== undefined) {
     issues.push(
       ['policy', 'curve'],

@@ -25,7 +25,7 @@ import { remotePolicyConfig } from './remote-policy-config.js';
 import { simulatorKindOf, simulatorSandboxOptions, type SimulatorContext } from './bridge-envs.js';
 import type { StartedPythonServers } from './bridge-open.js';
 import { policyHostSandboxRequest } from './remote-policy-provider.js';
-import { resolvePythonPath } from './hosted-policy-check.js';
+import { resolveHostPython, resolvePythonPath } from './hosted-policy-check.js';
 
 export interface SandboxBindsScope {
   /** Whether IMEP starts the protocol's policy host (false: a caller supplies the policy). */
@@ -66,7 +66,7 @@ export async function checkSandboxBinds(
   if (hostStarted) {
     const pythonPath = resolvePythonPath(config, ctx);
     const request = policyHostSandboxRequest(config, ctx, pythonPath, [], root, env);
-    const command = { file: config.python ?? bridgePython(), args: [], label: 'policy host' };
+    const command = { file: resolveHostPython(config, ctx) ?? bridgePython(), args: [], label: 'policy host' };
     assertNoExposure(requestedBinds(command, request), request.protect ?? [], { who: 'policy host', file: ctx.file });
   }
   if (serverStarted) {

@@ -58,4 +58,4 @@ export { RecordingPolicy, captureField } from './recording-policy.js';
 export type { ReceivedCall, ReceivedField } from './recording-policy.js';
 export type { RemotePolicyOptions } from './remote-policy.js';
 export type { RemotePolicy } from './remote-policy.js';
-export { vlaEvalConventions } from './servers/vla-eval-conventions.js';
+export * from './servers/index.js';

@@ -27,7 +27,6 @@
  * of `policy.infer`s since reset) before the hook sees it; the host's own label is then ignored (its
  * report is compared on every other field).
  */
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { ReadContext, ReadHook, RecordIdentity, RetrievedItem } from '../banks/index.js';
 import { identityReadHook } from '../banks/index.js';
@@ -44,6 +43,7 @@ import type {
 import { privateIpcEndpoint } from '../bridges/endpoint.js';
 import { bridgePython, packageRoot, ServerSupervisor } from '../bridges/supervisor.js';
 import { ImepError, isImepError } from '../core/index.js';
+import { EpisodeTokens } from './episode-tokens.js';
 
 import type {
   BatchPolicy,
@@ -153,8 +153,7 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
   readonly #deadlineMs: number;
   readonly #episodes: (string | undefined)[];
   /** Host-side token → episode id, and back, for every token issued (records of earlier episodes keep theirs). */
-  readonly #episodeOf = new Map<string, string>();
-  readonly #tokenOf = new Map<string, string>();
+  readonly #tokens = new EpisodeTokens();
   /** Per slot: policy.infer calls answered since its reset (the elapsed step of its next read). */
   readonly #steps: number[];
   readonly #decisionStep: ((step: number) => boolean) | undefined;
@@ -453,31 +452,20 @@ export class RemotePolicy implements BatchPolicy, MemoryReadable {
     return out.map((item) => ({ ...item, identity: this.#toHost(item.identity) }));
   }
 
-  /** A fresh random token for `episode` (16 hex digits, as the plan's ids). */
   #newToken(episode: string): string {
-    let token: string;
-    do token = randomBytes(8).toString('hex');
-    while (this.#episodeOf.has(token) || this.#tokenOf.has(token));
-    this.#episodeOf.set(token, episode);
-    this.#tokenOf.set(episode, token);
-    return token;
+    return this.#tokens.issue(episode);
   }
 
-  /** The episode id a host-side id stands for (a string that is no token of ours passes as it is). */
   #episodeFor(id: string): string {
-    return this.#episodeOf.get(id) ?? id;
+    return this.#tokens.episodeFor(id);
   }
 
   #fromHost(id: RecordIdentity): RecordIdentity {
-    return { ...id, scope: this.#episodeFor(id.scope), sourceEpisode: this.#episodeFor(id.sourceEpisode) };
+    return this.#tokens.fromPolicy(id);
   }
 
   #toHost(id: RecordIdentity): RecordIdentity {
-    return {
-      ...id,
-      scope: this.#tokenOf.get(id.scope) ?? id.scope,
-      sourceEpisode: this.#tokenOf.get(id.sourceEpisode) ?? id.sourceEpisode,
-    };
+    return this.#tokens.toPolicy(id);
   }
 
   #checkSlot(slot: number): void {

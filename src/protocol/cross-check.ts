@@ -205,7 +205,8 @@ function checkConditions(ctx: CheckContext): void {
         'install at a later attempt (e.g. attempt: 2), after records were written',
       );
     }
-    if (installs && p.memory.bank !== 'structured-pcmb') {
+    if (p.memory.bank === 'history') checkOnHistory(ctx, c.id, i, mode, face.roles, face.pointWords?.(c) ?? c.kind);
+    else if (installs && p.memory.bank !== 'structured-pcmb') {
       ctx.push(
         ['conditions', i, 'kind'],
         `condition "${c.id}" installs payloads, which needs the structured bank`,
@@ -324,6 +325,12 @@ function checkPolicy(ctx: CheckContext): void {
     );
   }
   const policy = p.policy;
+  if (policy === undefined && p.memory.bank === 'history')
+    ctx.push(
+      ['memory', 'bank'],
+      'a checkpoint runs its own bank; history memory is given to a policy served over a wire',
+      'register the checkpoint’s bank (episode-local or structured-pcmb), or serve the policy (policy.runtime: openpi-websocket or vla-eval)',
+    );
   if (policy === undefined) return;
   if (p.checkpoint !== undefined) {
     ctx.push(
@@ -375,3 +382,31 @@ const installingKinds = (): string[] =>
     .all()
     .filter((k) => k.installsPayloads !== undefined)
     .map((k) => k.name);
+
+/**
+ * The conditions history memory cannot carry out (memory.bank: history; docs/protocol.md "History memory"): its
+ * records are the episode's own observations, read whole at every call, so there is no bank to install into or clear
+ * at a registered point (N clear, U install, S / T install) and no oracle source (O). Every read-time condition acts
+ * on it: N block, U / S_π / T_μ at read, S / T at read (the donor's records at the same timesteps).
+ */
+function checkOnHistory(
+  ctx: CheckContext,
+  id: string,
+  i: number,
+  mode: 'point' | 'read' | 'none',
+  roles: readonly string[],
+  words: string,
+): void {
+  if (mode === 'point')
+    ctx.push(
+      ['conditions', i, 'installAt'],
+      `condition "${id}" (${words}) acts at a registered point, but history memory has no bank to install into or clear`,
+      'act at every read instead: N variant: block; U, S, T installation: read',
+    );
+  else if (roles.includes('oracle'))
+    ctx.push(
+      ['conditions', i, 'kind'],
+      `condition "${id}" supplies oracle items, which history memory has no source for`,
+      'drop the condition, or evaluate O on a runtime that offers an oracle source',
+    );
+}

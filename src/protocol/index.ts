@@ -69,7 +69,7 @@ export { MdeSchema } from './schema-analysis.js';
 export { Kwargs, NonEmptyText, PositiveInt, Seed, SeedInt, Slug } from './schema-common.js';
 export type { Frames } from './schema-frames.js';
 export type { PolicyBlock } from './schema.js';
-export { PolicyBlockSchema, MEMORY_CONSOLIDATION_MODES } from './schema.js';
+export { PolicyBlockSchema, MEMORY_CONSOLIDATION_MODES, HISTORY_PADS, MAX_HISTORY_WINDOW, memoryK } from './schema.js';
 
 export {
   SHARD_RULE,

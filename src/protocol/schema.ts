@@ -80,6 +80,11 @@ const bankCommon = {
   k: PositiveInt.describe('records returned per read (top-k)'),
 };
 
+/** How a history window fills a position with no record (memory.bank: history). */
+export const HISTORY_PADS = ['first', 'zeros'] as const;
+/** The longest history window a protocol may register. */
+export const MAX_HISTORY_WINDOW = 256;
+
 export const MemorySchema = z
   .discriminatedUnion('bank', [
     z.strictObject({
@@ -104,8 +109,35 @@ export const MemorySchema = z
         .enum(['within-episode', 'across-attempts'])
         .describe('within-episode: cleared at every attempt; across-attempts: attempt-1 records reach attempt 2'),
     }),
+    z.strictObject({
+      bank: z
+        .literal('history')
+        .describe(
+          'history memory owned by IMEP: the episode’s past observations, given to the policy as history/<field> each call',
+        ),
+      window: PositiveInt.max(MAX_HISTORY_WINDOW).describe(
+        'observations per call, the current step last (k = window; the bank holds the episode’s steps)',
+      ),
+      stride: PositiveInt.default(1).describe('elapsed steps between two observations of the window'),
+      keys: z
+        .array(NonEmptyText)
+        .min(1)
+        .max(MAX_ENTRIES)
+        .describe('the method-visible observation fields kept (history/<field> each)'),
+      pad: z
+        .enum(HISTORY_PADS)
+        .default('first')
+        .describe(
+          'what fills a position with no record: first = the oldest record the window holds, zeros = all zeros',
+        ),
+    }),
   ])
-  .describe('the memory configuration: bank kind, capacity, k, gate, consolidation');
+  .describe('the memory configuration: bank kind, capacity, k, gate, consolidation; or a history window');
+
+/** The history memory's read k: its window (every read returns at most the window's records). */
+export function memoryK(memory: MemoryConfig): number {
+  return memory.bank === 'history' ? memory.window : memory.k;
+}
 
 const Band = z
   .strictObject({

@@ -24,6 +24,14 @@ describe('policy.checkpoint (a checkpoint folder served by the policy host)', ()
     expect(resolveHostedCheckpoint(config(), ctx)).toBeUndefined();
   });
 
+  it('also takes a LeRobot policy folder (config.json + model.safetensors; imep_sim_bridge.lerobot_policy serves it)', () => {
+    const dir = join(ROOT, 'checkpoints/lerobot-act-shellgame');
+    expect(resolveHostedCheckpoint(config('checkpoints/lerobot-act-shellgame'), ctx)).toBe(dir);
+    expect(() => resolveHostedCheckpoint(config('checkpoints'), ctx)).toThrow(
+      /holds no model\.json \(nor a LeRobot config\.json \+ model\.safetensors\)/,
+    );
+  });
+
   it('refuses a folder that is missing or holds no model.json, naming the field', () => {
     expect(() => resolveHostedCheckpoint(config('checkpoints/nope'), ctx)).toThrow(
       /policy\.checkpoint folder checkpoints\/nope does not exist \(looked in \/nonexistent-root, /,

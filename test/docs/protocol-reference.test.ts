@@ -45,3 +45,15 @@ describe('docs/protocol.md', () => {
     expect([...kinds].sort()).toEqual([...conditionFaces.names()].sort());
   });
 });
+
+describe('docs/protocol.md memory entry', () => {
+  it('documents every memory bank kind the schema accepts, with the history fields', () => {
+    const memory = PAGE.slice(PAGE.indexOf('### `memory`'), PAGE.indexOf('### `seeds`'));
+    const union = ProtocolObjectSchema.shape.memory as unknown as z.ZodDiscriminatedUnion;
+    const banks = (union.options as readonly z.ZodObject[]).map((o) => (o.shape['bank'] as z.ZodLiteral).value);
+    expect(banks).toEqual(['episode-local', 'structured-pcmb', 'history']);
+    for (const bank of banks) expect(memory).toContain(`\`bank: ${String(bank)}\``);
+    for (const field of ['window', 'stride', 'keys', 'pad: first | zeros', 'history/mask', 'decisionFromStep'])
+      expect(memory).toContain(field);
+  });
+});

@@ -14,13 +14,7 @@ import type { NdArray } from '../../runtime/index.js';
 
 /** A value on a policy server's wire: an ndarray (msgpack-numpy), or plain msgpack data. */
 export type WireValue =
-  | NdArray
-  | string
-  | number
-  | boolean
-  | null
-  | readonly WireValue[]
-  | { readonly [key: string]: WireValue };
+  NdArray | string | number | boolean | null | readonly WireValue[] | { readonly [key: string]: WireValue };
 
 export type WireMap = Readonly<Record<string, WireValue>>;
 

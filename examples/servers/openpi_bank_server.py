@@ -1,0 +1,141 @@
+"""An openpi policy server whose policy keeps its own episode bank and routes every read through IMEP's bank hook.
+
+    python examples/servers/openpi_bank_server.py --port 8000 [--host 127.0.0.1]
+
+openpi's `WebsocketPolicyServer` (openpi-server 0.1.0) runs UNMODIFIED; the policy is a port of sim-bridge's
+`shell-game-memory` hosted policy (imep_sim_bridge/policy_host.py, ShellGameMemoryPolicy) for ShellGameTouch-lite:
+each call it computes the ball-colour feature of the frame, reads the top 4 of the episode's earlier features (by
+cosine similarity to (1, 1, 1, 0)) THROUGH THE BANK HOOK, and after the cue phase steps toward the cup the features it
+got back point at (cup 0 when they point nowhere). With its reads intact it behaves exactly like the natively hosted
+policy; with reads blocked it always heads for cup 0.
+
+The bank-hook lines are the ones marked `# bank hook`: everything else is what the server would be without IMEP.
+A new token in `imep/bank_hook` is a new episode: the bank starts empty. Without IMEP (no `imep/bank_hook`) the
+policy reads its own items and keeps one bank for the life of the server.
+
+Observation: `rgb` uint8 [H, W, 3], `toolPosition` float [2] (names changeable: --rgb-key, --tool-key).
+Reply: `actions` float32 [1, 2] (a chunk of one step), `decision_logits` float32 [3].
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from openpi_client import base_policy
+from openpi_server.websocket_policy_server import WebsocketPolicyServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sim-bridge"))
+from imep_sim_bridge.bank_hook import BankHook, items_arrays, topk_items  # bank hook
+
+CUP_X = (-0.5, 0.0, 0.5)
+CUP_Y = 0.25
+CUE_STEPS = 5  # ShellGameTouch-lite shows the ball at elapsed steps 0-4
+STEP_LEN = 0.05
+BALL_RGB_MIN_R, BALL_RGB_MAX_GB = 200, 60
+MAX_EPISODES = 256  # banks kept at once (one per connection's current episode; the oldest goes first)
+
+
+def ball_feature(rgb: np.ndarray) -> np.ndarray:
+    """float32 [4]: ball-coloured pixel counts in the left, middle and right thirds of the frame, and 1."""
+    if not isinstance(rgb, np.ndarray) or rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
+        raise ValueError("openpi_bank_server: the rgb observation must be a uint8 [H, W, 3] array")
+    red = (rgb[:, :, 0] >= BALL_RGB_MIN_R) & (rgb[:, :, 1] <= BALL_RGB_MAX_GB) & (rgb[:, :, 2] <= BALL_RGB_MAX_GB)
+    cols = red.sum(axis=0)
+    w = rgb.shape[1]
+    edges = (0, w // 3, (2 * w) // 3, w)
+    counts = [float(cols[edges[i] : edges[i + 1]].sum()) for i in range(3)]
+    return np.array([*counts, 1.0], np.float32)
+
+
+class _Episode:
+    def __init__(self) -> None:
+        self.t = 0
+        self.entries: list[tuple[int, np.ndarray]] = []  # (timestep, feature)
+
+
+class ShellGameBankPolicy(base_policy.BasePolicy):
+    bank = "perceptual"
+    k = 4
+    query = np.array([1.0, 1.0, 1.0, 0.0], np.float64)
+
+    def __init__(self, rgb_key: str = "rgb", tool_key: str = "toolPosition") -> None:
+        self.rgb_key = rgb_key
+        self.tool_key = tool_key
+        self._episodes: OrderedDict[str | None, _Episode] = OrderedDict()
+
+    def _episode(self, token: str | None) -> _Episode:
+        ep = self._episodes.get(token)
+        if ep is None:  # a new token: a new episode, an empty bank
+            ep = self._episodes[token] = _Episode()
+            while len(self._episodes) > MAX_EPISODES:
+                self._episodes.popitem(last=False)
+        return ep
+
+    def _select(self, ep: _Episode) -> list[tuple[int, int, np.ndarray]]:
+        """The top k (bank index, timestep, feature) by float64 cosine similarity to the query; ties → earlier."""
+        qn = float(np.linalg.norm(self.query))
+        scored = []
+        for index, (timestep, f) in enumerate(ep.entries):
+            v = f.astype(np.float64)
+            n = float(np.linalg.norm(v))
+            sim = float(v @ self.query) / (n * qn) if n > 0 else 0.0
+            scored.append((-sim, timestep, index, f))
+        scored.sort(key=lambda e: (e[0], e[1]))
+        return [(index, timestep, f) for _, timestep, index, f in scored[: self.k]]
+
+    def infer(self, obs: dict[str, Any]) -> dict[str, Any]:
+        hook = BankHook.from_observation(obs)  # bank hook
+        ep = self._episode(hook.token if hook is not None else None)
+        tool = np.asarray(obs[self.tool_key], np.float64)
+        if tool.shape != (2,):
+            raise ValueError(f"openpi_bank_server: {self.tool_key} must be a [2] array")
+        feature = ball_feature(obs[self.rgb_key])
+        top = self._select(ep)
+        items = topk_items(
+            hook.token if hook is not None else "local",
+            [timestep for _, timestep, _ in top],
+            {"feature": [f for _, _, f in top]},
+            slots=[index for index, _, _ in top],
+        )
+        if hook is not None:  # bank hook: IMEP answers with the items to use
+            ctx = {"queryIndex": ep.t + 1, "candidateCount": len(ep.entries)}
+            items = hook.read(self.bank, ctx, items)
+        if len(items) > self.k:
+            raise ValueError(f"openpi_bank_server: the read returned {len(items)} items, more than k = {self.k}")
+        features, _ = items_arrays(items, "feature")
+        logits = np.zeros(3, np.float64)
+        for f in features:
+            logits += f.astype(np.float64)[:3]
+        action = np.zeros(2, np.float32)
+        if ep.t >= CUE_STEPS:
+            target = int(np.argmax(logits)) if float(logits.sum()) > 0 else 0
+            d = np.array([CUP_X[target], CUP_Y], np.float64) - tool
+            dist = float(np.linalg.norm(d))
+            if dist > 0:
+                action = (d * (min(STEP_LEN, dist) / dist)).astype(np.float32)
+        ep.entries.append((ep.t, feature))
+        ep.t += 1
+        return {"actions": action[None, :], "decision_logits": logits.astype(np.float32)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--rgb-key", default="rgb")
+    parser.add_argument("--tool-key", default="toolPosition")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    policy = ShellGameBankPolicy(args.rgb_key, args.tool_key)
+    metadata = {"policy": "shell-game-bank", "bank_hook": True}
+    WebsocketPolicyServer(policy, host=args.host, port=args.port, metadata=metadata).serve_forever()
+
+
+if __name__ == "__main__":
+    main()
