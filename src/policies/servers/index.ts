@@ -48,4 +48,4 @@ export {
   obsTensor,
   type HistoryConfig,
 } from './history-memory.js';
-export { vlaEvalConventions } from './vla-eval-conventions.js';
+export { serverConventions, vlaEvalConventions } from './vla-eval-conventions.js';

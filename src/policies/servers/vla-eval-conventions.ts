@@ -4,7 +4,7 @@
  * get_observation_spec()), each DimSpec `{ name, dims, format, range?, accepts?, description? }`. The action spec's
  * entries, in the order the server wrote them, are the action vector's components (vla-eval's predefined specs are
  * position, rotation, gripper, in that order); the observation spec's keys are the components' names (vla-eval
- * matches observation specs by key). A runtime kind that talks to such a server puts the result on its
+ * matches observation specs by key). The server runtime kinds (src/campaign/server-runtime.ts) put the result on their
  * PolicyProvider (`conventions`), and the convention preflight checks it against every environment.
  */
 import { ImepError, PolicyConventionsSchema, type ConventionComponent } from '../../core/index.js';
@@ -46,7 +46,11 @@ function components(spec: WireValue | undefined, endpoint: string, where: string
  * declares none (a server whose get_action_spec returns nothing). A malformed spec is E_BRIDGE_PROTOCOL naming the
  * endpoint.
  */
-export function vlaEvalConventions(metadata: WireMap, endpoint: string): DeclaredConventions | null {
+export function vlaEvalConventions(
+  metadata: WireMap,
+  endpoint: string,
+  label = 'vla-eval HELLO',
+): DeclaredConventions | null {
   const action = components(metadata['action_spec'], endpoint, 'action_spec', false);
   const observation = components(metadata['observation_spec'], endpoint, 'observation_spec', true);
   if ((action === undefined || action.length === 0) && (observation === undefined || observation.length === 0))
@@ -63,5 +67,14 @@ export function vlaEvalConventions(metadata: WireMap, endpoint: string): Declare
       { field: 'action_spec' },
     );
   }
-  return { source: `policy ${endpoint} (vla-eval HELLO)`, conventions: parsed.data };
+  return { source: `policy ${endpoint} (${label})`, conventions: parsed.data };
+}
+
+/**
+ * What a policy server of runtime `runtime` declares in its first frame: a vla-eval server's HELLO, or an openpi
+ * server's metadata frame when it carries `action_spec` / `observation_spec` in the same vocabulary (openpi defines
+ * no such keys; a server author may add them).
+ */
+export function serverConventions(runtime: string, metadata: WireMap, endpoint: string): DeclaredConventions | null {
+  return vlaEvalConventions(metadata, endpoint, runtime === 'vla-eval' ? 'vla-eval HELLO' : `${runtime} metadata`);
 }
