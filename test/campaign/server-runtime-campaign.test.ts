@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adjudicateStep, closeoutStep, crossCheckStep } from '../../src/app/pipeline.js';
 import { runCampaign } from '../../src/campaign/campaign.js';
-import { registerPolicyRuntimeKind, serverRuntimeKind } from '../../src/campaign/index.js';
+import { policyRuntimeKinds, serverRuntimeKind } from '../../src/campaign/index.js';
 import { ImepError, isImepError } from '../../src/core/index.js';
 import { explicitOperator, readUnitState } from '../../src/evidence/index.js';
 import { fakeConnector } from '../policies/servers/fake-session.js';
@@ -33,7 +33,7 @@ const rowsOf = (unit: string): Row[] =>
 const connector = fakeConnector((obs) => historyPolicy(obs));
 let unregister: () => void = () => undefined;
 beforeAll(() => {
-  unregister = registerPolicyRuntimeKind(serverRuntimeKind('openpi-websocket', connector));
+  unregister = policyRuntimeKinds.override(serverRuntimeKind('openpi-websocket', connector));
 });
 afterAll(() => unregister());
 
@@ -109,7 +109,7 @@ describe('a campaign against a policy server with IMEP-owned history', () => {
       () => ({}),
       () => new ImepError('E_BRIDGE_REMOTE', `nothing listens at ${ENDPOINT}`),
     );
-    const off = registerPolicyRuntimeKind(serverRuntimeKind('vla-eval', down));
+    const off = policyRuntimeKinds.override(serverRuntimeKind('vla-eval', down));
     try {
       const text = historyYaml({ n: 2, id: 'server-down', runtime: 'vla-eval' });
       writeProtocol(box, 'down.yaml', text);

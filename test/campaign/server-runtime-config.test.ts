@@ -5,7 +5,7 @@
  * connectors at merge).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerPolicyRuntimeKind, serverRuntimeKind } from '../../src/campaign/index.js';
+import { policyRuntimeKinds, serverRuntimeKind } from '../../src/campaign/index.js';
 import { isImepError } from '../../src/core/index.js';
 import { loadProtocol } from '../../src/protocol/index.js';
 import { liteSimulatorKind } from '../../src/sims/index.js';
@@ -20,7 +20,7 @@ const kinds = [
 ];
 let off: (() => void)[] = [];
 beforeAll(() => {
-  off = kinds.map((k) => registerPolicyRuntimeKind(k));
+  off = kinds.map((k) => policyRuntimeKinds.override(k));
 });
 afterAll(() => off.forEach((f) => f()));
 

@@ -55,4 +55,23 @@ describe('KindRegistry', () => {
     expect(() => full.register({ name: 'beta', summary: 'b', size: 2 })).toThrow(/registered twice/);
     expect(full.has('beta')).toBe(false);
   });
+
+  it('override stands a fake in for a registered entry (and its face) until the returned function puts it back', () => {
+    const faces = new KindRegistry<Kind>('toy kind', 'toys[].kind');
+    const full = new KindRegistry<Toy>('toy kind', 'toys[].kind', faces);
+    const builtin = { name: 'alpha', summary: 'a', size: 1 };
+    full.register(builtin);
+    full.register({ name: 'beta', summary: 'b', size: 2 });
+    const fake = { name: 'alpha', summary: 'fake', size: 9 };
+    const restore = full.override(fake);
+    expect(full.require('alpha')).toBe(fake);
+    expect(faces.require('alpha').summary).toBe('fake');
+    expect(full.names()).toEqual(['alpha', 'beta']); // the order is kept
+    restore();
+    expect(full.require('alpha')).toBe(builtin);
+    expect(faces.require('alpha').summary).toBe('a');
+    restore(); // twice is harmless
+    expect(full.require('alpha')).toBe(builtin);
+    expect(() => full.override({ name: 'gamma', summary: '', size: 0 })).toThrow(/is not registered/);
+  });
 });

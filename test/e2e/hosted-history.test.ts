@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCampaign } from '../../src/campaign/campaign.js';
-import { registerPolicyRuntimeKind, serverRuntimeKind } from '../../src/campaign/index.js';
+import { policyRuntimeKinds, serverRuntimeKind } from '../../src/campaign/index.js';
 import { explicitOperator } from '../../src/evidence/index.js';
 import { fakeConnector } from '../policies/servers/fake-session.js';
 import { historyPolicy, historyYaml } from '../campaign/server-history-campaign.js';
@@ -100,7 +100,7 @@ describe('history memory for a hosted Python policy', () => {
     );
     const hosted = rowsOf(await runCampaign(hostedFile, opts('hosted')));
 
-    const off = registerPolicyRuntimeKind(
+    const off = policyRuntimeKinds.override(
       serverRuntimeKind(
         'openpi-websocket',
         fakeConnector((o) => historyPolicy(o)),

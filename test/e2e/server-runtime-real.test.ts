@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCampaign } from '../../src/campaign/campaign.js';
-import { registerPolicyRuntimeKind, serverRuntimeKind } from '../../src/campaign/index.js';
+import { policyRuntimeKinds, serverRuntimeKind } from '../../src/campaign/index.js';
 import { explicitOperator } from '../../src/evidence/index.js';
 import type { ReadContext } from '../../src/banks/index.js';
 import { connectOpenpi, connectVlaEval, HistoryMemory, ServerPolicy } from '../../src/policies/index.js';
@@ -73,7 +73,7 @@ describe.skipIf(POLICIES_VENV_MISSING !== undefined)(
       server = await startPolicyServer(join(REPO_ROOT, 'examples/servers/openpi_bank_server.py'), {
         healthPath: '/healthz',
       });
-      off = registerPolicyRuntimeKind(serverRuntimeKind('openpi-websocket', connectOpenpi));
+      off = policyRuntimeKinds.override(serverRuntimeKind('openpi-websocket', connectOpenpi));
     }, 60_000);
     afterAll(async () => {
       off();

@@ -36,6 +36,8 @@ export interface PolicyServerOptions {
   readonly args?: readonly string[];
   /** How long to wait for the health path (default 30 s). */
   readonly startMs?: number;
+  /** The port to listen on (default: a free one); an example protocol names its server's port. */
+  readonly port?: number;
 }
 
 export interface RunningPolicyServer {
@@ -64,10 +66,10 @@ function healthy(port: number, path: string): Promise<boolean> {
   });
 }
 
-/** Starts `script` (relative to the repo root) with `--host 127.0.0.1 --port <free>` and waits for its health path. */
+/** Starts `script` (relative to the repo root) with `--host 127.0.0.1 --port <port or a free one>` and waits for its health path. */
 export async function startPolicyServer(script: string, options: PolicyServerOptions): Promise<RunningPolicyServer> {
   if (POLICIES_VENV_MISSING !== undefined) throw new Error(POLICIES_VENV_MISSING);
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const child = spawn(
     POLICIES_PYTHON,
     [resolve(REPO_ROOT, script), '--host', '127.0.0.1', '--port', String(port), ...(options.args ?? [])],

@@ -112,7 +112,7 @@ describe('a policy runtime registered from test code', () => {
     );
     const unknown = writeProtocol(box, 'unknown.yaml', toyYaml(2, '{ runtime: toy-shel, decisionFrom: 5 }'));
     expect(await line(unknown)).toMatch(
-      /policy\.runtime: unknown policy runtime "toy-shel" — did you mean "toy-shell"\? registered policy runtimes: checkpoint, remote, toy-shell/,
+      /policy\.runtime: unknown policy runtime "toy-shel" — did you mean "toy-shell"\? registered policy runtimes: checkpoint, remote, openpi-websocket, vla-eval, toy-shell/,
     );
     const structured = writeProtocol(
       box,
@@ -126,7 +126,7 @@ describe('a policy runtime registered from test code', () => {
     // a policy block that is not a map still says what the block is (the union of the registered runtimes)
     const scalar = writeProtocol(box, 'scalar.yaml', toyYaml(2, 'toy-shell'));
     expect(await line(scalar)).toMatch(
-      /policy: expected a map, got "toy-shell" — policy: the policy, run by a registered policy runtime instead of a checkpoint: \{ runtime: checkpoint \} or \{ runtime: remote, name \} or \{ runtime: toy-shell, decisionFrom \}/,
+      /policy: expected a map, got "toy-shell" — policy: the policy, run by a registered policy runtime instead of a checkpoint: \{ runtime: checkpoint \} or \{ runtime: remote, name \} or \{ runtime: openpi-websocket, endpoint, observation, action \} or \{ runtime: vla-eval, endpoint, observation, action \} or \{ runtime: toy-shell, decisionFrom \}/,
     );
   });
 });

@@ -68,6 +68,26 @@ export class KindRegistry<K extends Kind> {
     };
   }
 
+  /**
+   * Stands `kind` in for the entry of the same name (a registered one, e.g. a built-in) until the returned function
+   * puts the old entry back: for tests that drive a built-in kind with a fake (a policy server kind with an in-memory
+   * connector). A name not registered is E_INTERNAL (use `register`).
+   */
+  override(kind: K): () => void {
+    const old = this.#entries.get(kind.name);
+    if (old === undefined)
+      throw new ImepError('E_INTERNAL', `${this.what} "${kind.name}" is not registered, so it cannot be overridden`, {
+        hint: 'register a new kind with register()',
+      });
+    const undo = this.#linked.map((f) => f.override(kind));
+    this.#entries.set(kind.name, kind);
+    return () => {
+      if (this.#entries.get(kind.name) !== kind) return;
+      this.#entries.set(kind.name, old);
+      for (const u of undo) u();
+    };
+  }
+
   has(name: string): boolean {
     return this.#entries.has(name);
   }
