@@ -6,7 +6,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { precommitCampaign } from '../../src/campaign/campaign.js';
-import { registerPolicyRuntimeKind, serverRuntimeKind } from '../../src/campaign/index.js';
+import { policyRuntimeKinds, serverRuntimeKind } from '../../src/campaign/index.js';
 import { isImepError } from '../../src/core/index.js';
 import { explicitOperator } from '../../src/evidence/index.js';
 import type { ServerSession, WireMap } from '../../src/policies/index.js';
@@ -26,7 +26,7 @@ const answer = (obs: WireMap): WireMap => {
 let unregister: () => void = () => undefined;
 beforeAll(() => {
   // each session says the current `metadata` first (the kind reads it when it connects)
-  unregister = registerPolicyRuntimeKind(
+  unregister = policyRuntimeKinds.override(
     serverRuntimeKind('vla-eval', async (endpoint: string): Promise<ServerSession> => {
       const s = new FakeSession(endpoint, answer);
       Object.defineProperty(s, 'metadata', { value: metadata });
