@@ -66,6 +66,95 @@ class ActionSpec:
         return out
 
 
+#: vla-eval's DimSpec.validate tolerance (vla_eval/specs.py): values may stray this far outside a declared range.
+RANGE_TOLERANCE = 0.01
+
+
+@dataclass(frozen=True)
+class Component:
+    """One component of an action or observation in vla-eval 0.8.0's DimSpec vocabulary (vla_eval/specs.py):
+    name, dims, format (delta_xyz, axis_angle, euler_xyz, binary_close_positive, …), range, accepts, description;
+    plus `field`, the observation field an observation component is (PROTOCOL.md, "Conventions")."""
+
+    name: str
+    dims: int
+    format: str
+    range: tuple[float, float] | None = None
+    accepts: tuple[str, ...] | None = None
+    field: str | None = None
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.name or not self.format:
+            raise ValueError(f"Component {self.name!r}: name and format must be non-empty")
+        if isinstance(self.dims, bool) or not isinstance(self.dims, int) or self.dims < 0:
+            raise ValueError(f"Component {self.name}: dims must be an integer >= 0, got {self.dims!r}")
+        if self.range is not None and (len(self.range) != 2 or self.range[0] > self.range[1]):
+            raise ValueError(f"Component {self.name}: range must be (min, max) with min <= max, got {self.range!r}")
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "dims": int(self.dims), "format": self.format}
+        if self.range is not None:
+            out["range"] = [float(self.range[0]), float(self.range[1])]
+        if self.accepts is not None:
+            out["accepts"] = list(self.accepts)
+        if self.field is not None:
+            out["field"] = self.field
+        if self.description:
+            out["description"] = self.description
+        return out
+
+    @staticmethod
+    def from_wire(d: Mapping[str, Any]) -> Component:
+        return Component(
+            name=str(d["name"]),
+            dims=int(d["dims"]),
+            format=str(d["format"]),
+            range=(float(d["range"][0]), float(d["range"][1])) if d.get("range") is not None else None,
+            accepts=tuple(str(x) for x in d["accepts"]) if d.get("accepts") is not None else None,
+            field=str(d["field"]) if d.get("field") is not None else None,
+            description=str(d.get("description") or ""),
+        )
+
+    def out_of_range(self, values: Any) -> str | None:
+        """A one-line reason `values` (this component's entries) break the declared range (± RANGE_TOLERANCE), or None."""
+        flat = np.asarray(values, dtype=np.float64).reshape(-1)
+        if not np.all(np.isfinite(flat)):
+            return f"{self.name}: contains NaN/Inf"
+        if self.range is not None and (np.any(flat < self.range[0] - RANGE_TOLERANCE) or np.any(flat > self.range[1] + RANGE_TOLERANCE)):
+            return f"{self.name}: values outside [{self.range[0]}, {self.range[1]}]"
+        return None
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """What an environment's action vector means, component by component IN ORDER (component k covers the `dims`
+    entries after those of 0…k−1), and what its observation gives the policy (PROTOCOL.md, "Conventions")."""
+
+    action: tuple[Component, ...]
+    observation: tuple[Component, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.action:
+            raise ValueError("Conventions: at least one action component")
+
+    def action_dims(self) -> int:
+        return sum(c.dims for c in self.action)
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"action": [c.to_wire() for c in self.action]}
+        if self.observation:
+            out["observation"] = [c.to_wire() for c in self.observation]
+        return out
+
+    @staticmethod
+    def from_wire(d: Mapping[str, Any]) -> Conventions:
+        return Conventions(
+            action=tuple(Component.from_wire(c) for c in d["action"]),
+            observation=tuple(Component.from_wire(c) for c in d.get("observation") or ()),
+        )
+
+
 @dataclass(frozen=True)
 class EnvSpec:
     id: str
@@ -84,6 +173,8 @@ class EnvSpec:
     #: The reset seeds the environment takes, as inclusive (start, end) ranges (None: every seed a protocol
     #: can register, 0 … 2^32 − 1). IMEP refuses a campaign with other seeds before it writes anything.
     seeds: tuple[tuple[int, int], ...] | None = None
+    #: What the action vector means and what the observation gives (None: undeclared; IMEP then checks shapes only).
+    conventions: Conventions | None = None
 
     def __post_init__(self) -> None:
         overlap = set(self.method_visible) & set(self.evaluator_only)
@@ -112,6 +203,16 @@ class EnvSpec:
                 or any(len(r) != 2 or r[0] > r[1] for r in self.seeds)
             ):
                 raise ValueError(f"EnvSpec {self.id}: seeds must be a non-empty tuple of (start, end) uint ranges, start <= end, got {self.seeds!r}")
+        if self.conventions is not None:
+            size = int(np.prod(self.action.shape)) if self.action.shape else 1
+            if self.conventions.action_dims() != size:
+                raise ValueError(
+                    f"EnvSpec {self.id}: the action conventions cover {self.conventions.action_dims()} entries "
+                    f"but the action shape {list(self.action.shape)} holds {size}"
+                )
+            unknown = [c.field for c in self.conventions.observation if c.field is not None and c.field not in self.method_visible]
+            if unknown:
+                raise ValueError(f"EnvSpec {self.id}: observation conventions name fields that are not method-visible: {unknown}")
 
     def to_wire(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -130,6 +231,8 @@ class EnvSpec:
             out["decisionFromStep"] = int(self.decision_from_step)
         if self.seeds is not None:
             out["seeds"] = [{"start": int(a), "end": int(b)} for a, b in self.seeds]
+        if self.conventions is not None:
+            out["conventions"] = self.conventions.to_wire()
         return out
 
     @staticmethod
@@ -151,6 +254,7 @@ class EnvSpec:
             fact=(FactSpec(field=str(d["fact"]["field"]), domain=tuple(d["fact"]["domain"])) if d.get("fact") is not None else None),
             decision_from_step=int(d.get("decisionFromStep", 0)),
             seeds=(tuple((int(r["start"]), int(r["end"])) for r in d["seeds"]) if d.get("seeds") is not None else None),
+            conventions=Conventions.from_wire(d["conventions"]) if d.get("conventions") is not None else None,
         )
 
     def rgb_field(self) -> str | None:

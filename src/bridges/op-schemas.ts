@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { ReadContext, RecordIdentity, RetrievedItem } from '../banks/index.js';
-import type { FloatTensor } from '../core/index.js';
+import { EnvConventionsSchema, type FloatTensor } from '../core/index.js';
 import { isNdArray } from './ndarray-codec.js';
 import type { EnvSpec, NdArray, ObsValue, StepResult } from '../runtime/index.js';
 
@@ -127,6 +127,7 @@ export const envSpecSchema = z
       .min(1, 'an environment that declares its seeds takes at least one')
       .nullish()
       .transform((v) => v ?? undefined),
+    conventions: EnvConventionsSchema.nullish().transform((v) => v ?? undefined),
   })
   .superRefine((spec, ctx) => {
     if (spec.fact !== undefined && !spec.evaluatorOnly.includes(spec.fact.field)) {

@@ -12,6 +12,9 @@
  *                checkpoint's observation inputs and action output, src/policies/env-contract.ts)
  *   conditions   every registered condition on every task checked against what the policy runtime and the
  *                environments' declared facts offer (run-plan.ts preflightPlan)
+ *   conventions  a few policy calls on a seed outside every band, what it returns and is given checked against each
+ *                environment's declared conventions (convention-preflight.ts); nothing recorded; not for a caller's
+ *                own policies or environments (CampaignOptions.policies / envs)
  *
  * Nothing here switches on a kind's name: the kinds decide. `close()` closes the simulators (their summary line)
  * and releases the policy, once.
@@ -33,6 +36,8 @@ import {
 import { policyRuntimeKindOf, type PolicyRuntimeContext } from './policy-runtime-kind.js';
 import { assertHostedPolicyUnchanged } from './remote-policy-provider.js';
 import { preflightPlan } from './run-plan.js';
+import { allDeclarations } from './convention-check.js';
+import { runConventionPreflight } from './convention-preflight.js';
 import { assertSimulatorInputsUnchanged } from './simulator-inputs.js';
 import { exists } from './unit-dir.js';
 
@@ -145,6 +150,27 @@ export async function assemble(c: Campaign, opts: CampaignOptions): Promise<Asse
         specs,
       );
     await preflightPlan(c.protocol, c.plan.episodes, policy, batchOf(opts), specs);
+    // a few steps of the policy on a seed outside every band, against each environment's declared conventions (a
+    // caller's own policies or environments: theirs to check, as precommit-checks.ts leaves them)
+    if (opts.policies === undefined && opts.envs === undefined) {
+      const sim = simulatorContext(c, opts);
+      const reports = await runConventionPreflight({
+        protocol: c.protocol,
+        file: c.file,
+        declarations: await allDeclarations(c.protocol, c.file, policyRuntimeContext(c, opts), policy),
+        policy,
+        envs: simulators.envs,
+        specs,
+        batchSize: batchOf(opts),
+        ...(sim.campaignsDir === undefined ? {} : { campaignsDir: sim.campaignsDir }),
+      });
+      for (const r of reports)
+        if (r.stopped !== undefined)
+          say(
+            opts,
+            `convention preflight: ${r.task} stopped after ${r.calls} call${r.calls === 1 ? '' : 's'} (${r.stopped}); its declarations were checked, the run records such failures under the failure budget`,
+          );
+    }
   } catch (e) {
     await settle(policy.release());
     await settle(simulators.close());

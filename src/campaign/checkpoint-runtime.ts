@@ -37,6 +37,18 @@ export const checkpointRuntime: PolicyRuntimeKind = {
     const dir = folderOf(protocol, ctx);
     if (dir !== null) (await import('./checkpoint-policy.js')).assertCheckpointFitsEnvironments(protocol, dir, specs);
   },
+  async declaredConventions(protocol, ctx) {
+    const dir = folderOf(protocol, ctx);
+    if (dir === null) return null;
+    const { manifest } = (await import('../policies/checkpoint.js')).readManifest(dir);
+    const file = protocol.checkpoint?.file ?? 'model.json';
+    return manifest.conventions === undefined
+      ? null
+      : {
+          source: `checkpoint ${protocol.checkpoint?.path ?? dir}/${file} conventions`,
+          conventions: manifest.conventions,
+        };
+  },
   async memoryAccess(protocol, ctx) {
     const dir = folderOf(protocol, ctx);
     if (dir === null) return null;

@@ -9,6 +9,7 @@
  */
 import { KindRegistry, policyRuntimeFaces, type PolicyRuntimeFace } from '../core/index.js';
 import type { Protocol } from '../protocol/index.js';
+import type { DeclaredConventions } from '../runtime/index.js';
 import type { PolicyProvider, SpecSource } from './types.js';
 
 /** Where a runtime finds what the protocol names, and how it is run. */
@@ -43,6 +44,15 @@ export interface PolicyRuntimeKind extends PolicyRuntimeFace {
    * tensor. Optional: a runtime whose I/O is not declared in files (a hosted policy) has none.
    */
   checkEnvironments?(protocol: Protocol, ctx: PolicyRuntimeContext, specs: SpecSource): Promise<void> | void;
+  /**
+   * The action/observation conventions the policy declares in its files (a checkpoint's model.json `conventions`),
+   * named by source; null where it declares none. Optional: a started runtime declares its own on its PolicyProvider
+   * (`conventions`) instead. The convention check (convention-check.ts) compares them with each environment's.
+   */
+  declaredConventions?(
+    protocol: Protocol,
+    ctx: PolicyRuntimeContext,
+  ): Promise<DeclaredConventions | null> | DeclaredConventions | null;
   /** What its bank allows, known from files; null where only a started runtime can say. */
   memoryAccess(protocol: Protocol, ctx: PolicyRuntimeContext): Promise<MemoryAccess | null> | MemoryAccess | null;
   /** The runner's policy provider (a started host, a loaded checkpoint); released by the caller. */

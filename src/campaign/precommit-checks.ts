@@ -22,6 +22,11 @@
  *   policy-io         the policy's declared I/O against each environment's spec the    → E_CHECKPOINT_MISMATCH
  *                     simulator kind knows (a checkpoint: every observation input's       graphs.<g>.inputs[i] / outputs[i]
  *                     field, shape and dtype, the action's shape; src/policies/env-contract.ts)
+ *   conventions       the policy's declared action/observation conventions (the protocol's → E_CONVENTION_MISMATCH conventions
+ *                     `conventions:`, a checkpoint's model.json `conventions`) against each
+ *                     environment's spec the simulator kind knows (convention-check.ts); the
+ *                     convention PREFLIGHT — a few policy calls on a seed outside every band —
+ *                     starts the policy, so precommit runs it next (assemble.ts)
  *   attainable        warns (never refuses) for each criterion that cannot hold at the registered n
  *                     (attainable.ts), naming it
  *
@@ -59,6 +64,7 @@ import { conditionPlan } from './condition-plan.js';
 import { checkFacts, checkRuntime, taskEntries } from './run-plan.js';
 import { checkSandboxBinds } from './sandbox-binds.js';
 import { simulatorKindOf } from './bridge-envs.js';
+import { assertDeclaredConventions, fileDeclarations } from './convention-check.js';
 
 export interface PrecommitCheckInput {
   readonly file: string;
@@ -220,6 +226,22 @@ export const PRECOMMIT_CHECKS: readonly PrecommitCheck[] = [
       const knownSpec = kind.knownSpec?.bind(kind, protocol.simulator);
       if (knownSpec === undefined) return; // a bridged simulator's specs: checked when its servers start (assemble.ts)
       await runtime.checkEnvironments?.(protocol, runtimeContext(input), (t) => knownSpec(t.envId, t.kwargs));
+    },
+  },
+  {
+    id: 'conventions',
+    async run(input) {
+      if (input.ownEnvs) return;
+      const { protocol, file } = input;
+      const declarations = await fileDeclarations(protocol, file, input.ownPolicies ? null : runtimeContext(input));
+      if (declarations.length === 0) return;
+      const kind = simulatorKindOf(protocol, file);
+      const knownSpec = kind.knownSpec?.bind(kind, protocol.simulator);
+      if (knownSpec === undefined) return; // a bridged simulator's specs: checked when its servers start (assemble.ts)
+      for (const t of taskEntries(protocol).values()) {
+        const spec = knownSpec(t.envId, t.kwargs);
+        if (spec !== undefined) assertDeclaredConventions(declarations, spec, t.envId, protocol, file);
+      }
     },
   },
   {

@@ -16,10 +16,10 @@
  * dimension is refused naming both.
  */
 import { ImepError, isImepError } from '../core/index.js';
-import { BankHookMemory, HistoryMemory, ServerPolicy } from '../policies/index.js';
+import { BankHookMemory, HistoryMemory, ServerPolicy, serverConventions } from '../policies/index.js';
 import type { ServerConnector, ServerMemory, ServerSession } from '../policies/index.js';
 import type { Protocol } from '../protocol/index.js';
-import type { EnvSpec, SpecSource } from '../runtime/index.js';
+import type { EnvSpec, ReportsChunkLength, SpecSource } from '../runtime/index.js';
 import { simulatorKindOf } from './bridge-envs.js';
 import { taskEntries } from './plan-segments.js';
 import type { PolicyRuntimeContext, PolicyRuntimeKind } from './policy-runtime-kind.js';
@@ -118,7 +118,11 @@ async function serverPolicyProvider(
   const sessions = await connectAll(connector, config, Math.max(1, ctx.batchSize), ctx.file);
   const memories: ServerMemory[] = [];
   const specs = (): SpecSource => specSourceOf(protocol, ctx.file);
+  // what the server declares itself (a vla-eval HELLO's action_spec / observation_spec; an openpi metadata frame
+  // carrying the same): checked by the convention preflight (convention-preflight.ts)
+  const declared = sessions[0] === undefined ? null : serverConventions(name, sessions[0].metadata, config.endpoint);
   return {
+    ...(declared === null ? {} : { conventions: declared }),
     description: `${name} policy server at ${config.endpoint} (started outside IMEP; never restarted by it); memory: ${memoryName(protocol, config)}`,
     async policyFor(task: TaskContext, batchSize: number): Promise<RunnerPolicy> {
       if (batchSize > sessions.length)
@@ -146,13 +150,15 @@ async function serverPolicyProvider(
         ...(actionDimOf(spec) === undefined ? {} : { actionDim: actionDimOf(spec) as number }),
         decisionFromStep: task.facts.decisionFromStep,
       });
-      return {
+      const runner: RunnerPolicy & ReportsChunkLength = {
         maxBatch: policy.maxBatch,
         resetSlot: (slot, info) => policy.resetSlot(slot, info),
         inferBatch: (requests) => policy.inferBatch(requests),
         setReadHook: (hook) => policy.setReadHook(hook),
         slotMemory: () => noOpMemory,
+        lastChunkLength: (slot) => policy.lastChunkLength(slot),
       };
+      return runner;
     },
     async release() {
       await Promise.all(memories.splice(0).map((m) => m.close().catch(() => undefined)));

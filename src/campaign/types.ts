@@ -10,6 +10,7 @@ import type {
   StepResult,
   TaskEntry,
   BatchPolicy,
+  DeclaredConventions,
   MemoryReadable,
   PolicyOutput,
   TaskFacts,
@@ -54,6 +55,12 @@ export interface PolicyProvider {
   readonly isolation?: string;
   /** The resource limits in force on a started policy host, one line (recorded with the run session). */
   readonly limits?: string;
+  /**
+   * The action/observation conventions the started policy declares itself (a vla-eval server's HELLO action_spec /
+   * observation_spec, src/policies/servers/vla-eval-conventions.ts), named by source; the convention preflight
+   * (convention-preflight.ts) checks them against each environment's before any row.
+   */
+  readonly conventions?: DeclaredConventions;
   policyFor(task: TaskContext, batchSize: number): Promise<RunnerPolicy>;
   release(): Promise<void>;
 }

@@ -42,6 +42,7 @@ const EXIT_BY_CODE: Record<ErrorCode, number> = {
   E_SIM_UNAVAILABLE: 2,
   E_IO: 4,
   E_CLUSTER: 4,
+  E_CONVENTION_MISMATCH: 2,
   E_FAILURE_BUDGET: 6,
   E_INTERNAL: 1,
 };

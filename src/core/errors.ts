@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   'E_STATS_DOMAIN',
   'E_MANIFEST_INVALID',
   'E_CLUSTER',
+  'E_CONVENTION_MISMATCH', // the policy's action/observation conventions disagree with the environment's (preflight)
   'E_FAILURE_BUDGET', // a formal run stopped before the seal: its execution failures exceeded the registered budget
   'E_INTERNAL',
 ] as const;

@@ -36,6 +36,14 @@ export {
 } from './tensor.js';
 export { bytesOf } from './typed-bytes.js';
 export {
+  ConventionComponentSchema,
+  EnvConventionsSchema,
+  PolicyConventionsSchema,
+  type ConventionComponent,
+  type EnvConventions,
+  type PolicyConventions,
+} from './conventions-schema.js';
+export {
   KindRegistry,
   conditionFaces,
   policyRuntimeFaces,

@@ -22,7 +22,7 @@
  */
 import { z } from 'zod';
 import { PAYLOAD_FIELDS, CONSOLIDATION_MODES } from '../banks/index.js';
-import { ImepError, sameShape } from '../core/index.js';
+import { ImepError, PolicyConventionsSchema, sameShape } from '../core/index.js';
 
 export const MANIFEST_FORMAT = 'imep-checkpoint';
 export const MANIFEST_VERSION = 1;
@@ -124,6 +124,11 @@ export const manifestSchema = z.strictObject({
   /** What it was trained for (informative; the runtime does not enforce it). */
   task: z.strictObject({ env: z.string().min(1), kwargs: z.record(z.string(), z.unknown()) }).optional(),
   graphs: z.strictObject({ encode: graphContractSchema, act: graphContractSchema }),
+  /**
+   * What the act graph's action output means and what its inputs need, in vla-eval's DimSpec vocabulary (optional;
+   * the convention preflight checks it against each environment's, src/campaign/convention-check.ts).
+   */
+  conventions: PolicyConventionsSchema.optional(),
   bank: bankSpecSchema,
   /** Every file of the checkpoint except model.json. */
   files: z.record(fileName, z.strictObject({ sha256, bytes: z.number().int().nonnegative() })),

@@ -4,12 +4,12 @@
  * silently ignored. Cross-field rules (references resolve, anchors in their waves, n ≤ band, …) live
  * in cross-check.ts.
  *
- * Top-level keys: version, id, title, description, simulator, envs, checkpoint | policy, memory, seeds, n,
+ * Top-level keys: version, id, title, description, simulator, envs, checkpoint | policy, conventions, memory, seeds, n,
  * attempts | chains, factors, conditions, waves, estimands, criteria, gates, validity, holmFamilies, goNoGo,
  * executionFailures, allowlists, bootstrap, mde, frames, amendments.
  */
 import { z } from 'zod';
-import { policyRuntimeFaces, simulatorFaces } from '../core/index.js';
+import { PolicyConventionsSchema, policyRuntimeFaces, simulatorFaces } from '../core/index.js';
 import { BootstrapSchema, CriterionSchema, EstimandSchema, HolmFamilySchema, MdeSchema } from './schema-analysis.js';
 import {
   Ident,
@@ -226,6 +226,9 @@ export const ProtocolObjectSchema = z
     envs: z.array(EnvSchema).min(1).max(MAX_ENVS).describe('the environments (tasks); units are task × seed'),
     checkpoint: CheckpointSchema.optional(),
     policy: PolicyBlockSchema.optional(),
+    conventions: PolicyConventionsSchema.optional().describe(
+      "the policy's action/observation conventions (vla-eval DimSpec vocabulary), checked against each environment's by the convention preflight before anything is written",
+    ),
     memory: MemorySchema,
     seeds: SeedsSchema,
     n: PositiveInt.describe('units per condition per task: the first n seeds of the band'),

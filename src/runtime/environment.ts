@@ -6,6 +6,8 @@
  * they are capability interfaces of their own (capabilities.ts).
  */
 
+import type { EnvConventions } from '../core/index.js';
+
 /** A value a simulator observation may carry. */
 export type ObsValue =
   | Uint8Array
@@ -87,6 +89,12 @@ export interface EnvSpec {
    * 0 … 2^32 − 1). A campaign whose seeds fall outside is refused before anything is written.
    */
   readonly seeds?: readonly { readonly start: number; readonly end: number }[];
+  /**
+   * What the action vector means, component by component in order, and what the observation gives (vla-eval's DimSpec
+   * vocabulary, src/core/conventions-schema.ts); the convention preflight (src/campaign/convention-check.ts) checks a
+   * policy against it before any row. Absent: only the action shape is checked.
+   */
+  readonly conventions?: EnvConventions;
 }
 
 export interface StepResult {

@@ -1,6 +1,7 @@
 /**
  * src/runtime — the contracts every simulator and policy meets, and the lockstep loop over them (public face).
  *   environment.ts  SimEnvironment: reset / step / close, EnvSpec with its declared fact
+ *   conventions.ts  action/observation conventions (vla-eval DimSpec vocabulary) and their comparison
  *   policy.ts       BatchPolicy: resetSlot / inferBatch, the memory read hook's context
  *   capabilities.ts fast paths beside the contracts, each an interface with a type guard (stepSync,
  *                   releaseObservation, drawNextInto with the frame field the environment declares, nextInputRow)
@@ -14,6 +15,7 @@
  *   protocol-folder.ts  where a folder a protocol names lies (replayDir, pythonPath)
  */
 export * from './environment.js';
+export * from './conventions.js';
 export * from './policy.js';
 export * from './capabilities.js';
 export * from './lockstep.js';

@@ -75,6 +75,8 @@ function protocol(moduleDir: string): string {
     `name: mischief\n  module: mischief_policy\n  pythonPath: [${moduleDir}]\n  limits: { memoryMiB: 512, processes: 64, callDeadlineS: ${DEADLINE_S} }`,
   );
   text = text.replace(/start: 630000, end: 630023/, 'start: 660000, end: 660003').replace(/^n: 24$/m, 'n: 4');
+  // the policy misbehaves on each host's first call: the convention preflight must not spend it
+  text = text.replace(/^memory:/m, 'conventions: { preflightCalls: 0 }\nmemory:');
   return text;
 }
 

@@ -25,6 +25,7 @@ describe('JSON Schema export', () => {
       'envs',
       'checkpoint',
       'policy',
+      'conventions',
       'memory',
       'seeds',
       'n',

@@ -61,6 +61,7 @@ from typing import Any
 
 import numpy as np
 
+from ..conventions import libero_conventions
 from ..errors import AdapterError, SimNotConfigured
 from ..spec import ActionSpec, EnvSpec, FieldSpec, RawStep
 from . import renderer
@@ -263,6 +264,7 @@ class LiberoEnv(Env):
             evaluator_only=("reward", "success", "seed", "initStateId", "task"),
             instruction=instruction,
             first_frame_field="image",
+            conventions=libero_conventions(),
         )
 
     def spec(self) -> EnvSpec:

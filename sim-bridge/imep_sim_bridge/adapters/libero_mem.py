@@ -33,8 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from ..conventions import IMAGE, LANGUAGE, LIBERO_ACTION, LIBERO_STATE
 from ..errors import AdapterError, BadAction
-from ..spec import ActionSpec, EnvSpec, FactSpec, FieldSpec, RawStep
+from ..spec import ActionSpec, Component, Conventions, EnvSpec, FactSpec, FieldSpec, RawStep
 from .base import Env, check_sim_seed
 from .libero_soft_reset import soft_reset
 
@@ -111,6 +112,16 @@ class LiberoMemEnv(Env):
             first_frame_field="image" if resolution > 0 else None,
             fact=FactSpec(field="goal", domain=GOALS),
             decision_from_step=CUE_STEPS,
+            conventions=Conventions(
+                action=LIBERO_ACTION,
+                observation=(
+                    *((IMAGE,) if resolution > 0 else ()),
+                    LIBERO_STATE,
+                    Component("handle", 3, "world_xyz", field="handle", description="the top drawer handle's world position"),
+                    Component("cue", 1, "cue_index", field="cue", description="1 + the goal's index while cued, else 0"),
+                    LANGUAGE,
+                ),
+            ),
         )
 
     def spec(self) -> EnvSpec:

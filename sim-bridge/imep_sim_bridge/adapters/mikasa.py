@@ -47,8 +47,9 @@ from typing import Any
 
 import numpy as np
 
+from ..conventions import IMAGE, WRIST_IMAGE, mikasa_conventions
 from ..errors import AdapterError
-from ..spec import ActionSpec, EnvSpec, FactSpec, FieldSpec, RawStep
+from ..spec import ActionSpec, Component, EnvSpec, FactSpec, FieldSpec, RawStep
 from . import mikasa_runtime as runtime
 from .base import Adapter, Env, check_sim_seed, import_or_unavailable, missing_module, scalar, unbatch, uniform_bounds
 
@@ -191,8 +192,20 @@ def fact_domain(task: str, base: Any) -> tuple[int, ...]:
 
 
 class MikasaEnv(Env):
-    def __init__(self, env_id: str, env: Any, torch: Any, *, max_steps: int, state: bool, ignore_terminations: bool) -> None:
+    def __init__(
+        self,
+        env_id: str,
+        env: Any,
+        torch: Any,
+        *,
+        max_steps: int,
+        state: bool,
+        ignore_terminations: bool,
+        control_mode: str | None = None,
+    ) -> None:
         self._id = env_id
+        #: the ManiSkill control mode the env was made with (its action conventions follow from it)
+        self._control_mode = control_mode
         self._task = env_id[len(PREFIX) :]
         self._meta = TASKS[self._task]
         self._env = env
@@ -242,17 +255,36 @@ class MikasaEnv(Env):
                 "task": FieldSpec((), "string"),
             }
         )
+        action_shape = _shape(act, (8,))
         return EnvSpec(
             id=self._id,
             max_steps=self._max_steps,
-            action=ActionSpec(shape=_shape(act, (8,)), dtype="float32", low=low, high=high),
+            action=ActionSpec(shape=action_shape, dtype="float32", low=low, high=high),
             observation=observation,
             method_visible=tuple(visible),
             evaluator_only=tuple(k for k in observation if k not in visible),
             first_frame_field=None if self._state else "image",
             fact=FactSpec(oracle_field, fact_domain(self._task, base)),
             decision_from_step=min(decision_step(self._task, base), self._max_steps),
+            conventions=mikasa_conventions(
+                getattr(base, "control_mode", None) or self._control_mode,
+                int(np.prod(action_shape)),
+                self._observation_conventions(visible, joints),
+            ),
         )
+
+    def _observation_conventions(self, visible: list[str], joints: int) -> tuple[Component, ...]:
+        """What the env shows the policy, in vla-eval's vocabulary (the fields in `visible`)."""
+        state = {7: "tcp_pose7", 25: "tcp_pose7_qpos9_qvel9"}.get(joints, "mikasa_joints")
+        known = {
+            "image": IMAGE,
+            "wrist_image": WRIST_IMAGE,
+            "joints": Component("state", joints, state, field="joints", description="extra.tcp_pose, then agent.qpos, agent.qvel"),
+            "cubes": Component("cubes", 0, "cube_xyz_visible", field="cubes", description="per colour: position, 1 when on the table"),
+            "camera_intrinsic": Component("camera_intrinsic", 9, "intrinsic_cv", field="camera_intrinsic"),
+            "camera_extrinsic": Component("camera_extrinsic", 12, "extrinsic_cv", field="camera_extrinsic"),
+        }
+        return tuple(known[f] for f in visible if f in known)
 
     def spec(self) -> EnvSpec:
         return self._spec
@@ -375,4 +407,12 @@ class MikasaAdapter(Adapter):
                 raise
             raise failure from exc
         max_steps = int(registration.REGISTERED_ENVS[task].max_episode_steps)
-        return MikasaEnv(env_id, env, torch, max_steps=max_steps, state=state, ignore_terminations=bool(kwargs.get("ignore_terminations", True)))
+        return MikasaEnv(
+            env_id,
+            env,
+            torch,
+            max_steps=max_steps,
+            state=state,
+            ignore_terminations=bool(kwargs.get("ignore_terminations", True)),
+            control_mode=str(make_kwargs["control_mode"]),
+        )

@@ -48,3 +48,4 @@ export {
   obsTensor,
   type HistoryConfig,
 } from './history-memory.js';
+export { serverConventions, vlaEvalConventions } from './vla-eval-conventions.js';

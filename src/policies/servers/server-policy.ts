@@ -63,6 +63,8 @@ interface SlotState {
   step: number;
   /** Rows of the current chunk still to execute, in order. */
   queue: Float32Array[];
+  /** Actions in the server's last reply (the chunk length H; 1 for an [A] reply), for the convention preflight. */
+  chunk?: number;
 }
 
 /**
@@ -189,6 +191,11 @@ export class ServerPolicy implements BatchPolicy, MemoryReadable {
     await this.#o.memory.close();
   }
 
+  /** Actions in the server's last reply to slot `slot` (ReportsChunkLength, src/runtime/conventions.ts). */
+  lastChunkLength(slot: number): number | undefined {
+    return this.#slots[slot]?.chunk;
+  }
+
   async #step(slot: number, obs: Observation): Promise<PolicyOutput> {
     const st = this.#slots[slot] as SlotState;
     const queued = st.queue.shift();
@@ -240,6 +247,7 @@ export class ServerPolicy implements BatchPolicy, MemoryReadable {
     this.#actionDim = dim;
     const [now, ...rest] = got.rows.slice(0, execute) as [Float32Array, ...Float32Array[]];
     st.queue = rest;
+    st.chunk = got.rows.length;
     st.step += 1;
     return { action: { dtype: 'float32', shape: [dim], data: now }, readouts: { reads } };
   }

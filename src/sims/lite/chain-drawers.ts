@@ -110,6 +110,14 @@ export class ChainDrawersLite extends LiteEnvBase {
         maxSteps: WRITE_EPISODE_STEPS,
         resolution,
         action: { shape: [k], dtype: 'float32' },
+        actionConventions: [
+          {
+            name: 'choice',
+            dims: k,
+            format: 'scores_argmax',
+            description: 'one score per drawer, the highest chosen (a [1] action naming the drawer index is taken too)',
+          },
+        ],
         evaluator: {
           role: { shape: [], dtype: 'string' },
           object: { shape: [], dtype: 'string' },

@@ -32,6 +32,7 @@
 import { ImepError, sha256Hex, Prng } from '../../core/index.js';
 import type {
   DrawsFramesInto,
+  EnvConventions,
   EnvSpec,
   FactSpec,
   FieldSpec,
@@ -96,6 +97,8 @@ export function liteSpec(args: {
   /** The task's fact (an evaluator field) and the step from which reads are decision queries. */
   fact?: FactSpec;
   decisionFromStep?: number;
+  /** What the action vector means, component by component (the observation's are the common ones, LITE_OBSERVATION). */
+  actionConventions: EnvConventions['action'];
 }): EnvSpec {
   const evaluator = { ...LITE_BASE_EVALUATOR, ...args.evaluator };
   return {
@@ -113,8 +116,37 @@ export function liteSpec(args: {
     instruction: args.instruction,
     ...(args.fact === undefined ? {} : { fact: args.fact }),
     ...(args.decisionFromStep === undefined ? {} : { decisionFromStep: args.decisionFromStep }),
+    conventions: { action: args.actionConventions, observation: LITE_OBSERVATION_CONVENTIONS },
   };
 }
+
+/** What every lite env shows the policy, in vla-eval's vocabulary (the fields of LITE_METHOD_VISIBLE). */
+export const LITE_OBSERVATION_CONVENTIONS: EnvConventions['observation'] = [
+  { name: 'image', field: 'rgb', dims: 0, format: 'rgb_hwc_uint8', description: 'top-down view of the table' },
+  {
+    name: 'state',
+    field: 'toolPosition',
+    dims: 2,
+    format: 'tool_xy',
+    range: [-0.95, 0.95],
+    description: "the tool's (x, y) on the table [−1, 1]², x right, y up",
+  },
+  { name: 'language', field: 'instruction', dims: 0, format: 'language' },
+];
+
+/**
+ * The action of the continuous lite tasks: the tool's displacement (dx, dy) on the table plane, scaled down to length
+ * at most MAX_STEP (0.06) by the env.
+ */
+export const LITE_DELTA_XY_ACTION: EnvConventions['action'] = [
+  {
+    name: 'position',
+    dims: 2,
+    format: 'delta_xy',
+    range: [-0.06, 0.06],
+    description: 'tool displacement (dx, dy), x right, y up; scaled down to length ≤ 0.06',
+  },
+];
 
 /** The bare-table raster of each resolution, drawn once per process and only ever read (copied from). */
 const TABLE_FRAMES = new Map<number, Raster>();

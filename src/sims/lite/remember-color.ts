@@ -40,7 +40,7 @@
  */
 import type { Prng } from '../../core/index.js';
 import type { ObsValue } from '../../runtime/index.js';
-import { LiteEnvBase, liteSpec } from './lite-env.js';
+import { LITE_DELTA_XY_ACTION, LiteEnvBase, liteSpec } from './lite-env.js';
 import { checkKnownKeys, optBool, optEnum, optResolution, type Options, optToolStart } from './options.js';
 import { Raster, type Rgb } from './render.js';
 
@@ -132,6 +132,7 @@ export class RememberColorLite extends LiteEnvBase {
         maxSteps: REMEMBER_COLOR_MAX_STEPS,
         resolution,
         action: { shape: [2], dtype: 'float32', low: -0.06, high: 0.06 },
+        actionConventions: LITE_DELTA_XY_ACTION,
         evaluator: {
           targetColorIndex: { shape: [], dtype: 'int32' },
           firstVisit: { shape: [], dtype: 'int32' },

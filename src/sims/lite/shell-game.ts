@@ -32,7 +32,7 @@
  */
 import type { Prng } from '../../core/index.js';
 import type { ObsValue } from '../../runtime/index.js';
-import { LiteEnvBase, liteSpec } from './lite-env.js';
+import { LITE_DELTA_XY_ACTION, LiteEnvBase, liteSpec } from './lite-env.js';
 import { checkKnownKeys, optBool, optNullableInt, optResolution, type Options, optToolStart } from './options.js';
 import { COLORS, Raster } from './render.js';
 
@@ -98,6 +98,7 @@ export class ShellGameLite extends LiteEnvBase {
         maxSteps: SHELL_GAME_MAX_STEPS,
         resolution,
         action: { shape: [2], dtype: 'float32', low: -0.06, high: 0.06 },
+        actionConventions: LITE_DELTA_XY_ACTION,
         evaluator: {
           ballCup: { shape: [], dtype: 'int32' },
           firstVisit: { shape: [], dtype: 'int32' },
