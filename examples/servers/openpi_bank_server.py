@@ -33,24 +33,10 @@ from openpi_server.websocket_policy_server import WebsocketPolicyServer
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sim-bridge"))
 from imep_sim_bridge.bank_hook import BankHook, items_arrays, topk_items  # bank hook
 
-CUP_X = (-0.5, 0.0, 0.5)
-CUP_Y = 0.25
-CUE_STEPS = 5  # ShellGameTouch-lite shows the ball at elapsed steps 0-4
-STEP_LEN = 0.05
-BALL_RGB_MIN_R, BALL_RGB_MAX_GB = 200, 60
+# the reference policy's task geometry and per-step feature (sim-bridge's shell-game-memory), so the two cannot drift
+from imep_sim_bridge.policy_host import CUE_STEPS, CUP_X, CUP_Y, STEP_LEN, ball_feature
+
 MAX_EPISODES = 256  # banks kept at once (one per connection's current episode; the oldest goes first)
-
-
-def ball_feature(rgb: np.ndarray) -> np.ndarray:
-    """float32 [4]: ball-coloured pixel counts in the left, middle and right thirds of the frame, and 1."""
-    if not isinstance(rgb, np.ndarray) or rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
-        raise ValueError("openpi_bank_server: the rgb observation must be a uint8 [H, W, 3] array")
-    red = (rgb[:, :, 0] >= BALL_RGB_MIN_R) & (rgb[:, :, 1] <= BALL_RGB_MAX_GB) & (rgb[:, :, 2] <= BALL_RGB_MAX_GB)
-    cols = red.sum(axis=0)
-    w = rgb.shape[1]
-    edges = (0, w // 3, (2 * w) // 3, w)
-    counts = [float(cols[edges[i] : edges[i + 1]].sum()) for i in range(3)]
-    return np.array([*counts, 1.0], np.float32)
 
 
 class _Episode:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from openpi_client import base_policy
 from openpi_server import WebsocketPolicyServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sim-bridge"))
-from imep_sim_bridge.bank_hook import BankHook  # the bank-hook wrapper (standalone)
+from imep_sim_bridge.bank_hook import BankHook, EpisodeSlots  # the bank-hook wrapper (standalone)
 from imep_sim_bridge.onnx_checkpoint import OnnxCheckpoint  # IMEP's checkpoint runner (onnxruntime)
 
 
@@ -36,22 +35,13 @@ class CheckpointPolicy(base_policy.BasePolicy):
     def __init__(self, folder: str, slots: int = 16) -> None:
         self.runner = OnnxCheckpoint(folder, max_batch=slots)
         self.bank_name = str(self.runner.bank_spec["name"])
-        self.slot_of: OrderedDict[str, int] = OrderedDict()  # token → runner slot, least recently used first
-
-    def _slot(self, token: str) -> int:
-        if token in self.slot_of:
-            self.slot_of.move_to_end(token)
-            return self.slot_of[token]
-        slot = len(self.slot_of) if len(self.slot_of) < self.runner.max_batch else self.slot_of.popitem(last=False)[1]
-        self.slot_of[token] = slot
-        self.runner.reset(slot, token)  # a new episode: its bank emptied
-        return slot
+        self.episodes = EpisodeSlots(slots, self.runner.reset)  # a new token: a new episode, its bank emptied
 
     def infer(self, obs: dict[str, Any]) -> dict[str, Any]:
         hook = BankHook.from_observation(obs)
         if hook is None:
             raise ValueError("this server evaluates under IMEP only: the observation has no imep/bank_hook entry")
-        slot = self._slot(hook.token)
+        slot = self.episodes.slot(hook.token)
         [out] = self.runner.step([(slot, obs)], read=lambda _slot, ctx, items: hook.read(self.bank_name, ctx, items))
         return {"actions": out.action[np.newaxis, :]}  # a chunk of one step: [1, A]
 

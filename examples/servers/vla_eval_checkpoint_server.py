@@ -15,7 +15,6 @@ with the environment's declaration before any formal row.
 from __future__ import annotations
 
 import sys
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from vla_eval.model_servers.serve import run_server
 from vla_eval.specs import DimSpec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sim-bridge"))
-from imep_sim_bridge.bank_hook import BankHook  # the bank-hook wrapper (standalone)
+from imep_sim_bridge.bank_hook import BankHook, EpisodeSlots  # the bank-hook wrapper (standalone)
 from imep_sim_bridge.onnx_checkpoint import OnnxCheckpoint  # IMEP's checkpoint runner (onnxruntime)
 
 ACTION_SPECS: dict[str, dict[str, DimSpec]] = {
@@ -52,22 +51,13 @@ class CheckpointModelServer(PredictModelServer):
         self.spec = ACTION_SPECS[action_spec]
         self.runner = OnnxCheckpoint(checkpoint, max_batch=slots)
         self.bank_name = str(self.runner.bank_spec["name"])
-        self.slot_of: OrderedDict[str, int] = OrderedDict()  # token → runner slot, least recently used first
-
-    def _slot(self, token: str) -> int:
-        if token in self.slot_of:
-            self.slot_of.move_to_end(token)
-            return self.slot_of[token]
-        slot = len(self.slot_of) if len(self.slot_of) < self.runner.max_batch else self.slot_of.popitem(last=False)[1]
-        self.slot_of[token] = slot
-        self.runner.reset(slot, token)  # a new episode: its bank emptied
-        return slot
+        self.episodes = EpisodeSlots(slots, self.runner.reset)  # a new token: a new episode, its bank emptied
 
     def predict(self, obs: dict[str, Any], ctx: SessionContext) -> dict[str, Any]:
         hook = BankHook.from_observation(obs)
         if hook is None:
             raise ValueError("this server evaluates under IMEP only: the observation has no imep/bank_hook entry")
-        slot = self._slot(hook.token)
+        slot = self.episodes.slot(hook.token)
         [out] = self.runner.step([(slot, obs)], read=lambda _slot, c, items: hook.read(self.bank_name, c, items))
         return {"actions": out.action[np.newaxis, :]}  # a chunk of one step: [1, A]
 

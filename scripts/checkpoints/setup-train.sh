@@ -4,17 +4,7 @@
 # command trains nothing (the checkpoints are committed). ~1.3 GB, ~1–2 min here. Last line: TRAIN_PYTHON=<path>.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-venv="$PWD/.venvs/train"
-reqs="$PWD/scripts/checkpoints/train-requirements.txt"
-want=$(cat "$reqs" "$0" | sha256sum | cut -c1-16)
-if [ -x "$venv/bin/python" ] && [ "$(cat "$venv/.imep-stamp" 2>/dev/null)" = "$want" ]; then
-  echo "setup-train: $venv is up to date" >&2
-else
-  t0=$(date +%s)
-  rm -rf "$venv"
-  /usr/bin/python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$reqs" >&2
-  echo "$want" > "$venv/.imep-stamp"
-  echo "setup-train: installed in $(($(date +%s) - t0)) s ($(du -sh "$venv" | cut -f1))" >&2
-fi
-echo "TRAIN_PYTHON=$venv/bin/python"
+# shellcheck source=../lib/pinned-venv.sh
+source scripts/lib/pinned-venv.sh
+pinned_venv setup-train "$PWD/.venvs/train" "$PWD/scripts/checkpoints/train-requirements.txt"
+echo "TRAIN_PYTHON=$PWD/.venvs/train/bin/python"

@@ -7,24 +7,7 @@
 # ~1.5 GB, ~2 min here. A venv whose stamp matches is left as it is. Last line: LEROBOT_PYTHON=<abs path>.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-venv="$PWD/.venvs/lerobot"
-reqs="$PWD/scripts/policies/lerobot-requirements.txt"
-want=$(cat "$reqs" "$0" | sha256sum | cut -c1-16)
-if [ -x "$venv/bin/python" ] && [ "$(cat "$venv/.imep-stamp" 2>/dev/null)" = "$want" ]; then
-  echo "setup-lerobot: $venv is up to date" >&2
-else
-  t0=$(date +%s)
-  rm -rf "$venv"
-  /usr/bin/python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps -r "$reqs" >&2
-  expected=$(sed -n 's/^# pip-check: //p' "$reqs" | sort)
-  got=$("$venv/bin/python" -m pip check 2>&1 | sort || true)
-  if [ "$got" != "$expected" ]; then
-    echo "setup-lerobot: pip check differs from the known lines in $reqs:" >&2
-    diff <(echo "$expected") <(echo "$got") >&2 || true
-    exit 1
-  fi
-  echo "$want" > "$venv/.imep-stamp"
-  echo "setup-lerobot: installed in $(($(date +%s) - t0)) s ($(du -sh "$venv" | cut -f1))" >&2
-fi
-echo "LEROBOT_PYTHON=$venv/bin/python"
+# shellcheck source=../lib/pinned-venv.sh
+source scripts/lib/pinned-venv.sh
+pinned_venv setup-lerobot "$PWD/.venvs/lerobot" "$PWD/scripts/policies/lerobot-requirements.txt" --no-deps
+echo "LEROBOT_PYTHON=$PWD/.venvs/lerobot/bin/python"

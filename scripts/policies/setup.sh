@@ -6,18 +6,7 @@
 # matches is left as it is. Last line: POLICIES_PYTHON=<abs path>.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-venv="$PWD/.venvs/policies"
-reqs="$PWD/scripts/policies/requirements.txt"
-want=$(cat "$reqs" "$0" | sha256sum | cut -c1-16)
-if [ -x "$venv/bin/python" ] && [ "$(cat "$venv/.imep-stamp" 2>/dev/null)" = "$want" ]; then
-  echo "setup-policies: $venv is up to date" >&2
-else
-  t0=$(date +%s)
-  rm -rf "$venv"
-  /usr/bin/python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps -r "$reqs" >&2
-  "$venv/bin/python" -m pip check >&2
-  echo "$want" > "$venv/.imep-stamp"
-  echo "setup-policies: installed in $(($(date +%s) - t0)) s ($(du -sh "$venv" | cut -f1))" >&2
-fi
-echo "POLICIES_PYTHON=$venv/bin/python"
+# shellcheck source=../lib/pinned-venv.sh
+source scripts/lib/pinned-venv.sh
+pinned_venv setup-policies "$PWD/.venvs/policies" "$PWD/scripts/policies/requirements.txt" --no-deps
+echo "POLICIES_PYTHON=$PWD/.venvs/policies/bin/python"

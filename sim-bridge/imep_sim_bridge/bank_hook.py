@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import msgpack
@@ -163,6 +164,31 @@ def _check_items(items: Any, where: str) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------- connection
+
+
+class EpisodeSlots:
+    """IMEP's episode tokens → a fixed number of per-episode slots of a server's bank, least recently used first.
+
+    The token is the server's only handle on the episode: a token not seen before is a new episode, given the least
+    recently used slot and `on_new(slot, token)` (empty that slot's bank there). A server keeps one bank per slot, so
+    IMEP may step several episodes at once over several connections."""
+
+    def __init__(self, slots: int, on_new: Callable[[int, str], None]) -> None:
+        if slots < 1:
+            raise ValueError("slots must be positive")
+        self.slots = slots
+        self._on_new = on_new
+        self._slot_of: OrderedDict[str, int] = OrderedDict()
+
+    def slot(self, token: str) -> int:
+        """The slot of `token`'s episode (a new episode for a new token)."""
+        if token in self._slot_of:
+            self._slot_of.move_to_end(token)
+            return self._slot_of[token]
+        slot = len(self._slot_of) if len(self._slot_of) < self.slots else self._slot_of.popitem(last=False)[1]
+        self._slot_of[token] = slot
+        self._on_new(slot, token)
+        return slot
 
 
 class _Connection:

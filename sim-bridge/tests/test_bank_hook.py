@@ -133,3 +133,18 @@ def test_read_raises_on_error_reply_and_uses_the_answer():
         assert bh.BankHook(endpoint, "tok").read("b", {"queryIndex": 2, "candidateCount": 0}, []) == []
         bh.close_all()
         server.shutdown()
+
+
+def test_episode_slots_map_tokens_to_slots_least_recently_used_first() -> None:
+    from imep_sim_bridge.bank_hook import EpisodeSlots
+
+    new: list[tuple[int, str]] = []
+    slots = EpisodeSlots(2, lambda slot, token: new.append((slot, token)))
+    assert [slots.slot("a"), slots.slot("b"), slots.slot("a")] == [0, 1, 0]
+    assert new == [(0, "a"), (1, "b")]  # a token seen before is the same episode: no reset
+    assert slots.slot("c") == 1  # full: "b" was used least recently, its slot is reset for "c"
+    assert new[-1] == (1, "c")
+    assert slots.slot("b") == 0  # "b" again is a NEW episode now (its slot went to "c"); "a" is evicted
+    assert new[-1] == (0, "b")
+    with pytest.raises(ValueError):
+        EpisodeSlots(0, lambda slot, token: None)
