@@ -16,7 +16,13 @@
  * dimension is refused naming both.
  */
 import { ImepError, isImepError } from '../core/index.js';
-import { BankHookMemory, HistoryMemory, ServerPolicy, serverConventions } from '../policies/index.js';
+import {
+  BankHookMemory,
+  HistoryMemory,
+  ReconnectingSession,
+  ServerPolicy,
+  serverConventions,
+} from '../policies/index.js';
 import type { ServerConnector, ServerMemory, ServerSession } from '../policies/index.js';
 import type { Protocol } from '../protocol/index.js';
 import type { EnvSpec, ReportsChunkLength, SpecSource } from '../runtime/index.js';
@@ -76,7 +82,11 @@ async function connectAll(
   );
   const opened = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed === undefined) return opened;
+  // a connection that breaks mid-run is opened again at its slot's next episode start (reconnecting-session.ts)
+  if (failed === undefined)
+    return opened.map(
+      (s) => new ReconnectingSession(s, () => connector(config.endpoint, { deadlineMs: config.deadlineMs })),
+    );
   await Promise.all(opened.map((s) => s.close().catch(() => undefined)));
   const e: unknown = failed.reason;
   const message = e instanceof Error ? e.message : String(e);

@@ -102,6 +102,39 @@ describe('a campaign against a policy server with IMEP-owned history', () => {
     expect((await readUnitState(unit)).state).toBe('closed');
   });
 
+  it('a server connection that breaks mid-run fails that episode only (recorded); the slot connects again for the next', async () => {
+    const box = sandbox('imep-server-broken-');
+    // the 10th call the server ever answers breaks its connection (openpi closes it after a policy exception)
+    let calls = 0;
+    const flaky = fakeConnector((obs) => {
+      calls += 1;
+      if (calls === 10)
+        throw new ImepError('E_BRIDGE_REMOTE', `${ENDPOINT}: the server closed the connection (code 1011)`);
+      return historyPolicy(obs);
+    });
+    const off = policyRuntimeKinds.override(serverRuntimeKind('openpi-websocket', flaky));
+    try {
+      const text = historyYaml({ n: 4, id: 'server-broken' }).replace(
+        'executionFailures: { policy: record }',
+        'executionFailures: { policy: record, budget: { firstFailed: 5, maxFraction: 0.5 } }',
+      );
+      const file = writeProtocol(box, 'broken.yaml', text);
+      const unit = await runCampaign(file, { ...options(box), batchSize: 1 });
+      const rows = rowsOf(unit);
+      const failed = rows.filter((r) => r.status === 'failed');
+      expect(failed).toHaveLength(1);
+      expect((failed[0]?.['failure'] as { code: string; message: string }).code).toBe('E_BRIDGE_REMOTE');
+      expect((failed[0]?.['failure'] as { message: string }).message).toContain(ENDPOINT);
+      // the first connection broke; the next episode opened a second one and every other episode ran
+      expect(flaky.sessions.length).toBe(2);
+      expect(rows.filter((r) => r.status === 'ok' && r.condition === 'A')).toHaveLength(
+        4 - (failed[0]?.condition === 'A' ? 1 : 0),
+      );
+    } finally {
+      off();
+    }
+  });
+
   it('refuses the run before anything is written when the server cannot be reached, naming the endpoint', async () => {
     const box = sandbox('imep-server-down-');
     const file = writeProtocol(box, 'down.yaml', historyYaml({ n: 2, id: 'server-down' }));

@@ -49,3 +49,4 @@ export {
   type HistoryConfig,
 } from './history-memory.js';
 export { serverConventions, vlaEvalConventions } from './vla-eval-conventions.js';
+export { ReconnectingSession, sameWireValue } from './reconnecting-session.js';
