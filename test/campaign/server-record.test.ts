@@ -159,6 +159,8 @@ describe('the policy server a unit was evaluated against', () => {
     reset(() => ({ ...META, norm: { dtype: 'float32', shape: [2, 2], data: new Float32Array(norm) } }));
     await resumeCampaign(unit, options(box));
     expect((await readUnitState(unit)).state).toBe('sealed');
+    // the unit's spec carries the digest (the report's provenance table prints it as `checkpoint server:<endpoint>`)
+    expect((await readUnitState(unit)).header.spec?.checkpointHashes).toEqual({ [`server:${ENDPOINT}`]: DIGEST });
     const after = rowsText(unit);
     expect(after.startsWith(before)).toBe(true);
     expect(after.trimEnd().split('\n')).toHaveLength(3 * 6);
