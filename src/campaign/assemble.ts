@@ -35,6 +35,7 @@ import {
 } from './campaign-setup.js';
 import { policyRuntimeKindOf, type PolicyRuntimeContext } from './policy-runtime-kind.js';
 import { assertHostedPolicyUnchanged } from './remote-policy-provider.js';
+import { assertPolicyServerUnchanged } from './server-policy-record.js';
 import { preflightPlan } from './run-plan.js';
 import { allDeclarations } from './convention-check.js';
 import { runConventionPreflight } from './convention-preflight.js';
@@ -91,6 +92,11 @@ async function assemblePolicy(c: Campaign, opts: CampaignOptions, precommitted: 
     if (provider.record !== undefined) {
       if (precommitted) assertHostedPolicyUnchanged(provider.record, (await readPrecommit(c.dir)).hostedPolicy, c.file);
       say(opts, `policy: ${provider.description}`);
+    }
+    if (provider.serverRecord !== undefined) {
+      if (precommitted)
+        assertPolicyServerUnchanged(provider.serverRecord, (await readPrecommit(c.dir)).policyServer, c.file);
+      say(opts, `policy: ${provider.description}; metadata sha256 ${provider.serverRecord.digest}`);
     }
   } catch (e) {
     await provider.release();

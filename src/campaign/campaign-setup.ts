@@ -42,6 +42,7 @@ import type { Assembly } from './assemble.js';
 import { inProcessLiteEnvs, type SimulatorContext, type SimulatorOptions, type Simulators } from './bridge-envs.js';
 import type { HostedPolicyRecord, SimulatorEnvironment } from '../evidence/index.js';
 import { hostedPolicyKey, type RemotePolicyProvider } from './remote-policy-provider.js';
+import { policyServerKey } from './server-policy-record.js';
 import { simulatorInputHashes } from './simulator-inputs.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import type { EnvProvider, PolicyProvider, RunnerSubscriber, SpecSource } from './types.js';
@@ -194,6 +195,7 @@ export async function createAndPrecommit(c: Campaign, a: Assembly, opts: Campaig
   const root = checkpointRoot(c.protocol, opts);
   const digest = c.protocol.checkpoint === undefined ? null : await verifyCheckpoint(c.protocol, root, c.file);
   const hosted = a.policy.record;
+  const server = a.policy.serverRecord;
   const checkpoint = c.protocol.checkpoint;
   {
     const registryFile = join(opts.campaignsDir, 'seed-registry.json');
@@ -224,8 +226,11 @@ export async function createAndPrecommit(c: Campaign, a: Assembly, opts: Campaig
             ? { [`${checkpoint.path}/${checkpoint.file}`]: digest }
             : hosted !== undefined
               ? { [hostedPolicyKey(hosted.name)]: hosted.digest }
-              : {},
+              : server !== undefined
+                ? { [policyServerKey(server.endpoint)]: server.digest }
+                : {},
         ...(hosted === undefined ? {} : { hostedPolicy: hosted, arrivalKey: newArrivalKey() }),
+        ...(server === undefined ? {} : { policyServer: server }),
         simulatorHashes: await simulatorInputHashes(c.protocol, simulatorContext(c, opts)),
         seeds: bands,
         reuse,

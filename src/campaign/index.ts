@@ -57,6 +57,12 @@ export { remoteRuntime } from './remote-runtime.js';
 export { RemotePolicySchema, remotePolicyConfig, type RemotePolicyConfig } from './remote-policy-config.js';
 export { serverRuntimeKind, type ServerRuntimeOptions } from './server-runtime.js';
 export {
+  assertPolicyServerUnchanged,
+  policyServerDigest,
+  policyServerKey,
+  serverMetadataJson,
+} from './server-policy-record.js';
+export {
   DEFAULT_SERVER_DEADLINE_MS,
   SERVER_POLICY_FIELDS,
   SERVER_RUNTIMES,

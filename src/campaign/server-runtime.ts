@@ -11,7 +11,8 @@
  *
  * Preflight reads files only (the server is not contacted). `open` connects one session per batch slot, each within
  * the registered deadline: a server not listening, one that sends no metadata, … refuses the run there, before
- * anything is written (assemble.ts opens the policy before precommit writes). The environment's action dimension
+ * anything is written (assemble.ts opens the policy before precommit writes). Every session's metadata must be the
+ * same; precommit freezes it and a later run refuses another (server-policy-record.ts). The environment's action dimension
  * comes from the specs `checkEnvironments` is handed (or the simulator kind's known specs), so a reply of another
  * dimension is refused naming both.
  */
@@ -28,6 +29,7 @@ import type { Protocol } from '../protocol/index.js';
 import type { EnvSpec, ReportsChunkLength, SpecSource } from '../runtime/index.js';
 import { simulatorKindOf } from './bridge-envs.js';
 import { taskEntries } from './plan-segments.js';
+import type { PolicyServerRecord } from '../evidence/index.js';
 import type { PolicyRuntimeContext, PolicyRuntimeKind } from './policy-runtime-kind.js';
 import {
   SERVER_POLICY_FIELDS,
@@ -36,6 +38,7 @@ import {
   type ServerPolicyConfig,
   type ServerRuntimeName,
 } from './server-policy-config.js';
+import { assertSessionMatches, policyServerRecord } from './server-policy-record.js';
 import type { PolicyProvider, RunnerPolicy, SlotMemory, TaskContext } from './types.js';
 
 export interface ServerRuntimeOptions {
@@ -126,6 +129,13 @@ async function serverPolicyProvider(
 ): Promise<PolicyProvider> {
   const config = configOf(protocol, ctx.file);
   const sessions = await connectAll(connector, config, Math.max(1, ctx.batchSize), ctx.file);
+  let serverRecord: PolicyServerRecord;
+  try {
+    serverRecord = policyServerRecord(name, config.endpoint, sessions, ctx.file);
+  } catch (e) {
+    await Promise.all(sessions.map((s) => s.close().catch(() => undefined)));
+    throw e;
+  }
   const memories: ServerMemory[] = [];
   const specs = (): SpecSource => specSourceOf(protocol, ctx.file);
   // what the server declares itself (a vla-eval HELLO's action_spec / observation_spec; an openpi metadata frame
@@ -134,9 +144,14 @@ async function serverPolicyProvider(
   return {
     ...(declared === null ? {} : { conventions: declared }),
     description: `${name} policy server at ${config.endpoint} (started outside IMEP; never restarted by it); memory: ${memoryName(protocol, config)}`,
+    serverRecord,
     async policyFor(task: TaskContext, batchSize: number): Promise<RunnerPolicy> {
-      if (batchSize > sessions.length)
-        sessions.push(...(await connectAll(connector, config, batchSize - sessions.length, ctx.file)));
+      if (batchSize > sessions.length) {
+        const added = await connectAll(connector, config, batchSize - sessions.length, ctx.file);
+        sessions.push(...added);
+        // a later connection must reach the same model (the new sessions are closed with the rest on release)
+        sessions.forEach((s, slot) => assertSessionMatches(serverRecord, s, slot, ctx.file));
+      }
       const mem = protocol.memory;
       let memory: ServerMemory;
       if (mem.bank === 'history') memory = new HistoryMemory(mem, batchSize);

@@ -17,7 +17,7 @@ import type {
 } from '../runtime/index.js';
 import type { InstallTarget, PointOutcome, TraceEntry } from '../interventions/index.js';
 import type { PlannedEpisode, ProtocolCondition } from '../protocol/index.js';
-import type { HostedPolicyRecord } from '../evidence/index.js';
+import type { HostedPolicyRecord, PolicyServerRecord } from '../evidence/index.js';
 
 /** The task, environment and spec contracts a simulator kind meets (src/runtime/simulator-kind.ts). */
 export type { EnvProvider, SpecSource, TaskEntry } from '../runtime/index.js';
@@ -51,6 +51,8 @@ export interface PolicyProvider {
   readonly description: string;
   /** A hosted policy's frozen identity (precommit records it; every later run must report the same). */
   readonly record?: HostedPolicyRecord;
+  /** A policy server's endpoint and metadata (precommit records it; every later run must report the same). */
+  readonly serverRecord?: PolicyServerRecord;
   /** How a started policy host was isolated, one line (recorded with the run session). */
   readonly isolation?: string;
   /** The resource limits in force on a started policy host, one line (recorded with the run session). */

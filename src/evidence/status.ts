@@ -15,8 +15,8 @@ import { readUnitState } from './unit-state.js';
 import { describeIssue, verifyUnit } from './verify/verify.js';
 
 /**
- * `imep campaign status`: a summary of one unit — state and next command, rows done/planned and the
- * rows that did not run to their end, by their execution `status` (rows v1, src/evidence/records/episode-row.ts:
+ * `imep campaign status`: a summary of one unit — state and next command, the policy server precommit froze (its
+ * endpoint and metadata digest; policy servers only), rows done/planned and the rows that did not run to their end, by their execution `status` (rows v1, src/evidence/records/episode-row.ts:
  * 'failed', 'removed', 'unavailable'; read as plain strings — the store does not depend on the runner's
  * row schema), failed/probe/smoke runs, seal and integrity, adjudication,
  * cross-check, closeout, and EVERY amendment. Problems reading a part are reported in that part
@@ -30,6 +30,8 @@ export interface UnitStatusSummary {
   readonly next: string;
   readonly protocolHash: string | null;
   readonly runId: string | null;
+  /** The policy server precommit froze (runtime openpi-websocket | vla-eval); absent for other policies. */
+  readonly policyServer?: { readonly runtime: string; readonly endpoint: string; readonly digest: string };
   readonly ranBy: string[];
   readonly rows: {
     readonly done: number;
@@ -81,9 +83,8 @@ export async function unitStatus(dir: string): Promise<UnitStatusSummary> {
   const problems: string[] = [];
   const sealed = isSealedState(snap.state);
   const precommitted = snap.state !== 'created';
-  const planned = precommitted
-    ? await attempt(problems, null, async () => (await readPrecommit(dir)).plannedRows)
-    : null;
+  const pre = precommitted ? await attempt(problems, null, () => readPrecommit(dir)) : null;
+  const planned = pre?.plannedRows ?? null;
   const rowsRead = await attempt(problems, null, () => readRows(unitPaths(dir).rows));
   const hasRun = ['running', 'run-complete'].includes(snap.state) || sealed;
   const ranBy = hasRun
@@ -112,6 +113,15 @@ export async function unitStatus(dir: string): Promise<UnitStatusSummary> {
     next: snap.sealInterrupted ? 'imep campaign seal' : NEXT_COMMAND[snap.state],
     protocolHash: snap.header.spec?.protocolHash ?? null,
     runId: snap.header.spec?.runId ?? null,
+    ...(pre?.policyServer === undefined
+      ? {}
+      : {
+          policyServer: {
+            runtime: pre.policyServer.runtime,
+            endpoint: pre.policyServer.endpoint,
+            digest: pre.policyServer.digest,
+          },
+        }),
     ranBy,
     rows: {
       done: rowsRead?.rows.length ?? 0,
@@ -141,6 +151,11 @@ export function formatStatus(s: UnitStatusSummary): string {
   const lines = [
     `unit ${s.id}: ${s.state} — next: ${s.next}`,
     `  protocol ${s.protocolHash ?? '(not precommitted)'}${s.runId ? `; run ${s.runId}` : ''}${s.ranBy.length ? ` by ${s.ranBy.join(', ')}` : ''}`,
+    ...(s.policyServer === undefined
+      ? []
+      : [
+          `  policy server ${s.policyServer.runtime} at ${s.policyServer.endpoint}, metadata sha256 ${s.policyServer.digest} (frozen at precommit)`,
+        ]),
     `  rows ${s.rows.done}/${s.rows.planned ?? '?'} done, ${s.rows.failed} failed, ${s.rows.removed} removed, ${s.rows.unavailable} unavailable${s.rows.tornTail ? ', torn final line (resume repairs it)' : ''}`,
     `  probe runs ${s.probes.length}, smoke runs ${s.smokes.length}, failed formal runs ${s.failedRuns.length}${s.failedRuns.length ? ` (${s.failedRuns.join(', ')})` : ''}`,
   ];

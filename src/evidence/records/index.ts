@@ -101,6 +101,7 @@ export {
   type UnitSpec,
 } from './evidence-unit.js';
 export { HostedPolicyRecordSchema, type HostedPolicyRecord } from './hosted-policy-record.js';
+export { PolicyServerRecordSchema, type PolicyServerRecord } from './policy-server-record.js';
 export {
   AdjudicationRecordSchema,
   CloseoutRecordSchema,

@@ -1,11 +1,12 @@
 /**
  * precommit.json: what froze the protocol and plan and what will produce the evidence (code identity, checkpoint and
- * simulator input digests, a hosted policy's identity, the seed bands). Written by transitions/precommit.ts;
+ * simulator input digests, a hosted policy's identity, a policy server's metadata, the seed bands). Written by transitions/precommit.ts;
  * self-hashed, and signed when the unit is.
  */
 import { z } from 'zod';
 import { ArrivalOrderCommitmentSchema } from './arrival-order-record.js';
 import { HostedPolicyRecordSchema } from './hosted-policy-record.js';
+import { PolicyServerRecordSchema } from './policy-server-record.js';
 import { CodeIdentitySchema, SeedBandSchema } from './evidence-unit.js';
 import { OperatorSchema, Sha256HexSchema } from '../unit-layout.js';
 import { SignatureBlockSchema } from '../../signing/index.js';
@@ -26,6 +27,8 @@ export const PrecommitRecordSchema = z.object({
   simulatorHashes: z.record(z.string(), Sha256HexSchema).optional(),
   /** A protocol's hosted policy (runtime remote): its host and identity (src/campaign/remote-policy-provider.ts); absent otherwise. */
   hostedPolicy: HostedPolicyRecordSchema.optional(),
+  /** A protocol's policy server (runtime openpi-websocket | vla-eval): its endpoint and metadata (src/campaign/server-policy-record.ts); absent otherwise. */
+  policyServer: PolicyServerRecordSchema.optional(),
   /** The SHA-256 of the unit's arrival-order key file (arrival-order.ts): units with a hosted policy; absent otherwise. */
   arrivalOrder: ArrivalOrderCommitmentSchema.optional(),
   seeds: z.array(SeedBandSchema),

@@ -14,6 +14,7 @@ import { Sha256HexSchema, unitPaths, type Operator } from '../unit-layout.js';
 import { SeedBandSchema, type CodeIdentity, type SeedBand } from '../records/evidence-unit.js';
 import { readUnitState, requireAction } from '../unit-state.js';
 import type { HostedPolicyRecord } from '../records/hosted-policy-record.js';
+import type { PolicyServerRecord } from '../records/policy-server-record.js';
 import { arrivalCommitment, writeArrivalKey } from '../arrival-order.js';
 import { ARRIVAL_ORDER_FILE, type ArrivalKeyFile } from '../records/arrival-order-record.js';
 import { PrecommitRecordSchema, type PrecommitRecord } from '../records/precommit-record.js';
@@ -48,6 +49,8 @@ export interface PrecommitInput {
   readonly simulatorHashes?: Readonly<Record<string, string>>;
   /** The hosted policy's identity (runtime remote). */
   readonly hostedPolicy?: HostedPolicyRecord;
+  /** The policy server's endpoint and metadata (runtime openpi-websocket | vla-eval). */
+  readonly policyServer?: PolicyServerRecord;
   /** The arrival-order key (hosted policies): written to arrival-order.json, its SHA-256 recorded. */
   readonly arrivalKey?: ArrivalKeyFile;
   readonly seeds: readonly SeedBand[];
@@ -107,6 +110,7 @@ export async function precommit(dir: string, input: PrecommitInput): Promise<Pre
           ? { simulatorHashes: { ...input.simulatorHashes } }
           : {}),
         ...(input.hostedPolicy === undefined ? {} : { hostedPolicy: input.hostedPolicy }),
+        ...(input.policyServer === undefined ? {} : { policyServer: input.policyServer }),
         ...(input.arrivalKey === undefined ? {} : { arrivalOrder: arrivalCommitment(input.arrivalKey) }),
         seeds,
         reuse,
