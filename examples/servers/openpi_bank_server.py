@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +30,11 @@ from openpi_client import base_policy
 from openpi_server.websocket_policy_server import WebsocketPolicyServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sim-bridge"))
-from imep_sim_bridge.bank_hook import BankHook, items_arrays, topk_items  # bank hook
+from imep_sim_bridge.bank_hook import BankHook, EpisodeSlots, items_arrays, topk_items  # bank hook
 
-# the reference policy's task geometry and per-step feature (sim-bridge's shell-game-memory), so the two cannot drift
-from imep_sim_bridge.policy_host import CUE_STEPS, CUP_X, CUP_Y, STEP_LEN, ball_feature
+# the reference policy's task geometry, per-step feature and top-k selection (sim-bridge's shell-game-memory), so the
+# two cannot drift
+from imep_sim_bridge.policy_host import CUE_STEPS, CUP_X, CUP_Y, STEP_LEN, ShellGameMemoryPolicy, ball_feature
 
 MAX_EPISODES = 256  # banks kept at once (one per connection's current episode; the oldest goes first)
 
@@ -47,33 +47,21 @@ class _Episode:
 
 class ShellGameBankPolicy(base_policy.BasePolicy):
     bank = "perceptual"
-    k = 4
-    query = np.array([1.0, 1.0, 1.0, 0.0], np.float64)
+    k = ShellGameMemoryPolicy.k
+    query = ShellGameMemoryPolicy.query
+    #: the top k (bank index, timestep, feature) of an episode's entries by float64 cosine similarity to the query,
+    #: ties → earlier: the reference policy's own selection
+    _select = ShellGameMemoryPolicy._select
 
     def __init__(self, rgb_key: str = "rgb", tool_key: str = "toolPosition") -> None:
         self.rgb_key = rgb_key
         self.tool_key = tool_key
-        self._episodes: OrderedDict[str | None, _Episode] = OrderedDict()
+        self._banks = [_Episode() for _ in range(MAX_EPISODES)]
+        # a new token: a new episode, an empty bank (in the least recently used of MAX_EPISODES slots)
+        self._slots = EpisodeSlots(MAX_EPISODES, lambda slot, _token: self._banks.__setitem__(slot, _Episode()))
 
     def _episode(self, token: str | None) -> _Episode:
-        ep = self._episodes.get(token)
-        if ep is None:  # a new token: a new episode, an empty bank
-            ep = self._episodes[token] = _Episode()
-            while len(self._episodes) > MAX_EPISODES:
-                self._episodes.popitem(last=False)
-        return ep
-
-    def _select(self, ep: _Episode) -> list[tuple[int, int, np.ndarray]]:
-        """The top k (bank index, timestep, feature) by float64 cosine similarity to the query; ties → earlier."""
-        qn = float(np.linalg.norm(self.query))
-        scored = []
-        for index, (timestep, f) in enumerate(ep.entries):
-            v = f.astype(np.float64)
-            n = float(np.linalg.norm(v))
-            sim = float(v @ self.query) / (n * qn) if n > 0 else 0.0
-            scored.append((-sim, timestep, index, f))
-        scored.sort(key=lambda e: (e[0], e[1]))
-        return [(index, timestep, f) for _, timestep, index, f in scored[: self.k]]
+        return self._banks[self._slots.slot("local" if token is None else token)]
 
     def infer(self, obs: dict[str, Any]) -> dict[str, Any]:
         hook = BankHook.from_observation(obs)  # bank hook
