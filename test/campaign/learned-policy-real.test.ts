@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readUnitState } from '../../src/evidence/unit-state.js';
 import { verifyUnit } from '../../src/evidence/verify/verify.js';
+import { expectSameRows, readUnitRows } from '../helpers/unit-rows.js';
 import { imep, unitIn } from './cli-support.js';
 import { ROOT } from './helpers.js';
 
@@ -69,10 +70,7 @@ async function runThroughCloseout(protocol: string, through: 'seal' | 'closeout'
   const unit = unitIn(join(dir, 'cli')) as string;
   expect((await readUnitState(unit)).state).toBe(through === 'closeout' ? 'closed' : 'sealed');
   expect((await verifyUnit(unit)).ok).toBe(true);
-  const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8')
-    .trimEnd()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Row);
+  const rows = readUnitRows<Row>(unit);
   const adjudication =
     through === 'closeout'
       ? (JSON.parse(readFileSync(join(unit, 'adjudication/001/adjudication.json'), 'utf8')) as Adjudication)
@@ -168,11 +166,7 @@ describe.skipIf(process.env['IMEP_REAL_MIKASA'] !== '1')(
       const inProcess = await runThroughCloseout('mikasa-learned-memvla.yaml', 'seal');
       const hosted = await runThroughCloseout(file, 'seal');
       expect(hosted.stdout).toMatch(/^policy: remote imep-checkpoint /m);
-      const key = (x: Row): string => `${x.wave}/${x.condition}/${x.seed}`;
-      const view = (x: Row): unknown => [x.status, x.success, x.steps, x.actionDigest, x.reads];
-      const hostedBy = new Map(hosted.rows.map((x) => [key(x), view(x)]));
-      expect(hosted.rows).toHaveLength(inProcess.rows.length);
-      for (const x of inProcess.rows) expect([key(x), hostedBy.get(key(x))]).toEqual([key(x), view(x)]);
+      expectSameRows(hosted.rows, inProcess.rows);
     }, 1_200_000);
 
     it('mikasa-rc3-blind (the memoryless twin) through closeout: the same actions under every read condition', async () => {

@@ -14,20 +14,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readUnitState } from '../../src/evidence/unit-state.js';
 import { verifyUnit } from '../../src/evidence/verify/verify.js';
+import { expectSameRows, readUnitRows, type UnitRow } from '../helpers/unit-rows.js';
 import { POLICIES_VENV_MISSING, startPolicyServer, type RunningPolicyServer } from '../helpers/policy-server.js';
 import { imep, unitIn } from './cli-support.js';
 import { ROOT } from './helpers.js';
 
-interface Row {
-  readonly wave: number;
-  readonly condition: string;
-  readonly seed: number;
-  readonly status: string;
-  readonly success: boolean | null;
-  readonly steps: number;
-  readonly actionDigest: string;
-  readonly reads: unknown;
-}
+type Row = UnitRow;
 
 const dirs: string[] = [];
 const servers: RunningPolicyServer[] = [];
@@ -47,11 +39,7 @@ async function sealedRows(protocol: string): Promise<{ rows: Row[]; stdout: stri
   const unit = unitIn(join(dir, 'cli')) as string;
   expect((await readUnitState(unit)).state).toBe('sealed');
   expect((await verifyUnit(unit)).ok).toBe(true);
-  const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8')
-    .trimEnd()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Row);
-  return { rows, stdout: r.stdout };
+  return { rows: readUnitRows(unit), stdout: r.stdout };
 }
 
 /** protocols/mikasa-learned-memvla.yaml with its checkpoint: block replaced by a server policy at `endpoint`. */
@@ -79,9 +67,6 @@ function servedProtocol(runtime: 'openpi-websocket' | 'vla-eval', endpoint: stri
   return file;
 }
 
-const key = (x: Row): string => `${x.wave}/${x.condition}/${x.seed}`;
-const view = (x: Row): unknown => [x.status, x.success, x.steps, x.actionDigest, x.reads];
-
 describe.skipIf(process.env['IMEP_REAL_MIKASA'] !== '1' || POLICIES_VENV_MISSING !== undefined)(
   'policy servers on real MIKASA-Robo, the bank in the server (IMEP_REAL_MIKASA=1, .venvs/policies)',
   () => {
@@ -105,9 +90,7 @@ describe.skipIf(process.env['IMEP_REAL_MIKASA'] !== '1' || POLICIES_VENV_MISSING
         servers.push(server);
         const served = await sealedRows(servedProtocol(runtime, server.endpoint));
         expect(inProcess.length).toBeGreaterThan(0);
-        const by = new Map(served.rows.map((x) => [key(x), view(x)]));
-        expect(served.rows).toHaveLength(inProcess.length);
-        for (const x of inProcess) expect([key(x), by.get(key(x))]).toEqual([key(x), view(x)]);
+        expectSameRows(served.rows, inProcess);
         // the server's own reads were intervened on: N_blk blocked every one, T substituted a donor's records
         const n = served.rows.filter((x) => x.condition === 'N_blk');
         expect(n.every((x) => (x.reads as { total: number; empty: number }).total > 0)).toBe(true);

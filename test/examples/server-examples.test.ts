@@ -18,20 +18,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { imep, unitIn } from '../campaign/cli-support.js';
 import { ROOT } from '../campaign/helpers.js';
+import { expectSameRows, readUnitRows, type UnitRow } from '../helpers/unit-rows.js';
 import { POLICIES_PYTHON, startPolicyServer, type RunningPolicyServer } from '../helpers/policy-server.js';
 
 const SAME_OPERATOR = ['--same-operator-reason', 'trying the example alone'];
 
-interface Row {
-  readonly wave: number;
-  readonly condition: string;
-  readonly seed: number;
-  readonly status: string;
-  readonly success: boolean | null;
-  readonly steps: number;
-  readonly actionDigest: string;
-  readonly reads: unknown;
-}
+type Row = UnitRow;
 interface Adjudication {
   readonly gates: { gate: string; passed: boolean }[];
   readonly verdicts: { criterion: string; verdict: string }[];
@@ -52,10 +44,7 @@ async function run(protocol: string, through: 'closeout' | 'seal'): Promise<{ ro
   const r = await imep(through === 'closeout' ? [...args, ...SAME_OPERATOR] : args, ROOT);
   expect(r.code, r.stderr).toBe(0);
   const unit = unitIn(join(dir, 'campaigns')) as string;
-  const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8')
-    .trimEnd()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Row);
+  const rows = readUnitRows(unit);
   const adj =
     through === 'closeout'
       ? (JSON.parse(readFileSync(join(unit, 'adjudication/001/adjudication.json'), 'utf8')) as Adjudication)
@@ -63,13 +52,6 @@ async function run(protocol: string, through: 'closeout' | 'seal'): Promise<{ ro
   return { rows, adj };
 }
 
-const key = (x: Row): string => `${x.wave}/${x.condition}/${x.seed}`;
-const view = (x: Row): unknown => [x.status, x.success, x.steps, x.actionDigest, x.reads];
-function expectSameRows(a: readonly Row[], b: readonly Row[]): void {
-  expect(a).toHaveLength(b.length);
-  const by = new Map(b.map((x) => [key(x), view(x)]));
-  for (const x of a) expect([key(x), view(x)]).toEqual([key(x), by.get(key(x))]);
-}
 const wins = (rows: readonly Row[], wave: number, c: string): number =>
   rows.filter((x) => x.wave === wave && x.condition === c && x.success === true).length;
 
