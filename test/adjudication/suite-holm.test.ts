@@ -1,0 +1,58 @@
+/**
+ * A suite's per-task p-below criteria decide on the Holm-adjusted p of their family over the tasks, by hand:
+ * one-sided exact McNemar p = 2^−b at c = 0, so b = 6, 5, 0 give p = 1/64, 1/32, 1; Holm (m = 3) adjusts them to
+ * 3/64 = 0.046875, max(3/64, 2 · 1/32) = 1/16 = 0.0625 and 1. At α = 0.05 ShellGameTouch holds, RememberColor3 does
+ * NOT (its raw p 1/32 would have held unadjusted), RememberColor5 does not; the pooled criterion (b = 11) holds.
+ * The per-task estimands count that task's units only, and the independent cross-check agrees with all of it.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adjudicateUnit, type Adjudication, type AvailableEstimand } from '../../src/adjudication/index.js';
+import { crossCheckUnit } from '../../src/crosscheck/index.js';
+import { mcnemarExact } from '../../src/stats/index.js';
+import { removeTree, tempDir } from '../evidence/helpers.js';
+import { buildSealedUnit, clock, REVIEWER } from './fixtures.js';
+import { suiteInput, suiteOutcome } from './suite-fixture.js';
+
+let root: string;
+let a: Adjudication;
+beforeAll(async () => {
+  root = await tempDir('imep-suite-holm-');
+  const dir = join(root, 'suite');
+  await buildSealedUnit(dir, suiteInput(), suiteOutcome, { id: 'suite' });
+  a = (await adjudicateUnit(dir, { operator: REVIEWER, now: clock })).adjudication;
+  expect((await crossCheckUnit(dir, { operator: REVIEWER, now: clock })).outcome).toBe('agrees');
+});
+afterAll(async () => removeTree(root));
+
+const verdict = (id: string) => a.verdicts.find((v) => v.criterion === id);
+
+describe('a suite adjudicated', () => {
+  it('per-task estimands count their own task only; the pooled ones all tasks', () => {
+    const counts = (id: string) => (a.estimands.find((e) => e.id === id) as AvailableEstimand).counts;
+    expect(counts('D_N@ShellGameTouch')).toEqual({ n: 8, b: 6, c: 0 });
+    expect(counts('D_N@RememberColor3')).toEqual({ n: 8, b: 5, c: 0 });
+    expect(counts('D_N@RememberColor5')).toEqual({ n: 8, b: 0, c: 0 });
+    expect(counts('D_N')).toEqual({ n: 24, b: 11, c: 0 });
+    expect(counts('SR_A@RememberColor3')).toEqual({ n: 8, successes: 8 });
+  });
+
+  it('the Holm family over the tasks, by hand', () => {
+    expect([6, 5, 0].map((b) => mcnemarExact(b, 0, 'greater'))).toEqual([1 / 64, 1 / 32, 1]);
+    const f = a.holm.find((x) => x.id === 'Q1_eligibility_tasks');
+    expect(f?.members.map((m) => [m.estimand, m.p, m.adjusted, m.rejected])).toEqual([
+      ['D_N@ShellGameTouch', 1 / 64, 3 / 64, true],
+      ['D_N@RememberColor3', 1 / 32, 1 / 16, false],
+      ['D_N@RememberColor5', 1, 1, false],
+    ]);
+  });
+
+  it('each per-task criterion decides on its adjusted p; the pooled one on its own', () => {
+    expect(verdict('Q1_eligibility@ShellGameTouch')).toMatchObject({ verdict: 'holds', bound: { p: 3 / 64 } });
+    const rc3 = verdict('Q1_eligibility@RememberColor3');
+    expect(rc3).toMatchObject({ verdict: 'unresolved', bound: { p: 1 / 16 } });
+    expect(rc3?.reason).toContain('Holm-adjusted in family Q1_eligibility_tasks');
+    expect(verdict('Q1_eligibility@RememberColor5')).toMatchObject({ verdict: 'unresolved', bound: { p: 1 } });
+    expect(verdict('Q1_eligibility')).toMatchObject({ verdict: 'holds', bound: { p: 2 ** -11 } });
+  });
+});
