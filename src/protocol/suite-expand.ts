@@ -257,3 +257,18 @@ export function expandSuite<P extends SuiteInput>(
   };
   return problems > 0 ? null : out;
 }
+
+/**
+ * Where env `k` of a protocol is written, for a refusal about it: `envs[k]` (then `sub`, e.g. `.id`), or for the
+ * envs a suite filled in, `suite.tasks[i]` when suite.tasks lists the task, else `suite.benchmark`.
+ */
+export function envField(
+  p: { readonly envs: readonly Env[]; readonly suite?: Suite | undefined },
+  k: number,
+  sub = '',
+): string {
+  if (p.suite === undefined) return `envs[${k}]${sub}`;
+  const task = p.envs[k]?.task;
+  const i = task === undefined ? -1 : (p.suite.tasks ?? []).indexOf(task);
+  return i >= 0 ? `suite.tasks[${i}]` : 'suite.benchmark';
+}
