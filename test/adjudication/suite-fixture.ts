@@ -11,7 +11,12 @@ import type { EpisodeContext, RowSpec } from './fixtures.js';
 
 export const SUITE_B = [6, 5, 0] as const;
 
-export const suiteInput = (): ProtocolInput => parse(liteSuiteYaml()) as ProtocolInput;
+export const suiteInput = (extra?: string): ProtocolInput =>
+  parse(liteSuiteYaml(extra === undefined ? {} : { extra })) as ProtocolInput;
+
+/** A hard competence gate (A at least half the time in each task; a task below it is excluded). */
+export const COMPETENCE =
+  'gates:\n  - { id: competence, kind: competence, condition: A, minSuccess: 0.5, hard: true, onFail: exclude }\n';
 
 export function suiteOutcome(ctx: EpisodeContext): RowSpec {
   if (ctx.ep.condition !== 'N_blk') return { success: true };

@@ -12,7 +12,8 @@ import { crossCheckUnit } from '../../src/crosscheck/index.js';
 import { mcnemarExact } from '../../src/stats/index.js';
 import { removeTree, tempDir } from '../evidence/helpers.js';
 import { buildSealedUnit, clock, REVIEWER } from './fixtures.js';
-import { suiteInput, suiteOutcome } from './suite-fixture.js';
+import { COMPETENCE, suiteInput, suiteOutcome } from './suite-fixture.js';
+import type { EpisodeContext, RowSpec } from './fixtures.js';
 
 let root: string;
 let a: Adjudication;
@@ -54,5 +55,32 @@ describe('a suite adjudicated', () => {
     expect(rc3?.reason).toContain('Holm-adjusted in family Q1_eligibility_tasks');
     expect(verdict('Q1_eligibility@RememberColor5')).toMatchObject({ verdict: 'unresolved', bound: { p: 1 } });
     expect(verdict('Q1_eligibility')).toMatchObject({ verdict: 'holds', bound: { p: 2 ** -11 } });
+  });
+});
+
+describe('a suite whose task fails competence', () => {
+  // RememberColor5's A succeeds on 2 of 8 units (N_blk and C follow A there): the competence gate excludes the task
+  const outcome = (ctx: EpisodeContext): RowSpec => (ctx.taskIndex === 2 ? { success: ctx.i < 2 } : suiteOutcome(ctx));
+  let x: Adjudication;
+  beforeAll(async () => {
+    const dir = join(root, 'suite-excluded');
+    await buildSealedUnit(dir, suiteInput(COMPETENCE), outcome, { id: 'suite-excluded' });
+    x = (await adjudicateUnit(dir, { operator: REVIEWER, now: clock })).adjudication;
+    expect((await crossCheckUnit(dir, { operator: REVIEWER, now: clock })).outcome).toBe('agrees');
+  });
+
+  it("its per-task criterion reads excluded; its family slot stays at p = 1; the others' adjusted p are unchanged", () => {
+    expect(x.verdicts.find((v) => v.criterion === 'Q1_eligibility@RememberColor5')).toMatchObject({
+      verdict: 'excluded',
+      because: ['gate competence'],
+    });
+    const f = x.holm.find((h) => h.id === 'Q1_eligibility_tasks');
+    expect(f?.members.map((m) => [m.estimand, m.status, m.adjusted])).toEqual([
+      ['D_N@ShellGameTouch', 'available', 3 / 64],
+      ['D_N@RememberColor3', 'available', 1 / 16],
+      ['D_N@RememberColor5', 'unavailable', null],
+    ]);
+    expect(x.verdicts.find((v) => v.criterion === 'Q1_eligibility@ShellGameTouch')?.verdict).toBe('holds');
+    expect((x.estimands.find((e) => e.id === 'D_N') as AvailableEstimand).counts).toEqual({ n: 16, b: 11, c: 0 });
   });
 });
