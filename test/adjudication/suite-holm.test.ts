@@ -5,11 +5,13 @@
  * NOT (its raw p 1/32 would have held unadjusted), RememberColor5 does not; the pooled criterion (b = 11) holds.
  * The per-task estimands count that task's units only, and the independent cross-check agrees with all of it.
  */
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adjudicateUnit, type Adjudication, type AvailableEstimand } from '../../src/adjudication/index.js';
 import { crossCheckUnit } from '../../src/crosscheck/index.js';
 import { mcnemarExact } from '../../src/stats/index.js';
+import { protocolHash, ProtocolSchema } from '../../src/protocol/index.js';
 import { removeTree, tempDir } from '../evidence/helpers.js';
 import { buildSealedUnit, clock, REVIEWER } from './fixtures.js';
 import { COMPETENCE, suiteInput, suiteOutcome } from './suite-fixture.js';
@@ -29,6 +31,20 @@ afterAll(async () => removeTree(root));
 const verdict = (id: string) => a.verdicts.find((v) => v.criterion === id);
 
 describe('a suite adjudicated', () => {
+  it('the frozen protocol (protocol.json, precommitted) registers the per-task estimands, criteria and family', async () => {
+    const text = await readFile(join(root, 'suite', 'protocol.json'), 'utf8');
+    const frozen = JSON.parse(text) as {
+      estimands: { id: string }[];
+      criteria: { id: string }[];
+      holmFamilies: { id: string }[];
+    };
+    expect(frozen.estimands.map((e) => e.id)).toContain('D_N@RememberColor5');
+    expect(frozen.criteria.map((c) => c.id)).toContain('Q1_eligibility@RememberColor3');
+    expect(frozen.holmFamilies.map((f) => f.id)).toEqual(['Q1_eligibility_tasks']);
+    // it parses to itself, so every later stage reads the same protocol under the same hash
+    expect(protocolHash(ProtocolSchema.parse(frozen))).toBe(protocolHash(ProtocolSchema.parse(suiteInput())));
+  });
+
   it('per-task estimands count their own task only; the pooled ones all tasks', () => {
     const counts = (id: string) => (a.estimands.find((e) => e.id === id) as AvailableEstimand).counts;
     expect(counts('D_N@ShellGameTouch')).toEqual({ n: 8, b: 6, c: 0 });
