@@ -91,23 +91,27 @@ export function suiteSections(inputs: ReportInputs, strips: Filmstrips): Section
   };
   return [
     head,
-    ...tasks.map((task, k): Section => {
+    ...tasks.flatMap((task, k): Section[] => {
       const verdicts = a.verdicts.filter((v) => criterionTask(v.estimand) === task);
       const pairs = strips.pairs.filter((x) => x.task === task);
-      const mine: Filmstrips = {
-        ...strips,
-        pairs,
-        note: pairs.length === 0 ? `No filmstrip pair on ${task}.` : `The filmstrip pairs on ${task}.`,
-      };
-      return {
+      const tables: Section = {
         id: `task-${k + 1}`,
         title: `Task ${task}`,
         tables: [
           successTable(a, inputs.rows, task),
           ...(verdicts.length > 0 ? [{ caption: `Verdicts on ${task}`, ...verdictRows({ ...a, verdicts }, p) }] : []),
         ],
+        notes: pairs.length === 0 ? [`No filmstrip pair on ${task}.`] : [],
+      };
+      if (pairs.length === 0) return [tables];
+      const mine: Filmstrips = { ...strips, pairs, note: `The filmstrip pairs on ${task}.` };
+      const episodes: Section = {
+        id: `task-${k + 1}-episodes`,
+        title: `Task ${task}: the episodes`,
+        tables: [],
         raw: { html: filmstripHtml(mine), markdown: filmstripMarkdown(mine) },
       };
+      return [tables, episodes];
     }),
   ];
 }
