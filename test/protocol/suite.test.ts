@@ -8,6 +8,7 @@ import { isImepError } from '../../src/core/index.js';
 import { parseProtocol, protocolHash, ProtocolSchema, type Protocol } from '../../src/protocol/index.js';
 import { LITE_BENCHMARKS, SIM_BRIDGE_BENCHMARKS } from '../../src/sims/index.js';
 import { registerBuiltinKinds } from '../../src/kinds/index.js';
+import { attainableWarnings } from '../../src/campaign/attainable.js';
 import { liteSuiteYaml } from './suite-protocols.js';
 
 // this file parses protocols while it loads (before the setup file's beforeAll registers the kinds)
@@ -103,6 +104,17 @@ describe('suite expansion', () => {
       ),
     );
     expect(q.estimands.find((e) => e.id === 'rho_C')?.task).toBe('RememberColor3');
+  });
+});
+
+describe('attainability of per-task criteria', () => {
+  it("counts a per-task estimand's own task only: at n = 4 per task Q1 can hold pooled (12 units), never per task", () => {
+    const warned = attainableWarnings(load(liteSuiteYaml({ n: 4 }))).map((w) => w.criterion);
+    expect(warned).toEqual([
+      'Q1_eligibility@ShellGameTouch',
+      'Q1_eligibility@RememberColor3',
+      'Q1_eligibility@RememberColor5',
+    ]);
   });
 });
 
