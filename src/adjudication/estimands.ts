@@ -370,10 +370,23 @@ export interface EstimandContext {
   readonly excludedTasks: ReadonlySet<string>;
 }
 
-/** One estimand on its joint cohort. */
+/**
+ * The tasks an estimand leaves out: those excluded by competence, and for an estimand restricted to one task
+ * (`task`, e.g. a suite's `D_N@RememberColor3-VLA`) every other task (its cohort lists them as excluded).
+ */
+export function onlyTask(
+  tasks: readonly string[],
+  excluded: ReadonlySet<string>,
+  task: string | undefined,
+): ReadonlySet<string> {
+  return task === undefined ? excluded : new Set([...excluded, ...tasks.filter((t) => t !== task)]);
+}
+
+/** One estimand on its joint cohort (on its task's units when it names one). */
 export function computeEstimand(e: Estimand, ctx: EstimandContext): EstimandResult {
   const a = anatomy(e);
-  const cohort = ctx.index.cohort(a.conditions, a.readout, ctx.excludedTasks, `estimands.${e.id}`);
+  const excluded = onlyTask(ctx.index.tasks, ctx.excludedTasks, e.task);
+  const cohort = ctx.index.cohort(a.conditions, a.readout, excluded, `estimands.${e.id}`);
   const common = { id: e.id, kind: e.kind, readout: a.readout, conditions: a.named, cohort: cohort.summary };
   if (cohort.status === 'unavailable') {
     return {
@@ -383,7 +396,7 @@ export function computeEstimand(e: Estimand, ctx: EstimandContext): EstimandResu
       reason: `condition ${cohort.unavailable.join(', ')} unavailable`,
     };
   }
-  const tasks = ctx.index.tasks.filter((t) => !ctx.excludedTasks.has(t));
+  const tasks = ctx.index.tasks.filter((t) => !excluded.has(t));
   const units = cohort.units;
   const resolvedUnits = units.filter((u) => a.conditions.every((c) => u.outcomes[c] !== null));
   if (resolvedUnits.length === 0) {

@@ -65,7 +65,7 @@ export function informativeRemoval(
         new Map(
           index
             .registeredRowsOf(wave.id, c)
-            .filter(usable)
+            .filter((r) => usable(r) && (e.task === undefined || r.task === e.task))
             .map((r) => [unitKey(r), r]),
         ),
     );

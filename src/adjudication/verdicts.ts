@@ -279,6 +279,19 @@ function routeWord(c: Criterion, e: AvailableEstimand, ctx: VerdictContext): Rou
 
 export function verdictFor(c: Criterion, ctx: VerdictContext): Verdict {
   const base = { criterion: c.id, estimand: c.estimand, question: c.question ?? null, role: c.role, rule: c.rule };
+  // an estimand restricted to a task (a suite's <id>@<task>) that competence excluded: excluded, like a pooled one
+  // whose every cell was
+  const task = ctx.protocol.estimands.find((e) => e.id === c.estimand)?.task;
+  const taskExcluded = task === undefined ? [] : exclusionGates(ctx.gates).filter((g) => g.failing.includes(task));
+  if (taskExcluded.length > 0) {
+    return {
+      ...base,
+      verdict: 'excluded',
+      because: taskExcluded.map((g) => `gate ${g.gate}`),
+      registeredRuleMet: null,
+      reason: `task ${task} failed competence: excluded from the analysis`,
+    };
+  }
   if (everythingExcluded(ctx.gates, ctx.tasks)) {
     const because = exclusionGates(ctx.gates).map((g) => `gate ${g.gate}`);
     return {

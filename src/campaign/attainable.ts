@@ -66,7 +66,9 @@ export function maxPairedUnits(protocol: Protocol, estimand: Estimand): number {
   const nOf = new Map(protocol.conditions.map((c) => [c.id, c.n ?? protocol.n]));
   const perTask = Math.min(seeds, ...anatomyOf(estimand).conditions.map((id) => nOf.get(id) ?? protocol.n));
   const attempts = protocol.attempts ? 1 : protocol.chains ? protocol.chains.registered.length : 1;
-  return Math.max(0, perTask) * protocol.envs.length * attempts;
+  // an estimand restricted to one task (a suite's <id>@<task>) has that task's units only
+  const tasks = estimand.task === undefined ? protocol.envs.length : 1;
+  return Math.max(0, perTask) * tasks * attempts;
 }
 
 const alphaForLevel = (method: BoundMethod, level: number): number =>

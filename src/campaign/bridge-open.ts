@@ -19,7 +19,7 @@ import type {
   TaskEntry,
 } from '../runtime/index.js';
 import { ImepError, isImepError } from '../core/index.js';
-import type { Protocol } from '../protocol/index.js';
+import { envField, type Protocol } from '../protocol/index.js';
 import { simulatorEnvironmentOf } from '../evidence/index.js';
 import type { SimulatorOptions } from './bridge-envs.js';
 import { assertAdapterAvailable, assertSeedsTaken, makeRefusal } from './bridge-preflight.js';
@@ -187,7 +187,14 @@ async function preflightSpecs(
     try {
       env = await RemoteEnvironment.make(pool.client(0), entry.id, kwargs, pool.deadlines);
     } catch (e) {
-      throw makeRefusal(e, entry.id, k, pool.hello(0).envs, `at ${endpoint}`, ctx.file);
+      throw makeRefusal(
+        e,
+        entry.id,
+        (sub) => envField(protocol, k, sub),
+        pool.hello(0).envs,
+        `at ${endpoint}`,
+        ctx.file,
+      );
     }
     const spec = env.spec;
     made.set(key, env);

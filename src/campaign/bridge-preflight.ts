@@ -35,7 +35,7 @@ function hostsHint(hosts: readonly string[]): string {
 export function makeRefusal(
   e: unknown,
   envId: string,
-  k: number,
+  at: (sub: string) => string,
   hosts: readonly string[],
   where: string,
   file: string,
@@ -47,7 +47,7 @@ export function makeRefusal(
   if (wire === 'E_UNKNOWN_ENV') {
     return new ImepError('E_PROTOCOL_INVALID', message, {
       file,
-      field: `envs[${k}].id`,
+      field: at('.id'),
       hint: hosts.length > 0 ? hostsHint(hosts) : 'check the adapter and the env id',
       cause: e,
     });
@@ -55,7 +55,7 @@ export function makeRefusal(
   if (wire === 'E_ADAPTER') {
     return new ImepError('E_PROTOCOL_INVALID', message, {
       file,
-      field: `envs[${k}]`,
+      field: at(''),
       hint: 'check the env id and its kwargs against the adapter (sim-bridge/imep_sim_bridge/adapters)',
       cause: e,
     });
@@ -63,14 +63,14 @@ export function makeRefusal(
   if (e.code === 'E_SIM_UNAVAILABLE') {
     return new ImepError('E_SIM_UNAVAILABLE', message, {
       file,
-      field: `envs[${k}].id`,
+      field: at('.id'),
       hint: e.hint ?? 'install what the message names into the python IMEP_PYTHON points at',
       cause: e,
     });
   }
   return new ImepError(e.code, message, {
     file,
-    field: `envs[${k}].id`,
+    field: at('.id'),
     ...(e.hint === undefined ? {} : { hint: e.hint }),
     cause: e,
   });

@@ -1,6 +1,7 @@
 /**
  * The frame recorder: a subscriber of the episode loop that, for the protocol's registered `frames`
- * (schema-frames.ts), keeps the image field of each recorded episode at the registered elapsed steps —
+ * (schema-frames.ts), keeps the image field of each recorded episode at the registered elapsed steps (a
+ * method-visible field from the observation, an evaluator-only render from the evaluator's part) —
  * downsampled and PNG-encoded at once (the simulator may reuse its frame buffer) — and the episode's memory
  * reads on a timeline (the step each read fed, whether it was a decision query, whether it selected a
  * substituted record and whether that changed what the policy read). At the episode's end it hands one
@@ -69,7 +70,9 @@ export class FrameRecorder implements RunnerSubscriber {
 
   private capture(rec: Recording, result: StepResult): void {
     if (!this.steps.has(result.step)) return;
-    const img = result.obs[this.frames.field] as NdArray | undefined;
+    // a method-visible image, or an evaluator-only render (a state-observation policy never gets its pixels)
+    const field = this.frames.field;
+    const img = (result.obs[field] ?? result.evaluator[field]) as NdArray | undefined;
     if (
       img === undefined ||
       img.dtype !== 'uint8' ||

@@ -59,6 +59,8 @@ export {
   type ProtocolIssueSink,
   type ProtocolPath,
   type ProtocolView,
+  type BenchmarkTask,
+  type BenchmarkTaskSet,
   type SimulatorFace,
 } from './kinds/index.js';
 export {

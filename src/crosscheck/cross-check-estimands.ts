@@ -310,8 +310,11 @@ export function recomputeEstimand(
   const kind = str(e['kind']);
   const conds = conditionsOf(e);
   const wave = study.firstWave(conds) ?? -1;
-  const cohort = study.cohort(conds, readoutOf(e), excluded, wave);
-  const tasks = study.tasks.filter((t) => !excluded.has(t));
+  // an estimand naming a task (a suite's per-task `<id>@<task>`) is taken on that task's units only
+  const only = e['task'];
+  const left = typeof only === 'string' ? new Set([...excluded, ...study.tasks.filter((t) => t !== only)]) : excluded;
+  const cohort = study.cohort(conds, readoutOf(e), left, wave);
+  const tasks = study.tasks.filter((t) => !left.has(t));
   const base: XEstimand = {
     id: str(e['id']),
     kind,

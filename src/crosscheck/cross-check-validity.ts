@@ -80,7 +80,9 @@ function removalCohort(study: PlainStudy, excluded: Set<string>, e: Obj): Remova
   const readout = readoutOf(e);
   const wave = study.firstWave(conds);
   if (wave === null) return null;
-  const co = study.cohort(conds, readout, excluded, wave);
+  const only = e['task'];
+  const left = typeof only === 'string' ? new Set([...excluded, ...study.tasks.filter((t) => t !== only)]) : excluded;
+  const co = study.cohort(conds, readout, left, wave);
   if (co.removedKeys.length === 0) return null;
   const removedKeys = new Set(co.removedKeys);
   const keptKeys = new Set(co.units.map((u) => `${u.task}|${u.seed}|${u.attempt}`));

@@ -4,7 +4,7 @@
  * - estimands: ids unique; conditions exist and are compatible (θ/θ̄: T of kind T or T_mu, S of kind
  *   S or S_pi, matched — T with S, T_mu with S_pi — against a reference of kind A; G: O against N;
  *   D/ρ: two different conditions); the conditions of a contrast share a wave (each contrast is taken
- *   within a wave, against that wave's units); θ̄ weights name tasks.
+ *   within a wave, against that wave's units); θ̄ weights and `task` name tasks.
  * - criteria: ids unique; the estimand exists; the method fits the estimand; exact-component methods
  *   take alphaPerComponent and interval methods take level (never both); the θ discordance floor only
  *   with the conditional exact bound; bootstrap settings available.
@@ -17,6 +17,7 @@ import { faceOf, kindsWithRole } from './schema-conditions.js';
 import type { CheckContext } from './cross-check-context.js';
 import type { Estimand, EstimandKind } from './schema.js';
 import { listSome } from './issue-cap.js';
+import { didYouMean } from './issues.js';
 import { seedCount } from './seeds.js';
 import type { PathSegment } from './yaml-locate.js';
 
@@ -66,6 +67,8 @@ function checkEstimands(ctx: CheckContext): void {
   const tasks = p.envs.map((e) => e.task ?? e.id);
   p.estimands.forEach((e, i) => {
     const at = (k: string): PathSegment[] => ['estimands', i, k];
+    if (e.task !== undefined && !tasks.includes(e.task))
+      ctx.push(at('task'), `unknown task "${e.task}"`, `${didYouMean(e.task, tasks)}tasks: ${listSome(tasks)}`);
     const refs = estimandConditions(e);
     const found = refs.map(([k, id]) => ctx.condition(at(k), id));
     if (found.some((c) => c === undefined)) return;

@@ -1,6 +1,8 @@
 /**
  * Cross-field rules of `frames` (schema-frames.ts): the recorded conditions exist, the steps ascend, the
- * field is method-visible, and the registered frame count stays within MAX_REGISTERED_FRAMES.
+ * field is on an allowlist — method-visible (the policy's own image) or evaluator-only (a render the simulator adds
+ * for the report, e.g. a real adapter's `frame` for a state-observation policy, which the policy never gets) — and
+ * the registered frame count stays within MAX_REGISTERED_FRAMES.
  */
 import type { CheckContext } from './cross-check-context.js';
 import { MAX_REGISTERED_FRAMES } from './schema-frames.js';
@@ -17,11 +19,12 @@ export function checkFrames(ctx: CheckContext): void {
         'list the steps once each, ascending',
       );
   });
-  if (!ctx.protocol.allowlists.methodVisible.includes(f.field)) {
+  const { methodVisible, evaluatorOnly } = ctx.protocol.allowlists;
+  if (!methodVisible.includes(f.field) && !evaluatorOnly.includes(f.field)) {
     ctx.push(
       ['frames', 'field'],
-      `frames.field "${f.field}" is not a method-visible field`,
-      `use one of ${ctx.protocol.allowlists.methodVisible.join(', ')}`,
+      `frames.field "${f.field}" is on neither allowlist`,
+      `name a method-visible image field (${methodVisible.join(', ')}) or list the evaluator-only render (e.g. frame) under allowlists.evaluatorOnly`,
     );
   }
   const attempts = ctx.protocol.attempts?.count ?? ctx.protocol.chains?.length ?? 1;

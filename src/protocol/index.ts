@@ -88,3 +88,5 @@ export {
   type ShardSpec,
   type ShardUnit,
 } from './shard-plan.js';
+export { envField, perTaskId, suiteFamilyId } from './suite-expand.js';
+export { SuiteSchema } from './schema-suite.js';

@@ -36,7 +36,9 @@ export function protocolJsonSchema(): Record<string, unknown> {
   >;
   // exactly one of checkpoint / policy (cross-check.ts), which zod's object schema cannot say
   const oneOf = [{ required: ['checkpoint'] }, { required: ['policy'] }];
-  return { ...schema, oneOf, $id: PROTOCOL_SCHEMA_ID, title: 'IMEP protocol (version 1)' };
+  // exactly one of envs / suite as written (the suite fills envs: suite-expand.ts)
+  const allOf = [{ oneOf: [{ required: ['envs'] }, { required: ['suite'] }] }];
+  return { ...schema, oneOf, allOf, $id: PROTOCOL_SCHEMA_ID, title: 'IMEP protocol (version 1)' };
 }
 
 /** The exact text of schemas/protocol.schema.json. */

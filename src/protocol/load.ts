@@ -18,7 +18,7 @@ import { crossCheckBounded } from './cross-check.js';
 import { ProtocolError, zodIssues, type LocatedIssue, type ProtocolIssue } from './issues.js';
 import { protocolHash } from './protocol-hash.js';
 import { ProtocolObjectSchema, ProtocolSchema, type Protocol } from './schema.js';
-import { findDuplicateKeys, locate } from './yaml-locate.js';
+import { findDuplicateKeys, locate, type PathSegment } from './yaml-locate.js';
 
 export interface LoadedProtocol {
   /** The file as given (used in error messages). */
@@ -28,8 +28,24 @@ export interface LoadedProtocol {
   readonly hash: string;
 }
 
+/**
+ * Where an issue about the envs a suite filled in is written: `suite.kwargs.<key>` for a kwarg, else
+ * `suite.tasks[i]` (or `suite.benchmark` when the suite takes every task). Other paths are kept.
+ */
+function writtenPath(data: unknown, path: readonly PathSegment[]): readonly PathSegment[] {
+  const raw = data as { envs?: unknown; suite?: { tasks?: unknown } } | null;
+  if (path[0] !== 'envs' || raw === null || typeof raw !== 'object' || raw.envs !== undefined || !raw.suite)
+    return path;
+  if (path[2] === 'kwargs' && path.length > 3) return ['suite', 'kwargs', ...path.slice(3)];
+  return Array.isArray(raw.suite.tasks) && typeof path[1] === 'number'
+    ? ['suite', 'tasks', path[1]]
+    : ['suite', 'benchmark'];
+}
+
 function place(doc: Document, lc: LineCounter, issues: readonly ProtocolIssue[]): LocatedIssue[] {
+  const data: unknown = doc.toJS();
   return issues
+    .map((issue) => ({ ...issue, path: writtenPath(data, issue.path) }))
     .map((issue, order) => ({
       issue: { ...issue, pos: locate(doc, lc, issue.path, { key: issue.key === true }).pos },
       order,

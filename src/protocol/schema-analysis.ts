@@ -12,8 +12,9 @@
 import { z } from 'zod';
 import {
   Alpha,
+  AnalysisId,
+  AnalysisIdList,
   Ident,
-  IdentList,
   Level,
   Margin,
   NonEmptyText,
@@ -21,13 +22,17 @@ import {
   PositiveInt,
   Rate,
   Seed,
+  TaskName,
 } from './schema-common.js';
 
 const READOUTS = ['success', 'decision'] as const;
 
 const estimandCommon = {
-  id: Ident.describe('the estimand id, unique in the protocol (e.g. D_N)'),
+  id: AnalysisId.describe('the estimand id, unique in the protocol (e.g. D_N)'),
   description: NonEmptyText.optional(),
+  task: TaskName.optional().describe(
+    "restrict the estimand to this task's units (a task name of the protocol); absent: pooled over every task",
+  ),
   readout: z
     .enum(READOUTS)
     .optional()
@@ -100,8 +105,8 @@ export const ALPHA_METHODS: readonly BoundMethod[] = ['exact-cp-difference', 'cl
 const Method = z.enum(BOUND_METHODS).describe(`the bound method: ${BOUND_METHODS.join(', ')}`);
 
 const criterionCommon = {
-  id: Ident.describe('the criterion id, unique in the protocol (e.g. Q1)'),
-  estimand: Ident.describe('the id of the estimand this criterion decides on'),
+  id: AnalysisId.describe('the criterion id, unique in the protocol (e.g. Q1)'),
+  estimand: AnalysisId.describe('the id of the estimand this criterion decides on'),
   question: z.enum(['Q1', 'Q2', 'Q3', 'Q4']).optional().describe('the IMEP question the criterion answers'),
   role: z
     .enum(['primary', 'secondary', 'materiality', 'eligibility'])
@@ -136,7 +141,7 @@ export const CriterionSchema = z
           'claim: the estimand exceeds the margin (and every listed upper bound). holds when the lower bound lies above them; not detected when the upper bound lies below the margin; else unresolved',
         ),
       margin: Margin,
-      aboveUpperBoundOf: IdentList.optional().describe(
+      aboveUpperBoundOf: AnalysisIdList.optional().describe(
         'estimands whose upper bound the lower bound must also exceed (e.g. the exact-repeat floor ρ_C, or ρ_U)',
       ),
       minDiscordant: PositiveInt.optional().describe(
@@ -177,7 +182,7 @@ export const CriterionSchema = z
         .describe(
           'a registered point check (eligibility), no error control: holds when the point estimate lies below that of another estimand, else not detected',
         ),
-      than: Ident.describe('the estimand whose point estimate must be larger'),
+      than: AnalysisId.describe('the estimand whose point estimate must be larger'),
     }),
   ])
   .describe('a registered criterion: { id, estimand, rule, …margin, α, method }');
@@ -185,7 +190,7 @@ export const CriterionSchema = z
 export const HolmFamilySchema = z
   .strictObject({
     id: Ident.describe('the family id'),
-    contrasts: IdentList.describe('estimand ids (kind D or theta) tested together, each by an exact McNemar test'),
+    contrasts: AnalysisIdList.describe('estimand ids (kind D or theta) tested together, each by an exact McNemar test'),
     alpha: z.number().gt(0).lt(1).default(0.05).describe('family-wise α'),
     test: z.enum(['mcnemar-exact-two-sided', 'mcnemar-exact-one-sided']).default('mcnemar-exact-two-sided'),
     repairBudget: NonNegativeInt.default(0).describe(
@@ -208,7 +213,7 @@ export const BootstrapSchema = z
 
 export const MdeSchema = z
   .strictObject({
-    estimand: Ident.optional().describe('the estimand the power analysis is for'),
+    estimand: AnalysisId.optional().describe('the estimand the power analysis is for'),
     inputs: z.strictObject({
       test: z.enum(['mcnemar-one-sided', 'mcnemar-two-sided']),
       alpha: z.number().gt(0).lt(1),

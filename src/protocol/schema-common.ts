@@ -10,6 +10,28 @@ export const Ident = z
   .regex(/^[A-Za-z][A-Za-z0-9_]*$/, { error: 'must be an identifier (a letter, then letters, digits or _)' })
   .describe('an identifier: a letter followed by letters, digits or underscores, e.g. N_blk');
 
+/** A task name (the plan's and the analysis's): a letter or digit, then letters, digits, `_`, `.` or `-`. */
+export const TaskName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, {
+    error: 'must be a task name (a letter or digit, then letters, digits, _, . or -)',
+  })
+  .describe('a task name, e.g. RememberColor3-VLA or libero_spatial-3');
+
+/**
+ * An estimand or criterion id: an identifier, optionally `@<task>` — the per-task entries a suite expands into
+ * (`D_N@RememberColor3-VLA`, src/protocol/suite-expand.ts); usable by hand too.
+ */
+export const AnalysisId = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_]*(@[A-Za-z0-9][A-Za-z0-9_.-]*)?$/, {
+    error: 'must be an identifier, optionally followed by @<task> (e.g. D_N or D_N@RememberColor3-VLA)',
+  })
+  .describe('an estimand or criterion id: an identifier, optionally @<task> (e.g. D_N, D_N@RememberColor3-VLA)');
+
+/** A list of estimand ids. */
+export const AnalysisIdList = z.array(AnalysisId).min(1).max(256);
+
 /** A protocol id: lower-case slug. */
 export const Slug = z
   .string()
@@ -65,7 +87,7 @@ export const NonEmptyText = z.string().min(1);
  * cross-field rules compare entries with each other, so the caps bound their cost; designs use a few dozen.
  */
 export const MAX_ENTRIES = 256;
-export const MAX_ENVS = 64;
+export const MAX_ENVS = 128;
 
 /** A list of identifiers that references conditions or estimands. */
 export const IdentList = z.array(Ident).min(1).max(MAX_ENTRIES);

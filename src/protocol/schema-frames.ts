@@ -29,7 +29,13 @@ export const FramesSchema = z
       .min(1)
       .max(256)
       .describe('record the first `units` seeds of each task (ascending seed order), at most 256'),
-    field: z.string().min(1).default('rgb').describe('the method-visible image field (uint8 [H, W, 3]); default rgb'),
+    field: z
+      .string()
+      .min(1)
+      .default('rgb')
+      .describe(
+        'the image field recorded (uint8 [H, W, 3]): method-visible (the policy’s own image) or evaluator-only (a render the simulator adds for the report, which the policy never gets, e.g. frame); default rgb',
+      ),
     downsample: z
       .union([z.literal(1), z.literal(2), z.literal(4)])
       .default(1)

@@ -8,7 +8,17 @@
  * excluded; one failing path or wiring is invalid.
  */
 import { z } from 'zod';
-import { Alpha, Ident, IdentList, Level, NonEmptyText, NonNegativeInt, PositiveInt, Rate } from './schema-common.js';
+import {
+  Alpha,
+  AnalysisId,
+  Ident,
+  IdentList,
+  Level,
+  NonEmptyText,
+  NonNegativeInt,
+  PositiveInt,
+  Rate,
+} from './schema-common.js';
 
 const gateCommon = {
   id: Ident.describe('the gate id, unique in the protocol'),
@@ -125,7 +135,7 @@ export const GoNoGoSchema = z
     }),
     z.strictObject({
       rule: z.literal('min-discordant').describe('an estimand has at least min discordant pairs'),
-      estimand: Ident,
+      estimand: AnalysisId,
       min: PositiveInt,
       outcome: z.enum(['descriptive', 'abort']).default('descriptive'),
     }),

@@ -4,7 +4,7 @@
  * silently ignored. Cross-field rules (references resolve, anchors in their waves, n ≤ band, …) live
  * in cross-check.ts.
  *
- * Top-level keys: version, id, title, description, simulator, envs, checkpoint | policy, conventions, memory, seeds, n,
+ * Top-level keys: version, id, title, description, simulator, envs | suite, checkpoint | policy, conventions, memory, seeds, n,
  * attempts | chains, factors, conditions, waves, estimands, criteria, gates, validity, holmFamilies, goNoGo,
  * executionFailures, allowlists, bootstrap, mde, frames, amendments.
  */
@@ -21,11 +21,14 @@ import {
   PositiveInt,
   SeedInt,
   Slug,
+  TaskName,
 } from './schema-common.js';
 import { ConditionSchema } from './schema-conditions.js';
 import { FramesSchema } from './schema-frames.js';
 import { ExecutionFailureSchema, GateSchema, GoNoGoSchema, ValidityChecksSchema } from './schema-gates.js';
 import { kindField } from './kind-field.js';
+import { SuiteSchema } from './schema-suite.js';
+import { expandSuite } from './suite-expand.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -41,7 +44,7 @@ export const SimulatorSchema = kindField(simulatorFaces, 'kind', 'the simulator'
 export const EnvSchema = z
   .strictObject({
     id: NonEmptyText.describe('the environment id, e.g. ShellGameTouch-lite'),
-    task: Ident.optional().describe('the task name in the plan and the analysis (default: the env id)'),
+    task: TaskName.optional().describe('the task name in the plan and the analysis (default: the env id)'),
     kwargs: Kwargs.optional(),
   })
   .describe('an environment (task) with its make-time kwargs');
@@ -223,7 +226,15 @@ export const ProtocolObjectSchema = z
     title: NonEmptyText.describe('a one-line title'),
     description: NonEmptyText.optional(),
     simulator: SimulatorSchema,
-    envs: z.array(EnvSchema).min(1).max(MAX_ENVS).describe('the environments (tasks); units are task × seed'),
+    envs: z
+      .array(EnvSchema)
+      .min(1)
+      .max(MAX_ENVS)
+      .optional()
+      .describe(
+        'the environments (tasks); units are task × seed. Required unless suite names a task set (which fills it)',
+      ),
+    suite: SuiteSchema.optional(),
     checkpoint: CheckpointSchema.optional(),
     policy: PolicyBlockSchema.optional(),
     conventions: PolicyConventionsSchema.optional().describe(
@@ -259,8 +270,26 @@ export const ProtocolObjectSchema = z
   })
   .describe('an IMEP protocol (version 1)');
 
-/** The protocol schema: the object, then the kwargs its simulator kind states filled in (stateKwargs). */
-export const ProtocolSchema = ProtocolObjectSchema.transform(stateKwargs);
+/**
+ * The protocol schema: the object, its suite expanded (suite-expand.ts: envs, per-task estimands, criteria, Holm
+ * families), then the kwargs its simulator kind states filled in (stateKwargs). A protocol without suite is the
+ * object with stated kwargs, as before.
+ */
+export const ProtocolSchema = ProtocolObjectSchema.transform((p, ctx) => {
+  const expanded = expandSuite(
+    p,
+    (envs) => statedEnvs(p.simulator.kind, envs),
+    (path, message, hint) =>
+      ctx.issues.push({ code: 'custom', path, message, input: p, params: { worded: { message, hint } } }),
+  );
+  return expanded === null ? z.NEVER : stateKwargs(expanded);
+});
+
+function statedEnvs<E extends z.infer<typeof EnvSchema>>(kind: string, envs: E[]): E[] {
+  const stated = simulatorFaces.get(kind)?.statedKwargs;
+  if (stated === undefined) return envs;
+  return envs.map((e) => ({ ...e, kwargs: { ...stated(e.id), ...(e.kwargs ?? {}) } }));
+}
 
 /**
  * The envs with the kwargs the simulator kind states for every protocol filled in where the YAML leaves them out
@@ -268,9 +297,8 @@ export const ProtocolSchema = ProtocolObjectSchema.transform(stateKwargs);
  * seed, issue #32), so the protocol hash binds them like any other default. A value the YAML gives is kept.
  */
 function stateKwargs<P extends { simulator: { kind: string }; envs: Array<z.infer<typeof EnvSchema>> }>(p: P): P {
-  const stated = simulatorFaces.get(p.simulator.kind)?.statedKwargs;
-  if (stated === undefined) return p;
-  return { ...p, envs: p.envs.map((e) => ({ ...e, kwargs: { ...stated(e.id), ...(e.kwargs ?? {}) } })) };
+  if (simulatorFaces.get(p.simulator.kind)?.statedKwargs === undefined) return p;
+  return { ...p, envs: statedEnvs(p.simulator.kind, p.envs) };
 }
 
 export type Protocol = z.infer<typeof ProtocolSchema>;
@@ -284,6 +312,7 @@ export type Allowlists = z.infer<typeof AllowlistsSchema>;
 export type CheckpointBinding = z.infer<typeof CheckpointSchema>;
 export type PolicyBlock = z.infer<typeof PolicyBlockSchema>;
 export type { Frames } from './schema-frames.js';
+export type { Suite } from './schema-suite.js';
 
 export type { ProtocolCondition, InstallPoint, ProtocolConditionKind } from './schema-conditions.js';
 export type {

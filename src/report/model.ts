@@ -19,6 +19,7 @@ import { conditionsContextTable, contextIntro, glossaryTables, hypothesesTable }
 import { FOREST_CAPTION, forestPlot } from './forest-plot.js';
 import { filmstripHtml, filmstripMarkdown, filmstrips, type Filmstrips } from './filmstrip.js';
 import { failuresSection, failuresSummaryLine } from './failures-section.js';
+import { suiteSections } from './suite-sections.js';
 
 /** The report's filmstrips from its inputs (none when the protocol recorded no frames). */
 export function reportFilmstrips(inputs: ReportInputs): Filmstrips {
@@ -429,6 +430,7 @@ export function reportModel(inputs: ReportInputs, strips: Filmstrips = reportFil
           "Each criterion's registered claim in words, whether its rule was met, the verdict word that answers the claim (holds: shown; not detected: the bound excludes it; unresolved: neither), and the bound beside the margin. Routed on bounds, never on point estimates; invalid and excluded withhold the number.",
         tables: [verdictTable(a, inputs.protocol)],
       },
+      ...suiteSections(inputs, strips),
       { id: 'questions', title: 'Q1–Q4', tables: questionTables(a) },
       {
         id: 'estimands',

@@ -1,6 +1,6 @@
 /**
  * `frames` (schema-frames.ts, cross-check-frames.ts): off when absent; the recorded conditions exist, the steps
- * ascend, the field is method-visible, and the registered frame count stays under MAX_REGISTERED_FRAMES.
+ * ascend, the field is on an allowlist (method-visible or an evaluator-only render), and the registered frame count stays under MAX_REGISTERED_FRAMES.
  */
 import { describe, expect, it } from 'vitest';
 import { parseProtocol } from '../../src/protocol/index.js';
@@ -23,13 +23,21 @@ describe('protocol frames', () => {
     expect(refusal(withFrames('  steps: [0, 5, 5]\n  conditions: [A]\n  units: 4')).message).toContain(
       'step 5 does not follow step 5',
     );
-    expect(refusal(withFrames('  steps: [0]\n  conditions: [A]\n  units: 4\n  field: success')).message).toContain(
-      'frames.field "success" is not a method-visible field',
+    expect(refusal(withFrames('  steps: [0]\n  conditions: [A]\n  units: 4\n  field: colour')).message).toContain(
+      'frames.field "colour" is on neither allowlist',
     );
     expect(refusal(withFrames('  steps: [0]\n  conditions: [A]\n  units: 4\n  fps: 3')).message).toMatch(/fps/);
     const units = refusal(withFrames('  steps: [0]\n  conditions: [A]\n  units: 300'));
     expect(units.message).toBe('must be ≤ 256, got 300');
     expect(units.issues[0]?.path).toEqual(['frames', 'units']);
+  });
+
+  it('accepts an evaluator-only field (a render for the report the policy never gets)', () => {
+    const p = parseProtocol(
+      withFrames('  steps: [0]\n  conditions: [A]\n  units: 4\n  field: seed'),
+      BAD_FILE,
+    ).protocol;
+    expect(p.frames?.field).toBe('seed');
   });
 
   it('refuses more registered frames than the cap', () => {

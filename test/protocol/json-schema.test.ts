@@ -23,6 +23,7 @@ describe('JSON Schema export', () => {
       'description',
       'simulator',
       'envs',
+      'suite',
       'checkpoint',
       'policy',
       'conventions',
@@ -55,6 +56,11 @@ describe('JSON Schema export', () => {
       { required: ['checkpoint'] },
       { required: ['policy'] },
     ]);
+    // exactly one of envs or suite (the suite fills envs)
+    expect((schema as unknown as { allOf: unknown }).allOf).toEqual([
+      { oneOf: [{ required: ['envs'] }, { required: ['suite'] }] },
+    ]);
+    expect(schema.required).not.toContain('envs');
     expect(schema.required).not.toContain('criteria'); // defaulted to []
     expect(schema.additionalProperties).toBe(false);
   });

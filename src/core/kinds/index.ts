@@ -8,7 +8,7 @@ export type {
   ProtocolPath,
   ProtocolView,
 } from './protocol-view.js';
-export type { SimulatorFace } from './simulator-face.js';
+export type { BenchmarkTask, BenchmarkTaskSet, SimulatorFace } from './simulator-face.js';
 export type { PolicyRuntimeFace } from './policy-runtime-face.js';
 export type { ConditionFace, ConditionRole } from './condition-face.js';
 export { conditionFaces, policyRuntimeFaces, simulatorFaces } from './registries.js';

@@ -8,6 +8,23 @@ import type { Kind } from './registry.js';
 import type { ExecutionNoise } from '../execution-noise.js';
 import type { KindBlock, ProtocolIssueSink, ProtocolView } from './protocol-view.js';
 
+/** One task of a benchmark's task set: the plan's task name and the environment id that makes it. */
+export interface BenchmarkTask {
+  readonly task: string;
+  readonly envId: string;
+}
+
+/**
+ * A named task set a simulator declares (a benchmark's standard tasks, e.g. MIKASA-Robo's VLA standard set): what a
+ * protocol's `suite.benchmark` names. The protocol expands it into its `envs` (src/protocol/suite-expand.ts).
+ */
+export interface BenchmarkTaskSet {
+  /** One line: what the set is and where it comes from (upstream file or paper). */
+  readonly description: string;
+  /** The tasks in the benchmark's own order. */
+  readonly tasks: readonly BenchmarkTask[];
+}
+
 export interface SimulatorFace extends Kind {
   /** The fields of its `simulator:` block besides `kind` (the protocol builds the strict object from them). */
   readonly fields: z.ZodRawShape;
@@ -37,4 +54,9 @@ export interface SimulatorFace extends Kind {
    * precommit). Optional: absent is false (servers).
    */
   inProcess?(block: KindBlock): boolean;
+  /**
+   * The named task sets (benchmarks) this block's simulator declares, by name; a protocol's `suite.benchmark`
+   * names one. Optional: a kind without the capability declares none.
+   */
+  benchmarks?(block: KindBlock): Readonly<Record<string, BenchmarkTaskSet>>;
 }

@@ -18,6 +18,7 @@ import {
 } from '../../core/index.js';
 import { inProcessSimulators, type EnvProvider, type SimulatorKind } from '../../runtime/index.js';
 import { LITE_ENV_IDS, isLiteEnvId, liteStatedKwargs, makeLiteEnv, makeLiteEnvSync } from './registry.js';
+import { LITE_BENCHMARKS } from './benchmarks.js';
 
 const fields = {
   transport: z
@@ -119,4 +120,5 @@ export const liteSimulatorKind: SimulatorKind = {
       : 'lite simulators over the bridge (`imep sim serve lite` servers started by IMEP)',
   servers: (block) => (inProcess(block) ? undefined : { start: 'imep-lite' }),
   knownSpec: (_block, envId, kwargs) => makeLiteEnv(envId, kwargs).spec,
+  benchmarks: () => LITE_BENCHMARKS,
 };

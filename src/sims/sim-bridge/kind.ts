@@ -24,6 +24,7 @@ import {
   type SimulatorContext,
   type SimulatorKind,
 } from '../../runtime/index.js';
+import { simBridgeBenchmarks } from './benchmarks.js';
 
 /** The sim-bridge's adapters, by the names the protocol and the Python server both use (its ADAPTER_NAMES). */
 export const SIM_BRIDGE_ADAPTER_NAMES = ['mikasa', 'simplerenv', 'libero', 'replay'] as const;
@@ -134,6 +135,7 @@ export const simBridgeSimulatorKind: SimulatorKind = {
     return serversOf(sim, ctx === undefined || sim.endpoint !== undefined ? undefined : resolveReplayDir(sim, ctx));
   },
   vectorize: (block) => simBridgeBlock(block).vectorize === true,
+  benchmarks: (block) => simBridgeBenchmarks(simBridgeBlock(block).adapter),
   inputFolders(block, ctx): Readonly<Record<string, string>> {
     const dir = resolveReplayDir(simBridgeBlock(block), ctx);
     return dir === undefined ? {} : { 'simulator.replayDir': dir };
