@@ -69,7 +69,7 @@ DEFAULT_MAKE_KWARGS: dict[str, Any] = {
     "reconfiguration_freq": 1,
 }
 #: kwargs this adapter consumes itself (not passed to gym.make).
-ADAPTER_KWARGS = ("ignore_terminations",)
+ADAPTER_KWARGS = ("ignore_terminations", "lamp_bulb", "frames")
 STATE_MODES = ("state", "state_dict")
 
 REQUIREMENTS = (
@@ -119,7 +119,7 @@ def flatten_joints(obs: Mapping[str, Any]) -> np.ndarray:
 def translate(
     obs: Mapping[str, Any],
     *,
-    oracle: int | None,
+    oracle: int | str | None,
     oracle_field: str | None,
     task: str,
     seed: int,
@@ -159,8 +159,8 @@ def translate(
         }
     )
     if oracle is not None and oracle_field is not None:
-        fields["oracle_info"] = int(oracle)
-        fields[oracle_field] = int(oracle)
+        fields["oracle_info"] = oracle
+        fields[oracle_field] = oracle
     return fields
 
 
@@ -175,6 +175,7 @@ class MikasaEnv(Env):
         state: bool,
         ignore_terminations: bool,
         control_mode: str | None = None,
+        frames: bool = False,
     ) -> None:
         self._id = env_id
         #: the ManiSkill control mode the env was made with (its action conventions follow from it)
@@ -186,6 +187,8 @@ class MikasaEnv(Env):
         self._state = state
         self._max_steps = max_steps
         self._ignore_terminations = ignore_terminations
+        #: state modes: render the base camera each step into the evaluator-only `frame` (for filmstrips)
+        self._frames = frames and state
         self._seed = 0
         self._success_once = False
         self._spec = self._build_spec()
@@ -214,6 +217,8 @@ class MikasaEnv(Env):
                 observation["camera_intrinsic"] = FieldSpec((3, 3), "float32")
                 observation["camera_extrinsic"] = FieldSpec((3, 4), "float32")
                 visible += ["camera_intrinsic", "camera_extrinsic"]
+        if self._frames:
+            observation["frame"] = FieldSpec(runtime.base_camera_shape(base), "uint8")
         fact = self._meta.fact
         observation.update(
             {
@@ -228,7 +233,8 @@ class MikasaEnv(Env):
             }
         )
         if fact is not None:
-            observation.update({"oracle_info": FieldSpec((), "int64"), fact.field: FieldSpec((), "int64")})
+            dtype = fact.dtype(base)
+            observation.update({"oracle_info": FieldSpec((), dtype), fact.field: FieldSpec((), dtype)})
         observation.update({f.name: f.spec(base) for f in self._meta.oracle})
         action_shape = _shape(act, (8,))
         return EnvSpec(
@@ -258,6 +264,7 @@ class MikasaEnv(Env):
             "cubes": Component("cubes", 0, "cube_xyz_visible", field="cubes", description="per colour: position, 1 when on the table"),
             "ball": Component("ball", 3, "xyz", field="ball", description="the ball's centre (world frame, m)"),
             "goal": Component("goal", 3, "xyz", field="goal", description="the goal region's centre (world frame, m)"),
+            "button": Component("button", 3, "xyz", field="button", description="the submit button's top (world frame, m)"),
             "camera_intrinsic": Component("camera_intrinsic", 9, "intrinsic_cv", field="camera_intrinsic"),
             "camera_extrinsic": Component("camera_extrinsic", 12, "extrinsic_cv", field="camera_extrinsic"),
         }
@@ -266,14 +273,13 @@ class MikasaEnv(Env):
     def spec(self) -> EnvSpec:
         return self._spec
 
-    def _oracle(self) -> int | None:
+    def _oracle(self) -> int | str | None:
         fact = self._meta.fact
         if fact is None:
             return None
-        value = getattr(self._env.unwrapped, fact.attr, None)
-        if value is None:
+        if getattr(self._env.unwrapped, fact.attr, None) is None:
             raise AdapterError(f"{self._id}: the env has no {fact.attr} after reset")
-        return int(scalar(value))
+        return fact.value(self._env.unwrapped)
 
     def _state_fields(self) -> dict[str, np.ndarray]:
         base = self._env.unwrapped
@@ -291,15 +297,11 @@ class MikasaEnv(Env):
 
     def _fields(self, obs: Any, **kwargs: Any) -> dict[str, Any]:
         fact = self._meta.fact
-        return translate(
-            obs,
-            oracle=self._oracle(),
-            oracle_field=None if fact is None else fact.field,
-            task=self._task,
-            state=self._state_fields(),
-            evaluator=self._oracle_fields(),
-            **kwargs,
-        )
+        evaluator = self._oracle_fields()
+        if self._frames:
+            evaluator["frame"] = runtime.base_camera_frame(self._env.unwrapped)
+        field = None if fact is None else fact.field
+        return translate(obs, oracle=self._oracle(), oracle_field=field, task=self._task, state=self._state_fields(), evaluator=evaluator, **kwargs)
 
     def reset(self, seed: int, options: Mapping[str, Any], init_state_id: int | None) -> RawStep:
         if init_state_id is not None:
@@ -388,6 +390,11 @@ class MikasaAdapter(Adapter):
         elif "rgb" not in mode:
             raise AdapterError(f"{env_id}: obs_mode must include rgb, or be 'state'/'state_dict' (got {mode!r})")
         torch, gym, registration, assets = self._import(task)
+        if TASKS[task].lamp:
+            shapes = import_or_unavailable(ADAPTER, "mikasa_robo_suite.vla.utils.shapes", "mikasa-robo-suite", REQUIREMENTS[-1][2])
+            runtime.use_lamp_bulb(env_id, shapes, kwargs.get("lamp_bulb"))
+        elif "lamp_bulb" in kwargs:
+            raise AdapterError(f"{env_id}: make kwarg lamp_bulb applies only to tasks with MIKASA's lamp; remove it")
         runtime.check_assets(env_id, registration, assets, task)
         try:
             env = gym.make(task, num_envs=1, **runtime.render_kwargs(make_kwargs))
@@ -405,4 +412,5 @@ class MikasaAdapter(Adapter):
             state=state,
             ignore_terminations=bool(kwargs.get("ignore_terminations", True)),
             control_mode=str(make_kwargs["control_mode"]),
+            frames=bool(kwargs.get("frames", False)),
         )
