@@ -217,9 +217,8 @@ class MikasaEnv(Env):
                 observation["camera_intrinsic"] = FieldSpec((3, 3), "float32")
                 observation["camera_extrinsic"] = FieldSpec((3, 4), "float32")
                 visible += ["camera_intrinsic", "camera_extrinsic"]
-        if self._frames:
-            observation["frame"] = FieldSpec(runtime.base_camera_shape(base), "uint8")
         fact = self._meta.fact
+        facts = {} if fact is None else {"oracle_info": FieldSpec((), fact.dtype(base)), fact.field: FieldSpec((), fact.dtype(base))}
         observation.update(
             {
                 "reward": FieldSpec((), "float32"),
@@ -228,14 +227,14 @@ class MikasaEnv(Env):
                 "terminated": FieldSpec((), "bool"),
                 "truncated": FieldSpec((), "bool"),
                 "elapsed_steps": FieldSpec((), "int64"),
+                **facts,
                 "seed": FieldSpec((), "int64"),
                 "task": FieldSpec((), "string"),
+                **{f.name: f.spec(base) for f in self._meta.oracle},
             }
         )
-        if fact is not None:
-            dtype = fact.dtype(base)
-            observation.update({"oracle_info": FieldSpec((), dtype), fact.field: FieldSpec((), dtype)})
-        observation.update({f.name: f.spec(base) for f in self._meta.oracle})
+        if self._frames:
+            observation["frame"] = FieldSpec(runtime.base_camera_shape(base), "uint8")
         action_shape = _shape(act, (8,))
         return EnvSpec(
             id=self._id,
