@@ -110,8 +110,9 @@ run_tests() {
   # (test_demos_mikasa_real.py: 2 demonstrations recorded and read back in LeRobot v3.0 layout; ~30 s)
   # (test_mikasa_vector_real.py: a makeBatch / stepBatch batch in worker processes is one env per slot, byte for byte; ~25 s)
   # (test_onnx_checkpoint.py: the Python checkpoint runner with the venv's onnxruntime, which the bare suite skips)
+  # (test_mikasa_vla_tasks_real.py: one VLA task per memory type, frames, lamp and YCB refusals; ~2 min)
   (cd sim-bridge && IMEP_REAL_MIKASA=1 "$PY" -m pytest -q -p no:warnings tests/real/test_mikasa_real.py tests/real/test_mikasa_vector_real.py \
-    tests/test_onnx_checkpoint.py tests/test_lerobot_v3.py tests/real/test_demos_mikasa_real.py)
+    tests/test_onnx_checkpoint.py tests/test_lerobot_v3.py tests/real/test_demos_mikasa_real.py tests/real/test_mikasa_vla_tasks_real.py)
   # the campaign through closeout, and bad input on the real stack (one line, exit 2, nothing written); the learned
   # policy (in-process ONNX Runtime) and its memoryless twin through closeout; and checkpoints/lite-memvla in process
   # vs hosted by this venv's Python (onnxruntime), rows and steps byte-identical; the learned policy served by

@@ -58,7 +58,7 @@ def test_user_kwargs_override_and_num_envs_is_one(world) -> None:
         MikasaAdapter().make("mikasa/RememberColor9-v0", {"num_envs": 4})
     with pytest.raises(AdapterError, match="obs_mode must include rgb"):
         MikasaAdapter().make("mikasa/RememberColor9-v0", {"obs_mode": "depth"})
-    with pytest.raises(AdapterError, match="no visible state field carries the ball cue"):
+    with pytest.raises(AdapterError, match="no visible state field carries the task's cue"):
         MikasaAdapter().make("mikasa/ShellGameTouch-v0", {"obs_mode": "state"})
     with pytest.raises(AdapterError, match=r"unknown MIKASA-Robo env 'mikasa/RememberColor4-v0' \(known: "):
         MikasaAdapter().make("mikasa/RememberColor4-v0", {})

@@ -1,4 +1,5 @@
-"""MIKASA-Robo adapter: RememberColor{3,5,9}-VLA-v0 / -v0 and ShellGameTouch/Push/Pick-v0 (ManiSkill 3).
+"""MIKASA-Robo adapter (ManiSkill 3): the tasks of adapters/mikasa_tasks.py — RememberColor{3,5,9}-VLA-v0 / -v0,
+ShellGameTouch/Push/Pick-v0, Intercept{Slow,Medium,Fast}-VLA-v0, … — each with its fact, decision step and state fields.
 
 Checked against the real stack (mikasa-robo-suite 1.0.0, mani_skill 3.0.0b15, sapien 3.0.3, torch 2.13.0 CPU;
 scripts/sims/mikasa.sh), run on PhysX CPU with Mesa 25 lavapipe rendering (adapters/mikasa_runtime.py):
@@ -21,20 +22,22 @@ scripts/sims/mikasa.sh), run on PhysX CPU with Mesa 25 lavapipe rendering (adapt
   = extra.tcp_pose (7) + agent.qpos (9) + agent.qvel (9) as float32 (FlattenRGBDObservationWrapper's order),
   and the base camera's calibration `camera_intrinsic` (K, 3×3) and `camera_extrinsic` (world→camera [R|t], 3×4)
   from `sensor_param` — fixed per camera, nothing about the task.
-* Observation, state modes (RememberColor only) — ManiSkill's state_dict `extra` holds the answer
+* Observation, state modes (tasks with state fields in mikasa_tasks.py) — ManiSkill's state_dict `extra` holds the answer
   (`oracle_info`, and `goal_k_pose` = the target cube's position, zero for the others), so none of it is
   passed: `joints` takes tcp_pose only, and `cubes` [C, 4] float32 is what a camera would show of the cubes —
   row k = colour k's position (x, y, z) and 1 when it is on the table, all zeros while MIKASA hides it (it lifts
   hidden cubes to z = 1000). During the cue phase exactly one row is visible (the colour to remember); in the
   empty phase none; then all of them. It never says which candidate is the target.
+  Intercept*-VLA: `ball` and `goal` (positions, float32[3]); the ball's velocity (`oracle_info`,
+  `ball_linear_vel` in ManiSkill's state) is never shown — the evaluator gets it as `oracle_velocity`.
 * Randomness — the fact (`true_color_indices` / `cup_with_ball_number`) is drawn from
   `_batched_episode_rng`, the layout and the phase lengths from torch; ManiSkill's `reset(seed=…)` runs
   `_initialize_episode` inside `torch.random.fork_rng()` with `torch.manual_seed(episode_seed)`, so one seed
   is one episode. The adapter also seeds random/numpy/torch's global RNGs (defence in depth). ManiSkill seeds
   `np.random.RandomState(seed)`: seeds above 2^32 − 1 are refused.
-* Facts — `oracle_color` (domain 0 … C−1) / `oracle_cup` (0, 1, 2), evaluator-only; decisions start when the
-  candidates can first be seen: RememberColor-VLA `CUE_PHASE_STEPS[0] + EMPTY_PHASE_STEPS[0]`, legacy
-  RememberColor `TIME_OFFSET + DELTA_TIME`, ShellGame `TIME_OFFSET` (read from the env instance).
+* Facts — discrete ones only: `oracle_color` (domain 0 … C−1) / `oracle_cup` (0, 1, 2), evaluator-only (also
+  as `oracle_info`); a task with a continuous fact (Intercept's velocity) declares none and S/T are refused on
+  it. Decision steps per task in mikasa_tasks.py, read from the env instance where the env has a constant.
 * Step — `env.step(torch.from_numpy(action[None]))`; `info['success']`, `info['elapsed_steps']`. A row's
   `success` is the last step's (success_at_end); `success_once` is passed to the evaluator too.
 """
@@ -52,16 +55,10 @@ from ..errors import AdapterError
 from ..spec import ActionSpec, Component, EnvSpec, FactSpec, FieldSpec, RawStep
 from . import mikasa_runtime as runtime
 from .base import Adapter, Env, check_sim_seed, import_or_unavailable, missing_module, scalar, unbatch, uniform_bounds
+from .mikasa_tasks import TASKS, Task, cube_rows  # noqa: F401 - cube_rows re-exported (tests, bench)
 
 ADAPTER = "mikasa"
 PREFIX = "mikasa/"
-COLOR = {"kind": "color", "oracle_attr": "true_color_indices", "oracle_field": "oracle_color"}
-CUP = {"kind": "cup", "oracle_attr": "cup_with_ball_number", "oracle_field": "oracle_cup"}
-TASKS: dict[str, dict[str, Any]] = {
-    **{f"RememberColor{n}-VLA-v0": {**COLOR, "module": "vla"} for n in (3, 5, 9)},
-    **{f"RememberColor{n}-v0": {**COLOR, "module": "rl"} for n in (3, 5, 9)},
-    **{f"ShellGame{k}-v0": {**CUP, "module": "rl"} for k in ("Touch", "Push", "Pick")},
-}
 #: baselines/ppo/ppo_memtasks.py `env_kwargs` (rgb modes) + the eval env's reconfiguration_freq=1.
 DEFAULT_MAKE_KWARGS: dict[str, Any] = {
     "obs_mode": "rgb",
@@ -72,10 +69,8 @@ DEFAULT_MAKE_KWARGS: dict[str, Any] = {
     "reconfiguration_freq": 1,
 }
 #: kwargs this adapter consumes itself (not passed to gym.make).
-ADAPTER_KWARGS = ("ignore_terminations",)
+ADAPTER_KWARGS = ("ignore_terminations", "lamp_bulb", "frames")
 STATE_MODES = ("state", "state_dict")
-#: MIKASA hides a cube by lifting it to z = 1000; anything above this is not on the table.
-HIDDEN_Z = 1.0
 
 REQUIREMENTS = (
     ("torch", "torch", f"{runtime.SETUP_HINT} (torch==2.13.0)"),
@@ -121,25 +116,15 @@ def flatten_joints(obs: Mapping[str, Any]) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def cube_rows(positions: Sequence[Any]) -> np.ndarray:
-    """[C, 4] float32: (x, y, z, 1) for a cube on the table, zeros for one MIKASA has lifted out of view."""
-    out = np.zeros((len(positions), 4), np.float32)
-    for k, p in enumerate(positions):
-        xyz = unbatch(p).astype(np.float32).reshape(-1)[:3]
-        if float(xyz[2]) <= HIDDEN_Z:
-            out[k, :3] = xyz
-            out[k, 3] = 1.0
-    return out
-
-
 def translate(
     obs: Mapping[str, Any],
     *,
-    oracle: int,
-    oracle_field: str,
+    oracle: int | str | None,
+    oracle_field: str | None,
     task: str,
     seed: int,
-    cubes: np.ndarray | None = None,
+    state: Mapping[str, np.ndarray] | None = None,
+    evaluator: Mapping[str, np.ndarray] | None = None,
     reward: Any = 0.0,
     terminated: Any = False,
     truncated: Any = False,
@@ -158,8 +143,8 @@ def translate(
         if params is not None and "intrinsic_cv" in params and "extrinsic_cv" in params:
             fields["camera_intrinsic"] = unbatch(params["intrinsic_cv"]).astype(np.float32).reshape(3, 3)
             fields["camera_extrinsic"] = unbatch(params["extrinsic_cv"]).astype(np.float32).reshape(3, 4)
-    if cubes is not None:
-        fields["cubes"] = cubes
+    fields.update(state or {})
+    fields.update(evaluator or {})
     success = bool(scalar(info["success"])) if "success" in info else False
     fields.update(
         {
@@ -169,26 +154,14 @@ def translate(
             "terminated": bool(scalar(terminated)),
             "truncated": bool(scalar(truncated)),
             "elapsed_steps": int(scalar(info["elapsed_steps"])) if "elapsed_steps" in info else 0,
-            "oracle_info": int(oracle),
-            oracle_field: int(oracle),
             "seed": int(seed),
             "task": task,
         }
     )
+    if oracle is not None and oracle_field is not None:
+        fields["oracle_info"] = oracle
+        fields[oracle_field] = oracle
     return fields
-
-
-def decision_step(task: str, base: Any) -> int:
-    """The first elapsed step at which the candidates (cups / coloured cubes) can be seen."""
-    if "VLA" in task:
-        return int(base.CUE_PHASE_STEPS[0]) + int(base.EMPTY_PHASE_STEPS[0])
-    if TASKS[task]["kind"] == "color":
-        return int(base.TIME_OFFSET) + int(base.DELTA_TIME)
-    return int(base.TIME_OFFSET)
-
-
-def fact_domain(task: str, base: Any) -> tuple[int, ...]:
-    return tuple(range(int(base.COLORS))) if TASKS[task]["kind"] == "color" else (0, 1, 2)
 
 
 class MikasaEnv(Env):
@@ -202,17 +175,20 @@ class MikasaEnv(Env):
         state: bool,
         ignore_terminations: bool,
         control_mode: str | None = None,
+        frames: bool = False,
     ) -> None:
         self._id = env_id
         #: the ManiSkill control mode the env was made with (its action conventions follow from it)
         self._control_mode = control_mode
         self._task = env_id[len(PREFIX) :]
-        self._meta = TASKS[self._task]
+        self._meta: Task = TASKS[self._task]
         self._env = env
         self._torch = torch
         self._state = state
         self._max_steps = max_steps
         self._ignore_terminations = ignore_terminations
+        #: state modes: render the base camera each step into the evaluator-only `frame` (for filmstrips)
+        self._frames = frames and state
         self._seed = 0
         self._success_once = False
         self._spec = self._build_spec()
@@ -226,8 +202,9 @@ class MikasaEnv(Env):
         observation: dict[str, FieldSpec] = {"joints": FieldSpec((joints,), "float32")}
         visible = ["joints"]
         if self._state:
-            observation["cubes"] = FieldSpec((len(base.cubes), 4), "float32")
-            visible.append("cubes")
+            for f in self._meta.state:
+                observation[f.name] = f.spec(base)
+                visible.append(f.name)
         else:
             observation["image"] = FieldSpec(_shape(_sub(obs_space, "sensor_data", "base_camera", "rgb"), (128, 128, 3)), "uint8")
             visible.insert(0, "image")
@@ -240,7 +217,8 @@ class MikasaEnv(Env):
                 observation["camera_intrinsic"] = FieldSpec((3, 3), "float32")
                 observation["camera_extrinsic"] = FieldSpec((3, 4), "float32")
                 visible += ["camera_intrinsic", "camera_extrinsic"]
-        oracle_field = self._meta["oracle_field"]
+        fact = self._meta.fact
+        facts = {} if fact is None else {"oracle_info": FieldSpec((), fact.dtype(base)), fact.field: FieldSpec((), fact.dtype(base))}
         observation.update(
             {
                 "reward": FieldSpec((), "float32"),
@@ -249,12 +227,14 @@ class MikasaEnv(Env):
                 "terminated": FieldSpec((), "bool"),
                 "truncated": FieldSpec((), "bool"),
                 "elapsed_steps": FieldSpec((), "int64"),
-                "oracle_info": FieldSpec((), "int64"),
-                oracle_field: FieldSpec((), "int64"),
+                **facts,
                 "seed": FieldSpec((), "int64"),
                 "task": FieldSpec((), "string"),
+                **{f.name: f.spec(base) for f in self._meta.oracle},
             }
         )
+        if self._frames:
+            observation["frame"] = FieldSpec(runtime.base_camera_shape(base), "uint8")
         action_shape = _shape(act, (8,))
         return EnvSpec(
             id=self._id,
@@ -264,8 +244,8 @@ class MikasaEnv(Env):
             method_visible=tuple(visible),
             evaluator_only=tuple(k for k in observation if k not in visible),
             first_frame_field=None if self._state else "image",
-            fact=FactSpec(oracle_field, fact_domain(self._task, base)),
-            decision_from_step=min(decision_step(self._task, base), self._max_steps),
+            fact=None if fact is None else FactSpec(fact.field, fact.domain(base)),
+            decision_from_step=min(self._meta.decision(base), self._max_steps),
             conventions=mikasa_conventions(
                 getattr(base, "control_mode", None) or self._control_mode,
                 int(np.prod(action_shape)),
@@ -281,6 +261,9 @@ class MikasaEnv(Env):
             "wrist_image": WRIST_IMAGE,
             "joints": Component("state", joints, state, field="joints", description="extra.tcp_pose, then agent.qpos, agent.qvel"),
             "cubes": Component("cubes", 0, "cube_xyz_visible", field="cubes", description="per colour: position, 1 when on the table"),
+            "ball": Component("ball", 3, "xyz", field="ball", description="the ball's centre (world frame, m)"),
+            "goal": Component("goal", 3, "xyz", field="goal", description="the goal region's centre (world frame, m)"),
+            "button": Component("button", 3, "xyz", field="button", description="the submit button's top (world frame, m)"),
             "camera_intrinsic": Component("camera_intrinsic", 9, "intrinsic_cv", field="camera_intrinsic"),
             "camera_extrinsic": Component("camera_extrinsic", 12, "extrinsic_cv", field="camera_extrinsic"),
         }
@@ -289,18 +272,21 @@ class MikasaEnv(Env):
     def spec(self) -> EnvSpec:
         return self._spec
 
-    def _oracle(self) -> int:
-        base = self._env.unwrapped
-        value = getattr(base, self._meta["oracle_attr"], None)
-        if value is None:
-            raise AdapterError(f"{self._id}: the env has no {self._meta['oracle_attr']} after reset")
-        return int(scalar(value))
-
-    def _cubes(self) -> np.ndarray | None:
-        if not self._state:
+    def _oracle(self) -> int | str | None:
+        fact = self._meta.fact
+        if fact is None:
             return None
-        cubes = self._env.unwrapped.cubes
-        return cube_rows([cubes[k].pose.p for k in sorted(cubes)])
+        if getattr(self._env.unwrapped, fact.attr, None) is None:
+            raise AdapterError(f"{self._id}: the env has no {fact.attr} after reset")
+        return fact.value(self._env.unwrapped)
+
+    def _state_fields(self) -> dict[str, np.ndarray]:
+        base = self._env.unwrapped
+        return {f.name: f.read(base) for f in self._meta.state} if self._state else {}
+
+    def _oracle_fields(self) -> dict[str, np.ndarray]:
+        base = self._env.unwrapped
+        return {f.name: f.read(base) for f in self._meta.oracle}
 
     def seed_global_rngs(self, seed: int) -> None:
         """Python, numpy and torch global RNGs ← seed (ManiSkill forks torch's RNG around the episode draw too)."""
@@ -309,7 +295,12 @@ class MikasaEnv(Env):
         self._torch.manual_seed(seed)
 
     def _fields(self, obs: Any, **kwargs: Any) -> dict[str, Any]:
-        return translate(obs, oracle=self._oracle(), oracle_field=self._meta["oracle_field"], task=self._task, cubes=self._cubes(), **kwargs)
+        fact = self._meta.fact
+        evaluator = self._oracle_fields()
+        if self._frames:
+            evaluator["frame"] = runtime.base_camera_frame(self._env.unwrapped)
+        field = None if fact is None else fact.field
+        return translate(obs, oracle=self._oracle(), oracle_field=field, task=self._task, state=self._state_fields(), evaluator=evaluator, **kwargs)
 
     def reset(self, seed: int, options: Mapping[str, Any], init_state_id: int | None) -> RawStep:
         if init_state_id is not None:
@@ -370,7 +361,7 @@ class MikasaAdapter(Adapter):
         runtime.use_venv_vulkan_icd()
         mods = {m: import_or_unavailable(ADAPTER, m, pkg, hint) for m, pkg, hint in REQUIREMENTS}
         hint = REQUIREMENTS[-1][2]
-        import_or_unavailable(ADAPTER, f"mikasa_robo_suite.{TASKS[task]['module']}.memory_envs", "mikasa-robo-suite", hint)
+        import_or_unavailable(ADAPTER, f"mikasa_robo_suite.{TASKS[task].module}.memory_envs", "mikasa-robo-suite", hint)
         registration = import_or_unavailable(ADAPTER, "mani_skill.utils.registration", "mani_skill", REQUIREMENTS[2][2])
         assets = import_or_unavailable(ADAPTER, "mani_skill.utils.assets", "mani_skill", REQUIREMENTS[2][2])
         runtime.cpu_torch(mods["torch"])
@@ -392,12 +383,17 @@ class MikasaAdapter(Adapter):
         mode = str(make_kwargs["obs_mode"])
         state = mode in STATE_MODES
         if state:
-            if TASKS[task]["kind"] != "color":
-                raise AdapterError(f"{env_id}: obs_mode {mode!r}: no visible state field carries the ball cue; use obs_mode 'rgb'")
+            if not TASKS[task].state:
+                raise AdapterError(f"{env_id}: obs_mode {mode!r}: no visible state field carries the task's cue; use obs_mode 'rgb'")
             make_kwargs["obs_mode"] = "state_dict"
         elif "rgb" not in mode:
             raise AdapterError(f"{env_id}: obs_mode must include rgb, or be 'state'/'state_dict' (got {mode!r})")
         torch, gym, registration, assets = self._import(task)
+        if TASKS[task].lamp:
+            shapes = import_or_unavailable(ADAPTER, "mikasa_robo_suite.vla.utils.shapes", "mikasa-robo-suite", REQUIREMENTS[-1][2])
+            runtime.use_lamp_bulb(env_id, shapes, kwargs.get("lamp_bulb"))
+        elif "lamp_bulb" in kwargs:
+            raise AdapterError(f"{env_id}: make kwarg lamp_bulb applies only to tasks with MIKASA's lamp; remove it")
         runtime.check_assets(env_id, registration, assets, task)
         try:
             env = gym.make(task, num_envs=1, **runtime.render_kwargs(make_kwargs))
@@ -415,4 +411,5 @@ class MikasaAdapter(Adapter):
             state=state,
             ignore_terminations=bool(kwargs.get("ignore_terminations", True)),
             control_mode=str(make_kwargs["control_mode"]),
+            frames=bool(kwargs.get("frames", False)),
         )
