@@ -22,7 +22,7 @@ step; zero when none is known). Phases (one per episode, sticky), the gripper cl
   touching it), then push it along that line with the fingertip face or edge whose contact normal is that line, at the
   speed that brings it onto the goal centre by the end; let go within RELEASE of the centre (`done`: lift off). A
   ball that rolls away from the goal (it bounced off the fingers) is blocked again on its predicted path.
-Measured over InterceptMedium-VLA seeds 650000-650069 in process (tests/test_mikasa_vla_policy_real.py runs a few):
+Measured over InterceptMedium-VLA seeds 650000-650069 in process (tests/real/test_mikasa_vla_policy_real.py runs four):
 58/70 with the velocity estimated from memory; 0/70 with it taken as zero (no memory, or reads blocked) — the
 tool then heads for where the ball was and the ball rolls on out of the region.
 """
