@@ -19,6 +19,17 @@ import type { EpisodeEnd, RunnerSubscriber } from './types.js';
 
 export const FRAMES_STREAM = 'frames';
 
+/** The reset option that asks an adapter for its evaluator-only `frame` render in this episode (PROTOCOL.md "Frames"). */
+export const RENDER_OPTION: Readonly<Record<string, unknown>> = Object.freeze({ frame: true });
+
+/** Whether the protocol's frames come from an evaluator-only render (asked for per recorded episode). */
+export function renderOnRequest(protocol: {
+  frames?: Frames | undefined;
+  allowlists: { evaluatorOnly: readonly string[] };
+}): boolean {
+  return protocol.frames !== undefined && protocol.allowlists.evaluatorOnly.includes(protocol.frames.field);
+}
+
 export interface FrameRead {
   readonly step: number;
   readonly bank: string;
@@ -59,9 +70,20 @@ export class FrameRecorder implements RunnerSubscriber {
     private readonly frames: Frames,
     private readonly seeds: ReadonlyMap<string, ReadonlySet<number>>,
     private readonly sink: Pick<RowSink, 'trace'>,
+    /** The field is an evaluator-only render: ask the reset of each recorded episode for it (`{ frame: true }`). */
+    private readonly requestRender = false,
   ) {
     this.steps = new Set(frames.steps);
     this.conditions = new Set(frames.conditions);
+  }
+
+  /**
+   * An evaluator-only render costs a real simulator a camera pass per step (MIKASA state mode: ~0.19 s against
+   * ~0.002 s), so it is asked for only in the episodes recorded here; the others carry a blank frame. Rendering
+   * never touches the physics, so the rows are those of a run without frames.
+   */
+  resetOptions(ep: PlannedEpisode): Readonly<Record<string, unknown>> | undefined {
+    return this.requestRender && this.wanted(ep) ? RENDER_OPTION : undefined;
   }
 
   private wanted(ep: PlannedEpisode): boolean {

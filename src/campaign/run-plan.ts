@@ -28,7 +28,7 @@ import { checkCondition, checkFacts } from './plan-checks.js';
 import { conditionOf, segmentsOf, taskContext, taskEntries, type Segment } from './plan-segments.js';
 import { RowRecorder } from './row-recorder.js';
 import type { RowSink } from './row-sink.js';
-import { FrameRecorder, recordedSeeds } from './frame-recorder.js';
+import { FrameRecorder, recordedSeeds, renderOnRequest } from './frame-recorder.js';
 import type {
   EnvProvider,
   PolicyProvider,
@@ -151,7 +151,10 @@ class PlanRun {
     const { protocol, sink } = this.input;
     const s = await this.segmentRun(seg);
     // the frame recorder hands its trace line to the sink before the row recorder puts the episode's row
-    const frames = this.frameSeeds === null ? [] : [new FrameRecorder(protocol.frames!, this.frameSeeds, sink)];
+    const frames =
+      this.frameSeeds === null
+        ? []
+        : [new FrameRecorder(protocol.frames!, this.frameSeeds, sink, renderOnRequest(protocol))];
     const subscribers: RunnerSubscriber[] = [
       ...frames,
       new RowRecorder(s.plan, sink),

@@ -242,11 +242,21 @@ export class SegmentScheduler implements SlotScheduler<SlotRun> {
     return ep;
   }
 
+  /** What the subscribers ask the reset of `ep` for (e.g. a render only in recorded episodes). */
+  private subscriberOptions(ep: PlannedEpisode): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const s of this.input.subscribers) Object.assign(out, s.resetOptions?.(ep));
+    return out;
+  }
+
   /** The environment reset for `ep` (split by the allowlists). */
   private async resetEnvironment(run: SlotRun, ep: PlannedEpisode, env: SimEnvironment): Promise<StepResult> {
     const t0 = performance.now();
     const first = splitObservation(
-      await env.reset({ seed: ep.seed, options: { ...this.input.resetOptions, attempt: ep.attempt } }),
+      await env.reset({
+        seed: ep.seed,
+        options: { ...this.input.resetOptions, ...this.subscriberOptions(ep), attempt: ep.attempt },
+      }),
       this.input.allowlists,
     );
     run.clock.simMs += performance.now() - t0;

@@ -132,6 +132,11 @@ export type UnitOutcome =
  */
 export interface RunnerSubscriber {
   onSegmentStart?(segment: SegmentInfo, units: readonly UnitJob[]): void;
+  /**
+   * Reset options this subscriber asks for on `episode` (merged over the condition's envKwargs): the frame recorder
+   * asks an adapter to render its evaluator-only `frame` only in the episodes it records.
+   */
+  resetOptions?(episode: PlannedEpisode): Readonly<Record<string, unknown>> | undefined;
   /** A (re)start of a unit in a slot; `tryNo` counts from 1. */
   onUnitStart?(slot: number, unit: UnitJob, tryNo: number): void;
   onEpisodeStart?(slot: number, episode: PlannedEpisode, first: StepResult): void;

@@ -4,7 +4,7 @@
  * state-observation policy): fake steps, one uint8 [H, W, 3] image each, no simulator needed.
  */
 import { describe, expect, it } from 'vitest';
-import { FrameRecorder } from '../../src/campaign/frame-recorder.js';
+import { FrameRecorder, renderOnRequest } from '../../src/campaign/frame-recorder.js';
 import type { NdArray, StepResult } from '../../src/runtime/index.js';
 import type { Frames, PlannedEpisode } from '../../src/protocol/index.js';
 
@@ -55,4 +55,27 @@ describe('frame recorder fields', () => {
   it('records a method-visible image from the observation', () => expect(record('obs')).toEqual(want));
   it('records an evaluator-only render from the evaluator part (the policy never gets it)', () =>
     expect(record('evaluator')).toEqual(want));
+});
+
+describe('the render is asked for only in recorded episodes', () => {
+  const frames: Frames = { steps: [0], conditions: ['A'], units: 1, field: 'frame', downsample: 1 };
+  const seeds = new Map([[ep.task, new Set([7])]]);
+  const sink = { trace: () => undefined };
+
+  it('an evaluator-only field: { frame: true } on the recorded (condition, seed), nothing on the others', () => {
+    const rec = new FrameRecorder(frames, seeds, sink, true);
+    expect(rec.resetOptions(ep)).toEqual({ frame: true });
+    expect(rec.resetOptions({ ...ep, seed: 8 })).toBeUndefined();
+    expect(rec.resetOptions({ ...ep, condition: 'N_blk' })).toBeUndefined();
+    expect(rec.resetOptions({ ...ep, task: 'other' })).toBeUndefined();
+  });
+
+  it('a method-visible image is never asked for (the simulator renders it for the policy anyway)', () => {
+    expect(new FrameRecorder(frames, seeds, sink).resetOptions(ep)).toBeUndefined();
+    expect(renderOnRequest({ frames, allowlists: { evaluatorOnly: ['success', 'frame'] } })).toBe(true);
+    expect(renderOnRequest({ frames: { ...frames, field: 'rgb' }, allowlists: { evaluatorOnly: ['success'] } })).toBe(
+      false,
+    );
+    expect(renderOnRequest({ allowlists: { evaluatorOnly: ['frame'] } })).toBe(false);
+  });
 });

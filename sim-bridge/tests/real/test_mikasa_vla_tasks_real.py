@@ -131,11 +131,18 @@ def test_state_frames_are_evaluator_only_base_camera_rgb() -> None:
     try:
         spec = env.spec()
         assert "frame" in spec.evaluator_only and "frame" not in spec.method_visible and spec.rgb_field() is None
-        frames = [env.reset(3, {}, None).fields["frame"]]
-        frames.append(env.step(np.zeros(spec.action.shape, np.float32)).fields["frame"])
+        zero = np.zeros(spec.action.shape, np.float32)
+        frames = [env.reset(3, {"frame": True, "attempt": 1}, None).fields["frame"]]
+        first = env.step(zero).fields
+        frames.append(first["frame"])
         for frame in frames:
             assert frame.shape == (128, 128, 3) and frame.dtype == np.uint8
             assert len(np.unique(frame.reshape(-1, 3), axis=0)) > 50  # a rendered scene, not a blank frame
+        # an episode whose reset did not ask for the render carries a blank frame, and the same physics
+        blank = env.reset(3, {"attempt": 1}, None).fields["frame"]
+        again = env.step(zero).fields
+        assert blank.shape == (128, 128, 3) and not blank.any() and not again["frame"].any()
+        assert np.array_equal(again["joints"], first["joints"]) and np.array_equal(again["cubes"], first["cubes"])
     finally:
         env.close()
 
