@@ -166,6 +166,17 @@ def test_step_batches_the_action_and_runs_to_the_time_limit(world) -> None:
     assert raw.fields["elapsed_steps"] == 90
 
 
+def test_success_once_makes_a_rows_success_any_steps_success(world) -> None:
+    # MIKASA-Robo-VLA's harness reports success_once (vla/benchmarking.py run_episode); the default stays success at the end
+    env = MikasaAdapter().make("mikasa/ShellGameTouch-v0", {"success": "once"})
+    env.reset(0, {}, None)
+    seen = [env.step(np.full(8, 0.95 if t == 6 else 0.0, np.float32)).fields for t in range(90)]
+    assert [f["success"] for f in seen] == [False] * 6 + [True] * 84
+    assert seen[-1]["success_once"] and seen[-1]["elapsed_steps"] == 90
+    with pytest.raises(AdapterError, match=r"kwargs\.success must be 'end'.*got 'first'"):
+        MikasaAdapter().make("mikasa/ShellGameTouch-v0", {"success": "first"})
+
+
 def test_terminations_end_the_episode_when_asked(world) -> None:
     env = MikasaAdapter().make("mikasa/ShellGameTouch-v0", {"ignore_terminations": False})
     env.reset(0, {}, None)
