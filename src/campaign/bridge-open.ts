@@ -179,6 +179,7 @@ async function preflightSpecs(
   const specs = new Map<string, EnvSpec>();
   const endpoint = pool.endpoints[0] as string;
   const { methodVisible } = protocol.allowlists;
+  const shownBy = new Map<string, readonly string[]>();
   for (const [k, entry] of protocol.envs.entries()) {
     const kwargs = { ...(entry.kwargs ?? {}) };
     const key = envKey(entry.id, kwargs);
@@ -200,7 +201,6 @@ async function preflightSpecs(
     made.set(key, env);
     assertSeedsTaken(protocol, spec, entry.id, ctx.file);
     const evaluatorOnly = new Set(spec.evaluatorOnly);
-    const shown = new Set(spec.methodVisible);
     methodVisible.forEach((f, i) => {
       if (evaluatorOnly.has(f)) {
         throw new ImepError(
@@ -213,17 +213,39 @@ async function preflightSpecs(
           },
         );
       }
-      if (!shown.has(f)) {
-        throw new ImepError('E_PROTOCOL_INVALID', `${entry.id} does not show "${f}" to the policy`, {
-          file: ctx.file,
-          field: `allowlists.methodVisible[${i}]`,
-          hint: `method-visible fields of ${entry.id}: ${spec.methodVisible.join(', ')}`,
-        });
-      }
     });
+    shownBy.set(entry.id, spec.methodVisible);
     specs.set(key, spec);
   }
+  assertEveryFieldShown(methodVisible, shownBy, ctx.file);
   return specs;
+}
+
+/**
+ * Every method-visible field the protocol lists is shown by some environment: by its one env, or — a suite of tasks
+ * that differ in what a camera shows (RememberColor's `cubes`, Intercept's `ball`) — by at least one of them.
+ */
+export function assertEveryFieldShown(
+  methodVisible: readonly string[],
+  shownBy: ReadonlyMap<string, readonly string[]>,
+  file: string,
+): void {
+  methodVisible.forEach((f, i) => {
+    if ([...shownBy.values()].some((fields) => fields.includes(f))) return;
+    const field = `allowlists.methodVisible[${i}]`;
+    const only = shownBy.size === 1 ? [...shownBy][0] : undefined;
+    if (only !== undefined)
+      throw new ImepError('E_PROTOCOL_INVALID', `${only[0]} does not show "${f}" to the policy`, {
+        file,
+        field,
+        hint: `method-visible fields of ${only[0]}: ${only[1].join(', ')}`,
+      });
+    throw new ImepError('E_PROTOCOL_INVALID', `no environment of the protocol shows "${f}" to the policy`, {
+      file,
+      field,
+      hint: [...shownBy].map(([id, fields]) => `${id}: ${fields.join(', ')}`).join('; '),
+    });
+  });
 }
 
 /**
