@@ -116,10 +116,11 @@ run_tests() {
   # the campaign through closeout, and bad input on the real stack (one line, exit 2, nothing written); the learned
   # policy (in-process ONNX Runtime) and its memoryless twin through closeout; and checkpoints/lite-memvla in process
   # vs hosted by this venv's Python (onnxruntime), rows and steps byte-identical; the learned policy served by
-  # unmodified openpi and vla-eval servers from .venvs/policies, its bank in the server (policy-servers-real.test.ts)
+  # unmodified openpi and vla-eval servers from .venvs/policies, its bank in the server (policy-servers-real.test.ts);
+  # protocols/suites/mikasa-vla-standard{,-memoryless}.yaml at n = 8 through closeout (suites-real.test.ts, ~3 min)
   IMEP_PYTHON="$PY" IMEP_REAL_MIKASA=1 IMEP_HOSTED_ONNX=1 npx vitest run test/campaign/mikasa-remembercolor.test.ts test/campaign/real-sim-bad-input.test.ts \
     test/campaign/learned-policy-real.test.ts test/e2e/hosted-checkpoint.test.ts test/policies/onnx-checkpoint-parity.test.ts \
-    test/campaign/policy-servers-real.test.ts
+    test/campaign/policy-servers-real.test.ts test/campaign/suites-real.test.ts
   log "tests took $(($(date +%s) - t0)) s"
 }
 

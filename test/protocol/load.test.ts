@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LITE_ENV_IDS } from '../../src/sims/lite/registry.js';
@@ -12,6 +13,12 @@ import {
 import { BASE, ROOT, protocolFiles } from './helpers.js';
 
 const load = (name: string): Protocol => loadProtocolSync(join(ROOT, 'protocols', name)).protocol;
+
+const MIKASA_STANDARD = ['RememberColor3-VLA', 'RememberColor5-VLA', 'RememberColor9-VLA', 'InterceptMedium-VLA'];
+const SUITE_PROTOCOLS = [
+  { file: 'mikasa-vla-standard-memoryless.yaml', tasks: MIKASA_STANDARD, n: 100 },
+  { file: 'mikasa-vla-standard.yaml', tasks: MIKASA_STANDARD, n: 100 },
+];
 
 describe('the registered example protocols', () => {
   it('the registered protocols all load', async () => {
@@ -35,6 +42,31 @@ describe('the registered example protocols', () => {
       expect(loaded.protocol.version).toBe(1);
       expect(loaded.hash).toBe(protocolHash(loaded.protocol));
       expect(loaded.hash).toMatch(/^[0-9a-f]{64}$/);
+    }
+  });
+
+  it('protocols/suites: each loads and expands its benchmark into envs, per-task estimands/criteria and a Holm family', async () => {
+    const suites = readdirSync(join(ROOT, 'protocols/suites'))
+      .filter((f) => f.endsWith('.yaml'))
+      .sort();
+    expect(suites).toEqual(SUITE_PROTOCOLS.map((s) => s.file));
+    for (const s of SUITE_PROTOCOLS) {
+      const loaded = await loadProtocol(join(ROOT, 'protocols/suites', s.file));
+      const p = loaded.protocol;
+      expect(loaded.hash).toBe(protocolHash(p));
+      expect(p.envs.map((e) => e.task ?? e.id)).toEqual(s.tasks);
+      for (const task of s.tasks) {
+        expect(p.estimands.find((e) => e.id === `D_N@${task}`)).toMatchObject({
+          task,
+          reference: 'A',
+          intervention: 'N_blk',
+        });
+        expect(p.criteria.find((c) => c.id === `Q1_eligibility@${task}`)).toMatchObject({ estimand: `D_N@${task}` });
+      }
+      expect(p.holmFamilies).toEqual([
+        expect.objectContaining({ id: 'Q1_eligibility_tasks', contrasts: s.tasks.map((t) => `D_N@${t}`), alpha: 0.05 }),
+      ]);
+      expect(p.n).toBe(s.n);
     }
   });
 
