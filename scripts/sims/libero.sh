@@ -66,13 +66,13 @@ run_test() {
   [ -x "$py" ] || { echo "sims/libero: $venv does not exist; run: bash scripts/sims/libero.sh setup" >&2; exit 2; }
   export IMEP_PYTHON="$py"
   t0=$(date +%s)
-  (cd sim-bridge && IMEP_REQUIRE_REAL_LIBERO=1 "$py" -m pytest -q -p no:warnings tests/test_libero_real.py tests/test_lerobot_v3.py tests/real/test_demos_libero_real.py)
+  (cd sim-bridge && IMEP_REQUIRE_REAL_LIBERO=1 "$py" -m pytest -q -p no:warnings tests/test_libero_real.py tests/test_libero_suites_real.py tests/test_lerobot_v3.py tests/real/test_demos_libero_real.py)
   log "real-LIBERO pytest: $(( $(date +%s) - t0 )) s"
   t0=$(date +%s)
   [ -f dist/cli/main.js ] || npm run build >&2
   # bad input on the real stack (a task that does not exist, a renderer that does not render, a seed it cannot
   # take): one line, exit 2, nothing written
-  IMEP_REAL_LIBERO=1 npx vitest run test/campaign/real-sim-bad-input.test.ts
+  IMEP_REAL_LIBERO=1 npx vitest run test/campaign/real-sim-bad-input.test.ts test/campaign/libero-by-seed-real.test.ts
   log "real-LIBERO bad-input checks: $(( $(date +%s) - t0 )) s"
   t0=$(date +%s)
   # the learned policy (checkpoints/libero-drawer-memvla, in-process ONNX Runtime) and its memoryless twin through closeout

@@ -302,3 +302,40 @@ def test_seed_above_2_32_is_refused_not_wrapped(world) -> None:
     assert fake.calls == []  # refused before the simulator saw anything
     raw = env.reset(2**32 - 1, {}, None)
     assert fake.calls[0] == ("seed", 2**32 - 1) and raw.fields["seed"] == 2**32 - 1
+
+
+# ---- kwargs.init_state: by-seed (adapters/libero_by_seed.py)
+
+
+def test_by_seed_runs_seed_k_from_init_state_k_and_declares_the_seeds(world) -> None:
+    env = LiberoAdapter().make("libero/libero_spatial/2", {"init_state": "by-seed"})
+    (fake,) = world.envs
+    assert fake.kwargs.get("hard_reset") is False  # the model is kept between episodes
+    assert env.spec().seeds == ((0, 49),)
+    assert env.spec().to_wire()["seeds"] == [{"start": 0, "end": 49}]
+    for seed in (0, 7, 49):
+        raw = env.reset(seed, {}, None)
+        assert raw.fields["initStateId"] == seed and raw.fields["seed"] == seed
+        first = len(fake.calls) - 12  # seed, reset, set_init_state, 10 warm-up steps
+        assert fake.calls[first - 1 : first + 2] == [("seed", seed), ("reset", None), ("set_init_state", seed + 200.0)]
+
+
+def test_by_seed_refuses_seeds_past_the_table_and_other_init_states(world) -> None:
+    env = LiberoAdapter().make("libero/libero_spatial/0", {"init_state": "by-seed"})
+    with pytest.raises(AdapterError, match=r"seed 50 is not an init state of this task .* register seeds 0…49"):
+        env.reset(50, {}, None)
+    with pytest.raises(AdapterError, match="initStateId 3 differs from seed 4"):
+        env.reset(4, {}, 3)
+    assert env.reset(4, {}, 4).fields["initStateId"] == 4
+
+
+def test_default_mapping_is_unchanged_without_the_kwarg(world) -> None:
+    env = LiberoAdapter().make("libero/libero_spatial/0", {})
+    (fake,) = world.envs
+    assert "hard_reset" not in fake.kwargs and env.spec().seeds is None and "seeds" not in env.spec().to_wire()
+    assert env.reset(53, {}, None).fields["initStateId"] == 3
+
+
+def test_unknown_init_state_mode_is_one_line(world) -> None:
+    with pytest.raises(AdapterError, match=r"kwargs\.init_state must be 'by-seed' .* got 'by-index'"):
+        LiberoAdapter().make("libero/libero_spatial/0", {"init_state": "by-index"})

@@ -39,6 +39,8 @@ Written against Lifelong-Robot-Learning/LIBERO @ 8f1084e3 and openpi's LIBERO cl
   drops objects and we need to wait for them to fall"). The warm-up is not counted in `step`.
   `initStateId` selects k (default: seed mod the number of init states). `env.seed` is
   `np.random.seed`, so seeds above 2^32 − 1 are refused.
+* `kwargs.init_state: by-seed` (adapters/libero_by_seed.py): seed k runs init state k, the spec declares seeds
+  0 … n − 1, and the env keeps its model between episodes (`hard_reset=False` + libero_soft_reset.py).
 * Images — rotated 180° to match training preprocessing: `img[::-1, ::-1]` for both
   `agentview_image` and `robot0_eye_in_hand_image`; state = `robot0_eef_pos`,
   axis-angle of `robot0_eef_quat`, `robot0_gripper_qpos` (8 floats, openpi's `observation/state`).
@@ -66,8 +68,10 @@ from ..errors import AdapterError, SimNotConfigured
 from ..spec import ActionSpec, EnvSpec, FieldSpec, RawStep
 from . import renderer
 from .base import Adapter, Env, check_sim_seed, import_or_unavailable, missing_module
+from .libero_by_seed import by_seed_init_state, init_state_mode
 from .libero_mem import ENV_ID as MEM_ENV_ID
 from .libero_mem import make_mem_env
+from .libero_soft_reset import soft_reset
 
 ADAPTER = "libero"
 PREFIX = "libero/"
@@ -232,6 +236,7 @@ class LiberoEnv(Env):
         init_states: Any,
         resolution: int,
         num_steps_wait: int,
+        by_seed: bool = False,
     ) -> None:
         self._id = env_id
         self._env = env
@@ -240,6 +245,7 @@ class LiberoEnv(Env):
         self._instruction = instruction
         self._init_states = init_states
         self._wait = num_steps_wait
+        self._by_seed = by_seed
         self._seed = 0
         self._init_state_id = 0
         self._steps = 0
@@ -265,6 +271,7 @@ class LiberoEnv(Env):
             instruction=instruction,
             first_frame_field="image",
             conventions=libero_conventions(),
+            seeds=((0, len(init_states) - 1),) if by_seed else None,
         )
 
     def spec(self) -> EnvSpec:
@@ -286,11 +293,17 @@ class LiberoEnv(Env):
     def reset(self, seed: int, options: Mapping[str, Any], init_state_id: int | None) -> RawStep:
         check_sim_seed(self._id, "seed", seed, ENV_SEED)
         n = len(self._init_states)
-        k = seed % n if init_state_id is None else init_state_id
+        if self._by_seed:
+            k = by_seed_init_state(self._id, seed, init_state_id, n)
+        else:
+            k = seed % n if init_state_id is None else init_state_id
         if not 0 <= k < n:
             raise AdapterError(f"{self._id}: initStateId {k} is out of range (this task has {n} init states)")
         self._env.seed(seed)
-        self._env.reset()
+        if self._by_seed:
+            soft_reset(self._env)  # the model kept (hard_reset=False), each gripper's command as built
+        else:
+            self._env.reset()
         obs = self._env.set_init_state(self._init_states[k])
         reward, done = 0.0, False
         for _ in range(self._wait):  # openpi: wait for dropped objects to settle
@@ -342,6 +355,7 @@ class LiberoAdapter(Adapter):
         resolution = int(kwargs.get("resolution", LIBERO_ENV_RESOLUTION))
         if resolution < 1:
             raise AdapterError(f"{env_id}: kwargs.resolution must be a positive number of pixels, got {resolution}")
+        by_seed = init_state_mode(env_id, kwargs)
         require_config(ADAPTER)
         if missing_module(["libero"]) is None:
             renderer.choose(ADAPTER)  # before LIBERO imports robosuite and mujoco
@@ -357,7 +371,8 @@ class LiberoAdapter(Adapter):
         task = task_suite.get_task(task_id)
         init_states = task_suite.get_task_init_states(task_id) if torch is None else load_init_states(torch, libero_root, task)
         bddl = Path(libero_root.get_libero_path("bddl_files")) / task.problem_folder / task.bddl_file
-        env = envs.OffScreenRenderEnv(bddl_file_name=str(bddl), camera_heights=resolution, camera_widths=resolution)
+        keep_model = {"hard_reset": False} if by_seed else {}
+        env = envs.OffScreenRenderEnv(bddl_file_name=str(bddl), camera_heights=resolution, camera_widths=resolution, **keep_model)
         return LiberoEnv(
             env_id,
             env,
@@ -367,6 +382,7 @@ class LiberoAdapter(Adapter):
             init_states=init_states,
             resolution=resolution,
             num_steps_wait=num_steps_wait,
+            by_seed=by_seed,
         )
 
     def _make_mem(self, kwargs: Mapping[str, Any]) -> Env:
