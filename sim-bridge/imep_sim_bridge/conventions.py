@@ -45,9 +45,11 @@ LIBERO_STATE = Component(
 )
 
 
-def libero_conventions(*, wrist: bool = True) -> Conventions:
-    """The conventions of an env that runs LIBERO's OSC_POSE arm and shows image (+ wrist image), state, instruction."""
-    observation = (IMAGE, *((WRIST_IMAGE,) if wrist else ()), LIBERO_STATE, LANGUAGE)
+def libero_conventions(*, wrist: bool = True, cameras: bool = True) -> Conventions:
+    """The conventions of an env that runs LIBERO's OSC_POSE arm and shows image (+ wrist image), state, instruction
+    (without `cameras`: state and instruction only)."""
+    images = (IMAGE, *((WRIST_IMAGE,) if wrist else ())) if cameras else ()
+    observation = (*images, LIBERO_STATE, LANGUAGE)
     return Conventions(action=LIBERO_ACTION, observation=observation)
 
 

@@ -171,6 +171,20 @@ def test_episode_ends_at_the_suite_horizon(world) -> None:
         assert raw.done == (t == 219)
 
 
+def test_resolution_0_makes_no_cameras(world) -> None:
+    # a policy that does not look (libero-hold) runs without rendering: state and instruction only
+    fake = world
+    env = LiberoAdapter().make("libero/libero_spatial/0", {"num_steps_wait": 0, "resolution": 0})
+    assert fake.envs[-1].kwargs.get("use_camera_obs") is False
+    spec = env.spec()
+    assert spec.method_visible == ("state", "instruction") and "image" not in spec.observation
+    assert spec.first_frame_field is None and [c.name for c in spec.conventions.observation] == ["state", "language"]
+    raw = env.reset(0, {}, 0)
+    assert "image" not in raw.fields and "wrist_image" not in raw.fields and raw.fields["state"].shape == (8,)
+    with pytest.raises(AdapterError, match=r"kwargs\.resolution must be 0 \(no cameras\) or a positive"):
+        LiberoAdapter().make("libero/libero_spatial/0", {"resolution": -1})
+
+
 def test_init_state_out_of_range(world) -> None:
     env = LiberoAdapter().make("libero/libero_spatial/0", {})
     with pytest.raises(AdapterError, match="out of range"):

@@ -123,3 +123,22 @@ def test_memory_task_frames_at_a_small_resolution() -> None:
         assert step["image"].shape == (32, 32, 3)
     finally:
         env.close()
+
+
+@pytest.mark.parametrize(
+    "env_id,kwargs", [("libero-mem/top-drawer-cue", {}), ("libero/libero_spatial/0", {"resolution": 0, "init_state": "by-seed"})]
+)
+def test_an_evaluator_only_render_only_when_the_reset_asks_and_the_same_physics(env_id: str, kwargs: dict) -> None:
+    # make kwarg frames: a policy given no camera never gets pixels; IMEP's frame recorder asks (reset option frame)
+    env = LiberoAdapter().make(env_id, {**kwargs, "frames": 32})
+    try:
+        spec = env.spec()
+        assert "frame" in spec.evaluator_only and "frame" not in spec.method_visible and "image" not in spec.observation
+        hold = np.asarray(HOLD_ACTION, np.float32)
+        drawn = [env.reset(4, {"frame": True, "attempt": 1}, None).fields] + [env.step(hold).fields for _ in range(3)]
+        blank = [env.reset(4, {"attempt": 1}, None).fields] + [env.step(hold).fields for _ in range(3)]
+        for d, b in zip(drawn, blank, strict=True):
+            assert d["frame"].shape == (32, 32, 3) and len(np.unique(d["frame"].reshape(-1, 3), axis=0)) > 30
+            assert not b["frame"].any() and np.array_equal(d["state"], b["state"])
+    finally:
+        env.close()

@@ -69,6 +69,7 @@ from ..spec import ActionSpec, EnvSpec, FieldSpec, RawStep
 from . import renderer
 from .base import Adapter, Env, check_sim_seed, import_or_unavailable, missing_module
 from .libero_by_seed import by_seed_init_state, init_state_mode
+from .libero_frames import FrameSource, frames_size
 from .libero_mem import ENV_ID as MEM_ENV_ID
 from .libero_mem import make_mem_env
 from .libero_soft_reset import soft_reset
@@ -237,8 +238,11 @@ class LiberoEnv(Env):
         resolution: int,
         num_steps_wait: int,
         by_seed: bool = False,
+        frames: int = 0,
     ) -> None:
         self._id = env_id
+        #: the evaluator-only `frame` render (make kwarg `frames`, adapters/libero_frames.py)
+        self._frames = FrameSource(frames)
         self._env = env
         self._suite = suite
         self._task_id = task_id
@@ -249,10 +253,12 @@ class LiberoEnv(Env):
         self._seed = 0
         self._init_state_id = 0
         self._steps = 0
+        #: resolution 0: no cameras at all (state and instruction only; ~0.006 s a step against ~0.1–0.2 s rendered)
+        self._cameras = resolution > 0
         res = (resolution, resolution, 3)
+        images = {"image": FieldSpec(res, "uint8"), "wrist_image": FieldSpec(res, "uint8")} if self._cameras else {}
         observation = {
-            "image": FieldSpec(res, "uint8"),
-            "wrist_image": FieldSpec(res, "uint8"),
+            **images,
             "state": FieldSpec((8,), "float32"),
             "instruction": FieldSpec((), "string"),
             "reward": FieldSpec((), "float64"),
@@ -260,17 +266,18 @@ class LiberoEnv(Env):
             "seed": FieldSpec((), "int64"),
             "initStateId": FieldSpec((), "int64"),
             "task": FieldSpec((), "string"),
+            **self._frames.spec(),
         }
         self._spec = EnvSpec(
             id=env_id,
             max_steps=SUITES[suite][1],
             action=ActionSpec(shape=(7,), dtype="float32", low=-1.0, high=1.0),
             observation=observation,
-            method_visible=("image", "wrist_image", "state", "instruction"),
-            evaluator_only=("reward", "success", "seed", "initStateId", "task"),
+            method_visible=(*images, "state", "instruction"),
+            evaluator_only=("reward", "success", "seed", "initStateId", "task", *self._frames.spec()),
             instruction=instruction,
-            first_frame_field="image",
-            conventions=libero_conventions(),
+            first_frame_field="image" if self._cameras else None,
+            conventions=libero_conventions(cameras=self._cameras),
             seeds=((0, len(init_states) - 1),) if by_seed else None,
         )
 
@@ -278,9 +285,9 @@ class LiberoEnv(Env):
         return self._spec
 
     def _fields(self, obs: Mapping[str, Any], reward: float, success: bool) -> dict[str, Any]:
+        images = {"image": flip(obs["agentview_image"]), "wrist_image": flip(obs["robot0_eye_in_hand_image"])} if self._cameras else {}
         return {
-            "image": flip(obs["agentview_image"]),
-            "wrist_image": flip(obs["robot0_eye_in_hand_image"]),
+            **images,
             "state": openpi_state(obs),
             "instruction": self._instruction,
             "reward": float(reward),
@@ -288,6 +295,7 @@ class LiberoEnv(Env):
             "seed": self._seed,
             "initStateId": self._init_state_id,
             "task": f"{self._suite}/{self._task_id}",
+            **self._frames.fields(self._env),
         }
 
     def reset(self, seed: int, options: Mapping[str, Any], init_state_id: int | None) -> RawStep:
@@ -309,6 +317,7 @@ class LiberoEnv(Env):
         for _ in range(self._wait):  # openpi: wait for dropped objects to settle
             obs, reward, done, _info = self._env.step(list(LIBERO_DUMMY_ACTION))
         self._seed, self._init_state_id, self._steps = seed, k, 0
+        self._frames.begin(options)
         return RawStep(fields=self._fields(obs, 0.0, bool(done)), done=False)
 
     def step(self, action: np.ndarray) -> RawStep:
@@ -353,8 +362,8 @@ class LiberoAdapter(Adapter):
             raise AdapterError(f"{env_id} is not libero/<suite>/<task index> (suites: {', '.join(SUITES)}) nor {MEM_ENV_ID}")
         suite_name, task_id = parsed
         resolution = int(kwargs.get("resolution", LIBERO_ENV_RESOLUTION))
-        if resolution < 1:
-            raise AdapterError(f"{env_id}: kwargs.resolution must be a positive number of pixels, got {resolution}")
+        if resolution < 0:
+            raise AdapterError(f"{env_id}: kwargs.resolution must be 0 (no cameras) or a positive number of pixels, got {resolution}")
         by_seed = init_state_mode(env_id, kwargs)
         require_config(ADAPTER)
         if missing_module(["libero"]) is None:
@@ -372,7 +381,8 @@ class LiberoAdapter(Adapter):
         init_states = task_suite.get_task_init_states(task_id) if torch is None else load_init_states(torch, libero_root, task)
         bddl = Path(libero_root.get_libero_path("bddl_files")) / task.problem_folder / task.bddl_file
         keep_model = {"hard_reset": False} if by_seed else {}
-        env = envs.OffScreenRenderEnv(bddl_file_name=str(bddl), camera_heights=resolution, camera_widths=resolution, **keep_model)
+        cameras = {"camera_heights": resolution, "camera_widths": resolution} if resolution > 0 else {"use_camera_obs": False}
+        env = envs.OffScreenRenderEnv(bddl_file_name=str(bddl), **cameras, **keep_model)
         return LiberoEnv(
             env_id,
             env,
@@ -383,6 +393,7 @@ class LiberoAdapter(Adapter):
             resolution=resolution,
             num_steps_wait=num_steps_wait,
             by_seed=by_seed,
+            frames=frames_size(env_id, kwargs),
         )
 
     def _make_mem(self, kwargs: Mapping[str, Any]) -> Env:

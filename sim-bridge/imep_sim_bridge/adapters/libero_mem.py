@@ -23,6 +23,9 @@ init states), run by LIBERO's own `OffScreenRenderEnv`:
   (rotated 180° as openpi does). Camera frames are off by default: OSMesa renders about 3 steps/s at
   64×64 on a 2-core CPU, against about 40 steps/s without frames (the GL context is still created, so
   the renderer is still chosen and recorded).
+* Frames for a policy given no camera — make kwarg `frames: <px>`: an evaluator-only `frame` (agentview,
+  rotated as openpi does), rendered only in episodes whose reset asks for it (option `frame`: IMEP's frame recorder
+  on the episodes it records; adapters/libero_frames.py), blank in the others.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from ..conventions import IMAGE, LANGUAGE, LIBERO_ACTION, LIBERO_STATE
 from ..errors import AdapterError, BadAction
 from ..spec import ActionSpec, Component, Conventions, EnvSpec, FactSpec, FieldSpec, RawStep
 from .base import Env, check_sim_seed
+from .libero_frames import FrameSource, frames_size
 from .libero_soft_reset import soft_reset
 
 ENV_ID = "libero-mem/top-drawer-cue"
@@ -68,8 +72,10 @@ def handle_geom(sim: Any) -> int:
 
 
 class LiberoMemEnv(Env):
-    def __init__(self, env: Any, init_states: Any, *, resolution: int, flip: Any, state_of: Any) -> None:
+    def __init__(self, env: Any, init_states: Any, *, resolution: int, flip: Any, state_of: Any, frames: int = 0) -> None:
         self._env = env
+        #: the evaluator-only `frame` render (make kwarg `frames`, adapters/libero_frames.py)
+        self._frames = FrameSource(frames)
         self._init = init_states
         self._res = resolution
         self._flip = flip
@@ -96,6 +102,7 @@ class LiberoMemEnv(Env):
             "seed": FieldSpec((), "int64"),
             "initStateId": FieldSpec((), "int64"),
             "task": FieldSpec((), "string"),
+            **self._frames.spec(),
         }
         visible = ["state", "handle", "cue", "instruction"]
         if resolution > 0:
@@ -150,6 +157,7 @@ class LiberoMemEnv(Env):
         }
         if self._res > 0:
             fields["image"] = self._flip(obs["agentview_image"])
+        fields.update(self._frames.fields(self._env))
         return fields
 
     def reset(self, seed: int, options: Mapping[str, Any], init_state_id: int | None) -> RawStep:
@@ -171,6 +179,7 @@ class LiberoMemEnv(Env):
         for _ in range(NUM_STEPS_WAIT):
             obs, _reward, _done, _info = self._env.step(list(WAIT_ACTION))
         self._goal, self._seed, self._init_id, self._t = str(goal), seed, k, 0
+        self._frames.begin(options)
         return RawStep(fields=self._fields(obs, 0.0), done=False)
 
     def step(self, action: np.ndarray) -> RawStep:
@@ -200,7 +209,7 @@ def make_mem_env(benchmark: Any, libero_root: Any, envs: Any, kwargs: Mapping[st
     camera = {"camera_names": ["agentview"], "camera_heights": resolution, "camera_widths": resolution} if resolution > 0 else {}
     env = envs.OffScreenRenderEnv(bddl_file_name=str(bddl), use_camera_obs=resolution > 0, hard_reset=False, **camera)
     try:
-        return LiberoMemEnv(env, init_states, resolution=resolution, flip=flip, state_of=state_of)
+        return LiberoMemEnv(env, init_states, resolution=resolution, flip=flip, state_of=state_of, frames=frames_size(ENV_ID, kwargs))
     except BaseException:
         env.close()
         raise
