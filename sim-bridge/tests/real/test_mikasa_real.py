@@ -13,14 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from mikasa_gate import require_mani_skill
 
-REAL = os.environ.get("IMEP_REAL_MIKASA") == "1"
-try:
-    import mani_skill  # noqa: F401 - only whether it imports: skip the module otherwise
-except ImportError:
-    if REAL:
-        raise
-    pytest.skip("mani_skill is not installed (bash scripts/setup-sims.sh mikasa)", allow_module_level=True)
+require_mani_skill()
 
 from imep_sim_bridge.adapters import build_adapters  # noqa: E402 - after the module-level skip when mani_skill is absent
 from imep_sim_bridge.adapters.mikasa import MikasaAdapter  # noqa: E402 - after the module-level skip when mani_skill is absent
