@@ -27,15 +27,25 @@ def test_rendered_only_when_the_reset_asked_rotated_as_openpi() -> None:
     env, src = _Env(), FrameSource(4)
     assert src.spec()["frame"].shape == (4, 4, 3)
     src.begin({"attempt": 1})
-    assert not src.fields(env)["frame"].any() and env.sim.calls == []  # blank, nothing rendered
+    assert not src.fields(env, 0)["frame"].any() and env.sim.calls == []  # blank, nothing rendered
     src.begin({"frame": True, "attempt": 1})
-    frame = src.fields(env)["frame"]
+    frame = src.fields(env, 7)["frame"]
     raw = np.arange(48, dtype=np.uint32).reshape(4, 4, 3).astype(np.uint8)
     assert env.sim.calls == [("agentview", 4, 4)] and np.array_equal(frame, raw[::-1, ::-1])
 
 
+def test_only_the_registered_steps_are_rendered() -> None:
+    env, src = _Env(), FrameSource(4)
+    src.begin({"frame": [0, 3]})
+    drawn = [bool(src.fields(env, t)["frame"].any()) for t in range(5)]
+    assert drawn == [True, False, False, True, False] and len(env.sim.calls) == 2
+    for bad in ([1, -2], "all", [True], 3):
+        with pytest.raises(AdapterError, match=r"reset option frame must be true or a list of elapsed steps"):
+            src.begin({"frame": bad})
+
+
 def test_off_by_default_and_bad_sizes_refused_in_one_line() -> None:
-    assert frames_size("libero/libero_spatial/0", {}) == 0 and FrameSource(0).spec() == {} and FrameSource(0).fields(_Env()) == {}
+    assert frames_size("libero/libero_spatial/0", {}) == 0 and FrameSource(0).spec() == {} and FrameSource(0).fields(_Env(), 0) == {}
     for bad in (True, -1, 513, "64"):
         with pytest.raises(AdapterError, match=r"kwargs\.frames must be 0 \(off\) or the evaluator-only render's size"):
             frames_size("libero/libero_spatial/0", {"frames": bad})

@@ -19,8 +19,13 @@ import type { EpisodeEnd, RunnerSubscriber } from './types.js';
 
 export const FRAMES_STREAM = 'frames';
 
-/** The reset option that asks an adapter for its evaluator-only `frame` render in this episode (PROTOCOL.md "Frames"). */
-export const RENDER_OPTION: Readonly<Record<string, unknown>> = Object.freeze({ frame: true });
+/**
+ * The reset option that asks an adapter for its evaluator-only render in this episode, at the registered elapsed
+ * steps only (sim-bridge/PROTOCOL.md "reset options"): `{ frame: [steps…] }`.
+ */
+export function renderOption(frames: Frames): Readonly<Record<string, unknown>> {
+  return { frame: [...frames.steps] };
+}
 
 /** Whether the protocol's frames come from an evaluator-only render (asked for per recorded episode). */
 export function renderOnRequest(protocol: {
@@ -64,6 +69,7 @@ export function recordedSeeds(frames: Frames, episodes: readonly PlannedEpisode[
 export class FrameRecorder implements RunnerSubscriber {
   private readonly slots = new Map<number, Recording>();
   private readonly steps: ReadonlySet<number>;
+  private readonly option: Readonly<Record<string, unknown>>;
   private readonly conditions: ReadonlySet<string>;
 
   constructor(
@@ -74,16 +80,17 @@ export class FrameRecorder implements RunnerSubscriber {
     private readonly requestRender = false,
   ) {
     this.steps = new Set(frames.steps);
+    this.option = renderOption(frames);
     this.conditions = new Set(frames.conditions);
   }
 
   /**
    * An evaluator-only render costs a real simulator a camera pass per step (MIKASA state mode: ~0.19 s against
-   * ~0.002 s), so it is asked for only in the episodes recorded here; the others carry a blank frame. Rendering
-   * never touches the physics, so the rows are those of a run without frames.
+   * ~0.002 s), so it is asked for only in the episodes recorded here, at the registered steps; the others carry a
+   * blank frame. Rendering never touches the physics, so the rows are those of a run without frames.
    */
   resetOptions(ep: PlannedEpisode): Readonly<Record<string, unknown>> | undefined {
-    return this.requestRender && this.wanted(ep) ? RENDER_OPTION : undefined;
+    return this.requestRender && this.wanted(ep) ? this.option : undefined;
   }
 
   private wanted(ep: PlannedEpisode): boolean {

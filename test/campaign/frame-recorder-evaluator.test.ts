@@ -62,9 +62,9 @@ describe('the render is asked for only in recorded episodes', () => {
   const seeds = new Map([[ep.task, new Set([7])]]);
   const sink = { trace: () => undefined };
 
-  it('an evaluator-only field: { frame: true } on the recorded (condition, seed), nothing on the others', () => {
-    const rec = new FrameRecorder(frames, seeds, sink, true);
-    expect(rec.resetOptions(ep)).toEqual({ frame: true });
+  it('an evaluator-only field: { frame: [registered steps] } on the recorded (condition, seed), nothing on the others', () => {
+    const rec = new FrameRecorder({ ...frames, steps: [0, 4, 9] }, seeds, sink, true);
+    expect(rec.resetOptions(ep)).toEqual({ frame: [0, 4, 9] });
     expect(rec.resetOptions({ ...ep, seed: 8 })).toBeUndefined();
     expect(rec.resetOptions({ ...ep, condition: 'N_blk' })).toBeUndefined();
     expect(rec.resetOptions({ ...ep, task: 'other' })).toBeUndefined();

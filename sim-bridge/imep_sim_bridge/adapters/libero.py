@@ -242,7 +242,7 @@ class LiberoEnv(Env):
     ) -> None:
         self._id = env_id
         #: the evaluator-only `frame` render (make kwarg `frames`, adapters/libero_frames.py)
-        self._frames = FrameSource(frames)
+        self._frames = FrameSource(frames, env_id)
         self._env = env
         self._suite = suite
         self._task_id = task_id
@@ -295,7 +295,7 @@ class LiberoEnv(Env):
             "seed": self._seed,
             "initStateId": self._init_state_id,
             "task": f"{self._suite}/{self._task_id}",
-            **self._frames.fields(self._env),
+            **self._frames.fields(self._env, self._steps),
         }
 
     def reset(self, seed: int, options: Mapping[str, Any], init_state_id: int | None) -> RawStep:

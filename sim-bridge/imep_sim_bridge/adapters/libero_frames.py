@@ -1,8 +1,8 @@
 """An evaluator-only agentview render for LIBERO episodes whose policy is not given cameras (make kwarg `frames: <px>`).
 
-IMEP's frame recorder asks for it per episode (reset option `frame: true`, the recorded episodes only): a rendered
-LIBERO step costs ~0.05 s through OSMesa against ~0.006 s without a camera, so the other episodes carry a blank frame
-of the declared shape. The picture is what robosuite's agentview camera observation holds — `sim.render(camera_name=
+IMEP's frame recorder asks for it per episode, at the registered steps (reset option `frame`, render_request.py): a
+rendered LIBERO step costs ~0.05 s through OSMesa against ~0.006 s without a camera, so the other steps and episodes
+carry a blank frame of the declared shape. The picture is what robosuite's agentview camera observation holds — `sim.render(camera_name=
 "agentview", width, height)` is what robosuite 1.4's camera observable calls (robosuite/environments/
 robot_env.py `_create_camera_sensors`, OpenGL convention) — rotated 180° as openpi rotates LIBERO's images
 (examples/libero/main.py `img[::-1, ::-1]`). Rendering never touches the physics.
@@ -17,9 +17,8 @@ import numpy as np
 
 from ..errors import AdapterError
 from ..spec import FieldSpec
+from .render_request import RenderRequest
 
-#: the reset option that asks for this episode's render (src/campaign/frame-recorder.ts RENDER_OPTION)
-RENDER_OPTION = "frame"
 CAMERA = "agentview"
 
 
@@ -32,24 +31,26 @@ def frames_size(env_id: str, kwargs: Mapping[str, Any]) -> int:
 
 
 class FrameSource:
-    """The evaluator-only `frame` of one env: rendered in episodes that asked for it, blank in the others."""
+    """The evaluator-only `frame` of one env: rendered at the steps the reset asked for, blank at the others."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, env_id: str = "libero") -> None:
         self.size = size
-        self._render = False
+        self._env_id = env_id
+        self._request = RenderRequest()
         self._blank = np.zeros((size, size, 3), np.uint8)
 
     def spec(self) -> dict[str, FieldSpec]:
         return {"frame": FieldSpec((self.size, self.size, 3), "uint8")} if self.size else {}
 
     def begin(self, options: Mapping[str, Any]) -> None:
-        """At reset: whether this episode's reset asked for the render."""
-        self._render = self.size > 0 and bool(options.get(RENDER_OPTION, False))
+        """At reset: the steps this episode's reset asked the render for."""
+        self._request.begin(self._env_id, options)
 
-    def fields(self, env: Any) -> dict[str, np.ndarray]:
+    def fields(self, env: Any, step: int) -> dict[str, np.ndarray]:
+        """The frame at elapsed step `step` (0 = after the reset)."""
         if not self.size:
             return {}
-        if not self._render:
+        if not self._request.wants(step):
             return {"frame": self._blank}
         img = env.sim.render(camera_name=CAMERA, width=self.size, height=self.size)
         return {"frame": np.ascontiguousarray(np.asarray(img, dtype=np.uint8)[::-1, ::-1])}

@@ -24,8 +24,8 @@ init states), run by LIBERO's own `OffScreenRenderEnv`:
   64×64 on a 2-core CPU, against about 40 steps/s without frames (the GL context is still created, so
   the renderer is still chosen and recorded).
 * Frames for a policy given no camera — make kwarg `frames: <px>`: an evaluator-only `frame` (agentview,
-  rotated as openpi does), rendered only in episodes whose reset asks for it (option `frame`: IMEP's frame recorder
-  on the episodes it records; adapters/libero_frames.py), blank in the others.
+  rotated as openpi does), rendered only at the steps the episode's reset asks for (option `frame`: IMEP's frame
+  recorder, on the episodes and steps it records; adapters/render_request.py), blank at the others.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ class LiberoMemEnv(Env):
     def __init__(self, env: Any, init_states: Any, *, resolution: int, flip: Any, state_of: Any, frames: int = 0) -> None:
         self._env = env
         #: the evaluator-only `frame` render (make kwarg `frames`, adapters/libero_frames.py)
-        self._frames = FrameSource(frames)
+        self._frames = FrameSource(frames, ENV_ID)
         self._init = init_states
         self._res = resolution
         self._flip = flip
@@ -157,7 +157,7 @@ class LiberoMemEnv(Env):
         }
         if self._res > 0:
             fields["image"] = self._flip(obs["agentview_image"])
-        fields.update(self._frames.fields(self._env))
+        fields.update(self._frames.fields(self._env, self._t))
         return fields
 
     def reset(self, seed: int, options: Mapping[str, Any], init_state_id: int | None) -> RawStep:

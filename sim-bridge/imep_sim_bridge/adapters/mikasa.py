@@ -58,6 +58,7 @@ from ..spec import ActionSpec, Component, EnvSpec, FactSpec, FieldSpec, RawStep
 from . import mikasa_runtime as runtime
 from .base import Adapter, Env, check_sim_seed, import_or_unavailable, missing_module, scalar, unbatch, uniform_bounds
 from .mikasa_tasks import TASKS, Task, cube_rows  # noqa: F401 - cube_rows re-exported (tests, bench)
+from .render_request import RenderRequest, sim_options
 
 ADAPTER = "mikasa"
 PREFIX = "mikasa/"
@@ -75,8 +76,6 @@ ADAPTER_KWARGS = ("ignore_terminations", "lamp_bulb", "frames", "success")
 #: make kwarg `success`: a row's success is the last step's (`end`, the default) or any step's (`once`)
 SUCCESS_MODES = ("end", "once")
 STATE_MODES = ("state", "state_dict")
-#: the reset option that asks for this episode's `frame` render (IMEP's frame recorder sets it on recorded episodes)
-RENDER_OPTION = "frame"
 
 REQUIREMENTS = (
     ("torch", "torch", f"{runtime.SETUP_HINT} (torch==2.13.0)"),
@@ -196,8 +195,10 @@ class MikasaEnv(Env):
         self._ignore_terminations = ignore_terminations
         #: state modes: render the base camera each step into the evaluator-only `frame` (for filmstrips)
         self._frames = frames and state
-        #: this episode's reset asked for the render (reset option `frame`)
-        self._render = False
+        #: the steps this episode's reset asked the render for (reset option `frame`, render_request.py)
+        self._render = RenderRequest()
+        #: elapsed steps in this episode (0 after the reset)
+        self._t = 0
         self._seed = 0
         self._success_once = False
         self._success_mode = success
@@ -309,9 +310,9 @@ class MikasaEnv(Env):
         fact = self._meta.fact
         evaluator = self._oracle_fields()
         if self._frames:
-            # rendered only in episodes whose reset asked for it (IMEP's frame recorder: the recorded ones); the others
-            # carry a blank frame of the declared shape — a camera pass costs ~0.19 s a step against ~0.002 s
-            evaluator["frame"] = runtime.base_camera_frame(self._env.unwrapped) if self._render else self._blank
+            # rendered only at the steps the episode's reset asked for (IMEP's frame recorder: the recorded episodes and
+            # steps); the others carry a blank frame of the declared shape — a camera pass costs ~0.19 s a step
+            evaluator["frame"] = runtime.base_camera_frame(self._env.unwrapped) if self._render.wants(self._t) else self._blank
         field = None if fact is None else fact.field
         return translate(obs, oracle=self._oracle(), oracle_field=field, task=self._task, state=self._state_fields(), evaluator=evaluator, **kwargs)
 
@@ -320,9 +321,9 @@ class MikasaEnv(Env):
             raise AdapterError(f"{self._id}: MIKASA-Robo has no init-state table; the seed selects the episode")
         check_sim_seed(self._id, "seed", seed, "ManiSkill's env.reset(seed=…) (np.random.RandomState)")
         self.seed_global_rngs(seed)
-        sim_options = {k: v for k, v in options.items() if k != RENDER_OPTION}
-        self._render = self._frames and bool(options.get(RENDER_OPTION, False))
-        obs, info = self._env.reset(seed=seed, options=sim_options)
+        self._render.begin(self._id, options)
+        self._t = 0
+        obs, info = self._env.reset(seed=seed, options=sim_options(options))
         self._seed = seed
         self._success_once = False
         fields = self._fields(obs, seed=seed, info=info)
@@ -334,6 +335,7 @@ class MikasaEnv(Env):
     def step(self, action: np.ndarray) -> RawStep:
         batched = np.array(action, dtype=np.float32)[None]  # writable copy; num_envs = 1
         obs, reward, terminated, truncated, info = self._env.step(self._torch.from_numpy(batched))
+        self._t += 1
         fields = self._fields(
             obs, seed=self._seed, reward=reward, terminated=terminated, truncated=truncated, info=info, success_once=self._success_once
         )

@@ -138,6 +138,10 @@ def test_state_frames_are_evaluator_only_base_camera_rgb() -> None:
         again = env.step(zero).fields
         assert blank.shape == (128, 128, 3) and not blank.any() and not again["frame"].any()
         assert np.array_equal(again["joints"], first["joints"]) and np.array_equal(again["cubes"], first["cubes"])
+        # only the registered steps are rendered (IMEP sends the protocol's frames.steps)
+        at0 = env.reset(3, {"frame": [1], "attempt": 1}, None).fields["frame"]
+        at1 = env.step(zero).fields["frame"]
+        assert not at0.any() and np.array_equal(at1, frames[1])
     finally:
         env.close()
 
