@@ -79,6 +79,11 @@ run_test() {
   IMEP_REAL_LIBERO=1 npx vitest run test/campaign/learned-policy-real.test.ts
   log "real-LIBERO learned policy and twin through closeout: $(( $(date +%s) - t0 )) s"
   t0=$(date +%s)
+  # protocols/suites: LIBERO-Spatial's 10 tasks seed-paired (n = 2) with the memoryless control, the memory task with
+  # the memory policy and with the control (n = 8), each through closeout (docs/benchmarks.md)
+  IMEP_REAL_LIBERO=1 npx vitest run test/campaign/suites-libero-real.test.ts
+  log "real-LIBERO suites through closeout: $(( $(date +%s) - t0 )) s"
+  t0=$(date +%s)
   local dir
   dir="$(mktemp -d)"
   trap 'rm -rf "$dir"' RETURN

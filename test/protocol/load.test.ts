@@ -16,6 +16,9 @@ const load = (name: string): Protocol => loadProtocolSync(join(ROOT, 'protocols'
 
 const MIKASA_STANDARD = ['RememberColor3-VLA', 'RememberColor5-VLA', 'RememberColor9-VLA', 'InterceptMedium-VLA'];
 const SUITE_PROTOCOLS = [
+  { file: 'libero-mem-memoryless.yaml', tasks: ['top-drawer-cue'], n: 100 },
+  { file: 'libero-mem.yaml', tasks: ['top-drawer-cue'], n: 100 },
+  { file: 'libero-spatial.yaml', tasks: Array.from({ length: 10 }, (_, i) => `libero_spatial-${i}`), n: 50 },
   { file: 'mikasa-vla-standard-memoryless.yaml', tasks: MIKASA_STANDARD, n: 100 },
   { file: 'mikasa-vla-standard.yaml', tasks: MIKASA_STANDARD, n: 100 },
 ];
