@@ -24,6 +24,7 @@ import { simulatorEnvironmentOf } from '../evidence/index.js';
 import type { SimulatorOptions } from './bridge-envs.js';
 import { assertAdapterAvailable, assertSeedsTaken, makeRefusal } from './bridge-preflight.js';
 import { envKey, makeSlotBatches, slotKey, vectorizedNote, type BatchMade } from './slot-batches.js';
+import { OPEN_TASK_ENVS } from './run-plan.js';
 
 /** The servers IMEP starts for `source` in a sandbox (Python sim-bridge servers): what each sandbox is given. */
 export type StartedPythonServers = Extract<ServerSource, { readonly start: 'python' }>;
@@ -198,7 +199,10 @@ async function preflightSpecs(
       );
     }
     const spec = env.spec;
-    made.set(key, env);
+    // the first tasks' environments stay open for their slot 0 to adopt; the others are closed once checked (a real
+    // simulator's env holds its scene: a libero-90 suite's 90 LIBERO envs would take ~77 GB at once)
+    if (made.size < OPEN_TASK_ENVS) made.set(key, env);
+    else await env.close().catch(() => undefined);
     assertSeedsTaken(protocol, spec, entry.id, ctx.file);
     const evaluatorOnly = new Set(spec.evaluatorOnly);
     methodVisible.forEach((f, i) => {

@@ -82,6 +82,9 @@ export async function runPlan(input: RunPlanInput): Promise<void> {
   }
 }
 
+/** How many tasks keep their slot environments open at once (PlanRun.envsOf). */
+export const OPEN_TASK_ENVS = 4;
+
 type Donors = Awaited<ReturnType<typeof prepareDonors>> | Awaited<ReturnType<typeof prepareReadDonors>>;
 
 /** What a segment's donor pre-pass and loop share. */
@@ -106,6 +109,8 @@ class PlanRun {
   private readonly noise: { executionNoise?: ExecutionNoise };
   private readonly policies = new Map<string, RunnerPolicy>();
   private readonly envs = new Map<string, SimEnvironment[]>();
+  /** The tasks whose segments ran, least recently used first (keepOpen). */
+  private readonly inUse = new Set<string>();
   private readonly frameSeeds: ReturnType<typeof recordedSeeds> | null;
 
   constructor(private readonly input: RunPlanInput) {
@@ -196,6 +201,7 @@ class PlanRun {
     const condition = conditionOf(this.input.protocol, seg.condition);
     const task = this.contexts.get(seg.task) as TaskContext;
     const envFor = this.envsOf(task);
+    await this.keepOpen(task.task);
     let policy = this.policies.get(seg.task);
     if (policy === undefined)
       this.policies.set(seg.task, (policy = await this.input.policies.policyFor(task, this.input.batchSize)));
@@ -205,6 +211,24 @@ class PlanRun {
     const key = { wave: seg.wave, condition: condition.id, task: seg.task };
     const arrival = (list: readonly UnitJob[]): UnitJob[] => arrivalOrder(this.input.arrivalKey ?? null, key, list);
     return { seg, segment, task, plan, policy, envFor, resetOptions, arrival };
+  }
+
+  /**
+   * Before a segment of `task`: at most OPEN_TASK_ENVS tasks keep their slot environments open. A suite's segments go
+   * condition by condition over every task, and a real simulator's env holds its whole scene (a LIBERO env ~850 MB:
+   * libero-90's 90 tasks would need ~77 GB), so the least recently used task's environments are closed; they are made
+   * again when its next segment comes (a reset depends on its seed only, never on the env's history).
+   */
+  private async keepOpen(task: string): Promise<void> {
+    this.inUse.delete(task);
+    this.inUse.add(task); // re-inserted last: the set's order is the use order
+    for (const other of this.inUse) {
+      if (this.inUse.size <= OPEN_TASK_ENVS) break;
+      this.inUse.delete(other);
+      const envs = this.envs.get(other) ?? [];
+      this.envs.delete(other);
+      for (const e of envs) await e?.close().catch(() => undefined);
+    }
   }
 
   /** The slot environments of a task (each made on first use). */
