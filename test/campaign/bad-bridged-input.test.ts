@@ -8,14 +8,12 @@
  * inputs (a renderer that does not render, a LIBERO task that does not exist) are checked by
  * scripts/sims/libero.sh test.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bridgePython } from '../../src/bridges/supervisor.js';
 import { canonicalPrettyJson } from '../../src/core/canonical-json.js';
-import { imep, liteCheckpointSha } from './cli-support.js';
+import { bridgeImportable as importable, imep, liteCheckpointSha } from './cli-support.js';
 import { ROOT } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'imep-bad-input-'));
@@ -69,19 +67,6 @@ async function refused(name: string, yaml: string, env: NodeJS.ProcessEnv = {}) 
     after: readdirSync(campaigns),
     registry: readFileSync(join(campaigns, 'seed-registry.json'), 'utf8'),
   };
-}
-
-function importable(module: string): boolean {
-  try {
-    execFileSync(
-      bridgePython(),
-      ['-c', `import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('${module}') else 1)`],
-      { stdio: 'ignore' },
-    );
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('bad bridged input: one line, exit 2, nothing written', () => {

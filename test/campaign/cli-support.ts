@@ -1,8 +1,9 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './helpers.js';
+import { bridgePython } from '../../src/bridges/supervisor.js';
 
 export const MAIN = join(ROOT, 'dist/cli/main.js');
 
@@ -73,4 +74,18 @@ export function unitIn(campaigns: string): string | null {
     (e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'reports' && !e.name.endsWith('.shards'),
   );
   return d ? join(campaigns, d.name) : null;
+}
+
+/** Whether the sim-bridge's Python (IMEP_PYTHON, else /usr/bin/python3) can import `module`. */
+export function bridgeImportable(module: string): boolean {
+  try {
+    execFileSync(
+      bridgePython(),
+      ['-c', `import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('${module}') else 1)`],
+      { stdio: 'ignore' },
+    );
+    return true;
+  } catch {
+    return false;
+  }
 }

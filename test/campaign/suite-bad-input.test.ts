@@ -12,14 +12,12 @@
  * (bad-bridged-input.test.ts); a task whose asset is missing (real-sim-bad-input.test.ts, ShellGameTouch's YCB asset,
  * IMEP_REAL_MIKASA=1); the suite's own refusals at load (test/protocol/suite.test.ts).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bridgePython } from '../../src/bridges/supervisor.js';
 import { writeContractCheckpoint } from '../policies/contract-checkpoint.js';
-import { imep, liteCheckpointSha } from './cli-support.js';
+import { bridgeImportable as importable, imep, liteCheckpointSha } from './cli-support.js';
 import { ROOT } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'imep-suite-bad-'));
@@ -56,19 +54,6 @@ async function refused(name: string, yaml: string) {
   mkdirSync(campaigns);
   const r = await imep(['campaign', 'run', `${name}.yaml`, '--campaigns-dir', campaigns], dir);
   return { ...r, lines: r.stderr.trim().split('\n'), after: readdirSync(campaigns) };
-}
-
-function importable(module: string): boolean {
-  try {
-    execFileSync(
-      bridgePython(),
-      ['-c', `import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('${module}') else 1)`],
-      { stdio: 'ignore' },
-    );
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const LITE = '{ kind: lite }';
