@@ -173,7 +173,7 @@ describe.skipIf(!MIKASA)('real MIKASA-Robo: bad input (IMEP_REAL_MIKASA=1)', () 
     expect(r.lines).toHaveLength(1);
     expect(r.lines[0]).toContain('mikasa-kwargs.yaml: envs[0]: the simulator server at ipc://');
     expect(r.lines[0]).toContain(
-      "cannot make mikasa/ShellGameTouch-v0: make: E_ADAPTER: mikasa/ShellGameTouch-v0: obs_mode 'state': no visible state field carries the ball cue; use obs_mode 'rgb'",
+      "cannot make mikasa/ShellGameTouch-v0: make: E_ADAPTER: mikasa/ShellGameTouch-v0: obs_mode 'state': no visible state field carries the task's cue; use obs_mode 'rgb'",
     );
     expect(r.after).toEqual([]);
   }, 120_000);
