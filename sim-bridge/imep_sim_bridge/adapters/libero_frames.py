@@ -37,7 +37,6 @@ class FrameSource:
         self.size = size
         self._env_id = env_id
         self._request = RenderRequest()
-        self._blank = np.zeros((size, size, 3), np.uint8)
 
     def spec(self) -> dict[str, FieldSpec]:
         return {"frame": FieldSpec((self.size, self.size, 3), "uint8")} if self.size else {}
@@ -50,7 +49,8 @@ class FrameSource:
         """The frame at elapsed step `step` (0 = after the reset)."""
         if not self.size:
             return {}
-        if not self._request.wants(step):
-            return {"frame": self._blank}
+        return {"frame": self._request.frame(step, (self.size, self.size, 3), lambda: self._render(env))}
+
+    def _render(self, env: Any) -> np.ndarray:
         img = env.sim.render(camera_name=CAMERA, width=self.size, height=self.size)
-        return {"frame": np.ascontiguousarray(np.asarray(img, dtype=np.uint8)[::-1, ::-1])}
+        return np.ascontiguousarray(np.asarray(img, dtype=np.uint8)[::-1, ::-1])

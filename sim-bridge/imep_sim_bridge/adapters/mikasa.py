@@ -203,7 +203,6 @@ class MikasaEnv(Env):
         self._success_once = False
         self._success_mode = success
         self._spec = self._build_spec()
-        self._blank = np.zeros(self._spec.observation["frame"].shape, np.uint8) if self._frames else None
 
     def _build_spec(self) -> EnvSpec:
         base = self._env.unwrapped
@@ -312,7 +311,8 @@ class MikasaEnv(Env):
         if self._frames:
             # rendered only at the steps the episode's reset asked for (IMEP's frame recorder: the recorded episodes and
             # steps); the others carry a blank frame of the declared shape — a camera pass costs ~0.19 s a step
-            evaluator["frame"] = runtime.base_camera_frame(self._env.unwrapped) if self._render.wants(self._t) else self._blank
+            shape = self._spec.observation["frame"].shape
+            evaluator["frame"] = self._render.frame(self._t, shape, lambda: runtime.base_camera_frame(self._env.unwrapped))
         field = None if fact is None else fact.field
         return translate(obs, oracle=self._oracle(), oracle_field=field, task=self._task, state=self._state_fields(), evaluator=evaluator, **kwargs)
 

@@ -9,8 +9,10 @@ the simulation.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
+
+import numpy as np
 
 from ..errors import AdapterError
 
@@ -24,6 +26,7 @@ class RenderRequest:
     def __init__(self) -> None:
         self._every = False
         self._steps: frozenset[int] = frozenset()
+        self._blanks: dict[tuple[int, ...], np.ndarray] = {}
 
     def begin(self, env_id: str, options: Mapping[str, Any]) -> None:
         value = options.get(RENDER_OPTION, False)
@@ -36,6 +39,15 @@ class RenderRequest:
 
     def wants(self, step: int) -> bool:
         return self._every or step in self._steps
+
+    def frame(self, step: int, shape: tuple[int, ...], render: Callable[[], np.ndarray]) -> np.ndarray:
+        """The frame at elapsed step `step`: `render()` where asked for, else a blank uint8 image of `shape`."""
+        if self.wants(step):
+            return render()
+        blank = self._blanks.get(shape)
+        if blank is None:
+            blank = self._blanks[shape] = np.zeros(shape, np.uint8)
+        return blank
 
 
 def sim_options(options: Mapping[str, Any]) -> dict[str, Any]:
