@@ -16,18 +16,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readUnitState } from '../../src/evidence/unit-state.js';
 import { verifyUnit } from '../../src/evidence/verify/verify.js';
-import { expectSameRows, readUnitRows } from '../helpers/unit-rows.js';
+import { expectSameRows, readUnitRows, type UnitRow } from '../helpers/unit-rows.js';
 import { imep, unitIn } from './cli-support.js';
 import { ROOT } from './helpers.js';
 
-interface Row {
-  readonly wave: number;
-  readonly condition: string;
-  readonly seed: number;
-  readonly status: string;
-  readonly success: boolean | null;
-  readonly steps: number;
-  readonly actionDigest: string;
+interface Row extends UnitRow {
   readonly reads: { total: number; empty: number; withHistory: number; substituted: number; covered: boolean | null };
 }
 interface Adjudication {
