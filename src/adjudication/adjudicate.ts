@@ -138,7 +138,7 @@ export async function reproduceAdjudication(unitDir: string): Promise<Adjudicate
       `unit ${snap.header.id} is '${snap.state}'; there is no adjudication to regenerate`,
       {
         file: unitDir,
-        hint: 'run `imep campaign adjudicate` first',
+        hint: `run \`imep campaign adjudicate ${unitDir}\` first`,
       },
     );
   }
