@@ -81,7 +81,9 @@ p.summary{margin:2px 0;font-size:13px}p.lead{font-size:15px;font-weight:bold}p.p
 figcaption.wide{max-width:1000px}
 .pair{margin:10px 0 18px;border-left:3px solid #ccc;padding-left:8px}.pair[data-kind=b]{border-color:#c62828}.pair[data-kind=c]{border-color:#1f5fa8}
 p.pair-title{font-size:13px;font-weight:bold;margin:2px 0}table.filmstrip td,table.filmstrip th{border:none;padding:1px 3px;font-size:11px;text-align:center}
-td.frame img{image-rendering:pixelated;width:64px;height:64px;border:1px solid #ddd}p.legend{font-size:12px;color:#444}
+td.frame img{image-rendering:pixelated;width:64px;height:64px;border:1px solid #ddd;display:block}
+.fov{position:relative;display:inline-block;width:66px;height:66px}.fov svg.overlay{position:absolute;left:1px;top:1px}
+span.act{font-size:9px;color:#333;white-space:nowrap}p.legend{font-size:12px;color:#444}
 `;
 
 export function renderHtml(model: ReportModel, figures: readonly { figure: Figure; svg: string }[]): string {
