@@ -5,7 +5,16 @@
  * `npx imep …` in a fresh HOME answers without running tsc, and leaves dist/ as it was.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,4 +58,32 @@ describe('the first `npx imep` in a fresh HOME', () => {
     expect(again.status).toBe(0);
     expect(again.stderr.trim()).toBe('imep: dist/ is up to date with the sources; nothing to build');
   });
+
+  it('prepare builds again when a source changes, and only then (in a scratch project)', () => {
+    const dir = join(home, 'scratch-project');
+    mkdirSync(join(dir, 'scripts'), { recursive: true });
+    mkdirSync(join(dir, 'src', 'cli'), { recursive: true });
+    copyFileSync(join(ROOT, 'scripts/build.mjs'), join(dir, 'scripts/build.mjs'));
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    writeFileSync(join(dir, 'package.json'), '{ "name": "scratch", "type": "module" }\n');
+    writeFileSync(
+      join(dir, 'tsconfig.build.json'),
+      JSON.stringify({
+        compilerOptions: { outDir: 'dist', rootDir: 'src', module: 'nodenext', target: 'es2022' },
+        include: ['src'],
+      }),
+    );
+    writeFileSync(join(dir, 'src/cli/main.ts'), 'export const answer: number = 1;\n');
+    const prepare = () => spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: dir, encoding: 'utf8' });
+    const first = prepare();
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/^imep: building dist\/ with tsc .*\nimep: built dist\/ in \d+\.\d s\n$/);
+    expect(readFileSync(join(dir, 'dist/cli/main.js'), 'utf8')).toContain('answer = 1');
+    expect(statSync(join(dir, 'dist/cli/main.js')).mode & 0o111).not.toBe(0);
+    expect(prepare().stderr).toBe('imep: dist/ is up to date with the sources; nothing to build\n');
+    writeFileSync(join(dir, 'src/cli/main.ts'), 'export const answer: number = 2;\n');
+    const again = prepare();
+    expect(again.stderr).toMatch(/^imep: building dist\//);
+    expect(readFileSync(join(dir, 'dist/cli/main.js'), 'utf8')).toContain('answer = 2');
+  }, 120_000);
 });
