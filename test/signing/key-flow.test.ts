@@ -150,10 +150,13 @@ describe('the key flow as documented', () => {
       `${RUNNER.id}'s key ed25519:${runnerFp} (precommit.json, seal.json) is trusted here under another name, 'alice'`,
     );
     expect(line).toContain(`while the unit's signatures name '${RUNNER.id}'`);
-    const fix = /— trust it under the name it signs with: imep (keys trust .+ && imep keys revoke alice)/.exec(line);
+    const fix =
+      /— trust it under the name it signs with: (?:npx )?imep (keys trust .+) && (?:npx )?imep (keys revoke alice)$/.exec(
+        line,
+      );
     expect(fix, line).not.toBeNull();
     // the commands, run as printed, fix it
-    for (const cmd of fix![1]!.split(' && imep ')) {
+    for (const cmd of [fix![1]!, fix![2]!]) {
       const r = await run(cmd.split(' '));
       expect(r.code, r.stderr).toBe(0);
     }
