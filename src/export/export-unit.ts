@@ -18,6 +18,7 @@ import {
   isSealedState,
   readSealed,
   readUnitState,
+  sealedSha256,
   writeFileAtomic,
   type EpisodeRow,
   type EpisodeTiming,
@@ -62,10 +63,17 @@ export function defaultExportDir(unitDir: string): string {
   return join(dirname(abs), 'exports', basename(abs));
 }
 
-function parseLines<S extends z.ZodType>(bytes: Buffer, path: string, schema: S): z.infer<S>[] {
+/** Each line of a JSON-lines file: the object as written (every key) and its parse by `schema`. */
+function parseLines<S extends z.ZodType>(
+  bytes: Buffer,
+  path: string,
+  schema: S,
+): { raw: Record<string, unknown>[]; parsed: z.infer<S>[] } {
   const text = bytes.toString('utf8');
   const lines = text.length === 0 ? [] : text.replace(/\n$/, '').split('\n');
-  return lines.map((line, i) => {
+  const raw: Record<string, unknown>[] = [];
+  const parsed: z.infer<S>[] = [];
+  lines.forEach((line, i) => {
     let json: unknown;
     try {
       json = JSON.parse(line);
@@ -77,12 +85,14 @@ function parseLines<S extends z.ZodType>(bytes: Buffer, path: string, schema: S)
       const issue = r.error.issues[0];
       throw new ImepError(
         'E_MANIFEST_INVALID',
-        `${path} line ${i + 1}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'does not match'} (rows v1); this IMEP cannot export it — use the IMEP version that wrote the unit`,
+        `${path} line ${i + 1}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'does not match'}; this IMEP cannot export it — use the IMEP version that wrote the unit`,
         { field: path },
       );
     }
-    return r.data as z.infer<S>;
+    raw.push(json as Record<string, unknown>);
+    parsed.push(r.data as z.infer<S>);
   });
+  return { raw, parsed };
 }
 
 /** Exports a sealed (or adjudicated, or closed) unit's rows as Parquet. */
@@ -107,18 +117,15 @@ export async function exportUnit(unitDir: string, opts: ExportOptions = {}): Pro
     });
   }
   const unit = await assertUnitVerified(unitDir);
-  const rowsBytes = await readSealed(unit, UNIT_FILES.rows);
-  const timingBytes = await readSealed(unit, UNIT_FILES.timings);
-  const json = parseLines(rowsBytes, UNIT_FILES.rows, EpisodeRowSchema) as EpisodeRow[];
-  // the raw objects (every key, as written), checked against rows v1 above
-  const raw = rowsBytes
-    .toString('utf8')
-    .split('\n')
-    .filter((l) => l.length > 0)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const rows = parseLines(await readSealed(unit, UNIT_FILES.rows), UNIT_FILES.rows, EpisodeRowSchema);
+  // a unit whose seal lists no timings file exports null timing columns
   const timings = new Map<number, EpisodeTiming>();
-  for (const t of parseLines(timingBytes, UNIT_FILES.timings, EpisodeTimingSchema) as EpisodeTiming[])
-    timings.set(t.seq, t);
+  if (sealedSha256(unit, UNIT_FILES.timings) !== undefined) {
+    const bytes = await readSealed(unit, UNIT_FILES.timings);
+    for (const t of parseLines(bytes, UNIT_FILES.timings, EpisodeTimingSchema).parsed as EpisodeTiming[]) {
+      timings.set(t.seq, t);
+    }
+  }
 
   const r = unit.result;
   const common: [string, string][] = [
@@ -136,18 +143,18 @@ export async function exportUnit(unitDir: string, opts: ExportOptions = {}): Pro
   const episodesFile = join(outDir, 'episodes.parquet');
   const rowsParquet = parquetBytes({
     fields: ROW_FIELDS,
-    rows: raw,
+    rows: rows.raw,
     metadata: [['imep.table', 'rows'], ...common],
     createdBy,
   });
   const episodesParquet = parquetBytes({
     fields: EPISODE_FIELDS,
-    rows: json.map((row) => episodeSummary(row, timings.get(row.seq))),
+    rows: (rows.parsed as EpisodeRow[]).map((row) => episodeSummary(row, timings.get(row.seq))),
     metadata: [['imep.table', 'episodes'], ...common],
     createdBy,
   });
   await makeDirs(outDir);
   await writeFileAtomic(rowsFile, rowsParquet);
   await writeFileAtomic(episodesFile, episodesParquet);
-  return { unitId: r.unitId, stage: r.stage, root: r.root, rowsFile, episodesFile, rows: json.length };
+  return { unitId: r.unitId, stage: r.stage, root: r.root, rowsFile, episodesFile, rows: rows.raw.length };
 }
