@@ -5,7 +5,7 @@
  * withholds (rule i) is shown as "withheld", never with its value; so is every number when all cells
  * were excluded by competence.
  */
-import { invalidBecause, readCanaryNote } from '../adjudication/index.js';
+import { competenceLines, invalidBecause, readCanaryNote } from '../adjudication/index.js';
 import type { Adjudication, AvailableEstimand, EstimandResult, Interval, Verdict } from '../adjudication/index.js';
 import { noiseStreamRecipe, simulatorFaces } from '../core/index.js';
 import type { ReportInputs } from './load.js';
@@ -187,7 +187,9 @@ function questionTables(a: Adjudication): Table[] {
   ];
 }
 
-function gateTable(a: Adjudication): Table {
+function gateTable(a: Adjudication, registered: ReportInputs['protocol']['gates']): Table {
+  // the competence gate says the rate and the threshold it compared (src/adjudication/verdict-words.ts)
+  const words = (g: Adjudication['gates'][number]): string => competenceLines([g], registered)[0] ?? g.detail;
   return {
     caption: readCanaryNote(a.gates),
     header: ['gate', 'kind', 'hard', 'on fail', 'passed', 'detail'],
@@ -197,7 +199,7 @@ function gateTable(a: Adjudication): Table {
       g.hard ? 'yes' : 'no',
       g.onFail,
       g.evaluable ? (g.passed ? 'passed' : 'FAILED') : 'not evaluable',
-      g.detail,
+      words(g),
     ]),
   };
 }
@@ -441,7 +443,7 @@ export function reportModel(inputs: ReportInputs, strips: Filmstrips = reportFil
           'Each estimand with every interval and its coverage label (bounds are labelled at the coverage of the quantity bounded).',
         tables: [estimandTable(a)],
       },
-      { id: 'gates', title: 'Gates', tables: [gateTable(a)] },
+      { id: 'gates', title: 'Gates', tables: [gateTable(a, inputs.protocol.gates)] },
       {
         id: 'holm',
         title: 'Holm families',
