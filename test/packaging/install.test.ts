@@ -9,7 +9,7 @@
  * takes minutes.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../campaign/helpers.js';
@@ -58,7 +58,11 @@ describe.runIf(RUN && WHY_NOT === null)('IMEP installed from its npm tarball and
   }, 900_000);
 
   afterAll(() => {
-    if (a !== undefined) process.stdout.write(`packaging: ${JSON.stringify(a.seconds)} s\n`);
+    if (a === undefined) return;
+    process.stdout.write(`packaging: ${JSON.stringify(a.seconds)} s\n`);
+    // ~1 GB (the installed package with its dependencies, the npm cache, the venv); IMEP_PACKAGING_KEEP=1 keeps it
+    if (process.env['IMEP_PACKAGING_KEEP'] === '1') process.stdout.write(`packaging: kept ${a.dir}\n`);
+    else rmSync(a.dir, { recursive: true, force: true });
   });
 
   it('the tarball holds what a user runs and none of the tests, source maps, egg-info or caches', () => {
