@@ -59,7 +59,7 @@ export function policyRuntimeContext(c: Campaign, opts: CampaignOptions): Policy
   return {
     file: c.file,
     roots: sim.roots,
-    checkpointRoot: checkpointRoot(c.protocol, opts),
+    checkpointRoot: checkpointRoot(c.protocol, opts, c.file),
     ...(sim.campaignsDir === undefined ? {} : { campaignsDir: sim.campaignsDir }),
     batchSize: batchOf(opts),
   };

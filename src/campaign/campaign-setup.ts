@@ -58,7 +58,7 @@ export const PACKAGE_ROOT = resolve(fileURLToPath(new URL('../../', import.meta.
 export interface CampaignOptions {
   readonly campaignsDir: string;
   readonly batchSize?: number;
-  /** Where checkpoint paths resolve (default: the working directory, else the package root). */
+  /** The one root a protocol's relative paths resolve against (default: protocolRoots, in order). */
   readonly root?: string;
   /** Progress display target (null: none). */
   readonly progress?: ProgressStream | null;
@@ -96,13 +96,37 @@ export function batchOf(opts: CampaignOptions): number {
   return b;
 }
 
-/** The root the protocol's checkpoint path resolves against. */
-export function checkpointRoot(protocol: Protocol, opts: CampaignOptions): string {
+/**
+ * Where a protocol's relative paths (checkpoint.path, policy.pythonPath, simulator.replayDir) resolve, in order
+ * (docs/install.md, "Where a protocol's paths resolve"): `opts.root` alone when given; else the working folder, the
+ * protocol file's folder, then the package root (the shipped checkpoints/ of an installed imep).
+ */
+export function protocolRoots(file: string | undefined, opts: Pick<CampaignOptions, 'root'>): string[] {
+  if (opts.root !== undefined) return [opts.root];
+  const roots = [process.cwd(), ...(file === undefined ? [] : [dirname(resolve(file))]), PACKAGE_ROOT];
+  return [...new Set(roots)];
+}
+
+/** The root the protocol's checkpoint path resolves against: the first of protocolRoots holding its file. */
+export function checkpointRoot(protocol: Protocol, opts: Pick<CampaignOptions, 'root'>, file?: string): string {
   if (opts.root !== undefined) return opts.root;
   if (protocol.checkpoint === undefined) return process.cwd();
-  if (existsSync(checkpointFile(protocol, process.cwd()))) return process.cwd();
-  if (existsSync(checkpointFile(protocol, PACKAGE_ROOT))) return PACKAGE_ROOT;
-  return process.cwd();
+  return protocolRoots(file, opts).find((root) => existsSync(checkpointFile(protocol, root))) ?? process.cwd();
+}
+
+/**
+ * The line saying which checkpoint file a protocol uses when it is not the working folder's (the protocol's folder's,
+ * or the one installed with imep); null when it resolved in the working folder (or under an explicit root).
+ */
+export function checkpointSource(protocol: Protocol, opts: Pick<CampaignOptions, 'root'>, file: string): string | null {
+  const root = checkpointRoot(protocol, opts, file);
+  if (opts.root !== undefined || protocol.checkpoint === undefined || root === process.cwd()) return null;
+  const where =
+    root === PACKAGE_ROOT
+      ? 'the one shipped with imep (none in the working folder or next to the protocol)'
+      : 'next to the protocol (none in the working folder)';
+  const { path, file: name } = protocol.checkpoint;
+  return `checkpoint ${path}/${name}: ${checkpointFile(protocol, root)}, ${where}`;
 }
 
 /** In-process lite simulators (what `simulator: { kind: lite }` runs on). */
@@ -116,7 +140,7 @@ export const defaultEnvs: EnvProvider = inProcessLiteEnvs;
 export function simulatorContext(c: Campaign, opts: CampaignOptions): SimulatorContext {
   return {
     file: c.file,
-    roots: opts.root !== undefined ? [opts.root] : [process.cwd(), PACKAGE_ROOT],
+    roots: protocolRoots(c.file, opts),
     campaignsDir: dirname(resolve(c.dir)), // the folder the unit lives in (a resumed unit's, wherever it is)
   };
 }
@@ -141,6 +165,8 @@ export async function openCampaign(file: string, opts: CampaignOptions): Promise
   const { dir, exists: known } = await unitDirFor(opts.campaignsDir, loaded.protocol.id, loaded.hash, file);
   if (!known) {
     const r = await runPrecommitChecks(precommitCheckInput(loaded.protocol, file, opts));
+    const source = checkpointSource(loaded.protocol, opts, file);
+    if (source !== null) say(opts, source);
     for (const line of r.notes) say(opts, line);
     for (const line of r.warnings) say(opts, `warning: ${line}`);
   }
@@ -153,8 +179,8 @@ export function precommitCheckInput(protocol: Protocol, file: string, opts: Camp
   return {
     file,
     protocol,
-    roots: opts.root !== undefined ? [opts.root] : [process.cwd(), PACKAGE_ROOT],
-    checkpointRoot: checkpointRoot(protocol, opts),
+    roots: protocolRoots(file, opts),
+    checkpointRoot: checkpointRoot(protocol, opts, file),
     campaignsDir: opts.campaignsDir,
     allowLargePlan: opts.allowLargePlan === true,
     ownPolicies: opts.policies !== undefined,
@@ -192,7 +218,7 @@ export async function openUnit(dir: string): Promise<Campaign> {
  * name.
  */
 export async function createAndPrecommit(c: Campaign, a: Assembly, opts: CampaignOptions): Promise<void> {
-  const root = checkpointRoot(c.protocol, opts);
+  const root = checkpointRoot(c.protocol, opts, c.file);
   const digest = c.protocol.checkpoint === undefined ? null : await verifyCheckpoint(c.protocol, root, c.file);
   const hosted = a.policy.record;
   const server = a.policy.serverRecord;

@@ -73,6 +73,6 @@ export {
 } from './server-policy-config.js';
 export { precommitCampaign, resumeCampaign, runCampaign } from './campaign.js';
 export { smallRunCampaign } from './campaign-variants.js';
-export { DEFAULT_BATCH, PACKAGE_ROOT, precommitCheckInput } from './campaign-setup.js';
+export { DEFAULT_BATCH, PACKAGE_ROOT, checkpointSource, precommitCheckInput, protocolRoots } from './campaign-setup.js';
 export { runPrecommitChecks, PRECOMMIT_CHECKS } from './precommit-checks.js';
 export { assemble, withAssembly, type Assembly } from './assemble.js';

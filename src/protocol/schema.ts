@@ -51,7 +51,9 @@ export const EnvSchema = z
 
 export const CheckpointSchema = z
   .strictObject({
-    path: NonEmptyText.describe('the checkpoint directory, relative to the repository root'),
+    path: NonEmptyText.describe(
+      'the checkpoint directory; a relative one resolves in the working folder, else next to the protocol, else in the package (docs/install.md)',
+    ),
     file: NonEmptyText.default('model.json').describe('the file inside path whose SHA-256 binds the checkpoint'),
     sha256: z
       .string()

@@ -10,7 +10,7 @@
 import type { Command } from 'commander';
 import { ImepError, simulatorFaces } from '../../../core/index.js';
 import { ProtocolError, loadProtocol, type Protocol } from '../../../protocol/index.js';
-import { precommitCheckInput } from '../../../campaign/index.js';
+import { checkpointSource, precommitCheckInput } from '../../../campaign/index.js';
 import { runPrecommitChecks } from '../../../campaign/index.js';
 
 export const MAX_LISTED = 100;
@@ -54,6 +54,8 @@ async function check(file: string, o: { campaignsDir: string; allowLargePlan?: b
   const opts = { campaignsDir: o.campaignsDir, allowLargePlan: o.allowLargePlan === true };
   const r = await runPrecommitChecks(precommitCheckInput(p.protocol, file, opts));
   const out = (line: string): boolean => process.stdout.write(`${line}\n`);
+  const source = checkpointSource(p.protocol, {}, file);
+  if (source !== null) out(source);
   r.notes.forEach(out);
   r.warnings.forEach((w) => out(`warning: ${w}`));
   const later = startedAtPrecommit(p.protocol);
