@@ -17,7 +17,7 @@ export const COMMAND_GROUPS = [
   ['cluster', 'shard campaigns as SLURM batch jobs, submit, watch and merge'],
   ['report', 'HTML / Markdown / CSV reports generated from sealed rows'],
   ['keys', 'signing keys and trusted public keys: list, export, trust, revoke'],
-  ['protocol', 'check a protocol file, listing every problem'],
+  ['protocol', 'check a protocol file (listing every problem), or copy a shipped one out to edit'],
 ] as const;
 
 export type GroupName = (typeof COMMAND_GROUPS)[number][0];
