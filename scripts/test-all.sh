@@ -43,6 +43,12 @@ echo "test-all: .venvs/policies ready in $(($(date +%s) - t0)) s ($(du -sh .venv
 t0=$(date +%s)
 bash scripts/policies/lerobot.sh > /dev/null
 echo "test-all: .venvs/lerobot ready in $(($(date +%s) - t0)) s ($(du -sh .venvs/lerobot | cut -f1)); the hosted LeRobot policy's tests run from it"
+# The stock tools a reviewer checks IMEP's evidence with, without IMEP, in .venvs/formats (scripts/formats/setup.sh:
+# pyarrow, in-toto, securesystemslib; ~220 MB, ~5–30 s the first time): `imep export`'s Parquet is read back with
+# pyarrow (test/export) and the unit's in-toto Statement verified with securesystemslib (test/signing).
+t0=$(date +%s)
+bash scripts/formats/setup.sh > /dev/null
+echo "test-all: .venvs/formats ready in $(($(date +%s) - t0)) s ($(du -sh .venvs/formats | cut -f1)); the Parquet and in-toto checks run from it"
 npx vitest run
 PY="${IMEP_PYTHON:-/usr/bin/python3}"
 if [ -d sim-bridge/tests ]; then
