@@ -9,6 +9,7 @@
  * COMMAND is the command the user ran, each argument shell-quoted, `npx imep` when npx started it.
  */
 import { RunStop } from '../campaign/index.js';
+import { cliName } from '../core/index.js';
 import { releaseLocksNow, setStopSignalOwner } from '../evidence/index.js';
 
 const PLAIN = /^[A-Za-z0-9_/.,:=@%+-]+$/;
@@ -18,10 +19,9 @@ export function shellQuote(arg: string): string {
   return PLAIN.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The command line the user ran: `npx imep …` under npx (npm sets npm_command=exec), else `imep …`. */
-export function userCommand(args: readonly string[], env: Readonly<Record<string, string | undefined>>): string {
-  const prefix = env.npm_command === 'exec' ? 'npx imep' : 'imep';
-  return [prefix, ...args.map(shellQuote)].join(' ');
+/** The command line the user ran: `npx imep …` under npx, else `imep …` (cliName). */
+export function userCommand(args: readonly string[], env: NodeJS.ProcessEnv): string {
+  return [cliName(env), ...args.map(shellQuote)].join(' ');
 }
 
 const SIGNAL_NUMBER: Readonly<Record<string, number>> = { SIGINT: 2, SIGTERM: 15 };
