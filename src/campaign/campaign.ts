@@ -188,6 +188,7 @@ async function formalRun(c: Campaign, a: Assembly, opts: CampaignOptions): Promi
 }
 
 async function sealAndSay(c: Campaign, opts: CampaignOptions): Promise<void> {
+  opts.progress?.write(`sealing ${c.dir}: hashing every file into the manifest …\n`);
   const r = await seal(c.dir, { operator: opts.operator ?? currentOperator(), ...(opts.now ? { now: opts.now } : {}) });
   say(opts, `sealed ${c.dir}: ${c.plan.episodes.length} rows, Merkle root ${r.record.merkle.root}`);
 }

@@ -60,6 +60,14 @@ export class ProgressDisplay implements RunnerSubscriber {
     else this.plain(k, d === this.totals.get(k));
   }
 
+  /** The run's last segment ended: the row writer may still be behind (seconds on a loaded machine) — say so. */
+  onSegmentEnd(): void {
+    if (this.durable === undefined || this.count < this.total) return;
+    const behind = this.total - this.durable();
+    if (behind > 0)
+      this.out.write(`${this.label}: all ${this.total} episodes done · making the last ${behind} rows durable …\n`);
+  }
+
   private rate(): { perSec: string; etaText: string } {
     const { rate, eta } = rateAndEta(this.count, this.total, (Date.now() - this.started) / 1000);
     return { perSec: rate, etaText: eta };

@@ -69,6 +69,21 @@ describe('progress display (a runner subscriber)', () => {
     expect(plain.at(-1)).toMatch(/^ladder: A \(wave 1\) done \(20 episodes\) · all 20\/20 \(100%\) · 3 durable · /);
   });
 
+  it('says when the run is done but the row writer is still behind', () => {
+    const out: string[] = [];
+    const eps = plan(['A'], 10);
+    const p = new ProgressDisplay({ write: (t: string) => out.push(t), isTTY: false }, eps, 'ladder', () => 15);
+    feed(p, eps);
+    p.onSegmentEnd();
+    expect(out.at(-1)).toBe('ladder: all 20 episodes done · making the last 5 rows durable …\n');
+    const caught: string[] = [];
+    const q = new ProgressDisplay({ write: (t: string) => caught.push(t), isTTY: false }, eps, 'ladder', () => 20);
+    feed(q, eps);
+    const before = caught.length;
+    q.onSegmentEnd();
+    expect(caught).toHaveLength(before);
+  });
+
   it('a pre-pass display that ends within its quiet time prints only its "done" line when not a TTY', () => {
     const out: string[] = [];
     const eps = plan(['S'], 50);
