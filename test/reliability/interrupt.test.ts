@@ -53,5 +53,24 @@ describe('SIGINT during `imep campaign run`', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain(`resuming ${unit} at row ${durable} of ${planned}`);
     expect(readFileSync(rowsFile() as string).equals(want)).toBe(true);
+
+    // SIGTERM (what scancel and a time limit send first) stops the same way
+    const termArgs = ['campaign', 'run', 'p.yaml', '--campaigns-dir', 'C', '--batch', '4'];
+    const termRows = (): number => {
+      const u = unitIn(join(dir, 'C'));
+      return u === null ? 0 : lineCount(join(u, 'rows/rows.jsonl'));
+    };
+    const term = await imep(termArgs, dir, { killWhen: () => termRows() >= 30, killSignal: 'SIGTERM' });
+    expect(term.code, term.stderr).toBe(130);
+    const t =
+      /imep: interrupted: (\d+)\/\d+ rows durable in (\S+); resume with: imep campaign run p\.yaml --campaigns-dir C --batch 4$/m.exec(
+        term.stderr,
+      );
+    expect(t, term.stderr).not.toBeNull();
+    expect(Number(t?.[1])).toBe(termRows());
+    const done = await imep(termArgs, dir);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain(`at row ${t?.[1]} of ${planned}`);
+    expect(readFileSync(join(unitIn(join(dir, 'C')) as string, 'rows/rows.jsonl')).equals(want)).toBe(true);
   }, 240_000);
 });
