@@ -15,8 +15,8 @@
 # Renderer: SAPIEN creates a Vulkan render system even for state observations. Debian bookworm's Mesa 22.3
 # lavapipe lacks what SAPIEN needs ("failed to find a rendering device"); Mesa 25 from bookworm-backports has it.
 # It is not installed system-wide: its two packages (mesa-vulkan-drivers, mesa-libgallium) are downloaded with
-# apt-get from the Debian mirror this machine already uses (a bookworm-backports sources entry is added for
-# that mirror if none exists; backports are never installed automatically) and unpacked into the venv, with a
+# apt-get from the Debian mirror this machine already uses, through a private, temporary apt configuration (no
+# sources entry is added: /etc/apt is left as it was), and unpacked into the venv, with a
 # Vulkan ICD file the adapter points VK_ICD_FILENAMES at (sim-bridge/imep_sim_bridge/adapters/mikasa_runtime.py).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -45,36 +45,43 @@ apt_install_missing() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-ensure_backports_source() {
-  if grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then return 0; fi
-  local mirror
-  mirror=$(grep -rhs "^URIs:.*/debian$" /etc/apt/sources.list.d/*.sources | head -1 | awk '{print $2}')
-  [ -n "$mirror" ] || mirror=$(grep -hs "^deb .*/debian " /etc/apt/sources.list | head -1 | awk '{print $2}')
+# apt-get with a private configuration: a sources list naming only bookworm-backports on the Debian mirror this
+# machine already uses, and package lists and cache in a temporary folder. Nothing under /etc/apt or /var/lib/apt is
+# read for sources or written: the system's apt state stays exactly as it was.
+private_apt() {
+  local dir="$1"
+  shift
+  apt-get -o Dir::Etc::SourceList="$dir/backports.list" -o Dir::Etc::SourceParts="$dir/none" \
+    -o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir/cache" -o Dir::Cache::pkgcache= \
+    -o Dir::Cache::srcpkgcache= -o APT::Sandbox::User=root "$@"
+}
+
+download_backports_mesa() {
+  local dir="$1" mirror
+  mirror=$(grep -rhs "^URIs:.*/debian/*$" /etc/apt/sources.list.d/*.sources | head -1 | awk '{print $2}')
+  [ -n "$mirror" ] || mirror=$(grep -hs "^deb .*/debian/* " /etc/apt/sources.list | sed 's/\[[^]]*\] //' | head -1 | awk '{print $2}')
   if [ -z "$mirror" ]; then
-    log "no Debian mirror found in /etc/apt/sources.list* to add bookworm-backports for; add one and rerun"; exit 1
+    log "no Debian mirror found in /etc/apt/sources.list* to fetch bookworm-backports' Mesa from; add one and rerun"; exit 1
   fi
-  log "adding the bookworm-backports sources entry for $mirror (nothing is installed from it)"
-  printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-    "$mirror" | as_root tee /etc/apt/sources.list.d/imep-bookworm-backports.sources >/dev/null
-  as_root apt-get update -qq
+  mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/none" "$dir/debs"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm-backports main" > "$dir/backports.list"
+  log "downloading ${MESA_PKGS[*]} from $mirror bookworm-backports (a private apt list in $dir; /etc/apt untouched) …"
+  private_apt "$dir" update -qq
+  (cd "$dir/debs" && private_apt "$dir" download -qq -t bookworm-backports "${MESA_PKGS[@]}")
 }
 
 setup_mesa() {
   if [ -f "$ICD" ] && [ -f "$(sed -n 's/.*"library_path": "\(.*\)".*/\1/p' "$ICD")" ]; then return 0; fi
-  ensure_backports_source
   local tmp
   tmp=$(mktemp -d)
-  if ! (cd "$tmp" && apt-get download -qq -t bookworm-backports "${MESA_PKGS[@]}" 2>/dev/null); then
-    as_root apt-get update -qq
-    (cd "$tmp" && apt-get download -qq -t bookworm-backports "${MESA_PKGS[@]}")
-  fi
+  download_backports_mesa "$tmp"
   # Their run-time libraries (libLLVM 15, xcb, …) come from bookworm itself: install the missing ones by name.
   local deps
-  deps=$(for d in "$tmp"/*.deb; do dpkg-deb -f "$d" Depends; done | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/ //g' | sort -u | grep -v '^$')
+  deps=$(for d in "$tmp"/debs/*.deb; do dpkg-deb -f "$d" Depends; done | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/ //g' | sort -u | grep -v '^$')
   # shellcheck disable=SC2086
   apt_install_missing $deps
   rm -rf "$MESA_DIR" && mkdir -p "$MESA_DIR" "$(dirname "$ICD")"
-  for d in "$tmp"/*.deb; do dpkg-deb -x "$d" "$MESA_DIR"; done
+  for d in "$tmp"/debs/*.deb; do dpkg-deb -x "$d" "$MESA_DIR"; done
   local lib="$MESA_DIR/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so"
   [ -f "$lib" ] || { log "Mesa's lavapipe driver is missing after unpacking (expected $lib)"; exit 1; }
   printf '{\n    "file_format_version": "1.0.0",\n    "ICD": { "api_version": "1.4.305", "library_path": "%s" }\n}\n' "$lib" > "$ICD"

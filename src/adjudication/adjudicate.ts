@@ -41,6 +41,7 @@ import {
   readAdjudicationArtifact,
   readAdjudicationHeader,
 } from '../evidence/index.js';
+import type { Protocol } from '../protocol/index.js';
 import { computeAdjudication, renderAdjudication } from './compute.js';
 import { loadSealedInputs } from './sealed-inputs.js';
 import { ADJUDICATION_FILE, ADJUDICATOR, type Adjudication } from './types.js';
@@ -62,6 +63,8 @@ export interface AdjudicateUnitResult {
   /** Unit-relative path of the artifact, e.g. adjudication/001/adjudication.json. */
   readonly file: string;
   readonly regenerated: boolean;
+  /** The frozen protocol it was computed from (its criteria word the verdict lines). */
+  readonly protocol: Protocol;
 }
 
 function summary(a: Adjudication, file: string, text: string): unknown {
@@ -114,7 +117,7 @@ export async function adjudicateUnit(unitDir: string, opts: AdjudicateUnitOption
     ...(opts.allowSameOperator ? { overrideSameOperator: opts.allowSameOperator } : {}),
     ...(opts.now ? { now: opts.now } : {}),
   });
-  return { adjudication, text, record, file, regenerated: false };
+  return { adjudication, text, record, file, regenerated: false, protocol: inputs.protocol };
 }
 
 function firstDifference(a: string, b: string): { line: number; stored: string; regenerated: string } {
@@ -135,7 +138,7 @@ export async function reproduceAdjudication(unitDir: string): Promise<Adjudicate
       `unit ${snap.header.id} is '${snap.state}'; there is no adjudication to regenerate`,
       {
         file: unitDir,
-        hint: 'run `imep campaign adjudicate` first',
+        hint: `run \`imep campaign adjudicate ${unitDir}\` first`,
       },
     );
   }
@@ -176,5 +179,5 @@ export async function reproduceAdjudication(unitDir: string): Promise<Adjudicate
       },
     );
   }
-  return { adjudication, text, record, file, regenerated: true };
+  return { adjudication, text, record, file, regenerated: true, protocol: inputs.protocol };
 }

@@ -28,3 +28,14 @@ export { exactConfirmation, routingRequest } from './estimands.js';
 export { normalise } from './intervals.js';
 export { loadVerifiedProtocol, loadVerifiedRows } from './sealed-inputs.js';
 export { invalidBecause } from './validity.js';
+export {
+  adjudicationLines,
+  boundWords,
+  claimText,
+  competenceLines,
+  competenceText,
+  foundLine,
+  signedPpText,
+  verdictLine,
+  verdictLines,
+} from './verdict-words.js';

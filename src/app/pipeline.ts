@@ -7,7 +7,7 @@
  * statistics, report and chart (vega) modules.
  */
 import { basename, dirname, join } from 'node:path';
-import { readCanaryNote, type AdjudicateUnitResult } from '../adjudication/index.js';
+import { adjudicationLines, foundLine, type AdjudicateUnitResult } from '../adjudication/index.js';
 import { resumeCampaign, runCampaign } from '../campaign/index.js';
 import { type RunCampaignOptions } from '../campaign/index.js';
 import type { CrossCheckUnitResult } from '../crosscheck/index.js';
@@ -58,9 +58,14 @@ const doing = (opts: RunCampaignOptions, what: string): void => {
   opts.progress?.write(`${what} …\n`);
 };
 
-/** The post-seal steps on a sealed unit, each from the state the last one left, through the report. */
-export async function postSeal(unitDir: string, opts: RunCampaignOptions): Promise<void> {
+/**
+ * The post-seal steps on a sealed unit, each from the state the last one left, through the report. Returns the
+ * "found:" line (src/adjudication/verdict-words.ts) when it adjudicated, for the run to end with; null otherwise.
+ */
+export async function postSeal(unitDir: string, opts: RunCampaignOptions): Promise<string | null> {
   const operator = opts.operator ?? currentOperator();
+  // the run ends with one line of what was found (runThrough prints it last, when this run adjudicated)
+  let found: string | null = null;
   for (;;) {
     const { state } = await readUnitState(unitDir);
     if (state === 'sealed') {
@@ -75,8 +80,8 @@ export async function postSeal(unitDir: string, opts: RunCampaignOptions): Promi
         opts,
         `adjudicated ${unitDir}: ${a.file} (${a.adjudication.goNoGo.status}${recorded ? `; same-operator override recorded: "${recorded.reason}"` : ''})`,
       );
-      for (const v of a.adjudication.verdicts) say(opts, `  ${v.criterion}: ${v.verdict}`);
-      say(opts, `  ${readCanaryNote(a.adjudication.gates)}`);
+      for (const l of adjudicationLines(a.adjudication, a.protocol)) say(opts, l);
+      found = foundLine(a.adjudication);
     } else if (state === 'adjudicated') {
       doing(opts, `cross-checking ${unitDir}: recomputing every number from the sealed inputs`);
       const x = await crossCheckStep(unitDir, { operator });
@@ -90,19 +95,35 @@ export async function postSeal(unitDir: string, opts: RunCampaignOptions): Promi
       const w = await reportStep(unitDir, defaultReportDir(unitDir));
       say(opts, `report: ${w.html}`);
       say(opts, w.sizeLine);
-      return;
+      return found;
     } else {
-      return;
+      return found;
     }
   }
 }
 
+/** A runner whose afterSeal runs the post-seal steps and whose last line is what they found. */
+async function endingWithFound(
+  run: (afterSeal: RunCampaignOptions['afterSeal']) => Promise<string>,
+  opts: RunCampaignOptions,
+): Promise<string> {
+  let found: string | null = null;
+  const dir = await run(async (unitDir, o) => {
+    found = await postSeal(unitDir, o);
+  });
+  if (found !== null) say(opts, found);
+  return dir;
+}
+
 /** `imep campaign run FILE [--through seal|closeout]`: the runner, with the post-seal steps when asked for. */
 export function runThrough(file: string, opts: RunCampaignOptions): Promise<string> {
-  return runCampaign(file, { ...opts, afterSeal: postSeal });
+  return endingWithFound((afterSeal) => runCampaign(file, { ...opts, ...(afterSeal ? { afterSeal } : {}) }), opts);
 }
 
 /** `imep campaign resume UNIT [--through …]`: as runThrough, from an interrupted unit. */
 export function resumeThrough(unitDir: string, opts: RunCampaignOptions): Promise<string> {
-  return resumeCampaign(unitDir, { ...opts, afterSeal: postSeal });
+  return endingWithFound(
+    (afterSeal) => resumeCampaign(unitDir, { ...opts, ...(afterSeal ? { afterSeal } : {}) }),
+    opts,
+  );
 }

@@ -4,7 +4,7 @@
  * `RemoteLiveness`: when the process dies, pending calls fail with E_BRIDGE_REMOTE naming the exit status.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { ImepError, OUTSIDE_MESSAGE_MAX, OUTSIDE_NAME_MAX, outsideText } from '../core/index.js';
@@ -376,14 +376,19 @@ export class ServerSupervisor implements RemoteLiveness {
     const missing = /No module named '([^']+)'/.exec(stderr);
     if (missing) {
       const pkg = outsideText(missing[1] as string, OUTSIDE_NAME_MAX); // the process's words
+      // under the sandbox the command is bwrap; the interpreter is the first python among its arguments
+      const sandboxed = basename(this.command.file) === 'bwrap';
+      const python = sandboxed
+        ? (this.command.args.find((a) => /(^|\/)python[0-9.]*$/.test(a)) ?? 'the bridge Python')
+        : this.command.file;
       return new ImepError(
         'E_SIM_UNAVAILABLE',
-        `${this.command.label} ${how}${when ? ` ${when}` : ''}: Python package '${pkg}' is not importable by ${this.command.file}`,
+        `${this.command.label} ${how}${when ? ` ${when}` : ''}: its Python (${python}) cannot import the package '${pkg}' — it is not installed for that interpreter${sandboxed ? ', or not visible inside the bwrap sandbox IMEP runs it in' : ''}`,
         {
           hint:
             pkg === 'zmq' || pkg === 'msgpack' || pkg === 'numpy'
-              ? 'apt-get install -y python3-zmq python3-msgpack python3-numpy'
-              : `install ${pkg}`,
+              ? 'apt-get install -y python3-zmq python3-msgpack python3-numpy (or: bash scripts/setup-system.sh)'
+              : `install ${pkg} for ${python} (a simulator's own packages come from its setup script, e.g. bash scripts/sims/mikasa.sh)`,
         },
       );
     }

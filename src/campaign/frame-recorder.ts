@@ -4,13 +4,14 @@
  * method-visible field from the observation, an evaluator-only render from the evaluator's part) —
  * downsampled and PNG-encoded at once (the simulator may reuse its frame buffer) — and the episode's memory
  * reads on a timeline (the step each read fed, whether it was a decision query, whether it selected a
- * substituted record and whether that changed what the policy read). At the episode's end it hands one
+ * substituted record and whether that changed what the policy read) — and what the policy did: its action at every
+ * step and, where the environment declares a `tool_xy` position field, the tool's path. At the episode's end it hands one
  * line to the row sink's `frames` trace stream, written just before the episode's row, so the seal hashes
  * it with the rest of the unit and a resumed run rewrites it exactly (the simulators are deterministic).
  * Recorded: the listed conditions, the first `units` seeds of each task. Off when the protocol has no `frames`.
  */
 import { downsampleRgb, encodePngRgb } from '../core/index.js';
-import type { NdArray, StepResult } from '../runtime/index.js';
+import type { EnvSpec, NdArray, PolicyOutput, StepResult } from '../runtime/index.js';
 import type { TraceEntry } from '../interventions/index.js';
 import type { PlannedEpisode, Frames } from '../protocol/index.js';
 import type { DeepReadonly, FramesLine as FramesLineRecord } from '../evidence/index.js';
@@ -51,6 +52,27 @@ interface Recording {
   step: number;
   frames: FramesLine['frames'][number][];
   reads: FrameRead[];
+  actions: { step: number; action: number[] }[];
+  points: { step: number; x: number; y: number }[];
+}
+
+/** 1e-4 rounding: the report draws and prints the values; full precision would only swell the trace. */
+function r4(x: number): number {
+  return Math.round(x * 1e4) / 1e4;
+}
+
+/** The executed action of a policy output: the vector, or the first row of an [H, A] chunk. */
+export function firstActionRow(action: NdArray): number[] {
+  const dims = action.shape.length >= 2 ? (action.shape[action.shape.length - 1] ?? 0) : action.data.length;
+  const out: number[] = [];
+  for (let i = 0; i < dims && i < action.data.length; i++) out.push(r4(Number(action.data[i])));
+  return out;
+}
+
+/** The method-visible field an env's conventions declare as the tool's (x, y) on its top-down table, if any. */
+export function toolTrackField(spec: Pick<EnvSpec, 'methodVisible' | 'conventions'>): string | undefined {
+  const f = spec.conventions?.observation?.find((o) => o.format === 'tool_xy' && o.field !== undefined)?.field;
+  return f !== undefined && spec.methodVisible.includes(f) ? f : undefined;
 }
 
 /** The seeds of each task that are recorded: the first `units` in ascending order. */
@@ -78,6 +100,8 @@ export class FrameRecorder implements RunnerSubscriber {
     private readonly sink: Pick<RowSink, 'trace'>,
     /** The field is an evaluator-only render: ask the reset of each recorded episode for it (`{ frame: true }`). */
     private readonly requestRender = false,
+    /** The observation field holding the tool's (x, y) (toolTrackField), recorded per step as the episode's track. */
+    private readonly trackField?: string,
   ) {
     this.steps = new Set(frames.steps);
     this.option = renderOption(frames);
@@ -125,9 +149,10 @@ export class FrameRecorder implements RunnerSubscriber {
       this.slots.delete(slot);
       return;
     }
-    const rec: Recording = { step: first.step, frames: [], reads: [] };
+    const rec: Recording = { step: first.step, frames: [], reads: [], actions: [], points: [] };
     this.slots.set(slot, rec);
     this.capture(rec, first);
+    this.track(rec, first);
   }
 
   onRead(slot: number, _ep: PlannedEpisode, e: TraceEntry): void {
@@ -143,11 +168,22 @@ export class FrameRecorder implements RunnerSubscriber {
     });
   }
 
-  onStep(slot: number, _ep: PlannedEpisode, _before: StepResult, _out: unknown, after: StepResult): void {
+  private track(rec: Recording, result: StepResult): void {
+    if (this.trackField === undefined) return;
+    const v = result.obs[this.trackField] as ArrayLike<number> | NdArray | undefined;
+    const data = v !== undefined && typeof v === 'object' && 'data' in v ? v.data : v;
+    if (data === undefined || typeof data !== 'object' || (data as ArrayLike<number>).length < 2) return;
+    const xy = data as ArrayLike<number>;
+    rec.points.push({ step: result.step, x: r4(Number(xy[0])), y: r4(Number(xy[1])) });
+  }
+
+  onStep(slot: number, _ep: PlannedEpisode, before: StepResult, out: PolicyOutput | null, after: StepResult): void {
     const rec = this.slots.get(slot);
     if (rec === undefined) return;
+    if (out !== null) rec.actions.push({ step: before.step, action: firstActionRow(out.action) });
     rec.step = after.step;
     this.capture(rec, after);
+    this.track(rec, after);
   }
 
   onEpisodeEnd(slot: number, ep: PlannedEpisode, end: EpisodeEnd): void {
@@ -165,6 +201,10 @@ export class FrameRecorder implements RunnerSubscriber {
       steps: end.steps,
       frames: rec.frames,
       reads: rec.reads,
+      actions: rec.actions,
+      ...(this.trackField === undefined
+        ? {}
+        : { track: { field: this.trackField, format: 'tool_xy' as const, points: rec.points } }),
     };
     this.sink.trace(ep.seq, { stream: FRAMES_STREAM, entry: line });
   }

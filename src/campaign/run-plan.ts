@@ -28,7 +28,7 @@ import { checkCondition, checkFacts } from './plan-checks.js';
 import { conditionOf, segmentsOf, taskContext, taskEntries, type Segment } from './plan-segments.js';
 import { RowRecorder } from './row-recorder.js';
 import type { RowSink } from './row-sink.js';
-import { FrameRecorder, recordedSeeds, renderOnRequest } from './frame-recorder.js';
+import { FrameRecorder, recordedSeeds, renderOnRequest, toolTrackField } from './frame-recorder.js';
 import type {
   EnvProvider,
   PolicyProvider,
@@ -163,7 +163,15 @@ class PlanRun {
     const frames =
       this.frameSeeds === null
         ? []
-        : [new FrameRecorder(protocol.frames!, this.frameSeeds, sink, renderOnRequest(protocol))];
+        : [
+            new FrameRecorder(
+              protocol.frames!,
+              this.frameSeeds,
+              sink,
+              renderOnRequest(protocol),
+              toolTrackField(this.envsOf(this.contexts.get(seg.task) as TaskContext)(0).spec),
+            ),
+          ];
     const subscribers: RunnerSubscriber[] = [
       ...frames,
       new RowRecorder(s.plan, sink),

@@ -38,6 +38,7 @@ const COMMANDS: readonly LazyCommand[] = [
     name: 'calibrate',
     load: withKinds(async () => (await import('./commands/calibrate/command.js')).registerCalibrateCommand),
   },
+  { name: 'export', load: async () => (await import('./commands/export/command.js')).registerExportCommand },
 ];
 
 /**

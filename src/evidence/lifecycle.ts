@@ -102,28 +102,31 @@ export function refusal(unitId: string, state: UnitState, action: UnitAction, fi
   if (isAllowed(state, action)) return null;
   const rule = ACTION_RULES[action];
   const opts = file === undefined ? {} : { file };
+  // the next command in full, with the unit folder when it is known (before precommit it takes the protocol file)
+  const next = (s: UnitState): string =>
+    file === undefined || s === 'created' || s === 'precommitted' ? NEXT_COMMAND[s] : `${NEXT_COMMAND[s]} ${file}`;
   if (state === 'closed') {
     return new ImepError(
       'E_UNIT_SEALED',
       `unit ${unitId} is closed; nothing can be added after closeout (\`${rule.command}\` refused)`,
       {
         ...opts,
-        hint: 'check it with `imep campaign verify`; new evidence needs a new campaign',
+        hint: `check it with \`${next('closed')}\`; new evidence needs a new campaign`,
       },
     );
   }
   if (isSealedState(state) && rule.preSeal) {
     return new ImepError(
       'E_UNIT_SEALED',
-      `unit ${unitId} is '${state}'; a sealed unit cannot be appended to (\`${rule.command}\` refused); next: \`${NEXT_COMMAND[state]}\``,
+      `unit ${unitId} is '${state}'; a sealed unit cannot be appended to (\`${rule.command}\` refused); next: \`${next(state)}\``,
       opts,
     );
   }
   const earliest = Math.min(...rule.from.map(stateIndex));
   const message =
     earliest > stateIndex(state)
-      ? `unit ${unitId} is '${state}'; run \`${NEXT_COMMAND[state]}\` first (\`${rule.command}\` comes later)`
-      : `unit ${unitId} is '${state}'; \`${rule.command}\` is past for it; next: \`${NEXT_COMMAND[state]}\``;
+      ? `unit ${unitId} is '${state}'; run \`${next(state)}\` first (\`${rule.command}\` comes later)`
+      : `unit ${unitId} is '${state}'; \`${rule.command}\` is past for it; next: \`${next(state)}\``;
   return new ImepError('E_OUT_OF_ORDER', message, opts);
 }
 

@@ -147,9 +147,14 @@ export async function unitStatus(dir: string): Promise<UnitStatusSummary> {
 }
 
 /** Human-readable lines for the terminal. */
+/** The next command in full, to copy and paste: with the unit folder (before precommit: the protocol file). */
+export function nextCommandLine(s: Pick<UnitStatusSummary, 'state' | 'next' | 'dir'>): string {
+  return s.state === 'created' || s.state === 'precommitted' ? `${s.next} <the protocol file>` : `${s.next} ${s.dir}`;
+}
+
 export function formatStatus(s: UnitStatusSummary): string {
   const lines = [
-    `unit ${s.id}: ${s.state} — next: ${s.next}`,
+    `unit ${s.id}: ${s.state} — next: ${nextCommandLine(s)}`,
     `  protocol ${s.protocolHash ?? '(not precommitted)'}${s.runId ? `; run ${s.runId}` : ''}${s.ranBy.length ? ` by ${s.ranBy.join(', ')}` : ''}`,
     ...(s.policyServer === undefined
       ? []

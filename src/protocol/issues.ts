@@ -165,6 +165,12 @@ function bound(n: number | bigint, inclusive: boolean | undefined, up: boolean):
   return `${up ? (inclusive === false ? '<' : '≤') : inclusive === false ? '>' : '≥'} ${String(n)}`;
 }
 
+/** " (see docs/protocol.md#<top-level key>)" — the page documents every top-level key under its own heading. */
+function docsSection(path: readonly PathSegment[]): string {
+  const top = path[0];
+  return typeof top === 'string' ? ` (see docs/protocol.md#${top.toLowerCase()})` : ' (see docs/protocol.md)';
+}
+
 /** A hint that says what the field at `path` is: `replicates: bootstrap replicates (e.g. 10000)`. */
 function about(path: readonly PathSegment[], desc: string): string {
   const name = [...path].reverse().find((p): p is string => typeof p === 'string');
@@ -222,6 +228,18 @@ export function zodIssues(root: z.ZodType, error: z.ZodError, data: unknown): Is
         break;
       }
       case 'invalid_value':
+        if (value === undefined) {
+          // a required field that takes fixed values is missing: name it, not "nothing is not allowed here"
+          const key = String(path[path.length - 1] ?? 'a value');
+          const values = issue.values.map((v) => String(v));
+          out.push({
+            code,
+            path,
+            message: `\`${key}\` is required here`,
+            hint: `add it: ${key}: ${values.length === 1 ? values[0] : `one of ${listSome(values)}`}${docsSection(path)}`,
+          });
+          break;
+        }
         out.push({
           code,
           path,

@@ -2,8 +2,8 @@
  * The episodes behind the numbers: for each recorded contrast (a condition and its wave's anchor, both in
  * the protocol's `frames.conditions`), the discordant pairs — b flips (the anchor succeeded, the
  * intervention failed) and c flips (the reverse) — and a sample of concordant pairs, each shown as the
- * reference and the intervention episode side by side: the frames at the registered steps and, under
- * them, a timeline of the episode's memory reads (decision queries tall; a read that selected a
+ * reference and the intervention episode side by side: the frames at the registered steps, with what the
+ * policy did drawn over each (filmstrip-overlay.ts: the tool's path and the step's action) and, under them, a timeline of the episode's memory reads (decision queries tall; a read that selected a
  * substituted record in red when it changed what the policy read, orange when it did not; others grey).
  * Pairs are taken in ascending seed order, at most MAX_PAIRS per kind and contrast, so the report's size
  * is bounded. Frames are content-addressed files (frames/<sha256 prefix>.png): identical frames are
@@ -14,6 +14,7 @@ import { ImepError } from '../core/index.js';
 import type { Adjudication } from '../adjudication/index.js';
 import type { EpisodeRow } from '../evidence/index.js';
 import type { RecordedEpisode } from './frames-load.js';
+import { actionAt, actionText, frameOverlay, overlayNote } from './filmstrip-overlay.js';
 import { escXml, fx } from './svg.js';
 
 export const MAX_PAIRS = { b: 4, c: 4, concordant: 2 } as const;
@@ -184,6 +185,9 @@ export function readTimeline(e: RecordedEpisode, width: number, last = lastStep(
   return `<svg xmlns="http://www.w3.org/2000/svg" class="timeline" width="${width}" height="${H + 4}" viewBox="0 0 ${width} ${H + 4}">${marks.join('')}</svg>`;
 }
 
+/** The CSS size a filmstrip frame is drawn at (render.ts: td.frame img). */
+const FRAME_PX = 64;
+
 function episodeRow(
   label: string,
   e: RecordedEpisode,
@@ -197,7 +201,7 @@ function episodeRow(
       const f = byStep.get(s);
       return f === undefined
         ? `<td class="frame none">—<br><span>step ${s}</span></td>`
-        : `<td class="frame"><img src="${names.get(f.png)}" width="${f.width}" height="${f.height}" alt="${escXml(`${label} step ${s}`)}"><br><span>step ${s}</span></td>`;
+        : `<td class="frame"><div class="fov"><img src="${names.get(f.png)}" width="${f.width}" height="${f.height}" alt="${escXml(`${label} step ${s}`)}">${frameOverlay(e, s, f.width, f.height, FRAME_PX)}</div><br><span>step ${s}</span>${e.actions === undefined ? '' : `<br><span class="act">${escXml(actionText(actionAt(e, s)))}</span>`}</td>`;
     })
     .join('');
   return `<tr><th>${escXml(label)}</th>${cells}</tr><tr><td></td><td colspan="${steps.length}">${readTimeline(e, Math.max(200, steps.length * 74), last)}</td></tr>`;
@@ -215,11 +219,13 @@ export function filmstripHtml(f: Filmstrips): string {
       return `<div class="pair" data-kind="${p.kind}" data-condition="${escXml(p.condition)}" data-seed="${p.seed}"><p class="pair-title">${escXml(pairTitle(p))}</p><table class="filmstrip">${episodeRow(`${p.anchor} (reference)`, p.reference, f.names, steps, last)}${episodeRow(`${p.condition} (intervention)`, p.intervention, f.names, steps, last)}</table></div>`;
     })
     .join('\n');
-  return `<p>${escXml(f.note)}</p>${f.pairs.length > 0 ? legend : ''}${body}`;
+  const overlays = overlayNote(f.pairs.flatMap((p) => [p.reference, p.intervention]));
+  return `<p>${escXml(f.note)}</p>${f.pairs.length > 0 ? `${legend}<p class="legend overlay-note">${escXml(overlays)}</p>` : ''}${body}`;
 }
 
 export function filmstripMarkdown(f: Filmstrips): string {
-  const out = [f.note, ''];
+  const overlays = overlayNote(f.pairs.flatMap((p) => [p.reference, p.intervention]));
+  const out = [f.note, '', ...(overlays === '' ? [] : [overlays, ''])];
   for (const p of f.pairs) {
     const steps = [...new Set([...p.reference.frames, ...p.intervention.frames].map((x) => x.step))].sort(
       (a, b) => a - b,
@@ -240,7 +246,7 @@ export function filmstripMarkdown(f: Filmstrips): string {
         return `${s}${rs.some((r) => r.decision) ? 'd' : ''}${rs.some((r) => r.substituted) ? 's' : ''}`;
       });
       out.push(
-        `| ${label} | ${steps.map((s) => (by.has(s) ? `![step ${s}](${f.names.get(by.get(s)!.png)})` : '—')).join(' | ')} | ${reads.join(' ') || '—'} |`,
+        `| ${label} | ${steps.map((s) => `${by.has(s) ? `![step ${s}](${f.names.get(by.get(s)!.png)})` : '—'}${e.actions === undefined ? '' : ` ${actionText(actionAt(e, s))}`}`).join(' | ')} | ${reads.join(' ') || '—'} |`,
       );
     }
     out.push('');

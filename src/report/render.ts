@@ -34,19 +34,13 @@ export function renderMarkdown(model: ReportModel, figures: readonly Figure[]): 
         `*Figure: ${s.figure.title}* (drawn in report.html; its numbers are the verdict table's). ${s.figure.caption}`,
         '',
       );
+    if (s.gallery) for (const f of figures) out.push(`- **${f.title}** (drawn in report.html) — ${f.caption}`);
+    if (s.gallery && figures.length > 0) out.push('');
     if (s.raw) out.push(s.raw.markdown, '');
     for (const t of s.tables) out.push(mdTable(t), '');
     for (const n of s.notes ?? []) out.push(`- ${n}`);
     if ((s.notes ?? []).length > 0) out.push('');
   }
-  out.push(
-    '## Figures',
-    '',
-    'The figures are rendered in report.html; their data are the per-condition summaries above.',
-    '',
-  );
-  for (const f of figures) out.push(`- **${f.title}** — ${f.caption}`);
-  out.push('');
   return out.join('\n');
 }
 
@@ -87,7 +81,9 @@ p.summary{margin:2px 0;font-size:13px}p.lead{font-size:15px;font-weight:bold}p.p
 figcaption.wide{max-width:1000px}
 .pair{margin:10px 0 18px;border-left:3px solid #ccc;padding-left:8px}.pair[data-kind=b]{border-color:#c62828}.pair[data-kind=c]{border-color:#1f5fa8}
 p.pair-title{font-size:13px;font-weight:bold;margin:2px 0}table.filmstrip td,table.filmstrip th{border:none;padding:1px 3px;font-size:11px;text-align:center}
-td.frame img{image-rendering:pixelated;width:64px;height:64px;border:1px solid #ddd}p.legend{font-size:12px;color:#444}
+td.frame img{image-rendering:pixelated;width:64px;height:64px;border:1px solid #ddd;display:block}
+.fov{position:relative;display:inline-block;width:66px;height:66px}.fov svg.overlay{position:absolute;left:1px;top:1px}
+span.act{font-size:9px;color:#333;white-space:nowrap}p.legend{font-size:12px;color:#444}
 `;
 
 export function renderHtml(model: ReportModel, figures: readonly { figure: Figure; svg: string }[]): string {
@@ -100,7 +96,7 @@ export function renderHtml(model: ReportModel, figures: readonly { figure: Figur
   const sections = model.sections
     .map(
       (s) =>
-        `<section id="${s.id}"><h2>${esc(s.title)}</h2>${(s.paragraphs ?? []).map((p, i) => `<p class="${i === 0 ? 'lead' : 'para'}">${esc(p)}</p>`).join('')}${s.intro ? `<p>${esc(s.intro)}</p>` : ''}${s.figure ? `<figure data-figure="${s.figure.id}" data-marks="${s.figure.marks}"><div class="chart">${s.figure.svg}</div><figcaption class="wide"><b>${esc(s.figure.title)}.</b> ${esc(s.figure.caption)}</figcaption></figure>` : ''}${s.raw ? s.raw.html : ''}${s.tables.map(htmlTable).join('\n')}${(s.notes ?? []).length > 0 ? `<ul class="notes">${(s.notes ?? []).map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}</section>`,
+        `<section id="${s.id}"><h2>${esc(s.title)}</h2>${(s.paragraphs ?? []).map((p, i) => `<p class="${i === 0 ? 'lead' : 'para'}">${esc(p)}</p>`).join('')}${s.intro ? `<p>${esc(s.intro)}</p>` : ''}${s.figure ? `<figure data-figure="${s.figure.id}" data-marks="${s.figure.marks}"><div class="chart">${s.figure.svg}</div><figcaption class="wide"><b>${esc(s.figure.title)}.</b> ${esc(s.figure.caption)}</figcaption></figure>` : ''}${s.gallery ? `<div class="figures">\n${figs}\n</div>` : ''}${s.raw ? s.raw.html : ''}${s.tables.map(htmlTable).join('\n')}${(s.notes ?? []).length > 0 ? `<ul class="notes">${(s.notes ?? []).map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}</section>`,
     )
     .join('\n');
   return `<!DOCTYPE html>
@@ -108,9 +104,6 @@ export function renderHtml(model: ReportModel, figures: readonly { figure: Figur
 <body>
 <h1>${esc(model.title)}</h1>
 ${model.summary.map((s) => `<p class="summary">${esc(s)}</p>`).join('\n')}
-<section id="figures"><h2>Figures</h2><div class="figures">
-${figs}
-</div></section>
 ${sections}
 </body></html>
 `;

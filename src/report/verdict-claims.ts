@@ -3,7 +3,7 @@
  * from the frozen protocol), whether its rule was met, the verdict word, and the bound it routed on
  * beside the margin — so a reader sees what was claimed and what the word answers.
  */
-import { claimWords } from '../adjudication/index.js';
+import { claimText } from '../adjudication/index.js';
 import type { Adjudication, Verdict } from '../adjudication/index.js';
 import type { Criterion, Protocol } from '../protocol/index.js';
 import { pValue, signedPp } from './text-table.js';
@@ -12,20 +12,8 @@ import { frozenPowerText } from './context.js';
 const ppText = (x: number): string => `${signedPp(x)} pp`;
 const intervalText = (lo: number, hi: number): string => `[${signedPp(lo)}, ${signedPp(hi)}] pp`;
 
-/** The registered claim of one criterion in words. */
-export function claimText(c: Criterion): string {
-  switch (c.rule) {
-    case 'lower-bound-above':
-      return claimWords(c.rule, c.estimand, { margin: c.margin, companions: c.aboveUpperBoundOf ?? [] });
-    case 'upper-bound-below':
-    case 'equivalence':
-      return claimWords(c.rule, c.estimand, { margin: c.margin });
-    case 'p-below':
-      return claimWords(c.rule, c.estimand, { alpha: c.alpha, direction: c.direction });
-    case 'point-below':
-      return claimWords(c.rule, c.estimand, { than: c.than });
-  }
-}
+/** The registered claim of one criterion in words (src/adjudication/verdict-words.ts, shared with the terminal). */
+export { claimText };
 
 /** "yes" / "no" / "—" (withheld or downgraded: no rule was judged). */
 export function metText(v: Verdict): string {

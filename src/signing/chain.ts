@@ -53,8 +53,17 @@ export interface SignatureFinding {
    * verify reports such a unit as intact but untrusted (trust.ts), never as tampered.
    */
   readonly trust?: true;
-  /** For a trust finding: the signing key's owner as the record names it, and its fingerprint. */
-  readonly signer?: { readonly keyOwner: string; readonly fingerprint: string };
+  /**
+   * For a trust finding: the signing key's owner as the record names it, its fingerprint, and (wrong-key) the
+   * names the trust store holds that key under instead.
+   */
+  readonly signer?: { readonly keyOwner: string; readonly fingerprint: string; readonly heldAs?: readonly HeldAs[] };
+}
+
+/** A name a trust store holds a key under, and the file that holds it. */
+export interface HeldAs {
+  readonly operator: string;
+  readonly file: string;
 }
 
 export interface SignedRecordInfo {
@@ -115,7 +124,12 @@ export function parseObject(bytes: Uint8Array | string): Record<string, unknown>
 export function keyOwnerFinding(
   block: SignatureBlock,
   trusted: readonly TrustedKey[],
-): { readonly finding: 'unknown-key' | 'wrong-key'; readonly detail: string } | null {
+): {
+  readonly finding: 'unknown-key' | 'wrong-key';
+  readonly detail: string;
+  /** wrong-key: the names (and files) the trust store holds the key under. */
+  readonly heldAs?: readonly HeldAs[];
+} | null {
   const owners = trusted.filter((t) => t.fingerprint === block.fingerprint).map((t) => t.operator);
   if (owners.length === 0) {
     const sameName = trusted.filter((t) => t.operator === block.keyOwner).map((t) => fingerprintText(t.fingerprint));
@@ -128,11 +142,16 @@ export function keyOwnerFinding(
       detail: `signed by ${block.keyOwner}'s key ${fingerprintText(block.fingerprint)}, which is not in the key store (unknown or removed key)${clash}`,
     };
   }
-  if (!owners.includes(block.keyOwner))
+  if (!owners.includes(block.keyOwner)) {
+    const heldAs = trusted
+      .filter((t) => t.fingerprint === block.fingerprint)
+      .map((t) => ({ operator: t.operator, file: t.file }));
     return {
       finding: 'wrong-key',
-      detail: `the signature names ${block.keyOwner} as its key's owner, but the key store holds that key (${fingerprintText(block.fingerprint)}) as ${owners.join(', ')}`,
+      detail: `signed by ${block.keyOwner}'s key ${fingerprintText(block.fingerprint)}, which this verifier trusts under another name: ${heldAs.map((h) => `${h.operator} (${h.file})`).join(', ')} — a key vouches only for the name it is trusted under`,
+      heldAs,
     };
+  }
   return null;
 }
 
@@ -152,7 +171,11 @@ export function trustFinding(
     detail: `${prefix}${owner.detail}`,
     related: [],
     trust: true,
-    signer: { keyOwner: block.keyOwner, fingerprint: block.fingerprint },
+    signer: {
+      keyOwner: block.keyOwner,
+      fingerprint: block.fingerprint,
+      ...(owner.heldAs === undefined ? {} : { heldAs: owner.heldAs }),
+    },
   };
 }
 

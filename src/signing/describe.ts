@@ -27,8 +27,10 @@ export function describeSignatures(report: SignatureReport): string {
   if (signed.length > 0) parts.push(signed.join('; '));
   if (report.unsigned.length > 0) parts.push(`unsigned: ${report.unsigned.join(', ')}`);
   // a record signed by a key this verifier does not hold is not an error of the unit: trust is the verifier's call
-  const untrusted = report.findings.filter((f) => f.severity === 'error' && f.finding === 'unknown-key');
-  const errors = report.findings.filter((f) => f.severity === 'error' && f.finding !== 'unknown-key');
+  // nor is one signed by a key it trusts under another name (wrong-key with `trust`): both are the verifier's call
+  const isTrust = (f: SignatureReport['findings'][number]): boolean => f.trust === true || f.finding === 'unknown-key';
+  const untrusted = report.findings.filter((f) => f.severity === 'error' && isTrust(f));
+  const errors = report.findings.filter((f) => f.severity === 'error' && !isTrust(f));
   const warnings = report.findings.filter((f) => f.severity === 'warning');
   const count = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
   let tail = `${count(errors.length, 'error')}, ${untrusted.length > 0 ? `${untrusted.length} signed by keys not trusted here, ` : ''}${count(warnings.length, 'warning')}`;

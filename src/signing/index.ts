@@ -1,6 +1,7 @@
 /**
  * src/signing — Ed25519 signatures of evidence records, held per operator (public face).
  *   key-store.ts        <keys dir>/<operator>.{key,pub}, created on first use; the .pub files are the trust store
+ *   public-key-file.ts  the file `imep keys export` writes: the operator's name, the fingerprint, the SPKI PEM
  *   signature-block.ts  the `signature` block a signed record carries and the bytes it covers
  *   sign-record.ts      signRecord (before writing) and checkRecordSignature
  *   chain.ts            the chain precommit → seal → adjudication(s) → closeout, and the role rule
@@ -21,6 +22,8 @@ export {
   removeKey,
 } from './key-store.js';
 export type { OperatorKey, TrustedKey, KeyStoreOptions } from './key-store.js';
+export { formatPublicKeyFile, parsePublicKeyFile } from './public-key-file.js';
+export type { PublicKeyFile } from './public-key-file.js';
 export {
   SIGNATURE_SCHEME,
   SignatureBlockSchema,
@@ -50,6 +53,7 @@ export type {
   SignedRecordInfo,
   ChainRecord,
   ChainCheckInput,
+  HeldAs,
 } from './chain.js';
 export { describeSignatures } from './describe.js';
 export { identityWarning, keyOwnerFinding, parseObject, short, trustFinding } from './chain.js';

@@ -3,6 +3,7 @@ import { link, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ImepError } from '../core/index.js';
+import { parsePublicKeyFile } from './public-key-file.js';
 import { fingerprintOf, spkiDer } from './signature-block.js';
 
 /**
@@ -208,7 +209,7 @@ export async function operatorKey(operator: string, opts: KeyStoreOptions = {}):
 }
 
 export interface TrustedKey {
-  /** The operator the .pub file is named after. */
+  /** The operator the .pub file names (its `operator:` line), else the one it is named after (its stem). */
   readonly operator: string;
   readonly fingerprint: string;
   readonly file: string;
@@ -230,11 +231,15 @@ export async function trustedKeys(opts: KeyStoreOptions = {}): Promise<TrustedKe
     const text = await readFile(file, 'utf8').catch(() => null);
     if (text === null) continue;
     try {
-      const key = createPublicKey(text);
-      if (key.asymmetricKeyType !== 'ed25519') continue;
-      out.push({ operator: operatorOfStem(name.slice(0, -'.pub'.length)), fingerprint: fingerprintOf(key), file });
+      // the operator the file names (`imep keys export` writes it), else its stem (a bare PEM)
+      const pub = parsePublicKeyFile(text, file);
+      out.push({
+        operator: pub.operator ?? operatorOfStem(name.slice(0, -'.pub'.length)),
+        fingerprint: pub.fingerprint,
+        file,
+      });
     } catch {
-      // not a public key: not trusted
+      // not an Ed25519 public key: not trusted
     }
   }
   return out;

@@ -1,4 +1,6 @@
-import type { SignatureReport } from './chain.js';
+import { dirname, join, resolve } from 'node:path';
+import type { HeldAs, SignatureReport } from './chain.js';
+import { keyFileStem } from './key-store.js';
 import { fingerprintText } from './signature-block.js';
 
 /**
@@ -24,6 +26,8 @@ export interface UntrustedSigner {
   readonly paths: string[];
   /** Why it is not trusted (the first finding's detail). */
   readonly detail: string;
+  /** The key is trusted here, but under these other names (a wrong-key finding); absent: the key is unknown here. */
+  readonly heldAs?: readonly HeldAs[];
 }
 
 export interface TrustReport {
@@ -43,6 +47,7 @@ export function trustOf(report: SignatureReport): TrustReport {
         fingerprint: f.signer.fingerprint,
         paths: [f.path],
         detail: f.detail,
+        ...(f.signer.heldAs === undefined ? {} : { heldAs: f.signer.heldAs }),
       });
     else if (!known.paths.includes(f.path)) known.paths.push(f.path);
   }
@@ -61,13 +66,49 @@ export function trustCommand(
   return `${cli} keys trust ${quoteArg(unitDir)} --fingerprint ${fingerprintText(signer.fingerprint)} --name ${quoteArg(signer.keyOwner)}`;
 }
 
-/** One line: who is not trusted, for which records, and how to trust them. */
-export function describeUntrusted(cli: string, unitDir: string, untrusted: readonly UntrustedSigner[]): string {
-  const who = untrusted
-    .map((u) => `${u.keyOwner} ${fingerprintText(u.fingerprint)} (${u.paths.join(', ')})`)
-    .join('; ');
-  const how = untrusted.map((u) => trustCommand(cli, unitDir, u)).join(' && ');
-  return `intact, but signed by keys this verifier does not trust: ${who} — confirm each fingerprint with its owner (\`imep keys list\` on their machine), then: ${how}`;
+/**
+ * One line: who is not trusted, for which records, and how to trust them. A key the trust store holds under
+ * another name than the one it signs with (trusted from a bare key file named after something else) is said in
+ * words, with the commands that trust it under its signing name (in the key store `storeDir`) or the file to rename
+ * (in a `--trusted-keys` folder).
+ */
+export function describeUntrusted(
+  cli: string,
+  unitDir: string,
+  untrusted: readonly UntrustedSigner[],
+  storeDir?: string,
+): string {
+  const unknown = untrusted.filter((u) => u.heldAs === undefined || u.heldAs.length === 0);
+  const parts: string[] = [];
+  if (unknown.length > 0) {
+    const who = unknown
+      .map((u) => `${u.keyOwner} ${fingerprintText(u.fingerprint)} (${u.paths.join(', ')})`)
+      .join('; ');
+    const how = unknown.map((u) => trustCommand(cli, unitDir, u)).join(' && ');
+    parts.push(
+      `intact, but signed by keys this verifier does not trust: ${who} — confirm each fingerprint with its owner (\`imep keys list\` on their machine), then: ${how}`,
+    );
+  }
+  for (const u of untrusted)
+    if (u.heldAs !== undefined && u.heldAs.length > 0) parts.push(describeRenamed(cli, unitDir, u, u.heldAs, storeDir));
+  return parts.join('; and ');
+}
+
+/** A key trusted here under other names than the one its signatures give, and the fix. */
+function describeRenamed(
+  cli: string,
+  unitDir: string,
+  u: UntrustedSigner,
+  heldAs: readonly HeldAs[],
+  storeDir: string | undefined,
+): string {
+  const names = heldAs.map((h) => `'${h.operator}' (${h.file})`).join(', ');
+  const inStore = storeDir === undefined ? [] : heldAs.filter((h) => resolve(dirname(h.file)) === resolve(storeDir));
+  const fix =
+    inStore.length === heldAs.length
+      ? `trust it under the name it signs with: ${trustCommand(cli, unitDir, u)}${heldAs.map((h) => ` && ${cli} keys revoke ${quoteArg(h.operator)}`).join('')}`
+      : `give the key file the name it signs with: ${heldAs.map((h) => `mv ${quoteArg(h.file)} ${quoteArg(join(dirname(h.file), `${keyFileStem(u.keyOwner)}.pub`))}`).join(' && ')} (or use the file \`imep keys export\` writes, which carries the name)`;
+  return `intact, but ${u.keyOwner}'s key ${fingerprintText(u.fingerprint)} (${u.paths.join(', ')}) is trusted here under another name, ${names}, while the unit's signatures name '${u.keyOwner}': a key vouches only for the name it is trusted under — ${fix}`;
 }
 
 /** A shell word: as is when it is plain, else single-quoted. */

@@ -38,7 +38,7 @@ describe.skipIf(!REAL)('protocols/suites on real MIKASA-Robo (IMEP_REAL_MIKASA=1
 
     expect(stdout).toContain('Q1_eligibility: holds');
     for (const task of TASKS) expect(stdout).toMatch(new RegExp(`^\\s*Q1_eligibility@${task}: \\S+`, 'm'));
-    expect(stdout).toMatch(/^\s*Q1_eligibility@InterceptMedium-VLA: holds$/m); // b ≥ 6, c = 0: p ≤ 2^−6, Holm ×4 < 0.05
+    expect(stdout).toMatch(/^\s*Q1_eligibility@InterceptMedium-VLA: holds — /m); // b ≥ 6, c = 0: p ≤ 2^−6, Holm ×4 < 0.05
 
     expect(report).toContain('## Suite: mikasa-vla-standard');
     for (const task of TASKS) expect(report).toContain(`## Task ${task}`);

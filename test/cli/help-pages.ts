@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/program.js';
 import { registerCalibrateCommand } from '../../src/cli/commands/calibrate/command.js';
+import { registerExportCommand } from '../../src/cli/commands/export/command.js';
 import { registerCampaign } from '../../src/cli/commands/campaign/group.js';
 import { registerChainbench } from '../../src/cli/commands/chainbench/group.js';
 import { registerCluster } from '../../src/cli/commands/cluster/group.js';
@@ -28,6 +29,7 @@ export async function allCommandsProgram(): Promise<Command> {
     protocol: registerProtocol,
   });
   registerCalibrateCommand(program);
+  registerExportCommand(program);
   return program;
 }
 
@@ -35,6 +37,7 @@ export async function allCommandsProgram(): Promise<Command> {
 export function topLevelProgram(): Command {
   const program = buildProgram({});
   registerCalibrateCommand(program);
+  registerExportCommand(program);
   return program;
 }
 

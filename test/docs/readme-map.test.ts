@@ -29,7 +29,9 @@ describe('README.md', () => {
         'bash scripts/test-all.sh\n',
     );
     expect(README).toContain('sealed campaigns/shellgame-blackout-750efa7a9384: 5600 rows');
-    expect(README).toMatch(/^\s+Q1: not detected$/m);
+    expect(README).toMatch(
+      /^\s+Q1: not detected — claim "D_N lies below \+10\.00 pp" excluded: D_N \[\+60\.64, \+69\.44\] pp /m,
+    );
   });
 
   it('links every page under docs/', () => {

@@ -127,7 +127,7 @@ describe('a hosted policy that detects blocked reads (issue #31 item 3)', () => 
     expect(q1?.verdict).toBe('invalid');
     expect(q1?.reason).toMatch(/^number withheld: gate blocked-reads: decisions under blocking do not follow/);
     // terminal: the verdict, then the reason in words
-    expect(r.stdout).toMatch(/^ {2}Q1_eligibility: invalid$/m);
+    expect(r.stdout).toMatch(/^ {2}Q1_eligibility: invalid — /m);
     expect(r.stdout).toMatch(
       /^ {2}blocked-reads \(numbers withheld\): decisions under blocking do not follow from what the policy was given/m,
     );

@@ -41,8 +41,8 @@ describe('shellgame-donor-swap: S and T at read time through closeout', () => {
       dir,
     );
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^ {2}Q4: holds$/m);
-    expect(r.stdout).toMatch(/^ {2}Q3_T: holds$/m);
+    expect(r.stdout).toMatch(/^ {2}Q4: holds — /m);
+    expect(r.stdout).toMatch(/^ {2}Q3_T: holds — /m);
     expect(r.stdout).toMatch(/^cross-checked .*: agrees$/m);
     const unit = unitIn(join(dir, 'c')) as string;
     const rows = readFileSync(join(unit, 'rows/rows.jsonl'), 'utf8')

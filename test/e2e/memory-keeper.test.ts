@@ -140,7 +140,7 @@ describe('a hosted policy that keeps its own copy of its memory (issue #24)', ()
     expect(adjudication.verdicts).toEqual([
       expect.objectContaining({ criterion: 'Q1_eligibility', verdict: 'invalid' }),
     ]);
-    expect(stdout).toMatch(/^ {2}Q1_eligibility: invalid$/m);
+    expect(stdout).toMatch(/^ {2}Q1_eligibility: invalid — /m);
     expect(stdout).toMatch(/^ {2}read-path canary read_canary: FAILED — read path not exercised/m);
   }, 240_000);
 

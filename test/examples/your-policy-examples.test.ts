@@ -114,7 +114,7 @@ if (SKIP !== null && process.env['CI'] === 'true') {
       expect(r.stdout).toMatch(
         /^policy: remote torch-shell-memory v1 on imep-policy-host \S+ \(started by IMEP: \S+\/\.venvs\/policies\/bin\/python -m imep_sim_bridge\.policy_host --endpoint ipc:\/\/… --policy torch-shell-memory --module torch_shell_policy /m,
       );
-      expect(r.stdout).toMatch(/^ {2}Q1_eligibility: holds$/m);
+      expect(r.stdout).toMatch(/^ {2}Q1_eligibility: holds — /m);
       const unit = unitIn(campaigns) as string;
       const rows = rowsOf(unit);
       torchRows = rows;
@@ -193,7 +193,7 @@ if (SKIP !== null && process.env['CI'] === 'true') {
         ROOT,
       );
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/^ {2}Q1_eligibility: holds$/m);
+      expect(r.stdout).toMatch(/^ {2}Q1_eligibility: holds — /m);
       const unit = unitIn(campaigns) as string;
       const rows = rowsOf(unit);
       expect(rows).toHaveLength(7 * N);

@@ -3,7 +3,7 @@
  * `shellgame-view-removal.yaml` runs through closeout here (~5 s, lite); every one of its criteria is excluded
  * (lite-memvla fails the competence gate on A_vis in ShellGameTouch-lite), and the sentence of protocols/README.md
  * that names `reads_blackout`/`reads_visible` must say so, not "holds". `shellgame-blackout.yaml`'s Q1 (49 s to
- * run; README.md's quick-start block quotes "Q1: not detected", asserted by its own e2e run) must be quoted with
+ * run; README.md's quick-start block quotes "Q1: not detected" with its claim and bound, asserted by its own e2e run) must be quoted with
  * the same word in protocols/README.md.
  */
 import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -53,7 +53,9 @@ describe('protocols/README.md quotes the shipped verdicts', () => {
 
   it('shellgame-blackout Q1 is quoted as README.md quotes it (not detected)', () => {
     const main = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    expect(main).toMatch(/^\s+Q1: not detected$/m);
+    expect(main).toMatch(
+      /^\s+Q1: not detected — claim "D_N lies below \+10\.00 pp" excluded: D_N \[\+60\.64, \+69\.44\] pp /m,
+    );
     expect(quotedWords(sentenceWith('`shellgame-blackout` Q1'))).toEqual(['not detected']);
   });
 });

@@ -59,7 +59,7 @@ describe('disk full / file too large / unwritable folder', () => {
     expectCleanFailure(s, 'EFBIG', /\/seal\.json$/);
     expect(s.durableRows).toBe(fx.planned);
     // the interrupted seal is the next step, not adjudication
-    expect(s.statusText).toMatch(/— next: imep campaign seal\n/);
+    expect(s.statusText).toMatch(/— next: imep campaign seal \S+\n/);
     expect(s.statusText).toMatch(/seal.json: missing .*run it again/);
     expectRecovered(s);
   }, 120_000);

@@ -98,7 +98,8 @@ describe('writeReport', () => {
     expect(text).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
     expect(CHROMIUM).toBe('/usr/bin/chromium');
     const page = await inspectReport(html, join(OUT, 'report.png'));
-    expect(page.figures.map((f) => f.id)).toEqual(['outcome-change', 'success', 'coverage', 'forest']);
+    // the verdict figure first, then the descriptive ones (docs/campaigns.md "Reports")
+    expect(page.figures.map((f) => f.id)).toEqual(['forest', 'outcome-change', 'success', 'coverage']);
     for (const f of page.figures) {
       expect(f.svgs, f.id).toBe(1);
       expect(f.marks, f.id).toBeGreaterThan(0);

@@ -106,7 +106,9 @@ describe('a unit verified on another machine', () => {
     for (const op of [RUNNER.id, REVIEWER.id]) {
       const e = await imep(['keys', 'export', op], root, undefined, { IMEP_KEYS_DIR: producerKeys.dir });
       expect(e.code, e.stderr).toBe(0);
-      expect(e.stdout).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+      expect(e.stdout).toMatch(
+        /^IMEP public key: .*\noperator: .*\nfingerprint: ed25519:[0-9a-f]{64}\n-----BEGIN PUBLIC KEY-----/,
+      );
       expect(e.stderr.trim()).toBe(`${op} ed25519:${(await operatorKey(op)).fingerprint}`);
       await writeFile(join(ci, `${op}.pub`), e.stdout);
     }

@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ImepError } from '../../core/index.js';
@@ -13,8 +13,9 @@ import {
   type TrustedKey,
   checkRecordSignature,
   decodePublicKey,
-  fingerprintOf,
   fingerprintText,
+  parsePublicKeyFile,
+  type PublicKeyFile,
 } from '../../signing/index.js';
 
 /**
@@ -42,28 +43,8 @@ export async function listKeys(opts: KeyStoreOptions = {}): Promise<StoredKey[]>
   return out;
 }
 
-function parsePem(pem: string, file: string): KeyObject {
-  let key: KeyObject;
-  try {
-    key = createPublicKey(pem);
-  } catch (e) {
-    throw new ImepError('E_USAGE', 'not a public key (an SPKI PEM file, as `imep keys export` writes, expected)', {
-      file,
-      cause: e,
-    });
-  }
-  if (key.asymmetricKeyType !== 'ed25519')
-    throw new ImepError('E_USAGE', `not an Ed25519 public key (${String(key.asymmetricKeyType)})`, { file });
-  return key;
-}
-
-/** Trusts the public key in a PEM file under `name`; with `fingerprint`, only when the key has it. */
-export async function trustKeyFile(
-  file: string,
-  name: string,
-  fingerprint: string | undefined,
-  opts: KeyStoreOptions = {},
-): Promise<TrustedKey> {
+/** A public key file read for `imep keys trust FILE`: the key, and the operator it names (null: a bare PEM). */
+export async function readKeyFile(file: string): Promise<PublicKeyFile> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -73,16 +54,56 @@ export async function trustKeyFile(
       cause: e,
     });
   }
-  const key = parsePem(text, file);
-  const fp = fingerprintOf(key);
-  if (fingerprint !== undefined && fp !== fingerprint) {
+  return parsePublicKeyFile(text, file);
+}
+
+/**
+ * Trusts the public key of a key file under `name`; with `fingerprint`, only when the key has it. The name is the
+ * one given, else the one the file names (`imep keys export` writes it), else — for a bare PEM — the owner the
+ * signatures of `unit` give the key; with none of these it refuses, saying to pass `--name`.
+ */
+export async function trustKeyFile(
+  file: string,
+  opts: { name?: string; fingerprint?: string; unit?: string },
+  store: KeyStoreOptions = {},
+): Promise<TrustedKey & { named: 'given' | 'file' | 'unit'; fileNames: string | null }> {
+  const pub = await readKeyFile(file);
+  if (opts.fingerprint !== undefined && pub.fingerprint !== opts.fingerprint) {
     throw new ImepError(
       'E_USAGE',
-      `the key's fingerprint is ${fingerprintText(fp)}, not ${fingerprintText(fingerprint)}`,
+      `the key's fingerprint is ${fingerprintText(pub.fingerprint)}, not ${fingerprintText(opts.fingerprint)}`,
       { file, hint: 'ask the key owner for the right file; nothing was trusted' },
     );
   }
-  return trustPublicKey(name, key.export({ type: 'spki', format: 'pem' }).toString(), opts);
+  let name = opts.name;
+  let named: 'given' | 'file' | 'unit' = 'given';
+  if (name === undefined && pub.operator !== null) {
+    name = pub.operator;
+    named = 'file';
+  }
+  if (name === undefined && opts.unit !== undefined) {
+    const keys = await embeddedKeys(opts.unit);
+    const hit = keys.get(pub.fingerprint);
+    if (hit === undefined) {
+      const carried = [...keys.values()].map((k) => `${k.keyOwner} ${fingerprintText(k.fingerprint)}`).join(', ');
+      throw new ImepError(
+        'E_USAGE',
+        `no valid signature of the unit is made with this key (${fingerprintText(pub.fingerprint)})${carried === '' ? '; the unit carries no valid signature' : `; it carries ${carried}`}`,
+        { file: opts.unit, hint: 'check that the key and the unit come from the same operator; nothing was trusted' },
+      );
+    }
+    name = hit.keyOwner;
+    named = 'unit';
+  }
+  if (name === undefined) {
+    throw new ImepError(
+      'E_USAGE',
+      `this is a bare public key that names no operator (${fingerprintText(pub.fingerprint)}): pass --name <the operator its owner signs as> or --unit <a unit they signed>; nothing was trusted`,
+      { file, hint: 'a file from `imep keys export` carries the name; its owner sees the name with `imep keys list`' },
+    );
+  }
+  const t = await trustPublicKey(name, pub.pem, store);
+  return { ...t, named, fileNames: pub.operator };
 }
 
 export interface EmbeddedKey {

@@ -18,7 +18,7 @@ import { artifactScope, Claims, closeoutScope, sealScope, type Claim } from './v
 import { STRAY_DIRECTORY_DETAIL, strayDirectories } from '../unit-directories.js';
 import type { VerifyFailed, VerifyIssue, VerifyOk, VerifyResult } from './verify-types.js';
 import { checkUnitSignatures } from './unit-signatures.js';
-import { describeUntrusted, trustOf } from '../../signing/index.js';
+import { describeUntrusted, keysDir, trustOf } from '../../signing/index.js';
 
 export type { TamperKind, VerifyFailed, VerifyIssue, VerifyOk, VerifyResult } from './verify-types.js';
 export { TAMPER_KINDS } from './verify-types.js';
@@ -524,7 +524,13 @@ export async function assertUnitVerified(dir: string, opts: VerifyOptions = {}):
   const v = await verifyUnitRead(dir, opts);
   const r = v.result;
   if (r.ok && r.trust.status === 'untrusted') {
-    throw new ImepError('E_UNTRUSTED', describeUntrusted(cliName(), dir, r.trust.untrusted), { file: dir });
+    throw new ImepError(
+      'E_UNTRUSTED',
+      describeUntrusted(cliName(), dir, r.trust.untrusted, opts.keysDir === undefined ? keysDir() : undefined),
+      {
+        file: dir,
+      },
+    );
   }
   if (r.ok && v.seal !== null && v.sealBytes !== null) {
     await verifiedReadTestHooks.afterVerify?.(dir);

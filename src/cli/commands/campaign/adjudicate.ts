@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { adjudicateStep } from '../../../app/index.js';
-import { readCanaryNote } from '../../../adjudication/index.js';
+import { adjudicationLines, foundLine } from '../../../adjudication/index.js';
 import { currentOperator } from '../../../evidence/index.js';
 import { recordSeen, refuseSeenRollback } from '../../seen-guard.js';
 import { out } from './options.js';
@@ -19,8 +19,8 @@ async function adjudicate(unit: string, o: { allowSameOperator?: string }): Prom
   });
   await recordSeen(dir, 'adjudicate');
   out(`adjudicated ${dir}: ${a.file} (${a.adjudication.goNoGo.status})`);
-  for (const v of a.adjudication.verdicts) out(`  ${v.criterion}: ${v.verdict}`);
-  out(`  ${readCanaryNote(a.adjudication.gates)}`);
+  for (const l of adjudicationLines(a.adjudication, a.protocol)) out(l);
+  out(foundLine(a.adjudication));
   out(`next: imep campaign cross-check ${dir}`);
 }
 

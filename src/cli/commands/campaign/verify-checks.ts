@@ -18,7 +18,7 @@ import {
   type VerifyFailed,
   type VerifyOk,
 } from '../../../evidence/index.js';
-import { describeUntrusted } from '../../../signing/index.js';
+import { describeUntrusted, keysDir } from '../../../signing/index.js';
 import { stageShortfall } from './verify-output.js';
 import { out } from './options.js';
 
@@ -64,9 +64,20 @@ export function refuseShortStage(dir: string, r: VerifyOk, expectedStage: Verify
 }
 
 /** Signatures by untrusted keys, or none without a matching `--expected-root` or `--allow-unsigned` (exit 5). */
-export function refuseUnvouched(dir: string, r: VerifyOk, allowUnsigned: boolean | undefined): void {
+export function refuseUnvouched(
+  dir: string,
+  r: VerifyOk,
+  allowUnsigned: boolean | undefined,
+  trustedKeys?: string,
+): void {
   if (r.trust.status === 'untrusted')
-    throw new ImepError('E_UNTRUSTED', describeUntrusted(cliName(), dir, r.trust.untrusted), { file: dir });
+    throw new ImepError(
+      'E_UNTRUSTED',
+      describeUntrusted(cliName(), dir, r.trust.untrusted, trustedKeys === undefined ? keysDir() : undefined),
+      {
+        file: dir,
+      },
+    );
   if (r.trust.status === 'unsigned' && !allowUnsigned && r.rootMatched === undefined) {
     throw new ImepError(
       'E_UNTRUSTED',

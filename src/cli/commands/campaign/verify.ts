@@ -53,7 +53,7 @@ async function verify(unit: string, o: VerifyOpts): Promise<void> {
   const seenNow = seenStateOfVerified(r);
   await refuseRollback(seenNow, o.acceptRollback);
   refuseShortStage(dir, r, expectedStage);
-  refuseUnvouched(dir, r, o.allowUnsigned);
+  refuseUnvouched(dir, r, o.allowUnsigned, o.trustedKeys);
   await rememberVerified(dir, seenNow, o.acceptRollback);
 }
 

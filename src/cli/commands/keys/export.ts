@@ -1,6 +1,8 @@
 /**
- * `imep keys export [NAME]`: the public key (PEM) of NAME (default: the current operator, whose key is created
- * if it has none) on stdout; its fingerprint on stderr.
+ * `imep keys export [NAME]`: the public key file of NAME (default: the current operator, whose key is created
+ * if it has none) on stdout — the operator's name, the fingerprint and the SPKI PEM (public-key-file.ts), so
+ * `imep keys trust FILE` on a reviewer's machine trusts it under the name the unit's signatures give; the name and
+ * fingerprint also go to stderr.
  */
 import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -8,7 +10,14 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ImepError } from '../../../core/index.js';
 import { currentOperator } from '../../../evidence/index.js';
-import { fingerprintOf, fingerprintText, keyFileStem, keysDir, operatorKey } from '../../../signing/index.js';
+import {
+  fingerprintOf,
+  fingerprintText,
+  formatPublicKeyFile,
+  keyFileStem,
+  keysDir,
+  operatorKey,
+} from '../../../signing/index.js';
 
 async function exportKey(name?: string): Promise<void> {
   const dir = keysDir();
@@ -24,14 +33,16 @@ async function exportKey(name?: string): Promise<void> {
     }
     pem = (await operatorKey(who, { dir })).publicKey.export({ type: 'spki', format: 'pem' }).toString();
   }
-  process.stdout.write(pem);
+  process.stdout.write(formatPublicKeyFile(who, createPublicKey(pem)));
   process.stderr.write(`${who} ${fingerprintText(fingerprintOf(createPublicKey(pem)))}\n`);
 }
 
 export function registerExport(group: Command): void {
   group
     .command('export')
-    .description('print a public key (PEM) to hand to a reviewer; its fingerprint goes to stderr')
+    .description(
+      "print a public key file to hand to a reviewer (the operator's name, its fingerprint, the PEM); name and fingerprint also go to stderr",
+    )
     .argument(
       '[name]',
       'whose key (default: the current operator, IMEP_OPERATOR or <user>@<host>; created if it has none)',

@@ -4,8 +4,8 @@
  * these are for handing a public key to a reviewer and for the reviewer's side. Wires one file per subcommand:
  *
  *   imep keys list                                   every key: own (signs here) or trusted, with its fingerprint   list.ts
- *   imep keys export [NAME]                          the public key (PEM) of NAME (default: the current operator)   export.ts
- *   imep keys trust FILE [--name N] [--fingerprint F]   trust a public key file (name: the file's stem)             trust.ts
+ *   imep keys export [NAME]                          the public key file of NAME (default: the current operator)   export.ts
+ *   imep keys trust FILE [--name N|--unit U] [--fingerprint F]  trust a public key file (name: the one it carries) trust.ts
  *   imep keys trust UNIT --fingerprint F [--name N]  trust a key the unit's signatures carry (F as its owner confirmed it)
  *   imep keys revoke NAME|FINGERPRINT                stop trusting an imported key                                  revoke.ts
  */
