@@ -4,11 +4,13 @@
 # IMEP_REAL_SIMS="libero mikasa" picks which (default: every scripts/sims/*.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/setup-progress.sh
+source scripts/lib/setup-progress.sh
 names="${IMEP_REAL_SIMS:-$(cd scripts/sims && ls *.sh 2>/dev/null | sed 's/\.sh$//' | tr '\n' ' ')}"
 summary=()
 for name in $names; do
   t0=$(date +%s)
-  bash "scripts/sims/$name.sh" setup
+  with_progress "$name setup" bash "scripts/sims/$name.sh" setup
   t1=$(date +%s)
   bash "scripts/sims/$name.sh" test
   t2=$(date +%s)

@@ -53,6 +53,11 @@ export async function reportStep(unitDir: string, outDir = defaultReportDir(unit
 const say = (opts: RunCampaignOptions, line: string): void =>
   (opts.say ?? ((l: string) => process.stdout.write(`${terminalText(l)}\n`)))(line);
 
+/** What a post-seal step is doing while it runs (seconds on a large unit), on the progress stream (stderr). */
+const doing = (opts: RunCampaignOptions, what: string): void => {
+  opts.progress?.write(`${what} …\n`);
+};
+
 /**
  * The post-seal steps on a sealed unit, each from the state the last one left, through the report. Returns the
  * "found:" line (src/adjudication/verdict-words.ts) when it adjudicated, for the run to end with; null otherwise.
@@ -64,6 +69,7 @@ export async function postSeal(unitDir: string, opts: RunCampaignOptions): Promi
   for (;;) {
     const { state } = await readUnitState(unitDir);
     if (state === 'sealed') {
+      doing(opts, `adjudicating ${unitDir} against the frozen criteria`);
       const override = sameOperatorOverride(opts.sameOperatorReason);
       const a = await adjudicateStep(unitDir, {
         operator,
@@ -77,12 +83,15 @@ export async function postSeal(unitDir: string, opts: RunCampaignOptions): Promi
       for (const l of adjudicationLines(a.adjudication, a.protocol)) say(opts, l);
       found = foundLine(a.adjudication);
     } else if (state === 'adjudicated') {
+      doing(opts, `cross-checking ${unitDir}: recomputing every number from the sealed inputs`);
       const x = await crossCheckStep(unitDir, { operator });
       say(opts, `cross-checked ${unitDir}: ${x.outcome}`);
     } else if (state === 'cross-checked') {
+      doing(opts, `closing out ${unitDir}: hashing and signing the final manifest`);
       const r = await closeoutStep(unitDir, { operator });
       say(opts, `closed out ${unitDir}: Merkle root ${r.merkle.root}`);
     } else if (state === 'closed') {
+      doing(opts, `writing the report of ${unitDir} (figures rendered to SVG)`);
       const w = await reportStep(unitDir, defaultReportDir(unitDir));
       say(opts, `report: ${w.html}`);
       say(opts, w.sizeLine);

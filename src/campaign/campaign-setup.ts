@@ -45,6 +45,7 @@ import { hostedPolicyKey, type RemotePolicyProvider } from './remote-policy-prov
 import { policyServerKey } from './server-policy-record.js';
 import { simulatorInputHashes } from './simulator-inputs.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
+import type { RunStop } from './run-stop.js';
 import type { EnvProvider, PolicyProvider, RunnerSubscriber, SpecSource } from './types.js';
 import { exists, unitDirFor } from './unit-dir.js';
 import { assertNoOverlapYet, runPrecommitChecks, seedBands, type PrecommitCheckInput } from './precommit-checks.js';
@@ -76,6 +77,8 @@ export interface CampaignOptions {
   readonly now?: () => Date;
   /** The user confirmed a plan above PLAN_ROWS_CONFIRM rows (`--allow-large-plan`). */
   readonly allowLargePlan?: boolean;
+  /** A clean stop of the formal run on request (the CLI's SIGINT/SIGTERM; run-stop.ts). */
+  readonly stop?: RunStop;
 }
 
 export interface Campaign {
@@ -286,6 +289,8 @@ export function progressFor(
   opts: CampaignOptions,
   episodes: readonly PlannedEpisode[],
   label: string,
+  durable?: () => number,
+  plainAfterSec = 0,
 ): RunnerSubscriber[] {
-  return opts.progress ? [new ProgressDisplay(opts.progress, episodes, label)] : [];
+  return opts.progress ? [new ProgressDisplay(opts.progress, episodes, label, durable, plainAfterSec)] : [];
 }

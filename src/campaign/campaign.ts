@@ -48,6 +48,8 @@ import { announceSimulators, assemble, assembleAndPrecommit, withAssembly, type 
 import { runShard } from './campaign-variants.js';
 import { readDurableDonors, runPlan } from './run-plan.js';
 import { RowSink } from './row-sink.js';
+import { interruptedError, STOP_REQUESTED } from './run-stop.js';
+import type { UnitJob } from './types.js';
 import { FailureBudgetWatch } from './failure-budget.js';
 import type { ShardSpec } from './shard.js';
 import { exists } from './unit-dir.js';
@@ -136,8 +138,9 @@ async function formalRun(c: Campaign, a: Assembly, opts: CampaignOptions): Promi
     unitPaths(c.dir).rows,
   );
   const arrivalKey = await arrivalKeyOf(c.dir);
+  const stop = opts.stop;
   try {
-    await runPlan({
+    const plan = {
       protocol: c.protocol,
       episodes: c.plan.episodes,
       policies: a.policy,
@@ -147,10 +150,32 @@ async function formalRun(c: Campaign, a: Assembly, opts: CampaignOptions): Promi
       startSeq,
       arrivalKey,
       ...(startSeq > 0 ? { durableDonors: await readDurableDonors(unitPaths(c.dir).tracesDir) } : {}),
-      subscribers: progressFor(opts, todo, c.protocol.id),
-    });
+      subscribers: progressFor(opts, todo, c.protocol.id, () => sink.written),
+      prepassSubscribers: (units: readonly UnitJob[]) =>
+        progressFor(
+          opts,
+          units.flatMap((u) => u.episodes),
+          `${c.protocol.id} donor pre-pass`,
+          undefined,
+          3,
+        ),
+      ...(stop === undefined ? {} : { abort: () => (stop.requested === null ? undefined : STOP_REQUESTED) }),
+    };
+    await (stop === undefined
+      ? runPlan(plan)
+      : stop.armedDuring(
+          () => sink.freeze(),
+          () => runPlan(plan),
+        ));
     await sink.drain();
   } catch (e) {
+    // a clean stop (SIGINT/SIGTERM): whatever ended the loop, the rows queued before the request are written, then
+    // the one line that says how many rows are durable (counted in the file) and how to go on
+    if (stop?.requested != null) {
+      await sink.settle();
+      const durableRows = (await readRows(unitPaths(c.dir).rows)).rows.length;
+      throw interruptedError(durableRows, c.plan.episodes.length, c.dir, stop.command);
+    }
     // a budget stop: the terminal gets the Failures section, then the error (its line says how to go on)
     if (isImepError(e) && e.code === 'E_FAILURE_BUDGET')
       for (const l of failureSectionLines(budget.summary())) say(opts, l);
@@ -163,6 +188,7 @@ async function formalRun(c: Campaign, a: Assembly, opts: CampaignOptions): Promi
 }
 
 async function sealAndSay(c: Campaign, opts: CampaignOptions): Promise<void> {
+  opts.progress?.write(`sealing ${c.dir}: hashing every file into the manifest …\n`);
   const r = await seal(c.dir, { operator: opts.operator ?? currentOperator(), ...(opts.now ? { now: opts.now } : {}) });
   say(opts, `sealed ${c.dir}: ${c.plan.episodes.length} rows, Merkle root ${r.record.merkle.root}`);
 }

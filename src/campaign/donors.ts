@@ -42,6 +42,10 @@ export interface DonorInput {
   readonly arrival?: (units: readonly UnitJob[]) => readonly UnitJob[];
   /** The registered execution noise: the pre-pass executes the same actions the segment's own run will. */
   readonly executionNoise?: LoopInput['executionNoise'];
+  /** Told of the pre-pass's units as they end (its progress line), besides the pre-pass's own subscribers. */
+  readonly subscribers?: readonly RunnerSubscriber[];
+  /** Checked once per batched step: a returned error ends the pre-pass (a clean stop). */
+  readonly abort?: () => unknown;
 }
 
 /**
@@ -95,8 +99,9 @@ export function runReferencePrepass(
       return options.wrap === undefined ? h : { ...h, hook: options.wrap(h.hook) };
     },
     maxTries: input.maxTries,
-    subscribers: options.subscribers ?? [],
+    subscribers: [...(options.subscribers ?? []), ...(input.subscribers ?? [])],
     ...(options.stopAt === undefined ? {} : { stopAt: options.stopAt }),
+    ...(input.abort === undefined ? {} : { abort: input.abort }),
     ...(input.executionNoise === undefined ? {} : { executionNoise: input.executionNoise }),
   });
 }

@@ -21,6 +21,8 @@ export { ReadSummaryBuilder, emptyReadSummary } from './read-summary.js';
 export { ActionDigest, EMPTY_ACTION_DIGEST } from './action-digest.js';
 export { ProgressDisplay } from './progress.js';
 export type { ProgressStream } from './progress.js';
+export { RunStop } from './run-stop.js';
+export { rateText, etaText, rateAndEta } from './rate-text.js';
 export { assertHostedPolicyUnchanged, hostedPolicyDigest, remotePolicyProvider } from './remote-policy-provider.js';
 export type { RemotePolicyContext, RemotePolicyProvider } from './remote-policy-provider.js';
 export { parseShard, shardDir, shardFilter, openShard } from './shard.js';

@@ -1,20 +1,20 @@
 /**
  * The progress display: a subscriber of the runner. On a TTY it keeps one line up to date (the current
- * condition's done/total, the run's done/total, episodes per second and ETA); otherwise it prints plain
- * lines — one per ~5% of the run and one when a condition's segment completes — so logs stay readable.
+ * condition's done/total, the run's done/total, the rows durable in rows.jsonl when the run has a sink, the
+ * speed — ep/s, or s/ep below 1 ep/s: rate-text.ts — and ETA); otherwise it prints plain lines — one per ~5% of
+ * the run and one when a condition's segment completes — so logs stay readable. The donor pre-passes (S/T) get
+ * one of their own (label "… pre-pass").
+ *
+ * "done" counts episodes the loop finished; "durable" counts rows fsync'd to rows.jsonl (the row sink's writes
+ * lag the loop, more under load): an interrupted run resumes at the durable count, never at "done".
  */
 import type { PlannedEpisode } from '../protocol/index.js';
+import { rateAndEta } from './rate-text.js';
 import type { RunnerSubscriber, UnitJob, UnitOutcome } from './types.js';
 
 export interface ProgressStream {
   write(text: string): unknown;
   readonly isTTY?: boolean;
-}
-
-function eta(seconds: number): string {
-  if (!Number.isFinite(seconds) || seconds < 0) return '?';
-  const s = Math.round(seconds);
-  return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
 }
 
 const keyOf = (wave: number, condition: string): string => `${condition} (wave ${wave})`;
@@ -33,6 +33,10 @@ export class ProgressDisplay implements RunnerSubscriber {
     private readonly out: ProgressStream,
     expected: readonly PlannedEpisode[],
     private readonly label = 'run',
+    /** Rows of this run durable so far (the row sink's count); absent: no durable figure (a pre-pass writes no rows). */
+    private readonly durable?: () => number,
+    /** Plain (non-TTY) percent lines only once this many seconds have passed (a pre-pass that takes 1 s says "done" only). */
+    private readonly plainAfterSec = 0,
   ) {
     this.expected = new Set(expected.map((e) => e.seq));
     this.total = expected.length;
@@ -56,10 +60,22 @@ export class ProgressDisplay implements RunnerSubscriber {
     else this.plain(k, d === this.totals.get(k));
   }
 
-  private rate(): { perSec: number; etaText: string } {
-    const secs = (Date.now() - this.started) / 1000;
-    const perSec = secs > 0 ? this.count / secs : 0;
-    return { perSec, etaText: eta(perSec > 0 ? (this.total - this.count) / perSec : Number.NaN) };
+  /** The run's last segment ended: the row writer may still be behind (seconds on a loaded machine) — say so. */
+  onSegmentEnd(): void {
+    if (this.durable === undefined || this.count < this.total) return;
+    const behind = this.total - this.durable();
+    if (behind > 0)
+      this.out.write(`${this.label}: all ${this.total} episodes done · making the last ${behind} rows durable …\n`);
+  }
+
+  private rate(): { perSec: string; etaText: string } {
+    const { rate, eta } = rateAndEta(this.count, this.total, (Date.now() - this.started) / 1000);
+    return { perSec: rate, etaText: eta };
+  }
+
+  /** " · 876 durable", or nothing without a sink. */
+  private durableText(): string {
+    return this.durable === undefined ? '' : ` · ${this.durable()} durable`;
   }
 
   private draw(k: string, segmentDone: boolean): void {
@@ -67,7 +83,7 @@ export class ProgressDisplay implements RunnerSubscriber {
     if (!segmentDone && this.count < this.total && now - this.lastDraw < 100) return;
     this.lastDraw = now;
     const { perSec, etaText } = this.rate();
-    const line = `${this.label}: ${k} ${this.done.get(k) ?? 0}/${this.totals.get(k) ?? 0} · all ${this.count}/${this.total} · ${perSec.toFixed(0)} ep/s · ETA ${etaText}`;
+    const line = `${this.label}: ${k} ${this.done.get(k) ?? 0}/${this.totals.get(k) ?? 0} · all ${this.count}/${this.total}${this.durableText()} · ${perSec} · ETA ${etaText}`;
     this.out.write(`\r\u001b[2K${line}${this.count >= this.total ? '\n' : ''}`);
   }
 
@@ -77,13 +93,18 @@ export class ProgressDisplay implements RunnerSubscriber {
     const { perSec, etaText } = this.rate();
     if (segmentDone) {
       this.out.write(
-        `${this.label}: ${k} done (${this.totals.get(k) ?? 0} episodes) · all ${this.count}/${this.total} (${pct}%) · ${perSec.toFixed(0)} ep/s · ETA ${etaText}\n`,
+        `${this.label}: ${k} done (${this.totals.get(k) ?? 0} episodes) · all ${this.count}/${this.total} (${pct}%)${this.durableText()} · ${perSec} · ETA ${etaText}\n`,
       );
       this.lastPct = step;
-    } else if (step > this.lastPct && step % 5 === 0 && step > 0) {
+    } else if (
+      step > this.lastPct &&
+      step % 5 === 0 &&
+      step > 0 &&
+      Date.now() - this.started >= this.plainAfterSec * 1000
+    ) {
       this.lastPct = step;
       this.out.write(
-        `${this.label}: ${this.count}/${this.total} (${step}%) · ${k} ${this.done.get(k) ?? 0}/${this.totals.get(k) ?? 0} · ${perSec.toFixed(0)} ep/s · ETA ${etaText}\n`,
+        `${this.label}: ${this.count}/${this.total} (${step}%) · ${k} ${this.done.get(k) ?? 0}/${this.totals.get(k) ?? 0}${this.durableText()} · ${perSec} · ETA ${etaText}\n`,
       );
     }
   }

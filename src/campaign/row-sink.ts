@@ -41,6 +41,7 @@ export class RowSink {
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown = undefined;
   private count = 0;
+  private frozen = false;
 
   /**
    * @param expected the seqs this run appends, ascending
@@ -68,6 +69,15 @@ export class RowSink {
     return this.expected.length - this.idx;
   }
 
+  /**
+   * A clean stop (run-stop.ts): rows put from now on are dropped — not durable, recomputed by the resume — while every
+   * row queued before is still written (`settle`). A row the loop finishes after a Ctrl-C may record a simulator child
+   * the same Ctrl-C killed: it must not become durable.
+   */
+  freeze(): void {
+    this.frozen = true;
+  }
+
   /** A trace line to write just before row `seq` (e.g. a segment's donor assignment). */
   trace(seq: number, line: TraceLine): void {
     const list = this.extraTraces.get(seq) ?? [];
@@ -76,6 +86,7 @@ export class RowSink {
   }
 
   put(item: FinishedRow): void {
+    if (this.frozen) return;
     const seq = item.row.seq;
     const durable = this.existing.get(seq);
     if (durable !== undefined) {

@@ -68,6 +68,10 @@ export interface RunPlanInput {
   /** Units this run executes (default: all), e.g. one shard. */
   readonly include?: (unit: UnitJob) => boolean;
   readonly subscribers?: readonly RunnerSubscriber[];
+  /** The progress display of a segment's donor pre-pass (S/T), given its label and units (none: silent). */
+  readonly prepassSubscribers?: (units: readonly UnitJob[]) => readonly RunnerSubscriber[];
+  /** Checked once per batched step, main loop and pre-pass: a returned error ends the run (a clean stop, run-stop.ts). */
+  readonly abort?: () => unknown;
 }
 
 export async function runPlan(input: RunPlanInput): Promise<void> {
@@ -191,7 +195,7 @@ class PlanRun {
       handleFor: handlesOf(s.plan, donors),
       maxTries: this.maxTries,
       subscribers,
-      abort: () => sink.error,
+      abort: () => sink.error ?? this.input.abort?.(),
       ...this.noise,
     });
     // the segment's rows are written before the next segment starts, so a write error or a stop the row target
@@ -264,6 +268,8 @@ class PlanRun {
       units: seg.units,
       maxTries: this.maxTries,
       arrival: s.arrival,
+      subscribers: this.input.prepassSubscribers?.(seg.units) ?? [],
+      ...(this.input.abort === undefined ? {} : { abort: this.input.abort }),
       ...this.noise,
     };
     const donors =

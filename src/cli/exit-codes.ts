@@ -13,6 +13,8 @@
  *    (`executionFailures.budget`): every row it wrote is kept; fix the cause and resume, or `imep campaign fail-run`.
  * 7: evidence intact, but rolled back: this machine saw the unit at a later stage or under another root
  *    (src/evidence/seen-store.ts; `--accept-rollback` records an intended one).
+ * 130: a formal run stopped cleanly on SIGINT or SIGTERM (Ctrl-C): it printed how many rows are durable and the
+ *    command that resumes it (src/campaign/run-stop.ts).
  * 1: anything else (a bug: please report it).
  */
 import { ImepError, type ErrorCode, asTyped, terminalText } from '../core/index.js';
@@ -44,6 +46,7 @@ const EXIT_BY_CODE: Record<ErrorCode, number> = {
   E_CLUSTER: 4,
   E_CONVENTION_MISMATCH: 2,
   E_FAILURE_BUDGET: 6,
+  E_INTERRUPTED: 130,
   E_INTERNAL: 1,
 };
 

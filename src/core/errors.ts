@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   'E_CLUSTER',
   'E_CONVENTION_MISMATCH', // the policy's action/observation conventions disagree with the environment's (preflight)
   'E_FAILURE_BUDGET', // a formal run stopped before the seal: its execution failures exceeded the registered budget
+  'E_INTERRUPTED', // a formal run stopped cleanly on SIGINT/SIGTERM: its durable rows are kept, a rerun resumes (exit 130)
   'E_INTERNAL',
 ] as const;
 

@@ -100,7 +100,9 @@ export {
   lockShard,
   lockUnit,
   processAlive,
+  releaseLocksNow,
   setRemoteHolderCheck,
+  setStopSignalOwner,
   slurmJobOf,
   type RemoteHolderCheck,
 } from './unit-lock.js';

@@ -10,7 +10,8 @@
  * cluster layer registers one that asks SLURM about the holder's job) says the holder is gone.
  *
  * A process holding locks removes them when it is told to stop (SIGTERM — what scancel, preemption and a time
- * limit send first — or SIGINT) and exits with 128 + the signal's number, as it would have without the handler.
+ * limit send first — or SIGINT) and exits with 128 + the signal's number, as it would have without the handler —
+ * unless a stop-signal owner takes the signal (setStopSignalOwner: the CLI's clean stop of a formal run).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
@@ -211,6 +212,22 @@ let stopHandlers = false;
 /** Each held lock's holder, to remove only what is still this process's when a stop signal comes. */
 const holders = new Map<string, Holder>();
 
+/**
+ * The owner of the stop signals while one is set (the CLI's clean stop of a run, src/cli/interrupt.ts): this module's
+ * handler then leaves the signal to it — the owner drains and ends the run, or calls releaseLocksNow and exits itself.
+ */
+let signalOwner: (() => boolean) | null = null;
+
+/** Hands SIGINT/SIGTERM to `owner` while it returns true (null: this module removes the locks and exits, as before). */
+export function setStopSignalOwner(owner: (() => boolean) | null): void {
+  signalOwner = owner;
+}
+
+/** Removes every lock this process holds, synchronously (an exit on a signal; nothing else may use the units after). */
+export function releaseLocksNow(): void {
+  removeHeldLocksNow();
+}
+
 function removeHeldLocksNow(): void {
   for (const [file, me] of holders) {
     try {
@@ -227,7 +244,8 @@ function removeLocksOnStop(): void {
   if (stopHandlers) return;
   stopHandlers = true;
   for (const [signal, number] of Object.entries(STOP_SIGNALS)) {
-    process.once(signal as NodeJS.Signals, () => {
+    process.on(signal as NodeJS.Signals, () => {
+      if (signalOwner?.() === true) return;
       removeHeldLocksNow();
       process.exit(128 + number);
     });

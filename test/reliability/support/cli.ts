@@ -1,6 +1,6 @@
 /**
  * Spawning the built CLI (`node dist/cli/main.js …`) for the reliability tests and benches: optionally
- * under `prlimit` (resource limits), optionally killed (SIGKILL) when a condition turns true, after a delay.
+ * under `prlimit` (resource limits), optionally killed (SIGKILL, or another signal) when a condition turns true, after a delay.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -27,6 +27,8 @@ export interface SpawnOptions {
   /** Polled every 3 ms; once true, the child is SIGKILLed after `killDelayMs`. */
   readonly killWhen?: () => boolean;
   readonly killDelayMs?: number;
+  /** The signal sent once `killWhen` turns true (default SIGKILL; SIGINT: a Ctrl-C). */
+  readonly killSignal?: NodeJS.Signals;
   /** Prefix arguments for `prlimit` (e.g. ['--fsize=40000']): the CLI runs under those limits. */
   readonly prlimit?: readonly string[];
   /** A command line the CLI runs under (e.g. ['setpriv', '--reuid=65534', …]); after prlimit when both are given. */
@@ -65,7 +67,7 @@ export function imep(args: readonly string[], cwd: string, opts: SpawnOptions = 
       timer = setInterval(() => {
         if (!when()) return;
         clearInterval(timer);
-        timer = setTimeout(() => child.kill('SIGKILL'), opts.killDelayMs ?? 0);
+        timer = setTimeout(() => child.kill(opts.killSignal ?? 'SIGKILL'), opts.killDelayMs ?? 0);
       }, 3);
     }
     child.on('error', reject);

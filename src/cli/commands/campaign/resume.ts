@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { resumeThrough } from '../../../app/index.js';
 import { recordSeen } from '../../seen-guard.js';
+import { withInterrupts } from '../../interrupt.js';
 import { batchOpt, options, parseThrough, reasonOf, reasonOpt, serversOpt } from './options.js';
 import { unitArg } from './unit-arg.js';
 
@@ -23,7 +24,9 @@ async function resume(unit: string, o: ResumeOpts): Promise<void> {
     ...(o.batch === undefined ? {} : { batch: o.batch }),
     ...(o.servers === undefined ? {} : { servers: o.servers }),
   };
-  await resumeThrough(dir, { ...options({ campaignsDir: join(dir, '..'), ...given }), through, ...reasonOf(o) });
+  await withInterrupts((stop) =>
+    resumeThrough(dir, { ...options({ campaignsDir: join(dir, '..'), ...given }), through, ...reasonOf(o), stop }),
+  );
   await recordSeen(dir, 'run');
 }
 

@@ -1,12 +1,14 @@
 /**
  * `imep campaign run FILE [--through seal|closeout] [--same-operator-reason T] [--campaigns-dir D] [--batch B]
  * [--servers K] [--shard i/N] [--allow-large-plan]`: precommit (if new), run every planned episode, seal;
- * resumes an interrupted run; a sealed unit prints its status.
+ * resumes an interrupted run; a sealed unit prints its status. Ctrl-C (SIGINT) or SIGTERM stops the run cleanly: it
+ * prints the rows durable and the command that resumes (exit 130; src/cli/interrupt.ts).
  */
 import type { Command } from 'commander';
 import { runThrough } from '../../../app/index.js';
 import { parseShard } from '../../../campaign/index.js';
 import { recordSeen } from '../../seen-guard.js';
+import { withInterrupts } from '../../interrupt.js';
 import {
   batchOpt,
   dirOpt,
@@ -23,12 +25,15 @@ type RunOpts = CommonOpts & { through: string; shard?: string; sameOperatorReaso
 
 async function run(file: string, o: RunOpts): Promise<void> {
   const through = parseThrough(o.through);
-  const dir = await runThrough(file, {
-    ...options(o),
-    through,
-    ...reasonOf(o),
-    ...(o.shard === undefined ? {} : { shard: parseShard(o.shard) }),
-  });
+  const dir = await withInterrupts((stop) =>
+    runThrough(file, {
+      ...options(o),
+      through,
+      ...reasonOf(o),
+      ...(o.shard === undefined ? {} : { shard: parseShard(o.shard) }),
+      stop,
+    }),
+  );
   await recordSeen(dir, 'run');
 }
 
