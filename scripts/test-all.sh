@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 # onnxruntime-node's install step downloads its CUDA provider on linux/x64 unless told to skip it: its own switch
 # is this variable (an `onnxruntime-node-install` key in .npmrc made npm warn on every npm/npx call).
 export ONNXRUNTIME_NODE_INSTALL=skip
+# a line every 15 s while a venv's pip runs: the pip command, the time so far and last time's (scripts/lib/setup-progress.sh)
+# shellcheck source=lib/setup-progress.sh
+source scripts/lib/setup-progress.sh
 bash scripts/setup-system.sh
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
@@ -36,18 +39,18 @@ fi
 # CPU, onnxruntime, onnx; ~1.2 GB and ~30 s the first time, nothing once its stamp matches): the policy-server tests
 # and the runnable examples of docs/your-policy.md (test/examples/) run from it.
 t0=$(date +%s)
-bash scripts/policies/setup.sh > /dev/null
+with_progress "policies setup" bash scripts/policies/setup.sh > /dev/null
 echo "test-all: .venvs/policies ready in $(($(date +%s) - t0)) s ($(du -sh .venvs/policies | cut -f1)); test/examples runs docs/your-policy.md's examples from it"
 # LeRobot 0.4.4 with the CPU torch in .venvs/lerobot (scripts/policies/lerobot.sh; ~1.5 GB, ~110 s the first time):
 # the hosted LeRobot policy's tests (sim-bridge/tests/test_lerobot_policy.py, test/campaign/lerobot-policy.test.ts).
 t0=$(date +%s)
-bash scripts/policies/lerobot.sh > /dev/null
+with_progress "lerobot setup" bash scripts/policies/lerobot.sh > /dev/null
 echo "test-all: .venvs/lerobot ready in $(($(date +%s) - t0)) s ($(du -sh .venvs/lerobot | cut -f1)); the hosted LeRobot policy's tests run from it"
 # The stock tools a reviewer checks IMEP's evidence with, without IMEP, in .venvs/formats (scripts/formats/setup.sh:
 # pyarrow, in-toto, securesystemslib; ~220 MB, ~5–30 s the first time): `imep export`'s Parquet is read back with
 # pyarrow (test/export) and the unit's in-toto Statement verified with securesystemslib (test/signing).
 t0=$(date +%s)
-bash scripts/formats/setup.sh > /dev/null
+with_progress "formats setup" bash scripts/formats/setup.sh > /dev/null
 echo "test-all: .venvs/formats ready in $(($(date +%s) - t0)) s ($(du -sh .venvs/formats | cut -f1)); the Parquet and in-toto checks run from it"
 npx vitest run
 PY="${IMEP_PYTHON:-/usr/bin/python3}"
