@@ -75,16 +75,16 @@ const STAGE_OF: Record<string, string> = { seal: 'sealed', closeout: 'closed', a
 
 function minisigProblem(bytes: Buffer, record: string, signer: Signer): string | null {
   const lines = bytes.toString('utf8').split('\n');
+  const sig = Buffer.from(lines[1] ?? '', 'base64');
+  if (sig.length !== 74 || sig.subarray(0, 2).toString('latin1') !== 'ED' || lines[1] !== sig.toString('base64'))
+    return 'its signature line is not a prehashed minisign signature';
+  if (!sig.subarray(2, 10).equals(minisignKeyId(signer.key))) return null; // another key: the record's own check
   const name = basename(record);
   const stage = STAGE_OF[name.replace(/(-\d{3})?\.json$/, '')];
   const untrusted = `untrusted comment: IMEP ${stage} ${name} of unit ${signer.unitId}, signed by ${signer.operator}`;
   if (lines.length !== 5 || lines[4] !== '' || lines[0] !== untrusted)
     return 'not the minisign signature file imep writes (4 lines, its untrusted comment naming the record)';
   if (!lines[2]!.startsWith('trusted comment: ')) return "its third line is not minisign's trusted comment";
-  const sig = Buffer.from(lines[1]!, 'base64');
-  if (sig.length !== 74 || sig.subarray(0, 2).toString('latin1') !== 'ED' || lines[1] !== sig.toString('base64'))
-    return 'its signature line is not a prehashed minisign signature';
-  if (!sig.subarray(2, 10).equals(minisignKeyId(signer.key))) return null; // another key: the record's own check
   const global = Buffer.from(lines[3]!, 'base64');
   const trusted = Buffer.from(lines[2]!.slice('trusted comment: '.length), 'utf8');
   if (

@@ -373,12 +373,6 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
   // seal.json's own defect is reported unless the closeout manifest already classified it precisely.
   if (sealR.issue && !issues.some((i) => i.path === UNIT_FILES.seal)) issues.push(sealR.issue);
 
-  // the stock tools' attestations verify against the records they name (verify-attestations.ts); damage to a record
-  // itself is reported on the record, not again on its attestations
-  const attestations = entries.filter((e) => e.type === 'file' && attestedFile(e.path) !== null).map((e) => e.path);
-  for (const a of attestationIssues(attestations, bytesOf))
-    if (!issues.some((j) => j.path === a.path || j.path === attestedFile(a.path))) issues.push(a);
-
   const root = closeout?.merkle.root ?? seal?.merkle.root ?? null;
   let rootMatched: 'seal' | 'closeout' | undefined;
   if (expectedRoot !== undefined && root !== null) {
@@ -421,6 +415,12 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
     issues.push({ path: f.path, kind: 'signature', detail: `${f.finding}: ${f.detail}` });
     reported.add(f.path);
   }
+  // the stock tools' attestations are intact signatures by their records' keys (verify-attestations.ts); damage to a record
+  // itself (its bytes, its signature) is reported on the record, not again on its attestations
+  const attestations = entries.filter((e) => e.type === 'file' && attestedFile(e.path) !== null).map((e) => e.path);
+  for (const a of attestationIssues(attestations, bytesOf))
+    if (!issues.some((j) => j.path === a.path || j.path === attestedFile(a.path))) issues.push(a);
+
   const trust = trustOf(signatures);
   const unitId = seal?.unitId ?? closeout?.unitId ?? null;
   const read = { seal, sealBytes: sealR.bytes, closeout, closeoutBytes: closeR.bytes, hashes };
