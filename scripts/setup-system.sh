@@ -2,7 +2,7 @@
 # Installs the Debian packages IMEP's tests and Python sim-bridge need, only when missing.
 # Runs as root (CI, developer machines here) or through sudo when available.
 set -euo pipefail
-PKGS=(python3-zmq python3-msgpack python3-numpy python3-pytest python3-scipy python3-venv chromium fonts-dejavu-core bubblewrap)
+PKGS=(python3-zmq python3-msgpack python3-numpy python3-pytest python3-scipy python3-venv chromium fonts-dejavu-core bubblewrap minisign)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

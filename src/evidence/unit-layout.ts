@@ -26,6 +26,9 @@ import { z } from 'zod';
  *   seal.json            the seal manifest: every file above (path, size, sha256) + Merkle root (seal.ts)
  *   adjudication/        post-seal records: adjudication-NNN.json, cross-check-NNN.json, NNN/<artifacts>
  *   closeout.json        the closeout manifest over seal.json, amendments.jsonl and adjudication/ (closeout.ts)
+ *   attestations/        detached signatures for stock tools, one pair per stage's manifest file: <file>.minisig
+ *                        (minisign) and <name>.intoto.json (in-toto DSSE); known to verify by name, bound by nothing
+ *                        (attestation/write.ts)
  * ```
  * Beside the unit, never in it: `<unit>.lock` while a process writes the unit (unit-lock.ts: campaign run/resume,
  * cluster merge, fail-run) and `<unit>.shards/` (cluster shards, each with its own `shard-i-of-N.lock`).

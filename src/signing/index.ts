@@ -7,6 +7,9 @@
  *   chain.ts            the chain precommit → seal → adjudication(s) → closeout, and the role rule
  *   unit-signatures.ts  the check of one unit, as verify.ts runs it
  *   trust.ts            trust (the verifier's decision) apart from integrity: trusted / untrusted / unsigned
+ *   minisign.ts         minisign's public-key and signature files (stock `minisign -V` checks them)
+ *   dsse.ts             DSSE envelopes (in-toto) and the securesystemslib key JSON
+ *   key-formats.ts      `imep keys export --format pem|minisign|sslib`
  *   trust-store.ts      `imep keys list | trust | revoke`: the verifier's side of the key store
  */
 export {
@@ -58,3 +61,8 @@ export type {
 export { describeSignatures } from './describe.js';
 export { identityWarning, keyOwnerFinding, parseObject, short, trustFinding } from './chain.js';
 export { decodePublicKey } from './signature-block.js';
+export { minisignKeyId, minisignKeyIdText, minisignPublicKey, minisignSign, rawEd25519PublicKey } from './minisign.js';
+export { IN_TOTO_PAYLOAD_TYPE, dssePae, dsseKeyId, dsseSign, sslibPublicKey } from './dsse.js';
+export type { DsseEnvelope } from './dsse.js';
+export { KEY_FORMATS, formatPublicKey, parseKeyFormat } from './key-formats.js';
+export type { KeyFormat } from './key-formats.js';

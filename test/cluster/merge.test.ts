@@ -210,7 +210,9 @@ describe('cluster: merge', () => {
     expect(existsSync(join(unit, 'seal.json'))).toBe(true);
     const after = filesOf(unit);
     expect([...after.keys()]).toEqual([...sealedFiles.keys()]);
-    for (const [k, v] of sealedFiles) if (k !== 'seal.json') expect(after.get(k), k).toBe(v);
+    // seal.json is written anew, and with it the stock tools' signatures of it (attestations/seal.*)
+    for (const [k, v] of sealedFiles)
+      if (k !== 'seal.json' && !k.startsWith('attestations/seal.')) expect(after.get(k), k).toBe(v);
     expect(read(join(unit, 'rows/rows.jsonl'))).toBe(read(join(ref, 'rows/rows.jsonl')));
     const done = await readUnitState(unit);
     expect({ state: done.state, sealInterrupted: done.sealInterrupted }).toEqual({

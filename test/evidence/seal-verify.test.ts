@@ -62,8 +62,13 @@ const MUTATIONS: Mutation[] = [
   { name: 'delete', kind: 'missing', apply: (d, r) => rm(join(d, r)) },
 ];
 
-/** Record files whose damage can only be reported as 'modified' or 'missing' (no trusted size/hash for them). */
+/**
+ * Record files whose damage can only be reported as 'modified' or 'missing' (no trusted size/hash for them): seal.json,
+ * closeout.json, and the stock tools' attestations (src/evidence/verify/verify-attestations.ts), which sign records
+ * written after any manifest that could bind them.
+ */
 const SELF_BOUND = new Set(['seal.json', 'closeout.json']);
+const selfBound = (rel: string): boolean => SELF_BOUND.has(rel) || rel.startsWith('attestations/');
 
 async function tamperMatrix(
   template: string,
@@ -84,7 +89,7 @@ async function tamperMatrix(
       await copyUnit(template, dir);
       await m.apply(dir, rel);
       const kinds: TamperKind[] =
-        SELF_BOUND.has(rel) && !(rel === 'seal.json' && opts.expectedRoot) ? ['modified', 'missing'] : [m.kind];
+        selfBound(rel) && !(rel === 'seal.json' && opts.expectedRoot) ? ['modified', 'missing'] : [m.kind];
       // a moved closeout is named as moved; a deleted one, against the cited closeout root, is a root mismatch
       if (rel === 'closeout.json')
         kinds.push(

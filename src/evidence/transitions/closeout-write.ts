@@ -3,13 +3,14 @@ import { join, relative } from 'node:path';
 import { ImepError, sha256Hex } from '../../core/index.js';
 import { withOwnerWrite } from '../io/atomic-write.js';
 import { readAmendments } from './amend.js';
-import { readCrossChecks } from './post-seal-write.js';
+import { readAdjudications, readCrossChecks } from './post-seal-write.js';
+import { adjudicationVerdicts, writeStageAttestations } from '../attestation/index.js';
 import { buildManifest, listEntries, MERKLE_SCHEME, merkleRoot } from '../manifest.js';
 import { currentOperator } from '../operator.js';
 import { CloseoutRecordSchema, type CloseoutRecord } from '../records/post-seal-records.js';
 import { withSelfHash, writeRecord } from '../io/record-file.js';
 import { makeReadOnly, readSeal } from './seal.js';
-import { UNIT_FILES, unitPaths, type Operator } from '../unit-layout.js';
+import { recordNumber, UNIT_FILES, unitPaths, type Operator } from '../unit-layout.js';
 import { listAdjudicationRecords, requireAction } from '../unit-state.js';
 import { assertUnitIntact } from '../verify/verify.js';
 import { prepareSigner, prevLink, signRecord } from '../../signing/index.js';
@@ -86,6 +87,21 @@ export async function closeout(dir: string, input: CloseoutInput = {}): Promise<
     ),
   );
   await withOwnerWrite([dir], () => writeRecord(paths.closeout, CloseoutRecordSchema.parse(record)));
+  const adjRecord = (await readAdjudications(dir)).find(
+    (a) => `adjudication-${recordNumber(a.number)}.json` === lastAdj,
+  );
+  await writeStageAttestations(dir, {
+    manifest: UNIT_FILES.closeout,
+    operatorId: operator.id,
+    predicate: {
+      unitId: record.unitId,
+      stage: 'closed',
+      protocolHash: seal.protocolHash,
+      merkle: record.merkle,
+      sealRoot: seal.merkle.root,
+      verdicts: adjRecord === undefined ? [] : await adjudicationVerdicts(dir, adjRecord),
+    },
+  });
   await makeReadOnly(dir);
   return record;
 }

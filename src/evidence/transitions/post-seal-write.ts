@@ -16,6 +16,7 @@ import {
 import { readRequiredRecord, withSelfHash, writeRecord } from '../io/record-file.js';
 import { runOperators } from '../records/run-record.js';
 import { readSeal } from './seal.js';
+import { adjudicationVerdicts, writeStageAttestations } from '../attestation/index.js';
 import { recordNumber, UNIT_FILES, unitPaths, type Operator } from '../unit-layout.js';
 import { listAdjudicationRecords, requireAction } from '../unit-state.js';
 import { assertUnitIntact } from '../verify/verify.js';
@@ -128,6 +129,20 @@ export async function adjudicate(dir: string, input: AdjudicateInput): Promise<A
       ),
     );
     await writeRecord(join(adjDir, `adjudication-${nnn}.json`), AdjudicationRecordSchema.parse(record));
+    return record;
+  }).then(async (record) => {
+    await writeStageAttestations(dir, {
+      manifest: `${UNIT_FILES.adjudicationDir}/adjudication-${nnn}.json`,
+      operatorId: operator.id,
+      predicate: {
+        unitId: snap.header.id,
+        stage: 'adjudicated',
+        protocolHash: seal.protocolHash,
+        merkle: seal.merkle,
+        sealRoot: seal.merkle.root,
+        verdicts: await adjudicationVerdicts(dir, record),
+      },
+    });
     return record;
   });
 }

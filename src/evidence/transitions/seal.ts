@@ -14,6 +14,7 @@ import { readRequiredRecord, selfHashOk, withSelfHash, writeRecord } from '../io
 import { writeUnitHeader } from '../records/unit-header.js';
 import { OperatorSchema, Sha256HexSchema, UNIT_FILES, unitPaths, type Operator } from '../unit-layout.js';
 import { requireAction } from '../unit-state.js';
+import { attestedFile, writeStageAttestations } from '../attestation/index.js';
 import { SealRecordSchema, type SealRecord } from '../records/seal-record.js';
 import { SignatureBlockSchema, prepareSigner, prevLink, signRecord } from '../../signing/index.js';
 
@@ -86,7 +87,10 @@ export async function seal(dir: string, opts: SealOptions = {}): Promise<SealRes
   await repairTornTail(paths.amendments);
   const log = await readAmendments(dir);
   const amendmentBytes = await readFile(paths.amendments).catch(() => Buffer.alloc(0));
-  const listed = (await listEntries(dir)).map((e) => e.path).filter((p) => !SEAL_EXCLUDED.includes(p));
+  // attestations of an earlier, interrupted seal sign a seal.json that is gone: never sealed, rewritten below
+  const listed = (await listEntries(dir))
+    .map((e) => e.path)
+    .filter((p) => !SEAL_EXCLUDED.includes(p) && attestedFile(p) === null);
   const files = await buildManifest(dir, listed);
   const record: SealRecord = withSelfHash(
     await signRecord(
@@ -111,6 +115,18 @@ export async function seal(dir: string, opts: SealOptions = {}): Promise<SealRes
     ),
   );
   await writeRecord(paths.seal, record);
+  await writeStageAttestations(dir, {
+    manifest: UNIT_FILES.seal,
+    operatorId: operator.id,
+    predicate: {
+      unitId: record.unitId,
+      stage: 'sealed',
+      protocolHash: record.protocolHash,
+      merkle: record.merkle,
+      sealRoot: record.merkle.root,
+      verdicts: [],
+    },
+  });
   await makeReadOnly(dir);
   return { record, removedTempFiles };
 }

@@ -16,6 +16,8 @@ import { readUnitState } from '../unit-state.js';
 import { checkAdjudicationRecords, checkAmendmentsAfterSeal } from './verify-pending.js';
 import { artifactScope, Claims, closeoutScope, sealScope, type Claim } from './verify-claims.js';
 import { STRAY_DIRECTORY_DETAIL, strayDirectories } from '../unit-directories.js';
+import { attestedFile } from '../attestation/index.js';
+import { attestationIssues } from './verify-attestations.js';
 import type { VerifyFailed, VerifyIssue, VerifyOk, VerifyResult } from './verify-types.js';
 import { checkUnitSignatures } from './unit-signatures.js';
 import { describeUntrusted, keysDir, trustOf } from '../../signing/index.js';
@@ -81,6 +83,7 @@ export function parseExpectedRoot(text: string): string {
  */
 function heldForChecks(path: string): boolean {
   if (path === UNIT_FILES.amendments || path === UNIT_FILES.precommit || path === UNIT_FILES.runRecord) return true;
+  if (attestedFile(path) !== null) return true;
   const adj = `${UNIT_FILES.adjudicationDir}/`;
   if (!path.startsWith(adj)) return false;
   const name = path.slice(adj.length);
@@ -251,6 +254,9 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
   if (seal !== null) claims.add(UNIT_FILES.seal, 'files', seal.files, sealScope, true);
   if (closeout !== null) claims.add(UNIT_FILES.closeout, 'files', closeout.files, closeoutScope);
   const known = new Set<string>([UNIT_FILES.seal, UNIT_FILES.closeout]);
+  // detached signatures for stock tools (attestation/write.ts): known by name, bound by nothing, relied on by nothing
+  // (one left behind by a deleted closeout.json stays known, so a rollback still reads as the earlier stage)
+  for (const e of entries) if (e.type === 'file' && attestedFile(e.path) !== null) known.add(e.path);
   // Adjudication and cross-check records are checked whether or not a closeout binds them as well.
   const check = checkAdjudicationRecords(
     adjEntries.filter((e) => e.type === 'file').map((e) => e.path),
@@ -409,6 +415,12 @@ async function verifyUnitRead(dir: string, opts: VerifyOptions): Promise<VerifyR
     issues.push({ path: f.path, kind: 'signature', detail: `${f.finding}: ${f.detail}` });
     reported.add(f.path);
   }
+  // the stock tools' attestations are intact signatures by their records' keys (verify-attestations.ts); damage to a record
+  // itself (its bytes, its signature) is reported on the record, not again on its attestations
+  const attestations = entries.filter((e) => e.type === 'file' && attestedFile(e.path) !== null).map((e) => e.path);
+  for (const a of attestationIssues(attestations, bytesOf))
+    if (!issues.some((j) => j.path === a.path || j.path === attestedFile(a.path))) issues.push(a);
+
   const trust = trustOf(signatures);
   const unitId = seal?.unitId ?? closeout?.unitId ?? null;
   const read = { seal, sealBytes: sealR.bytes, closeout, closeoutBytes: closeR.bytes, hashes };

@@ -2,7 +2,7 @@
  * `imep keys export [NAME]`: the public key file of NAME (default: the current operator, whose key is created
  * if it has none) on stdout — the operator's name, the fingerprint and the SPKI PEM (public-key-file.ts), so
  * `imep keys trust FILE` on a reviewer's machine trusts it under the name the unit's signatures give; the name and
- * fingerprint also go to stderr.
+ * fingerprint also go to stderr. `--format minisign|sslib|pem`: the key alone, for stock tools (key-formats.ts).
  */
 import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -13,13 +13,16 @@ import { currentOperator } from '../../../evidence/index.js';
 import {
   fingerprintOf,
   fingerprintText,
+  formatPublicKey,
   formatPublicKeyFile,
   keyFileStem,
   keysDir,
   operatorKey,
+  parseKeyFormat,
 } from '../../../signing/index.js';
 
-async function exportKey(name?: string): Promise<void> {
+async function exportKey(name: string | undefined, o: { format?: string }): Promise<void> {
+  const format = o.format === undefined ? undefined : parseKeyFormat(o.format);
   const dir = keysDir();
   const who = name ?? currentOperator().id;
   const pub = join(dir, `${keyFileStem(who)}.pub`);
@@ -33,7 +36,11 @@ async function exportKey(name?: string): Promise<void> {
     }
     pem = (await operatorKey(who, { dir })).publicKey.export({ type: 'spki', format: 'pem' }).toString();
   }
-  process.stdout.write(formatPublicKeyFile(who, createPublicKey(pem)));
+  process.stdout.write(
+    format === undefined
+      ? formatPublicKeyFile(who, createPublicKey(pem))
+      : formatPublicKey(createPublicKey(pem), who, format),
+  );
   process.stderr.write(`${who} ${fingerprintText(fingerprintOf(createPublicKey(pem)))}\n`);
 }
 
@@ -46,6 +53,10 @@ export function registerExport(group: Command): void {
     .argument(
       '[name]',
       'whose key (default: the current operator, IMEP_OPERATOR or <user>@<host>; created if it has none)',
+    )
+    .option(
+      '--format <format>',
+      'another format, for stock tools: minisign (`minisign -V -p`), sslib (securesystemslib JSON, for in-toto) or pem (the bare SPKI PEM)',
     )
     .action(exportKey);
 }
