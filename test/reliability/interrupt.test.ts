@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { blackoutRows, imep, lineCount, smallBlackoutYaml, unitIn } from './support/cli.js';
+import { blackoutRows, imep, lineCount, smallBlackoutYaml, unitIn, unitRows } from './support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'imep-rel-sigint-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -22,14 +22,7 @@ describe('SIGINT during `imep campaign run`', () => {
     const want = readFileSync(join(unitIn(join(dir, 'A')) as string, 'rows/rows.jsonl'));
 
     const args = ['campaign', 'run', 'p.yaml', '--campaigns-dir', 'B', '--batch', '4'];
-    const rowsFile = (): string | null => {
-      const u = unitIn(join(dir, 'B'));
-      return u === null ? null : join(u, 'rows/rows.jsonl');
-    };
-    const rowsNow = (): number => {
-      const f = rowsFile();
-      return f === null ? 0 : lineCount(f);
-    };
+    const { file: rowsFile, count: rowsNow } = unitRows(join(dir, 'B'));
     const cut = await imep(args, dir, { killWhen: () => rowsNow() >= 90, killSignal: 'SIGINT' });
     expect(cut.signal).toBeNull();
     expect(cut.code, cut.stderr).toBe(130);

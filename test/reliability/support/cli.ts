@@ -118,3 +118,18 @@ export function unitIn(campaigns: string): string | null {
   );
   return d ? join(campaigns, d.name) : null;
 }
+
+/** The rows.jsonl of the single unit under a campaigns dir (null before one exists), and its line count now. */
+export function unitRows(campaigns: string): { file: () => string | null; count: () => number } {
+  const file = (): string | null => {
+    const u = unitIn(campaigns);
+    return u === null ? null : join(u, 'rows/rows.jsonl');
+  };
+  return {
+    file,
+    count: () => {
+      const f = file();
+      return f === null ? 0 : lineCount(f);
+    },
+  };
+}

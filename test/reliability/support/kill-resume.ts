@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Prng } from '../../../src/core/prng.js';
-import { blackoutRows, imep, lineCount, smallBlackoutYaml, unitIn } from './cli.js';
+import { blackoutRows, imep, lineCount, smallBlackoutYaml, unitIn, unitRows } from './cli.js';
 
 export interface KillResumeOptions {
   readonly kills: number;
@@ -97,14 +97,7 @@ export async function runKillResume(o: KillResumeOptions): Promise<KillResumeRep
     const refUnit = unitIn(join(dir, 'A')) as string;
     const want = readFileSync(join(refUnit, 'rows/rows.jsonl'));
 
-    const rowsFile = (): string | null => {
-      const u = unitIn(join(dir, 'B'));
-      return u === null ? null : join(u, 'rows/rows.jsonl');
-    };
-    const rowsNow = (): number => {
-      const f = rowsFile();
-      return f === null ? 0 : lineCount(f);
-    };
+    const { file: rowsFile, count: rowsNow } = unitRows(join(dir, 'B'));
     const schedule = killSchedule(o.seed, o.kills, planned, o.maxDelayMs);
     const args = ['campaign', 'run', 'p.yaml', '--campaigns-dir', 'B', '--batch', String(o.batchKilled)];
     const runs: KillRecord[] = [];
