@@ -10,7 +10,8 @@ import { fingerprintText } from './signature-block.js';
  *   signatures: signed — precommit.json, seal.json by alice (ed25519:3f2a…64 hex); adjudication-001.json by bob (ed25519:…); 0 errors, 1 warning: …
  *
  * Records are grouped by signer and key, in chain order of each group's first record; the fingerprint is printed
- * whole (fingerprintText), as everywhere else.
+ * whole (fingerprintText), as everywhere else. Findings that say the same thing of several records are listed once,
+ * with those records.
  */
 export function describeSignatures(report: SignatureReport): string {
   const groups = new Map<string, { signer: string; fingerprint: string; paths: string[] }>();
@@ -34,11 +35,16 @@ export function describeSignatures(report: SignatureReport): string {
   const warnings = report.findings.filter((f) => f.severity === 'warning');
   const count = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
   let tail = `${count(errors.length, 'error')}, ${untrusted.length > 0 ? `${untrusted.length} signed by keys not trusted here, ` : ''}${count(warnings.length, 'warning')}`;
-  const listed = [
-    ...errors.map((f) => `${f.path} ${f.finding} [${f.severity}] (${f.detail})`),
-    ...untrusted.map((f) => `${f.path} ${f.finding} [untrusted] (${f.detail})`),
-    ...warnings.map((f) => `${f.path} ${f.finding} [${f.severity}] (${f.detail})`),
-  ];
-  if (listed.length > 0) tail += `: ${listed.join('; ')}`;
+  // the same finding with the same detail on several records (one untrusted key signing five records) is one entry
+  // naming its records, not five copies of one sentence
+  const listed = new Map<string, string[]>();
+  const list = (f: SignatureReport['findings'][number], label: string): void => {
+    const what = `${f.finding} [${label}] (${f.detail})`;
+    listed.set(what, [...(listed.get(what) ?? []), f.path]);
+  };
+  for (const f of errors) list(f, f.severity);
+  for (const f of untrusted) list(f, 'untrusted');
+  for (const f of warnings) list(f, f.severity);
+  if (listed.size > 0) tail += `: ${[...listed].map(([what, paths]) => `${paths.join(', ')} ${what}`).join('; ')}`;
   return `signatures: ${report.status}${parts.length > 0 ? ` — ${parts.join('; ')}` : ''}; ${tail}`;
 }

@@ -66,7 +66,7 @@ describe('describeSignatures', () => {
     expect(describeSignatures(report)).toBe(
       `signatures: signed — precommit.json, seal.json by alice (ed25519:${fp('a')}); ` +
         '1 error, 2 signed by keys not trusted here, 0 warnings: seal.json bad-signature [error] (does not verify); ' +
-        'precommit.json unknown-key [untrusted] (not in the key store); seal.json unknown-key [untrusted] (not in the key store)',
+        'precommit.json, seal.json unknown-key [untrusted] (not in the key store)',
     );
   });
 });
