@@ -49,29 +49,3 @@ export function decideBound(rule: BoundRule, x: BoundInput): BoundWord {
       return 'unresolved';
   }
 }
-
-/** The registered claim of a bound rule in plain words, e.g. "D_N's lower bound exceeds +10.00 pp". */
-export function claimWords(
-  rule: BoundRule | 'p-below' | 'point-below',
-  estimand: string,
-  x: { margin?: number; alpha?: number; direction?: string; than?: string; companions?: readonly string[] },
-): string {
-  const pp = (v: number): string => `${v > 0 ? '+' : ''}${(100 * v).toFixed(2)} pp`;
-  switch (rule) {
-    case 'lower-bound-above': {
-      const also = x.companions && x.companions.length > 0 ? ` and the upper bound of ${x.companions.join(', ')}` : '';
-      return `${estimand} exceeds ${pp(x.margin ?? 0)}${also}: its lower bound lies above that`;
-    }
-    case 'upper-bound-below':
-      return `${estimand} lies below ${pp(x.margin ?? 0)}: its upper bound lies below that`;
-    case 'equivalence':
-      return `${estimand} lies within ±${(100 * (x.margin ?? 0)).toFixed(2)} pp: its interval lies inside the margins`;
-    case 'p-below': {
-      const dir =
-        x.direction === 'greater' ? 'lowers success' : x.direction === 'less' ? 'raises success' : 'changes success';
-      return `the intervention ${dir} on ${estimand}: exact McNemar p below ${x.alpha}`;
-    }
-    case 'point-below':
-      return `${estimand}'s point estimate lies below ${x.than ?? '?'}'s (a point check, no error control)`;
-  }
-}

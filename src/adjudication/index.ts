@@ -23,7 +23,7 @@ export type {
 export { withholdsNumber } from './verdict-types.js';
 export { readCanaryNote } from './read-canary-note.js';
 export type { RoutedBound, Verdict, VerdictWord } from './verdict-types.js';
-export { claimWords, decideBound, type BoundRule } from './decide.js';
+export { decideBound, type BoundRule } from './decide.js';
 export { exactConfirmation, routingRequest } from './estimands.js';
 export { normalise } from './intervals.js';
 export { loadVerifiedProtocol, loadVerifiedRows } from './sealed-inputs.js';
@@ -31,7 +31,6 @@ export { invalidBecause } from './validity.js';
 export {
   adjudicationLines,
   boundWords,
-  claimText,
   competenceLines,
   competenceText,
   foundLine,

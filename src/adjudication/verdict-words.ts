@@ -12,8 +12,7 @@
  *
  * The competence gate says the rate and the threshold it compared. Pure, no I/O.
  */
-import type { Criterion, Gate, Protocol } from '../protocol/index.js';
-import { claimWords } from './decide.js';
+import { claimText, type Criterion, type Gate, type Protocol } from '../protocol/index.js';
 import { readCanaryNote } from './read-canary-note.js';
 import type { Adjudication, EstimandResult, GateResult } from './types.js';
 import type { RoutedBound, Verdict } from './verdict-types.js';
@@ -27,21 +26,6 @@ const interval = (lo: number, hi: number): string => `[${signedPpText(lo)}, ${si
 const percent = (x: number, digits = 1): string => `${(100 * x).toFixed(digits)}%`;
 const pText = (p: number): string =>
   p === 0 ? '0 (underflow)' : p < 1e-4 ? p.toExponential(2) : Number(p.toPrecision(3)).toString();
-
-/** The registered claim of one criterion in words (from the frozen protocol). */
-export function claimText(c: Criterion): string {
-  switch (c.rule) {
-    case 'lower-bound-above':
-      return claimWords(c.rule, c.estimand, { margin: c.margin, companions: c.aboveUpperBoundOf ?? [] });
-    case 'upper-bound-below':
-    case 'equivalence':
-      return claimWords(c.rule, c.estimand, { margin: c.margin });
-    case 'p-below':
-      return claimWords(c.rule, c.estimand, { alpha: c.alpha, direction: c.direction });
-    case 'point-below':
-      return claimWords(c.rule, c.estimand, { than: c.than });
-  }
-}
 
 /** The claim without its "how it is judged" tail: "D_N lies below +10.00 pp". */
 function shortClaim(v: Verdict, c: Criterion | undefined): string {

@@ -34,6 +34,8 @@ export { assertCrossChecked, crossCheck } from './cross-check.js';
 export { ProtocolError, type LocatedIssue, type ProtocolIssue } from './issues.js';
 export { canonicalBytes, canonicalHash, canonicalJson, canonicalNumber, type JsonValue } from '../core/index.js';
 export { protocolHash } from './protocol-hash.js';
+export { claimText, claimWords } from './claim-words.js';
+export { CriterionSchema } from './schema-analysis.js';
 export { protocolJsonSchema, protocolJsonSchemaText, PROTOCOL_SCHEMA_ID } from './json-schema.js';
 export {
   buildPlan,

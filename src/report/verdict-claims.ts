@@ -1,9 +1,9 @@
 /**
- * The report's verdict table: each criterion's registered claim in plain words (decide.ts claimWords,
+ * The report's verdict table: each criterion's registered claim in plain words (src/protocol/claim-words.ts,
  * from the frozen protocol), whether its rule was met, the verdict word, and the bound it routed on
  * beside the margin — so a reader sees what was claimed and what the word answers.
  */
-import { claimText } from '../adjudication/index.js';
+import { claimText } from '../protocol/index.js';
 import type { Adjudication, Verdict } from '../adjudication/index.js';
 import type { Criterion, Protocol } from '../protocol/index.js';
 import { pValue, signedPp } from './text-table.js';

@@ -16,7 +16,8 @@ import {
   parseKeyFormat,
   sslibPublicKey,
 } from '../../src/signing/index.js';
-import { claimText, summarizeVerdicts } from '../../src/evidence/attestation/index.js';
+import { summarizeVerdicts } from '../../src/evidence/attestation/index.js';
+import type { Criterion } from '../../src/protocol/index.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const raw = publicKey.export({ type: 'spki', format: 'der' }).subarray(12);
@@ -104,23 +105,35 @@ describe('the statement predicate', () => {
       routedOn: 'bound' as const,
     };
     const base = { estimand: 'D_N', question: null, role: 'primary' as const, registeredRuleMet: false, reason: 'r' };
-    const out = summarizeVerdicts([
+    const q1 = {
+      id: 'Q1',
+      question: 'Q1',
+      role: 'primary',
+      estimand: 'D_N',
+      rule: 'upper-bound-below',
+      margin: 0.1,
+      method: 'exact-cp-difference',
+      alphaPerComponent: 0.05,
+    } as Criterion;
+    const verdicts = [
       { ...base, criterion: 'Q1', rule: 'upper-bound-below', verdict: 'not detected', bound },
       { ...base, criterion: 'Q2', rule: 'lower-bound-above', verdict: 'excluded', because: ['competence'] },
       { criterion: 'brief', verdict: 'holds' },
       'not a verdict',
-    ]);
+    ];
+    const out = summarizeVerdicts(verdicts, [q1]);
     expect(out).toEqual([
       {
         criterion: 'Q1',
         estimand: 'D_N',
         verdict: 'not detected',
-        claim: 'D_N lies below 0.1',
+        claim: 'D_N lies below +10.00 pp: its upper bound lies below that',
         bound: { interval: 'exact-cp-difference/a0.05', estimate: 0.655, lower: 0.606, upper: 0.694, threshold: 0.1 },
       },
       { criterion: 'Q2', estimand: 'D_N', verdict: 'excluded', claim: null, bound: null },
       { criterion: 'brief', estimand: null, verdict: 'holds', claim: null, bound: null },
     ]);
-    expect(claimText('rho_U', 'point-below', 0.25)).toBe('rho_U point estimate lies below 0.25');
+    // the claim is the frozen criterion's, in the terminal's and the report's words: none without the criterion
+    expect(summarizeVerdicts(verdicts)[0]?.claim).toBeNull();
   });
 });

@@ -129,7 +129,7 @@ describe.skipIf(!ready && !CI)('a unit checked with stock tools only (docs/verif
     expect(toto.out).toMatch(/OK, sealed unit shellgame-blackout/);
     expect(toto.out).toMatch(/OK, closed unit shellgame-blackout/);
     // the verdict lines carry their claim: Q1 with its registered margin
-    expect(toto.out).toContain('Q1: not detected (D_N lies below 0.1)');
+    expect(toto.out).toContain('Q1: not detected (D_N lies below +10.00 pp: its upper bound lies below that)');
 
     // one byte of seal.json changed: both stock checks fail
     const bad = copyWritable(unit, join(box, 'tampered-manifest'));

@@ -7,7 +7,6 @@ export {
   IN_TOTO_STATEMENT_TYPE,
   IMEP_PREDICATE_TYPE,
   ATTESTATION_STAGES,
-  claimText,
   stageStatement,
   summarizeVerdicts,
 } from './statement.js';

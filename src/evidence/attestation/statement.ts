@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { claimText, type Criterion } from '../../protocol/index.js';
 import { VerdictSchema } from '../records/adjudication-verdicts.js';
 
 /**
@@ -60,31 +61,16 @@ export function stageStatement(manifest: { name: string; sha256: string }, predi
   };
 }
 
-const num = (x: number): string => String(Number(x.toPrecision(6)));
-
-/** The registered claim of a criterion in words (the estimand, its rule and threshold). */
-export function claimText(estimand: string, rule: string, threshold: number): string {
-  switch (rule) {
-    case 'upper-bound-below':
-      return `${estimand} lies below ${num(threshold)}`;
-    case 'lower-bound-above':
-      return `${estimand} lies above ${num(threshold)}`;
-    case 'equivalence':
-      return `${estimand} lies within ±${num(threshold)}`;
-    case 'point-below':
-      return `${estimand} point estimate lies below ${num(threshold)}`;
-    case 'p-below':
-      return `${estimand} differs from 0 (p below ${num(threshold)})`;
-    default:
-      return `${estimand}: ${rule} ${num(threshold)}`;
-  }
-}
-
 const BriefVerdictSchema = z.looseObject({ criterion: z.string(), verdict: z.string() });
 
 /** Summaries of an adjudication document's verdicts (full schema), or of a record's brief `{criterion, verdict}` list. */
-export function summarizeVerdicts(verdicts: readonly unknown[]): VerdictSummary[] {
+export function summarizeVerdicts(verdicts: readonly unknown[], criteria: readonly Criterion[] = []): VerdictSummary[] {
   const out: VerdictSummary[] = [];
+  // the claim in the words the terminal and the report use (src/protocol/claim-words.ts), from the frozen criterion
+  const claimOf = (id: string, bounded: boolean): string | null => {
+    const c = bounded ? criteria.find((x) => x.id === id) : undefined;
+    return c === undefined ? null : claimText(c);
+  };
   for (const v of verdicts) {
     const full = VerdictSchema.safeParse(v);
     if (full.success) {
@@ -94,7 +80,7 @@ export function summarizeVerdicts(verdicts: readonly unknown[]): VerdictSummary[
         criterion: f.criterion,
         estimand: f.estimand,
         verdict: f.verdict,
-        claim: b === null ? null : claimText(f.estimand, f.rule, b.threshold),
+        claim: claimOf(f.criterion, b !== null),
         bound:
           b === null
             ? null

@@ -1,6 +1,8 @@
 import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { sha256Hex } from '../../core/index.js';
+import { sha256Hex, type JsonValue } from '../../core/index.js';
+import { CriterionSchema, type Criterion } from '../../protocol/index.js';
+import { loadFrozenProtocol } from '../transitions/precommit.js';
 import { ioError, withOwnerWrite, writeFileAtomic } from '../io/atomic-write.js';
 
 import type { AdjudicationRecord } from '../records/post-seal-records.js';
@@ -77,17 +79,31 @@ export async function writeStageAttestations(dir: string, input: StageAttestatio
   await chmod(out, 0o555).catch((e: unknown) => Promise.reject(ioError(out, 'make read-only', e)));
 }
 
-/** The verdict summary of an adjudication record: its adjudication document's verdicts when it has one, else its brief list. */
+/**
+ * The verdict summary of an adjudication record: its adjudication document's verdicts when it has one, else its brief
+ * list; each claim in the words of the frozen protocol's criterion (protocol.json, hash-checked against the precommit).
+ */
 export async function adjudicationVerdicts(dir: string, record: AdjudicationRecord): Promise<VerdictSummary[]> {
+  const criteria = frozenCriteria((await loadFrozenProtocol(dir)).protocol);
   const result = record.result as { file?: unknown; verdicts?: unknown } | null;
   const file = typeof result?.file === 'string' ? result.file : null;
   if (file !== null && record.artifacts.some((a) => a.path === file)) {
     try {
       const doc = JSON.parse(await readFile(join(dir, file), 'utf8')) as { verdicts?: unknown };
-      if (Array.isArray(doc.verdicts)) return summarizeVerdicts(doc.verdicts);
+      if (Array.isArray(doc.verdicts)) return summarizeVerdicts(doc.verdicts, criteria);
     } catch {
       // not JSON: the brief list below
     }
   }
-  return Array.isArray(result?.verdicts) ? summarizeVerdicts(result.verdicts) : [];
+  return Array.isArray(result?.verdicts) ? summarizeVerdicts(result.verdicts, criteria) : [];
+}
+
+/** The frozen protocol's criteria that parse as criteria (a claim is left null for any other). */
+function frozenCriteria(protocol: JsonValue): Criterion[] {
+  const list = (protocol as { criteria?: unknown } | null)?.criteria;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((c: unknown) => {
+    const r = CriterionSchema.safeParse(c);
+    return r.success ? [r.data] : [];
+  });
 }
