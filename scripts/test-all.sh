@@ -47,8 +47,9 @@ t0=$(date +%s)
 with_progress "lerobot setup" bash scripts/policies/lerobot.sh > /dev/null
 echo "test-all: .venvs/lerobot ready in $(($(date +%s) - t0)) s ($(du -sh .venvs/lerobot | cut -f1)); the hosted LeRobot policy's tests run from it"
 # The stock tools a reviewer checks IMEP's evidence with, without IMEP, in .venvs/formats (scripts/formats/setup.sh:
-# pyarrow, in-toto, securesystemslib; ~220 MB, ~5–30 s the first time): `imep export`'s Parquet is read back with
-# pyarrow (test/export) and the unit's in-toto Statement verified with securesystemslib (test/signing).
+# pyarrow, pandas, polars, DuckDB, in-toto, securesystemslib; ~630 MB, ~15–40 s the first time): `imep export`'s
+# Parquet is read back with each reader (test/export) and the unit's in-toto Statement verified with securesystemslib
+# (test/signing).
 t0=$(date +%s)
 with_progress "formats setup" bash scripts/formats/setup.sh > /dev/null
 echo "test-all: .venvs/formats ready in $(($(date +%s) - t0)) s ($(du -sh .venvs/formats | cut -f1)); the Parquet and in-toto checks run from it"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The stock tools a reviewer checks IMEP's evidence with, without IMEP (scripts/formats/requirements.txt) in
-# .venvs/formats, from PyPI by name, pinned, --no-deps: pyarrow (reads `imep export`'s Parquet), in-toto and
-# securesystemslib (verify the unit's in-toto Statement in its DSSE envelope). ~220 MB, ~10–30 s here. A venv whose
+# .venvs/formats, from PyPI by name, pinned, --no-deps: pyarrow, pandas, polars and DuckDB (read `imep export`'s
+# Parquet), in-toto and securesystemslib (verify the unit's in-toto Statement in its DSSE envelope). ~630 MB,
+# ~10–40 s here. A venv whose
 # stamp matches is left as it is. Last line: FORMATS_PYTHON=<abs path>.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

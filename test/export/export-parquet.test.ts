@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { blackoutYaml, ROOT } from '../campaign/helpers.js';
 import { imep, liteCheckpointSha, unitIn } from '../campaign/cli-support.js';
-import { CI, SKIP_WHY, f64, readParquet } from './read-parquet.js';
+import { CI, SKIP_WHY, f64, readParquet, readWithDataframes } from './read-parquet.js';
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 const jsonLines = (file: string): Record<string, unknown>[] =>
@@ -173,6 +173,26 @@ describe.skipIf(SKIP_WHY !== null && !CI)(`imep export${SKIP_WHY ? ` (skipped: $
     },
     60_000,
   );
+
+  it('pandas, polars and DuckDB read both files to the values of the sealed rows, DuckDB the metadata too', async () => {
+    const out = join(dir, 'df');
+    const r = await imep(['export', unit, '--out', out], dir);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = jsonLines(join(unit, 'rows/rows.jsonl'));
+    const timings = new Map(jsonLines(join(unit, 'rows/timings.jsonl')).map((t) => [t['seq'] as number, t]));
+    const episodes = rows.map((row) => episodeOf(row, timings.get(row['seq'] as number)));
+    const e = readWithDataframes(join(out, 'episodes.parquet'));
+    // flat columns: every value of every row, nulls as nulls, floats bit-exact, in each reader
+    expect(e.pandas).toEqual(episodes);
+    expect(e.polars).toEqual(episodes);
+    expect(e.duckdb).toEqual(episodes);
+    expect(e.duckdbMetadata).toEqual(metadataOf('episodes', 'sealed', seal.merkle.root));
+    // nested columns (structs, lists, lists inside structs) in the two readers that keep them as nested values
+    const n = readWithDataframes(join(out, 'rows.parquet'));
+    expect(n.polars).toEqual(rows);
+    expect(n.duckdb).toEqual(rows);
+    expect(n.pandas.map((x) => x['seq'])).toEqual(rows.map((x) => x['seq']));
+  }, 120_000);
 
   it('refuses an unsealed unit (exit 2, with the next step) and an --out inside the unit (exit 2)', async () => {
     const pre = await imep(['campaign', 'precommit', 'p.yaml', '--campaigns-dir', 'u'], dir);

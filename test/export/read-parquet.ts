@@ -81,3 +81,58 @@ export function f64(x: number): { f64: string } {
   b.writeDoubleLE(x, 0);
   return { f64: b.toString('hex') };
 }
+
+const DATAFRAMES = String.raw`
+import json, math, struct, sys
+import duckdb
+import pandas as pd
+import polars as pl
+
+def enc(v):
+    if v is None or v is pd.NA:
+        return None
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, float):
+        return {"f64": struct.pack("<d", v).hex()}
+    if hasattr(v, "item") and not isinstance(v, (str, bytes)):
+        return enc(v.item())
+    if isinstance(v, dict):
+        return {k: enc(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)) or hasattr(v, "tolist"):
+        return [enc(x) for x in (v.tolist() if hasattr(v, "tolist") else v)]
+    return v
+
+path = sys.argv[1]
+con = duckdb.connect()
+rel = con.execute("SELECT * FROM read_parquet(?)", [path])
+names = [d[0] for d in rel.description]
+duck = [dict(zip(names, r)) for r in rel.fetchall()]
+kv = {k.decode(): v.decode() for k, v in con.execute(
+    "SELECT key, value FROM parquet_kv_metadata(?)", [path]).fetchall()}
+print(json.dumps({
+    "pandas": enc(pd.read_parquet(path, dtype_backend="pyarrow").to_dict("records")),
+    "polars": enc(pl.read_parquet(path).to_dicts()),
+    "duckdb": enc(duck),
+    "duckdbMetadata": kv,
+    "versions": {"pandas": pd.__version__, "polars": pl.__version__, "duckdb": duckdb.__version__},
+}))
+`;
+
+export interface DataframesReadBack {
+  readonly pandas: Record<string, unknown>[];
+  readonly polars: Record<string, unknown>[];
+  readonly duckdb: Record<string, unknown>[];
+  readonly duckdbMetadata: Record<string, string>;
+  readonly versions: Record<string, string>;
+}
+
+/** The file as pandas (pyarrow dtypes), polars and DuckDB read it, floats as readParquet gives them. */
+export function readWithDataframes(file: string): DataframesReadBack {
+  if (!('python' in FORMATS)) throw new Error(`no pandas/polars/duckdb: ${FORMATS.why}`);
+  const out = execFileSync(FORMATS.python, ['-c', DATAFRAMES, file], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return JSON.parse(out) as DataframesReadBack;
+}
