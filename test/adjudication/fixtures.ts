@@ -18,7 +18,9 @@ import { EpisodeRowSchema, type EpisodeRow, type ReadSummary } from '../../src/e
 import {
   assertCrossChecked,
   buildPlan,
+  CriterionSchema,
   ProtocolSchema,
+  type Criterion,
   type PlannedEpisode,
   type Protocol,
   type ProtocolInput,
@@ -251,6 +253,13 @@ export function blackoutProtocol(over: Partial<ProtocolInput> = {}): ProtocolInp
  * T_μ: b at 0, 2, 3, 4 and c at 36 (b = 4, c = 1); so b′ = 4 (2, 3, 4, 36), c′ = 2 (1, 35); U: b at 5;
  * N_blk: b at 0–9 (b = 10, c = 0); C replicates A.
  */
+/** One of the flagship blackout protocol's criteria, as the protocol schema parses it (defaults filled in). */
+export function blackoutCriterion(id: string): Criterion {
+  const c = (blackoutProtocol().criteria ?? []).find((x) => x.id === id);
+  if (c === undefined) throw new Error(`the blackout fixture has no criterion ${id}`);
+  return CriterionSchema.parse(c);
+}
+
 export function blackoutOutcome(ctx: EpisodeContext): RowSpec {
   const a = ctx.i < 32;
   const flip = (bs: number[], cs: number[]): boolean => (bs.includes(ctx.i) ? false : cs.includes(ctx.i) ? true : a);

@@ -13,17 +13,9 @@ import {
   type Verdict,
 } from '../../src/adjudication/index.js';
 import type { Criterion } from '../../src/protocol/index.js';
+import { blackoutCriterion } from './fixtures.js';
 
-const Q1: Criterion = {
-  id: 'Q1',
-  question: 'Q1',
-  role: 'primary',
-  estimand: 'D_N',
-  rule: 'upper-bound-below',
-  margin: 0.1,
-  method: 'exact-cp-difference',
-  alphaPerComponent: 0.05,
-} as Criterion;
+const Q1 = blackoutCriterion('Q1');
 
 const bound = (lower: number, upper: number, estimate: number, threshold: number) => ({
   interval: 'exact-cp-difference/a0.05',
@@ -88,16 +80,7 @@ describe('verdictLine', () => {
   });
 
   it('a test-routed eligibility line gives p against α; a point check names what it compared', () => {
-    const elig = {
-      id: 'Q1_eligibility',
-      question: 'Q1',
-      role: 'eligibility',
-      estimand: 'D_N',
-      rule: 'p-below',
-      test: 'mcnemar-exact',
-      direction: 'greater',
-      alpha: 0.05,
-    } as Criterion;
+    const elig = blackoutCriterion('Q1_eligibility');
     const v: Verdict = {
       ...q1Verdict,
       criterion: 'Q1_eligibility',

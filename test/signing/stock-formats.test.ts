@@ -17,7 +17,7 @@ import {
   sslibPublicKey,
 } from '../../src/signing/index.js';
 import { summarizeVerdicts } from '../../src/evidence/attestation/index.js';
-import type { Criterion } from '../../src/protocol/index.js';
+import { blackoutCriterion } from '../adjudication/fixtures.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const raw = publicKey.export({ type: 'spki', format: 'der' }).subarray(12);
@@ -105,16 +105,7 @@ describe('the statement predicate', () => {
       routedOn: 'bound' as const,
     };
     const base = { estimand: 'D_N', question: null, role: 'primary' as const, registeredRuleMet: false, reason: 'r' };
-    const q1 = {
-      id: 'Q1',
-      question: 'Q1',
-      role: 'primary',
-      estimand: 'D_N',
-      rule: 'upper-bound-below',
-      margin: 0.1,
-      method: 'exact-cp-difference',
-      alphaPerComponent: 0.05,
-    } as Criterion;
+    const q1 = blackoutCriterion('Q1');
     const verdicts = [
       { ...base, criterion: 'Q1', rule: 'upper-bound-below', verdict: 'not detected', bound },
       { ...base, criterion: 'Q2', rule: 'lower-bound-above', verdict: 'excluded', because: ['competence'] },
